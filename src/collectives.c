@@ -1,0 +1,235 @@
+/* collectives.c — collective events. A blocking collective is recorded as
+ * MpiCollectiveBegin at entry and MpiCollectiveEnd at exit; a non-blocking
+ * one as NonBlockingCollectiveRequest when posted and
+ * NonBlockingCollectiveComplete where its request completes.
+ *
+ * Bytes are this rank's view: what it sends and what it receives, counting
+ * its own block where the operation moves one (as Score-P does). Arguments
+ * that MPI ignores on this rank (the receive side of a non-root, the send
+ * side with MPI_IN_PLACE) are never read. */
+#include "communicators.h"
+#include "hooks.h"
+#include "requests.h"
+#include "sync.h"
+#include "writer.h"
+
+static int comm_size(MPI_Comm comm)
+{
+    int n = 0, inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        PMPI_Comm_remote_size(comm, &n);
+    else
+        PMPI_Comm_size(comm, &n);
+    return n;
+}
+
+static int comm_rank(MPI_Comm comm)
+{
+    int r = 0;
+    PMPI_Comm_rank(comm, &r);
+    return r;
+}
+
+/* In- and out-degree for neighbourhood collectives, else the group size. */
+static void peers(MPI_Comm comm, int neighbor, int *in, int *out)
+{
+    *in = *out = comm_size(comm);
+    if (!neighbor)
+        return;
+    int topo = MPI_UNDEFINED;
+    PMPI_Topo_test(comm, &topo);
+    if (topo == MPI_CART) {
+        int nd = 0;
+        PMPI_Cartdim_get(comm, &nd);
+        *in = *out = 2 * nd;
+    } else if (topo == MPI_GRAPH) {
+        int n = 0;
+        PMPI_Graph_neighbors_count(comm, comm_rank(comm), &n);
+        *in = *out = n;
+    } else if (topo == MPI_DIST_GRAPH) {
+        int weighted;
+        PMPI_Dist_graph_neighbors_count(comm, in, out, &weighted);
+    }
+}
+
+static uint64_t sum_counts(const int *counts, int n, MPI_Datatype type)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += st_type_bytes(counts[i], type);
+    return total;
+}
+
+static struct st_coll make(OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t sent, uint64_t received)
+{
+    struct st_coll c = { op, comm, root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, sent, received };
+    return c;
+}
+
+struct st_coll st_coll_barrier(MPI_Comm comm)
+{
+    return make(OTF2_COLLECTIVE_OP_BARRIER, comm, -1, 0, 0);
+}
+
+struct st_coll st_coll_bcast(const void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    (void)buf;
+    uint64_t b = st_type_bytes(count, type);
+    int me = comm_rank(comm);
+    return make(OTF2_COLLECTIVE_OP_BCAST, comm, root, me == root ? b * (uint64_t)comm_size(comm) : 0,
+                me == root ? 0 : b);
+}
+
+struct st_coll st_coll_gather(const void *sendbuf, int scount, MPI_Datatype stype, int rcount,
+                              MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    int me = comm_rank(comm), n = comm_size(comm);
+    uint64_t recv = me == root ? st_type_bytes(rcount, rtype) * (uint64_t)n : 0;
+    uint64_t sent = sendbuf == MPI_IN_PLACE ? st_type_bytes(rcount, rtype) : st_type_bytes(scount, stype);
+    return make(OTF2_COLLECTIVE_OP_GATHER, comm, root, sent, recv);
+}
+
+struct st_coll st_coll_gatherv(const void *sendbuf, int scount, MPI_Datatype stype, const int *rcounts,
+                               MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    int me = comm_rank(comm), n = comm_size(comm);
+    uint64_t recv = me == root ? sum_counts(rcounts, n, rtype) : 0;
+    uint64_t sent = sendbuf == MPI_IN_PLACE ? st_type_bytes(rcounts[me], rtype) : st_type_bytes(scount, stype);
+    return make(OTF2_COLLECTIVE_OP_GATHERV, comm, root, sent, recv);
+}
+
+struct st_coll st_coll_scatter(int scount, MPI_Datatype stype, const void *recvbuf, int rcount,
+                               MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    int me = comm_rank(comm), n = comm_size(comm);
+    uint64_t sent = me == root ? st_type_bytes(scount, stype) * (uint64_t)n : 0;
+    uint64_t recv = recvbuf == MPI_IN_PLACE ? st_type_bytes(scount, stype) : st_type_bytes(rcount, rtype);
+    return make(OTF2_COLLECTIVE_OP_SCATTER, comm, root, sent, recv);
+}
+
+struct st_coll st_coll_scatterv(const int *scounts, MPI_Datatype stype, const void *recvbuf, int rcount,
+                                MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    int me = comm_rank(comm), n = comm_size(comm);
+    uint64_t sent = me == root ? sum_counts(scounts, n, stype) : 0;
+    uint64_t recv = recvbuf == MPI_IN_PLACE ? st_type_bytes(scounts[me], stype) : st_type_bytes(rcount, rtype);
+    return make(OTF2_COLLECTIVE_OP_SCATTERV, comm, root, sent, recv);
+}
+
+struct st_coll st_coll_allgather(const void *sendbuf, int scount, MPI_Datatype stype, int rcount,
+                                 MPI_Datatype rtype, MPI_Comm comm, int neighbor)
+{
+    int in, out;
+    peers(comm, neighbor, &in, &out);
+    uint64_t block = sendbuf == MPI_IN_PLACE ? st_type_bytes(rcount, rtype) : st_type_bytes(scount, stype);
+    return make(OTF2_COLLECTIVE_OP_ALLGATHER, comm, -1, block * (uint64_t)out,
+                st_type_bytes(rcount, rtype) * (uint64_t)in);
+}
+
+struct st_coll st_coll_allgatherv(const void *sendbuf, int scount, MPI_Datatype stype, const int *rcounts,
+                                  MPI_Datatype rtype, MPI_Comm comm, int neighbor)
+{
+    int in, out;
+    peers(comm, neighbor, &in, &out);
+    uint64_t block = sendbuf == MPI_IN_PLACE ? st_type_bytes(rcounts[comm_rank(comm)], rtype)
+                                             : st_type_bytes(scount, stype);
+    return make(OTF2_COLLECTIVE_OP_ALLGATHERV, comm, -1, block * (uint64_t)out, sum_counts(rcounts, in, rtype));
+}
+
+struct st_coll st_coll_alltoall(const void *sendbuf, int scount, MPI_Datatype stype, int rcount,
+                                MPI_Datatype rtype, MPI_Comm comm, int neighbor)
+{
+    int in, out;
+    peers(comm, neighbor, &in, &out);
+    uint64_t recv = st_type_bytes(rcount, rtype) * (uint64_t)in;
+    uint64_t sent = sendbuf == MPI_IN_PLACE ? recv : st_type_bytes(scount, stype) * (uint64_t)out;
+    return make(OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1, sent, recv);
+}
+
+struct st_coll st_coll_alltoallv(const void *sendbuf, const int *scounts, MPI_Datatype stype,
+                                 const int *rcounts, MPI_Datatype rtype, MPI_Comm comm, int neighbor)
+{
+    int in, out;
+    peers(comm, neighbor, &in, &out);
+    uint64_t recv = sum_counts(rcounts, in, rtype);
+    uint64_t sent = sendbuf == MPI_IN_PLACE ? recv : sum_counts(scounts, out, stype);
+    return make(OTF2_COLLECTIVE_OP_ALLTOALLV, comm, -1, sent, recv);
+}
+
+struct st_coll st_coll_alltoallw(const void *sendbuf, const int *scounts, const MPI_Datatype *stypes,
+                                 const int *rcounts, const MPI_Datatype *rtypes, MPI_Comm comm, int neighbor)
+{
+    int in, out;
+    peers(comm, neighbor, &in, &out);
+    uint64_t recv = 0, sent = 0;
+    for (int i = 0; i < in; i++)
+        recv += st_type_bytes(rcounts[i], rtypes[i]);
+    if (sendbuf == MPI_IN_PLACE)
+        sent = recv;
+    else
+        for (int i = 0; i < out; i++)
+            sent += st_type_bytes(scounts[i], stypes[i]);
+    return make(OTF2_COLLECTIVE_OP_ALLTOALLW, comm, -1, sent, recv);
+}
+
+struct st_coll st_coll_allreduce(int count, MPI_Datatype type, MPI_Comm comm)
+{
+    uint64_t b = st_type_bytes(count, type) * (uint64_t)comm_size(comm);
+    return make(OTF2_COLLECTIVE_OP_ALLREDUCE, comm, -1, b, b);
+}
+
+struct st_coll st_coll_reduce(int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    uint64_t b = st_type_bytes(count, type);
+    int me = comm_rank(comm);
+    return make(OTF2_COLLECTIVE_OP_REDUCE, comm, root, b, me == root ? b * (uint64_t)comm_size(comm) : 0);
+}
+
+struct st_coll st_coll_reduce_scatter(const int *rcounts, MPI_Datatype type, MPI_Comm comm)
+{
+    int n = comm_size(comm);
+    return make(OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, -1, sum_counts(rcounts, n, type),
+                st_type_bytes(rcounts[comm_rank(comm)], type) * (uint64_t)n);
+}
+
+struct st_coll st_coll_reduce_scatter_block(int rcount, MPI_Datatype type, MPI_Comm comm)
+{
+    uint64_t b = st_type_bytes(rcount, type) * (uint64_t)comm_size(comm);
+    return make(OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, comm, -1, b, b);
+}
+
+struct st_coll st_coll_scan(int count, MPI_Datatype type, MPI_Comm comm, OTF2_CollectiveOp op)
+{
+    uint64_t b = st_type_bytes(count, type);
+    return make(op, comm, -1, b, b);
+}
+
+void st_coll_begin(struct st_call *call)
+{
+    st_write_coll_begin(call->loc, call->enter);
+}
+
+void st_coll_end(struct st_call *call, int ret, struct st_coll info)
+{
+    /* Begin was written before the call: End must follow even on error,
+     * or readers would see an unbalanced collective. */
+    (void)ret;
+    st_write_coll_end(call->loc, call->leave, info.op, st_comm_ref(info.comm), info.root, info.sent,
+                      info.received);
+    if (info.comm == MPI_COMM_WORLD && ret == MPI_SUCCESS)
+        st_sync_at_world_collective(call);
+}
+
+void st_coll_post(struct st_call *call, int ret, struct st_coll info, MPI_Request request)
+{
+    if (ret != MPI_SUCCESS)
+        return;
+    uint32_t c = st_comm_ref(info.comm);
+    struct st_req *r = st_req_new(request, ST_KIND_NBC, c);
+    if (!r)
+        return;
+    r->coll = info;
+    r->coll_comm = c;
+    st_write_nbc_request(call->loc, call->enter, r->id);
+}

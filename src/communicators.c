@@ -1,0 +1,202 @@
+/* communicators.c — ids for communicators.
+ *
+ * MPI requires the members of a communicator to create communicators from it
+ * in the same order. So the n-th communicator with member set S created from
+ * parent P is the same object on every member of S, and
+ *     key = hash(key(P), S, n)
+ * is agreed without exchanging a byte — which also works for MPI_Comm_idup,
+ * where no collective may be added. Intercommunicators take P = none and S =
+ * both groups, because their two sides have different local parents.
+ * The key is written as the communicator's name; its group lists the world
+ * ranks that its ranks (for an intercommunicator: its remote ranks) map to. */
+#include "communicators.h"
+#include "handlemap.h"
+#include "tracer.h"
+#include "writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct st_commrec {
+    uint32_t ref;
+    uint64_t key;
+};
+
+static struct st_handlemap comms;       /* MPI_Comm -> struct st_commrec */
+static struct st_handlemap creations;   /* hash(parent, set) -> count so far */
+static MPI_Group world_group = MPI_GROUP_NULL;
+static uint32_t world_ref;
+static uint64_t lazy_count;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 29;
+    return h;
+}
+
+/* World ranks of a group's members, in group rank order. */
+static int *world_ranks(MPI_Group group, int *n)
+{
+    PMPI_Group_size(group, n);
+    int *ranks = malloc(sizeof *ranks * (size_t)(*n ? *n : 1));
+    int *world = malloc(sizeof *world * (size_t)(*n ? *n : 1));
+    if (!ranks || !world) {
+        free(ranks);
+        free(world);
+        *n = 0;
+        return NULL;
+    }
+    for (int i = 0; i < *n; i++)
+        ranks[i] = i;
+    PMPI_Group_translate_ranks(group, *n, ranks, world_group, world);
+    free(ranks);
+    for (int i = 0; i < *n; i++)
+        if (world[i] == MPI_UNDEFINED)
+            world[i] = -1;   /* a process of another world (spawn, connect) */
+    return world;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static uint64_t set_hash(const int *a, int na, const int *b, int nb)
+{
+    int n = na + nb;
+    int *all = malloc(sizeof *all * (size_t)(n ? n : 1));
+    if (!all)
+        return 0;
+    memcpy(all, a, sizeof *a * (size_t)na);
+    if (nb)
+        memcpy(all + na, b, sizeof *b * (size_t)nb);
+    qsort(all, (size_t)n, sizeof *all, cmp_int);
+    uint64_t h = mix(0x5ca1ab1e, (uint64_t)n);
+    for (int i = 0; i < n; i++)
+        h = mix(h, (uint64_t)(int64_t)all[i]);
+    free(all);
+    return h;
+}
+
+static struct st_commrec *remember(MPI_Comm comm, uint64_t key, const char *name, int n, const int *members)
+{
+    struct st_commrec *rec = malloc(sizeof *rec);
+    if (!rec)
+        return NULL;
+    rec->key = key;
+    rec->ref = st_writer_define_comm(name, n, members);
+    if (st_handlemap_put(&comms, (uintptr_t)comm, rec) != 0) {
+        free(rec);
+        return NULL;
+    }
+    return rec;
+}
+
+static struct st_commrec *lookup(MPI_Comm comm)
+{
+    return st_handlemap_get(&comms, (uintptr_t)comm);
+}
+
+static void define_new(MPI_Comm parent_key_comm, uint64_t parent_key, MPI_Comm comm)
+{
+    (void)parent_key_comm;
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    MPI_Group local, remote = MPI_GROUP_NULL;
+    PMPI_Comm_group(comm, &local);
+    int nl = 0, nr = 0;
+    int *lw = world_ranks(local, &nl);
+    int *rw = NULL;
+    if (inter) {
+        PMPI_Comm_remote_group(comm, &remote);
+        rw = world_ranks(remote, &nr);
+    }
+    if (!lw || (inter && !rw)) {
+        free(lw);
+        free(rw);
+        return;
+    }
+    uint64_t set = set_hash(lw, nl, rw, nr);
+    uint64_t scope = mix(inter ? 0x1e7e5 : parent_key, set);
+    uintptr_t counter = (uintptr_t)st_handlemap_get(&creations, (uintptr_t)scope);
+    st_handlemap_put(&creations, (uintptr_t)scope, (void *)(counter + 1));
+    uint64_t key = mix(scope, (uint64_t)counter);
+    char name[64];
+    snprintf(name, sizeof name, "comm %016llx", (unsigned long long)key);
+    /* Peers of point-to-point calls on an intercommunicator are remote ranks. */
+    remember(comm, key, name, inter ? nr : nl, inter ? rw : lw);
+    free(lw);
+    free(rw);
+    PMPI_Group_free(&local);
+    if (remote != MPI_GROUP_NULL)
+        PMPI_Group_free(&remote);
+}
+
+void st_comms_init(MPI_Comm sync_comm)
+{
+    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    int n = st_g.size;
+    int *all = malloc(sizeof *all * (size_t)n);
+    if (all) {
+        for (int i = 0; i < n; i++)
+            all[i] = i;
+        struct st_commrec *w = remember(MPI_COMM_WORLD, 1, "MPI_COMM_WORLD", n, all);
+        world_ref = w ? w->ref : OTF2_UNDEFINED_COMM;
+        remember(sync_comm, 2, "synctrace sync", n, all);
+        free(all);
+    }
+    int me = st_g.rank;
+    remember(MPI_COMM_SELF, mix(3, (uint64_t)me), "MPI_COMM_SELF", 1, &me);
+}
+
+void st_comms_finalize(void)
+{
+    for (size_t i = 0; i < comms.cap; i++)
+        if (comms.keys[i] > 1)
+            free(comms.values[i]);
+    st_handlemap_clear(&comms);
+    st_handlemap_clear(&creations);
+    if (world_group != MPI_GROUP_NULL)
+        PMPI_Group_free(&world_group);
+}
+
+uint32_t st_comm_ref(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD)
+        return world_ref;
+    struct st_commrec *rec = lookup(comm);
+    if (!rec && comm != MPI_COMM_NULL) {
+        /* Not seen created (e.g. made by a thread that does not record):
+         * its key is this rank's own, so the merge reports it unmatched
+         * rather than pairing it wrongly. */
+        define_new(MPI_COMM_NULL, mix(0x1a2f, mix((uint64_t)st_g.rank, ++lazy_count)), comm);
+        rec = lookup(comm);
+    }
+    return rec ? rec->ref : OTF2_UNDEFINED_COMM;
+}
+
+void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
+{
+    if (ret != MPI_SUCCESS || newcomm == MPI_COMM_NULL)
+        return;
+    uint64_t parent_key = 0;
+    if (parent != MPI_COMM_NULL) {
+        st_comm_ref(parent);
+        struct st_commrec *p = lookup(parent);
+        parent_key = p ? p->key : 0;
+    }
+    /* A handle MPI reuses after a free must not keep the old id. */
+    free(st_handlemap_remove(&comms, (uintptr_t)newcomm));
+    define_new(parent, parent_key, newcomm);
+}
+
+void st_comm_freed(int ret, MPI_Comm comm)
+{
+    if (ret == MPI_SUCCESS)
+        free(st_handlemap_remove(&comms, (uintptr_t)comm));
+}

@@ -1,0 +1,110 @@
+/* config.c — parse and validate the SYNCTRACE_* environment variables. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct st_config st_cfg;
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_sync(const char *s, unsigned *bits, char *err, size_t errlen)
+{
+    *bits = 0;
+    if (*s == '\0' || strcmp(s, "none") == 0)
+        return 0;
+    char buf[256];
+    if (strlen(s) >= sizeof buf) {
+        snprintf(err, errlen, "SYNCTRACE_SYNC: value too long");
+        return -1;
+    }
+    strcpy(buf, s);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (strcmp(tok, "init") == 0) *bits |= ST_SYNC_INIT;
+        else if (strcmp(tok, "finalize") == 0) *bits |= ST_SYNC_FINALIZE;
+        else if (strcmp(tok, "periodic") == 0) *bits |= ST_SYNC_PERIODIC;
+        else {
+            snprintf(err, errlen, "SYNCTRACE_SYNC: unknown item '%s' (expected a comma list of init, finalize, periodic, or none)", tok);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? v : "";
+}
+
+int st_config_load(char *err, size_t errlen)
+{
+    memset(&st_cfg, 0, sizeof st_cfg);
+    const char *dir = env("SYNCTRACE_DIR");
+    if (strlen(dir) >= sizeof st_cfg.dir - 64) {
+        snprintf(err, errlen, "SYNCTRACE_DIR: path too long");
+        return -1;
+    }
+    strcpy(st_cfg.dir, dir);
+    st_cfg.clock = env("SYNCTRACE_CLOCK");
+    st_cfg.skew = env("SYNCTRACE_SKEW");
+
+    const char *sync = getenv("SYNCTRACE_SYNC");
+    if (sync == NULL)
+        st_cfg.sync = ST_SYNC_INIT | ST_SYNC_FINALIZE;
+    else if (parse_sync(sync, &st_cfg.sync, err, errlen) != 0)
+        return -1;
+
+    const char *interval = env("SYNCTRACE_SYNC_INTERVAL");
+    st_cfg.sync_interval = 10.0;
+    if (strcmp(interval, "auto") == 0) {
+        st_cfg.sync_interval_auto = 1;
+    } else if (*interval) {
+        if (parse_double(interval, &st_cfg.sync_interval) != 0 || !(st_cfg.sync_interval > 0)) {
+            snprintf(err, errlen, "SYNCTRACE_SYNC_INTERVAL: '%s' is not a positive number of seconds or 'auto'", interval);
+            return -1;
+        }
+    }
+
+    const char *rounds = env("SYNCTRACE_SYNC_ROUNDS");
+    st_cfg.sync_rounds = 20;
+    if (*rounds) {
+        double r;
+        if (parse_double(rounds, &r) != 0 || r < 10 || r > 10000 || r != (int)r) {
+            snprintf(err, errlen, "SYNCTRACE_SYNC_ROUNDS: '%s' is not a whole number from 10 to 10000", rounds);
+            return -1;
+        }
+        st_cfg.sync_rounds = (int)r;
+    }
+
+    const char *mb = env("SYNCTRACE_BUFFER_MB");
+    st_cfg.buffer_bytes = (size_t)16 << 20;
+    if (*mb) {
+        double v;
+        if (parse_double(mb, &v) != 0 || v < 1 || v > 65536) {
+            snprintf(err, errlen, "SYNCTRACE_BUFFER_MB: '%s' is not a size in MiB from 1 to 65536", mb);
+            return -1;
+        }
+        st_cfg.buffer_bytes = (size_t)(v * 1048576.0);
+    }
+
+    const char *verbose = env("SYNCTRACE_VERBOSE");
+    if (*verbose && strcmp(verbose, "0") != 0 && strcmp(verbose, "1") != 0) {
+        snprintf(err, errlen, "SYNCTRACE_VERBOSE: '%s' is not 0 or 1", verbose);
+        return -1;
+    }
+    st_cfg.verbose = strcmp(verbose, "1") == 0;
+    return 0;
+}

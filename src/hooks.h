@@ -1,0 +1,84 @@
+/* hooks.h — the hand-written event semantics that the generated wrappers
+ * call (see wrappers/mpi.spec). Each group lives in the module named. */
+#ifndef SYNCTRACE_HOOKS_H
+#define SYNCTRACE_HOOKS_H
+
+#include <mpi.h>
+#include <otf2/otf2.h>
+#include "tracer.h"
+
+/* lifecycle.c */
+void st_lifecycle_finalize(struct st_call *call);
+void st_lifecycle_abort(struct st_call *call, MPI_Comm comm, int errorcode);
+
+/* p2p.c */
+void st_p2p_send(struct st_call *call, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+void st_p2p_isend(struct st_call *call, int ret, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, MPI_Request request);
+void st_p2p_recv(struct st_call *call, int ret, MPI_Comm comm, const MPI_Status *status);
+void st_p2p_irecv(struct st_call *call, int ret, int source, MPI_Comm comm, MPI_Request request);
+void st_msg_probed(int ret, int found, MPI_Comm comm, MPI_Message message);
+MPI_Comm st_msg_take(MPI_Message message);
+
+/* requests.c */
+enum st_req_dir { ST_REQ_SEND, ST_REQ_RECV };
+struct st_reqsave {
+    int count;
+    MPI_Request *handles;      /* points at small[] or at heap memory */
+    MPI_Request small[8];
+};
+void st_req_persistent(int ret, enum st_req_dir dir, int count, MPI_Datatype type, int peer, int tag,
+                       MPI_Comm comm, MPI_Request request);
+void st_req_started(struct st_call *call, int ret, int count, const MPI_Request *requests);
+void st_req_save(struct st_reqsave *save, int count, const MPI_Request *requests);
+void st_req_done_one(struct st_call *call, struct st_reqsave *save, int ret, int completed, int index,
+                     const MPI_Status *status);
+void st_req_done_all(struct st_call *call, struct st_reqsave *save, int ret, int completed,
+                     const MPI_Status *statuses);
+void st_req_done_some(struct st_call *call, struct st_reqsave *save, int ret, int outcount,
+                      const int *indices, const MPI_Status *statuses);
+void st_req_cancel(int ret, MPI_Request request);
+void st_req_freed(int ret, MPI_Request request);
+
+/* collectives.c: what one rank contributes to one collective instance */
+struct st_coll {
+    OTF2_CollectiveOp op;
+    MPI_Comm comm;
+    uint32_t root;            /* rank in comm, or OTF2_UNDEFINED_UINT32 */
+    uint64_t sent, received;  /* bytes */
+};
+void st_coll_begin(struct st_call *call);
+void st_coll_end(struct st_call *call, int ret, struct st_coll info);
+void st_coll_post(struct st_call *call, int ret, struct st_coll info, MPI_Request request);
+struct st_coll st_coll_barrier(MPI_Comm comm);
+struct st_coll st_coll_bcast(const void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+struct st_coll st_coll_gather(const void *sendbuf, int scount, MPI_Datatype stype, int rcount,
+                              MPI_Datatype rtype, int root, MPI_Comm comm);
+struct st_coll st_coll_gatherv(const void *sendbuf, int scount, MPI_Datatype stype, const int *rcounts,
+                               MPI_Datatype rtype, int root, MPI_Comm comm);
+struct st_coll st_coll_scatter(int scount, MPI_Datatype stype, const void *recvbuf, int rcount,
+                               MPI_Datatype rtype, int root, MPI_Comm comm);
+struct st_coll st_coll_scatterv(const int *scounts, MPI_Datatype stype, const void *recvbuf, int rcount,
+                                MPI_Datatype rtype, int root, MPI_Comm comm);
+struct st_coll st_coll_allgather(const void *sendbuf, int scount, MPI_Datatype stype, int rcount,
+                                 MPI_Datatype rtype, MPI_Comm comm, int neighbor);
+struct st_coll st_coll_allgatherv(const void *sendbuf, int scount, MPI_Datatype stype, const int *rcounts,
+                                  MPI_Datatype rtype, MPI_Comm comm, int neighbor);
+struct st_coll st_coll_alltoall(const void *sendbuf, int scount, MPI_Datatype stype, int rcount,
+                                MPI_Datatype rtype, MPI_Comm comm, int neighbor);
+struct st_coll st_coll_alltoallv(const void *sendbuf, const int *scounts, MPI_Datatype stype,
+                                 const int *rcounts, MPI_Datatype rtype, MPI_Comm comm, int neighbor);
+struct st_coll st_coll_alltoallw(const void *sendbuf, const int *scounts, const MPI_Datatype *stypes,
+                                 const int *rcounts, const MPI_Datatype *rtypes, MPI_Comm comm, int neighbor);
+struct st_coll st_coll_allreduce(int count, MPI_Datatype type, MPI_Comm comm);
+struct st_coll st_coll_reduce(int count, MPI_Datatype type, int root, MPI_Comm comm);
+struct st_coll st_coll_reduce_scatter(const int *rcounts, MPI_Datatype type, MPI_Comm comm);
+struct st_coll st_coll_reduce_scatter_block(int rcount, MPI_Datatype type, MPI_Comm comm);
+struct st_coll st_coll_scan(int count, MPI_Datatype type, MPI_Comm comm, OTF2_CollectiveOp op);
+
+/* communicators.c */
+void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm);
+void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request);
+void st_comm_freed(int ret, MPI_Comm comm);
+
+#endif

@@ -1,0 +1,230 @@
+/* lifecycle.c — MPI_Init/MPI_Init_thread (hand-written wrappers: nothing
+ * records before them), MPI_Finalize and MPI_Abort, and the run metadata.
+ *
+ * Configuration errors are reported on rank 0's stderr and the program then
+ * runs untraced: a tracer must never stop a job. Every rank reaches the same
+ * decision (an allreduce of the outcome), so the tracer's own collectives
+ * can never leave one rank waiting for another. */
+#include <config.h>
+#include "communicators.h"
+#include "config.h"
+#include "hooks.h"
+#include "regions.h"
+#include "requests.h"
+#include "sync.h"
+#include "writer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct st_global st_g;
+_Thread_local int st_in_tracer;
+
+static MPI_Comm sync_comm = MPI_COMM_NULL;
+static char trace_dir[4096];
+static char run_id[64];
+static int thread_level;
+
+static int mkdir_p(const char *path)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return -1;
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+/* Rank 0 names the run; everyone learns the name and the directory. */
+static void agree_on_directory(void)
+{
+    char shared[4096 + 64] = { 0 };
+    if (st_g.rank == 0) {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        snprintf(run_id, sizeof run_id, "%s-%ld", stamp, (long)getpid());
+        if (st_cfg.dir[0])
+            snprintf(trace_dir, sizeof trace_dir, "%s", st_cfg.dir);
+        else
+            snprintf(trace_dir, sizeof trace_dir, "synctrace-%s", run_id);
+        memcpy(shared, run_id, sizeof run_id);
+        memcpy(shared + 64, trace_dir, sizeof trace_dir);
+    }
+    PMPI_Bcast(shared, (int)sizeof shared, MPI_CHAR, 0, sync_comm);
+    memcpy(run_id, shared, sizeof run_id);
+    memcpy(trace_dir, shared + 64, sizeof trace_dir);
+}
+
+static void set_properties(void)
+{
+    char v[128];
+    st_writer_property("SYNCTRACE::VERSION", PACKAGE_VERSION);
+    st_writer_property("SYNCTRACE::RUN_ID", run_id);
+    snprintf(v, sizeof v, "%d", st_g.rank);
+    st_writer_property("SYNCTRACE::RANK", v);
+    snprintf(v, sizeof v, "%d", st_g.size);
+    st_writer_property("SYNCTRACE::WORLD_SIZE", v);
+    st_writer_property("SYNCTRACE::HOST", st_clock_hostname());
+    st_writer_property("SYNCTRACE::CLOCK", st_clock_name());
+    snprintf(v, sizeof v, "%d", st_sync_domain(st_g.rank));
+    st_writer_property("SYNCTRACE::CLOCK_DOMAIN", v);
+    if (st_clock_skew_enabled()) {
+        snprintf(v, sizeof v, "%.6f", st_clock_skew_offset_us());
+        st_writer_property("SYNCTRACE::SKEW_OFFSET_US", v);
+        snprintf(v, sizeof v, "%.6f", st_clock_skew_drift_ppm());
+        st_writer_property("SYNCTRACE::SKEW_DRIFT_PPM", v);
+    }
+}
+
+/* Rank 0 writes DIR/run.meta: written to a temporary name and renamed, so
+ * a reader sees either the old complete file or the new complete one. */
+static FILE *meta_begin(char *tmp, size_t len)
+{
+    snprintf(tmp, len, "%s/run.meta.tmp", trace_dir);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return NULL;
+    fprintf(f, "# synctrace run metadata: one 'key value' per line\n");
+    fprintf(f, "format 1\nversion %s\nrun_id %s\nworld_size %d\nthread_level %d\n", PACKAGE_VERSION, run_id,
+            st_g.size, thread_level);
+    fprintf(f, "clock %s\nsync %s%s%s\nsync.interval_config %s\nbuffer_bytes %zu\n", st_clock_name(),
+            st_cfg.sync & ST_SYNC_INIT ? "init," : "", st_cfg.sync & ST_SYNC_FINALIZE ? "finalize," : "",
+            st_cfg.sync & ST_SYNC_PERIODIC ? "periodic," : "",
+            st_cfg.sync_interval_auto ? "auto" : "fixed", st_cfg.buffer_bytes);
+    fprintf(f, "skew %s\n", st_cfg.skew[0] ? st_cfg.skew : "none");
+    return f;
+}
+
+static void meta_end(FILE *f, const char *tmp, const char *status)
+{
+    if (!f)
+        return;
+    fprintf(f, "status %s\n", status);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.meta", trace_dir);
+    if (fclose(f) == 0)
+        rename(tmp, path);
+    else
+        unlink(tmp);
+}
+
+/* After PMPI_Init*: set everything up, or leave the program untraced. */
+static void start(int provided)
+{
+    char err[4600] = "";
+    int ok = 1;
+    st_in_tracer = 1;
+    thread_level = provided;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &st_g.rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &st_g.size);
+    if (st_config_load(err, sizeof err) != 0 || st_clock_init(st_cfg.clock, err, sizeof err) != 0
+        || st_clock_set_skew(st_cfg.skew, st_g.rank, err, sizeof err) != 0)
+        ok = 0;
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &sync_comm) != MPI_SUCCESS) {
+        st_in_tracer = 0;
+        return;
+    }
+    /* The configuration is the same everywhere, so rank 0 speaks for all. */
+    int all_ok = ok;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, sync_comm);
+    if (!all_ok) {
+        if (st_g.rank == 0)
+            st_warn("%s; this run is not traced", err[0] ? err : "configuration error on another rank");
+        st_in_tracer = 0;
+        return;
+    }
+    st_g.skew = st_clock_skew_enabled();
+    agree_on_directory();
+    if (mkdir_p(trace_dir) != 0) {
+        snprintf(err, sizeof err, "%s: cannot create the trace directory: %s", trace_dir, strerror(errno));
+        ok = 0;
+    } else if (st_writer_open(trace_dir, st_g.rank, st_g.size, err, sizeof err) != 0) {
+        ok = 0;
+    }
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, sync_comm);
+    if (!all_ok) {
+        if (!ok)
+            st_warn("rank %d: %s; this run is not traced", st_g.rank, err);
+        if (ok)
+            st_writer_close();
+        st_in_tracer = 0;
+        return;
+    }
+    st_g.phase = ST_RECORDING;
+    st_comms_init(sync_comm);
+    st_sync_setup(sync_comm);
+    set_properties();
+    st_verbose("rank %d: tracing to %s (clock %s)", st_g.rank, trace_dir, st_clock_name());
+    if (st_g.rank == 0) {
+        char tmp[4200];
+        meta_end(meta_begin(tmp, sizeof tmp), tmp, "running");
+    }
+}
+
+static int init_common(int ret, int provided, uint32_t region)
+{
+    if (ret != MPI_SUCCESS)
+        return ret;
+    start(provided);
+    if (st_g.phase == ST_RECORDING) {
+        struct st_call call = { st_loc_self, region, st_now(), { 0, 0 } };
+        st_write_enter(call.loc, call.enter, region);
+        st_sync_at_init(&call);
+        st_call_end(&call);
+    }
+    st_in_tracer = 0;
+    return ret;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    int ret = PMPI_Init(argc, argv);
+    return init_common(ret, MPI_THREAD_SINGLE, ST_REGION_MPI_Init);
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int ret = PMPI_Init_thread(argc, argv, required, provided);
+    return init_common(ret, ret == MPI_SUCCESS ? *provided : MPI_THREAD_SINGLE, ST_REGION_MPI_Init_thread);
+}
+
+void st_lifecycle_finalize(struct st_call *call)
+{
+    st_in_tracer = 1;
+    char tmp[4200];
+    FILE *meta = st_g.rank == 0 ? meta_begin(tmp, sizeof tmp) : NULL;
+    st_sync_at_finalize(call, meta);
+    meta_end(meta, tmp, "complete");
+    st_call_end(call);
+    st_g.phase = ST_DONE;
+    st_writer_close();
+    st_requests_finalize();
+    st_comms_finalize();
+    PMPI_Comm_free(&sync_comm);
+    st_in_tracer = 0;
+}
+
+void st_lifecycle_abort(struct st_call *call, MPI_Comm comm, int errorcode)
+{
+    (void)comm; (void)errorcode;
+    /* The job is about to be killed: keep what this rank recorded. */
+    st_call_end(call);
+    st_g.phase = ST_DONE;
+    st_writer_close();
+}

@@ -1,0 +1,65 @@
+/* p2p.c — point-to-point events. Sends are stamped at the call's entry and
+ * receives at its exit: the widest interval in which the message can have
+ * left or arrived, so that a synchronised trace never shows a tachyon the
+ * program did not have. Receives record the source and tag MPI resolved. */
+#include "communicators.h"
+#include "handlemap.h"
+#include "hooks.h"
+#include "requests.h"
+#include "writer.h"
+
+void st_p2p_send(struct st_call *call, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    if (dest == MPI_PROC_NULL)
+        return;
+    st_write_send(call->loc, call->enter, (uint32_t)dest, st_comm_ref(comm), (uint32_t)tag,
+                  st_type_bytes(count, type));
+}
+
+void st_p2p_isend(struct st_call *call, int ret, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, MPI_Request request)
+{
+    if (ret != MPI_SUCCESS || dest == MPI_PROC_NULL)
+        return;
+    uint32_t c = st_comm_ref(comm);
+    struct st_req *r = st_req_new(request, ST_KIND_ISEND, c);
+    if (r)
+        st_write_isend(call->loc, call->enter, (uint32_t)dest, c, (uint32_t)tag, st_type_bytes(count, type), r->id);
+}
+
+void st_p2p_recv(struct st_call *call, int ret, MPI_Comm comm, const MPI_Status *status)
+{
+    if ((ret != MPI_SUCCESS && ret != MPI_ERR_IN_STATUS) || comm == MPI_COMM_NULL
+        || status->MPI_SOURCE == MPI_PROC_NULL || status->MPI_SOURCE < 0)
+        return;
+    int bytes = 0;
+    PMPI_Get_count(status, MPI_BYTE, &bytes);
+    st_write_recv(call->loc, call->leave, (uint32_t)status->MPI_SOURCE, st_comm_ref(comm),
+                  (uint32_t)status->MPI_TAG, bytes > 0 ? (uint64_t)bytes : 0);
+}
+
+void st_p2p_irecv(struct st_call *call, int ret, int source, MPI_Comm comm, MPI_Request request)
+{
+    if (ret != MPI_SUCCESS || source == MPI_PROC_NULL || comm == MPI_COMM_NULL || request == MPI_REQUEST_NULL)
+        return;
+    uint32_t c = st_comm_ref(comm);
+    struct st_req *r = st_req_new(request, ST_KIND_IRECV, c);
+    if (r)
+        st_write_irecv_request(call->loc, call->enter, r->id);
+}
+
+/* Matched probes: MPI_Mrecv names no communicator, so remember it. */
+static struct st_handlemap messages;    /* MPI_Message -> MPI_Comm */
+
+void st_msg_probed(int ret, int found, MPI_Comm comm, MPI_Message message)
+{
+    if (ret == MPI_SUCCESS && found && message != MPI_MESSAGE_NULL && message != MPI_MESSAGE_NO_PROC)
+        st_handlemap_put(&messages, (uintptr_t)message, (void *)comm);
+}
+
+MPI_Comm st_msg_take(MPI_Message message)
+{
+    if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
+        return MPI_COMM_NULL;
+    return (MPI_Comm)st_handlemap_remove(&messages, (uintptr_t)message);
+}

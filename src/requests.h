@@ -1,0 +1,30 @@
+/* requests.h — what each live MPI_Request stands for, so that its
+ * completion in any MPI_Wait or MPI_Test call records the right event. */
+#ifndef SYNCTRACE_REQUESTS_H
+#define SYNCTRACE_REQUESTS_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include "hooks.h"
+
+enum st_req_kind { ST_KIND_ISEND, ST_KIND_IRECV, ST_KIND_NBC, ST_KIND_IDUP };
+
+struct st_req {
+    uint64_t id;               /* the OTF2 request id of the current activation */
+    uint8_t kind;              /* enum st_req_kind */
+    uint8_t persistent, active, cancelled;
+    uint32_t comm;             /* archive comm reference */
+    int peer, tag;             /* persistent sends and receives */
+    uint64_t bytes;
+    struct st_coll coll;       /* ST_KIND_NBC */
+    uint32_t coll_comm;
+    MPI_Comm *idup_target;     /* ST_KIND_IDUP: where MPI puts the new comm */
+    MPI_Comm idup_parent;
+    struct st_req *next_free;
+};
+
+/* Register a new request; returns its record with a fresh id, or NULL. */
+struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t comm);
+void st_requests_finalize(void);
+
+#endif

@@ -1,0 +1,370 @@
+/* sync.c — see sync.h. Only world rank 0 keeps samples; the others answer. */
+#include "sync.h"
+#include "communicators.h"
+#include "config.h"
+#include "writer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SYNC_TAG 7117
+#define HOSTLEN 64
+
+struct sample {
+    uint64_t t1, t2, t3, t4;     /* ping sent, ping arrived, pong sent (peer clock), pong arrived */
+};
+
+struct epoch {
+    uint64_t ref_time;           /* rank 0's clock at the round */
+    struct sample *samples;      /* [npeers][rounds] */
+};
+
+static struct {
+    MPI_Comm comm;
+    uint32_t comm_ref;
+    int *domain;                 /* world rank -> clock domain (lowest rank sharing the clock) */
+    int *peers, npeers;          /* rank 0: one rank per other domain */
+    int rounds;
+    struct epoch *epochs;
+    int nepochs, epochs_cap;
+    /* periodic refresh, decided by rank 0 at agreed collective counts */
+    uint64_t world_colls, next_checkpoint, colls_at_round;
+    uint64_t last_round_ticks;
+    double interval;             /* seconds */
+    int interval_auto;
+    double auto_t0, auto_ed, auto_ef;   /* Fleury eq. 6 inputs, for the metadata */
+} S;
+
+int st_sync_domain(int r)
+{
+    return S.domain ? S.domain[r] : r;
+}
+
+int st_sync_setup(MPI_Comm comm)
+{
+    int n = st_g.size;
+    S.comm = comm;
+    S.comm_ref = st_comm_ref(comm);
+    S.rounds = st_cfg.sync_rounds;
+    S.interval = st_cfg.sync_interval;
+    S.interval_auto = st_cfg.sync_interval_auto;
+    S.next_checkpoint = 1;
+    char *hosts = calloc((size_t)n, HOSTLEN);
+    S.domain = malloc(sizeof *S.domain * (size_t)n);
+    S.peers = malloc(sizeof *S.peers * (size_t)n);
+    char mine[HOSTLEN] = { 0 };
+    snprintf(mine, sizeof mine, "%s", st_clock_hostname());
+    int ok = hosts && S.domain && S.peers;
+    /* Everyone takes part in the exchange even without memory, or the job would hang. */
+    PMPI_Allgather(mine, HOSTLEN, MPI_CHAR, hosts ? hosts : mine, hosts ? HOSTLEN : 0, MPI_CHAR, comm);
+    if (!ok) {
+        free(hosts);
+        return -1;
+    }
+    /* With injected skew every rank has a clock of its own. */
+    int skew_all = st_clock_skew_enabled();
+    S.npeers = 0;
+    for (int r = 0; r < n; r++) {
+        S.domain[r] = r;
+        if (!skew_all)
+            for (int q = 0; q < r; q++)
+                if (strncmp(hosts + (size_t)q * HOSTLEN, hosts + (size_t)r * HOSTLEN, HOSTLEN) == 0) {
+                    S.domain[r] = q;
+                    break;
+                }
+        if (S.domain[r] == r && S.domain[r] != S.domain[0])
+            S.peers[S.npeers++] = r;
+    }
+    free(hosts);
+    return 0;
+}
+
+static struct epoch *new_epoch(void)
+{
+    if (S.nepochs == S.epochs_cap) {
+        int cap = S.epochs_cap ? 2 * S.epochs_cap : 8;
+        struct epoch *nv = realloc(S.epochs, sizeof *nv * (size_t)cap);
+        if (!nv)
+            return NULL;
+        S.epochs = nv;
+        S.epochs_cap = cap;
+    }
+    struct epoch *e = &S.epochs[S.nepochs++];
+    e->samples = calloc((size_t)(S.npeers ? S.npeers : 1) * (size_t)S.rounds, sizeof *e->samples);
+    e->ref_time = st_now().t;
+    return e;
+}
+
+void st_sync_round(struct st_call *call)
+{
+    struct st_loc *loc = st_loc_self;
+    int me = st_g.rank;
+    int is_peer = me != 0 && S.domain && S.domain[me] == me && S.domain[me] != S.domain[0];
+    struct epoch *e = NULL;
+    if (me == 0)
+        e = new_epoch();   /* NULL when out of memory: the exchange still runs, unrecorded */
+    if (me != 0 && !is_peer) {
+        S.nepochs++;       /* keep the epoch count agreed on every rank */
+        return;
+    }
+    if (me != 0)
+        S.nepochs++;
+    st_write_enter(loc, st_now(), ST_REGION_SYNC);
+    if (me == 0) {
+        for (int p = 0; p < S.npeers; p++) {
+            int peer = S.peers[p];
+            for (int k = 0; k < S.rounds; k++) {
+                uint64_t reply[2];
+                struct st_time t1 = st_now();
+                st_write_send(loc, t1, (uint32_t)peer, S.comm_ref, SYNC_TAG, sizeof k);
+                PMPI_Send(&k, 1, MPI_INT, peer, SYNC_TAG, S.comm);
+                PMPI_Recv(reply, 2, MPI_UINT64_T, peer, SYNC_TAG, S.comm, MPI_STATUS_IGNORE);
+                struct st_time t4 = st_now();
+                st_write_recv(loc, t4, (uint32_t)peer, S.comm_ref, SYNC_TAG, sizeof reply);
+                if (e && e->samples)
+                    e->samples[(size_t)p * (size_t)S.rounds + (size_t)k] =
+                        (struct sample){ t1.t, reply[0], reply[1], t4.t };
+            }
+        }
+    } else {
+        for (int k = 0; k < S.rounds; k++) {
+            int seq;
+            PMPI_Recv(&seq, 1, MPI_INT, 0, SYNC_TAG, S.comm, MPI_STATUS_IGNORE);
+            struct st_time t2 = st_now();
+            st_write_recv(loc, t2, 0, S.comm_ref, SYNC_TAG, sizeof seq);
+            struct st_time t3 = st_now();
+            uint64_t reply[2] = { t2.t, t3.t };
+            st_write_send(loc, t3, 0, S.comm_ref, SYNC_TAG, sizeof reply);
+            PMPI_Send(reply, 2, MPI_UINT64_T, 0, SYNC_TAG, S.comm);
+        }
+    }
+    struct st_time done = st_now();
+    st_write_leave(loc, done, ST_REGION_SYNC);
+    if (call)
+        call->leave = done;
+}
+
+/* ---------- estimates from one epoch's samples ---------- */
+
+struct estimate {
+    double offset_ns;    /* peer clock + offset = reference clock */
+    double err_ns;       /* half the fastest round trip minus nothing: an upper bound of the midpoint error */
+    double rtt_min_ns, rtt_median_ns, rtt_max_ns;
+    uint64_t peer_time;  /* peer ticks at the chosen samples */
+    double chosen_rtt_ns;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct rtt_index {
+    double rtt;
+    int k;
+};
+
+static int cmp_rtt(const void *a, const void *b)
+{
+    return cmp_double(&((const struct rtt_index *)a)->rtt, &((const struct rtt_index *)b)->rtt);
+}
+
+/* Fleury et al.: the midpoint of a round trip estimates the remote reading;
+ * the fastest round trips carry the least asymmetry, and the median of
+ * their offsets rejects the outliers that remain. */
+static struct estimate estimate(const struct sample *s, int n, double rate0, double rate_p)
+{
+    struct estimate est = { 0 };
+    struct rtt_index *idx = malloc(sizeof *idx * (size_t)n);
+    double *offs = malloc(sizeof *offs * (size_t)n);
+    if (!idx || !offs || n == 0) {
+        free(idx);
+        free(offs);
+        return est;
+    }
+    for (int k = 0; k < n; k++) {
+        double out = (double)(s[k].t4 - s[k].t1) / rate0 * 1e9;
+        double in = (double)(s[k].t3 - s[k].t2) / rate_p * 1e9;
+        idx[k] = (struct rtt_index){ out - in, k };
+    }
+    qsort(idx, (size_t)n, sizeof *idx, cmp_rtt);
+    int best = n / 4 < 3 ? (n < 3 ? n : 3) : n / 4;
+    for (int i = 0; i < best; i++) {
+        const struct sample *x = &s[idx[i].k];
+        long double mid0 = ((long double)x->t1 + (long double)x->t4) / 2.0L / rate0 * 1e9L;
+        long double midp = ((long double)x->t2 + (long double)x->t3) / 2.0L / rate_p * 1e9L;
+        offs[i] = (double)(mid0 - midp);
+    }
+    qsort(offs, (size_t)best, sizeof *offs, cmp_double);
+    est.offset_ns = offs[best / 2];
+    est.rtt_min_ns = idx[0].rtt;
+    est.rtt_median_ns = idx[n / 2].rtt;
+    est.rtt_max_ns = idx[n - 1].rtt;
+    est.err_ns = idx[best - 1].rtt / 2;
+    est.chosen_rtt_ns = idx[best / 2].rtt;
+    const struct sample *c = &s[idx[0].k];
+    est.peer_time = c->t2 / 2 + c->t3 / 2;
+    free(idx);
+    free(offs);
+    return est;
+}
+
+static double seconds_since(uint64_t ticks)
+{
+    uint64_t now = st_now().t;
+    return now > ticks ? (double)(now - ticks) / st_clock_ticks_per_second() : 0;
+}
+
+void st_sync_at_init(struct st_call *call)
+{
+    if (st_cfg.sync & ST_SYNC_INIT || S.interval_auto)
+        st_sync_round(call);
+    if (S.interval_auto) {
+        /* Fleury et al., eq. 6: R = (T0 - 2 e_d) / (2 e_f), with the drift
+         * error bounded through a second round S later (eq. 10). */
+        struct timespec pause = { 0, 50 * 1000 * 1000 };
+        nanosleep(&pause, NULL);
+        st_sync_round(call);
+        if (st_g.rank == 0 && S.npeers > 0 && S.nepochs >= 2) {
+            double rate = st_clock_ticks_per_second();
+            double t0 = INFINITY, ed = 0, ef = 0;
+            struct epoch *a = &S.epochs[S.nepochs - 2], *b = &S.epochs[S.nepochs - 1];
+            double span = (double)(b->ref_time - a->ref_time) / rate;
+            for (int p = 0; p < S.npeers; p++) {
+                struct estimate ea = estimate(a->samples + (size_t)p * (size_t)S.rounds, S.rounds, rate, rate);
+                struct estimate eb = estimate(b->samples + (size_t)p * (size_t)S.rounds, S.rounds, rate, rate);
+                double one_way = ea.rtt_min_ns / 2 * 1e-9;
+                if (one_way < t0)
+                    t0 = one_way;
+                double e = fmax(ea.chosen_rtt_ns / 2 - ea.rtt_min_ns / 2, eb.chosen_rtt_ns / 2 - eb.rtt_min_ns / 2) * 1e-9
+                           + 1.0 / rate;
+                if (e > ed)
+                    ed = e;
+                if (span > 0 && 2 * e / span > ef)
+                    ef = 2 * e / span;
+            }
+            /* Not above a clock's data-sheet drift (Fleury: f_m). */
+            ef = fmin(ef, 100e-6);
+            S.auto_t0 = t0;
+            S.auto_ed = ed;
+            S.auto_ef = ef;
+            double r = ef > 0 ? (t0 - 2 * ed) / (2 * ef) : 3600;
+            /* Below the latency floor eq. 6 has no solution: refresh often, but not absurdly so. */
+            S.interval = fmin(fmax(r, 1.0), 3600.0);
+        }
+    }
+    S.last_round_ticks = st_now().t;
+}
+
+void st_sync_at_world_collective(struct st_call *call)
+{
+    if (!(st_cfg.sync & ST_SYNC_PERIODIC))
+        return;
+    if (++S.world_colls < S.next_checkpoint)
+        return;
+    /* Every rank reaches the same checkpoint (collectives on a communicator
+     * are called in the same order everywhere); rank 0 decides. */
+    st_in_tracer = 1;
+    int64_t decision[2] = { 0, 0 };
+    if (st_g.rank == 0) {
+        double since = seconds_since(S.last_round_ticks);
+        double rate = (double)(S.world_colls - S.colls_at_round) / (since > 1e-6 ? since : 1e-6);
+        double wait = since >= S.interval ? S.interval : S.interval - since;
+        decision[0] = since >= S.interval;
+        double ahead = wait * rate;
+        decision[1] = (int64_t)S.world_colls + (ahead < 1 ? 1 : ahead > 1e12 ? (int64_t)1e12 : (int64_t)ahead);
+    }
+    PMPI_Bcast(decision, 2, MPI_INT64_T, 0, S.comm);
+    if (decision[0]) {
+        st_sync_round(call);
+        S.last_round_ticks = st_now().t;
+        S.colls_at_round = S.world_colls;
+    }
+    S.next_checkpoint = (uint64_t)decision[1];
+    st_in_tracer = 0;
+}
+
+/* ---------- finalize: offsets for every location ---------- */
+
+struct offset_rec {
+    uint64_t time;
+    int64_t offset;
+    double stddev;
+};
+
+void st_sync_at_finalize(struct st_call *call, FILE *meta)
+{
+    if (st_cfg.sync & ST_SYNC_FINALIZE)
+        st_sync_round(call);
+    int n = st_g.size, me = st_g.rank, ne = S.nepochs;
+    double rate = st_clock_calibrate_final();
+    double *rates = me == 0 ? malloc(sizeof *rates * (size_t)n) : NULL;
+    PMPI_Gather(&rate, 1, MPI_DOUBLE, rates, 1, MPI_DOUBLE, 0, S.comm);
+
+    size_t per_rank = (size_t)(ne ? ne : 1);
+    struct offset_rec *all = NULL;
+    struct offset_rec *mine = calloc(per_rank, sizeof *mine);
+    if (me == 0 && rates) {
+        all = calloc(per_rank * (size_t)n, sizeof *all);
+        /* Per domain representative p and epoch e: the estimate. */
+        for (int e = 0; all && e < ne; e++) {
+            for (int r = 0; r < n; r++) {
+                struct offset_rec *o = &all[(size_t)r * per_rank + (size_t)e];
+                o->time = S.epochs[e].ref_time;   /* same clock as rank 0: offset 0 */
+                o->offset = 0;
+                o->stddev = 0;
+            }
+            for (int p = 0; p < S.npeers; p++) {
+                int peer = S.peers[p];
+                struct estimate est = estimate(S.epochs[e].samples + (size_t)p * (size_t)S.rounds, S.rounds,
+                                               rates[0], rates[peer]);
+                for (int r = 0; r < n; r++) {
+                    if (S.domain[r] != peer)
+                        continue;
+                    struct offset_rec *o = &all[(size_t)r * per_rank + (size_t)e];
+                    o->time = est.peer_time;
+                    o->offset = (int64_t)llround(est.offset_ns * rates[r] / 1e9);
+                    o->stddev = est.err_ns * rates[r] / 1e9;
+                }
+                if (meta)
+                    fprintf(meta, "sync.epoch.%d.peer.%d rtt_min_ns=%.0f rtt_median_ns=%.0f rtt_max_ns=%.0f offset_ns=%.0f error_ns=%.0f\n",
+                            e, peer, est.rtt_min_ns, est.rtt_median_ns, est.rtt_max_ns, est.offset_ns, est.err_ns);
+            }
+        }
+    }
+    PMPI_Scatter(all, (int)(per_rank * sizeof *all), MPI_BYTE, mine, (int)(per_rank * sizeof *mine), MPI_BYTE, 0,
+                 S.comm);
+    for (int e = 0; mine && e < ne; e++)
+        st_writer_clock_offset(mine[e].time, mine[e].offset, mine[e].stddev);
+    if (meta) {
+        fprintf(meta, "sync.epochs %d\nsync.rounds_per_peer %d\nsync.peers %d\n", ne, S.rounds, S.npeers);
+        fprintf(meta, "sync.interval_s %.6f\nsync.interval_mode %s\n", S.interval,
+                S.interval_auto ? "auto" : "fixed");
+        if (S.interval_auto)
+            fprintf(meta, "sync.auto.t0_s %.9f\nsync.auto.e_d_s %.9f\nsync.auto.e_f %.3e\n", S.auto_t0, S.auto_ed,
+                    S.auto_ef);
+        fprintf(meta, "clock.domains");
+        for (int r = 0; r < n; r++)
+            fprintf(meta, " %d", S.domain[r]);
+        fprintf(meta, "\n");
+        if (rates) {
+            fprintf(meta, "clock.ticks_per_second");
+            for (int r = 0; r < n; r++)
+                fprintf(meta, " %.3f", rates[r]);
+            fprintf(meta, "\n");
+        }
+    }
+    free(all);
+    free(mine);
+    free(rates);
+    for (int e = 0; e < S.nepochs && me == 0; e++)
+        free(S.epochs[e].samples);
+    free(S.epochs);
+    free(S.domain);
+    free(S.peers);
+    memset(&S, 0, sizeof S);
+}

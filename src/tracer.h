@@ -1,0 +1,110 @@
+/* tracer.h — state shared by the tracer's modules and the inline call frame
+ * that every generated wrapper uses.
+ *
+ * A wrapper does:  st_call_begin -> [pre hook] -> PMPI_X -> [st_call_stamp, post hook] -> st_call_end.
+ * Only the begin/end pair is on every call's path, so it is inline and cheap. */
+#ifndef SYNCTRACE_TRACER_H
+#define SYNCTRACE_TRACER_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stddef.h>
+#include "clock.h"
+
+/* A point in time as recorded: the (possibly skewed) clock and, with
+ * SYNCTRACE_SKEW, the undistorted value kept as the `true_time` attribute. */
+struct st_time {
+    uint64_t t;
+    uint64_t truth;
+};
+
+/* Per-thread recording state: one OTF2 location. Defined in writer.c. */
+struct st_loc;
+
+struct st_call {
+    struct st_loc *loc;
+    uint32_t region;
+    struct st_time enter;
+    struct st_time leave;
+};
+
+enum st_phase { ST_OFF = 0, ST_RECORDING = 1, ST_DONE = 2 };
+
+struct st_global {
+    volatile int phase;          /* enum st_phase */
+    int rank, size;              /* in MPI_COMM_WORLD */
+    int skew;                    /* copy of st_clock_skew_enabled() for the hot path */
+};
+extern struct st_global st_g;
+
+/* The calling thread's location, or NULL when this thread does not record. */
+extern _Thread_local struct st_loc *st_loc_self;
+/* Set while the tracer itself runs MPI (sync rounds, finalize) so that no
+ * nested interception can record the tracer's own calls. */
+extern _Thread_local int st_in_tracer;
+
+static inline struct st_time st_now(void)
+{
+    struct st_time now;
+    if (__builtin_expect(st_g.skew, 0))
+        now.t = st_clock_now2(&now.truth);
+    else
+        now.t = now.truth = st_clock_now();
+    return now;
+}
+
+/* Writers, implemented in writer.c. */
+void st_write_enter(struct st_loc *loc, struct st_time at, uint32_t region);
+void st_write_leave(struct st_loc *loc, struct st_time at, uint32_t region);
+
+static inline int st_call_begin(struct st_call *call, uint32_t region)
+{
+    struct st_loc *loc = st_loc_self;
+    if (__builtin_expect(loc == NULL || st_in_tracer || st_g.phase != ST_RECORDING, 0))
+        return 0;
+    call->loc = loc;
+    call->region = region;
+    call->enter = st_now();
+    st_write_enter(loc, call->enter, region);
+    return 1;
+}
+
+/* Take the leave time before post hooks so their events carry it. */
+static inline void st_call_stamp(struct st_call *call)
+{
+    call->leave = st_now();
+}
+
+static inline void st_call_end_stamped(struct st_call *call)
+{
+    /* A post hook (MPI_Finalize) may have closed the location. */
+    if (call->loc == st_loc_self && call->loc != NULL)
+        st_write_leave(call->loc, call->leave, call->region);
+}
+
+static inline void st_call_end(struct st_call *call)
+{
+    st_call_stamp(call);
+    st_call_end_stamped(call);
+}
+
+/* Status substitution: the tracer needs the source, tag and size of every
+ * completed receive, even when the program passed MPI_STATUS(ES)_IGNORE. */
+#define ST_STATUS_LOCAL(status)                                              \
+    MPI_Status st_status_local_;                                             \
+    if ((status) == MPI_STATUS_IGNORE) (status) = &st_status_local_
+
+MPI_Status *st_statuses_scratch(int count);
+#define ST_STATUSES_LOCAL(count, statuses)                                   \
+    if ((statuses) == MPI_STATUSES_IGNORE) (statuses) = st_statuses_scratch(count)
+
+/* Bytes of `count` elements of `type`; 0 for MPI_DATATYPE_NULL, which
+ * programs pass for arguments MPI ignores. */
+uint64_t st_type_bytes(int count, MPI_Datatype type);
+
+/* Diagnostics go to stderr only when asked for, or for configuration errors
+ * (on rank 0), never to stdout. */
+void st_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void st_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,56 @@
+/* util.c — small helpers shared by the tracer's modules. */
+#include "config.h"
+#include "tracer.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+uint64_t st_type_bytes(int count, MPI_Datatype type)
+{
+    int size = 0;
+    if (type == MPI_DATATYPE_NULL || count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)size;
+}
+
+/* Statuses for calls given MPI_STATUSES_IGNORE: one growing buffer per thread. */
+static _Thread_local MPI_Status *scratch;
+static _Thread_local int scratch_len;
+
+MPI_Status *st_statuses_scratch(int count)
+{
+    if (count <= scratch_len)
+        return scratch;
+    MPI_Status *grown = realloc(scratch, sizeof *grown * (size_t)count);
+    if (!grown)
+        return MPI_STATUSES_IGNORE;   /* fall back: completions go unrecorded, the program is unaffected */
+    scratch = grown;
+    scratch_len = count;
+    return scratch;
+}
+
+static void vsay(const char *fmt, va_list ap)
+{
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    fprintf(stderr, "synctrace: %s\n", line);
+}
+
+void st_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(fmt, ap);
+    va_end(ap);
+}
+
+void st_verbose(const char *fmt, ...)
+{
+    if (!st_cfg.verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(fmt, ap);
+    va_end(ap);
+}

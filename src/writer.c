@@ -1,0 +1,433 @@
+/* writer.c — the per-rank OTF2 archive: event records, definitions, bounded
+ * buffer memory, and closing the archive even when the program dies. */
+#include <config.h>
+#include "writer.h"
+#include "config.h"
+#include "regions.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ST_ATTR_TRUE_TIME 0
+
+/* ---------- definitions kept until close ---------- */
+
+struct st_strings {
+    char **v;
+    uint32_t n, cap;
+};
+
+struct st_comm_def {
+    uint32_t name;            /* string ref */
+    uint32_t nmembers;
+    uint64_t *members;        /* world ranks */
+};
+
+struct st_clock_offset {
+    uint64_t time;
+    int64_t offset;
+    double stddev;
+};
+
+static struct {
+    OTF2_Archive *archive;
+    struct st_loc main;
+    int rank, size;
+    uint64_t opened_at;
+    struct st_strings strings;
+    struct st_comm_def *comms;
+    uint32_t ncomms, comms_cap;
+    struct st_clock_offset *offsets;
+    uint32_t noffsets, offsets_cap;
+    size_t mem_used;          /* bytes of chunk memory handed to OTF2 */
+    int closing;
+} W;
+
+_Thread_local struct st_loc *st_loc_self;
+
+static void *grow(void *v, uint32_t *cap, size_t elem)
+{
+    uint32_t ncap = *cap ? *cap * 2 : 16;
+    void *nv = realloc(v, (size_t)ncap * elem);
+    if (nv)
+        *cap = ncap;
+    return nv;
+}
+
+/* Strings are few (region names, hosts, communicator keys): linear search is fine. */
+static uint32_t string_ref(const char *s)
+{
+    for (uint32_t i = 0; i < W.strings.n; i++)
+        if (strcmp(W.strings.v[i], s) == 0)
+            return i;
+    if (W.strings.n == W.strings.cap) {
+        char **nv = grow(W.strings.v, &W.strings.cap, sizeof *nv);
+        if (!nv)
+            return 0;
+        W.strings.v = nv;
+    }
+    char *copy = strdup(s);
+    if (!copy)
+        return 0;
+    W.strings.v[W.strings.n] = copy;
+    return W.strings.n++;
+}
+
+uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_ranks)
+{
+    if (W.ncomms == W.comms_cap) {
+        struct st_comm_def *nv = grow(W.comms, &W.comms_cap, sizeof *nv);
+        if (!nv)
+            return OTF2_UNDEFINED_COMM;
+        W.comms = nv;
+    }
+    struct st_comm_def *c = &W.comms[W.ncomms];
+    c->name = string_ref(name);
+    c->nmembers = (uint32_t)nmembers;
+    c->members = malloc(sizeof *c->members * (size_t)(nmembers ? nmembers : 1));
+    if (!c->members)
+        return OTF2_UNDEFINED_COMM;
+    for (int i = 0; i < nmembers; i++)
+        c->members[i] = world_ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)world_ranks[i];
+    return W.ncomms++;
+}
+
+void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev)
+{
+    if (W.noffsets == W.offsets_cap) {
+        struct st_clock_offset *nv = grow(W.offsets, &W.offsets_cap, sizeof *nv);
+        if (!nv)
+            return;
+        W.offsets = nv;
+    }
+    W.offsets[W.noffsets++] = (struct st_clock_offset){ local_time, offset, stddev };
+}
+
+void st_writer_property(const char *name, const char *value)
+{
+    if (W.archive)
+        OTF2_Archive_SetProperty(W.archive, name, value, true);
+}
+
+/* ---------- bounded chunk memory: returning NULL makes OTF2 flush ---------- */
+
+struct st_chunk {
+    struct st_chunk *next;
+    uint64_t size;
+};
+
+static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, uint64_t size)
+{
+    (void)user; (void)loc;
+    /* Only event buffers are bounded; definitions are written once, at close. */
+    if (type == OTF2_FILETYPE_EVENTS && W.mem_used + size > st_cfg.buffer_bytes && *per_buffer)
+        return NULL;
+    struct st_chunk *c = malloc(sizeof *c + size);
+    if (!c)
+        return NULL;
+    c->next = *per_buffer;
+    c->size = size;
+    *per_buffer = c;
+    W.mem_used += size;
+    return c + 1;
+}
+
+static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, bool final)
+{
+    (void)user; (void)type; (void)loc; (void)final;
+    for (struct st_chunk *c = *per_buffer, *next; c; c = next) {
+        next = c->next;
+        W.mem_used -= c->size;
+        free(c);
+    }
+    *per_buffer = NULL;
+}
+
+static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
+{
+    (void)user; (void)type; (void)loc; (void)caller; (void)final;
+    return OTF2_FLUSH;
+}
+
+/* The BufferFlush record OTF2 writes spans the flush, so its cost shows. */
+static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
+{
+    (void)user; (void)type; (void)loc;
+    return st_now().t;
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
+static const OTF2_MemoryCallbacks memory_callbacks = { chunk_alloc, chunk_free_all };
+
+/* ---------- closing on abnormal termination ---------- */
+
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGQUIT };
+static struct sigaction previous[sizeof fatal_signals / sizeof fatal_signals[0]];
+
+/* Best effort: closing the archive is not async-signal-safe, so an alarm
+ * guarantees that a handler stuck on a lock cannot hang the job. */
+static void on_fatal_signal(int sig)
+{
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        if (fatal_signals[i] == sig)
+            sigaction(sig, &previous[i], NULL);
+    static volatile sig_atomic_t once;
+    if (!once) {
+        once = 1;
+        alarm(5);
+        st_g.phase = ST_DONE;
+        st_writer_close();
+    }
+    raise(sig);
+}
+
+static void install_signal_handlers(void)
+{
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        /* Keep a handler the program installed: it owns that signal. */
+        struct sigaction old;
+        if (sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_DFL)
+            continue;
+        sigaction(fatal_signals[i], &sa, &previous[i]);
+    }
+}
+
+static void close_at_exit(void)
+{
+    /* A program that calls exit() without MPI_Finalize keeps its trace. */
+    if (W.archive) {
+        st_g.phase = ST_DONE;
+        st_writer_close();
+    }
+}
+
+/* ---------- open / close ---------- */
+
+int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen)
+{
+    char name[32];
+    snprintf(name, sizeof name, "rank-%06d", rank);
+    char anchor[4200];
+    snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, name);
+    if (access(anchor, F_OK) == 0) {
+        snprintf(err, errlen, "%s already exists: refusing to overwrite a trace (choose another SYNCTRACE_DIR)", anchor);
+        return -1;
+    }
+    W.rank = rank;
+    W.size = size;
+    uint64_t chunk = 1 << 20;
+    while (chunk > 4096 && chunk * 2 > st_cfg.buffer_bytes)
+        chunk /= 2;
+    W.archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, chunk, 4 * 1024 * 1024,
+                                  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!W.archive) {
+        snprintf(err, errlen, "%s: cannot create the OTF2 archive", anchor);
+        return -1;
+    }
+    if (OTF2_Archive_SetFlushCallbacks(W.archive, &flush_callbacks, NULL) != OTF2_SUCCESS
+        || OTF2_Archive_SetMemoryCallbacks(W.archive, &memory_callbacks, NULL) != OTF2_SUCCESS
+        || OTF2_Archive_SetSerialCollectiveCallbacks(W.archive) != OTF2_SUCCESS
+        || OTF2_Archive_SetCreator(W.archive, "synctrace " PACKAGE_VERSION) != OTF2_SUCCESS
+        || OTF2_Archive_OpenEvtFiles(W.archive) != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s: cannot set up the OTF2 archive", anchor);
+        OTF2_Archive_Close(W.archive);
+        W.archive = NULL;
+        return -1;
+    }
+    W.main.id = (uint64_t)rank;
+    W.main.evt = OTF2_Archive_GetEvtWriter(W.archive, W.main.id);
+    W.main.attrs = OTF2_AttributeList_New();
+    if (!W.main.evt || !W.main.attrs) {
+        snprintf(err, errlen, "%s: cannot open the event writer", anchor);
+        OTF2_Archive_Close(W.archive);
+        W.archive = NULL;
+        return -1;
+    }
+    W.opened_at = st_now().t;
+    st_loc_self = &W.main;
+    install_signal_handlers();
+    atexit(close_at_exit);
+    return 0;
+}
+
+int st_writer_is_open(void)
+{
+    return W.archive != NULL;
+}
+
+static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64_t end)
+{
+    double rate = st_clock_calibrate_final();
+    OTF2_GlobalDefWriter_WriteClockProperties(gd, (uint64_t)(rate + 0.5), W.opened_at,
+                                              end > W.opened_at ? end - W.opened_at : 0,
+                                              OTF2_UNDEFINED_TIMESTAMP);
+    char buf[64];
+    uint32_t s_machine = string_ref("machine");
+    uint32_t s_node = string_ref("node");
+    uint32_t s_host = string_ref(st_clock_hostname());
+    snprintf(buf, sizeof buf, "MPI Rank %d", W.rank);
+    uint32_t s_rank = string_ref(buf);
+    uint32_t s_thread = string_ref("Master thread");
+    uint32_t s_empty = string_ref("");
+    uint32_t s_true = string_ref("true_time");
+    uint32_t s_true_desc = string_ref("undistorted time of the event (SYNCTRACE_SKEW)");
+    uint32_t s_locations = string_ref("MPI_COMM_WORLD locations");
+    uint32_t region_names[ST_REGION_ALL_COUNT];
+    for (int r = 0; r < ST_REGION_MPI_COUNT; r++)
+        region_names[r] = string_ref(st_regions[r].name);
+    region_names[ST_REGION_SYNC] = string_ref("synctrace: clock synchronisation");
+    /* Every string must be defined before the records that use it. */
+    for (uint32_t i = 0; i < W.strings.n; i++)
+        OTF2_GlobalDefWriter_WriteString(gd, i, W.strings.v[i]);
+
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 1, s_host, s_node, 0);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gd, 0, s_rank, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    /* Location ids are world ranks (unique across the run's archives);
+     * the one location group of this archive is 0. */
+    OTF2_GlobalDefWriter_WriteLocation(gd, W.main.id, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, nevents, 0);
+    for (uint32_t r = 0; r < ST_REGION_ALL_COUNT; r++) {
+        OTF2_RegionRole role = r < ST_REGION_MPI_COUNT ? st_regions[r].role : OTF2_REGION_ROLE_ARTIFICIAL;
+        OTF2_Paradigm paradigm = r < ST_REGION_MPI_COUNT ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_MEASUREMENT_SYSTEM;
+        OTF2_GlobalDefWriter_WriteRegion(gd, r, region_names[r], region_names[r], s_empty, role, paradigm,
+                                         OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
+    }
+    if (st_clock_skew_enabled())
+        OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64);
+
+    /* Group 0 lists the world's locations: a communicator member i is
+     * world rank members[i], whose location id is that rank. */
+    uint64_t *world = malloc(sizeof *world * (size_t)W.size);
+    if (world) {
+        for (int i = 0; i < W.size; i++)
+            world[i] = (uint64_t)i;
+        OTF2_GlobalDefWriter_WriteGroup(gd, 0, s_locations, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                        OTF2_GROUP_FLAG_NONE, (uint32_t)W.size, world);
+        free(world);
+    }
+    for (uint32_t c = 0; c < W.ncomms; c++) {
+        struct st_comm_def *d = &W.comms[c];
+        OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, d->name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                        OTF2_GROUP_FLAG_NONE, d->nmembers, d->members);
+        OTF2_GlobalDefWriter_WriteComm(gd, c, d->name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    }
+}
+
+void st_writer_close(void)
+{
+    if (!W.archive || W.closing)
+        return;
+    W.closing = 1;
+    st_loc_self = NULL;
+    uint64_t end = st_now().t;
+    uint64_t nevents = 0;
+    OTF2_EvtWriter_GetNumberOfEvents(W.main.evt, &nevents);
+    OTF2_Archive_CloseEvtWriter(W.archive, W.main.evt);
+    OTF2_Archive_CloseEvtFiles(W.archive);
+
+    /* Clock offsets are local definitions of the location. */
+    if (OTF2_Archive_OpenDefFiles(W.archive) == OTF2_SUCCESS) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(W.archive, W.main.id);
+        if (dw) {
+            for (uint32_t i = 0; i < W.noffsets; i++)
+                OTF2_DefWriter_WriteClockOffset(dw, W.offsets[i].time, W.offsets[i].offset, W.offsets[i].stddev);
+            OTF2_Archive_CloseDefWriter(W.archive, dw);
+        }
+        OTF2_Archive_CloseDefFiles(W.archive);
+    }
+    OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(W.archive);
+    if (gd) {
+        write_definitions(gd, nevents, end);
+        OTF2_Archive_CloseGlobalDefWriter(W.archive, gd);
+    }
+    OTF2_Archive_Close(W.archive);
+    W.archive = NULL;
+    if (W.main.attrs)
+        OTF2_AttributeList_Delete(W.main.attrs);
+    W.main.attrs = NULL;
+}
+
+/* ---------- events ---------- */
+
+static inline OTF2_AttributeList *truth(struct st_loc *loc, struct st_time t)
+{
+    if (__builtin_expect(!st_g.skew, 1))
+        return NULL;
+    OTF2_AttributeList_AddUint64(loc->attrs, ST_ATTR_TRUE_TIME, t.truth);
+    return loc->attrs;
+}
+
+void st_write_enter(struct st_loc *loc, struct st_time t, uint32_t region)
+{
+    OTF2_EvtWriter_Enter(loc->evt, truth(loc, t), t.t, region);
+}
+
+void st_write_leave(struct st_loc *loc, struct st_time t, uint32_t region)
+{
+    OTF2_EvtWriter_Leave(loc->evt, truth(loc, t), t.t, region);
+}
+
+void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
+{
+    OTF2_EvtWriter_MpiSend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes);
+}
+
+void st_write_isend(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
+{
+    OTF2_EvtWriter_MpiIsend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req);
+}
+
+void st_write_isend_complete(struct st_loc *loc, struct st_time t, uint64_t req)
+{
+    OTF2_EvtWriter_MpiIsendComplete(loc->evt, truth(loc, t), t.t, req);
+}
+
+void st_write_irecv_request(struct st_loc *loc, struct st_time t, uint64_t req)
+{
+    OTF2_EvtWriter_MpiIrecvRequest(loc->evt, truth(loc, t), t.t, req);
+}
+
+void st_write_recv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
+{
+    OTF2_EvtWriter_MpiRecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes);
+}
+
+void st_write_irecv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
+{
+    OTF2_EvtWriter_MpiIrecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req);
+}
+
+void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t req)
+{
+    OTF2_EvtWriter_MpiRequestCancelled(loc->evt, truth(loc, t), t.t, req);
+}
+
+void st_write_coll_begin(struct st_loc *loc, struct st_time t)
+{
+    OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, truth(loc, t), t.t);
+}
+
+void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received)
+{
+    OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received);
+}
+
+void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req)
+{
+    OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, truth(loc, t), t.t, req);
+}
+
+void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
+{
+    OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received, req);
+}

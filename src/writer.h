@@ -1,0 +1,49 @@
+/* writer.h — one self-contained OTF2 archive per rank.
+ *
+ * Events go straight into OTF2's chunked event buffer, bounded by
+ * SYNCTRACE_BUFFER_MB; definitions are kept here and written at close.
+ * No collective step: each rank opens and closes its own archive, so the
+ * death of one rank cannot make another rank's data unreadable. */
+#ifndef SYNCTRACE_WRITER_H
+#define SYNCTRACE_WRITER_H
+
+#include <otf2/otf2.h>
+#include "tracer.h"
+
+/* Regions of the tracer's own, after the generated MPI ones. */
+#include "regions.h"
+enum { ST_REGION_SYNC = ST_REGION_MPI_COUNT, ST_REGION_ALL_COUNT };
+
+struct st_loc {
+    OTF2_EvtWriter *evt;
+    OTF2_AttributeList *attrs;   /* carries true_time when skew is on */
+    uint64_t id;
+};
+
+/* Open DIR/rank-NNNNNN.otf2 for this rank and make the calling thread's
+ * location current. Returns 0, or -1 with a one-line message. */
+int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen);
+/* Write all definitions and close the archive. Safe to call twice. */
+void st_writer_close(void);
+int st_writer_is_open(void);
+
+/* Definitions. A communicator's members are given as world ranks in the
+ * order of their rank in it; `name` carries its agreed key. */
+uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_ranks);
+void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev);
+void st_writer_property(const char *name, const char *value);
+
+/* Event records, stamped with the given time. */
+void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes);
+void st_write_isend(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
+void st_write_isend_complete(struct st_loc *loc, struct st_time t, uint64_t req);
+void st_write_irecv_request(struct st_loc *loc, struct st_time t, uint64_t req);
+void st_write_recv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes);
+void st_write_irecv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
+void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t req);
+void st_write_coll_begin(struct st_loc *loc, struct st_time t);
+void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received);
+void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req);
+void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req);
+
+#endif
