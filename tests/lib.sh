@@ -1,0 +1,62 @@
+# tests/lib.sh — shared by the TAP test scripts. Source it, then:
+#   plan N; ok COND-EXIT-STATUS "description"; ...; finish
+# run_traced DIR NP PROGRAM ARGS...   runs PROGRAM under mpirun with the tracer
+# run_plain NP PROGRAM ARGS...        runs PROGRAM under mpirun without it
+# Environment (set by make check, or by hand):
+#   SYNCTRACE_LIB  path of libsynctrace.so     MPIRUN   mpirun
+#   top_builddir   build tree (for synctrace and test programs)
+set -u
+: "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+: "${MPIRUN:=mpirun}"
+: "${SYNCTRACE_LIB:=$top_builddir/.libs/libsynctrace.so}"
+SYNCTRACE_BIN="$top_builddir/synctrace"
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# Quiet, loopback-only Open MPI: tests must not depend on the network.
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+export OMPI_MCA_btl=self,vader,tcp
+
+_tap_n=0
+_tap_failed=0
+plan() { echo "1..$1"; }
+ok() {
+    local status=$1; shift
+    _tap_n=$((_tap_n + 1))
+    if [ "$status" -eq 0 ]; then echo "ok $_tap_n - $*"; else echo "not ok $_tap_n - $*"; _tap_failed=1; fi
+}
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $*"; }
+diag() { echo "# $*"; }
+finish() { exit 0; }   # failures are reported through TAP lines
+
+# A fresh scratch directory under the build tree, removed at exit.
+scratch() {
+    local d
+    d=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-test.XXXXXX")
+    _scratch_dirs="${_scratch_dirs:-} $d"
+    trap 'rm -rf $_scratch_dirs' EXIT
+    echo "$d"
+}
+
+run_plain() {
+    local np=$1; shift
+    timeout 120 "$MPIRUN" --allow-run-as-root --oversubscribe -np "$np" "$@"
+}
+
+run_traced() {
+    local dir=$1 np=$2; shift 2
+    timeout 120 "$MPIRUN" --allow-run-as-root --oversubscribe -np "$np" \
+        -x LD_PRELOAD="$SYNCTRACE_LIB" -x SYNCTRACE_DIR="$dir" \
+        ${SYNCTRACE_SKEW:+-x SYNCTRACE_SKEW="$SYNCTRACE_SKEW"} \
+        ${SYNCTRACE_SYNC:+-x SYNCTRACE_SYNC="$SYNCTRACE_SYNC"} \
+        ${SYNCTRACE_SYNC_INTERVAL:+-x SYNCTRACE_SYNC_INTERVAL="$SYNCTRACE_SYNC_INTERVAL"} \
+        ${SYNCTRACE_BUFFER_MB:+-x SYNCTRACE_BUFFER_MB="$SYNCTRACE_BUFFER_MB"} \
+        ${SYNCTRACE_CLOCK:+-x SYNCTRACE_CLOCK="$SYNCTRACE_CLOCK"} \
+        "$@"
+}
+
+# Build an MPI test program from tests/NAME.c into the scratch dir $2; echo its path.
+build_mpi() {
+    local name=$1 out=$2
+    mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -o "$out/$name" "$top_srcdir/tests/$name.c" -lm || return 1
+    echo "$out/$name"
+}

@@ -1,0 +1,7 @@
+/* commands.h — the subcommands of the synctrace tool. */
+#ifndef SYNCTRACE_COMMANDS_H
+#define SYNCTRACE_COMMANDS_H
+
+int cmd_dump(int argc, char **argv);
+
+#endif

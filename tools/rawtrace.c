@@ -1,0 +1,459 @@
+/* rawtrace.c — see rawtrace.h. Definitions and events are gathered through
+ * OTF2's callback readers into plain arrays. */
+#include "rawtrace.h"
+
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ctx {
+    struct rt_rank *r;
+    char **strings;
+    uint32_t nstrings;
+    struct group { uint64_t *members; uint32_t n; } *groups;   /* by reference */
+    uint32_t ngroups;
+    size_t cap;
+    int failed;
+    uint32_t attr_true_time;
+    int have_true_attr;
+    uint64_t location;
+};
+
+/* Grow a by-reference table to hold `index`; *n is its length. Definitions
+ * are few, so growing to exactly index + 1 keeps *n meaningful. */
+static int ensure(void **v, uint32_t *n, uint32_t index, size_t elem)
+{
+    if (index < *n)
+        return 0;
+    uint32_t nn = index + 1;
+    void *nv = realloc(*v, nn * elem);
+    if (!nv)
+        return -1;
+    memset((char *)nv + (size_t)*n * elem, 0, (size_t)(nn - *n) * elem);
+    *v = nv;
+    *n = nn;
+    return 0;
+}
+
+static const char *str(struct ctx *c, uint32_t ref)
+{
+    return ref < c->nstrings && c->strings[ref] ? c->strings[ref] : "";
+}
+
+static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
+{
+    struct ctx *c = ud;
+    if (ensure((void **)&c->strings, &c->nstrings, self, sizeof *c->strings) != 0 || !(c->strings[self] = strdup(s))) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t offset, uint64_t length, uint64_t realtime)
+{
+    (void)realtime;
+    struct ctx *c = ud;
+    c->r->resolution = res;
+    c->r->global_offset = offset;
+    c->r->trace_length = length;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
+                                    OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
+{
+    (void)canonical; (void)description; (void)role; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    if (ensure((void **)&r->regions, &r->nregions, self, sizeof *r->regions) != 0
+        || !(r->regions[self] = strdup(str(c, name)))) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+                                   OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
+{
+    (void)name; (void)type; (void)paradigm; (void)flags;
+    struct ctx *c = ud;
+    if (ensure((void **)&c->groups, &c->ngroups, self, sizeof *c->groups) != 0
+        || !(c->groups[self].members = malloc(sizeof *members * (n ? n : 1)))) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    memcpy(c->groups[self].members, members, sizeof *members * n);
+    c->groups[self].n = n;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
+                                  OTF2_CommRef parent, OTF2_CommFlag flags)
+{
+    (void)parent; (void)flags;
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    if (ensure((void **)&r->comms, &r->ncomms, self, sizeof *r->comms) != 0) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    struct rt_comm *d = &r->comms[self];
+    d->name = strdup(str(c, name));
+    if (group < c->ngroups && c->groups[group].members) {
+        d->nmembers = c->groups[group].n;
+        d->members = malloc(sizeof *d->members * (d->nmembers ? d->nmembers : 1));
+        if (d->members)
+            memcpy(d->members, c->groups[group].members, sizeof *d->members * d->nmembers);
+    }
+    if (!d->name || !d->members) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                      uint64_t nevents, OTF2_LocationGroupRef group)
+{
+    (void)name; (void)type; (void)group;
+    struct ctx *c = ud;
+    c->location = self;
+    c->r->declared_events = nevents;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
+                                       OTF2_StringRef description, OTF2_Type type)
+{
+    (void)description;
+    struct ctx *c = ud;
+    if (strcmp(str(c, name), "true_time") == 0 && type == OTF2_TYPE_UINT64) {
+        c->attr_true_time = self;
+        c->have_true_attr = 1;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_clock_offset(void *ud, OTF2_TimeStamp time, int64_t offset, double stddev)
+{
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    uint32_t n = r->noffsets;
+    struct rt_offset *nv = realloc(r->offsets, sizeof *nv * (n + 1));
+    if (!nv) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    nv[n] = (struct rt_offset){ time, offset, stddev };
+    r->offsets = nv;
+    r->noffsets = n + 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* ---------- events ---------- */
+
+static struct rt_event *push(struct ctx *c, enum rt_kind kind, uint64_t time, OTF2_AttributeList *attrs)
+{
+    struct rt_rank *r = c->r;
+    if (r->nevents == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 4096;
+        struct rt_event *nv = realloc(r->events, sizeof *nv * cap);
+        if (!nv) {
+            c->failed = 1;
+            return NULL;
+        }
+        r->events = nv;
+        c->cap = cap;
+    }
+    struct rt_event *e = &r->events[r->nevents++];
+    memset(e, 0, sizeof *e);
+    e->kind = (uint8_t)kind;
+    e->time = time;
+    if (c->have_true_attr && attrs
+        && OTF2_AttributeList_GetUint64(attrs, c->attr_true_time, &e->truth) == OTF2_SUCCESS)
+        e->has_truth = 1;
+    return e;
+}
+
+#define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos, void *ud, OTF2_AttributeList *attrs
+#define EV_UNUSED (void)loc; (void)pos
+#define PUSH(kind) struct rt_event *e = push(ud, kind, time, attrs); if (!e) return OTF2_CALLBACK_INTERRUPT
+
+static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_ENTER); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ev_leave(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_LEAVE); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
+
+static OTF2_CallbackCode ev_send(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len)
+{
+    EV_UNUSED; PUSH(RT_SEND);
+    e->peer = peer; e->ref = comm; e->tag = tag; e->bytes = len;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_isend(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
+{
+    EV_UNUSED; PUSH(RT_ISEND);
+    e->peer = peer; e->ref = comm; e->tag = tag; e->bytes = len; e->req = req;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_recv(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len)
+{
+    EV_UNUSED; PUSH(RT_RECV);
+    e->peer = peer; e->ref = comm; e->tag = tag; e->bytes = len;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_irecv(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
+{
+    EV_UNUSED; PUSH(RT_IRECV);
+    e->peer = peer; e->ref = comm; e->tag = tag; e->bytes = len; e->req = req;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_req(void *ud, enum rt_kind kind, uint64_t time, OTF2_AttributeList *attrs, uint64_t req)
+{
+    PUSH(kind);
+    e->req = req;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_isend_complete(EV_HEAD, uint64_t req) { EV_UNUSED; return ev_req(ud, RT_ISEND_COMPLETE, time, attrs, req); }
+static OTF2_CallbackCode ev_irecv_request(EV_HEAD, uint64_t req) { EV_UNUSED; return ev_req(ud, RT_IRECV_REQUEST, time, attrs, req); }
+static OTF2_CallbackCode ev_cancelled(EV_HEAD, uint64_t req) { EV_UNUSED; return ev_req(ud, RT_CANCELLED, time, attrs, req); }
+static OTF2_CallbackCode ev_nbc_request(EV_HEAD, uint64_t req) { EV_UNUSED; return ev_req(ud, RT_NBC_REQUEST, time, attrs, req); }
+
+static OTF2_CallbackCode ev_coll_begin(EV_HEAD) { EV_UNUSED; PUSH(RT_COLL_BEGIN); (void)e; return OTF2_CALLBACK_SUCCESS; }
+
+static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+                                     uint64_t received)
+{
+    EV_UNUSED; PUSH(RT_COLL_END);
+    e->tag = op; e->ref = comm; e->peer = root; e->bytes = sent; e->received = received;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_nbc_complete(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
+                                         uint64_t sent, uint64_t received, uint64_t req)
+{
+    EV_UNUSED; PUSH(RT_NBC_COMPLETE);
+    e->tag = op; e->ref = comm; e->peer = root; e->bytes = sent; e->received = received; e->req = req;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_flush(EV_HEAD, OTF2_TimeStamp stop)
+{
+    EV_UNUSED; PUSH(RT_FLUSH);
+    e->req = stop;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* ---------- properties ---------- */
+
+static char *property(OTF2_Reader *rd, const char *name)
+{
+    char *value = NULL;
+    if (OTF2_Reader_GetProperty(rd, name, &value) != OTF2_SUCCESS)
+        return NULL;
+    return value;   /* allocated by OTF2 with malloc */
+}
+
+static int int_property(OTF2_Reader *rd, const char *name, int *out)
+{
+    char *v = property(rd, name);
+    if (!v)
+        return -1;
+    char *end;
+    long x = strtol(v, &end, 10);
+    int ok = *v && !*end;
+    free(v);
+    if (!ok)
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static double double_property(OTF2_Reader *rd, const char *name)
+{
+    char *v = property(rd, name);
+    double x = v ? strtod(v, NULL) : 0;
+    free(v);
+    return x;
+}
+
+int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->path = strdup(anchor);
+    struct ctx c = { .r = out };
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    if (!rd) {
+        snprintf(err, errlen, "%s: not a readable OTF2 archive", anchor);
+        return -1;
+    }
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    int rc = -1;
+    if (int_property(rd, "SYNCTRACE::RANK", &out->rank) != 0
+        || int_property(rd, "SYNCTRACE::WORLD_SIZE", &out->world_size) != 0) {
+        snprintf(err, errlen, "%s: not a synctrace raw archive (no SYNCTRACE::RANK property)", anchor);
+        goto done;
+    }
+    if (int_property(rd, "SYNCTRACE::CLOCK_DOMAIN", &out->domain) != 0)
+        out->domain = out->rank;
+    out->host = property(rd, "SYNCTRACE::HOST");
+    out->clock = property(rd, "SYNCTRACE::CLOCK");
+    out->run_id = property(rd, "SYNCTRACE::RUN_ID");
+    out->version = property(rd, "SYNCTRACE::VERSION");
+    out->skew_offset_us = double_property(rd, "SYNCTRACE::SKEW_OFFSET_US");
+    out->skew_drift_ppm = double_property(rd, "SYNCTRACE::SKEW_DRIFT_PPM");
+
+    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
+    OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
+    if (!gdr || !gcb) {
+        snprintf(err, errlen, "%s: cannot read the global definitions", anchor);
+        OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+        goto done;
+    }
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
+    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &c);
+    uint64_t n = 0;
+    OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
+    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    OTF2_Reader_CloseGlobalDefReader(rd, gdr);
+    if (status != OTF2_SUCCESS || c.failed) {
+        snprintf(err, errlen, "%s: corrupt or truncated global definitions", anchor);
+        goto done;
+    }
+
+    OTF2_Reader_SelectLocation(rd, c.location);
+    if (OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS) {
+        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, c.location);
+        if (dr) {
+            OTF2_DefReaderCallbacks *dcb = OTF2_DefReaderCallbacks_New();
+            OTF2_DefReaderCallbacks_SetClockOffsetCallback(dcb, def_clock_offset);
+            OTF2_Reader_RegisterDefCallbacks(rd, dr, dcb, &c);
+            OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+            OTF2_DefReaderCallbacks_Delete(dcb);
+            OTF2_Reader_CloseDefReader(rd, dr);
+        }
+        OTF2_Reader_CloseDefFiles(rd);
+    }
+
+    if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s: cannot open the event files", anchor);
+        goto done;
+    }
+    OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, c.location);
+    if (!er) {
+        snprintf(err, errlen, "%s: no event data for location %llu", anchor, (unsigned long long)c.location);
+        OTF2_Reader_CloseEvtFiles(rd);
+        goto done;
+    }
+    /* The raw times are what we want: the merge does the correcting. */
+    OTF2_EvtReader_ApplyClockOffsets(er, false);
+    OTF2_EvtReaderCallbacks *ecb = OTF2_EvtReaderCallbacks_New();
+    OTF2_EvtReaderCallbacks_SetEnterCallback(ecb, ev_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(ecb, ev_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(ecb, ev_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(ecb, ev_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(ecb, ev_isend_complete);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(ecb, ev_irecv_request);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(ecb, ev_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(ecb, ev_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(ecb, ev_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(ecb, ev_coll_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, ev_coll_end);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecb, ev_nbc_request);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ecb, ev_nbc_complete);
+    OTF2_EvtReaderCallbacks_SetBufferFlushCallback(ecb, ev_flush);
+    OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &c);
+    status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
+    OTF2_EvtReaderCallbacks_Delete(ecb);
+    OTF2_Reader_CloseEvtReader(rd, er);
+    OTF2_Reader_CloseEvtFiles(rd);
+    if (status != OTF2_SUCCESS || c.failed) {
+        snprintf(err, errlen, "%s: corrupt or truncated event data after %llu events", anchor,
+                 (unsigned long long)out->nevents);
+        goto done;
+    }
+    rc = 0;
+done:
+    for (uint32_t i = 0; i < c.nstrings; i++)
+        free(c.strings[i]);
+    free(c.strings);
+    for (uint32_t i = 0; i < c.ngroups; i++)
+        free(c.groups[i].members);
+    free(c.groups);
+    OTF2_Reader_Close(rd);
+    return rc;
+}
+
+void rt_free_rank(struct rt_rank *r)
+{
+    free(r->path);
+    free(r->host);
+    free(r->clock);
+    free(r->run_id);
+    free(r->version);
+    for (uint32_t i = 0; i < r->nregions; i++)
+        free(r->regions[i]);
+    free(r->regions);
+    for (uint32_t i = 0; i < r->ncomms; i++) {
+        free(r->comms[i].name);
+        free(r->comms[i].members);
+    }
+    free(r->comms);
+    free(r->offsets);
+    free(r->events);
+    memset(r, 0, sizeof *r);
+}
+
+int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local)
+{
+    if (comm >= r->ncomms || local >= r->comms[comm].nmembers)
+        return -1;
+    uint64_t w = r->comms[comm].members[local];
+    return w == UINT64_MAX ? -1 : (int)w;
+}
+
+const char *rt_kind_name(enum rt_kind kind)
+{
+    static const char *names[RT_KIND_COUNT] = {
+        "ENTER", "LEAVE", "SEND", "ISEND", "ISEND_COMPLETE", "IRECV_REQUEST", "RECV", "IRECV",
+        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH"
+    };
+    return kind < RT_KIND_COUNT ? names[kind] : "?";
+}
+
+const char *rt_collective_name(uint32_t op)
+{
+    switch (op) {
+    case OTF2_COLLECTIVE_OP_BARRIER: return "barrier";
+    case OTF2_COLLECTIVE_OP_BCAST: return "bcast";
+    case OTF2_COLLECTIVE_OP_GATHER: return "gather";
+    case OTF2_COLLECTIVE_OP_GATHERV: return "gatherv";
+    case OTF2_COLLECTIVE_OP_SCATTER: return "scatter";
+    case OTF2_COLLECTIVE_OP_SCATTERV: return "scatterv";
+    case OTF2_COLLECTIVE_OP_ALLGATHER: return "allgather";
+    case OTF2_COLLECTIVE_OP_ALLGATHERV: return "allgatherv";
+    case OTF2_COLLECTIVE_OP_ALLTOALL: return "alltoall";
+    case OTF2_COLLECTIVE_OP_ALLTOALLV: return "alltoallv";
+    case OTF2_COLLECTIVE_OP_ALLTOALLW: return "alltoallw";
+    case OTF2_COLLECTIVE_OP_ALLREDUCE: return "allreduce";
+    case OTF2_COLLECTIVE_OP_REDUCE: return "reduce";
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER: return "reduce_scatter";
+    case OTF2_COLLECTIVE_OP_SCAN: return "scan";
+    case OTF2_COLLECTIVE_OP_EXSCAN: return "exscan";
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK: return "reduce_scatter_block";
+    default: return "other";
+    }
+}

@@ -1,0 +1,66 @@
+/* rawtrace.h — read one rank's raw archive (as libsynctrace writes it) into
+ * memory: its run facts, communicators, clock offsets and events, with
+ * timestamps exactly as recorded (no clock offsets applied). */
+#ifndef SYNCTRACE_RAWTRACE_H
+#define SYNCTRACE_RAWTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rt_kind {
+    RT_ENTER, RT_LEAVE, RT_SEND, RT_ISEND, RT_ISEND_COMPLETE, RT_IRECV_REQUEST, RT_RECV, RT_IRECV,
+    RT_CANCELLED, RT_COLL_BEGIN, RT_COLL_END, RT_NBC_REQUEST, RT_NBC_COMPLETE, RT_FLUSH, RT_KIND_COUNT
+};
+
+struct rt_event {
+    uint64_t time;
+    uint64_t truth;           /* the true_time attribute, when has_truth */
+    uint64_t req;             /* request id; flush: the stop time */
+    uint64_t bytes;           /* message length; collectives: bytes sent */
+    uint64_t received;        /* collectives: bytes received */
+    uint32_t ref;             /* region (enter/leave) or communicator */
+    uint32_t peer;            /* rank in the communicator; collectives: root */
+    uint32_t tag;             /* message tag; collectives: the OTF2 operation */
+    uint8_t kind;             /* enum rt_kind */
+    uint8_t has_truth;
+};
+
+struct rt_comm {
+    char *name;
+    uint32_t nmembers;
+    uint64_t *members;        /* world ranks, in communicator rank order */
+};
+
+struct rt_offset {
+    uint64_t time;
+    int64_t offset;
+    double stddev;
+};
+
+struct rt_rank {
+    char *path;
+    int rank, world_size, domain;
+    char *host, *clock, *run_id, *version;
+    double skew_offset_us, skew_drift_ppm;
+    uint64_t resolution, global_offset, trace_length;
+    char **regions;           /* region names by reference */
+    uint32_t nregions;
+    struct rt_comm *comms;    /* by reference */
+    uint32_t ncomms;
+    struct rt_offset *offsets;
+    uint32_t noffsets;
+    struct rt_event *events;
+    uint64_t nevents;
+    uint64_t declared_events; /* what the location definition says */
+};
+
+/* Read DIR's archive for one anchor file (".../rank-000003.otf2").
+ * Returns 0, or -1 with a one-line message naming the file. */
+int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen);
+void rt_free_rank(struct rt_rank *r);
+/* The world rank behind a communicator-local rank, or -1. */
+int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local);
+const char *rt_kind_name(enum rt_kind kind);
+const char *rt_collective_name(uint32_t op);
+
+#endif

@@ -1,0 +1,43 @@
+/* synctrace.c — the post-mortem tool: dispatch to a subcommand. */
+#include <config.h>
+#include "commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *what;
+} commands[] = {
+    { "dump", cmd_dump, "print the events of a raw trace as text" },
+};
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: synctrace COMMAND [ARGS] (synctrace COMMAND --help for more)\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(to, "  %-8s %s\n", commands[i].name, commands[i].what);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("synctrace %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "synctrace: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
