@@ -11,6 +11,7 @@
  * ranks that its ranks (for an intercommunicator: its remote ranks) map to. */
 #include "communicators.h"
 #include "handlemap.h"
+#include "requests.h"
 #include "tracer.h"
 #include "writer.h"
 
@@ -193,6 +194,19 @@ void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
     /* A handle MPI reuses after a free must not keep the old id. */
     free(st_handlemap_remove(&comms, (uintptr_t)newcomm));
     define_new(parent, parent_key, newcomm);
+}
+
+/* MPI_Comm_idup: the new communicator exists once the request completes;
+ * requests.c then calls st_comm_created(parent, *newcomm). */
+void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request)
+{
+    if (ret != MPI_SUCCESS || request == MPI_REQUEST_NULL || newcomm == NULL)
+        return;
+    struct st_req *r = st_req_new(request, ST_KIND_IDUP, OTF2_UNDEFINED_COMM);
+    if (r) {
+        r->idup_target = newcomm;
+        r->idup_parent = parent;
+    }
 }
 
 void st_comm_freed(int ret, MPI_Comm comm)

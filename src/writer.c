@@ -120,29 +120,47 @@ struct st_chunk {
     uint64_t size;
 };
 
+/* Chunks released by a flush go to a pool and are reused: fresh memory from
+ * the system would fault in page by page, which costs more than the trace
+ * records written into it. */
+static struct st_chunk *chunk_pool;
+
 static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, uint64_t size)
 {
     (void)user; (void)loc;
-    /* Only event buffers are bounded; definitions are written once, at close. */
-    if (type == OTF2_FILETYPE_EVENTS && W.mem_used + size > st_cfg.buffer_bytes && *per_buffer)
-        return NULL;
-    struct st_chunk *c = malloc(sizeof *c + size);
-    if (!c)
-        return NULL;
+    struct st_chunk *c = NULL;
+    for (struct st_chunk **p = &chunk_pool; *p; p = &(*p)->next)
+        if ((*p)->size == size) {
+            c = *p;
+            *p = c->next;
+            break;
+        }
+    if (!c) {
+        /* Only event buffers are bounded; definitions are written once, at close. */
+        if (type == OTF2_FILETYPE_EVENTS && W.mem_used + size > st_cfg.buffer_bytes && *per_buffer)
+            return NULL;
+        if (!(c = malloc(sizeof *c + size)))
+            return NULL;
+        c->size = size;
+        W.mem_used += size;
+    }
     c->next = *per_buffer;
-    c->size = size;
     *per_buffer = c;
-    W.mem_used += size;
     return c + 1;
 }
 
 static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, bool final)
 {
-    (void)user; (void)type; (void)loc; (void)final;
+    (void)user; (void)type; (void)loc;
     for (struct st_chunk *c = *per_buffer, *next; c; c = next) {
         next = c->next;
-        W.mem_used -= c->size;
-        free(c);
+        if (final) {
+            W.mem_used -= c->size;
+            free(c);
+        } else {
+            c->next = chunk_pool;
+            chunk_pool = c;
+        }
     }
     *per_buffer = NULL;
 }
@@ -352,6 +370,12 @@ void st_writer_close(void)
     }
     OTF2_Archive_Close(W.archive);
     W.archive = NULL;
+    while (chunk_pool) {
+        struct st_chunk *next = chunk_pool->next;
+        W.mem_used -= chunk_pool->size;
+        free(chunk_pool);
+        chunk_pool = next;
+    }
     if (W.main.attrs)
         OTF2_AttributeList_Delete(W.main.attrs);
     W.main.attrs = NULL;

@@ -22,9 +22,9 @@ static void dump_rank(const struct rt_rank *r, int events_only)
 {
     if (!events_only) {
         printf("# rank %d world_size %d host %s clock %s domain %d run_id %s resolution %" PRIu64
-               " events %" PRIu64 "\n",
+               " events %" PRIu64 " skew_offset_us %.6f skew_drift_ppm %.6f\n",
                r->rank, r->world_size, r->host ? r->host : "?", r->clock ? r->clock : "?", r->domain,
-               r->run_id ? r->run_id : "?", r->resolution, r->nevents);
+               r->run_id ? r->run_id : "?", r->resolution, r->nevents, r->skew_offset_us, r->skew_drift_ppm);
         for (uint32_t c = 0; c < r->ncomms; c++) {
             printf("# rank %d comm %s members", r->rank, r->comms[c].name);
             for (uint32_t i = 0; i < r->comms[c].nmembers; i++)

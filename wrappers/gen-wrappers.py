@@ -65,6 +65,8 @@ def parse(path):
                 body = line.strip()
                 if body == 'manual':
                     fn['manual'] = True
+                elif body == 'deprecated':
+                    fn['deprecated'] = True
                 elif body.startswith('role:'):
                     role = body[5:].strip()
                     if role not in ROLES:
@@ -84,7 +86,7 @@ def parse(path):
                 raise SpecError('%s: not a prototype: %s' % (where, line))
             names, variadic = arg_names(m.group('args'), where)
             fn = {'ret': m.group('ret').strip(), 'name': m.group('name'), 'args': m.group('args'),
-                  'names': names, 'variadic': variadic, 'pre': [], 'post': [], 'manual': False,
+                  'names': names, 'variadic': variadic, 'pre': [], 'post': [], 'manual': False, 'deprecated': False,
                   'role': families[-1]['role'], 'where': where}
             families[-1]['fns'].append(fn)
     seen = {}
@@ -116,6 +118,9 @@ def wrapper(fn):
     else:
         out.append('    st_call_end(&call);')
     out += ['    return ret;', '}', '']
+    if fn['deprecated']:
+        out = (['#pragma GCC diagnostic push', '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"'] + out[:-1]
+               + ['#pragma GCC diagnostic pop', ''])
     return '\n'.join(out)
 
 

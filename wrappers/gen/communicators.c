@@ -4,6 +4,71 @@
 #include "hooks.h"
 #include "regions.h"
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+int MPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    struct st_call call;
+    if (!st_call_begin(&call, ST_REGION_MPI_Attr_delete))
+        return PMPI_Attr_delete(comm, keyval);
+    int ret = PMPI_Attr_delete(comm, keyval);
+    st_call_end(&call);
+    return ret;
+}
+#pragma GCC diagnostic pop
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    struct st_call call;
+    if (!st_call_begin(&call, ST_REGION_MPI_Attr_get))
+        return PMPI_Attr_get(comm, keyval, attribute_val, flag);
+    int ret = PMPI_Attr_get(comm, keyval, attribute_val, flag);
+    st_call_end(&call);
+    return ret;
+}
+#pragma GCC diagnostic pop
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    struct st_call call;
+    if (!st_call_begin(&call, ST_REGION_MPI_Attr_put))
+        return PMPI_Attr_put(comm, keyval, attribute_val);
+    int ret = PMPI_Attr_put(comm, keyval, attribute_val);
+    st_call_end(&call);
+    return ret;
+}
+#pragma GCC diagnostic pop
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
+{
+    struct st_call call;
+    if (!st_call_begin(&call, ST_REGION_MPI_Keyval_create))
+        return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+    int ret = PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+    st_call_end(&call);
+    return ret;
+}
+#pragma GCC diagnostic pop
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+int MPI_Keyval_free(int *keyval)
+{
+    struct st_call call;
+    if (!st_call_begin(&call, ST_REGION_MPI_Keyval_free))
+        return PMPI_Keyval_free(keyval);
+    int ret = PMPI_Keyval_free(keyval);
+    st_call_end(&call);
+    return ret;
+}
+#pragma GCC diagnostic pop
+
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     struct st_call call;

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""comm_check.py — checks a `synctrace dump` of tests/mpi_comms against what
+the program itself printed (its COMM lines).
+
+    comm_check.py CHECK PROGRAM_STDOUT DUMP_OUTPUT
+
+CHECK is one of
+  peers     every message of the program's rings is in the trace once, with
+            SEND/ISEND peer= the receiver's world rank and lpeer= its comm
+            rank, RECV/IRECV peer= the sender's world rank; and every send in
+            the trace pairs with a receive on its peer (same comm, same tag)
+            naming the sender, and vice versa
+  keys      all members of a communicator use one key, and list the same
+            members (the program's, in comm rank order) in their header;
+            for an intercommunicator each side lists the other side
+  distinct  distinct communicators have distinct keys (dup after free too)
+  members   a rank defines exactly the communicators it is a member of: no
+            definition of a key on a non-member, none left over
+Prints '# ...' diagnostics; exit status 0 when the check passes."""
+import re
+import sys
+from collections import defaultdict
+
+HEADER_COMM = re.compile(r"^# rank (\d+) comm (.*?) members=?(.*)$")
+HEADER_RANK = re.compile(r"^# rank (\d+) world_size ")
+P2P = re.compile(r"^(\d+) (\d+) (SEND|ISEND|RECV|IRECV) time=\d+(?: true=\d+)? "
+                 r"peer=(-?\d+) lpeer=(\d+) comm=(.*?) tag=(\d+) bytes=(\d+)")
+FIXED = {"MPI_COMM_WORLD", "MPI_COMM_SELF", "synctrace sync"}
+KEY = re.compile(r"^comm [0-9a-f]{16}$")
+
+
+def parse_program(path):
+    comms = []
+    for line in open(path):
+        if line.startswith("COMM "):
+            d = dict(kv.split("=", 1) for kv in line.split()[1:])
+            for k in ("tag", "inter", "world", "rank", "size", "next", "prev"):
+                d[k] = int(d[k])
+            d["members"] = [int(x) for x in d["members"].split(",")]
+            comms.append(d)
+    return comms
+
+
+def parse_dump(path):
+    ranks, defs, msgs = set(), defaultdict(list), []
+    for line in open(path):
+        m = HEADER_RANK.match(line)
+        if m:
+            ranks.add(int(m.group(1)))
+            continue
+        m = HEADER_COMM.match(line)
+        if m:
+            members = [int(x) for x in m.group(3).split(",")] if m.group(3) else []
+            defs[int(m.group(1))].append((m.group(2), members))
+            continue
+        m = P2P.match(line)
+        if m:
+            r, _, kind, peer, lpeer, comm, tag, _ = m.groups()
+            msgs.append(dict(rank=int(r), send=kind in ("SEND", "ISEND"), kind=kind, peer=int(peer),
+                             lpeer=int(lpeer), comm=comm, tag=int(tag)))
+    return ranks, defs, msgs
+
+
+def main():
+    check, prog_out, dump_out = sys.argv[1:4]
+    comms = parse_program(prog_out)
+    ranks, defs, msgs = parse_dump(dump_out)
+    tags = sorted({c["tag"] for c in comms})
+    problems = []
+    say = problems.append
+    if not comms:
+        say("the program printed no COMM lines")
+    if ranks != {0, 1, 2, 3}:
+        say("dump has ranks %s, expected 0-3" % sorted(ranks))
+    ours = [m for m in msgs if m["tag"] in tags]
+
+    # The key each rank's events use for each communicator (by tag).
+    used = defaultdict(set)              # (tag, rank) -> {comm names}
+    for m in ours:
+        used[(m["tag"], m["rank"])].add(m["comm"])
+
+    def key_of(tag):
+        names = set()
+        for c in comms:
+            if c["tag"] == tag:
+                names |= used.get((tag, c["world"]), set())
+        return names
+
+    if check == "peers":
+        for c in comms:
+            w, t = c["world"], c["tag"]
+            sends = [m for m in ours if m["rank"] == w and m["tag"] == t and m["send"]]
+            recvs = [m for m in ours if m["rank"] == w and m["tag"] == t and not m["send"]]
+            lnext = c["rank"] if c["inter"] else (c["rank"] + 1) % c["size"]
+            if len(sends) != 1:
+                say("%s: rank %d has %d sends with tag %d, expected 1" % (c["label"], w, len(sends), t))
+            elif sends[0]["peer"] != c["next"] or sends[0]["lpeer"] != lnext:
+                say("%s: rank %d %s peer=%d lpeer=%d, expected peer=%d lpeer=%d" % (
+                    c["label"], w, sends[0]["kind"], sends[0]["peer"], sends[0]["lpeer"], c["next"], lnext))
+            if len(recvs) != 1:
+                say("%s: rank %d has %d receives with tag %d, expected 1" % (c["label"], w, len(recvs), t))
+            elif recvs[0]["peer"] != c["prev"]:
+                say("%s: rank %d %s peer=%d, expected the sender, world rank %d" % (
+                    c["label"], w, recvs[0]["kind"], recvs[0]["peer"], c["prev"]))
+        # Pairing inside the trace alone.
+        for m in ours:
+            want = [o for o in ours if o["rank"] == m["peer"] and o["send"] != m["send"]
+                    and o["tag"] == m["tag"] and o["comm"] == m["comm"] and o["peer"] == m["rank"]]
+            if len(want) != 1:
+                say("%s on rank %d (tag %d, comm %s, peer %d) has %d matching %s on rank %d" % (
+                    m["kind"], m["rank"], m["tag"], m["comm"], m["peer"], len(want),
+                    "receives" if m["send"] else "sends", m["peer"]))
+    elif check == "keys":
+        for t in tags:
+            members = [c for c in comms if c["tag"] == t]
+            names = key_of(t)
+            label = members[0]["label"]
+            if len(names) != 1:
+                say("tag %d (%s): members use %d different keys: %s" % (t, label, len(names), sorted(names)))
+                continue
+            name = names.pop()
+            if not KEY.match(name):
+                say("tag %d (%s): key %r is not 'comm <16 hex digits>'" % (t, label, name))
+            for c in members:
+                have = [mem for n, mem in defs[c["world"]] if n == name]
+                if len(have) != 1:
+                    say("%s: rank %d defines %s %d times" % (c["label"], c["world"], name, len(have)))
+                elif have[0] != c["members"]:
+                    say("%s: rank %d lists members %s for %s, the program has %s" % (
+                        c["label"], c["world"], have[0], name, c["members"]))
+            if members[0]["inter"]:
+                # Each side's remote group is exactly the other side.
+                sides = defaultdict(set)
+                for c in members:
+                    sides[tuple(c["members"])].add(c["world"])
+                if len(sides) != 2:
+                    say("%s: %d sides, expected 2" % (label, len(sides)))
+                for remote, locals_ in sides.items():
+                    others = set().union(*(s for r, s in sides.items() if r != remote))
+                    if set(remote) != others or set(remote) & locals_:
+                        say("%s: side %s lists remote group %s, the other side is %s" % (
+                            label, sorted(locals_), list(remote), sorted(others)))
+            else:
+                lists = {tuple(mem) for c in members for n, mem in defs[c["world"]] if n == name}
+                if len(lists) > 1:
+                    say("%s: members disagree on the member list of %s: %s" % (label, name, sorted(lists)))
+    elif check == "distinct":
+        seen = {}
+        for t in tags:
+            for name in key_of(t):
+                label = [c["label"] for c in comms if c["tag"] == t][0]
+                if name in FIXED:
+                    say("%s uses the fixed name %s" % (label, name))
+                if name in seen and seen[name] != label:
+                    say("%s and %s share the key %s" % (seen[name], label, name))
+                seen[name] = label
+        if len(seen) != len(tags):
+            say("%d keys for %d communicators" % (len(seen), len(tags)))
+    elif check == "members":
+        for r in sorted(ranks):
+            mine = {t for t in tags if any(c["tag"] == t and c["world"] == r for c in comms)}
+            expected = set()
+            for t in mine:
+                expected |= key_of(t)
+            defined = [n for n, _ in defs[r] if n not in FIXED]
+            for n in defined:
+                if n not in expected:
+                    owners = [c["label"] for t in tags if n in key_of(t) for c in comms if c["tag"] == t][:1]
+                    say("rank %d defines %s (%s) but is not a member" % (r, n, owners[0] if owners else "unknown"))
+            if len(defined) != len(set(defined)):
+                say("rank %d defines a key twice: %s" % (r, sorted(defined)))
+            missing = expected - set(defined)
+            if missing:
+                say("rank %d lacks definitions of %s" % (r, sorted(missing)))
+            if sorted(n for n, _ in defs[r] if n in FIXED) != sorted(FIXED):
+                say("rank %d: fixed communicators %s" % (r, sorted(n for n, _ in defs[r] if n in FIXED)))
+    else:
+        say("unknown check %r" % check)
+    for p in problems[:20]:
+        print("# " + p)
+    if len(problems) > 20:
+        print("# ... and %d more" % (len(problems) - 20))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
