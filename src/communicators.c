@@ -103,40 +103,60 @@ static struct st_commrec *lookup(MPI_Comm comm)
     return st_handlemap_get(&comms, (uintptr_t)comm);
 }
 
-static void define_new(MPI_Comm parent_key_comm, uint64_t parent_key, MPI_Comm comm)
+/* Take the key of the next communicator made from a parent with key
+ * parent_key and the groups of `like` (the new communicator itself, or for
+ * MPI_Comm_idup its parent, whose groups it copies), and unless comm is
+ * MPI_COMM_NULL define comm. With `reserved`, the key was taken before. */
+static uint64_t define_new(uint64_t parent_key, MPI_Comm like, MPI_Comm comm, const uint64_t *reserved)
 {
-    (void)parent_key_comm;
     int inter = 0;
-    PMPI_Comm_test_inter(comm, &inter);
+    PMPI_Comm_test_inter(like, &inter);
     MPI_Group local, remote = MPI_GROUP_NULL;
-    PMPI_Comm_group(comm, &local);
+    PMPI_Comm_group(like, &local);
     int nl = 0, nr = 0;
     int *lw = world_ranks(local, &nl);
     int *rw = NULL;
     if (inter) {
-        PMPI_Comm_remote_group(comm, &remote);
+        PMPI_Comm_remote_group(like, &remote);
         rw = world_ranks(remote, &nr);
     }
-    if (!lw || (inter && !rw)) {
-        free(lw);
-        free(rw);
-        return;
+    uint64_t key = 0;
+    if (lw && (!inter || rw)) {
+        if (reserved) {
+            key = *reserved;
+        } else {
+            uint64_t set = set_hash(lw, nl, rw, nr);
+            uint64_t scope = mix(inter ? 0x1e7e5 : parent_key, set);
+            uintptr_t counter = (uintptr_t)st_handlemap_get(&creations, (uintptr_t)scope);
+            st_handlemap_put(&creations, (uintptr_t)scope, (void *)(counter + 1));
+            key = mix(scope, (uint64_t)counter);
+        }
+        if (comm != MPI_COMM_NULL) {
+            char name[64];
+            snprintf(name, sizeof name, "comm %016llx", (unsigned long long)key);
+            /* Peers of point-to-point calls on an intercommunicator are remote ranks. */
+            remember(comm, key, name, inter ? nr : nl, inter ? rw : lw);
+        }
     }
-    uint64_t set = set_hash(lw, nl, rw, nr);
-    uint64_t scope = mix(inter ? 0x1e7e5 : parent_key, set);
-    uintptr_t counter = (uintptr_t)st_handlemap_get(&creations, (uintptr_t)scope);
-    st_handlemap_put(&creations, (uintptr_t)scope, (void *)(counter + 1));
-    uint64_t key = mix(scope, (uint64_t)counter);
-    char name[64];
-    snprintf(name, sizeof name, "comm %016llx", (unsigned long long)key);
-    /* Peers of point-to-point calls on an intercommunicator are remote ranks. */
-    remember(comm, key, name, inter ? nr : nl, inter ? rw : lw);
     free(lw);
     free(rw);
     PMPI_Group_free(&local);
     if (remote != MPI_GROUP_NULL)
         PMPI_Group_free(&remote);
+    return key;
 }
+
+/* MPI_Comm_idup calls whose request has not completed yet. Their keys are
+ * taken when they are called, the order MPI prescribes for all members:
+ * the order in which a rank completes them is its own (two idups waited
+ * for in opposite orders on different ranks). */
+struct st_idup {
+    MPI_Comm parent;
+    MPI_Comm *target;          /* where MPI puts the new communicator */
+    uint64_t key;
+    struct st_idup *next;
+};
+static struct st_idup *idups;
 
 void st_comms_init(MPI_Comm sync_comm)
 {
@@ -162,6 +182,11 @@ void st_comms_finalize(void)
             free(comms.values[i]);
     st_handlemap_clear(&comms);
     st_handlemap_clear(&creations);
+    while (idups) {
+        struct st_idup *next = idups->next;
+        free(idups);
+        idups = next;
+    }
     if (world_group != MPI_GROUP_NULL)
         PMPI_Group_free(&world_group);
 }
@@ -175,7 +200,7 @@ uint32_t st_comm_ref(MPI_Comm comm)
         /* Not seen created (e.g. made by a thread that does not record):
          * its key is this rank's own, so the merge reports it unmatched
          * rather than pairing it wrongly. */
-        define_new(MPI_COMM_NULL, mix(0x1a2f, mix((uint64_t)st_g.rank, ++lazy_count)), comm);
+        define_new(mix(0x1a2f, mix((uint64_t)st_g.rank, ++lazy_count)), comm, comm, NULL);
         rec = lookup(comm);
     }
     return rec ? rec->ref : OTF2_UNDEFINED_COMM;
@@ -193,20 +218,42 @@ void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
     }
     /* A handle MPI reuses after a free must not keep the old id. */
     free(st_handlemap_remove(&comms, (uintptr_t)newcomm));
-    define_new(parent, parent_key, newcomm);
+    /* The completion of an MPI_Comm_idup: use the key taken at the call. */
+    for (struct st_idup **p = &idups; *p; p = &(*p)->next) {
+        struct st_idup *d = *p;
+        if (d->parent == parent && *d->target == newcomm) {
+            *p = d->next;
+            define_new(parent_key, newcomm, newcomm, &d->key);
+            free(d);
+            return;
+        }
+    }
+    define_new(parent_key, newcomm, newcomm, NULL);
 }
 
 /* MPI_Comm_idup: the new communicator exists once the request completes;
  * requests.c then calls st_comm_created(parent, *newcomm). */
 void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request)
 {
-    if (ret != MPI_SUCCESS || request == MPI_REQUEST_NULL || newcomm == NULL)
+    if (ret != MPI_SUCCESS || request == MPI_REQUEST_NULL || newcomm == NULL || parent == MPI_COMM_NULL)
         return;
+    struct st_idup *d = malloc(sizeof *d);
+    if (!d)
+        return;
+    st_comm_ref(parent);
+    struct st_commrec *p = lookup(parent);
+    d->parent = parent;
+    d->target = newcomm;
+    d->key = define_new(p ? p->key : 0, parent, MPI_COMM_NULL, NULL);
     struct st_req *r = st_req_new(request, ST_KIND_IDUP, OTF2_UNDEFINED_COMM);
-    if (r) {
-        r->idup_target = newcomm;
-        r->idup_parent = parent;
+    if (!r) {
+        free(d);
+        return;
     }
+    r->idup_target = newcomm;
+    r->idup_parent = parent;
+    d->next = idups;
+    idups = d;
 }
 
 void st_comm_freed(int ret, MPI_Comm comm)

@@ -31,8 +31,9 @@ static struct {
     struct epoch *epochs;
     int nepochs, epochs_cap;
     /* periodic refresh, decided by rank 0 at agreed collective counts */
-    uint64_t world_colls, next_checkpoint, colls_at_round;
+    uint64_t world_colls, next_checkpoint;
     uint64_t last_round_ticks;
+    uint64_t checkpoint_ticks, colls_at_checkpoint, step;   /* rank 0 */
     double interval;             /* seconds */
     int interval_auto;
     double auto_t0, auto_ed, auto_ef;   /* Fleury eq. 6 inputs, for the metadata */
@@ -213,12 +214,6 @@ static struct estimate estimate(const struct sample *s, int n, double rate0, dou
     return est;
 }
 
-static double seconds_since(uint64_t ticks)
-{
-    uint64_t now = st_now().t;
-    return now > ticks ? (double)(now - ticks) / st_clock_ticks_per_second() : 0;
-}
-
 void st_sync_at_init(struct st_call *call)
 {
     if (st_cfg.sync & ST_SYNC_INIT || S.interval_auto)
@@ -267,22 +262,32 @@ void st_sync_at_world_collective(struct st_call *call)
     if (++S.world_colls < S.next_checkpoint)
         return;
     /* Every rank reaches the same checkpoint (collectives on a communicator
-     * are called in the same order everywhere); rank 0 decides. */
+     * are called in the same order everywhere); rank 0 decides whether to
+     * run a round now and which collective is the next checkpoint. */
     st_in_tracer = 1;
     int64_t decision[2] = { 0, 0 };
     if (st_g.rank == 0) {
-        double since = seconds_since(S.last_round_ticks);
-        double rate = (double)(S.world_colls - S.colls_at_round) / (since > 1e-6 ? since : 1e-6);
-        double wait = since >= S.interval ? S.interval : S.interval - since;
-        decision[0] = since >= S.interval;
-        double ahead = wait * rate;
-        decision[1] = (int64_t)S.world_colls + (ahead < 1 ? 1 : ahead > 1e12 ? (int64_t)1e12 : (int64_t)ahead);
+        double rate_hz = st_clock_ticks_per_second();
+        uint64_t now = st_now().t;
+        double since_round = (double)(now - S.last_round_ticks) / rate_hz;
+        decision[0] = since_round >= S.interval;
+        double remaining = decision[0] ? S.interval : S.interval - since_round;
+        /* Collectives per second since the last checkpoint; the step may at
+         * most double, so one burst cannot push the next round far away. */
+        double span = S.checkpoint_ticks ? (double)(now - S.checkpoint_ticks) / rate_hz : 0;
+        double per_s = span > 0 ? (double)(S.world_colls - S.colls_at_checkpoint) / span : 0;
+        double step = remaining * per_s;
+        double cap = S.step ? 2.0 * (double)S.step : 1.0;
+        step = step < 1 ? 1 : step > cap ? cap : step;
+        S.step = (uint64_t)step;
+        S.checkpoint_ticks = now;
+        S.colls_at_checkpoint = S.world_colls;
+        decision[1] = (int64_t)(S.world_colls + S.step);
     }
     PMPI_Bcast(decision, 2, MPI_INT64_T, 0, S.comm);
     if (decision[0]) {
         st_sync_round(call);
         S.last_round_ticks = st_now().t;
-        S.colls_at_round = S.world_colls;
     }
     S.next_checkpoint = (uint64_t)decision[1];
     st_in_tracer = 0;
@@ -301,7 +306,10 @@ void st_sync_at_finalize(struct st_call *call, FILE *meta)
     if (st_cfg.sync & ST_SYNC_FINALIZE)
         st_sync_round(call);
     int n = st_g.size, me = st_g.rank, ne = S.nepochs;
-    double rate = st_clock_calibrate_final();
+    /* One final rate per rank, rounded as the archive stores it: offsets
+     * convert absolute tick counts, so any other value would show up as
+     * an offset error of (rate difference) x (ticks since boot). */
+    double rate = (double)st_writer_set_resolution(st_clock_calibrate_final());
     double *rates = me == 0 ? malloc(sizeof *rates * (size_t)n) : NULL;
     PMPI_Gather(&rate, 1, MPI_DOUBLE, rates, 1, MPI_DOUBLE, 0, S.comm);
 

@@ -44,6 +44,7 @@ static struct {
     struct st_clock_offset *offsets;
     uint32_t noffsets, offsets_cap;
     size_t mem_used;          /* bytes of chunk memory handed to OTF2 */
+    uint64_t resolution;      /* ticks per second, once fixed */
     int closing;
 } W;
 
@@ -105,6 +106,12 @@ void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev)
         W.offsets = nv;
     }
     W.offsets[W.noffsets++] = (struct st_clock_offset){ local_time, offset, stddev };
+}
+
+uint64_t st_writer_set_resolution(double ticks_per_second)
+{
+    W.resolution = (uint64_t)(ticks_per_second + 0.5);
+    return W.resolution;
 }
 
 void st_writer_property(const char *name, const char *value)
@@ -284,8 +291,9 @@ int st_writer_is_open(void)
 
 static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64_t end)
 {
-    double rate = st_clock_calibrate_final();
-    OTF2_GlobalDefWriter_WriteClockProperties(gd, (uint64_t)(rate + 0.5), W.opened_at,
+    if (!W.resolution)
+        st_writer_set_resolution(st_clock_calibrate_final());
+    OTF2_GlobalDefWriter_WriteClockProperties(gd, W.resolution, W.opened_at,
                                               end > W.opened_at ? end - W.opened_at : 0,
                                               OTF2_UNDEFINED_TIMESTAMP);
     char buf[64];

@@ -32,6 +32,9 @@ int st_writer_is_open(void);
 uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_ranks);
 void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev);
 void st_writer_property(const char *name, const char *value);
+/* Fix the archive's timer resolution (ticks per second, rounded); returns
+ * it. Without a call, the clock is calibrated at close. */
+uint64_t st_writer_set_resolution(double ticks_per_second);
 
 /* Event records, stamped with the given time. */
 void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes);

@@ -28,13 +28,13 @@ skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $*"; }
 diag() { echo "# $*"; }
 finish() { exit 0; }   # failures are reported through TAP lines
 
-# A fresh scratch directory under the build tree, removed at exit.
+# Scratch directories live under one root made here (not inside a command
+# substitution, whose subshell would run the EXIT trap at once) and removed
+# when the script exits. `d=$(scratch)` gives a fresh one.
+_scratch_root=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-test.XXXXXX")
+trap 'rm -rf "$_scratch_root"' EXIT
 scratch() {
-    local d
-    d=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-test.XXXXXX")
-    _scratch_dirs="${_scratch_dirs:-} $d"
-    trap 'rm -rf $_scratch_dirs' EXIT
-    echo "$d"
+    mktemp -d "$_scratch_root/XXXXXX"
 }
 
 run_plain() {

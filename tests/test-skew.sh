@@ -1,0 +1,54 @@
+#!/bin/bash
+# SYNCTRACE_SKEW: recorded times move by the injected offset and drift while
+# true_time does not; sync rounds give ClockOffsets whose error is within
+# their reported bound; periodic rounds happen at the configured interval.
+. "$top_srcdir/tests/lib.sh"
+plan 20
+: "${PYTHON3:=python3}"
+tmp=$(scratch)
+stencil="$top_builddir/examples/stencil"
+
+SYNCTRACE_SKEW=seed=5,offset_us=1000,drift_ppm=50 run_traced "$tmp/a" 4 "$stencil" -i 100 >"$tmp/a.out"
+ok $? "stencil runs traced with skew on 4 ranks"
+"$SYNCTRACE_BIN" dump "$tmp/a" >"$tmp/a.dump"
+"$PYTHON3" "$top_srcdir/tests/sync_check.py" 2 <"$tmp/a.dump"
+_tap_n=$((_tap_n + 7))
+grep -q "^sync.epochs 2$" "$tmp/a/run.meta"
+ok $? "init and finalize rounds: 2 sync epochs in run.meta"
+n=$(grep -c " SEND .*comm=synctrace sync" "$tmp/a.dump")
+ok $([ "$n" -eq $((2 * 3 * 20 * 2)) ]; echo $?) "each round: 20 ping-pongs with each of 3 peers, recorded as messages ($n sends)"
+
+# Periodic rounds inside MPI_COMM_WORLD collectives: a ~1.2 s program with
+# a 0.2 s interval gets several, and never more often than the interval.
+cat >"$tmp/periodic.c" <<'PROG'
+#include <mpi.h>
+#include <stdio.h>
+#include <time.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    double t0 = MPI_Wtime(), x = 1, y;
+    while (MPI_Wtime() - t0 < 1.2) {
+        MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        struct timespec ts = { 0, 2000000 };
+        nanosleep(&ts, NULL);
+    }
+    MPI_Finalize();
+    return 0;
+}
+PROG
+mpicc -o "$tmp/periodic" "$tmp/periodic.c"
+SYNCTRACE_SKEW=seed=9,offset_us=500,drift_ppm=80 SYNCTRACE_SYNC=init,finalize,periodic SYNCTRACE_SYNC_INTERVAL=0.2 \
+    run_traced "$tmp/p" 3 "$tmp/periodic"
+ok $? "periodic sync program runs"
+epochs=$(awk '$1 == "sync.epochs" {print $2}' "$tmp/p/run.meta")
+ok $([ "${epochs:-0}" -ge 5 ] && [ "${epochs:-0}" -le 9 ]; echo $?) "periodic: $epochs epochs for 1.2 s at 0.2 s (init + ~5 periodic + finalize)"
+"$SYNCTRACE_BIN" dump "$tmp/p" >"$tmp/p.dump"
+"$PYTHON3" "$top_srcdir/tests/sync_check.py" 13 --min-offsets 5 <"$tmp/p.dump"
+_tap_n=$((_tap_n + 7))
+# rounds are never closer than the interval on rank 0's true clock
+gaps=$(awk '$1 == 0 && $3 == "ENTER" && /clock synchronisation/ { split($5, a, "="); if (prev) print (a[2] - prev); prev = a[2] }' "$tmp/p.dump")
+rate=$(awk '/^# rank 0 /{print $14}' "$tmp/p.dump")
+short=$(echo "$gaps" | awk -v r="$rate" 'NR > 1 && NR < '"$epochs"' && $1 / r < 0.19 { n++ } END { print n + 0 }')
+ok $([ "$short" -eq 0 ]; echo $?) "periodic rounds are at least the interval apart"
+finish
