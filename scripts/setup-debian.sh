@@ -1,0 +1,15 @@
+#!/bin/sh
+# Install what synctrace needs to build and test on Debian 12 (run as root).
+set -eu
+packages="build-essential autoconf automake libtool pkg-config gawk python3
+          libopenmpi-dev openmpi-bin libotf2-trace-dev otf2-tools"
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "setup-debian: installing$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi

@@ -1,0 +1,29 @@
+#!/bin/bash
+# SYNCTRACE_BUFFER_MB bounds the tracer's memory: a run with ten times more
+# trace data than the buffer flushes (BufferFlush records, in order), keeps
+# every event, and its peak memory grows by about the buffer, not the trace.
+. "$top_srcdir/tests/lib.sh"
+plan 6
+tmp=$(scratch)
+prog=$(build_mpi mpi_many "$tmp") || { ok 1 "build mpi_many"; finish; }
+calls=600000     # 1.2M Enter/Leave records, ~14 MB of trace
+
+run_plain 1 "$prog" "$calls" 2>"$tmp/plain.err" >/dev/null
+plain=$(awk '/^hwm_kb/ {print $3}' "$tmp/plain.err")
+SYNCTRACE_BUFFER_MB=1 run_traced "$tmp/small" 1 "$prog" "$calls" 2>"$tmp/small.err" >/dev/null
+ok $? "runs traced with SYNCTRACE_BUFFER_MB=1"
+small=$(awk '/^hwm_kb/ {print $3}' "$tmp/small.err")
+"$SYNCTRACE_BIN" dump --events "$tmp/small" >"$tmp/small.dump"
+flushes=$(grep -c " FLUSH " "$tmp/small.dump")
+ok $([ "$flushes" -ge 5 ]; echo $?) "the 1 MiB buffer was flushed $flushes times, each recorded"
+probes=$(grep -c " ENTER .*region=MPI_Iprobe" "$tmp/small.dump")
+ok $([ "$probes" -eq "$calls" ]; echo $?) "no event lost: $probes of $calls MPI_Iprobe calls recorded"
+awk '$3 != "FLUSH" { split($4, a, "="); if (a[2] < prev) bad = 1; prev = a[2] } END { exit bad }' "$tmp/small.dump"
+ok $? "timestamps never decrease across flushes"
+diag "peak memory: untraced ${plain} kB, traced with 1 MiB buffer ${small} kB"
+ok $([ $((small - plain)) -lt 12000 ]; echo $?) "1 MiB buffer: peak memory grows by $((small - plain)) kB (< 12 MB, trace is ~14 MB)"
+SYNCTRACE_BUFFER_MB=64 run_traced "$tmp/big" 1 "$prog" "$calls" 2>"$tmp/big.err" >/dev/null
+big=$(awk '/^hwm_kb/ {print $3}' "$tmp/big.err")
+ok $([ "$big" -gt "$small" ] && [ "$(grep -c " FLUSH " <("$SYNCTRACE_BIN" dump --events "$tmp/big"))" -eq 0 ]; echo $?) \
+    "64 MiB buffer: no flush, and more memory (${big} kB) than with 1 MiB"
+finish
