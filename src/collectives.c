@@ -31,10 +31,21 @@ static int comm_rank(MPI_Comm comm)
     return r;
 }
 
-/* In- and out-degree for neighbourhood collectives, else the group size. */
-static void peers(MPI_Comm comm, int neighbor, int *in, int *out)
+#define ALL_LIVE (~(uint64_t)0)
+
+static int is_live(uint64_t live, int i)
+{
+    return i >= 64 || (live >> i & 1);
+}
+
+/* In- and out-degree for neighbourhood collectives, else the group size.
+ * `live` has bit i clear for a slot that moves no data: at the border of a
+ * non-periodic Cartesian dimension d the neighbour in slot 2d (negative
+ * direction) or 2d+1 (positive) is MPI_PROC_NULL. */
+static void peers(MPI_Comm comm, int neighbor, int *in, int *out, uint64_t *live)
 {
     *in = *out = comm_size(comm);
+    *live = ALL_LIVE;
     if (!neighbor)
         return;
     int topo = MPI_UNDEFINED;
@@ -43,6 +54,14 @@ static void peers(MPI_Comm comm, int neighbor, int *in, int *out)
         int nd = 0;
         PMPI_Cartdim_get(comm, &nd);
         *in = *out = 2 * nd;
+        for (int d = 0; d < nd && 2 * d + 1 < 64; d++) {
+            int src = MPI_PROC_NULL, dst = MPI_PROC_NULL;
+            PMPI_Cart_shift(comm, d, 1, &src, &dst);
+            if (src == MPI_PROC_NULL)
+                *live &= ~((uint64_t)1 << (2 * d));
+            if (dst == MPI_PROC_NULL)
+                *live &= ~((uint64_t)1 << (2 * d + 1));
+        }
     } else if (topo == MPI_GRAPH) {
         int n = 0;
         PMPI_Graph_neighbors_count(comm, comm_rank(comm), &n);
@@ -53,11 +72,20 @@ static void peers(MPI_Comm comm, int neighbor, int *in, int *out)
     }
 }
 
-static uint64_t sum_counts(const int *counts, int n, MPI_Datatype type)
+static int count_live(int n, uint64_t live)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += is_live(live, i);
+    return k;
+}
+
+static uint64_t sum_counts(const int *counts, int n, MPI_Datatype type, uint64_t live)
 {
     uint64_t total = 0;
     for (int i = 0; i < n; i++)
-        total += st_type_bytes(counts[i], type);
+        if (is_live(live, i))
+            total += st_type_bytes(counts[i], type);
     return total;
 }
 
@@ -77,8 +105,8 @@ struct st_coll st_coll_bcast(const void *buf, int count, MPI_Datatype type, int 
     (void)buf;
     uint64_t b = st_type_bytes(count, type);
     int me = comm_rank(comm);
-    return make(OTF2_COLLECTIVE_OP_BCAST, comm, root, me == root ? b * (uint64_t)comm_size(comm) : 0,
-                me == root ? 0 : b);
+    /* The root sends n blocks, its own included, so it also receives that one. */
+    return make(OTF2_COLLECTIVE_OP_BCAST, comm, root, me == root ? b * (uint64_t)comm_size(comm) : 0, b);
 }
 
 struct st_coll st_coll_gather(const void *sendbuf, int scount, MPI_Datatype stype, int rcount,
@@ -94,7 +122,7 @@ struct st_coll st_coll_gatherv(const void *sendbuf, int scount, MPI_Datatype sty
                                MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     int me = comm_rank(comm), n = comm_size(comm);
-    uint64_t recv = me == root ? sum_counts(rcounts, n, rtype) : 0;
+    uint64_t recv = me == root ? sum_counts(rcounts, n, rtype, ALL_LIVE) : 0;
     uint64_t sent = sendbuf == MPI_IN_PLACE ? st_type_bytes(rcounts[me], rtype) : st_type_bytes(scount, stype);
     return make(OTF2_COLLECTIVE_OP_GATHERV, comm, root, sent, recv);
 }
@@ -112,7 +140,7 @@ struct st_coll st_coll_scatterv(const int *scounts, MPI_Datatype stype, const vo
                                 MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     int me = comm_rank(comm), n = comm_size(comm);
-    uint64_t sent = me == root ? sum_counts(scounts, n, stype) : 0;
+    uint64_t sent = me == root ? sum_counts(scounts, n, stype, ALL_LIVE) : 0;
     uint64_t recv = recvbuf == MPI_IN_PLACE ? st_type_bytes(scounts[me], stype) : st_type_bytes(rcount, rtype);
     return make(OTF2_COLLECTIVE_OP_SCATTERV, comm, root, sent, recv);
 }
@@ -121,29 +149,33 @@ struct st_coll st_coll_allgather(const void *sendbuf, int scount, MPI_Datatype s
                                  MPI_Datatype rtype, MPI_Comm comm, int neighbor)
 {
     int in, out;
-    peers(comm, neighbor, &in, &out);
+    uint64_t live;
+    peers(comm, neighbor, &in, &out, &live);
     uint64_t block = sendbuf == MPI_IN_PLACE ? st_type_bytes(rcount, rtype) : st_type_bytes(scount, stype);
-    return make(OTF2_COLLECTIVE_OP_ALLGATHER, comm, -1, block * (uint64_t)out,
-                st_type_bytes(rcount, rtype) * (uint64_t)in);
+    return make(OTF2_COLLECTIVE_OP_ALLGATHER, comm, -1, block * (uint64_t)count_live(out, live),
+                st_type_bytes(rcount, rtype) * (uint64_t)count_live(in, live));
 }
 
 struct st_coll st_coll_allgatherv(const void *sendbuf, int scount, MPI_Datatype stype, const int *rcounts,
                                   MPI_Datatype rtype, MPI_Comm comm, int neighbor)
 {
     int in, out;
-    peers(comm, neighbor, &in, &out);
+    uint64_t live;
+    peers(comm, neighbor, &in, &out, &live);
     uint64_t block = sendbuf == MPI_IN_PLACE ? st_type_bytes(rcounts[comm_rank(comm)], rtype)
                                              : st_type_bytes(scount, stype);
-    return make(OTF2_COLLECTIVE_OP_ALLGATHERV, comm, -1, block * (uint64_t)out, sum_counts(rcounts, in, rtype));
+    return make(OTF2_COLLECTIVE_OP_ALLGATHERV, comm, -1, block * (uint64_t)count_live(out, live),
+                sum_counts(rcounts, in, rtype, live));
 }
 
 struct st_coll st_coll_alltoall(const void *sendbuf, int scount, MPI_Datatype stype, int rcount,
                                 MPI_Datatype rtype, MPI_Comm comm, int neighbor)
 {
     int in, out;
-    peers(comm, neighbor, &in, &out);
-    uint64_t recv = st_type_bytes(rcount, rtype) * (uint64_t)in;
-    uint64_t sent = sendbuf == MPI_IN_PLACE ? recv : st_type_bytes(scount, stype) * (uint64_t)out;
+    uint64_t live;
+    peers(comm, neighbor, &in, &out, &live);
+    uint64_t recv = st_type_bytes(rcount, rtype) * (uint64_t)count_live(in, live);
+    uint64_t sent = sendbuf == MPI_IN_PLACE ? recv : st_type_bytes(scount, stype) * (uint64_t)count_live(out, live);
     return make(OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1, sent, recv);
 }
 
@@ -151,9 +183,10 @@ struct st_coll st_coll_alltoallv(const void *sendbuf, const int *scounts, MPI_Da
                                  const int *rcounts, MPI_Datatype rtype, MPI_Comm comm, int neighbor)
 {
     int in, out;
-    peers(comm, neighbor, &in, &out);
-    uint64_t recv = sum_counts(rcounts, in, rtype);
-    uint64_t sent = sendbuf == MPI_IN_PLACE ? recv : sum_counts(scounts, out, stype);
+    uint64_t live;
+    peers(comm, neighbor, &in, &out, &live);
+    uint64_t recv = sum_counts(rcounts, in, rtype, live);
+    uint64_t sent = sendbuf == MPI_IN_PLACE ? recv : sum_counts(scounts, out, stype, live);
     return make(OTF2_COLLECTIVE_OP_ALLTOALLV, comm, -1, sent, recv);
 }
 
@@ -161,15 +194,18 @@ struct st_coll st_coll_alltoallw(const void *sendbuf, const int *scounts, const 
                                  const int *rcounts, const MPI_Datatype *rtypes, MPI_Comm comm, int neighbor)
 {
     int in, out;
-    peers(comm, neighbor, &in, &out);
+    uint64_t live;
+    peers(comm, neighbor, &in, &out, &live);
     uint64_t recv = 0, sent = 0;
     for (int i = 0; i < in; i++)
-        recv += st_type_bytes(rcounts[i], rtypes[i]);
+        if (is_live(live, i))
+            recv += st_type_bytes(rcounts[i], rtypes[i]);
     if (sendbuf == MPI_IN_PLACE)
         sent = recv;
     else
         for (int i = 0; i < out; i++)
-            sent += st_type_bytes(scounts[i], stypes[i]);
+            if (is_live(live, i))
+                sent += st_type_bytes(scounts[i], stypes[i]);
     return make(OTF2_COLLECTIVE_OP_ALLTOALLW, comm, -1, sent, recv);
 }
 
@@ -189,7 +225,7 @@ struct st_coll st_coll_reduce(int count, MPI_Datatype type, int root, MPI_Comm c
 struct st_coll st_coll_reduce_scatter(const int *rcounts, MPI_Datatype type, MPI_Comm comm)
 {
     int n = comm_size(comm);
-    return make(OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, -1, sum_counts(rcounts, n, type),
+    return make(OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, -1, sum_counts(rcounts, n, type, ALL_LIVE),
                 st_type_bytes(rcounts[comm_rank(comm)], type) * (uint64_t)n);
 }
 
@@ -202,6 +238,11 @@ struct st_coll st_coll_reduce_scatter_block(int rcount, MPI_Datatype type, MPI_C
 struct st_coll st_coll_scan(int count, MPI_Datatype type, MPI_Comm comm, OTF2_CollectiveOp op)
 {
     uint64_t b = st_type_bytes(count, type);
+    if (op == OTF2_COLLECTIVE_OP_EXSCAN) {
+        /* Rank 0 receives nothing; nobody receives the last rank's data. */
+        int me = comm_rank(comm);
+        return make(op, comm, -1, me == comm_size(comm) - 1 ? 0 : b, me == 0 ? 0 : b);
+    }
     return make(op, comm, -1, b, b);
 }
 

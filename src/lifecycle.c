@@ -7,7 +7,7 @@
  * can never leave one rank waiting for another. */
 #include <config.h>
 #include "communicators.h"
-#include "config.h"
+#include "options.h"
 #include "hooks.h"
 #include "regions.h"
 #include "requests.h"

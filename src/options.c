@@ -1,5 +1,5 @@
-/* config.c — parse and validate the SYNCTRACE_* environment variables. */
-#include "config.h"
+/* options.c — parse and validate the SYNCTRACE_* environment variables. */
+#include "options.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* sync.c — see sync.h. Only world rank 0 keeps samples; the others answer. */
 #include "sync.h"
 #include "communicators.h"
-#include "config.h"
+#include "options.h"
 #include "writer.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* util.c — small helpers shared by the tracer's modules. */
-#include "config.h"
+#include "options.h"
 #include "tracer.h"
 
 #include <stdarg.h>

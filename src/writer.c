@@ -2,7 +2,7 @@
  * buffer memory, and closing the archive even when the program dies. */
 #include <config.h>
 #include "writer.h"
-#include "config.h"
+#include "options.h"
 #include "regions.h"
 
 #include <errno.h>
