@@ -10,6 +10,8 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *what;
 } commands[] = {
+    { "merge", cmd_merge, "merge a raw trace into one synchronised OTF2 archive" },
+    { "report", cmd_report, "print what a merge corrected and how precisely" },
     { "dump", cmd_dump, "print the events of a raw trace as text" },
 };
 

@@ -1,0 +1,55 @@
+/* clockmodel.h — how a rank's raw ticks become corrected local time.
+ *
+ * Ranks that share a clock form a clock domain: one solver variable. Local
+ * time is ns since the domain's first event; corrected time applies the
+ * domain's drift relative to the reference clock, estimated from the first
+ * and last sync rounds (Fleury et al., eq. 13–14):
+ *     c(t) = L(t) + beta * L(t),   L(t) = (t - origin) / resolution * 1e9.
+ * Global time is c(t) + x_domain, x from the solver, so intervals inside a
+ * rank are preserved up to the drift correction. */
+#ifndef SYNCTRACE_CLOCKMODEL_H
+#define SYNCTRACE_CLOCKMODEL_H
+
+#include <stdint.h>
+#include "rawtrace.h"
+
+struct cm_domain {
+    int id;                   /* the lowest world rank on this clock */
+    uint64_t origin;          /* ticks: the domain's first event */
+    double resolution;        /* ticks per second */
+    double beta;              /* drift relative to the reference clock */
+    double beta_err;          /* bound on the error of beta (from the rounds' midpoint errors) */
+    double span_ns;           /* from the domain's first to its last event */
+    uint32_t nranks;
+    double offset_ns;         /* estimate from the ClockOffsets at the first round (ref - local) */
+};
+
+struct cm_model {
+    struct cm_domain *domains;
+    uint32_t ndomains;
+    uint32_t *domain_of;      /* rank -> index into domains */
+    uint32_t nranks;
+};
+
+/* Build from the ranks' archives. `no_drift` keeps beta = 0. */
+int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, int no_drift, struct cm_model *m);
+void cm_free(struct cm_model *m);
+
+static inline double cm_local(const struct cm_model *m, uint32_t rank, uint64_t t)
+{
+    const struct cm_domain *d = &m->domains[m->domain_of[rank]];
+    return ((double)(int64_t)(t - d->origin)) / d->resolution * 1e9;
+}
+
+static inline double cm_corrected(const struct cm_model *m, uint32_t rank, uint64_t t)
+{
+    const struct cm_domain *d = &m->domains[m->domain_of[rank]];
+    double l = ((double)(int64_t)(t - d->origin)) / d->resolution * 1e9;
+    return l + d->beta * l;
+}
+
+/* Today's tools: local time plus the ClockOffsets interpolated linearly
+ * (what an OTF2 reader shows), in ns of the reference clock. */
+double cm_interpolated(const struct rt_rank *r, uint64_t t);
+
+#endif

@@ -1,0 +1,275 @@
+/* constraints.c — see constraints.h.
+ *
+ * A message sent at corrected time s on domain u and received at r on v
+ * gives  s + x_u + lmin <= r + x_v,  i.e. x_u - x_v <= r - s - lmin.
+ * Only the tightest bound per ordered pair of domains matters, so message
+ * edges are reduced to one per pair before the solver sees them.
+ * Collectives, per their semantics:
+ *   all-to-all kinds: every entry before every exit — a hub h with
+ *     x_v - x_h <= -max entry on v,  x_h - x_w <= min exit on w;
+ *   one-to-all (bcast, scatter): the root's entry before every exit;
+ *   all-to-one (reduce, gather): every entry before the root's exit;
+ *   scan/exscan: the entries of ranks <= r (< r) before the exit of r,
+ *     through a chain of prefix hubs.
+ * Neighbourhood collectives are left out (their semantics depend on the
+ * topology); leaving a constraint out never makes a result wrong, only less
+ * precise. */
+#include "constraints.h"
+
+#include <math.h>
+#include <otf2/otf2.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pair_min {
+    uint64_t *keys;      /* (u << 32 | v) + 1, 0 = empty */
+    double *w;
+    size_t cap, n;
+};
+
+static int pair_put(struct pair_min *p, uint32_t u, uint32_t v, double w)
+{
+    if ((p->n + 1) * 2 > p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 1024;
+        uint64_t *keys = calloc(cap, sizeof *keys);
+        double *ws = malloc(sizeof *ws * cap);
+        if (!keys || !ws) {
+            free(keys);
+            free(ws);
+            return -1;
+        }
+        for (size_t i = 0; i < p->cap; i++) {
+            if (!p->keys[i])
+                continue;
+            size_t s = (size_t)((p->keys[i] * 0x9e3779b97f4a7c15ULL) >> 20) & (cap - 1);
+            while (keys[s])
+                s = (s + 1) & (cap - 1);
+            keys[s] = p->keys[i];
+            ws[s] = p->w[i];
+        }
+        free(p->keys);
+        free(p->w);
+        p->keys = keys;
+        p->w = ws;
+        p->cap = cap;
+    }
+    uint64_t key = (((uint64_t)u << 32) | v) + 1;
+    size_t s = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (p->cap - 1);
+    for (; p->keys[s]; s = (s + 1) & (p->cap - 1))
+        if (p->keys[s] == key) {
+            if (w < p->w[s])
+                p->w[s] = w;
+            return 0;
+        }
+    p->keys[s] = key;
+    p->w[s] = w;
+    p->n++;
+    return 0;
+}
+
+static double corrected(const struct rt_rank *ranks, const struct cm_model *m, struct mg_event_ref e)
+{
+    return cm_corrected(m, e.rank, ranks[e.rank].events[e.index].time);
+}
+
+/* Per-domain extreme entry and exit of one collective instance. */
+struct side {
+    double max_enter, min_exit;
+    int seen;
+};
+
+enum shape { ALL_TO_ALL, ONE_TO_ALL, ALL_TO_ONE, SCAN, EXSCAN, NONE };
+
+static enum shape shape_of(uint32_t op)
+{
+    switch (op) {
+    case OTF2_COLLECTIVE_OP_BARRIER:
+    case OTF2_COLLECTIVE_OP_ALLREDUCE:
+    case OTF2_COLLECTIVE_OP_ALLGATHER:
+    case OTF2_COLLECTIVE_OP_ALLGATHERV:
+    case OTF2_COLLECTIVE_OP_ALLTOALL:
+    case OTF2_COLLECTIVE_OP_ALLTOALLV:
+    case OTF2_COLLECTIVE_OP_ALLTOALLW:
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
+        return ALL_TO_ALL;
+    case OTF2_COLLECTIVE_OP_BCAST:
+    case OTF2_COLLECTIVE_OP_SCATTER:
+    case OTF2_COLLECTIVE_OP_SCATTERV:
+        return ONE_TO_ALL;
+    case OTF2_COLLECTIVE_OP_REDUCE:
+    case OTF2_COLLECTIVE_OP_GATHER:
+    case OTF2_COLLECTIVE_OP_GATHERV:
+        return ALL_TO_ONE;
+    case OTF2_COLLECTIVE_OP_SCAN:
+        return SCAN;
+    case OTF2_COLLECTIVE_OP_EXSCAN:
+        return EXSCAN;
+    default:
+        return NONE;
+    }
+}
+
+struct hub_edge {
+    uint32_t u, v;
+    double w;
+};
+
+struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m, const struct mg_result *match,
+                          const double *lmin, struct cs_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    uint32_t nd = m->ndomains;
+    struct pair_min pairs = { 0 };
+    struct hub_edge *hub = NULL;
+    size_t nhub = 0, chub = 0;
+    uint32_t nvert = nd;
+    struct side *sides = calloc(nd ? nd : 1, sizeof *sides);
+    struct sv_graph *g = NULL;
+    if (!sides)
+        goto fail;
+
+#define HUB_EDGE(a, b, weight)                                                       \
+    do {                                                                             \
+        if (nhub == chub) {                                                          \
+            size_t c_ = chub ? chub * 2 : 1024;                                      \
+            struct hub_edge *nv_ = realloc(hub, sizeof *hub * c_);                   \
+            if (!nv_) goto fail;                                                     \
+            hub = nv_;                                                               \
+            chub = c_;                                                               \
+        }                                                                            \
+        hub[nhub++] = (struct hub_edge){ (a), (b), (weight) };                       \
+    } while (0)
+
+    for (size_t i = 0; i < match->nmessages; i++) {
+        const struct mg_message *msg = &match->messages[i];
+        uint32_t u = m->domain_of[msg->send.rank], v = m->domain_of[msg->recv.rank];
+        if (u == v) {
+            stats->skipped_same_clock++;
+            continue;
+        }
+        double w = corrected(ranks, m, msg->recv) - corrected(ranks, m, msg->send) - lmin[(size_t)u * nd + v];
+        if (pair_put(&pairs, u, v, w) != 0)
+            goto fail;
+        stats->message_edges++;
+    }
+
+    for (size_t i = 0; i < match->ncollectives; i++) {
+        const struct mg_collective *c = &match->collectives[i];
+        enum shape sh = shape_of(c->op);
+        if (c->neighbor || sh == NONE) {
+            stats->skipped_neighbor++;
+            continue;
+        }
+        if (c->nmembers < 2)
+            continue;
+        if (sh == SCAN || sh == EXSCAN) {
+            /* prefix hubs in communicator rank order */
+            struct mg_member *mem = malloc(sizeof *mem * c->nmembers);
+            if (!mem)
+                goto fail;
+            memcpy(mem, c->members, sizeof *mem * c->nmembers);
+            for (uint32_t a = 1; a < c->nmembers; a++)   /* insertion sort by comm rank: small */
+                for (uint32_t b = a; b > 0 && mem[b - 1].comm_rank > mem[b].comm_rank; b--) {
+                    struct mg_member t = mem[b];
+                    mem[b] = mem[b - 1];
+                    mem[b - 1] = t;
+                }
+            uint32_t first_hub = nvert;
+            for (uint32_t k = 0; k < c->nmembers; k++) {
+                uint32_t h = first_hub + k, d = m->domain_of[mem[k].enter.rank];
+                HUB_EDGE(d, h, -corrected(ranks, m, mem[k].enter));
+                if (k > 0)
+                    HUB_EDGE(h - 1, h, 0.0);
+                if (sh == SCAN)
+                    HUB_EDGE(h, m->domain_of[mem[k].exit.rank], corrected(ranks, m, mem[k].exit));
+                else if (k + 1 < c->nmembers)
+                    HUB_EDGE(h, m->domain_of[mem[k + 1].exit.rank], corrected(ranks, m, mem[k + 1].exit));
+            }
+            nvert += c->nmembers;
+            stats->hubs += c->nmembers;
+            stats->collective_edges += 3 * (size_t)c->nmembers;
+            free(mem);
+            continue;
+        }
+        /* Reduce the instance to each domain's latest entry and earliest exit. */
+        const struct mg_member *root = NULL;
+        for (uint32_t k = 0; k < c->nmembers; k++) {
+            const struct mg_member *x = &c->members[k];
+            if (c->root >= 0 && x->enter.rank == (uint32_t)c->root)
+                root = x;
+            struct side *s = &sides[m->domain_of[x->enter.rank]];
+            double in = corrected(ranks, m, x->enter), out = corrected(ranks, m, x->exit);
+            if (!s->seen) {
+                s->max_enter = in;
+                s->min_exit = out;
+                s->seen = 1;
+            } else {
+                s->max_enter = fmax(s->max_enter, in);
+                s->min_exit = fmin(s->min_exit, out);
+            }
+        }
+        if ((sh == ONE_TO_ALL || sh == ALL_TO_ONE) && !root) {
+            for (uint32_t k = 0; k < c->nmembers; k++)
+                sides[m->domain_of[c->members[k].enter.rank]].seen = 0;
+            continue;   /* the root's events are missing (crashed rank) */
+        }
+        uint32_t h = nvert;
+        int used_hub = 0;
+        for (uint32_t k = 0; k < c->nmembers; k++) {
+            uint32_t d = m->domain_of[c->members[k].enter.rank];
+            struct side *s = &sides[d];
+            if (!s->seen)
+                continue;
+            s->seen = 0;
+            if (sh == ALL_TO_ALL) {
+                HUB_EDGE(d, h, -s->max_enter);
+                HUB_EDGE(h, d, s->min_exit);
+                used_hub = 1;
+                stats->collective_edges += 2;
+            } else {
+                uint32_t rd = m->domain_of[root->enter.rank];
+                if (d == rd)
+                    continue;
+                double w = sh == ONE_TO_ALL ? s->min_exit - corrected(ranks, m, root->enter)
+                                            : corrected(ranks, m, root->exit) - s->max_enter;
+                if (sh == ONE_TO_ALL ? pair_put(&pairs, rd, d, w) : pair_put(&pairs, d, rd, w))
+                    goto fail;
+                stats->collective_edges++;
+            }
+        }
+        if (used_hub) {
+            nvert++;
+            stats->hubs++;
+        }
+    }
+
+    g = sv_graph_new(nvert, pairs.n + nhub);
+    if (!g)
+        goto fail;
+    for (size_t i = 0; i < pairs.cap; i++)
+        if (pairs.keys[i]) {
+            uint64_t key = pairs.keys[i] - 1;
+            if (sv_add_edge(g, (uint32_t)(key >> 32), (uint32_t)key, pairs.w[i]) != 0)
+                goto fail;
+        }
+    for (size_t i = 0; i < nhub; i++)
+        if (sv_add_edge(g, hub[i].u, hub[i].v, hub[i].w) != 0)
+            goto fail;
+    if (sv_finish(g) != 0)
+        goto fail;
+    free(pairs.keys);
+    free(pairs.w);
+    free(hub);
+    free(sides);
+    return g;
+fail:
+    if (g)
+        sv_graph_free(g);
+    free(pairs.keys);
+    free(pairs.w);
+    free(hub);
+    free(sides);
+    return NULL;
+#undef HUB_EDGE
+}

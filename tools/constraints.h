@@ -1,0 +1,22 @@
+/* constraints.h — the constraint graph of a matched trace (DESIGN.md
+ * "Clock model and solver"). Vertex d < ndomains is clock domain d's offset;
+ * further vertices are hubs that encode a collective instance in O(P)
+ * edges. An edge u->v of weight w means x_u - x_v <= w. */
+#ifndef SYNCTRACE_CONSTRAINTS_H
+#define SYNCTRACE_CONSTRAINTS_H
+
+#include "clockmodel.h"
+#include "match.h"
+#include "solve.h"
+
+struct cs_stats {
+    size_t message_edges, collective_edges, hubs;
+    size_t skipped_same_clock, skipped_neighbor;
+};
+
+/* lmin[d1 * ndomains + d2]: minimum latency (ns) of a message from domain
+ * d1 to d2. Returns the finished graph, or NULL when out of memory. */
+struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m, const struct mg_result *match,
+                          const double *lmin, struct cs_stats *stats);
+
+#endif

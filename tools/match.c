@@ -1,0 +1,433 @@
+/* match.c — see match.h. Everything is done by sorting: sends and receives
+ * by (communicator, sender, receiver, tag, order), collective calls by
+ * (communicator, rank, order); then equal keys are walked side by side. */
+#include "match.h"
+
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------- communicator names -> global ids ---------- */
+
+struct interner {
+    char **names;        /* by id */
+    uint32_t n, cap;
+    uint32_t *slots;     /* open addressing: id + 1, 0 = empty */
+    uint32_t nslots;
+};
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+    return h;
+}
+
+static int intern(struct interner *in, const char *name, uint32_t *id)
+{
+    if ((in->n + 1) * 2 > in->nslots) {
+        uint32_t ns = in->nslots ? in->nslots * 2 : 64;
+        uint32_t *slots = calloc(ns, sizeof *slots);
+        if (!slots)
+            return -1;
+        for (uint32_t i = 0; i < in->n; i++) {
+            uint32_t s = (uint32_t)(hash_str(in->names[i]) & (ns - 1));
+            while (slots[s])
+                s = (s + 1) & (ns - 1);
+            slots[s] = i + 1;
+        }
+        free(in->slots);
+        in->slots = slots;
+        in->nslots = ns;
+    }
+    uint32_t s = (uint32_t)(hash_str(name) & (in->nslots - 1));
+    for (; in->slots[s]; s = (s + 1) & (in->nslots - 1))
+        if (strcmp(in->names[in->slots[s] - 1], name) == 0) {
+            *id = in->slots[s] - 1;
+            return 0;
+        }
+    if (in->n == in->cap) {
+        uint32_t cap = in->cap ? in->cap * 2 : 16;
+        char **nv = realloc(in->names, sizeof *nv * cap);
+        if (!nv)
+            return -1;
+        in->names = nv;
+        in->cap = cap;
+    }
+    if (!(in->names[in->n] = strdup(name)))
+        return -1;
+    in->slots[s] = in->n + 1;
+    *id = in->n++;
+    return 0;
+}
+
+/* ---------- request ids -> event index, per rank ---------- */
+
+struct req_index {
+    uint64_t req, index;
+};
+
+static int by_req(const void *a, const void *b)
+{
+    uint64_t x = ((const struct req_index *)a)->req, y = ((const struct req_index *)b)->req;
+    return (x > y) - (x < y);
+}
+
+static const struct req_index *find_req(const struct req_index *v, size_t n, uint64_t req)
+{
+    struct req_index key = { req, 0 };
+    return bsearch(&key, v, n, sizeof *v, by_req);
+}
+
+/* ---------- messages ---------- */
+
+struct endpoint {
+    uint32_t comm, src, dst, tag;
+    uint64_t order;           /* issue order (sends) or posting order (receives) on the rank */
+    struct mg_event_ref ev;
+    uint64_t bytes;
+};
+
+static int by_key(const void *a, const void *b)
+{
+    const struct endpoint *x = a, *y = b;
+    if (x->comm != y->comm) return x->comm < y->comm ? -1 : 1;
+    if (x->src != y->src) return x->src < y->src ? -1 : 1;
+    if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
+    if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+static int same_key(const struct endpoint *x, const struct endpoint *y)
+{
+    return x->comm == y->comm && x->src == y->src && x->dst == y->dst && x->tag == y->tag;
+}
+
+/* ---------- collectives ---------- */
+
+struct call {
+    uint32_t comm, rank, op, comm_rank;
+    int root, neighbor;
+    uint64_t order;
+    struct mg_event_ref enter, exit;
+};
+
+static int by_call(const void *a, const void *b)
+{
+    const struct call *x = a, *y = b;
+    if (x->comm != y->comm) return x->comm < y->comm ? -1 : 1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+#define PUSH(vec, n, cap, item)                                                      \
+    do {                                                                             \
+        if ((n) == (cap)) {                                                          \
+            size_t c_ = (cap) ? (cap) * 2 : 1024;                                    \
+            void *nv_ = realloc((vec), sizeof *(vec) * c_);                          \
+            if (!nv_) goto oom;                                                      \
+            (vec) = nv_;                                                             \
+            (cap) = c_;                                                              \
+        }                                                                            \
+        (vec)[(n)++] = (item);                                                       \
+    } while (0)
+
+static int is_neighbor_region(const struct rt_rank *r, uint32_t region)
+{
+    return region < r->nregions && r->regions[region]
+           && (strncmp(r->regions[region], "MPI_Neighbor_", 13) == 0
+               || strncmp(r->regions[region], "MPI_Ineighbor_", 14) == 0);
+}
+
+int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    struct interner names = { 0 };
+    uint32_t **comm_ids = calloc(nranks ? nranks : 1, sizeof *comm_ids);
+    struct endpoint *sends = NULL, *recvs = NULL;
+    size_t nsends = 0, csends = 0, nrecvs = 0, crecvs = 0;
+    struct call *calls = NULL;
+    size_t ncalls = 0, ccalls = 0;
+    struct req_index *posted = NULL, *cancelled = NULL, *nbc = NULL;
+    size_t nposted = 0, cposted = 0, ncancelled = 0, ccancelled = 0, nnbc = 0, cnbc = 0;
+    if (!comm_ids)
+        goto oom;
+
+    for (uint32_t r = 0; r < nranks; r++) {
+        const struct rt_rank *rk = &ranks[r];
+        comm_ids[r] = malloc(sizeof **comm_ids * (rk->ncomms ? rk->ncomms : 1));
+        if (!comm_ids[r])
+            goto oom;
+        for (uint32_t c = 0; c < rk->ncomms; c++) {
+            if (intern(&names, rk->comms[c].name, &comm_ids[r][c]) != 0)
+                goto oom;
+        }
+    }
+    out->ncomms = names.n;
+    out->comms = calloc(names.n ? names.n : 1, sizeof *out->comms);
+    if (!out->comms)
+        goto oom;
+    for (uint32_t r = 0; r < nranks; r++)
+        for (uint32_t c = 0; c < ranks[r].ncomms; c++) {
+            struct mg_comm *g = &out->comms[comm_ids[r][c]];
+            if (g->name)
+                continue;
+            g->name = strdup(ranks[r].comms[c].name);
+            g->size = ranks[r].comms[c].nmembers;
+            g->members = malloc(sizeof *g->members * (g->size ? g->size : 1));
+            if (!g->name || !g->members)
+                goto oom;
+            memcpy(g->members, ranks[r].comms[c].members, sizeof *g->members * g->size);
+        }
+
+    for (uint32_t r = 0; r < nranks; r++) {
+        const struct rt_rank *rk = &ranks[r];
+        /* First pass: where each receive request was posted, which requests
+         * were cancelled, and where non-blocking collectives were posted. */
+        nposted = ncancelled = nnbc = 0;
+        uint32_t region = UINT32_MAX;
+        for (uint64_t i = 0; i < rk->nevents; i++) {
+            const struct rt_event *e = &rk->events[i];
+            if (e->kind == RT_ENTER)
+                region = e->ref;
+            struct req_index ri = { e->req, i };
+            if (e->kind == RT_IRECV_REQUEST)
+                PUSH(posted, nposted, cposted, ri);
+            else if (e->kind == RT_CANCELLED)
+                PUSH(cancelled, ncancelled, ccancelled, ri);
+            else if (e->kind == RT_NBC_REQUEST) {
+                ri.index = i | (is_neighbor_region(rk, region) ? 1ULL << 63 : 0);
+                PUSH(nbc, nnbc, cnbc, ri);
+            }
+        }
+        qsort(posted, nposted, sizeof *posted, by_req);
+        qsort(cancelled, ncancelled, sizeof *cancelled, by_req);
+        qsort(nbc, nnbc, sizeof *nbc, by_req);
+
+        uint64_t open_begin = UINT64_MAX;
+        int open_neighbor = 0;
+        region = UINT32_MAX;
+        for (uint64_t i = 0; i < rk->nevents; i++) {
+            const struct rt_event *e = &rk->events[i];
+            uint32_t comm = e->ref < rk->ncomms ? comm_ids[r][e->ref] : UINT32_MAX;
+            struct endpoint ep = { comm, 0, 0, e->tag, i, { r, i }, e->bytes };
+            switch (e->kind) {
+            case RT_ENTER:
+                region = e->ref;
+                break;
+            case RT_ISEND:
+                if (find_req(cancelled, ncancelled, e->req)) {
+                    out->cancelled++;
+                    break;
+                }
+                /* fall through */
+            case RT_SEND: {
+                int dst = rt_world_rank(rk, e->ref, e->peer);
+                ep.src = r;
+                ep.dst = dst < 0 ? UINT32_MAX : (uint32_t)dst;
+                PUSH(sends, nsends, csends, ep);
+                break;
+            }
+            case RT_IRECV: {
+                const struct req_index *p = find_req(posted, nposted, e->req);
+                if (p)
+                    ep.order = p->index;
+            }
+                /* fall through */
+            case RT_RECV: {
+                int src = rt_world_rank(rk, e->ref, e->peer);
+                ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
+                ep.dst = r;
+                PUSH(recvs, nrecvs, crecvs, ep);
+                break;
+            }
+            case RT_CANCELLED:
+                if (find_req(posted, nposted, e->req))
+                    out->cancelled++;
+                break;
+            case RT_COLL_BEGIN:
+                open_begin = i;
+                open_neighbor = is_neighbor_region(rk, region);
+                break;
+            case RT_COLL_END:
+            case RT_NBC_COMPLETE: {
+                struct call c = { comm, r, e->tag, 0, -1, 0, 0, { r, 0 }, { r, i } };
+                if (e->peer != UINT32_MAX) {
+                    c.root = rt_world_rank(rk, e->ref, e->peer);
+                }
+                if (e->kind == RT_COLL_END) {
+                    if (open_begin == UINT64_MAX)
+                        break;   /* an end without a begin: not a call we can place */
+                    c.order = c.enter.index = open_begin;
+                    c.neighbor = open_neighbor;
+                    open_begin = UINT64_MAX;
+                } else {
+                    const struct req_index *p = find_req(nbc, nnbc, e->req);
+                    if (!p)
+                        break;
+                    c.order = c.enter.index = p->index & ~(1ULL << 63);
+                    c.neighbor = (p->index >> 63) != 0;
+                }
+                /* the caller's rank in the communicator */
+                if (comm != UINT32_MAX) {
+                    const struct mg_comm *g = &out->comms[comm];
+                    for (uint32_t m = 0; m < g->size; m++)
+                        if (g->members[m] == r) {
+                            c.comm_rank = m;
+                            break;
+                        }
+                }
+                PUSH(calls, ncalls, ccalls, c);
+                break;
+            }
+            default:
+                break;
+            }
+        }
+    }
+
+    /* Messages: walk equal keys side by side, k-th send with k-th receive. */
+    qsort(sends, nsends, sizeof *sends, by_key);
+    qsort(recvs, nrecvs, sizeof *recvs, by_key);
+    size_t cmsg = 0, cus = 0, cur = 0;
+    size_t i = 0, j = 0;
+    while (i < nsends || j < nrecvs) {
+        int cmp = i >= nsends ? 1 : j >= nrecvs ? -1 : 0;
+        if (!cmp) {
+            struct endpoint a = sends[i], b = recvs[j];
+            a.order = b.order = 0;
+            cmp = by_key(&a, &b);
+        }
+        if (cmp < 0) {
+            struct mg_unmatched u = { sends[i].ev, sends[i].comm, sends[i].dst, sends[i].tag };
+            PUSH(out->unmatched_sends, out->nunmatched_sends, cus, u);
+            i++;
+        } else if (cmp > 0) {
+            struct mg_unmatched u = { recvs[j].ev, recvs[j].comm, recvs[j].src, recvs[j].tag };
+            PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
+            j++;
+        } else {
+            size_t i_end = i, j_end = j;
+            while (i_end < nsends && same_key(&sends[i_end], &sends[i])) i_end++;
+            while (j_end < nrecvs && same_key(&recvs[j_end], &recvs[j])) j_end++;
+            for (; i < i_end && j < j_end; i++, j++) {
+                struct mg_message m = { sends[i].ev, recvs[j].ev, sends[i].comm, sends[i].tag, sends[i].bytes };
+                PUSH(out->messages, out->nmessages, cmsg, m);
+            }
+            for (; i < i_end; i++) {
+                struct mg_unmatched u = { sends[i].ev, sends[i].comm, sends[i].dst, sends[i].tag };
+                PUSH(out->unmatched_sends, out->nunmatched_sends, cus, u);
+            }
+            for (; j < j_end; j++) {
+                struct mg_unmatched u = { recvs[j].ev, recvs[j].comm, recvs[j].src, recvs[j].tag };
+                PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
+            }
+        }
+    }
+
+    /* Collectives: per communicator, the k-th call of every member. */
+    qsort(calls, ncalls, sizeof *calls, by_call);
+    size_t ccoll = 0;
+    for (size_t a = 0; a < ncalls;) {
+        size_t b = a;
+        while (b < ncalls && calls[b].comm == calls[a].comm)
+            b++;
+        /* runs of one rank each inside [a, b) */
+        uint32_t nr = 0;
+        size_t maxlen = 0;
+        for (size_t k = a; k < b;) {
+            size_t l = k;
+            while (l < b && calls[l].rank == calls[k].rank)
+                l++;
+            nr++;
+            if (l - k > maxlen)
+                maxlen = l - k;
+            k = l;
+        }
+        size_t *start = malloc(sizeof *start * (nr + 1));
+        if (!start)
+            goto oom;
+        nr = 0;
+        for (size_t k = a; k < b;) {
+            start[nr++] = k;
+            while (k < b && calls[k].rank == calls[start[nr - 1]].rank)
+                k++;
+        }
+        start[nr] = b;
+        uint32_t comm_size = calls[a].comm < out->ncomms ? out->comms[calls[a].comm].size : nr;
+        for (size_t k = 0; k < maxlen; k++) {
+            struct mg_collective c = { calls[a].comm, 0, -1, 0, 0, NULL };
+            c.members = malloc(sizeof *c.members * nr);
+            if (!c.members) {
+                free(start);
+                goto oom;
+            }
+            for (uint32_t q = 0; q < nr; q++) {
+                if (start[q] + k >= start[q + 1])
+                    continue;
+                const struct call *x = &calls[start[q] + k];
+                c.op = x->op;
+                if (x->root >= 0)
+                    c.root = x->root;
+                c.neighbor |= x->neighbor;
+                c.members[c.nmembers++] = (struct mg_member){ x->enter, x->exit, x->comm_rank };
+            }
+            if (c.nmembers < comm_size)
+                out->incomplete_collectives++;
+            PUSH(out->collectives, out->ncollectives, ccoll, c);
+        }
+        free(start);
+        a = b;
+    }
+
+    int rc = 0;
+    goto done;
+oom:
+    rc = -1;
+    snprintf(err, errlen, "out of memory while matching messages");
+done:
+    if (rc == 0) {
+        out->rank_comm = comm_ids;   /* kept: the writer maps references with it */
+        out->nranks = nranks;
+        comm_ids = NULL;
+    }
+    if (comm_ids)
+        for (uint32_t r = 0; r < nranks; r++)
+            free(comm_ids[r]);
+    free(comm_ids);
+    for (uint32_t k = 0; k < names.n; k++)
+        free(names.names[k]);
+    free(names.names);
+    free(names.slots);
+    free(sends);
+    free(recvs);
+    free(calls);
+    free(posted);
+    free(cancelled);
+    free(nbc);
+    if (rc)
+        mg_free(out);
+    return rc;
+}
+
+void mg_free(struct mg_result *r)
+{
+    if (r->rank_comm)
+        for (uint32_t k = 0; k < r->nranks; k++)
+            free(r->rank_comm[k]);
+    free(r->rank_comm);
+    for (uint32_t c = 0; c < r->ncomms; c++) {
+        free(r->comms[c].name);
+        free(r->comms[c].members);
+    }
+    free(r->comms);
+    free(r->messages);
+    for (size_t c = 0; c < r->ncollectives; c++)
+        free(r->collectives[c].members);
+    free(r->collectives);
+    free(r->unmatched_sends);
+    free(r->unmatched_recvs);
+    memset(r, 0, sizeof *r);
+}

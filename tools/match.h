@@ -1,0 +1,74 @@
+/* match.h — pair every message and every collective instance of a raw
+ * trace (DESIGN.md "Matching").
+ *
+ * Messages pair first-in-first-out per (communicator, sender, receiver,
+ * tag): sends in the order they were issued, receives in the order they
+ * were posted (MPI matches in posting order), using the source and tag MPI
+ * resolved. Collective instances: the k-th collective call on a
+ * communicator is the same instance on every member. */
+#ifndef SYNCTRACE_MATCH_H
+#define SYNCTRACE_MATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rawtrace.h"
+
+struct mg_event_ref {
+    uint32_t rank;            /* index into the ranks array (= world rank) */
+    uint64_t index;           /* event index on that rank */
+};
+
+struct mg_message {
+    struct mg_event_ref send; /* SEND or ISEND: when the message left */
+    struct mg_event_ref recv; /* RECV or IRECV: when it had arrived */
+    uint32_t comm;            /* global communicator id */
+    uint32_t tag;
+    uint64_t bytes;
+};
+
+struct mg_member {
+    struct mg_event_ref enter; /* COLL_BEGIN or NBC_REQUEST */
+    struct mg_event_ref exit;  /* COLL_END or NBC_COMPLETE */
+    uint32_t comm_rank;
+};
+
+struct mg_collective {
+    uint32_t comm;            /* global communicator id */
+    uint32_t op;              /* OTF2_CollectiveOp */
+    int root;                 /* world rank, or -1 */
+    int neighbor;             /* a neighbourhood collective (semantics not modelled) */
+    uint32_t nmembers;        /* members seen; the communicator may have more */
+    struct mg_member *members;
+};
+
+struct mg_comm {
+    char *name;
+    uint32_t size;
+    uint64_t *members;        /* world ranks */
+};
+
+struct mg_unmatched {
+    struct mg_event_ref event;
+    uint32_t comm, peer, tag; /* peer as a world rank */
+};
+
+struct mg_result {
+    struct mg_comm *comms;
+    uint32_t ncomms;
+    uint32_t **rank_comm;     /* [rank][archive comm ref] -> global communicator id */
+    uint32_t nranks;
+    struct mg_message *messages;
+    size_t nmessages;
+    struct mg_collective *collectives;
+    size_t ncollectives;
+    struct mg_unmatched *unmatched_sends, *unmatched_recvs;
+    size_t nunmatched_sends, nunmatched_recvs;
+    size_t incomplete_collectives;   /* instances that not every member reached */
+    size_t cancelled;
+};
+
+/* Returns 0, or -1 with a one-line message (allocation failure). */
+int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen);
+void mg_free(struct mg_result *r);
+
+#endif

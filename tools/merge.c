@@ -1,0 +1,423 @@
+/* merge.c — `synctrace merge RAW_DIR -o OUT`: read every rank's archive,
+ * match messages and collectives, solve clock offsets as difference
+ * constraints, and write one tachyon-free OTF2 archive plus report.json.
+ *
+ * The output is built in OUT.tmp-PID and renamed when complete; an existing
+ * OUT is replaced only with --force; the raw trace is only read. */
+#define _XOPEN_SOURCE 700
+#include <config.h>
+#include "clockmodel.h"
+#include "commands.h"
+#include "constraints.h"
+#include "match.h"
+#include "otf2out.h"
+#include "rawdir.h"
+#include "rawtrace.h"
+#include "report.h"
+#include "solve.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct options {
+    const char *raw, *out;
+    int reference;
+    double alpha;
+    int median;
+    double min_latency;       /* < 0: estimate from the sync rounds */
+    int force, no_drift;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int usage(FILE *to)
+{
+    fprintf(to, "usage: synctrace merge RAW_DIR -o OUT_DIR [--reference RANK] [--alpha A]\n"
+                "                      [--timebase reference|median] [--min-latency NS] [--no-drift] [--force]\n"
+                "Merge a raw trace into one OTF2 archive with synchronised, tachyon-free timestamps\n"
+                "(OUT_DIR/traces.otf2) and write OUT_DIR/report.json.\n"
+                "  --reference RANK   clock that defines global time (default 0)\n"
+                "  --alpha A          where in the feasible interval offsets lie, 0..1 (default 0.5)\n"
+                "  --timebase median  global time follows the median of the clocks, not one of them\n"
+                "  --min-latency NS   minimum one-way message latency (default 0: receives never before sends)\n"
+                "  --no-drift         do not correct drift between sync rounds\n"
+                "  --force            replace OUT_DIR if it exists\n");
+    return to == stdout ? 0 : 2;
+}
+
+static int parse_number(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse(int argc, char **argv, struct options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->alpha = 0.5;
+    o->min_latency = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        double v;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return usage(stdout) - 1;
+        if ((!strcmp(a, "-o") || !strcmp(a, "--reference") || !strcmp(a, "--alpha") || !strcmp(a, "--timebase")
+             || !strcmp(a, "--min-latency") || !strcmp(a, "--jobs")) && i + 1 >= argc) {
+            fprintf(stderr, "synctrace merge: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "-o")) {
+            o->out = argv[++i];
+        } else if (!strcmp(a, "--reference")) {
+            if (parse_number(argv[++i], &v) || v < 0 || v != (int)v) {
+                fprintf(stderr, "synctrace merge: --reference takes a rank, not '%s'\n", argv[i]);
+                return 2;
+            }
+            o->reference = (int)v;
+        } else if (!strcmp(a, "--alpha")) {
+            if (parse_number(argv[++i], &o->alpha) || !(o->alpha >= 0 && o->alpha <= 1)) {
+                fprintf(stderr, "synctrace merge: --alpha takes a number from 0 to 1, not '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--timebase")) {
+            const char *t = argv[++i];
+            if (strcmp(t, "reference") && strcmp(t, "median")) {
+                fprintf(stderr, "synctrace merge: --timebase is reference or median, not '%s'\n", t);
+                return 2;
+            }
+            o->median = !strcmp(t, "median");
+        } else if (!strcmp(a, "--min-latency")) {
+            if (parse_number(argv[++i], &o->min_latency) || o->min_latency < 0) {
+                fprintf(stderr, "synctrace merge: --min-latency takes nanoseconds >= 0, not '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--jobs")) {
+            ++i;   /* accepted for compatibility; the merge runs in one thread */
+        } else if (!strcmp(a, "--force")) {
+            o->force = 1;
+        } else if (!strcmp(a, "--no-drift")) {
+            o->no_drift = 1;
+        } else if (a[0] == '-' || o->raw) {
+            fprintf(stderr, "synctrace merge: unexpected argument '%s' (see --help)\n", a);
+            return 2;
+        } else {
+            o->raw = a;
+        }
+    }
+    if (!o->raw || !o->out) {
+        fprintf(stderr, "synctrace merge: need RAW_DIR and -o OUT_DIR (see --help)\n");
+        return 2;
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (reorders v). */
+static double median(double *v, uint32_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n ? v[n / 2] : 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    return remove(path);
+}
+
+static void remove_tree(const char *path)
+{
+    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Minimum latency per ordered pair of domains. Round trips bound the sum
+ * of the two one-way latencies, not either one: on a loaded machine one
+ * direction can take almost all of it (seen here: 375 ns one way where a
+ * quarter of the fastest round trip was 986 ns). So without --min-latency
+ * the bound is 0 — a receive is never before its send — and never an
+ * estimate that the truth could violate. */
+static double *min_latencies(const struct options *o, const struct cm_model *m)
+{
+    size_t n = (size_t)m->ndomains * m->ndomains;
+    double *l = malloc(sizeof *l * (n ? n : 1));
+    for (size_t k = 0; l && k < n; k++)
+        l[k] = o->min_latency >= 0 ? o->min_latency : 0;
+    return l;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    struct options o;
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    char err[4400];
+    struct stat st;
+    if (stat(o.out, &st) == 0 && !o.force) {
+        fprintf(stderr, "synctrace merge: %s exists (use --force to replace it)\n", o.out);
+        return 1;
+    }
+    struct report rep;
+    report_init(&rep);
+    double t_start = now_s(), t = t_start;
+
+    char **anchors = NULL;
+    int n = rawdir_list(o.raw, &anchors, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "synctrace merge: %s\n", err);
+        return 1;
+    }
+    struct rt_rank *ranks = calloc((size_t)n, sizeof *ranks);
+    struct mg_result match = { 0 };
+    struct cm_model model = { 0 };
+    struct sv_graph *graph = NULL;
+    double *lmin = NULL, *x = NULL, *lo = NULL, *hi = NULL;
+    uint64_t **gtime = NULL, **truth = NULL;
+    char tmp[4200] = "";
+    rc = 1;
+    if (!ranks) {
+        fprintf(stderr, "synctrace merge: out of memory\n");
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        if (rt_read_rank(anchors[i], &ranks[i], err, sizeof err) != 0) {
+            fprintf(stderr, "synctrace merge: %s\n", err);
+            goto done;
+        }
+    }
+    /* One run, every rank once, in rank order. */
+    for (int i = 0; i < n; i++) {
+        if (ranks[i].world_size != n || ranks[i].rank != i) {
+            if (ranks[i].world_size != n)
+                fprintf(stderr, "synctrace merge: %s: rank %d of a %d-rank run, but %s holds %d rank archives\n",
+                        anchors[i], ranks[i].rank, ranks[i].world_size, o.raw, n);
+            else
+                fprintf(stderr, "synctrace merge: %s: holds rank %d where rank %d was expected\n", anchors[i],
+                        ranks[i].rank, i);
+            goto done;
+        }
+        if (strcmp(ranks[i].run_id ? ranks[i].run_id : "", ranks[0].run_id ? ranks[0].run_id : "") != 0) {
+            fprintf(stderr, "synctrace merge: %s: from run %s, but %s is from run %s: archives of different runs\n",
+                    anchors[i], ranks[i].run_id ? ranks[i].run_id : "?", anchors[0],
+                    ranks[0].run_id ? ranks[0].run_id : "?");
+            goto done;
+        }
+        if (ranks[i].nevents == 0) {
+            fprintf(stderr, "synctrace merge: %s: no events\n", anchors[i]);
+            goto done;
+        }
+        rep.events += ranks[i].nevents;
+    }
+    if (o.reference >= n) {
+        fprintf(stderr, "synctrace merge: --reference %d: the trace has ranks 0 to %d\n", o.reference, n - 1);
+        goto done;
+    }
+    rep.ranks = (uint32_t)n;
+    rep.seconds_read = now_s() - t;
+    t = now_s();
+
+    if (mg_match(ranks, (uint32_t)n, &match, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace merge: %s\n", err);
+        goto done;
+    }
+    rep.seconds_match = now_s() - t;
+    t = now_s();
+
+    if (cm_build(ranks, (uint32_t)n, (uint32_t)o.reference, o.no_drift, &model) != 0
+        || !(lmin = min_latencies(&o, &model))) {
+        fprintf(stderr, "synctrace merge: out of memory\n");
+        goto done;
+    }
+    if (o.median) {
+        /* Fleury et al., eq. 3: time follows the median clock. Folding its
+         * rate into every domain's drift keeps every constraint exact. */
+        double *b = malloc(sizeof *b * model.ndomains);
+        if (!b)
+            goto done;
+        for (uint32_t d = 0; d < model.ndomains; d++)
+            b[d] = model.domains[d].beta;
+        double med = median(b, model.ndomains);
+        free(b);
+        for (uint32_t d = 0; d < model.ndomains; d++)
+            model.domains[d].beta = (1 + model.domains[d].beta) / (1 + med) - 1;
+        rep.median_rate = med;
+    }
+    struct cs_stats cs;
+    graph = cs_build(ranks, &model, &match, lmin, &cs);
+    if (!graph) {
+        fprintf(stderr, "synctrace merge: out of memory while building the constraint graph\n");
+        goto done;
+    }
+    uint32_t nv = sv_vertices(graph);
+    x = malloc(sizeof *x * nv);
+    lo = malloc(sizeof *lo * nv);
+    hi = malloc(sizeof *hi * nv);
+    if (!x || !lo || !hi)
+        goto done;
+    uint32_t tau = model.domain_of[o.reference], unbounded = 0;
+    double delta = 0;
+    if (sv_solve(graph, tau, o.alpha, x, &delta, lo, hi, &unbounded) != 0) {
+        fprintf(stderr, "synctrace merge: the solver failed: %s\n", strerror(errno));
+        goto done;
+    }
+    /* A domain no constraint ties to the reference keeps the sync-round
+     * estimate: the best there is, reported as unbounded. */
+    for (uint32_t d = 0; d < model.ndomains; d++)
+        if (isnan(x[d]))
+            x[d] = model.domains[d].offset_ns + model.domains[d].beta * 0;
+    if (o.median) {
+        double *v = malloc(sizeof *v * model.ndomains);
+        if (!v)
+            goto done;
+        memcpy(v, x, sizeof *v * model.ndomains);
+        double shift = median(v, model.ndomains);
+        free(v);
+        for (uint32_t d = 0; d < model.ndomains; d++)
+            x[d] -= shift;
+    }
+    rep.seconds_solve = now_s() - t;
+    rep.delta_ns = delta;
+    rep.unbounded = unbounded;
+    rep.vertices = nv;
+    rep.edges = sv_edges(graph);
+    rep.hubs = cs.hubs;
+    t = now_s();
+
+    /* Global times; the earliest event becomes 0. */
+    gtime = calloc((size_t)n, sizeof *gtime);
+    truth = calloc((size_t)n, sizeof *truth);
+    if (!gtime || !truth)
+        goto done;
+    double gmin = INFINITY;
+    for (int r = 0; r < n; r++)
+        if (ranks[r].nevents)
+            gmin = fmin(gmin, cm_corrected(&model, r, ranks[r].events[0].time) + x[model.domain_of[r]]);
+    for (int r = 0; r < n; r++) {
+        const struct rt_rank *rk = &ranks[r];
+        gtime[r] = malloc(sizeof **gtime * (rk->nevents ? rk->nevents : 1));
+        if (!gtime[r])
+            goto done;
+        double xr = x[model.domain_of[r]];
+        uint64_t prev = 0;
+        for (uint64_t i = 0; i < rk->nevents; i++) {
+            double g = cm_corrected(&model, r, rk->events[i].time) + xr - gmin;
+            uint64_t v = g <= 0 ? 0 : (uint64_t)llround(g);
+            if (v < prev)
+                v = prev;   /* rounding only: c() is monotonic */
+            gtime[r][i] = prev = v;
+        }
+        if (rk->nevents && rk->events[0].has_truth) {
+            truth[r] = malloc(sizeof **truth * rk->nevents);
+            if (!truth[r])
+                goto done;
+            /* true_time is one clock for the whole run (the undistorted node
+             * clock): one rate for every rank, or calibration differences of a
+             * few ppb times ticks since boot would show as microseconds. */
+            double res = ranks[0].resolution ? (double)ranks[0].resolution : 1e9;
+            for (uint64_t i = 0; i < rk->nevents; i++)
+                truth[r][i] = (uint64_t)llround((double)rk->events[i].truth / res * 1e9);
+        }
+    }
+    report_fill(&rep, ranks, (uint32_t)n, &match, &model, x, lo, hi, tau, lmin, gtime, truth);
+    /* Precision over pairs of domains, where all-pairs is affordable. */
+    if (model.ndomains <= 2000 && model.ndomains > 1) {
+        double *ap = malloc(sizeof *ap * (size_t)nv * nv);
+        if (nv <= 4000 && ap && sv_all_pairs(graph, delta, 4000, ap) == 0) {
+            /* only the domain vertices: copy the leading block */
+            uint32_t nd = model.ndomains;
+            double *block = malloc(sizeof *block * (size_t)nd * nd);
+            if (block) {
+                for (uint32_t a = 0; a < nd; a++)
+                    memcpy(block + (size_t)a * nd, ap + (size_t)a * nv, sizeof *block * nd);
+                sv_pair_uncertainty(block, nd, &rep.pair_max_ns, &rep.pair_mean_ns);
+                rep.have_pairs = 1;
+                free(block);
+            }
+        }
+        free(ap);
+    }
+    rep.seconds_apply = now_s() - t;
+    t = now_s();
+
+    /* Write into a temporary directory next to OUT, then rename. */
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", o.out, (long)getpid());
+    remove_tree(tmp);
+    if (mkdir(tmp, 0777) != 0) {
+        fprintf(stderr, "synctrace merge: %s: %s\n", tmp, strerror(errno));
+        tmp[0] = '\0';
+        goto done;
+    }
+    if (ow_write(tmp, "traces", ranks, (uint32_t)n, &match, gtime, truth, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace merge: %s\n", err);
+        goto done;
+    }
+    rep.seconds_write = now_s() - t;
+    rep.seconds_total = now_s() - t_start;
+    if (report_write(&rep, tmp, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace merge: %s\n", err);
+        goto done;
+    }
+    if (stat(o.out, &st) == 0) {
+        char old[4300];
+        snprintf(old, sizeof old, "%s.old-%ld", o.out, (long)getpid());
+        if (rename(o.out, old) != 0 || rename(tmp, o.out) != 0) {
+            fprintf(stderr, "synctrace merge: cannot replace %s: %s\n", o.out, strerror(errno));
+            goto done;
+        }
+        remove_tree(old);
+    } else if (rename(tmp, o.out) != 0) {
+        fprintf(stderr, "synctrace merge: cannot create %s: %s\n", o.out, strerror(errno));
+        goto done;
+    }
+    tmp[0] = '\0';
+    report_print_summary(&rep, stdout);
+    rc = 0;
+done:
+    if (tmp[0])
+        remove_tree(tmp);
+    if (gtime)
+        for (int r = 0; r < n; r++)
+            free(gtime[r]);
+    if (truth)
+        for (int r = 0; r < n; r++)
+            free(truth[r]);
+    free(gtime);
+    free(truth);
+    free(x);
+    free(lo);
+    free(hi);
+    free(lmin);
+    if (graph)
+        sv_graph_free(graph);
+    cm_free(&model);
+    mg_free(&match);
+    if (ranks)
+        for (int i = 0; i < n; i++)
+            rt_free_rank(&ranks[i]);
+    free(ranks);
+    rawdir_free(anchors, n);
+    report_free(&rep);
+    return rc;
+}

@@ -1,0 +1,257 @@
+/* otf2out.c — see otf2out.h. Definitions are unified by name (regions,
+ * hosts) or by the matcher's global ids (communicators); location ids stay
+ * the world ranks. Times were made global by the caller. */
+#include "otf2out.h"
+
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct strtab {
+    char **v;
+    uint32_t n, cap;
+};
+
+/* Few strings (regions, hosts, communicators): a linear search is fine up
+ * to a few thousand; region lookups are cached per rank below. */
+static uint32_t str_ref(struct strtab *t, const char *s)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (strcmp(t->v[i], s) == 0)
+            return i;
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 64;
+        char **nv = realloc(t->v, sizeof *nv * cap);
+        if (!nv)
+            return UINT32_MAX;
+        t->v = nv;
+        t->cap = cap;
+    }
+    if (!(t->v[t->n] = strdup(s)))
+        return UINT32_MAX;
+    return t->n++;
+}
+
+static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c, bool f)
+{
+    (void)u; (void)t; (void)l; (void)c; (void)f;
+    return OTF2_FLUSH;
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
+
+static OTF2_RegionRole role_of(const char *name)
+{
+    if (strncmp(name, "MPI_", 4) != 0)
+        return OTF2_REGION_ROLE_ARTIFICIAL;
+    static const char *const p2p[] = { "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait", "MPI_Test",
+                                       "MPI_Sendrecv", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Ibsend",
+                                       "MPI_Issend", "MPI_Irsend", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe",
+                                       "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Start" };
+    for (size_t i = 0; i < sizeof p2p / sizeof p2p[0]; i++)
+        if (strncmp(name, p2p[i], strlen(p2p[i])) == 0)
+            return OTF2_REGION_ROLE_POINT2POINT;
+    if (strcmp(name, "MPI_Barrier") == 0)
+        return OTF2_REGION_ROLE_BARRIER;
+    if (strstr(name, "gather") || strstr(name, "reduce") || strstr(name, "scatter") || strstr(name, "bcast")
+        || strstr(name, "alltoall") || strstr(name, "scan") || strstr(name, "Ibarrier"))
+        return OTF2_REGION_ROLE_COLL_OTHER;
+    if (strncmp(name, "MPI_File_", 9) == 0)
+        return OTF2_REGION_ROLE_FILE_IO;
+    return OTF2_REGION_ROLE_FUNCTION;
+}
+
+int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
+             const struct mg_result *match, uint64_t *const *gtime, uint64_t *const *truth_ns,
+             char *err, size_t errlen)
+{
+    struct strtab strings = { 0 };
+    struct strtab regions = { 0 };        /* region names; ref = index */
+    uint32_t **region_map = calloc(nranks ? nranks : 1, sizeof *region_map);
+    int rc = -1;
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!ar || !region_map) {
+        snprintf(err, errlen, "%s/%s.otf2: cannot create the merged archive", dir, name);
+        goto done;
+    }
+    OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
+    OTF2_Archive_SetCreator(ar, "synctrace merge");
+    OTF2_Archive_SetDescription(ar, "synchronised by synctrace: global time in ns, tachyon-free");
+    OTF2_Archive_OpenEvtFiles(ar);
+
+    int any_truth = 0;
+    uint64_t last_time = 0;
+    for (uint32_t r = 0; r < nranks; r++) {
+        const struct rt_rank *rk = &ranks[r];
+        region_map[r] = malloc(sizeof **region_map * (rk->nregions ? rk->nregions : 1));
+        if (!region_map[r])
+            goto oom;
+        for (uint32_t k = 0; k < rk->nregions; k++)
+            if ((region_map[r][k] = str_ref(&regions, rk->regions[k] ? rk->regions[k] : "?")) == UINT32_MAX)
+                goto oom;
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (uint64_t)rk->rank);
+        OTF2_AttributeList *attrs = OTF2_AttributeList_New();
+        if (!w || !attrs) {
+            OTF2_AttributeList_Delete(attrs);
+            goto oom;
+        }
+        const uint32_t *cm = match->rank_comm[r];
+        for (uint64_t i = 0; i < rk->nevents; i++) {
+            const struct rt_event *e = &rk->events[i];
+            uint64_t t = gtime[r][i];
+            if (t > last_time)
+                last_time = t;
+            OTF2_AttributeList *a = NULL;
+            if (truth_ns && truth_ns[r] && e->has_truth) {
+                OTF2_AttributeList_AddUint64(attrs, 0, truth_ns[r][i]);
+                a = attrs;
+                any_truth = 1;
+            }
+            uint32_t comm = e->ref < rk->ncomms ? cm[e->ref] : OTF2_UNDEFINED_COMM;
+            switch (e->kind) {
+            case RT_ENTER: OTF2_EvtWriter_Enter(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]); break;
+            case RT_LEAVE: OTF2_EvtWriter_Leave(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]); break;
+            case RT_SEND: OTF2_EvtWriter_MpiSend(w, a, t, e->peer, comm, e->tag, e->bytes); break;
+            case RT_ISEND: OTF2_EvtWriter_MpiIsend(w, a, t, e->peer, comm, e->tag, e->bytes, e->req); break;
+            case RT_ISEND_COMPLETE: OTF2_EvtWriter_MpiIsendComplete(w, a, t, e->req); break;
+            case RT_IRECV_REQUEST: OTF2_EvtWriter_MpiIrecvRequest(w, a, t, e->req); break;
+            case RT_RECV: OTF2_EvtWriter_MpiRecv(w, a, t, e->peer, comm, e->tag, e->bytes); break;
+            case RT_IRECV: OTF2_EvtWriter_MpiIrecv(w, a, t, e->peer, comm, e->tag, e->bytes, e->req); break;
+            case RT_CANCELLED: OTF2_EvtWriter_MpiRequestCancelled(w, a, t, e->req); break;
+            case RT_COLL_BEGIN: OTF2_EvtWriter_MpiCollectiveBegin(w, a, t); break;
+            case RT_COLL_END:
+                OTF2_EvtWriter_MpiCollectiveEnd(w, a, t, e->tag, comm, e->peer, e->bytes, e->received);
+                break;
+            case RT_NBC_REQUEST: OTF2_EvtWriter_NonBlockingCollectiveRequest(w, a, t, e->req); break;
+            case RT_NBC_COMPLETE:
+                OTF2_EvtWriter_NonBlockingCollectiveComplete(w, a, t, e->tag, comm, e->peer, e->bytes, e->received,
+                                                             e->req);
+                break;
+            case RT_FLUSH: {
+                /* the stop time moves with the rank's clock like any other */
+                uint64_t stop = i + 1 < rk->nevents ? gtime[r][i + 1] : t;
+                OTF2_EvtWriter_BufferFlush(w, a, t, stop > t ? stop : t);
+                break;
+            }
+            default:
+                break;
+            }
+            if (a)
+                OTF2_AttributeList_RemoveAllAttributes(attrs);
+        }
+        OTF2_AttributeList_Delete(attrs);
+        if (OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS) {
+            snprintf(err, errlen, "%s/%s: cannot write the events of rank %d", dir, name, rk->rank);
+            goto done;
+        }
+    }
+    OTF2_Archive_CloseEvtFiles(ar);
+    /* Readers open every location's local definitions: write them (empty). */
+    if (OTF2_Archive_OpenDefFiles(ar) == OTF2_SUCCESS) {
+        for (uint32_t r = 0; r < nranks; r++) {
+            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, (uint64_t)ranks[r].rank);
+            if (dw)
+                OTF2_Archive_CloseDefWriter(ar, dw);
+        }
+        OTF2_Archive_CloseDefFiles(ar);
+    }
+
+    OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(ar);
+    if (!gd)
+        goto oom;
+    /* strings first: fixed ones, regions, hosts, ranks, communicators */
+    uint32_t s_machine = str_ref(&strings, "machine"), s_node = str_ref(&strings, "node");
+    uint32_t s_empty = str_ref(&strings, ""), s_world = str_ref(&strings, "MPI_COMM_WORLD locations");
+    uint32_t s_true = str_ref(&strings, "true_time");
+    uint32_t s_true_desc = str_ref(&strings, "undistorted time of the event in ns (SYNCTRACE_SKEW)");
+    uint32_t *region_str = malloc(sizeof *region_str * (regions.n ? regions.n : 1));
+    uint32_t *host_str = malloc(sizeof *host_str * (nranks ? nranks : 1));
+    uint32_t *rank_str = malloc(sizeof *rank_str * (nranks ? nranks : 1));
+    uint32_t *comm_str = malloc(sizeof *comm_str * (match->ncomms ? match->ncomms : 1));
+    if (!region_str || !host_str || !rank_str || !comm_str) {
+        free(region_str); free(host_str); free(rank_str); free(comm_str);
+        goto oom;
+    }
+    for (uint32_t k = 0; k < regions.n; k++)
+        region_str[k] = str_ref(&strings, regions.v[k]);
+    for (uint32_t r = 0; r < nranks; r++) {
+        char buf[64];
+        host_str[r] = str_ref(&strings, ranks[r].host ? ranks[r].host : "unknown");
+        snprintf(buf, sizeof buf, "MPI Rank %d", ranks[r].rank);
+        rank_str[r] = str_ref(&strings, buf);
+    }
+    for (uint32_t c = 0; c < match->ncomms; c++)
+        comm_str[c] = str_ref(&strings, match->comms[c].name);
+    for (uint32_t k = 0; k < strings.n; k++)
+        OTF2_GlobalDefWriter_WriteString(gd, k, strings.v[k]);
+
+    OTF2_GlobalDefWriter_WriteClockProperties(gd, 1000000000ULL, 0, last_time, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    /* one node per distinct host, in order of first appearance */
+    uint32_t *node_of = malloc(sizeof *node_of * (nranks ? nranks : 1));
+    uint32_t nnodes = 0;
+    if (!node_of) {
+        free(region_str); free(host_str); free(rank_str); free(comm_str);
+        goto oom;
+    }
+    for (uint32_t r = 0; r < nranks; r++) {
+        uint32_t q = 0;
+        while (q < r && host_str[q] != host_str[r])
+            q++;
+        node_of[r] = q < r ? node_of[q] : ++nnodes;
+        if (q == r)
+            OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, node_of[r], host_str[r], s_node, 0);
+    }
+    for (uint32_t r = 0; r < nranks; r++)
+        OTF2_GlobalDefWriter_WriteLocationGroup(gd, r, rank_str[r], OTF2_LOCATION_GROUP_TYPE_PROCESS, node_of[r],
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+    for (uint32_t r = 0; r < nranks; r++)
+        OTF2_GlobalDefWriter_WriteLocation(gd, (uint64_t)ranks[r].rank, rank_str[r], OTF2_LOCATION_TYPE_CPU_THREAD,
+                                           ranks[r].nevents, r);
+    for (uint32_t k = 0; k < regions.n; k++)
+        OTF2_GlobalDefWriter_WriteRegion(gd, k, region_str[k], region_str[k], s_empty, role_of(regions.v[k]),
+                                         strncmp(regions.v[k], "MPI_", 4) == 0 ? OTF2_PARADIGM_MPI
+                                                                                : OTF2_PARADIGM_MEASUREMENT_SYSTEM,
+                                         OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
+    if (any_truth)
+        OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64);
+    uint64_t *world = malloc(sizeof *world * (nranks ? nranks : 1));
+    if (world) {
+        for (uint32_t r = 0; r < nranks; r++)
+            world[r] = r;
+        OTF2_GlobalDefWriter_WriteGroup(gd, 0, s_world, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                        OTF2_GROUP_FLAG_NONE, nranks, world);
+        free(world);
+    }
+    for (uint32_t c = 0; c < match->ncomms; c++) {
+        const struct mg_comm *mc = &match->comms[c];
+        OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, comm_str[c], OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                        OTF2_GROUP_FLAG_NONE, mc->size, mc->members);
+        OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    }
+    free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
+    OTF2_Archive_CloseGlobalDefWriter(ar, gd);
+    rc = 0;
+    goto done;
+oom:
+    snprintf(err, errlen, "%s/%s: out of memory while writing the merged archive", dir, name);
+done:
+    if (ar && OTF2_Archive_Close(ar) != OTF2_SUCCESS && rc == 0) {
+        snprintf(err, errlen, "%s/%s.otf2: cannot complete the merged archive", dir, name);
+        rc = -1;
+    }
+    for (uint32_t k = 0; k < strings.n; k++)
+        free(strings.v[k]);
+    free(strings.v);
+    for (uint32_t k = 0; k < regions.n; k++)
+        free(regions.v[k]);
+    free(regions.v);
+    if (region_map)
+        for (uint32_t r = 0; r < nranks; r++)
+            free(region_map[r]);
+    free(region_map);
+    return rc;
+}

@@ -1,0 +1,17 @@
+/* otf2out.h — write the merged archive: one OTF2 trace with every rank's
+ * location, unified definitions, and global timestamps in nanoseconds. */
+#ifndef SYNCTRACE_OTF2OUT_H
+#define SYNCTRACE_OTF2OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "match.h"
+#include "rawtrace.h"
+
+/* gtime[r][i]: global ns of event i of rank r (non-decreasing per rank).
+ * truth_ns[r] non-NULL: the true_time attribute in ns for rank r's events. */
+int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
+             const struct mg_result *match, uint64_t *const *gtime, uint64_t *const *truth_ns,
+             char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,389 @@
+/* report.c — see report.h. */
+#include "report.h"
+#include "commands.h"
+
+#include <math.h>
+#include <otf2/otf2.h>
+#include <stdlib.h>
+#include <string.h>
+
+void report_init(struct report *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void report_free(struct report *r)
+{
+    free(r->domains);
+    r->domains = NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+static int all_to_all(uint32_t op)
+{
+    return op == OTF2_COLLECTIVE_OP_BARRIER || op == OTF2_COLLECTIVE_OP_ALLREDUCE
+           || op == OTF2_COLLECTIVE_OP_ALLGATHER || op == OTF2_COLLECTIVE_OP_ALLGATHERV
+           || op == OTF2_COLLECTIVE_OP_ALLTOALL || op == OTF2_COLLECTIVE_OP_ALLTOALLV
+           || op == OTF2_COLLECTIVE_OP_ALLTOALLW || op == OTF2_COLLECTIVE_OP_REDUCE_SCATTER
+           || op == OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK;
+}
+
+void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+                 const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
+                 const double *lmin, uint64_t *const *gtime, uint64_t *const *truth)
+{
+    r->messages = match->nmessages;
+    r->collectives = match->ncollectives;
+    r->unmatched_sends = match->nunmatched_sends;
+    r->unmatched_recvs = match->nunmatched_recvs;
+    r->incomplete_collectives = match->incomplete_collectives;
+    r->cancelled = match->cancelled;
+    size_t used = 0;
+    for (size_t i = 0; i < match->nunmatched_sends && i < 5; i++)
+        used += (size_t)snprintf(r->unmatched_examples + used, sizeof r->unmatched_examples - used,
+                                 "%ssend rank %u event %llu to %d tag %u", used ? "; " : "",
+                                 match->unmatched_sends[i].event.rank,
+                                 (unsigned long long)match->unmatched_sends[i].event.index,
+                                 (int)match->unmatched_sends[i].peer, match->unmatched_sends[i].tag);
+    for (size_t i = 0; i < match->nunmatched_recvs && i < 5 && used < sizeof r->unmatched_examples; i++)
+        used += (size_t)snprintf(r->unmatched_examples + used, sizeof r->unmatched_examples - used,
+                                 "%sreceive rank %u event %llu from %d tag %u", used ? "; " : "",
+                                 match->unmatched_recvs[i].event.rank,
+                                 (unsigned long long)match->unmatched_recvs[i].event.index,
+                                 (int)match->unmatched_recvs[i].peer, match->unmatched_recvs[i].tag);
+
+    uint32_t nd = m->ndomains;
+    for (size_t i = 0; i < match->nmessages; i++) {
+        const struct mg_message *msg = &match->messages[i];
+        const struct rt_rank *s = &ranks[msg->send.rank], *v = &ranks[msg->recv.rank];
+        double raw_s = cm_interpolated(s, s->events[msg->send.index].time);
+        double raw_r = cm_interpolated(v, v->events[msg->recv.index].time);
+        if (raw_r < raw_s)
+            r->tachyons_raw++;
+        uint64_t gs = gtime[msg->send.rank][msg->send.index], gr = gtime[msg->recv.rank][msg->recv.index];
+        if (gr < gs)
+            r->tachyons_after++;
+        uint32_t du = m->domain_of[msg->send.rank], dv = m->domain_of[msg->recv.rank];
+        /* 1 ns for rounding to integer nanoseconds */
+        if (du != dv && (double)gr + 1.0 < (double)gs + lmin[(size_t)du * nd + dv])
+            r->latency_violations_after++;
+    }
+    for (size_t i = 0; i < match->ncollectives; i++) {
+        const struct mg_collective *c = &match->collectives[i];
+        if (c->neighbor || !all_to_all(c->op))
+            continue;
+        uint64_t max_in = 0, min_out = UINT64_MAX;
+        for (uint32_t k = 0; k < c->nmembers; k++) {
+            uint64_t in = gtime[c->members[k].enter.rank][c->members[k].enter.index];
+            uint64_t out = gtime[c->members[k].exit.rank][c->members[k].exit.index];
+            if (in > max_in) max_in = in;
+            if (out < min_out) min_out = out;
+        }
+        if (min_out < max_in)
+            r->collective_violations_after++;
+    }
+    for (uint32_t q = 0; q < nranks; q++)
+        for (uint64_t i = 1; i < ranks[q].nevents; i++)
+            if (gtime[q][i] < gtime[q][i - 1])
+                r->nonmonotonic_after++;
+    /* With true times, check the inputs themselves: a matched message or a
+     * collective whose true times break its constraint means a wrong match
+     * or wrong semantics, not imprecision. */
+    if (truth && nranks && truth[0]) {
+        for (size_t i = 0; i < match->nmessages; i++) {
+            const struct mg_message *msg = &match->messages[i];
+            if (truth[msg->recv.rank][msg->recv.index] < truth[msg->send.rank][msg->send.index])
+                r->truth_violating_messages++;
+        }
+        for (size_t i = 0; i < match->ncollectives; i++) {
+            const struct mg_collective *c = &match->collectives[i];
+            if (c->neighbor || !all_to_all(c->op))
+                continue;
+            uint64_t max_in = 0, min_out = UINT64_MAX;
+            for (uint32_t k = 0; k < c->nmembers; k++) {
+                uint64_t in = truth[c->members[k].enter.rank][c->members[k].enter.index];
+                uint64_t out = truth[c->members[k].exit.rank][c->members[k].exit.index];
+                if (in > max_in) max_in = in;
+                if (out < min_out) min_out = out;
+            }
+            if (min_out < max_in)
+                r->truth_violating_collectives++;
+        }
+    }
+
+    /* per domain: offset, drift, bounds, and with true_time the truth */
+    r->ndomains = nd;
+    r->domains = calloc(nd ? nd : 1, sizeof *r->domains);
+    double *truth_x = calloc(nd ? nd : 1, sizeof *truth_x);
+    int *has = calloc(nd ? nd : 1, sizeof *has);
+    r->have_truth = nranks > 0 && truth && truth[0] != NULL;
+    if (r->domains && truth_x && has && r->have_truth) {
+        /* The true x_d - x_tau: where the reference's corrected clock stood at
+         * an event's true time, minus the event's corrected time (median over
+         * the domain's events). The reference's clock is read off its own
+         * events by interpolation. */
+        uint32_t ref_rank = 0;
+        while (ref_rank < nranks && m->domain_of[ref_rank] != tau)
+            ref_rank++;
+        const struct rt_rank *rr = &ranks[ref_rank];
+        for (uint32_t d = 0; d < nd && ref_rank < nranks && truth[ref_rank]; d++) {
+            size_t cnt = 0;
+            for (uint32_t q = 0; q < nranks; q++)
+                if (m->domain_of[q] == d)
+                    cnt += ranks[q].nevents;
+            double *v = malloc(sizeof *v * (cnt ? cnt : 1));
+            if (!v)
+                continue;
+            size_t k = 0;
+            for (uint32_t q = 0; q < nranks; q++) {
+                if (m->domain_of[q] != d || !truth[q])
+                    continue;
+                uint64_t j = 0;   /* walks the reference's events in true-time order */
+                for (uint64_t i = 0; i < ranks[q].nevents; i++) {
+                    uint64_t tt = truth[q][i];
+                    while (j + 2 < rr->nevents && truth[ref_rank][j + 1] <= tt)
+                        j++;
+                    if (rr->nevents < 2)
+                        break;
+                    double t0 = (double)truth[ref_rank][j], t1 = (double)truth[ref_rank][j + 1];
+                    double c0 = cm_corrected(m, ref_rank, rr->events[j].time);
+                    double c1 = cm_corrected(m, ref_rank, rr->events[j + 1].time);
+                    double cref = t1 > t0 ? c0 + (c1 - c0) * ((double)tt - t0) / (t1 - t0) : c0;
+                    v[k++] = cref - cm_corrected(m, q, ranks[q].events[i].time);
+                }
+            }
+            if (k) {
+                truth_x[d] = median_of(v, k);
+                has[d] = 1;
+            }
+            free(v);
+        }
+        /* Errors of global time against true time, after removing the common
+         * shift and rate (any global clock may run at its own pace): the
+         * residuals of a least-squares line, ours and today's. */
+        size_t total = 0;
+        for (uint32_t q = 0; q < nranks; q++)
+            total += ranks[q].nevents;
+        double *err = malloc(sizeof *err * (total ? total : 1));
+        double *raw = malloc(sizeof *raw * (total ? total : 1));
+        double *tt = malloc(sizeof *tt * (total ? total : 1));
+        if (err && raw && tt) {
+            size_t k = 0;
+            for (uint32_t q = 0; q < nranks; q++)
+                for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++, k++) {
+                    tt[k] = (double)truth[q][i] - (double)truth[0][0];
+                    err[k] = (double)gtime[q][i] - tt[k];
+                    raw[k] = cm_interpolated(&ranks[q], ranks[q].events[i].time) - tt[k];
+                }
+            double *series[2] = { err, raw };
+            double *max_out[2] = { &r->true_err_max_ns, &r->raw_err_max_ns };
+            double *med_out[2] = { &r->true_err_median_ns, &r->raw_err_median_ns };
+            for (int s = 0; s < 2 && k > 1; s++) {
+                double *y = series[s];
+                double mx = 0, my = 0, sxx = 0, sxy = 0;
+                for (size_t j = 0; j < k; j++) { mx += tt[j]; my += y[j]; }
+                mx /= (double)k;
+                my /= (double)k;
+                for (size_t j = 0; j < k; j++) {
+                    sxx += (tt[j] - mx) * (tt[j] - mx);
+                    sxy += (tt[j] - mx) * (y[j] - my);
+                }
+                double slope = sxx > 0 ? sxy / sxx : 0;
+                for (size_t j = 0; j < k; j++) {
+                    y[j] = fabs(y[j] - (my + slope * (tt[j] - mx)));
+                    if (y[j] > *max_out[s])
+                        *max_out[s] = y[j];
+                }
+                *med_out[s] = median_of(y, k);
+            }
+            /* how much intervals inside a rank changed: consecutive events */
+            for (uint32_t q = 0; q < nranks; q++)
+                for (uint64_t i = 1; i < ranks[q].nevents && truth[q]; i++) {
+                    double ours = (double)gtime[q][i] - (double)gtime[q][i - 1];
+                    double real = (double)truth[q][i] - (double)truth[q][i - 1];
+                    if (fabs(ours - real) > r->interval_distortion_max_ns)
+                        r->interval_distortion_max_ns = fabs(ours - real);
+                }
+        }
+        free(err);
+        free(raw);
+        free(tt);
+    }
+    for (uint32_t d = 0; r->domains && d < nd; d++) {
+        struct report_domain *rd = &r->domains[d];
+        rd->id = m->domains[d].id;
+        rd->offset_ns = x[d] - x[tau];
+        rd->drift_ppm = m->domains[d].beta * 1e6;
+        /* The solver's bounds hold for the drift model; a drift estimate off by
+         * beta_err moves the true offset by up to beta_err x span over the run. */
+        double drift_u = (m->domains[d].beta_err + m->domains[tau].beta_err) * m->domains[d].span_ns;
+        rd->lo_ns = lo ? lo[d] - drift_u : -INFINITY;
+        rd->hi_ns = hi ? hi[d] + drift_u : INFINITY;
+        if (has && truth_x && has[d] && has[tau]) {
+            rd->has_truth = 1;
+            rd->true_offset_ns = truth_x[d] - truth_x[tau];
+            /* 1 ns of rounding, and the drift model's residual is not part of the bound */
+            rd->inside = rd->true_offset_ns >= rd->lo_ns - r->delta_ns - 1 && rd->true_offset_ns <= rd->hi_ns + r->delta_ns + 1;
+            r->domains_inside += (uint32_t)rd->inside;
+        }
+    }
+    free(truth_x);
+    free(has);
+}
+
+static void json_number(FILE *f, const char *key, double v, int last)
+{
+    if (isfinite(v))
+        fprintf(f, "  \"%s\": %.3f%s\n", key, v, last ? "" : ",");
+    else
+        fprintf(f, "  \"%s\": null%s\n", key, last ? "" : ",");
+}
+
+int report_write(const struct report *r, const char *dir, char *err, size_t errlen)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write", path);
+        return -1;
+    }
+    fprintf(f, "{\n  \"format\": 1,\n  \"ranks\": %u,\n  \"events\": %llu,\n", r->ranks, (unsigned long long)r->events);
+    fprintf(f, "  \"messages\": %zu,\n  \"collectives\": %zu,\n  \"unmatched_sends\": %zu,\n  \"unmatched_receives\": %zu,\n",
+            r->messages, r->collectives, r->unmatched_sends, r->unmatched_recvs);
+    fprintf(f, "  \"unmatched_examples\": \"%s\",\n", r->unmatched_examples);
+    fprintf(f, "  \"incomplete_collectives\": %zu,\n  \"cancelled\": %zu,\n", r->incomplete_collectives, r->cancelled);
+    fprintf(f, "  \"tachyons_raw\": %zu,\n  \"tachyons_after\": %zu,\n  \"latency_violations_after\": %zu,\n",
+            r->tachyons_raw, r->tachyons_after, r->latency_violations_after);
+    fprintf(f, "  \"collective_order_violations_after\": %zu,\n  \"nonmonotonic_after\": %zu,\n",
+            r->collective_violations_after, r->nonmonotonic_after);
+    fprintf(f, "  \"solver\": { \"vertices\": %u, \"edges\": %zu, \"hubs\": %u, \"unbounded_domains\": %u },\n",
+            r->vertices, r->edges, r->hubs, r->unbounded);
+    json_number(f, "delta_ns", r->delta_ns, 0);
+    if (r->have_pairs) {
+        json_number(f, "pair_uncertainty_max_ns", r->pair_max_ns, 0);
+        json_number(f, "pair_uncertainty_mean_ns", r->pair_mean_ns, 0);
+    }
+    fprintf(f, "  \"domains\": [\n");
+    for (uint32_t d = 0; d < r->ndomains; d++) {
+        const struct report_domain *x = &r->domains[d];
+        fprintf(f, "    { \"domain\": %d, \"offset_ns\": %.3f, \"drift_ppm\": %.6f, ", x->id, x->offset_ns, x->drift_ppm);
+        if (isfinite(x->lo_ns) && isfinite(x->hi_ns))
+            fprintf(f, "\"lo_ns\": %.3f, \"hi_ns\": %.3f", x->lo_ns, x->hi_ns);
+        else
+            fprintf(f, "\"lo_ns\": null, \"hi_ns\": null");
+        if (x->has_truth)
+            fprintf(f, ", \"true_offset_ns\": %.3f, \"true_inside_bounds\": %s", x->true_offset_ns,
+                    x->inside ? "true" : "false");
+        fprintf(f, " }%s\n", d + 1 < r->ndomains ? "," : "");
+    }
+    fprintf(f, "  ],\n");
+    if (r->have_truth) {
+        fprintf(f, "  \"truth\": { \"error_max_ns\": %.3f, \"error_median_ns\": %.3f, "
+                   "\"interpolated_error_max_ns\": %.3f, \"interpolated_error_median_ns\": %.3f, "
+                   "\"interval_distortion_max_ns\": %.3f, \"domains_inside_bounds\": %u, "
+                   "\"messages_violated_by_truth\": %zu, \"collectives_violated_by_truth\": %zu },\n",
+                r->true_err_max_ns, r->true_err_median_ns, r->raw_err_max_ns, r->raw_err_median_ns,
+                r->interval_distortion_max_ns, r->domains_inside, r->truth_violating_messages,
+                r->truth_violating_collectives);
+    }
+    fprintf(f, "  \"seconds\": { \"read\": %.6f, \"match\": %.6f, \"solve\": %.6f, \"apply\": %.6f, "
+               "\"write\": %.6f, \"total\": %.6f }\n}\n",
+            r->seconds_read, r->seconds_match, r->seconds_solve, r->seconds_apply, r->seconds_write,
+            r->seconds_total);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, errlen, "%s: write failed", path);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write", path);
+        return -1;
+    }
+    report_print_summary(r, f);
+    bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, errlen, "%s: write failed", path);
+        return -1;
+    }
+    return 0;
+}
+
+void report_print_summary(const struct report *r, FILE *to)
+{
+    fprintf(to, "synctrace merge: %u ranks, %llu events, %zu messages, %zu collectives\n", r->ranks,
+            (unsigned long long)r->events, r->messages, r->collectives);
+    fprintf(to, "  tachyons: %zu as recorded (ClockOffsets interpolated), %zu after the merge\n", r->tachyons_raw,
+            r->tachyons_after);
+    if (r->unmatched_sends || r->unmatched_recvs || r->incomplete_collectives)
+        fprintf(to, "  unmatched: %zu sends, %zu receives, %zu incomplete collectives (%s)\n", r->unmatched_sends,
+                r->unmatched_recvs, r->incomplete_collectives, r->unmatched_examples);
+    fprintf(to, "  imprecision delta: %.1f ns%s\n", r->delta_ns,
+            r->delta_ns > 0 ? " (contradictory constraints relaxed by this much)" : "");
+    if (r->have_pairs)
+        fprintf(to, "  precision: clock pairs known within %.1f ns at worst, %.1f ns on average\n", r->pair_max_ns,
+                r->pair_mean_ns);
+    for (uint32_t d = 0; d < r->ndomains && d < 16; d++)
+        fprintf(to, "  clock %d: offset %+.1f ns [%+.1f, %+.1f], drift %+.3f ppm%s\n", r->domains[d].id,
+                r->domains[d].offset_ns, r->domains[d].lo_ns, r->domains[d].hi_ns, r->domains[d].drift_ppm,
+                r->domains[d].has_truth ? (r->domains[d].inside ? ", truth inside" : ", TRUTH OUTSIDE") : "");
+    if (r->ndomains > 16)
+        fprintf(to, "  ... %u clocks in all (report.json lists them)\n", r->ndomains);
+    if (r->have_truth)
+        fprintf(to, "  accuracy vs true time (common shift and rate removed): max %.1f ns, median %.1f ns;\n"
+                "    interpolated ClockOffsets: max %.1f ns, median %.1f ns\n",
+                r->true_err_max_ns, r->true_err_median_ns, r->raw_err_max_ns, r->raw_err_median_ns);
+    fprintf(to, "  time: %.3f s (read %.3f, match %.3f, solve %.3f, apply %.3f, write %.3f)\n", r->seconds_total,
+            r->seconds_read, r->seconds_match, r->seconds_solve, r->seconds_apply, r->seconds_write);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    const char *dir = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: synctrace report OUT_DIR [--json]\nPrint what a merge corrected and how precisely.\n");
+            return 0;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (argv[i][0] == '-' || dir) {
+            fprintf(stderr, "synctrace report: unexpected argument '%s' (see --help)\n", argv[i]);
+            return 2;
+        } else {
+            dir = argv[i];
+        }
+    }
+    if (!dir) {
+        fprintf(stderr, "synctrace report: no OUT_DIR given (see --help)\n");
+        return 2;
+    }
+    char path[4300];
+    snprintf(path, sizeof path, "%s/%s", dir, json ? "report.json" : "report.txt");
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "synctrace report: %s: no report here (is this the output of synctrace merge?)\n", path);
+        return 1;
+    }
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, stdout);
+    fclose(f);
+    return 0;
+}
