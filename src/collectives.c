@@ -4,9 +4,13 @@
  * NonBlockingCollectiveComplete where its request completes.
  *
  * Bytes are this rank's view: what it sends and what it receives, counting
- * its own block where the operation moves one (as Score-P does). Arguments
- * that MPI ignores on this rank (the receive side of a non-root, the send
- * side with MPI_IN_PLACE) are never read. */
+ * its own block where the operation moves one (as Score-P does; unlike
+ * Score-P, MPI_IN_PLACE does not change the numbers). Nothing is counted
+ * where MPI moves nothing: MPI_PROC_NULL neighbours of a Cartesian
+ * topology, Exscan's result on rank 0 and the last rank's contribution.
+ * Over all ranks of one collective, bytes sent = bytes received.
+ * Arguments that MPI ignores on this rank (the receive side of a non-root,
+ * the send side with MPI_IN_PLACE) are never read. */
 #include "communicators.h"
 #include "hooks.h"
 #include "requests.h"

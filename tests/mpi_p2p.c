@@ -365,6 +365,15 @@ static void proc_null(void)
     MPI_Issend(sb, 8, MPI_INT, MPI_PROC_NULL, 168, MPI_COMM_WORLD, &rq[2]);
     MPI_Wait(&rq[2], MPI_STATUS_IGNORE);
     MPI_Sendrecv_replace(sb, 8, MPI_INT, MPI_PROC_NULL, 169, MPI_PROC_NULL, 169, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Message msg;
+    MPI_Mprobe(MPI_PROC_NULL, 169, MPI_COMM_WORLD, &msg, &st);
+    MPI_Mrecv(rb, 8, MPI_INT, &msg, &st);
+    if (st.MPI_SOURCE != MPI_PROC_NULL)
+        fail("proc_null mrecv source", st.MPI_SOURCE, MPI_PROC_NULL);
+    int flag = 0;
+    MPI_Improbe(MPI_PROC_NULL, 169, MPI_COMM_WORLD, &flag, &msg, &st);
+    MPI_Imrecv(rb, 8, MPI_INT, &msg, &rq[3]);
+    MPI_Wait(&rq[3], &st);
     next_variant();
 }
 

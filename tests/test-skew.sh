@@ -27,9 +27,13 @@ cat >"$tmp/periodic.c" <<'PROG'
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    double t0 = MPI_Wtime(), x = 1, y;
-    while (MPI_Wtime() - t0 < 1.2) {
-        MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    /* rank 0's clock decides when all stop: the exit must be collective */
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    double t0 = MPI_Wtime();
+    for (int done = 0; !done;) {
+        done = rank == 0 && MPI_Wtime() - t0 >= 1.2;
+        MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         struct timespec ts = { 0, 2000000 };
         nanosleep(&ts, NULL);
     }

@@ -14,8 +14,10 @@ Library part (reusable by any test):
     check_sync_isolated(t) -> errors    the tracer's own messages stay in their region
 
 Command line (used by tests/test-p2p.sh and tests/test-collectives.sh):
-    trace_check.py p2p  DUMP_FILE NP
-    trace_check.py coll DUMP_FILE NP
+    trace_check.py p2p  DUMP_FILE NP     checks a trace of tests/mpi_p2p.c
+    trace_check.py coll DUMP_FILE NP     checks a trace of tests/mpi_coll.c
+The expectations (p2p_expectations, coll_expectations) mirror the order,
+tags and sizes of those programs: change them together.
 prints one line per check, "ok - WHAT" or "not ok - WHAT", details as
 "# ..." lines; the shell scripts turn them into TAP. Exit status 0 unless
 the checker itself failed (bad input): failed checks are reported, not fatal.
@@ -180,8 +182,21 @@ def check_stamps(t, include_sync=False):
             continue
         if ev.kind in AT_ENTER and ev.time != ev.enter_ev.time:
             errors.append("not stamped at %s entry (%d): %s" % (ev.region, ev.enter_ev.time, ev.line))
-        if ev.kind in AT_LEAVE and (ev.leave_ev is None or ev.time != ev.leave_ev.time):
-            errors.append("not stamped at %s exit: %s" % (ev.region, ev.line))
+        if ev.kind in AT_LEAVE:
+            if ev.leave_ev is None:
+                errors.append("call never left: %s" % ev.line)
+                continue
+            # A sync round the tracer runs at the end of a world collective
+            # is nested in the call and moves its Leave: the event then
+            # carries the PMPI exit, before the round.
+            evs = t.events[ev.rank]
+            sync = next((e for e in evs[ev.idx + 1:ev.leave_ev.idx]
+                         if e.kind == "ENTER" and e.f["region"] == SYNC_REGION
+                         and len(e.stack) == len(ev.stack) + 1), None)
+            if sync is None and ev.time != ev.leave_ev.time:
+                errors.append("not stamped at %s exit: %s" % (ev.region, ev.line))
+            elif sync is not None and ev.time > sync.time:
+                errors.append("stamped after the sync round in %s: %s" % (ev.region, ev.line))
     return errors
 
 
@@ -269,9 +284,9 @@ def check_requests(t, exempt=()):
     while active). Request ids are not reused within a rank."""
     errors = []
     exempt = set(exempt)
-    post_kinds = {"ISEND": ({"ISEND_COMPLETE", "CANCELLED"}, {"IRECV", "IRECV_REQUEST", "NBC_REQUEST"}),
-                  "IRECV_REQUEST": ({"IRECV", "CANCELLED"}, {"ISEND", "NBC_REQUEST"}),
-                  "NBC_REQUEST": ({"NBC_COMPLETE"}, {"ISEND", "IRECV_REQUEST"})}
+    post_kinds = {"ISEND": {"ISEND_COMPLETE", "CANCELLED"},
+                  "IRECV_REQUEST": {"IRECV", "CANCELLED"},
+                  "NBC_REQUEST": {"NBC_COMPLETE"}}
     for (rank, req), evs in sorted(request_index(t).items()):
         posts = [e for e in evs if e.kind in post_kinds]
         if len(posts) != 1:
@@ -279,7 +294,7 @@ def check_requests(t, exempt=()):
                           % (rank, req, len(posts), "; ".join(e.line for e in evs)))
             continue
         post = posts[0]
-        done_kinds, _ = post_kinds[post.kind]
+        done_kinds = post_kinds[post.kind]
         done = [e for e in evs if e.kind in done_kinds]
         stray = [e for e in evs if e is not post and e not in done]
         if stray:
@@ -534,13 +549,18 @@ def check_p2p(t, np_):
 # ---------------------------------------------------------------- collectives (tests/mpi_coll.c)
 
 def region_op(region):
-    """MPI_Ineighbor_allgather -> allgather, MPI_Reduce_scatter_block -> reduce_scatter_block."""
+    """Operation of a collective region: MPI_Ineighbor_allgather -> allgather,
+    MPI_Reduce_scatter_block -> reduce_scatter_block."""
     n = region[4:].lower()
-    if n.startswith("i") and n not in ("iprobe",):
+    if region.startswith("MPI_I"):      # no blocking collective starts with I
         n = n[1:]
     if n.startswith("neighbor_"):
         n = n[len("neighbor_"):]
     return n
+
+
+def is_in_sync(ev):
+    return SYNC_REGION in ev.stack
 
 
 def coll_instances(t):
@@ -581,11 +601,169 @@ def coll_instances(t):
     return out, errors
 
 
-def is_in_sync(ev):
-    return SYNC_REGION in ev.stack
+def dims_create2(n):
+    """MPI_Dims_create(n, 2, {0, 0}): the most balanced factors, larger first."""
+    best = (n, 1)
+    for d1 in range(1, n + 1):
+        if n % d1 == 0 and d1 <= n // d1:
+            best = (n // d1, d1)
+    return best
 
 
-COLL_REGIONS_OK = set()
+def cart_neighbours(me, dims, periods):
+    """Neighbour world rank per slot (2d: negative, 2d+1: positive direction
+    of dimension d), None for MPI_PROC_NULL; row-major ranks, no reorder."""
+    coords, rem = [], me
+    for d in reversed(dims):
+        coords.insert(0, rem % d)
+        rem //= d
+    nb = []
+    for d, (size, per) in enumerate(zip(dims, periods)):
+        for step in (-1, 1):
+            c = list(coords)
+            c[d] += step
+            if not 0 <= c[d] < size:
+                if not per:
+                    nb.append(None)
+                    continue
+                c[d] %= size
+            r = 0
+            for k, sz in zip(c, dims):
+                r = r * sz + k
+            nb.append(r)
+    return nb
+
+
+def coll_expectations(N):
+    """role -> rank -> [(region, op, root world rank, sent, recv, completion region)]
+    for tests/mpi_coll.c, computed by hand from the byte convention of
+    src/collectives.c: this rank's view, its own block counted where the
+    operation moves one; MPI_IN_PLACE does not change the numbers; nothing
+    is counted for MPI_PROC_NULL neighbours or for data MPI does not move
+    (Exscan: rank 0 receives nothing, the last rank's data goes nowhere)."""
+    I, D = 4, 8
+    tri = N * (N + 1) // 2                 # sum of r+1 over ranks
+    exp = {"world": {}, "half": {}, "ring": {}, "grid": {}}
+    for me in range(N):
+        L = []
+
+        def c(region, op, root, sent, recv, done=None):
+            L.append((region, op, root, sent, recv, done or region))
+
+        def rooted(region, op, root, root_sent, root_recv, sent, recv, done=None):
+            if me == root:
+                c(region, op, root, root_sent, root_recv, done)
+            else:
+                c(region, op, root, sent, recv, done)
+
+        c("MPI_Barrier", "barrier", -1, 0, 0)
+        r = 2 % N
+        rooted("MPI_Bcast", "bcast", r, 10 * I * N, 10 * I, 0, 10 * I)
+        rooted("MPI_Bcast", "bcast", 0, 7 * D * N, 7 * D, 0, 7 * D)
+        rooted("MPI_Gather", "gather", 1, 5 * I, 5 * I * N, 5 * I, 0)
+        rooted("MPI_Gather", "gather", N - 1, 5 * I, 5 * I * N, 5 * I, 0)          # in place at root
+        rooted("MPI_Gatherv", "gatherv", 0, I * 1, I * tri, I * (me + 1), 0)
+        rooted("MPI_Gatherv", "gatherv", 1, I * 2, I * tri, I * (me + 1), 0)       # in place at root
+        rooted("MPI_Scatter", "scatter", 1, 6 * I * N, 6 * I, 0, 6 * I)
+        rooted("MPI_Scatter", "scatter", 0, 6 * I * N, 6 * I, 0, 6 * I)            # in place at root
+        rooted("MPI_Scatterv", "scatterv", 2 % N, I * N * N, I * (2 * me + 1), 0, I * (2 * me + 1))
+        rooted("MPI_Scatterv", "scatterv", 0, I * N * N, I * 1, 0, I * (2 * me + 1))   # in place at root
+        c("MPI_Allgather", "allgather", -1, 3 * I * N, 3 * I * N)
+        c("MPI_Allgather", "allgather", -1, 3 * I * N, 3 * I * N)                  # in place
+        agv = I * (tri + N)                     # sum of r+2
+        c("MPI_Allgatherv", "allgatherv", -1, I * (me + 2) * N, agv)
+        c("MPI_Allgatherv", "allgatherv", -1, I * (me + 2) * N, agv)               # in place
+        c("MPI_Alltoall", "alltoall", -1, 2 * I * N, 2 * I * N)
+        c("MPI_Alltoall", "alltoall", -1, 2 * I * N, 2 * I * N)                    # in place
+        a2av = sum(I * (me + j + 1) for j in range(N))
+        c("MPI_Alltoallv", "alltoallv", -1, a2av, a2av)
+        a2aw = sum((me + j + 1) * (D if (me + j) % 2 else I) for j in range(N))
+        c("MPI_Alltoallw", "alltoallw", -1, a2aw, a2aw)
+        c("MPI_Allreduce", "allreduce", -1, 4 * D * N, 4 * D * N)
+        c("MPI_Allreduce", "allreduce", -1, 4 * D * N, 4 * D * N)                  # in place
+        rooted("MPI_Reduce", "reduce", N - 1, 3 * I, 3 * I * N, 3 * I, 0)
+        rooted("MPI_Reduce", "reduce", 0, 3 * I, 3 * I * N, 3 * I, 0)              # in place at root
+        c("MPI_Reduce_scatter", "reduce_scatter", -1, I * tri, I * (me + 1) * N)
+        c("MPI_Reduce_scatter", "reduce_scatter", -1, I * tri, I * (me + 1) * N)   # in place
+        c("MPI_Reduce_scatter_block", "reduce_scatter_block", -1, 2 * I * N, 2 * I * N)
+        c("MPI_Scan", "scan", -1, 5 * I, 5 * I)
+        c("MPI_Scan", "scan", -1, 5 * I, 5 * I)                                    # in place
+        c("MPI_Exscan", "exscan", -1, 0 if me == N - 1 else 5 * I, 0 if me == 0 else 5 * I)
+        # non-blocking, in posting order, with the call that completes them
+        c("MPI_Ibarrier", "barrier", -1, 0, 0, "MPI_Wait")
+        rooted("MPI_Ibcast", "bcast", 1, 10 * I * N, 10 * I, 0, 10 * I, "MPI_Waitall")
+        rooted("MPI_Igather", "gather", 2 % N, 5 * I, 5 * I * N, 5 * I, 0, "MPI_Waitall")
+        rooted("MPI_Igatherv", "gatherv", 0, I, I * tri, I * (me + 1), 0, "MPI_Test")
+        rooted("MPI_Iscatter", "scatter", N - 1, 6 * I * N, 6 * I, 0, 6 * I, "MPI_Testall")
+        rooted("MPI_Iscatterv", "scatterv", 1, I * N * N, I * (2 * me + 1), 0, I * (2 * me + 1), "MPI_Testall")
+        c("MPI_Iallgather", "allgather", -1, 3 * I * N, 3 * I * N, "MPI_Waitany")   # in place
+        c("MPI_Iallgatherv", "allgatherv", -1, I * (me + 2) * N, agv, "MPI_Waitany")
+        c("MPI_Ialltoall", "alltoall", -1, 2 * I * N, 2 * I * N, "MPI_Waitsome")
+        c("MPI_Ialltoallv", "alltoallv", -1, a2av, a2av, "MPI_Waitsome")
+        c("MPI_Ialltoallw", "alltoallw", -1, a2aw, a2aw, "MPI_Waitsome")
+        c("MPI_Iallreduce", "allreduce", -1, 4 * D * N, 4 * D * N, "MPI_Testany")
+        rooted("MPI_Ireduce", "reduce", 1, 3 * I, 3 * I * N, 3 * I, 0, "MPI_Testany")
+        c("MPI_Ireduce_scatter", "reduce_scatter", -1, I * tri, I * (me + 1) * N, "MPI_Testsome")
+        c("MPI_Ireduce_scatter_block", "reduce_scatter_block", -1, 2 * I * N, 2 * I * N, "MPI_Testsome")
+        c("MPI_Iscan", "scan", -1, 5 * I, 5 * I, "MPI_Testsome")
+        c("MPI_Iexscan", "exscan", -1, 0 if me == N - 1 else 5 * I, 0 if me == 0 else 5 * I, "MPI_Testsome")
+        # the final reductions of the error count and the checksum
+        rooted("MPI_Reduce", "reduce", 0, I, I * N, I, 0)
+        rooted("MPI_Reduce", "reduce", 0, D, D * N, D, 0)
+        exp["world"][me] = L
+
+        # half: MPI_Comm_split(world, me % 2, -me)
+        m = sorted((r for r in range(N) if r % 2 == me % 2), reverse=True)
+        hn = len(m)
+        L = []
+        c("MPI_Barrier", "barrier", -1, 0, 0)
+        rooted("MPI_Bcast", "bcast", m[0], 4 * I * hn, 4 * I, 0, 4 * I)
+        rooted("MPI_Reduce", "reduce", m[-1], 2 * I, 2 * I * hn, 2 * I, 0)
+        c("MPI_Iallreduce", "allreduce", -1, 2 * I * hn, 2 * I * hn, "MPI_Wait")
+        exp["half"][me] = L
+
+        for role, dims, periods in (("ring", (N,), (True,)), ("grid", dims_create2(N), (False, False))):
+            nb = cart_neighbours(me, dims, periods)
+            live = [k for k in range(len(nb)) if nb[k] is not None]
+            n = len(live)
+            sc = [2 * (k // 2) + (2 if k % 2 else 1) for k in range(len(nb))]
+            rc = [2 * (k // 2) + (1 if k % 2 else 2) for k in range(len(nb))]
+            a2v_s = sum(I * sc[k] for k in live)
+            a2v_r = sum(I * rc[k] for k in live)
+            L = []
+            c("MPI_Neighbor_allgather", "allgather", -1, 3 * I * n, 3 * I * n)
+            c("MPI_Neighbor_alltoall", "alltoall", -1, 2 * I * n, 2 * I * n)
+            c("MPI_Neighbor_allgatherv", "allgatherv", -1, I * (me + 1) * n, sum(I * (nb[k] + 1) for k in live))
+            c("MPI_Neighbor_alltoallv", "alltoallv", -1, a2v_s, a2v_r)
+            c("MPI_Neighbor_alltoallw", "alltoallw", -1, a2v_s, a2v_r)
+            c("MPI_Ineighbor_allgather", "allgather", -1, 3 * I * n, 3 * I * n, "MPI_Waitall")
+            c("MPI_Ineighbor_alltoall", "alltoall", -1, 2 * I * n, 2 * I * n, "MPI_Waitall")
+            c("MPI_Ineighbor_alltoallv", "alltoallv", -1, a2v_s, a2v_r, "MPI_Wait")
+            exp[role][me] = L
+    return exp
+
+
+def coll_comm_roles(t, N):
+    """Communicator name -> role (world, half, ring, grid) as seen by each rank."""
+    roles = {}
+    errs = []
+    for r in range(N):
+        m = sorted((q for q in range(N) if q % 2 == r % 2), reverse=True)
+        names = list(t.comms[r])
+        role = {WORLD: "world"}
+        half = [n for n in names if t.comms[r][n] == m and n not in (WORLD, SYNC_COMM, "MPI_COMM_SELF")]
+        full = [n for n in names if t.comms[r][n] == list(range(N)) and n not in (WORLD, SYNC_COMM)]
+        if len(full) != 2:
+            errs.append("rank %d: want 2 Cartesian communicators of all ranks, found %s" % (r, full))
+        else:
+            role[full[0]] = "ring"        # defined in creation order
+            role[full[1]] = "grid"
+        if len(half) < 1:
+            errs.append("rank %d: no communicator with members %s" % (r, m))
+        else:
+            role[half[0]] = "half"
+        roles[r] = role
+    return roles, errs
 
 
 def check_coll(t, np_):
@@ -603,6 +781,8 @@ def check_coll(t, np_):
                     errs.append("rank %d: COLL_BEGIN in %s, COLL_END in %s" % (r, c["region"], c["end_region"]))
                 if c["region"] is None or region_op(c["region"]) != c["op"]:
                     errs.append("rank %d: op %s recorded in region %s" % (r, c["op"], c["region"]))
+                if c["begin"].enter_ev is not None and c["begin"].idx != c["begin"].enter_ev.idx + 1:
+                    errs.append("rank %d: COLL_BEGIN is not the first event of %s" % (r, c["region"]))
             else:
                 if c["region"] is None or not c["region"].startswith("MPI_I") or region_op(c["region"]) != c["op"]:
                     errs.append("rank %d: NBC_REQUEST of op %s in region %s" % (r, c["op"], c["region"]))
@@ -641,26 +821,42 @@ def check_coll(t, np_):
             recv = sum(l[k]["recv"] for l in lists.values())
             if sent != recv:
                 c = lists[min(lists)][k]
-                errs.append("comm %s collective #%d %s (%s): sum sent %d != sum received %d; per rank %s"
+                errs.append("comm %s collective #%d %s (%s): sum sent %d != sum received %d; per rank sent/recv %s"
                             % (comm, k, c["op"], c["region"], sent, recv,
-                               ["%d/%d" % (l[k]["sent"], l[k]["recv"]) for _, l in sorted(lists.items())]))
+                               " ".join("%d/%d" % (l[k]["sent"], l[k]["recv"]) for _, l in sorted(lists.items()))))
     rep.check("bytes are conserved: per collective, total sent over ranks = total received", errs)
 
-    # Hand-computed values.
-    want = coll_expectations(np_)
-    errs = []
-    world = {r: [c for c in inst[r] if c["comm"] == WORLD] for r in inst}
+    # Hand-computed expectations, per communicator and per operation.
+    roles, errs = coll_comm_roles(t, np_)
+    rep.check("communicators of mpi_coll.c identified (world, split half, ring, grid)", errs)
+    exp = coll_expectations(np_)
+    got = {role: {} for role in exp}
     for r in range(np_):
-        got_marked = {}
-        lst = world[r]
-        # Each expectation is found by its position after a marker barrier
-        # sequence: mpi_coll.c brackets every case with MPI_Barrier on a
-        # dedicated communicator; here we align on the region sequence.
-        got_marked = lst
-        for key, (region, op, root, sent, recv) in want[r].items():
-            pass
-    rep.check_coll_values = None
-    return rep, inst
+        for role in exp:
+            got[role][r] = []
+        for c in inst.get(r, []):
+            role = roles.get(r, {}).get(c["comm"])
+            if role is None:
+                continue
+            got[role][r].append((c["region"], c["op"], c["root"], c["sent"], c["recv"], c["end_region"]))
+    fmt = lambda x: "%s op=%s root=%s sent=%s recv=%s completed in %s" % x
+    for role in ("world", "half", "ring", "grid"):
+        errs = []
+        by_region = collections.OrderedDict()
+        for r in range(np_):
+            want, have = exp[role][r], got[role][r]
+            if [w[0] for w in want] != [h[0] for h in have]:
+                errs.append("rank %d: calls %s, want %s" % (r, [h[0] for h in have], [w[0] for w in want]))
+            for k, w in enumerate(want):
+                h = have[k] if k < len(have) else None
+                by_region.setdefault(w[0], [])
+                if h != w:
+                    by_region[w[0]].append("rank %d #%d: got %s; want %s"
+                                           % (r, k, fmt(h) if h else "nothing", fmt(w)))
+        rep.check("%s: the sequence of collective calls is as in mpi_coll.c" % role, errs)
+        for region, e in by_region.items():
+            rep.check("%s: %s: op, root (world rank), sent/recv bytes as computed by hand" % (role, region), e)
+    return rep
 
 
 def main(argv):

@@ -11,6 +11,10 @@
  *   all-to-one (reduce, gather): every entry before the root's exit;
  *   scan/exscan: the entries of ranks <= r (< r) before the exit of r,
  *     through a chain of prefix hubs.
+ * Every bound keeps a margin of ROUNDING_MARGIN_NS, so that rounding the
+ * global times to whole nanoseconds (monotone) can never turn a bound met
+ * within the solver's tolerance into a 1 ns tachyon: a >= b + 1 implies
+ * round(a) >= round(b).
  * Neighbourhood collectives are left out (their semantics depend on the
  * topology); leaving a constraint out never makes a result wrong, only less
  * precise. */
@@ -20,6 +24,8 @@
 #include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define ROUNDING_MARGIN_NS 1.0
 
 struct pair_min {
     uint64_t *keys;      /* (u << 32 | v) + 1, 0 = empty */
@@ -148,7 +154,8 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
             stats->skipped_same_clock++;
             continue;
         }
-        double w = corrected(ranks, m, msg->recv) - corrected(ranks, m, msg->send) - lmin[(size_t)u * nd + v];
+        double w = corrected(ranks, m, msg->recv) - corrected(ranks, m, msg->send) - lmin[(size_t)u * nd + v]
+                   - ROUNDING_MARGIN_NS;
         if (pair_put(&pairs, u, v, w) != 0)
             goto fail;
         stats->message_edges++;
@@ -182,9 +189,10 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                 if (k > 0)
                     HUB_EDGE(h - 1, h, 0.0);
                 if (sh == SCAN)
-                    HUB_EDGE(h, m->domain_of[mem[k].exit.rank], corrected(ranks, m, mem[k].exit));
+                    HUB_EDGE(h, m->domain_of[mem[k].exit.rank], corrected(ranks, m, mem[k].exit) - ROUNDING_MARGIN_NS);
                 else if (k + 1 < c->nmembers)
-                    HUB_EDGE(h, m->domain_of[mem[k + 1].exit.rank], corrected(ranks, m, mem[k + 1].exit));
+                    HUB_EDGE(h, m->domain_of[mem[k + 1].exit.rank],
+                             corrected(ranks, m, mem[k + 1].exit) - ROUNDING_MARGIN_NS);
             }
             nvert += c->nmembers;
             stats->hubs += c->nmembers;
@@ -224,15 +232,16 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
             s->seen = 0;
             if (sh == ALL_TO_ALL) {
                 HUB_EDGE(d, h, -s->max_enter);
-                HUB_EDGE(h, d, s->min_exit);
+                HUB_EDGE(h, d, s->min_exit - ROUNDING_MARGIN_NS);
                 used_hub = 1;
                 stats->collective_edges += 2;
             } else {
                 uint32_t rd = m->domain_of[root->enter.rank];
                 if (d == rd)
                     continue;
-                double w = sh == ONE_TO_ALL ? s->min_exit - corrected(ranks, m, root->enter)
-                                            : corrected(ranks, m, root->exit) - s->max_enter;
+                double w = (sh == ONE_TO_ALL ? s->min_exit - corrected(ranks, m, root->enter)
+                                             : corrected(ranks, m, root->exit) - s->max_enter)
+                           - ROUNDING_MARGIN_NS;
                 if (sh == ONE_TO_ALL ? pair_put(&pairs, rd, d, w) : pair_put(&pairs, d, rd, w))
                     goto fail;
                 stats->collective_edges++;

@@ -3,6 +3,7 @@
 #include "rawtrace.h"
 
 #include <otf2/otf2.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,28 @@ static OTF2_CallbackCode ev_flush(EV_HEAD, OTF2_TimeStamp stop)
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* ---------- OTF2's own error reports ---------- */
+
+/* OTF2 prints every error on stderr, several lines deep; keep the first
+ * reason instead, for our one-line message. */
+static char otf2_reason[256];
+
+static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, const char *function,
+                                  OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+    (void)ud; (void)file; (void)line; (void)function;
+    if (!otf2_reason[0] && fmt)
+        vsnprintf(otf2_reason, sizeof otf2_reason, fmt, va);
+    return code;
+}
+
+static void explain(char *err, size_t errlen)
+{
+    size_t used = strlen(err);
+    if (otf2_reason[0] && used < errlen)
+        snprintf(err + used, errlen - used, " (%s)", otf2_reason);
+}
+
 /* ---------- properties ---------- */
 
 static char *property(OTF2_Reader *rd, const char *name)
@@ -289,6 +312,8 @@ int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errl
     memset(out, 0, sizeof *out);
     out->path = strdup(anchor);
     struct ctx c = { .r = out };
+    OTF2_Error_RegisterCallback(quiet_error, NULL);
+    otf2_reason[0] = '\0';
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     if (!rd) {
         snprintf(err, errlen, "%s: not a readable OTF2 archive", anchor);
@@ -387,6 +412,8 @@ int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errl
     }
     rc = 0;
 done:
+    if (rc)
+        explain(err, errlen);
     for (uint32_t i = 0; i < c.nstrings; i++)
         free(c.strings[i]);
     free(c.strings);

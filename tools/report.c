@@ -77,8 +77,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         if (gr < gs)
             r->tachyons_after++;
         uint32_t du = m->domain_of[msg->send.rank], dv = m->domain_of[msg->recv.rank];
-        /* 1 ns for rounding to integer nanoseconds */
-        if (du != dv && (double)gr + 1.0 < (double)gs + lmin[(size_t)du * nd + dv])
+        if (du != dv && (double)gr < (double)gs + lmin[(size_t)du * nd + dv])
             r->latency_violations_after++;
     }
     for (size_t i = 0; i < match->ncollectives; i++) {

@@ -1,0 +1,120 @@
+#!/bin/bash
+# synctrace merge on traced MPI runs with injected skew (ground truth):
+# zero tachyons and ordered collectives after the merge, every true offset
+# inside its reported bounds, no constraint the truth breaks, readable by
+# otf2-print and the Python otf2 reader; bad input gets a one-line error and
+# a non-zero exit; the raw trace is never modified.
+. "$top_srcdir/tests/lib.sh"
+plan 24
+tmp=$(scratch)
+stencil="$top_builddir/examples/stencil"
+json() { "${PYTHON3:-python3}" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
+
+check_merge() {   # check_merge RAW OUT LABEL
+    local raw=$1 out=$2 label=$3
+    "$SYNCTRACE_BIN" merge "$raw" -o "$out" >"$out.stdout" 2>"$out.stderr"
+    ok $? "$label: merge succeeds ($(head -1 "$out.stdout"))"
+    local r="$out/report.json"
+    diag "$label: after the merge: tachyons, latency, non-monotonic, collective-order violations, delta = $(json "$r" "(d['tachyons_after'], d['latency_violations_after'], d['nonmonotonic_after'], d['collective_order_violations_after'], d['delta_ns'])")"
+    ok $([ "$(json "$r" "d['tachyons_after'] + d['latency_violations_after'] + d['nonmonotonic_after'] + d['collective_order_violations_after']")" = 0 ]; echo $?) \
+        "$label: no tachyon, latency or order violation after the merge (raw: $(json "$r" "d['tachyons_raw']") tachyons)"
+    ok $([ "$(json "$r" "d['truth']['domains_inside_bounds'] == len(d['domains'])")" = True ]; echo $?) \
+        "$label: every true offset lies inside its reported bounds"
+    ok $([ "$(json "$r" "d['truth']['messages_violated_by_truth'] + d['truth']['collectives_violated_by_truth'] + d['unmatched_sends'] + d['unmatched_receives']")" = 0 ]; echo $?) \
+        "$label: every message matched, and no constraint contradicts the true times"
+    diag "$label: accuracy $(json "$r" "'max %.0f ns, median %.0f ns; interpolated ClockOffsets max %.0f, median %.0f' % (d['truth']['error_max_ns'], d['truth']['error_median_ns'], d['truth']['interpolated_error_max_ns'], d['truth']['interpolated_error_median_ns'])")"
+}
+
+raw_sum() { find "$1" -type f -exec md5sum {} + | sort | md5sum; }
+
+SYNCTRACE_SKEW=seed=11,offset_us=1000,drift_ppm=50 run_traced "$tmp/a" 4 "$stencil" -i 200 >/dev/null
+ok $? "stencil traced with skew on 4 ranks"
+before=$(raw_sum "$tmp/a")
+check_merge "$tmp/a" "$tmp/a.out" "stencil"
+
+events=$(json "$tmp/a.out/report.json" "d['events']")
+printed=$(otf2-print "$tmp/a.out/traces.otf2" 2>"$tmp/print.err" | grep -cE '^[A-Z_]+ ')
+ok $([ "$printed" -eq "$events" ] && [ ! -s "$tmp/print.err" ]; echo $?) "otf2-print reads all $printed events, without complaint"
+pyotf2=""
+for p in python3 /usr/bin/python3; do "$p" -c "import otf2" 2>/dev/null && { pyotf2=$p; break; }; done
+if [ -n "$pyotf2" ]; then
+    "$pyotf2" - "$tmp/a.out/traces.otf2" >"$tmp/py.out" <<'PY'
+import sys, otf2
+with otf2.reader.open(sys.argv[1]) as t:
+    last, bad, n = {}, 0, 0
+    for loc, ev in t.events:
+        n += 1
+        if ev.time < last.get(loc, 0): bad += 1
+        last[loc] = ev.time
+    print(n, bad, t.definitions.clock_properties.timer_resolution)
+PY
+    read -r pn pbad pres <"$tmp/py.out"
+    ok $([ "$pn" -eq "$events" ] && [ "$pbad" -eq 0 ] && [ "$pres" -eq 1000000000 ]; echo $?) \
+        "Python otf2 reader: $pn events, non-decreasing per location, 1 ns resolution"
+else
+    skip "python3-otf2 not installed"
+fi
+ok $([ "$(raw_sum "$tmp/a")" = "$before" ]; echo $?) "the raw trace is not modified"
+
+# Periodic sync: more rounds, drift corrected between them.
+cat >"$tmp/periodic.c" <<'PROG'
+#include <mpi.h>
+#include <time.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* rank 0's clock decides when all stop: the exit must be collective */
+    double t0 = MPI_Wtime(), x = 1, y;
+    for (int done = 0; !done;) {
+        MPI_Sendrecv(&x, 1, MPI_DOUBLE, (rank + 1) % size, 1, &y, 1, MPI_DOUBLE, (rank + size - 1) % size, 1,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        done = rank == 0 && MPI_Wtime() - t0 >= 1.5;
+        MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    MPI_Finalize();
+    return 0;
+}
+PROG
+mpicc -o "$tmp/periodic" "$tmp/periodic.c"
+SYNCTRACE_SKEW=seed=12,offset_us=1000,drift_ppm=50 SYNCTRACE_SYNC=init,finalize,periodic SYNCTRACE_SYNC_INTERVAL=0.25 \
+    run_traced "$tmp/p" 4 "$tmp/periodic" >/dev/null
+ok $? "ring + allreduce traced with periodic sync"
+check_merge "$tmp/p" "$tmp/p.out" "periodic"
+
+"$SYNCTRACE_BIN" merge "$tmp/a" -o "$tmp/a.out" >/dev/null 2>"$tmp/e1"
+ok $([ $? -ne 0 ] && [ "$(wc -l <"$tmp/e1")" -eq 1 ] && grep -q "exists" "$tmp/e1"; echo $?) \
+    "an existing output is not overwritten without --force: $(cat "$tmp/e1")"
+"$SYNCTRACE_BIN" merge "$tmp/a" -o "$tmp/a.out" --force >/dev/null 2>&1 && [ -f "$tmp/a.out/traces.otf2" ] && ! ls -d "$tmp"/a.out.tmp-* "$tmp"/a.out.old-* 2>/dev/null | grep -q .
+ok $? "--force replaces it, leaving no temporary directory behind"
+
+bad_input() {   # bad_input LABEL RAWDIR EXPECTED-WORD
+    "$SYNCTRACE_BIN" merge "$2" -o "$tmp/bad.out" >/dev/null 2>"$tmp/err"
+    local rc=$?
+    ok $([ $rc -ne 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "$3" "$tmp/err" && [ ! -e "$tmp/bad.out" ]; echo $?) \
+        "$1: one-line error, no output ($(cat "$tmp/err"))"
+}
+bad_input "missing directory" "$tmp/nonexistent" "No such file"
+mkdir -p "$tmp/empty"
+bad_input "directory without archives" "$tmp/empty" "no rank archives"
+cp -r "$tmp/a" "$tmp/trunc"
+f=$(ls "$tmp"/trunc/rank-000002/*.evt | head -1)
+truncate -s 100 "$f"
+bad_input "truncated event file" "$tmp/trunc" "rank-000002"
+cp -r "$tmp/a" "$tmp/corrupt"
+printf 'garbage' | dd of="$tmp/corrupt/rank-000001.def" bs=1 seek=40 conv=notrunc 2>/dev/null
+bad_input "corrupt definitions" "$tmp/corrupt" "rank-000001"
+cp -r "$tmp/a" "$tmp/mixed"
+for x in .otf2 .def; do cp "$tmp/p/rank-000003$x" "$tmp/mixed/rank-000003$x"; done
+rm -rf "$tmp/mixed/rank-000003" && cp -r "$tmp/p/rank-000003" "$tmp/mixed/"
+bad_input "archives from different runs" "$tmp/mixed" "different runs"
+cp -r "$tmp/a" "$tmp/missing" && rm -rf "$tmp/missing/rank-000001"*
+bad_input "a missing rank" "$tmp/missing" "rank"
+
+"$SYNCTRACE_BIN" report "$tmp/a.out" >"$tmp/rep"
+ok $([ $? -eq 0 ] && grep -q "tachyons" "$tmp/rep"; echo $?) "synctrace report prints the summary"
+finish
