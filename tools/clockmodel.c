@@ -1,10 +1,12 @@
 /* clockmodel.c — see clockmodel.h. */
 #include "clockmodel.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, int no_drift, struct cm_model *m)
+int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, int no_drift, double max_drift,
+             struct cm_model *m)
 {
     memset(m, 0, sizeof *m);
     m->nranks = nranks;
@@ -51,6 +53,14 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, i
                 dom->beta = (double)(b->offset - a->offset) / (double)(b->time - a->time);
                 dom->beta_err = (a->stddev + b->stddev) / (double)(b->time - a->time);
             }
+        }
+    }
+    for (uint32_t d = 0; d < m->ndomains; d++) {
+        struct cm_domain *dom = &m->domains[d];
+        if (fabs(dom->beta) > max_drift || dom->beta_err > max_drift) {
+            dom->beta = 0;
+            dom->beta_err = max_drift;   /* unknown, but physical */
+            dom->drift_rejected = 1;
         }
     }
     /* Offsets are relative to rank 0's clock; re-express against the reference. */

@@ -20,6 +20,7 @@ struct cm_domain {
     double beta;              /* drift relative to the reference clock */
     double beta_err;          /* bound on the error of beta (from the rounds' midpoint errors) */
     double span_ns;           /* from the domain's first to its last event */
+    int drift_rejected;       /* the sync rounds' estimate was too uncertain to use */
     uint32_t nranks;
     double offset_ns;         /* estimate from the ClockOffsets at the first round (ref - local) */
 };
@@ -31,8 +32,13 @@ struct cm_model {
     uint32_t nranks;
 };
 
-/* Build from the ranks' archives. `no_drift` keeps beta = 0. */
-int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, int no_drift, struct cm_model *m);
+/* Build from the ranks' archives. `no_drift` keeps beta = 0. A drift
+ * estimate whose magnitude or uncertainty exceeds max_drift (e.g. 200e-6)
+ * is not physical, only noise of sync rounds too close together: it is
+ * dropped (Fleury et al.: never accept a drift error above the clock's
+ * data-sheet value); cm_domain.drift_rejected says so. */
+int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, int no_drift, double max_drift,
+             struct cm_model *m);
 void cm_free(struct cm_model *m);
 
 static inline double cm_local(const struct cm_model *m, uint32_t rank, uint64_t t)

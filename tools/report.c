@@ -223,6 +223,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     }
     for (uint32_t d = 0; r->domains && d < nd; d++) {
         struct report_domain *rd = &r->domains[d];
+        rd->drift_rejected = m->domains[d].drift_rejected;
         rd->id = m->domains[d].id;
         rd->offset_ns = x[d] - x[tau];
         rd->drift_ppm = m->domains[d].beta * 1e6;
@@ -272,6 +273,7 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     fprintf(f, "  \"solver\": { \"vertices\": %u, \"edges\": %zu, \"hubs\": %u, \"unbounded_domains\": %u },\n",
             r->vertices, r->edges, r->hubs, r->unbounded);
     json_number(f, "delta_ns", r->delta_ns, 0);
+    fprintf(f, "  \"drift_model\": \"%s\",\n", r->drift_dropped ? "dropped (contradicted the events)" : "sync rounds");
     if (r->have_pairs) {
         json_number(f, "pair_uncertainty_max_ns", r->pair_max_ns, 0);
         json_number(f, "pair_uncertainty_mean_ns", r->pair_mean_ns, 0);
@@ -279,7 +281,8 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     fprintf(f, "  \"domains\": [\n");
     for (uint32_t d = 0; d < r->ndomains; d++) {
         const struct report_domain *x = &r->domains[d];
-        fprintf(f, "    { \"domain\": %d, \"offset_ns\": %.3f, \"drift_ppm\": %.6f, ", x->id, x->offset_ns, x->drift_ppm);
+        fprintf(f, "    { \"domain\": %d, \"offset_ns\": %.3f, \"drift_ppm\": %.6f, \"drift_rejected\": %s, ", x->id,
+                x->offset_ns, x->drift_ppm, x->drift_rejected ? "true" : "false");
         if (isfinite(x->lo_ns) && isfinite(x->hi_ns))
             fprintf(f, "\"lo_ns\": %.3f, \"hi_ns\": %.3f", x->lo_ns, x->hi_ns);
         else
@@ -334,12 +337,15 @@ void report_print_summary(const struct report *r, FILE *to)
                 r->unmatched_recvs, r->incomplete_collectives, r->unmatched_examples);
     fprintf(to, "  imprecision delta: %.1f ns%s\n", r->delta_ns,
             r->delta_ns > 0 ? " (contradictory constraints relaxed by this much)" : "");
+    if (r->drift_dropped)
+        fprintf(to, "  drift: not corrected (the sync rounds' estimate contradicted the events)\n");
     if (r->have_pairs)
         fprintf(to, "  precision: clock pairs known within %.1f ns at worst, %.1f ns on average\n", r->pair_max_ns,
                 r->pair_mean_ns);
     for (uint32_t d = 0; d < r->ndomains && d < 16; d++)
-        fprintf(to, "  clock %d: offset %+.1f ns [%+.1f, %+.1f], drift %+.3f ppm%s\n", r->domains[d].id,
+        fprintf(to, "  clock %d: offset %+.1f ns [%+.1f, %+.1f], drift %+.3f ppm%s%s\n", r->domains[d].id,
                 r->domains[d].offset_ns, r->domains[d].lo_ns, r->domains[d].hi_ns, r->domains[d].drift_ppm,
+                r->domains[d].drift_rejected ? " (estimate too uncertain, not used)" : "",
                 r->domains[d].has_truth ? (r->domains[d].inside ? ", truth inside" : ", TRUTH OUTSIDE") : "");
     if (r->ndomains > 16)
         fprintf(to, "  ... %u clocks in all (report.json lists them)\n", r->ndomains);

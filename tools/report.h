@@ -15,6 +15,7 @@ struct report_domain {
     int has_truth;
     double true_offset_ns;    /* truth-derived offset relative to the reference */
     int inside;               /* true offset within [lo, hi] (+ delta) */
+    int drift_rejected;
 };
 
 struct report {
@@ -26,6 +27,7 @@ struct report {
     uint32_t vertices, hubs, unbounded;
     size_t edges;
     double delta_ns, median_rate;
+    int drift_dropped;        /* the drift model contradicted the events more than no drift */
     int have_pairs;
     double pair_max_ns, pair_mean_ns;
     struct report_domain *domains;
