@@ -5,7 +5,7 @@
 # otf2-print and the Python otf2 reader; bad input gets a one-line error and
 # a non-zero exit; the raw trace is never modified.
 . "$top_srcdir/tests/lib.sh"
-plan 24
+plan 22
 tmp=$(scratch)
 stencil="$top_builddir/examples/stencil"
 json() { "${PYTHON3:-python3}" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
