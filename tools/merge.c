@@ -264,6 +264,20 @@ int cmd_merge(int argc, char **argv)
             goto done;
         }
         rep.events += ranks[i].nevents;
+        /* A rank that died keeps what it recorded (its archive was closed on
+         * the way out); say so, since its last messages will not match. */
+        int finalized = 0;
+        for (uint64_t k = ranks[i].nevents; k-- > 0 && !finalized;) {
+            const struct rt_event *e = &ranks[i].events[k];
+            finalized = e->kind == RT_ENTER && e->ref < ranks[i].nregions && ranks[i].regions[e->ref]
+                        && strcmp(ranks[i].regions[e->ref], "MPI_Finalize") == 0;
+        }
+        if (!finalized) {
+            fprintf(stderr, "synctrace merge: warning: %s: rank %d ended without MPI_Finalize; "
+                            "its %llu recorded events are merged\n",
+                    anchors[i], i, (unsigned long long)ranks[i].nevents);
+            rep.incomplete_ranks++;
+        }
     }
     if (o.reference >= n) {
         fprintf(stderr, "synctrace merge: --reference %d: the trace has ranks 0 to %d\n", o.reference, n - 1);

@@ -20,6 +20,7 @@ struct report_domain {
 
 struct report {
     uint32_t ranks;
+    uint32_t incomplete_ranks;   /* ranks that ended without MPI_Finalize */
     uint64_t events;
     size_t messages, collectives, unmatched_sends, unmatched_recvs, incomplete_collectives, cancelled;
     size_t tachyons_raw, tachyons_after, latency_violations_after, collective_violations_after;
