@@ -1,5 +1,6 @@
 /* collectives.c — collective events. A blocking collective is recorded as
- * MpiCollectiveBegin at entry and MpiCollectiveEnd at exit; a non-blocking
+ * MpiCollectiveBegin at entry and MpiCollectiveEnd at exit, both written
+ * once it returned successfully; a non-blocking
  * one as NonBlockingCollectiveRequest when posted and
  * NonBlockingCollectiveComplete where its request completes.
  *
@@ -250,19 +251,17 @@ struct st_coll st_coll_scan(int count, MPI_Datatype type, MPI_Comm comm, OTF2_Co
     return make(op, comm, -1, b, b);
 }
 
-void st_coll_begin(struct st_call *call)
-{
-    st_write_coll_begin(call->loc, call->enter);
-}
-
+/* Both records are written after the call, stamped with its entry and exit:
+ * a collective that MPI refused did not happen. (A periodic sync round runs
+ * after the end record and moves the call's leave time past itself.) */
 void st_coll_end(struct st_call *call, int ret, struct st_coll info)
 {
-    /* Begin was written before the call: End must follow even on error,
-     * or readers would see an unbalanced collective. */
-    (void)ret;
+    if (ret != MPI_SUCCESS)
+        return;
+    st_write_coll_begin(call->loc, call->enter);
     st_write_coll_end(call->loc, call->leave, info.op, st_comm_ref(info.comm), info.root, info.sent,
                       info.received);
-    if (info.comm == MPI_COMM_WORLD && ret == MPI_SUCCESS)
+    if (info.comm == MPI_COMM_WORLD)
         st_sync_at_world_collective(call);
 }
 

@@ -12,7 +12,7 @@ void st_lifecycle_finalize(struct st_call *call);
 void st_lifecycle_abort(struct st_call *call, MPI_Comm comm, int errorcode);
 
 /* p2p.c */
-void st_p2p_send(struct st_call *call, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+void st_p2p_send(struct st_call *call, int ret, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 void st_p2p_isend(struct st_call *call, int ret, int count, MPI_Datatype type, int dest, int tag,
                   MPI_Comm comm, MPI_Request request);
 void st_p2p_recv(struct st_call *call, int ret, MPI_Comm comm, const MPI_Status *status);
@@ -47,7 +47,6 @@ struct st_coll {
     uint32_t root;            /* rank in comm, or OTF2_UNDEFINED_UINT32 */
     uint64_t sent, received;  /* bytes */
 };
-void st_coll_begin(struct st_call *call);
 void st_coll_end(struct st_call *call, int ret, struct st_coll info);
 void st_coll_post(struct st_call *call, int ret, struct st_coll info, MPI_Request request);
 struct st_coll st_coll_barrier(MPI_Comm comm);

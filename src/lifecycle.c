@@ -14,6 +14,7 @@
 #include "sync.h"
 #include "writer.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,10 +49,30 @@ static int mkdir_p(const char *path)
     return 0;
 }
 
-/* Rank 0 names the run; everyone learns the name and the directory. */
-static void agree_on_directory(void)
+/* A directory that already holds a trace (run.meta or any rank archive). */
+static int holds_trace(const char *dir)
 {
-    char shared[4096 + 64] = { 0 };
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.meta", dir);
+    if (access(path, F_OK) == 0)
+        return 1;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int found = 0;
+    struct dirent *de;
+    while (!found && (de = readdir(d)) != NULL)
+        found = strncmp(de->d_name, "rank-", 5) == 0;
+    closedir(d);
+    return found;
+}
+
+/* Rank 0 names the run and decides, once for all ranks, whether the
+ * directory may be used: a trace already there is never touched, not even
+ * by a larger job whose extra ranks would find no archive of their own. */
+static int agree_on_directory(void)
+{
+    char shared[4096 + 64 + 1] = { 0 };
     if (st_g.rank == 0) {
         time_t now = time(NULL);
         struct tm tm;
@@ -65,10 +86,16 @@ static void agree_on_directory(void)
             snprintf(trace_dir, sizeof trace_dir, "synctrace-%s", run_id);
         memcpy(shared, run_id, sizeof run_id);
         memcpy(shared + 64, trace_dir, sizeof trace_dir);
+        if (holds_trace(trace_dir)) {
+            st_warn("%s already holds a trace: refusing to overwrite it (choose another SYNCTRACE_DIR); "
+                    "this run is not traced", trace_dir);
+            shared[sizeof shared - 1] = 1;
+        }
     }
     PMPI_Bcast(shared, (int)sizeof shared, MPI_CHAR, 0, sync_comm);
     memcpy(run_id, shared, sizeof run_id);
     memcpy(trace_dir, shared + 64, sizeof trace_dir);
+    return shared[sizeof shared - 1] ? -1 : 0;
 }
 
 static void set_properties(void)
@@ -150,7 +177,10 @@ static void start(int provided)
         return;
     }
     st_g.skew = st_clock_skew_enabled();
-    agree_on_directory();
+    if (agree_on_directory() != 0) {
+        st_in_tracer = 0;
+        return;
+    }
     if (mkdir_p(trace_dir) != 0) {
         snprintf(err, sizeof err, "%s: cannot create the trace directory: %s", trace_dir, strerror(errno));
         ok = 0;
@@ -162,7 +192,7 @@ static void start(int provided)
         if (!ok)
             st_warn("rank %d: %s; this run is not traced", st_g.rank, err);
         if (ok)
-            st_writer_close();
+            st_writer_discard();   /* another rank failed: leave nothing half-made */
         st_in_tracer = 0;
         return;
     }

@@ -8,9 +8,11 @@
 #include "requests.h"
 #include "writer.h"
 
-void st_p2p_send(struct st_call *call, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+/* Written after the call (stamped with its entry): a call MPI refused moved
+ * no message and must not show one. */
+void st_p2p_send(struct st_call *call, int ret, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    if (dest == MPI_PROC_NULL)
+    if (ret != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return;
     st_write_send(call->loc, call->enter, (uint32_t)dest, st_comm_ref(comm), (uint32_t)tag,
                   st_type_bytes(count, type));

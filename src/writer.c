@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ST_ATTR_TRUE_TIME 0
@@ -45,6 +48,7 @@ static struct {
     uint32_t noffsets, offsets_cap;
     size_t mem_used;          /* bytes of chunk memory handed to OTF2 */
     uint64_t resolution;      /* ticks per second, once fixed */
+    char dir[4096];
     int closing;
 } W;
 
@@ -190,37 +194,92 @@ static const OTF2_MemoryCallbacks memory_callbacks = { chunk_alloc, chunk_free_a
 
 /* ---------- closing on abnormal termination ---------- */
 
+/* Crash signals end the process whoever handles them, so the archive is
+ * closed first and the signal then goes on to the handler that was there
+ * before: Open MPI installs its own (a backtrace printer) for SIGSEGV,
+ * SIGBUS, SIGFPE and SIGABRT in MPI_Init. A program may handle the
+ * termination signals to carry on: a handler it installed owns them.
+ * An ignored signal stays ignored. */
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGQUIT };
+#define N_CRASH_SIGNALS 5   /* the first five above */
 static struct sigaction previous[sizeof fatal_signals / sizeof fatal_signals[0]];
+static char signal_dir[4096];   /* the trace directory, for linger() */
+
+/* Open MPI kills a job's processes with SIGTERM (after SIGCONT), and SIGKILLs
+ * those of a node that are left as soon as one of them has died: a rank that
+ * dies right after closing its archive would cut short the others still
+ * closing theirs. So after a termination signal, wait until every rank's
+ * archive is complete, at most until 0.8 s after the signal came (Open MPI's
+ * default odls_base_sigkill_timeout is 1 s). */
+static void linger(const struct timespec *since)
+{
+    static int complete;   /* ranks 0 .. complete-1 have their anchor: they stay */
+    char anchor[4200];
+    for (;;) {
+        while (complete < W.size) {
+            /* OTF2 writes the anchor file last; an empty one is being written. */
+            snprintf(anchor, sizeof anchor, "%s/rank-%06d.otf2", signal_dir, complete);
+            struct stat st;
+            if (stat(anchor, &st) != 0 || st.st_size == 0)
+                break;
+            complete++;
+        }
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (complete >= W.size
+            || (now.tv_sec - since->tv_sec) * 1000000000LL + (now.tv_nsec - since->tv_nsec) > 800000000LL)
+            return;
+        struct timespec pause = { 0, 10000000 };
+        nanosleep(&pause, NULL);
+    }
+}
 
 /* Best effort: closing the archive is not async-signal-safe, so an alarm
  * guarantees that a handler stuck on a lock cannot hang the job. */
-static void on_fatal_signal(int sig)
+static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 {
+    (void)context;
+    struct timespec arrival;
+    clock_gettime(CLOCK_MONOTONIC, &arrival);
+    int crash = 0;
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
-        if (fatal_signals[i] == sig)
+        if (fatal_signals[i] == sig) {
             sigaction(sig, &previous[i], NULL);
+            crash = i < N_CRASH_SIGNALS;
+        }
     static volatile sig_atomic_t once;
     if (!once) {
         once = 1;
         alarm(5);
         st_g.phase = ST_DONE;
         st_writer_close();
+        if (!crash)
+            linger(&arrival);
     }
+    /* Send the signal on as it came, so that the previous handler sees the
+     * same siginfo (Open MPI's report names the faulting address); it is
+     * delivered as this handler returns. */
+#ifdef SYS_rt_tgsigqueueinfo
+    if (info && syscall(SYS_rt_tgsigqueueinfo, getpid(), (pid_t)syscall(SYS_gettid), sig, info) == 0)
+        return;
+#else
+    (void)info;
+#endif
     raise(sig);
 }
 
-static void install_signal_handlers(void)
+static void install_signal_handlers(const char *dir)
 {
+    snprintf(signal_dir, sizeof signal_dir, "%s", dir);
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_fatal_signal;
+        sa.sa_sigaction = on_fatal_signal;
         sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND;
-        /* Keep a handler the program installed: it owns that signal. */
+        sa.sa_flags = SA_RESETHAND | SA_SIGINFO;
         struct sigaction old;
-        if (sigaction(fatal_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_DFL)
+        if (sigaction(fatal_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN
+            || (i >= N_CRASH_SIGNALS && old.sa_handler != SIG_DFL))
             continue;
         sigaction(fatal_signals[i], &sa, &previous[i]);
     }
@@ -249,6 +308,7 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     }
     W.rank = rank;
     W.size = size;
+    snprintf(W.dir, sizeof W.dir, "%s", dir);
     uint64_t chunk = 1 << 20;
     while (chunk > 4096 && chunk * 2 > st_cfg.buffer_bytes)
         chunk /= 2;
@@ -279,9 +339,24 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     }
     W.opened_at = st_now().t;
     st_loc_self = &W.main;
-    install_signal_handlers();
+    install_signal_handlers(dir);
     atexit(close_at_exit);
     return 0;
+}
+
+void st_writer_discard(void)
+{
+    if (!W.archive)
+        return;
+    st_writer_close();
+    char path[4200];
+    const char *names[] = { "%s/rank-%06d.otf2", "%s/rank-%06d.def", "%s/rank-%06d/0.evt", "%s/rank-%06d/0.def" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, names[i], W.dir, W.rank);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/rank-%06d", W.dir, W.rank);
+    rmdir(path);
 }
 
 int st_writer_is_open(void)

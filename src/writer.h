@@ -26,6 +26,8 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
 /* Write all definitions and close the archive. Safe to call twice. */
 void st_writer_close(void);
 int st_writer_is_open(void);
+/* Close the archive and remove its files (the run is not traced after all). */
+void st_writer_discard(void);
 
 /* Definitions. A communicator's members are given as world ranks in the
  * order of their rank in it; `name` carries its agreed key. */

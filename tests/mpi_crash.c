@@ -10,6 +10,9 @@
  * The other ranks wait meanwhile in an MPI_Recv from the dying rank that is
  * never sent, until MPI kills them. Before dying, the dying rank prints
  * "DYING rank R after CALLS calls" (flushed), so the test knows how far it got. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* kill() */
+#endif
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>

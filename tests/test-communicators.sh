@@ -6,9 +6,7 @@
 PYTHON3=${PYTHON3:-python3}
 plan 8
 
-# (not $(scratch): its EXIT trap would fire in the command substitution's subshell)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+tmp=$(scratch)
 if ! prog=$(build_mpi mpi_comms "$tmp"); then
     for i in 1 2 3 4 5 6 7 8; do ok 1 "build tests/mpi_comms.c"; done
     finish

@@ -105,7 +105,7 @@ int cmd_dump(int argc, char **argv)
         fprintf(stderr, "synctrace dump: %s\n", err);
         return 1;
     }
-    int rc = 0;
+    int rc = 0, world = -1;
     for (int i = 0; i < n; i++) {
         struct rt_rank r;
         if (rt_read_rank(anchors[i], &r, err, sizeof err) != 0) {
@@ -113,8 +113,15 @@ int cmd_dump(int argc, char **argv)
             rc = 1;
         } else {
             dump_rank(&r, events_only);
+            if (world < 0)
+                world = r.world_size;
         }
         rt_free_rank(&r);
+    }
+    /* Archives are named by rank: a gap or a short count means ranks are missing. */
+    if (rc == 0 && world != n) {
+        fprintf(stderr, "synctrace dump: %s: %d rank archives of a %d-rank run\n", dir, n, world);
+        rc = 1;
     }
     rawdir_free(anchors, n);
     if (fflush(stdout) != 0)

@@ -9,7 +9,6 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Allgather))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0));
@@ -22,7 +21,6 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Allgatherv))
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 0));
@@ -35,7 +33,6 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Allreduce))
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_allreduce(count, datatype, comm));
@@ -48,7 +45,6 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Alltoall))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0));
@@ -61,7 +57,6 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Alltoallv))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 0));
@@ -74,7 +69,6 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Alltoallw))
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 0));
@@ -87,7 +81,6 @@ int MPI_Barrier(MPI_Comm comm)
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Barrier))
         return PMPI_Barrier(comm);
-    st_coll_begin(&call);
     int ret = PMPI_Barrier(comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_barrier(comm));
@@ -100,7 +93,6 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Bcast))
         return PMPI_Bcast(buffer, count, datatype, root, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Bcast(buffer, count, datatype, root, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_bcast(buffer, count, datatype, root, comm));
@@ -113,7 +105,6 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Exscan))
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_EXSCAN));
@@ -126,7 +117,6 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Gather))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm));
@@ -139,7 +129,6 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Gatherv))
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm));
@@ -416,7 +405,6 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Neighbor_allgather))
         return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1));
@@ -429,7 +417,6 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Neighbor_allgatherv))
         return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 1));
@@ -442,7 +429,6 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Neighbor_alltoall))
         return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1));
@@ -455,7 +441,6 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Neighbor_alltoallv))
         return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 1));
@@ -468,7 +453,6 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Neighbor_alltoallw))
         return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 1));
@@ -481,7 +465,6 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Reduce))
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_reduce(count, datatype, root, comm));
@@ -494,7 +477,6 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Reduce_scatter))
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_reduce_scatter(recvcounts, datatype, comm));
@@ -507,7 +489,6 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Reduce_scatter_block))
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_reduce_scatter_block(recvcount, datatype, comm));
@@ -520,7 +501,6 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Scan))
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_SCAN));
@@ -533,7 +513,6 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Scatter))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_scatter(sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
@@ -546,7 +525,6 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Scatterv))
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    st_coll_begin(&call);
     int ret = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     st_call_stamp(&call);
     st_coll_end(&call, ret, st_coll_scatterv(sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm));

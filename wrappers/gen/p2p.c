@@ -9,9 +9,10 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Bsend))
         return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-    st_p2p_send(&call, count, datatype, dest, tag, comm);
     int ret = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_p2p_send(&call, ret, count, datatype, dest, tag, comm);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -198,9 +199,10 @@ int MPI_Rsend(const void *ibuf, int count, MPI_Datatype datatype, int dest, int 
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Rsend))
         return PMPI_Rsend(ibuf, count, datatype, dest, tag, comm);
-    st_p2p_send(&call, count, datatype, dest, tag, comm);
     int ret = PMPI_Rsend(ibuf, count, datatype, dest, tag, comm);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_p2p_send(&call, ret, count, datatype, dest, tag, comm);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -221,9 +223,10 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Send))
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
-    st_p2p_send(&call, count, datatype, dest, tag, comm);
     int ret = PMPI_Send(buf, count, datatype, dest, tag, comm);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_p2p_send(&call, ret, count, datatype, dest, tag, comm);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -245,9 +248,9 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (!st_call_begin(&call, ST_REGION_MPI_Sendrecv))
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     ST_STATUS_LOCAL(status);
-    st_p2p_send(&call, sendcount, sendtype, dest, sendtag, comm);
     int ret = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     st_call_stamp(&call);
+    st_p2p_send(&call, ret, sendcount, sendtype, dest, sendtag, comm);
     st_p2p_recv(&call, ret, comm, status);
     st_call_end_stamped(&call);
     return ret;
@@ -259,9 +262,9 @@ int MPI_Sendrecv_replace(void * buf, int count, MPI_Datatype datatype, int dest,
     if (!st_call_begin(&call, ST_REGION_MPI_Sendrecv_replace))
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     ST_STATUS_LOCAL(status);
-    st_p2p_send(&call, count, datatype, dest, sendtag, comm);
     int ret = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     st_call_stamp(&call);
+    st_p2p_send(&call, ret, count, datatype, dest, sendtag, comm);
     st_p2p_recv(&call, ret, comm, status);
     st_call_end_stamped(&call);
     return ret;
@@ -272,9 +275,10 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Ssend))
         return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-    st_p2p_send(&call, count, datatype, dest, tag, comm);
     int ret = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_p2p_send(&call, ret, count, datatype, dest, tag, comm);
+    st_call_end_stamped(&call);
     return ret;
 }
 
