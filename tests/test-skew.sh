@@ -3,7 +3,7 @@
 # true_time does not; sync rounds give ClockOffsets whose error is within
 # their reported bound; periodic rounds happen at the configured interval.
 . "$top_srcdir/tests/lib.sh"
-plan 20
+plan 23
 : "${PYTHON3:=python3}"
 tmp=$(scratch)
 stencil="$top_builddir/examples/stencil"
@@ -55,4 +55,17 @@ gaps=$(awk '$1 == 0 && $3 == "ENTER" && /clock synchronisation/ { split($5, a, "
 rate=$(awk '/^# rank 0 world_size/ {print $15}' "$tmp/p.dump")
 short=$(echo "$gaps" | awk -v r="$rate" -v last="$((epochs - 1))" 'NR < last && r > 0 && $1 / r < 0.19 { n++ } END { print (r > 0 ? n + 0 : -1) }')
 ok $([ "$short" -eq 0 ]; echo $?) "periodic rounds are at least the interval apart"
+
+# SYNCTRACE_SYNC_INTERVAL=auto: Fleury et al.'s eq. 6 from two rounds at init.
+SYNCTRACE_SKEW=seed=4,offset_us=200,drift_ppm=20 SYNCTRACE_SYNC_INTERVAL=auto run_traced "$tmp/auto" 3 "$stencil" -i 20 >/dev/null
+ok $? "stencil runs with SYNCTRACE_SYNC_INTERVAL=auto"
+meta="$tmp/auto/run.meta"
+ok $([ "$(awk '$1 == "sync.interval_mode" {print $2}' "$meta")" = auto ] && [ "$(awk '$1 == "sync.epochs" {print $2}' "$meta")" -eq 3 ]; echo $?) \
+    "auto: two rounds at init (S apart) plus finalize: $(awk '$1 == "sync.epochs" {print $2}' "$meta") epochs"
+awk '$1 == "sync.auto.t0_s" {t0 = $2} $1 == "sync.auto.e_d_s" {ed = $2} $1 == "sync.auto.e_f" {ef = $2}
+     $1 == "sync.interval_s" {r = $2}
+     END { want = (ef > 0) ? (t0 - 2 * ed) / (2 * ef) : 3600; if (want < 1) want = 1; if (want > 3600) want = 3600;
+           ok = t0 > 0 && ed > 0 && ef > 0 && (r - want < 1e-3 * want + 1e-6) && (want - r < 1e-3 * want + 1e-6);
+           printf "# T0 %.3g s, e_d %.3g s, e_f %.3g -> R = %.6g s (recorded %.6g)\n", t0, ed, ef, want, r; exit !ok }' "$meta"
+ok $? "auto: the recorded interval is R = (T0 - 2 e_d) / (2 e_f), clamped to [1, 3600] s, from recorded T0, e_d, e_f"
 finish
