@@ -60,3 +60,51 @@ build_mpi() {
     mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -o "$out/$name" "$top_srcdir/tests/$name.c" -lm || return 1
     echo "$out/$name"
 }
+
+# Map a checker's "ok - X" / "not ok - X" lines onto TAP, prefixed with $1;
+# other lines pass through.
+tap_from_checker() {
+    local line
+    while IFS= read -r line; do
+        case $line in
+        "ok - "*) ok 0 "$1${line#ok - }" ;;
+        "not ok - "*) ok 1 "$1${line#not ok - }" ;;
+        *) echo "$line" ;;
+        esac
+    done <"$2"
+}
+
+# run_checked KIND PROG NAME NP [ENV=VALUE...]: run PROG untraced and traced
+# (with the settings given); the tracer must print nothing and change no
+# output; `synctrace dump` must read the trace and tests/trace_check.py KIND
+# check it. The files are left as $scratch_dir/NAME.* for later checks.
+run_checked() {
+    local kind=$1 prog=$2 name=$3 np=$4 rc f
+    shift 4
+    f=$run_checked_dir/${name//[^a-z0-9]/_}
+    if [ ! -x "$prog" ]; then
+        skip "$name: no test program"
+        return
+    fi
+    run_plain "$np" "$prog" >"$f.plain" 2>"$f.plain.err"
+    ok $? "$name: untraced run succeeds"
+    (
+        [ $# -eq 0 ] || export "$@"
+        run_traced "$f.trace" "$np" "$prog"
+    ) >"$f.out" 2>"$f.err"
+    rc=$?
+    ok $rc "$name: traced run succeeds"
+    [ $rc -eq 0 ] || sed 's/^/# /' "$f.err" | head -20
+    # OTF2 rejects (drops) an event stamped before its predecessor and says
+    # so on stderr; the tracer itself is silent unless SYNCTRACE_VERBOSE.
+    ! grep -qE '\[OTF2\]|synctrace' "$f.err"
+    ok $? "$name: no OTF2 or tracer messages on stderr"
+    cmp -s "$f.plain" "$f.out" && [ -s "$f.plain" ]
+    ok $? "$name: program output identical with and without the tracer"
+    "$SYNCTRACE_BIN" dump "$f.trace" >"$f.dump" 2>"$f.dump.err"
+    ok $? "$name: synctrace dump reads the trace"
+    "${PYTHON3:-python3}" "$top_srcdir/tests/trace_check.py" "$kind" "$f.dump" "$np" >"$f.check" 2>&1
+    rc=$?
+    tap_from_checker "$name: " "$f.check"
+    ok $rc "$name: checker ran to the end"
+}

@@ -12,50 +12,9 @@
 : "${PYTHON3:=python3}"
 
 tmp=$(scratch)
-tap_from_checker() {
-    local line
-    while IFS= read -r line; do
-        case $line in
-        "ok - "*) ok 0 "$1${line#ok - }" ;;
-        "not ok - "*) ok 1 "$1${line#not ok - }" ;;
-        *) echo "$line" ;;
-        esac
-    done <"$2"
-}
-
+run_checked_dir=$tmp
 if prog=$(build_mpi mpi_coll "$tmp"); then ok 0 "build tests/mpi_coll.c"; else ok 1 "build tests/mpi_coll.c"; fi
-
-# run NAME NP [ENV=VALUE...]: untraced and traced (with the settings given)
-run() {
-    local name=$1 np=$2 rc f
-    shift 2
-    f=$tmp/${name//[^a-z0-9]/_}
-    if [ ! -x "$tmp/mpi_coll" ]; then
-        skip "$name: no test program"
-        return
-    fi
-    run_plain "$np" "$prog" >"$f.plain" 2>"$f.plain.err"
-    ok $? "$name: untraced run succeeds"
-    (
-        [ $# -eq 0 ] || export "$@"
-        run_traced "$f.trace" "$np" "$prog"
-    ) >"$f.out" 2>"$f.err"
-    rc=$?
-    ok $rc "$name: traced run succeeds"
-    [ $rc -eq 0 ] || sed 's/^/# /' "$f.err" | head -20
-    # OTF2 rejects (drops) an event stamped before its predecessor and says
-    # so on stderr; the tracer itself is silent unless SYNCTRACE_VERBOSE.
-    ! grep -qE '\[OTF2\]|synctrace' "$f.err"
-    ok $? "$name: no OTF2 or tracer messages on stderr"
-    cmp -s "$f.plain" "$f.out" && [ -s "$f.plain" ]
-    ok $? "$name: program output identical with and without the tracer"
-    "$SYNCTRACE_BIN" dump "$f.trace" >"$f.dump" 2>"$f.dump.err"
-    ok $? "$name: synctrace dump reads the trace"
-    "$PYTHON3" "$top_srcdir/tests/trace_check.py" coll "$f.dump" "$np" >"$f.check" 2>&1
-    rc=$?
-    tap_from_checker "$name: " "$f.check"
-    ok $rc "$name: checker ran to the end"
-}
+run() { run_checked coll "$tmp/mpi_coll" "$@"; }
 
 run np=4 4
 run np=3 3

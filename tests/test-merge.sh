@@ -57,32 +57,9 @@ fi
 ok $([ "$(raw_sum "$tmp/a")" = "$before" ]; echo $?) "the raw trace is not modified"
 
 # Periodic sync: more rounds, drift corrected between them.
-cat >"$tmp/periodic.c" <<'PROG'
-#include <mpi.h>
-#include <time.h>
-int main(int argc, char **argv)
-{
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    /* rank 0's clock decides when all stop: the exit must be collective */
-    double t0 = MPI_Wtime(), x = 1, y;
-    for (int done = 0; !done;) {
-        MPI_Sendrecv(&x, 1, MPI_DOUBLE, (rank + 1) % size, 1, &y, 1, MPI_DOUBLE, (rank + size - 1) % size, 1,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        done = rank == 0 && MPI_Wtime() - t0 >= 1.5;
-        MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        struct timespec ts = { 0, 1000000 };
-        nanosleep(&ts, NULL);
-    }
-    MPI_Finalize();
-    return 0;
-}
-PROG
-mpicc -o "$tmp/periodic" "$tmp/periodic.c"
+periodic=$(build_mpi mpi_periodic "$tmp")
 SYNCTRACE_SKEW=seed=12,offset_us=1000,drift_ppm=50 SYNCTRACE_SYNC=init,finalize,periodic SYNCTRACE_SYNC_INTERVAL=0.25 \
-    run_traced "$tmp/p" 4 "$tmp/periodic" >/dev/null
+    run_traced "$tmp/p" 4 "$periodic" >/dev/null
 ok $? "ring + allreduce traced with periodic sync"
 check_merge "$tmp/p" "$tmp/p.out" "periodic"
 

@@ -20,30 +20,9 @@ ok $([ "$n" -eq $((2 * 3 * 20 * 2)) ]; echo $?) "each round: 20 ping-pongs with 
 
 # Periodic rounds inside MPI_COMM_WORLD collectives: a ~1.2 s program with
 # a 0.2 s interval gets several, and never more often than the interval.
-cat >"$tmp/periodic.c" <<'PROG'
-#include <mpi.h>
-#include <stdio.h>
-#include <time.h>
-int main(int argc, char **argv)
-{
-    MPI_Init(&argc, &argv);
-    /* rank 0's clock decides when all stop: the exit must be collective */
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    double t0 = MPI_Wtime();
-    for (int done = 0; !done;) {
-        done = rank == 0 && MPI_Wtime() - t0 >= 1.2;
-        MPI_Allreduce(MPI_IN_PLACE, &done, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        struct timespec ts = { 0, 2000000 };
-        nanosleep(&ts, NULL);
-    }
-    MPI_Finalize();
-    return 0;
-}
-PROG
-mpicc -o "$tmp/periodic" "$tmp/periodic.c"
+periodic=$(build_mpi mpi_periodic "$tmp")
 SYNCTRACE_SKEW=seed=9,offset_us=500,drift_ppm=80 SYNCTRACE_SYNC=init,finalize,periodic SYNCTRACE_SYNC_INTERVAL=0.2 \
-    run_traced "$tmp/p" 3 "$tmp/periodic"
+    run_traced "$tmp/p" 3 "$periodic" 1.2
 ok $? "periodic sync program runs"
 epochs=$(awk '$1 == "sync.epochs" {print $2}' "$tmp/p/run.meta")
 ok $([ "${epochs:-0}" -ge 5 ] && [ "${epochs:-0}" -le 9 ]; echo $?) "periodic: $epochs epochs for 1.2 s at 0.2 s (init + ~5 periodic + finalize)"

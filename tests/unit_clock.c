@@ -13,53 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *out;
-static size_t out_len, out_cap;
-static int n_tests, n_failed;
-
-static void emit(const char *fmt, va_list ap)
-{
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    if (n < 0)
-        return;
-    if (out_len + (size_t)n + 2 > out_cap) {
-        out_cap = (out_len + (size_t)n + 2) * 2;
-        out = realloc(out, out_cap);
-        if (!out)
-            abort();
-    }
-    vsnprintf(out + out_len, out_cap - out_len, fmt, ap);
-    out_len += (size_t)n;
-    out[out_len++] = '\n';
-    out[out_len] = '\0';
-}
-
-static void diag(const char *fmt, ...)
-{
-    char f[512];
-    snprintf(f, sizeof f, "# %s", fmt);
-    va_list ap;
-    va_start(ap, fmt);
-    emit(f, ap);
-    va_end(ap);
-}
-
-static int ok(int cond, const char *fmt, ...)
-{
-    char f[512];
-    n_tests++;
-    if (!cond)
-        n_failed++;
-    snprintf(f, sizeof f, "%s %d - %s", cond ? "ok" : "not ok", n_tests, fmt);
-    va_list ap;
-    va_start(ap, fmt);
-    emit(f, ap);
-    va_end(ap);
-    return cond;
-}
+#include "tap.h"
 
 static uint64_t ref_ns(void)
 {
@@ -555,9 +509,7 @@ int main(void)
     test_skew_values();
     test_skew_timing();
     measure_cost();
-    printf("1..%d\n%s", n_tests, out ? out : "");
     if (n_failed)
-        printf("# %d of %d tests failed\n", n_failed, n_tests);
-    fflush(stdout);
-    return n_failed ? 1 : 0;
+        diag("%d of %d tests failed", n_failed, n_tests);
+    return tap_finish();
 }

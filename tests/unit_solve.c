@@ -23,53 +23,7 @@
 
 /* ------------------------------------------------------------------ TAP */
 
-static char *out;
-static size_t out_len, out_cap;
-static int n_tests, n_failed;
-
-static void emit(const char *fmt, va_list ap)
-{
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
-    va_end(ap2);
-    if (n < 0)
-        return;
-    if (out_len + (size_t)n + 2 > out_cap) {
-        out_cap = (out_len + (size_t)n + 2) * 2;
-        out = realloc(out, out_cap);
-        if (!out)
-            abort();
-    }
-    vsnprintf(out + out_len, out_cap - out_len, fmt, ap);
-    out_len += (size_t)n;
-    out[out_len++] = '\n';
-    out[out_len] = '\0';
-}
-
-static void diag(const char *fmt, ...)
-{
-    char f[512];
-    snprintf(f, sizeof f, "# %s", fmt);
-    va_list ap;
-    va_start(ap, fmt);
-    emit(f, ap);
-    va_end(ap);
-}
-
-static int ok(int cond, const char *fmt, ...)
-{
-    char f[512];
-    n_tests++;
-    if (!cond)
-        n_failed++;
-    snprintf(f, sizeof f, "%s %d - %s", cond ? "ok" : "not ok", n_tests, fmt);
-    va_list ap;
-    va_start(ap, fmt);
-    emit(f, ap);
-    va_end(ap);
-    return cond;
-}
+#include "tap.h"
 
 /* A failure counter per aggregated test: the first message is kept. */
 struct agg {
@@ -865,7 +819,5 @@ int main(void)
     random_small();
     random_medium();
     large_magnitude();
-    printf("1..%d\n%s", n_tests, out ? out : "");
-    free(out);
-    return n_failed ? 1 : 0;
+    return tap_finish();
 }

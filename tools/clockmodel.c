@@ -10,6 +10,8 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, i
 {
     memset(m, 0, sizeof *m);
     m->nranks = nranks;
+    m->windows = 1;
+    m->max_drift = max_drift;
     m->domain_of = malloc(sizeof *m->domain_of * (nranks ? nranks : 1));
     m->domains = calloc(nranks ? nranks : 1, sizeof *m->domains);
     if (!m->domain_of || !m->domains) {

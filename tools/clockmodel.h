@@ -28,6 +28,11 @@ struct cm_domain {
 struct cm_model {
     struct cm_domain *domains;
     uint32_t ndomains;
+    /* Solver vertices per domain: its local time cut into `windows` equal
+     * spans, each with an offset of its own (1 = one offset per domain).
+     * Used to measure how offsets move over time, i.e. residual drift. */
+    uint32_t windows;
+    double max_drift;         /* bound on a clock's drift: how far consecutive windows may move apart */
     uint32_t *domain_of;      /* rank -> index into domains */
     uint32_t nranks;
 };
@@ -52,6 +57,21 @@ static inline double cm_corrected(const struct cm_model *m, uint32_t rank, uint6
     const struct cm_domain *d = &m->domains[m->domain_of[rank]];
     double l = ((double)(int64_t)(t - d->origin)) / d->resolution * 1e9;
     return l + d->beta * l;
+}
+
+/* The solver vertex of an event: its domain, and the window its time falls in. */
+static inline uint32_t cm_vertex(const struct cm_model *m, uint32_t rank, uint64_t t)
+{
+    uint32_t d = m->domain_of[rank];
+    if (m->windows <= 1)
+        return d;
+    const struct cm_domain *dom = &m->domains[d];
+    double l = ((double)(int64_t)(t - dom->origin)) / dom->resolution * 1e9;
+    double len = dom->span_ns > 0 ? dom->span_ns / m->windows : 1;
+    int64_t w = (int64_t)(l / len);
+    if (w < 0) w = 0;
+    if (w >= (int64_t)m->windows) w = m->windows - 1;
+    return d * m->windows + (uint32_t)w;
 }
 
 /* Today's tools: local time plus the ClockOffsets interpolated linearly

@@ -78,6 +78,11 @@ static double corrected(const struct rt_rank *ranks, const struct cm_model *m, s
     return cm_corrected(m, e.rank, ranks[e.rank].events[e.index].time);
 }
 
+static uint32_t vertex(const struct rt_rank *ranks, const struct cm_model *m, struct mg_event_ref e)
+{
+    return cm_vertex(m, e.rank, ranks[e.rank].events[e.index].time);
+}
+
 /* Per-domain extreme entry and exit of one collective instance. */
 struct side {
     double max_enter, min_exit;
@@ -126,11 +131,12 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
 {
     memset(stats, 0, sizeof *stats);
     uint32_t nd = m->ndomains;
+    uint32_t nclock = nd * (m->windows ? m->windows : 1);   /* clock vertices */
     struct pair_min pairs = { 0 };
     struct hub_edge *hub = NULL;
     size_t nhub = 0, chub = 0;
-    uint32_t nvert = nd;
-    struct side *sides = calloc(nd ? nd : 1, sizeof *sides);
+    uint32_t nvert = nclock;
+    struct side *sides = calloc(nclock ? nclock : 1, sizeof *sides);
     struct sv_graph *g = NULL;
     if (!sides)
         goto fail;
@@ -149,12 +155,13 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
 
     for (size_t i = 0; i < match->nmessages; i++) {
         const struct mg_message *msg = &match->messages[i];
-        uint32_t u = m->domain_of[msg->send.rank], v = m->domain_of[msg->recv.rank];
-        if (u == v) {
-            stats->skipped_same_clock++;
+        uint32_t du = m->domain_of[msg->send.rank], dv = m->domain_of[msg->recv.rank];
+        if (du == dv) {
+            stats->skipped_same_clock++;   /* one clock: nothing to learn about offsets */
             continue;
         }
-        double w = corrected(ranks, m, msg->recv) - corrected(ranks, m, msg->send) - lmin[(size_t)u * nd + v]
+        uint32_t u = vertex(ranks, m, msg->send), v = vertex(ranks, m, msg->recv);
+        double w = corrected(ranks, m, msg->recv) - corrected(ranks, m, msg->send) - lmin[(size_t)du * nd + dv]
                    - ROUNDING_MARGIN_NS;
         if (pair_put(&pairs, u, v, w) != 0)
             goto fail;
@@ -184,14 +191,14 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                 }
             uint32_t first_hub = nvert;
             for (uint32_t k = 0; k < c->nmembers; k++) {
-                uint32_t h = first_hub + k, d = m->domain_of[mem[k].enter.rank];
+                uint32_t h = first_hub + k, d = vertex(ranks, m, mem[k].enter);
                 HUB_EDGE(d, h, -corrected(ranks, m, mem[k].enter));
                 if (k > 0)
                     HUB_EDGE(h - 1, h, 0.0);
                 if (sh == SCAN)
-                    HUB_EDGE(h, m->domain_of[mem[k].exit.rank], corrected(ranks, m, mem[k].exit) - ROUNDING_MARGIN_NS);
+                    HUB_EDGE(h, vertex(ranks, m, mem[k].exit), corrected(ranks, m, mem[k].exit) - ROUNDING_MARGIN_NS);
                 else if (k + 1 < c->nmembers)
-                    HUB_EDGE(h, m->domain_of[mem[k + 1].exit.rank],
+                    HUB_EDGE(h, vertex(ranks, m, mem[k + 1].exit),
                              corrected(ranks, m, mem[k + 1].exit) - ROUNDING_MARGIN_NS);
             }
             nvert += c->nmembers;
@@ -206,7 +213,8 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
             const struct mg_member *x = &c->members[k];
             if (c->root >= 0 && x->enter.rank == (uint32_t)c->root)
                 root = x;
-            struct side *s = &sides[m->domain_of[x->enter.rank]];
+            /* entry and exit of one call lie in one window: keyed by the entry's */
+            struct side *s = &sides[vertex(ranks, m, x->enter)];
             double in = corrected(ranks, m, x->enter), out = corrected(ranks, m, x->exit);
             if (!s->seen) {
                 s->max_enter = in;
@@ -219,13 +227,13 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
         }
         if ((sh == ONE_TO_ALL || sh == ALL_TO_ONE) && !root) {
             for (uint32_t k = 0; k < c->nmembers; k++)
-                sides[m->domain_of[c->members[k].enter.rank]].seen = 0;
+                sides[vertex(ranks, m, c->members[k].enter)].seen = 0;
             continue;   /* the root's events are missing (crashed rank) */
         }
         uint32_t h = nvert;
         int used_hub = 0;
         for (uint32_t k = 0; k < c->nmembers; k++) {
-            uint32_t d = m->domain_of[c->members[k].enter.rank];
+            uint32_t d = vertex(ranks, m, c->members[k].enter);
             struct side *s = &sides[d];
             if (!s->seen)
                 continue;
@@ -236,8 +244,8 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                 used_hub = 1;
                 stats->collective_edges += 2;
             } else {
-                uint32_t rd = m->domain_of[root->enter.rank];
-                if (d == rd)
+                uint32_t rd = vertex(ranks, m, root->enter);
+                if (m->domain_of[root->enter.rank] == m->domain_of[c->members[k].enter.rank])
                     continue;
                 double w = (sh == ONE_TO_ALL ? s->min_exit - corrected(ranks, m, root->enter)
                                              : corrected(ranks, m, root->exit) - s->max_enter)
@@ -253,6 +261,17 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
         }
     }
 
+    /* Consecutive windows of one clock: its offset may move by at most the
+     * drift bound times a window's length (DESIGN.md, segment continuity). */
+    if (m->windows > 1)
+        for (uint32_t d = 0; d < nd; d++) {
+            double step = m->max_drift * m->domains[d].span_ns / m->windows;
+            for (uint32_t k = 0; k + 1 < m->windows; k++) {
+                uint32_t a = d * m->windows + k;
+                HUB_EDGE(a, a + 1, step);
+                HUB_EDGE(a + 1, a, step);
+            }
+        }
     g = sv_graph_new(nvert, pairs.n + nhub);
     if (!g)
         goto fail;

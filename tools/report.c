@@ -41,6 +41,17 @@ static int all_to_all(uint32_t op)
            || op == OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK;
 }
 
+/* The first few unmatched operations, for people to look at. */
+static size_t list_unmatched(char *buf, size_t len, size_t used, const char *what, const char *dir,
+                             const struct mg_unmatched *u, size_t n)
+{
+    for (size_t i = 0; i < n && i < 5 && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s rank %u event %llu %s %d tag %u", used ? "; " : "",
+                                 what, u[i].event.rank, (unsigned long long)u[i].event.index, dir, (int)u[i].peer,
+                                 u[i].tag);
+    return used < len ? used : len;
+}
+
 void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
                  const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
                  const double *lmin, uint64_t *const *gtime, uint64_t *const *truth)
@@ -52,18 +63,10 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     r->incomplete_collectives = match->incomplete_collectives;
     r->cancelled = match->cancelled;
     size_t used = 0;
-    for (size_t i = 0; i < match->nunmatched_sends && i < 5; i++)
-        used += (size_t)snprintf(r->unmatched_examples + used, sizeof r->unmatched_examples - used,
-                                 "%ssend rank %u event %llu to %d tag %u", used ? "; " : "",
-                                 match->unmatched_sends[i].event.rank,
-                                 (unsigned long long)match->unmatched_sends[i].event.index,
-                                 (int)match->unmatched_sends[i].peer, match->unmatched_sends[i].tag);
-    for (size_t i = 0; i < match->nunmatched_recvs && i < 5 && used < sizeof r->unmatched_examples; i++)
-        used += (size_t)snprintf(r->unmatched_examples + used, sizeof r->unmatched_examples - used,
-                                 "%sreceive rank %u event %llu from %d tag %u", used ? "; " : "",
-                                 match->unmatched_recvs[i].event.rank,
-                                 (unsigned long long)match->unmatched_recvs[i].event.index,
-                                 (int)match->unmatched_recvs[i].peer, match->unmatched_recvs[i].tag);
+    used = list_unmatched(r->unmatched_examples, sizeof r->unmatched_examples, used, "send", "to",
+                          match->unmatched_sends, match->nunmatched_sends);
+    list_unmatched(r->unmatched_examples, sizeof r->unmatched_examples, used, "receive", "from",
+                   match->unmatched_recvs, match->nunmatched_recvs);
 
     uint32_t nd = m->ndomains;
     for (size_t i = 0; i < match->nmessages; i++) {
@@ -274,7 +277,8 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     fprintf(f, "  \"solver\": { \"vertices\": %u, \"edges\": %zu, \"hubs\": %u, \"unbounded_domains\": %u },\n",
             r->vertices, r->edges, r->hubs, r->unbounded);
     json_number(f, "delta_ns", r->delta_ns, 0);
-    fprintf(f, "  \"drift_model\": \"%s\",\n", r->drift_dropped ? "dropped (contradicted the events)" : "sync rounds");
+    fprintf(f, "  \"drift_model\": \"%s\",\n  \"drift_refinement_passes\": %d,\n",
+            r->drift_dropped ? "dropped (contradicted the events)" : "sync rounds", r->drift_refined);
     if (r->have_pairs) {
         json_number(f, "pair_uncertainty_max_ns", r->pair_max_ns, 0);
         json_number(f, "pair_uncertainty_mean_ns", r->pair_mean_ns, 0);

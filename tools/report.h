@@ -29,6 +29,7 @@ struct report {
     size_t edges;
     double delta_ns, median_rate;
     int drift_dropped;        /* the drift model contradicted the events more than no drift */
+    int drift_refined;        /* passes of drift refinement from the events that were kept */
     int have_pairs;
     double pair_max_ns, pair_mean_ns;
     struct report_domain *domains;
