@@ -21,10 +21,12 @@ struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t co
         free_list = r->next_free;
     else if (!(r = malloc(sizeof *r)))
         return NULL;
-    memset(r, 0, sizeof *r);
+    /* Only what every kind reads; the rest is set by the kind that uses it. */
     r->id = next_id++;
     r->kind = (uint8_t)kind;
+    r->persistent = 0;
     r->active = 1;
+    r->cancelled = 0;
     r->comm = comm;
     if (st_handlemap_put(&live, (uintptr_t)handle, r) != 0) {
         r->next_free = free_list;
