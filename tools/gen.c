@@ -39,6 +39,7 @@
  * one archive at a time through bounded OTF2 buffers. */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -838,7 +839,10 @@ static void write_rank(int r)
     snprintf(name, sizeof name, "rank-%06d", r);
     snprintf(anchor, sizeof anchor, "%s/%s.otf2", C.out, name);
     int node = node_of(r);
-    OTF2_Archive *ar = OTF2_Archive_Open(C.out, name, OTF2_FILEMODE_WRITE, 1 << 20, 4 * 1024 * 1024,
+    /* Event chunks as the tracer's (1 MiB); definition chunks of 256 KiB
+     * instead of its 4 MiB: the largest record, a group of 10000 members,
+     * takes < 100 KB, and OTF2 clears a whole chunk for every archive. */
+    OTF2_Archive *ar = OTF2_Archive_Open(C.out, name, OTF2_FILEMODE_WRITE, 1 << 20, OTF2_CHUNK_SIZE_MIN,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar)
         die(1, "%s: cannot create the OTF2 archive", anchor);
@@ -1193,7 +1197,7 @@ static double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int main(int argc, char **argv)
@@ -1207,11 +1211,18 @@ int main(int argc, char **argv)
 
     if (mkdir_p(C.out) != 0)
         die(1, "%s: cannot create the directory: %s", C.out, strerror(errno));
-    char path[4200];
-    snprintf(path, sizeof path, "%s/rank-000000.otf2", C.out);
-    struct stat st;
-    if (stat(path, &st) == 0)
-        die(1, "%s already exists: refusing to overwrite a trace (choose another OUT_DIR)", path);
+    /* Never mix with (or overwrite) another trace: no rank archive nor run.meta may be there. */
+    DIR *dir = opendir(C.out);
+    if (!dir)
+        die(1, "%s: %s", C.out, strerror(errno));
+    for (struct dirent *de; (de = readdir(dir)) != NULL;)
+        if (strcmp(de->d_name, "run.meta") == 0 || strncmp(de->d_name, "rank-", 5) == 0) {
+            char name[300];
+            snprintf(name, sizeof name, "%s", de->d_name);
+            closedir(dir);
+            die(1, "%s/%s already exists: refusing to overwrite a trace (choose another OUT_DIR)", C.out, name);
+        }
+    closedir(dir);
 
     /* The run id names the parameters, so that archives of different runs never mix unnoticed. */
     uint64_t h = 1469598103934665603ULL;

@@ -171,7 +171,20 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             for (uint32_t q = 0; q < nranks; q++) {
                 if (m->domain_of[q] != d || !truth[q])
                     continue;
-                uint64_t j = 0;   /* walks the reference's events in true-time order */
+                /* walks the reference's events in true-time order, from the
+                 * first one at or before this rank's first event */
+                uint64_t j = 0;
+                if (ranks[q].nevents && rr->nevents > 2) {
+                    uint64_t lo = 0, hi = rr->nevents - 2, first = truth[q][0];
+                    while (lo < hi) {
+                        uint64_t mid = lo + (hi - lo + 1) / 2;
+                        if (truth[ref_rank][mid] <= first)
+                            lo = mid;
+                        else
+                            hi = mid - 1;
+                    }
+                    j = lo;
+                }
                 for (uint64_t i = 0; i < ranks[q].nevents; i++) {
                     uint64_t tt = truth[q][i];
                     while (j + 2 < rr->nevents && truth[ref_rank][j + 1] <= tt)
@@ -211,6 +224,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             double *series[2] = { err, raw };
             double *max_out[2] = { &r->true_err_max_ns, &r->raw_err_max_ns };
             double *med_out[2] = { &r->true_err_median_ns, &r->raw_err_median_ns };
+            double rate = 0;   /* global time's common rate against true time, minus 1 */
             for (int s = 0; s < 2 && k > 1; s++) {
                 double *y = series[s];
                 double mx = 0, my = 0, sxx = 0, sxy = 0;
@@ -222,6 +236,8 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                     sxy += (tt[j] - mx) * (y[j] - my);
                 }
                 double slope = sxx > 0 ? sxy / sxx : 0;
+                if (s == 0)
+                    rate = slope;
                 for (size_t j = 0; j < k; j++) {
                     y[j] = fabs(y[j] - (my + slope * (tt[j] - mx)));
                     if (y[j] > *max_out[s])
@@ -229,11 +245,12 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                 }
                 *med_out[s] = median_of(y, k);
             }
-            /* how much intervals inside a rank changed: consecutive events */
+            /* how much intervals inside a rank changed (consecutive events),
+             * measured in global time's own rate like the errors above */
             for (uint32_t q = 0; q < nranks; q++)
                 for (uint64_t i = 1; i < ranks[q].nevents && truth[q]; i++) {
                     double ours = (double)gtime[q][i] - (double)gtime[q][i - 1];
-                    double real = (double)truth[q][i] - (double)truth[q][i - 1];
+                    double real = ((double)truth[q][i] - (double)truth[q][i - 1]) * (1 + rate);
                     if (fabs(ours - real) > r->interval_distortion_max_ns)
                         r->interval_distortion_max_ns = fabs(ours - real);
                 }
