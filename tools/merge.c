@@ -6,6 +6,7 @@
  * OUT is replaced only with --force; the raw trace is only read. */
 #define _XOPEN_SOURCE 700
 #include <config.h>
+#include "clc.h"
 #include "clockmodel.h"
 #include "commands.h"
 #include "constraints.h"
@@ -205,6 +206,56 @@ static int solve_model(const struct rt_rank *ranks, const struct cm_model *model
     return 0;
 }
 
+/* One solve of the constraint graph, and everything it produced. */
+struct solution {
+    struct sv_graph *graph;
+    double *x, *lo, *hi, delta;
+    uint32_t unbounded;
+    struct cs_stats cs;
+};
+
+static void solution_free(struct solution *s)
+{
+    if (s->graph)
+        sv_graph_free(s->graph);
+    free(s->x);
+    free(s->lo);
+    free(s->hi);
+    memset(s, 0, sizeof *s);
+}
+
+/* Solve with `beta` as the clocks' drifts; when that contradicts the events
+ * less than `best` (smaller delta), it becomes `best` and the model takes
+ * the drifts. Returns 1 if adopted, 0 if not, -1 on failure. */
+static int try_drifts(const struct rt_rank *ranks, const struct mg_result *match, const double *lmin, uint32_t tau,
+                      double alpha, struct cm_model *model, const double *beta, struct solution *best)
+{
+    struct cm_model trial = *model;
+    trial.domains = malloc(sizeof *trial.domains * model->ndomains);
+    if (!trial.domains)
+        return -1;
+    memcpy(trial.domains, model->domains, sizeof *trial.domains * model->ndomains);
+    for (uint32_t d = 0; d < model->ndomains; d++)
+        trial.domains[d].beta = beta[d];
+    struct solution s = { 0 };
+    if (solve_model(ranks, &trial, match, lmin, tau, alpha, &s.graph, &s.x, &s.lo, &s.hi, &s.delta, &s.unbounded,
+                    &s.cs) != 0) {
+        solution_free(&s);
+        free(trial.domains);
+        return -1;
+    }
+    if (s.delta < best->delta) {
+        solution_free(best);
+        *best = s;
+        free(model->domains);
+        model->domains = trial.domains;
+        return 1;
+    }
+    solution_free(&s);
+    free(trial.domains);
+    return 0;
+}
+
 /* Residual drift from the events themselves: cut every clock into
  * `windows` spans with an offset each, solve, and fit a line through each
  * clock's window offsets relative to the reference's. Two sync rounds close
@@ -273,8 +324,8 @@ int cmd_merge(int argc, char **argv)
     struct rt_rank *ranks = calloc((size_t)n, sizeof *ranks);
     struct mg_result match = { 0 };
     struct cm_model model = { 0 };
-    struct sv_graph *graph = NULL;
-    double *lmin = NULL, *x = NULL, *lo = NULL, *hi = NULL;
+    struct solution sol = { 0 };   /* owns the graph and offsets used below */
+    double *lmin = NULL;
     uint64_t **gtime = NULL, **truth = NULL;
     char tmp[4200] = "";
     rc = 1;
@@ -359,10 +410,9 @@ int cmd_merge(int argc, char **argv)
             model.domains[d].beta = (1 + model.domains[d].beta) / (1 + med) - 1;
         rep.median_rate = med;
     }
-    struct cs_stats cs;
-    uint32_t tau = model.domain_of[o.reference], unbounded = 0;
-    double delta = 0;
-    if (solve_model(ranks, &model, &match, lmin, tau, o.alpha, &graph, &x, &lo, &hi, &delta, &unbounded, &cs) != 0)
+    uint32_t tau = model.domain_of[o.reference];
+    if (solve_model(ranks, &model, &match, lmin, tau, o.alpha, &sol.graph, &sol.x, &sol.lo, &sol.hi, &sol.delta,
+                    &sol.unbounded, &sol.cs) != 0)
         goto done;
     /* Contradictions under the drift model may be the drift's fault (sync
      * rounds close together on a loaded machine): solve once more without
@@ -370,74 +420,31 @@ int cmd_merge(int argc, char **argv)
     int any_drift = 0;
     for (uint32_t d = 0; d < model.ndomains; d++)
         any_drift |= model.domains[d].beta != 0;
-    if (delta > 0 && any_drift) {
-        struct cm_model flat = model;
-        flat.domains = malloc(sizeof *flat.domains * model.ndomains);
-        if (!flat.domains)
+    if (sol.delta > 0 && any_drift) {
+        double *zero = calloc(model.ndomains, sizeof *zero);
+        if (!zero)
             goto done;
-        memcpy(flat.domains, model.domains, sizeof *flat.domains * model.ndomains);
-        for (uint32_t d = 0; d < model.ndomains; d++)
-            flat.domains[d].beta = 0;
-        struct sv_graph *g2 = NULL;
-        double *x2 = NULL, *lo2 = NULL, *hi2 = NULL, delta2 = 0;
-        uint32_t unb2 = 0;
-        struct cs_stats cs2;
-        if (solve_model(ranks, &flat, &match, lmin, tau, o.alpha, &g2, &x2, &lo2, &hi2, &delta2, &unb2, &cs2) == 0
-            && delta2 < delta) {
-            sv_graph_free(graph);
-            free(x); free(lo); free(hi);
-            graph = g2; x = x2; lo = lo2; hi = hi2;
-            delta = delta2; unbounded = unb2; cs = cs2;
-            free(model.domains);
-            model.domains = flat.domains;
-            rep.drift_dropped = 1;
-        } else {
-            if (g2)
-                sv_graph_free(g2);
-            free(x2); free(lo2); free(hi2);
-            free(flat.domains);
-        }
+        rep.drift_dropped = try_drifts(ranks, &match, lmin, tau, o.alpha, &model, zero, &sol) == 1;
+        free(zero);
     }
     /* When the events contradict the drift model (delta > 0), refine the
      * drifts from the events themselves (twice: the second pass sees the
      * first one's correction), keeping each pass that contradicts them
      * less. Without contradiction nothing says the model is wrong, and the
      * sync rounds' estimate stands. */
-    for (int pass = 0; pass < 2 && delta > 0 && model.ndomains > 1 && !o.no_drift; pass++) {
+    for (int pass = 0; pass < 2 && sol.delta > 0 && model.ndomains > 1 && !o.no_drift; pass++) {
         double *beta = malloc(sizeof *beta * model.ndomains);
-        struct cm_model refined = model;
-        refined.domains = malloc(sizeof *refined.domains * model.ndomains);
-        if (!beta || !refined.domains
-            || residual_drift(ranks, &model, &match, lmin, tau, o.alpha, REFINE_WINDOWS, beta) != 0) {
-            free(beta);
-            free(refined.domains);
-            break;
-        }
-        memcpy(refined.domains, model.domains, sizeof *refined.domains * model.ndomains);
-        for (uint32_t d = 0; d < model.ndomains; d++)
-            refined.domains[d].beta = beta[d];
+        int adopted = beta && residual_drift(ranks, &model, &match, lmin, tau, o.alpha, REFINE_WINDOWS, beta) == 0
+                      && try_drifts(ranks, &match, lmin, tau, o.alpha, &model, beta, &sol) == 1;
         free(beta);
-        struct sv_graph *g2 = NULL;
-        double *x2 = NULL, *lo2 = NULL, *hi2 = NULL, delta2 = 0;
-        uint32_t unb2 = 0;
-        struct cs_stats cs2;
-        if (solve_model(ranks, &refined, &match, lmin, tau, o.alpha, &g2, &x2, &lo2, &hi2, &delta2, &unb2, &cs2) == 0
-            && delta2 < delta) {
-            sv_graph_free(graph);
-            free(x); free(lo); free(hi);
-            graph = g2; x = x2; lo = lo2; hi = hi2;
-            delta = delta2; unbounded = unb2; cs = cs2;
-            free(model.domains);
-            model.domains = refined.domains;
-            rep.drift_refined = pass + 1;
-        } else {
-            if (g2)
-                sv_graph_free(g2);
-            free(x2); free(lo2); free(hi2);
-            free(refined.domains);
+        if (!adopted)
             break;
-        }
+        rep.drift_refined = pass + 1;
     }
+    struct sv_graph *graph = sol.graph;
+    double *x = sol.x, *lo = sol.lo, *hi = sol.hi, delta = sol.delta;
+    uint32_t unbounded = sol.unbounded;
+    struct cs_stats cs = sol.cs;
     uint32_t nv = sv_vertices(graph);
     /* A domain no constraint ties to the reference keeps the sync-round
      * estimate: the best there is, reported as unbounded. */
@@ -498,6 +505,23 @@ int cmd_merge(int argc, char **argv)
         }
     }
     report_fill(&rep, ranks, (uint32_t)n, &match, &model, x, lo, hi, tau, lmin, gtime, truth);
+    if (truth[0]) {
+        /* With true times, compare against the controlled logical clock
+         * (Scalasca's repair of interpolated timestamps) on the same input.
+         * The report only: the archive keeps our times. */
+        double tc = now_s();
+        uint64_t **ctime = calloc((size_t)n, sizeof *ctime);
+        struct clc_stats cst;
+        if (!ctime)
+            fprintf(stderr, "synctrace merge: warning: out of memory: no comparison with the controlled logical clock\n");
+        else if (clc_correct(ranks, (uint32_t)n, &match, lmin, &model, NULL, ctime, &cst, err, sizeof err) != 0)
+            fprintf(stderr, "synctrace merge: warning: no comparison with the controlled logical clock: %s\n", err);
+        else
+            report_fill_clc(&rep, ranks, (uint32_t)n, &match, ctime, truth, &cst, now_s() - tc);
+        if (ctime)
+            clc_free_times(ctime, (uint32_t)n);
+        free(ctime);
+    }
     /* Precision over pairs of domains, where all-pairs is affordable. */
     if (model.ndomains <= 2000 && model.ndomains > 1) {
         double *ap = malloc(sizeof *ap * (size_t)nv * nv);
@@ -562,12 +586,8 @@ done:
             free(truth[r]);
     free(gtime);
     free(truth);
-    free(x);
-    free(lo);
-    free(hi);
+    solution_free(&sol);
     free(lmin);
-    if (graph)
-        sv_graph_free(graph);
     cm_free(&model);
     mg_free(&match);
     if (ranks)

@@ -59,6 +59,27 @@ static int all_to_all(uint32_t op)
            || op == OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK;
 }
 
+/* All-to-all collective instances whose earliest exit is before their
+ * latest entry under the given times. */
+static size_t collective_violations(const struct mg_result *match, uint64_t *const *times)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < match->ncollectives; i++) {
+        const struct mg_collective *c = &match->collectives[i];
+        if (c->neighbor || !all_to_all(c->op))
+            continue;
+        uint64_t max_in = 0, min_out = UINT64_MAX;
+        for (uint32_t k = 0; k < c->nmembers; k++) {
+            uint64_t in = times[c->members[k].enter.rank][c->members[k].enter.index];
+            uint64_t out = times[c->members[k].exit.rank][c->members[k].exit.index];
+            if (in > max_in) max_in = in;
+            if (out < min_out) min_out = out;
+        }
+        bad += min_out < max_in;
+    }
+    return bad;
+}
+
 /* The first few unmatched operations, for people to look at. */
 static size_t list_unmatched(char *buf, size_t len, size_t used, const char *what, const char *dir,
                              const struct mg_unmatched *u, size_t n)
@@ -101,20 +122,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         if (du != dv && (double)gr < (double)gs + lmin[(size_t)du * nd + dv])
             r->latency_violations_after++;
     }
-    for (size_t i = 0; i < match->ncollectives; i++) {
-        const struct mg_collective *c = &match->collectives[i];
-        if (c->neighbor || !all_to_all(c->op))
-            continue;
-        uint64_t max_in = 0, min_out = UINT64_MAX;
-        for (uint32_t k = 0; k < c->nmembers; k++) {
-            uint64_t in = gtime[c->members[k].enter.rank][c->members[k].enter.index];
-            uint64_t out = gtime[c->members[k].exit.rank][c->members[k].exit.index];
-            if (in > max_in) max_in = in;
-            if (out < min_out) min_out = out;
-        }
-        if (min_out < max_in)
-            r->collective_violations_after++;
-    }
+    r->collective_violations_after = collective_violations(match, gtime);
     for (uint32_t q = 0; q < nranks; q++)
         for (uint64_t i = 1; i < ranks[q].nevents; i++)
             if (gtime[q][i] < gtime[q][i - 1])
@@ -128,20 +136,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             if (truth[msg->recv.rank][msg->recv.index] < truth[msg->send.rank][msg->send.index])
                 r->truth_violating_messages++;
         }
-        for (size_t i = 0; i < match->ncollectives; i++) {
-            const struct mg_collective *c = &match->collectives[i];
-            if (c->neighbor || !all_to_all(c->op))
-                continue;
-            uint64_t max_in = 0, min_out = UINT64_MAX;
-            for (uint32_t k = 0; k < c->nmembers; k++) {
-                uint64_t in = truth[c->members[k].enter.rank][c->members[k].enter.index];
-                uint64_t out = truth[c->members[k].exit.rank][c->members[k].exit.index];
-                if (in > max_in) max_in = in;
-                if (out < min_out) min_out = out;
-            }
-            if (min_out < max_in)
-                r->truth_violating_collectives++;
-        }
+        r->truth_violating_collectives = collective_violations(match, truth);
     }
 
     /* per domain: offset, drift, bounds, and with true_time the truth */
@@ -225,6 +220,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             double *max_out[2] = { &r->true_err_max_ns, &r->raw_err_max_ns };
             double *med_out[2] = { &r->true_err_median_ns, &r->raw_err_median_ns };
             double rate = 0;   /* global time's common rate against true time, minus 1 */
+            double raw_rate = 0;   /* the same for the interpolated ClockOffsets */
             for (int s = 0; s < 2 && k > 1; s++) {
                 double *y = series[s];
                 double mx = 0, my = 0, sxx = 0, sxy = 0;
@@ -238,6 +234,8 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                 double slope = sxx > 0 ? sxy / sxx : 0;
                 if (s == 0)
                     rate = slope;
+                else
+                    raw_rate = slope;
                 for (size_t j = 0; j < k; j++) {
                     y[j] = fabs(y[j] - (my + slope * (tt[j] - mx)));
                     if (y[j] > *max_out[s])
@@ -253,6 +251,11 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                     double real = ((double)truth[q][i] - (double)truth[q][i - 1]) * (1 + rate);
                     if (fabs(ours - real) > r->interval_distortion_max_ns)
                         r->interval_distortion_max_ns = fabs(ours - real);
+                    double interp = cm_interpolated(&ranks[q], ranks[q].events[i].time)
+                                    - cm_interpolated(&ranks[q], ranks[q].events[i - 1].time);
+                    real = ((double)truth[q][i] - (double)truth[q][i - 1]) * (1 + raw_rate);
+                    if (fabs(interp - real) > r->raw_interval_distortion_max_ns)
+                        r->raw_interval_distortion_max_ns = fabs(interp - real);
                 }
         }
         free(err);
@@ -280,6 +283,82 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     }
     free(truth_x);
     free(has);
+}
+
+void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+                     uint64_t *const *ctime, uint64_t *const *truth, const struct clc_stats *st, double seconds)
+{
+    if (!truth || !nranks || !truth[0])
+        return;
+    r->clc_tachyons_after = 0;
+    for (size_t i = 0; i < match->nmessages; i++) {
+        const struct mg_message *msg = &match->messages[i];
+        if (ctime[msg->recv.rank][msg->recv.index] < ctime[msg->send.rank][msg->send.index])
+            r->clc_tachyons_after++;
+    }
+    r->clc_collective_violations_after = 0;
+    for (size_t i = 0; i < match->ncollectives; i++) {
+        const struct mg_collective *c = &match->collectives[i];
+        if (c->neighbor || !all_to_all(c->op))
+            continue;
+        uint64_t max_in = 0, min_out = UINT64_MAX;
+        for (uint32_t k = 0; k < c->nmembers; k++) {
+            uint64_t in = ctime[c->members[k].enter.rank][c->members[k].enter.index];
+            uint64_t out = ctime[c->members[k].exit.rank][c->members[k].exit.index];
+            if (in > max_in) max_in = in;
+            if (out < min_out) min_out = out;
+        }
+        if (min_out < max_in)
+            r->clc_collective_violations_after++;
+    }
+    /* errors and interval distortion, measured as ours are in report_fill:
+     * residuals of a least-squares line against true time, intervals in
+     * the fitted rate */
+    size_t total = 0;
+    for (uint32_t q = 0; q < nranks; q++)
+        total += ranks[q].nevents;
+    double *y = malloc(sizeof *y * (total ? total : 1));
+    double *tt = malloc(sizeof *tt * (total ? total : 1));
+    if (y && tt) {
+        size_t k = 0;
+        for (uint32_t q = 0; q < nranks; q++)
+            for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++, k++) {
+                tt[k] = (double)truth[q][i] - (double)truth[0][0];
+                y[k] = (double)ctime[q][i] - tt[k];
+            }
+        double mx = 0, my = 0, sxx = 0, sxy = 0, rate = 0;
+        r->clc_err_max_ns = r->clc_err_median_ns = 0;
+        if (k > 1) {
+            for (size_t j = 0; j < k; j++) { mx += tt[j]; my += y[j]; }
+            mx /= (double)k;
+            my /= (double)k;
+            for (size_t j = 0; j < k; j++) {
+                sxx += (tt[j] - mx) * (tt[j] - mx);
+                sxy += (tt[j] - mx) * (y[j] - my);
+            }
+            rate = sxx > 0 ? sxy / sxx : 0;
+            for (size_t j = 0; j < k; j++) {
+                y[j] = fabs(y[j] - (my + rate * (tt[j] - mx)));
+                if (y[j] > r->clc_err_max_ns)
+                    r->clc_err_max_ns = y[j];
+            }
+            r->clc_err_median_ns = median_of(y, k);
+        }
+        r->clc_interval_distortion_max_ns = 0;
+        for (uint32_t q = 0; q < nranks; q++)
+            for (uint64_t i = 1; i < ranks[q].nevents && truth[q]; i++) {
+                double clc = (double)ctime[q][i] - (double)ctime[q][i - 1];
+                double real = ((double)truth[q][i] - (double)truth[q][i - 1]) * (1 + rate);
+                if (fabs(clc - real) > r->clc_interval_distortion_max_ns)
+                    r->clc_interval_distortion_max_ns = fabs(clc - real);
+            }
+        r->have_clc = 1;
+        if (st)
+            r->clc = *st;
+        r->seconds_clc = seconds;
+    }
+    free(y);
+    free(tt);
 }
 
 static void json_number(FILE *f, const char *key, double v, int last)
@@ -336,11 +415,21 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     if (r->have_truth) {
         fprintf(f, "  \"truth\": { \"error_max_ns\": %.3f, \"error_median_ns\": %.3f, "
                    "\"interpolated_error_max_ns\": %.3f, \"interpolated_error_median_ns\": %.3f, "
-                   "\"interval_distortion_max_ns\": %.3f, \"domains_inside_bounds\": %u, "
+                   "\"interval_distortion_max_ns\": %.3f, \"interpolated_interval_distortion_max_ns\": %.3f, "
+                   "\"domains_inside_bounds\": %u, "
                    "\"messages_violated_by_truth\": %zu, \"collectives_violated_by_truth\": %zu },\n",
                 r->true_err_max_ns, r->true_err_median_ns, r->raw_err_max_ns, r->raw_err_median_ns,
-                r->interval_distortion_max_ns, r->domains_inside, r->truth_violating_messages,
-                r->truth_violating_collectives);
+                r->interval_distortion_max_ns, r->raw_interval_distortion_max_ns, r->domains_inside,
+                r->truth_violating_messages, r->truth_violating_collectives);
+    }
+    if (r->have_clc) {
+        fprintf(f, "  \"clc\": { \"tachyons_after\": %zu, \"collective_order_violations_after\": %zu, "
+                   "\"error_max_ns\": %.3f, \"error_median_ns\": %.3f, \"interval_distortion_max_ns\": %.3f, "
+                   "\"jumps\": %zu, \"max_jump_ns\": %.3f, \"backward_moved\": %zu, \"cycles_broken\": %zu, "
+                   "\"seconds\": %.6f },\n",
+                r->clc_tachyons_after, r->clc_collective_violations_after, r->clc_err_max_ns, r->clc_err_median_ns,
+                r->clc_interval_distortion_max_ns, r->clc.jumps, r->clc.max_jump_ns, r->clc.backward_moved,
+                r->clc.cycles_broken, r->seconds_clc);
     }
     fprintf(f, "  \"seconds\": { \"read\": %.6f, \"match\": %.6f, \"solve\": %.6f, \"apply\": %.6f, "
                "\"write\": %.6f, \"total\": %.6f }\n}\n",
@@ -393,6 +482,10 @@ void report_print_summary(const struct report *r, FILE *to)
         fprintf(to, "  accuracy vs true time (common shift and rate removed): max %.1f ns, median %.1f ns;\n"
                 "    interpolated ClockOffsets: max %.1f ns, median %.1f ns\n",
                 r->true_err_max_ns, r->true_err_median_ns, r->raw_err_max_ns, r->raw_err_median_ns);
+    if (r->have_clc)
+        fprintf(to, "  controlled logical clock (Scalasca's repair): max %.1f ns, median %.1f ns, "
+                    "intervals distorted by up to %.1f ns\n",
+                r->clc_err_max_ns, r->clc_err_median_ns, r->clc_interval_distortion_max_ns);
     fprintf(to, "  time: %.3f s (read %.3f, match %.3f, solve %.3f, apply %.3f, write %.3f)\n", r->seconds_total,
             r->seconds_read, r->seconds_match, r->seconds_solve, r->seconds_apply, r->seconds_write);
 }

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "clc.h"
 #include "clockmodel.h"
 #include "match.h"
 #include "rawtrace.h"
@@ -37,6 +38,13 @@ struct report {
     int have_truth;
     double true_err_max_ns, true_err_median_ns, raw_err_max_ns, raw_err_median_ns;
     double interval_distortion_max_ns;
+    double raw_interval_distortion_max_ns;   /* of the interpolated ClockOffsets */
+    /* the controlled logical clock (Scalasca's repair) on the same input, with true_time only */
+    int have_clc;
+    size_t clc_tachyons_after, clc_collective_violations_after;
+    double clc_err_max_ns, clc_err_median_ns, clc_interval_distortion_max_ns;
+    struct clc_stats clc;
+    double seconds_clc;
     uint32_t domains_inside;
     size_t truth_violating_messages, truth_violating_collectives;   /* constraints the truth breaks */
     double seconds_read, seconds_match, seconds_solve, seconds_apply, seconds_write, seconds_total;
@@ -48,6 +56,10 @@ void report_init(struct report *r);
 void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
                  const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
                  const double *lmin, uint64_t *const *gtime, uint64_t *const *truth);
+/* With true_time: how the controlled logical clock's global times ctime
+ * (clc_correct) fare, measured as ours are. */
+void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+                     uint64_t *const *ctime, uint64_t *const *truth, const struct clc_stats *st, double seconds);
 int report_write(const struct report *r, const char *dir, char *err, size_t errlen);
 void report_print_summary(const struct report *r, FILE *to);
 void report_free(struct report *r);
