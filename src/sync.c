@@ -309,9 +309,22 @@ void st_sync_at_finalize(struct st_call *call, FILE *meta)
     /* One final rate per rank, rounded as the archive stores it: offsets
      * convert absolute tick counts, so any other value would show up as
      * an offset error of (rate difference) x (ticks since boot). */
-    double rate = (double)st_writer_set_resolution(st_clock_calibrate_final());
+    double rate = (double)(uint64_t)(st_clock_calibrate_final() + 0.5);
     double *rates = me == 0 ? malloc(sizeof *rates * (size_t)n) : NULL;
     PMPI_Gather(&rate, 1, MPI_DOUBLE, rates, 1, MPI_DOUBLE, 0, S.comm);
+    /* Ranks that share a clock must also share its rate: each calibrated
+     * its own, a few ppb apart, which times ticks since boot would set them
+     * microseconds apart. Everyone takes its clock domain's (the lowest
+     * rank's) rate, as archive resolution and for the offsets below. */
+    double *domain_rates = NULL;
+    if (me == 0 && rates && (domain_rates = malloc(sizeof *domain_rates * (size_t)n)) != NULL) {
+        for (int r = 0; r < n; r++)
+            domain_rates[r] = rates[S.domain[r]];
+        memcpy(rates, domain_rates, sizeof *rates * (size_t)n);
+    }
+    PMPI_Scatter(domain_rates, 1, MPI_DOUBLE, &rate, 1, MPI_DOUBLE, 0, S.comm);
+    free(domain_rates);
+    st_writer_set_resolution(rate);
 
     size_t per_rank = (size_t)(ne ? ne : 1);
     struct offset_rec *all = NULL;
