@@ -6,9 +6,9 @@
  * message, or the entry or exit of a collective instance. The forward pass
  * runs each rank as far as its next event's predecessors allow (a rank
  * that blocks waits on the one rank or collective instance it needs, and is
- * queued again when that one moves): Kahn's order over ranks, O(events +
- * members) apart from scan instances, whose waiters are woken as their
- * prefix grows. */
+ * queued again when that one moves): Kahn's order over ranks. Work is
+ * about linear in events and collective members; scan instances wake their
+ * waiters each time their prefix grows (quadratic in their size). */
 #include "clc.h"
 
 #include <math.h>

@@ -296,21 +296,7 @@ void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nra
         if (ctime[msg->recv.rank][msg->recv.index] < ctime[msg->send.rank][msg->send.index])
             r->clc_tachyons_after++;
     }
-    r->clc_collective_violations_after = 0;
-    for (size_t i = 0; i < match->ncollectives; i++) {
-        const struct mg_collective *c = &match->collectives[i];
-        if (c->neighbor || !all_to_all(c->op))
-            continue;
-        uint64_t max_in = 0, min_out = UINT64_MAX;
-        for (uint32_t k = 0; k < c->nmembers; k++) {
-            uint64_t in = ctime[c->members[k].enter.rank][c->members[k].enter.index];
-            uint64_t out = ctime[c->members[k].exit.rank][c->members[k].exit.index];
-            if (in > max_in) max_in = in;
-            if (out < min_out) min_out = out;
-        }
-        if (min_out < max_in)
-            r->clc_collective_violations_after++;
-    }
+    r->clc_collective_violations_after = collective_violations(match, ctime);
     /* errors and interval distortion, measured as ours are in report_fill:
      * residuals of a least-squares line against true time, intervals in
      * the fitted rate */
