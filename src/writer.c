@@ -6,6 +6,7 @@
 #include "regions.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,8 @@ static struct {
     uint64_t resolution;      /* ticks per second, once fixed */
     char dir[4096];
     int closing;
-} W;
+    int journal;              /* fd of DIR/rank-NNNNNN.journal, or -1 */
+} W = { .journal = -1 };
 
 _Thread_local struct st_loc *st_loc_self;
 
@@ -82,6 +84,146 @@ static uint32_t string_ref(const char *s)
     return W.strings.n++;
 }
 
+/* ---------- the recovery journal ----------
+ *
+ * Definitions reach the archive only when it is closed, and a rank killed
+ * with SIGKILL never closes it: its flushed events sit in LOCATION.evt
+ * with nothing to read them by. So DIR/rank-NNNNNN.journal keeps, from
+ * st_writer_open on, everything the definitions are made of, and
+ * `synctrace merge` rebuilds the archive from it (tools/recover.c, which
+ * also documents the format). Text, one record per '\n'-terminated line,
+ * each line one write(2) on an O_APPEND descriptor: no stdio buffer to
+ * lose, and a kill can cut only the last line, which the reader drops.
+ * Records are written at open (the header, ending with `header_end`), for
+ * each property, communicator, clock offset and the final resolution: all
+ * rare, never on the event path. The journal is removed once the archive
+ * is closed (its anchor written): it then holds nothing the archive lacks. */
+
+#define ST_JOURNAL_FORMAT 1
+
+/* Append one string field: ' ' then the string with '%', space, control
+ * and non-ASCII bytes as %XX; the empty string is "%00". */
+static size_t journal_str(char *out, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = 0;
+    out[n++] = ' ';
+    if (!*s) {
+        memcpy(out + n, "%00", 3);
+        return n + 3;
+    }
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p <= ' ' || *p >= 0x7f || *p == '%') {
+            out[n++] = '%';
+            out[n++] = hex[*p >> 4];
+            out[n++] = hex[*p & 15];
+        } else {
+            out[n++] = (char)*p;
+        }
+    }
+    return n;
+}
+
+static size_t journal_str_max(const char *s)
+{
+    return 1 + (*s ? 3 * strlen(s) : 3);
+}
+
+static void journal_write(const char *buf, size_t len)
+{
+    while (len > 0 && W.journal >= 0) {
+        ssize_t n = write(W.journal, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            /* Disk full or the like: stop journaling rather than leave a
+             * hole in the middle; what is there is still consistent. */
+            close(W.journal);
+            W.journal = -1;
+            return;
+        }
+        buf += n;
+        len -= (size_t)n;
+    }
+}
+
+/* A record of a keyword and string fields (NULL-terminated), then `tail`
+ * (already formatted, starting with a space, or ""). */
+static void journal_record(const char *key, const char *const *strs, const char *tail)
+{
+    if (W.journal < 0)
+        return;
+    size_t max = strlen(key) + strlen(tail) + 2;
+    for (const char *const *s = strs; s && *s; s++)
+        max += journal_str_max(*s);
+    char small[1024];
+    char *buf = max <= sizeof small ? small : malloc(max);
+    if (!buf)
+        return;
+    size_t n = strlen(key);
+    memcpy(buf, key, n);
+    for (const char *const *s = strs; s && *s; s++)
+        n += journal_str(buf + n, *s);
+    memcpy(buf + n, tail, strlen(tail));
+    n += strlen(tail);
+    buf[n++] = '\n';
+    journal_write(buf, n);
+    if (buf != small)
+        free(buf);
+}
+
+/* The header: one write, so that it is either all there or cut short, and
+ * then the reader sees no header_end. */
+static void journal_open(const char *path, uint64_t chunk)
+{
+    W.journal = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+    if (W.journal < 0) {
+        st_verbose("rank %d: %s: %s: no crash recovery for this rank", W.rank, path, strerror(errno));
+        return;
+    }
+    const char *own[ST_REGION_ALL_COUNT - ST_REGION_MPI_COUNT] = { "synctrace: clock synchronisation" };
+    size_t max = 512 + journal_str_max(st_clock_hostname()) + journal_str_max(st_clock_name());
+    for (int r = 0; r < ST_REGION_ALL_COUNT; r++)
+        max += 64 + journal_str_max(r < ST_REGION_MPI_COUNT ? st_regions[r].name : own[r - ST_REGION_MPI_COUNT]);
+    char *buf = malloc(max);
+    if (!buf) {
+        close(W.journal);
+        W.journal = -1;
+        return;
+    }
+    size_t n = (size_t)sprintf(buf,
+                               "synctrace-journal %d\nrank %d\nworld_size %d\nlocation %llu\nchunk_size %llu\n"
+                               "opened_at %llu\nticks_per_second %.6f\ntrue_time %d\nhost",
+                               ST_JOURNAL_FORMAT, W.rank, W.size, (unsigned long long)W.main.id,
+                               (unsigned long long)chunk, (unsigned long long)W.opened_at,
+                               st_clock_ticks_per_second(), st_clock_skew_enabled() ? 1 : 0);
+    n += journal_str(buf + n, st_clock_hostname());
+    n += (size_t)sprintf(buf + n, "\nclock");
+    n += journal_str(buf + n, st_clock_name());
+    buf[n++] = '\n';
+    for (int r = 0; r < ST_REGION_ALL_COUNT; r++) {
+        int mpi = r < ST_REGION_MPI_COUNT;
+        n += (size_t)sprintf(buf + n, "region %d %d %d", r,
+                             (int)(mpi ? st_regions[r].role : OTF2_REGION_ROLE_ARTIFICIAL),
+                             (int)(mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_MEASUREMENT_SYSTEM));
+        n += journal_str(buf + n, mpi ? st_regions[r].name : own[r - ST_REGION_MPI_COUNT]);
+        buf[n++] = '\n';
+    }
+    n += (size_t)sprintf(buf + n, "header_end %d\n", (int)ST_REGION_ALL_COUNT);
+    journal_write(buf, n);
+    free(buf);
+}
+
+static void journal_remove(void)
+{
+    char path[4200];
+    if (W.journal >= 0)
+        close(W.journal);
+    W.journal = -1;
+    snprintf(path, sizeof path, "%s/rank-%06d.journal", W.dir, W.rank);
+    unlink(path);
+}
+
 uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_ranks)
 {
     if (W.ncomms == W.comms_cap) {
@@ -98,6 +240,21 @@ uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_
         return OTF2_UNDEFINED_COMM;
     for (int i = 0; i < nmembers; i++)
         c->members[i] = world_ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)world_ranks[i];
+    if (W.journal >= 0) {
+        /* comm REF NAME N MEMBERS: world ranks, comma-separated, -1 for a
+         * process of another world, "-" for none. */
+        char *tail = malloc(32 + 12 * (size_t)nmembers);
+        if (tail) {
+            size_t n = (size_t)sprintf(tail, " %d %s", nmembers, nmembers ? "" : "-");
+            for (int i = 0; i < nmembers; i++)
+                n += (size_t)sprintf(tail + n, "%s%d", i ? "," : "", world_ranks[i] < 0 ? -1 : world_ranks[i]);
+            char key[32];
+            snprintf(key, sizeof key, "comm %u", W.ncomms);
+            const char *strs[] = { name, NULL };
+            journal_record(key, strs, tail);
+            free(tail);
+        }
+    }
     return W.ncomms++;
 }
 
@@ -110,18 +267,27 @@ void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev)
         W.offsets = nv;
     }
     W.offsets[W.noffsets++] = (struct st_clock_offset){ local_time, offset, stddev };
+    char tail[96];
+    snprintf(tail, sizeof tail, " %llu %lld %.17g", (unsigned long long)local_time, (long long)offset, stddev);
+    journal_record("clock_offset", NULL, tail);
 }
 
 uint64_t st_writer_set_resolution(double ticks_per_second)
 {
     W.resolution = (uint64_t)(ticks_per_second + 0.5);
+    char tail[32];
+    snprintf(tail, sizeof tail, " %llu", (unsigned long long)W.resolution);
+    journal_record("resolution", NULL, tail);
     return W.resolution;
 }
 
 void st_writer_property(const char *name, const char *value)
 {
-    if (W.archive)
+    if (W.archive) {
         OTF2_Archive_SetProperty(W.archive, name, value, true);
+        const char *strs[] = { name, value, NULL };
+        journal_record("property", strs, "");
+    }
 }
 
 /* ---------- bounded chunk memory: returning NULL makes OTF2 flush ---------- */
@@ -338,6 +504,9 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
         return -1;
     }
     W.opened_at = st_now().t;
+    char journal[4200];
+    snprintf(journal, sizeof journal, "%s/%s.journal", dir, name);
+    journal_open(journal, chunk);
     st_loc_self = &W.main;
     install_signal_handlers(dir);
     atexit(close_at_exit);
@@ -350,9 +519,11 @@ void st_writer_discard(void)
         return;
     st_writer_close();
     char path[4200];
-    const char *names[] = { "%s/rank-%06d.otf2", "%s/rank-%06d.def", "%s/rank-%06d/0.evt", "%s/rank-%06d/0.def" };
+    /* Local files are named by the location id, which is the rank. */
+    const char *names[] = { "%s/rank-%06d.otf2", "%s/rank-%06d.def", "%s/rank-%06d/%d.evt", "%s/rank-%06d/%d.def",
+                            "%s/rank-%06d.journal" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(path, sizeof path, names[i], W.dir, W.rank);
+        snprintf(path, sizeof path, names[i], W.dir, W.rank, W.rank);
         unlink(path);
     }
     snprintf(path, sizeof path, "%s/rank-%06d", W.dir, W.rank);
@@ -453,6 +624,8 @@ void st_writer_close(void)
     }
     OTF2_Archive_Close(W.archive);
     W.archive = NULL;
+    /* The anchor, written last, is there now: the journal has done its job. */
+    journal_remove();
     while (chunk_pool) {
         struct st_chunk *next = chunk_pool->next;
         W.mem_used -= chunk_pool->size;

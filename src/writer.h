@@ -21,7 +21,12 @@ struct st_loc {
 };
 
 /* Open DIR/rank-NNNNNN.otf2 for this rank and make the calling thread's
- * location current. Returns 0, or -1 with a one-line message. */
+ * location current. Also starts DIR/rank-NNNNNN.journal, from which
+ * `synctrace merge` rebuilds the definitions of a rank killed before it
+ * could close its archive (SIGKILL); properties, communicators, clock
+ * offsets and the resolution are appended to it as they come, and it is
+ * removed when the archive is closed. Returns 0, or -1 with a one-line
+ * message. */
 int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen);
 /* Write all definitions and close the archive. Safe to call twice. */
 void st_writer_close(void);

@@ -369,7 +369,14 @@ int cmd_merge(int argc, char **argv)
             finalized = e->kind == RT_ENTER && e->ref < ranks[i].nregions && ranks[i].regions[e->ref]
                         && strcmp(ranks[i].regions[e->ref], "MPI_Finalize") == 0;
         }
-        if (!finalized) {
+        if (ranks[i].recovered) {
+            /* Killed (SIGKILL) before it could close its archive: rebuilt
+             * from its journal, with what its buffer flushes had written. */
+            fprintf(stderr, "synctrace merge: warning: rank-%06d: recovered %llu events from a rank that was killed; "
+                            "events after its last buffer flush are lost\n",
+                    i, (unsigned long long)ranks[i].nevents);
+            rep.incomplete_ranks++;
+        } else if (!finalized) {
             fprintf(stderr, "synctrace merge: warning: %s: rank %d ended without MPI_Finalize; "
                             "its %llu recorded events are merged\n",
                     anchors[i], i, (unsigned long long)ranks[i].nevents);

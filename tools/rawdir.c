@@ -7,20 +7,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int is_anchor(const char *name)
+/* "rank-NNNNNN" + suffix: the rank, or -1. */
+static int rank_of(const char *name, const char *suffix)
 {
-    size_t len = strlen(name);
-    if (len != strlen("rank-000000.otf2") || strncmp(name, "rank-", 5) != 0 || strcmp(name + 11, ".otf2") != 0)
-        return 0;
-    for (int i = 5; i < 11; i++)
+    if (strlen(name) != 11 + strlen(suffix) || strncmp(name, "rank-", 5) != 0 || strcmp(name + 11, suffix) != 0)
+        return -1;
+    int rank = 0;
+    for (int i = 5; i < 11; i++) {
         if (name[i] < '0' || name[i] > '9')
-            return 0;
-    return 1;
+            return -1;
+        rank = rank * 10 + (name[i] - '0');
+    }
+    return rank;
 }
 
-static int by_name(const void *a, const void *b)
+/* world_size from DIR/run.meta (rank 0 writes it at MPI_Init), or 0. */
+static int meta_world_size(const char *dir)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    char path[4200], line[256];
+    snprintf(path, sizeof path, "%s/run.meta", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int n = 0;
+    while (!n && fgets(line, sizeof line, f))
+        if (sscanf(line, "world_size %d", &n) != 1 || n < 0 || n > 1000000)
+            n = 0;
+    fclose(f);
+    return n;
 }
 
 int rawdir_list(const char *dir, char ***anchors, char *err, size_t errlen)
@@ -31,32 +45,65 @@ int rawdir_list(const char *dir, char ***anchors, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
         return -1;
     }
-    char **v = NULL;
-    int n = 0, cap = 0;
+    /* A rank is there with its anchor (complete, or empty when it died
+     * while writing it) or with only a recovery journal (killed before it
+     * could close its archive: rt_read_rank rebuilds it). */
+    unsigned char *seen = NULL;
+    int nseen = 0, found = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
-        if (!is_anchor(de->d_name))
+        int r = rank_of(de->d_name, ".otf2");
+        if (r < 0)
+            r = rank_of(de->d_name, ".journal");
+        if (r < 0)
             continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **nv = realloc(v, sizeof *nv * (size_t)cap);
-            if (!nv)
-                break;
-            v = nv;
+        if (r >= nseen) {
+            int n = r + 1 > 2 * nseen ? r + 1 : 2 * nseen;
+            unsigned char *nv = realloc(seen, (size_t)n);
+            if (!nv) {
+                closedir(d);
+                free(seen);
+                snprintf(err, errlen, "%s: out of memory", dir);
+                return -1;
+            }
+            memset(nv + nseen, 0, (size_t)(n - nseen));
+            seen = nv;
+            nseen = n;
         }
-        size_t len = strlen(dir) + strlen(de->d_name) + 2;
-        if (!(v[n] = malloc(len)))
-            break;
-        snprintf(v[n], len, "%s/%s", dir, de->d_name);
-        n++;
+        found += !seen[r];
+        seen[r] = 1;
     }
     closedir(d);
-    if (n == 0) {
-        free(v);
+    if (found == 0) {
+        free(seen);
         snprintf(err, errlen, "%s: no rank archives (rank-NNNNNN.otf2) in this directory", dir);
         return -1;
     }
-    qsort(v, (size_t)n, sizeof *v, by_name);
+    /* Every rank of the run, up to the highest found and the world size of
+     * run.meta: one that left nothing at all is listed too, so that reading
+     * it names it as missing. */
+    int n = 0;
+    for (int r = 0; r < nseen; r++)
+        if (seen[r])
+            n = r + 1;
+    int world = meta_world_size(dir);
+    if (world > n)
+        n = world;
+    char **v = calloc((size_t)n, sizeof *v);
+    for (int r = 0; v && r < n; r++) {
+        size_t len = strlen(dir) + sizeof "/rank-000000.otf2";
+        if (!(v[r] = malloc(len))) {
+            rawdir_free(v, r);
+            v = NULL;
+            break;
+        }
+        snprintf(v[r], len, "%s/rank-%06d.otf2", dir, r);
+    }
+    free(seen);
+    if (!v) {
+        snprintf(err, errlen, "%s: out of memory", dir);
+        return -1;
+    }
     *anchors = v;
     return n;
 }

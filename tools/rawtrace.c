@@ -1,12 +1,14 @@
 /* rawtrace.c — see rawtrace.h. Definitions and events are gathered through
  * OTF2's callback readers into plain arrays. */
 #include "rawtrace.h"
+#include "recover.h"
 
 #include <otf2/otf2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct ctx {
     struct rt_rank *r;
@@ -307,14 +309,19 @@ static double double_property(OTF2_Reader *rd, const char *name)
     return x;
 }
 
-int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
+/* Read the archive of anchor file `path`; messages name `anchor` (the
+ * original one when `path` is a recovered copy). With `events`, read
+ * exactly that many events, no more (a recovered event file has no
+ * end-of-file record). */
+static int read_archive(const char *path, const char *anchor, uint64_t events, struct rt_rank *out, char *err,
+                        size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->path = strdup(anchor);
     struct ctx c = { .r = out };
     OTF2_Error_RegisterCallback(quiet_error, NULL);
     otf2_reason[0] = '\0';
-    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    OTF2_Reader *rd = OTF2_Reader_Open(path);
     if (!rd) {
         snprintf(err, errlen, "%s: not a readable OTF2 archive", anchor);
         return -1;
@@ -401,7 +408,13 @@ int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errl
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ecb, ev_nbc_complete);
     OTF2_EvtReaderCallbacks_SetBufferFlushCallback(ecb, ev_flush);
     OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &c);
-    status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
+    if (events) {
+        status = OTF2_Reader_ReadLocalEvents(rd, er, events, &n);
+        if (status == OTF2_SUCCESS && n != events)
+            status = OTF2_ERROR_INVALID_DATA;
+    } else {
+        status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
+    }
     OTF2_EvtReaderCallbacks_Delete(ecb);
     OTF2_Reader_CloseEvtReader(rd, er);
     OTF2_Reader_CloseEvtFiles(rd);
@@ -422,6 +435,61 @@ done:
     free(c.groups);
     OTF2_Reader_Close(rd);
     return rc;
+}
+
+/* A rank killed before it closed its archive: rebuild the archive from the
+ * journal, read it, and drop it. */
+static int read_recovered(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
+{
+    struct rc_archive a;
+    OTF2_Error_RegisterCallback(quiet_error, NULL);
+    otf2_reason[0] = '\0';
+    if (rc_rebuild(anchor, &a, err, errlen) != 0) {
+        explain(err, errlen);
+        memset(out, 0, sizeof *out);
+        out->path = strdup(anchor);
+        return -1;
+    }
+    int rc = read_archive(a.anchor, anchor, a.events, out, err, errlen);
+    rc_remove(&a);
+    if (rc != 0) {
+        size_t used = strlen(err);
+        snprintf(err + used, errlen - used, " (archive rebuilt from the journal of a killed rank)");
+        return -1;
+    }
+    out->recovered = 1;
+    /* The length is not journaled: the events tell it. */
+    uint64_t last = out->global_offset;
+    for (uint64_t i = 0; i < out->nevents; i++) {
+        const struct rt_event *e = &out->events[i];
+        uint64_t t = e->kind == RT_FLUSH && e->req > e->time ? e->req : e->time;
+        if (t > last)
+            last = t;
+    }
+    out->trace_length = last - out->global_offset;
+    return 0;
+}
+
+int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
+{
+    int journal = rc_has_journal(anchor);
+    if (rc_anchor_complete(anchor) || !journal) {
+        struct stat st;
+        if (!journal && stat(anchor, &st) != 0) {
+            memset(out, 0, sizeof *out);
+            out->path = strdup(anchor);
+            snprintf(err, errlen, "%s: missing: this rank left neither an archive nor a recovery journal", anchor);
+            return -1;
+        }
+        int rc = read_archive(anchor, anchor, 0, out, err, errlen);
+        if (rc == 0 || !journal)
+            return rc;
+        /* Killed while closing, with the anchor cut short: the journal is
+         * still there (it is removed last), so rebuild. */
+        rt_free_rank(out);
+    }
+    /* No anchor, or an empty one (the rank died as OTF2 began writing it). */
+    return read_recovered(anchor, out, err, errlen);
 }
 
 void rt_free_rank(struct rt_rank *r)

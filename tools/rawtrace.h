@@ -51,11 +51,17 @@ struct rt_rank {
     uint32_t noffsets;
     struct rt_event *events;
     uint64_t nevents;
-    uint64_t declared_events; /* what the location definition says */
+    uint64_t declared_events; /* what the location definition says (0 when recovered) */
+    int recovered;            /* the rank was killed before closing its archive: rebuilt
+                               * from its journal, the events up to its last buffer flush */
 };
 
 /* Read DIR's archive for one anchor file (".../rank-000003.otf2").
- * Returns 0, or -1 with a one-line message naming the file. */
+ * When the anchor is missing or empty but DIR has the rank's recovery
+ * journal (rank-000003.journal: the rank was killed, e.g. by SIGKILL), the
+ * archive is rebuilt from it in a temporary directory (DIR is not touched)
+ * and read from there, and out->recovered is set. Returns 0, or -1 with a
+ * one-line message naming the file. */
 int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen);
 void rt_free_rank(struct rt_rank *r);
 /* The world rank behind a communicator-local rank, or -1. */

@@ -1,0 +1,56 @@
+/* mpi_kill9.c — a rank killed with SIGKILL, for tests/test-recover.sh.
+ *
+ *   mpirun -np 4 mpi_kill9 [CALLS]
+ *
+ * Every rank first makes one MPI_Comm_dup (a communicator definition for
+ * the journal) and a barrier. Rank 2 then makes CALLS calls of MPI_Iprobe
+ * (default 300000, i.e. 600000 events: with SYNCTRACE_BUFFER_MB=1 the
+ * tracer flushes its buffer several times), prints
+ * "KILLING rank 2 after CALLS calls" (flushed) and sends itself SIGKILL,
+ * which no tracer can catch. The other ranks wait in an MPI_Recv from
+ * rank 2 that never comes, until mpirun kills them (SIGTERM). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* kill() */
+#endif
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long calls = argc > 1 ? atol(argv[1]) : 300000;
+    if (size < 3 || calls < 1) {
+        if (rank == 0)
+            fprintf(stderr, "usage: mpi_kill9 [CALLS] (needs at least 3 ranks)\n");
+        MPI_Finalize();
+        return 2;
+    }
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Barrier(dup);
+
+    if (rank == 2) {
+        int flag;
+        for (long i = 0; i < calls; i++)
+            MPI_Iprobe(MPI_ANY_SOURCE, 12345, dup, &flag, MPI_STATUS_IGNORE);
+        printf("KILLING rank 2 after %ld calls\n", calls);
+        fflush(stdout);
+        kill(getpid(), SIGKILL);
+        /* not reached */
+        sleep(30);
+        printf("SURVIVED rank %d\n", rank);
+        MPI_Finalize();
+        return 0;
+    }
+    int never;
+    MPI_Recv(&never, 1, MPI_INT, 2, 99, dup, MPI_STATUS_IGNORE);
+    printf("SURVIVED rank %d\n", rank);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,220 @@
+#!/bin/bash
+# test-recover.sh — a rank killed with SIGKILL cannot close its archive; its
+# flushed events are recovered from the event file and the recovery journal
+# (tests/mpi_kill9.c, 4 ranks, SYNCTRACE_BUFFER_MB=1): rank 2 makes 300000
+# MPI_Iprobe calls, flushing its buffer several times, then kills itself;
+# the others wait in an MPI_Recv until mpirun ends them with SIGTERM (their
+# archives are closed by the tracer's signal handler). SYNCTRACE_SKEW is on,
+# so the recovered events must keep their true_time attribute too.
+. "$top_srcdir/tests/lib.sh"
+: "${PYTHON3:=python3}"
+N=17
+plan $N
+
+tmp=$(scratch)
+if ! prog=$(build_mpi mpi_kill9 "$tmp"); then
+    for i in $(seq $N); do ok 1 "build tests/mpi_kill9.c"; done
+    finish
+fi
+calls=300000
+dir=$tmp/trace
+# The recovered archives are rebuilt under TMPDIR: a private one, to see
+# that nothing is left behind there.
+rtmp=$tmp/rtmp
+mkdir -p "$rtmp"
+st() { TMPDIR=$rtmp timeout -k 5 30 "$SYNCTRACE_BIN" "$@"; }
+
+start=$(date +%s)
+timeout -k 5 25 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 \
+    -x LD_PRELOAD="$SYNCTRACE_LIB" -x SYNCTRACE_DIR="$dir" -x SYNCTRACE_BUFFER_MB=1 \
+    -x SYNCTRACE_SKEW=seed=3,offset_us=500,drift_ppm=20 \
+    "$prog" $calls >"$tmp/out" 2>"$tmp/err"
+rc=$?
+diag "mpirun exit status $rc after $(($(date +%s) - start)) s"
+left=$(pgrep -f "$prog" | tr '\n' ' ')
+for pid in $left; do kill -9 "$pid" 2>/dev/null; done   # only this test's own program
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ -z "$left" ] && grep -q "^KILLING rank 2 after $calls calls" "$tmp/out"
+ok $? "rank 2 got through its $calls calls and was killed; mpirun exits non-zero ($rc) by itself, no process left"
+
+# What the kill left: rank 2 has events and a journal but no anchor; the
+# others closed their archives, and with that removed their journals.
+j=$dir/rank-000002.journal
+evt=$dir/rank-000002/2.evt
+[ -s "$j" ] && [ -s "$evt" ] && [ ! -s "$dir/rank-000002.otf2" ] \
+    && [ "$(ls "$dir"/rank-00000[013].otf2 2>/dev/null | wc -l)" -eq 3 ] && ! ls "$dir"/rank-00000[013].journal >/dev/null 2>&1
+ok $? "rank 2 left its event file and journal but no anchor; ranks 0, 1, 3 closed their archives and removed their journals"
+
+# Fingerprint of the input: contents and metadata (size, links, mtime, ctime).
+fingerprint() {
+    (cd "$1" && find . -print0 | sort -z | xargs -0 stat -c '%n %F %s %h %Y %Z' && find . -type f -print0 | sort -z | xargs -0 md5sum)
+}
+fingerprint "$dir" >"$tmp/fp.before"
+
+st dump "$dir" >"$tmp/dump" 2>"$tmp/dump.err"
+rc=$?
+readable=0
+for r in 0 1 2 3; do grep -q "^# rank $r world_size 4 " "$tmp/dump" || readable=1; done
+[ $rc -eq 0 ] && [ $readable -eq 0 ] && [ ! -s "$tmp/dump.err" ]
+ok $? "synctrace dump reads all 4 ranks, rank 2 recovered (exit $rc$([ -s "$tmp/dump.err" ] && echo ": $(head -1 "$tmp/dump.err")"))"
+
+# The recovered events are exactly those of the whole chunks in the event
+# file: the number in the last chunk's header (OTF2 writes chunks whole,
+# each with the numbers of its first and last event).
+chunk=$(awk '$1 == "chunk_size" {print $2}' "$j")
+nrec=$(grep -c '^2 ' "$tmp/dump")
+nchunks=$("$PYTHON3" - "$evt" "$chunk" <<'EOF'
+import os, struct, sys
+path, chunk = sys.argv[1], int(sys.argv[2])
+size = os.path.getsize(path)
+last = 0
+with open(path, 'rb') as f:
+    for k in range(size // chunk):
+        f.seek(k * chunk)
+        h = f.read(18)
+        first, end = struct.unpack('<QQ' if h[1] == 0x42 else '>QQ', h[2:18])
+        if h[0] != 3 or first != last + 1:
+            sys.exit(1)
+        last = end
+print(size // chunk, size % chunk, last)
+EOF
+)
+read -r whole rest inchunks <<<"$nchunks"
+diag "rank 2: ${whole:-?} chunks of $chunk bytes (+${rest:-?} bytes), $nrec events recovered"
+[ -n "$inchunks" ] && [ "$whole" -ge 2 ] && [ "$rest" -eq 0 ] && [ "$nrec" -eq "$inchunks" ] \
+    && [ "$nrec" -ge 1 ] && [ "$nrec" -lt $((2 * calls + 12)) ]
+ok $? "rank 2: $nrec events recovered = the events of its ${whole:-?} flushed chunks, fewer than the $((2 * calls + 12))+ it recorded"
+
+# The journal itself: text, one record a line, complete up to the kill.
+run_id=$(awk '$1 == "run_id" {print $2}' "$dir/run.meta")
+[ "$(head -1 "$j")" = "synctrace-journal 1" ] && grep -q "^header_end [0-9]*$" "$j" \
+    && [ "$(grep -c '^region ' "$j")" -eq "$(awk '$1 == "header_end" {print $2}' "$j")" ] \
+    && grep -qx "property SYNCTRACE::RUN_ID $run_id" "$j" && [ "$(grep -c '^comm [0-9]* ' "$j")" -eq 4 ] \
+    && grep -q '^comm 3 comm%20[0-9a-f]* 4 0,1,2,3$' "$j" && [ "$(tail -c 1 "$j" | od -An -c | tr -d ' ')" = '\n' ]
+ok $? "rank 2's journal: format line, complete header, run id, its 4 communicators (MPI_Comm_dup's last), whole lines"
+
+# Definitions from the journal: run id, host and clock as on rank 0, the
+# same communicators (MPI_Comm_dup's included), a plausible resolution.
+field() { grep "^# rank $1 world_size" "$tmp/dump" | sed "s/.* $2 \([^ ]*\).*/\1/"; }
+comms() { grep "^# rank $1 comm " "$tmp/dump" | sed "s/^# rank $1 //; s/MPI_COMM_SELF members=$1/MPI_COMM_SELF/"; }
+same=0
+for f in world_size run_id host clock; do
+    [ -n "$(field 0 $f)" ] && [ "$(field 2 $f)" = "$(field 0 $f)" ] || { same=1; diag "rank 2's $f: $(field 2 $f), rank 0's: $(field 0 $f)"; }
+done
+res=$(field 2 resolution)
+[ $same -eq 0 ] && [ "$(comms 0)" = "$(comms 2)" ] && [ "$(comms 2 | wc -l)" -ge 4 ] && [ "${res:-0}" -gt 1000000 ]
+ok $? "rank 2's definitions (run id $(field 2 run_id), host, clock, $(comms 2 | wc -l) communicators, resolution $res) agree with rank 0's"
+
+# The events themselves: MPI_Init (with the tracer's clock synchronisation
+# in it), MPI_Comm_rank, MPI_Comm_size, MPI_Comm_dup, MPI_Barrier, then
+# MPI_Iprobe calls (the last one may be cut at the chunk's end), and the
+# buffer flushes, in non-decreasing time, each with its true time.
+cat >"$tmp/check.py" <<'EOF'
+import sys
+ev = []
+for line in open(sys.argv[1]):
+    if line.startswith('2 '):
+        f = line.split()   # 2 INDEX KIND time=T [true=T] fields; a region name is last and may hold spaces
+        region = line.rstrip('\n').split(' region=', 1)[1] if ' region=' in line else None
+        ev.append((int(f[1]), f[2], int(f[3][5:]), region, len(f) > 4 and f[4].startswith('true=')))
+ok = lambda c, m: print(('ok - ' if c else 'not ok - ') + m)
+ok(len(ev) > 0 and [e[0] for e in ev] == list(range(len(ev))), "%d events, numbered 0..n-1 in order" % len(ev))
+bad = [i for i in range(1, len(ev)) if ev[i][2] < ev[i - 1][2]]
+ok(not bad, "timestamps never decrease%s" % (" (first at event %d)" % bad[0] if bad else ""))
+ok(all(e[4] for e in ev if e[1] != 'FLUSH'), "every event but the flushes (written by OTF2) carries its true time")
+stack, top, problems, nflush = [], [], [], 0
+sync = 'synctrace: clock synchronisation'
+for i, kind, _, region, _ in ev:
+    if kind == 'ENTER':
+        if not stack:
+            top.append(region)
+        elif stack != ['MPI_Init'] or region != sync:
+            problems.append('%d: %s inside %s' % (i, region, stack))
+        stack.append(region)
+    elif kind == 'LEAVE':
+        if not stack or stack[-1] != region:
+            problems.append('%d: LEAVE %s, open: %s' % (i, region, stack))
+        else:
+            stack.pop()
+    elif kind in ('SEND', 'RECV'):
+        if stack[-1:] != [sync]:
+            problems.append('%d: %s outside the clock synchronisation' % (i, kind))
+    elif kind in ('COLL_BEGIN', 'COLL_END'):
+        if stack != ['MPI_Barrier']:
+            problems.append('%d: %s outside MPI_Barrier' % (i, kind))
+    elif kind == 'FLUSH':
+        nflush += 1
+    else:
+        problems.append('%d: unexpected %s' % (i, kind))
+if stack not in ([], ['MPI_Iprobe']):
+    problems.append('left open: %s' % stack)
+ok(not problems, "ENTER/LEAVE nest properly, messages only in the sync, collectives only in the barrier%s"
+   % (" (%s)" % '; '.join(problems[:3]) if problems else ""))
+first = ['MPI_Init', 'MPI_Comm_rank', 'MPI_Comm_size', 'MPI_Comm_dup', 'MPI_Barrier']
+ok(top[:5] == first and len(top) > 5 and all(r == 'MPI_Iprobe' for r in top[5:]),
+   "the calls are %s, then %d MPI_Iprobe" % (', '.join(first), len(top) - 5))
+ok(nflush >= 1, "%d buffer flushes recorded" % nflush)
+EOF
+"$PYTHON3" "$tmp/check.py" "$tmp/dump" >"$tmp/check" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ! grep -q '^not ok' "$tmp/check" && [ "$(grep -c '^ok' "$tmp/check")" -eq 6 ]
+ok $? "the recovered events are rank 2's: $(grep -c '^ok' "$tmp/check")/6 checks"
+sed 's/^/#   /' "$tmp/check"
+
+# The merge reads the recovered rank too, and says what happened.
+st merge "$dir" -o "$tmp/merged" >"$tmp/merge.out" 2>"$tmp/merge.err"
+rc=$?
+[ $rc -eq 0 ] && [ -f "$tmp/merged/traces.otf2" ]
+ok $? "synctrace merge merges the trace with the recovered rank (exit $rc)"
+grep -q "^synctrace merge: warning: rank-000002: recovered $nrec events from a rank that was killed; events after its last buffer flush are lost$" "$tmp/merge.err"
+ok $? "synctrace merge warns that rank 2 was recovered, with the number of events"
+
+fingerprint "$dir" >"$tmp/fp.after"
+cmp -s "$tmp/fp.before" "$tmp/fp.after"
+ok $? "dump and merge left the input directory as it was (contents, sizes, link counts, times)"
+[ -z "$(ls -A "$rtmp")" ]
+ok $? "no rebuilt archive left behind in TMPDIR"
+
+# A kill can cut the journal's last line short: that record is dropped.
+cp -r "$dir" "$tmp/cut"
+size=$(stat -c %s "$tmp/cut/rank-000002.journal")
+truncate -s $((size - 4)) "$tmp/cut/rank-000002.journal"
+st dump "$tmp/cut" >"$tmp/cut.dump" 2>"$tmp/cut.err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^2 ' "$tmp/cut.dump")" -eq "$nrec" ] && [ ! -s "$tmp/cut.err" ]
+ok $? "a journal whose last line was cut short is accepted (exit $rc, $(grep -c '^2 ' "$tmp/cut.dump") events)"
+
+# A journal cut in its header (killed in MPI_Init) cannot describe the rank.
+head -c 60 "$j" >"$tmp/cut/rank-000002.journal"
+st dump "$tmp/cut" >/dev/null 2>"$tmp/cut.err"
+rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$tmp/cut.err")" -eq 1 ] && grep -q "rank-000002.journal: incomplete journal header" "$tmp/cut.err"
+ok $? "a journal without its complete header: one-line error ($(head -1 "$tmp/cut.err"))"
+
+# Killed before its first flush: a journal and no events.
+cp -r "$dir" "$tmp/noevt"
+rm "$tmp/noevt/rank-000002/2.evt"
+st dump "$tmp/noevt" >/dev/null 2>"$tmp/noevt.err"
+rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$tmp/noevt.err")" -eq 1 ] && grep -q "rank-000002.otf2: .*no events survived" "$tmp/noevt.err"
+ok $? "a killed rank with no flushed events: one-line error ($(head -1 "$tmp/noevt.err"))"
+
+# A rank that left nothing at all is named as missing.
+cp -r "$dir" "$tmp/missing"
+rm -rf "$tmp/missing/rank-000001"*
+st dump "$tmp/missing" >/dev/null 2>"$tmp/missing.err"
+rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$tmp/missing.err")" -eq 1 ] && grep -q "rank-000001.otf2: missing" "$tmp/missing.err"
+ok $? "dump: a rank with neither archive nor journal is reported missing in one line ($(head -1 "$tmp/missing.err"))"
+st merge "$tmp/missing" -o "$tmp/missing.out" >/dev/null 2>"$tmp/missing.err"
+rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$tmp/missing.err")" -eq 1 ] && grep -q "rank-000001.otf2: missing" "$tmp/missing.err" && [ ! -e "$tmp/missing.out" ]
+ok $? "merge: the same, one line, no output"
+
+# The highest rank too (run.meta has the world size).
+cp -r "$dir" "$tmp/missing3"
+rm -rf "$tmp/missing3/rank-000003"*
+st dump "$tmp/missing3" >/dev/null 2>"$tmp/missing.err"
+rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$tmp/missing.err")" -eq 1 ] && grep -q "rank-000003.otf2: missing" "$tmp/missing.err"
+ok $? "dump: the last rank missing is reported too ($(head -1 "$tmp/missing.err"))"
+finish

@@ -1,0 +1,804 @@
+/* recover.c — see recover.h.
+ *
+ * The journal (format 1), as src/writer.c writes it: text, one record per
+ * line, each line ending in '\n' and written by a single write(2) on an
+ * O_APPEND descriptor, so a kill can cut at most the last line, which is
+ * then dropped. Fields are separated by one space; string fields have '%',
+ * space, control and non-ASCII bytes encoded as %XX, and the empty string
+ * is "%00". The header, written at once when the archive is opened:
+ *
+ *   synctrace-journal 1          always the first line: the format version
+ *   rank R
+ *   world_size N
+ *   location L                   the OTF2 location id (its events: rank-NNNNNN/L.evt)
+ *   chunk_size BYTES             the OTF2 event chunk size
+ *   opened_at TICKS              the archive's global offset
+ *   ticks_per_second F           the clock's tick rate estimated at MPI_Init
+ *   true_time 0|1                events carry the true_time attribute (SYNCTRACE_SKEW)
+ *   host HOST
+ *   clock NAME
+ *   region REF ROLE PARADIGM NAME    one per region, REF 0 .. COUNT-1 (OTF2 enum values)
+ *   header_end COUNT             the header is complete
+ *
+ * then, as they come:
+ *
+ *   property NAME VALUE          an OTF2 archive property (SYNCTRACE::RUN_ID, ...)
+ *   comm REF NAME N MEMBERS      a communicator: N world ranks, comma-separated
+ *                                in communicator rank order, -1 for a process
+ *                                of another world, "-" when N is 0
+ *   clock_offset TIME OFFSET STDDEV
+ *   resolution TICKS_PER_SECOND  the final calibrated rate (at MPI_Finalize)
+ *
+ * Records of an unknown keyword are skipped (a later tracer may add some
+ * without changing the format version). */
+#include <config.h>
+#include "recover.h"
+
+#include <otf2/otf2.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define JOURNAL_FORMAT 1
+
+/* ---------- paths ---------- */
+
+/* ".../rank-NNNNNN.otf2" -> ".../rank-NNNNNN" + suffix. */
+static int sibling(const char *anchor, const char *suffix, char *out, size_t len)
+{
+    size_t n = strlen(anchor);
+    if (n < 5 || strcmp(anchor + n - 5, ".otf2") != 0)
+        return -1;
+    return snprintf(out, len, "%.*s%s", (int)(n - 5), anchor, suffix) < (int)len ? 0 : -1;
+}
+
+int rc_anchor_complete(const char *anchor)
+{
+    struct stat st;
+    return stat(anchor, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+int rc_has_journal(const char *anchor)
+{
+    char path[4200];
+    struct stat st;
+    return sibling(anchor, ".journal", path, sizeof path) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* ---------- the journal ---------- */
+
+struct jregion {
+    int set, role, paradigm;
+    char *name;
+};
+
+struct jcomm {
+    int set;
+    char *name;
+    uint32_t n;
+    uint64_t *members;
+};
+
+struct jprop {
+    char *name, *value;
+};
+
+struct joffset {
+    uint64_t time;
+    int64_t offset;
+    double stddev;
+};
+
+struct journal {
+    int rank, world_size, true_time;
+    uint64_t location, chunk_size, opened_at, resolution;
+    double ticks_per_second;
+    char *host, *clock;
+    unsigned have;            /* header fields seen, HAVE_* bits */
+    int header_end;
+    struct jregion *regions;
+    uint32_t nregions;
+    struct jcomm *comms;
+    uint32_t ncomms;
+    struct jprop *props;
+    uint32_t nprops;
+    struct joffset *offsets;
+    uint32_t noffsets;
+};
+
+enum {
+    HAVE_RANK = 1, HAVE_WORLD = 2, HAVE_LOCATION = 4, HAVE_CHUNK = 8, HAVE_OPENED = 16, HAVE_TPS = 32,
+    HAVE_TRUE = 64, HAVE_HOST = 128, HAVE_CLOCK = 256, HAVE_ALL = 511
+};
+
+static void journal_free(struct journal *j)
+{
+    free(j->host);
+    free(j->clock);
+    for (uint32_t i = 0; i < j->nregions; i++)
+        free(j->regions[i].name);
+    free(j->regions);
+    for (uint32_t i = 0; i < j->ncomms; i++) {
+        free(j->comms[i].name);
+        free(j->comms[i].members);
+    }
+    free(j->comms);
+    for (uint32_t i = 0; i < j->nprops; i++) {
+        free(j->props[i].name);
+        free(j->props[i].value);
+    }
+    free(j->props);
+    free(j->offsets);
+    memset(j, 0, sizeof *j);
+}
+
+/* Grow a by-reference table to hold `index`, zero-filled. */
+static int ensure(void **v, uint32_t *n, uint64_t index, size_t elem)
+{
+    if (index < *n)
+        return 0;
+    if (index >= (1u << 24))
+        return -1;   /* no tracer defines that many: a corrupt record */
+    uint32_t nn = (uint32_t)index + 1;
+    void *nv = realloc(*v, nn * elem);
+    if (!nv)
+        return -1;
+    memset((char *)nv + (size_t)*n * elem, 0, (size_t)(nn - *n) * elem);
+    *v = nv;
+    *n = nn;
+    return 0;
+}
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Decode a string field into a new string, or NULL. */
+static char *decode(const char *s)
+{
+    char *out = malloc(strlen(s) + 1);
+    if (!out)
+        return NULL;
+    size_t n = 0;
+    for (; *s; s++) {
+        if (*s != '%') {
+            out[n++] = *s;
+            continue;
+        }
+        int hi = hexval(s[1]), lo = hi < 0 ? -1 : hexval(s[2]);
+        if (lo < 0) {
+            free(out);
+            return NULL;
+        }
+        out[n++] = (char)(hi * 16 + lo);
+        s += 2;
+    }
+    out[n] = '\0';
+    return out;   /* "%00" decodes to "" */
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (*end || errno)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (*end || errno)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    int64_t x;
+    if (parse_i64(s, &x) != 0 || x < lo || x > hi)
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    *out = strtod(s, &end);
+    return *end ? -1 : 0;
+}
+
+/* A comm record's members: "-" or N comma-separated world ranks. */
+static int parse_members(const char *s, uint32_t n, uint64_t **out)
+{
+    *out = malloc(sizeof **out * (n ? n : 1));
+    if (!*out)
+        return -1;
+    if (n == 0)
+        return strcmp(s, "-") == 0 ? 0 : -1;
+    const char *p = s;
+    for (uint32_t i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(p, &end, 10);
+        if (end == p || errno || x < -1 || x > INT_MAX || *end != (i + 1 < n ? ',' : '\0'))
+            return -1;
+        (*out)[i] = x < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)x;
+        p = end + 1;
+    }
+    return 0;
+}
+
+#define MAX_FIELDS 8
+
+/* One complete line (without its '\n'). Returns 0, or -1 for a malformed record. */
+static int parse_record(struct journal *j, char *line)
+{
+    char *f[MAX_FIELDS];
+    int nf = 0;
+    for (char *p = line; nf < MAX_FIELDS;) {
+        f[nf++] = p;
+        p = strchr(p, ' ');
+        if (!p)
+            break;
+        *p++ = '\0';
+    }
+    for (int i = nf; i < MAX_FIELDS; i++)
+        f[i] = NULL;
+    const char *key = f[0];
+    uint64_t u;
+
+    if (!j->header_end) {
+        if (strcmp(key, "rank") == 0 && nf == 2) {
+            j->have |= HAVE_RANK;
+            return parse_int(f[1], 0, 999999, &j->rank);
+        } else if (strcmp(key, "world_size") == 0 && nf == 2) {
+            j->have |= HAVE_WORLD;
+            return parse_int(f[1], 1, 1000000, &j->world_size);
+        } else if (strcmp(key, "location") == 0 && nf == 2) {
+            j->have |= HAVE_LOCATION;
+            return parse_u64(f[1], &j->location);
+        } else if (strcmp(key, "chunk_size") == 0 && nf == 2) {
+            j->have |= HAVE_CHUNK;
+            /* OTF2 accepts 256 KiB .. 16 MiB; the tracer may go lower for small buffers. */
+            return parse_u64(f[1], &j->chunk_size) != 0 || j->chunk_size < 1024 || j->chunk_size > (1u << 24) ? -1 : 0;
+        } else if (strcmp(key, "opened_at") == 0 && nf == 2) {
+            j->have |= HAVE_OPENED;
+            return parse_u64(f[1], &j->opened_at);
+        } else if (strcmp(key, "ticks_per_second") == 0 && nf == 2) {
+            j->have |= HAVE_TPS;
+            return parse_double(f[1], &j->ticks_per_second) != 0 || !(j->ticks_per_second >= 1) ? -1 : 0;
+        } else if (strcmp(key, "true_time") == 0 && nf == 2) {
+            j->have |= HAVE_TRUE;
+            return parse_int(f[1], 0, 1, &j->true_time);
+        } else if (strcmp(key, "host") == 0 && nf == 2) {
+            j->have |= HAVE_HOST;
+            free(j->host);
+            return (j->host = decode(f[1])) ? 0 : -1;
+        } else if (strcmp(key, "clock") == 0 && nf == 2) {
+            j->have |= HAVE_CLOCK;
+            free(j->clock);
+            return (j->clock = decode(f[1])) ? 0 : -1;
+        } else if (strcmp(key, "region") == 0 && nf == 5) {
+            int role, paradigm;
+            if (parse_u64(f[1], &u) != 0 || parse_int(f[2], 0, 255, &role) != 0 || parse_int(f[3], 0, 255, &paradigm) != 0
+                || ensure((void **)&j->regions, &j->nregions, u, sizeof *j->regions) != 0)
+                return -1;
+            struct jregion *r = &j->regions[u];
+            free(r->name);
+            r->set = 1;
+            r->role = role;
+            r->paradigm = paradigm;
+            return (r->name = decode(f[4])) ? 0 : -1;
+        } else if (strcmp(key, "header_end") == 0 && nf == 2) {
+            if (parse_u64(f[1], &u) != 0 || u != j->nregions || (j->have & HAVE_ALL) != HAVE_ALL)
+                return -1;
+            for (uint32_t r = 0; r < j->nregions; r++)
+                if (!j->regions[r].set)
+                    return -1;
+            j->header_end = 1;
+            return 0;
+        }
+        return 0;   /* unknown: skipped */
+    }
+
+    if (strcmp(key, "property") == 0 && nf == 3) {
+        char *name = decode(f[1]), *value = decode(f[2]);
+        struct jprop *nv = name && value ? realloc(j->props, sizeof *nv * (j->nprops + 1)) : NULL;
+        if (!nv) {
+            free(name);
+            free(value);
+            return -1;
+        }
+        j->props = nv;
+        nv[j->nprops++] = (struct jprop){ name, value };
+        return 0;
+    } else if (strcmp(key, "comm") == 0 && nf == 5) {
+        uint64_t n;
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[3], &n) != 0 || n > (1u << 30)
+            || ensure((void **)&j->comms, &j->ncomms, u, sizeof *j->comms) != 0)
+            return -1;
+        struct jcomm *c = &j->comms[u];
+        free(c->name);
+        free(c->members);
+        c->members = NULL;
+        c->set = 1;
+        c->n = (uint32_t)n;
+        if (!(c->name = decode(f[2])) || parse_members(f[4], c->n, &c->members) != 0)
+            return -1;
+        return 0;
+    } else if (strcmp(key, "clock_offset") == 0 && nf == 4) {
+        struct joffset o;
+        if (parse_u64(f[1], &o.time) != 0 || parse_i64(f[2], &o.offset) != 0 || parse_double(f[3], &o.stddev) != 0)
+            return -1;
+        struct joffset *nv = realloc(j->offsets, sizeof *nv * (j->noffsets + 1));
+        if (!nv)
+            return -1;
+        j->offsets = nv;
+        nv[j->noffsets++] = o;
+        return 0;
+    } else if (strcmp(key, "resolution") == 0 && nf == 2) {
+        return parse_u64(f[1], &j->resolution) != 0 || j->resolution == 0 ? -1 : 0;
+    }
+    if (strcmp(key, "property") == 0 || strcmp(key, "comm") == 0 || strcmp(key, "clock_offset") == 0)
+        return -1;   /* a known record with the wrong number of fields */
+    return 0;
+}
+
+static int journal_read(const char *path, struct journal *j, char *err, size_t errlen)
+{
+    memset(j, 0, sizeof *j);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int rc = 0;
+    for (unsigned long lineno = 1; (len = getline(&line, &cap, f)) > 0; lineno++) {
+        if (line[len - 1] != '\n')
+            break;   /* the last line, cut short by the kill: dropped */
+        line[len - 1] = '\0';
+        if (lineno == 1) {
+            int format;
+            if (strncmp(line, "synctrace-journal ", 18) != 0 || parse_int(line + 18, 1, 1000, &format) != 0) {
+                snprintf(err, errlen, "%s: not a synctrace recovery journal", path);
+                rc = -1;
+                break;
+            }
+            if (format != JOURNAL_FORMAT) {
+                snprintf(err, errlen, "%s: journal format %d, but this synctrace reads format %d", path, format,
+                         JOURNAL_FORMAT);
+                rc = -1;
+                break;
+            }
+            continue;
+        }
+        char *copy = strdup(line);
+        if (!copy || parse_record(j, line) != 0) {
+            snprintf(err, errlen, "%s: line %lu: malformed record '%.60s'", path, lineno, copy ? copy : "");
+            free(copy);
+            rc = -1;
+            break;
+        }
+        free(copy);
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && !j->header_end) {
+        snprintf(err, errlen, "%s: incomplete journal header (the rank was killed while opening its archive)",
+                 path);
+        rc = -1;
+    }
+    free(line);
+    fclose(f);
+    if (rc)
+        journal_free(j);
+    return rc;
+}
+
+static const char *journal_property(const struct journal *j, const char *name)
+{
+    const char *v = NULL;
+    for (uint32_t i = 0; i < j->nprops; i++)
+        if (strcmp(j->props[i].name, name) == 0)
+            v = j->props[i].value;   /* the last one set wins, as in OTF2 */
+    return v;
+}
+
+/* The run id from DIR/run.meta, for a rank killed before it set its
+ * properties; NULL when there is none. */
+static char *run_id_from_meta(const char *anchor)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s", anchor);
+    char *slash = strrchr(path, '/');
+    if (slash)
+        snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "run.meta");
+    else
+        snprintf(path, sizeof path, "run.meta");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char buf[512];
+    char *id = NULL;
+    while (!id && fgets(buf, sizeof buf, f))
+        if (strncmp(buf, "run_id ", 7) == 0) {
+            buf[strcspn(buf, "\n")] = '\0';
+            id = strdup(buf + 7);
+        }
+    fclose(f);
+    return id;
+}
+
+/* ---------- writing the rebuilt archive ---------- */
+
+struct strtab {
+    const char **v;
+    uint32_t n, cap;
+};
+
+static uint32_t sref(struct strtab *t, const char *s)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        if (strcmp(t->v[i], s) == 0)
+            return i;
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 64;
+        const char **nv = realloc(t->v, sizeof *nv * cap);
+        if (!nv)
+            return OTF2_UNDEFINED_STRING;
+        t->v = nv;
+        t->cap = cap;
+    }
+    t->v[t->n] = s;
+    return t->n++;
+}
+
+static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
+{
+    (void)user; (void)type; (void)loc; (void)caller; (void)final;
+    return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
+{
+    (void)user; (void)type; (void)loc;
+    return 0;
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
+
+#define CHECK(call) do { if ((call) != OTF2_SUCCESS) ok = 0; } while (0)
+
+/* The global definitions as src/writer.c's write_definitions() makes them,
+ * with the number of events counted in the chunk headers and the trace
+ * length 0 (not known before the events are read). Returns 1 when every
+ * record was written. */
+static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, uint64_t resolution, uint64_t nevents)
+{
+    int ok = 1;
+    struct strtab t = { 0 };
+    char rankname[64];
+    snprintf(rankname, sizeof rankname, "MPI Rank %d", j->rank);
+    uint32_t s_machine = sref(&t, "machine"), s_node = sref(&t, "node"), s_host = sref(&t, j->host);
+    uint32_t s_rank = sref(&t, rankname), s_thread = sref(&t, "Master thread"), s_empty = sref(&t, "");
+    uint32_t s_true = sref(&t, "true_time");
+    uint32_t s_true_desc = sref(&t, "undistorted time of the event (SYNCTRACE_SKEW)");
+    uint32_t s_locations = sref(&t, "MPI_COMM_WORLD locations");
+    for (uint32_t r = 0; r < j->nregions; r++)
+        sref(&t, j->regions[r].name);
+    for (uint32_t c = 0; c < j->ncomms; c++)
+        if (j->comms[c].set)
+            sref(&t, j->comms[c].name);
+    for (uint32_t i = 0; i < t.n; i++)
+        CHECK(OTF2_GlobalDefWriter_WriteString(gd, i, t.v[i]));
+    if (t.n == 0 || s_locations == OTF2_UNDEFINED_STRING) {
+        free(t.v);
+        return 0;
+    }
+    CHECK(OTF2_GlobalDefWriter_WriteClockProperties(gd, resolution, j->opened_at, 0, OTF2_UNDEFINED_TIMESTAMP));
+    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 1, s_host, s_node, 0));
+    CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(gd, 0, s_rank, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
+                                                  OTF2_UNDEFINED_LOCATION_GROUP));
+    CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, j->location, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, nevents, 0));
+    for (uint32_t r = 0; r < j->nregions; r++) {
+        uint32_t name = sref(&t, j->regions[r].name);
+        CHECK(OTF2_GlobalDefWriter_WriteRegion(gd, r, name, name, s_empty, (OTF2_RegionRole)j->regions[r].role,
+                                               (OTF2_Paradigm)j->regions[r].paradigm, OTF2_REGION_FLAG_NONE, s_empty,
+                                               0, 0));
+    }
+    if (j->true_time)
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64));
+    uint64_t *world = malloc(sizeof *world * (size_t)j->world_size);
+    if (world) {
+        for (int i = 0; i < j->world_size; i++)
+            world[i] = (uint64_t)i;
+        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, 0, s_locations, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                              OTF2_GROUP_FLAG_NONE, (uint32_t)j->world_size, world));
+        free(world);
+    } else {
+        ok = 0;
+    }
+    for (uint32_t c = 0; c < j->ncomms; c++) {
+        const struct jcomm *d = &j->comms[c];
+        if (!d->set)
+            continue;
+        uint32_t name = sref(&t, d->name);
+        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                              OTF2_GROUP_FLAG_NONE, d->n, d->members));
+        CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+    }
+    free(t.v);
+    return ok;
+}
+
+static int write_archive(const char *dir, const char *name, const struct journal *j, const char *run_id,
+                         uint64_t nevents)
+{
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, j->chunk_size, 4 * 1024 * 1024,
+                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!ar)
+        return 0;
+    int ok = 1;
+    CHECK(OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL));
+    CHECK(OTF2_Archive_SetSerialCollectiveCallbacks(ar));
+    CHECK(OTF2_Archive_SetCreator(ar, "synctrace " PACKAGE_VERSION " (recovered from the journal)"));
+    /* The tracer's properties; those it had no time to set, from the header. */
+    char v[64];
+    const char *fallback[][2] = { { "SYNCTRACE::RANK", NULL }, { "SYNCTRACE::WORLD_SIZE", NULL },
+                                  { "SYNCTRACE::HOST", j->host }, { "SYNCTRACE::CLOCK", j->clock },
+                                  { "SYNCTRACE::RUN_ID", run_id } };
+    for (size_t i = 0; i < sizeof fallback / sizeof fallback[0]; i++) {
+        const char *value = fallback[i][1];
+        if (journal_property(j, fallback[i][0]))
+            continue;
+        if (i < 2) {
+            snprintf(v, sizeof v, "%d", i == 0 ? j->rank : j->world_size);
+            value = v;
+        }
+        if (value)
+            CHECK(OTF2_Archive_SetProperty(ar, fallback[i][0], value, true));
+    }
+    for (uint32_t i = 0; i < j->nprops; i++)
+        CHECK(OTF2_Archive_SetProperty(ar, j->props[i].name, j->props[i].value, true));
+    CHECK(OTF2_Archive_SetProperty(ar, "SYNCTRACE::RECOVERED", "true", true));
+
+    /* Clock offsets are local definitions of the location, as at close. */
+    if (OTF2_Archive_OpenDefFiles(ar) == OTF2_SUCCESS) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, j->location);
+        if (dw) {
+            for (uint32_t i = 0; i < j->noffsets; i++)
+                CHECK(OTF2_DefWriter_WriteClockOffset(dw, j->offsets[i].time, j->offsets[i].offset,
+                                                      j->offsets[i].stddev));
+            CHECK(OTF2_Archive_CloseDefWriter(ar, dw));
+        } else {
+            ok = 0;
+        }
+        CHECK(OTF2_Archive_CloseDefFiles(ar));
+    } else {
+        ok = 0;
+    }
+    uint64_t resolution = j->resolution ? j->resolution : (uint64_t)(j->ticks_per_second + 0.5);
+    OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(ar);
+    if (gd) {
+        if (!write_global_defs(gd, j, resolution, nevents))
+            ok = 0;
+        CHECK(OTF2_Archive_CloseGlobalDefWriter(ar, gd));
+    } else {
+        ok = 0;
+    }
+    CHECK(OTF2_Archive_Close(ar));
+    return ok;
+}
+
+/* ---------- the event file ---------- */
+
+/* OTF2 writes event chunks whole, each starting with an 18-byte header:
+ * OTF2_BUFFER_CHUNK_HEADER (3), the endianness (0x23 big, 0x42 little),
+ * then the numbers of its first and last event as full uint64 (the last
+ * one filled in when the chunk is complete). Count the chunks that are
+ * whole and consistent (each one continues the numbering of the one
+ * before) and the events in them. */
+#define CHUNK_HEADER_SIZE 18
+
+static int scan_chunks(const char *evt, uint64_t chunk_size, uint64_t size, uint64_t *chunks, uint64_t *events)
+{
+    *chunks = *events = 0;
+    int fd = open(evt, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    for (uint64_t k = 0; (k + 1) * chunk_size <= size; k++) {
+        unsigned char h[CHUNK_HEADER_SIZE];
+        if (pread(fd, h, sizeof h, (off_t)(k * chunk_size)) != (ssize_t)sizeof h || h[0] != 3
+            || (h[1] != 0x23 && h[1] != 0x42))
+            break;
+        uint64_t first = 0, last = 0;
+        for (int i = 0; i < 8; i++) {
+            int b = h[1] == 0x42 ? 7 - i : i;   /* most significant byte first */
+            first = first << 8 | h[2 + b];
+            last = last << 8 | h[10 + b];
+        }
+        if (first != *events + 1 || last + 1 < first)
+            break;
+        *events = last;
+        *chunks = k + 1;
+    }
+    close(fd);
+    return 0;
+}
+
+/* Copy the first `bytes` of src to dst (a new file). */
+static int copy_prefix(const char *src, const char *dst, uint64_t bytes)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return -1;
+    int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (out < 0) {
+        close(in);
+        return -1;
+    }
+    static char buf[1 << 16];
+    int rc = 0;
+    while (bytes > 0) {
+        ssize_t n = read(in, buf, bytes < sizeof buf ? (size_t)bytes : sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            rc = -1;
+            break;
+        }
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(out, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                rc = -1;
+                break;
+            }
+            done += w;
+        }
+        if (rc)
+            break;
+        bytes -= (uint64_t)n;
+    }
+    close(in);
+    if (close(out) != 0)
+        rc = -1;
+    return rc;
+}
+
+/* ---------- rebuilding ---------- */
+
+static void remove_tree(const char *dir, const char *name, uint64_t location)
+{
+    char path[4400];
+    const char *files[] = { "%s/%s.otf2", "%s/%s.def", "%s/%s/%llu.evt", "%s/%s/%llu.def" };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, files[i], dir, name, (unsigned long long)location);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    rmdir(path);
+    rmdir(dir);
+}
+
+int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    char journal_path[4200], base[4200], evt[4400];
+    char name[32];   /* "rank-NNNNNN", the archive's name */
+    const char *slash = NULL;
+    if (sibling(anchor, ".journal", journal_path, sizeof journal_path) != 0
+        || sibling(anchor, "", base, sizeof base) != 0
+        || strlen((slash = strrchr(base, '/')) ? slash + 1 : base) >= sizeof name) {
+        snprintf(err, errlen, "%s: not a rank archive name (rank-NNNNNN.otf2)", anchor);
+        return -1;
+    }
+    snprintf(name, sizeof name, "%s", slash ? slash + 1 : base);
+    struct journal j;
+    if (journal_read(journal_path, &j, err, errlen) != 0)
+        return -1;
+    out->chunk_size = j.chunk_size;
+    out->location = j.location;
+
+    snprintf(evt, sizeof evt, "%s/%llu.evt", base, (unsigned long long)j.location);
+    struct stat st;
+    if (stat(evt, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+        snprintf(err, errlen, "%s: the rank was killed before its first buffer flush: no events survived "
+                              "(only its journal is there)", anchor);
+        journal_free(&j);
+        return -1;
+    }
+    out->evt_bytes = (uint64_t)st.st_size;
+    if (scan_chunks(evt, j.chunk_size, out->evt_bytes, &out->chunks, &out->events) != 0) {
+        snprintf(err, errlen, "%s: %s: %s", anchor, evt, strerror(errno));
+        journal_free(&j);
+        return -1;
+    }
+    out->evt_used = out->chunks * j.chunk_size;
+    if (out->events == 0) {
+        snprintf(err, errlen, "%s: %s holds no whole event chunk (%llu bytes, chunks of %llu): no events survived",
+                 anchor, evt, (unsigned long long)out->evt_bytes, (unsigned long long)j.chunk_size);
+        journal_free(&j);
+        return -1;
+    }
+
+    const char *tmp = getenv("TMPDIR");
+    snprintf(out->dir, sizeof out->dir, "%s/synctrace-recover.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(out->dir)) {
+        snprintf(err, errlen, "%s: cannot make a temporary directory for the recovered archive: %s", out->dir,
+                 strerror(errno));
+        out->dir[0] = '\0';
+        journal_free(&j);
+        return -1;
+    }
+    snprintf(out->anchor, sizeof out->anchor, "%s/%s.otf2", out->dir, name);
+    char *meta_id = journal_property(&j, "SYNCTRACE::RUN_ID") ? NULL : run_id_from_meta(anchor);
+    int ok = write_archive(out->dir, name, &j, meta_id, out->events);
+    free(meta_id);
+    char copy[4400], sub[4300];
+    snprintf(sub, sizeof sub, "%s/%s", out->dir, name);
+    snprintf(copy, sizeof copy, "%s/%llu.evt", sub, (unsigned long long)j.location);
+    if (ok && mkdir(sub, 0755) != 0 && errno != EEXIST)
+        ok = 0;
+    if (ok) {
+        /* A symbolic link to the original leaves even its metadata alone
+         * (a hard link would change its link count and ctime); a copy of
+         * the whole chunks when a link is not possible. */
+        char *abs = realpath(evt, NULL);
+        if (!abs || symlink(abs, copy) != 0)
+            ok = copy_prefix(evt, copy, out->evt_used) == 0;
+        free(abs);
+    }
+    if (!ok) {
+        snprintf(err, errlen, "%s: cannot write the recovered archive in %s", anchor, out->dir);
+        remove_tree(out->dir, name, j.location);
+        out->dir[0] = '\0';
+        journal_free(&j);
+        return -1;
+    }
+    journal_free(&j);
+    return 0;
+}
+
+void rc_remove(struct rc_archive *a)
+{
+    if (!a->dir[0])
+        return;
+    char name[4200];
+    const char *slash = strrchr(a->anchor, '/');
+    snprintf(name, sizeof name, "%s", slash ? slash + 1 : a->anchor);
+    size_t n = strlen(name);
+    if (n > 5)
+        name[n - 5] = '\0';   /* without ".otf2" */
+    remove_tree(a->dir, name, a->location);
+    a->dir[0] = '\0';
+}
