@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ struct options {
     int median;
     double min_latency;       /* < 0: estimate from the sync rounds */
     double max_drift;         /* largest drift a clock may have (fraction) */
+    int jobs;                 /* threads reading rank archives */
     int force, no_drift;
 };
 
@@ -51,7 +53,7 @@ static int usage(FILE *to)
 {
     fprintf(to, "usage: synctrace merge RAW_DIR -o OUT_DIR [--reference RANK] [--alpha A]\n"
                 "                      [--timebase reference|median] [--min-latency NS] [--max-drift-ppm P]\n"
-                "                      [--no-drift] [--force]\n"
+                "                      [--no-drift] [--jobs N] [--force]\n"
                 "Merge a raw trace into one OTF2 archive with synchronised, tachyon-free timestamps\n"
                 "(OUT_DIR/traces.otf2) and write OUT_DIR/report.json.\n"
                 "  --reference RANK   clock that defines global time (default 0)\n"
@@ -60,6 +62,7 @@ static int usage(FILE *to)
                 "  --min-latency NS   minimum one-way message latency (default 0: receives never before sends)\n"
                 "  --no-drift         do not correct drift between sync rounds\n"
                 "  --max-drift-ppm P  drift estimates beyond P ppm (or this uncertain) are noise (default 200)\n"
+                "  --jobs N           threads reading the rank archives (default: the number of cores)\n"
                 "  --force            replace OUT_DIR if it exists\n");
     return to == stdout ? 0 : 2;
 }
@@ -81,6 +84,8 @@ static int parse(int argc, char **argv, struct options *o)
     o->alpha = 0.5;
     o->min_latency = -1;
     o->max_drift = 200e-6;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->jobs = cores > 0 ? (int)cores : 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         double v;
@@ -123,7 +128,11 @@ static int parse(int argc, char **argv, struct options *o)
             }
             o->max_drift = v * 1e-6;
         } else if (!strcmp(a, "--jobs")) {
-            ++i;   /* accepted for compatibility; the merge runs in one thread */
+            if (parse_number(argv[++i], &v) || v < 1 || v > 1024 || v != (int)v) {
+                fprintf(stderr, "synctrace merge: --jobs takes a whole number from 1 to 1024, not '%s'\n", argv[i]);
+                return 2;
+            }
+            o->jobs = (int)v;
         } else if (!strcmp(a, "--force")) {
             o->force = 1;
         } else if (!strcmp(a, "--no-drift")) {
@@ -153,6 +162,63 @@ static double median(double *v, uint32_t n)
 {
     qsort(v, n, sizeof *v, cmp_double);
     return n ? v[n / 2] : 0;
+}
+
+/* Read the rank archives, `jobs` at a time: each has its own OTF2 reader,
+ * and reading is most of a merge's time. The first error (in rank order)
+ * is reported. */
+struct read_work {
+    char **anchors;
+    struct rt_rank *ranks;
+    int n;
+    int next;                 /* next rank to read */
+    pthread_mutex_t lock;
+    char **errors;            /* per rank, NULL when read */
+};
+
+static void *read_worker(void *arg)
+{
+    struct read_work *w = arg;
+    char err[4400];
+    for (;;) {
+        pthread_mutex_lock(&w->lock);
+        int i = w->next < w->n ? w->next++ : -1;
+        pthread_mutex_unlock(&w->lock);
+        if (i < 0)
+            return NULL;
+        if (rt_read_rank(w->anchors[i], &w->ranks[i], err, sizeof err) != 0)
+            w->errors[i] = strdup(err);
+    }
+}
+
+static int read_ranks(char **anchors, int n, struct rt_rank *ranks, int jobs, char *err, size_t errlen)
+{
+    struct read_work w = { anchors, ranks, n, 0, PTHREAD_MUTEX_INITIALIZER, calloc((size_t)n, sizeof(char *)) };
+    if (!w.errors) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (jobs > n)
+        jobs = n;
+    pthread_t *threads = malloc(sizeof *threads * (size_t)(jobs > 1 ? jobs - 1 : 1));
+    int started = 0;
+    for (int k = 1; threads && k < jobs; k++)
+        if (pthread_create(&threads[started], NULL, read_worker, &w) == 0)
+            started++;
+    read_worker(&w);   /* this thread works too */
+    for (int k = 0; k < started; k++)
+        pthread_join(threads[k], NULL);
+    free(threads);
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        if (w.errors[i]) {
+            if (rc == 0)
+                snprintf(err, errlen, "%s", w.errors[i]);
+            rc = -1;
+            free(w.errors[i]);
+        }
+    free(w.errors);
+    return rc;
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -333,11 +399,9 @@ int cmd_merge(int argc, char **argv)
         fprintf(stderr, "synctrace merge: out of memory\n");
         goto done;
     }
-    for (int i = 0; i < n; i++) {
-        if (rt_read_rank(anchors[i], &ranks[i], err, sizeof err) != 0) {
-            fprintf(stderr, "synctrace merge: %s\n", err);
-            goto done;
-        }
+    if (read_ranks(anchors, n, ranks, o.jobs, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace merge: %s\n", err);
+        goto done;
     }
     /* One run, every rank once, in rank order. */
     for (int i = 0; i < n; i++) {

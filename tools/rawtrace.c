@@ -258,7 +258,7 @@ static OTF2_CallbackCode ev_flush(EV_HEAD, OTF2_TimeStamp stop)
 
 /* OTF2 prints every error on stderr, several lines deep; keep the first
  * reason instead, for our one-line message. */
-static char otf2_reason[256];
+static _Thread_local char otf2_reason[256];   /* per reading thread (merge --jobs) */
 
 static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, const char *function,
                                   OTF2_ErrorCode code, const char *fmt, va_list va)
