@@ -17,37 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum shape { ALL_TO_ALL, ONE_TO_ALL, ALL_TO_ONE, SCAN, EXSCAN, SKIP };
-
-static enum shape shape_of(uint32_t op)
-{
-    switch (op) {
-    case OTF2_COLLECTIVE_OP_BARRIER:
-    case OTF2_COLLECTIVE_OP_ALLREDUCE:
-    case OTF2_COLLECTIVE_OP_ALLGATHER:
-    case OTF2_COLLECTIVE_OP_ALLGATHERV:
-    case OTF2_COLLECTIVE_OP_ALLTOALL:
-    case OTF2_COLLECTIVE_OP_ALLTOALLV:
-    case OTF2_COLLECTIVE_OP_ALLTOALLW:
-    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
-    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
-        return ALL_TO_ALL;
-    case OTF2_COLLECTIVE_OP_BCAST:
-    case OTF2_COLLECTIVE_OP_SCATTER:
-    case OTF2_COLLECTIVE_OP_SCATTERV:
-        return ONE_TO_ALL;
-    case OTF2_COLLECTIVE_OP_REDUCE:
-    case OTF2_COLLECTIVE_OP_GATHER:
-    case OTF2_COLLECTIVE_OP_GATHERV:
-        return ALL_TO_ONE;
-    case OTF2_COLLECTIVE_OP_SCAN:
-        return SCAN;
-    case OTF2_COLLECTIVE_OP_EXSCAN:
-        return EXSCAN;
-    default:
-        return SKIP;
-    }
-}
 
 enum role { R_NONE, R_RECV, R_ENTRY, R_EXIT };
 
@@ -85,7 +54,7 @@ static double top2_query(const struct top2 *a, uint32_t d, double lat)
 }
 
 struct coll {
-    enum shape sh;
+    enum mg_shape sh;
     uint32_t n, done;
     int64_t root;             /* member index, or -1 */
     int root_done;
@@ -210,7 +179,7 @@ static void wake_rank(struct ctx *x, uint32_t a)
 static int64_t scan_need(const struct coll *c, uint32_t m)
 {
     int64_t k = c->pos[m];
-    return c->sh == SCAN ? k : k - 1;
+    return c->sh == MG_SCAN ? k : k - 1;
 }
 
 /* Whether event g (the next one of its rank) has all its predecessors done. */
@@ -225,11 +194,11 @@ static int ready(const struct ctx *x, size_t g)
         const struct coll *c = &x->co[x->ref[g]];
         uint32_t m = x->mem[g];
         switch (c->sh) {
-        case ALL_TO_ALL: return c->done == c->n;
-        case ONE_TO_ALL: return c->root_done;
-        case ALL_TO_ONE: return (int64_t)m != c->root || c->done == c->n;
-        case SCAN:
-        case EXSCAN: return scan_need(c, m) < (int64_t)c->p;
+        case MG_ALL_TO_ALL: return c->done == c->n;
+        case MG_ONE_TO_ALL: return c->root_done;
+        case MG_ALL_TO_ONE: return (int64_t)m != c->root || c->done == c->n;
+        case MG_SCAN:
+        case MG_EXSCAN: return scan_need(c, m) < (int64_t)c->p;
         default: return 1;
         }
     }
@@ -253,11 +222,11 @@ static double bound(const struct ctx *x, size_t g, uint32_t r)
         const struct coll *c = &x->co[x->ref[g]];
         uint32_t m = x->mem[g], d = dom_of(x, r);
         switch (c->sh) {
-        case ALL_TO_ALL: return top2_query(&c->all, d, x->lat_coll);
-        case ONE_TO_ALL: return c->root_done ? c->root_val + (c->root_dom == d ? 0 : x->lat_coll) : -INFINITY;
-        case ALL_TO_ONE: return (int64_t)m == c->root ? top2_query(&c->all, d, x->lat_coll) : -INFINITY;
-        case SCAN:
-        case EXSCAN: {
+        case MG_ALL_TO_ALL: return top2_query(&c->all, d, x->lat_coll);
+        case MG_ONE_TO_ALL: return c->root_done ? c->root_val + (c->root_dom == d ? 0 : x->lat_coll) : -INFINITY;
+        case MG_ALL_TO_ONE: return (int64_t)m == c->root ? top2_query(&c->all, d, x->lat_coll) : -INFINITY;
+        case MG_SCAN:
+        case MG_EXSCAN: {
             int64_t k = scan_need(c, m);
             if (k >= (int64_t)c->p)
                 k = (int64_t)c->p - 1;
@@ -283,9 +252,9 @@ static void entry_done(struct ctx *x, size_t g, uint32_t r)
         c->root_done = 1;
         c->root_val = v;
         c->root_dom = d;
-        wake |= c->sh == ONE_TO_ALL;
+        wake |= c->sh == MG_ONE_TO_ALL;
     }
-    if (c->sh == SCAN || c->sh == EXSCAN) {
+    if (c->sh == MG_SCAN || c->sh == MG_EXSCAN) {
         uint32_t k = c->pos[m];
         c->val[k] = v;
         c->dpos[k] = d;
@@ -298,7 +267,7 @@ static void entry_done(struct ctx *x, size_t g, uint32_t r)
         }
         wake |= c->p != p0;
     }
-    wake |= c->done == c->n && (c->sh == ALL_TO_ALL || c->sh == ALL_TO_ONE);
+    wake |= c->done == c->n && (c->sh == MG_ALL_TO_ALL || c->sh == MG_ALL_TO_ONE);
     if (wake)
         wake_coll(x, c);
 }
@@ -400,22 +369,22 @@ static void limits(struct ctx *x, double *lim)
     for (size_t ci = 0; ci < x->nco; ci++) {
         const struct coll *c = &x->co[ci];
         const struct mg_collective *mc = &mt->collectives[ci];
-        if (c->sh == SKIP)
+        if (c->sh == MG_SKIP)
             continue;
         /* aggregates of -C(exit): max of -C(f) + lat = -(min of C(f) - lat) */
-        if (c->sh == ALL_TO_ALL || c->sh == ONE_TO_ALL) {
+        if (c->sh == MG_ALL_TO_ALL || c->sh == MG_ONE_TO_ALL) {
             struct top2 a = TOP2_EMPTY;
             for (uint32_t k = 0; k < c->n; k++)
                 top2_add(&a, -x->c[gid(x, mc->members[k].exit)], dom_of(x, mc->members[k].exit.rank));
             for (uint32_t k = 0; k < c->n; k++) {
-                if (c->sh == ONE_TO_ALL && (int64_t)k != c->root)
+                if (c->sh == MG_ONE_TO_ALL && (int64_t)k != c->root)
                     continue;
                 size_t ge = gid(x, mc->members[k].enter);
                 double l = -top2_query(&a, dom_of(x, mc->members[k].enter.rank), x->lat_coll);
                 if (l < lim[ge])
                     lim[ge] = l;
             }
-        } else if (c->sh == ALL_TO_ONE) {
+        } else if (c->sh == MG_ALL_TO_ONE) {
             const struct mg_member *root = &mc->members[c->root];
             double cx = x->c[gid(x, root->exit)];
             for (uint32_t k = 0; k < c->n; k++) {
@@ -428,13 +397,13 @@ static void limits(struct ctx *x, double *lim)
             struct top2 a = TOP2_EMPTY;
             for (int64_t k = (int64_t)c->n - 1; k >= 0; k--) {
                 const struct mg_member *mb = &mc->members[c->order[k]];
-                if (c->sh == SCAN)
+                if (c->sh == MG_SCAN)
                     top2_add(&a, -x->c[gid(x, mb->exit)], dom_of(x, mb->exit.rank));
                 size_t ge = gid(x, mb->enter);
                 double q = top2_query(&a, dom_of(x, mb->enter.rank), x->lat_coll);
                 if (-q < lim[ge])
                     lim[ge] = -q;
-                if (c->sh == EXSCAN)
+                if (c->sh == MG_EXSCAN)
                     top2_add(&a, -x->c[gid(x, mb->exit)], dom_of(x, mb->exit.rank));
             }
         }
@@ -583,7 +552,7 @@ int clc_correct_times(const double *const *t, const uint64_t *nevents, uint32_t 
         struct coll *c = &x.co[ci];
         c->waiters = -1;
         c->root = -1;
-        c->sh = mc->neighbor ? SKIP : shape_of(mc->op);
+        c->sh = mc->neighbor ? MG_SKIP : mg_shape_of(mc->op);
         c->n = mc->nmembers;
         for (uint32_t k = 0; k < mc->nmembers; k++) {
             if (!valid_ref(&x, mc->members[k].enter) || !valid_ref(&x, mc->members[k].exit)) {
@@ -593,18 +562,18 @@ int clc_correct_times(const double *const *t, const uint64_t *nevents, uint32_t 
             if (mc->root >= 0 && mc->members[k].enter.rank == (uint32_t)mc->root && c->root < 0)
                 c->root = k;
         }
-        if (c->n < 2 || ((c->sh == ONE_TO_ALL || c->sh == ALL_TO_ONE) && c->root < 0))
-            c->sh = SKIP;
-        for (uint32_t k = 0; k < c->n && c->sh != SKIP; k++) {
+        if (c->n < 2 || ((c->sh == MG_ONE_TO_ALL || c->sh == MG_ALL_TO_ONE) && c->root < 0))
+            c->sh = MG_SKIP;
+        for (uint32_t k = 0; k < c->n && c->sh != MG_SKIP; k++) {
             size_t ge = gid(&x, mc->members[k].enter), gx = gid(&x, mc->members[k].exit);
             if (x.role[ge] != R_NONE || x.role[gx] != R_NONE || ge == gx)
-                c->sh = SKIP;   /* an event in two roles: a broken match; leave it out */
+                c->sh = MG_SKIP;   /* an event in two roles: a broken match; leave it out */
         }
-        if (c->sh == SKIP) {
+        if (c->sh == MG_SKIP) {
             stats->skipped_collectives++;
             continue;
         }
-        if (c->sh == SCAN || c->sh == EXSCAN) {
+        if (c->sh == MG_SCAN || c->sh == MG_EXSCAN) {
             uint64_t *pairs = malloc(sizeof *pairs * 2 * c->n);
             c->order = malloc(sizeof *c->order * c->n);
             c->pos = malloc(sizeof *c->pos * c->n);

@@ -89,37 +89,6 @@ struct side {
     int seen;
 };
 
-enum shape { ALL_TO_ALL, ONE_TO_ALL, ALL_TO_ONE, SCAN, EXSCAN, NONE };
-
-static enum shape shape_of(uint32_t op)
-{
-    switch (op) {
-    case OTF2_COLLECTIVE_OP_BARRIER:
-    case OTF2_COLLECTIVE_OP_ALLREDUCE:
-    case OTF2_COLLECTIVE_OP_ALLGATHER:
-    case OTF2_COLLECTIVE_OP_ALLGATHERV:
-    case OTF2_COLLECTIVE_OP_ALLTOALL:
-    case OTF2_COLLECTIVE_OP_ALLTOALLV:
-    case OTF2_COLLECTIVE_OP_ALLTOALLW:
-    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
-    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
-        return ALL_TO_ALL;
-    case OTF2_COLLECTIVE_OP_BCAST:
-    case OTF2_COLLECTIVE_OP_SCATTER:
-    case OTF2_COLLECTIVE_OP_SCATTERV:
-        return ONE_TO_ALL;
-    case OTF2_COLLECTIVE_OP_REDUCE:
-    case OTF2_COLLECTIVE_OP_GATHER:
-    case OTF2_COLLECTIVE_OP_GATHERV:
-        return ALL_TO_ONE;
-    case OTF2_COLLECTIVE_OP_SCAN:
-        return SCAN;
-    case OTF2_COLLECTIVE_OP_EXSCAN:
-        return EXSCAN;
-    default:
-        return NONE;
-    }
-}
 
 struct hub_edge {
     uint32_t u, v;
@@ -170,14 +139,14 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
 
     for (size_t i = 0; i < match->ncollectives; i++) {
         const struct mg_collective *c = &match->collectives[i];
-        enum shape sh = shape_of(c->op);
-        if (c->neighbor || sh == NONE) {
+        enum mg_shape sh = mg_shape_of(c->op);
+        if (c->neighbor || sh == MG_SKIP) {
             stats->skipped_neighbor++;
             continue;
         }
         if (c->nmembers < 2)
             continue;
-        if (sh == SCAN || sh == EXSCAN) {
+        if (sh == MG_SCAN || sh == MG_EXSCAN) {
             /* prefix hubs in communicator rank order */
             struct mg_member *mem = malloc(sizeof *mem * c->nmembers);
             if (!mem)
@@ -195,7 +164,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                 HUB_EDGE(d, h, -corrected(ranks, m, mem[k].enter));
                 if (k > 0)
                     HUB_EDGE(h - 1, h, 0.0);
-                if (sh == SCAN)
+                if (sh == MG_SCAN)
                     HUB_EDGE(h, vertex(ranks, m, mem[k].exit), corrected(ranks, m, mem[k].exit) - ROUNDING_MARGIN_NS);
                 else if (k + 1 < c->nmembers)
                     HUB_EDGE(h, vertex(ranks, m, mem[k + 1].exit),
@@ -225,7 +194,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                 s->min_exit = fmin(s->min_exit, out);
             }
         }
-        if ((sh == ONE_TO_ALL || sh == ALL_TO_ONE) && !root) {
+        if ((sh == MG_ONE_TO_ALL || sh == MG_ALL_TO_ONE) && !root) {
             for (uint32_t k = 0; k < c->nmembers; k++)
                 sides[vertex(ranks, m, c->members[k].enter)].seen = 0;
             continue;   /* the root's events are missing (crashed rank) */
@@ -238,7 +207,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
             if (!s->seen)
                 continue;
             s->seen = 0;
-            if (sh == ALL_TO_ALL) {
+            if (sh == MG_ALL_TO_ALL) {
                 HUB_EDGE(d, h, -s->max_enter);
                 HUB_EDGE(h, d, s->min_exit - ROUNDING_MARGIN_NS);
                 used_hub = 1;
@@ -247,10 +216,10 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                 uint32_t rd = vertex(ranks, m, root->enter);
                 if (m->domain_of[root->enter.rank] == m->domain_of[c->members[k].enter.rank])
                     continue;
-                double w = (sh == ONE_TO_ALL ? s->min_exit - corrected(ranks, m, root->enter)
+                double w = (sh == MG_ONE_TO_ALL ? s->min_exit - corrected(ranks, m, root->enter)
                                              : corrected(ranks, m, root->exit) - s->max_enter)
                            - ROUNDING_MARGIN_NS;
-                if (sh == ONE_TO_ALL ? pair_put(&pairs, rd, d, w) : pair_put(&pairs, d, rd, w))
+                if (sh == MG_ONE_TO_ALL ? pair_put(&pairs, rd, d, w) : pair_put(&pairs, d, rd, w))
                     goto fail;
                 stats->collective_edges++;
             }

@@ -431,3 +431,33 @@ void mg_free(struct mg_result *r)
     free(r->unmatched_recvs);
     memset(r, 0, sizeof *r);
 }
+
+enum mg_shape mg_shape_of(uint32_t op)
+{
+    switch (op) {
+    case OTF2_COLLECTIVE_OP_BARRIER:
+    case OTF2_COLLECTIVE_OP_ALLREDUCE:
+    case OTF2_COLLECTIVE_OP_ALLGATHER:
+    case OTF2_COLLECTIVE_OP_ALLGATHERV:
+    case OTF2_COLLECTIVE_OP_ALLTOALL:
+    case OTF2_COLLECTIVE_OP_ALLTOALLV:
+    case OTF2_COLLECTIVE_OP_ALLTOALLW:
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
+        return MG_ALL_TO_ALL;
+    case OTF2_COLLECTIVE_OP_BCAST:
+    case OTF2_COLLECTIVE_OP_SCATTER:
+    case OTF2_COLLECTIVE_OP_SCATTERV:
+        return MG_ONE_TO_ALL;
+    case OTF2_COLLECTIVE_OP_REDUCE:
+    case OTF2_COLLECTIVE_OP_GATHER:
+    case OTF2_COLLECTIVE_OP_GATHERV:
+        return MG_ALL_TO_ONE;
+    case OTF2_COLLECTIVE_OP_SCAN:
+        return MG_SCAN;
+    case OTF2_COLLECTIVE_OP_EXSCAN:
+        return MG_EXSCAN;
+    default:
+        return MG_SKIP;
+    }
+}

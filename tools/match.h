@@ -67,6 +67,16 @@ struct mg_result {
     size_t cancelled;
 };
 
+/* What a collective's semantics force (DESIGN.md), shared by the
+ * constraint graph, the controlled logical clock and the report:
+ *   MG_ALL_TO_ALL  every entry before every exit (barrier, allreduce, ...)
+ *   MG_ONE_TO_ALL  the root's entry before every exit (bcast, scatter)
+ *   MG_ALL_TO_ONE  every entry before the root's exit (reduce, gather)
+ *   MG_SCAN        entries of ranks <= r before the exit of r; MG_EXSCAN: < r
+ *   MG_SKIP        nothing known */
+enum mg_shape { MG_ALL_TO_ALL, MG_ONE_TO_ALL, MG_ALL_TO_ONE, MG_SCAN, MG_EXSCAN, MG_SKIP };
+enum mg_shape mg_shape_of(uint32_t otf2_op);
+
 /* Returns 0, or -1 with a one-line message (allocation failure). */
 int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen);
 void mg_free(struct mg_result *r);

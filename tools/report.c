@@ -50,14 +50,6 @@ static double median_of(double *v, size_t n)
     return v[k];
 }
 
-static int all_to_all(uint32_t op)
-{
-    return op == OTF2_COLLECTIVE_OP_BARRIER || op == OTF2_COLLECTIVE_OP_ALLREDUCE
-           || op == OTF2_COLLECTIVE_OP_ALLGATHER || op == OTF2_COLLECTIVE_OP_ALLGATHERV
-           || op == OTF2_COLLECTIVE_OP_ALLTOALL || op == OTF2_COLLECTIVE_OP_ALLTOALLV
-           || op == OTF2_COLLECTIVE_OP_ALLTOALLW || op == OTF2_COLLECTIVE_OP_REDUCE_SCATTER
-           || op == OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK;
-}
 
 /* All-to-all collective instances whose earliest exit is before their
  * latest entry under the given times. */
@@ -66,7 +58,7 @@ static size_t collective_violations(const struct mg_result *match, uint64_t *con
     size_t bad = 0;
     for (size_t i = 0; i < match->ncollectives; i++) {
         const struct mg_collective *c = &match->collectives[i];
-        if (c->neighbor || !all_to_all(c->op))
+        if (c->neighbor || mg_shape_of(c->op) != MG_ALL_TO_ALL)
             continue;
         uint64_t max_in = 0, min_out = UINT64_MAX;
         for (uint32_t k = 0; k < c->nmembers; k++) {
