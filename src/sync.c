@@ -1,5 +1,6 @@
 /* sync.c — see sync.h. Only world rank 0 keeps samples; the others answer. */
 #include "sync.h"
+#include "offset_estimate.h"
 #include "communicators.h"
 #include "options.h"
 #include "writer.h"
@@ -13,9 +14,6 @@
 #define SYNC_TAG 7117
 #define HOSTLEN 64
 
-struct sample {
-    uint64_t t1, t2, t3, t4;     /* ping sent, ping arrived, pong sent (peer clock), pong arrived */
-};
 
 struct epoch {
     uint64_t ref_time;           /* rank 0's clock at the round */
@@ -148,72 +146,6 @@ void st_sync_round(struct st_call *call)
         call->leave = done;
 }
 
-/* ---------- estimates from one epoch's samples ---------- */
-
-struct estimate {
-    double offset_ns;    /* peer clock + offset = reference clock */
-    double err_ns;       /* half the fastest round trip minus nothing: an upper bound of the midpoint error */
-    double rtt_min_ns, rtt_median_ns, rtt_max_ns;
-    uint64_t peer_time;  /* peer ticks at the chosen samples */
-    double chosen_rtt_ns;
-};
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-struct rtt_index {
-    double rtt;
-    int k;
-};
-
-static int cmp_rtt(const void *a, const void *b)
-{
-    return cmp_double(&((const struct rtt_index *)a)->rtt, &((const struct rtt_index *)b)->rtt);
-}
-
-/* Fleury et al.: the midpoint of a round trip estimates the remote reading;
- * the fastest round trips carry the least asymmetry, and the median of
- * their offsets rejects the outliers that remain. */
-static struct estimate estimate(const struct sample *s, int n, double rate0, double rate_p)
-{
-    struct estimate est = { 0 };
-    struct rtt_index *idx = malloc(sizeof *idx * (size_t)n);
-    double *offs = malloc(sizeof *offs * (size_t)n);
-    if (!idx || !offs || n == 0) {
-        free(idx);
-        free(offs);
-        return est;
-    }
-    for (int k = 0; k < n; k++) {
-        double out = (double)(s[k].t4 - s[k].t1) / rate0 * 1e9;
-        double in = (double)(s[k].t3 - s[k].t2) / rate_p * 1e9;
-        idx[k] = (struct rtt_index){ out - in, k };
-    }
-    qsort(idx, (size_t)n, sizeof *idx, cmp_rtt);
-    int best = n / 4 < 3 ? (n < 3 ? n : 3) : n / 4;
-    for (int i = 0; i < best; i++) {
-        const struct sample *x = &s[idx[i].k];
-        long double mid0 = ((long double)x->t1 + (long double)x->t4) / 2.0L / rate0 * 1e9L;
-        long double midp = ((long double)x->t2 + (long double)x->t3) / 2.0L / rate_p * 1e9L;
-        offs[i] = (double)(mid0 - midp);
-    }
-    qsort(offs, (size_t)best, sizeof *offs, cmp_double);
-    est.offset_ns = offs[best / 2];
-    est.rtt_min_ns = idx[0].rtt;
-    est.rtt_median_ns = idx[n / 2].rtt;
-    est.rtt_max_ns = idx[n - 1].rtt;
-    est.err_ns = idx[best - 1].rtt / 2;
-    est.chosen_rtt_ns = idx[best / 2].rtt;
-    const struct sample *c = &s[idx[0].k];
-    est.peer_time = c->t2 / 2 + c->t3 / 2;
-    free(idx);
-    free(offs);
-    return est;
-}
-
 void st_sync_at_init(struct st_call *call)
 {
     if (st_cfg.sync & ST_SYNC_INIT || S.interval_auto)
@@ -230,8 +162,8 @@ void st_sync_at_init(struct st_call *call)
             struct epoch *a = &S.epochs[S.nepochs - 2], *b = &S.epochs[S.nepochs - 1];
             double span = (double)(b->ref_time - a->ref_time) / rate;
             for (int p = 0; p < S.npeers; p++) {
-                struct estimate ea = estimate(a->samples + (size_t)p * (size_t)S.rounds, S.rounds, rate, rate);
-                struct estimate eb = estimate(b->samples + (size_t)p * (size_t)S.rounds, S.rounds, rate, rate);
+                struct estimate ea = estimate_offset(a->samples + (size_t)p * (size_t)S.rounds, S.rounds, rate, rate);
+                struct estimate eb = estimate_offset(b->samples + (size_t)p * (size_t)S.rounds, S.rounds, rate, rate);
                 double one_way = ea.rtt_min_ns / 2 * 1e-9;
                 if (one_way < t0)
                     t0 = one_way;
@@ -341,7 +273,7 @@ void st_sync_at_finalize(struct st_call *call, FILE *meta)
             }
             for (int p = 0; p < S.npeers; p++) {
                 int peer = S.peers[p];
-                struct estimate est = estimate(S.epochs[e].samples + (size_t)p * (size_t)S.rounds, S.rounds,
+                struct estimate est = estimate_offset(S.epochs[e].samples + (size_t)p * (size_t)S.rounds, S.rounds,
                                                rates[0], rates[peer]);
                 for (int r = 0; r < n; r++) {
                     if (S.domain[r] != peer)

@@ -37,6 +37,7 @@
  * Memory. Events are simulated into a file-backed map (an unlinked file in
  * OUT_DIR, one fixed-size region per rank, sized in advance), then written
  * one archive at a time through bounded OTF2 buffers. */
+#include "offset_estimate.h"
 #include <config.h>
 
 #include <dirent.h>
@@ -346,64 +347,6 @@ static void plan_storage(void)
 
 /* ---------- clock synchronisation: src/sync.c's estimator ---------- */
 
-struct sample {
-    uint64_t t1, t2, t3, t4;
-};
-
-struct estimate {
-    double offset_ns, err_ns, rtt_min_ns, rtt_median_ns, rtt_max_ns;
-    uint64_t peer_time;
-    double chosen_rtt_ns;
-};
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-struct rtt_index {
-    double rtt;
-    int k;
-};
-
-static int cmp_rtt(const void *a, const void *b)
-{
-    return cmp_double(&((const struct rtt_index *)a)->rtt, &((const struct rtt_index *)b)->rtt);
-}
-
-static struct estimate estimate(const struct sample *s, int n, double rate0, double rate_p)
-{
-    struct estimate est = { 0 };
-    struct rtt_index idx[SYNC_ROUNDS];
-    double offs[SYNC_ROUNDS];
-    if (n == 0 || n > SYNC_ROUNDS)
-        return est;
-    for (int k = 0; k < n; k++) {
-        double out = (double)(s[k].t4 - s[k].t1) / rate0 * 1e9;
-        double in = (double)(s[k].t3 - s[k].t2) / rate_p * 1e9;
-        idx[k] = (struct rtt_index){ out - in, k };
-    }
-    qsort(idx, (size_t)n, sizeof *idx, cmp_rtt);
-    int best = n / 4 < 3 ? (n < 3 ? n : 3) : n / 4;
-    for (int i = 0; i < best; i++) {
-        const struct sample *x = &s[idx[i].k];
-        long double mid0 = ((long double)x->t1 + (long double)x->t4) / 2.0L / rate0 * 1e9L;
-        long double midp = ((long double)x->t2 + (long double)x->t3) / 2.0L / rate_p * 1e9L;
-        offs[i] = (double)(mid0 - midp);
-    }
-    qsort(offs, (size_t)best, sizeof *offs, cmp_double);
-    est.offset_ns = offs[best / 2];
-    est.rtt_min_ns = idx[0].rtt;
-    est.rtt_median_ns = idx[n / 2].rtt;
-    est.rtt_max_ns = idx[n - 1].rtt;
-    est.err_ns = idx[best - 1].rtt / 2;
-    est.chosen_rtt_ns = idx[best / 2].rtt;
-    const struct sample *c = &s[idx[0].k];
-    est.peer_time = c->t2 / 2 + c->t3 / 2;
-    return est;
-}
-
 struct epoch {
     uint64_t ref_time;          /* rank 0's recorded clock at the round */
     uint64_t true_start;
@@ -444,7 +387,7 @@ static void sync_round(const uint64_t *ready, uint64_t *done)
         }
         done[q] = posted + gap();
         leave(q, done[q], R_SYNC);
-        e->est[p] = estimate(s, SYNC_ROUNDS, C.resolution, C.resolution);
+        e->est[p] = estimate_offset(s, SYNC_ROUNDS, C.resolution, C.resolution);
     }
     done[0] = cur;
     leave(0, done[0], R_SYNC);

@@ -1,0 +1,26 @@
+/* offset_estimate.h — the clock offset between two ranks from one sync
+ * round's ping-pong samples. Plain C, no MPI: the tracer (src/sync.c) and
+ * the trace generator (tools/gen.c) must compute it identically. */
+#ifndef SYNCTRACE_OFFSET_ESTIMATE_H
+#define SYNCTRACE_OFFSET_ESTIMATE_H
+
+#include <stdint.h>
+
+/* One ping-pong: ping sent (t1) and pong arrived (t4) on the reference's
+ * clock; ping arrived (t2) and pong sent (t3) on the peer's. */
+struct sample {
+    uint64_t t1, t2, t3, t4;
+};
+
+struct estimate {
+    double offset_ns;    /* peer clock + offset = reference clock */
+    double err_ns;       /* half the fastest round trip minus nothing: an upper bound of the midpoint error */
+    double rtt_min_ns, rtt_median_ns, rtt_max_ns;
+    uint64_t peer_time;  /* peer ticks at the chosen samples */
+    double chosen_rtt_ns;
+};
+
+/* rate0, rate_p: the two clocks' ticks per second. */
+struct estimate estimate_offset(const struct sample *s, int n, double rate0, double rate_p);
+
+#endif
