@@ -198,6 +198,15 @@ static void start(int provided)
     }
     st_g.phase = ST_RECORDING;
     st_comms_init(sync_comm);
+    /* Periodic rounds run at agreed counts of MPI_COMM_WORLD collectives,
+     * counted by the recording thread. Above MPI_THREAD_FUNNELED another
+     * thread may call them, the counts could differ between ranks and the
+     * agreement deadlock: only init and finalize rounds then. */
+    if ((st_cfg.sync & ST_SYNC_PERIODIC) && provided > MPI_THREAD_FUNNELED) {
+        st_cfg.sync &= ~(unsigned)ST_SYNC_PERIODIC;
+        if (st_g.rank == 0)
+            st_verbose("SYNCTRACE_SYNC=periodic needs MPI_THREAD_FUNNELED or less; only init and finalize rounds");
+    }
     st_sync_setup(sync_comm);
     set_properties();
     st_verbose("rank %d: tracing to %s (clock %s)", st_g.rank, trace_dir, st_clock_name());

@@ -3,7 +3,7 @@
 # true_time does not; sync rounds give ClockOffsets whose error is within
 # their reported bound; periodic rounds happen at the configured interval.
 . "$top_srcdir/tests/lib.sh"
-plan 23
+plan 27
 : "${PYTHON3:=python3}"
 tmp=$(scratch)
 stencil="$top_builddir/examples/stencil"
@@ -47,4 +47,17 @@ awk '$1 == "sync.auto.t0_s" {t0 = $2} $1 == "sync.auto.e_d_s" {ed = $2} $1 == "s
            ok = t0 > 0 && ed > 0 && ef > 0 && (r - want < 1e-3 * want + 1e-6) && (want - r < 1e-3 * want + 1e-6);
            printf "# T0 %.3g s, e_d %.3g s, e_f %.3g -> R = %.6g s (recorded %.6g)\n", t0, ed, ef, want, r; exit !ok }' "$meta"
 ok $? "auto: the recorded interval is R = (T0 - 2 e_d) / (2 e_f), clamped to [1, 3600] s, from recorded T0, e_d, e_f"
+
+# Periodic rounds need every world collective on the recording thread:
+# they run up to MPI_THREAD_FUNNELED and are left out above (no hang).
+levels=$(build_mpi mpi_thread_level "$tmp")
+for level in funneled multiple; do
+    SYNCTRACE_SKEW=seed=2,offset_us=100,drift_ppm=10 SYNCTRACE_SYNC=init,finalize,periodic SYNCTRACE_SYNC_INTERVAL=0.0001 \
+        run_traced "$tmp/t-$level" 3 "$levels" "$level" >/dev/null
+    ok $? "MPI_THREAD_${level^^} with periodic sync runs to the end"
+done
+e=$(awk '$1 == "sync.epochs" {print $2}' "$tmp/t-funneled/run.meta")
+ok $([ "${e:-0}" -gt 2 ]; echo $?) "funneled: periodic rounds happen ($e epochs)"
+ok $([ "$(awk '$1 == "sync.epochs" {print $2}' "$tmp/t-multiple/run.meta")" -eq 2 ] && grep -q '^sync init,finalize,$' "$tmp/t-multiple/run.meta"; echo $?) \
+    "multiple: only the init and finalize rounds, and run.meta says so"
 finish
