@@ -5,6 +5,7 @@
 #define SYNCTRACE_TAP_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -54,6 +55,56 @@ static int __attribute__((unused)) ok(int cond, const char *fmt, ...)
     emit(f, ap);
     va_end(ap);
     return cond;
+}
+
+/* Many checks reported as one TAP line; the first failure's message is kept.
+ * An aggregate that ran no check at all fails: it tested nothing. */
+struct agg {
+    long checks, fails;
+    char first[400];
+};
+
+static void __attribute__((unused)) vfail(struct agg *a, const char *fmt, va_list ap)
+{
+    a->fails++;
+    if (a->fails == 1)
+        vsnprintf(a->first, sizeof a->first, fmt, ap);
+}
+
+static void __attribute__((unused)) fail(struct agg *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(a, fmt, ap);
+    va_end(ap);
+}
+
+static void __attribute__((unused)) check(struct agg *a, int cond, const char *fmt, ...)
+{
+    a->checks++;
+    if (cond)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(a, fmt, ap);
+    va_end(ap);
+}
+
+static void __attribute__((unused)) report(struct agg *a, const char *what)
+{
+    if (a->fails)
+        ok(0, "%s (%ld of %ld checks failed; first: %s)", what, a->fails, a->checks, a->first);
+    else
+        ok(a->checks > 0, "%s (%ld checks)", what, a->checks);
+}
+
+/* Reproducible random numbers for the tests: one splitmix64 step. */
+static uint64_t __attribute__((unused)) splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
 }
 
 static int tap_finish(void)

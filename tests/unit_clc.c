@@ -34,10 +34,7 @@ static uint64_t rng;
 
 static uint64_t rnd(void)
 {
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return splitmix64(&rng);
 }
 
 static double unif(double a, double b)
@@ -50,33 +47,6 @@ static uint32_t rndn(uint32_t n)
     return (uint32_t)(rnd() % n);
 }
 
-/* A failure counter per aggregated test: the first message is kept. */
-struct agg {
-    long checks, fails;
-    char first[400];
-};
-
-static void check(struct agg *a, int cond, const char *fmt, ...)
-{
-    a->checks++;
-    if (cond)
-        return;
-    a->fails++;
-    if (a->fails == 1) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(a->first, sizeof a->first, fmt, ap);
-        va_end(ap);
-    }
-}
-
-static void report(struct agg *a, const char *what)
-{
-    if (a->fails)
-        ok(0, "%s (%ld of %ld checks failed; first: %s)", what, a->fails, a->checks, a->first);
-    else
-        ok(a->checks > 0, "%s (%ld checks)", what, a->checks);
-}
 
 /* ------------------------------------------------------------ traces */
 

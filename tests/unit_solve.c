@@ -25,44 +25,6 @@
 
 #include "tap.h"
 
-/* A failure counter per aggregated test: the first message is kept. */
-struct agg {
-    long checks, fails;
-    char first[400];
-};
-
-static void fail(struct agg *a, const char *fmt, ...)
-{
-    a->fails++;
-    if (a->fails == 1) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(a->first, sizeof a->first, fmt, ap);
-        va_end(ap);
-    }
-}
-
-static void check(struct agg *a, int cond, const char *fmt, ...)
-{
-    a->checks++;
-    if (cond)
-        return;
-    a->fails++;
-    if (a->fails == 1) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(a->first, sizeof a->first, fmt, ap);
-        va_end(ap);
-    }
-}
-
-static void report(struct agg *a, const char *what)
-{
-    ok(a->fails == 0, "%s (%ld checks)", what, a->checks);
-    if (a->fails)
-        diag("%ld failures, first: %s", a->fails, a->first);
-}
-
 static void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
@@ -79,10 +41,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rnd(void)
 {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return splitmix64(&rng_state);
 }
 
 static double unif(void) /* [0,1) */
