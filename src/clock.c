@@ -222,20 +222,7 @@ const char *st_clock_hostname(void)
 
 /* ---- skew injection ---- */
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
-/* Uniform in [-1, 1) from the top 53 bits: exact in double, so the result is
- * identical on every machine. */
-static double unit_signed(uint64_t u)
-{
-    return (double)(u >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
 
 /* Strict non-negative decimal: digits[.digits][e[+-]digits], nothing else
  * (strtod alone would accept signs, spaces, hex, inf, nan). */
@@ -372,16 +359,12 @@ int st_clock_set_skew(const char *spec, int rank, char *err, size_t errlen)
         }
     }
 
-    /* Per-rank stream: hash the seed, mix in the rank, draw two values.
-     * splitmix64's output is a bijection of its state, so distinct ranks
-     * always get distinct draws. */
-    uint64_t st = seed;
-    st = splitmix64(&st) ^ (uint64_t)(uint32_t)rank;
-    double off = unit_signed(splitmix64(&st)) * offset_us;
-    double drift = unit_signed(splitmix64(&st)) * drift_ppm;
+    /* deterministic in (seed, rank): src/skew.h, shared with the generator */
+    double off, drift;
+    st_skew_draw(seed, (uint32_t)rank, offset_us, drift_ppm, &off, &drift);
 
     int64_t off_ticks = llround(off * 1e-6 * st_clock_g.ticks_per_sec);
-    int64_t drift_fp = llround(drift * 1e-6 * 4294967296.0);
+    int64_t drift_fp = st_skew_drift_fp(drift);
     uint64_t origin = st_clock_raw_();
     /* A negative offset larger than the clock value would wrap around. */
     if (off_ticks < 0 && (uint64_t)(-off_ticks) > origin) {

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "skew.h"
 #include <time.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -62,19 +63,10 @@ static inline uint64_t st_clock_raw_(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* distorted = raw + off + floor(drift_fp * (raw - origin) / 2^32).
- * d is split into 32-bit halves so every product fits in int64 for any d
- * (|drift_fp| < 2^29); the result is the exact floor, and since
- * 2^32 + drift_fp > 0 it is non-decreasing in raw.  (>> on negative values is
- * an arithmetic shift with gcc/clang.) */
+/* The tracer's clock state applied to skew.h's arithmetic. */
 static inline uint64_t st_clock_apply_skew_(uint64_t raw)
 {
-    int64_t d = (int64_t)(raw - st_clock_g.origin);
-    int64_t f = st_clock_g.drift_fp;
-    int64_t hi = d >> 32;
-    int64_t lo = (int64_t)((uint64_t)d & 0xffffffffu);
-    int64_t dr = hi * f + ((lo * f) >> 32);
-    return raw + (uint64_t)(st_clock_g.off_ticks + dr);
+    return st_skew_apply(raw, st_clock_g.origin, st_clock_g.off_ticks, st_clock_g.drift_fp);
 }
 
 /* Hot path: distorted ticks when skew is on, else raw ticks. */

@@ -7,6 +7,7 @@
  * can never leave one rank waiting for another. */
 #include <config.h>
 #include "communicators.h"
+#include "fsutil.h"
 #include "options.h"
 #include "hooks.h"
 #include "regions.h"
@@ -19,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,23 +31,6 @@ static char trace_dir[4096];
 static char run_id[64];
 static int thread_level;
 
-static int mkdir_p(const char *path)
-{
-    char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return -1;
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return -1;
-    return 0;
-}
 
 /* A directory that already holds a trace (run.meta or any rank archive). */
 static int holds_trace(const char *dir)
@@ -181,7 +164,7 @@ static void start(int provided)
         st_in_tracer = 0;
         return;
     }
-    if (mkdir_p(trace_dir) != 0) {
+    if (st_mkdir_p(trace_dir) != 0) {
         snprintf(err, sizeof err, "%s: cannot create the trace directory: %s", trace_dir, strerror(errno));
         ok = 0;
     } else if (st_writer_open(trace_dir, st_g.rank, st_g.size, err, sizeof err) != 0) {

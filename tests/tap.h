@@ -98,14 +98,6 @@ static void __attribute__((unused)) report(struct agg *a, const char *what)
         ok(a->checks > 0, "%s (%ld checks)", what, a->checks);
 }
 
-/* Reproducible random numbers for the tests: one splitmix64 step. */
-static uint64_t __attribute__((unused)) splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static int tap_finish(void)
 {

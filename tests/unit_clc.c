@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "tap.h"
+#include "skew.h"
 
 #define MAXR 6
 
@@ -34,7 +35,7 @@ static uint64_t rng;
 
 static uint64_t rnd(void)
 {
-    return splitmix64(&rng);
+    return st_splitmix64(&rng);
 }
 
 static double unif(double a, double b)

@@ -24,6 +24,7 @@
 /* ------------------------------------------------------------------ TAP */
 
 #include "tap.h"
+#include "skew.h"
 
 static void *xmalloc(size_t n)
 {
@@ -41,7 +42,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rnd(void)
 {
-    return splitmix64(&rng_state);
+    return st_splitmix64(&rng_state);
 }
 
 static double unif(void) /* [0,1) */

@@ -37,7 +37,9 @@
  * Memory. Events are simulated into a file-backed map (an unlinked file in
  * OUT_DIR, one fixed-size region per rank, sized in advance), then written
  * one archive at a time through bounded OTF2 buffers. */
+#include "fsutil.h"
 #include "offset_estimate.h"
+#include "skew.h"
 #include <config.h>
 
 #include <dirent.h>
@@ -90,18 +92,6 @@ static void die(int code, const char *fmt, ...)
 
 /* ---------- random numbers ---------- */
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static double unit_signed(uint64_t u)
-{
-    return (double)(u >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
 
 static uint64_t rng_s[4];   /* xoshiro256** for the simulation */
 
@@ -163,10 +153,7 @@ static uint64_t raw_ticks(uint64_t t)
 static uint64_t recorded_ticks(int node, uint64_t raw)
 {
     const struct node_clock *c = &clocks[node];
-    int64_t d = (int64_t)(raw - origin_ticks);
-    int64_t hi = d >> 32, lo = (int64_t)((uint64_t)d & 0xffffffffu);
-    int64_t dr = hi * c->drift_fp + ((lo * c->drift_fp) >> 32);
-    return raw + (uint64_t)(c->off_ticks + dr);
+    return st_skew_apply(raw, origin_ticks, c->off_ticks, c->drift_fp);
 }
 
 static void setup_clocks(void)
@@ -176,12 +163,9 @@ static void setup_clocks(void)
         die(1, "out of memory");
     origin_ticks = raw_ticks(0);
     for (int n = 0; n < nnodes; n++) {
-        uint64_t st = C.seed;
-        st = splitmix64(&st) ^ (uint64_t)(uint32_t)n;
-        clocks[n].offset_us = unit_signed(splitmix64(&st)) * C.offset_us;
-        clocks[n].drift_ppm = unit_signed(splitmix64(&st)) * C.drift_ppm;
+        st_skew_draw(C.seed, (uint32_t)n, C.offset_us, C.drift_ppm, &clocks[n].offset_us, &clocks[n].drift_ppm);
         clocks[n].off_ticks = llround(clocks[n].offset_us * 1e-6 * C.resolution);
-        clocks[n].drift_fp = llround(clocks[n].drift_ppm * 1e-6 * 4294967296.0);
+        clocks[n].drift_fp = st_skew_drift_fp(clocks[n].drift_ppm);
     }
 }
 
@@ -616,7 +600,7 @@ static void simulate(void)
             die(1, "out of memory");
     uint64_t st = C.seed ^ 0x73796e6374726163ULL;   /* "synctrac" */
     for (int i = 0; i < 4; i++)
-        rng_s[i] = splitmix64(&st);
+        rng_s[i] = st_splitmix64(&st);
 
     /* MPI_Init, with the first round inside. */
     for (int r = 0; r < P; r++) {
@@ -1120,21 +1104,6 @@ static void parse(int argc, char **argv)
         die(2, "--ranks P is required (see --help)");
 }
 
-static int mkdir_p(const char *path)
-{
-    char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return -1;
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
 
 static double now_s(void)
 {
@@ -1152,7 +1121,7 @@ int main(int argc, char **argv)
     nnodes = (P + R - 1) / R;
     latency_extra_mean = C.lat_mean - C.lat_min;
 
-    if (mkdir_p(C.out) != 0)
+    if (st_mkdir_p(C.out) != 0)
         die(1, "%s: cannot create the directory: %s", C.out, strerror(errno));
     /* Never mix with (or overwrite) another trace: no rank archive nor run.meta may be there. */
     DIR *dir = opendir(C.out);
