@@ -159,7 +159,6 @@ static void start(int provided)
         st_in_tracer = 0;
         return;
     }
-    st_g.skew = st_clock_skew_enabled();
     if (agree_on_directory() != 0) {
         st_in_tracer = 0;
         return;
@@ -234,6 +233,7 @@ void st_lifecycle_finalize(struct st_call *call)
     st_sync_at_finalize(call, meta);
     meta_end(meta, tmp, "complete");
     st_call_end(call);
+    call->loc = NULL;   /* the wrapper must not write a second Leave */
     st_g.phase = ST_DONE;
     st_writer_close();
     st_requests_finalize();
@@ -247,6 +247,7 @@ void st_lifecycle_abort(struct st_call *call, MPI_Comm comm, int errorcode)
     (void)comm; (void)errorcode;
     /* The job is about to be killed: keep what this rank recorded. */
     st_call_end(call);
+    call->loc = NULL;   /* PMPI_Abort may return (MPI_ERRORS_RETURN): no second Leave */
     st_g.phase = ST_DONE;
     st_writer_close();
 }

@@ -33,7 +33,6 @@ enum st_phase { ST_OFF = 0, ST_RECORDING = 1, ST_DONE = 2 };
 struct st_global {
     volatile int phase;          /* enum st_phase */
     int rank, size;              /* in MPI_COMM_WORLD */
-    int skew;                    /* copy of st_clock_skew_enabled() for the hot path */
 };
 extern struct st_global st_g;
 
@@ -46,10 +45,7 @@ extern _Thread_local int st_in_tracer;
 static inline struct st_time st_now(void)
 {
     struct st_time now;
-    if (__builtin_expect(st_g.skew, 0))
-        now.t = st_clock_now2(&now.truth);
-    else
-        now.t = now.truth = st_clock_now();
+    now.t = st_clock_now2(&now.truth);
     return now;
 }
 
@@ -77,8 +73,8 @@ static inline void st_call_stamp(struct st_call *call)
 
 static inline void st_call_end_stamped(struct st_call *call)
 {
-    /* A post hook (MPI_Finalize) may have closed the location. */
-    if (call->loc == st_loc_self && call->loc != NULL)
+    /* NULL when the call's hook closed the archive (MPI_Finalize, MPI_Abort). */
+    if (call->loc)
         st_write_leave(call->loc, call->leave, call->region);
 }
 

@@ -530,10 +530,6 @@ void st_writer_discard(void)
     rmdir(path);
 }
 
-int st_writer_is_open(void)
-{
-    return W.archive != NULL;
-}
 
 static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64_t end)
 {
@@ -641,7 +637,7 @@ void st_writer_close(void)
 
 static inline OTF2_AttributeList *truth(struct st_loc *loc, struct st_time t)
 {
-    if (__builtin_expect(!st_g.skew, 1))
+    if (__builtin_expect(!st_clock_g.skew_on, 1))
         return NULL;
     OTF2_AttributeList_AddUint64(loc->attrs, ST_ATTR_TRUE_TIME, t.truth);
     return loc->attrs;

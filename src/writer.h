@@ -30,7 +30,6 @@ struct st_loc {
 int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen);
 /* Write all definitions and close the archive. Safe to call twice. */
 void st_writer_close(void);
-int st_writer_is_open(void);
 /* Close the archive and remove its files (the run is not traced after all). */
 void st_writer_discard(void);
 

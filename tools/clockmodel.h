@@ -46,12 +46,6 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, i
              struct cm_model *m);
 void cm_free(struct cm_model *m);
 
-static inline double cm_local(const struct cm_model *m, uint32_t rank, uint64_t t)
-{
-    const struct cm_domain *d = &m->domains[m->domain_of[rank]];
-    return ((double)(int64_t)(t - d->origin)) / d->resolution * 1e9;
-}
-
 static inline double cm_corrected(const struct cm_model *m, uint32_t rank, uint64_t t)
 {
     const struct cm_domain *d = &m->domains[m->domain_of[rank]];
