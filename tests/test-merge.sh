@@ -5,7 +5,7 @@
 # otf2-print and the Python otf2 reader; bad input gets a one-line error and
 # a non-zero exit; the raw trace is never modified.
 . "$top_srcdir/tests/lib.sh"
-plan 22
+plan 26
 tmp=$(scratch)
 stencil="$top_builddir/examples/stencil"
 json() { "${PYTHON3:-python3}" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
@@ -91,6 +91,24 @@ rm -rf "$tmp/mixed/rank-000003" && cp -r "$tmp/p/rank-000003" "$tmp/mixed/"
 bad_input "archives from different runs" "$tmp/mixed" "different runs"
 cp -r "$tmp/a" "$tmp/missing" && rm -rf "$tmp/missing/rank-000001"*
 bad_input "a missing rank" "$tmp/missing" "rank"
+
+# --jobs only changes who reads: the merged archive is the same byte for byte.
+"$SYNCTRACE_BIN" merge "$tmp/a" -o "$tmp/j1" --jobs 1 >/dev/null 2>&1 && "$SYNCTRACE_BIN" merge "$tmp/a" -o "$tmp/j3" --jobs 3 >/dev/null 2>&1
+ok $? "merge with --jobs 1 and --jobs 3 succeeds"
+cmp -s "$tmp/j1/traces.def" "$tmp/j3/traces.def" && diff -r "$tmp/j1/traces" "$tmp/j3/traces" >/dev/null
+ok $? "--jobs 1 and --jobs 3 write identical archives"
+
+# Drift refined from the events: sync rounds drowned in latency noise give
+# drift estimates too uncertain to use; the events then contradict a model
+# without drift, and the refinement must remove the contradiction.
+"$top_builddir/synctrace-gen" "$tmp/noisy" --ranks 8 --pattern ring --iterations 400 --drift-ppm 150 \
+    --latency-ns 200:50000 --seed 4 >/dev/null 2>&1
+"$SYNCTRACE_BIN" merge "$tmp/noisy" -o "$tmp/noisy.out" >/dev/null 2>&1
+ok $([ "$(json "$tmp/noisy.out/report.json" "d['drift_refinement_passes'] >= 1 and d['delta_ns'] == 0 and d['tachyons_after'] == 0 and d['truth']['domains_inside_bounds'] == len(d['domains'])")" = True ]; echo $?) \
+    "noisy sync rounds: drift refined from the events, delta 0, no tachyon, truth inside the bounds"
+"$SYNCTRACE_BIN" merge "$tmp/noisy" -o "$tmp/noisy.flat" --no-drift >/dev/null 2>&1
+ok $([ "$(json "$tmp/noisy.flat/report.json" "d['delta_ns'] > 0")" = True ]; echo $?) \
+    "without drift correction the same events contradict each other (delta $(json "$tmp/noisy.flat/report.json" "round(d['delta_ns'])") ns): the refinement is what fixed it"
 
 "$SYNCTRACE_BIN" report "$tmp/a.out" >"$tmp/rep"
 ok $([ $? -eq 0 ] && grep -q "tachyons" "$tmp/rep"; echo $?) "synctrace report prints the summary"
