@@ -5,7 +5,7 @@
 # otf2-print and the Python otf2 reader; bad input gets a one-line error and
 # a non-zero exit; the raw trace is never modified.
 . "$top_srcdir/tests/lib.sh"
-plan 26
+plan 32
 tmp=$(scratch)
 stencil="$top_builddir/examples/stencil"
 json() { "${PYTHON3:-python3}" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
@@ -109,6 +109,31 @@ ok $([ "$(json "$tmp/noisy.out/report.json" "d['drift_refinement_passes'] >= 1 a
 "$SYNCTRACE_BIN" merge "$tmp/noisy" -o "$tmp/noisy.flat" --no-drift >/dev/null 2>&1
 ok $([ "$(json "$tmp/noisy.flat/report.json" "d['delta_ns'] > 0")" = True ]; echo $?) \
     "without drift correction the same events contradict each other (delta $(json "$tmp/noisy.flat/report.json" "round(d['delta_ns'])") ns): the refinement is what fixed it"
+
+# Drift that changes during the run (a warming node): one drift per clock
+# cannot fit it, a drift and an offset per span between sync rounds can.
+# Checked on the written archive by an independent reader (merged_check.py).
+"$top_builddir/synctrace-gen" "$tmp/warm" --ranks 8 --pattern stencil2d --iterations 500 --compute-us 1000 \
+    --sync-rounds 12 --drift-slope 30 --seed 3 >/dev/null 2>&1
+"$SYNCTRACE_BIN" merge "$tmp/warm" -o "$tmp/warm.seg" >/dev/null 2>&1
+ok $([ "$(json "$tmp/warm.seg/report.json" "d['drift_model'].startswith('segments') and d['delta_ns'] == 0 and d['tachyons_after'] == 0 and d['truth']['domains_inside_bounds'] == 8 and [len(x['segments']) for x in d['domains']] == [1] + [11] * 7")" = True ]; echo $?) \
+    "changing drift: one drift per clock is contradicted, so the clocks are cut at their sync rounds: 11 segments per clock, delta 0, no tachyon, every segment's true offset inside its bounds"
+checked() {   # the independent reader needs python3-otf2 (pyotf2, found above)
+    if [ -n "$pyotf2" ]; then "$pyotf2" "$top_srcdir/tests/merged_check.py" "$1/traces.otf2" 2>&1 | tail -1
+    else echo "no python3-otf2"; fi
+}
+line=$(checked "$tmp/warm.seg")
+ok $(echo "$line" | grep -q "messages $(json "$tmp/warm.seg/report.json" "d['messages']") tachyons 0 nonmonotonic 0 unmatched_sends 0 unmatched_receives 0"; echo $?) \
+    "changing drift, segments: the written archive, read independently: $line"
+"$SYNCTRACE_BIN" merge "$tmp/warm" -o "$tmp/warm.line" --drift-model line >/dev/null 2>&1
+line=$(checked "$tmp/warm.line")
+ok $([ "$(json "$tmp/warm.line/report.json" "d['delta_ns'] > 100")" = True ] && echo "$line" | grep -q "tachyons [1-9]"; echo $?) \
+    "changing drift, one line per clock: contradictions (delta $(json "$tmp/warm.line/report.json" "round(d['delta_ns'])") ns) and tachyons left ($line): segments are what fixed it"
+for flags in "--reference 3" "--timebase median" "--alpha 0.2"; do
+    "$SYNCTRACE_BIN" merge "$tmp/warm" -o "$tmp/warm.x" --force $flags >/dev/null 2>&1
+    ok $([ "$(json "$tmp/warm.x/report.json" "d['delta_ns'] == 0 and d['tachyons_after'] == 0 and d['nonmonotonic_after'] == 0")" = True ] && checked "$tmp/warm.x" | grep -q "tachyons 0 nonmonotonic 0"; echo $?) \
+        "changing drift, segments, $flags: delta 0, no tachyon in the written archive"
+done
 
 "$SYNCTRACE_BIN" report "$tmp/a.out" >"$tmp/rep"
 ok $([ $? -eq 0 ] && grep -q "tachyons" "$tmp/rep"; echo $?) "synctrace report prints the summary"

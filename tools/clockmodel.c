@@ -5,19 +5,74 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, int no_drift, double max_drift,
-             struct cm_model *m)
+/* Corrected time at each segment's start, so that c() is continuous. */
+static void chain(struct cm_domain *d)
 {
+    for (uint32_t k = 1; k < d->nseg; k++) {
+        struct cm_segment *p = &d->seg[k - 1], *s = &d->seg[k];
+        s->c0 = p->c0 + (1 + p->beta) * (s->l0 - p->l0);
+    }
+}
+
+/* Cut domain d at the interior sync rounds of its representative rank (the
+ * rounds at init and finalize bound the run; the ones between are where a
+ * new drift estimate begins). Returns 0 or -1. */
+static int cut_segments(struct cm_domain *d, const struct rt_rank *rep, uint64_t last)
+{
+    uint32_t cap = rep->noffsets > 2 ? rep->noffsets - 1 : 1;
+    d->seg = calloc(cap, sizeof *d->seg);
+    if (!d->seg)
+        return -1;
+    d->seg[0].start = d->origin;
+    d->nseg = 1;
+    for (uint32_t k = 1; k + 1 < rep->noffsets; k++) {
+        uint64_t t = rep->offsets[k].time;
+        if ((int64_t)(t - d->seg[d->nseg - 1].start) <= 0 || (int64_t)(t - last) >= 0)
+            continue;   /* not inside the events: nothing to separate */
+        d->seg[d->nseg++].start = t;
+    }
+    for (uint32_t k = 0; k < d->nseg; k++) {
+        d->seg[k].l0 = cm_local(d, d->seg[k].start);
+        double end = k + 1 < d->nseg ? cm_local(d, d->seg[k + 1].start) : cm_local(d, last);
+        d->seg[k].span_ns = end > d->seg[k].l0 ? end - d->seg[k].l0 : 0;
+    }
+    return 0;
+}
+
+/* The round of `rep` at or before tick t (its offsets are in time order). */
+static const struct rt_offset *round_before(const struct rt_rank *rep, uint64_t t)
+{
+    uint32_t k = 0;
+    while (k + 1 < rep->noffsets && (int64_t)(rep->offsets[k + 1].time - t) <= 0)
+        k++;
+    return &rep->offsets[k];
+}
+
+/* A drift and its uncertainty from two rounds a, b (offsets are ref - local,
+ * in local ticks). Returns 0 when b is not after a. */
+static int drift_between(const struct rt_offset *a, const struct rt_offset *b, double *beta, double *err)
+{
+    if (b->time <= a->time)
+        return 0;
+    *beta = (double)(b->offset - a->offset) / (double)(b->time - a->time);
+    *err = (a->stddev + b->stddev) / (double)(b->time - a->time);
+    return 1;
+}
+
+int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, enum cm_drift_model kind,
+             double max_drift, struct cm_model *m)
+{
+    int no_drift = kind == CM_NO_DRIFT;
     memset(m, 0, sizeof *m);
     m->nranks = nranks;
     m->windows = 1;
     m->max_drift = max_drift;
     m->domain_of = malloc(sizeof *m->domain_of * (nranks ? nranks : 1));
     m->domains = calloc(nranks ? nranks : 1, sizeof *m->domains);
-    if (!m->domain_of || !m->domains) {
-        cm_free(m);
-        return -1;
-    }
+    uint32_t *rep = calloc(nranks ? nranks : 1, sizeof *rep);    /* domain -> its lowest rank */
+    uint64_t *last = calloc(nranks ? nranks : 1, sizeof *last);  /* domain -> its last event */
+    if (!m->domain_of || !m->domains || !rep || !last)
+        goto fail;
     for (uint32_t r = 0; r < nranks; r++) {
         int id = ranks[r].domain;
         uint32_t d = 0;
@@ -25,60 +80,209 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, i
             d++;
         struct cm_domain *dom = &m->domains[d];
         uint64_t first = ranks[r].nevents ? ranks[r].events[0].time : ranks[r].global_offset;
+        uint64_t end = ranks[r].nevents ? ranks[r].events[ranks[r].nevents - 1].time : first;
         if (d == m->ndomains) {
             m->ndomains++;
             dom->id = id;
             dom->origin = first;
             dom->resolution = ranks[r].resolution ? (double)ranks[r].resolution : 1e9;
-        } else if (first < dom->origin) {
-            dom->origin = first;
+            rep[d] = r;
+            last[d] = end;
+        } else {
+            if (first < dom->origin)
+                dom->origin = first;
+            if (end > last[d])
+                last[d] = end;
         }
         dom->nranks++;
         m->domain_of[r] = d;
-        if (ranks[r].nevents) {
-            double span = (double)(ranks[r].events[ranks[r].nevents - 1].time - dom->origin) / dom->resolution * 1e9;
-            if (span > dom->span_ns)
-                dom->span_ns = span;
-        }
     }
-    /* Drift and first offset from the domain's own ClockOffsets (every rank of a
-     * domain has the same ones): offsets are ref - local in local ticks. */
     uint32_t ref_domain = reference < nranks ? m->domain_of[reference] : 0;
-    for (uint32_t r = 0; r < nranks; r++) {
-        struct cm_domain *dom = &m->domains[m->domain_of[r]];
-        const struct rt_rank *rk = &ranks[r];
-        if (rk->noffsets >= 1)
-            dom->offset_ns = (double)rk->offsets[0].offset / dom->resolution * 1e9;
-        if (!no_drift && rk->noffsets >= 2 && m->domain_of[r] != ref_domain) {
-            const struct rt_offset *a = &rk->offsets[0], *b = &rk->offsets[rk->noffsets - 1];
-            if (b->time > a->time) {
-                dom->beta = (double)(b->offset - a->offset) / (double)(b->time - a->time);
-                dom->beta_err = (a->stddev + b->stddev) / (double)(b->time - a->time);
-            }
-        }
-    }
     for (uint32_t d = 0; d < m->ndomains; d++) {
         struct cm_domain *dom = &m->domains[d];
+        const struct rt_rank *rk = &ranks[rep[d]];
+        dom->span_ns = cm_local(dom, last[d]);
+        if (d == ref_domain || kind == CM_LINE) {   /* the time base, or a line: one segment */
+            struct rt_rank one = *rk;
+            one.noffsets = 0;
+            if (cut_segments(dom, &one, last[d]) != 0)
+                goto fail;
+        } else if (cut_segments(dom, rk, last[d]) != 0) {
+            goto fail;
+        }
+        if (rk->noffsets >= 1)
+            dom->offset_ns = (double)rk->offsets[0].offset / dom->resolution * 1e9;
+        /* Overall drift: first to last round. Relative to rank 0's clock for
+         * now (every domain's rounds measure against it). */
+        if (!no_drift && rk->noffsets >= 2)
+            drift_between(&rk->offsets[0], &rk->offsets[rk->noffsets - 1], &dom->beta, &dom->beta_err);
         if (fabs(dom->beta) > max_drift || dom->beta_err > max_drift) {
             dom->beta = 0;
             dom->beta_err = max_drift;   /* unknown, but physical */
             dom->drift_rejected = 1;
         }
+        for (uint32_t k = 0; k < dom->nseg; k++) {
+            struct cm_segment *s = &dom->seg[k];
+            s->beta = dom->beta;
+            s->beta_err = dom->beta_err;
+            if (no_drift || dom->nseg == 1 || rk->noffsets < 2)
+                continue;
+            /* the rounds around the segment: the one that opens it and the next */
+            const struct rt_offset *a = round_before(rk, s->start), *b = a + 1;
+            if (b >= rk->offsets + rk->noffsets)
+                b = a, a = a - 1;
+            double beta, err;
+            if (a >= rk->offsets && drift_between(a, b, &beta, &err) && fabs(beta) <= max_drift && err <= max_drift) {
+                s->beta = beta;
+                s->beta_err = err;
+            } else {
+                s->drift_rejected = 1;
+            }
+        }
     }
-    /* Offsets are relative to rank 0's clock; re-express against the reference. */
-    double ref_beta = m->domains[ref_domain].beta, ref_off = m->domains[ref_domain].offset_ns;
+    /* Re-express drifts against the reference clock, segment by segment
+     * where both were cut at the same rounds. */
+    const struct cm_domain *ref = &m->domains[ref_domain];
+    const struct rt_rank *rref = &ranks[rep[ref_domain]];
+    double ref_beta = ref->beta, ref_off = ref->offset_ns;
     for (uint32_t d = 0; d < m->ndomains; d++) {
-        m->domains[d].beta -= ref_beta;
-        m->domains[d].offset_ns -= ref_off;
+        struct cm_domain *dom = &m->domains[d];
+        const struct rt_rank *rk = &ranks[rep[d]];
+        if (d == ref_domain)
+            continue;
+        for (uint32_t k = 0; k < dom->nseg; k++) {
+            struct cm_segment *s = &dom->seg[k];
+            double rb = ref_beta, rerr;
+            if (!no_drift && rref->noffsets == rk->noffsets && rk->noffsets >= 2) {
+                const struct rt_offset *a = round_before(rk, s->start);
+                uint32_t i = (uint32_t)(a - rk->offsets);
+                if (i + 1 >= rref->noffsets)
+                    i--;
+                double b;
+                if (drift_between(&rref->offsets[i], &rref->offsets[i + 1], &b, &rerr) && fabs(b) <= max_drift
+                    && rerr <= max_drift)
+                    rb = b;
+            }
+            s->beta -= rb;
+        }
+        dom->beta -= ref_beta;
+        dom->offset_ns -= ref_off;
+    }
+    m->domains[ref_domain].beta = 0;
+    m->domains[ref_domain].seg[0].beta = 0;
+    m->domains[ref_domain].offset_ns = 0;
+    /* Offset estimates (x = ref - c) from the round that opens each segment:
+     * relative to rank 0's absolute ns first, then to the reference's. */
+    double y_ref = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t d = 0; d < m->ndomains; d++) {
+            struct cm_domain *dom = &m->domains[d];
+            const struct rt_rank *rk = &ranks[rep[d]];
+            if ((pass == 0) != (d == ref_domain))
+                continue;
+            chain(dom);
+            for (uint32_t k = 0; k < dom->nseg; k++) {
+                struct cm_segment *s = &dom->seg[k];
+                double y = 0;
+                if (rk->noffsets) {
+                    const struct rt_offset *o = round_before(rk, s->start);
+                    double c = s->c0 + (1 + s->beta) * (cm_local(dom, o->time) - s->l0);
+                    y = ((double)o->time + (double)o->offset) / dom->resolution * 1e9 - c;
+                }
+                if (pass == 0 && k == 0)
+                    y_ref = y;
+                s->x_est = y - y_ref;
+            }
+        }
+    m->nsegments = 0;
+    for (uint32_t d = 0; d < m->ndomains; d++) {
+        m->domains[d].first_seg = m->nsegments;
+        m->nsegments += m->domains[d].nseg;
+    }
+    free(rep);
+    free(last);
+    return 0;
+fail:
+    free(rep);
+    free(last);
+    cm_free(m);
+    return -1;
+}
+
+int cm_copy(const struct cm_model *src, struct cm_model *dst)
+{
+    *dst = *src;
+    dst->domains = malloc(sizeof *dst->domains * (src->ndomains ? src->ndomains : 1));
+    dst->domain_of = malloc(sizeof *dst->domain_of * (src->nranks ? src->nranks : 1));
+    if (!dst->domains || !dst->domain_of) {
+        free(dst->domains);
+        free(dst->domain_of);
+        memset(dst, 0, sizeof *dst);
+        return -1;
+    }
+    memcpy(dst->domain_of, src->domain_of, sizeof *dst->domain_of * src->nranks);
+    for (uint32_t d = 0; d < src->ndomains; d++) {
+        dst->domains[d] = src->domains[d];
+        dst->domains[d].seg = malloc(sizeof *dst->domains[d].seg * src->domains[d].nseg);
+        if (!dst->domains[d].seg) {
+            dst->ndomains = d;
+            cm_free(dst);
+            return -1;
+        }
+        memcpy(dst->domains[d].seg, src->domains[d].seg, sizeof *dst->domains[d].seg * src->domains[d].nseg);
     }
     return 0;
 }
 
 void cm_free(struct cm_model *m)
 {
+    for (uint32_t d = 0; m->domains && d < m->ndomains; d++)
+        free(m->domains[d].seg);
     free(m->domains);
     free(m->domain_of);
     memset(m, 0, sizeof *m);
+}
+
+void cm_set_drift(struct cm_model *m, uint32_t d, double beta, int replace)
+{
+    struct cm_domain *dom = &m->domains[d];
+    dom->beta = replace ? beta : dom->beta + beta;
+    for (uint32_t k = 0; k < dom->nseg; k++)
+        dom->seg[k].beta = replace ? beta : dom->seg[k].beta + beta;
+    chain(dom);
+}
+
+void cm_rebase(struct cm_model *m, double rate)
+{
+    for (uint32_t d = 0; d < m->ndomains; d++) {
+        struct cm_domain *dom = &m->domains[d];
+        dom->beta = (1 + dom->beta) / (1 + rate) - 1;
+        for (uint32_t k = 0; k < dom->nseg; k++)
+            dom->seg[k].beta = (1 + dom->seg[k].beta) / (1 + rate) - 1;
+        chain(dom);
+    }
+}
+
+double cm_mean_drift(const struct cm_domain *d)
+{
+    double sum = 0, len = 0;
+    for (uint32_t k = 0; k < d->nseg; k++) {
+        sum += d->seg[k].beta * d->seg[k].span_ns;
+        len += d->seg[k].span_ns;
+    }
+    return len > 0 ? sum / len : d->seg[0].beta;
+}
+
+void cm_vertex_span(const struct cm_model *m, uint32_t v, uint32_t *domain, double *l0, double *len)
+{
+    uint32_t w = m->windows ? m->windows : 1;
+    uint32_t s = v / w, d = 0;
+    while (d + 1 < m->ndomains && m->domains[d + 1].first_seg <= s)
+        d++;
+    const struct cm_segment *seg = &m->domains[d].seg[s - m->domains[d].first_seg];
+    *domain = d;
+    *len = seg->span_ns / w;
+    *l0 = seg->l0 + (v % w) * *len;
 }
 
 double cm_interpolated(const struct rt_rank *r, uint64_t t)

@@ -100,14 +100,15 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
 {
     memset(stats, 0, sizeof *stats);
     uint32_t nd = m->ndomains;
-    uint32_t nclock = nd * (m->windows ? m->windows : 1);   /* clock vertices */
+    uint32_t nclock = cm_nvertices(m);   /* clock vertices: (domain, segment, window) */
     struct pair_min pairs = { 0 };
     struct hub_edge *hub = NULL;
     size_t nhub = 0, chub = 0;
     uint32_t nvert = nclock;
     struct side *sides = calloc(nclock ? nclock : 1, sizeof *sides);
+    struct side *exits = calloc(nclock ? nclock : 1, sizeof *exits);
     struct sv_graph *g = NULL;
-    if (!sides)
+    if (!sides || !exits)
         goto fail;
 
 #define HUB_EDGE(a, b, weight)                                                       \
@@ -125,12 +126,14 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     for (size_t i = 0; i < match->nmessages; i++) {
         const struct mg_message *msg = &match->messages[i];
         uint32_t du = m->domain_of[msg->send.rank], dv = m->domain_of[msg->recv.rank];
-        if (du == dv) {
-            stats->skipped_same_clock++;   /* one clock: nothing to learn about offsets */
+        uint32_t u = vertex(ranks, m, msg->send), v = vertex(ranks, m, msg->recv);
+        if (u == v) {
+            stats->skipped_same_clock++;   /* one offset: nothing to learn about offsets */
             continue;
         }
-        uint32_t u = vertex(ranks, m, msg->send), v = vertex(ranks, m, msg->recv);
-        double w = corrected(ranks, m, msg->recv) - corrected(ranks, m, msg->send) - lmin[(size_t)du * nd + dv]
+        /* one clock's segments: its own ticks order the two, no latency assumed */
+        double l = du == dv ? 0 : lmin[(size_t)du * nd + dv];
+        double w = corrected(ranks, m, msg->recv) - corrected(ranks, m, msg->send) - l
                    - ROUNDING_MARGIN_NS;
         if (pair_put(&pairs, u, v, w) != 0)
             goto fail;
@@ -176,52 +179,60 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
             free(mem);
             continue;
         }
-        /* Reduce the instance to each domain's latest entry and earliest exit. */
+        /* Reduce the instance to each clock vertex's latest entry and
+         * earliest exit. A call's entry and exit can lie in different
+         * vertices (a periodic sync round inside a world collective opens a
+         * new segment), so the two are kept apart. */
         const struct mg_member *root = NULL;
         for (uint32_t k = 0; k < c->nmembers; k++) {
             const struct mg_member *x = &c->members[k];
             if (c->root >= 0 && x->enter.rank == (uint32_t)c->root)
                 root = x;
-            /* entry and exit of one call lie in one window: keyed by the entry's */
-            struct side *s = &sides[vertex(ranks, m, x->enter)];
+            struct side *s = &sides[vertex(ranks, m, x->enter)], *e = &exits[vertex(ranks, m, x->exit)];
             double in = corrected(ranks, m, x->enter), out = corrected(ranks, m, x->exit);
-            if (!s->seen) {
-                s->max_enter = in;
-                s->min_exit = out;
-                s->seen = 1;
-            } else {
-                s->max_enter = fmax(s->max_enter, in);
-                s->min_exit = fmin(s->min_exit, out);
-            }
+            s->max_enter = s->seen ? fmax(s->max_enter, in) : in;
+            s->seen = 1;
+            e->min_exit = e->seen ? fmin(e->min_exit, out) : out;
+            e->seen = 1;
         }
         if ((sh == MG_ONE_TO_ALL || sh == MG_ALL_TO_ONE) && !root) {
-            for (uint32_t k = 0; k < c->nmembers; k++)
+            for (uint32_t k = 0; k < c->nmembers; k++) {
                 sides[vertex(ranks, m, c->members[k].enter)].seen = 0;
+                exits[vertex(ranks, m, c->members[k].exit)].seen = 0;
+            }
             continue;   /* the root's events are missing (crashed rank) */
         }
         uint32_t h = nvert;
         int used_hub = 0;
         for (uint32_t k = 0; k < c->nmembers; k++) {
-            uint32_t d = vertex(ranks, m, c->members[k].enter);
-            struct side *s = &sides[d];
-            if (!s->seen)
-                continue;
-            s->seen = 0;
-            if (sh == MG_ALL_TO_ALL) {
-                HUB_EDGE(d, h, -s->max_enter);
-                HUB_EDGE(h, d, s->min_exit - ROUNDING_MARGIN_NS);
-                used_hub = 1;
-                stats->collective_edges += 2;
-            } else {
-                uint32_t rd = vertex(ranks, m, root->enter);
-                if (m->domain_of[root->enter.rank] == m->domain_of[c->members[k].enter.rank])
-                    continue;
-                double w = (sh == MG_ONE_TO_ALL ? s->min_exit - corrected(ranks, m, root->enter)
-                                             : corrected(ranks, m, root->exit) - s->max_enter)
-                           - ROUNDING_MARGIN_NS;
-                if (sh == MG_ONE_TO_ALL ? pair_put(&pairs, rd, d, w) : pair_put(&pairs, d, rd, w))
-                    goto fail;
-                stats->collective_edges++;
+            uint32_t d = vertex(ranks, m, c->members[k].enter), dx = vertex(ranks, m, c->members[k].exit);
+            if (sides[d].seen) {
+                sides[d].seen = 0;
+                if (sh == MG_ALL_TO_ALL) {
+                    HUB_EDGE(d, h, -sides[d].max_enter);
+                    used_hub = 1;
+                    stats->collective_edges++;
+                } else if (sh == MG_ALL_TO_ONE && d != vertex(ranks, m, root->exit)) {
+                    /* every entry before the root's exit */
+                    double w = corrected(ranks, m, root->exit) - sides[d].max_enter - ROUNDING_MARGIN_NS;
+                    if (pair_put(&pairs, d, vertex(ranks, m, root->exit), w))
+                        goto fail;
+                    stats->collective_edges++;
+                }
+            }
+            if (exits[dx].seen) {
+                exits[dx].seen = 0;
+                if (sh == MG_ALL_TO_ALL) {
+                    HUB_EDGE(h, dx, exits[dx].min_exit - ROUNDING_MARGIN_NS);
+                    used_hub = 1;
+                    stats->collective_edges++;
+                } else if (sh == MG_ONE_TO_ALL && dx != vertex(ranks, m, root->enter)) {
+                    /* the root's entry before every exit */
+                    double w = exits[dx].min_exit - corrected(ranks, m, root->enter) - ROUNDING_MARGIN_NS;
+                    if (pair_put(&pairs, vertex(ranks, m, root->enter), dx, w))
+                        goto fail;
+                    stats->collective_edges++;
+                }
             }
         }
         if (used_hub) {
@@ -230,15 +241,39 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
         }
     }
 
-    /* Consecutive windows of one clock: its offset may move by at most the
-     * drift bound times a window's length (DESIGN.md, segment continuity). */
-    if (m->windows > 1)
-        for (uint32_t d = 0; d < nd; d++) {
-            double step = m->max_drift * m->domains[d].span_ns / m->windows;
-            for (uint32_t k = 0; k + 1 < m->windows; k++) {
-                uint32_t a = d * m->windows + k;
-                HUB_EDGE(a, a + 1, step);
-                HUB_EDGE(a + 1, a, step);
+    /* Consecutive vertices of one clock (segments, or windows inside them):
+     * the offset may move by at most the drift bound times the distance
+     * between their middles (DESIGN.md, segment continuity) ... */
+    uint32_t nclk = cm_nvertices(m);
+    for (uint32_t a = 0; a + 1 < nclk; a++) {
+        uint32_t da, db;
+        double la, lena, lb, lenb;
+        cm_vertex_span(m, a, &da, &la, &lena);
+        cm_vertex_span(m, a + 1, &db, &lb, &lenb);
+        if (da != db)
+            continue;
+        double step = m->max_drift * ((lb + lenb / 2) - (la + lena / 2));
+        HUB_EDGE(a, a + 1, step);
+        HUB_EDGE(a + 1, a, step);
+    }
+    /* ... and never so much that a rank's events reorder: where consecutive
+     * events of a rank lie in different vertices a < b, the later one stays
+     * at or after the earlier one: x_a - x_b <= c(later) - c(earlier). */
+    if (nclk > nd)
+        for (uint32_t r = 0; r < m->nranks; r++) {
+            const struct rt_rank *rk = &ranks[r];
+            uint32_t prev_v = UINT32_MAX;
+            double prev_c = 0;
+            for (uint64_t i = 0; i < rk->nevents; i++) {
+                uint32_t v = cm_vertex(m, r, rk->events[i].time);
+                double c = cm_corrected(m, r, rk->events[i].time);
+                if (prev_v != UINT32_MAX && v != prev_v) {
+                    if (pair_put(&pairs, prev_v, v, c - prev_c) != 0)
+                        goto fail;
+                    stats->continuity_edges++;
+                }
+                prev_v = v;
+                prev_c = c;
             }
         }
     g = sv_graph_new(nvert, pairs.n + nhub);
@@ -259,6 +294,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     free(pairs.w);
     free(hub);
     free(sides);
+    free(exits);
     return g;
 fail:
     if (g)
@@ -267,6 +303,7 @@ fail:
     free(pairs.w);
     free(hub);
     free(sides);
+    free(exits);
     return NULL;
 #undef HUB_EDGE
 }

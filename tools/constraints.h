@@ -1,6 +1,6 @@
 /* constraints.h — the constraint graph of a matched trace (DESIGN.md
- * "Clock model and solver"). Vertex d < ndomains is clock domain d's offset;
- * further vertices are hubs that encode a collective instance in O(P)
+ * "Clock model and solver"). Vertices below cm_nvertices() are the clocks'
+ * offsets, one per (domain, segment, window: see cm_vertex); further vertices are hubs that encode a collective instance in O(P)
  * edges. An edge u->v of weight w means x_u - x_v <= w. */
 #ifndef SYNCTRACE_CONSTRAINTS_H
 #define SYNCTRACE_CONSTRAINTS_H
@@ -12,6 +12,7 @@
 struct cs_stats {
     size_t message_edges, collective_edges, hubs;
     size_t skipped_same_clock, skipped_neighbor;
+    size_t continuity_edges;   /* between a rank's consecutive events in different segments */
 };
 
 /* lmin[d1 * ndomains + d2]: minimum latency (ns) of a message from domain

@@ -11,6 +11,10 @@
  * with origin = raw at t = 0, off_ticks = round(offset_us * 1e-6 * resolution),
  * drift_fp = round(drift_ppm * 1e-6 * 2^32): the same integer arithmetic as
  * src/clock.c, so recorded ~ (T0 + t + offset + drift * t) * resolution / 1e9.
+ * With --drift-slope S the drift itself changes at a node's slope w (uniform
+ * in +-S ppm per second), as a warming node's does, adding
+ * floor(w/2 * (raw - origin)^2 / resolution) ticks: then no single drift
+ * fits the run, and drift must be estimated between sync rounds.
  * Ranks r with the same r / R (--ranks-per-node R) share a node and so one
  * clock; a node's offset and drift are drawn from (seed, node) the way
  * src/clock.c draws a rank's (with R = 1, `--seed S` gives every rank the
@@ -74,6 +78,7 @@ struct config {
     enum pattern pattern;
     uint64_t iterations, seed, lat_min, lat_mean;
     double offset_us, drift_ppm, compute_us, resolution;
+    double drift_slope;       /* ppm per second, --drift-slope */
 };
 
 /* ---------- errors ---------- */
@@ -139,6 +144,7 @@ static uint64_t compute(void) { return rng_exp(C.compute_us * 1000.0); }
 struct node_clock {
     double offset_us, drift_ppm;
     int64_t off_ticks, drift_fp;
+    long double slope;        /* change of drift per tick, over 2 (--drift-slope) */
 };
 static struct node_clock *clocks;
 static uint64_t origin_ticks;   /* raw ticks at t = 0 */
@@ -153,7 +159,12 @@ static uint64_t raw_ticks(uint64_t t)
 static uint64_t recorded_ticks(int node, uint64_t raw)
 {
     const struct node_clock *c = &clocks[node];
-    return st_skew_apply(raw, origin_ticks, c->off_ticks, c->drift_fp);
+    uint64_t t = st_skew_apply(raw, origin_ticks, c->off_ticks, c->drift_fp);
+    if (c->slope != 0) {
+        long double d = (long double)(int64_t)(raw - origin_ticks);
+        t += (uint64_t)(int64_t)floorl(c->slope * d * d);
+    }
+    return t;
 }
 
 static void setup_clocks(void)
@@ -166,6 +177,13 @@ static void setup_clocks(void)
         st_skew_draw(C.seed, (uint32_t)n, C.offset_us, C.drift_ppm, &clocks[n].offset_us, &clocks[n].drift_ppm);
         clocks[n].off_ticks = llround(clocks[n].offset_us * 1e-6 * C.resolution);
         clocks[n].drift_fp = st_skew_drift_fp(clocks[n].drift_ppm);
+        if (C.drift_slope > 0) {
+            /* its own stream, so the offsets and drifts stay those of SYNCTRACE_SKEW */
+            uint64_t st = C.seed ^ 0x736c6f7065ull;
+            st = st_splitmix64(&st) ^ (uint64_t)n;
+            double w = st_unit_signed(st_splitmix64(&st)) * C.drift_slope * 1e-6;   /* per second */
+            clocks[n].slope = (long double)w / 2 / (long double)C.resolution;
+        }
     }
 }
 
@@ -915,6 +933,8 @@ static void write_meta(void)
     fprintf(f, "clock synthetic\nsync init,%s%s\nsync.interval_config fixed\nbuffer_bytes %d\n",
             C.sync_rounds >= 2 ? "finalize," : "", C.sync_rounds > 2 ? "periodic," : "", META_BUFFER_BYTES);
     fprintf(f, "skew seed=%" PRIu64 ",offset_us=%g,drift_ppm=%g\n", C.seed, C.offset_us, C.drift_ppm);
+    if (C.drift_slope > 0)
+        fprintf(f, "skew.drift_slope_ppm_per_s %g\n", C.drift_slope);
     fprintf(f, "generator synctrace-gen pattern=%s iterations=%" PRIu64 " ranks_per_node=%d latency_ns=%" PRIu64
                ":%" PRIu64 " compute_us=%g resolution=%.0f sync_rounds=%d\n",
             pattern_names[C.pattern], C.iterations, R, C.lat_min, C.lat_mean, C.compute_us, C.resolution,
@@ -947,7 +967,8 @@ static int usage(FILE *to)
 {
     fprintf(to,
             "usage: synctrace-gen OUT_DIR --ranks P [--pattern ring|stencil2d|stencil3d|tree|alltoall|random]\n"
-            "                     [--iterations N] [--offset-us U] [--drift-ppm D] [--latency-ns MIN[:MEAN]]\n"
+            "                     [--iterations N] [--offset-us U] [--drift-ppm D] [--drift-slope S]\n"
+            "                     [--latency-ns MIN[:MEAN]]\n"
             "                     [--sync-rounds K] [--seed S] [--ranks-per-node R] [--compute-us C]\n"
             "                     [--resolution TICKS_PER_S]\n"
             "Write a synthetic raw trace, as libsynctrace.so writes one, for P ranks whose clocks are known;\n"
@@ -959,6 +980,8 @@ static int usage(FILE *to)
             "  --iterations N       default 100\n"
             "  --offset-us U        clock offsets uniform in +-U us, per node (default 1000)\n"
             "  --drift-ppm D        clock drifts uniform in +-D ppm, per node (default 50)\n"
+            "  --drift-slope S      drifts change during the run, uniform in +-S ppm per second, per node\n"
+            "                       (default 0: constant)\n"
             "  --latency-ns MIN[:MEAN]  one-way latency MIN + exponential(MEAN - MIN) ns (default 500:2000;\n"
             "                       MEAN defaults to MIN)\n"
             "  --sync-rounds K      clock synchronisation rounds: 1 = at init, 2 = init and finalize (default),\n"
@@ -1028,7 +1051,7 @@ static void parse(int argc, char **argv)
             C.out = a;
             continue;
         }
-        static const char *valued[] = { "--ranks", "--pattern", "--iterations", "--offset-us", "--drift-ppm",
+        static const char *valued[] = { "--ranks", "--pattern", "--iterations", "--offset-us", "--drift-ppm", "--drift-slope",
                                         "--latency-ns", "--sync-rounds", "--seed", "--ranks-per-node",
                                         "--compute-us", "--resolution" };
         int known = 0;
@@ -1061,6 +1084,9 @@ static void parse(int argc, char **argv)
         } else if (!strcmp(a, "--drift-ppm")) {
             if (parse_double(v, &C.drift_ppm) || C.drift_ppm > MAX_DRIFT_PPM)
                 bad(a, "ppm from 0 to 100000", v);
+        } else if (!strcmp(a, "--drift-slope")) {
+            if (parse_double(v, &C.drift_slope) || C.drift_slope > MAX_DRIFT_PPM)
+                bad(a, "ppm per second from 0 to 100000", v);
         } else if (!strcmp(a, "--latency-ns")) {
             char buf[64];
             if (strlen(v) >= sizeof buf)

@@ -40,6 +40,7 @@ struct options {
     double max_drift;         /* largest drift a clock may have (fraction) */
     int jobs;                 /* threads reading rank archives */
     int force, no_drift;
+    int drift_model;          /* --drift-model: 0 auto, else CM_LINE or CM_SEGMENTS + 1 */
 };
 
 static double now_s(void)
@@ -53,13 +54,16 @@ static int usage(FILE *to)
 {
     fprintf(to, "usage: synctrace merge RAW_DIR -o OUT_DIR [--reference RANK] [--alpha A]\n"
                 "                      [--timebase reference|median] [--min-latency NS] [--max-drift-ppm P]\n"
-                "                      [--no-drift] [--jobs N] [--force]\n"
+                "                      [--drift-model auto|line|segments] [--no-drift] [--jobs N] [--force]\n"
                 "Merge a raw trace into one OTF2 archive with synchronised, tachyon-free timestamps\n"
                 "(OUT_DIR/traces.otf2) and write OUT_DIR/report.json.\n"
                 "  --reference RANK   clock that defines global time (default 0)\n"
                 "  --alpha A          where in the feasible interval offsets lie, 0..1 (default 0.5)\n"
                 "  --timebase median  global time follows the median of the clocks, not one of them\n"
                 "  --min-latency NS   minimum one-way message latency (default 0: receives never before sends)\n"
+                "  --drift-model M    line: one drift per clock, from its first to its last sync round;\n"
+                "                     segments: a drift and an offset per span between sync rounds;\n"
+                "                     auto (default): line, unless the events contradict it and segments less\n"
                 "  --no-drift         do not correct drift between sync rounds\n"
                 "  --max-drift-ppm P  drift estimates beyond P ppm (or this uncertain) are noise (default 200)\n"
                 "  --jobs N           threads reading the rank archives (default: the number of cores)\n"
@@ -92,7 +96,8 @@ static int parse(int argc, char **argv, struct options *o)
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             return usage(stdout) - 1;
         if ((!strcmp(a, "-o") || !strcmp(a, "--reference") || !strcmp(a, "--alpha") || !strcmp(a, "--timebase")
-             || !strcmp(a, "--min-latency") || !strcmp(a, "--max-drift-ppm") || !strcmp(a, "--jobs")) && i + 1 >= argc) {
+             || !strcmp(a, "--min-latency") || !strcmp(a, "--max-drift-ppm") || !strcmp(a, "--jobs")
+             || !strcmp(a, "--drift-model")) && i + 1 >= argc) {
             fprintf(stderr, "synctrace merge: %s needs a value\n", a);
             return 2;
         }
@@ -116,6 +121,13 @@ static int parse(int argc, char **argv, struct options *o)
                 return 2;
             }
             o->median = !strcmp(t, "median");
+        } else if (!strcmp(a, "--drift-model")) {
+            const char *t = argv[++i];
+            if (strcmp(t, "segments") && strcmp(t, "line") && strcmp(t, "auto")) {
+                fprintf(stderr, "synctrace merge: --drift-model is auto, line or segments, not '%s'\n", t);
+                return 2;
+            }
+            o->drift_model = !strcmp(t, "auto") ? 0 : !strcmp(t, "line") ? CM_LINE + 1 : CM_SEGMENTS + 1;
         } else if (!strcmp(a, "--min-latency")) {
             if (parse_number(argv[++i], &o->min_latency) || o->min_latency < 0) {
                 fprintf(stderr, "synctrace merge: --min-latency takes nanoseconds >= 0, not '%s'\n", argv[i]);
@@ -265,7 +277,7 @@ static int solve_model(const struct rt_rank *ranks, const struct cm_model *model
         fprintf(stderr, "synctrace merge: out of memory\n");
         return -1;
     }
-    if (sv_solve(*graph, tau, alpha, *x, delta, *lo, *hi, unbounded) != 0) {
+    if (sv_solve(*graph, cm_domain_vertex(model, tau), alpha, *x, delta, *lo, *hi, unbounded) != 0) {
         fprintf(stderr, "synctrace merge: the solver failed: %s\n", strerror(errno));
         return -1;
     }
@@ -294,40 +306,38 @@ static void solution_free(struct solution *s)
  * less than `best` (smaller delta), it becomes `best` and the model takes
  * the drifts. Returns 1 if adopted, 0 if not, -1 on failure. */
 static int try_drifts(const struct rt_rank *ranks, const struct mg_result *match, const double *lmin, uint32_t tau,
-                      double alpha, struct cm_model *model, const double *beta, struct solution *best)
+                      double alpha, struct cm_model *model, const double *beta, int replace, struct solution *best)
 {
-    struct cm_model trial = *model;
-    trial.domains = malloc(sizeof *trial.domains * model->ndomains);
-    if (!trial.domains)
+    struct cm_model trial;
+    if (cm_copy(model, &trial) != 0)
         return -1;
-    memcpy(trial.domains, model->domains, sizeof *trial.domains * model->ndomains);
     for (uint32_t d = 0; d < model->ndomains; d++)
-        trial.domains[d].beta = beta[d];
+        cm_set_drift(&trial, d, beta[d], replace);
     struct solution s = { 0 };
     if (solve_model(ranks, &trial, match, lmin, tau, alpha, &s.graph, &s.x, &s.lo, &s.hi, &s.delta, &s.unbounded,
                     &s.cs) != 0) {
         solution_free(&s);
-        free(trial.domains);
+        cm_free(&trial);
         return -1;
     }
     if (s.delta < best->delta) {
         solution_free(best);
         *best = s;
-        free(model->domains);
-        model->domains = trial.domains;
+        cm_free(model);
+        *model = trial;
         return 1;
     }
     solution_free(&s);
-    free(trial.domains);
+    cm_free(&trial);
     return 0;
 }
 
-/* Residual drift from the events themselves: cut every clock into
+/* Residual drift from the events themselves: cut every segment into
  * `windows` spans with an offset each, solve, and fit a line through each
- * clock's window offsets relative to the reference's. Two sync rounds close
- * together on a loaded machine can misjudge a drift by hundreds of ppm;
- * thousands of messages over the whole run do not. Returns 0 and the
- * corrected drifts in beta, or -1. */
+ * clock's window offsets relative to the reference's at the same time. Two
+ * sync rounds close together on a loaded machine can misjudge a drift by
+ * hundreds of ppm; thousands of messages over the whole run do not. Returns
+ * 0 and the drift corrections (to add to every segment's) in beta, or -1. */
 static int residual_drift(const struct rt_rank *ranks, const struct cm_model *model, const struct mg_result *match,
                           const double *lmin, uint32_t tau, double alpha, uint32_t windows, double *beta)
 {
@@ -335,25 +345,38 @@ static int residual_drift(const struct rt_rank *ranks, const struct cm_model *mo
     w.windows = windows;
     struct sv_graph *g = NULL;
     double *x = NULL, *lo = NULL, *hi = NULL, delta = 0;
+    double *st = calloc(model->ndomains, sizeof *st), *so = calloc(model->ndomains, sizeof *so);
+    double *stt = calloc(model->ndomains, sizeof *stt), *sto = calloc(model->ndomains, sizeof *sto);
+    uint32_t *cnt = calloc(model->ndomains, sizeof *cnt);
     uint32_t unb = 0;
     struct cs_stats cs;
     int rc = -1;
-    if (solve_model(ranks, &w, match, lmin, tau * windows, alpha, &g, &x, &lo, &hi, &delta, &unb, &cs) != 0)
+    if (!st || !so || !stt || !sto || !cnt
+        || solve_model(ranks, &w, match, lmin, tau, alpha, &g, &x, &lo, &hi, &delta, &unb, &cs) != 0)
         goto done;
+    /* the reference is one segment: its window offsets, by window middle */
+    uint32_t t0 = cm_domain_vertex(&w, tau);
+    double rlen = model->domains[tau].span_ns / windows;
+    for (uint32_t v = 0; v < cm_nvertices(&w); v++) {
+        uint32_t d;
+        double l0, len;
+        cm_vertex_span(&w, v, &d, &l0, &len);
+        if (d == tau || !isfinite(x[v]))
+            continue;   /* a window no constraint reaches */
+        double t = l0 + len / 2, f = rlen > 0 ? t / rlen - 0.5 : 0;
+        int64_t k = (int64_t)floor(f);
+        if (k < 0) k = 0;
+        if (k > (int64_t)windows - 2) k = windows >= 2 ? windows - 2 : 0;
+        double a = x[t0 + k], b = windows >= 2 ? x[t0 + k + 1] : a, frac = f - (double)k;
+        if (!isfinite(a) || !isfinite(b))
+            continue;
+        double o = x[v] - (a + (b - a) * frac);
+        st[d] += t; so[d] += o; stt[d] += t * t; sto[d] += t * o;
+        cnt[d]++;
+    }
     for (uint32_t d = 0; d < model->ndomains; d++) {
-        double len = model->domains[d].span_ns / windows;
-        double st = 0, so = 0, stt = 0, sto = 0;
-        int n = 0;
-        for (uint32_t k = 0; k < windows; k++) {
-            double o = x[d * windows + k] - x[tau * windows + k];
-            if (!isfinite(o))
-                continue;   /* a window no constraint reaches */
-            double t = (k + 0.5) * len;
-            st += t; so += o; stt += t * t; sto += t * o;
-            n++;
-        }
-        double den = n * stt - st * st;
-        beta[d] = model->domains[d].beta + (n >= 2 && den > 0 && d != tau ? (n * sto - st * so) / den : 0);
+        double n = cnt[d], den = n * stt[d] - st[d] * st[d];
+        beta[d] = cnt[d] >= 2 && den > 0 ? (n * sto[d] - st[d] * so[d]) / den : 0;
     }
     rc = 0;
 done:
@@ -362,7 +385,35 @@ done:
     free(x);
     free(lo);
     free(hi);
+    free(st);
+    free(so);
+    free(stt);
+    free(sto);
+    free(cnt);
     return rc;
+}
+
+/* The clock model of the given kind, with --timebase median applied:
+ * Fleury et al., eq. 3, time follows the median clock; folding its rate
+ * into every clock's drift keeps every constraint exact. */
+static int build_model(const struct rt_rank *ranks, uint32_t n, const struct options *o, enum cm_drift_model kind,
+                       struct cm_model *model, double *median_rate)
+{
+    if (cm_build(ranks, n, (uint32_t)o->reference, kind, o->max_drift, model) != 0)
+        return -1;
+    if (o->median) {
+        double *b = malloc(sizeof *b * model->ndomains);
+        if (!b) {
+            cm_free(model);
+            return -1;
+        }
+        for (uint32_t d = 0; d < model->ndomains; d++)
+            b[d] = cm_mean_drift(&model->domains[d]);
+        *median_rate = median(b, model->ndomains);
+        free(b);
+        cm_rebase(model, *median_rate);
+    }
+    return 0;
 }
 
 int cmd_merge(int argc, char **argv)
@@ -462,24 +513,19 @@ int cmd_merge(int argc, char **argv)
     rep.seconds_match = now_s() - t;
     t = now_s();
 
-    if (cm_build(ranks, (uint32_t)n, (uint32_t)o.reference, o.no_drift, o.max_drift, &model) != 0
+    /* One drift per clock first: over the whole run its estimate is the
+     * most precise, and one offset per clock uses every constraint at once.
+     * Only when the events still contradict it after the refinements below
+     * (drift that changes during the run) are the clocks cut into segments
+     * at their sync rounds, each with its own drift and offset, kept if they
+     * contradict the events less:
+     * on a loaded machine, rounds a fraction of a second apart misjudge a
+     * drift by several ppm, which segments would otherwise trust. */
+    enum cm_drift_model kind = o.no_drift ? CM_NO_DRIFT : o.drift_model ? (enum cm_drift_model)(o.drift_model - 1) : CM_LINE;
+    if (build_model(ranks, (uint32_t)n, &o, kind, &model, &rep.median_rate) != 0
         || !(lmin = min_latencies(&o, &model))) {
         fprintf(stderr, "synctrace merge: out of memory\n");
         goto done;
-    }
-    if (o.median) {
-        /* Fleury et al., eq. 3: time follows the median clock. Folding its
-         * rate into every domain's drift keeps every constraint exact. */
-        double *b = malloc(sizeof *b * model.ndomains);
-        if (!b)
-            goto done;
-        for (uint32_t d = 0; d < model.ndomains; d++)
-            b[d] = model.domains[d].beta;
-        double med = median(b, model.ndomains);
-        free(b);
-        for (uint32_t d = 0; d < model.ndomains; d++)
-            model.domains[d].beta = (1 + model.domains[d].beta) / (1 + med) - 1;
-        rep.median_rate = med;
     }
     uint32_t tau = model.domain_of[o.reference];
     if (solve_model(ranks, &model, &match, lmin, tau, o.alpha, &sol.graph, &sol.x, &sol.lo, &sol.hi, &sol.delta,
@@ -490,12 +536,13 @@ int cmd_merge(int argc, char **argv)
      * it and keep the more consistent result. */
     int any_drift = 0;
     for (uint32_t d = 0; d < model.ndomains; d++)
-        any_drift |= model.domains[d].beta != 0;
+        for (uint32_t k = 0; k < model.domains[d].nseg; k++)
+            any_drift |= model.domains[d].seg[k].beta != 0;
     if (sol.delta > 0 && any_drift) {
         double *zero = calloc(model.ndomains, sizeof *zero);
         if (!zero)
             goto done;
-        rep.drift_dropped = try_drifts(ranks, &match, lmin, tau, o.alpha, &model, zero, &sol) == 1;
+        rep.drift_dropped = try_drifts(ranks, &match, lmin, tau, o.alpha, &model, zero, 1, &sol) == 1;
         free(zero);
     }
     /* When the events contradict the drift model (delta > 0), refine the
@@ -506,12 +553,39 @@ int cmd_merge(int argc, char **argv)
     for (int pass = 0; pass < 2 && sol.delta > 0 && model.ndomains > 1 && !o.no_drift; pass++) {
         double *beta = malloc(sizeof *beta * model.ndomains);
         int adopted = beta && residual_drift(ranks, &model, &match, lmin, tau, o.alpha, REFINE_WINDOWS, beta) == 0
-                      && try_drifts(ranks, &match, lmin, tau, o.alpha, &model, beta, &sol) == 1;
+                      && try_drifts(ranks, &match, lmin, tau, o.alpha, &model, beta, 0, &sol) == 1;
         free(beta);
         if (!adopted)
             break;
         rep.drift_refined = pass + 1;
     }
+    /* Still contradicted: cut the clocks at their sync rounds. */
+    if (sol.delta > 0 && kind == CM_LINE && !o.drift_model) {
+        struct cm_model seg;
+        struct solution s2 = { 0 };
+        if (build_model(ranks, (uint32_t)n, &o, CM_SEGMENTS, &seg, &rep.median_rate) != 0)
+            goto done;
+        if (seg.nsegments > seg.ndomains) {
+            if (solve_model(ranks, &seg, &match, lmin, tau, o.alpha, &s2.graph, &s2.x, &s2.lo, &s2.hi, &s2.delta,
+                            &s2.unbounded, &s2.cs) != 0) {
+                cm_free(&seg);
+                solution_free(&s2);
+                goto done;
+            }
+            if (s2.delta < sol.delta) {
+                struct cm_model t1 = model;
+                struct solution t2 = sol;
+                model = seg;
+                sol = s2;
+                seg = t1;
+                s2 = t2;
+                rep.drift_dropped = rep.drift_refined = 0;   /* they were the line's */
+            }
+        }
+        cm_free(&seg);
+        solution_free(&s2);
+    }
+    rep.segments_used = model.nsegments > model.ndomains;
     struct sv_graph *graph = sol.graph;
     double *x = sol.x, *lo = sol.lo, *hi = sol.hi, delta = sol.delta;
     uint32_t unbounded = sol.unbounded;
@@ -520,17 +594,20 @@ int cmd_merge(int argc, char **argv)
     /* A domain no constraint ties to the reference keeps the sync-round
      * estimate: the best there is, reported as unbounded. */
     for (uint32_t d = 0; d < model.ndomains; d++)
-        if (isnan(x[d]))
-            x[d] = model.domains[d].offset_ns + model.domains[d].beta * 0;
+        for (uint32_t k = 0; k < model.domains[d].nseg; k++)
+            if (isnan(x[model.domains[d].first_seg + k]))
+                x[model.domains[d].first_seg + k] = model.domains[d].seg[k].x_est;
+    uint32_t nclk = cm_nvertices(&model);
     if (o.median) {
         double *v = malloc(sizeof *v * model.ndomains);
         if (!v)
             goto done;
-        memcpy(v, x, sizeof *v * model.ndomains);
+        for (uint32_t d = 0; d < model.ndomains; d++)
+            v[d] = x[cm_domain_vertex(&model, d)];
         double shift = median(v, model.ndomains);
         free(v);
-        for (uint32_t d = 0; d < model.ndomains; d++)
-            x[d] -= shift;
+        for (uint32_t k = 0; k < nclk; k++)
+            x[k] -= shift;
     }
     rep.seconds_solve = now_s() - t;
     rep.delta_ns = delta;
@@ -548,16 +625,17 @@ int cmd_merge(int argc, char **argv)
     double gmin = INFINITY;
     for (int r = 0; r < n; r++)
         if (ranks[r].nevents)
-            gmin = fmin(gmin, cm_corrected(&model, r, ranks[r].events[0].time) + x[model.domain_of[r]]);
+            gmin = fmin(gmin, cm_corrected(&model, r, ranks[r].events[0].time)
+                                  + x[cm_vertex(&model, r, ranks[r].events[0].time)]);
     for (int r = 0; r < n; r++) {
         const struct rt_rank *rk = &ranks[r];
         gtime[r] = malloc(sizeof **gtime * (rk->nevents ? rk->nevents : 1));
         if (!gtime[r])
             goto done;
-        double xr = x[model.domain_of[r]];
         uint64_t prev = 0;
         for (uint64_t i = 0; i < rk->nevents; i++) {
-            double g = cm_corrected(&model, r, rk->events[i].time) + xr - gmin;
+            uint64_t ti = rk->events[i].time;
+            double g = cm_corrected(&model, r, ti) + x[cm_vertex(&model, r, ti)] - gmin;
             uint64_t v = g <= 0 ? 0 : (uint64_t)llround(g);
             if (v < prev)
                 v = prev;   /* rounding only: c() is monotonic */
@@ -597,12 +675,13 @@ int cmd_merge(int argc, char **argv)
     if (model.ndomains <= 2000 && model.ndomains > 1) {
         double *ap = malloc(sizeof *ap * (size_t)nv * nv);
         if (nv <= 4000 && ap && sv_all_pairs(graph, delta, 4000, ap) == 0) {
-            /* only the domain vertices: copy the leading block */
+            /* between clocks: each domain's first segment */
             uint32_t nd = model.ndomains;
             double *block = malloc(sizeof *block * (size_t)nd * nd);
             if (block) {
                 for (uint32_t a = 0; a < nd; a++)
-                    memcpy(block + (size_t)a * nd, ap + (size_t)a * nv, sizeof *block * nd);
+                    for (uint32_t b = 0; b < nd; b++)
+                        block[(size_t)a * nd + b] = ap[(size_t)cm_domain_vertex(&model, a) * nv + cm_domain_vertex(&model, b)];
                 sv_pair_uncertainty(block, nd, &rep.pair_max_ns, &rep.pair_mean_ns);
                 rep.have_pairs = 1;
                 free(block);

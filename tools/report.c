@@ -16,6 +16,8 @@ void report_free(struct report *r)
 {
     free(r->domains);
     r->domains = NULL;
+    free(r->segments);
+    r->segments = NULL;
 }
 
 /* The median of v[0..n) by quickselect (Hoare's FIND): linear time, v reordered. */
@@ -131,66 +133,72 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         r->truth_violating_collectives = collective_violations(match, truth);
     }
 
-    /* per domain: offset, drift, bounds, and with true_time the truth */
+    /* per domain and segment: offset, drift, bounds, and with true_time the truth */
+    uint32_t nv = cm_nvertices(m), tv = cm_domain_vertex(m, tau);
     r->ndomains = nd;
     r->domains = calloc(nd ? nd : 1, sizeof *r->domains);
-    double *truth_x = calloc(nd ? nd : 1, sizeof *truth_x);
-    int *has = calloc(nd ? nd : 1, sizeof *has);
+    r->nsegments = nv;
+    r->segments = calloc(nv ? nv : 1, sizeof *r->segments);
+    double *truth_x = calloc(nv ? nv : 1, sizeof *truth_x);
+    int *has = calloc(nv ? nv : 1, sizeof *has);
     r->have_truth = nranks > 0 && truth && truth[0] != NULL;
-    if (r->domains && truth_x && has && r->have_truth) {
-        /* The true x_d - x_tau: where the reference's corrected clock stood at
-         * an event's true time, minus the event's corrected time (median over
-         * the domain's events). The reference's clock is read off its own
-         * events by interpolation. */
+    if (r->domains && r->segments && truth_x && has && r->have_truth) {
+        /* The true x_v - x_tau of each segment v: where the reference's
+         * corrected clock stood at an event's true time, minus the event's
+         * corrected time (median over the segment's events). The
+         * reference's clock is read off its own events by interpolation. */
         uint32_t ref_rank = 0;
         while (ref_rank < nranks && m->domain_of[ref_rank] != tau)
             ref_rank++;
         const struct rt_rank *rr = &ranks[ref_rank];
-        for (uint32_t d = 0; d < nd && ref_rank < nranks && truth[ref_rank]; d++) {
-            size_t cnt = 0;
-            for (uint32_t q = 0; q < nranks; q++)
-                if (m->domain_of[q] == d)
-                    cnt += ranks[q].nevents;
-            double *v = malloc(sizeof *v * (cnt ? cnt : 1));
-            if (!v)
-                continue;
-            size_t k = 0;
+        size_t *start = calloc((size_t)nv + 1, sizeof *start);
+        size_t total_ev = 0;
+        for (uint32_t q = 0; q < nranks; q++)
+            total_ev += ranks[q].nevents;
+        double *v = malloc(sizeof *v * (total_ev ? total_ev : 1));
+        for (uint32_t q = 0; start && q < nranks; q++)   /* events per vertex, then where each vertex's run begins */
+            for (uint64_t i = 0; truth[q] && i < ranks[q].nevents; i++)
+                start[cm_vertex(m, q, ranks[q].events[i].time) + 1]++;
+        for (uint32_t k = 0; start && k < nv; k++)
+            start[k + 1] += start[k];
+        size_t *fill = start ? malloc(sizeof *fill * (nv ? nv : 1)) : NULL;
+        if (fill && v && ref_rank < nranks && truth[ref_rank] && rr->nevents >= 2) {
+            memcpy(fill, start, sizeof *fill * nv);
             for (uint32_t q = 0; q < nranks; q++) {
-                if (m->domain_of[q] != d || !truth[q])
+                if (!truth[q] || !ranks[q].nevents)
                     continue;
                 /* walks the reference's events in true-time order, from the
                  * first one at or before this rank's first event */
-                uint64_t j = 0;
-                if (ranks[q].nevents && rr->nevents > 2) {
-                    uint64_t lo = 0, hi = rr->nevents - 2, first = truth[q][0];
-                    while (lo < hi) {
-                        uint64_t mid = lo + (hi - lo + 1) / 2;
-                        if (truth[ref_rank][mid] <= first)
-                            lo = mid;
-                        else
-                            hi = mid - 1;
-                    }
-                    j = lo;
+                uint64_t lo_i = 0, hi_i = rr->nevents - 2, first = truth[q][0];
+                while (lo_i < hi_i) {
+                    uint64_t mid = lo_i + (hi_i - lo_i + 1) / 2;
+                    if (truth[ref_rank][mid] <= first)
+                        lo_i = mid;
+                    else
+                        hi_i = mid - 1;
                 }
+                uint64_t j = lo_i;
                 for (uint64_t i = 0; i < ranks[q].nevents; i++) {
                     uint64_t tt = truth[q][i];
                     while (j + 2 < rr->nevents && truth[ref_rank][j + 1] <= tt)
                         j++;
-                    if (rr->nevents < 2)
-                        break;
                     double t0 = (double)truth[ref_rank][j], t1 = (double)truth[ref_rank][j + 1];
                     double c0 = cm_corrected(m, ref_rank, rr->events[j].time);
                     double c1 = cm_corrected(m, ref_rank, rr->events[j + 1].time);
                     double cref = t1 > t0 ? c0 + (c1 - c0) * ((double)tt - t0) / (t1 - t0) : c0;
-                    v[k++] = cref - cm_corrected(m, q, ranks[q].events[i].time);
+                    uint64_t t = ranks[q].events[i].time;
+                    v[fill[cm_vertex(m, q, t)]++] = cref - cm_corrected(m, q, t);
                 }
             }
-            if (k) {
-                truth_x[d] = median_of(v, k);
-                has[d] = 1;
-            }
-            free(v);
+            for (uint32_t k = 0; k < nv; k++)
+                if (start[k + 1] > start[k]) {
+                    truth_x[k] = median_of(v + start[k], start[k + 1] - start[k]);
+                    has[k] = 1;
+                }
         }
+        free(fill);
+        free(start);
+        free(v);
         /* Errors of global time against true time, after removing the common
          * shift and rate (any global clock may run at its own pace): the
          * residuals of a least-squares line, ours and today's. */
@@ -254,24 +262,47 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         free(raw);
         free(tt);
     }
-    for (uint32_t d = 0; r->domains && d < nd; d++) {
+    for (uint32_t d = 0; r->domains && r->segments && d < nd; d++) {
+        const struct cm_domain *dom = &m->domains[d];
         struct report_domain *rd = &r->domains[d];
-        rd->drift_rejected = m->domains[d].drift_rejected;
-        rd->id = m->domains[d].id;
-        rd->offset_ns = x[d] - x[tau];
-        rd->drift_ppm = m->domains[d].beta * 1e6;
-        /* The solver's bounds hold for the drift model; a drift estimate off by
-         * beta_err moves the true offset by up to beta_err x span over the run. */
-        double drift_u = (m->domains[d].beta_err + m->domains[tau].beta_err) * m->domains[d].span_ns;
-        rd->lo_ns = lo ? lo[d] - drift_u : -INFINITY;
-        rd->hi_ns = hi ? hi[d] + drift_u : INFINITY;
-        if (has && truth_x && has[d] && has[tau]) {
-            rd->has_truth = 1;
-            rd->true_offset_ns = truth_x[d] - truth_x[tau];
-            /* 1 ns of rounding, and the drift model's residual is not part of the bound */
-            rd->inside = rd->true_offset_ns >= rd->lo_ns - r->delta_ns - 1 && rd->true_offset_ns <= rd->hi_ns + r->delta_ns + 1;
-            r->domains_inside += (uint32_t)rd->inside;
+        rd->drift_rejected = dom->drift_rejected;
+        rd->id = dom->id;
+        rd->drift_ppm = cm_mean_drift(dom) * 1e6;
+        rd->nsegments = dom->nseg;
+        rd->first_segment = dom->first_seg;
+        rd->inside = 1;
+        for (uint32_t k = 0; k < dom->nseg; k++) {
+            uint32_t sv = dom->first_seg + k;
+            const struct cm_segment *seg = &dom->seg[k];
+            struct report_segment *rs = &r->segments[sv];
+            rs->start_ns = seg->l0;
+            rs->offset_ns = x[sv] - x[tv];
+            rs->drift_ppm = seg->beta * 1e6;
+            rs->drift_rejected = seg->drift_rejected;
+            /* The solver's bounds hold for the drift model; a drift estimate
+             * off by beta_err moves the true offset by up to beta_err x the
+             * segment's length. */
+            double drift_u = (seg->beta_err + m->domains[tau].seg[0].beta_err) * seg->span_ns;
+            rs->lo_ns = lo ? lo[sv] - drift_u : -INFINITY;
+            rs->hi_ns = hi ? hi[sv] + drift_u : INFINITY;
+            if (has[sv] && has[tv]) {
+                rs->has_truth = 1;
+                rs->true_offset_ns = truth_x[sv] - truth_x[tv];
+                /* 1 ns of rounding, and the drift model's residual is not part of the bound */
+                rs->inside = rs->true_offset_ns >= rs->lo_ns - r->delta_ns - 1
+                             && rs->true_offset_ns <= rs->hi_ns + r->delta_ns + 1;
+                rd->has_truth = 1;
+                rd->inside &= rs->inside;
+            }
         }
+        /* the domain's row: its first segment, where the run begins */
+        const struct report_segment *s0 = &r->segments[dom->first_seg];
+        rd->offset_ns = s0->offset_ns;
+        rd->lo_ns = s0->lo_ns;
+        rd->hi_ns = s0->hi_ns;
+        rd->true_offset_ns = s0->true_offset_ns;
+        if (rd->has_truth)
+            r->domains_inside += (uint32_t)rd->inside;
     }
     free(truth_x);
     free(has);
@@ -370,7 +401,10 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
             r->vertices, r->edges, r->hubs, r->unbounded);
     json_number(f, "delta_ns", r->delta_ns, 0);
     fprintf(f, "  \"drift_model\": \"%s\",\n  \"drift_refinement_passes\": %d,\n",
-            r->drift_dropped ? "dropped (contradicted the events)" : "sync rounds", r->drift_refined);
+            r->drift_dropped ? "dropped (contradicted the events)"
+            : r->segments_used ? "segments (a drift and an offset per span between sync rounds)"
+                               : "line (one drift per clock, first to last sync round)",
+            r->drift_refined);
     if (r->have_pairs) {
         json_number(f, "pair_uncertainty_max_ns", r->pair_max_ns, 0);
         json_number(f, "pair_uncertainty_mean_ns", r->pair_mean_ns, 0);
@@ -387,7 +421,20 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
         if (x->has_truth)
             fprintf(f, ", \"true_offset_ns\": %.3f, \"true_inside_bounds\": %s", x->true_offset_ns,
                     x->inside ? "true" : "false");
-        fprintf(f, " }%s\n", d + 1 < r->ndomains ? "," : "");
+        /* segments between sync rounds: their own offset, drift and bounds */
+        fprintf(f, ",\n      \"segments\": [");
+        for (uint32_t k = 0; r->segments && k < x->nsegments; k++) {
+            const struct report_segment *g = &r->segments[x->first_segment + k];
+            fprintf(f, "%s{ \"start_ns\": %.3f, \"offset_ns\": %.3f, \"drift_ppm\": %.6f, \"drift_rejected\": %s",
+                    k ? ", " : "", g->start_ns, g->offset_ns, g->drift_ppm, g->drift_rejected ? "true" : "false");
+            if (isfinite(g->lo_ns) && isfinite(g->hi_ns))
+                fprintf(f, ", \"lo_ns\": %.3f, \"hi_ns\": %.3f", g->lo_ns, g->hi_ns);
+            if (g->has_truth)
+                fprintf(f, ", \"true_offset_ns\": %.3f, \"true_inside_bounds\": %s", g->true_offset_ns,
+                        g->inside ? "true" : "false");
+            fprintf(f, " }");
+        }
+        fprintf(f, "] }%s\n", d + 1 < r->ndomains ? "," : "");
     }
     fprintf(f, "  ],\n");
     if (r->have_truth) {

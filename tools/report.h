@@ -10,13 +10,27 @@
 #include "match.h"
 #include "rawtrace.h"
 
+/* A clock between two sync rounds (clockmodel.h): offset against the
+ * reference at its start, drift, bounds. */
+struct report_segment {
+    double start_ns;          /* local time since the domain's first event */
+    double offset_ns, drift_ppm, lo_ns, hi_ns;
+    int has_truth;
+    double true_offset_ns;
+    int inside;
+    int drift_rejected;
+};
+
+/* A clock domain: its first segment's figures, the run's mean drift, and
+ * whether the truth lies inside the bounds of every segment. */
 struct report_domain {
     int id;
     double offset_ns, drift_ppm, lo_ns, hi_ns;
     int has_truth;
     double true_offset_ns;    /* truth-derived offset relative to the reference */
-    int inside;               /* true offset within [lo, hi] (+ delta) */
+    int inside;               /* true offsets within [lo, hi] (+ delta), in every segment */
     int drift_rejected;
+    uint32_t nsegments, first_segment;   /* into report.segments */
 };
 
 struct report {
@@ -30,11 +44,14 @@ struct report {
     size_t edges;
     double delta_ns, median_rate;
     int drift_dropped;        /* the drift model contradicted the events more than no drift */
+    int segments_used;        /* clocks cut at their sync rounds (the events contradicted one drift per clock) */
     int drift_refined;        /* passes of drift refinement from the events that were kept */
     int have_pairs;
     double pair_max_ns, pair_mean_ns;
     struct report_domain *domains;
     uint32_t ndomains;
+    struct report_segment *segments;
+    uint32_t nsegments;
     int have_truth;
     double true_err_max_ns, true_err_median_ns, raw_err_max_ns, raw_err_median_ns;
     double interval_distortion_max_ns;
