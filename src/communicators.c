@@ -103,6 +103,61 @@ static struct st_commrec *lookup(MPI_Comm comm)
     return st_handlemap_get(&comms, (uintptr_t)comm);
 }
 
+/* A topology communicator's in-neighbours of this rank, in the order MPI's
+ * neighbourhood collectives receive from them (for each Cartesian
+ * dimension the negative then the positive direction; a graph's
+ * neighbours; a distributed graph's sources), MPI_PROC_NULL left out: the
+ * merge constrains each rank's exit from a neighbourhood collective to
+ * follow its in-neighbours' entries. `world` maps comm ranks to world ranks. */
+static void record_neighbours(MPI_Comm comm, uint32_t ref, const int *world, int size)
+{
+    int topo = MPI_UNDEFINED, n = 0, me = 0;
+    if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS || topo == MPI_UNDEFINED)
+        return;
+    PMPI_Comm_rank(comm, &me);
+    int *in = NULL;
+    if (topo == MPI_CART) {
+        int nd = 0;
+        PMPI_Cartdim_get(comm, &nd);
+        in = malloc(sizeof *in * (size_t)(2 * nd + 1));
+        for (int d = 0; in && d < nd; d++) {
+            int src = MPI_PROC_NULL, dst = MPI_PROC_NULL;
+            PMPI_Cart_shift(comm, d, 1, &src, &dst);
+            /* receives come from the rank below (src) and the rank above (dst) */
+            if (src != MPI_PROC_NULL)
+                in[n++] = src;
+            if (dst != MPI_PROC_NULL)
+                in[n++] = dst;
+        }
+    } else if (topo == MPI_GRAPH) {
+        PMPI_Graph_neighbors_count(comm, me, &n);
+        in = malloc(sizeof *in * (size_t)(n + 1));
+        if (in)
+            PMPI_Graph_neighbors(comm, me, n, in);
+    } else if (topo == MPI_DIST_GRAPH) {
+        int indeg = 0, outdeg = 0, weighted = 0;
+        PMPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted);
+        in = malloc(sizeof *in * (size_t)(indeg + 1));
+        int *out = malloc(sizeof *out * (size_t)(outdeg + 1));
+        int *inw = malloc(sizeof *inw * (size_t)(indeg + 1)), *outw = malloc(sizeof *outw * (size_t)(outdeg + 1));
+        if (in && out && inw && outw
+            && PMPI_Dist_graph_neighbors(comm, indeg, in, weighted ? inw : MPI_UNWEIGHTED, outdeg, out,
+                                         weighted ? outw : MPI_UNWEIGHTED) == MPI_SUCCESS)
+            n = indeg;
+        free(out);
+        free(inw);
+        free(outw);
+    }
+    if (!in)
+        return;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (in[i] >= 0 && in[i] < size)
+            in[k++] = world[in[i]];
+    st_writer_comm_neighbours(ref, k, in);
+    free(in);
+}
+
 /* Take the key of the next communicator made from a parent with key
  * parent_key and the groups of `like` (the new communicator itself, or for
  * MPI_Comm_idup its parent, whose groups it copies), and unless comm is
@@ -135,7 +190,9 @@ static uint64_t define_new(uint64_t parent_key, MPI_Comm like, MPI_Comm comm, co
             char name[64];
             snprintf(name, sizeof name, "comm %016llx", (unsigned long long)key);
             /* Peers of point-to-point calls on an intercommunicator are remote ranks. */
-            remember(comm, key, name, inter ? nr : nl, inter ? rw : lw);
+            struct st_commrec *rec = remember(comm, key, name, inter ? nr : nl, inter ? rw : lw);
+            if (rec && !inter)
+                record_neighbours(comm, rec->ref, lw, nl);
         }
     }
     free(lw);

@@ -29,6 +29,10 @@ struct st_comm_def {
     uint32_t name;            /* string ref */
     uint32_t nmembers;
     uint64_t *members;        /* world ranks */
+    uint32_t in_name;         /* string ref of the in-neighbour group's name, when has_in */
+    int has_in;
+    uint32_t nin;
+    uint64_t *in;             /* in-neighbours, world ranks */
 };
 
 struct st_clock_offset {
@@ -233,6 +237,7 @@ uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_
         W.comms = nv;
     }
     struct st_comm_def *c = &W.comms[W.ncomms];
+    memset(c, 0, sizeof *c);
     c->name = string_ref(name);
     c->nmembers = (uint32_t)nmembers;
     c->members = malloc(sizeof *c->members * (size_t)(nmembers ? nmembers : 1));
@@ -256,6 +261,34 @@ uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_
         }
     }
     return W.ncomms++;
+}
+
+void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
+{
+    if (comm >= W.ncomms || n < 0)
+        return;
+    struct st_comm_def *c = &W.comms[comm];
+    uint64_t *in = malloc(sizeof *in * (size_t)(n ? n : 1));
+    char name[64];
+    snprintf(name, sizeof name, "synctrace in-neighbours of comm %u", comm);
+    if (!in)
+        return;
+    for (int i = 0; i < n; i++)
+        in[i] = (uint64_t)world_ranks[i];
+    free(c->in);
+    c->in = in;
+    c->nin = (uint32_t)n;
+    c->in_name = string_ref(name);
+    c->has_in = 1;
+    /* neighbours REF N LIST: world ranks, comma-separated, "-" for none */
+    char *tail = malloc(32 + 12 * (size_t)n);
+    if (tail) {
+        size_t k = (size_t)sprintf(tail, " %u %d %s", comm, n, n ? "" : "-");
+        for (int i = 0; i < n; i++)
+            k += (size_t)sprintf(tail + k, "%s%d", i ? "," : "", world_ranks[i]);
+        journal_record("neighbours", NULL, tail);
+        free(tail);
+    }
 }
 
 void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev)
@@ -588,6 +621,12 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
         OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, d->name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                         OTF2_GROUP_FLAG_NONE, d->nmembers, d->members);
         OTF2_GlobalDefWriter_WriteComm(gd, c, d->name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    }
+    for (uint32_t c = 0; c < W.ncomms; c++) {
+        const struct st_comm_def *d = &W.comms[c];
+        if (d->has_in)
+            OTF2_GlobalDefWriter_WriteGroup(gd, W.ncomms + 1 + c, d->in_name, OTF2_GROUP_TYPE_LOCATIONS,
+                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in);
     }
 }
 

@@ -36,6 +36,11 @@ void st_writer_discard(void);
 /* Definitions. A communicator's members are given as world ranks in the
  * order of their rank in it; `name` carries its agreed key. */
 uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_ranks);
+/* This rank's in-neighbours on a topology communicator (a ref from
+ * st_writer_define_comm), as world ranks in MPI's neighbourhood order: whom
+ * a neighbourhood collective receives from. Written as the group
+ * "synctrace in-neighbours of comm REF". */
+void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks);
 void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev);
 void st_writer_property(const char *name, const char *value);
 /* Fix the archive's timer resolution (ticks per second, rounded); returns

@@ -116,6 +116,8 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
          * now (every domain's rounds measure against it). */
         if (!no_drift && rk->noffsets >= 2)
             drift_between(&rk->offsets[0], &rk->offsets[rk->noffsets - 1], &dom->beta, &dom->beta_err);
+        else if (!no_drift && d != ref_domain)
+            dom->beta_err = max_drift;   /* one round: the drift is unknown, only physical */
         if (fabs(dom->beta) > max_drift || dom->beta_err > max_drift) {
             dom->beta = 0;
             dom->beta_err = max_drift;   /* unknown, but physical */

@@ -15,9 +15,10 @@
  * global times to whole nanoseconds (monotone) can never turn a bound met
  * within the solver's tolerance into a 1 ns tachyon: a >= b + 1 implies
  * round(a) >= round(b).
- * Neighbourhood collectives are left out (their semantics depend on the
- * topology); leaving a constraint out never makes a result wrong, only less
- * precise. */
+ *   neighbourhood collectives: each member's exit after the entries of its
+ *     in-neighbours, as the tracer recorded the topology (one edge each).
+ * Leaving a constraint out (an operation whose semantics the trace does not
+ * tell) never makes a result wrong, only less precise. */
 #include "constraints.h"
 
 #include <math.h>
@@ -107,9 +108,12 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     uint32_t nvert = nclock;
     struct side *sides = calloc(nclock ? nclock : 1, sizeof *sides);
     struct side *exits = calloc(nclock ? nclock : 1, sizeof *exits);
+    uint32_t *member_of = malloc(sizeof *member_of * (m->nranks ? m->nranks : 1));   /* world rank -> member */
     struct sv_graph *g = NULL;
-    if (!sides || !exits)
+    if (!sides || !exits || !member_of)
         goto fail;
+    for (uint32_t r = 0; r < m->nranks; r++)
+        member_of[r] = UINT32_MAX;
 
 #define HUB_EDGE(a, b, weight)                                                       \
     do {                                                                             \
@@ -143,10 +147,35 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     for (size_t i = 0; i < match->ncollectives; i++) {
         const struct mg_collective *c = &match->collectives[i];
         enum mg_shape sh = mg_shape_of(c->op);
-        if (c->neighbor || sh == MG_SKIP) {
-            stats->skipped_neighbor++;
+        if (c->neighbor) {
+            /* each member's exit follows the entries of its in-neighbours:
+             * one edge per (member, in-neighbour), O(P * degree) */
+            for (uint32_t k = 0; k < c->nmembers; k++)
+                member_of[c->members[k].enter.rank] = k;
+            for (uint32_t k = 0; k < c->nmembers; k++) {
+                uint32_t nin;
+                const uint64_t *in = mg_in_neighbours(ranks, &c->members[k], &nin);
+                if (!in)
+                    stats->skipped_neighbor++;
+                struct mg_event_ref out = c->members[k].exit;
+                for (uint32_t j = 0; in && j < nin; j++) {
+                    if (in[j] >= m->nranks || member_of[in[j]] == UINT32_MAX)
+                        continue;   /* a neighbour that never got there (crashed rank) */
+                    struct mg_event_ref src = c->members[member_of[in[j]]].enter;
+                    uint32_t u = vertex(ranks, m, src), v = vertex(ranks, m, out);
+                    if (u == v)
+                        continue;
+                    if (pair_put(&pairs, u, v, corrected(ranks, m, out) - corrected(ranks, m, src) - ROUNDING_MARGIN_NS))
+                        goto fail;
+                    stats->neighbour_edges++;
+                }
+            }
+            for (uint32_t k = 0; k < c->nmembers; k++)
+                member_of[c->members[k].enter.rank] = UINT32_MAX;
             continue;
         }
+        if (sh == MG_SKIP)
+            continue;
         if (c->nmembers < 2)
             continue;
         if (sh == MG_SCAN || sh == MG_EXSCAN) {
@@ -295,6 +324,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     free(hub);
     free(sides);
     free(exits);
+    free(member_of);
     return g;
 fail:
     if (g)
@@ -304,6 +334,7 @@ fail:
     free(hub);
     free(sides);
     free(exits);
+    free(member_of);
     return NULL;
 #undef HUB_EDGE
 }

@@ -11,8 +11,9 @@
 
 struct cs_stats {
     size_t message_edges, collective_edges, hubs;
-    size_t skipped_same_clock, skipped_neighbor;
-    size_t continuity_edges;   /* between a rank's consecutive events in different segments */
+    size_t skipped_same_clock, skipped_neighbor;   /* skipped_neighbor: members whose topology is unknown */
+    size_t continuity_edges;
+    size_t neighbour_edges;    /* from neighbourhood collectives */   /* between a rank's consecutive events in different segments */
 };
 
 /* lmin[d1 * ndomains + d2]: minimum latency (ns) of a message from domain

@@ -30,6 +30,12 @@ static void dump_rank(const struct rt_rank *r, int events_only)
             for (uint32_t i = 0; i < r->comms[c].nmembers; i++)
                 printf("%s%d", i ? "," : "=", (int)(int64_t)r->comms[c].members[i]);
             printf("\n");
+            if (r->comms[c].has_in) {   /* a topology communicator */
+                printf("# rank %d in_neighbours comm %s%s", r->rank, r->comms[c].name, r->comms[c].nin ? "" : " =-");
+                for (uint32_t i = 0; i < r->comms[c].nin; i++)
+                    printf("%s%d", i ? "," : " =", (int)(int64_t)r->comms[c].in[i]);
+                printf("\n");
+            }
         }
         for (uint32_t i = 0; i < r->noffsets; i++)
             printf("# rank %d clock_offset time=%" PRIu64 " offset=%" PRId64 " stddev=%.1f\n", r->rank,

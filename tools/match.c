@@ -461,3 +461,47 @@ enum mg_shape mg_shape_of(uint32_t op)
         return MG_SKIP;
     }
 }
+
+const uint64_t *mg_in_neighbours(const struct rt_rank *ranks, const struct mg_member *m, uint32_t *n)
+{
+    const struct rt_rank *r = &ranks[m->exit.rank];
+    uint32_t comm = r->events[m->exit.index].ref;   /* the exit event names the communicator */
+    *n = 0;
+    if (comm >= r->ncomms || !r->comms[comm].has_in)
+        return NULL;
+    *n = r->comms[comm].nin;
+    return r->comms[comm].in;
+}
+
+size_t mg_neighbour_violations(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+                               uint64_t *const *times)
+{
+    size_t bad = 0;
+    uint32_t *member_of = malloc(sizeof *member_of * (nranks ? nranks : 1));   /* world rank -> member */
+    if (!member_of)
+        return 0;
+    for (uint32_t r = 0; r < nranks; r++)
+        member_of[r] = UINT32_MAX;
+    for (size_t i = 0; i < match->ncollectives; i++) {
+        const struct mg_collective *c = &match->collectives[i];
+        if (!c->neighbor)
+            continue;
+        for (uint32_t k = 0; k < c->nmembers; k++)
+            member_of[c->members[k].enter.rank] = k;
+        for (uint32_t k = 0; k < c->nmembers; k++) {
+            uint32_t n;
+            const uint64_t *in = mg_in_neighbours(ranks, &c->members[k], &n);
+            uint64_t out = times[c->members[k].exit.rank][c->members[k].exit.index];
+            for (uint32_t j = 0; in && j < n; j++) {
+                if (in[j] >= nranks || member_of[in[j]] == UINT32_MAX)
+                    continue;
+                const struct mg_member *src = &c->members[member_of[in[j]]];
+                bad += out < times[src->enter.rank][src->enter.index];
+            }
+        }
+        for (uint32_t k = 0; k < c->nmembers; k++)
+            member_of[c->members[k].enter.rank] = UINT32_MAX;
+    }
+    free(member_of);
+    return bad;
+}

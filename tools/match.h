@@ -36,7 +36,7 @@ struct mg_collective {
     uint32_t comm;            /* global communicator id */
     uint32_t op;              /* OTF2_CollectiveOp */
     int root;                 /* world rank, or -1 */
-    int neighbor;             /* a neighbourhood collective (semantics not modelled) */
+    int neighbor;             /* a neighbourhood collective: each exit follows its in-neighbours' entries */
     uint32_t nmembers;        /* members seen; the communicator may have more */
     struct mg_member *members;
 };
@@ -76,6 +76,17 @@ struct mg_result {
  *   MG_SKIP        nothing known */
 enum mg_shape { MG_ALL_TO_ALL, MG_ONE_TO_ALL, MG_ALL_TO_ONE, MG_SCAN, MG_EXSCAN, MG_SKIP };
 enum mg_shape mg_shape_of(uint32_t otf2_op);
+
+/* A neighbourhood collective member's in-neighbours (world ranks), as its
+ * rank recorded them for the communicator; NULL when the trace does not
+ * say (then the instance constrains nothing). */
+const uint64_t *mg_in_neighbours(const struct rt_rank *ranks, const struct mg_member *m, uint32_t *n);
+
+/* For each neighbourhood collective instance of `match`, every member's
+ * exit at or after the entries of its in-neighbours in times[rank][index]?
+ * Returns the number of (member, in-neighbour) pairs that are not. */
+size_t mg_neighbour_violations(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+                               uint64_t *const *times);
 
 /* Returns 0, or -1 with a one-line message (allocation failure). */
 int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen);

@@ -615,6 +615,7 @@ int cmd_merge(int argc, char **argv)
     rep.vertices = nv;
     rep.edges = sv_edges(graph);
     rep.hubs = cs.hubs;
+    rep.neighbour_edges = cs.neighbour_edges;
     t = now_s();
 
     /* Global times; the earliest event becomes 0. */

@@ -14,7 +14,7 @@ struct ctx {
     struct rt_rank *r;
     char **strings;
     uint32_t nstrings;
-    struct group { uint64_t *members; uint32_t n; } *groups;   /* by reference */
+    struct group { uint64_t *members; uint32_t n; uint32_t in_of; } *groups;   /* by reference */
     uint32_t ngroups;
     size_t cap;
     int failed;
@@ -82,7 +82,7 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
 static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
                                    OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
 {
-    (void)name; (void)type; (void)paradigm; (void)flags;
+    (void)type; (void)paradigm; (void)flags;
     struct ctx *c = ud;
     if (ensure((void **)&c->groups, &c->ngroups, self, sizeof *c->groups) != 0
         || !(c->groups[self].members = malloc(sizeof *members * (n ? n : 1)))) {
@@ -91,6 +91,12 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
     }
     memcpy(c->groups[self].members, members, sizeof *members * n);
     c->groups[self].n = n;
+    /* the tracer's record of a topology communicator's in-neighbours */
+    unsigned comm;
+    char tail;
+    c->groups[self].in_of = UINT32_MAX;
+    if (sscanf(str(c, name), "synctrace in-neighbours of comm %u%c", &comm, &tail) == 1)
+        c->groups[self].in_of = comm;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -365,6 +371,19 @@ static int read_archive(const char *path, const char *anchor, uint64_t events, s
         snprintf(err, errlen, "%s: corrupt or truncated global definitions", anchor);
         goto done;
     }
+    for (uint32_t g = 0; g < c.ngroups; g++) {
+        uint32_t k = c.groups[g].in_of;
+        if (!c.groups[g].members || k == UINT32_MAX)
+            continue;
+        if (k >= out->ncomms || out->comms[k].has_in) {
+            snprintf(err, errlen, "%s: in-neighbours of communicator %u, which is not defined", anchor, k);
+            goto done;
+        }
+        out->comms[k].has_in = 1;
+        out->comms[k].nin = c.groups[g].n;
+        out->comms[k].in = c.groups[g].members;
+        c.groups[g].members = NULL;   /* now the communicator's */
+    }
 
     OTF2_Reader_SelectLocation(rd, c.location);
     if (OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS) {
@@ -505,6 +524,7 @@ void rt_free_rank(struct rt_rank *r)
     for (uint32_t i = 0; i < r->ncomms; i++) {
         free(r->comms[i].name);
         free(r->comms[i].members);
+        free(r->comms[i].in);
     }
     free(r->comms);
     free(r->offsets);

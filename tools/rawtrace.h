@@ -29,6 +29,9 @@ struct rt_comm {
     char *name;
     uint32_t nmembers;
     uint64_t *members;        /* world ranks, in communicator rank order */
+    int has_in;               /* a topology communicator: */
+    uint32_t nin;
+    uint64_t *in;             /* this rank's in-neighbours (world ranks), whom neighbourhood collectives receive from */
 };
 
 struct rt_offset {

@@ -84,6 +84,10 @@ struct jcomm {
     char *name;
     uint32_t n;
     uint64_t *members;
+    int has_in;               /* a "neighbours" record: in-neighbours of a topology communicator */
+    uint32_t nin;
+    uint64_t *in;
+    char in_name[64];
 };
 
 struct jprop {
@@ -128,6 +132,7 @@ static void journal_free(struct journal *j)
     for (uint32_t i = 0; i < j->ncomms; i++) {
         free(j->comms[i].name);
         free(j->comms[i].members);
+        free(j->comms[i].in);
     }
     free(j->comms);
     for (uint32_t i = 0; i < j->nprops; i++) {
@@ -348,6 +353,16 @@ static int parse_record(struct journal *j, char *line)
         if (!(c->name = decode(f[2])) || parse_members(f[4], c->n, &c->members) != 0)
             return -1;
         return 0;
+    } else if (strcmp(key, "neighbours") == 0 && nf == 4) {
+        uint64_t n;
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &n) != 0 || n > (1u << 30) || u >= j->ncomms
+            || !j->comms[u].set || j->comms[u].has_in)
+            return -1;
+        struct jcomm *c = &j->comms[u];
+        c->has_in = 1;
+        c->nin = (uint32_t)n;
+        snprintf(c->in_name, sizeof c->in_name, "synctrace in-neighbours of comm %llu", (unsigned long long)u);
+        return parse_members(f[3], c->nin, &c->in);
     } else if (strcmp(key, "clock_offset") == 0 && nf == 4) {
         struct joffset o;
         if (parse_u64(f[1], &o.time) != 0 || parse_i64(f[2], &o.offset) != 0 || parse_double(f[3], &o.stddev) != 0)
@@ -361,7 +376,8 @@ static int parse_record(struct journal *j, char *line)
     } else if (strcmp(key, "resolution") == 0 && nf == 2) {
         return parse_u64(f[1], &j->resolution) != 0 || j->resolution == 0 ? -1 : 0;
     }
-    if (strcmp(key, "property") == 0 || strcmp(key, "comm") == 0 || strcmp(key, "clock_offset") == 0)
+    if (strcmp(key, "property") == 0 || strcmp(key, "comm") == 0 || strcmp(key, "clock_offset") == 0
+        || strcmp(key, "neighbours") == 0)
         return -1;   /* a known record with the wrong number of fields */
     return 0;
 }
@@ -513,9 +529,12 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     uint32_t s_locations = sref(&t, "MPI_COMM_WORLD locations");
     for (uint32_t r = 0; r < j->nregions; r++)
         sref(&t, j->regions[r].name);
-    for (uint32_t c = 0; c < j->ncomms; c++)
+    for (uint32_t c = 0; c < j->ncomms; c++) {
         if (j->comms[c].set)
             sref(&t, j->comms[c].name);
+        if (j->comms[c].has_in)
+            sref(&t, j->comms[c].in_name);
+    }
     for (uint32_t i = 0; i < t.n; i++)
         CHECK(OTF2_GlobalDefWriter_WriteString(gd, i, t.v[i]));
     if (t.n == 0 || s_locations == OTF2_UNDEFINED_STRING) {
@@ -554,6 +573,12 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
         CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                               OTF2_GROUP_FLAG_NONE, d->n, d->members));
         CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+    }
+    for (uint32_t c = 0; c < j->ncomms; c++) {   /* as src/writer.c writes them */
+        const struct jcomm *d = &j->comms[c];
+        if (d->set && d->has_in)
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, j->ncomms + 1 + c, sref(&t, d->in_name), OTF2_GROUP_TYPE_LOCATIONS,
+                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in));
     }
     free(t.v);
     return ok;

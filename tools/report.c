@@ -117,6 +117,27 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             r->latency_violations_after++;
     }
     r->collective_violations_after = collective_violations(match, gtime);
+    r->neighbour_violations_after = mg_neighbour_violations(ranks, nranks, match, gtime);
+    int any_neighbour = 0;
+    for (size_t i = 0; i < match->ncollectives && !any_neighbour; i++)
+        any_neighbour = match->collectives[i].neighbor;
+    if (any_neighbour) {   /* as today's tools show them: the ClockOffsets interpolated */
+        uint64_t **raw = calloc(nranks ? nranks : 1, sizeof *raw);
+        int ok = raw != NULL;
+        for (uint32_t q = 0; ok && q < nranks; q++) {
+            raw[q] = malloc(sizeof **raw * (ranks[q].nevents ? ranks[q].nevents : 1));
+            ok = raw[q] != NULL;
+            for (uint64_t i = 0; ok && i < ranks[q].nevents; i++) {
+                double t = cm_interpolated(&ranks[q], ranks[q].events[i].time);
+                raw[q][i] = t <= 0 ? 0 : (uint64_t)llround(t);
+            }
+        }
+        if (ok)
+            r->neighbour_violations_raw = mg_neighbour_violations(ranks, nranks, match, raw);
+        for (uint32_t q = 0; raw && q < nranks; q++)
+            free(raw[q]);
+        free(raw);
+    }
     for (uint32_t q = 0; q < nranks; q++)
         for (uint64_t i = 1; i < ranks[q].nevents; i++)
             if (gtime[q][i] < gtime[q][i - 1])
@@ -131,6 +152,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                 r->truth_violating_messages++;
         }
         r->truth_violating_collectives = collective_violations(match, truth);
+        r->neighbour_violations_truth = mg_neighbour_violations(ranks, nranks, match, truth);
     }
 
     /* per domain and segment: offset, drift, bounds, and with true_time the truth */
@@ -397,8 +419,13 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
             r->tachyons_raw, r->tachyons_after, r->latency_violations_after);
     fprintf(f, "  \"collective_order_violations_after\": %zu,\n  \"nonmonotonic_after\": %zu,\n",
             r->collective_violations_after, r->nonmonotonic_after);
-    fprintf(f, "  \"solver\": { \"vertices\": %u, \"edges\": %zu, \"hubs\": %u, \"unbounded_domains\": %u },\n",
-            r->vertices, r->edges, r->hubs, r->unbounded);
+    fprintf(f, "  \"neighbour_order_violations\": { \"raw\": %zu, \"after\": %zu%s",
+            r->neighbour_violations_raw, r->neighbour_violations_after, r->have_truth ? "" : " },\n");
+    if (r->have_truth)
+        fprintf(f, ", \"by_truth\": %zu },\n", r->neighbour_violations_truth);
+    fprintf(f, "  \"solver\": { \"vertices\": %u, \"edges\": %zu, \"hubs\": %u, \"neighbour_edges\": %zu, "
+               "\"unbounded_domains\": %u },\n",
+            r->vertices, r->edges, r->hubs, r->neighbour_edges, r->unbounded);
     json_number(f, "delta_ns", r->delta_ns, 0);
     fprintf(f, "  \"drift_model\": \"%s\",\n  \"drift_refinement_passes\": %d,\n",
             r->drift_dropped ? "dropped (contradicted the events)"
