@@ -20,7 +20,7 @@ static void print_peer(const struct rt_rank *r, const struct rt_event *e)
 
 static void dump_rank(const struct rt_rank *r, int events_only)
 {
-    if (!events_only) {
+    if (!events_only && !r->thread) {   /* the rank's definitions, once */
         printf("# rank %d world_size %d host %s clock %s domain %d run_id %s resolution %" PRIu64
                " events %" PRIu64 " skew_offset_us %.6f skew_drift_ppm %.6f\n",
                r->rank, r->world_size, r->host ? r->host : "?", r->clock ? r->clock : "?", r->domain,
@@ -41,9 +41,19 @@ static void dump_rank(const struct rt_rank *r, int events_only)
             printf("# rank %d clock_offset time=%" PRIu64 " offset=%" PRId64 " stddev=%.1f\n", r->rank,
                    r->offsets[i].time, r->offsets[i].offset, r->offsets[i].stddev);
     }
+    /* a thread other than the main one: its own location, events as "RANK.THREAD INDEX ..." */
+    char who[32];
+    if (r->thread) {
+        snprintf(who, sizeof who, "%d.%u", r->rank, r->thread);
+        if (!events_only)
+            printf("# rank %d thread %u location %" PRIu64 " events %" PRIu64 "\n", r->rank, r->thread, r->location,
+                   r->nevents);
+    } else {
+        snprintf(who, sizeof who, "%d", r->rank);
+    }
     for (uint64_t i = 0; i < r->nevents; i++) {
         const struct rt_event *e = &r->events[i];
-        printf("%d %" PRIu64 " %s time=%" PRIu64, r->rank, i, rt_kind_name(e->kind), e->time);
+        printf("%s %" PRIu64 " %s time=%" PRIu64, who, i, rt_kind_name(e->kind), e->time);
         if (e->has_truth)
             printf(" true=%" PRIu64, e->truth);
         switch (e->kind) {
@@ -119,6 +129,8 @@ int cmd_dump(int argc, char **argv)
             rc = 1;
         } else {
             dump_rank(&r, events_only);
+            for (uint32_t k = 0; k < r.nthreads; k++)
+                dump_rank(&r.threads[k], events_only);
             if (world < 0)
                 world = r.world_size;
         }

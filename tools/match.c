@@ -84,20 +84,31 @@ static const struct req_index *find_req(const struct req_index *v, size_t n, uin
 /* ---------- messages ---------- */
 
 struct endpoint {
-    uint32_t comm, src, dst, tag;
-    uint64_t order;           /* issue order (sends) or posting order (receives) on the rank */
+    uint32_t comm, src, dst, tag;   /* src, dst: world ranks */
+    uint64_t order;           /* issue (sends) or posting (receives) time on the rank's clock: the
+                               * rank's threads, each a location of its own, interleave by it */
     struct mg_event_ref ev;
     uint64_t bytes;
 };
 
-static int by_key(const void *a, const void *b)
+/* (communicator, sender, receiver, tag) */
+static int by_channel(const struct endpoint *x, const struct endpoint *y)
 {
-    const struct endpoint *x = a, *y = b;
     if (x->comm != y->comm) return x->comm < y->comm ? -1 : 1;
     if (x->src != y->src) return x->src < y->src ? -1 : 1;
     if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
-    if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
-    return (x->order > y->order) - (x->order < y->order);
+    return (x->tag > y->tag) - (x->tag < y->tag);
+}
+
+/* the channel, then issue or posting order */
+static int by_key(const void *a, const void *b)
+{
+    const struct endpoint *x = a, *y = b;
+    int c = by_channel(x, y);
+    if (c) return c;
+    if (x->order != y->order) return x->order < y->order ? -1 : 1;
+    if (x->ev.rank != y->ev.rank) return x->ev.rank < y->ev.rank ? -1 : 1;
+    return (x->ev.index > y->ev.index) - (x->ev.index < y->ev.index);
 }
 
 static int same_key(const struct endpoint *x, const struct endpoint *y)
@@ -108,7 +119,7 @@ static int same_key(const struct endpoint *x, const struct endpoint *y)
 /* ---------- collectives ---------- */
 
 struct call {
-    uint32_t comm, rank, op, comm_rank;
+    uint32_t comm, rank, op, comm_rank;   /* rank: the world rank (its threads' calls interleave by time) */
     int root, neighbor;
     uint64_t order;
     struct mg_event_ref enter, exit;
@@ -119,7 +130,9 @@ static int by_call(const void *a, const void *b)
     const struct call *x = a, *y = b;
     if (x->comm != y->comm) return x->comm < y->comm ? -1 : 1;
     if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    return (x->order > y->order) - (x->order < y->order);
+    if (x->order != y->order) return x->order < y->order ? -1 : 1;
+    if (x->enter.rank != y->enter.rank) return x->enter.rank < y->enter.rank ? -1 : 1;
+    return (x->enter.index > y->enter.index) - (x->enter.index < y->enter.index);
 }
 
 #define PUSH(vec, n, cap, item)                                                      \
@@ -209,13 +222,16 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
         uint64_t open_begin = UINT64_MAX;
         int open_neighbor = 0;
         region = UINT32_MAX;
+        uint32_t me = (uint32_t)rk->rank;
+        uint64_t entered = 0;   /* when the current MPI call began: a blocking receive is posted then */
         for (uint64_t i = 0; i < rk->nevents; i++) {
             const struct rt_event *e = &rk->events[i];
             uint32_t comm = e->ref < rk->ncomms ? comm_ids[r][e->ref] : UINT32_MAX;
-            struct endpoint ep = { comm, 0, 0, e->tag, i, { r, i }, e->bytes };
+            struct endpoint ep = { comm, 0, 0, e->tag, e->time, { r, i }, e->bytes };
             switch (e->kind) {
             case RT_ENTER:
                 region = e->ref;
+                entered = e->time;
                 break;
             case RT_ISEND:
                 if (find_req(cancelled, ncancelled, e->req)) {
@@ -225,21 +241,22 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 /* fall through */
             case RT_SEND: {
                 int dst = rt_world_rank(rk, e->ref, e->peer);
-                ep.src = r;
+                ep.src = me;
                 ep.dst = dst < 0 ? UINT32_MAX : (uint32_t)dst;
                 PUSH(sends, nsends, csends, ep);
                 break;
             }
             case RT_IRECV: {
                 const struct req_index *p = find_req(posted, nposted, e->req);
-                if (p)
-                    ep.order = p->index;
+                ep.order = p ? rk->events[p->index].time : e->time;
             }
-                /* fall through */
-            case RT_RECV: {
+                goto receive;
+            case RT_RECV:
+                ep.order = entered;
+            receive: {
                 int src = rt_world_rank(rk, e->ref, e->peer);
                 ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
-                ep.dst = r;
+                ep.dst = me;
                 PUSH(recvs, nrecvs, crecvs, ep);
                 break;
             }
@@ -253,28 +270,30 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 break;
             case RT_COLL_END:
             case RT_NBC_COMPLETE: {
-                struct call c = { comm, r, e->tag, 0, -1, 0, 0, { r, 0 }, { r, i } };
+                struct call c = { comm, me, e->tag, 0, -1, 0, 0, { r, 0 }, { r, i } };
                 if (e->peer != UINT32_MAX) {
                     c.root = rt_world_rank(rk, e->ref, e->peer);
                 }
                 if (e->kind == RT_COLL_END) {
                     if (open_begin == UINT64_MAX)
                         break;   /* an end without a begin: not a call we can place */
-                    c.order = c.enter.index = open_begin;
+                    c.enter.index = open_begin;
+                    c.order = rk->events[open_begin].time;
                     c.neighbor = open_neighbor;
                     open_begin = UINT64_MAX;
                 } else {
                     const struct req_index *p = find_req(nbc, nnbc, e->req);
                     if (!p)
                         break;
-                    c.order = c.enter.index = p->index & ~(1ULL << 63);
+                    c.enter.index = p->index & ~(1ULL << 63);
+                    c.order = rk->events[c.enter.index].time;
                     c.neighbor = (p->index >> 63) != 0;
                 }
                 /* the caller's rank in the communicator */
                 if (comm != UINT32_MAX) {
                     const struct mg_comm *g = &out->comms[comm];
                     for (uint32_t m = 0; m < g->size; m++)
-                        if (g->members[m] == r) {
+                        if (g->members[m] == me) {
                             c.comm_rank = m;
                             break;
                         }
@@ -295,11 +314,8 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
     size_t i = 0, j = 0;
     while (i < nsends || j < nrecvs) {
         int cmp = i >= nsends ? 1 : j >= nrecvs ? -1 : 0;
-        if (!cmp) {
-            struct endpoint a = sends[i], b = recvs[j];
-            a.order = b.order = 0;
-            cmp = by_key(&a, &b);
-        }
+        if (!cmp)
+            cmp = by_channel(&sends[i], &recvs[j]);
         if (cmp < 0) {
             struct mg_unmatched u = { sends[i].ev, sends[i].comm, sends[i].dst, sends[i].tag };
             PUSH(out->unmatched_sends, out->nunmatched_sends, cus, u);

@@ -434,6 +434,7 @@ int cmd_merge(int argc, char **argv)
 
     char **anchors = NULL;
     int n = rawdir_list(o.raw, &anchors, err, sizeof err);
+    int nanchors = n;
     if (n < 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return 1;
@@ -503,6 +504,37 @@ int cmd_merge(int argc, char **argv)
         goto done;
     }
     rep.ranks = (uint32_t)n;
+    /* From here on, one entry per location: a rank whose other threads
+     * called MPI (MPI_THREAD_SERIALIZED or MULTIPLE) has several, its main
+     * one first; they share the rank's clock and definitions. */
+    uint32_t reference = 0;
+    {
+        size_t total = 0;
+        for (int i = 0; i < n; i++)
+            total += 1 + ranks[i].nthreads;
+        struct rt_rank *all = calloc(total, sizeof *all);
+        if (!all) {
+            fprintf(stderr, "synctrace merge: out of memory\n");
+            goto done;
+        }
+        size_t k = 0;
+        for (int i = 0; i < n; i++) {
+            struct rt_rank *th;
+            uint32_t nt = rt_take_threads(&ranks[i], &th);
+            if (i == o.reference)
+                reference = (uint32_t)k;
+            all[k++] = ranks[i];
+            for (uint32_t j = 0; j < nt; j++) {
+                rep.events += th[j].nevents;
+                all[k++] = th[j];
+            }
+            free(th);
+        }
+        free(ranks);
+        ranks = all;
+        n = (int)total;
+        rep.threads = (uint32_t)(total - rep.ranks);
+    }
     rep.seconds_read = now_s() - t;
     t = now_s();
 
@@ -522,6 +554,7 @@ int cmd_merge(int argc, char **argv)
      * on a loaded machine, rounds a fraction of a second apart misjudge a
      * drift by several ppm, which segments would otherwise trust. */
     enum cm_drift_model kind = o.no_drift ? CM_NO_DRIFT : o.drift_model ? (enum cm_drift_model)(o.drift_model - 1) : CM_LINE;
+    o.reference = (int)reference;   /* the reference rank's main location */
     if (build_model(ranks, (uint32_t)n, &o, kind, &model, &rep.median_rate) != 0
         || !(lmin = min_latencies(&o, &model))) {
         fprintf(stderr, "synctrace merge: out of memory\n");
@@ -745,7 +778,7 @@ done:
         for (int i = 0; i < n; i++)
             rt_free_rank(&ranks[i]);
     free(ranks);
-    rawdir_free(anchors, n);
+    rawdir_free(anchors, nanchors);
     report_free(&rep);
     return rc;
 }

@@ -62,6 +62,13 @@ static OTF2_RegionRole role_of(const char *name)
     return OTF2_REGION_ROLE_FUNCTION;
 }
 
+/* A location's id in the merged archive: the rank for its main thread,
+ * thread << 32 | rank for the others. */
+uint64_t ow_location_id(const struct rt_rank *r)
+{
+    return (uint64_t)r->thread << 32 | (uint32_t)r->rank;
+}
+
 int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
              const struct mg_result *match, uint64_t *const *gtime, uint64_t *const *truth_ns,
              char *err, size_t errlen)
@@ -92,7 +99,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         for (uint32_t k = 0; k < rk->nregions; k++)
             if ((region_map[r][k] = str_ref(&regions, rk->regions[k] ? rk->regions[k] : "?")) == UINT32_MAX)
                 goto oom;
-        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (uint64_t)rk->rank);
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, ow_location_id(rk));
         OTF2_AttributeList *attrs = OTF2_AttributeList_New();
         if (!w || !attrs) {
             OTF2_AttributeList_Delete(attrs);
@@ -152,7 +159,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     /* Readers open every location's local definitions: write them (empty). */
     if (OTF2_Archive_OpenDefFiles(ar) == OTF2_SUCCESS) {
         for (uint32_t r = 0; r < nranks; r++) {
-            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, (uint64_t)ranks[r].rank);
+            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, ow_location_id(&ranks[r]));
             if (dw)
                 OTF2_Archive_CloseDefWriter(ar, dw);
         }
@@ -180,7 +187,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     for (uint32_t r = 0; r < nranks; r++) {
         char buf[64];
         host_str[r] = str_ref(&strings, ranks[r].host ? ranks[r].host : "unknown");
-        snprintf(buf, sizeof buf, "MPI Rank %d", ranks[r].rank);
+        if (ranks[r].thread)
+            snprintf(buf, sizeof buf, "MPI Rank %d thread %u", ranks[r].rank, ranks[r].thread);
+        else
+            snprintf(buf, sizeof buf, "MPI Rank %d", ranks[r].rank);
         rank_str[r] = str_ref(&strings, buf);
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
@@ -205,12 +215,18 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         if (q == r)
             OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, node_of[r], host_str[r], s_node, 0);
     }
+    /* a process per rank (named by its main location), a location per thread */
+    uint32_t nworld = 0;
     for (uint32_t r = 0; r < nranks; r++)
-        OTF2_GlobalDefWriter_WriteLocationGroup(gd, r, rank_str[r], OTF2_LOCATION_GROUP_TYPE_PROCESS, node_of[r],
-                                                OTF2_UNDEFINED_LOCATION_GROUP);
+        if (!ranks[r].thread) {
+            OTF2_GlobalDefWriter_WriteLocationGroup(gd, (uint32_t)ranks[r].rank, rank_str[r],
+                                                    OTF2_LOCATION_GROUP_TYPE_PROCESS, node_of[r],
+                                                    OTF2_UNDEFINED_LOCATION_GROUP);
+            nworld++;
+        }
     for (uint32_t r = 0; r < nranks; r++)
-        OTF2_GlobalDefWriter_WriteLocation(gd, (uint64_t)ranks[r].rank, rank_str[r], OTF2_LOCATION_TYPE_CPU_THREAD,
-                                           ranks[r].nevents, r);
+        OTF2_GlobalDefWriter_WriteLocation(gd, ow_location_id(&ranks[r]), rank_str[r], OTF2_LOCATION_TYPE_CPU_THREAD,
+                                           ranks[r].nevents, (uint32_t)ranks[r].rank);
     for (uint32_t k = 0; k < regions.n; k++)
         OTF2_GlobalDefWriter_WriteRegion(gd, k, region_str[k], region_str[k], s_empty, role_of(regions.v[k]),
                                          strncmp(regions.v[k], "MPI_", 4) == 0 ? OTF2_PARADIGM_MPI
@@ -218,12 +234,12 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                          OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
     if (any_truth)
         OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64);
-    uint64_t *world = malloc(sizeof *world * (nranks ? nranks : 1));
-    if (world) {
-        for (uint32_t r = 0; r < nranks; r++)
+    uint64_t *world = malloc(sizeof *world * (nworld ? nworld : 1));
+    if (world) {   /* MPI ranks are the main locations */
+        for (uint32_t r = 0; r < nworld; r++)
             world[r] = r;
         OTF2_GlobalDefWriter_WriteGroup(gd, 0, s_world, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                        OTF2_GROUP_FLAG_NONE, nranks, world);
+                                        OTF2_GROUP_FLAG_NONE, nworld, world);
         free(world);
     }
     for (uint32_t c = 0; c < match->ncomms; c++) {

@@ -10,6 +10,9 @@
 
 /* gtime[r][i]: global ns of event i of rank r (non-decreasing per rank).
  * truth_ns[r] non-NULL: the true_time attribute in ns for rank r's events. */
+/* The id of a location (a rank's thread) in the merged archive. */
+uint64_t ow_location_id(const struct rt_rank *r);
+
 int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
              const struct mg_result *match, uint64_t *const *gtime, uint64_t *const *truth_ns,
              char *err, size_t errlen);

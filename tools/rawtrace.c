@@ -20,7 +20,8 @@ struct ctx {
     int failed;
     uint32_t attr_true_time;
     int have_true_attr;
-    uint64_t location;
+    struct loc { uint64_t id, nevents; } *locs;   /* every location the archive defines */
+    uint32_t nlocs;
 };
 
 /* Grow a by-reference table to hold `index`; *n is its length. Definitions
@@ -130,8 +131,13 @@ static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_Stri
 {
     (void)name; (void)type; (void)group;
     struct ctx *c = ud;
-    c->location = self;
-    c->r->declared_events = nevents;
+    struct loc *nv = realloc(c->locs, sizeof *nv * (c->nlocs + 1));
+    if (!nv) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    c->locs = nv;
+    c->locs[c->nlocs++] = (struct loc){ self, nevents };
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -315,6 +321,12 @@ static double double_property(OTF2_Reader *rd, const char *name)
     return x;
 }
 
+static int by_location(const void *a, const void *b)
+{
+    uint64_t x = ((const struct loc *)a)->id, y = ((const struct loc *)b)->id;
+    return (x > y) - (x < y);
+}
+
 /* Read the archive of anchor file `path`; messages name `anchor` (the
  * original one when `path` is a recovered copy). With `events`, read
  * exactly that many events, no more (a recovered event file has no
@@ -385,9 +397,30 @@ static int read_archive(const char *path, const char *anchor, uint64_t events, s
         c.groups[g].members = NULL;   /* now the communicator's */
     }
 
-    OTF2_Reader_SelectLocation(rd, c.location);
+    /* The main location (the thread that called MPI_Init) has the rank as
+     * its id; the others, the rank's other threads, follow in id order. */
+    if (c.nlocs == 0) {
+        snprintf(err, errlen, "%s: the archive defines no location", anchor);
+        goto done;
+    }
+    for (uint32_t k = 0; k < c.nlocs; k++)
+        if (c.locs[k].id == (uint64_t)out->rank) {
+            struct loc t = c.locs[0];
+            c.locs[0] = c.locs[k];
+            c.locs[k] = t;
+        }
+    qsort(c.locs + 1, c.nlocs - 1, sizeof *c.locs, by_location);
+    if (c.nlocs > 1 && !(out->threads = calloc(c.nlocs - 1, sizeof *out->threads))) {
+        snprintf(err, errlen, "%s: out of memory", anchor);
+        goto done;
+    }
+    for (uint32_t k = 0; k < c.nlocs; k++)
+        OTF2_Reader_SelectLocation(rd, c.locs[k].id);
+    out->location = c.locs[0].id;
+    out->declared_events = c.locs[0].nevents;
     if (OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS) {
-        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, c.location);
+        /* the clock offsets: every location has the rank's, the main one's are read */
+        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, out->location);
         if (dr) {
             OTF2_DefReaderCallbacks *dcb = OTF2_DefReaderCallbacks_New();
             OTF2_DefReaderCallbacks_SetClockOffsetCallback(dcb, def_clock_offset);
@@ -396,6 +429,9 @@ static int read_archive(const char *path, const char *anchor, uint64_t events, s
             OTF2_DefReaderCallbacks_Delete(dcb);
             OTF2_Reader_CloseDefReader(rd, dr);
         }
+        for (uint32_t k = 1; k < c.nlocs; k++)   /* the others' must be read (or closed) too */
+            if ((dr = OTF2_Reader_GetDefReader(rd, c.locs[k].id)) != NULL)
+                OTF2_Reader_CloseDefReader(rd, dr);
         OTF2_Reader_CloseDefFiles(rd);
     }
 
@@ -403,14 +439,6 @@ static int read_archive(const char *path, const char *anchor, uint64_t events, s
         snprintf(err, errlen, "%s: cannot open the event files", anchor);
         goto done;
     }
-    OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, c.location);
-    if (!er) {
-        snprintf(err, errlen, "%s: no event data for location %llu", anchor, (unsigned long long)c.location);
-        OTF2_Reader_CloseEvtFiles(rd);
-        goto done;
-    }
-    /* The raw times are what we want: the merge does the correcting. */
-    OTF2_EvtReader_ApplyClockOffsets(er, false);
     OTF2_EvtReaderCallbacks *ecb = OTF2_EvtReaderCallbacks_New();
     OTF2_EvtReaderCallbacks_SetEnterCallback(ecb, ev_enter);
     OTF2_EvtReaderCallbacks_SetLeaveCallback(ecb, ev_leave);
@@ -426,21 +454,57 @@ static int read_archive(const char *path, const char *anchor, uint64_t events, s
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecb, ev_nbc_request);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ecb, ev_nbc_complete);
     OTF2_EvtReaderCallbacks_SetBufferFlushCallback(ecb, ev_flush);
-    OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &c);
-    if (events) {
-        status = OTF2_Reader_ReadLocalEvents(rd, er, events, &n);
-        if (status == OTF2_SUCCESS && n != events)
-            status = OTF2_ERROR_INVALID_DATA;
-    } else {
-        status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
+    status = OTF2_SUCCESS;
+    for (uint32_t k = 0; k < c.nlocs && status == OTF2_SUCCESS && !c.failed; k++) {
+        struct rt_rank *dst = k == 0 ? out : &out->threads[k - 1];
+        if (k > 0) {
+            dst->location = c.locs[k].id;
+            dst->declared_events = c.locs[k].nevents;
+            dst->thread = k;
+            out->nthreads = k;
+        }
+        c.r = dst;
+        c.cap = 0;
+        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, dst->location);
+        if (!er) {
+            snprintf(err, errlen, "%s: no event data for location %llu", anchor, (unsigned long long)dst->location);
+            OTF2_EvtReaderCallbacks_Delete(ecb);
+            OTF2_Reader_CloseEvtFiles(rd);
+            goto done;
+        }
+        /* The raw times are what we want: the merge does the correcting. */
+        OTF2_EvtReader_ApplyClockOffsets(er, false);
+        OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &c);
+        if (events && k == 0) {
+            status = OTF2_Reader_ReadLocalEvents(rd, er, events, &n);
+            if (status == OTF2_SUCCESS && n != events)
+                status = OTF2_ERROR_INVALID_DATA;
+        } else {
+            status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
+        }
+        OTF2_Reader_CloseEvtReader(rd, er);
     }
+    c.r = out;
     OTF2_EvtReaderCallbacks_Delete(ecb);
-    OTF2_Reader_CloseEvtReader(rd, er);
     OTF2_Reader_CloseEvtFiles(rd);
     if (status != OTF2_SUCCESS || c.failed) {
         snprintf(err, errlen, "%s: corrupt or truncated event data after %llu events", anchor,
                  (unsigned long long)out->nevents);
         goto done;
+    }
+    /* The threads read the rank's clock and share its definitions. */
+    for (uint32_t k = 0; k < out->nthreads; k++) {
+        struct rt_rank *t = &out->threads[k];
+        struct rt_rank keep = *t;
+        *t = *out;
+        t->threads = NULL;
+        t->nthreads = 0;
+        t->borrowed = 1;
+        t->events = keep.events;
+        t->nevents = keep.nevents;
+        t->location = keep.location;
+        t->declared_events = keep.declared_events;
+        t->thread = keep.thread;
     }
     rc = 0;
 done:
@@ -452,6 +516,7 @@ done:
     for (uint32_t i = 0; i < c.ngroups; i++)
         free(c.groups[i].members);
     free(c.groups);
+    free(c.locs);
     OTF2_Reader_Close(rd);
     return rc;
 }
@@ -513,23 +578,37 @@ int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errl
 
 void rt_free_rank(struct rt_rank *r)
 {
-    free(r->path);
-    free(r->host);
-    free(r->clock);
-    free(r->run_id);
-    free(r->version);
-    for (uint32_t i = 0; i < r->nregions; i++)
-        free(r->regions[i]);
-    free(r->regions);
-    for (uint32_t i = 0; i < r->ncomms; i++) {
-        free(r->comms[i].name);
-        free(r->comms[i].members);
-        free(r->comms[i].in);
-    }
-    free(r->comms);
-    free(r->offsets);
+    for (uint32_t k = 0; k < r->nthreads; k++)
+        rt_free_rank(&r->threads[k]);
+    free(r->threads);
     free(r->events);
+    if (!r->borrowed) {
+        free(r->path);
+        free(r->host);
+        free(r->clock);
+        free(r->run_id);
+        free(r->version);
+        for (uint32_t i = 0; i < r->nregions; i++)
+            free(r->regions[i]);
+        free(r->regions);
+        for (uint32_t i = 0; i < r->ncomms; i++) {
+            free(r->comms[i].name);
+            free(r->comms[i].members);
+            free(r->comms[i].in);
+        }
+        free(r->comms);
+        free(r->offsets);
+    }
     memset(r, 0, sizeof *r);
+}
+
+uint32_t rt_take_threads(struct rt_rank *r, struct rt_rank **out)
+{
+    uint32_t n = r->nthreads;
+    *out = r->threads;
+    r->threads = NULL;
+    r->nthreads = 0;
+    return n;
 }
 
 int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local)

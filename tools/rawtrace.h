@@ -57,6 +57,16 @@ struct rt_rank {
     uint64_t declared_events; /* what the location definition says (0 when recovered) */
     int recovered;            /* the rank was killed before closing its archive: rebuilt
                                * from its journal, the events up to its last buffer flush */
+    /* One rt_rank per OTF2 location. A rank whose threads called MPI
+     * (MPI_THREAD_SERIALIZED or MULTIPLE) has several: the main one (the
+     * thread that called MPI_Init, location id = rank) holds the others in
+     * `threads`; theirs borrow the main one's definitions (borrowed = 1:
+     * path, host, clock, run id, version, regions, comms, offsets). */
+    uint64_t location;        /* OTF2 location id */
+    uint32_t thread;          /* 0: the main thread; 1, 2, ...: the others, in location id order */
+    int borrowed;
+    struct rt_rank *threads;
+    uint32_t nthreads;
 };
 
 /* Read DIR's archive for one anchor file (".../rank-000003.otf2").
@@ -67,6 +77,9 @@ struct rt_rank {
  * one-line message naming the file. */
 int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen);
 void rt_free_rank(struct rt_rank *r);
+/* Move a rank's thread locations out of it: *out (malloc'd) gets them,
+ * returns how many. They borrow r's definitions: free them first. */
+uint32_t rt_take_threads(struct rt_rank *r, struct rt_rank **out);
 /* The world rank behind a communicator-local rank, or -1. */
 int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local);
 const char *rt_kind_name(enum rt_kind kind);

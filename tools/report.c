@@ -409,8 +409,8 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
         snprintf(err, errlen, "%s: cannot write", path);
         return -1;
     }
-    fprintf(f, "{\n  \"format\": 1,\n  \"ranks\": %u,\n  \"incomplete_ranks\": %u,\n  \"events\": %llu,\n", r->ranks,
-            r->incomplete_ranks, (unsigned long long)r->events);
+    fprintf(f, "{\n  \"format\": 1,\n  \"ranks\": %u,\n  \"threads\": %u,\n  \"incomplete_ranks\": %u,\n  \"events\": %llu,\n",
+            r->ranks, r->threads, r->incomplete_ranks, (unsigned long long)r->events);
     fprintf(f, "  \"messages\": %zu,\n  \"collectives\": %zu,\n  \"unmatched_sends\": %zu,\n  \"unmatched_receives\": %zu,\n",
             r->messages, r->collectives, r->unmatched_sends, r->unmatched_recvs);
     fprintf(f, "  \"unmatched_examples\": \"%s\",\n", r->unmatched_examples);

@@ -35,6 +35,7 @@ struct report_domain {
 
 struct report {
     uint32_t ranks;
+    uint32_t threads;            /* locations besides the ranks' main ones */
     uint32_t incomplete_ranks;   /* ranks that ended without MPI_Finalize */
     uint64_t events;
     size_t messages, collectives, unmatched_sends, unmatched_recvs, incomplete_collectives, cancelled;
