@@ -8,7 +8,7 @@
 # bounds; the output is deterministic; bad arguments get a one-line error
 # and exit status 2.
 . "$top_srcdir/tests/lib.sh"
-plan 38
+plan 39
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 tmp=$(scratch)
@@ -215,6 +215,15 @@ ok $([ "$skews" = "0:-263.620969:44.356423 1:828.044926:26.999823 " ]; echo $?) 
 ok $(cmp -s <("$SYNCTRACE_BIN" dump "$tmp/det1") <("$SYNCTRACE_BIN" dump "$tmp/det2") \
      && ! cmp -s <("$SYNCTRACE_BIN" dump "$tmp/det1") <("$SYNCTRACE_BIN" dump "$tmp/det3"); echo $?) \
     "the same arguments give the same trace; another seed another one"
+
+# --no-true-time: the same events, as a run without SYNCTRACE_SKEW writes
+# them (no true_time attribute); they merge, with no truth in the report.
+"$GEN" "$tmp/nt1" --ranks 16 --ranks-per-node 4 --pattern random --iterations 20 --seed 5 --no-true-time >/dev/null
+"$SYNCTRACE_BIN" merge "$tmp/nt1" -o "$tmp/nt1.out" >/dev/null 2>&1
+ok $(cmp -s <("$SYNCTRACE_BIN" dump "$tmp/det1" | sed 's/ true=[0-9]*//') <("$SYNCTRACE_BIN" dump "$tmp/nt1") \
+     && ! "$SYNCTRACE_BIN" dump "$tmp/nt1" | grep -q ' true=' \
+     && [ "$(json "$tmp/nt1.out/report.json" "'truth' not in d and d['tachyons_after'] == 0 and d['unmatched_sends'] == 0")" = True ]; echo $?) \
+    "--no-true-time: the same events without true_time; merged without tachyons, no truth in the report"
 
 # An existing trace is not overwritten.
 "$GEN" "$tmp/det1" --ranks 4 >/dev/null 2>"$tmp/err"

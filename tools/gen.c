@@ -79,6 +79,7 @@ struct config {
     uint64_t iterations, seed, lat_min, lat_mean;
     double offset_us, drift_ppm, compute_us, resolution;
     double drift_slope;       /* ppm per second, --drift-slope */
+    int no_true_time;         /* --no-true-time: events as a real run writes them */
 };
 
 /* ---------- errors ---------- */
@@ -806,7 +807,8 @@ static void write_rank(int r)
     for (uint64_t i = 0; i < n; i++) {
         const struct ev *e = &ev[i];
         uint64_t raw = raw_ticks(e->t), t = recorded_ticks(node, raw);
-        OTF2_AttributeList_AddUint64(attrs, 0, raw);
+        if (!C.no_true_time)
+            OTF2_AttributeList_AddUint64(attrs, 0, raw);
         OTF2_ErrorCode rc = OTF2_SUCCESS;
         switch (e->kind) {
         case E_ENTER: rc = OTF2_EvtWriter_Enter(w, attrs, t, e->a); break;
@@ -890,7 +892,8 @@ static void write_rank(int r)
                                          own ? OTF2_PARADIGM_MEASUREMENT_SYSTEM : OTF2_PARADIGM_MPI,
                                          OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
     }
-    OTF2_GlobalDefWriter_WriteAttribute(gd, 0, S_TRUE, S_TRUE_DESC, OTF2_TYPE_UINT64);
+    if (!C.no_true_time)
+        OTF2_GlobalDefWriter_WriteAttribute(gd, 0, S_TRUE, S_TRUE_DESC, OTF2_TYPE_UINT64);
     OTF2_GlobalDefWriter_WriteGroup(gd, 0, S_LOCATIONS, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
                                     OTF2_GROUP_FLAG_NONE, (uint32_t)P, world_members);
     OTF2_GlobalDefWriter_WriteGroup(gd, 1, S_WORLD, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
@@ -970,9 +973,9 @@ static int usage(FILE *to)
             "                     [--iterations N] [--offset-us U] [--drift-ppm D] [--drift-slope S]\n"
             "                     [--latency-ns MIN[:MEAN]]\n"
             "                     [--sync-rounds K] [--seed S] [--ranks-per-node R] [--compute-us C]\n"
-            "                     [--resolution TICKS_PER_S]\n"
+            "                     [--resolution TICKS_PER_S] [--no-true-time]\n"
             "Write a synthetic raw trace, as libsynctrace.so writes one, for P ranks whose clocks are known;\n"
-            "every event carries its true time (the true_time attribute).\n"
+            "every event carries its true time (the true_time attribute) unless --no-true-time.\n"
             "  --ranks P            1 to %d ranks\n"
             "  --pattern NAME       per iteration: ring (Send/Recv), stencil2d/stencil3d (periodic grid,\n"
             "                       Isend/Irecv/Waitall), tree (Reduce + Bcast), alltoall, random (Send to a\n"
@@ -989,7 +992,8 @@ static int usage(FILE *to)
             "  --seed S             default 1\n"
             "  --ranks-per-node R   ranks sharing a node, hence a clock (default 1)\n"
             "  --compute-us C       mean of the exponential compute time per iteration (default 10)\n"
-            "  --resolution HZ      clock ticks per second (default 1e9)\n",
+            "  --resolution HZ      clock ticks per second (default 1e9)\n"
+            "  --no-true-time       leave out the true_time attribute, as a run without SYNCTRACE_SKEW does\n",
             MAX_RANKS);
     return to == stdout ? 0 : 2;
 }
@@ -1045,6 +1049,10 @@ static void parse(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             exit(usage(stdout));
+        if (!strcmp(a, "--no-true-time")) {
+            C.no_true_time = 1;
+            continue;
+        }
         if (a[0] != '-') {
             if (C.out)
                 die(2, "unexpected argument '%s' (one OUT_DIR only; see --help)", a);
