@@ -1,0 +1,122 @@
+/* export.c — see export.h: the command line. The output is written to
+ * FILE.tmp-PID and renamed when complete; the archive is only read. */
+#include <config.h>
+#include "commands.h"
+#include "export.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct export_stats export_last;
+
+void export_json_string(FILE *to, const char *s)
+{
+    fputc('"', to);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(to, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(to, "\\u%04x", c);
+        else if (c == '<')
+            fputs("\\u003c", to);   /* never "</script>" inside an HTML page */
+        else
+            fputc(c, to);
+    }
+    fputc('"', to);
+}
+
+void export_us(FILE *to, uint64_t ns)
+{
+    fprintf(to, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+}
+
+static int usage(FILE *to)
+{
+    fprintf(to, "usage: synctrace export OUT_DIR --format chrome|html [-o FILE]\n"
+                "Write a view of a merged trace (OUT_DIR/traces.otf2):\n"
+                "  chrome  Chrome trace-event JSON for Perfetto (ui.perfetto.dev) and chrome://tracing:\n"
+                "          a track per rank, MPI calls as slices, messages as flow arrows\n"
+                "          (default FILE: OUT_DIR/trace.json)\n"
+                "  html    one self-contained page: zoomable timeline, raw vs synchronised view with\n"
+                "          tachyons in red, precision and clock figures (default FILE: OUT_DIR/timeline.html)\n"
+                "  -o -    write to standard output\n");
+    return to == stdout ? 0 : 2;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    const char *dir = NULL, *format = NULL, *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return usage(stdout);
+        if ((!strcmp(a, "--format") || !strcmp(a, "-o")) && i + 1 >= argc) {
+            fprintf(stderr, "synctrace export: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--format"))
+            format = argv[++i];
+        else if (!strcmp(a, "-o"))
+            out = argv[++i];
+        else if (a[0] == '-' || dir) {
+            fprintf(stderr, "synctrace export: unexpected argument '%s' (see --help)\n", a);
+            return 2;
+        } else
+            dir = a;
+    }
+    if (!dir || !format) {
+        fprintf(stderr, "synctrace export: need OUT_DIR and --format chrome|html (see --help)\n");
+        return 2;
+    }
+    int (*run)(const char *, FILE *, char *, size_t);
+    if (!strcmp(format, "chrome"))
+        run = export_chrome;
+    else if (!strcmp(format, "html"))
+        run = export_html;
+    else {
+        fprintf(stderr, "synctrace export: --format is chrome or html, not '%s'\n", format);
+        return 2;
+    }
+    char def[4300], tmp[4400], err[4400] = "";
+    if (!out) {
+        snprintf(def, sizeof def, "%s/%s", dir, run == export_chrome ? "trace.json" : "timeline.html");
+        out = def;
+    }
+    int to_stdout = !strcmp(out, "-");
+    FILE *f = stdout;
+    if (!to_stdout) {
+        snprintf(tmp, sizeof tmp, "%s.tmp-%ld", out, (long)getpid());
+        if (!(f = fopen(tmp, "w"))) {
+            fprintf(stderr, "synctrace export: %s: cannot write: %s\n", tmp, strerror(errno));
+            return 1;
+        }
+    }
+    memset(&export_last, 0, sizeof export_last);
+    int rc = run(dir, f, err, sizeof err);
+    int bad = ferror(f);
+    if (to_stdout) {
+        if (fflush(stdout) != 0)
+            bad = 1;
+    } else if (fclose(f) != 0)
+        bad = 1;
+    if (rc == 0 && bad)
+        snprintf(err, sizeof err, "%.4300s: write failed", to_stdout ? "standard output" : tmp), rc = -1;
+    if (rc == 0 && !to_stdout && rename(tmp, out) != 0) {
+        snprintf(err, sizeof err, "cannot create %s: %s", out, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0) {
+        if (!to_stdout)
+            remove(tmp);
+        fprintf(stderr, "synctrace export: %s\n", err);
+        return 1;
+    }
+    if (!to_stdout)
+        fprintf(stderr, "synctrace export: %s: %llu events, %llu slices, %llu messages\n", out, export_last.events,
+                export_last.slices, export_last.flows);
+    return 0;
+}
