@@ -40,8 +40,10 @@ def archive_facts(path):
     counts = collections.Counter()
     sends, recvs = [], []          # (key, order, (location, time_ns))
     last = 0
+    cancelled = set()              # (location, request id, index of the Isend) of cancelled sends
     with otf2.reader.open(path) as t:
         posted = collections.defaultdict(dict)   # location -> request -> posting index
+        isends = {}                              # (location, request) -> index of the open Isend
         index = collections.Counter()
         for loc, ev in t.events:
             name = type(ev).__name__
@@ -51,7 +53,15 @@ def archive_facts(path):
             index[loc.name] += 1
             if name in ('MpiSend', 'MpiIsend'):
                 dst = ev.communicator.group.members[ev.receiver].name
-                sends.append(((ev.communicator.name, loc.name, dst, ev.msg_tag), i, (loc.name, ev.time)))
+                sends.append(((ev.communicator.name, loc.name, dst, ev.msg_tag), (loc.name, i), (loc.name, ev.time)))
+                if name == 'MpiIsend':
+                    isends[(loc.name, ev.request_id)] = i
+            elif name == 'MpiIsendComplete':
+                isends.pop((loc.name, ev.request_id), None)
+            elif name == 'MpiRequestCancelled':
+                posted[loc.name].pop(ev.request_id, None)
+                if (loc.name, ev.request_id) in isends:
+                    cancelled.add((loc.name, isends.pop((loc.name, ev.request_id))))
             elif name == 'MpiIrecvRequest':
                 posted[loc.name][ev.request_id] = i
             elif name in ('MpiRecv', 'MpiIrecv'):
@@ -60,7 +70,8 @@ def archive_facts(path):
                 recvs.append(((ev.communicator.name, src, loc.name, ev.msg_tag), order, (loc.name, ev.time)))
     by_key = collections.defaultdict(lambda: ([], []))
     for key, order, end in sends:
-        by_key[key][0].append((order, end))
+        if order not in cancelled:
+            by_key[key][0].append((order[1], end))
     for key, order, end in recvs:
         by_key[key][1].append((order, end))
     pairs = set()

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct export_stats export_last;
@@ -82,6 +83,13 @@ int cmd_export(int argc, char **argv)
         return 2;
     }
     char def[4300], tmp[4400], err[4400] = "";
+    struct stat sb;
+    snprintf(def, sizeof def, "%s/traces.otf2", dir);
+    if (stat(def, &sb) != 0) {
+        fprintf(stderr, "synctrace export: %s: no merged archive here (is %s the output of synctrace merge?)\n", def,
+                dir);
+        return 1;
+    }
     if (!out) {
         snprintf(def, sizeof def, "%s/%s", dir, run == export_chrome ? "trace.json" : "timeline.html");
         out = def;

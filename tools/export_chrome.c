@@ -4,7 +4,9 @@
  * (MPI call) a slice of B/E events in time order; a collective's slice
  * carries its operation, communicator, root and bytes; every message a
  * flow arrow: an "s" event inside the send's slice, an "f" event (bound to
- * the enclosing slice) inside the receive's. The two ends get the same id
+ * the enclosing slice) inside the receive's (flow events are written when
+ * their message's place in the matching order is known, so not always in
+ * time order; slices always are). The two ends get the same id
  * without ever meeting in memory: (communicator, sender, receiver, tag, k)
  * for the k-th message of that key (tools/flowmatch.h), hashed to 64 bits.
  * Timestamps are microseconds with nanosecond decimals.
@@ -67,10 +69,11 @@ static void flow(struct chrome *c, const char *ph, const struct fm_key *key, uin
     export_last.flows += ph[0] == 's';
 }
 
-static void on_recv(void *user, const struct fm_key *key, uint64_t k, uint32_t rank, uint64_t time, uint64_t cookie)
+static void on_end(void *user, int is_send, const struct fm_key *key, uint64_t k, uint32_t rank, uint64_t time,
+                   uint64_t cookie)
 {
     (void)rank;
-    flow(user, "f", key, k, (uint32_t)cookie, time);
+    flow(user, is_send ? "s" : "f", key, k, (uint32_t)cookie, time);
 }
 
 static int on_event(void *user, uint32_t loc, const struct rt_event *e)
@@ -103,12 +106,13 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
     case RT_ISEND: {
         int dst = mt_world_rank(&c->t, e->ref, e->peer);
         struct fm_key key = { e->ref, self, dst < 0 ? UINT32_MAX : (uint32_t)dst, e->tag };
-        uint64_t k = fm_send(c->fm, &key);
-        if (k == UINT64_MAX)
+        if (fm_send(c->fm, loc, e->kind == RT_ISEND, e->req, &key, e->time, loc) != 0)
             goto oom;
-        flow(c, "s", &key, k, loc, e->time);
         break;
     }
+    case RT_ISEND_COMPLETE:
+        fm_send_complete(c->fm, loc, e->req);
+        break;
     case RT_IRECV_REQUEST:
         if (fm_post(c->fm, loc, e->req) != 0)
             goto oom;
@@ -151,7 +155,7 @@ int export_chrome(const char *outdir, FILE *to, char *err, size_t errlen)
         return -1;
     int rc = -1;
     c.tracks = calloc(c.t.nlocations, sizeof *c.tracks);
-    c.fm = fm_new(c.t.nlocations, on_recv, &c);
+    c.fm = fm_new(c.t.nlocations, on_end, &c);
     if (!c.tracks || !c.fm) {
         snprintf(err, errlen, "out of memory");
         goto done;

@@ -226,11 +226,12 @@ static int meet(struct html *h, const struct flight *end)
     return 0;
 }
 
-static void on_recv(void *user, const struct fm_key *key, uint64_t k, uint32_t rank, uint64_t time, uint64_t cookie)
+static void on_end(void *user, int is_send, const struct fm_key *key, uint64_t k, uint32_t rank, uint64_t time,
+                   uint64_t cookie)
 {
     (void)cookie;
     struct html *h = user;
-    struct flight end = { *key, k, time, rank, 1, 0 };
+    struct flight end = { *key, k, time, rank, 1, (uint8_t)is_send };
     if (!h->failed)
         meet(h, &end);
 }
@@ -282,11 +283,14 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
     case RT_SEND:
     case RT_ISEND: {
         int dst = mt_world_rank(&h->t, e->ref, e->peer);
-        struct flight end = { { e->ref, self, dst < 0 ? UINT32_MAX : (uint32_t)dst, e->tag }, 0, e->time, loc, 1, 1 };
-        if ((end.k = fm_send(h->fm, &end.key)) == UINT64_MAX || meet(h, &end) != 0)
+        struct fm_key key = { e->ref, self, dst < 0 ? UINT32_MAX : (uint32_t)dst, e->tag };
+        if (fm_send(h->fm, loc, e->kind == RT_ISEND, e->req, &key, e->time, 0) != 0)
             goto oom;
         break;
     }
+    case RT_ISEND_COMPLETE:
+        fm_send_complete(h->fm, loc, e->req);
+        break;
     case RT_IRECV_REQUEST:
         if (fm_post(h->fm, loc, e->req) != 0)
             goto oom;
@@ -319,7 +323,7 @@ static int run_pass(struct html *h, int pass)
     fm_free(h->fm);
     free(h->fl.v);
     h->fl = (struct flights){ 0 };
-    if (!(h->fm = fm_new(h->t.nlocations, on_recv, h))) {
+    if (!(h->fm = fm_new(h->t.nlocations, on_end, h))) {
         snprintf(h->err, h->errlen, "out of memory");
         return -1;
     }

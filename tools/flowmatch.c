@@ -26,10 +26,10 @@ struct queue {               /* ring buffer of receives in posting order */
 struct fm_matcher {
     struct counter *slots;
     uint64_t nslots, used;
-    struct queue *queues;
+    struct queue *queues;     /* per rank: [2 * rank] receives, [2 * rank + 1] sends */
     uint32_t nranks;
     uint64_t max_queue;
-    fm_recv_fn on_recv;
+    fm_end_fn on_end;
     void *user;
 };
 
@@ -74,18 +74,18 @@ static struct counter *counter_of(struct fm_matcher *m, const struct fm_key *key
     return &m->slots[s];
 }
 
-struct fm_matcher *fm_new(uint32_t nranks, fm_recv_fn on_recv, void *user)
+struct fm_matcher *fm_new(uint32_t nranks, fm_end_fn on_end, void *user)
 {
     struct fm_matcher *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    m->queues = calloc(nranks ? nranks : 1, sizeof *m->queues);
+    m->queues = calloc(nranks ? 2 * (size_t)nranks : 1, sizeof *m->queues);
     if (!m->queues) {
         free(m);
         return NULL;
     }
     m->nranks = nranks;
-    m->on_recv = on_recv;
+    m->on_end = on_end;
     m->user = user;
     return m;
 }
@@ -94,17 +94,11 @@ void fm_free(struct fm_matcher *m)
 {
     if (!m)
         return;
-    for (uint32_t r = 0; r < m->nranks; r++)
-        free(m->queues[r].v);
+    for (uint32_t q = 0; q < 2 * m->nranks; q++)
+        free(m->queues[q].v);
     free(m->queues);
     free(m->slots);
     free(m);
-}
-
-uint64_t fm_send(struct fm_matcher *m, const struct fm_key *key)
-{
-    struct counter *c = counter_of(m, key);
-    return c ? c->sends++ : UINT64_MAX;
 }
 
 static struct posted *at(struct queue *q, uint64_t i)
@@ -132,21 +126,56 @@ static struct posted *push(struct fm_matcher *m, struct queue *q)
     return p;
 }
 
-/* Count the receives at the head of the queue whose turn has come. */
-static void release(struct fm_matcher *m, uint32_t rank, int all)
+/* Count the sends or receives at the head of a queue whose turn has come.
+ * At the end (all), a send still pending was never cancelled: it counts. */
+static void release(struct fm_matcher *m, uint32_t rank, int is_send, int all)
 {
-    struct queue *q = &m->queues[rank];
+    struct queue *q = &m->queues[2 * (size_t)rank + (is_send ? 1 : 0)];
     while (q->n) {
         struct posted *p = at(q, 0);
         if (p->state == PENDING && !all)
             break;
-        if (p->state == RESOLVED) {
+        if (p->state == RESOLVED || (p->state == PENDING && is_send)) {
             struct counter *c = counter_of(m, &p->key);
             if (c)
-                m->on_recv(m->user, &p->key, c->recvs++, rank, p->time, p->cookie);
+                m->on_end(m->user, is_send, &p->key, is_send ? c->sends++ : c->recvs++, rank, p->time, p->cookie);
         }
         q->head = (q->head + 1) & (q->cap - 1);
         q->n--;
+    }
+}
+
+int fm_send(struct fm_matcher *m, uint32_t rank, int has_req, uint64_t req, const struct fm_key *key,
+            uint64_t time, uint64_t cookie)
+{
+    if (rank >= m->nranks)
+        return 0;
+    struct posted *p = push(m, &m->queues[2 * (size_t)rank + 1]);
+    if (!p)
+        return -1;
+    /* an Isend waits for its completion: a cancelled one is no message */
+    *p = (struct posted){ req, time, cookie, *key, has_req ? PENDING : RESOLVED, has_req };
+    release(m, rank, 1, 0);
+    return 0;
+}
+
+/* The oldest pending entry of a queue with this request (ids are reused). */
+static struct posted *pending(struct queue *q, uint64_t req)
+{
+    for (uint64_t i = 0; i < q->n; i++)
+        if (at(q, i)->state == PENDING && at(q, i)->req == req)
+            return at(q, i);
+    return NULL;
+}
+
+void fm_send_complete(struct fm_matcher *m, uint32_t rank, uint64_t req)
+{
+    if (rank >= m->nranks)
+        return;
+    struct posted *p = pending(&m->queues[2 * (size_t)rank + 1], req);
+    if (p) {
+        p->state = RESOLVED;
+        release(m, rank, 1, 0);
     }
 }
 
@@ -154,7 +183,7 @@ int fm_post(struct fm_matcher *m, uint32_t rank, uint64_t req)
 {
     if (rank >= m->nranks)
         return 0;
-    struct posted *p = push(m, &m->queues[rank]);
+    struct posted *p = push(m, &m->queues[2 * (size_t)rank]);
     if (!p)
         return -1;
     *p = (struct posted){ .req = req, .state = PENDING, .has_req = 1 };
@@ -166,19 +195,15 @@ int fm_recv(struct fm_matcher *m, uint32_t rank, int has_req, uint64_t req, cons
 {
     if (rank >= m->nranks)
         return 0;
-    struct queue *q = &m->queues[rank];
-    struct posted *p = NULL;
-    /* the oldest pending receive with this request (ids are reused) */
-    for (uint64_t i = 0; has_req && i < q->n && !p; i++)
-        if (at(q, i)->state == PENDING && at(q, i)->req == req)
-            p = at(q, i);
+    struct queue *q = &m->queues[2 * (size_t)rank];
+    struct posted *p = has_req ? pending(q, req) : NULL;
     if (!p) {
         /* blocking, or no request record: posted when it completed */
         if (!(p = push(m, q)))
             return -1;
     }
     *p = (struct posted){ req, time, cookie, *key, RESOLVED, has_req };
-    release(m, rank, 0);
+    release(m, rank, 0, 0);
     return 0;
 }
 
@@ -186,23 +211,24 @@ void fm_cancel(struct fm_matcher *m, uint32_t rank, uint64_t req)
 {
     if (rank >= m->nranks)
         return;
-    struct queue *q = &m->queues[rank];
-    for (uint64_t i = 0; i < q->n; i++)
-        if (at(q, i)->state == PENDING && at(q, i)->req == req) {
-            at(q, i)->state = DROPPED;
-            break;
+    for (int is_send = 0; is_send < 2; is_send++) {
+        struct posted *p = pending(&m->queues[2 * (size_t)rank + is_send], req);
+        if (p) {
+            p->state = DROPPED;
+            release(m, rank, is_send, 0);
         }
-    release(m, rank, 0);
+    }
 }
 
 uint64_t fm_finish(struct fm_matcher *m)
 {
     uint64_t never = 0;
     for (uint32_t r = 0; r < m->nranks; r++) {
-        struct queue *q = &m->queues[r];
+        struct queue *q = &m->queues[2 * (size_t)r];
         for (uint64_t i = 0; i < q->n; i++)
             never += at(q, i)->state == PENDING;
-        release(m, r, 1);
+        release(m, r, 0, 1);
+        release(m, r, 1, 1);
     }
     return never;
 }
