@@ -32,7 +32,17 @@ void export_json_string(FILE *to, const char *s)
 
 void export_us(FILE *to, uint64_t ns)
 {
-    fprintf(to, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+    /* by hand: printf's parsing is a third of a Chrome export's time */
+    char buf[32], *p = buf + sizeof buf;
+    uint64_t frac = ns % 1000, whole = ns / 1000;
+    *--p = (char)('0' + frac % 10);
+    *--p = (char)('0' + frac / 10 % 10);
+    *--p = (char)('0' + frac / 100);
+    *--p = '.';
+    do
+        *--p = (char)('0' + whole % 10);
+    while ((whole /= 10) > 0);
+    fwrite(p, 1, (size_t)(buf + sizeof buf - p), to);
 }
 
 static int usage(FILE *to)

@@ -30,6 +30,8 @@ struct track {
 struct chrome {
     FILE *to;
     struct mt_trace t;
+    char **region_json;       /* per region: its name as a JSON string */
+    char **track_json;        /* per location: ,"pid":N,"tid":N,"ts": */
     struct track *tracks;
     struct fm_matcher *fm;
     uint64_t events, total;
@@ -50,18 +52,41 @@ static uint64_t flow_id(const struct fm_key *key, uint64_t k)
     return h;
 }
 
-static void head(struct chrome *c, const char *ph, const char *name, uint32_t loc, uint64_t time)
+/* The text every event of a location repeats is made once: formatting is
+ * most of an export's time. */
+static char *json_of(const char *s)
 {
-    uint64_t id = c->t.locations[loc];
-    fprintf(c->to, ",\n{\"ph\":\"%s\",\"name\":", ph);
-    export_json_string(c->to, name);
-    fprintf(c->to, ",\"pid\":%llu,\"tid\":%llu,\"ts\":", (unsigned long long)id, (unsigned long long)id);
+    char *buf = NULL;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    export_json_string(f, s);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static void head(struct chrome *c, const char *ph, const char *name_json, uint32_t loc, uint64_t time)
+{
+    fputs(",\n{\"ph\":\"", c->to);
+    fputs(ph, c->to);
+    fputs("\",\"name\":", c->to);
+    fputs(name_json, c->to);
+    fputs(c->track_json[loc], c->to);
     export_us(c->to, time);
+}
+
+static const char *region_json(const struct chrome *c, uint32_t region)
+{
+    return region < c->t.nregions ? c->region_json[region] : "\"?\"";
 }
 
 static void flow(struct chrome *c, const char *ph, const struct fm_key *key, uint64_t k, uint32_t loc, uint64_t time)
 {
-    head(c, ph, "message", loc, time);
+    head(c, ph, "\"message\"", loc, time);
     fprintf(c->to, ",\"cat\":\"message\",\"id\":\"0x%016llx\"%s,\"args\":{\"comm\":%u,\"from\":%u,\"to\":%u,"
                    "\"tag\":%u,\"k\":%llu}}",
             (unsigned long long)flow_id(key, k), ph[0] == 'f' ? ",\"bp\":\"e\"" : "", key->comm, key->src, key->dst,
@@ -85,12 +110,12 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
         progress_update("exporting events", c->events, c->total);
     switch (e->kind) {
     case RT_ENTER:
-        head(c, "B", mt_region(&c->t, e->ref), loc, e->time);
+        head(c, "B", region_json(c, e->ref), loc, e->time);
         fputs(",\"cat\":\"mpi\"}", c->to);
         export_last.slices++;
         break;
     case RT_LEAVE:
-        head(c, "E", mt_region(&c->t, e->ref), loc, e->time);
+        head(c, "E", region_json(c, e->ref), loc, e->time);
         if (tr->coll_pending) {
             const struct rt_event *x = &tr->coll;
             int root = x->peer == UINT32_MAX ? -1 : mt_world_rank(&c->t, x->ref, x->peer);
@@ -133,7 +158,11 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
         tr->coll_pending = 1;
         break;
     case RT_NBC_COMPLETE:
-        head(c, "i", rt_collective_name(e->tag), loc, e->time);
+        fputs(",\n{\"ph\":\"i\",\"name\":\"", c->to);
+        fputs(rt_collective_name(e->tag), c->to);
+        fputc('"', c->to);
+        fputs(c->track_json[loc], c->to);
+        export_us(c->to, e->time);
         fprintf(c->to, ",\"cat\":\"collective\",\"s\":\"t\",\"args\":{\"nonblocking\":true,\"bytes_sent\":%llu}}",
                 (unsigned long long)e->bytes);
         break;
@@ -156,7 +185,18 @@ int export_chrome(const char *outdir, FILE *to, char *err, size_t errlen)
     int rc = -1;
     c.tracks = calloc(c.t.nlocations, sizeof *c.tracks);
     c.fm = fm_new(c.t.nlocations, on_end, &c);
-    if (!c.tracks || !c.fm) {
+    c.region_json = calloc(c.t.nregions ? c.t.nregions : 1, sizeof *c.region_json);
+    c.track_json = calloc(c.t.nlocations, sizeof *c.track_json);
+    int ready = c.tracks && c.fm && c.region_json && c.track_json;
+    for (uint32_t r = 0; ready && r < c.t.nregions; r++)
+        ready = (c.region_json[r] = json_of(mt_region(&c.t, r))) != NULL;
+    for (uint32_t i = 0; ready && i < c.t.nlocations; i++) {
+        unsigned long long id = (unsigned long long)c.t.locations[i];
+        ready = asprintf(&c.track_json[i], ",\"pid\":%llu,\"tid\":%llu,\"ts\":", id, id) >= 0;
+        if (!ready)
+            c.track_json[i] = NULL;
+    }
+    if (!ready) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
@@ -190,6 +230,12 @@ done:
     progress_end();
     fm_free(c.fm);
     free(c.tracks);
+    for (uint32_t r = 0; c.region_json && r < c.t.nregions; r++)
+        free(c.region_json[r]);
+    for (uint32_t i = 0; c.track_json && i < c.t.nlocations; i++)
+        free(c.track_json[i]);
+    free(c.region_json);
+    free(c.track_json);
     mt_close(&c.t);
     return rc;
 }
