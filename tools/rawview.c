@@ -9,21 +9,31 @@
 #include <string.h>
 
 /* The cone of slopes through the anchor that pass within tol of every
- * point so far; when it empties, the segment ends at the previous point
- * (on the line through the cone's middle) and that becomes the anchor. */
+ * point so far; when it empties at point i, the segment ends at the last
+ * point left of x[i] (on the line of the cone nearest that point), which
+ * becomes the anchor, and the points from there to i are taken again.
+ * Events at the same global time share one x: a segment never ends
+ * between them, so each is checked against a line that does not pass
+ * vertically through it. */
 uint32_t rv_simplify(const double *x, const double *y, uint64_t n, double tol, struct rv_point *out)
 {
     if (n == 0)
         return 0;
     uint32_t k = 0;
-    double ax = x[0], ay = y[0];
+    /* the first anchor: the middle of the events at the first time */
+    uint64_t i = 0;
+    double lo_y = y[0], hi_y = y[0];
+    while (i + 1 < n && x[i + 1] <= x[0]) {
+        i++;
+        lo_y = fmin(lo_y, y[i]);
+        hi_y = fmax(hi_y, y[i]);
+    }
+    double ax = x[0], ay = (lo_y + hi_y) / 2;
     out[k++] = (struct rv_point){ ax, ay };
     double lo = -INFINITY, hi = INFINITY;
-    uint64_t last = 0;   /* the last point inside the current segment */
-    for (uint64_t i = 1; i < n; i++) {
+    uint64_t last = i;   /* the last point inside the current segment */
+    for (i++; i < n; i++) {
         double dx = x[i] - ax;
-        if (dx <= 0)
-            continue;   /* same global time as the anchor: checked afterwards */
         double l = (y[i] - tol - ay) / dx, h = (y[i] + tol - ay) / dx;
         double nlo = fmax(lo, l), nhi = fmin(hi, h);
         if (nlo <= nhi) {
@@ -32,18 +42,29 @@ uint32_t rv_simplify(const double *x, const double *y, uint64_t n, double tol, s
             last = i;
             continue;
         }
-        /* close the segment at the last point that fitted */
-        double s = isfinite(lo) && isfinite(hi) ? (lo + hi) / 2 : 1;
-        double ex = x[last];
-        if (ex > ax) {
-            ay += s * (ex - ax);
-            ax = ex;
-            out[k++] = (struct rv_point){ ax, ay };
+        /* close the segment at the last point left of x[i] */
+        uint64_t j = i;
+        while (j > 0 && x[j - 1] >= x[i])
+            j--;
+        if (j == 0 || x[j - 1] <= ax) {
+            /* the events at x[i] alone spread wider than 2 tol: no line
+             * fits them; keep going (rv_write checks every event) */
+            lo = nlo < nhi ? nlo : fmin(nlo, nhi);
+            hi = lo;
+            last = i;
+            continue;
         }
-        dx = x[i] - ax;
-        lo = dx > 0 ? (y[i] - tol - ay) / dx : -INFINITY;
-        hi = dx > 0 ? (y[i] + tol - ay) / dx : INFINITY;
-        last = i;
+        /* of the slopes that fit, the one closest to the point itself:
+         * the next segment then starts where the events are */
+        double ex = x[j - 1], s = (y[j - 1] - ay) / (ex - ax);
+        s = fmin(fmax(s, lo), hi);
+        ay += s * (ex - ax);
+        ax = ex;
+        out[k++] = (struct rv_point){ ax, ay };
+        lo = -INFINITY;
+        hi = INFINITY;
+        last = j - 1;
+        i = j - 1;   /* take the points after the new anchor again */
     }
     if (x[last] > ax) {
         double s = isfinite(lo) && isfinite(hi) ? (lo + hi) / 2 : 1;
