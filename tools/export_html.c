@@ -137,6 +137,33 @@ static int flights_meet(struct flights *fl, const struct flight *end, struct fli
     return 0;
 }
 
+/* ---------- durations in buckets of an eighth of an octave ---------- */
+
+/* Bucket of a duration: 8 per power of two of dur + 1, so the slice budget
+ * is filled to within an eighth of the longest left out. */
+#define DURATION_BUCKETS (64 * 8)
+
+static int duration_bucket(uint64_t dur)
+{
+    uint64_t d1 = dur == UINT64_MAX ? dur : dur + 1;
+    int e = 63;
+    while (e > 0 && !(d1 >> e))
+        e--;
+    int m = e >= 3 ? (int)((d1 >> (e - 3)) & 7) : (int)((d1 << (3 - e)) & 7);
+    return e * 8 + m;
+}
+
+/* The shortest duration in bucket b, if any duration falls in it
+ * (duration_bucket(bucket_floor(b)) == b; below 8 ns some buckets are empty). */
+static uint64_t bucket_floor(int b)
+{
+    if (b >= DURATION_BUCKETS)
+        return UINT64_MAX;
+    int e = b / 8, m = b % 8;
+    uint64_t d1 = e >= 3 ? (uint64_t)(8 + m) << (e - 3) : (uint64_t)(8 + m) >> (3 - e);
+    return d1 - 1;
+}
+
 /* ---------- the two passes ---------- */
 
 struct open_slice {
@@ -161,7 +188,7 @@ struct html {
     int pass;
     int *region_class;
     /* pass 1 */
-    uint64_t slices_by_log2[65], messages, raw_tachyons, events, total_events, end;
+    uint64_t slices_by_bucket[DURATION_BUCKETS], messages, raw_tachyons, events, total_events, end;
     /* pass 2 */
     uint32_t nbins;
     float *bins;               /* [track][bin][class]: ns */
@@ -268,10 +295,7 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
         struct open_slice s = tr->stack[--tr->depth];
         uint64_t dur = e->time - s.start;
         if (h->pass == 1) {
-            int b = 0;
-            while (b < 64 && (dur + 1) >> (b + 1))
-                b++;
-            h->slices_by_log2[b]++;
+            h->slices_by_bucket[duration_bucket(dur)]++;
         } else if (dur >= h->min_slice_ns && h->slices_kept < HTML_SLICES) {
             fprintf(h->to, "%s%u,%llu,%llu,%u,%u", h->first_slice ? "" : ",", loc, (unsigned long long)s.start,
                     (unsigned long long)dur, s.region, tr->depth);
@@ -461,12 +485,15 @@ int export_html(const char *outdir, FILE *to, char *err, size_t errlen)
         goto done;
     /* the shortest slices go first when over budget */
     uint64_t kept = 0, slices_total = 0;
-    for (int k = 0; k <= 64; k++)
-        slices_total += h.slices_by_log2[k];
-    int b = 64;
-    while (b >= 0 && kept + h.slices_by_log2[b] <= HTML_SLICES)
-        kept += h.slices_by_log2[b--];
-    h.min_slice_ns = b < 0 ? 0 : (1ULL << (b + 1)) - 1;
+    for (int k = 0; k < DURATION_BUCKETS; k++)
+        slices_total += h.slices_by_bucket[k];
+    int b = DURATION_BUCKETS - 1;
+    while (b >= 0 && kept + h.slices_by_bucket[b] <= HTML_SLICES)
+        kept += h.slices_by_bucket[b--];
+    int c = b + 1;   /* below 8 ns not every bucket holds a duration: the next one that does */
+    while (b >= 0 && c < DURATION_BUCKETS && duration_bucket(bucket_floor(c)) != c)
+        c++;
+    h.min_slice_ns = b < 0 ? 0 : bucket_floor(c);
     uint64_t others = h.messages - h.raw_tachyons;
     uint64_t room = HTML_MESSAGES > h.raw_tachyons ? HTML_MESSAGES - h.raw_tachyons : 1;
     h.stride = others > room ? (others + room - 1) / room : 1;
