@@ -11,7 +11,7 @@
 # bad input gets a one-line error; the merge shows progress only on a
 # terminal; `synctrace report` is short and readable.
 . "$top_srcdir/tests/lib.sh"
-plan 89
+plan 90
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 tmp=$(scratch)
@@ -90,7 +90,8 @@ if [ -x /usr/bin/time ]; then
     for it in 300 6000; do
         "$GEN" "$tmp/m$it" --ranks 4 --iterations $it --seed 2 >/dev/null
         "$SYNCTRACE_BIN" merge "$tmp/m$it" -o "$tmp/m$it.out" >/dev/null 2>&1
-        /usr/bin/time -f %M -o "$tmp/m$it.rss" "$SYNCTRACE_BIN" export "$tmp/m$it.out" --format chrome -o /dev/null 2>/dev/null
+        /usr/bin/time -f %M -o "$tmp/m$it.rss" "$SYNCTRACE_BIN" export "$tmp/m$it.out" --format chrome \
+            -o "$tmp/m$it.json" 2>/dev/null
     done
     small=$(tail -1 "$tmp/m300.rss") big=$(tail -1 "$tmp/m6000.rss")
     ok $([ "$big" -le $((small + 4096)) ]; echo $?) \
@@ -151,6 +152,16 @@ ok $([ $rc = 1 ] && [ "$(wc -l <"$tmp/e3")" = 1 ] && [ ! -e "$tmp/trunc.json" ] 
     [ -z "$(ls "$tmp" | grep 'trunc.json.tmp')" ]; echo $?) \
     "truncated event files: exit 1, one line ($(cut -c1-90 "$tmp/e3")), no output left behind"
 ok $([ "$(inputs "$tmp/t.out")" = "$before" ]; echo $?) "the exports only read the merged archive"
+# A device or pipe is written in place, never replaced by a renamed file
+# (a FIFO stands in for /dev/null, which the test must not risk).
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+"$SYNCTRACE_BIN" export "$tmp/t.out" --format chrome -o "$tmp/fifo" 2>/dev/null
+rc=$?
+wait $reader
+ok $([ $rc = 0 ] && [ -p "$tmp/fifo" ] && "$PYTHON3" -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/fifo.out" &&
+    [ -z "$(ls "$tmp" | grep 'fifo.tmp')" ]; echo $?) "-o a FIFO: written through it, which stays a FIFO"
 
 # 5. Progress on a terminal; the report for people and for scripts.
 if command -v script >/dev/null; then

@@ -104,31 +104,30 @@ int cmd_export(int argc, char **argv)
         snprintf(def, sizeof def, "%s/%s", dir, run == export_chrome ? "trace.json" : "timeline.html");
         out = def;
     }
+    /* Standard output, a device or a pipe (/dev/null, a FIFO) is written
+     * directly: renaming a temporary file onto a device would replace it. */
     int to_stdout = !strcmp(out, "-");
-    FILE *f = stdout;
-    if (!to_stdout) {
-        snprintf(tmp, sizeof tmp, "%s.tmp-%ld", out, (long)getpid());
-        if (!(f = fopen(tmp, "w"))) {
-            fprintf(stderr, "synctrace export: %s: cannot write: %s\n", tmp, strerror(errno));
-            return 1;
-        }
+    int direct = to_stdout || (stat(out, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode));
+    const char *target = to_stdout ? "standard output" : direct ? out : tmp;
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", out, (long)getpid());
+    FILE *f = to_stdout ? stdout : fopen(target, "w");
+    if (!f) {
+        fprintf(stderr, "synctrace export: %s: cannot write: %s\n", target, strerror(errno));
+        return 1;
     }
     memset(&export_last, 0, sizeof export_last);
     int rc = run(dir, f, err, sizeof err);
     int bad = ferror(f);
-    if (to_stdout) {
-        if (fflush(stdout) != 0)
-            bad = 1;
-    } else if (fclose(f) != 0)
+    if (to_stdout ? fflush(f) != 0 : fclose(f) != 0)
         bad = 1;
     if (rc == 0 && bad)
-        snprintf(err, sizeof err, "%.4300s: write failed", to_stdout ? "standard output" : tmp), rc = -1;
-    if (rc == 0 && !to_stdout && rename(tmp, out) != 0) {
+        snprintf(err, sizeof err, "%.4300s: write failed", target), rc = -1;
+    if (rc == 0 && !direct && rename(tmp, out) != 0) {
         snprintf(err, sizeof err, "cannot create %s: %s", out, strerror(errno));
         rc = -1;
     }
     if (rc != 0) {
-        if (!to_stdout)
+        if (!direct)
             remove(tmp);
         fprintf(stderr, "synctrace export: %s\n", err);
         return 1;
