@@ -16,7 +16,7 @@ int export_html(const char *outdir, FILE *to, char *err, size_t errlen);
 
 /* Counters both exporters fill, for the command's one-line summary. */
 struct export_stats {
-    unsigned long long events, slices, flows, unpaired_recvs, max_queue;
+    unsigned long long events, slices, flows;   /* html: the embedded slices and messages */
 };
 extern struct export_stats export_last;
 

@@ -224,7 +224,6 @@ int export_chrome(const char *outdir, FILE *to, char *err, size_t errlen)
     fm_finish(c.fm);
     fputs("\n]}\n", to);
     export_last.events = c.events;
-    export_last.max_queue = fm_max_queue(c.fm);
     rc = 0;
 done:
     progress_end();

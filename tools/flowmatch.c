@@ -28,7 +28,6 @@ struct fm_matcher {
     uint64_t nslots, used;
     struct queue *queues;     /* per rank: [2 * rank] receives, [2 * rank + 1] sends */
     uint32_t nranks;
-    uint64_t max_queue;
     fm_end_fn on_end;
     void *user;
 };
@@ -106,7 +105,7 @@ static struct posted *at(struct queue *q, uint64_t i)
     return &q->v[(q->head + i) & (q->cap - 1)];
 }
 
-static struct posted *push(struct fm_matcher *m, struct queue *q)
+static struct posted *push(struct queue *q)
 {
     if (q->n == q->cap) {
         uint64_t cap = q->cap ? q->cap * 2 : 16;
@@ -120,10 +119,7 @@ static struct posted *push(struct fm_matcher *m, struct queue *q)
         q->cap = cap;
         q->head = 0;
     }
-    struct posted *p = at(q, q->n++);
-    if (q->n > m->max_queue)
-        m->max_queue = q->n;
-    return p;
+    return at(q, q->n++);
 }
 
 /* Count the sends or receives at the head of a queue whose turn has come.
@@ -150,7 +146,7 @@ int fm_send(struct fm_matcher *m, uint32_t rank, int has_req, uint64_t req, cons
 {
     if (rank >= m->nranks)
         return 0;
-    struct posted *p = push(m, &m->queues[2 * (size_t)rank + 1]);
+    struct posted *p = push(&m->queues[2 * (size_t)rank + 1]);
     if (!p)
         return -1;
     /* an Isend waits for its completion: a cancelled one is no message */
@@ -183,7 +179,7 @@ int fm_post(struct fm_matcher *m, uint32_t rank, uint64_t req)
 {
     if (rank >= m->nranks)
         return 0;
-    struct posted *p = push(m, &m->queues[2 * (size_t)rank]);
+    struct posted *p = push(&m->queues[2 * (size_t)rank]);
     if (!p)
         return -1;
     *p = (struct posted){ .req = req, .state = PENDING, .has_req = 1 };
@@ -199,7 +195,7 @@ int fm_recv(struct fm_matcher *m, uint32_t rank, int has_req, uint64_t req, cons
     struct posted *p = has_req ? pending(q, req) : NULL;
     if (!p) {
         /* blocking, or no request record: posted when it completed */
-        if (!(p = push(m, q)))
+        if (!(p = push(q)))
             return -1;
     }
     *p = (struct posted){ req, time, cookie, *key, RESOLVED, has_req };
@@ -231,9 +227,4 @@ uint64_t fm_finish(struct fm_matcher *m)
         release(m, r, 1, 1);
     }
     return never;
-}
-
-uint64_t fm_max_queue(const struct fm_matcher *m)
-{
-    return m->max_queue;
 }

@@ -49,7 +49,5 @@ void fm_cancel(struct fm_matcher *m, uint32_t rank, uint64_t req);
 /* End of the trace: count what is still queued behind requests that never
  * completed. Returns how many posted receives never completed. */
 uint64_t fm_finish(struct fm_matcher *m);
-/* The largest queue any rank held (for the memory bound). */
-uint64_t fm_max_queue(const struct fm_matcher *m);
 
 #endif
