@@ -2,7 +2,8 @@
 # Install what synctrace needs to build and test on Debian 12 (run as root).
 set -eu
 packages="build-essential autoconf automake libtool pkg-config gawk python3
-          libopenmpi-dev openmpi-bin libotf2-trace-dev otf2-tools python3-otf2"
+          libopenmpi-dev openmpi-bin libotf2-trace-dev otf2-tools python3-otf2
+          chromium"   # chromium: tests/test-export.sh loads the HTML timeline headless
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

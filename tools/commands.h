@@ -3,6 +3,7 @@
 #define SYNCTRACE_COMMANDS_H
 
 int cmd_dump(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 

@@ -12,6 +12,8 @@
 #include "constraints.h"
 #include "match.h"
 #include "otf2out.h"
+#include "progress.h"
+#include "rawview.h"
 #include "rawdir.h"
 #include "rawtrace.h"
 #include "report.h"
@@ -195,6 +197,7 @@ static void *read_worker(void *arg)
     for (;;) {
         pthread_mutex_lock(&w->lock);
         int i = w->next < w->n ? w->next++ : -1;
+        progress_update("reading rank archives", (uint64_t)(i < 0 ? w->n : i), (uint64_t)w->n);
         pthread_mutex_unlock(&w->lock);
         if (i < 0)
             return NULL;
@@ -430,6 +433,7 @@ int cmd_merge(int argc, char **argv)
     }
     struct report rep;
     report_init(&rep);
+    progress_begin("synctrace merge");
     double t_start = now_s(), t = t_start;
 
     char **anchors = NULL;
@@ -538,6 +542,7 @@ int cmd_merge(int argc, char **argv)
     rep.seconds_read = now_s() - t;
     t = now_s();
 
+    progress_update("matching messages and collectives", 0, 0);
     if (mg_match(ranks, (uint32_t)n, &match, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         goto done;
@@ -545,6 +550,7 @@ int cmd_merge(int argc, char **argv)
     rep.seconds_match = now_s() - t;
     t = now_s();
 
+    progress_update("solving the clock constraints", 0, 0);
     /* One drift per clock first: over the whole run its estimate is the
      * most precise, and one offset per clock uses every constraint at once.
      * Only when the events still contradict it after the refinements below
@@ -687,6 +693,7 @@ int cmd_merge(int argc, char **argv)
                 truth[r][i] = (uint64_t)llround((double)rk->events[i].truth / res * 1e9);
         }
     }
+    progress_update("measuring the result", 0, 0);
     report_fill(&rep, ranks, (uint32_t)n, &match, &model, x, lo, hi, tau, lmin, gtime, truth);
     if (truth[0]) {
         /* With true times, compare against the controlled logical clock
@@ -734,10 +741,14 @@ int cmd_merge(int argc, char **argv)
         tmp[0] = '\0';
         goto done;
     }
+    progress_update("writing the merged archive", 0, 0);
     if (ow_write(tmp, "traces", ranks, (uint32_t)n, &match, gtime, truth, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         goto done;
     }
+    /* The events' raw (interpolated ClockOffsets) times, for the HTML view. */
+    if (rv_write(tmp, ranks, (uint32_t)n, gtime, NULL, err, sizeof err) != 0)
+        fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
     rep.seconds_write = now_s() - t;
     rep.seconds_total = now_s() - t_start;
     if (report_write(&rep, tmp, err, sizeof err) != 0) {
@@ -757,9 +768,11 @@ int cmd_merge(int argc, char **argv)
         goto done;
     }
     tmp[0] = '\0';
+    progress_end();
     report_print_summary(&rep, stdout);
     rc = 0;
 done:
+    progress_end();
     if (tmp[0])
         remove_tree(tmp);
     if (gtime)

@@ -507,39 +507,73 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     return 0;
 }
 
+/* A duration for people: 3 significant digits in the unit that fits. */
+static const char *human_ns(char *buf, size_t len, double ns)
+{
+    if (ns == 0)
+        ns = 0;   /* no "-0 ns" */
+    double a = fabs(ns);
+    if (!isfinite(ns))
+        snprintf(buf, len, "unbounded");
+    else if (a >= 1e9)
+        snprintf(buf, len, "%.3g s", ns / 1e9);
+    else if (a >= 1e6)
+        snprintf(buf, len, "%.3g ms", ns / 1e6);
+    else if (a >= 1e3)
+        snprintf(buf, len, "%.3g us", ns / 1e3);
+    else
+        snprintf(buf, len, "%.0f ns", ns);
+    return buf;
+}
+
+/* At most this many clocks are listed; report.json has them all. */
+#define SUMMARY_CLOCKS 6
+
+/* Read in ten seconds: what was merged, whether it is now consistent, how
+ * precise, and only then the details; a line per topic, short lines. */
 void report_print_summary(const struct report *r, FILE *to)
 {
-    fprintf(to, "synctrace merge: %u ranks, %llu events, %zu messages, %zu collectives\n", r->ranks,
-            (unsigned long long)r->events, r->messages, r->collectives);
-    fprintf(to, "  tachyons: %zu as recorded (ClockOffsets interpolated), %zu after the merge\n", r->tachyons_raw,
-            r->tachyons_after);
-    if (r->unmatched_sends || r->unmatched_recvs || r->incomplete_collectives)
-        fprintf(to, "  unmatched: %zu sends, %zu receives, %zu incomplete collectives (%s)\n", r->unmatched_sends,
-                r->unmatched_recvs, r->incomplete_collectives, r->unmatched_examples);
-    fprintf(to, "  imprecision delta: %.1f ns%s\n", r->delta_ns,
-            r->delta_ns > 0 ? " (contradictory constraints relaxed by this much)" : "");
-    if (r->drift_dropped)
-        fprintf(to, "  drift: not corrected (the sync rounds' estimate contradicted the events)\n");
+    char a[32], b[32], c[32], d[32];
+    fprintf(to, "synctrace merge: %u ranks, %llu events, %zu messages, %zu collectives (%.2f s)\n", r->ranks,
+            (unsigned long long)r->events, r->messages, r->collectives, r->seconds_total);
+    int clean = r->tachyons_after == 0 && r->collective_violations_after == 0 && r->nonmonotonic_after == 0;
+    fprintf(to, "  tachyons      %zu as recorded -> %zu after the merge%s\n", r->tachyons_raw, r->tachyons_after,
+            clean ? " (causally consistent)" : "  ** CHECK report.json **");
     if (r->have_pairs)
-        fprintf(to, "  precision: clock pairs known within %.1f ns at worst, %.1f ns on average\n", r->pair_max_ns,
-                r->pair_mean_ns);
-    for (uint32_t d = 0; d < r->ndomains && d < 16; d++)
-        fprintf(to, "  clock %d: offset %+.1f ns [%+.1f, %+.1f], drift %+.3f ppm%s%s\n", r->domains[d].id,
-                r->domains[d].offset_ns, r->domains[d].lo_ns, r->domains[d].hi_ns, r->domains[d].drift_ppm,
-                r->domains[d].drift_rejected ? " (estimate too uncertain, not used)" : "",
-                r->domains[d].has_truth ? (r->domains[d].inside ? ", truth inside" : ", TRUTH OUTSIDE") : "");
-    if (r->ndomains > 16)
-        fprintf(to, "  ... %u clocks in all (report.json lists them)\n", r->ndomains);
+        fprintf(to, "  precision     clock pairs known within %s (mean %s)\n",
+                human_ns(a, sizeof a, r->pair_max_ns), human_ns(b, sizeof b, r->pair_mean_ns));
+    if (r->delta_ns > 0)
+        fprintf(to, "  imprecision   the events contradict each other by up to %s (relaxed)\n",
+                human_ns(a, sizeof a, r->delta_ns));
     if (r->have_truth)
-        fprintf(to, "  accuracy vs true time (common shift and rate removed): max %.1f ns, median %.1f ns;\n"
-                "    interpolated ClockOffsets: max %.1f ns, median %.1f ns\n",
-                r->true_err_max_ns, r->true_err_median_ns, r->raw_err_max_ns, r->raw_err_median_ns);
+        fprintf(to, "  vs true time  max %s, median %s (interpolated ClockOffsets: %s, %s)\n",
+                human_ns(a, sizeof a, r->true_err_max_ns), human_ns(b, sizeof b, r->true_err_median_ns),
+                human_ns(c, sizeof c, r->raw_err_max_ns), human_ns(d, sizeof d, r->raw_err_median_ns));
     if (r->have_clc)
-        fprintf(to, "  controlled logical clock (Scalasca's repair): max %.1f ns, median %.1f ns, "
-                    "intervals distorted by up to %.1f ns\n",
-                r->clc_err_max_ns, r->clc_err_median_ns, r->clc_interval_distortion_max_ns);
-    fprintf(to, "  time: %.3f s (read %.3f, match %.3f, solve %.3f, apply %.3f, write %.3f)\n", r->seconds_total,
-            r->seconds_read, r->seconds_match, r->seconds_solve, r->seconds_apply, r->seconds_write);
+        fprintf(to, "  CLC repair    max %s, median %s, intervals distorted by up to %s\n",
+                human_ns(a, sizeof a, r->clc_err_max_ns), human_ns(b, sizeof b, r->clc_err_median_ns),
+                human_ns(c, sizeof c, r->clc_interval_distortion_max_ns));
+    if (r->unmatched_sends || r->unmatched_recvs || r->incomplete_collectives)
+        fprintf(to, "  unmatched     %zu sends, %zu receives, %zu incomplete collectives\n", r->unmatched_sends,
+                r->unmatched_recvs, r->incomplete_collectives);
+    if (r->incomplete_ranks)
+        fprintf(to, "  incomplete    %u ranks ended without MPI_Finalize\n", r->incomplete_ranks);
+    if (r->drift_dropped)
+        fprintf(to, "  drift         not corrected: the sync rounds' estimate contradicted the events\n");
+    if (r->ndomains > 1) {
+        fprintf(to, "  clocks        offset to the reference [bounds], drift:\n");
+        for (uint32_t k = 0; k < r->ndomains && k < SUMMARY_CLOCKS; k++) {
+            const struct report_domain *x = &r->domains[k];
+            fprintf(to, "    rank %-5d %10s [%s, %s] %+.3f ppm%s%s\n", x->id, human_ns(a, sizeof a, x->offset_ns),
+                    human_ns(b, sizeof b, x->lo_ns), human_ns(c, sizeof c, x->hi_ns), x->drift_ppm,
+                    x->drift_rejected ? " (not used)" : "",
+                    x->has_truth && !x->inside ? " TRUTH OUTSIDE" : "");
+        }
+        if (r->ndomains > SUMMARY_CLOCKS)
+            fprintf(to, "    ... %u clocks in all (report.json lists them)\n", r->ndomains);
+    }
+    fprintf(to, "  time          read %.3f s, match %.3f, solve %.3f, apply %.3f, write %.3f\n", r->seconds_read,
+            r->seconds_match, r->seconds_solve, r->seconds_apply, r->seconds_write);
 }
 
 int cmd_report(int argc, char **argv)

@@ -1,0 +1,53 @@
+/* mtread.h — stream the events of a merged archive (OUT/traces.otf2, as
+ * `synctrace merge` writes it) in global time order, one callback per
+ * event, without holding the events in memory: OTF2's global event reader
+ * keeps one buffer per location, whatever the trace's length.
+ *
+ * Events arrive as struct rt_event (rawtrace.h) with the location's index;
+ * enter/leave carry the region in `ref`, messages and collectives carry the
+ * communicator in `ref` and the peer/root as a communicator-local rank, as
+ * in the raw archives. Times are ns of global time. */
+#ifndef SYNCTRACE_MTREAD_H
+#define SYNCTRACE_MTREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rawtrace.h"
+
+struct mt_comm {
+    char *name;
+    uint32_t nmembers;
+    uint64_t *members;        /* world ranks (= location indices), in communicator rank order */
+};
+
+struct mt_trace {
+    char *path;
+    uint64_t resolution;      /* ticks per second (1e9 for merged archives) */
+    uint64_t trace_length;
+    uint32_t nlocations;
+    uint64_t *locations;      /* location ids, sorted; the index is the track */
+    char **location_names;
+    uint64_t *location_events;/* declared events per location */
+    char **regions;
+    uint32_t nregions;
+    struct mt_comm *comms;
+    uint32_t ncomms;
+    void *reader;             /* OTF2_Reader */
+};
+
+/* Open the archive and read its definitions. Returns 0, or -1 with a
+ * one-line message naming the file. */
+int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen);
+
+/* Called for each event in time order; a non-zero return stops the read. */
+typedef int (*mt_event_fn)(void *user, uint32_t location, const struct rt_event *e);
+
+/* Read every event once (a second call reopens the archive: a second pass). */
+int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, size_t errlen);
+void mt_close(struct mt_trace *t);
+
+/* The world rank behind a communicator-local rank, or -1. */
+int mt_world_rank(const struct mt_trace *t, uint32_t comm, uint32_t local);
+const char *mt_region(const struct mt_trace *t, uint32_t region);
+
+#endif

@@ -1,0 +1,235 @@
+/* rawview.c — see rawview.h. */
+#include "rawview.h"
+#include "clockmodel.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The cone of slopes through the anchor that pass within tol of every
+ * point so far; when it empties at point i, the segment ends at the last
+ * point left of x[i] (on the line of the cone nearest that point), which
+ * becomes the anchor, and the points from there to i are taken again.
+ * Events at the same global time share one x: a segment never ends
+ * between them, so each is checked against a line that does not pass
+ * vertically through it. */
+uint32_t rv_simplify(const double *x, const double *y, uint64_t n, double tol, struct rv_point *out)
+{
+    if (n == 0)
+        return 0;
+    uint32_t k = 0;
+    /* the first anchor: the middle of the events at the first time */
+    uint64_t i = 0;
+    double lo_y = y[0], hi_y = y[0];
+    while (i + 1 < n && x[i + 1] <= x[0]) {
+        i++;
+        lo_y = fmin(lo_y, y[i]);
+        hi_y = fmax(hi_y, y[i]);
+    }
+    double ax = x[0], ay = (lo_y + hi_y) / 2;
+    out[k++] = (struct rv_point){ ax, ay };
+    double lo = -INFINITY, hi = INFINITY;
+    uint64_t last = i;   /* the last point inside the current segment */
+    for (i++; i < n; i++) {
+        double dx = x[i] - ax;
+        double l = (y[i] - tol - ay) / dx, h = (y[i] + tol - ay) / dx;
+        double nlo = fmax(lo, l), nhi = fmin(hi, h);
+        if (nlo <= nhi) {
+            lo = nlo;
+            hi = nhi;
+            last = i;
+            continue;
+        }
+        /* close the segment at the last point left of x[i] */
+        uint64_t j = i;
+        while (j > 0 && x[j - 1] >= x[i])
+            j--;
+        if (j == 0 || x[j - 1] <= ax) {
+            /* the events at x[i] alone spread wider than 2 tol: no line
+             * fits them; keep going (rv_write checks every event) */
+            lo = nlo < nhi ? nlo : fmin(nlo, nhi);
+            hi = lo;
+            last = i;
+            continue;
+        }
+        /* of the slopes that fit, the one closest to the point itself:
+         * the next segment then starts where the events are */
+        double ex = x[j - 1], s = (y[j - 1] - ay) / (ex - ax);
+        s = fmin(fmax(s, lo), hi);
+        ay += s * (ex - ax);
+        ax = ex;
+        out[k++] = (struct rv_point){ ax, ay };
+        lo = -INFINITY;
+        hi = INFINITY;
+        last = j - 1;
+        i = j - 1;   /* take the points after the new anchor again */
+    }
+    if (x[last] > ax) {
+        double s = isfinite(lo) && isfinite(hi) ? (lo + hi) / 2 : 1;
+        out[k++] = (struct rv_point){ x[last], ay + s * (x[last] - ax) };
+    }
+    return k;
+}
+
+double rv_raw(const struct rv_rank *r, double g)
+{
+    if (r->n == 0)
+        return g;
+    if (r->n == 1)
+        return r->v[0].raw + (g - r->v[0].g);
+    /* the segment [j, j+1] holding g; the end segments extrapolate */
+    uint32_t lo = 0, hi = r->n - 1;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->v[mid].g <= g)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const struct rv_point *a = &r->v[lo], *b = &r->v[lo + 1];
+    double dx = b->g - a->g;
+    return dx > 0 ? a->raw + (b->raw - a->raw) * (g - a->g) / dx : a->raw;
+}
+
+int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, uint64_t *const *gtime, double *max_err_ns,
+             char *err, size_t errlen)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/rawview.map", dir);
+    struct rv_map m = { calloc(n ? n : 1, sizeof *m.ranks), n };
+    uint64_t most = 1;
+    for (uint32_t r = 0; r < n; r++)
+        most = ranks[r].nevents > most ? ranks[r].nevents : most;
+    double *x = malloc(sizeof *x * most), *y = malloc(sizeof *y * most);
+    int rc = -1;
+    if (!m.ranks || !x || !y) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        goto done;
+    }
+    /* the earliest raw event of the run is 0, as in global time */
+    double origin = INFINITY;
+    for (uint32_t r = 0; r < n; r++)
+        if (ranks[r].nevents)
+            origin = fmin(origin, cm_interpolated(&ranks[r], ranks[r].events[0].time));
+    double worst = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        const struct rt_rank *rk = &ranks[r];
+        for (uint64_t i = 0; i < rk->nevents; i++) {
+            x[i] = (double)gtime[r][i];
+            y[i] = cm_interpolated(rk, rk->events[i].time) - origin;
+        }
+        /* a little below the bound: the file rounds to 1/1000 ns; the global
+         * times themselves are rounded to whole ns, so ±0.5 ns is noise */
+        struct rv_point *pts = malloc(sizeof *pts * (rk->nevents ? rk->nevents : 1));
+        if (!pts) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            goto done;
+        }
+        uint32_t k = rv_simplify(x, y, rk->nevents, RV_TOLERANCE_NS * 0.9, pts);
+        struct rv_point *fit = realloc(pts, sizeof *pts * (k ? k : 1));
+        m.ranks[r].v = fit ? fit : pts;
+        m.ranks[r].n = k;
+        for (uint64_t i = 0; i < rk->nevents; i++)
+            worst = fmax(worst, fabs(rv_raw(&m.ranks[r], x[i]) - y[i]));
+    }
+    if (max_err_ns)
+        *max_err_ns = worst;
+    if (!(worst <= RV_TOLERANCE_NS)) {
+        snprintf(err, errlen, "%s: the raw times do not follow a piecewise-linear map within %.1f ns (%.3f ns off)",
+                 path, RV_TOLERANCE_NS, worst);
+        goto done;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        goto done;
+    }
+    fprintf(f, "synctrace-rawview 1\nranks %u\n", n);
+    for (uint32_t r = 0; r < n; r++) {
+        fprintf(f, "rank %u %u\n", r, m.ranks[r].n);
+        for (uint32_t k = 0; k < m.ranks[r].n; k++)
+            fprintf(f, "%.3f %.3f\n", m.ranks[r].v[k].g, m.ranks[r].v[k].raw);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, errlen, "%s: write failed", path);
+        goto done;
+    }
+    rc = 0;
+done:
+    free(x);
+    free(y);
+    rv_free(&m);
+    return rc;
+}
+
+void rv_free(struct rv_map *m)
+{
+    for (uint32_t r = 0; m->ranks && r < m->nranks; r++)
+        free(m->ranks[r].v);
+    free(m->ranks);
+    m->ranks = NULL;
+    m->nranks = 0;
+}
+
+int rv_read(const char *path, struct rv_map *m, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[256];
+    unsigned long lineno = 0;
+    int version = 0;
+    unsigned nranks = 0;
+#define NEXT() (lineno++, fgets(line, sizeof line, f) != NULL)
+    if (!NEXT() || sscanf(line, "synctrace-rawview %d", &version) != 1) {
+        snprintf(err, errlen, "%s: not a synctrace raw-view map (no 'synctrace-rawview' header)", path);
+        goto bad;
+    }
+    if (version != 1) {
+        snprintf(err, errlen, "%s: raw-view map version %d, this synctrace reads version 1", path, version);
+        goto bad;
+    }
+    if (!NEXT() || sscanf(line, "ranks %u", &nranks) != 1 || nranks > (1u << 24)) {
+        snprintf(err, errlen, "%s:%lu: expected 'ranks N'", path, lineno);
+        goto bad;
+    }
+    if (!(m->ranks = calloc(nranks ? nranks : 1, sizeof *m->ranks))) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        goto bad;
+    }
+    m->nranks = nranks;
+    for (unsigned r = 0; r < nranks; r++) {
+        unsigned rr, cnt;
+        if (!NEXT() || sscanf(line, "rank %u %u", &rr, &cnt) != 2 || rr != r || cnt > (1u << 28)) {
+            snprintf(err, errlen, "%s:%lu: expected 'rank %u COUNT'", path, lineno, r);
+            goto bad;
+        }
+        if (!(m->ranks[r].v = malloc(sizeof *m->ranks[r].v * (cnt ? cnt : 1)))) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            goto bad;
+        }
+        for (unsigned k = 0; k < cnt; k++) {
+            struct rv_point *p = &m->ranks[r].v[k];
+            char extra;
+            if (!NEXT() || sscanf(line, "%lf %lf %c", &p->g, &p->raw, &extra) != 2 || !isfinite(p->g)
+                || !isfinite(p->raw) || (k && p->g < m->ranks[r].v[k - 1].g)) {
+                snprintf(err, errlen, "%s:%lu: expected 'global_ns raw_ns' with global_ns rising", path, lineno);
+                goto bad;
+            }
+            m->ranks[r].n = k + 1;
+        }
+    }
+#undef NEXT
+    fclose(f);
+    return 0;
+bad:
+    fclose(f);
+    rv_free(m);
+    return -1;
+}
