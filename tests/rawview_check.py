@@ -58,29 +58,33 @@ def main():
             merged[int(loc.name.split()[-1])].append(ev.time)
 
     lines = open(sys.argv[3]).read().split('\n')
-    ok_header = lines[0] == 'synctrace-rawview 1' and lines[1] == 'ranks %d' % len(times)
-    print(('ok' if ok_header else 'not ok') + ' - rawview.map: version-1 header, one entry per rank')
+    ok_header = lines[0] == 'synctrace-rawview 2' and lines[1] == 'ranks %d' % len(times)
+    print(('ok' if ok_header else 'not ok') + ' - rawview.map: version-2 header, one entry per rank')
     maps, i = {}, 2
     while i < len(lines) and lines[i].startswith('rank '):
         _, r, n = lines[i].split()
-        pts = [tuple(map(float, l.split())) for l in lines[i + 1:i + 1 + int(n)]]
+        pts = [(int(l.split()[0]), float(l.split()[1]), float(l.split()[2])) for l in lines[i + 1:i + 1 + int(n)]]
         maps[int(r)] = pts
         i += 1 + int(n)
 
-    def at(pts, g):
+    def at(pts, i, g):
+        # the last breakpoint at or before event i, and the piece to the next one
         if len(pts) == 1:
-            return pts[0][1] + g - pts[0][0]
-        k = min(max(bisect.bisect_right([p[0] for p in pts], g) - 1, 0), len(pts) - 2)
-        (ga, ra), (gb, rb) = pts[k], pts[k + 1]
-        return ra + (rb - ra) * (g - ga) / (gb - ga) if gb > ga else ra
+            return pts[0][2] + g - pts[0][1]
+        k = bisect.bisect_right([p[0] for p in pts], i) - 1
+        if k == len(pts) - 1:
+            (_, ga, ra), (_, gb, rb) = pts[k - 1], pts[k]
+            return rb + (rb - ra) * (g - gb) / (gb - ga) if gb > ga else rb + g - gb
+        (_, ga, ra), (_, gb, rb) = pts[k], pts[k + 1]
+        return ra + (rb - ra) * (g - ga) / (gb - ga) if gb > ga else ra + g - ga
 
     worst, nevents, npts = 0.0, 0, 0
     same_counts = all(len(merged[r]) == len(raw[r]) for r in raw)
     for r in raw:
         pts = maps.get(r, [])
         npts += len(pts)
-        for g, x in zip(merged[r], raw[r]):
-            worst = max(worst, abs(at(pts, g) - (x - origin)) if pts else float('inf'))
+        for i, (g, x) in enumerate(zip(merged[r], raw[r])):
+            worst = max(worst, abs(at(pts, i, g) - (x - origin)) if pts else float('inf'))
             nevents += 1
     print(('ok' if same_counts and worst <= 1.0 else 'not ok') +
           ' - the map gives every one of %d events its raw time within 1 ns (worst %.3f ns)' % (nevents, worst))

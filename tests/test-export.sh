@@ -129,7 +129,7 @@ else
     ok $([ "$(st "d['clustersNote']")" = "no causal index" ] && [ "$(st "d['errors']")" = "[]" ]; echo $?) \
         "without cluster_sizes.csv the page says: no causal index"
     cp -r "$tmp/t.out" "$tmp/badmap.out"
-    echo "synctrace-rawview 1" >"$tmp/badmap.out/rawview.map"
+    echo "synctrace-rawview 2" >"$tmp/badmap.out/rawview.map"
     "$SYNCTRACE_BIN" export "$tmp/badmap.out" --format html >/dev/null 2>"$tmp/badmap.err"
     res=$(selftest "$tmp/badmap.out/timeline.html")
     ok $(grep -q "rawview.map:2: expected 'ranks N'" "$tmp/badmap.err" && [ "$(st "d['tachyonsRaw']")" = None ] &&

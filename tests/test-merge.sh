@@ -5,7 +5,7 @@
 # otf2-print and the Python otf2 reader; bad input gets a one-line error and
 # a non-zero exit; the raw trace is never modified.
 . "$top_srcdir/tests/lib.sh"
-plan 32
+plan 33
 tmp=$(scratch)
 stencil="$top_builddir/examples/stencil"
 json() { "${PYTHON3:-python3}" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
@@ -125,6 +125,15 @@ checked() {   # the independent reader needs python3-otf2 (pyotf2, found above)
 line=$(checked "$tmp/warm.seg")
 ok $(echo "$line" | grep -q "messages $(json "$tmp/warm.seg/report.json" "d['messages']") tachyons 0 nonmonotonic 0 unmatched_sends 0 unmatched_receives 0"; echo $?) \
     "changing drift, segments: the written archive, read independently: $line"
+# Segments can close the gap between the last event of one and the first of
+# the next: the raw-view map (for the HTML export) steps there.
+"$SYNCTRACE_BIN" dump "$tmp/warm" >"$tmp/warm.dump" 2>/dev/null
+if [ -n "$pyotf2" ]; then
+    rv=$("$pyotf2" "$top_srcdir/tests/rawview_check.py" "$tmp/warm.dump" "$tmp/warm.seg/traces.otf2" "$tmp/warm.seg/rawview.map" 2>&1)
+    ok $(! echo "$rv" | grep -qv '^ok'; echo $?) "changing drift, segments: the raw-view map holds every event ($(echo "$rv" | sed -n 2p | sed 's/^ok - //'))"
+else
+    skip "python3-otf2 not installed"
+fi
 "$SYNCTRACE_BIN" merge "$tmp/warm" -o "$tmp/warm.line" --drift-model line >/dev/null 2>&1
 line=$(checked "$tmp/warm.line")
 ok $([ "$(json "$tmp/warm.line/report.json" "d['delta_ns'] > 100")" = True ] && echo "$line" | grep -q "tachyons [1-9]"; echo $?) \

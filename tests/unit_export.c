@@ -140,7 +140,7 @@ static void simplify(uint64_t seed, struct agg *within, struct agg *short_map)
 {
     enum { N = 5000 };
     static double x[N], y[N];
-    static struct rv_point out[N];
+    static struct rv_point out[N + 1];
     uint64_t s = seed;
     int pieces = 1 + (int)(st_splitmix64(&s) % 4);
     double g = 0, raw = (double)(st_splitmix64(&s) % 100000), slope = 1 + ((double)(st_splitmix64(&s) % 200) - 100) * 1e-6;
@@ -162,7 +162,7 @@ static void simplify(uint64_t seed, struct agg *within, struct agg *short_map)
     struct rv_rank r = { out, k };
     double worst = 0;
     for (int i = 0; i < N; i++)
-        worst = fmax(worst, fabs(rv_raw(&r, x[i]) - y[i]));
+        worst = fmax(worst, fabs(rv_raw(&r, (uint64_t)i, x[i]) - y[i]));
     check(within, worst <= 0.9 + 1e-6, "seed %llu: %.3f ns off", (unsigned long long)seed, worst);
     /* greedy, not minimal: a noisy point can start a short extra segment */
     check(short_map, k <= 6 * (uint32_t)pieces + 2, "seed %llu: %u breakpoints for %d pieces", (unsigned long long)seed,
@@ -180,11 +180,24 @@ int main(void)
         simplify(seed, &within, &short_map);
     report(&within, "raw-view map within its tolerance of every point (200 random piecewise-linear runs)");
     report(&short_map, "raw-view map: at most 6 breakpoints per linear piece of 5000 noisy points");
-    struct rv_point one[1];
+    struct rv_point one[2];
     double x1 = 5, y1 = 7;
     uint32_t k = rv_simplify(&x1, &y1, 1, 0.9, one);
     struct rv_rank r1 = { one, k };
-    ok(k == 1 && rv_raw(&r1, 5) == 7 && rv_raw(&r1, 15) == 17, "a single event: one breakpoint, slope 1 beyond it");
+    ok(k == 1 && rv_raw(&r1, 0, 5) == 7 && rv_raw(&r1, 0, 15) == 17, "a single event: one breakpoint, slope 1 beyond it");
+    /* A clock cut into drift segments can give the last event of one and
+     * the first of the next the same global time, 80 ns apart in raw time:
+     * the map steps there, and the event index picks the side. */
+    double sx[8] = { 0, 1000, 2000, 3000, 3000, 4000, 5000, 6000 };
+    double sy[8] = { 0, 1000, 2000, 3000, 3080, 4080, 5080, 6080 };
+    struct rv_point sp[9];
+    uint32_t sk = rv_simplify(sx, sy, 8, 0.9, sp);
+    struct rv_rank sr = { sp, sk };
+    double sw = 0;
+    for (uint64_t i = 0; i < 8; i++)
+        sw = fmax(sw, fabs(rv_raw(&sr, i, sx[i]) - sy[i]));
+    ok(sw <= 0.9 && sk <= 4, "a step at one global time: every event on its own side (%.3f ns off, %u breakpoints)",
+       sw, sk);
     ok(rv_simplify(NULL, NULL, 0, 0.9, one) == 0, "no events: no breakpoints");
     return tap_finish();
 }

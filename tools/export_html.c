@@ -62,6 +62,7 @@ static int class_of(const char *region)
 struct flight {
     struct fm_key key;
     uint64_t k, time;
+    uint64_t index;           /* the event's index on its location (for the raw-view map) */
     uint32_t track;
     uint8_t used, is_send;
 };
@@ -172,6 +173,7 @@ struct open_slice {
 };
 
 struct track {
+    uint64_t count;           /* events seen on the location in this pass: the next one's index */
     struct open_slice stack[MAX_DEPTH];
     uint32_t depth, overflow;  /* regions deeper than MAX_DEPTH are not drawn */
     uint64_t last;             /* time of the previous event */
@@ -199,9 +201,9 @@ struct html {
     int failed;
 };
 
-static double raw_of(const struct html *h, uint32_t track, uint64_t g)
+static double raw_of(const struct html *h, uint32_t track, uint64_t index, uint64_t g)
 {
-    return rv_raw(&h->raw.ranks[track], (double)g);
+    return rv_raw(&h->raw.ranks[track], index, (double)g);
 }
 
 static void add_busy(struct html *h, uint32_t track, int cls, uint64_t from, uint64_t to)
@@ -223,7 +225,7 @@ static void add_busy(struct html *h, uint32_t track, int cls, uint64_t from, uin
 
 static void message_done(struct html *h, const struct flight *s, const struct flight *r)
 {
-    int tachyon = h->have_raw && raw_of(h, r->track, r->time) < raw_of(h, s->track, s->time);
+    int tachyon = h->have_raw && raw_of(h, r->track, r->index, r->time) < raw_of(h, s->track, s->index, s->time);
     if (h->pass == 1) {
         h->messages++;
         h->raw_tachyons += tachyon;
@@ -256,9 +258,8 @@ static int meet(struct html *h, const struct flight *end)
 static void on_end(void *user, int is_send, const struct fm_key *key, uint64_t k, uint32_t rank, uint64_t time,
                    uint64_t cookie)
 {
-    (void)cookie;
     struct html *h = user;
-    struct flight end = { *key, k, time, rank, 1, (uint8_t)is_send };
+    struct flight end = { *key, k, time, cookie, rank, 1, (uint8_t)is_send };
     if (!h->failed)
         meet(h, &end);
 }
@@ -267,6 +268,7 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
 {
     struct html *h = user;
     struct track *tr = &h->tracks[loc];
+    uint64_t index = tr->count++;
     uint32_t self = (uint32_t)h->t.locations[loc];
     if ((++h->events & 0xffff) == 0)
         progress_update(h->pass == 1 ? "exporting (pass 1 of 2)" : "exporting (pass 2 of 2)", h->events,
@@ -308,7 +310,7 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
     case RT_ISEND: {
         int dst = mt_world_rank(&h->t, e->ref, e->peer);
         struct fm_key key = { e->ref, self, dst < 0 ? UINT32_MAX : (uint32_t)dst, e->tag };
-        if (fm_send(h->fm, loc, e->kind == RT_ISEND, e->req, &key, e->time, 0) != 0)
+        if (fm_send(h->fm, loc, e->kind == RT_ISEND, e->req, &key, e->time, index) != 0)
             goto oom;
         break;
     }
@@ -323,7 +325,7 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
     case RT_IRECV: {
         int src = mt_world_rank(&h->t, e->ref, e->peer);
         struct fm_key key = { e->ref, src < 0 ? UINT32_MAX : (uint32_t)src, self, e->tag };
-        if (fm_recv(h->fm, loc, e->kind == RT_IRECV, e->req, &key, e->time, 0) != 0)
+        if (fm_recv(h->fm, loc, e->kind == RT_IRECV, e->req, &key, e->time, index) != 0)
             goto oom;
         break;
     }

@@ -75,10 +75,17 @@ static int by_req(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* qsort, but an empty array may be NULL (qsort's is declared nonnull) */
+static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n)
+        qsort(v, n, size, cmp);
+}
+
 static const struct req_index *find_req(const struct req_index *v, size_t n, uint64_t req)
 {
     struct req_index key = { req, 0 };
-    return bsearch(&key, v, n, sizeof *v, by_req);
+    return n ? bsearch(&key, v, n, sizeof *v, by_req) : NULL;   /* v may be NULL when empty */
 }
 
 /* ---------- messages ---------- */
@@ -215,9 +222,9 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 PUSH(nbc, nnbc, cnbc, ri);
             }
         }
-        qsort(posted, nposted, sizeof *posted, by_req);
-        qsort(cancelled, ncancelled, sizeof *cancelled, by_req);
-        qsort(nbc, nnbc, sizeof *nbc, by_req);
+        sort(posted, nposted, sizeof *posted, by_req);
+        sort(cancelled, ncancelled, sizeof *cancelled, by_req);
+        sort(nbc, nnbc, sizeof *nbc, by_req);
 
         uint64_t open_begin = UINT64_MAX;
         int open_neighbor = 0;
@@ -308,8 +315,8 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
     }
 
     /* Messages: walk equal keys side by side, k-th send with k-th receive. */
-    qsort(sends, nsends, sizeof *sends, by_key);
-    qsort(recvs, nrecvs, sizeof *recvs, by_key);
+    sort(sends, nsends, sizeof *sends, by_key);
+    sort(recvs, nrecvs, sizeof *recvs, by_key);
     size_t cmsg = 0, cus = 0, cur = 0;
     size_t i = 0, j = 0;
     while (i < nsends || j < nrecvs) {
@@ -344,7 +351,7 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
     }
 
     /* Collectives: per communicator, the k-th call of every member. */
-    qsort(calls, ncalls, sizeof *calls, by_call);
+    sort(calls, ncalls, sizeof *calls, by_call);
     size_t ccoll = 0;
     for (size_t a = 0; a < ncalls;) {
         size_t b = a;

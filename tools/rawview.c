@@ -8,17 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The cone of slopes through the anchor that pass within tol of every
- * point so far; when it empties at point i, the segment ends at the last
- * point left of x[i] (on the line of the cone nearest that point), which
- * becomes the anchor, and the points from there to i are taken again.
- * Events at the same global time share one x: a segment never ends
- * between them, so each is checked against a line that does not pass
- * vertically through it. */
-uint32_t rv_simplify(const double *x, const double *y, uint64_t n, double tol, struct rv_point *out)
+/* One run of points without steps: the cone of slopes through the anchor
+ * that pass within tol of every point so far; when it empties at point i,
+ * the segment ends at the last point left of x[i] (on the line of the cone
+ * nearest that point), which becomes the anchor, and the points from there
+ * to i are taken again. Events at the same global time share one x: a
+ * segment never ends between them. Breakpoints get indices from `base`. */
+static uint32_t simplify_run(const double *x, const double *y, uint64_t n, uint64_t base, double tol,
+                             struct rv_point *out)
 {
-    if (n == 0)
-        return 0;
     uint32_t k = 0;
     /* the first anchor: the middle of the events at the first time */
     uint64_t i = 0;
@@ -29,11 +27,15 @@ uint32_t rv_simplify(const double *x, const double *y, uint64_t n, double tol, s
         hi_y = fmax(hi_y, y[i]);
     }
     double ax = x[0], ay = (lo_y + hi_y) / 2;
-    out[k++] = (struct rv_point){ ax, ay };
+    out[k++] = (struct rv_point){ base, ax, ay };
     double lo = -INFINITY, hi = INFINITY;
     uint64_t last = i;   /* the last point inside the current segment */
     for (i++; i < n; i++) {
         double dx = x[i] - ax;
+        if (dx <= 0) {   /* at the anchor's own time: within tol of it */
+            last = i;
+            continue;
+        }
         double l = (y[i] - tol - ay) / dx, h = (y[i] + tol - ay) / dx;
         double nlo = fmax(lo, l), nhi = fmin(hi, h);
         if (nlo <= nhi) {
@@ -60,37 +62,62 @@ uint32_t rv_simplify(const double *x, const double *y, uint64_t n, double tol, s
         s = fmin(fmax(s, lo), hi);
         ay += s * (ex - ax);
         ax = ex;
-        out[k++] = (struct rv_point){ ax, ay };
+        out[k++] = (struct rv_point){ base + j - 1, ax, ay };
         lo = -INFINITY;
         hi = INFINITY;
         last = j - 1;
         i = j - 1;   /* take the points after the new anchor again */
     }
-    if (x[last] > ax) {
-        double s = isfinite(lo) && isfinite(hi) ? (lo + hi) / 2 : 1;
-        out[k++] = (struct rv_point){ x[last], ay + s * (x[last] - ax) };
+    /* the run's last event closes it (its index bounds the run's last piece) */
+    double s = isfinite(lo) && isfinite(hi) ? (lo + hi) / 2 : 1;
+    if (x[last] > ax || base + n - 1 > out[k - 1].index)
+        out[k++] = (struct rv_point){ base + n - 1, x[last], ay + s * (x[last] - ax) };
+    return k;
+}
+
+uint32_t rv_simplify(const double *x, const double *y, uint64_t n, double tol, struct rv_point *out)
+{
+    uint32_t k = 0;
+    /* runs end where two events at one global time are further apart in
+     * raw time than a line through them could cover */
+    for (uint64_t start = 0; start < n;) {
+        uint64_t end = start + 1;
+        while (end < n && !(x[end] <= x[end - 1] && fabs(y[end] - y[end - 1]) > 2 * tol))
+            end++;
+        k += simplify_run(x + start, y + start, end - start, start, tol, out + k);
+        start = end;
     }
     return k;
 }
 
-double rv_raw(const struct rv_rank *r, double g)
+double rv_raw(const struct rv_rank *r, uint64_t index, double g)
 {
     if (r->n == 0)
         return g;
     if (r->n == 1)
         return r->v[0].raw + (g - r->v[0].g);
-    /* the segment [j, j+1] holding g; the end segments extrapolate */
-    uint32_t lo = 0, hi = r->n - 1;
+    /* k: the last breakpoint at or before the event */
+    uint32_t lo = 0, hi = r->n;
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (r->v[mid].g <= g)
+        if (r->v[mid].index <= index)
             lo = mid;
         else
             hi = mid;
     }
-    const struct rv_point *a = &r->v[lo], *b = &r->v[lo + 1];
-    double dx = b->g - a->g;
-    return dx > 0 ? a->raw + (b->raw - a->raw) * (g - a->g) / dx : a->raw;
+    const struct rv_point *a, *b;
+    if (lo + 1 == r->n) {   /* at or beyond the last breakpoint: its piece, extrapolated */
+        a = &r->v[lo - 1];
+        b = &r->v[lo];
+        if (b->g > a->g)
+            return b->raw + (b->raw - a->raw) * (g - b->g) / (b->g - a->g);
+        return b->raw + (g - b->g);
+    }
+    a = &r->v[lo];
+    b = &r->v[lo + 1];
+    if (b->g > a->g)
+        return a->raw + (b->raw - a->raw) * (g - a->g) / (b->g - a->g);
+    return a->raw + (g - a->g);   /* a step: the event is on a's side */
 }
 
 int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, uint64_t *const *gtime, double *max_err_ns,
@@ -122,7 +149,7 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, uint64_t 
         }
         /* a little below the bound: the file rounds to 1/1000 ns; the global
          * times themselves are rounded to whole ns, so ±0.5 ns is noise */
-        struct rv_point *pts = malloc(sizeof *pts * (rk->nevents ? rk->nevents : 1));
+        struct rv_point *pts = malloc(sizeof *pts * (rk->nevents + 1));
         if (!pts) {
             snprintf(err, errlen, "%s: out of memory", path);
             goto done;
@@ -132,7 +159,7 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, uint64_t 
         m.ranks[r].v = fit ? fit : pts;
         m.ranks[r].n = k;
         for (uint64_t i = 0; i < rk->nevents; i++)
-            worst = fmax(worst, fabs(rv_raw(&m.ranks[r], x[i]) - y[i]));
+            worst = fmax(worst, fabs(rv_raw(&m.ranks[r], i, x[i]) - y[i]));
     }
     if (max_err_ns)
         *max_err_ns = worst;
@@ -146,11 +173,12 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, uint64_t 
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         goto done;
     }
-    fprintf(f, "synctrace-rawview 1\nranks %u\n", n);
+    fprintf(f, "synctrace-rawview 2\nranks %u\n", n);
     for (uint32_t r = 0; r < n; r++) {
         fprintf(f, "rank %u %u\n", r, m.ranks[r].n);
         for (uint32_t k = 0; k < m.ranks[r].n; k++)
-            fprintf(f, "%.3f %.3f\n", m.ranks[r].v[k].g, m.ranks[r].v[k].raw);
+            fprintf(f, "%llu %.3f %.3f\n", (unsigned long long)m.ranks[r].v[k].index, m.ranks[r].v[k].g,
+                    m.ranks[r].v[k].raw);
     }
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
@@ -191,8 +219,8 @@ int rv_read(const char *path, struct rv_map *m, char *err, size_t errlen)
         snprintf(err, errlen, "%s: not a synctrace raw-view map (no 'synctrace-rawview' header)", path);
         goto bad;
     }
-    if (version != 1) {
-        snprintf(err, errlen, "%s: raw-view map version %d, this synctrace reads version 1", path, version);
+    if (version != 2) {
+        snprintf(err, errlen, "%s: raw-view map version %d, this synctrace reads version 2", path, version);
         goto bad;
     }
     if (!NEXT() || sscanf(line, "ranks %u", &nranks) != 1 || nranks > (1u << 24)) {
@@ -217,11 +245,14 @@ int rv_read(const char *path, struct rv_map *m, char *err, size_t errlen)
         for (unsigned k = 0; k < cnt; k++) {
             struct rv_point *p = &m->ranks[r].v[k];
             char extra;
-            if (!NEXT() || sscanf(line, "%lf %lf %c", &p->g, &p->raw, &extra) != 2 || !isfinite(p->g)
-                || !isfinite(p->raw) || (k && p->g < m->ranks[r].v[k - 1].g)) {
-                snprintf(err, errlen, "%s:%lu: expected 'global_ns raw_ns' with global_ns rising", path, lineno);
+            unsigned long long idx;
+            if (!NEXT() || sscanf(line, "%llu %lf %lf %c", &idx, &p->g, &p->raw, &extra) != 3 || !isfinite(p->g)
+                || !isfinite(p->raw)
+                || (k && (p->g < m->ranks[r].v[k - 1].g || idx < m->ranks[r].v[k - 1].index))) {
+                snprintf(err, errlen, "%s:%lu: expected 'event_index global_ns raw_ns', both rising", path, lineno);
                 goto bad;
             }
+            p->index = idx;
             m->ranks[r].n = k + 1;
         }
     }

@@ -3,19 +3,24 @@
  * ClockOffsets interpolated linearly, cm_interpolated()), as a function of
  * the merged (global) time.
  *
- * Per rank, a short sorted list of breakpoints (global_ns, raw_ns); linear
- * interpolation between them, and extrapolation beyond the ends, gives
- * every event's raw time from its global time within RV_TOLERANCE_NS. The
+ * Per rank, a short list of breakpoints (event index, global_ns, raw_ns),
+ * each on one of the rank's events, in event order; for the i-th event the
+ * breakpoints around it (the last one at an index <= i and the next one),
+ * interpolated linearly in global time, and extrapolated beyond the ends,
+ * give its raw time within RV_TOLERANCE_NS. The event index matters where
+ * two events share a global time but not a raw one: a clock cut into drift
+ * segments (clockmodel.h) may close the gap between the last event of one
+ * segment and the first of the next; there the map steps. The
  * list is found by greedy piecewise-linear simplification of the events'
  * own (global, raw) pairs, so it knows nothing of the clock model: any
  * model whose global time is piecewise linear in local time gives a few
  * breakpoints per rank. Raw times are shifted so the earliest event of the
  * run is at 0, like global time.
  *
- * File format (text, version 1):
- *   synctrace-rawview 1
- *   ranks N
- *   rank R COUNT          then COUNT lines "global_ns raw_ns", global_ns rising
+ * File format (text, version 2):
+ *   synctrace-rawview 2
+ *   ranks N               one entry per location of the merged archive, in its order
+ *   rank R COUNT          then COUNT lines "event_index global_ns raw_ns", both rising
  */
 #ifndef SYNCTRACE_RAWVIEW_H
 #define SYNCTRACE_RAWVIEW_H
@@ -27,6 +32,7 @@
 #define RV_TOLERANCE_NS 1.0
 
 struct rv_point {
+    uint64_t index;           /* the event it sits on */
     double g, raw;
 };
 
@@ -50,12 +56,13 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, uint64_t 
 int rv_read(const char *path, struct rv_map *m, char *err, size_t errlen);
 void rv_free(struct rv_map *m);
 
-/* The raw time of global time g on one rank (binary search). */
-double rv_raw(const struct rv_rank *r, double g);
+/* The raw time of event `index` of one rank, at global time g (binary search). */
+double rv_raw(const struct rv_rank *r, uint64_t index, double g);
 
-/* Greedy simplification of points (x rising, y) into breakpoints within
- * tol of every point; returns the count written to out (at most n), or 0
- * when n == 0. Exposed for the unit tests. */
+/* Greedy simplification of points (x non-decreasing, y) into breakpoints
+ * within tol of every point, stepping where points at one x differ by more
+ * than 2 tol; returns the count written to out (at most n + 1), or 0 when
+ * n == 0. Exposed for the unit tests. */
 uint32_t rv_simplify(const double *x, const double *y, uint64_t n, double tol, struct rv_point *out);
 
 #endif
