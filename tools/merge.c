@@ -509,33 +509,49 @@ int cmd_merge(int argc, char **argv)
     }
     rep.ranks = (uint32_t)n;
     /* From here on, one entry per location: a rank whose other threads
-     * called MPI (MPI_THREAD_SERIALIZED or MULTIPLE) has several, its main
-     * one first; they share the rank's clock and definitions. */
-    uint32_t reference = 0;
+     * called MPI (MPI_THREAD_SERIALIZED or MULTIPLE) has several. They share
+     * the rank's clock and definitions. In the merged archive's location
+     * order (ow_location_id): the ranks' main locations first, so entry r
+     * is rank r's, then the other threads. */
+    uint32_t reference = (uint32_t)o.reference;
     {
-        size_t total = 0;
+        struct rt_rank **th = calloc((size_t)n, sizeof *th);
+        uint32_t *nth = calloc((size_t)n, sizeof *nth), most = 0;
+        size_t total = (size_t)n;
+        if (!th || !nth) {
+            free(th);
+            free(nth);
+            fprintf(stderr, "synctrace merge: out of memory\n");
+            goto done;
+        }
+        for (int i = 0; i < n; i++) {
+            nth[i] = rt_take_threads(&ranks[i], &th[i]);
+            total += nth[i];
+            most = nth[i] > most ? nth[i] : most;
+            for (uint32_t j = 0; j < nth[i]; j++)
+                rep.events += th[i][j].nevents;
+        }
+        struct rt_rank *all = realloc(ranks, sizeof *all * total);
+        if (all) {
+            ranks = all;
+            size_t k = (size_t)n;
+            for (uint32_t t1 = 0; t1 < most; t1++)   /* thread t1 + 1 of every rank that has one */
+                for (int i = 0; i < n; i++)
+                    if (t1 < nth[i])
+                        ranks[k++] = th[i][t1];
+        } else {
+            for (int i = 0; i < n; i++)
+                for (uint32_t j = 0; j < nth[i]; j++)
+                    rt_free_rank(&th[i][j]);
+        }
         for (int i = 0; i < n; i++)
-            total += 1 + ranks[i].nthreads;
-        struct rt_rank *all = calloc(total, sizeof *all);
+            free(th[i]);
+        free(th);
+        free(nth);
         if (!all) {
             fprintf(stderr, "synctrace merge: out of memory\n");
             goto done;
         }
-        size_t k = 0;
-        for (int i = 0; i < n; i++) {
-            struct rt_rank *th;
-            uint32_t nt = rt_take_threads(&ranks[i], &th);
-            if (i == o.reference)
-                reference = (uint32_t)k;
-            all[k++] = ranks[i];
-            for (uint32_t j = 0; j < nt; j++) {
-                rep.events += th[j].nevents;
-                all[k++] = th[j];
-            }
-            free(th);
-        }
-        free(ranks);
-        ranks = all;
         n = (int)total;
         rep.threads = (uint32_t)(total - rep.ranks);
     }
