@@ -36,13 +36,17 @@ class Check:
 
 
 def archive_facts(path):
-    """Counts and a brute-force message matching of the merged archive."""
+    """Counts and a brute-force message matching of the merged archive.
+    A rank's threads are locations of one process (location group): they
+    share its channels, their sends and receives interleave by time, a
+    blocking receive posted when its call began."""
     counts = collections.Counter()
     sends, recvs = [], []          # (key, order, (location, time_ns))
     last = 0
     cancelled = set()              # (location, request id, index of the Isend) of cancelled sends
     with otf2.reader.open(path) as t:
-        posted = collections.defaultdict(dict)   # location -> request -> posting index
+        posted = collections.defaultdict(dict)   # location -> request -> posting order
+        entered = {}                             # location -> when its current call began
         isends = {}                              # (location, request) -> index of the open Isend
         index = collections.Counter()
         for loc, ev in t.events:
@@ -51,9 +55,12 @@ def archive_facts(path):
             last = max(last, ev.time)
             i = index[loc.name]
             index[loc.name] += 1
+            proc = loc.group.name
+            if name == 'Enter':
+                entered[loc.name] = ev.time
             if name in ('MpiSend', 'MpiIsend'):
                 dst = ev.communicator.group.members[ev.receiver].name
-                sends.append(((ev.communicator.name, loc.name, dst, ev.msg_tag), (loc.name, i), (loc.name, ev.time)))
+                sends.append(((ev.communicator.name, proc, dst, ev.msg_tag), (loc.name, i), (loc.name, ev.time)))
                 if name == 'MpiIsend':
                     isends[(loc.name, ev.request_id)] = i
             elif name == 'MpiIsendComplete':
@@ -63,15 +70,16 @@ def archive_facts(path):
                 if (loc.name, ev.request_id) in isends:
                     cancelled.add((loc.name, isends.pop((loc.name, ev.request_id))))
             elif name == 'MpiIrecvRequest':
-                posted[loc.name][ev.request_id] = i
+                posted[loc.name][ev.request_id] = (ev.time, loc.name, i)
             elif name in ('MpiRecv', 'MpiIrecv'):
-                order = posted[loc.name].pop(ev.request_id, i) if name == 'MpiIrecv' else i
+                order = (posted[loc.name].pop(ev.request_id, (ev.time, loc.name, i)) if name == 'MpiIrecv'
+                         else (entered.get(loc.name, ev.time), loc.name, i))
                 src = ev.communicator.group.members[ev.sender].name
-                recvs.append(((ev.communicator.name, src, loc.name, ev.msg_tag), order, (loc.name, ev.time)))
+                recvs.append(((ev.communicator.name, src, proc, ev.msg_tag), order, (loc.name, ev.time)))
     by_key = collections.defaultdict(lambda: ([], []))
     for key, order, end in sends:
         if order not in cancelled:
-            by_key[key][0].append((order[1], end))
+            by_key[key][0].append(((end[1], order[0], order[1]), end))
     for key, order, end in recvs:
         by_key[key][1].append((order, end))
     pairs = set()
