@@ -4,10 +4,13 @@
 Writes, into OUTDIR (default: wrappers/gen):
   regions.h, regions.c   the region enum and its name/role table (one region per MPI function)
   <family>.c             one wrapper per function of each spec section
+  fortran_<family>.c     the wrappers of those functions' Fortran bindings (mpif.h, use mpi, use mpi_f08)
 
 Every wrapper has the same shape, written once here:
   Enter -> pre hooks -> PMPI_* -> post hooks -> Leave
 and falls straight through to PMPI_* when the calling thread does not record.
+A Fortran wrapper either converts its arguments and calls the C wrapper, or
+records the region around Open MPI's own Fortran binding (see mpi.spec).
 """
 import os
 import re
@@ -381,6 +384,8 @@ def write(path, text):
 
 
 def generate(families, outdir):
+    """Write every output file, or none when the spec has an error (SpecError)."""
+    files = {}
     fns = [fn for fam in families for fn in fam['fns']]
     h = [HEADER, '#ifndef SYNCTRACE_REGIONS_H', '#define SYNCTRACE_REGIONS_H', '',
          '#include <otf2/otf2.h>', '', 'enum st_region {']
@@ -388,12 +393,12 @@ def generate(families, outdir):
     h += ['    ST_REGION_MPI_COUNT', '};', '',
           'struct st_region_info {', '    const char *name;', '    OTF2_RegionRole role;', '};', '',
           'extern const struct st_region_info st_regions[ST_REGION_MPI_COUNT];', '', '#endif', '']
-    write(os.path.join(outdir, 'regions.h'), '\n'.join(h))
+    files['regions.h'] = '\n'.join(h)
     c = [HEADER, '#include "regions.h"', '',
          'const struct st_region_info st_regions[ST_REGION_MPI_COUNT] = {']
     c += ['    { "%s", %s },' % (fn['name'], ROLES[fn['role']]) for fn in fns]
     c += ['};', '']
-    write(os.path.join(outdir, 'regions.c'), '\n'.join(c))
+    files['regions.c'] = '\n'.join(c)
     for fam in families:
         body = [HEADER, '#include "tracer.h"', '#include "hooks.h"', '#include "regions.h"', '']
         for fn in fam['fns']:
@@ -401,14 +406,16 @@ def generate(families, outdir):
                 body.append('/* %s: hand-written in src/ */\n' % fn['name'])
             else:
                 body.append(wrapper(fn))
-        write(os.path.join(outdir, fam['name'] + '.c'), '\n'.join(body))
+        files[fam['name'] + '.c'] = '\n'.join(body)
         fbody = []
         for fn in fam['fns']:
             fbody += fortran_wrappers(fn)
         if fbody:
-            write(os.path.join(outdir, 'fortran_' + fam['name'] + '.c'),
-                  '\n'.join([HEADER, '#include "tracer.h"', '#include "hooks.h"', '#include "regions.h"',
-                              '#include "fortran.h"', ''] + fbody))
+            files['fortran_' + fam['name'] + '.c'] = '\n'.join(
+                [HEADER, '#include "tracer.h"', '#include "hooks.h"', '#include "regions.h"', '#include "fortran.h"',
+                 ''] + fbody)
+    for name, text in files.items():
+        write(os.path.join(outdir, name), text)
     return [fam['name'] for fam in families]
 
 
@@ -421,7 +428,11 @@ def main(argv):
         sys.stderr.write('gen-wrappers: %s\n' % e)
         return 1
     os.makedirs(outdir, exist_ok=True)
-    generate(families, outdir)
+    try:
+        generate(families, outdir)
+    except SpecError as e:
+        sys.stderr.write('gen-wrappers: %s\n' % e)
+        return 1
     return 0
 
 

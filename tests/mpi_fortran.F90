@@ -1,0 +1,149 @@
+! mpi_fortran.F90 — the Fortran twin of tests/mpi_fortran_ref.c, built three
+! times by tests/test-fortran.sh: with include 'mpif.h' (default), with
+! -DBINDING_USE_MPI (use mpi) and with -DBINDING_F08 (use mpi_f08, IERROR
+! left out). The same MPI calls in the same order with the same arguments as
+! the C program: change the two together. Prints "rank R errors N".
+#if defined(BINDING_F08)
+#define DECL_STATUS(x) type(MPI_Status) :: x
+#define DECL_STATUSES(x, n) type(MPI_Status) :: x(n)
+#define SRC(s) s%MPI_SOURCE
+#define TAG(s) s%MPI_TAG
+#define SRCI(s, i) s(i)%MPI_SOURCE
+#define TAGI(s, i) s(i)%MPI_TAG
+#define COMM_T type(MPI_Comm)
+#define REQ_T type(MPI_Request)
+#define TYPE_T type(MPI_Datatype)
+#define IERR
+#else
+#define DECL_STATUS(x) integer :: x(MPI_STATUS_SIZE)
+#define DECL_STATUSES(x, n) integer :: x(MPI_STATUS_SIZE, n)
+#define SRC(s) s(MPI_SOURCE)
+#define TAG(s) s(MPI_TAG)
+#define SRCI(s, i) s(MPI_SOURCE, i)
+#define TAGI(s, i) s(MPI_TAG, i)
+#define COMM_T integer
+#define REQ_T integer
+#define TYPE_T integer
+#define IERR , ierr
+#endif
+program mpi_fortran
+#if defined(BINDING_F08)
+    use mpi_f08
+#elif defined(BINDING_USE_MPI)
+    use mpi
+#endif
+    implicit none
+#if !defined(BINDING_F08) && !defined(BINDING_USE_MPI)
+    include 'mpif.h'
+#endif
+    integer :: ierr, rank, size, right, left, count, idx, i, subrank, subsize, errors
+    integer :: buf(8), out(8), all(64), counts(16), displs(16)
+    DECL_STATUS(st)
+    DECL_STATUSES(sts, 4)
+    REQ_T :: reqs(4)
+    TYPE_T :: types(16)
+    COMM_T :: sub
+    double precision :: t
+
+    errors = 0
+    ierr = 0
+    call MPI_Init(ierr)
+    call MPI_Comm_rank(MPI_COMM_WORLD, rank IERR)
+    call MPI_Comm_size(MPI_COMM_WORLD, size IERR)
+    right = mod(rank + 1, size)
+    left = mod(rank + size - 1, size)
+
+    ! Blocking ring with wildcards: the status names the sender and tag.
+    out = rank
+    call MPI_Send(out, 8, MPI_INTEGER, right, 10 + rank, MPI_COMM_WORLD IERR)
+    call MPI_Recv(buf, 8, MPI_INTEGER, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, st IERR)
+    call MPI_Get_count(st, MPI_INTEGER, count IERR)
+    call expect(SRC(st) == left .and. TAG(st) == 10 + left .and. count == 8 .and. buf(1) == left, 'recv')
+    call MPI_Sendrecv(out, 4, MPI_INTEGER, right, 20, buf, 4, MPI_INTEGER, MPI_ANY_SOURCE, 20, &
+                      MPI_COMM_WORLD, st IERR)
+    call expect(SRC(st) == left .and. buf(1) == left, 'sendrecv')
+    call MPI_Sendrecv(out, 2, MPI_INTEGER, left, 21, buf, 2, MPI_INTEGER, right, 21, &
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE IERR)
+    call expect(buf(1) == right, 'sendrecv ignore')
+
+    ! Non-blocking, completed together: statuses in request order.
+    call MPI_Irecv(buf(1), 1, MPI_INTEGER, MPI_ANY_SOURCE, 30, MPI_COMM_WORLD, reqs(1) IERR)
+    call MPI_Irecv(buf(2), 1, MPI_INTEGER, right, MPI_ANY_TAG, MPI_COMM_WORLD, reqs(2) IERR)
+    call MPI_Isend(out, 1, MPI_INTEGER, right, 30, MPI_COMM_WORLD, reqs(3) IERR)
+    call MPI_Isend(out, 1, MPI_INTEGER, left, 31, MPI_COMM_WORLD, reqs(4) IERR)
+    call MPI_Waitall(4, reqs, sts IERR)
+    call expect(SRCI(sts, 1) == left .and. TAGI(sts, 1) == 30 .and. SRCI(sts, 2) == right &
+                .and. TAGI(sts, 2) == 31 .and. buf(1) == left .and. buf(2) == right, 'waitall statuses')
+    call expect(reqs(1) == MPI_REQUEST_NULL .and. reqs(4) == MPI_REQUEST_NULL, 'waitall frees requests')
+    call MPI_Irecv(buf, 1, MPI_INTEGER, left, 32, MPI_COMM_WORLD, reqs(1) IERR)
+    call MPI_Isend(out, 1, MPI_INTEGER, right, 32, MPI_COMM_WORLD, reqs(2) IERR)
+    call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE IERR)
+    ! Waitany: index of the one live request (C 1, Fortran 2).
+    reqs(1) = MPI_REQUEST_NULL
+    call MPI_Irecv(buf, 1, MPI_INTEGER, MPI_ANY_SOURCE, 40, MPI_COMM_WORLD, reqs(2) IERR)
+    call MPI_Isend(out, 1, MPI_INTEGER, right, 40, MPI_COMM_WORLD, reqs(3) IERR)
+    call MPI_Waitany(2, reqs, idx, st IERR)
+    call expect(idx == 2 .and. SRC(st) == left .and. TAG(st) == 40, 'waitany')
+    call MPI_Wait(reqs(3), MPI_STATUS_IGNORE IERR)
+
+    ! Collectives.
+    call MPI_Barrier(MPI_COMM_WORLD IERR)
+    buf(1) = -1
+    if (rank == 0) buf(1) = 77
+    call MPI_Bcast(buf, 1, MPI_INTEGER, 0, MPI_COMM_WORLD IERR)
+    call expect(buf(1) == 77, 'bcast')
+    call MPI_Reduce(out, buf, 1, MPI_INTEGER, MPI_SUM, mod(1, size), MPI_COMM_WORLD IERR)
+    call expect(rank /= mod(1, size) .or. buf(1) == size * (size - 1) / 2, 'reduce')
+    buf(1) = rank
+    call MPI_Allreduce(MPI_IN_PLACE, buf, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD IERR)
+    call expect(buf(1) == size - 1, 'allreduce in place')
+    call MPI_Gather(out, 2, MPI_INTEGER, all, 2, MPI_INTEGER, 0, MPI_COMM_WORLD IERR)
+    call expect(rank /= 0 .or. all(2 * (size - 1) + 1) == size - 1, 'gather')
+    call MPI_Allgather(out, 1, MPI_INTEGER, all, 1, MPI_INTEGER, MPI_COMM_WORLD IERR)
+    call expect(all(size) == size - 1, 'allgather')
+    do i = 0, size - 1
+        all(i + 1) = 100 * rank + i
+    end do
+    call MPI_Alltoall(all, 1, MPI_INTEGER, all(17), 1, MPI_INTEGER, MPI_COMM_WORLD IERR)
+    call expect(all(17 + left) == 100 * left + rank, 'alltoall')
+    do i = 1, size
+        counts(i) = 1
+        displs(i) = 4 * (i - 1)
+        types(i) = MPI_INTEGER
+    end do
+    call MPI_Alltoallw(all, counts, displs, types, all(33), counts, displs, types, MPI_COMM_WORLD IERR)
+    call expect(all(33 + left) == 100 * left + rank, 'alltoallw')
+    call MPI_Scatter(all, 1, MPI_INTEGER, buf, 1, MPI_INTEGER, size - 1, MPI_COMM_WORLD IERR)
+    call expect(buf(1) == 100 * (size - 1) + rank, 'scatter')
+
+    ! A communicator split: collectives and wildcard receives inside it.
+    call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), -rank, sub IERR)
+    call MPI_Comm_rank(sub, subrank IERR)
+    call MPI_Comm_size(sub, subsize IERR)
+    buf(1) = 1
+    call MPI_Allreduce(buf(1), buf(2), 1, MPI_INTEGER, MPI_SUM, sub IERR)
+    call expect(buf(2) == subsize, 'split allreduce')
+    if (subsize > 1) then
+        call MPI_Send(out, 3, MPI_INTEGER, mod(subrank + 1, subsize), 50, sub IERR)
+        call MPI_Recv(buf, 3, MPI_INTEGER, MPI_ANY_SOURCE, MPI_ANY_TAG, sub, st IERR)
+        call expect(SRC(st) == mod(subrank + subsize - 1, subsize) .and. TAG(st) == 50, 'split recv')
+    end if
+    call MPI_Comm_free(sub IERR)
+    call expect(sub == MPI_COMM_NULL, 'comm free')
+    t = MPI_Wtime()
+    call expect(MPI_Wtime() >= t, 'wtime')
+    call expect(ierr == MPI_SUCCESS, 'ierror')
+    write (*, '(A,I0,A,I0)') 'rank ', rank, ' errors ', errors
+    call MPI_Finalize(ierr)
+
+contains
+
+    subroutine expect(cond, what)
+        logical, intent(in) :: cond
+        character(len=*), intent(in) :: what
+        if (.not. cond) then
+            errors = errors + 1
+            write (0, '(A,I0,A,A)') 'rank ', rank, ': ', what
+        end if
+    end subroutine expect
+end program mpi_fortran
