@@ -3,6 +3,8 @@
 ! -DBINDING_USE_MPI (use mpi) and with -DBINDING_F08 (use mpi_f08, IERROR
 ! left out). The same MPI calls in the same order with the same arguments as
 ! the C program: change the two together. Prints "rank R errors N".
+! The mpif.h build needs -fallow-argument-mismatch (gfortran 10 and later):
+! without an interface, MPI_BOTTOM and arrays passed to one routine clash.
 #if defined(BINDING_F08)
 #define DECL_STATUS(x) type(MPI_Status) :: x
 #define DECL_STATUSES(x, n) type(MPI_Status) :: x(n)
@@ -13,6 +15,7 @@
 #define COMM_T type(MPI_Comm)
 #define REQ_T type(MPI_Request)
 #define TYPE_T type(MPI_Datatype)
+#define MSG_T type(MPI_Message)
 #define IERR
 #else
 #define DECL_STATUS(x) integer :: x(MPI_STATUS_SIZE)
@@ -24,6 +27,7 @@
 #define COMM_T integer
 #define REQ_T integer
 #define TYPE_T integer
+#define MSG_T integer
 #define IERR , ierr
 #endif
 program mpi_fortran
@@ -42,10 +46,15 @@ program mpi_fortran
     DECL_STATUSES(sts, 4)
     REQ_T :: reqs(4)
     TYPE_T :: types(16)
-    COMM_T :: sub
+    COMM_T :: sub, dup, graph
+    MSG_T :: msg
+    TYPE_T :: abs_type
+    integer :: outcount, indices(4)
+    integer(kind=MPI_ADDRESS_KIND) :: addr, displs_w(1)
     double precision :: t
 
     errors = 0
+    displs_w = 0
     ierr = 0
     call MPI_Init(ierr)
     call MPI_Comm_rank(MPI_COMM_WORLD, rank IERR)
@@ -130,6 +139,50 @@ program mpi_fortran
     end if
     call MPI_Comm_free(sub IERR)
     call expect(sub == MPI_COMM_NULL, 'comm free')
+    ! More conversions: persistent requests, Waitsome's indices, matched
+    ! probes, MPI_BOTTOM, a non-blocking duplicate, a distributed graph
+    ! with MPI_UNWEIGHTED and a neighbourhood MPI_Alltoallw.
+    call MPI_Send_init(out, 2, MPI_INTEGER, right, 60, MPI_COMM_WORLD, reqs(1) IERR)
+    call MPI_Recv_init(buf, 2, MPI_INTEGER, left, 60, MPI_COMM_WORLD, reqs(2) IERR)
+    call MPI_Startall(2, reqs IERR)
+    call MPI_Waitall(2, reqs, sts IERR)
+    call expect(SRCI(sts, 2) == left .and. buf(1) == left, 'persistent')
+    call MPI_Request_free(reqs(1) IERR)
+    call MPI_Request_free(reqs(2) IERR)
+    call expect(reqs(1) == MPI_REQUEST_NULL, 'request free')
+    reqs(1) = MPI_REQUEST_NULL
+    call MPI_Irecv(buf, 1, MPI_INTEGER, left, 61, MPI_COMM_WORLD, reqs(2) IERR)
+    call MPI_Send(out, 1, MPI_INTEGER, right, 61, MPI_COMM_WORLD IERR)
+    call MPI_Waitsome(2, reqs, outcount, indices, sts IERR)
+    call expect(outcount == 1 .and. indices(1) == 2 .and. SRCI(sts, 1) == left, 'waitsome')
+    call MPI_Isend(out, 5, MPI_INTEGER, right, 62, MPI_COMM_WORLD, reqs(1) IERR)
+    call MPI_Mprobe(left, 62, MPI_COMM_WORLD, msg, st IERR)
+    call MPI_Get_count(st, MPI_INTEGER, count IERR)
+    call MPI_Mrecv(buf, count, MPI_INTEGER, msg, st IERR)
+    call expect(count == 5 .and. TAG(st) == 62 .and. msg == MPI_MESSAGE_NULL, 'mprobe')
+    call MPI_Wait(reqs(1), MPI_STATUS_IGNORE IERR)
+    call MPI_Get_address(out(4), addr IERR)
+    call MPI_Type_create_hindexed(1, (/ 1 /), (/ addr /), MPI_INTEGER, abs_type IERR)
+    call MPI_Type_commit(abs_type IERR)
+    call MPI_Sendrecv(MPI_BOTTOM, 1, abs_type, right, 63, buf, 1, MPI_INTEGER, left, 63, MPI_COMM_WORLD, &
+                      MPI_STATUS_IGNORE IERR)
+    call expect(buf(1) == left, 'MPI_BOTTOM')
+    call MPI_Type_free(abs_type IERR)
+    call MPI_Comm_idup(MPI_COMM_WORLD, dup, reqs(1) IERR)
+    call MPI_Wait(reqs(1), MPI_STATUS_IGNORE IERR)
+    call MPI_Barrier(dup IERR)
+    call MPI_Dist_graph_create_adjacent(dup, 1, (/ left /), MPI_UNWEIGHTED, 1, (/ right /), MPI_UNWEIGHTED, &
+                                        MPI_INFO_NULL, .false., graph IERR)
+    call MPI_Neighbor_allgather(out, 1, MPI_INTEGER, buf, 1, MPI_INTEGER, graph IERR)
+    call expect(buf(1) == left, 'neighbor allgather')
+    call MPI_Neighbor_alltoallw(out, counts, displs_w, types, buf, counts, displs_w, types, graph IERR)
+    call expect(buf(1) == left, 'neighbor alltoallw')
+    call MPI_Ibcast(buf, 2, MPI_INTEGER, 0, graph, reqs(1) IERR)
+    call MPI_Wait(reqs(1), MPI_STATUS_IGNORE IERR)
+    call expect(buf(1) == size - 1, 'ibcast')
+    call MPI_Comm_free(graph IERR)
+    call MPI_Comm_free(dup IERR)
+
     t = MPI_Wtime()
     call expect(MPI_Wtime() >= t, 'wtime')
     call expect(ierr == MPI_SUCCESS, 'ierror')

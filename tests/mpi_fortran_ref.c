@@ -105,6 +105,60 @@ int main(int argc, char **argv)
     }
     MPI_Comm_free(&sub);
     expect(sub == MPI_COMM_NULL, rank, "comm free");
+    /* More conversions: persistent requests, Waitsome's indices, matched
+     * probes, MPI_BOTTOM, a non-blocking duplicate, a distributed graph
+     * with MPI_UNWEIGHTED and a neighbourhood MPI_Alltoallw. */
+    int outcount, indices[4];
+    MPI_Send_init(out, 2, MPI_INT, right, 60, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Recv_init(buf, 2, MPI_INT, left, 60, MPI_COMM_WORLD, &reqs[1]);
+    MPI_Startall(2, reqs);
+    MPI_Waitall(2, reqs, sts);
+    expect(sts[1].MPI_SOURCE == left && buf[0] == left, rank, "persistent");
+    MPI_Request_free(&reqs[0]);
+    MPI_Request_free(&reqs[1]);
+    expect(reqs[0] == MPI_REQUEST_NULL, rank, "request free");
+    reqs[0] = MPI_REQUEST_NULL;
+    MPI_Irecv(buf, 1, MPI_INT, left, 61, MPI_COMM_WORLD, &reqs[1]);
+    MPI_Send(out, 1, MPI_INT, right, 61, MPI_COMM_WORLD);
+    MPI_Waitsome(2, reqs, &outcount, indices, sts);
+    expect(outcount == 1 && indices[0] == 1 && sts[0].MPI_SOURCE == left, rank, "waitsome");
+    MPI_Message msg;
+    MPI_Isend(out, 5, MPI_INT, right, 62, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Mprobe(left, 62, MPI_COMM_WORLD, &msg, &st);
+    MPI_Get_count(&st, MPI_INT, &count);
+    MPI_Mrecv(buf, count, MPI_INT, &msg, &st);
+    expect(count == 5 && st.MPI_TAG == 62 && msg == MPI_MESSAGE_NULL, rank, "mprobe");
+    MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    MPI_Aint addr, displs_w[1] = { 0 };
+    MPI_Datatype abs_type;
+    int one = 1;
+    MPI_Get_address(&out[3], &addr);
+    MPI_Type_create_hindexed(1, &one, &addr, MPI_INT, &abs_type);
+    MPI_Type_commit(&abs_type);
+    MPI_Sendrecv(MPI_BOTTOM, 1, abs_type, right, 63, buf, 1, MPI_INT, left, 63, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    expect(buf[0] == left, rank, "MPI_BOTTOM");
+    MPI_Type_free(&abs_type);
+    MPI_Comm dup;
+    MPI_Comm_idup(MPI_COMM_WORLD, &dup, &reqs[0]);
+    MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    MPI_Barrier(dup);
+    MPI_Comm graph;
+    /* MPI_UNWEIGHTED is a sentinel address, not an array GCC may check. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+    MPI_Dist_graph_create_adjacent(dup, 1, &left, MPI_UNWEIGHTED, 1, &right, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph);
+#pragma GCC diagnostic pop
+    MPI_Neighbor_allgather(out, 1, MPI_INT, buf, 1, MPI_INT, graph);
+    expect(buf[0] == left, rank, "neighbor allgather");
+    MPI_Neighbor_alltoallw(out, counts, displs_w, types, buf, counts, displs_w, types, graph);
+    expect(buf[0] == left, rank, "neighbor alltoallw");
+    MPI_Ibcast(buf, 2, MPI_INT, 0, graph, &reqs[0]);
+    MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    expect(buf[0] == size - 1, rank, "ibcast");
+    MPI_Comm_free(&graph);
+    MPI_Comm_free(&dup);
+
     double t = MPI_Wtime();
     expect(MPI_Wtime() >= t, rank, "wtime");
     printf("rank %d errors %d\n", rank, errors);
