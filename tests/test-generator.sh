@@ -4,7 +4,7 @@
 # exports exactly the spec's C functions, and the Fortran wrappers' parameter
 # lists are Open MPI's (tests/test-fortran.sh checks the Fortran symbols).
 . "$top_srcdir/tests/lib.sh"
-plan 11
+plan 12
 : "${PYTHON3:=python3}"
 gen="$top_srcdir/wrappers/gen-wrappers.py"
 spec="$top_srcdir/wrappers/mpi.spec"
