@@ -2,9 +2,23 @@
 #include "options.h"
 #include "tracer.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+int st_threads_concurrent;
+static pthread_mutex_t state_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void st_state_lock_slow(void)
+{
+    pthread_mutex_lock(&state_lock);
+}
+
+void st_state_unlock_slow(void)
+{
+    pthread_mutex_unlock(&state_lock);
+}
 
 uint64_t st_type_bytes(int count, MPI_Datatype type)
 {
