@@ -46,7 +46,9 @@ program mpi_fortran
     DECL_STATUSES(sts, 4)
     REQ_T :: reqs(4)
     TYPE_T :: types(16)
-    COMM_T :: sub, dup, graph
+    COMM_T :: sub, dup, graph, cart
+    logical :: flag
+    integer :: elem_displs(16), src, dst
     MSG_T :: msg
     TYPE_T :: abs_type
     integer :: outcount, indices(4)
@@ -182,6 +184,35 @@ program mpi_fortran
     call expect(buf(1) == size - 1, 'ibcast')
     call MPI_Comm_free(graph IERR)
     call MPI_Comm_free(dup IERR)
+
+    ! Test variants on null requests (flag, MPI_UNDEFINED index and
+    ! outcount), v-collectives, scans and a periodic Cartesian ring.
+    flag = .false.
+    reqs(1) = MPI_REQUEST_NULL
+    reqs(2) = MPI_REQUEST_NULL
+    call MPI_Testany(2, reqs, idx, flag, st IERR)
+    call expect(flag .and. idx == MPI_UNDEFINED, 'testany')
+    call MPI_Testall(2, reqs, flag, sts IERR)
+    call expect(flag, 'testall')
+    call MPI_Testsome(2, reqs, outcount, indices, sts IERR)
+    call expect(outcount == MPI_UNDEFINED, 'testsome')
+    do i = 1, size
+        elem_displs(i) = i - 1
+    end do
+    call MPI_Gatherv(out, 1, MPI_INTEGER, all, counts, elem_displs, MPI_INTEGER, size - 1, MPI_COMM_WORLD IERR)
+    call expect(rank /= size - 1 .or. all(size) == size - 1, 'gatherv')
+    call MPI_Alltoallv(all, counts, elem_displs, MPI_INTEGER, all(17), counts, elem_displs, MPI_INTEGER, &
+                       MPI_COMM_WORLD IERR)
+    call MPI_Scan(out, buf, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD IERR)
+    call expect(buf(1) == rank * (rank + 1) / 2, 'scan')
+    call MPI_Exscan(out, buf, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD IERR)
+    call expect(rank == 0 .or. buf(1) == rank * (rank - 1) / 2, 'exscan')
+    call MPI_Reduce_scatter_block(all, buf, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD IERR)
+    call MPI_Cart_create(MPI_COMM_WORLD, 1, (/ size /), (/ .true. /), .false., cart IERR)
+    call MPI_Cart_shift(cart, 0, 1, src, dst IERR)
+    call expect(src == left .and. dst == right, 'cart shift')
+    call MPI_Neighbor_alltoall(all, 1, MPI_INTEGER, buf, 1, MPI_INTEGER, cart IERR)
+    call MPI_Comm_free(cart IERR)
 
     t = MPI_Wtime()
     call expect(MPI_Wtime() >= t, 'wtime')

@@ -159,6 +159,35 @@ int main(int argc, char **argv)
     MPI_Comm_free(&graph);
     MPI_Comm_free(&dup);
 
+    /* Test variants on null requests (flag, MPI_UNDEFINED index and
+     * outcount), v-collectives, scans and a periodic Cartesian ring. */
+    int flag = 0;
+    reqs[0] = reqs[1] = MPI_REQUEST_NULL;
+    MPI_Testany(2, reqs, &idx, &flag, &st);
+    expect(flag && idx == MPI_UNDEFINED, rank, "testany");
+    MPI_Testall(2, reqs, &flag, sts);
+    expect(flag, rank, "testall");
+    MPI_Testsome(2, reqs, &outcount, indices, sts);
+    expect(outcount == MPI_UNDEFINED, rank, "testsome");
+    int elem_displs[16];
+    for (int i = 0; i < size; i++)
+        elem_displs[i] = i;
+    MPI_Gatherv(out, 1, MPI_INT, all, counts, elem_displs, MPI_INT, size - 1, MPI_COMM_WORLD);
+    expect(rank != size - 1 || all[size - 1] == size - 1, rank, "gatherv");
+    MPI_Alltoallv(all, counts, elem_displs, MPI_INT, all + 16, counts, elem_displs, MPI_INT, MPI_COMM_WORLD);
+    MPI_Scan(out, buf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    expect(buf[0] == rank * (rank + 1) / 2, rank, "scan");
+    MPI_Exscan(out, buf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    expect(rank == 0 || buf[0] == rank * (rank - 1) / 2, rank, "exscan");
+    MPI_Reduce_scatter_block(all, buf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Comm cart;
+    int dims[1] = { size }, periods[1] = { 1 }, src, dst;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+    MPI_Cart_shift(cart, 0, 1, &src, &dst);
+    expect(src == left && dst == right, rank, "cart shift");
+    MPI_Neighbor_alltoall(all, 1, MPI_INT, buf, 1, MPI_INT, cart);
+    MPI_Comm_free(&cart);
+
     double t = MPI_Wtime();
     expect(MPI_Wtime() >= t, rank, "wtime");
     printf("rank %d errors %d\n", rank, errors);
