@@ -221,7 +221,7 @@ def fortran_region(fn, pmpi, impl):
     if fn['fpost']:
         # The hooks need the result even when an mpi_f08 caller omitted IERROR.
         out += ['    MPI_Fint ierr_ = MPI_SUCCESS;',
-                '    %s(%s);' % (pmpi, args.replace('ierr', '&ierr_', 1) if 'ierr' in args else args),
+                '    %s(%s);' % (pmpi, ', '.join('&ierr_' if n == 'ierr' else n for _, n in params)),
                 '    if (ierr)', '        *ierr = ierr_;',
                 '    if (!recording)', '        return;',
                 '    int ret = (int)ierr_;', '    st_call_stamp(&call);']
