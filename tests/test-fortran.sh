@@ -15,7 +15,7 @@
 np=4
 skew=seed=11,offset_us=700,drift_ppm=40
 flavours="mpif_h use_mpi use_mpi_f08"
-nchecks=$((2 + 2 + 2 + 3 * 14 + 2))
+nchecks=$((3 + 2 + 2 + 3 * 14 + 2))
 
 if [ -z "$MPIFORT" ]; then
     plan "$nchecks"
@@ -54,7 +54,13 @@ if [ -r "$fh_lib" ] && [ -r "$f08_lib" ]; then
         <(cat <(nm -D --defined-only "$fh_lib" | awk '{print $3}') <(nm -D --defined-only "$f08_lib" | awk '{print $3}') | sort -u))
     [ -z "$extra" ]
     ok $? "every Fortran symbol libsynctrace.so exports is one Open MPI defines${extra:+ (not: $(echo $extra | cut -c1-200))}"
+    # A region around Open MPI's Fortran binding records once only if that
+    # binding calls PMPI_*, never an MPI_* function the tracer wraps.
+    calls=$(nm -D -u "$fh_lib" "$f08_lib" | awk '$2 ~ /^MPI_[A-Z][a-z]/ {print $2}' | sort -u)
+    [ -z "$calls" ]
+    ok $? "Open MPI's Fortran libraries call no MPI_* C function${calls:+ (they call: $(echo $calls | cut -c1-200))}"
 else
+    skip "Open MPI's Fortran libraries not found in $mpidir"
     skip "Open MPI's Fortran libraries not found in $mpidir"
     skip "Open MPI's Fortran libraries not found in $mpidir"
 fi
