@@ -1,9 +1,10 @@
 #!/bin/sh
 # Install what synctrace needs to build and test on Debian 12 (run as root).
+# gfortran is optional (the Fortran example and tests), but CI should run them.
 set -eu
 packages="build-essential autoconf automake libtool pkg-config gawk python3
           libopenmpi-dev openmpi-bin libotf2-trace-dev otf2-tools python3-otf2
-          chromium"   # chromium: tests/test-export.sh loads the HTML timeline headless
+          gfortran chromium"   # gfortran: the Fortran example and tests; chromium: tests/test-export.sh loads the HTML timeline headless
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

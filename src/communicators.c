@@ -215,7 +215,7 @@ struct st_idup {
 };
 static struct st_idup *idups;
 
-void st_comms_init(MPI_Comm sync_comm)
+static void comms_init(MPI_Comm sync_comm)
 {
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
     int n = st_g.size;
@@ -232,7 +232,7 @@ void st_comms_init(MPI_Comm sync_comm)
     remember(MPI_COMM_SELF, mix(3, (uint64_t)me), "MPI_COMM_SELF", 1, &me);
 }
 
-void st_comms_finalize(void)
+static void comms_finalize(void)
 {
     for (size_t i = 0; i < comms.cap; i++)
         if (comms.keys[i] > 1)
@@ -248,7 +248,7 @@ void st_comms_finalize(void)
         PMPI_Group_free(&world_group);
 }
 
-uint32_t st_comm_ref(MPI_Comm comm)
+static uint32_t comm_ref(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD)
         return world_ref;
@@ -263,13 +263,13 @@ uint32_t st_comm_ref(MPI_Comm comm)
     return rec ? rec->ref : OTF2_UNDEFINED_COMM;
 }
 
-void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
+static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
 {
     if (ret != MPI_SUCCESS || newcomm == MPI_COMM_NULL)
         return;
     uint64_t parent_key = 0;
     if (parent != MPI_COMM_NULL) {
-        st_comm_ref(parent);
+        comm_ref(parent);
         struct st_commrec *p = lookup(parent);
         parent_key = p ? p->key : 0;
     }
@@ -290,14 +290,14 @@ void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
 
 /* MPI_Comm_idup: the new communicator exists once the request completes;
  * requests.c then calls st_comm_created(parent, *newcomm). */
-void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request)
+static void comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request)
 {
     if (ret != MPI_SUCCESS || request == MPI_REQUEST_NULL || newcomm == NULL || parent == MPI_COMM_NULL)
         return;
     struct st_idup *d = malloc(sizeof *d);
     if (!d)
         return;
-    st_comm_ref(parent);
+    comm_ref(parent);
     struct st_commrec *p = lookup(parent);
     d->parent = parent;
     d->target = newcomm;
@@ -313,8 +313,55 @@ void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request reque
     idups = d;
 }
 
-void st_comm_freed(int ret, MPI_Comm comm)
+static void comm_freed(int ret, MPI_Comm comm)
 {
     if (ret == MPI_SUCCESS)
         free(st_handlemap_remove(&comms, (uintptr_t)comm));
+}
+
+/* The entry points: under MPI_THREAD_MULTIPLE threads create, use and free
+ * communicators concurrently (see st_state_lock). */
+void st_comms_init(MPI_Comm sync_comm)
+{
+    st_state_lock();
+    comms_init(sync_comm);
+    st_state_unlock();
+}
+
+void st_comms_finalize(void)
+{
+    st_state_lock();
+    comms_finalize();
+    st_state_unlock();
+}
+
+uint32_t st_comm_ref(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD)
+        return world_ref;
+    st_state_lock();
+    uint32_t ref = comm_ref(comm);
+    st_state_unlock();
+    return ref;
+}
+
+void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
+{
+    st_state_lock();
+    comm_created(ret, parent, newcomm);
+    st_state_unlock();
+}
+
+void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request)
+{
+    st_state_lock();
+    comm_idup(ret, parent, newcomm, request);
+    st_state_unlock();
+}
+
+void st_comm_freed(int ret, MPI_Comm comm)
+{
+    st_state_lock();
+    comm_freed(ret, comm);
+    st_state_unlock();
 }

@@ -22,10 +22,17 @@ MPI_Comm st_msg_take(MPI_Message message);
 
 /* requests.c */
 enum st_req_dir { ST_REQ_SEND, ST_REQ_RECV };
+struct st_req;
 struct st_reqsave {
     int count;
     MPI_Request *handles;      /* points at small[] or at heap memory */
     MPI_Request small[8];
+    /* Under MPI_THREAD_MULTIPLE, the records too, claimed before the call:
+     * once MPI frees a request, another thread may get the same handle
+     * for a new one before this call's hook runs. NULL otherwise; an entry
+     * is set to NULL when its request completed. */
+    struct st_req **recs;
+    struct st_req *small_recs[8];
 };
 void st_req_persistent(int ret, enum st_req_dir dir, int count, MPI_Datatype type, int peer, int tag,
                        MPI_Comm comm, MPI_Request request);

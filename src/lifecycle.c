@@ -178,6 +178,11 @@ static void start(int provided)
         st_in_tracer = 0;
         return;
     }
+    /* Above MPI_THREAD_FUNNELED other threads call MPI too: each records in
+     * a location of its own, made on its first MPI call. */
+    if (provided >= MPI_THREAD_SERIALIZED && st_writer_allow_threads(provided == MPI_THREAD_MULTIPLE) != 0)
+        st_warn("rank %d: cannot set up OTF2 for threads; only the thread that called MPI_Init_thread is traced",
+                st_g.rank);
     st_g.phase = ST_RECORDING;
     st_comms_init(sync_comm);
     /* Periodic rounds run at agreed counts of MPI_COMM_WORLD collectives,

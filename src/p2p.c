@@ -55,13 +55,19 @@ static struct st_handlemap messages;    /* MPI_Message -> MPI_Comm */
 
 void st_msg_probed(int ret, int found, MPI_Comm comm, MPI_Message message)
 {
-    if (ret == MPI_SUCCESS && found && message != MPI_MESSAGE_NULL && message != MPI_MESSAGE_NO_PROC)
+    if (ret == MPI_SUCCESS && found && message != MPI_MESSAGE_NULL && message != MPI_MESSAGE_NO_PROC) {
+        st_state_lock();
         st_handlemap_put(&messages, (uintptr_t)message, (void *)comm);
+        st_state_unlock();
+    }
 }
 
 MPI_Comm st_msg_take(MPI_Message message)
 {
     if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
         return MPI_COMM_NULL;
-    return (MPI_Comm)st_handlemap_remove(&messages, (uintptr_t)message);
+    st_state_lock();
+    MPI_Comm comm = (MPI_Comm)st_handlemap_remove(&messages, (uintptr_t)message);
+    st_state_unlock();
+    return comm;
 }

@@ -1,6 +1,15 @@
 /* requests.c — request tracking: handles are remembered when posted and
  * looked up when completed. Wait/Test calls overwrite completed handles with
- * MPI_REQUEST_NULL, so the wrappers save the array first (st_req_save). */
+ * MPI_REQUEST_NULL, so the wrappers save the array first (st_req_save).
+ *
+ * A handle may stand for several live requests: Open MPI returns one static,
+ * already complete request for operations that finish at once (a small
+ * MPI_Isend sent inline), so two MPI_Isend calls in a row can return the
+ * same handle. The records of one handle are chained, oldest first, and a
+ * completion takes the oldest one its own location posted (else the oldest).
+ * Every entry point takes the state lock (st_state_lock): under
+ * MPI_THREAD_MULTIPLE one thread may post a request and another complete it,
+ * and a Wait/Test claims its records before it calls MPI. */
 #include "requests.h"
 #include "communicators.h"
 #include "handlemap.h"
@@ -14,7 +23,51 @@ static struct st_handlemap live;          /* MPI_Request -> struct st_req */
 static struct st_req *free_list;
 static uint64_t next_id = 1;
 
-struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t comm)
+static int link_req(MPI_Request handle, struct st_req *r)
+{
+    r->next_same = NULL;
+    struct st_req *p = st_handlemap_get(&live, (uintptr_t)handle);
+    if (!p)
+        return st_handlemap_put(&live, (uintptr_t)handle, r);
+    while (p->next_same)
+        p = p->next_same;
+    p->next_same = r;
+    return 0;
+}
+
+static void unlink_req(MPI_Request handle, struct st_req *r)
+{
+    struct st_req *head = st_handlemap_get(&live, (uintptr_t)handle);
+    if (head == r) {
+        if (r->next_same)
+            st_handlemap_put(&live, (uintptr_t)handle, r->next_same);   /* replaces: cannot fail */
+        else
+            st_handlemap_remove(&live, (uintptr_t)handle);
+        return;
+    }
+    for (struct st_req *p = head; p; p = p->next_same)
+        if (p->next_same == r) {
+            p->next_same = r->next_same;
+            return;
+        }
+}
+
+/* The record a completion of `handle` in location `by` stands for. */
+static struct st_req *pick(MPI_Request handle, const struct st_loc *by)
+{
+    struct st_req *first = NULL;
+    for (struct st_req *p = st_handlemap_get(&live, (uintptr_t)handle); p; p = p->next_same) {
+        if (p->claimed)
+            continue;
+        if (p->owner == by)
+            return p;
+        if (!first)
+            first = p;
+    }
+    return first;
+}
+
+static struct st_req *req_new(MPI_Request handle, enum st_req_kind kind, uint32_t comm)
 {
     struct st_req *r = free_list;
     if (r)
@@ -27,8 +80,10 @@ struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t co
     r->persistent = 0;
     r->active = 1;
     r->cancelled = 0;
+    r->claimed = 0;
     r->comm = comm;
-    if (st_handlemap_put(&live, (uintptr_t)handle, r) != 0) {
+    r->owner = st_loc_self;
+    if (link_req(handle, r) != 0) {
         r->next_free = free_list;
         free_list = r;
         return NULL;
@@ -36,24 +91,38 @@ struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t co
     return r;
 }
 
+struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t comm)
+{
+    st_state_lock();
+    struct st_req *r = req_new(handle, kind, comm);
+    st_state_unlock();
+    return r;
+}
+
 static void release(MPI_Request handle, struct st_req *r)
 {
-    st_handlemap_remove(&live, (uintptr_t)handle);
+    unlink_req(handle, r);
+    r->claimed = 0;
     r->next_free = free_list;
     free_list = r;
 }
 
 void st_requests_finalize(void)
 {
+    st_state_lock();
     for (size_t i = 0; i < live.cap; i++)
         if (live.keys[i] > 1)
-            free(live.values[i]);
+            for (struct st_req *r = live.values[i], *next; r; r = next) {
+                next = r->next_same;
+                free(r);
+            }
     st_handlemap_clear(&live);
     while (free_list) {
         struct st_req *next = free_list->next_free;
         free(free_list);
         free_list = next;
     }
+    st_state_unlock();
 }
 
 void st_req_persistent(int ret, enum st_req_dir dir, int count, MPI_Datatype type, int peer, int tag,
@@ -61,26 +130,31 @@ void st_req_persistent(int ret, enum st_req_dir dir, int count, MPI_Datatype typ
 {
     if (ret != MPI_SUCCESS || st_g.phase != ST_RECORDING)
         return;
-    struct st_req *r = st_req_new(request, dir == ST_REQ_SEND ? ST_KIND_ISEND : ST_KIND_IRECV, st_comm_ref(comm));
-    if (!r)
-        return;
-    r->persistent = 1;
-    r->active = 0;
-    r->peer = peer;
-    r->tag = tag;
-    r->bytes = st_type_bytes(count, type);
+    uint32_t c = st_comm_ref(comm);
+    st_state_lock();
+    struct st_req *r = req_new(request, dir == ST_REQ_SEND ? ST_KIND_ISEND : ST_KIND_IRECV, c);
+    if (r) {
+        r->persistent = 1;
+        r->active = 0;
+        r->peer = peer;
+        r->tag = tag;
+        r->bytes = st_type_bytes(count, type);
+    }
+    st_state_unlock();
 }
 
 void st_req_started(struct st_call *call, int ret, int count, const MPI_Request *requests)
 {
     if (ret != MPI_SUCCESS)
         return;
+    st_state_lock();
     for (int i = 0; i < count; i++) {
         struct st_req *r = st_handlemap_get(&live, (uintptr_t)requests[i]);
         if (!r || !r->persistent)
             continue;
         r->id = next_id++;
         r->cancelled = 0;
+        r->owner = call->loc;
         /* A persistent operation with MPI_PROC_NULL completes at once and moves no message. */
         r->active = r->peer != MPI_PROC_NULL;
         if (!r->active)
@@ -90,12 +164,14 @@ void st_req_started(struct st_call *call, int ret, int count, const MPI_Request 
         else
             st_write_irecv_request(call->loc, call->enter, r->id);
     }
+    st_state_unlock();
 }
 
 void st_req_save(struct st_reqsave *save, int count, const MPI_Request *requests)
 {
     save->count = 0;
     save->handles = save->small;
+    save->recs = NULL;
     if (count <= 0 || requests == NULL)
         return;
     if (count > (int)(sizeof save->small / sizeof save->small[0])) {
@@ -106,23 +182,55 @@ void st_req_save(struct st_reqsave *save, int count, const MPI_Request *requests
         }
     }
     memcpy(save->handles, requests, sizeof *requests * (size_t)count);
+    if (st_threads_concurrent) {
+        save->recs = count <= (int)(sizeof save->small_recs / sizeof save->small_recs[0])
+                         ? save->small_recs : malloc(sizeof *save->recs * (size_t)count);
+        if (!save->recs) {
+            if (save->handles != save->small)
+                free(save->handles);
+            save->handles = save->small;
+            return;
+        }
+        st_state_lock();
+        for (int i = 0; i < count; i++) {
+            struct st_req *r = requests[i] == MPI_REQUEST_NULL ? NULL : pick(requests[i], st_loc_self);
+            if (r)
+                r->claimed = 1;
+            save->recs[i] = r;
+        }
+        st_state_unlock();
+    }
     save->count = count;
+}
+
+/* Records claimed for requests that did not complete go back (lock held). */
+static void unclaim(struct st_reqsave *save)
+{
+    for (int i = 0; save->recs && i < save->count; i++)
+        if (save->recs[i])
+            save->recs[i]->claimed = 0;
 }
 
 static void save_release(struct st_reqsave *save)
 {
     if (save->handles != save->small)
         free(save->handles);
+    if (save->recs && save->recs != save->small_recs)
+        free(save->recs);
     save->handles = save->small;
+    save->recs = NULL;
     save->count = 0;
 }
 
-/* One request of the saved array completed with `status`. */
-static void complete(struct st_call *call, MPI_Request handle, const MPI_Status *status)
+/* Request i of the saved array completed with `status` (lock held). */
+static void complete(struct st_call *call, struct st_reqsave *save, int i, const MPI_Status *status)
 {
+    MPI_Request handle = save->handles[i];
     if (handle == MPI_REQUEST_NULL)
         return;
-    struct st_req *r = st_handlemap_get(&live, (uintptr_t)handle);
+    struct st_req *r = save->recs ? save->recs[i] : pick(handle, call->loc);
+    if (save->recs)
+        save->recs[i] = NULL;
     if (!r)
         return;   /* not ours to record: RMA, I/O, generalized requests */
     if (r->active) {
@@ -155,6 +263,7 @@ static void complete(struct st_call *call, MPI_Request handle, const MPI_Status 
             }
         }
     }
+    r->claimed = 0;
     if (r->persistent)
         r->active = 0;
     else
@@ -175,19 +284,25 @@ static int status_ok(int ret, const MPI_Status *statuses, int i)
 void st_req_done_one(struct st_call *call, struct st_reqsave *save, int ret, int completed, int index,
                      const MPI_Status *status)
 {
+    st_state_lock();
     if (ret == MPI_SUCCESS && completed && index != MPI_UNDEFINED && index >= 0 && index < save->count)
-        complete(call, save->handles[index], status);
+        complete(call, save, index, status);
+    unclaim(save);
+    st_state_unlock();
     save_release(save);
 }
 
 void st_req_done_all(struct st_call *call, struct st_reqsave *save, int ret, int completed,
                      const MPI_Status *statuses)
 {
+    st_state_lock();
     if (completed && statuses != MPI_STATUSES_IGNORE && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS)) {
         for (int i = 0; i < save->count; i++)
             if (status_ok(ret, statuses, i))
-                complete(call, save->handles[i], &statuses[i]);
+                complete(call, save, i, &statuses[i]);
     }
+    unclaim(save);
+    st_state_unlock();
     save_release(save);
 }
 
@@ -196,27 +311,36 @@ void st_req_done_some(struct st_call *call, struct st_reqsave *save, int ret, in
 {
     if ((ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS) && outcount != MPI_UNDEFINED
         && statuses != MPI_STATUSES_IGNORE) {
+        st_state_lock();
         for (int i = 0; i < outcount; i++) {
             int k = indices[i];
             if (k >= 0 && k < save->count && status_ok(ret, statuses, i))
-                complete(call, save->handles[k], &statuses[i]);
+                complete(call, save, k, &statuses[i]);
         }
+        st_state_unlock();
     }
+    st_state_lock();
+    unclaim(save);
+    st_state_unlock();
     save_release(save);
 }
 
 void st_req_cancel(int ret, MPI_Request request)
 {
-    struct st_req *r = ret == MPI_SUCCESS ? st_handlemap_get(&live, (uintptr_t)request) : NULL;
+    st_state_lock();
+    struct st_req *r = ret == MPI_SUCCESS ? pick(request, st_loc_self) : NULL;
     if (r)
         r->cancelled = 1;
+    st_state_unlock();
 }
 
 void st_req_freed(int ret, MPI_Request request)
 {
-    struct st_req *r = ret == MPI_SUCCESS ? st_handlemap_get(&live, (uintptr_t)request) : NULL;
+    st_state_lock();
+    struct st_req *r = ret == MPI_SUCCESS ? pick(request, st_loc_self) : NULL;
     /* An active request freed early still completes inside MPI; its post
      * event is recorded, its completion cannot be. */
     if (r)
         release(request, r);
+    st_state_unlock();
 }

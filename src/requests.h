@@ -21,6 +21,9 @@ struct st_req {
     MPI_Comm *idup_target;     /* ST_KIND_IDUP: where MPI puts the new comm */
     MPI_Comm idup_parent;
     struct st_req *next_free;
+    struct st_req *next_same;  /* the next (younger) live request with the same handle */
+    const struct st_loc *owner;   /* the location that posted or started it */
+    uint8_t claimed;           /* taken by a Wait/Test call in progress (MPI_THREAD_MULTIPLE) */
 };
 
 /* Register a new request; returns its record with a fresh id, or NULL. */

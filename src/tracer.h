@@ -36,8 +36,30 @@ struct st_global {
 };
 extern struct st_global st_g;
 
-/* The calling thread's location, or NULL when this thread does not record. */
+/* The calling thread's location, or NULL when this thread does not record
+ * (yet: see st_loc_attach). */
 extern _Thread_local struct st_loc *st_loc_self;
+/* A location for a thread other than MPI_Init's, made on its first MPI call
+ * when the program asked for MPI_THREAD_SERIALIZED or MULTIPLE; NULL when
+ * this thread does not record. Defined in writer.c. */
+struct st_loc *st_loc_attach(void);
+
+/* The tracer's shared state (requests, communicators, matched probes and
+ * the definitions they make) is locked only under MPI_THREAD_MULTIPLE,
+ * where threads call MPI concurrently. The lock is recursive: hooks nest. */
+extern int st_threads_concurrent;
+void st_state_lock_slow(void);
+void st_state_unlock_slow(void);
+static inline void st_state_lock(void)
+{
+    if (__builtin_expect(st_threads_concurrent, 0))
+        st_state_lock_slow();
+}
+static inline void st_state_unlock(void)
+{
+    if (__builtin_expect(st_threads_concurrent, 0))
+        st_state_unlock_slow();
+}
 /* Set while the tracer itself runs MPI (sync rounds, finalize) so that no
  * nested interception can record the tracer's own calls. */
 extern _Thread_local int st_in_tracer;
@@ -56,7 +78,9 @@ void st_write_leave(struct st_loc *loc, struct st_time at, uint32_t region);
 static inline int st_call_begin(struct st_call *call, uint32_t region)
 {
     struct st_loc *loc = st_loc_self;
-    if (__builtin_expect(loc == NULL || st_in_tracer || st_g.phase != ST_RECORDING, 0))
+    if (__builtin_expect(loc == NULL, 0) && (loc = st_loc_attach()) == NULL)
+        return 0;
+    if (__builtin_expect(st_in_tracer || st_g.phase != ST_RECORDING, 0))
         return 0;
     call->loc = loc;
     call->region = region;

@@ -2,9 +2,23 @@
 #include "options.h"
 #include "tracer.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+int st_threads_concurrent;
+static pthread_mutex_t state_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void st_state_lock_slow(void)
+{
+    pthread_mutex_lock(&state_lock);
+}
+
+void st_state_unlock_slow(void)
+{
+    pthread_mutex_unlock(&state_lock);
+}
 
 uint64_t st_type_bytes(int count, MPI_Datatype type)
 {
@@ -14,9 +28,23 @@ uint64_t st_type_bytes(int count, MPI_Datatype type)
     return (uint64_t)count * (uint64_t)size;
 }
 
-/* Statuses for calls given MPI_STATUSES_IGNORE: one growing buffer per thread. */
+/* Statuses for calls given MPI_STATUSES_IGNORE: one growing buffer per
+ * thread, freed when the thread exits (a key's destructor). */
 static _Thread_local MPI_Status *scratch;
 static _Thread_local int scratch_len;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static int scratch_key_ok;
+
+static void scratch_free(void *p)
+{
+    free(p);
+}
+
+static void scratch_key_init(void)
+{
+    scratch_key_ok = pthread_key_create(&scratch_key, scratch_free) == 0;
+}
 
 MPI_Status *st_statuses_scratch(int count)
 {
@@ -27,6 +55,9 @@ MPI_Status *st_statuses_scratch(int count)
         return MPI_STATUSES_IGNORE;   /* fall back: completions go unrecorded, the program is unaffected */
     scratch = grown;
     scratch_len = count;
+    pthread_once(&scratch_once, scratch_key_init);
+    if (scratch_key_ok)
+        pthread_setspecific(scratch_key, scratch);
     return scratch;
 }
 

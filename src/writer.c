@@ -5,8 +5,11 @@
 #include "options.h"
 #include "regions.h"
 
+#include <otf2/OTF2_Pthread_Locks.h>
+
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +62,18 @@ static struct {
 } W = { .journal = -1 };
 
 _Thread_local struct st_loc *st_loc_self;
+
+/* Locations of the threads other than MPI_Init's (MPI_THREAD_SERIALIZED or
+ * MULTIPLE), made on their first MPI call. Their ids keep the rank in the
+ * low 32 bits: the n-th thread's is n << 32 | rank (the main one's, n = 0,
+ * is the rank, as without threads). */
+static struct {
+    pthread_mutex_t lock;
+    int enabled;
+    struct st_loc **v;
+    uint32_t n, cap;
+} T = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static _Thread_local int attach_tried;
 
 static void *grow(void *v, uint32_t *cap, size_t elem)
 {
@@ -334,10 +349,11 @@ struct st_chunk {
  * the system would fault in page by page, which costs more than the trace
  * records written into it. */
 static struct st_chunk *chunk_pool;
+/* The pool and the count are shared by the locations of concurrent threads. */
+static pthread_mutex_t chunk_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, uint64_t size)
+static void *chunk_alloc_unlocked(OTF2_FileType type, void **per_buffer, uint64_t size)
 {
-    (void)user; (void)loc;
     struct st_chunk *c = NULL;
     for (struct st_chunk **p = &chunk_pool; *p; p = &(*p)->next)
         if ((*p)->size == size) {
@@ -359,9 +375,21 @@ static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, v
     return c + 1;
 }
 
+static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, uint64_t size)
+{
+    (void)user; (void)loc;
+    if (!st_threads_concurrent)
+        return chunk_alloc_unlocked(type, per_buffer, size);
+    pthread_mutex_lock(&chunk_lock);
+    void *chunk = chunk_alloc_unlocked(type, per_buffer, size);
+    pthread_mutex_unlock(&chunk_lock);
+    return chunk;
+}
+
 static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, bool final)
 {
     (void)user; (void)type; (void)loc;
+    int locked = st_threads_concurrent && pthread_mutex_lock(&chunk_lock) == 0;
     for (struct st_chunk *c = *per_buffer, *next; c; c = next) {
         next = c->next;
         if (final) {
@@ -373,6 +401,8 @@ static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc,
         }
     }
     *per_buffer = NULL;
+    if (locked)
+        pthread_mutex_unlock(&chunk_lock);
 }
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
@@ -578,6 +608,10 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     snprintf(buf, sizeof buf, "MPI Rank %d", W.rank);
     uint32_t s_rank = string_ref(buf);
     uint32_t s_thread = string_ref("Master thread");
+    for (uint32_t i = 0; i < T.n; i++) {
+        snprintf(buf, sizeof buf, "Thread %u", i + 1);
+        string_ref(buf);
+    }
     uint32_t s_empty = string_ref("");
     uint32_t s_true = string_ref("true_time");
     uint32_t s_true_desc = string_ref("undistorted time of the event (SYNCTRACE_SKEW)");
@@ -596,6 +630,13 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
                                             OTF2_UNDEFINED_LOCATION_GROUP);
     /* Location ids are world ranks (unique across the run's archives);
      * the one location group of this archive is 0. */
+    for (uint32_t i = 0; i < T.n; i++) {
+        snprintf(buf, sizeof buf, "Thread %u", i + 1);
+        OTF2_GlobalDefWriter_WriteLocation(gd, T.v[i]->id, string_ref(buf), OTF2_LOCATION_TYPE_CPU_THREAD,
+                                           T.v[i]->nevents, 0);
+    }
+    /* The main thread's last: readers that take one location per rank (the
+     * last defined) read the thread that called MPI_Init. */
     OTF2_GlobalDefWriter_WriteLocation(gd, W.main.id, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, nevents, 0);
     for (uint32_t r = 0; r < ST_REGION_ALL_COUNT; r++) {
         OTF2_RegionRole role = r < ST_REGION_MPI_COUNT ? st_regions[r].role : OTF2_REGION_ROLE_ARTIFICIAL;
@@ -640,12 +681,21 @@ void st_writer_close(void)
     uint64_t nevents = 0;
     OTF2_EvtWriter_GetNumberOfEvents(W.main.evt, &nevents);
     OTF2_Archive_CloseEvtWriter(W.archive, W.main.evt);
+    /* MPI_Finalize comes after the other threads' last MPI call (MPI says
+     * so), so their writers are idle now. */
+    for (uint32_t i = 0; i < T.n; i++) {
+        OTF2_EvtWriter_GetNumberOfEvents(T.v[i]->evt, &T.v[i]->nevents);
+        OTF2_Archive_CloseEvtWriter(W.archive, T.v[i]->evt);
+    }
     OTF2_Archive_CloseEvtFiles(W.archive);
 
-    /* Clock offsets are local definitions of the location. */
+    /* Clock offsets are local definitions of each location; all threads
+     * read the rank's clock. */
     if (OTF2_Archive_OpenDefFiles(W.archive) == OTF2_SUCCESS) {
-        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(W.archive, W.main.id);
-        if (dw) {
+        for (uint32_t t = 0; t <= T.n; t++) {
+            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(W.archive, t < T.n ? T.v[t]->id : W.main.id);
+            if (!dw)
+                continue;
             for (uint32_t i = 0; i < W.noffsets; i++)
                 OTF2_DefWriter_WriteClockOffset(dw, W.offsets[i].time, W.offsets[i].offset, W.offsets[i].stddev);
             OTF2_Archive_CloseDefWriter(W.archive, dw);
@@ -670,6 +720,63 @@ void st_writer_close(void)
     if (W.main.attrs)
         OTF2_AttributeList_Delete(W.main.attrs);
     W.main.attrs = NULL;
+    /* Threads check the phase before they touch their location again. */
+    for (uint32_t i = 0; i < T.n; i++) {
+        if (T.v[i]->attrs)
+            OTF2_AttributeList_Delete(T.v[i]->attrs);
+        free(T.v[i]);
+    }
+    free(T.v);
+    T.v = NULL;
+    T.n = T.cap = 0;
+}
+
+int st_writer_allow_threads(int concurrent)
+{
+    if (!W.archive)
+        return -1;
+    if (concurrent) {
+        if (OTF2_Pthread_Archive_SetLockingCallbacks(W.archive, NULL) != OTF2_SUCCESS)
+            return -1;
+        st_threads_concurrent = 1;
+    }
+    T.enabled = 1;
+    return 0;
+}
+
+struct st_loc *st_loc_attach(void)
+{
+    /* One try per thread: a thread that cannot record passes through. */
+    if (!T.enabled || attach_tried || st_in_tracer || st_g.phase != ST_RECORDING)
+        return NULL;
+    attach_tried = 1;
+    pthread_mutex_lock(&T.lock);
+    struct st_loc *loc = NULL;
+    if (W.archive && !W.closing && T.n < UINT32_MAX - 1) {
+        if (T.n == T.cap) {
+            struct st_loc **nv = grow(T.v, &T.cap, sizeof *nv);
+            if (nv)
+                T.v = nv;
+        }
+        if (T.n < T.cap && (loc = calloc(1, sizeof *loc)) != NULL) {
+            loc->id = (uint64_t)(T.n + 1) << 32 | (uint64_t)(uint32_t)W.rank;
+            loc->evt = OTF2_Archive_GetEvtWriter(W.archive, loc->id);
+            loc->attrs = OTF2_AttributeList_New();
+            if (loc->evt && loc->attrs) {
+                T.v[T.n++] = loc;
+            } else {
+                if (loc->evt)
+                    OTF2_Archive_CloseEvtWriter(W.archive, loc->evt);
+                if (loc->attrs)
+                    OTF2_AttributeList_Delete(loc->attrs);
+                free(loc);
+                loc = NULL;
+            }
+        }
+    }
+    pthread_mutex_unlock(&T.lock);
+    st_loc_self = loc;
+    return loc;
 }
 
 /* ---------- events ---------- */

@@ -18,6 +18,7 @@ struct st_loc {
     OTF2_EvtWriter *evt;
     OTF2_AttributeList *attrs;   /* carries true_time when skew is on */
     uint64_t id;
+    uint64_t nevents;            /* counted at close */
 };
 
 /* Open DIR/rank-NNNNNN.otf2 for this rank and make the calling thread's
@@ -28,6 +29,10 @@ struct st_loc {
  * removed when the archive is closed. Returns 0, or -1 with a one-line
  * message. */
 int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen);
+/* Let threads other than the calling one record, each in a location of its
+ * own (st_loc_attach); `concurrent` (MPI_THREAD_MULTIPLE) also makes OTF2
+ * and the tracer's shared state lock. Call before recording starts. */
+int st_writer_allow_threads(int concurrent);
 /* Write all definitions and close the archive. Safe to call twice. */
 void st_writer_close(void);
 /* Close the archive and remove its files (the run is not traced after all). */

@@ -1,9 +1,10 @@
 #!/bin/bash
 # The wrapper generator: committed output is current, the spec covers the
-# installed mpi.h, bad specs are rejected with file:line, and the library
-# exports exactly the spec's functions.
+# installed mpi.h, bad specs are rejected with file:line, the library
+# exports exactly the spec's C functions, and the Fortran wrappers' parameter
+# lists are Open MPI's (tests/test-fortran.sh checks the Fortran symbols).
 . "$top_srcdir/tests/lib.sh"
-plan 9
+plan 12
 : "${PYTHON3:=python3}"
 gen="$top_srcdir/wrappers/gen-wrappers.py"
 spec="$top_srcdir/wrappers/mpi.spec"
@@ -31,8 +32,27 @@ reject "a duplicate function" $'[p2p point2point]\nint MPI_Send(int a)\nint MPI_
 reject "a line that is not a prototype" $'[p2p point2point]\nMPI_Send is nice' 2
 reject "an attribute before any function" $'[p2p point2point]\n    pre: x();' 2
 reject "an unknown role" $'[p2p sometimes]\nint MPI_Send(int a)' 1
+reject "an unknown Fortran class" $'[p2p point2point]\nint MPI_Send(int a)\n    fortran: maybe' 3
 
-exported=$(nm -D --defined-only "$SYNCTRACE_LIB" | awk '$2 == "T" {print $3}' | sort)
+# Every argument of a converted Fortran binding needs a conversion the generator knows.
+printf '[p2p point2point]\nint MPI_Send(const char *name)\n    post: x();\n' >"$tmp/bad.spec"
+"$PYTHON3" "$gen" "$tmp/bad.spec" "$tmp/badgen" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "bad.spec:2: MPI_Send: name cannot be converted" "$tmp/err"
+ok $? "rejects a string argument in a converted Fortran binding ($(head -1 "$tmp/err"))"
+
+# The parameters each Fortran wrapper forwards are those of Open MPI's binding.
+protos=$(mpicc -showme:incdirs | tr ' ' '\n' | head -1)/openmpi/ompi/mpi/fortran/mpif-h/prototypes_mpi.h
+if [ -r "$protos" ]; then
+    "$PYTHON3" "$top_srcdir/wrappers/check-fortran.py" "$spec" "$protos" >"$tmp/fcheck" 2>&1
+    rc=$?
+    ok $rc "Fortran parameter lists agree with Open MPI's prototypes_mpi.h: $(tail -1 "$tmp/fcheck")"
+    [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/fcheck" | head -10
+else
+    skip "Open MPI's prototypes_mpi.h is not installed"
+fi
+
+# C names are mixed case (MPI_Send); Fortran ones lower (mpi_send_) or upper case (MPI_SEND).
+exported=$(nm -D --defined-only "$SYNCTRACE_LIB" | awk '$2 == "T" && $3 ~ /^MPI_.*[a-z]/ {print $3}' | sort)
 listed=$(grep -E '^[A-Za-z]' "$spec" | grep -oE 'MPI_[A-Za-z0-9_]+\(' | tr -d '(' | sort)
 [ "$exported" = "$listed" ]
 ok $? "libsynctrace.so exports exactly the $(echo "$listed" | wc -l) functions of the spec"

@@ -1,0 +1,78 @@
+#!/bin/bash
+# test-threads.sh — requests and threads. First, one thread: Open MPI may
+# return one handle for several live requests (tests/mpi_shared_handle.c),
+# and each must still record its completion. Then MPI_THREAD_MULTIPLE:
+# tests/mpi_threads.c runs 4 threads
+# per rank that exchange messages, complete requests and run collectives
+# concurrently, one thread completing requests another posted. Every thread
+# must get a location of its own in its rank's archive, with every message
+# matched, every request completed once, no tachyon on the one clock of this
+# machine and nothing lost (tests/thread_check.py reads all locations with
+# otf2-print). With SYNCTRACE_TSAN_LIB set to a libsynctrace.so built with
+# -fsanitize=thread, the run is repeated under ThreadSanitizer and no report
+# may involve the tracer's code (Open MPI's own reports are left out).
+. "$top_srcdir/tests/lib.sh"
+: "${PYTHON3:=python3}"
+np=3 threads=4 rounds=30 handoff=8
+tmp=$(scratch)
+
+mpicc -std=c11 -O1 -Wall -Wextra -o "$tmp/mpi_shared_handle" "$top_srcdir/tests/mpi_shared_handle.c" 2>"$tmp/build.err"
+ok $? "build tests/mpi_shared_handle.c"
+run_traced "$tmp/shared" 2 "$tmp/mpi_shared_handle" >"$tmp/shared.out" 2>"$tmp/shared.err"
+ok $? "mpi_shared_handle: traced run succeeds"
+shared=$(sed -n 's/^rank 0: \([0-9]*\) of.*/\1/p' "$tmp/shared.out")
+diag "rank 0: ${shared:-?} of 5 MPI_Isend handles were one shared handle"
+"$SYNCTRACE_BIN" dump "$tmp/shared" >"$tmp/shared.dump" 2>>"$tmp/shared.err"
+n=$(grep -c ' ISEND_COMPLETE ' "$tmp/shared.dump")
+m=$(grep -c ' IRECV ' "$tmp/shared.dump")
+[ "$n" -eq 12 ] && [ "$m" -eq 12 ]
+ok $? "mpi_shared_handle: all 12 sends and 12 receives record their completion (got $n and $m)"
+
+mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi_threads.c" \
+    2>"$tmp/build.err"
+ok $? "build tests/mpi_threads.c"
+expected=$(for r in $(seq 0 $((np - 1))); do echo "rank $r ok"; done)
+
+run_plain "$np" "$tmp/mpi_threads" "$rounds" 2>"$tmp/plain.err" | sort >"$tmp/plain.out"
+[ "$(cat "$tmp/plain.out")" = "$expected" ]
+ok $? "untraced: every thread's results are right"
+
+run_traced "$tmp/trace" "$np" "$tmp/mpi_threads" "$rounds" 2>"$tmp/traced.err" | sort >"$tmp/traced.out"
+[ "$(cat "$tmp/traced.out")" = "$expected" ]
+ok $? "traced: every thread's results are right"
+! grep -qE '\[OTF2\]|synctrace' "$tmp/traced.err"
+ok $? "traced: no OTF2 or tracer messages on stderr"
+grep -qx 'thread_level 3' "$tmp/trace/run.meta"
+ok $? "run.meta records MPI_THREAD_MULTIPLE"
+
+"$PYTHON3" "$top_srcdir/tests/thread_check.py" "$tmp/trace" "$np" "$threads" "$rounds" "$handoff" >"$tmp/check" 2>&1
+ok $? "thread_check.py read every rank archive"
+tap_from_checker "" "$tmp/check"
+
+# The tools read one location per rank today (the main thread's, defined
+# last); several locations must not stop them.
+"$SYNCTRACE_BIN" merge "$tmp/trace" -o "$tmp/merged" >/dev/null 2>"$tmp/merge.err"
+ok $? "synctrace merge reads the trace (main thread's location only, for now)"
+
+if [ -n "${SYNCTRACE_TSAN_LIB:-}" ]; then
+    tsan=$(gcc -print-file-name=libtsan.so)
+    mpicc -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=thread -pthread -o "$tmp/mpi_threads_tsan" \
+        "$top_srcdir/tests/mpi_threads.c" 2>>"$tmp/build.err"
+    SYNCTRACE_LIB="$tsan $SYNCTRACE_TSAN_LIB" TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=0 exitcode=0" \
+        run_traced "$tmp/trace-tsan" "$np" -x TSAN_OPTIONS "$tmp/mpi_threads_tsan" 10 >"$tmp/tsan.out" 2>"$tmp/tsan.err"
+    reports=$(grep -c 'WARNING: ThreadSanitizer' "$tmp/tsan.err")
+    # A report involves the tracer when a frame is in its library or sources.
+    ours=$("$PYTHON3" -c '
+import re, sys
+blocks = open(sys.argv[1]).read().split("==================")
+src = re.escape(sys.argv[2])
+print(sum(1 for b in blocks if "WARNING: ThreadSanitizer" in b
+          and re.search(r"libsynctrace\.so|" + src + r"/(src|wrappers)/", b)))' "$tmp/tsan.err" "$(cd "$top_srcdir" && pwd)")
+    [ "$(sort "$tmp/tsan.out")" = "$(for r in $(seq 0 $((np - 1))); do echo "rank $r ok"; done)" ] && [ "$ours" = 0 ]
+    ok $? "ThreadSanitizer: no report involves the tracer ($reports about Open MPI itself)"
+else
+    skip "SYNCTRACE_TSAN_LIB not set (a libsynctrace.so built with -fsanitize=thread)"
+fi
+
+plan "$_tap_n"
+finish
