@@ -6,10 +6,12 @@
  * OUT is replaced only with --force; the raw trace is only read. */
 #define _XOPEN_SOURCE 700
 #include <config.h>
+#include "causal_report.h"
 #include "clc.h"
 #include "clockmodel.h"
 #include "commands.h"
 #include "constraints.h"
+#include "causal.h"
 #include "match.h"
 #include "otf2out.h"
 #include "rawdir.h"
@@ -31,6 +33,11 @@
 /* Time windows per clock when measuring residual drift from the events. */
 #define REFINE_WINDOWS 4
 
+/* Causal index clusters: two-level, at most 16 ranks per cluster (the
+ * cluster-size sweeps in bench/causal.sh put the smallest index there or
+ * close to it on the generator's patterns). */
+#define DEFAULT_CLUSTER_LEVELS "16"
+
 struct options {
     const char *raw, *out;
     int reference;
@@ -40,6 +47,8 @@ struct options {
     double max_drift;         /* largest drift a clock may have (fraction) */
     int jobs;                 /* threads reading rank archives */
     int force, no_drift;
+    const char *cluster_levels;   /* causal index: maximum cluster sizes per level */
+    int no_causal;
 };
 
 static double now_s(void)
@@ -53,7 +62,7 @@ static int usage(FILE *to)
 {
     fprintf(to, "usage: synctrace merge RAW_DIR -o OUT_DIR [--reference RANK] [--alpha A]\n"
                 "                      [--timebase reference|median] [--min-latency NS] [--max-drift-ppm P]\n"
-                "                      [--no-drift] [--jobs N] [--force]\n"
+                "                      [--no-drift] [--jobs N] [--force] [--cluster-levels S[,S...]] [--no-causal]\n"
                 "Merge a raw trace into one OTF2 archive with synchronised, tachyon-free timestamps\n"
                 "(OUT_DIR/traces.otf2) and write OUT_DIR/report.json.\n"
                 "  --reference RANK   clock that defines global time (default 0)\n"
@@ -63,7 +72,11 @@ static int usage(FILE *to)
                 "  --no-drift         do not correct drift between sync rounds\n"
                 "  --max-drift-ppm P  drift estimates beyond P ppm (or this uncertain) are noise (default 200)\n"
                 "  --jobs N           threads reading the rank archives (default: the number of cores)\n"
-                "  --force            replace OUT_DIR if it exists\n");
+                "  --force            replace OUT_DIR if it exists\n"
+                "  --cluster-levels S[,S...]  causal index (OUT_DIR/causal.idx, synctrace query): maximum\n"
+                "                     cluster size per level, increasing; one size = two-level timestamps\n"
+                "                     (default " DEFAULT_CLUSTER_LEVELS ")\n"
+                "  --no-causal        do not build the causal index\n");
     return to == stdout ? 0 : 2;
 }
 
@@ -84,6 +97,7 @@ static int parse(int argc, char **argv, struct options *o)
     o->alpha = 0.5;
     o->min_latency = -1;
     o->max_drift = 200e-6;
+    o->cluster_levels = DEFAULT_CLUSTER_LEVELS;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o->jobs = cores > 0 ? (int)cores : 1;
     for (int i = 1; i < argc; i++) {
@@ -92,7 +106,8 @@ static int parse(int argc, char **argv, struct options *o)
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             return usage(stdout) - 1;
         if ((!strcmp(a, "-o") || !strcmp(a, "--reference") || !strcmp(a, "--alpha") || !strcmp(a, "--timebase")
-             || !strcmp(a, "--min-latency") || !strcmp(a, "--max-drift-ppm") || !strcmp(a, "--jobs")) && i + 1 >= argc) {
+             || !strcmp(a, "--min-latency") || !strcmp(a, "--max-drift-ppm") || !strcmp(a, "--jobs")
+             || !strcmp(a, "--cluster-levels")) && i + 1 >= argc) {
             fprintf(stderr, "synctrace merge: %s needs a value\n", a);
             return 2;
         }
@@ -133,6 +148,16 @@ static int parse(int argc, char **argv, struct options *o)
                 return 2;
             }
             o->jobs = (int)v;
+        } else if (!strcmp(a, "--cluster-levels")) {
+            struct ci_config cfg;
+            char err[256];
+            o->cluster_levels = argv[++i];
+            if (ci_parse_levels(o->cluster_levels, &cfg, err, sizeof err) != 0) {
+                fprintf(stderr, "synctrace merge: --cluster-levels: %s\n", err);
+                return 2;
+            }
+        } else if (!strcmp(a, "--no-causal")) {
+            o->no_causal = 1;
         } else if (!strcmp(a, "--force")) {
             o->force = 1;
         } else if (!strcmp(a, "--no-drift")) {
@@ -391,6 +416,7 @@ int cmd_merge(int argc, char **argv)
     struct mg_result match = { 0 };
     struct cm_model model = { 0 };
     struct solution sol = { 0 };   /* owns the graph and offsets used below */
+    struct causal_summary causal;
     double *lmin = NULL;
     uint64_t **gtime = NULL, **truth = NULL;
     char tmp[4200] = "";
@@ -626,6 +652,24 @@ int cmd_merge(int argc, char **argv)
         goto done;
     }
     rep.seconds_write = now_s() - t;
+    if (!o.no_causal) {
+        /* R:I of a query is the I-th event of rank R's location: ow_write
+         * writes every event of ranks[R] in order, one record each. */
+        uint64_t *nev = malloc(sizeof *nev * (size_t)n);
+        if (!nev)
+            goto done;
+        for (int r = 0; r < n; r++)
+            nev[r] = ranks[r].nevents;
+        int crc = causal_for_merge(tmp, nev, (uint32_t)n, &match, o.cluster_levels, &causal, err, sizeof err);
+        free(nev);
+        if (crc != 0) {
+            fprintf(stderr, "synctrace merge: %s\n", err);
+            goto done;
+        }
+        if (!causal.built)
+            fprintf(stderr, "synctrace merge: warning: no causal index: %s\n", causal.error);
+        rep.causal = &causal;
+    }
     rep.seconds_total = now_s() - t_start;
     if (report_write(&rep, tmp, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
