@@ -423,6 +423,10 @@ int main(int argc, char **argv)
             static const char *names[] = { "same", "before", "after", "concurrent" };
             check(&rel, got == want, "%s: %u:%llu vs %u:%llu (kind %d): %s, oracle %s", cfgs[c].name, p->ra,
                   (unsigned long long)p->ia, p->rb, (unsigned long long)p->ib, p->kind, names[got], names[want]);
+            /* the cluster algorithm alone, without the full-vector shortcut */
+            int slow = ci_precedes_clusters(&ix[c], p->ra, p->ia, p->rb, p->ib);
+            check(&rel, slow == (want == 1), "%s, clusters alone: %u:%llu -> %u:%llu is %d, oracle %s", cfgs[c].name,
+                  p->ra, (unsigned long long)p->ia, p->rb, (unsigned long long)p->ib, slow, names[want]);
             if (first < 0)
                 first = got;
             else

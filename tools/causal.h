@@ -35,13 +35,14 @@
 #include "match.h"
 
 #define CI_MAX_LEVELS 8
+#define CI_NONE UINT32_MAX
 
 struct ci_index {
     uint32_t nranks;
     uint32_t nlevels;                     /* cluster levels below the full-vector level */
     uint32_t maxsize[CI_MAX_LEVELS];
     uint64_t nrecords, nentries;
-    uint64_t nmap[CI_MAX_LEVELS], ncr[CI_MAX_LEVELS];
+    uint64_t nmap[CI_MAX_LEVELS];
     uint64_t *nevents;                    /* [rank] */
     uint64_t *rec_first;                  /* [rank + 1]: rank r owns records rec_first[r] .. rec_first[r+1]-1 */
     uint32_t *rec_start;                  /* first event of the record */
@@ -51,8 +52,14 @@ struct ci_index {
     uint8_t *rec_level;
     uint64_t *map_first[CI_MAX_LEVELS];   /* [cluster + 1] */
     uint32_t *map[CI_MAX_LEVELS];         /* members in merge order */
-    uint64_t *cr_first[CI_MAX_LEVELS];    /* [rank + 1] */
-    uint32_t *cr[CI_MAX_LEVELS];          /* a rank's cluster receives of the level, ascending */
+    /* per record, per level: the rank's last record at or before it that
+     * starts with a cluster receive of the level (Fig. 2's clusterReceive),
+     * counted from rec_first[rank]; CI_NONE when there is none */
+    uint32_t *rec_gcr[CI_MAX_LEVELS];
+    /* per record: the rank's first full-vector (top-level) record at or after
+     * it, counted from rec_first[rank], or CI_NONE. With rec_gcr[nlevels-1]
+     * (the last one at or before it) it bounds V from both sides. */
+    uint32_t *rec_next_top;
     uint32_t *entries;
     /* derived when opened: where each rank stands in each cluster's map */
     uint64_t *memb_first[CI_MAX_LEVELS];  /* [rank + 1] */
@@ -127,6 +134,9 @@ int ci_valid(const struct ci_index *ix, uint32_t r, uint64_t i);
 /* V(r, i)[q]: how many events of rank q are in the causal past of (r, i), itself included. */
 uint64_t ci_value(const struct ci_index *ix, uint32_t r, uint64_t i, uint32_t q);
 int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb, uint64_t ib);
+/* The same answer by Figs. 4 and 6 alone, without the full-vector bounds
+ * ci_precedes tries first (tests and benchmarks). */
+int ci_precedes_clusters(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb, uint64_t ib);
 
 /* Paper's Fig. 7 comparison (causal_sweep.c): average timestamp entries per
  * event with the two-level algorithm and first-communication merging up to

@@ -70,7 +70,7 @@ struct builder {
     /* output */
     struct rec **recs;
     size_t *nrecs, *crecs;
-    struct u32vec *cr[CI_MAX_LEVELS];      /* [rank] */
+    struct u32vec *gcr[CI_MAX_LEVELS];     /* [rank]: per record, see ci_index.rec_gcr */
     struct u32vec entries;
     /* scratch */
     uint32_t *part, npart;        /* partner ranks of the current event */
@@ -426,10 +426,17 @@ static int push_rec(struct builder *b, uint32_t r, struct rec x)
     return 0;
 }
 
-/* Store v projected on cluster c of level k (the full v at the top). */
-static int stamp(struct builder *b, uint32_t r, uint64_t i, uint32_t k, const uint32_t *v)
+/* Store v projected on cluster c of level k (the full v at the top). A
+ * receive stamped at level k is a cluster receive of every level below. */
+static int stamp(struct builder *b, uint32_t r, uint64_t i, uint32_t k, const uint32_t *v, int receive)
 {
     struct rec x = { (uint32_t)i, 0, b->N, k, b->entries.n };
+    uint32_t self = (uint32_t)b->nrecs[r];
+    for (uint32_t lv = 0; lv < b->L; lv++) {
+        const struct u32vec *g = &b->gcr[lv][r];
+        if (u32_push(&b->gcr[lv][r], receive && lv < k ? self : g->n ? g->v[g->n - 1] : CI_NONE))
+            return -1;
+    }
     if (k < b->L) {
         x.cluster = b->cluster_of[k][r];
         const struct u32vec *map = &b->cmap[k][x.cluster];
@@ -586,11 +593,9 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
                 return -1;
             if (mr)
                 break;
-            if (u32_push(&b->cr[k][r], (uint32_t)i))
-                return -1;
             st->creceives[k]++;
         }
-        if (stamp(b, r, i, k, v))
+        if (stamp(b, r, i, k, v, 1))
             return -1;
         st->receives++;
         st->paper_entries += k < b->L ? (double)b->cmap[k][b->cluster_of[k][r]].n : (double)b->N;
@@ -599,7 +604,7 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
         uint32_t c = b->cluster_of[0][r];
         const struct rec *last = b->nrecs[r] ? &b->recs[r][b->nrecs[r] - 1] : NULL;
         if (!last || last->level != 0 || last->cluster != c || last->size != b->cmap[0][c].n)
-            if (stamp(b, r, i, 0, v))
+            if (stamp(b, r, i, 0, v, 0))
                 return -1;
         st->paper_entries += (double)b->cmap[0][c].n;
     }
@@ -659,9 +664,9 @@ static void builder_free(struct builder *b)
         for (uint32_t c = 0; b->cmap[k] && c < b->N; c++)
             free(b->cmap[k][c].v);
         free(b->cmap[k]);
-        for (uint32_t r = 0; b->cr[k] && r < b->N; r++)
-            free(b->cr[k][r].v);
-        free(b->cr[k]);
+        for (uint32_t r = 0; b->gcr[k] && r < b->N; r++)
+            free(b->gcr[k][r].v);
+        free(b->gcr[k]);
     }
     free(b->entries.v);
     free(b->mark);
@@ -688,7 +693,8 @@ static int finish(struct builder *b, struct ci_index *ix)
     ix->rec_size = malloc(sizeof *ix->rec_size * (nrec ? nrec : 1));
     ix->rec_vec = malloc(sizeof *ix->rec_vec * (nrec ? nrec : 1));
     ix->rec_level = malloc(nrec ? nrec : 1);
-    if (!ix->nevents || !ix->rec_first || !ix->rec_start || !ix->rec_cluster || !ix->rec_size || !ix->rec_vec
+    ix->rec_next_top = malloc(sizeof *ix->rec_next_top * (nrec ? nrec : 1));
+    if (!ix->rec_next_top || !ix->nevents || !ix->rec_first || !ix->rec_start || !ix->rec_cluster || !ix->rec_size || !ix->rec_vec
         || !ix->rec_level)
         return -1;
     uint64_t at = 0;
@@ -705,32 +711,34 @@ static int finish(struct builder *b, struct ci_index *ix)
         }
     }
     ix->rec_first[b->N] = at;
-    for (uint32_t k = 0; k < b->L; k++) {
-        uint64_t nm = 0, nc = 0;
-        for (uint32_t c = 0; c < b->N; c++) {
-            nm += b->cmap[k][c].n;
-            nc += b->cr[k][c].n;
+    for (uint32_t r = 0; r < b->N; r++) {
+        uint32_t next = CI_NONE;
+        for (uint64_t x = ix->rec_first[r + 1]; x-- > ix->rec_first[r];) {
+            if (ix->rec_level[x] == b->L)
+                next = (uint32_t)(x - ix->rec_first[r]);
+            ix->rec_next_top[x] = next;
         }
+    }
+    for (uint32_t k = 0; k < b->L; k++) {
+        uint64_t nm = 0;
+        for (uint32_t c = 0; c < b->N; c++)
+            nm += b->cmap[k][c].n;
         ix->nmap[k] = nm;
-        ix->ncr[k] = nc;
         ix->map_first[k] = malloc(sizeof **ix->map_first * (b->N + 1));
         ix->map[k] = malloc(sizeof **ix->map * (nm ? nm : 1));
-        ix->cr_first[k] = malloc(sizeof **ix->cr_first * (b->N + 1));
-        ix->cr[k] = malloc(sizeof **ix->cr * (nc ? nc : 1));
-        if (!ix->map_first[k] || !ix->map[k] || !ix->cr_first[k] || !ix->cr[k])
+        ix->rec_gcr[k] = malloc(sizeof **ix->rec_gcr * (nrec ? nrec : 1));
+        if (!ix->map_first[k] || !ix->map[k] || !ix->rec_gcr[k])
             return -1;
-        nm = nc = 0;
+        nm = 0;
         for (uint32_t c = 0; c < b->N; c++) {
             ix->map_first[k][c] = nm;
             memcpy(ix->map[k] + nm, b->cmap[k][c].v, sizeof *ix->map[k] * b->cmap[k][c].n);
             nm += b->cmap[k][c].n;
-            ix->cr_first[k][c] = nc;
-            if (b->cr[k][c].n)
-                memcpy(ix->cr[k] + nc, b->cr[k][c].v, sizeof *ix->cr[k] * b->cr[k][c].n);
-            nc += b->cr[k][c].n;
         }
         ix->map_first[k][b->N] = nm;
-        ix->cr_first[k][b->N] = nc;
+        for (uint32_t r = 0; r < b->N; r++)
+            if (b->nrecs[r])
+                memcpy(ix->rec_gcr[k] + ix->rec_first[r], b->gcr[k][r].v, sizeof **ix->rec_gcr * b->nrecs[r]);
     }
     ix->nentries = b->entries.n;
     ix->entries = b->entries.v ? b->entries.v : malloc(sizeof *ix->entries);
@@ -791,8 +799,8 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     for (uint32_t k = 0; ok && k < b.L; k++) {
         b.cluster_of[k] = malloc(sizeof *b.cluster_of[k] * N);
         b.cmap[k] = calloc(N, sizeof *b.cmap[k]);
-        b.cr[k] = calloc(N, sizeof *b.cr[k]);
-        ok = b.cluster_of[k] && b.cmap[k] && b.cr[k];
+        b.gcr[k] = calloc(N, sizeof *b.gcr[k]);
+        ok = b.cluster_of[k] && b.cmap[k] && b.gcr[k];
         for (uint32_t r = 0; ok && r < N; r++) {
             b.cluster_of[k][r] = r;
             ok = u32_push(&b.cmap[k][r], r) == 0;

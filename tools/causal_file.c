@@ -31,7 +31,7 @@ struct file_header {
     uint32_t nranks, nlevels;
     uint32_t maxsize[CI_MAX_LEVELS];
     uint64_t nrecords, nentries;
-    uint64_t nmap[CI_MAX_LEVELS], ncr[CI_MAX_LEVELS];
+    uint64_t nmap[CI_MAX_LEVELS];
     uint64_t fingerprint[2];
     uint64_t file_size;
     uint64_t body_checksum;
@@ -181,12 +181,12 @@ static int sections(struct ci_index *ix, struct section *s)
     s[n++] = (struct section){ (void **)&ix->rec_cluster, 4 * R };
     s[n++] = (struct section){ (void **)&ix->rec_size, 4 * R };
     s[n++] = (struct section){ (void **)&ix->rec_vec, 8 * R };
+    s[n++] = (struct section){ (void **)&ix->rec_next_top, 4 * R };
     s[n++] = (struct section){ (void **)&ix->rec_level, R };
     for (uint32_t k = 0; k < ix->nlevels; k++) {
         s[n++] = (struct section){ (void **)&ix->map_first[k], 8 * (N + 1) };
         s[n++] = (struct section){ (void **)&ix->map[k], 4 * ix->nmap[k] };
-        s[n++] = (struct section){ (void **)&ix->cr_first[k], 8 * (N + 1) };
-        s[n++] = (struct section){ (void **)&ix->cr[k], 4 * ix->ncr[k] };
+        s[n++] = (struct section){ (void **)&ix->rec_gcr[k], 4 * R };
     }
     s[n++] = (struct section){ (void **)&ix->entries, 4 * ix->nentries };
     return n;
@@ -210,7 +210,6 @@ int ci_write(const struct ci_index *ix_in, const char *path, const uint64_t fp[2
     h.nrecords = ix.nrecords;
     h.nentries = ix.nentries;
     memcpy(h.nmap, ix.nmap, sizeof h.nmap);
-    memcpy(h.ncr, ix.ncr, sizeof h.ncr);
     h.fingerprint[0] = fp[0];
     h.fingerprint[1] = fp[1];
     h.file_size = sizeof h;
@@ -253,19 +252,14 @@ static const char *check_structure(const struct ci_index *ix)
 {
     uint32_t N = ix->nranks;
     for (uint32_t k = 0; k < ix->nlevels; k++) {
-        if (ix->map_first[k][0] != 0 || ix->map_first[k][N] != ix->nmap[k] || ix->cr_first[k][0] != 0
-            || ix->cr_first[k][N] != ix->ncr[k])
+        if (ix->map_first[k][0] != 0 || ix->map_first[k][N] != ix->nmap[k])
             return "cluster tables";
         for (uint32_t c = 0; c < N; c++)
-            if (ix->map_first[k][c + 1] < ix->map_first[k][c] || ix->cr_first[k][c + 1] < ix->cr_first[k][c])
+            if (ix->map_first[k][c + 1] < ix->map_first[k][c])
                 return "cluster tables";
         for (uint64_t x = 0; x < ix->nmap[k]; x++)
             if (ix->map[k][x] >= N)
                 return "cluster maps";
-        for (uint32_t r = 0; r < N; r++)
-            for (uint64_t x = ix->cr_first[k][r]; x < ix->cr_first[k][r + 1]; x++)
-                if (ix->cr[k][x] >= ix->nevents[r] || (x > ix->cr_first[k][r] && ix->cr[k][x] <= ix->cr[k][x - 1]))
-                    return "cluster receives";
     }
     if (ix->rec_first[0] != 0 || ix->rec_first[N] != ix->nrecords)
         return "record table";
@@ -280,11 +274,21 @@ static const char *check_structure(const struct ci_index *ix)
             uint64_t size = lv < ix->nlevels ? ix->rec_size[x] : N;
             if (lv > ix->nlevels || ix->rec_vec[x] > ix->nentries || size > ix->nentries - ix->rec_vec[x])
                 return "record vectors";
+            uint32_t t = ix->rec_next_top[x];
+            if (t != CI_NONE && (t < x - a || t >= b - a || ix->rec_level[a + t] != ix->nlevels))
+                return "record order";
             if (lv < ix->nlevels && (ix->rec_cluster[x] >= N || ix->rec_size[x] == 0
                                      || ix->rec_size[x] > ix->map_first[lv][ix->rec_cluster[x] + 1]
                                                               - ix->map_first[lv][ix->rec_cluster[x]]))
                 return "record clusters";
         }
+        /* a cluster receive is a receive stamped above the level */
+        for (uint32_t k = 0; k < ix->nlevels; k++)
+            for (uint64_t x = a; x < b; x++) {
+                uint32_t g = ix->rec_gcr[k][x];
+                if (g != CI_NONE && (g > x - a || ix->rec_level[a + g] <= k))
+                    return "cluster receives";
+            }
     }
     return NULL;
 }
@@ -343,7 +347,6 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     out->nrecords = h.nrecords;
     out->nentries = h.nentries;
     memcpy(out->nmap, h.nmap, sizeof h.nmap);
-    memcpy(out->ncr, h.ncr, sizeof h.ncr);
     struct section s[MAX_SECTIONS];
     int ns = sections(out, s);
     uint64_t at = sizeof h, sum = 0x9E3779B97F4A7C15ull;

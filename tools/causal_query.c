@@ -68,11 +68,11 @@ void ci_free(struct ci_index *ix)
         free(ix->rec_size);
         free(ix->rec_vec);
         free(ix->rec_level);
+        free(ix->rec_next_top);
         for (uint32_t k = 0; k < CI_MAX_LEVELS; k++) {
             free(ix->map_first[k]);
             free(ix->map[k]);
-            free(ix->cr_first[k]);
-            free(ix->cr[k]);
+            free(ix->rec_gcr[k]);
         }
         free(ix->entries);
     }
@@ -108,23 +108,16 @@ static int64_t position(const struct ci_index *ix, uint32_t k, uint32_t q, uint3
     return -1;
 }
 
-/* The greatest cluster receive of level k on rank j at or before event
- * `last`, or -1. */
-static int64_t cluster_receive(const struct ci_index *ix, uint32_t k, uint32_t j, uint64_t last)
+/* The record of the greatest cluster receive of level k on rank j at or
+ * before event `last`, or CI_NONE: Fig. 4's event(j, g).clusterReceive. */
+static uint64_t cluster_receive(const struct ci_index *ix, uint32_t k, uint32_t j, uint64_t last)
 {
-    uint64_t lo = ix->cr_first[k][j], hi = ix->cr_first[k][j + 1];
-    if (lo == hi || ix->cr[k][lo] > last)
-        return -1;
-    while (hi - lo > 1) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (ix->cr[k][mid] <= last)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return ix->cr[k][lo];
+    uint64_t rec = record_of(ix, j, last);
+    uint32_t g = ix->rec_gcr[k][rec];
+    return g == CI_NONE ? CI_NONE : ix->rec_first[j] + g;
 }
 
+/* V(r, i)[q] for q != r, i in record rec (Figs. 4 and 6). */
 static uint64_t value_in(const struct ci_index *ix, uint32_t r, uint64_t i, uint64_t rec, uint32_t q)
 {
     uint32_t k = ix->rec_level[rec];
@@ -139,21 +132,39 @@ static uint64_t value_in(const struct ci_index *ix, uint32_t r, uint64_t i, uint
     uint64_t best = 0;
     for (uint32_t j = 0; j < size; j++) {
         uint32_t pj = map[j];
-        uint64_t last;
-        if (pj == r)
-            last = i;
-        else if (vec[j] == 0)
+        if (pj != r && vec[j] == 0)
             continue;   /* nothing of pj precedes */
-        else
-            last = vec[j] - 1;
-        int64_t g = cluster_receive(ix, k, pj, last);
-        if (g < 0)
+        uint64_t g = cluster_receive(ix, k, pj, pj == r ? i : vec[j] - 1);
+        if (g == CI_NONE)
             continue;
-        uint64_t v = value_in(ix, pj, (uint64_t)g, record_of(ix, pj, (uint64_t)g), q);
+        uint64_t v = value_in(ix, pj, ix->rec_start[g], g, q);
         if (v > best)
             best = v;
     }
     return best;
+}
+
+/* V(r, i)[q] >= need? As value_in, but done at the first witness. */
+static int reaches(const struct ci_index *ix, uint32_t r, uint64_t i, uint64_t rec, uint32_t q, uint64_t need)
+{
+    uint32_t k = ix->rec_level[rec];
+    const uint32_t *vec = ix->entries + ix->rec_vec[rec];
+    if (k >= ix->nlevels)
+        return vec[q] >= need;
+    uint32_t c = ix->rec_cluster[rec], size = ix->rec_size[rec];
+    int64_t p = position(ix, k, q, c, size);
+    if (p >= 0)
+        return vec[p] >= need;
+    const uint32_t *map = ix->map[k] + ix->map_first[k][c];
+    for (uint32_t j = 0; j < size; j++) {
+        uint32_t pj = map[j];
+        if (pj != r && vec[j] == 0)
+            continue;
+        uint64_t g = cluster_receive(ix, k, pj, pj == r ? i : vec[j] - 1);
+        if (g != CI_NONE && reaches(ix, pj, ix->rec_start[g], g, q, need))
+            return 1;
+    }
+    return 0;
 }
 
 uint64_t ci_value(const struct ci_index *ix, uint32_t r, uint64_t i, uint32_t q)
@@ -163,11 +174,26 @@ uint64_t ci_value(const struct ci_index *ix, uint32_t r, uint64_t i, uint32_t q)
     return value_in(ix, r, i, record_of(ix, r, i), q);
 }
 
+int ci_precedes_clusters(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb, uint64_t ib)
+{
+    if (ra == rb)
+        return ia < ib;
+    return reaches(ix, rb, ib, record_of(ix, rb, ib), ra, ia + 1);
+}
+
 int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb, uint64_t ib)
 {
     if (ra == rb)
         return ia < ib;
-    return ci_value(ix, rb, ib, ra) > ia;
+    uint64_t rec = record_of(ix, rb, ib), first = ix->rec_first[rb];
+    /* Full vectors of rb before and after (rb, ib) bound V(rb, ib)[ra]:
+     * they decide most pairs far apart in time at the cost of two reads. */
+    uint32_t before = ix->rec_gcr[ix->nlevels - 1][rec], after = ix->rec_next_top[rec];
+    if (before != CI_NONE && ix->entries[ix->rec_vec[first + before] + ra] > ia)
+        return 1;
+    if (after != CI_NONE && ix->entries[ix->rec_vec[first + after] + ra] <= ia)
+        return 0;
+    return reaches(ix, rb, ib, rec, ra, ia + 1);
 }
 
 /* ---------------------------------------------------------------- public API */
