@@ -33,10 +33,11 @@
 /* Time windows per clock when measuring residual drift from the events. */
 #define REFINE_WINDOWS 4
 
-/* Causal index clusters: two-level, at most 16 ranks per cluster (the
- * cluster-size sweeps in bench/causal.sh put the smallest index there or
- * close to it on the generator's patterns). */
-#define DEFAULT_CLUSTER_LEVELS "16"
+/* Causal index clusters: hierarchical, at most 8 ranks per cluster, then 64
+ * (bench/causal.sh: on stencils of 256 and 1024 ranks about 7% and 12% of
+ * Fidge/Mattern where two-level 8 needs 11% and 15%, with median queries
+ * well under a microsecond either way). */
+#define DEFAULT_CLUSTER_LEVELS "8,64"
 
 struct options {
     const char *raw, *out;
