@@ -65,6 +65,7 @@ struct ci_index {
     uint64_t *memb_first[CI_MAX_LEVELS];  /* [rank + 1] */
     uint32_t *memb[CI_MAX_LEVELS];        /* (cluster, position) pairs */
     /* storage */
+    size_t entries_mapped;                /* built: entries is an anonymous mapping of this size */
     void *mapping;                        /* the index file, when opened from one */
     size_t mapping_size;
 };

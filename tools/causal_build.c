@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 enum role_kind { ROLE_RECV, ROLE_EXIT, ROLE_SEND, ROLE_ENTER };   /* dependencies sort first */
@@ -71,7 +72,7 @@ struct builder {
     struct rec **recs;
     size_t *nrecs, *crecs;
     struct u32vec *gcr[CI_MAX_LEVELS];     /* [rank]: per record, see ci_index.rec_gcr */
-    struct u32vec entries;
+    struct u32vec entries;        /* an anonymous mapping of entries.cap entries */
     /* scratch */
     uint32_t *part, npart;        /* partner ranks of the current event */
     uint32_t *clist;              /* distinct clusters */
@@ -426,6 +427,28 @@ static int push_rec(struct builder *b, uint32_t r, struct rec x)
     return 0;
 }
 
+/* Room for `extra` more entries. The entries are most of the index (a
+ * full vector per cluster receive at the top): an anonymous mapping that
+ * grows in place when it can, in transparent huge pages where the kernel
+ * allows, costs far fewer page faults than malloc'd memory. */
+static int entries_reserve(struct builder *b, size_t extra)
+{
+    struct u32vec *e = &b->entries;
+    if (e->n + extra <= e->cap)
+        return 0;
+    size_t cap = e->cap ? e->cap * 2 : (size_t)4 << 20;
+    while (cap < e->n + extra)
+        cap *= 2;
+    void *p = e->v ? mremap(e->v, e->cap * sizeof *e->v, cap * sizeof *e->v, MREMAP_MAYMOVE)
+                   : mmap(NULL, cap * sizeof *e->v, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    madvise(p, cap * sizeof *e->v, MADV_HUGEPAGE);   /* a hint: fine if refused */
+    e->v = p;
+    e->cap = cap;
+    return 0;
+}
+
 /* Store v projected on cluster c of level k (the full v at the top). A
  * receive stamped at level k is a cluster receive of every level below. */
 static int stamp(struct builder *b, uint32_t r, uint64_t i, uint32_t k, const uint32_t *v, int receive)
@@ -441,20 +464,15 @@ static int stamp(struct builder *b, uint32_t r, uint64_t i, uint32_t k, const ui
         x.cluster = b->cluster_of[k][r];
         const struct u32vec *map = &b->cmap[k][x.cluster];
         x.size = (uint32_t)map->n;
+        if (entries_reserve(b, map->n))
+            return -1;
+        uint32_t *out = b->entries.v + b->entries.n;
         for (size_t j = 0; j < map->n; j++)
-            if (u32_push(&b->entries, v[map->v[j]]))
-                return -1;
+            out[j] = v[map->v[j]];
+        b->entries.n += map->n;
     } else {
-        if (b->entries.n + b->N > b->entries.cap) {
-            size_t cap = b->entries.cap ? b->entries.cap : 1024;
-            while (cap < b->entries.n + b->N)
-                cap *= 2;
-            uint32_t *nv = realloc(b->entries.v, sizeof *nv * cap);
-            if (!nv)
-                return -1;
-            b->entries.v = nv;
-            b->entries.cap = cap;
-        }
+        if (entries_reserve(b, b->N))
+            return -1;
         memcpy(b->entries.v + b->entries.n, v, sizeof *v * b->N);
         b->entries.n += b->N;
     }
@@ -668,7 +686,8 @@ static void builder_free(struct builder *b)
             free(b->gcr[k][r].v);
         free(b->gcr[k]);
     }
-    free(b->entries.v);
+    if (b->entries.v)
+        munmap(b->entries.v, b->entries.cap * sizeof *b->entries.v);
     free(b->mark);
     free(b->part);
     free(b->clist);
@@ -741,10 +760,11 @@ static int finish(struct builder *b, struct ci_index *ix)
                 memcpy(ix->rec_gcr[k] + ix->rec_first[r], b->gcr[k][r].v, sizeof **ix->rec_gcr * b->nrecs[r]);
     }
     ix->nentries = b->entries.n;
-    ix->entries = b->entries.v ? b->entries.v : malloc(sizeof *ix->entries);
-    b->entries.v = NULL;
-    if (!ix->entries)
+    if (entries_reserve(b, 1))
         return -1;
+    ix->entries = b->entries.v;
+    ix->entries_mapped = b->entries.cap * sizeof *b->entries.v;
+    b->entries.v = NULL;
     return ci_prepare(ix);
 }
 

@@ -74,7 +74,10 @@ void ci_free(struct ci_index *ix)
             free(ix->map[k]);
             free(ix->rec_gcr[k]);
         }
-        free(ix->entries);
+        if (ix->entries_mapped)
+            munmap(ix->entries, ix->entries_mapped);
+        else
+            free(ix->entries);
     }
     memset(ix, 0, sizeof *ix);
 }
