@@ -1,6 +1,6 @@
 #!/bin/bash
 # The causal index (self-organizing hierarchical cluster timestamps) against
-# a brute-force oracle (tests/causal_oracle.c: full vector clocks relaxed
+# a brute-force oracle (tests/unit_causal.c: full vector clocks relaxed
 # over the explicit event graph) on generator traces of every pattern and on
 # traced MPI programs (point-to-point with the tracer's sync rounds,
 # collectives of every kind): hundreds of thousands of random pairs per
@@ -19,7 +19,7 @@ plan $(( (6 + 3) * (ORACLE_LINES + 1) + 18 ))
 : "${PYTHON3:=python3}"
 PY_OTF2=/usr/bin/python3   # Debian's python3, the one python3-otf2 is installed for
 GEN="$top_builddir/synctrace-gen"
-ORACLE="$top_builddir/tests/causal_oracle"
+ORACLE="$top_builddir/tests/unit_causal"
 tmp=$(scratch)
 PAIRS=${CAUSAL_PAIRS:-100000}
 
@@ -149,8 +149,8 @@ cp -r "$out" "$tmp/stale2"
 cp "$tmp/other/traces.def" "$tmp/stale2/traces.def"
 expect_error 1 "stale causal index" "the definitions of another merge" "$SYNCTRACE_BIN" query "$tmp/stale2" --precedes 0:0 1:0
 cp -r "$out" "$tmp/corrupt"
-size=$(stat -c %s "$tmp/corrupt/causal.idx")
-printf '\377' | dd of="$tmp/corrupt/causal.idx" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+"$PYTHON3" -c "import sys; p = sys.argv[1]; b = bytearray(open(p, 'rb').read()); b[len(b) // 2] ^= 0x5a; open(p, 'wb').write(b)" \
+    "$tmp/corrupt/causal.idx"
 expect_error 1 "corrupt causal index" "a damaged index" "$SYNCTRACE_BIN" query "$tmp/corrupt" --precedes 0:0 1:0
 rm "$tmp/corrupt/causal.idx"
 expect_error 1 "no causal index" "a missing index" "$SYNCTRACE_BIN" query "$tmp/corrupt" --precedes 0:0 1:0

@@ -1,6 +1,9 @@
-/* causal_oracle.c — check the causal index against brute force on a raw
- * trace: `causal_oracle RAW_DIR PAIRS`. Prints "ok - ..." / "not ok - ..."
- * lines (a fixed number, CHECK_LINES) for tests/test-causal.sh.
+/* unit_causal.c — check the causal index against brute force.
+ *   unit_causal                 unit test (TAP): synthetic traces with
+ *                                 collectives of every shape
+ *   unit_causal RAW_DIR PAIRS   a raw trace: "ok - ..." / "not ok - ..."
+ *                                 lines (CHECK_LINES) for tests/test-causal.sh
+ *   unit_causal --answers RAW_DIR < PAIRS, --refs RAW_DIR: helpers for it
  *
  * The oracle: every event's full Fidge/Mattern vector, computed by
  * relaxing the explicit event graph to a fixpoint (no causal ordering, no
@@ -14,6 +17,7 @@
 #include "rawdir.h"
 #include "rawtrace.h"
 
+#include <otf2/OTF2_Events.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,15 +53,19 @@ static void check(struct agg *a, int cond, const char *fmt, ...)
     }
 }
 
-static int n_failed;
+static int n_failed, tap_number;   /* tap_number > 0: numbered TAP (unit test mode) */
+static const char *label = "";
 static void report(const struct agg *a, const char *what)
 {
+    char num[16] = "";
+    if (tap_number)
+        snprintf(num, sizeof num, " %d", tap_number++);
     if (a->fails || !a->checks) {
         n_failed++;
-        printf("not ok - %s (%ld of %ld checks failed; first: %s)\n", what, a->fails, a->checks,
+        printf("not ok%s - %s%s (%ld of %ld checks failed; first: %s)\n", num, label, what, a->fails, a->checks,
                a->checks ? a->first : "no check ran");
     } else {
-        printf("ok - %s (%ld checks)\n", what, a->checks);
+        printf("ok%s - %s%s (%ld checks)\n", num, label, what, a->checks);
     }
 }
 
@@ -277,55 +285,17 @@ static void refs(const struct mg_result *m)
                    (unsigned long long)m->collectives[c].members[k].exit.index);
 }
 
-int main(int argc, char **argv)
+static void bail(const char *why)
 {
-    const char *mode = argc == 3 && argv[1][0] == '-' ? argv[1] : NULL;
-    if (argc != 3 || (mode && strcmp(mode, "--answers") && strcmp(mode, "--refs"))) {
-        fprintf(stderr, "usage: causal_oracle RAW_DIR PAIRS | --answers RAW_DIR < PAIRS | --refs RAW_DIR\n");
-        return 2;
-    }
-    if (mode)
-        argv[1] = argv[2];
-    long npairs = mode ? 0 : atol(argv[2]);
-    char err[4400];
-    char **anchors = NULL;
-    int n = rawdir_list(argv[1], &anchors, err, sizeof err);
-    if (n < 0) {
-        fprintf(stderr, "causal_oracle: %s\n", err);
-        return 1;
-    }
-    struct rt_rank *ranks = calloc((size_t)n, sizeof *ranks);
-    for (int r = 0; r < n; r++)
-        if (rt_read_rank(anchors[r], &ranks[r], err, sizeof err) != 0) {
-            fprintf(stderr, "causal_oracle: %s\n", err);
-            return 1;
-        }
-    struct mg_result m;
-    if (mg_match(ranks, (uint32_t)n, &m, err, sizeof err) != 0) {
-        fprintf(stderr, "causal_oracle: %s\n", err);
-        return 1;
-    }
-    N = (uint32_t)n;
-    nev = malloc(sizeof *nev * N);
-    uint64_t total = 0;
-    for (uint32_t r = 0; r < N; r++)
-        total += nev[r] = ranks[r].nevents;
-    if (mode && !strcmp(mode, "--refs")) {
-        refs(&m);
-        return 0;
-    }
-    collect_edges(&m);
-    int sweeps = oracle();
-    if (!mode)
-        printf("# %u ranks, %llu events, %zu messages, %zu collectives, %zu edges; oracle: %d sweeps\n", N,
-           (unsigned long long)total, m.nmessages, m.ncollectives, nedges, sweeps);
-    if (sweeps < 0) {
-        printf("not ok - the oracle found a cycle or ran out of memory\n");
-        return 1;
-    }
-    if (mode)
-        return answers();
+    printf("Bail out! %s%s\n", label, why);
+    exit(1);
+}
 
+/* Every check on one trace: CHECK_LINES report lines. Needs N, nev, V. */
+#define CHECK_LINES 8
+static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
+{
+    char err[4400];
     /* configurations: two-level, hierarchical, other policies */
     struct cfgdesc {
         const char *levels;
@@ -346,13 +316,13 @@ int main(int argc, char **argv)
     for (int c = 0; c < NCFG; c++) {
         struct ci_config cfg = { 0 };
         if (ci_parse_levels(cfgs[c].levels, &cfg, err, sizeof err) != 0)
-            return 1;
+            bail(err);
         cfg.policy = cfgs[c].policy;
         cfg.keep_log = 1;
-        int rc = ci_build(nev, N, &m, &cfg, &ix[c], &st[c], c == 0 ? &log : NULL, err, sizeof err);
+        int rc = ci_build(nev, N, mp, &cfg, &ix[c], &st[c], c == 0 ? &log : NULL, err, sizeof err);
         check(&build, rc == 0, "%s: %s", cfgs[c].name, err);
         if (rc != 0)
-            return 1;
+            bail(err);
         check(&build, st[c].events == total, "%s: %llu events stamped of %llu", cfgs[c].name,
               (unsigned long long)st[c].events, (unsigned long long)total);
         printf("# %s: %llu receives, %llu cluster receives at level 0, %llu full vectors, %llu records, "
@@ -388,7 +358,7 @@ int main(int argc, char **argv)
     /* random pairs of every kind, classified by the two-level 2 index's clusters */
     struct pair *pairs = malloc(sizeof *pairs * (size_t)(npairs > 0 ? npairs : 1));
     if (!pairs)
-        return 1;
+        bail("out of memory");
     long kinds[4] = { 0 }, cross_rel[4] = { 0 };
     for (long k = 0; k < npairs; k++) {
         struct pair p;
@@ -502,11 +472,198 @@ int main(int argc, char **argv)
         ci_free(&ix[c]);
     ci_log_free(&log);
     free(pairs);
+}
+
+static void oracle_free(void)
+{
     for (uint32_t r = 0; r < N; r++)
         free(V[r]);
     free(V);
     free(nev);
     free(edges);
+    V = NULL;
+    nev = NULL;
+    edges = NULL;
+    nedges = cedges = 0;
+}
+
+/* A random trace whose edges all point forward in one global order (so it
+ * has no cycle): local events, messages delivered in any order (self
+ * messages too), and collectives of every shape over random member subsets
+ * with communicator ranks in random order, overlapping each other. */
+static void synthetic(uint32_t nranks, int steps, struct mg_result *m)
+{
+    static const uint32_t ops[] = { OTF2_COLLECTIVE_OP_BARRIER, OTF2_COLLECTIVE_OP_ALLREDUCE,
+                                    OTF2_COLLECTIVE_OP_BCAST, OTF2_COLLECTIVE_OP_SCATTERV, OTF2_COLLECTIVE_OP_REDUCE,
+                                    OTF2_COLLECTIVE_OP_GATHER, OTF2_COLLECTIVE_OP_SCAN, OTF2_COLLECTIVE_OP_EXSCAN,
+                                    OTF2_COLLECTIVE_OP_ALLTOALL, OTF2_COLLECTIVE_OP_CREATE_HANDLE };
+    memset(m, 0, sizeof *m);
+    N = nranks;
+    nev = calloc(N, sizeof *nev);
+    size_t cmsg = 0, ccol = 0, npend = 0, nopen = 0;
+    struct mg_message *pend = malloc(sizeof *pend * (size_t)steps);
+    size_t *open = malloc(sizeof *open * (size_t)steps);
+    uint32_t *perm = malloc(sizeof *perm * N);
+    if (!nev || !pend || !open || !perm)
+        abort();
+#define EV(r) ((struct mg_event_ref){ (r), nev[(r)]++ })
+    for (int t = 0; t < steps; t++) {
+        uint64_t a = rnd() % 20;
+        if (a < 7) {
+            (void)EV((uint32_t)(rnd() % N));
+        } else if (a < 12) {
+            uint32_t s = (uint32_t)(rnd() % N), d = rnd() % 10 ? (uint32_t)(rnd() % N) : s;
+            pend[npend++] = (struct mg_message){ EV(s), { d, 0 }, 0, 0, 0 };
+        } else if (a < 18 && npend) {
+            size_t k = rnd() % npend;
+            struct mg_message msg = pend[k];
+            pend[k] = pend[--npend];
+            msg.recv = EV(msg.recv.rank);
+            if (m->nmessages == cmsg) {
+                cmsg = cmsg ? 2 * cmsg : 64;
+                m->messages = realloc(m->messages, sizeof *m->messages * cmsg);
+                if (!m->messages)
+                    abort();
+            }
+            m->messages[m->nmessages++] = msg;
+        } else if (a == 18 || !nopen) {
+            /* open an instance: entries now, exits later */
+            if (m->ncollectives == ccol) {
+                ccol = ccol ? 2 * ccol : 16;
+                m->collectives = realloc(m->collectives, sizeof *m->collectives * ccol);
+                if (!m->collectives)
+                    abort();
+            }
+            struct mg_collective *c = &m->collectives[m->ncollectives];
+            memset(c, 0, sizeof *c);
+            c->op = ops[rnd() % (sizeof ops / sizeof ops[0])];
+            for (uint32_t r = 0; r < N; r++)
+                perm[r] = r;
+            for (uint32_t r = N - 1; r > 0; r--) {
+                uint32_t j = (uint32_t)(rnd() % (r + 1)), x = perm[r];
+                perm[r] = perm[j];
+                perm[j] = x;
+            }
+            uint32_t n = rnd() % 3 ? N : 2 + (uint32_t)(rnd() % (N - 1));
+            c->members = malloc(sizeof *c->members * n);
+            if (!c->members)
+                abort();
+            c->nmembers = n;
+            c->root = rnd() % 8 ? (int)perm[rnd() % n] : -1;   /* sometimes no root: rooted ones say nothing */
+            for (uint32_t k = 0; k < n; k++)
+                c->members[k] = (struct mg_member){ EV(perm[k]), { perm[k], 0 }, (uint32_t)((k * 7 + 3) % n) };
+            open[nopen++] = m->ncollectives++;
+        } else {
+            size_t k = rnd() % nopen, ci = open[k];
+            open[k] = open[--nopen];
+            struct mg_collective *c = &m->collectives[ci];
+            for (uint32_t j = 0; j < c->nmembers; j++)
+                c->members[j].exit = EV(c->members[j].exit.rank);
+        }
+    }
+    for (size_t k = 0; k < npend; k++) {   /* deliver what is left */
+        struct mg_message msg = pend[k];
+        msg.recv = EV(msg.recv.rank);
+        if (m->nmessages == cmsg) {
+            cmsg = cmsg ? 2 * cmsg : 64;
+            m->messages = realloc(m->messages, sizeof *m->messages * cmsg);
+            if (!m->messages)
+                abort();
+        }
+        m->messages[m->nmessages++] = msg;
+    }
+    for (size_t k = 0; k < nopen; k++) {
+        struct mg_collective *c = &m->collectives[open[k]];
+        for (uint32_t j = 0; j < c->nmembers; j++)
+            c->members[j].exit = EV(c->members[j].exit.rank);
+    }
+    for (uint32_t r = 0; r < N; r++)   /* every rank has an event */
+        if (!nev[r])
+            (void)EV(r);
+#undef EV
+    free(pend);
+    free(open);
+    free(perm);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 1) {
+        /* unit test: synthetic traces of every collective shape */
+        static const uint32_t sizes[] = { 3, 5, 12, 37 };
+        enum { NTRACES = sizeof sizes / sizeof sizes[0] };
+        printf("1..%d\n", NTRACES * CHECK_LINES);
+        tap_number = 1;
+        for (int t = 0; t < NTRACES; t++) {
+            struct mg_result m;
+            char name[64];
+            synthetic(sizes[t], 4000, &m);
+            snprintf(name, sizeof name, "synthetic, %u ranks: ", sizes[t]);
+            label = name;
+            uint64_t total = 0;
+            for (uint32_t r = 0; r < N; r++)
+                total += nev[r];
+            collect_edges(&m);
+            int sweeps = oracle();
+            printf("# %u ranks, %llu events, %zu messages, %zu collectives, %zu edges; oracle: %d sweeps\n", N,
+                   (unsigned long long)total, m.nmessages, m.ncollectives, nedges, sweeps);
+            if (sweeps < 0)
+                return 1;
+            check_trace(&m, 20000, total);
+            oracle_free();
+            mg_free(&m);
+        }
+        return n_failed ? 1 : 0;
+    }
+    const char *mode = argc == 3 && argv[1][0] == '-' ? argv[1] : NULL;
+    if (argc != 3 || (mode && strcmp(mode, "--answers") && strcmp(mode, "--refs"))) {
+        fprintf(stderr, "usage: unit_causal RAW_DIR PAIRS | --answers RAW_DIR < PAIRS | --refs RAW_DIR\n");
+        return 2;
+    }
+    if (mode)
+        argv[1] = argv[2];
+    long npairs = mode ? 0 : atol(argv[2]);
+    char err[4400];
+    char **anchors = NULL;
+    int n = rawdir_list(argv[1], &anchors, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "unit_causal: %s\n", err);
+        return 1;
+    }
+    struct rt_rank *ranks = calloc((size_t)n, sizeof *ranks);
+    for (int r = 0; r < n; r++)
+        if (rt_read_rank(anchors[r], &ranks[r], err, sizeof err) != 0) {
+            fprintf(stderr, "unit_causal: %s\n", err);
+            return 1;
+        }
+    struct mg_result m;
+    if (mg_match(ranks, (uint32_t)n, &m, err, sizeof err) != 0) {
+        fprintf(stderr, "unit_causal: %s\n", err);
+        return 1;
+    }
+    N = (uint32_t)n;
+    nev = malloc(sizeof *nev * N);
+    uint64_t total = 0;
+    for (uint32_t r = 0; r < N; r++)
+        total += nev[r] = ranks[r].nevents;
+    if (mode && !strcmp(mode, "--refs")) {
+        refs(&m);
+        return 0;
+    }
+    collect_edges(&m);
+    int sweeps = oracle();
+    if (!mode)
+        printf("# %u ranks, %llu events, %zu messages, %zu collectives, %zu edges; oracle: %d sweeps\n", N,
+           (unsigned long long)total, m.nmessages, m.ncollectives, nedges, sweeps);
+    if (sweeps < 0) {
+        printf("not ok - the oracle found a cycle or ran out of memory\n");
+        return 1;
+    }
+    if (mode)
+        return answers();
+
+    check_trace(&m, npairs, total);
+    oracle_free();
     mg_free(&m);
     for (int r = 0; r < n; r++)
         rt_free_rank(&ranks[r]);
