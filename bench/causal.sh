@@ -1,5 +1,6 @@
 #!/bin/bash
 # bench/causal.sh [RANKS="64 256 1024"] [PATTERNS="stencil2d tree random"] [ITERATIONS=30]
+# (RANKS "" with TRACED=RAW_DIR: only the traced run)
 # The causal index on generator traces: build rate (events/s), query
 # latency (median and 99th percentile, same-cluster and cross-cluster
 # pairs, each query timed alone), index size against Fidge/Mattern vectors
@@ -11,8 +12,8 @@
 # Needs BUILD (the build directory; default: the directory above this
 # script) with `make bench-programs` done. TRACED=RAW_DIR adds a traced run.
 set -euo pipefail
-ranks_list=${1:-"64 256 1024"}
-patterns=${2:-"stencil2d tree random"}
+ranks_list=${1-"64 256 1024"}
+patterns=${2-"stencil2d tree random"}
 iters=${3:-30}
 build=${BUILD:-$(cd "$(dirname "$0")/.." && pwd)}
 levels_list=${LEVELS:-"8 16 8,64"}

@@ -150,8 +150,14 @@ int causal_for_merge(const char *dir, const uint64_t *nevents, uint32_t nranks, 
 
     t = now_s();
     s->nsweep = CAUSAL_SWEEP_MAX;
-    for (uint32_t k = 1; k <= s->nsweep; k++)
+    for (uint32_t k = 1; k <= s->nsweep; k++) {
+        if (k > nranks) {   /* one cluster of every rank either way: as at nranks */
+            s->sweep_self[k] = s->sweep_self[nranks];
+            s->sweep_contiguous[k] = s->sweep_contiguous[nranks];
+            continue;
+        }
         ci_sweep(&log, nranks, k, &s->sweep_self[k], &s->sweep_contiguous[k]);
+    }
     ci_log_free(&log);
     if (rc == 0)
         rc = write_csv(dir, s, err, errlen) || write_svg(dir, s, err, errlen) ? -1 : 0;
