@@ -33,11 +33,12 @@
 /* Time windows per clock when measuring residual drift from the events. */
 #define REFINE_WINDOWS 4
 
-/* Causal index clusters: hierarchical, at most 8 ranks per cluster, then 64
- * (bench/causal.sh: on stencils of 256 and 1024 ranks about 7% and 12% of
- * Fidge/Mattern where two-level 8 needs 11% and 15%, with median queries
- * well under a microsecond either way). */
-#define DEFAULT_CLUSTER_LEVELS "8,64"
+/* Causal index clusters: two-level, at most 8 ranks per cluster
+ * (bench/causal.sh: stencils of 256 and 1024 ranks at 13% of
+ * Fidge/Mattern, queries ~0.5 us on average). Hierarchical 8,64 is smaller
+ * (9%) but its cross-cluster walk costs the product of the cluster sizes:
+ * ~10 us on average on the same trace. */
+#define DEFAULT_CLUSTER_LEVELS "8"
 
 struct options {
     const char *raw, *out;
