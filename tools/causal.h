@@ -36,6 +36,7 @@
 
 #define CI_MAX_LEVELS 8
 #define CI_NONE UINT32_MAX
+#define CI_BUCKET_SHIFT 5
 
 struct ci_index {
     uint32_t nranks;
@@ -64,6 +65,9 @@ struct ci_index {
     /* derived when opened: where each rank stands in each cluster's map */
     uint64_t *memb_first[CI_MAX_LEVELS];  /* [rank + 1] */
     uint32_t *memb[CI_MAX_LEVELS];        /* (cluster, position) pairs */
+    uint64_t *bucket_first;               /* [rank + 1] into bucket */
+    uint32_t *bucket;                     /* per 2^CI_BUCKET_SHIFT events of a rank: the record of its first
+                                           * event, counted from rec_first[rank] */
     /* storage */
     size_t entries_mapped;                /* built: entries is an anonymous mapping of this size */
     void *mapping;                        /* the index file, when opened from one */

@@ -19,6 +19,28 @@
 
 int ci_prepare(struct ci_index *ix)
 {
+    /* record_of in O(1): the record of every 32nd event */
+    ix->bucket_first = malloc(sizeof *ix->bucket_first * ((size_t)ix->nranks + 1));
+    if (!ix->bucket_first)
+        return -1;
+    uint64_t nb = 0;
+    for (uint32_t r = 0; r < ix->nranks; r++) {
+        ix->bucket_first[r] = nb;
+        nb += (ix->nevents[r] >> CI_BUCKET_SHIFT) + 1;
+    }
+    ix->bucket_first[ix->nranks] = nb;
+    ix->bucket = malloc(sizeof *ix->bucket * (nb ? nb : 1));
+    if (!ix->bucket)
+        return -1;
+    for (uint32_t r = 0; r < ix->nranks; r++) {
+        uint64_t first = ix->rec_first[r], n = ix->rec_first[r + 1] - first, x = 0;
+        for (uint64_t b = 0; b < ix->bucket_first[r + 1] - ix->bucket_first[r]; b++) {
+            uint64_t ev = b << CI_BUCKET_SHIFT;
+            while (x + 1 < n && ix->rec_start[first + x + 1] <= ev)
+                x++;
+            ix->bucket[ix->bucket_first[r] + b] = (uint32_t)x;
+        }
+    }
     for (uint32_t k = 0; k < ix->nlevels; k++) {
         uint64_t *first = calloc((size_t)ix->nranks + 1, sizeof *first);
         uint32_t *memb = malloc(sizeof *memb * 2 * (ix->nmap[k] ? ix->nmap[k] : 1));
@@ -54,6 +76,8 @@ int ci_prepare(struct ci_index *ix)
 
 void ci_free(struct ci_index *ix)
 {
+    free(ix->bucket_first);
+    free(ix->bucket);
     for (uint32_t k = 0; k < CI_MAX_LEVELS; k++) {
         free(ix->memb_first[k]);
         free(ix->memb[k]);
@@ -90,7 +114,13 @@ int ci_valid(const struct ci_index *ix, uint32_t r, uint64_t i)
 /* The record holding event i of rank r: the last one starting at or before it. */
 static uint64_t record_of(const struct ci_index *ix, uint32_t r, uint64_t i)
 {
-    uint64_t lo = ix->rec_first[r], hi = ix->rec_first[r + 1];   /* rec_start[lo] == 0 <= i */
+    /* from the record of the bucket's first event: a few steps, rarely more */
+    uint64_t lo = ix->rec_first[r] + ix->bucket[ix->bucket_first[r] + (i >> CI_BUCKET_SHIFT)];
+    uint64_t hi = ix->rec_first[r + 1], end = lo + 8 < hi ? lo + 8 : hi;
+    while (lo + 1 < end && ix->rec_start[lo + 1] <= i)
+        lo++;
+    if (lo + 1 < end || end == hi)
+        return lo;
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (ix->rec_start[mid] <= i)
@@ -147,27 +177,134 @@ static uint64_t value_in(const struct ci_index *ix, uint32_t r, uint64_t i, uint
     return best;
 }
 
-/* V(r, i)[q] >= need? As value_in, but done at the first witness. */
-static int reaches(const struct ci_index *ix, uint32_t r, uint64_t i, uint64_t rec, uint32_t q, uint64_t need)
+/* Latest event per rank whose greatest cluster receive of one level is
+ * still to be looked at: an open-addressing table, rank -> largest event.
+ * Only the largest matters: V grows along a rank's events. */
+struct frontier {
+    uint32_t *rank, *last, *used;   /* used: occupied slots, in insertion order */
+    uint32_t cap, n;
+    uint32_t inline_rank[64], inline_last[64], inline_used[64];
+};
+
+static void frontier_init(struct frontier *t)
 {
-    uint32_t k = ix->rec_level[rec];
-    const uint32_t *vec = ix->entries + ix->rec_vec[rec];
-    if (k >= ix->nlevels)
-        return vec[q] >= need;
-    uint32_t c = ix->rec_cluster[rec], size = ix->rec_size[rec];
-    int64_t p = position(ix, k, q, c, size);
-    if (p >= 0)
-        return vec[p] >= need;
-    const uint32_t *map = ix->map[k] + ix->map_first[k][c];
-    for (uint32_t j = 0; j < size; j++) {
-        uint32_t pj = map[j];
-        if (pj != r && vec[j] == 0)
-            continue;
-        uint64_t g = cluster_receive(ix, k, pj, pj == r ? i : vec[j] - 1);
-        if (g != CI_NONE && reaches(ix, pj, ix->rec_start[g], g, q, need))
-            return 1;
+    t->rank = t->inline_rank;
+    t->last = t->inline_last;
+    t->used = t->inline_used;
+    t->cap = 64;
+    t->n = 0;
+    memset(t->rank, 0xff, sizeof t->inline_rank);
+}
+
+static void frontier_free(struct frontier *t)
+{
+    if (t->rank != t->inline_rank) {
+        free(t->rank);
+        free(t->last);
+        free(t->used);
+    }
+}
+
+static int frontier_add(struct frontier *t, uint32_t rank, uint32_t last);
+
+static int frontier_grow(struct frontier *t)
+{
+    /* old's arrays stay where they are (maybe t's inline ones) until rehashed */
+    struct { uint32_t *rank, *last, *used, cap, n; } old = { t->rank, t->last, t->used, t->cap, t->n };
+    int was_inline = t->rank == t->inline_rank;
+    uint32_t cap = t->cap * 4;
+    t->rank = malloc(sizeof *t->rank * cap);
+    t->last = malloc(sizeof *t->last * cap);
+    t->used = malloc(sizeof *t->used * cap);
+    if (!t->rank || !t->last || !t->used) {
+        free(t->rank);
+        free(t->last);
+        free(t->used);
+        t->rank = old.rank;
+        t->last = old.last;
+        t->used = old.used;
+        return -1;
+    }
+    memset(t->rank, 0xff, sizeof *t->rank * cap);
+    t->cap = cap;
+    t->n = 0;
+    for (uint32_t k = 0; k < old.n; k++)
+        frontier_add(t, old.rank[old.used[k]], old.last[old.used[k]]);
+    if (!was_inline) {
+        free(old.rank);
+        free(old.last);
+        free(old.used);
     }
     return 0;
+}
+
+static int frontier_add(struct frontier *t, uint32_t rank, uint32_t last)
+{
+    if (2 * (t->n + 1) > t->cap && frontier_grow(t) != 0)
+        return -1;
+    uint32_t h = (rank * 2654435761u) & (t->cap - 1);
+    while (t->rank[h] != UINT32_MAX && t->rank[h] != rank)
+        h = (h + 1) & (t->cap - 1);
+    if (t->rank[h] == UINT32_MAX) {
+        t->rank[h] = rank;
+        t->last[h] = last;
+        t->used[t->n++] = h;
+    } else if (last > t->last[h]) {
+        t->last[h] = last;
+    }
+    return 0;
+}
+
+/* V(r, i)[q] >= need? Fig. 6: the greatest predecessors of f on its
+ * cluster's members, then the greatest cluster receives of the level before
+ * them, merged per rank level by level (the greatest predecessor set), so a
+ * rank is looked up once per level however many paths lead to it. Every
+ * rank in the table of level k lies in f's level-k cluster. */
+static int reaches(const struct ci_index *ix, uint32_t r, uint64_t i, uint64_t rec, uint32_t q, uint64_t need)
+{
+    uint32_t k0 = ix->rec_level[rec];
+    const uint32_t *vec = ix->entries + ix->rec_vec[rec];
+    if (k0 >= ix->nlevels)
+        return vec[q] >= need;
+    int64_t p = position(ix, k0, q, ix->rec_cluster[rec], ix->rec_size[rec]);
+    if (p >= 0)
+        return vec[p] >= need;
+    struct frontier t[CI_MAX_LEVELS];
+    for (uint32_t k = k0; k < ix->nlevels; k++)
+        frontier_init(&t[k]);
+    int found = 0, failed = 0;
+    /* f itself: its cluster's members, as far as f has seen them */
+    const uint32_t *map = ix->map[k0] + ix->map_first[k0][ix->rec_cluster[rec]];
+    for (uint32_t j = 0; j < ix->rec_size[rec] && !failed; j++)
+        if (map[j] == r || vec[j])
+            failed = frontier_add(&t[k0], map[j], map[j] == r ? (uint32_t)i : vec[j] - 1);
+    for (uint32_t k = k0; k < ix->nlevels && !found && !failed; k++)
+        for (uint32_t x = 0; x < t[k].n && !found && !failed; x++) {
+            uint32_t m = t[k].rank[t[k].used[x]];
+            uint64_t g = cluster_receive(ix, k, m, t[k].last[t[k].used[x]]);
+            if (g == CI_NONE)
+                continue;
+            uint32_t kg = ix->rec_level[g];   /* > k: it was a cluster receive of level k */
+            const uint32_t *gv = ix->entries + ix->rec_vec[g];
+            if (kg >= ix->nlevels) {
+                found = gv[q] >= need;
+                continue;
+            }
+            int64_t pg = position(ix, kg, q, ix->rec_cluster[g], ix->rec_size[g]);
+            if (pg >= 0) {
+                found = gv[pg] >= need;
+                continue;
+            }
+            const uint32_t *gm = ix->map[kg] + ix->map_first[kg][ix->rec_cluster[g]];
+            for (uint32_t j = 0; j < ix->rec_size[g] && !failed; j++)
+                if (gm[j] == m || gv[j])
+                    failed = frontier_add(&t[kg], gm[j], gm[j] == m ? ix->rec_start[g] : gv[j] - 1);
+        }
+    for (uint32_t k = k0; k < ix->nlevels; k++)
+        frontier_free(&t[k]);
+    if (failed)   /* out of memory: the walk without the tables */
+        return value_in(ix, r, i, rec, q) >= need;
+    return found;
 }
 
 uint64_t ci_value(const struct ci_index *ix, uint32_t r, uint64_t i, uint32_t q)
