@@ -305,7 +305,7 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
         { "8", NULL, "two-level 8" }, { "1", NULL, "two-level 1" }, { "2", NULL, "two-level 2" },
         { "4", NULL, "two-level 4" }, { "1000000", NULL, "two-level, one cluster" },
         { "2,4", NULL, "hierarchical 2,4" }, { "3,9,27", NULL, "hierarchical 3,9,27" },
-        { "4,16", NULL, "hierarchical 4,16" }, { "2,8", never_merge, "hierarchical 2,8, never merging" },
+        { "4,16", NULL, "hierarchical 4,16" }, { "2,64", NULL, "hierarchical 2,64" }, { "2,8", never_merge, "hierarchical 2,8, never merging" },
         { "3,6", odd_policy, "hierarchical 3,6, odd policy" },
     };
     enum { NCFG = sizeof cfgs / sizeof cfgs[0] };
