@@ -3,6 +3,7 @@
 #include "causal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,22 +110,29 @@ static int write_svg(const char *dir, const struct causal_summary *s, char *err,
     return close_tmp(f, tmp, path, err, errlen);
 }
 
-int causal_for_merge(const char *dir, const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
-                     const char *levels, struct causal_summary *s, char *err, size_t errlen)
-{
-    memset(s, 0, sizeof *s);
-    snprintf(s->levels, sizeof s->levels, "%s", levels);
-    s->ranks = nranks;
-    struct ci_config cfg = { 0 };
-    if (ci_parse_levels(levels, &cfg, s->error, sizeof s->error) != 0)
-        return 0;
-    cfg.keep_log = 1;
+struct causal_job {
+    pthread_t thread;
+    int threaded;
+    uint64_t *nevents;
+    uint32_t nranks;
+    const struct mg_result *match;
+    struct ci_config cfg;
+    int built;
     struct ci_index ix;
+    struct causal_summary s;
+};
+
+/* Build, and the sweep from the build's log: all that needs only the matches. */
+static void run(struct causal_job *j)
+{
+    struct causal_summary *s = &j->s;
     struct ci_stats st;
     struct ci_log log;
     double t = now_s();
-    if (ci_build(nevents, nranks, match, &cfg, &ix, &st, &log, s->error, sizeof s->error) != 0)
-        return 0;
+    j->cfg.keep_log = 1;
+    if (ci_build(j->nevents, j->nranks, j->match, &j->cfg, &j->ix, &st, &log, s->error, sizeof s->error) != 0)
+        return;
+    j->built = 1;
     s->seconds_build = now_s() - t;
     s->events = st.events;
     s->receives = st.receives;
@@ -134,36 +142,105 @@ int causal_for_merge(const char *dir, const uint64_t *nevents, uint32_t nranks, 
     s->entries = st.entries;
     s->peak_live_vectors = st.peak_live_vectors;
     s->entries_per_event = st.events ? st.paper_entries / st.events : 0;
-
-    t = now_s();
-    uint64_t fp[2];
-    char path[4200];
-    snprintf(path, sizeof path, "%s/causal.idx", dir);
-    int rc = ci_fingerprint(dir, fp, err, errlen) == 0 && ci_write(&ix, path, fp, err, errlen) == 0 ? 0 : -1;
-    struct stat sb;
-    if (rc == 0 && stat(path, &sb) == 0) {
-        s->index_bytes = (uint64_t)sb.st_size;
-        s->file_ratio = st.events ? (double)sb.st_size / ((double)st.events * nranks * 4) : 0;
-    }
-    ci_free(&ix);
-    s->seconds_write = now_s() - t;
-
     t = now_s();
     s->nsweep = CAUSAL_SWEEP_MAX;
     for (uint32_t k = 1; k <= s->nsweep; k++) {
-        if (k > nranks) {   /* one cluster of every rank either way: as at nranks */
-            s->sweep_self[k] = s->sweep_self[nranks];
-            s->sweep_contiguous[k] = s->sweep_contiguous[nranks];
+        if (k > j->nranks) {   /* one cluster of every rank either way: as at nranks */
+            s->sweep_self[k] = s->sweep_self[j->nranks];
+            s->sweep_contiguous[k] = s->sweep_contiguous[j->nranks];
             continue;
         }
-        ci_sweep(&log, nranks, k, &s->sweep_self[k], &s->sweep_contiguous[k]);
+        ci_sweep(&log, j->nranks, k, &s->sweep_self[k], &s->sweep_contiguous[k]);
     }
     ci_log_free(&log);
-    if (rc == 0)
-        rc = write_csv(dir, s, err, errlen) || write_svg(dir, s, err, errlen) ? -1 : 0;
     s->seconds_sweep = now_s() - t;
-    s->built = rc == 0;
+}
+
+static void *run_thread(void *arg)
+{
+    run(arg);
+    return NULL;
+}
+
+struct causal_job *causal_start(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
+                                const char *levels)
+{
+    struct causal_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    j->nevents = malloc(sizeof *j->nevents * (nranks ? nranks : 1));
+    if (!j->nevents) {
+        free(j);
+        return NULL;
+    }
+    memcpy(j->nevents, nevents, sizeof *nevents * nranks);
+    j->nranks = nranks;
+    j->match = match;
+    snprintf(j->s.levels, sizeof j->s.levels, "%s", levels);
+    j->s.ranks = nranks;
+    if (ci_parse_levels(levels, &j->cfg, j->s.error, sizeof j->s.error) != 0)
+        return j;
+    j->threaded = pthread_create(&j->thread, NULL, run_thread, j) == 0;
+    if (!j->threaded)
+        run(j);   /* no thread: build now */
+    return j;
+}
+
+static void join(struct causal_job *j)
+{
+    if (j->threaded) {
+        pthread_join(j->thread, NULL);
+        j->threaded = 0;
+    }
+}
+
+void causal_abandon(struct causal_job *j)
+{
+    if (!j)
+        return;
+    join(j);
+    if (j->built)
+        ci_free(&j->ix);
+    free(j->nevents);
+    free(j);
+}
+
+int causal_finish(struct causal_job *j, const char *dir, struct causal_summary *s, char *err, size_t errlen)
+{
+    double t = now_s();
+    join(j);
+    *s = j->s;
+    s->seconds_wait = now_s() - t;
+    int rc = 0;
+    if (j->built) {
+        t = now_s();
+        uint64_t fp[2];
+        char path[4200];
+        snprintf(path, sizeof path, "%s/causal.idx", dir);
+        rc = ci_fingerprint(dir, fp, err, errlen) == 0 && ci_write(&j->ix, path, fp, err, errlen) == 0 ? 0 : -1;
+        struct stat sb;
+        if (rc == 0 && stat(path, &sb) == 0) {
+            s->index_bytes = (uint64_t)sb.st_size;
+            s->file_ratio = s->events ? (double)sb.st_size / ((double)s->events * s->ranks * 4) : 0;
+        }
+        if (rc == 0)
+            rc = write_csv(dir, s, err, errlen) || write_svg(dir, s, err, errlen) ? -1 : 0;
+        s->seconds_write = now_s() - t;
+        s->built = rc == 0;
+    }
+    causal_abandon(j);
     return rc;
+}
+
+int causal_for_merge(const char *dir, const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
+                     const char *levels, struct causal_summary *s, char *err, size_t errlen)
+{
+    struct causal_job *j = causal_start(nevents, nranks, match, levels);
+    if (!j) {
+        snprintf(err, errlen, "causal index: out of memory");
+        return -1;
+    }
+    return causal_finish(j, dir, s, err, errlen);
 }
 
 void causal_report_json(FILE *f, const struct causal_summary *s)
@@ -188,14 +265,14 @@ void causal_report_json(FILE *f, const struct causal_summary *s)
                "\"records\": %llu, \"stored_entries\": %llu, \"bytes\": %llu,\n"
                "    \"entries_per_event\": %.4f, \"fidge_mattern_entries_per_event\": %u, "
                "\"size_ratio\": %.6f, \"file_ratio\": %.6f, \"peak_live_vectors\": %zu,\n"
-               "    \"seconds\": { \"build\": %.6f, \"write\": %.6f, \"sweep\": %.6f },\n"
+               "    \"seconds\": { \"build\": %.6f, \"write\": %.6f, \"sweep\": %.6f, \"merge_waited\": %.6f },\n"
                "    \"sweep\": { \"csv\": \"cluster_sizes.csv\", \"svg\": \"cluster_sizes.svg\", "
                "\"best_max_cluster_size\": %u, \"rows\": [",
             s->levels, (unsigned long long)s->events, (unsigned long long)s->receives,
             (unsigned long long)s->cluster_receives, (unsigned long long)s->full_vectors,
             (unsigned long long)s->records, (unsigned long long)s->entries, (unsigned long long)s->index_bytes,
             s->entries_per_event, s->ranks, s->entries_per_event / s->ranks, s->file_ratio, s->peak_live_vectors,
-            s->seconds_build, s->seconds_write, s->seconds_sweep, best);
+            s->seconds_build, s->seconds_write, s->seconds_sweep, s->seconds_wait, best);
     for (uint32_t k = 1; k <= s->nsweep; k++)
         fprintf(f, "%s\n      { \"max_cluster_size\": %u, \"self_organizing\": %.4f, \"contiguous\": %.4f }",
                 k > 1 ? "," : "", k, s->sweep_self[k], s->sweep_contiguous[k]);

@@ -419,6 +419,7 @@ int cmd_merge(int argc, char **argv)
     struct cm_model model = { 0 };
     struct solution sol = { 0 };   /* owns the graph and offsets used below */
     struct causal_summary causal;
+    struct causal_job *causal_job = NULL;   /* the causal index, built while the archive is written */
     double *lmin = NULL;
     uint64_t **gtime = NULL, **truth = NULL;
     char tmp[4200] = "";
@@ -649,21 +650,30 @@ int cmd_merge(int argc, char **argv)
         tmp[0] = '\0';
         goto done;
     }
-    if (ow_write(tmp, "traces", ranks, (uint32_t)n, &match, gtime, truth, err, sizeof err) != 0) {
-        fprintf(stderr, "synctrace merge: %s\n", err);
-        goto done;
-    }
-    rep.seconds_write = now_s() - t;
     if (!o.no_causal) {
         /* R:I of a query is the I-th event of rank R's location: ow_write
-         * writes every event of ranks[R] in order, one record each. */
+         * writes every event of ranks[R] in order, one record each. The
+         * index only needs the matches: built while the archive is written. */
         uint64_t *nev = malloc(sizeof *nev * (size_t)n);
         if (!nev)
             goto done;
         for (int r = 0; r < n; r++)
             nev[r] = ranks[r].nevents;
-        int crc = causal_for_merge(tmp, nev, (uint32_t)n, &match, o.cluster_levels, &causal, err, sizeof err);
+        causal_job = causal_start(nev, (uint32_t)n, &match, o.cluster_levels);
         free(nev);
+        if (!causal_job) {
+            fprintf(stderr, "synctrace merge: out of memory\n");
+            goto done;
+        }
+    }
+    if (ow_write(tmp, "traces", ranks, (uint32_t)n, &match, gtime, truth, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace merge: %s\n", err);
+        goto done;
+    }
+    rep.seconds_write = now_s() - t;
+    if (causal_job) {
+        int crc = causal_finish(causal_job, tmp, &causal, err, sizeof err);
+        causal_job = NULL;
         if (crc != 0) {
             fprintf(stderr, "synctrace merge: %s\n", err);
             goto done;
@@ -693,6 +703,7 @@ int cmd_merge(int argc, char **argv)
     report_print_summary(&rep, stdout);
     rc = 0;
 done:
+    causal_abandon(causal_job);   /* before the matches it reads are freed */
     if (tmp[0])
         remove_tree(tmp);
     if (gtime)
