@@ -438,7 +438,42 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
     } else {
         check(&file, 0, "read back: %s", err);
     }
-    report(&file, "the index file reads back and answers alike");
+    /* built straight into its file (as the merge does), completed in place */
+    {
+        char tmp_path[300], final_path[300];
+        snprintf(tmp_path, sizeof tmp_path, "%s.entries", path);
+        snprintf(final_path, sizeof final_path, "%s.inplace", path);
+        struct ci_config cfg = { 0 };
+        ci_parse_levels("3,9", &cfg, err, sizeof err);
+        cfg.entries_file = tmp_path;
+        struct ci_index built;
+        struct ci_stats bst;
+        int ok = ci_build(nev, N, mp, &cfg, &built, &bst, NULL, err, sizeof err) == 0;
+        check(&file, ok, "in place: build: %s", err);
+        if (ok) {
+            check(&file, ci_write_in_place(&built, final_path, fp, err, sizeof err) == 0, "in place: %s", err);
+            check(&file, access(tmp_path, F_OK) != 0, "in place: the temporary file is left");
+            if (ci_read(final_path, NULL, &back, err, sizeof err) == 0) {
+                for (long k = 0; k < npairs && k < 50000; k++) {
+                    const struct pair *p = &pairs[k];
+                    check(&file, relation(&back, p->ra, p->ia, p->rb, p->ib) == truth(p->ra, p->ia, p->rb, p->ib),
+                          "in place: %u:%llu vs %u:%llu differs from the oracle", p->ra, (unsigned long long)p->ia,
+                          p->rb, (unsigned long long)p->ib);
+                }
+                ci_free(&back);
+            } else {
+                check(&file, 0, "in place: read back: %s", err);
+            }
+            ci_free(&built);
+        }
+        remove(final_path);
+        /* a build never completed leaves no file behind */
+        ok = ci_build(nev, N, mp, &cfg, &built, &bst, NULL, err, sizeof err) == 0;
+        if (ok)
+            ci_free(&built);
+        check(&file, ok && access(tmp_path, F_OK) != 0, "an abandoned in-place build left %s", tmp_path);
+    }
+    report(&file, "the index file reads back and answers alike (written from memory and built in place)");
     FILE *f = fopen(path, "r+b");
     long size = 0;
     if (f && fseek(f, 0, SEEK_END) == 0)

@@ -69,7 +69,10 @@ struct ci_index {
     uint32_t *bucket;                     /* per 2^CI_BUCKET_SHIFT events of a rank: the record of its first
                                            * event, counted from rec_first[rank] */
     /* storage */
-    size_t entries_mapped;                /* built: entries is an anonymous mapping of this size */
+    size_t entries_mapped;                /* built: entries lie in a mapping of this size at entries_base */
+    void *entries_base;
+    int entries_fd;                       /* > 0: the mapping is of this file (ci_config.entries_file) */
+    char *entries_path;
     void *mapping;                        /* the index file, when opened from one */
     size_t mapping_size;
 };
@@ -95,6 +98,10 @@ struct ci_config {
     ci_merge_policy policy;               /* NULL: ci_merge_first_communication */
     void *policy_arg;
     int keep_log;                         /* record the causal order for ci_sweep */
+    /* non-NULL: write the entries straight into this new file, where
+     * ci_write(ix, path) will complete the index (the entries are most of
+     * it: written once instead of in memory and again to the file) */
+    const char *entries_file;
 };
 
 /* The causal order as processed, for the cluster-size sweep: per item, a
@@ -150,10 +157,16 @@ int ci_precedes_clusters(const struct ci_index *ix, uint32_t ra, uint64_t ia, ui
 void ci_sweep(const struct ci_log *log, uint32_t nranks, uint32_t max_size, double *self_organizing,
               double *contiguous);
 
+/* Bytes before the entries in an index file (its header). */
+size_t ci_header_size(void);
+
 /* Index files (causal_file.c). The fingerprint identifies the merged archive
  * in dir (see causal_file.c for what it covers). */
 int ci_fingerprint(const char *dir, uint64_t fp[2], char *err, size_t errlen);
 int ci_write(const struct ci_index *ix, const char *path, const uint64_t fp[2], char *err, size_t errlen);
+/* Complete the file an index built with ci_config.entries_file was
+ * written into, and rename it to path. */
+int ci_write_in_place(struct ci_index *ix, const char *path, const uint64_t fp[2], char *err, size_t errlen);
 /* Open path and check it against the archive in dir. */
 int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, size_t errlen);
 

@@ -18,8 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 enum role_kind { ROLE_RECV, ROLE_EXIT, ROLE_SEND, ROLE_ENTER };   /* dependencies sort first */
 
@@ -72,7 +74,10 @@ struct builder {
     struct rec **recs;
     size_t *nrecs, *crecs;
     struct u32vec *gcr[CI_MAX_LEVELS];     /* [rank]: per record, see ci_index.rec_gcr */
-    struct u32vec entries;        /* an anonymous mapping of entries.cap entries */
+    struct u32vec entries;        /* a mapping of entries.cap entries, at `skip` bytes into entries_base */
+    char *entries_base;
+    size_t skip;
+    int fd;                       /* the entries file, or -1 */
     /* scratch */
     uint32_t *part, npart;        /* partner ranks of the current event */
     uint32_t *clist;              /* distinct clusters */
@@ -439,12 +444,18 @@ static int entries_reserve(struct builder *b, size_t extra)
     size_t cap = e->cap ? e->cap * 2 : (size_t)4 << 20;
     while (cap < e->n + extra)
         cap *= 2;
-    void *p = e->v ? mremap(e->v, e->cap * sizeof *e->v, cap * sizeof *e->v, MREMAP_MAYMOVE)
-                   : mmap(NULL, cap * sizeof *e->v, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t old = b->entries_base ? b->skip + e->cap * sizeof *e->v : 0, size = b->skip + cap * sizeof *e->v;
+    if (b->fd >= 0 && ftruncate(b->fd, (off_t)size) != 0)
+        return -1;
+    void *p = b->entries_base ? mremap(b->entries_base, old, size, MREMAP_MAYMOVE)
+              : b->fd >= 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd, 0)
+                           : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return -1;
-    madvise(p, cap * sizeof *e->v, MADV_HUGEPAGE);   /* a hint: fine if refused */
-    e->v = p;
+    if (b->fd < 0)
+        madvise(p, size, MADV_HUGEPAGE);   /* a hint: fine if refused */
+    b->entries_base = p;
+    e->v = (uint32_t *)(void *)((char *)p + b->skip);
     e->cap = cap;
     return 0;
 }
@@ -686,8 +697,12 @@ static void builder_free(struct builder *b)
             free(b->gcr[k][r].v);
         free(b->gcr[k]);
     }
-    if (b->entries.v)
-        munmap(b->entries.v, b->entries.cap * sizeof *b->entries.v);
+    if (b->entries_base)
+        munmap(b->entries_base, b->skip + b->entries.cap * sizeof *b->entries.v);
+    if (b->fd >= 0) {
+        close(b->fd);
+        unlink(b->cfg->entries_file);
+    }
     free(b->mark);
     free(b->part);
     free(b->clist);
@@ -763,8 +778,14 @@ static int finish(struct builder *b, struct ci_index *ix)
     if (entries_reserve(b, 1))
         return -1;
     ix->entries = b->entries.v;
-    ix->entries_mapped = b->entries.cap * sizeof *b->entries.v;
+    ix->entries_base = b->entries_base;
+    ix->entries_mapped = b->skip + b->entries.cap * sizeof *b->entries.v;
+    ix->entries_fd = b->fd > 0 ? b->fd : 0;
+    if (b->fd >= 0 && !(ix->entries_path = strdup(b->cfg->entries_file)))
+        return -1;
+    b->entries_base = NULL;
     b->entries.v = NULL;
+    b->fd = -1;
     return ci_prepare(ix);
 }
 
@@ -796,6 +817,17 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     b.nevents = nevents;
     b.st = stats;
     b.log = log;
+    b.fd = -1;
+    if (cfg->entries_file) {
+        b.skip = ci_header_size();
+        b.fd = open(cfg->entries_file, O_RDWR | O_CREAT | O_TRUNC, 0666);
+        if (b.fd <= 0) {   /* 0 would be taken for "no file" */
+            snprintf(err, errlen, "%s: cannot create", cfg->entries_file);
+            if (b.fd == 0)
+                close(0);
+            return -1;
+        }
+    }
     int rc = -1;
     size_t N = nranks;
     b.cur = calloc(N * N, sizeof *b.cur);

@@ -12,6 +12,7 @@
 #include "synctrace/causal.h"
 
 #include <dirent.h>
+#include <sys/types.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -175,6 +176,8 @@ static int sections(struct ci_index *ix, struct section *s)
 {
     uint64_t N = ix->nranks, R = ix->nrecords;
     int n = 0;
+    /* the entries first: a build can write them in place (ci_write_in_place) */
+    s[n++] = (struct section){ (void **)&ix->entries, 4 * ix->nentries };
     s[n++] = (struct section){ (void **)&ix->nevents, 8 * N };
     s[n++] = (struct section){ (void **)&ix->rec_first, 8 * (N + 1) };
     s[n++] = (struct section){ (void **)&ix->rec_start, 4 * R };
@@ -188,11 +191,15 @@ static int sections(struct ci_index *ix, struct section *s)
         s[n++] = (struct section){ (void **)&ix->map[k], 4 * ix->nmap[k] };
         s[n++] = (struct section){ (void **)&ix->rec_gcr[k], 4 * R };
     }
-    s[n++] = (struct section){ (void **)&ix->entries, 4 * ix->nentries };
     return n;
 }
 
-#define MAX_SECTIONS (8 + 4 * CI_MAX_LEVELS)
+#define MAX_SECTIONS (10 + 4 * CI_MAX_LEVELS)
+
+size_t ci_header_size(void)
+{
+    return sizeof(struct file_header);
+}
 
 int ci_write(const struct ci_index *ix_in, const char *path, const uint64_t fp[2], char *err, size_t errlen)
 {
@@ -244,6 +251,62 @@ int ci_write(const struct ci_index *ix_in, const char *path, const uint64_t fp[2
         remove(tmp);
         return -1;
     }
+    return 0;
+}
+
+int ci_write_in_place(struct ci_index *ix_in, const char *path, const uint64_t fp[2], char *err, size_t errlen)
+{
+    if (ix_in->entries_fd <= 0)
+        return ci_write(ix_in, path, fp, err, errlen);
+    struct ci_index ix = *ix_in;
+    struct section s[MAX_SECTIONS];
+    int ns = sections(&ix, s);
+    struct file_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, CI_MAGIC, 8);
+    h.version = CI_VERSION;
+    h.endian = CI_ENDIAN;
+    h.nranks = ix.nranks;
+    h.nlevels = ix.nlevels;
+    memcpy(h.maxsize, ix.maxsize, sizeof h.maxsize);
+    h.nrecords = ix.nrecords;
+    h.nentries = ix.nentries;
+    memcpy(h.nmap, ix.nmap, sizeof h.nmap);
+    h.fingerprint[0] = fp[0];
+    h.fingerprint[1] = fp[1];
+    h.file_size = sizeof h;
+    static const char zeros[8];
+    uint64_t sum = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < ns; k++) {
+        h.file_size += pad8(s[k].size);
+        sum = hash_bytes(sum, *s[k].ptr, (size_t)s[k].size);
+        sum = hash_bytes(sum, zeros, (size_t)(pad8(s[k].size) - s[k].size));
+    }
+    h.body_checksum = sum;
+    h.header_checksum = hash_bytes(0, &h, sizeof h);
+    int fd = ix_in->entries_fd, bad = 0;
+    /* the entries are in place (section 0); the rest follows them */
+    off_t at = (off_t)(sizeof h + pad8(s[0].size));
+    bad = ftruncate(fd, (off_t)h.file_size) != 0;
+    for (int k = 1; k < ns && !bad; k++) {
+        if (s[k].size && pwrite(fd, *s[k].ptr, (size_t)s[k].size, at) != (ssize_t)s[k].size)
+            bad = 1;
+        at += (off_t)pad8(s[k].size);   /* padding: zeros from ftruncate */
+    }
+    /* the entries' own padding: zero it (the mapping may have left data there) */
+    if (!bad && pad8(s[0].size) > s[0].size
+        && pwrite(fd, zeros, (size_t)(pad8(s[0].size) - s[0].size), (off_t)(sizeof h + s[0].size))
+               != (ssize_t)(pad8(s[0].size) - s[0].size))
+        bad = 1;
+    if (!bad && pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
+        bad = 1;
+    if (bad || rename(ix_in->entries_path, path) != 0) {
+        snprintf(err, errlen, "%s: write failed", path);
+        return -1;   /* ci_free removes the partial file */
+    }
+    /* written: keep the file, drop the descriptor */
+    close(fd);
+    ix_in->entries_fd = 0;
     return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 int ci_prepare(struct ci_index *ix)
 {
@@ -99,9 +100,14 @@ void ci_free(struct ci_index *ix)
             free(ix->rec_gcr[k]);
         }
         if (ix->entries_mapped)
-            munmap(ix->entries, ix->entries_mapped);
+            munmap(ix->entries_base, ix->entries_mapped);
         else
             free(ix->entries);
+        if (ix->entries_fd > 0) {   /* never completed by ci_write_in_place */
+            close(ix->entries_fd);
+            unlink(ix->entries_path);
+        }
+        free(ix->entries_path);
     }
     memset(ix, 0, sizeof *ix);
 }

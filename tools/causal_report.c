@@ -120,6 +120,7 @@ struct causal_job {
     int built;
     struct ci_index ix;
     struct causal_summary s;
+    char entries_file[4300];
 };
 
 /* Build, and the sweep from the build's log: all that needs only the matches. */
@@ -162,8 +163,8 @@ static void *run_thread(void *arg)
     return NULL;
 }
 
-struct causal_job *causal_start(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
-                                const char *levels)
+struct causal_job *causal_start(const char *dir, const uint64_t *nevents, uint32_t nranks,
+                                const struct mg_result *match, const char *levels)
 {
     struct causal_job *j = calloc(1, sizeof *j);
     if (!j)
@@ -180,6 +181,9 @@ struct causal_job *causal_start(const uint64_t *nevents, uint32_t nranks, const 
     j->s.ranks = nranks;
     if (ci_parse_levels(levels, &j->cfg, j->s.error, sizeof j->s.error) != 0)
         return j;
+    /* the entries go straight into the index file, completed by causal_finish */
+    snprintf(j->entries_file, sizeof j->entries_file, "%s/causal.idx.tmp-%ld", dir, (long)getpid());
+    j->cfg.entries_file = j->entries_file;
     j->threaded = pthread_create(&j->thread, NULL, run_thread, j) == 0;
     if (!j->threaded)
         run(j);   /* no thread: build now */
@@ -217,7 +221,8 @@ int causal_finish(struct causal_job *j, const char *dir, struct causal_summary *
         uint64_t fp[2];
         char path[4200];
         snprintf(path, sizeof path, "%s/causal.idx", dir);
-        rc = ci_fingerprint(dir, fp, err, errlen) == 0 && ci_write(&j->ix, path, fp, err, errlen) == 0 ? 0 : -1;
+        rc = ci_fingerprint(dir, fp, err, errlen) == 0 && ci_write_in_place(&j->ix, path, fp, err, errlen) == 0
+                 ? 0 : -1;
         struct stat sb;
         if (rc == 0 && stat(path, &sb) == 0) {
             s->index_bytes = (uint64_t)sb.st_size;
@@ -235,7 +240,7 @@ int causal_finish(struct causal_job *j, const char *dir, struct causal_summary *
 int causal_for_merge(const char *dir, const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
                      const char *levels, struct causal_summary *s, char *err, size_t errlen)
 {
-    struct causal_job *j = causal_start(nevents, nranks, match, levels);
+    struct causal_job *j = causal_start(dir, nevents, nranks, match, levels);
     if (!j) {
         snprintf(err, errlen, "causal index: out of memory");
         return -1;

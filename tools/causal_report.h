@@ -26,12 +26,13 @@ struct causal_summary {
 };
 
 /* The index is built (and the sweep run) in a thread while the merge writes
- * the archive: causal_start before ow_write, causal_finish after it, with
+ * the archive, its entries straight into dir's index file: causal_start
+ * before ow_write, causal_finish after it, with
  * match and its contents unchanged in between. causal_start returns NULL
  * only when out of memory; causal_abandon ends a job on an error path. */
 struct causal_job;
-struct causal_job *causal_start(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
-                                const char *levels);
+struct causal_job *causal_start(const char *dir, const uint64_t *nevents, uint32_t nranks,
+                                const struct mg_result *match, const char *levels);
 int causal_finish(struct causal_job *job, const char *dir, struct causal_summary *s, char *err, size_t errlen);
 void causal_abandon(struct causal_job *job);
 

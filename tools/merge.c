@@ -659,7 +659,7 @@ int cmd_merge(int argc, char **argv)
             goto done;
         for (int r = 0; r < n; r++)
             nev[r] = ranks[r].nevents;
-        causal_job = causal_start(nev, (uint32_t)n, &match, o.cluster_levels);
+        causal_job = causal_start(tmp, nev, (uint32_t)n, &match, o.cluster_levels);
         free(nev);
         if (!causal_job) {
             fprintf(stderr, "synctrace merge: out of memory\n");
