@@ -483,6 +483,7 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
                 r->clc_interval_distortion_max_ns, r->clc.jumps, r->clc.max_jump_ns, r->clc.backward_moved,
                 r->clc.cycles_broken, r->seconds_clc);
     }
+    causal_report_json(f, r->causal);
     fprintf(f, "  \"seconds\": { \"read\": %.6f, \"match\": %.6f, \"solve\": %.6f, \"apply\": %.6f, "
                "\"write\": %.6f, \"total\": %.6f }\n}\n",
             r->seconds_read, r->seconds_match, r->seconds_solve, r->seconds_apply, r->seconds_write,
@@ -499,6 +500,7 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
         return -1;
     }
     report_print_summary(r, f);
+    causal_report_text(f, r->causal);
     bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         snprintf(err, errlen, "%s: write failed", path);

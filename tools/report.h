@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "clc.h"
 #include "clockmodel.h"
+#include "causal_report.h"
 #include "match.h"
 #include "rawtrace.h"
 
@@ -69,6 +70,7 @@ struct report {
     uint32_t domains_inside;
     size_t truth_violating_messages, truth_violating_collectives;   /* constraints the truth breaks */
     double seconds_read, seconds_match, seconds_solve, seconds_apply, seconds_write, seconds_total;
+    const struct causal_summary *causal;   /* the causal index (causal_report.c), or NULL */
     /* a few unmatched operations, for people to look at */
     char unmatched_examples[1024];
 };

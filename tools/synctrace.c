@@ -13,6 +13,7 @@ static const struct {
     { "merge", cmd_merge, "merge a raw trace into one synchronised OTF2 archive" },
     { "report", cmd_report, "print what a merge corrected and how precisely" },
     { "export", cmd_export, "write a Chrome/Perfetto trace or an HTML timeline of a merged trace" },
+    { "query", cmd_query, "is one event before, after or concurrent with another (causal index)" },
     { "dump", cmd_dump, "print the events of a raw trace as text" },
 };
 

@@ -1,0 +1,201 @@
+/* causal_bench.c — `causal_bench RAW_DIR LEVELS QUERIES`: build the causal
+ * index of a raw trace (after matching, as the merge does) and time it,
+ * write it and compare its size with Fidge/Mattern vectors, then time
+ * queries on the index as read back from the file, same-cluster and
+ * cross-cluster pairs apart. Prints one line of key=value pairs.
+ *
+ * Baseline in the same run: filling fresh memory of the index's size
+ * (mmap + memset, as the build must write every entry once), the floor of
+ * any build that keeps the index in memory (first-touch page faults dominate
+ * on virtual machines).
+ *
+ * Query latency: each query is timed alone (CLOCK_MONOTONIC, vDSO) and the
+ * cost of an empty timing pair, measured in the same run, is subtracted. */
+#include "causal.h"
+#include "match.h"
+#include "rawdir.h"
+#include "rawtrace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Is rank q in the stored cluster of event (r, i)? */
+static int same_cluster(const struct ci_index *x, uint32_t r, uint64_t i, uint32_t q)
+{
+    uint64_t lo = x->rec_first[r], hi = x->rec_first[r + 1];
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (x->rec_start[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    uint32_t k = x->rec_level[lo];
+    if (k >= x->nlevels)
+        return 1;
+    const uint32_t *map = x->map[k] + x->map_first[k][x->rec_cluster[lo]];
+    for (uint32_t j = 0; j < x->rec_size[lo]; j++)
+        if (map[j] == q)
+            return 1;
+    return 0;
+}
+
+volatile int sink;
+
+/* Median and 99th percentile in ns of n single queries of one kind. */
+static void time_queries(const struct ci_index *ix, int want_same, long n, double overhead, double *med, double *p99)
+{
+    double *t = malloc(sizeof *t * (size_t)n);
+    long got = 0, tries = 0;
+    while (t && got < n && tries < 200 * n) {
+        tries++;
+        uint32_t rb = (uint32_t)(rnd() % ix->nranks), ra = (uint32_t)(rnd() % ix->nranks);
+        uint64_t ib = rnd() % ix->nevents[rb], ia = rnd() % ix->nevents[ra];
+        if (ra == rb || same_cluster(ix, rb, ib, ra) != want_same)
+            continue;
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        sink += ci_precedes(ix, ra, ia, rb, ib);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        t[got++] = (double)(b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec) - overhead;
+    }
+    if (!got) {
+        *med = *p99 = -1;
+        free(t);
+        return;
+    }
+    qsort(t, (size_t)got, sizeof *t, cmp_double);
+    *med = t[got / 2];
+    *p99 = t[(size_t)(got * 0.99)];
+    free(t);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: causal_bench RAW_DIR LEVELS QUERIES\n");
+        return 2;
+    }
+    char err[4400];
+    char **anchors;
+    int n = rawdir_list(argv[1], &anchors, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "causal_bench: %s\n", err);
+        return 1;
+    }
+    struct rt_rank *ranks = calloc((size_t)n, sizeof *ranks);
+    uint64_t *nev = malloc(sizeof *nev * (size_t)n), total = 0;
+    for (int r = 0; r < n; r++) {
+        if (rt_read_rank(anchors[r], &ranks[r], err, sizeof err) != 0) {
+            fprintf(stderr, "causal_bench: %s\n", err);
+            return 1;
+        }
+        total += nev[r] = ranks[r].nevents;
+    }
+    struct mg_result m;
+    if (mg_match(ranks, (uint32_t)n, &m, err, sizeof err) != 0) {
+        fprintf(stderr, "causal_bench: %s\n", err);
+        return 1;
+    }
+    for (int r = 0; r < n; r++)
+        rt_free_rank(&ranks[r]);
+    struct ci_config cfg = { 0 };
+    if (ci_parse_levels(argv[2], &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "causal_bench: %s\n", err);
+        return 2;
+    }
+    struct ci_index ix;
+    struct ci_stats st;
+    double t0 = now_s();
+    if (ci_build(nev, (uint32_t)n, &m, &cfg, &ix, &st, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "causal_bench: %s\n", err);
+        return 1;
+    }
+    double build = now_s() - t0;
+    double fill = -1;
+    {
+        size_t bytes = (size_t)(ix.nentries * 4 + ix.nrecords * 30) + 4096;
+        t0 = now_s();
+        char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            madvise(p, bytes, MADV_HUGEPAGE);
+            memset(p, 1, bytes);
+            fill = now_s() - t0;
+            munmap(p, bytes);
+        }
+    }
+    char path[256];
+    snprintf(path, sizeof path, "%s/causal-bench-%ld.idx", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (long)getpid());
+    uint64_t fp[2] = { 0, 0 };
+    struct stat sb;
+    if (ci_write(&ix, path, fp, err, sizeof err) != 0 || stat(path, &sb) != 0) {
+        fprintf(stderr, "causal_bench: %s\n", err);
+        return 1;
+    }
+    ci_free(&ix);
+    t0 = now_s();
+    if (ci_read(path, NULL, &ix, err, sizeof err) != 0) {
+        fprintf(stderr, "causal_bench: %s\n", err);
+        return 1;
+    }
+    double open_s = now_s() - t0;
+    remove(path);
+    /* the cost of timing nothing */
+    double *e = malloc(sizeof *e * 10001);
+    for (int k = 0; k < 10001; k++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        e[k] = (double)(b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+    }
+    qsort(e, 10001, sizeof *e, cmp_double);
+    double overhead = e[5000];
+    free(e);
+    long q = atol(argv[3]);
+    double sm, sp, cm, cp;
+    time_queries(&ix, 1, q, overhead, &sm, &sp);
+    time_queries(&ix, 0, q, overhead, &cm, &cp);
+    double fm_bytes = (double)total * n * 4;
+    printf("ranks=%d events=%llu levels=%s build_s=%.4f build_events_per_s=%.0f entries_per_event=%.3f "
+           "paper_ratio=%.4f index_bytes=%lld fm_bytes=%.0f index_ratio=%.5f open_s=%.4f "
+           "same_cluster_median_ns=%.0f same_cluster_p99_ns=%.0f cross_cluster_median_ns=%.0f "
+           "cross_cluster_p99_ns=%.0f timer_overhead_ns=%.0f peak_live_vectors=%zu fresh_memory_fill_s=%.4f "
+           "build_to_fill_ratio=%.2f\n",
+           n, (unsigned long long)total, argv[2], build, total / build, st.paper_entries / total,
+           st.paper_entries / total / n, (long long)sb.st_size, fm_bytes, sb.st_size / fm_bytes, open_s, sm, sp, cm,
+           cp, overhead, st.peak_live_vectors, fill, fill > 0 ? build / fill : -1);
+    ci_free(&ix);
+    mg_free(&m);
+    free(ranks);
+    free(nev);
+    rawdir_free(anchors, n);
+    return 0;
+}

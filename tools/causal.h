@@ -1,0 +1,173 @@
+/* causal.h — the causal index: Ward & Taylor's self-organizing hierarchical
+ * cluster timestamps (Figs. 2-6 of the paper in the project's papers/),
+ * built in one pass over a matched trace in causal order (causal_build.c),
+ * queried in causal_query.c, stored by causal_file.c.
+ *
+ * Events and edges. Event (r, i) is the i-th event of rank r. Causality:
+ * process order, every matched message (send -> receive) and every
+ * collective instance with the semantics of mg_shape_of (DESIGN.md,
+ * "Clock model and solver"). An event with an incoming edge from another
+ * rank is a "receive" (a collective exit may have many partners).
+ *
+ * Vectors. V(e)[q] = number of events of rank q that happened before or are
+ * e (the Fidge/Mattern vector counted from 1), so d -> e iff
+ * idx(d) < V(e)[rank(d)] and d != e.
+ *
+ * Clusters. Levels 0 .. nlevels-1 have clusters of bounded size (nested: a
+ * level-k cluster lies inside one level-k+1 cluster); level nlevels is the
+ * whole computation. Cluster c of a level starts as rank c alone; merging
+ * appends the merged cluster's members to the map of the receiver's cluster,
+ * so a cluster as it was when an event was stamped is (id, size): the first
+ * `size` entries of its final map. An event is stamped at the lowest level
+ * whose cluster (after the merges the policy allows) holds all its partners;
+ * at every level below it is a cluster receive of that level. Its vector is
+ * V projected on that cluster (the full V at level nlevels).
+ *
+ * Records. Events without incoming edges from other ranks have the vector of
+ * the rank's previous event plus one in their own entry; a run of them, as
+ * long as the rank's level-0 cluster does not change, shares one record
+ * (first event, level, cluster snapshot, vector). */
+#ifndef SYNCTRACE_CAUSAL_H
+#define SYNCTRACE_CAUSAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "match.h"
+
+#define CI_MAX_LEVELS 8
+#define CI_NONE UINT32_MAX
+#define CI_BUCKET_SHIFT 5
+
+struct ci_index {
+    uint32_t nranks;
+    uint32_t nlevels;                     /* cluster levels below the full-vector level */
+    uint32_t maxsize[CI_MAX_LEVELS];
+    uint64_t nrecords, nentries;
+    uint64_t nmap[CI_MAX_LEVELS];
+    uint64_t *nevents;                    /* [rank] */
+    uint64_t *rec_first;                  /* [rank + 1]: rank r owns records rec_first[r] .. rec_first[r+1]-1 */
+    uint32_t *rec_start;                  /* first event of the record */
+    uint32_t *rec_cluster;                /* cluster id at the record's level (unused at the top level) */
+    uint32_t *rec_size;                   /* entries of its vector = the cluster's size then */
+    uint64_t *rec_vec;                    /* where its vector starts in entries */
+    uint8_t *rec_level;
+    uint64_t *map_first[CI_MAX_LEVELS];   /* [cluster + 1] */
+    uint32_t *map[CI_MAX_LEVELS];         /* members in merge order */
+    /* per record, per level: the rank's last record at or before it that
+     * starts with a cluster receive of the level (Fig. 2's clusterReceive),
+     * counted from rec_first[rank]; CI_NONE when there is none */
+    uint32_t *rec_gcr[CI_MAX_LEVELS];
+    /* per record: the rank's first full-vector (top-level) record at or after
+     * it, counted from rec_first[rank], or CI_NONE. With rec_gcr[nlevels-1]
+     * (the last one at or before it) it bounds V from both sides. */
+    uint32_t *rec_next_top;
+    uint32_t *entries;
+    /* derived when opened: where each rank stands in each cluster's map */
+    uint64_t *memb_first[CI_MAX_LEVELS];  /* [rank + 1] */
+    uint32_t *memb[CI_MAX_LEVELS];        /* (cluster, position) pairs */
+    uint64_t *bucket_first;               /* [rank + 1] into bucket */
+    uint32_t *bucket;                     /* per 2^CI_BUCKET_SHIFT events of a rank: the record of its first
+                                           * event, counted from rec_first[rank] */
+    /* storage */
+    size_t entries_mapped;                /* built: entries lie in a mapping of this size at entries_base */
+    void *entries_base;
+    int entries_fd;                       /* > 0: the mapping is of this file (ci_config.entries_file) */
+    char *entries_path;
+    void *mapping;                        /* the index file, when opened from one */
+    size_t mapping_size;
+};
+
+/* Configuration of a build. */
+struct ci_merge_request {
+    uint32_t level, max_size;             /* the level's maximum cluster size */
+    uint32_t receiver_size;               /* the receiving rank's cluster */
+    uint32_t union_size;                  /* it and every partner's cluster at this level */
+    uint32_t nclusters;                   /* clusters that would become one */
+    uint32_t rank;                        /* the receiving event */
+    uint64_t event;
+};
+/* Return non-zero to merge. Swappable: the timestamps stay correct under any
+ * policy; only their size changes. */
+typedef int (*ci_merge_policy)(const struct ci_merge_request *req, void *arg);
+/* Merge on first communication while the union fits the level's maximum. */
+int ci_merge_first_communication(const struct ci_merge_request *req, void *arg);
+
+struct ci_config {
+    uint32_t nlevels;                     /* 1: the two-level algorithm (Fig. 2); more: Fig. 5 */
+    uint32_t maxsize[CI_MAX_LEVELS];      /* increasing */
+    ci_merge_policy policy;               /* NULL: ci_merge_first_communication */
+    void *policy_arg;
+    int keep_log;                         /* record the causal order for ci_sweep */
+    /* non-NULL: write the entries straight into this new file, where
+     * ci_write(ix, path) will complete the index (the entries are most of
+     * it: written once instead of in memory and again to the file) */
+    const char *entries_file;
+};
+
+/* The causal order as processed, for the cluster-size sweep: per item, a
+ * rank's `plain` events without partners, then (has_receive) one receive
+ * with partners part[part_first .. part_first + npart). */
+struct ci_log_item {
+    uint32_t rank, plain, npart, has_receive;
+    uint64_t part_first;
+};
+struct ci_log {
+    struct ci_log_item *items;
+    size_t nitems, citems;
+    uint32_t *part;
+    size_t npart, cpart;
+};
+
+struct ci_stats {
+    uint64_t events, receives, records, entries;
+    uint64_t creceives[CI_MAX_LEVELS];    /* cluster receives per level */
+    uint64_t top_events;                  /* events stamped with the full vector */
+    double paper_entries;                 /* sum over events of their timestamp's entries (the paper's size) */
+    size_t peak_live_vectors;             /* full vectors alive at once (ranks' own included) */
+    double seconds;
+};
+
+/* Parse "8" or "8,64": one maximum size per level. Returns 0 or -1 (err). */
+int ci_parse_levels(const char *s, struct ci_config *cfg, char *err, size_t errlen);
+
+/* Build the index of a trace: nevents[r] events on rank r, edges from
+ * match. Returns 0, or -1 with a one-line message (a cycle in the matched
+ * edges, a rank of more than 2^32-1 events, out of memory). log may be NULL. */
+int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match, const struct ci_config *cfg,
+             struct ci_index *out, struct ci_stats *stats, struct ci_log *log, char *err, size_t errlen);
+void ci_log_free(struct ci_log *log);
+
+/* Derive the membership lists (after building or loading). 0 or -1. */
+int ci_prepare(struct ci_index *ix);
+void ci_free(struct ci_index *ix);
+
+/* Queries (causal_query.c). Events must exist (ci_valid). */
+int ci_valid(const struct ci_index *ix, uint32_t r, uint64_t i);
+/* V(r, i)[q]: how many events of rank q are in the causal past of (r, i), itself included. */
+uint64_t ci_value(const struct ci_index *ix, uint32_t r, uint64_t i, uint32_t q);
+int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb, uint64_t ib);
+/* The same answer by Figs. 4 and 6 alone, without the full-vector bounds
+ * ci_precedes tries first (tests and benchmarks). */
+int ci_precedes_clusters(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb, uint64_t ib);
+
+/* Paper's Fig. 7 comparison (causal_sweep.c): average timestamp entries per
+ * event with the two-level algorithm and first-communication merging up to
+ * max_size (self_organizing), and with fixed contiguous clusters of that
+ * size (contiguous); Fidge/Mattern has nranks. */
+void ci_sweep(const struct ci_log *log, uint32_t nranks, uint32_t max_size, double *self_organizing,
+              double *contiguous);
+
+/* Bytes before the entries in an index file (its header). */
+size_t ci_header_size(void);
+
+/* Index files (causal_file.c). The fingerprint identifies the merged archive
+ * in dir (see causal_file.c for what it covers). */
+int ci_fingerprint(const char *dir, uint64_t fp[2], char *err, size_t errlen);
+int ci_write(const struct ci_index *ix, const char *path, const uint64_t fp[2], char *err, size_t errlen);
+/* Complete the file an index built with ci_config.entries_file was
+ * written into, and rename it to path. */
+int ci_write_in_place(struct ci_index *ix, const char *path, const uint64_t fp[2], char *err, size_t errlen);
+/* Open path and check it against the archive in dir. */
+int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, size_t errlen);
+
+#endif

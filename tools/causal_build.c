@@ -1,0 +1,938 @@
+/* causal_build.c — stamp every event of a matched trace with its
+ * self-organizing hierarchical cluster timestamp (Ward & Taylor, Figs. 2, 3
+ * and 5; causal.h says what is stored).
+ *
+ * One pass in causal order: each rank advances through its events until one
+ * needs an event of another rank that has not been stamped yet (a receive
+ * whose send, a collective exit whose entries are missing); it then waits
+ * on that rank, which wakes it when it has advanced. Every edge is one of
+ * the trace's own, so the order exists unless the matches contradict the
+ * ranks' event order (reported as an error).
+ *
+ * Memory: each rank's current Fidge/Mattern vector, one copy per message in
+ * flight (send stamped, receive not yet) and per collective instance in
+ * progress — the vectors the paper keeps ("clean up Fidge/Mattern
+ * timestamps" once no later event can need them). */
+#include "causal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+enum role_kind { ROLE_RECV, ROLE_EXIT, ROLE_SEND, ROLE_ENTER };   /* dependencies sort first */
+
+struct role {
+    uint64_t idx;
+    uint32_t kind, id, member;
+};
+
+struct rec {
+    uint32_t start, cluster, size, level;
+    uint64_t vec;
+};
+
+struct u32vec {
+    uint32_t *v;
+    size_t n, cap;
+};
+
+struct instance {
+    uint8_t shape, done;
+    int32_t root;                 /* member index of the root, or -1 */
+    uint32_t n, entered, exited, prefix;
+    uint32_t *acc;                /* all-to-all / all-to-one: join of entries; one-to-all: the root's entry */
+    uint32_t *sorted_pos;         /* scan: member -> position in communicator-rank order */
+    uint32_t *sorted_rank;        /* scan: position -> world rank */
+    uint32_t **enter_copy;        /* scan: entries not yet folded into the prefix */
+    uint32_t **pre;               /* scan: pre[s] = join of entries at positions 0..s */
+    uint8_t *entered_flag;        /* per member */
+};
+
+struct builder {
+    uint32_t N, L;
+    const struct mg_result *match;
+    const struct ci_config *cfg;
+    ci_merge_policy policy;
+    const uint64_t *nevents;
+    uint32_t *cur;                /* N x N: each rank's current vector */
+    struct role **roles;          /* per rank, by event */
+    size_t *nroles, *rpos;
+    uint64_t *pos;                /* next event per rank */
+    uint32_t **msg_vec;           /* per message: the send's vector until its receive */
+    uint8_t *msg_sent;
+    struct instance *inst;
+    /* clusters */
+    uint32_t *cluster_of[CI_MAX_LEVELS];   /* [rank] */
+    struct u32vec *cmap[CI_MAX_LEVELS];    /* [cluster]: members; size = n */
+    uint32_t *mark;               /* [cluster or rank] stamps for de-duplication */
+    uint32_t stamp;
+    /* output */
+    struct rec **recs;
+    size_t *nrecs, *crecs;
+    struct u32vec *gcr[CI_MAX_LEVELS];     /* [rank]: per record, see ci_index.rec_gcr */
+    struct u32vec entries;        /* a mapping of entries.cap entries, at `skip` bytes into entries_base */
+    char *entries_base;
+    size_t skip;
+    int fd;                       /* the entries file, or -1 */
+    /* scratch */
+    uint32_t *part, npart;        /* partner ranks of the current event */
+    uint32_t *clist;              /* distinct clusters */
+    /* vector pool */
+    uint32_t **free_vecs;
+    size_t nfree, cfree, live, peak;
+    struct ci_stats *st;
+    struct ci_log *log;
+    int oom;
+};
+
+int ci_merge_first_communication(const struct ci_merge_request *req, void *arg)
+{
+    (void)arg;
+    return req->union_size <= req->max_size;
+}
+
+int ci_parse_levels(const char *s, struct ci_config *cfg, char *err, size_t errlen)
+{
+    uint32_t n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || v < 1 || v > 1000000 || (*end && *end != ',') || n == CI_MAX_LEVELS
+            || (n && v <= cfg->maxsize[n - 1])) {
+            snprintf(err, errlen, "cluster levels are up to %d increasing sizes like 8 or 8,64, not '%s'",
+                     CI_MAX_LEVELS, s);
+            return -1;
+        }
+        cfg->maxsize[n++] = (uint32_t)v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p) {
+            snprintf(err, errlen, "cluster levels: trailing comma in '%s'", s);
+            return -1;
+        }
+    }
+    if (!n) {
+        snprintf(err, errlen, "cluster levels: empty");
+        return -1;
+    }
+    cfg->nlevels = n;
+    return 0;
+}
+
+static int u32_push(struct u32vec *a, uint32_t x)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 8;
+        uint32_t *v = realloc(a->v, sizeof *v * cap);
+        if (!v)
+            return -1;
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+static uint32_t *vec_get(struct builder *b)
+{
+    uint32_t *v = b->nfree ? b->free_vecs[--b->nfree] : malloc(sizeof *v * b->N);
+    if (!v) {
+        b->oom = 1;
+        return NULL;
+    }
+    if (++b->live > b->peak)
+        b->peak = b->live;
+    return v;
+}
+
+static void vec_put(struct builder *b, uint32_t *v)
+{
+    if (!v)
+        return;
+    b->live--;
+    if (b->nfree == b->cfree) {
+        size_t cap = b->cfree ? b->cfree * 2 : 64;
+        uint32_t **nv = realloc(b->free_vecs, sizeof *nv * cap);
+        if (!nv) {
+            free(v);
+            return;
+        }
+        b->free_vecs = nv;
+        b->cfree = cap;
+    }
+    b->free_vecs[b->nfree++] = v;
+}
+
+static uint32_t *vec_copy(struct builder *b, const uint32_t *src)
+{
+    uint32_t *v = vec_get(b);
+    if (v)
+        memcpy(v, src, sizeof *v * b->N);
+    return v;
+}
+
+static void join(uint32_t *restrict v, const uint32_t *restrict w, uint32_t n)
+{
+    for (uint32_t q = 0; q < n; q++)
+        v[q] = v[q] > w[q] ? v[q] : w[q];
+}
+
+static int by_idx(const void *a, const void *b)
+{
+    const struct role *x = a, *y = b;
+    if (x->idx != y->idx)
+        return x->idx < y->idx ? -1 : 1;
+    return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+/* Which collectives constrain what (mg_shape_of), as the constraint graph
+ * reads them: neighbourhood and unknown operations, single members and
+ * rooted operations whose root is missing say nothing. */
+static int setup_instances(struct builder *b)
+{
+    const struct mg_result *m = b->match;
+    b->inst = calloc(m->ncollectives ? m->ncollectives : 1, sizeof *b->inst);
+    if (!b->inst)
+        return -1;
+    for (size_t c = 0; c < m->ncollectives; c++) {
+        const struct mg_collective *col = &m->collectives[c];
+        struct instance *in = &b->inst[c];
+        enum mg_shape sh = mg_shape_of(col->op);
+        in->shape = (uint8_t)sh;
+        in->root = -1;
+        in->n = col->nmembers;
+        in->done = 1;
+        if (col->neighbor || sh == MG_SKIP || col->nmembers < 2)
+            continue;
+        for (uint32_t k = 0; k < col->nmembers; k++)
+            if (col->root >= 0 && col->members[k].enter.rank == (uint32_t)col->root)
+                in->root = (int32_t)k;
+        if ((sh == MG_ONE_TO_ALL || sh == MG_ALL_TO_ONE) && in->root < 0)
+            continue;
+        in->done = 0;
+        if (!(in->entered_flag = calloc(in->n, 1)))
+            return -1;
+        if (sh == MG_SCAN || sh == MG_EXSCAN) {
+            in->sorted_pos = malloc(sizeof *in->sorted_pos * in->n);
+            in->sorted_rank = malloc(sizeof *in->sorted_rank * in->n);
+            in->enter_copy = calloc(in->n, sizeof *in->enter_copy);
+            in->pre = calloc(in->n, sizeof *in->pre);
+            if (!in->sorted_pos || !in->sorted_rank || !in->enter_copy || !in->pre)
+                return -1;
+            /* position = how many members have a smaller communicator rank */
+            for (uint32_t k = 0; k < in->n; k++) {
+                uint32_t s = 0;
+                for (uint32_t j = 0; j < in->n; j++)
+                    s += col->members[j].comm_rank < col->members[k].comm_rank
+                         || (col->members[j].comm_rank == col->members[k].comm_rank && j < k);
+                in->sorted_pos[k] = s;
+                in->sorted_rank[s] = col->members[k].enter.rank;
+            }
+        }
+    }
+    return 0;
+}
+
+static void instance_free(struct builder *b, struct instance *in)
+{
+    vec_put(b, in->acc);
+    if (in->enter_copy)
+        for (uint32_t s = 0; s < in->n; s++)
+            vec_put(b, in->enter_copy[s]);
+    if (in->pre)
+        for (uint32_t s = 0; s < in->n; s++)
+            vec_put(b, in->pre[s]);
+    free(in->sorted_pos);
+    free(in->sorted_rank);
+    free(in->enter_copy);
+    free(in->pre);
+    free(in->entered_flag);
+    memset(in, 0, sizeof *in);
+    in->done = 1;
+}
+
+static int add_role(struct builder *b, struct mg_event_ref ev, uint32_t kind, uint32_t id, uint32_t member,
+                    size_t *cap, char *err, size_t errlen)
+{
+    if (ev.rank >= b->N || ev.index >= b->nevents[ev.rank]) {
+        snprintf(err, errlen, "a matched event (%u:%llu) is not in the trace", ev.rank,
+                 (unsigned long long)ev.index);
+        return -1;
+    }
+    uint32_t r = ev.rank;
+    if (b->nroles[r] == cap[r]) {
+        size_t nc = cap[r] ? cap[r] * 2 : 64;
+        struct role *nv = realloc(b->roles[r], sizeof *nv * nc);
+        if (!nv) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        b->roles[r] = nv;
+        cap[r] = nc;
+    }
+    b->roles[r][b->nroles[r]++] = (struct role){ ev.index, kind, id, member };
+    return 0;
+}
+
+static int setup_roles(struct builder *b, char *err, size_t errlen)
+{
+    const struct mg_result *m = b->match;
+    size_t *cap = calloc(b->N, sizeof *cap);
+    if (!cap)
+        return -1;
+    int rc = 0;
+    for (size_t k = 0; k < m->nmessages && !rc; k++)
+        rc = add_role(b, m->messages[k].send, ROLE_SEND, (uint32_t)k, 0, cap, err, errlen)
+             || add_role(b, m->messages[k].recv, ROLE_RECV, (uint32_t)k, 0, cap, err, errlen);
+    for (size_t c = 0; c < m->ncollectives && !rc; c++) {
+        if (b->inst[c].done)
+            continue;
+        for (uint32_t k = 0; k < m->collectives[c].nmembers && !rc; k++)
+            rc = add_role(b, m->collectives[c].members[k].enter, ROLE_ENTER, (uint32_t)c, k, cap, err, errlen)
+                 || add_role(b, m->collectives[c].members[k].exit, ROLE_EXIT, (uint32_t)c, k, cap, err, errlen);
+    }
+    free(cap);
+    for (uint32_t r = 0; r < b->N && !rc; r++)
+        qsort(b->roles[r], b->nroles[r], sizeof *b->roles[r], by_idx);
+    return rc ? -1 : 0;
+}
+
+/* Can the exit of member k go now? If not, *wait is a rank to wait for. */
+static int exit_ready(const struct builder *b, uint32_t c, uint32_t k, uint32_t *wait)
+{
+    const struct instance *in = &b->inst[c];
+    const struct mg_collective *col = &b->match->collectives[c];
+    uint32_t need_all = 0;
+    switch (in->shape) {
+    case MG_ALL_TO_ALL: need_all = 1; break;
+    case MG_ALL_TO_ONE: need_all = (int32_t)k == in->root; break;
+    case MG_ONE_TO_ALL:
+        if ((int32_t)k != in->root && !in->entered_flag[in->root]) {
+            *wait = col->members[in->root].enter.rank;
+            return 0;
+        }
+        return 1;
+    case MG_SCAN:
+    case MG_EXSCAN: {
+        uint32_t need = in->sorted_pos[k] + (in->shape == MG_SCAN);
+        if (in->prefix >= need)
+            return 1;
+        *wait = in->sorted_rank[in->prefix];
+        return 0;
+    }
+    default: return 1;
+    }
+    if (!need_all || in->entered == in->n)
+        return 1;
+    for (uint32_t j = 0; j < in->n; j++)
+        if (!in->entered_flag[j]) {
+            *wait = col->members[j].enter.rank;
+            break;
+        }
+    return 0;
+}
+
+static void add_partner(struct builder *b, uint32_t q, uint32_t self)
+{
+    if (q == self || b->mark[q] == b->stamp)
+        return;
+    b->mark[q] = b->stamp;
+    b->part[b->npart++] = q;
+}
+
+/* Fold what an exit receives into v and note its partners. */
+static void exit_receive(struct builder *b, uint32_t c, uint32_t k, uint32_t self, uint32_t *v)
+{
+    struct instance *in = &b->inst[c];
+    const struct mg_collective *col = &b->match->collectives[c];
+    switch (in->shape) {
+    case MG_ALL_TO_ALL:
+        join(v, in->acc, b->N);
+        for (uint32_t j = 0; j < in->n; j++)
+            add_partner(b, col->members[j].enter.rank, self);
+        break;
+    case MG_ALL_TO_ONE:
+        if ((int32_t)k == in->root) {
+            join(v, in->acc, b->N);
+            for (uint32_t j = 0; j < in->n; j++)
+                add_partner(b, col->members[j].enter.rank, self);
+        }
+        break;
+    case MG_ONE_TO_ALL:
+        if ((int32_t)k != in->root) {
+            join(v, in->acc, b->N);
+            add_partner(b, col->members[in->root].enter.rank, self);
+        }
+        break;
+    case MG_SCAN:
+    case MG_EXSCAN: {
+        uint32_t need = in->sorted_pos[k] + (in->shape == MG_SCAN);
+        if (need) {
+            join(v, in->pre[need - 1], b->N);
+            for (uint32_t s = 0; s < need; s++)
+                add_partner(b, in->sorted_rank[s], self);
+        }
+        break;
+    }
+    default: break;
+    }
+}
+
+static void enter_send(struct builder *b, uint32_t c, uint32_t k, const uint32_t *v)
+{
+    struct instance *in = &b->inst[c];
+    in->entered_flag[k] = 1;
+    in->entered++;
+    switch (in->shape) {
+    case MG_ALL_TO_ALL:
+    case MG_ALL_TO_ONE:
+        if (!in->acc) {
+            in->acc = vec_copy(b, v);
+        } else {
+            join(in->acc, v, b->N);
+        }
+        break;
+    case MG_ONE_TO_ALL:
+        if ((int32_t)k == in->root)
+            in->acc = vec_copy(b, v);
+        break;
+    case MG_SCAN:
+    case MG_EXSCAN: {
+        uint32_t s = in->sorted_pos[k];
+        in->enter_copy[s] = vec_copy(b, v);
+        while (in->prefix < in->n && in->enter_copy[in->prefix]) {
+            uint32_t p = in->prefix;
+            in->pre[p] = in->enter_copy[p];
+            in->enter_copy[p] = NULL;
+            if (p && in->pre[p])
+                join(in->pre[p], in->pre[p - 1], b->N);
+            in->prefix++;
+        }
+        break;
+    }
+    default: break;
+    }
+}
+
+static int push_rec(struct builder *b, uint32_t r, struct rec x)
+{
+    if (b->nrecs[r] == b->crecs[r]) {
+        size_t cap = b->crecs[r] ? b->crecs[r] * 2 : 16;
+        struct rec *nv = realloc(b->recs[r], sizeof *nv * cap);
+        if (!nv)
+            return -1;
+        b->recs[r] = nv;
+        b->crecs[r] = cap;
+    }
+    b->recs[r][b->nrecs[r]++] = x;
+    return 0;
+}
+
+/* Room for `extra` more entries. The entries are most of the index (a
+ * full vector per cluster receive at the top): an anonymous mapping that
+ * grows in place when it can, in transparent huge pages where the kernel
+ * allows, costs far fewer page faults than malloc'd memory. */
+static int entries_reserve(struct builder *b, size_t extra)
+{
+    struct u32vec *e = &b->entries;
+    if (e->n + extra <= e->cap)
+        return 0;
+    size_t cap = e->cap ? e->cap * 2 : (size_t)4 << 20;
+    while (cap < e->n + extra)
+        cap *= 2;
+    size_t old = b->entries_base ? b->skip + e->cap * sizeof *e->v : 0, size = b->skip + cap * sizeof *e->v;
+    if (b->fd >= 0 && ftruncate(b->fd, (off_t)size) != 0)
+        return -1;
+    void *p = b->entries_base ? mremap(b->entries_base, old, size, MREMAP_MAYMOVE)
+              : b->fd >= 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd, 0)
+                           : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    if (b->fd < 0)
+        madvise(p, size, MADV_HUGEPAGE);   /* a hint: fine if refused */
+    b->entries_base = p;
+    e->v = (uint32_t *)(void *)((char *)p + b->skip);
+    e->cap = cap;
+    return 0;
+}
+
+/* Store v projected on cluster c of level k (the full v at the top). A
+ * receive stamped at level k is a cluster receive of every level below. */
+static int stamp(struct builder *b, uint32_t r, uint64_t i, uint32_t k, const uint32_t *v, int receive)
+{
+    struct rec x = { (uint32_t)i, 0, b->N, k, b->entries.n };
+    uint32_t self = (uint32_t)b->nrecs[r];
+    for (uint32_t lv = 0; lv < b->L; lv++) {
+        const struct u32vec *g = &b->gcr[lv][r];
+        if (u32_push(&b->gcr[lv][r], receive && lv < k ? self : g->n ? g->v[g->n - 1] : CI_NONE))
+            return -1;
+    }
+    if (k < b->L) {
+        x.cluster = b->cluster_of[k][r];
+        const struct u32vec *map = &b->cmap[k][x.cluster];
+        x.size = (uint32_t)map->n;
+        if (entries_reserve(b, map->n))
+            return -1;
+        uint32_t *out = b->entries.v + b->entries.n;
+        for (size_t j = 0; j < map->n; j++)
+            out[j] = v[map->v[j]];
+        b->entries.n += map->n;
+    } else {
+        if (entries_reserve(b, b->N))
+            return -1;
+        memcpy(b->entries.v + b->entries.n, v, sizeof *v * b->N);
+        b->entries.n += b->N;
+    }
+    return push_rec(b, r, x);
+}
+
+/* Distinct level-k clusters of the partners other than r's own, into
+ * b->clist; returns their number and the size of their union with r's. */
+static uint32_t outside_clusters(struct builder *b, uint32_t k, uint32_t r, uint32_t *union_size)
+{
+    uint32_t own = b->cluster_of[k][r], n = 0, size = (uint32_t)b->cmap[k][own].n;
+    b->stamp++;
+    for (uint32_t j = 0; j < b->npart; j++) {
+        uint32_t c = b->cluster_of[k][b->part[j]];
+        if (c == own || b->mark[c] == b->stamp)
+            continue;
+        b->mark[c] = b->stamp;
+        b->clist[n++] = c;
+        size += (uint32_t)b->cmap[k][c].n;
+    }
+    *union_size = size;
+    return n;
+}
+
+/* Fig. 3, for every level from k up: the partners' clusters join r's. A
+ * merge at one level is a merge at every level above it (clusters nest), so
+ * every level must accept. Returns 1 when merged, 0 when refused, -1. */
+static int try_merge(struct builder *b, uint32_t k, uint32_t r, uint64_t i)
+{
+    for (uint32_t j = k; j < b->L; j++) {
+        uint32_t usize, n = outside_clusters(b, j, r, &usize);
+        if (!n)
+            continue;
+        struct ci_merge_request req = { j, b->cfg->maxsize[j], (uint32_t)b->cmap[j][b->cluster_of[j][r]].n, usize,
+                                        n + 1, r, i };
+        if (!b->policy(&req, b->cfg->policy_arg))
+            return 0;
+    }
+    for (uint32_t j = k; j < b->L; j++) {
+        uint32_t usize, n = outside_clusters(b, j, r, &usize);
+        uint32_t into = b->cluster_of[j][r];
+        for (uint32_t x = 0; x < n; x++) {
+            struct u32vec *from = &b->cmap[j][b->clist[x]];
+            for (size_t m = 0; m < from->n; m++) {
+                if (u32_push(&b->cmap[j][into], from->v[m]))
+                    return -1;
+                b->cluster_of[j][from->v[m]] = into;
+            }
+        }
+    }
+    return 1;
+}
+
+static int log_event(struct builder *b, uint32_t r, int receive)
+{
+    struct ci_log *l = b->log;
+    struct ci_log_item *last = l->nitems ? &l->items[l->nitems - 1] : NULL;
+    if (!last || last->rank != r || last->has_receive) {
+        if (l->nitems == l->citems) {
+            size_t cap = l->citems ? l->citems * 2 : 1024;
+            struct ci_log_item *nv = realloc(l->items, sizeof *nv * cap);
+            if (!nv)
+                return -1;
+            l->items = nv;
+            l->citems = cap;
+        }
+        last = &l->items[l->nitems++];
+        *last = (struct ci_log_item){ r, 0, 0, 0, l->npart };
+    }
+    if (!receive) {
+        last->plain++;
+        return 0;
+    }
+    last->has_receive = 1;
+    last->part_first = l->npart;
+    last->npart = b->npart;
+    if (l->npart + b->npart > l->cpart) {
+        size_t cap = l->cpart ? l->cpart : 1024;
+        while (cap < l->npart + b->npart)
+            cap *= 2;
+        uint32_t *nv = realloc(l->part, sizeof *nv * cap);
+        if (!nv)
+            return -1;
+        l->part = nv;
+        l->cpart = cap;
+    }
+    memcpy(l->part + l->npart, b->part, sizeof *b->part * b->npart);
+    l->npart += b->npart;
+    return 0;
+}
+
+/* Stamp event pos[r] of rank r if it can go. Returns 1 when stamped, 0 when
+ * it waits (*wait = the rank), -1 on failure. */
+static int step(struct builder *b, uint32_t r, uint32_t *wait)
+{
+    uint64_t i = b->pos[r];
+    size_t rp = b->rpos[r], re = rp;
+    const struct role *ro = b->roles[r];
+    while (re < b->nroles[r] && ro[re].idx == i)
+        re++;
+    for (size_t x = rp; x < re; x++) {
+        if (ro[x].kind == ROLE_RECV && !b->msg_sent[ro[x].id]) {
+            *wait = b->match->messages[ro[x].id].send.rank;
+            return 0;
+        }
+        if (ro[x].kind == ROLE_EXIT && !exit_ready(b, ro[x].id, ro[x].member, wait))
+            return 0;
+    }
+    uint32_t *v = b->cur + (size_t)r * b->N;
+    if (i >= UINT32_MAX)
+        return -1;
+    v[r] = (uint32_t)(i + 1);
+    b->npart = 0;
+    b->stamp++;
+    for (size_t x = rp; x < re; x++) {
+        if (ro[x].kind == ROLE_RECV) {
+            uint32_t m = ro[x].id;
+            join(v, b->msg_vec[m], b->N);
+            vec_put(b, b->msg_vec[m]);
+            b->msg_vec[m] = NULL;
+            add_partner(b, b->match->messages[m].send.rank, r);
+        } else if (ro[x].kind == ROLE_EXIT) {
+            exit_receive(b, ro[x].id, ro[x].member, r, v);
+        }
+    }
+    struct ci_stats *st = b->st;
+    if (b->npart) {
+        /* Fig. 5: climb while the partners lie outside and the clusters cannot merge */
+        uint32_t k = 0;
+        for (; k < b->L; k++) {
+            uint32_t usize;
+            if (!outside_clusters(b, k, r, &usize))
+                break;
+            int mr = try_merge(b, k, r, i);
+            if (mr < 0)
+                return -1;
+            if (mr)
+                break;
+            st->creceives[k]++;
+        }
+        if (stamp(b, r, i, k, v, 1))
+            return -1;
+        st->receives++;
+        st->paper_entries += k < b->L ? (double)b->cmap[k][b->cluster_of[k][r]].n : (double)b->N;
+        st->top_events += k == b->L;
+    } else {
+        uint32_t c = b->cluster_of[0][r];
+        const struct rec *last = b->nrecs[r] ? &b->recs[r][b->nrecs[r] - 1] : NULL;
+        if (!last || last->level != 0 || last->cluster != c || last->size != b->cmap[0][c].n)
+            if (stamp(b, r, i, 0, v, 0))
+                return -1;
+        st->paper_entries += (double)b->cmap[0][c].n;
+    }
+    if (b->log && log_event(b, r, b->npart != 0))
+        return -1;
+    for (size_t x = rp; x < re; x++) {
+        if (ro[x].kind == ROLE_SEND) {
+            if (!(b->msg_vec[ro[x].id] = vec_copy(b, v)))
+                return -1;
+            b->msg_sent[ro[x].id] = 1;
+        } else if (ro[x].kind == ROLE_ENTER) {
+            enter_send(b, ro[x].id, ro[x].member, v);
+        } else if (ro[x].kind == ROLE_EXIT) {
+            struct instance *in = &b->inst[ro[x].id];
+            if (++in->exited == in->n)
+                instance_free(b, in);
+        }
+    }
+    if (b->oom)
+        return -1;
+    b->rpos[r] = re;
+    b->pos[r] = i + 1;
+    st->events++;
+    return 1;
+}
+
+static void builder_free(struct builder *b)
+{
+    if (b->inst)
+        for (size_t c = 0; c < b->match->ncollectives; c++)
+            instance_free(b, &b->inst[c]);
+    free(b->inst);
+    if (b->msg_vec)
+        for (size_t m = 0; m < b->match->nmessages; m++)
+            free(b->msg_vec[m]);
+    free(b->msg_vec);
+    free(b->msg_sent);
+    for (size_t k = 0; k < b->nfree; k++)
+        free(b->free_vecs[k]);
+    free(b->free_vecs);
+    free(b->cur);
+    for (uint32_t r = 0; r < b->N; r++) {
+        if (b->roles)
+            free(b->roles[r]);
+        if (b->recs)
+            free(b->recs[r]);
+    }
+    free(b->roles);
+    free(b->recs);
+    free(b->nroles);
+    free(b->rpos);
+    free(b->pos);
+    free(b->nrecs);
+    free(b->crecs);
+    for (uint32_t k = 0; k < b->L; k++) {
+        free(b->cluster_of[k]);
+        for (uint32_t c = 0; b->cmap[k] && c < b->N; c++)
+            free(b->cmap[k][c].v);
+        free(b->cmap[k]);
+        for (uint32_t r = 0; b->gcr[k] && r < b->N; r++)
+            free(b->gcr[k][r].v);
+        free(b->gcr[k]);
+    }
+    if (b->entries_base)
+        munmap(b->entries_base, b->skip + b->entries.cap * sizeof *b->entries.v);
+    if (b->fd >= 0) {
+        close(b->fd);
+        unlink(b->cfg->entries_file);
+    }
+    free(b->mark);
+    free(b->part);
+    free(b->clist);
+}
+
+/* Lay the per-rank and per-cluster lists out as the flat arrays of
+ * struct ci_index. */
+static int finish(struct builder *b, struct ci_index *ix)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->nranks = b->N;
+    ix->nlevels = b->L;
+    memcpy(ix->maxsize, b->cfg->maxsize, sizeof ix->maxsize);
+    uint64_t nrec = 0;
+    for (uint32_t r = 0; r < b->N; r++)
+        nrec += b->nrecs[r];
+    ix->nrecords = nrec;
+    ix->nevents = malloc(sizeof *ix->nevents * b->N);
+    ix->rec_first = malloc(sizeof *ix->rec_first * (b->N + 1));
+    ix->rec_start = malloc(sizeof *ix->rec_start * (nrec ? nrec : 1));
+    ix->rec_cluster = malloc(sizeof *ix->rec_cluster * (nrec ? nrec : 1));
+    ix->rec_size = malloc(sizeof *ix->rec_size * (nrec ? nrec : 1));
+    ix->rec_vec = malloc(sizeof *ix->rec_vec * (nrec ? nrec : 1));
+    ix->rec_level = malloc(nrec ? nrec : 1);
+    ix->rec_next_top = malloc(sizeof *ix->rec_next_top * (nrec ? nrec : 1));
+    if (!ix->rec_next_top || !ix->nevents || !ix->rec_first || !ix->rec_start || !ix->rec_cluster || !ix->rec_size || !ix->rec_vec
+        || !ix->rec_level)
+        return -1;
+    uint64_t at = 0;
+    for (uint32_t r = 0; r < b->N; r++) {
+        ix->nevents[r] = b->nevents[r];
+        ix->rec_first[r] = at;
+        for (size_t k = 0; k < b->nrecs[r]; k++, at++) {
+            const struct rec *x = &b->recs[r][k];
+            ix->rec_start[at] = x->start;
+            ix->rec_cluster[at] = x->cluster;
+            ix->rec_size[at] = x->size;
+            ix->rec_vec[at] = x->vec;
+            ix->rec_level[at] = (uint8_t)x->level;
+        }
+    }
+    ix->rec_first[b->N] = at;
+    for (uint32_t r = 0; r < b->N; r++) {
+        uint32_t next = CI_NONE;
+        for (uint64_t x = ix->rec_first[r + 1]; x-- > ix->rec_first[r];) {
+            if (ix->rec_level[x] == b->L)
+                next = (uint32_t)(x - ix->rec_first[r]);
+            ix->rec_next_top[x] = next;
+        }
+    }
+    for (uint32_t k = 0; k < b->L; k++) {
+        uint64_t nm = 0;
+        for (uint32_t c = 0; c < b->N; c++)
+            nm += b->cmap[k][c].n;
+        ix->nmap[k] = nm;
+        ix->map_first[k] = malloc(sizeof **ix->map_first * (b->N + 1));
+        ix->map[k] = malloc(sizeof **ix->map * (nm ? nm : 1));
+        ix->rec_gcr[k] = malloc(sizeof **ix->rec_gcr * (nrec ? nrec : 1));
+        if (!ix->map_first[k] || !ix->map[k] || !ix->rec_gcr[k])
+            return -1;
+        nm = 0;
+        for (uint32_t c = 0; c < b->N; c++) {
+            ix->map_first[k][c] = nm;
+            memcpy(ix->map[k] + nm, b->cmap[k][c].v, sizeof *ix->map[k] * b->cmap[k][c].n);
+            nm += b->cmap[k][c].n;
+        }
+        ix->map_first[k][b->N] = nm;
+        for (uint32_t r = 0; r < b->N; r++)
+            if (b->nrecs[r])
+                memcpy(ix->rec_gcr[k] + ix->rec_first[r], b->gcr[k][r].v, sizeof **ix->rec_gcr * b->nrecs[r]);
+    }
+    ix->nentries = b->entries.n;
+    if (entries_reserve(b, 1))
+        return -1;
+    ix->entries = b->entries.v;
+    ix->entries_base = b->entries_base;
+    ix->entries_mapped = b->skip + b->entries.cap * sizeof *b->entries.v;
+    ix->entries_fd = b->fd > 0 ? b->fd : 0;
+    if (b->fd >= 0 && !(ix->entries_path = strdup(b->cfg->entries_file)))
+        return -1;
+    b->entries_base = NULL;
+    b->entries.v = NULL;
+    b->fd = -1;
+    return ci_prepare(ix);
+}
+
+int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match, const struct ci_config *cfg,
+             struct ci_index *out, struct ci_stats *stats, struct ci_log *log, char *err, size_t errlen)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(stats, 0, sizeof *stats);
+    memset(out, 0, sizeof *out);
+    if (log)
+        memset(log, 0, sizeof *log);
+    if (!nranks || cfg->nlevels < 1 || cfg->nlevels > CI_MAX_LEVELS) {
+        snprintf(err, errlen, "causal index: %s", nranks ? "1 to 8 cluster levels" : "no ranks");
+        return -1;
+    }
+    for (uint32_t r = 0; r < nranks; r++)
+        if (nevents[r] >= UINT32_MAX) {
+            snprintf(err, errlen, "causal index: rank %u has %llu events, more than the index holds (2^32-1)", r,
+                     (unsigned long long)nevents[r]);
+            return -1;
+        }
+    struct builder b = { 0 };
+    b.N = nranks;
+    b.L = cfg->nlevels;
+    b.match = match;
+    b.cfg = cfg;
+    b.policy = cfg->policy ? cfg->policy : ci_merge_first_communication;
+    b.nevents = nevents;
+    b.st = stats;
+    b.log = log;
+    b.fd = -1;
+    if (cfg->entries_file) {
+        b.skip = ci_header_size();
+        b.fd = open(cfg->entries_file, O_RDWR | O_CREAT | O_TRUNC, 0666);
+        if (b.fd <= 0) {   /* 0 would be taken for "no file" */
+            snprintf(err, errlen, "%s: cannot create", cfg->entries_file);
+            if (b.fd == 0)
+                close(0);
+            return -1;
+        }
+    }
+    int rc = -1;
+    size_t N = nranks;
+    b.cur = calloc(N * N, sizeof *b.cur);
+    b.roles = calloc(N, sizeof *b.roles);
+    b.nroles = calloc(N, sizeof *b.nroles);
+    b.rpos = calloc(N, sizeof *b.rpos);
+    b.pos = calloc(N, sizeof *b.pos);
+    b.recs = calloc(N, sizeof *b.recs);
+    b.nrecs = calloc(N, sizeof *b.nrecs);
+    b.crecs = calloc(N, sizeof *b.crecs);
+    b.msg_vec = calloc(match->nmessages ? match->nmessages : 1, sizeof *b.msg_vec);
+    b.msg_sent = calloc(match->nmessages ? match->nmessages : 1, 1);
+    b.mark = calloc(N, sizeof *b.mark);
+    b.part = malloc(sizeof *b.part * N);
+    b.clist = malloc(sizeof *b.clist * N);
+    uint32_t *waiters = malloc(sizeof *waiters * N), *next_waiter = malloc(sizeof *next_waiter * N);
+    uint32_t *stack = malloc(sizeof *stack * N);
+    uint8_t *queued = calloc(N, 1);
+    int ok = b.cur && b.roles && b.nroles && b.rpos && b.pos && b.recs && b.nrecs && b.crecs && b.msg_vec
+             && b.msg_sent && b.mark && b.part && b.clist && waiters && next_waiter && stack && queued;
+    for (uint32_t k = 0; ok && k < b.L; k++) {
+        b.cluster_of[k] = malloc(sizeof *b.cluster_of[k] * N);
+        b.cmap[k] = calloc(N, sizeof *b.cmap[k]);
+        b.gcr[k] = calloc(N, sizeof *b.gcr[k]);
+        ok = b.cluster_of[k] && b.cmap[k] && b.gcr[k];
+        for (uint32_t r = 0; ok && r < N; r++) {
+            b.cluster_of[k][r] = r;
+            ok = u32_push(&b.cmap[k][r], r) == 0;
+        }
+    }
+    if (!ok || setup_instances(&b) != 0) {
+        snprintf(err, errlen, "causal index: out of memory for %u ranks", nranks);
+        goto done;
+    }
+    b.live = N;   /* the ranks' own vectors */
+    b.peak = N;
+    if (setup_roles(&b, err, errlen) != 0)
+        goto done;
+
+    /* Run ranks until each is done or waits on another. */
+    const uint32_t NONE = UINT32_MAX;
+    size_t top = 0;
+    for (uint32_t r = 0; r < N; r++) {
+        waiters[r] = NONE;
+        stack[top++] = nranks - 1 - r;
+        queued[nranks - 1 - r] = 1;
+    }
+    while (top) {
+        uint32_t r = stack[--top];
+        queued[r] = 0;
+        uint64_t before = b.pos[r];
+        while (b.pos[r] < nevents[r]) {
+            uint32_t wait = NONE;
+            int s = step(&b, r, &wait);
+            if (s < 0) {
+                snprintf(err, errlen, "causal index: out of memory");
+                goto done;
+            }
+            if (s == 0) {
+                next_waiter[r] = waiters[wait];
+                waiters[wait] = r;
+                break;
+            }
+        }
+        if (b.pos[r] != before)
+            for (uint32_t w = waiters[r]; w != NONE; w = next_waiter[w])
+                if (!queued[w]) {
+                    queued[w] = 1;
+                    stack[top++] = w;
+                }
+        if (b.pos[r] != before)
+            waiters[r] = NONE;
+    }
+    for (uint32_t r = 0; r < N; r++)
+        if (b.pos[r] < nevents[r]) {
+            snprintf(err, errlen,
+                     "causal index: the matched messages and collectives form a cycle with the ranks' event order "
+                     "(rank %u stops at event %llu)", r, (unsigned long long)b.pos[r]);
+            goto done;
+        }
+    if (finish(&b, out) != 0) {
+        ci_free(out);
+        snprintf(err, errlen, "causal index: out of memory");
+        goto done;
+    }
+    stats->records = out->nrecords;
+    stats->entries = out->nentries;
+    stats->peak_live_vectors = b.peak;
+    rc = 0;
+done:
+    if (rc && log)
+        ci_log_free(log);
+    builder_free(&b);
+    free(waiters);
+    free(next_waiter);
+    free(stack);
+    free(queued);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    stats->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    return rc;
+}
+
+void ci_log_free(struct ci_log *log)
+{
+    free(log->items);
+    free(log->part);
+    memset(log, 0, sizeof *log);
+}

@@ -1,0 +1,476 @@
+/* causal_file.c — OUT_DIR/causal.idx: the causal index on disk, and
+ * stc_causal_open.
+ *
+ * Layout (native little-endian; the header says so): a fixed header with
+ * magic, version, counts, the merged archive's fingerprint, the file size
+ * and two checksums (header, body); then the arrays of struct ci_index in
+ * order, each padded to 8 bytes. Opening maps the file, checks everything
+ * that could make a query read out of bounds, and never trusts a file whose
+ * checksum, size, version or fingerprint disagree. */
+#define _DEFAULT_SOURCE
+#include "causal.h"
+#include "synctrace/causal.h"
+
+#include <dirent.h>
+#include <sys/types.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CI_MAGIC "STCAUSAL"
+#define CI_VERSION 1u
+#define CI_ENDIAN 0x01020304u
+
+struct file_header {
+    char magic[8];
+    uint32_t version, endian;
+    uint32_t nranks, nlevels;
+    uint32_t maxsize[CI_MAX_LEVELS];
+    uint64_t nrecords, nentries;
+    uint64_t nmap[CI_MAX_LEVELS];
+    uint64_t fingerprint[2];
+    uint64_t file_size;
+    uint64_t body_checksum;
+    uint64_t header_checksum;   /* of this header with this field 0 */
+};
+
+/* ---------------------------------------------------------------- hashing */
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+/* A fast 64-bit hash (multiply-rotate over 8-byte words): detects
+ * corruption, not adversaries. */
+static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    h ^= n * 0x9E3779B97F4A7C15ull;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = rotl(h ^ (w * 0xBF58476D1CE4E5B9ull), 29) * 0x94D049BB133111EBull;
+        p += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    h = rotl(h ^ (w * 0xBF58476D1CE4E5B9ull), 29) * 0x94D049BB133111EBull;
+    return h ^ (h >> 31);
+}
+
+/* Hash `len` bytes of f from `at` into fp (missing bytes hash as absent). */
+static int hash_range(FILE *f, long at, size_t len, uint64_t fp[2])
+{
+    unsigned char buf[4096];
+    if (fseek(f, at, SEEK_SET) != 0)
+        return -1;
+    while (len) {
+        size_t want = len < sizeof buf ? len : sizeof buf, got = fread(buf, 1, want, f);
+        fp[0] = hash_bytes(fp[0], buf, got);
+        fp[1] = hash_bytes(fp[1] ^ 0x5bd1e995u, buf, got);
+        if (got < want)
+            return ferror(f) ? -1 : 0;
+        len -= got;
+    }
+    return 0;
+}
+
+static int hash_file(const char *path, int whole, uint64_t fp[2], char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    fp[0] = hash_bytes(fp[0], &size, sizeof size);
+    int rc = 0;
+    const size_t sample = 4096;
+    if (whole || size <= 3 * sample)
+        rc = hash_range(f, 0, (size_t)size, fp);
+    else
+        rc = hash_range(f, 0, sample, fp) || hash_range(f, (long)(size / 2), sample, fp)
+             || hash_range(f, (long)(size - sample), sample, fp);
+    fclose(f);
+    if (rc)
+        snprintf(err, errlen, "%s: cannot read", path);
+    return rc ? -1 : 0;
+}
+
+static int evt_file(const struct dirent *d)
+{
+    size_t n = strlen(d->d_name);
+    return n > 4 && strcmp(d->d_name + n - 4, ".evt") == 0;
+}
+
+/* What identifies the merged archive, cheaply enough for every query:
+ *   - traces.otf2 and traces.def in full: small, and the definitions hold
+ *     every location's event count, the clock range and the strings, so any
+ *     re-merge or edit of the run changes them;
+ *   - the size of every event file (a truncated or regrown file);
+ *   - 3 x 4 KiB (start, middle, end) of at most 64 event files spread over
+ *     the ranks: an in-place edit of event bytes is caught when it touches a
+ *     sample, and a full hash would read the whole trace (gigabytes) per query.
+ * So at most ~0.8 MiB is read, plus one stat per rank. */
+int ci_fingerprint(const char *dir, uint64_t fp[2], char *err, size_t errlen)
+{
+    char path[4200];
+    fp[0] = 0x243F6A8885A308D3ull;
+    fp[1] = 0x13198A2E03707344ull;
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    if (hash_file(path, 1, fp, err, errlen))
+        return -1;
+    snprintf(path, sizeof path, "%s/traces.def", dir);
+    if (hash_file(path, 1, fp, err, errlen))
+        return -1;
+    snprintf(path, sizeof path, "%s/traces", dir);
+    struct dirent **names = NULL;
+    int n = scandir(path, &names, evt_file, alphasort);
+    if (n < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    int stride = n > 64 ? (n + 63) / 64 : 1;
+    for (int k = 0; k < n && !rc; k++) {
+        snprintf(path, sizeof path, "%s/traces/%s", dir, names[k]->d_name);
+        fp[1] = hash_bytes(fp[1], names[k]->d_name, strlen(names[k]->d_name));
+        if (k % stride == 0 || k == n - 1) {
+            rc = hash_file(path, 0, fp, err, errlen);
+        } else {
+            struct stat st;
+            if (stat(path, &st) != 0) {
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                rc = -1;
+            } else {
+                uint64_t size = (uint64_t)st.st_size;
+                fp[0] = hash_bytes(fp[0], &size, sizeof size);
+            }
+        }
+    }
+    for (int k = 0; k < n; k++)
+        free(names[k]);
+    free(names);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- layout */
+
+struct section {
+    void **ptr;
+    uint64_t size;            /* bytes */
+};
+
+static uint64_t pad8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
+
+/* The sections in file order; returns their number. Sizes come from the
+ * header's counts (checked against overflow by the caller). */
+static int sections(struct ci_index *ix, struct section *s)
+{
+    uint64_t N = ix->nranks, R = ix->nrecords;
+    int n = 0;
+    /* the entries first: a build can write them in place (ci_write_in_place) */
+    s[n++] = (struct section){ (void **)&ix->entries, 4 * ix->nentries };
+    s[n++] = (struct section){ (void **)&ix->nevents, 8 * N };
+    s[n++] = (struct section){ (void **)&ix->rec_first, 8 * (N + 1) };
+    s[n++] = (struct section){ (void **)&ix->rec_start, 4 * R };
+    s[n++] = (struct section){ (void **)&ix->rec_cluster, 4 * R };
+    s[n++] = (struct section){ (void **)&ix->rec_size, 4 * R };
+    s[n++] = (struct section){ (void **)&ix->rec_vec, 8 * R };
+    s[n++] = (struct section){ (void **)&ix->rec_next_top, 4 * R };
+    s[n++] = (struct section){ (void **)&ix->rec_level, R };
+    for (uint32_t k = 0; k < ix->nlevels; k++) {
+        s[n++] = (struct section){ (void **)&ix->map_first[k], 8 * (N + 1) };
+        s[n++] = (struct section){ (void **)&ix->map[k], 4 * ix->nmap[k] };
+        s[n++] = (struct section){ (void **)&ix->rec_gcr[k], 4 * R };
+    }
+    return n;
+}
+
+#define MAX_SECTIONS (10 + 4 * CI_MAX_LEVELS)
+
+size_t ci_header_size(void)
+{
+    return sizeof(struct file_header);
+}
+
+int ci_write(const struct ci_index *ix_in, const char *path, const uint64_t fp[2], char *err, size_t errlen)
+{
+    struct ci_index ix = *ix_in;
+    struct section s[MAX_SECTIONS];
+    int ns = sections(&ix, s);
+    struct file_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, CI_MAGIC, 8);
+    h.version = CI_VERSION;
+    h.endian = CI_ENDIAN;
+    h.nranks = ix.nranks;
+    h.nlevels = ix.nlevels;
+    memcpy(h.maxsize, ix.maxsize, sizeof h.maxsize);
+    h.nrecords = ix.nrecords;
+    h.nentries = ix.nentries;
+    memcpy(h.nmap, ix.nmap, sizeof h.nmap);
+    h.fingerprint[0] = fp[0];
+    h.fingerprint[1] = fp[1];
+    h.file_size = sizeof h;
+    static const char zeros[8];
+    uint64_t sum = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < ns; k++) {
+        h.file_size += pad8(s[k].size);
+        sum = hash_bytes(sum, *s[k].ptr, (size_t)s[k].size);
+        sum = hash_bytes(sum, zeros, (size_t)(pad8(s[k].size) - s[k].size));
+    }
+    h.body_checksum = sum;
+    h.header_checksum = hash_bytes(0, &h, sizeof h);
+
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    int bad = fwrite(&h, sizeof h, 1, f) != 1;
+    for (int k = 0; k < ns && !bad; k++)
+        bad = (s[k].size && fwrite(*s[k].ptr, 1, (size_t)s[k].size, f) != s[k].size)
+              || fwrite(zeros, 1, (size_t)(pad8(s[k].size) - s[k].size), f) != pad8(s[k].size) - s[k].size;
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, errlen, "%s: write failed", tmp);
+        remove(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int ci_write_in_place(struct ci_index *ix_in, const char *path, const uint64_t fp[2], char *err, size_t errlen)
+{
+    if (ix_in->entries_fd <= 0)
+        return ci_write(ix_in, path, fp, err, errlen);
+    struct ci_index ix = *ix_in;
+    struct section s[MAX_SECTIONS];
+    int ns = sections(&ix, s);
+    struct file_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, CI_MAGIC, 8);
+    h.version = CI_VERSION;
+    h.endian = CI_ENDIAN;
+    h.nranks = ix.nranks;
+    h.nlevels = ix.nlevels;
+    memcpy(h.maxsize, ix.maxsize, sizeof h.maxsize);
+    h.nrecords = ix.nrecords;
+    h.nentries = ix.nentries;
+    memcpy(h.nmap, ix.nmap, sizeof h.nmap);
+    h.fingerprint[0] = fp[0];
+    h.fingerprint[1] = fp[1];
+    h.file_size = sizeof h;
+    static const char zeros[8];
+    uint64_t sum = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < ns; k++) {
+        h.file_size += pad8(s[k].size);
+        sum = hash_bytes(sum, *s[k].ptr, (size_t)s[k].size);
+        sum = hash_bytes(sum, zeros, (size_t)(pad8(s[k].size) - s[k].size));
+    }
+    h.body_checksum = sum;
+    h.header_checksum = hash_bytes(0, &h, sizeof h);
+    int fd = ix_in->entries_fd, bad = 0;
+    /* the entries are in place (section 0); the rest follows them */
+    off_t at = (off_t)(sizeof h + pad8(s[0].size));
+    bad = ftruncate(fd, (off_t)h.file_size) != 0;
+    for (int k = 1; k < ns && !bad; k++) {
+        if (s[k].size && pwrite(fd, *s[k].ptr, (size_t)s[k].size, at) != (ssize_t)s[k].size)
+            bad = 1;
+        at += (off_t)pad8(s[k].size);   /* padding: zeros from ftruncate */
+    }
+    /* the entries' own padding: zero it (the mapping may have left data there) */
+    if (!bad && pad8(s[0].size) > s[0].size
+        && pwrite(fd, zeros, (size_t)(pad8(s[0].size) - s[0].size), (off_t)(sizeof h + s[0].size))
+               != (ssize_t)(pad8(s[0].size) - s[0].size))
+        bad = 1;
+    if (!bad && pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
+        bad = 1;
+    if (bad || rename(ix_in->entries_path, path) != 0) {
+        snprintf(err, errlen, "%s: write failed", path);
+        return -1;   /* ci_free removes the partial file */
+    }
+    /* written: keep the file, drop the descriptor */
+    close(fd);
+    ix_in->entries_fd = 0;
+    return 0;
+}
+
+/* Everything a query relies on: no index out of bounds, records in order. */
+static const char *check_structure(const struct ci_index *ix)
+{
+    uint32_t N = ix->nranks;
+    for (uint32_t k = 0; k < ix->nlevels; k++) {
+        if (ix->map_first[k][0] != 0 || ix->map_first[k][N] != ix->nmap[k])
+            return "cluster tables";
+        for (uint32_t c = 0; c < N; c++)
+            if (ix->map_first[k][c + 1] < ix->map_first[k][c])
+                return "cluster tables";
+        for (uint64_t x = 0; x < ix->nmap[k]; x++)
+            if (ix->map[k][x] >= N)
+                return "cluster maps";
+    }
+    if (ix->rec_first[0] != 0 || ix->rec_first[N] != ix->nrecords)
+        return "record table";
+    for (uint32_t r = 0; r < N; r++) {
+        uint64_t a = ix->rec_first[r], b = ix->rec_first[r + 1];
+        if (b <= a || b > ix->nrecords || ix->rec_start[a] != 0 || ix->nevents[r] >= UINT32_MAX)
+            return "record table";
+        for (uint64_t x = a; x < b; x++) {
+            if ((x > a && ix->rec_start[x] <= ix->rec_start[x - 1]) || ix->rec_start[x] >= ix->nevents[r])
+                return "record order";
+            uint32_t lv = ix->rec_level[x];
+            uint64_t size = lv < ix->nlevels ? ix->rec_size[x] : N;
+            if (lv > ix->nlevels || ix->rec_vec[x] > ix->nentries || size > ix->nentries - ix->rec_vec[x])
+                return "record vectors";
+            uint32_t t = ix->rec_next_top[x];
+            if (t != CI_NONE && (t < x - a || t >= b - a || ix->rec_level[a + t] != ix->nlevels))
+                return "record order";
+            if (lv < ix->nlevels && (ix->rec_cluster[x] >= N || ix->rec_size[x] == 0
+                                     || ix->rec_size[x] > ix->map_first[lv][ix->rec_cluster[x] + 1]
+                                                              - ix->map_first[lv][ix->rec_cluster[x]]))
+                return "record clusters";
+        }
+        /* a cluster receive is a receive stamped above the level */
+        for (uint32_t k = 0; k < ix->nlevels; k++)
+            for (uint64_t x = a; x < b; x++) {
+                uint32_t g = ix->rec_gcr[k][x];
+                if (g != CI_NONE && (g > x - a || ix->rec_level[a + g] <= k))
+                    return "cluster receives";
+            }
+    }
+    return NULL;
+}
+
+int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0) {
+        if (errno == ENOENT)
+            snprintf(err, errlen, "%s: no causal index (merge again, or the trace was not merged by synctrace)", path);
+        else
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < sizeof(struct file_header)) {
+        snprintf(err, errlen, "%s: corrupt causal index (truncated)", path);
+        close(fd);
+        return -1;
+    }
+    size_t size = (size_t)st.st_size;
+    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    out->mapping = map;
+    out->mapping_size = size;
+    struct file_header h;
+    memcpy(&h, map, sizeof h);
+    uint64_t want = h.header_checksum;
+    h.header_checksum = 0;
+    const char *problem = NULL;
+    if (memcmp(h.magic, CI_MAGIC, 8) != 0)
+        problem = "not a synctrace causal index";
+    else if (h.endian != CI_ENDIAN)
+        problem = "written on a machine of other byte order";
+    else if (h.version != CI_VERSION)
+        problem = "index format of another synctrace version (merge again)";
+    else if (hash_bytes(0, &h, sizeof h) != want)
+        problem = "corrupt causal index (header checksum)";
+    else if (h.file_size != size)
+        problem = "corrupt causal index (size)";
+    else if (h.nranks == 0 || h.nlevels < 1 || h.nlevels > CI_MAX_LEVELS || h.nranks > (1u << 24))
+        problem = "corrupt causal index (header)";
+    if (problem) {
+        snprintf(err, errlen, "%s: %s", path, problem);
+        ci_free(out);
+        return -1;
+    }
+    out->nranks = h.nranks;
+    out->nlevels = h.nlevels;
+    memcpy(out->maxsize, h.maxsize, sizeof h.maxsize);
+    out->nrecords = h.nrecords;
+    out->nentries = h.nentries;
+    memcpy(out->nmap, h.nmap, sizeof h.nmap);
+    struct section s[MAX_SECTIONS];
+    int ns = sections(out, s);
+    uint64_t at = sizeof h, sum = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < ns && !problem; k++) {
+        /* counts are at most the file size: no overflow in the sizes */
+        if (s[k].size > size || at > size || pad8(s[k].size) > size - at) {
+            problem = "corrupt causal index (counts)";
+            break;
+        }
+        *s[k].ptr = (char *)map + at;
+        /* the padding as read: a flipped padding byte is damage too */
+        sum = hash_bytes(sum, (char *)map + at, (size_t)s[k].size);
+        sum = hash_bytes(sum, (char *)map + at + s[k].size, (size_t)(pad8(s[k].size) - s[k].size));
+        at += pad8(s[k].size);
+    }
+    if (!problem && at != size)
+        problem = "corrupt causal index (size)";
+    if (!problem && sum != h.body_checksum)
+        problem = "corrupt causal index (checksum)";
+    if (!problem)
+        problem = check_structure(out) ? "corrupt causal index (structure)" : NULL;
+    if (problem) {
+        snprintf(err, errlen, "%s: %s", path, problem);
+        ci_free(out);
+        return -1;
+    }
+    if (dir) {
+        uint64_t fp[2];
+        char ferr[4400];
+        if (ci_fingerprint(dir, fp, ferr, sizeof ferr) != 0) {
+            snprintf(err, errlen, "%s: cannot check the merged archive it belongs to: %s", path, ferr);
+            ci_free(out);
+            return -1;
+        }
+        if (fp[0] != h.fingerprint[0] || fp[1] != h.fingerprint[1]) {
+            snprintf(err, errlen, "%s: stale causal index: the merged archive in %s changed since it was built "
+                                  "(merge again)", path, dir);
+            ci_free(out);
+            return -1;
+        }
+    }
+    if (ci_prepare(out) != 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        ci_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+stc_causal *stc_causal_open(const char *dir, char *err, size_t errlen)
+{
+    stc_causal *c = malloc(sizeof *c);
+    char path[4200];
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    snprintf(path, sizeof path, "%s/causal.idx", dir);
+    if (ci_read(path, dir, c, err, errlen) != 0) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}

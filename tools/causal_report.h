@@ -1,0 +1,48 @@
+/* causal_report.h — the causal index in a merge: build it, write
+ * OUT/causal.idx, the paper's cluster-size sweep (OUT/cluster_sizes.csv and
+ * .svg), and what report.json / report.txt say of it. */
+#ifndef SYNCTRACE_CAUSAL_REPORT_H
+#define SYNCTRACE_CAUSAL_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "match.h"
+
+#define CAUSAL_SWEEP_MAX 50
+
+struct causal_summary {
+    int built;                      /* 0: no index (see error) */
+    char error[512];
+    char levels[96];                /* maximum cluster sizes per level, "8" or "8,64" */
+    uint32_t ranks;
+    uint64_t events, receives, cluster_receives, full_vectors, records, entries, index_bytes;
+    double entries_per_event;       /* the paper's size: average entries of an event's timestamp */
+    double file_ratio;              /* index file / Fidge/Mattern vectors of 4-byte entries */
+    size_t peak_live_vectors;
+    double seconds_build, seconds_write, seconds_sweep;
+    double seconds_wait;            /* the merge waiting for the build (it runs while the archive is written) */
+    uint32_t nsweep;                /* rows of the sweep: max cluster size 1 .. nsweep */
+    double sweep_self[CAUSAL_SWEEP_MAX + 1], sweep_contiguous[CAUSAL_SWEEP_MAX + 1];
+};
+
+/* The index is built (and the sweep run) in a thread while the merge writes
+ * the archive, its entries straight into dir's index file: causal_start
+ * before ow_write, causal_finish after it, with
+ * match and its contents unchanged in between. causal_start returns NULL
+ * only when out of memory; causal_abandon ends a job on an error path. */
+struct causal_job;
+struct causal_job *causal_start(const char *dir, const uint64_t *nevents, uint32_t nranks,
+                                const struct mg_result *match, const char *levels);
+int causal_finish(struct causal_job *job, const char *dir, struct causal_summary *s, char *err, size_t errlen);
+void causal_abandon(struct causal_job *job);
+
+/* All at once: build the index of the merged trace in dir (already written there), write
+ * dir/causal.idx, dir/cluster_sizes.csv and dir/cluster_sizes.svg. On
+ * failure to build (not to write) s->built is 0 and s->error says why, and
+ * the merge goes on. Returns 0, or -1 with err (a file could not be written). */
+int causal_for_merge(const char *dir, const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
+                     const char *levels, struct causal_summary *s, char *err, size_t errlen);
+void causal_report_json(FILE *f, const struct causal_summary *s);
+void causal_report_text(FILE *f, const struct causal_summary *s);
+
+#endif
