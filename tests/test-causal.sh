@@ -69,7 +69,7 @@ if len(r['sweep']['rows']) != 50: bad.append('json sweep rows')
 svg = xml.dom.minidom.parse(d + '/cluster_sizes.svg')
 if len(svg.getElementsByTagName('polyline')) != 2: bad.append('svg lines')
 txt = open(d + '/report.txt').read()
-if 'causal index (causal.idx)' not in txt or 'cluster sizes' not in txt: bad.append('report.txt')
+if 'causal index  clusters' not in txt or 'self-organizing' not in txt: bad.append('report.txt')
 print(' '.join(bad))
 PY
 fail=$(cat "$tmp/report.check")

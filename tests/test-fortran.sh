@@ -10,6 +10,7 @@
 # traces with the same events as the C program's (tests/fortran_check.py).
 # Without an MPI Fortran compiler (configure's MPIFORT) every check is SKIP.
 . "$top_srcdir/tests/lib.sh"
+top_srcdir=$(cd "$top_srcdir" && pwd)   # the Fortran builds run in a scratch directory
 : "${PYTHON3:=python3}"
 : "${MPIFORT:=}"
 np=4

@@ -289,7 +289,7 @@ void causal_report_text(FILE *f, const struct causal_summary *s)
     if (!s)
         return;
     if (!s->built) {
-        fprintf(f, "causal index: not built: %s\n", s->error);
+        fprintf(f, "  causal index  not built: %s\n", s->error);
         return;
     }
     uint32_t best = 1;
@@ -297,12 +297,10 @@ void causal_report_text(FILE *f, const struct causal_summary *s)
         if (s->sweep_self[k] < s->sweep_self[best])
             best = k;
     uint32_t at = 8 <= s->nsweep ? 8 : s->nsweep;
-    fprintf(f, "causal index (causal.idx): clusters of at most %s ranks; timestamps average %.2f entries per event, "
-               "%.1f%% of Fidge/Mattern's %u; file %.1f%% of Fidge/Mattern vectors (%llu bytes); built in %.3f s\n",
-            s->levels, s->entries_per_event, 100 * s->entries_per_event / s->ranks, s->ranks, 100 * s->file_ratio,
-            (unsigned long long)s->index_bytes, s->seconds_build);
-    fprintf(f, "cluster sizes (cluster_sizes.csv, .svg): self-organizing %.1f%%, contiguous %.1f%% of Fidge/Mattern "
-               "at size %u; best self-organizing %.1f%% at size %u\n",
-            100 * s->sweep_self[at] / s->ranks, 100 * s->sweep_contiguous[at] / s->ranks, at,
+    /* two lines in the summary's columns, none over 100 characters */
+    fprintf(f, "  causal index  clusters <= %s: %.2f entries/event (%.1f%% of Fidge/Mattern), %.1f%% of its size\n",
+            s->levels, s->entries_per_event, 100 * s->entries_per_event / s->ranks, 100 * s->file_ratio);
+    fprintf(f, "                size %u: self-organizing %.1f%%, contiguous %.1f%%; best %.1f%% at size %u\n", at,
+            100 * s->sweep_self[at] / s->ranks, 100 * s->sweep_contiguous[at] / s->ranks,
             100 * s->sweep_self[best] / s->ranks, best);
 }

@@ -63,16 +63,20 @@ static int intern(struct interner *in, const char *name, uint32_t *id)
     return 0;
 }
 
-/* ---------- request ids -> event index, per rank ---------- */
+/* ---------- request ids -> event, per rank ---------- */
 
+/* Request ids are unique per rank, not per location: one thread may post a
+ * request and another complete it. */
 struct req_index {
-    uint64_t req, index;
+    uint32_t rank, stream;    /* world rank; the location that posted it */
+    uint64_t req, index;      /* index: of the posting event (nbc: bit 63 = neighbourhood) */
 };
 
 static int by_req(const void *a, const void *b)
 {
-    uint64_t x = ((const struct req_index *)a)->req, y = ((const struct req_index *)b)->req;
-    return (x > y) - (x < y);
+    const struct req_index *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return (x->req > y->req) - (x->req < y->req);
 }
 
 /* qsort, but an empty array may be NULL (qsort's is declared nonnull) */
@@ -82,9 +86,9 @@ static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const 
         qsort(v, n, size, cmp);
 }
 
-static const struct req_index *find_req(const struct req_index *v, size_t n, uint64_t req)
+static const struct req_index *find_req(const struct req_index *v, size_t n, uint32_t rank, uint64_t req)
 {
-    struct req_index key = { req, 0 };
+    struct req_index key = { rank, 0, req, 0 };
     return n ? bsearch(&key, v, n, sizeof *v, by_req) : NULL;   /* v may be NULL when empty */
 }
 
@@ -202,17 +206,17 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
             memcpy(g->members, ranks[r].comms[c].members, sizeof *g->members * g->size);
         }
 
+    /* First pass, over every location: where each receive request was
+     * posted, which requests were cancelled, and where non-blocking
+     * collectives were posted. */
     for (uint32_t r = 0; r < nranks; r++) {
         const struct rt_rank *rk = &ranks[r];
-        /* First pass: where each receive request was posted, which requests
-         * were cancelled, and where non-blocking collectives were posted. */
-        nposted = ncancelled = nnbc = 0;
         uint32_t region = UINT32_MAX;
         for (uint64_t i = 0; i < rk->nevents; i++) {
             const struct rt_event *e = &rk->events[i];
             if (e->kind == RT_ENTER)
                 region = e->ref;
-            struct req_index ri = { e->req, i };
+            struct req_index ri = { (uint32_t)rk->rank, r, e->req, i };
             if (e->kind == RT_IRECV_REQUEST)
                 PUSH(posted, nposted, cposted, ri);
             else if (e->kind == RT_CANCELLED)
@@ -222,10 +226,14 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 PUSH(nbc, nnbc, cnbc, ri);
             }
         }
-        sort(posted, nposted, sizeof *posted, by_req);
-        sort(cancelled, ncancelled, sizeof *cancelled, by_req);
-        sort(nbc, nnbc, sizeof *nbc, by_req);
+    }
+    sort(posted, nposted, sizeof *posted, by_req);
+    sort(cancelled, ncancelled, sizeof *cancelled, by_req);
+    sort(nbc, nnbc, sizeof *nbc, by_req);
 
+    for (uint32_t r = 0; r < nranks; r++) {
+        const struct rt_rank *rk = &ranks[r];
+        uint32_t region;
         uint64_t open_begin = UINT64_MAX;
         int open_neighbor = 0;
         region = UINT32_MAX;
@@ -241,7 +249,7 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 entered = e->time;
                 break;
             case RT_ISEND:
-                if (find_req(cancelled, ncancelled, e->req)) {
+                if (find_req(cancelled, ncancelled, me, e->req)) {
                     out->cancelled++;
                     break;
                 }
@@ -254,8 +262,8 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 break;
             }
             case RT_IRECV: {
-                const struct req_index *p = find_req(posted, nposted, e->req);
-                ep.order = p ? rk->events[p->index].time : e->time;
+                const struct req_index *p = find_req(posted, nposted, me, e->req);
+                ep.order = p ? ranks[p->stream].events[p->index].time : e->time;
             }
                 goto receive;
             case RT_RECV:
@@ -268,7 +276,7 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 break;
             }
             case RT_CANCELLED:
-                if (find_req(posted, nposted, e->req))
+                if (find_req(posted, nposted, me, e->req))
                     out->cancelled++;
                 break;
             case RT_COLL_BEGIN:
@@ -289,11 +297,11 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                     c.neighbor = open_neighbor;
                     open_begin = UINT64_MAX;
                 } else {
-                    const struct req_index *p = find_req(nbc, nnbc, e->req);
+                    const struct req_index *p = find_req(nbc, nnbc, me, e->req);
                     if (!p)
                         break;
-                    c.enter.index = p->index & ~(1ULL << 63);
-                    c.order = rk->events[c.enter.index].time;
+                    c.enter = (struct mg_event_ref){ p->stream, p->index & ~(1ULL << 63) };
+                    c.order = ranks[p->stream].events[c.enter.index].time;
                     c.neighbor = (p->index >> 63) != 0;
                 }
                 /* the caller's rank in the communicator */
