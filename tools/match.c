@@ -203,7 +203,8 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
             g->members = malloc(sizeof *g->members * (g->size ? g->size : 1));
             if (!g->name || !g->members)
                 goto oom;
-            memcpy(g->members, ranks[r].comms[c].members, sizeof *g->members * g->size);
+            if (g->size)   /* members may be NULL when empty */
+                memcpy(g->members, ranks[r].comms[c].members, sizeof *g->members * g->size);
         }
 
     /* First pass, over every location: where each receive request was
