@@ -201,34 +201,42 @@ size_t ci_header_size(void)
     return sizeof(struct file_header);
 }
 
+/* The header of an index whose body is the sections s: sizes, fingerprint
+ * and both checksums (the body's over every section and its padding). */
+static const char zeros[8];
+static void make_header(const struct ci_index *ix, const struct section *s, int ns, const uint64_t fp[2],
+                        struct file_header *h)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, CI_MAGIC, 8);
+    h->version = CI_VERSION;
+    h->endian = CI_ENDIAN;
+    h->nranks = ix->nranks;
+    h->nlevels = ix->nlevels;
+    memcpy(h->maxsize, ix->maxsize, sizeof h->maxsize);
+    h->nrecords = ix->nrecords;
+    h->nentries = ix->nentries;
+    memcpy(h->nmap, ix->nmap, sizeof h->nmap);
+    h->fingerprint[0] = fp[0];
+    h->fingerprint[1] = fp[1];
+    h->file_size = sizeof *h;
+    uint64_t sum = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < ns; k++) {
+        h->file_size += pad8(s[k].size);
+        sum = hash_bytes(sum, *s[k].ptr, (size_t)s[k].size);
+        sum = hash_bytes(sum, zeros, (size_t)(pad8(s[k].size) - s[k].size));
+    }
+    h->body_checksum = sum;
+    h->header_checksum = hash_bytes(0, h, sizeof *h);
+}
+
 int ci_write(const struct ci_index *ix_in, const char *path, const uint64_t fp[2], char *err, size_t errlen)
 {
     struct ci_index ix = *ix_in;
     struct section s[MAX_SECTIONS];
     int ns = sections(&ix, s);
     struct file_header h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, CI_MAGIC, 8);
-    h.version = CI_VERSION;
-    h.endian = CI_ENDIAN;
-    h.nranks = ix.nranks;
-    h.nlevels = ix.nlevels;
-    memcpy(h.maxsize, ix.maxsize, sizeof h.maxsize);
-    h.nrecords = ix.nrecords;
-    h.nentries = ix.nentries;
-    memcpy(h.nmap, ix.nmap, sizeof h.nmap);
-    h.fingerprint[0] = fp[0];
-    h.fingerprint[1] = fp[1];
-    h.file_size = sizeof h;
-    static const char zeros[8];
-    uint64_t sum = 0x9E3779B97F4A7C15ull;
-    for (int k = 0; k < ns; k++) {
-        h.file_size += pad8(s[k].size);
-        sum = hash_bytes(sum, *s[k].ptr, (size_t)s[k].size);
-        sum = hash_bytes(sum, zeros, (size_t)(pad8(s[k].size) - s[k].size));
-    }
-    h.body_checksum = sum;
-    h.header_checksum = hash_bytes(0, &h, sizeof h);
+    make_header(&ix, s, ns, fp, &h);
 
     char tmp[4300];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
@@ -262,28 +270,7 @@ int ci_write_in_place(struct ci_index *ix_in, const char *path, const uint64_t f
     struct section s[MAX_SECTIONS];
     int ns = sections(&ix, s);
     struct file_header h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, CI_MAGIC, 8);
-    h.version = CI_VERSION;
-    h.endian = CI_ENDIAN;
-    h.nranks = ix.nranks;
-    h.nlevels = ix.nlevels;
-    memcpy(h.maxsize, ix.maxsize, sizeof h.maxsize);
-    h.nrecords = ix.nrecords;
-    h.nentries = ix.nentries;
-    memcpy(h.nmap, ix.nmap, sizeof h.nmap);
-    h.fingerprint[0] = fp[0];
-    h.fingerprint[1] = fp[1];
-    h.file_size = sizeof h;
-    static const char zeros[8];
-    uint64_t sum = 0x9E3779B97F4A7C15ull;
-    for (int k = 0; k < ns; k++) {
-        h.file_size += pad8(s[k].size);
-        sum = hash_bytes(sum, *s[k].ptr, (size_t)s[k].size);
-        sum = hash_bytes(sum, zeros, (size_t)(pad8(s[k].size) - s[k].size));
-    }
-    h.body_checksum = sum;
-    h.header_checksum = hash_bytes(0, &h, sizeof h);
+    make_header(&ix, s, ns, fp, &h);
     int fd = ix_in->entries_fd, bad = 0;
     /* the entries are in place (section 0); the rest follows them */
     off_t at = (off_t)(sizeof h + pad8(s[0].size));
