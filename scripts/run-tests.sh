@@ -1,6 +1,7 @@
 #!/bin/sh
 # Set everything up, build, run the test suite, then the unit tests once
-# more under AddressSanitizer and UndefinedBehaviorSanitizer.
+# more under AddressSanitizer and UndefinedBehaviorSanitizer, and the
+# threaded test with the tracer under ThreadSanitizer.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/setup-debian.sh"
@@ -11,4 +12,10 @@ make -s -C "$build" check || status=1
 cat "$build"/test-suite.log 2>/dev/null | sed -n '/^FAIL\|^ERROR/,+30p' | head -100
 BUILD_DIR="$build-asan" "$top/scripts/build.sh" --enable-sanitizers
 make -s -C "$build-asan" check TESTS='$(UNIT_TESTS)' || status=1
+# The tracer under ThreadSanitizer: a -fsanitize=thread build of the library
+# only, preloaded by tests/test-threads.sh into its MPI_THREAD_MULTIPLE run.
+mkdir -p "$build-tsan"
+(cd "$build-tsan" && { [ -f Makefile ] || "$top/configure" -q CFLAGS="-g -O1 -fsanitize=thread" \
+    LDFLAGS="-fsanitize=thread"; } && make -s -j"$(nproc)" libsynctrace.la >/dev/null) || status=1
+SYNCTRACE_TSAN_LIB="$build-tsan/.libs/libsynctrace.so" make -s -C "$build" check TESTS=tests/test-threads.sh || status=1
 exit $status
