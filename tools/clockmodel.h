@@ -34,7 +34,7 @@ struct cm_domain {
     double beta;              /* overall drift, first to last round (what a segment falls back on) */
     double beta_err;
     double span_ns;           /* from the domain's first to its last event */
-    int drift_rejected;       /* the overall estimate was too uncertain to use */
+    int drift_rejected;       /* the overall estimate was beyond max_drift: not physical */
     uint32_t nranks;
     double offset_ns;         /* estimate from the ClockOffsets at the first round (ref - local) */
     uint32_t nseg;
@@ -57,7 +57,7 @@ struct cm_model {
 
 /* Build from the ranks' archives. CM_NO_DRIFT keeps every beta = 0 (the
  * segments stay), CM_LINE makes one segment per clock. A drift
- * estimate whose magnitude or uncertainty exceeds max_drift (e.g. 200e-6)
+ * estimate whose magnitude (a segment's: or uncertainty) exceeds max_drift (e.g. 200e-6)
  * is not physical, only noise of sync rounds too close together (Fleury et
  * al.: never accept a drift error above the clock's data-sheet value): a
  * segment's falls back on its domain's overall estimate, and an overall one

@@ -79,7 +79,7 @@ static int usage(FILE *to)
                 "                     segments: a drift and an offset per span between sync rounds;\n"
                 "                     auto (default): line, unless the events contradict it and segments less\n"
                 "  --no-drift         do not correct drift between sync rounds\n"
-                "  --max-drift-ppm P  drift estimates beyond P ppm (or this uncertain) are noise (default 200)\n"
+                "  --max-drift-ppm P  drift estimates beyond P ppm are noise (default 200)\n"
                 "  --jobs N           threads reading the rank archives (default: the number of cores)\n"
                 "  --force            replace OUT_DIR if it exists\n"
                 "  --cluster-levels S[,S...]  causal index (OUT_DIR/causal.idx, synctrace query): maximum\n"
