@@ -15,7 +15,7 @@
 GEN_PATTERNS="stencil2d stencil3d ring tree alltoall random"
 MPI_PROGRAMS="mpi_p2p mpi_coll"
 ORACLE_LINES=8
-plan $(( (6 + 3) * (ORACLE_LINES + 1) + 18 ))
+plan $(( (6 + 3) * (ORACLE_LINES + 1) + 20 ))
 : "${PYTHON3:=python3}"
 PY_OTF2=/usr/bin/python3   # Debian's python3, the one python3-otf2 is installed for
 GEN="$top_builddir/synctrace-gen"
@@ -187,4 +187,14 @@ cc -std=c11 -Wall -Wextra -Werror -o "$tmp/client" "$tmp/client.c" $flags >"$tmp
 ok $? "a C program compiles against the installed synctrace/causal.h with pkg-config ($flags)$(head -2 "$tmp/cc.log" | tr '\n' ' ')"
 got=$(LD_LIBRARY_PATH="$libdir" "$tmp/client" "$out" 2>&1)
 ok $([ "$got" = "$("$SYNCTRACE_BIN" query "$out" --precedes 0:1 1:1)" ]; echo $?) "and answers as synctrace query does: $got"
+# Above 1024 locations the index is built only on request (--causal): its
+# cluster receives keep a full vector each.
+"$GEN" "$tmp/big" --ranks 1100 --pattern ring --iterations 3 --no-true-time >/dev/null 2>&1
+"$SYNCTRACE_BIN" merge "$tmp/big" -o "$tmp/big.out" >/dev/null 2>"$tmp/big.err"
+ok $([ $? -eq 0 ] && [ ! -e "$tmp/big.out/causal.idx" ] && grep -q "no causal index by default above 1024" "$tmp/big.err" \
+    && grep -q '"causal_index": { "built": false' "$tmp/big.out/report.json"; echo $?) \
+    "1100 locations: no causal index by default, and the merge says so: $(head -1 "$tmp/big.err")"
+"$SYNCTRACE_BIN" merge "$tmp/big" -o "$tmp/big.out" --force --causal >/dev/null 2>&1
+ok $([ $? -eq 0 ] && [ -s "$tmp/big.out/causal.idx" ] && [ "$("$SYNCTRACE_BIN" query "$tmp/big.out" --precedes 0:0 1099:5 2>&1)" != "" ]; echo $?) \
+    "--causal builds it anyway, and query answers from it"
 finish

@@ -32,6 +32,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Above this many locations the causal index is built only on request. */
+#define CAUSAL_AUTO_MAX 1024
+#define CAUSAL_AUTO_MAX_S "1024"
+
 /* Time windows per clock when measuring residual drift from the events. */
 #define REFINE_WINDOWS 4
 
@@ -53,7 +57,7 @@ struct options {
     int force, no_drift;
     int drift_model;          /* --drift-model: 0 auto, else CM_LINE or CM_SEGMENTS + 1 */
     const char *cluster_levels;   /* causal index: maximum cluster sizes per level */
-    int no_causal;
+    int no_causal;            /* 1: --no-causal; -1: --causal (whatever the size) */
 };
 
 static double now_s(void)
@@ -85,7 +89,9 @@ static int usage(FILE *to)
                 "  --cluster-levels S[,S...]  causal index (OUT_DIR/causal.idx, synctrace query): maximum\n"
                 "                     cluster size per level, increasing; one size = two-level timestamps\n"
                 "                     (default " DEFAULT_CLUSTER_LEVELS ")\n"
-                "  --no-causal        do not build the causal index\n");
+                "  --no-causal        do not build the causal index\n"
+                "  --causal           build it above " CAUSAL_AUTO_MAX_S " locations too (its size grows with\n"
+                "                     locations x events: at 1000 ranks of a stencil, 350 bytes per event)\n");
     return to == stdout ? 0 : 2;
 }
 
@@ -174,6 +180,8 @@ static int parse(int argc, char **argv, struct options *o)
             }
         } else if (!strcmp(a, "--no-causal")) {
             o->no_causal = 1;
+        } else if (!strcmp(a, "--causal")) {
+            o->no_causal = -1;
         } else if (!strcmp(a, "--force")) {
             o->force = 1;
         } else if (!strcmp(a, "--no-drift")) {
@@ -787,7 +795,13 @@ int cmd_merge(int argc, char **argv)
         goto done;
     }
     progress_update("writing the merged archive", 0, 0);
-    if (!o.no_causal) {
+    if (!o.no_causal && n > CAUSAL_AUTO_MAX) {
+        /* Cluster receives keep full vectors (one entry per location): at
+         * thousands of locations the index outgrows the trace many times. */
+        fprintf(stderr, "synctrace merge: note: %d locations: no causal index by default above %d "
+                        "(--causal builds it)\n", n, CAUSAL_AUTO_MAX);
+        rep.causal_skipped = 1;
+    } else if (o.no_causal <= 0) {
         /* R:I of a query is the I-th event of rank R's location: ow_write
          * writes every event of ranks[R] in order, one record each. The
          * index only needs the matches: built while the archive is written. */

@@ -37,6 +37,7 @@ struct report_domain {
 struct report {
     uint32_t ranks;
     uint32_t threads;            /* locations besides the ranks' main ones */
+    int causal_skipped;          /* too many locations for a causal index by default */
     uint32_t incomplete_ranks;   /* ranks that ended without MPI_Finalize */
     uint64_t events;
     size_t messages, collectives, unmatched_sends, unmatched_recvs, incomplete_collectives, cancelled;
