@@ -57,7 +57,7 @@ rc=$?
 [ $rc -eq 0 ] && [ ! -s "$tmp/dump.err" ] && grep -q "^# rank 1 world_size 3 " "$tmp/dump"
 ok $? "synctrace dump reads the trace with rank 1 recovered (exit $rc$([ -s "$tmp/dump.err" ] && echo ": $(head -1 "$tmp/dump.err")"))"
 
-# Every journaled location is checked against its event file: the whole
+# Every location, journaled or with an event file, is checked: the whole
 # chunks' event count from the chunk headers (as tests/test-recover.sh
 # computes it) must be what dump shows of that location, a location with
 # no whole chunk must be absent, and each location's events must be in
@@ -73,6 +73,11 @@ for line in open(journal):
     if f[0] == 'chunk_size': chunk = int(f[1])
     if f[0] == 'header_end': after = True
     if f[0] == 'location': locs.append(int(f[1]))
+
+# and every event file there, journaled or not: each one with whole chunks must come back
+for name in sorted(os.listdir(base)):
+    if name.endswith('.evt') and int(name[:-4]) not in locs:
+        locs.append(int(name[:-4]))
 
 def whole_chunk_events(path):
     if not os.path.exists(path):
@@ -124,8 +129,9 @@ ok(not unsorted and events, "every location's events are numbered in order and t
 ok(all(e[3] for ev in events.values() for e in ev if e[1] != 'FLUSH'),
    "every recovered event but the flushes carries its true time")
 calls = [loc for loc in flushed[1:]
-         if any(e[1] not in ('ENTER', 'LEAVE', 'FLUSH') or (e[1] != 'FLUSH' and e[4] != 'MPI_Iprobe') for e in events[loc])
-         or sum(e[1] == 'FLUSH' for e in events[loc]) < 1]
+         if any(e[1] not in ('ENTER', 'LEAVE', 'FLUSH') or (e[1] != 'FLUSH' and e[4] != 'MPI_Iprobe')
+                for e in events.get(loc, []))
+         or sum(e[1] == 'FLUSH' for e in events.get(loc, [])) < 1]
 ok(not calls, "the other threads' events are their MPI_Iprobe calls and buffer flushes%s" % (" (not: %s)" % calls if calls else ""))
 print('total %d' % total)
 EOF
