@@ -115,8 +115,9 @@ static uint32_t string_ref(const char *s)
  * lose, and a kill can cut only the last line, which the reader drops.
  * Records are written at open (the header, ending with `header_end`), for
  * each property, communicator, clock offset, location of another thread
- * and the final resolution: all rare, never on the event path. The journal is removed once the archive
- * is closed (its anchor written): it then holds nothing the archive lacks. */
+ * and the final resolution: all rare, never on the event path. The journal
+ * is removed once the archive is closed (its anchor written): it then
+ * holds nothing the archive lacks. */
 
 #define ST_JOURNAL_FORMAT 1
 
