@@ -114,9 +114,10 @@ static uint32_t string_ref(const char *s)
  * each line one write(2) on an O_APPEND descriptor: no stdio buffer to
  * lose, and a kill can cut only the last line, which the reader drops.
  * Records are written at open (the header, ending with `header_end`), for
- * each property, communicator, clock offset and the final resolution: all
- * rare, never on the event path. The journal is removed once the archive
- * is closed (its anchor written): it then holds nothing the archive lacks. */
+ * each property, communicator, clock offset, location of another thread
+ * and the final resolution: all rare, never on the event path. The journal
+ * is removed once the archive is closed (its anchor written): it then
+ * holds nothing the archive lacks. */
 
 #define ST_JOURNAL_FORMAT 1
 
@@ -764,6 +765,11 @@ struct st_loc *st_loc_attach(void)
             loc->attrs = OTF2_AttributeList_New();
             if (loc->evt && loc->attrs) {
                 T.v[T.n++] = loc;
+                /* Before its first event: a SIGKILL leaves its flushed
+                 * chunks (rank-N/ID.evt) to be recovered by this. */
+                char tail[32];
+                snprintf(tail, sizeof tail, " %llu", (unsigned long long)loc->id);
+                journal_record("location", NULL, tail);
             } else {
                 if (loc->evt)
                     OTF2_Archive_CloseEvtWriter(W.archive, loc->evt);

@@ -297,7 +297,8 @@ static int setup_roles(struct builder *b, char *err, size_t errlen)
     }
     free(cap);
     for (uint32_t r = 0; r < b->N && !rc; r++)
-        qsort(b->roles[r], b->nroles[r], sizeof *b->roles[r], by_idx);
+        if (b->nroles[r] > 1)   /* a location without messages or collectives has no array: qsort(NULL) is undefined */
+            qsort(b->roles[r], b->nroles[r], sizeof *b->roles[r], by_idx);
     return rc ? -1 : 0;
 }
 

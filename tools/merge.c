@@ -513,7 +513,12 @@ int cmd_merge(int argc, char **argv)
                     ranks[0].run_id ? ranks[0].run_id : "?");
             goto done;
         }
-        if (ranks[i].nevents == 0) {
+        /* A recovered rank's main thread may have flushed nothing while
+         * its other threads did. */
+        uint64_t all_events = ranks[i].nevents;
+        for (uint32_t k = 0; k < ranks[i].nthreads; k++)
+            all_events += ranks[i].threads[k].nevents;
+        if (all_events == 0 || (ranks[i].nevents == 0 && !ranks[i].recovered)) {
             fprintf(stderr, "synctrace merge: %s: no events\n", anchors[i]);
             goto done;
         }
@@ -528,10 +533,11 @@ int cmd_merge(int argc, char **argv)
         }
         if (ranks[i].recovered) {
             /* Killed (SIGKILL) before it could close its archive: rebuilt
-             * from its journal, with what its buffer flushes had written. */
+             * from its journal, with what the buffer flushes of its
+             * locations (its threads') had written. */
             fprintf(stderr, "synctrace merge: warning: rank-%06d: recovered %llu events from a rank that was killed; "
                             "events after its last buffer flush are lost\n",
-                    i, (unsigned long long)ranks[i].nevents);
+                    i, (unsigned long long)all_events);
             rep.incomplete_ranks++;
         } else if (!finalized) {
             fprintf(stderr, "synctrace merge: warning: %s: rank %d ended without MPI_Finalize; "

@@ -328,10 +328,11 @@ static int by_location(const void *a, const void *b)
 }
 
 /* Read the archive of anchor file `path`; messages name `anchor` (the
- * original one when `path` is a recovered copy). With `events`, read
- * exactly that many events, no more (a recovered event file has no
- * end-of-file record). */
-static int read_archive(const char *path, const char *anchor, uint64_t events, struct rt_rank *out, char *err,
+ * original one when `path` is a recovered copy). With `exact`, read of
+ * each location exactly the number of events its definition declares, no
+ * more (a recovered event file has no end-of-file record; a location
+ * declaring none has no event file). */
+static int read_archive(const char *path, const char *anchor, int exact, struct rt_rank *out, char *err,
                         size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -460,11 +461,17 @@ static int read_archive(const char *path, const char *anchor, uint64_t events, s
         if (k > 0) {
             dst->location = c.locs[k].id;
             dst->declared_events = c.locs[k].nevents;
-            dst->thread = k;
+            /* the tracer's N-th thread has id N << 32 | rank: keep N (a
+             * recovered archive lacks the threads that never flushed) */
+            uint64_t id = c.locs[k].id;
+            dst->thread = (id & 0xffffffffu) == (uint32_t)out->rank && (id >> 32) > 0 && (id >> 32) < UINT32_MAX
+                          ? (uint32_t)(id >> 32) : k;
             out->nthreads = k;
         }
         c.r = dst;
         c.cap = 0;
+        if (exact && c.locs[k].nevents == 0)
+            continue;
         OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, dst->location);
         if (!er) {
             snprintf(err, errlen, "%s: no event data for location %llu", anchor, (unsigned long long)dst->location);
@@ -475,9 +482,9 @@ static int read_archive(const char *path, const char *anchor, uint64_t events, s
         /* The raw times are what we want: the merge does the correcting. */
         OTF2_EvtReader_ApplyClockOffsets(er, false);
         OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &c);
-        if (events && k == 0) {
-            status = OTF2_Reader_ReadLocalEvents(rd, er, events, &n);
-            if (status == OTF2_SUCCESS && n != events)
+        if (exact) {
+            status = OTF2_Reader_ReadLocalEvents(rd, er, c.locs[k].nevents, &n);
+            if (status == OTF2_SUCCESS && n != c.locs[k].nevents)
                 status = OTF2_ERROR_INVALID_DATA;
         } else {
             status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
@@ -534,23 +541,30 @@ static int read_recovered(const char *anchor, struct rt_rank *out, char *err, si
         out->path = strdup(anchor);
         return -1;
     }
-    int rc = read_archive(a.anchor, anchor, a.events, out, err, errlen);
+    int rc = read_archive(a.anchor, anchor, 1, out, err, errlen);
     rc_remove(&a);
     if (rc != 0) {
         size_t used = strlen(err);
         snprintf(err + used, errlen - used, " (archive rebuilt from the journal of a killed rank)");
         return -1;
     }
-    out->recovered = 1;
-    /* The length is not journaled: the events tell it. */
+    /* The length is not journaled: the events of all locations tell it. */
     uint64_t last = out->global_offset;
-    for (uint64_t i = 0; i < out->nevents; i++) {
-        const struct rt_event *e = &out->events[i];
-        uint64_t t = e->kind == RT_FLUSH && e->req > e->time ? e->req : e->time;
-        if (t > last)
-            last = t;
+    for (uint32_t k = 0; k <= out->nthreads; k++) {
+        const struct rt_rank *l = k == 0 ? out : &out->threads[k - 1];
+        for (uint64_t i = 0; i < l->nevents; i++) {
+            const struct rt_event *e = &l->events[i];
+            uint64_t t = e->kind == RT_FLUSH && e->req > e->time ? e->req : e->time;
+            if (t > last)
+                last = t;
+        }
     }
+    out->recovered = 1;
     out->trace_length = last - out->global_offset;
+    for (uint32_t k = 0; k < out->nthreads; k++) {
+        out->threads[k].recovered = 1;
+        out->threads[k].trace_length = out->trace_length;
+    }
     return 0;
 }
 

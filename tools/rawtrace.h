@@ -54,16 +54,17 @@ struct rt_rank {
     uint32_t noffsets;
     struct rt_event *events;
     uint64_t nevents;
-    uint64_t declared_events; /* what the location definition says (0 when recovered) */
+    uint64_t declared_events; /* what the location definition says (recovered: its whole chunks' events) */
     int recovered;            /* the rank was killed before closing its archive: rebuilt
-                               * from its journal, the events up to its last buffer flush */
+                               * from its journal, each location's events up to its last
+                               * buffer flush (its threads' too, when they had flushed) */
     /* One rt_rank per OTF2 location. A rank whose threads called MPI
      * (MPI_THREAD_SERIALIZED or MULTIPLE) has several: the main one (the
      * thread that called MPI_Init, location id = rank) holds the others in
      * `threads`; theirs borrow the main one's definitions (borrowed = 1:
      * path, host, clock, run id, version, regions, comms, offsets). */
     uint64_t location;        /* OTF2 location id */
-    uint32_t thread;          /* 0: the main thread; 1, 2, ...: the others, in location id order */
+    uint32_t thread;          /* 0: the main thread; N: the others, id N << 32 | rank, in id order */
     int borrowed;
     struct rt_rank *threads;
     uint32_t nthreads;

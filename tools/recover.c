@@ -10,7 +10,8 @@
  *   synctrace-journal 1          always the first line: the format version
  *   rank R
  *   world_size N
- *   location L                   the OTF2 location id (its events: rank-NNNNNN/L.evt)
+ *   location L                   the OTF2 location id of the thread that opened the
+ *                                archive (its events: rank-NNNNNN/L.evt)
  *   chunk_size BYTES             the OTF2 event chunk size
  *   opened_at TICKS              the archive's global offset
  *   ticks_per_second F           the clock's tick rate estimated at MPI_Init
@@ -28,6 +29,13 @@
  *                                of another world, "-" when N is 0
  *   clock_offset TIME OFFSET STDDEV
  *   resolution TICKS_PER_SECOND  the final calibrated rate (at MPI_Finalize)
+ *   location ID                  the location of another thread of the rank
+ *                                (MPI_THREAD_SERIALIZED or MULTIPLE), made on its
+ *                                first MPI call: ID = N << 32 | rank for the N-th
+ *                                (its events: rank-NNNNNN/ID.evt). A journal
+ *                                without any (an older tracer's, or a program
+ *                                whose other threads never called MPI) has the
+ *                                one location of the header.
  *
  * Records of an unknown keyword are skipped (a later tracer may add some
  * without changing the format version). */
@@ -115,6 +123,8 @@ struct journal {
     uint32_t nprops;
     struct joffset *offsets;
     uint32_t noffsets;
+    uint64_t *threads;        /* the other threads' location ids, in journal order */
+    uint32_t nthreads;
 };
 
 enum {
@@ -141,6 +151,7 @@ static void journal_free(struct journal *j)
     }
     free(j->props);
     free(j->offsets);
+    free(j->threads);
     memset(j, 0, sizeof *j);
 }
 
@@ -375,9 +386,23 @@ static int parse_record(struct journal *j, char *line)
         return 0;
     } else if (strcmp(key, "resolution") == 0 && nf == 2) {
         return parse_u64(f[1], &j->resolution) != 0 || j->resolution == 0 ? -1 : 0;
+    } else if (strcmp(key, "location") == 0 && nf == 2) {
+        /* Another thread's: the rank in the low 32 bits, N >= 1 above, once. */
+        if (parse_u64(f[1], &u) != 0 || (u & 0xffffffffu) != (uint64_t)j->rank || (u >> 32) == 0
+            || (u >> 32) == 0xffffffffu)
+            return -1;
+        for (uint32_t i = 0; i < j->nthreads; i++)
+            if (j->threads[i] == u)
+                return -1;
+        uint64_t *nv = j->nthreads < (1u << 24) ? realloc(j->threads, sizeof *nv * (j->nthreads + 1)) : NULL;
+        if (!nv)
+            return -1;
+        j->threads = nv;
+        nv[j->nthreads++] = u;
+        return 0;
     }
     if (strcmp(key, "property") == 0 || strcmp(key, "comm") == 0 || strcmp(key, "clock_offset") == 0
-        || strcmp(key, "neighbours") == 0)
+        || strcmp(key, "neighbours") == 0 || strcmp(key, "location") == 0)
         return -1;   /* a known record with the wrong number of fields */
     return 0;
 }
@@ -513,13 +538,20 @@ static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
 #define CHECK(call) do { if ((call) != OTF2_SUCCESS) ok = 0; } while (0)
 
 /* The global definitions as src/writer.c's write_definitions() makes them,
- * with the number of events counted in the chunk headers and the trace
- * length 0 (not known before the events are read). Returns 1 when every
- * record was written. */
-static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, uint64_t resolution, uint64_t nevents)
+ * with each location's number of events counted in its chunk headers
+ * (locs[0] is the main one) and the trace length 0 (not known before the
+ * events are read). Returns 1 when every record was written. */
+static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, uint64_t resolution,
+                             const struct rc_location *locs, uint32_t nlocs)
 {
     int ok = 1;
     struct strtab t = { 0 };
+    /* "Thread N" as the tracer names the N-th (id N << 32 | rank) */
+    char (*thread_names)[32] = calloc(nlocs, sizeof *thread_names);
+    if (!thread_names)
+        return 0;
+    for (uint32_t k = 1; k < nlocs; k++)
+        snprintf(thread_names[k], sizeof thread_names[k], "Thread %llu", (unsigned long long)(locs[k].id >> 32));
     char rankname[64];
     snprintf(rankname, sizeof rankname, "MPI Rank %d", j->rank);
     uint32_t s_machine = sref(&t, "machine"), s_node = sref(&t, "node"), s_host = sref(&t, j->host);
@@ -527,6 +559,8 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     uint32_t s_true = sref(&t, "true_time");
     uint32_t s_true_desc = sref(&t, "undistorted time of the event (SYNCTRACE_SKEW)");
     uint32_t s_locations = sref(&t, "MPI_COMM_WORLD locations");
+    for (uint32_t k = 1; k < nlocs; k++)
+        sref(&t, thread_names[k]);
     for (uint32_t r = 0; r < j->nregions; r++)
         sref(&t, j->regions[r].name);
     for (uint32_t c = 0; c < j->ncomms; c++) {
@@ -539,6 +573,7 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
         CHECK(OTF2_GlobalDefWriter_WriteString(gd, i, t.v[i]));
     if (t.n == 0 || s_locations == OTF2_UNDEFINED_STRING) {
         free(t.v);
+        free(thread_names);
         return 0;
     }
     CHECK(OTF2_GlobalDefWriter_WriteClockProperties(gd, resolution, j->opened_at, 0, OTF2_UNDEFINED_TIMESTAMP));
@@ -546,7 +581,12 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 1, s_host, s_node, 0));
     CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(gd, 0, s_rank, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
                                                   OTF2_UNDEFINED_LOCATION_GROUP));
-    CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, j->location, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, nevents, 0));
+    for (uint32_t k = 1; k < nlocs; k++)
+        CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, locs[k].id, sref(&t, thread_names[k]),
+                                                 OTF2_LOCATION_TYPE_CPU_THREAD, locs[k].events, 0));
+    /* the main thread's last, as src/writer.c writes it */
+    CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, locs[0].id, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, locs[0].events,
+                                             0));
     for (uint32_t r = 0; r < j->nregions; r++) {
         uint32_t name = sref(&t, j->regions[r].name);
         CHECK(OTF2_GlobalDefWriter_WriteRegion(gd, r, name, name, s_empty, (OTF2_RegionRole)j->regions[r].role,
@@ -581,11 +621,12 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
                                                   OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in));
     }
     free(t.v);
+    free(thread_names);
     return ok;
 }
 
 static int write_archive(const char *dir, const char *name, const struct journal *j, const char *run_id,
-                         uint64_t nevents)
+                         const struct rc_location *locs, uint32_t nlocs)
 {
     OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, j->chunk_size, 4 * 1024 * 1024,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -615,16 +656,19 @@ static int write_archive(const char *dir, const char *name, const struct journal
         CHECK(OTF2_Archive_SetProperty(ar, j->props[i].name, j->props[i].value, true));
     CHECK(OTF2_Archive_SetProperty(ar, "SYNCTRACE::RECOVERED", "true", true));
 
-    /* Clock offsets are local definitions of the location, as at close. */
+    /* Clock offsets are local definitions of each location, as at close:
+     * all threads read the rank's clock. */
     if (OTF2_Archive_OpenDefFiles(ar) == OTF2_SUCCESS) {
-        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, j->location);
-        if (dw) {
+        for (uint32_t k = 0; k < nlocs; k++) {
+            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, locs[k].id);
+            if (!dw) {
+                ok = 0;
+                continue;
+            }
             for (uint32_t i = 0; i < j->noffsets; i++)
                 CHECK(OTF2_DefWriter_WriteClockOffset(dw, j->offsets[i].time, j->offsets[i].offset,
                                                       j->offsets[i].stddev));
             CHECK(OTF2_Archive_CloseDefWriter(ar, dw));
-        } else {
-            ok = 0;
         }
         CHECK(OTF2_Archive_CloseDefFiles(ar));
     } else {
@@ -633,7 +677,7 @@ static int write_archive(const char *dir, const char *name, const struct journal
     uint64_t resolution = j->resolution ? j->resolution : (uint64_t)(j->ticks_per_second + 0.5);
     OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(ar);
     if (gd) {
-        if (!write_global_defs(gd, j, resolution, nevents))
+        if (!write_global_defs(gd, j, resolution, locs, nlocs))
             ok = 0;
         CHECK(OTF2_Archive_CloseGlobalDefWriter(ar, gd));
     } else {
@@ -722,17 +766,58 @@ static int copy_prefix(const char *src, const char *dst, uint64_t bytes)
 
 /* ---------- rebuilding ---------- */
 
-static void remove_tree(const char *dir, const char *name, uint64_t location)
+static void remove_tree(const char *dir, const char *name, const struct rc_location *locs, uint32_t nlocs)
 {
     char path[4400];
-    const char *files[] = { "%s/%s.otf2", "%s/%s.def", "%s/%s/%llu.evt", "%s/%s/%llu.def" };
+    const char *files[] = { "%s/%s.otf2", "%s/%s.def" };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        snprintf(path, sizeof path, files[i], dir, name, (unsigned long long)location);
+        snprintf(path, sizeof path, files[i], dir, name);
         unlink(path);
     }
+    const char *local[] = { "%s/%s/%llu.evt", "%s/%s/%llu.def" };
+    for (uint32_t k = 0; k < nlocs; k++)
+        for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
+            snprintf(path, sizeof path, local[i], dir, name, (unsigned long long)locs[k].id);
+            unlink(path);
+        }
     snprintf(path, sizeof path, "%s/%s", dir, name);
     rmdir(path);
     rmdir(dir);
+}
+
+/* What one location's event file BASE/ID.evt holds: 0, or -1 with a
+ * message when it cannot be read. No file, or an empty one (killed before
+ * that location's first flush), is no chunk. */
+static int scan_location(const char *anchor, const char *base, uint64_t chunk_size, struct rc_location *l, char *err,
+                         size_t errlen)
+{
+    char evt[4400];
+    snprintf(evt, sizeof evt, "%s/%llu.evt", base, (unsigned long long)l->id);
+    struct stat st;
+    if (stat(evt, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return 0;
+    l->evt_bytes = (uint64_t)st.st_size;
+    if (scan_chunks(evt, chunk_size, l->evt_bytes, &l->chunks, &l->events) != 0) {
+        snprintf(err, errlen, "%s: %s: %s", anchor, evt, strerror(errno));
+        return -1;
+    }
+    l->evt_used = l->chunks * chunk_size;
+    return 0;
+}
+
+/* Put BASE/ID.evt into the rebuilt archive's directory SUB. A symbolic
+ * link to the original leaves even its metadata alone (a hard link would
+ * change its link count and ctime); a copy of the whole chunks when a link
+ * is not possible. */
+static int place_events(const char *base, const char *sub, const struct rc_location *l)
+{
+    char evt[4400], copy[4400];
+    snprintf(evt, sizeof evt, "%s/%llu.evt", base, (unsigned long long)l->id);
+    snprintf(copy, sizeof copy, "%s/%llu.evt", sub, (unsigned long long)l->id);
+    char *abs = realpath(evt, NULL);
+    int ok = abs && symlink(abs, copy) == 0;
+    free(abs);
+    return ok || copy_prefix(evt, copy, l->evt_used) == 0 ? 0 : -1;
 }
 
 int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t errlen)
@@ -752,29 +837,42 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
     if (journal_read(journal_path, &j, err, errlen) != 0)
         return -1;
     out->chunk_size = j.chunk_size;
-    out->location = j.location;
+    if (!(out->locs = calloc((size_t)j.nthreads + 1, sizeof *out->locs))) {
+        snprintf(err, errlen, "%s: out of memory", anchor);
+        goto fail;
+    }
 
-    snprintf(evt, sizeof evt, "%s/%llu.evt", base, (unsigned long long)j.location);
-    struct stat st;
-    if (stat(evt, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-        snprintf(err, errlen, "%s: the rank was killed before its first buffer flush: no events survived "
-                              "(only its journal is there)", anchor);
-        journal_free(&j);
-        return -1;
+    /* The main location, then each thread's that has whole chunks: a
+     * thread killed before its first flush left nothing to read. */
+    out->locs[0].id = j.location;
+    out->nlocs = 1;
+    int failed = scan_location(anchor, base, j.chunk_size, &out->locs[0], err, errlen);
+    for (uint32_t i = 0; !failed && i < j.nthreads; i++) {
+        struct rc_location *l = &out->locs[out->nlocs];
+        l->id = j.threads[i];
+        failed = scan_location(anchor, base, j.chunk_size, l, err, errlen);
+        if (!failed && l->events > 0)
+            out->nlocs++;
+        else
+            memset(l, 0, sizeof *l);
     }
-    out->evt_bytes = (uint64_t)st.st_size;
-    if (scan_chunks(evt, j.chunk_size, out->evt_bytes, &out->chunks, &out->events) != 0) {
-        snprintf(err, errlen, "%s: %s: %s", anchor, evt, strerror(errno));
-        journal_free(&j);
-        return -1;
+    for (uint32_t k = 0; k < out->nlocs; k++)
+        out->events += out->locs[k].events;
+    if (!failed && out->events == 0) {
+        snprintf(evt, sizeof evt, "%s/%llu.evt", base, (unsigned long long)j.location);
+        if (j.nthreads > 0)
+            snprintf(err, errlen, "%s: none of the event files of its %u locations holds a whole event chunk: "
+                                  "no events survived", anchor, j.nthreads + 1);
+        else if (out->locs[0].evt_bytes == 0)
+            snprintf(err, errlen, "%s: the rank was killed before its first buffer flush: no events survived "
+                                  "(only its journal is there)", anchor);
+        else
+            snprintf(err, errlen, "%s: %s holds no whole event chunk (%llu bytes, chunks of %llu): no events survived",
+                     anchor, evt, (unsigned long long)out->locs[0].evt_bytes, (unsigned long long)j.chunk_size);
+        failed = 1;
     }
-    out->evt_used = out->chunks * j.chunk_size;
-    if (out->events == 0) {
-        snprintf(err, errlen, "%s: %s holds no whole event chunk (%llu bytes, chunks of %llu): no events survived",
-                 anchor, evt, (unsigned long long)out->evt_bytes, (unsigned long long)j.chunk_size);
-        journal_free(&j);
-        return -1;
-    }
+    if (failed)
+        goto fail;
 
     const char *tmp = getenv("TMPDIR");
     snprintf(out->dir, sizeof out->dir, "%s/synctrace-recover.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -782,48 +880,48 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
         snprintf(err, errlen, "%s: cannot make a temporary directory for the recovered archive: %s", out->dir,
                  strerror(errno));
         out->dir[0] = '\0';
-        journal_free(&j);
-        return -1;
+        goto fail;
     }
     snprintf(out->anchor, sizeof out->anchor, "%s/%s.otf2", out->dir, name);
     char *meta_id = journal_property(&j, "SYNCTRACE::RUN_ID") ? NULL : run_id_from_meta(anchor);
-    int ok = write_archive(out->dir, name, &j, meta_id, out->events);
+    int ok = write_archive(out->dir, name, &j, meta_id, out->locs, out->nlocs);
     free(meta_id);
-    char copy[4400], sub[4300];
+    char sub[4300];
     snprintf(sub, sizeof sub, "%s/%s", out->dir, name);
-    snprintf(copy, sizeof copy, "%s/%llu.evt", sub, (unsigned long long)j.location);
     if (ok && mkdir(sub, 0755) != 0 && errno != EEXIST)
         ok = 0;
-    if (ok) {
-        /* A symbolic link to the original leaves even its metadata alone
-         * (a hard link would change its link count and ctime); a copy of
-         * the whole chunks when a link is not possible. */
-        char *abs = realpath(evt, NULL);
-        if (!abs || symlink(abs, copy) != 0)
-            ok = copy_prefix(evt, copy, out->evt_used) == 0;
-        free(abs);
-    }
+    for (uint32_t k = 0; ok && k < out->nlocs; k++)
+        if (out->locs[k].events > 0)   /* the main one may have none */
+            ok = place_events(base, sub, &out->locs[k]) == 0;
     if (!ok) {
         snprintf(err, errlen, "%s: cannot write the recovered archive in %s", anchor, out->dir);
-        remove_tree(out->dir, name, j.location);
+        remove_tree(out->dir, name, out->locs, out->nlocs);
         out->dir[0] = '\0';
-        journal_free(&j);
-        return -1;
+        goto fail;
     }
     journal_free(&j);
     return 0;
+fail:
+    free(out->locs);
+    out->locs = NULL;
+    out->nlocs = 0;
+    journal_free(&j);
+    return -1;
 }
 
 void rc_remove(struct rc_archive *a)
 {
-    if (!a->dir[0])
-        return;
-    char name[4200];
-    const char *slash = strrchr(a->anchor, '/');
-    snprintf(name, sizeof name, "%s", slash ? slash + 1 : a->anchor);
-    size_t n = strlen(name);
-    if (n > 5)
-        name[n - 5] = '\0';   /* without ".otf2" */
-    remove_tree(a->dir, name, a->location);
-    a->dir[0] = '\0';
+    if (a->dir[0]) {
+        char name[4200];
+        const char *slash = strrchr(a->anchor, '/');
+        snprintf(name, sizeof name, "%s", slash ? slash + 1 : a->anchor);
+        size_t n = strlen(name);
+        if (n > 5)
+            name[n - 5] = '\0';   /* without ".otf2" */
+        remove_tree(a->dir, name, a->locs, a->nlocs);
+        a->dir[0] = '\0';
+    }
+    free(a->locs);
+    a->locs = NULL;
+    a->nlocs = 0;
 }
