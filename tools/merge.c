@@ -431,6 +431,12 @@ done:
     return rc;
 }
 
+static int by_location_id(const void *a, const void *b)
+{
+    uint64_t x = ow_location_id(a), y = ow_location_id(b);
+    return (x > y) - (x < y);
+}
+
 /* The clock model of the given kind, with --timebase median applied:
  * Fleury et al., eq. 3, time follows the median clock; folding its rate
  * into every clock's drift keeps every constraint exact. */
@@ -559,7 +565,7 @@ int cmd_merge(int argc, char **argv)
     uint32_t reference = (uint32_t)o.reference;
     {
         struct rt_rank **th = calloc((size_t)n, sizeof *th);
-        uint32_t *nth = calloc((size_t)n, sizeof *nth), most = 0;
+        uint32_t *nth = calloc((size_t)n, sizeof *nth);
         size_t total = (size_t)n;
         if (!th || !nth) {
             free(th);
@@ -570,7 +576,6 @@ int cmd_merge(int argc, char **argv)
         for (int i = 0; i < n; i++) {
             nth[i] = rt_take_threads(&ranks[i], &th[i]);
             total += nth[i];
-            most = nth[i] > most ? nth[i] : most;
             for (uint32_t j = 0; j < nth[i]; j++)
                 rep.events += th[i][j].nevents;
         }
@@ -578,10 +583,12 @@ int cmd_merge(int argc, char **argv)
         if (all) {
             ranks = all;
             size_t k = (size_t)n;
-            for (uint32_t t1 = 0; t1 < most; t1++)   /* thread t1 + 1 of every rank that has one */
-                for (int i = 0; i < n; i++)
-                    if (t1 < nth[i])
-                        ranks[k++] = th[i][t1];
+            for (int i = 0; i < n; i++)
+                for (uint32_t j = 0; j < nth[i]; j++)
+                    ranks[k++] = th[i][j];
+            /* by location id (thread << 32 | rank): thread numbers may have
+             * gaps (a recovered rank's thread that never flushed) */
+            qsort(ranks + n, total - (size_t)n, sizeof *ranks, by_location_id);
         } else {
             for (int i = 0; i < n; i++)
                 for (uint32_t j = 0; j < nth[i]; j++)
