@@ -170,14 +170,15 @@ expect_error() {   # expect_error STATUS PATTERN LABEL CMD...
 expect_error 1 "$tmp/none: No such file" "no OUT_DIR" "$SYNCTRACE_BIN" causal "$tmp/none"
 mkdir "$tmp/empty"
 expect_error 1 "empty/traces.otf2: No such file" "OUT_DIR without traces.otf2" "$SYNCTRACE_BIN" causal "$tmp/empty"
+# (their index, stale now, stays as it was: nothing is written)
 cp -r "$tmp/gen-random.without" "$tmp/truncated"
-rm -f "$tmp/truncated/causal.idx"
 f=$(ls "$tmp"/truncated/traces/*.evt | head -1)
 head -c 100 "$f" >"$f.x" && mv "$f.x" "$f"
 expect_error 1 "traces.otf2" "an event file cut short" "$SYNCTRACE_BIN" causal "$tmp/truncated"
-ok $([ ! -e "$tmp/truncated/causal.idx" ] && ! ls "$tmp/truncated" | grep -q tmp; echo $?) "and nothing written"
+ok $(cmp -s "$tmp/truncated/causal.idx" "$tmp/gen-random.without/causal.idx" \
+     && cmp -s "$tmp/truncated/report.json" "$tmp/gen-random.without/report.json" \
+     && ! ls "$tmp/truncated" | grep -q tmp; echo $?) "and nothing written: index and report as they were, no temporary files"
 cp -r "$tmp/gen-random.without" "$tmp/baddef"
-rm -f "$tmp/baddef/causal.idx"
 printf 'garbage' >"$tmp/baddef/traces.def"
 expect_error 1 "traces.otf2" "garbage definitions" "$SYNCTRACE_BIN" causal "$tmp/baddef"
 expect_error 2 "cluster-levels 8,4" "decreasing cluster levels" "$SYNCTRACE_BIN" causal "$out" --cluster-levels 8,4

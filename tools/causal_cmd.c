@@ -304,17 +304,18 @@ int cmd_causal(int argc, char **argv)
                 dir);
         return 1;
     }
-    /* A valid index is the user's; a stale or damaged one is replaced. */
+    /* A valid index is the user's; a stale or damaged one is replaced
+     * (said once the new one is written: an error stays one line). */
+    char replaced[4600] = "";
     if (access(index, F_OK) == 0) {
         struct ci_index old;
-        if (ci_read(index, dir, &old, err, sizeof err) == 0) {
+        if (ci_read(index, dir, &old, replaced, sizeof replaced) == 0) {
             ci_free(&old);
+            replaced[0] = '\0';
             if (!force) {
                 fprintf(stderr, "synctrace causal: %s: a valid causal index exists (--force replaces it)\n", index);
                 return 1;
             }
-        } else {
-            fprintf(stderr, "synctrace causal: replacing it: %s\n", err);
         }
     }
 
@@ -376,12 +377,15 @@ int cmd_causal(int argc, char **argv)
         fprintf(stderr, "synctrace causal: %s: %s\n", dir, s.error);
         goto done;
     }
+    s.seconds_wait = 0;   /* no merge waited for it */
     char note[4600] = "";
     int urc = update_reports(dir, &s, note, sizeof note, err, sizeof err);
     if (urc < 0) {
         fprintf(stderr, "synctrace causal: %s\n", err);
         goto done;
     }
+    if (replaced[0])
+        fprintf(stderr, "synctrace causal: replaced %s\n", replaced);
     if (urc > 0)
         fprintf(stderr, "synctrace causal: warning: %s\n", note);
     printf("%s: %u locations, %llu events, %zu messages, %zu collectives\n", index, t.nlocations,
