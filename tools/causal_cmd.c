@@ -36,7 +36,7 @@ static int usage(FILE *to)
                 "OUT_DIR/traces.otf2 (after merge --no-causal, or when the index is stale or damaged),\n"
                 "with the cluster-size sweep (cluster_sizes.csv/.svg) and the causal part of\n"
                 "report.json and report.txt. R:I numbering is the one merge's own index uses.\n"
-                "  --cluster-levels S[,S...]  maximum cluster sizes per level (default 8)\n"
+                "  --cluster-levels S[,S...]  maximum cluster sizes per level (default " CAUSAL_DEFAULT_LEVELS ")\n"
                 "  --force            replace an index that is valid (a stale or damaged one is\n"
                 "                     always replaced)\n");
     return to == stdout ? 0 : 2;
@@ -257,7 +257,7 @@ static int update_reports(const char *dir, const struct causal_summary *s, char 
 
 int cmd_causal(int argc, char **argv)
 {
-    const char *dir = NULL, *levels = "8";
+    const char *dir = NULL, *levels = CAUSAL_DEFAULT_LEVELS;
     int force = 0;
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h"))

@@ -35,12 +35,7 @@
 /* Time windows per clock when measuring residual drift from the events. */
 #define REFINE_WINDOWS 4
 
-/* Causal index clusters: two-level, at most 8 ranks per cluster
- * (bench/causal.sh: stencils of 256 and 1024 ranks at 13% of
- * Fidge/Mattern, queries ~0.5 us on average). Hierarchical 8,64 is smaller
- * (9%) but its cross-cluster walk costs the product of the cluster sizes:
- * ~10 us on average on the same trace. */
-#define DEFAULT_CLUSTER_LEVELS "8"
+#define DEFAULT_CLUSTER_LEVELS CAUSAL_DEFAULT_LEVELS   /* causal_report.h: why 8 */
 
 struct options {
     const char *raw, *out;
