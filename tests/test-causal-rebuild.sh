@@ -56,11 +56,11 @@ else:
 untimed = lambda v: {x: y for x, y in v.items() if x != 'seconds'} if isinstance(v, dict) else v
 for k in set(a) | set(b):
     if k not in ('seconds', 'causal_index') and untimed(a.get(k)) != untimed(b.get(k)): bad.append('report ' + k)
+# report.txt: the causal section is its last lines, from "  causal index  " on
 ta, tb = (open(d + '/report.txt').read() for d in sys.argv[1:3])
-ca = [l for l in ta.splitlines() if 'causal index' in l or 'self-organizing' in l]
-cb = [l for l in tb.splitlines() if 'causal index' in l or 'self-organizing' in l]
-if len(ca) != 2 or ca != cb: bad.append('report.txt causal lines %r %r' % (ca, cb))
-if tb.count('causal index') != 1: bad.append('report.txt has %d causal sections' % tb.count('causal index'))
+ca, cb = (t[t.find('\n  causal index  ') + 1:] if '\n  causal index  ' in t else '' for t in (ta, tb))
+if len(ca.splitlines()) != 2 or ca != cb: bad.append('report.txt causal lines %r %r' % (ca, cb))
+if tb.count('\n  causal index  ') != 1: bad.append('report.txt has %d causal sections' % tb.count('\n  causal index  '))
 print(' '.join(bad))
 PY
 }
