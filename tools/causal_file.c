@@ -350,7 +350,8 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     struct stat st;
     if (fd < 0) {
         if (errno == ENOENT)
-            snprintf(err, errlen, "%s: no causal index (merge again, or the trace was not merged by synctrace)", path);
+            snprintf(err, errlen, "%s: no causal index (synctrace causal builds it; or the trace was not merged by "
+                               "synctrace)", path);
         else
             snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
@@ -379,7 +380,7 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     else if (h.endian != CI_ENDIAN)
         problem = "written on a machine of other byte order";
     else if (h.version != CI_VERSION)
-        problem = "index format of another synctrace version (merge again)";
+        problem = "index format of another synctrace version (synctrace causal rebuilds it)";
     else if (hash_bytes(0, &h, sizeof h) != want)
         problem = "corrupt causal index (header checksum)";
     else if (h.file_size != size)
@@ -433,7 +434,7 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
         }
         if (fp[0] != h.fingerprint[0] || fp[1] != h.fingerprint[1]) {
             snprintf(err, errlen, "%s: stale causal index: the merged archive in %s changed since it was built "
-                                  "(merge again)", path, dir);
+                                  "(synctrace causal rebuilds it)", path, dir);
             ci_free(out);
             return -1;
         }

@@ -39,12 +39,7 @@
 /* Time windows per clock when measuring residual drift from the events. */
 #define REFINE_WINDOWS 4
 
-/* Causal index clusters: two-level, at most 8 ranks per cluster
- * (bench/causal.sh: stencils of 256 and 1024 ranks at 13% of
- * Fidge/Mattern, queries ~0.5 us on average). Hierarchical 8,64 is smaller
- * (9%) but its cross-cluster walk costs the product of the cluster sizes:
- * ~10 us on average on the same trace. */
-#define DEFAULT_CLUSTER_LEVELS "8"
+#define DEFAULT_CLUSTER_LEVELS CAUSAL_DEFAULT_LEVELS   /* causal_report.h: why 8 */
 
 struct options {
     const char *raw, *out;
@@ -812,7 +807,7 @@ int cmd_merge(int argc, char **argv)
         /* Cluster receives keep full vectors (one entry per location): at
          * thousands of locations the index outgrows the trace many times. */
         fprintf(stderr, "synctrace merge: note: %d locations: no causal index by default above %d "
-                        "(--causal builds it)\n", n, CAUSAL_AUTO_MAX);
+                        "(--causal builds it, or synctrace causal OUT later)\n", n, CAUSAL_AUTO_MAX);
         rep.causal_skipped = 1;
     } else if (o.no_causal <= 0) {
         /* R:I of a query is the I-th event of rank R's location: ow_write

@@ -23,7 +23,7 @@ static int usage(FILE *to)
                 "merged archive (its main thread; in threaded runs, locations P, P+1, ... are the other\n"
                 "threads, in the archive's order). --batch reads one pair \"R:I R:I\" per line and\n"
                 "answers one per line.\n"
-                "Uses OUT_DIR/causal.idx, which synctrace merge writes.\n");
+                "Uses OUT_DIR/causal.idx, which synctrace merge writes (synctrace causal OUT_DIR rebuilds it).\n");
     return to == stdout ? 0 : 2;
 }
 

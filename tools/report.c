@@ -485,7 +485,7 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     }
     if (r->causal_skipped)
         fprintf(f, "  \"causal_index\": { \"built\": false, \"error\": \"not by default above 1024 locations "
-                   "(merge --causal)\" },\n");
+                   "(merge --causal, or synctrace causal OUT)\" },\n");
     causal_report_json(f, r->causal);
     fprintf(f, "  \"seconds\": { \"read\": %.6f, \"match\": %.6f, \"solve\": %.6f, \"apply\": %.6f, "
                "\"write\": %.6f, \"total\": %.6f }\n}\n",

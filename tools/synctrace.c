@@ -14,6 +14,7 @@ static const struct {
     { "report", cmd_report, "print what a merge corrected and how precisely" },
     { "export", cmd_export, "write a Chrome/Perfetto trace or an HTML timeline of a merged trace" },
     { "query", cmd_query, "is one event before, after or concurrent with another (causal index)" },
+    { "causal", cmd_causal, "(re)build the causal index of a merged trace from its archive" },
     { "dump", cmd_dump, "print the events of a raw trace as text" },
 };
 

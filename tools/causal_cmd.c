@@ -1,0 +1,403 @@
+/* causal_cmd.c — `synctrace causal OUT_DIR [--cluster-levels S[,S...]]
+ * [--force]`: (re)build the causal index of a merged trace from the merged
+ * archive alone (after `merge --no-causal`, or when causal.idx is stale or
+ * damaged, or for other cluster sizes).
+ *
+ * The index needs only each location's event count and the matches, and
+ * the matcher (match.c) needs only what the merged archive keeps of the raw
+ * trace: every event in its location's order with its kind, communicator,
+ * peer, tag and request id, and communicators by name with their members as
+ * world ranks. So the archive is read back into struct rt_rank (one per
+ * location, in the archive's location order: the ranks' main locations,
+ * id = rank, then the other threads, id = thread << 32 | rank, which is the
+ * order merge gives them), matched again, and built as merge builds it.
+ * The matcher orders a rank's sends and posted receives by time; global
+ * times are a monotonic function of the rank's local clock, so the order is
+ * the same (ties, at ns resolution, fall back to the event order). */
+#include <config.h>
+#include "commands.h"
+#include "causal.h"
+#include "causal_report.h"
+#include "match.h"
+#include "mtread.h"
+#include "rawtrace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int usage(FILE *to)
+{
+    fprintf(to, "usage: synctrace causal OUT_DIR [--cluster-levels S[,S...]] [--force]\n"
+                "(Re)build the causal index OUT_DIR/causal.idx of a merged trace from its archive\n"
+                "OUT_DIR/traces.otf2 (after merge --no-causal, or when the index is stale or damaged),\n"
+                "with the cluster-size sweep (cluster_sizes.csv/.svg) and the causal part of\n"
+                "report.json and report.txt. R:I numbering is the one merge's own index uses.\n"
+                "  --cluster-levels S[,S...]  maximum cluster sizes per level (default " CAUSAL_DEFAULT_LEVELS ")\n"
+                "  --force            replace an index that is valid (a stale or damaged one is\n"
+                "                     always replaced)\n");
+    return to == stdout ? 0 : 2;
+}
+
+/* ---------------------------------------------------------------- reading the archive */
+
+struct loader {
+    struct rt_rank *locs;
+    uint32_t nlocs;
+    uint64_t *cap;
+    int too_many;             /* a location has more events than its definition says */
+};
+
+static int collect(void *user, uint32_t location, const struct rt_event *e)
+{
+    struct loader *l = user;
+    struct rt_rank *r = &l->locs[location];
+    if (r->nevents == l->cap[location]) {
+        /* the definition's count is the size; growing past it means the
+         * archive disagrees with itself, but take the events and say so */
+        uint64_t cap = l->cap[location] ? l->cap[location] * 2 : 1024;
+        struct rt_event *nv = realloc(r->events, sizeof *nv * cap);
+        if (!nv)
+            return -1;
+        r->events = nv;
+        l->cap[location] = cap;
+        l->too_many = 1;
+    }
+    r->events[r->nevents++] = *e;
+    return 0;
+}
+
+static void free_locations(struct rt_rank *locs, uint32_t n)
+{
+    if (!locs)
+        return;
+    for (uint32_t k = 0; k < n; k++)
+        free(locs[k].events);
+    free(locs);
+}
+
+/* One rt_rank per location of the archive t, events included; their
+ * regions and communicators point into t and comms. Returns 0, or -1 with
+ * a one-line message. */
+static int load_locations(struct mt_trace *t, struct rt_comm *comms, struct rt_rank **out, char *err, size_t errlen)
+{
+    uint32_t n = t->nlocations, nmain = 0;
+    if (n == 0) {
+        snprintf(err, errlen, "%s: the archive has no locations", t->path);
+        return -1;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        nmain += t->locations[k] >> 32 == 0;
+    /* synctrace merge's layout: main locations 0 .. P-1, the others thread << 32 | rank with rank < P */
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t id = t->locations[k];
+        if ((k < nmain && id != k) || (k >= nmain && (uint32_t)id >= nmain)) {
+            snprintf(err, errlen, "%s: location %llu: not the location layout synctrace merge writes "
+                                  "(ranks 0 to P-1, then their threads)", t->path, (unsigned long long)id);
+            return -1;
+        }
+    }
+    struct loader l = { calloc(n, sizeof *l.locs), n, calloc(n, sizeof *l.cap), 0 };
+    if (!l.locs || !l.cap) {
+        free(l.locs);
+        free(l.cap);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        struct rt_rank *r = &l.locs[k];
+        r->path = t->path;
+        r->rank = (int)(uint32_t)t->locations[k];
+        r->world_size = (int)nmain;
+        r->thread = (uint32_t)(t->locations[k] >> 32);
+        r->location = t->locations[k];
+        r->borrowed = 1;
+        r->resolution = t->resolution;
+        r->regions = t->regions;
+        r->nregions = t->nregions;
+        r->comms = comms;
+        r->ncomms = t->ncomms;
+        r->declared_events = t->location_events[k];
+        l.cap[k] = t->location_events[k];
+        if (l.cap[k] && !(r->events = malloc(sizeof *r->events * l.cap[k]))) {
+            snprintf(err, errlen, "%s: out of memory for %llu events", t->path,
+                     (unsigned long long)t->location_events[k]);
+            goto fail;
+        }
+    }
+    if (mt_read_events(t, collect, &l, err, errlen) != 0) {
+        if (!err[0])
+            snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        if (l.too_many || l.locs[k].nevents != t->location_events[k]) {
+            snprintf(err, errlen, "%s: corrupt archive: location %llu has %llu events, its definition says %llu",
+                     t->path, (unsigned long long)t->locations[k], (unsigned long long)l.locs[k].nevents,
+                     (unsigned long long)t->location_events[k]);
+            goto fail;
+        }
+    free(l.cap);
+    *out = l.locs;
+    return 0;
+fail:
+    free_locations(l.locs, n);
+    free(l.cap);
+    return -1;
+}
+
+/* ---------------------------------------------------------------- the report */
+
+static int read_all(const char *path, char **text, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    char *buf = NULL;
+    size_t n = 0, cap = 0, got;
+    do {
+        if (n + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return -1;
+            }
+            buf = nb;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+    } while (got > 0);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return -1;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+/* Write head, then what fn writes, then tail, into path through a
+ * temporary file and a rename. */
+static int rewrite(const char *path, const char *head, size_t nhead, void (*fn)(FILE *, const struct causal_summary *),
+                   const struct causal_summary *s, const char *tail, char *err, size_t errlen)
+{
+    char tmp[4400];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    fwrite(head, 1, nhead, f);
+    fn(f, s);
+    fputs(tail, f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: cannot write", path);
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* report.json: its "causal_index" member (merge writes it just before
+ * "seconds", the last member) replaced or, after merge --no-causal, added
+ * there. report.txt: the causal lines are its last ones. Returns 0, 1 when
+ * a report is missing or not as merge writes it (left alone), -1 when a
+ * file cannot be written. */
+static int update_reports(const char *dir, const struct causal_summary *s, char *note, size_t notelen, char *err,
+                          size_t errlen)
+{
+    char path[4300];
+    char *text;
+    size_t len;
+    int left_alone = 0;
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    if (read_all(path, &text, &len) != 0) {
+        snprintf(note, notelen, "%s: cannot read it, left alone", path);
+        left_alone = 1;
+    } else {
+        char *seconds = strstr(text, "\n  \"seconds\": {");
+        char *old = strstr(text, "\n  \"causal_index\": {");
+        if (!seconds || (old && old > seconds)) {
+            snprintf(note, notelen, "%s: not as synctrace merge writes it, left alone", path);
+            left_alone = 1;
+        } else {
+            char *cut = old ? old : seconds;
+            int rc = rewrite(path, text, (size_t)(cut - text) + 1, causal_report_json, s, seconds + 1, err, errlen);
+            if (rc != 0) {
+                free(text);
+                return -1;
+            }
+        }
+        free(text);
+    }
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    if (read_all(path, &text, &len) != 0) {
+        if (!left_alone)
+            snprintf(note, notelen, "%s: cannot read it, left alone", path);
+        return 1;
+    }
+    char *old = strstr(text, "\n  causal index  ");
+    size_t keep = old ? (size_t)(old - text) + 1 : len;
+    int rc = rewrite(path, text, keep, causal_report_text, s, "", err, errlen);
+    free(text);
+    return rc != 0 ? -1 : left_alone;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+int cmd_causal(int argc, char **argv)
+{
+    const char *dir = NULL, *levels = CAUSAL_DEFAULT_LEVELS;
+    int force = 0;
+    for (int k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h"))
+            return usage(stdout);
+        if (!strcmp(argv[k], "--force")) {
+            force = 1;
+        } else if (!strcmp(argv[k], "--cluster-levels")) {
+            if (k + 1 >= argc) {
+                fprintf(stderr, "synctrace causal: --cluster-levels needs sizes, e.g. 8 or 8,64\n");
+                return 2;
+            }
+            levels = argv[++k];
+        } else if (argv[k][0] == '-' || dir) {
+            fprintf(stderr, "synctrace causal: unexpected argument '%s' (see --help)\n", argv[k]);
+            return 2;
+        } else {
+            dir = argv[k];
+        }
+    }
+    if (!dir) {
+        fprintf(stderr, "synctrace causal: no OUT_DIR given (see --help)\n");
+        return 2;
+    }
+    char err[4600];
+    struct ci_config cfg;
+    if (ci_parse_levels(levels, &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace causal: --cluster-levels %s: %s\n", levels, err);
+        return 2;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        fprintf(stderr, "synctrace causal: %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "synctrace causal: %s: not a directory (the output of synctrace merge is one)\n", dir);
+        return 1;
+    }
+    char anchor[4300], index[4300];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    snprintf(index, sizeof index, "%s/causal.idx", dir);
+    if (access(anchor, R_OK) != 0) {
+        fprintf(stderr, "synctrace causal: %s: %s (is %s the output of synctrace merge?)\n", anchor, strerror(errno),
+                dir);
+        return 1;
+    }
+    /* A valid index is the user's; a stale or damaged one is replaced
+     * (said once the new one is written: an error stays one line). */
+    char replaced[4600] = "";
+    if (access(index, F_OK) == 0) {
+        struct ci_index old;
+        if (ci_read(index, dir, &old, replaced, sizeof replaced) == 0) {
+            ci_free(&old);
+            replaced[0] = '\0';
+            if (!force) {
+                fprintf(stderr, "synctrace causal: %s: a valid causal index exists (--force replaces it)\n", index);
+                return 1;
+            }
+        }
+    }
+
+    struct mt_trace t;
+    if (mt_open(anchor, &t, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace causal: %s\n", err);
+        return 1;
+    }
+    int rc = 1;
+    struct rt_rank *locs = NULL;
+    struct mg_result match;
+    int matched = 0;
+    uint64_t *nevents = NULL;
+    struct rt_comm *comms = calloc(t.ncomms ? t.ncomms : 1, sizeof *comms);
+    if (!comms) {
+        fprintf(stderr, "synctrace causal: out of memory\n");
+        goto done;
+    }
+    for (uint32_t c = 0; c < t.ncomms; c++) {
+        /* every location sees every communicator, in the archive's order:
+         * the matcher then gives communicator c the global id c, as merge's did */
+        if (!t.comms[c].name) {
+            fprintf(stderr, "synctrace causal: %s: communicator %u is referenced but not defined\n", anchor, c);
+            goto done;
+        }
+        comms[c].name = t.comms[c].name;
+        comms[c].nmembers = t.comms[c].nmembers;
+        comms[c].members = t.comms[c].members;
+    }
+    err[0] = '\0';
+    if (load_locations(&t, comms, &locs, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace causal: %s\n", err);
+        goto done;
+    }
+    if (mg_match(locs, t.nlocations, &match, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace causal: %s\n", err);
+        goto done;
+    }
+    matched = 1;
+    if (!(nevents = malloc(sizeof *nevents * t.nlocations))) {
+        fprintf(stderr, "synctrace causal: out of memory\n");
+        goto done;
+    }
+    for (uint32_t k = 0; k < t.nlocations; k++)
+        nevents[k] = locs[k].nevents;
+    /* The events are no longer needed: the build uses the matches only. */
+    for (uint32_t k = 0; k < t.nlocations; k++) {
+        free(locs[k].events);
+        locs[k].events = NULL;
+    }
+
+    struct causal_summary s;
+    memset(&s, 0, sizeof s);
+    if (causal_for_merge(dir, nevents, t.nlocations, &match, levels, &s, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace causal: %s\n", err);
+        goto done;
+    }
+    if (!s.built) {
+        fprintf(stderr, "synctrace causal: %s: %s\n", dir, s.error);
+        goto done;
+    }
+    s.seconds_wait = 0;   /* no merge waited for it */
+    char note[4600] = "";
+    int urc = update_reports(dir, &s, note, sizeof note, err, sizeof err);
+    if (urc < 0) {
+        fprintf(stderr, "synctrace causal: %s\n", err);
+        goto done;
+    }
+    if (replaced[0])
+        fprintf(stderr, "synctrace causal: replaced %s\n", replaced);
+    if (urc > 0)
+        fprintf(stderr, "synctrace causal: warning: %s\n", note);
+    printf("%s: %u locations, %llu events, %zu messages, %zu collectives\n", index, t.nlocations,
+           (unsigned long long)s.events, match.nmessages, match.ncollectives);
+    causal_report_text(stdout, &s);
+    rc = 0;
+done:
+    if (matched)
+        mg_free(&match);
+    free(nevents);
+    free_locations(locs, t.nlocations);
+    free(comms);
+    mt_close(&t);
+    return rc;
+}
