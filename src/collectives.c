@@ -47,7 +47,7 @@ static int is_live(uint64_t live, int i)
  * `live` has bit i clear for a slot that moves no data: at the border of a
  * non-periodic Cartesian dimension d the neighbour in slot 2d (negative
  * direction) or 2d+1 (positive) is MPI_PROC_NULL. */
-static void peers(MPI_Comm comm, int neighbor, int *in, int *out, uint64_t *live)
+void st_coll_peers(MPI_Comm comm, int neighbor, int *in, int *out, uint64_t *live)
 {
     *in = *out = comm_size(comm);
     *live = ALL_LIVE;
@@ -155,7 +155,7 @@ struct st_coll st_coll_allgather(const void *sendbuf, int scount, MPI_Datatype s
 {
     int in, out;
     uint64_t live;
-    peers(comm, neighbor, &in, &out, &live);
+    st_coll_peers(comm, neighbor, &in, &out, &live);
     uint64_t block = sendbuf == MPI_IN_PLACE ? st_type_bytes(rcount, rtype) : st_type_bytes(scount, stype);
     return make(OTF2_COLLECTIVE_OP_ALLGATHER, comm, -1, block * (uint64_t)count_live(out, live),
                 st_type_bytes(rcount, rtype) * (uint64_t)count_live(in, live));
@@ -166,7 +166,7 @@ struct st_coll st_coll_allgatherv(const void *sendbuf, int scount, MPI_Datatype 
 {
     int in, out;
     uint64_t live;
-    peers(comm, neighbor, &in, &out, &live);
+    st_coll_peers(comm, neighbor, &in, &out, &live);
     uint64_t block = sendbuf == MPI_IN_PLACE ? st_type_bytes(rcounts[comm_rank(comm)], rtype)
                                              : st_type_bytes(scount, stype);
     return make(OTF2_COLLECTIVE_OP_ALLGATHERV, comm, -1, block * (uint64_t)count_live(out, live),
@@ -178,7 +178,7 @@ struct st_coll st_coll_alltoall(const void *sendbuf, int scount, MPI_Datatype st
 {
     int in, out;
     uint64_t live;
-    peers(comm, neighbor, &in, &out, &live);
+    st_coll_peers(comm, neighbor, &in, &out, &live);
     uint64_t recv = st_type_bytes(rcount, rtype) * (uint64_t)count_live(in, live);
     uint64_t sent = sendbuf == MPI_IN_PLACE ? recv : st_type_bytes(scount, stype) * (uint64_t)count_live(out, live);
     return make(OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1, sent, recv);
@@ -189,7 +189,7 @@ struct st_coll st_coll_alltoallv(const void *sendbuf, const int *scounts, MPI_Da
 {
     int in, out;
     uint64_t live;
-    peers(comm, neighbor, &in, &out, &live);
+    st_coll_peers(comm, neighbor, &in, &out, &live);
     uint64_t recv = sum_counts(rcounts, in, rtype, live);
     uint64_t sent = sendbuf == MPI_IN_PLACE ? recv : sum_counts(scounts, out, stype, live);
     return make(OTF2_COLLECTIVE_OP_ALLTOALLV, comm, -1, sent, recv);
@@ -200,7 +200,7 @@ struct st_coll st_coll_alltoallw(const void *sendbuf, const int *scounts, const 
 {
     int in, out;
     uint64_t live;
-    peers(comm, neighbor, &in, &out, &live);
+    st_coll_peers(comm, neighbor, &in, &out, &live);
     uint64_t recv = 0, sent = 0;
     for (int i = 0; i < in; i++)
         if (is_live(live, i))

@@ -121,36 +121,12 @@ int st_f_types_in(const MPI_Fint *f, int n, MPI_Datatype **c)
 
 int st_f_peers(MPI_Comm comm, int neighbor, int out)
 {
-    int n = 0;
     if (comm == MPI_COMM_NULL)
         return 0;
-    if (!neighbor) {
-        int inter = 0;
-        PMPI_Comm_test_inter(comm, &inter);
-        if (inter)
-            PMPI_Comm_remote_size(comm, &n);
-        else
-            PMPI_Comm_size(comm, &n);
-        return n;
-    }
-    int topo = MPI_UNDEFINED;
-    PMPI_Topo_test(comm, &topo);
-    if (topo == MPI_CART) {
-        PMPI_Cartdim_get(comm, &n);
-        return 2 * n;
-    }
-    if (topo == MPI_GRAPH) {
-        int rank;
-        PMPI_Comm_rank(comm, &rank);
-        PMPI_Graph_neighbors_count(comm, rank, &n);
-        return n;
-    }
-    if (topo == MPI_DIST_GRAPH) {
-        int in = 0, outd = 0, weighted;
-        PMPI_Dist_graph_neighbors_count(comm, &in, &outd, &weighted);
-        return out ? outd : in;
-    }
-    return 0;
+    int in = 0, outd = 0;
+    uint64_t live;
+    st_coll_peers(comm, neighbor, &in, &outd, &live);
+    return out ? outd : in;
 }
 
 void st_f_indices(int *indices, int n)

@@ -55,6 +55,10 @@ struct st_coll {
     uint64_t sent, received;  /* bytes */
 };
 void st_coll_end(struct st_call *call, int ret, struct st_coll info);
+/* In- and out-degree of a neighbourhood collective on comm, else the
+ * (remote) group size; `live` has bit i clear for an MPI_PROC_NULL slot of
+ * a Cartesian topology (bits 0..63). */
+void st_coll_peers(MPI_Comm comm, int neighbor, int *in, int *out, uint64_t *live);
 void st_coll_post(struct st_call *call, int ret, struct st_coll info, MPI_Request request);
 struct st_coll st_coll_barrier(MPI_Comm comm);
 struct st_coll st_coll_bcast(const void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
