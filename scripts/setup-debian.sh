@@ -4,7 +4,10 @@
 set -eu
 packages="build-essential autoconf automake libtool pkg-config gawk python3
           libopenmpi-dev openmpi-bin libotf2-trace-dev otf2-tools python3-otf2
-          gfortran chromium"   # gfortran: the Fortran example and tests; chromium: tests/test-export.sh loads the HTML timeline headless
+          gfortran chromium netpipe-openmpi python3-mpi4py"
+# gfortran: the Fortran example and tests; chromium: tests/test-export.sh loads
+# the HTML timeline headless; NetPIPE and mpi4py: real MPI clients traced by
+# tests/test-clients.sh
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
