@@ -8,7 +8,7 @@
 # bounds; the output is deterministic; bad arguments get a one-line error
 # and exit status 2.
 . "$top_srcdir/tests/lib.sh"
-plan 39
+plan 40
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 tmp=$(scratch)
@@ -224,6 +224,16 @@ ok $(cmp -s <("$SYNCTRACE_BIN" dump "$tmp/det1" | sed 's/ true=[0-9]*//') <("$SY
      && ! "$SYNCTRACE_BIN" dump "$tmp/nt1" | grep -q ' true=' \
      && [ "$(json "$tmp/nt1.out/report.json" "'truth' not in d and d['tachyons_after'] == 0 and d['unmatched_sends'] == 0")" = True ]; echo $?) \
     "--no-true-time: the same events without true_time; merged without tachyons, no truth in the report"
+
+# --min-latency: a floor the truth keeps (the generator's MIN is 2000 ns)
+# tightens the bounds (each pair's by at least twice the floor, more over
+# paths of several hops) and stays consistent with the truth.
+"$GEN" "$tmp/ml" --ranks 8 --pattern ring --iterations 200 --latency-ns 2000:4000 --seed 7 >/dev/null
+"$SYNCTRACE_BIN" merge "$tmp/ml" -o "$tmp/ml0" >/dev/null 2>&1
+"$SYNCTRACE_BIN" merge "$tmp/ml" -o "$tmp/ml1500" --min-latency 1500 >/dev/null 2>&1
+w0=$(json "$tmp/ml0/report.json" "d['pair_uncertainty_max_ns']")
+ok $([ "$(json "$tmp/ml1500/report.json" "d['latency_violations_after'] == 0 and d['delta_ns'] == 0 and d['tachyons_after'] == 0 and d['truth']['domains_inside_bounds'] == 8 and d['pair_uncertainty_max_ns'] <= $w0 - 3000")" = True ]; echo $?) \
+    "--min-latency 1500: no receive within 1500 ns of its send, truth inside the bounds, widest pair $w0 -> $(json "$tmp/ml1500/report.json" "d['pair_uncertainty_max_ns']") ns"
 
 # An existing trace is not overwritten.
 "$GEN" "$tmp/det1" --ranks 4 >/dev/null 2>"$tmp/err"

@@ -16,16 +16,17 @@ static void chain(struct cm_domain *d)
 
 /* Cut domain d at the interior sync rounds of its representative rank (the
  * rounds at init and finalize bound the run; the ones between are where a
- * new drift estimate begins). Returns 0 or -1. */
-static int cut_segments(struct cm_domain *d, const struct rt_rank *rep, uint64_t last)
+ * new drift estimate begins), or with `whole` not at all. Returns 0 or -1. */
+static int cut_segments(struct cm_domain *d, const struct rt_rank *rep, uint64_t last, int whole)
 {
-    uint32_t cap = rep->noffsets > 2 ? rep->noffsets - 1 : 1;
+    uint32_t rounds = whole ? 0 : rep->noffsets;   /* whole: one segment */
+    uint32_t cap = rounds > 2 ? rounds - 1 : 1;
     d->seg = calloc(cap, sizeof *d->seg);
     if (!d->seg)
         return -1;
     d->seg[0].start = d->origin;
     d->nseg = 1;
-    for (uint32_t k = 1; k + 1 < rep->noffsets; k++) {
+    for (uint32_t k = 1; k + 1 < rounds; k++) {
         uint64_t t = rep->offsets[k].time;
         if ((int64_t)(t - d->seg[d->nseg - 1].start) <= 0 || (int64_t)(t - last) >= 0)
             continue;   /* not inside the events: nothing to separate */
@@ -102,14 +103,9 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
         struct cm_domain *dom = &m->domains[d];
         const struct rt_rank *rk = &ranks[rep[d]];
         dom->span_ns = cm_local(dom, last[d]);
-        if (d == ref_domain || kind == CM_LINE) {   /* the time base, or a line: one segment */
-            struct rt_rank one = *rk;
-            one.noffsets = 0;
-            if (cut_segments(dom, &one, last[d]) != 0)
-                goto fail;
-        } else if (cut_segments(dom, rk, last[d]) != 0) {
+        /* the time base, or a line: one segment */
+        if (cut_segments(dom, rk, last[d], d == ref_domain || kind == CM_LINE) != 0)
             goto fail;
-        }
         if (rk->noffsets >= 1)
             dom->offset_ns = (double)rk->offsets[0].offset / dom->resolution * 1e9;
         /* Overall drift: first to last round. Relative to rank 0's clock for

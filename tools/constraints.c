@@ -97,7 +97,7 @@ struct hub_edge {
 };
 
 struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m, const struct mg_result *match,
-                          const double *lmin, struct cs_stats *stats)
+                          double lmin, struct cs_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
     uint32_t nd = m->ndomains;
@@ -136,7 +136,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
             continue;
         }
         /* one clock's segments: its own ticks order the two, no latency assumed */
-        double l = du == dv ? 0 : lmin[(size_t)du * nd + dv];
+        double l = du == dv ? 0 : lmin;
         double w = corrected(ranks, m, msg->recv) - corrected(ranks, m, msg->send) - l
                    - ROUNDING_MARGIN_NS;
         if (pair_put(&pairs, u, v, w) != 0)

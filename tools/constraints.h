@@ -12,13 +12,14 @@
 struct cs_stats {
     size_t message_edges, collective_edges, hubs;
     size_t skipped_same_clock, skipped_neighbor;   /* skipped_neighbor: members whose topology is unknown */
-    size_t continuity_edges;
-    size_t neighbour_edges;    /* from neighbourhood collectives */   /* between a rank's consecutive events in different segments */
+    size_t continuity_edges;   /* between a rank's consecutive events in different segments */
+    size_t neighbour_edges;    /* from neighbourhood collectives */
 };
 
-/* lmin[d1 * ndomains + d2]: minimum latency (ns) of a message from domain
- * d1 to d2. Returns the finished graph, or NULL when out of memory. */
+/* lmin: minimum latency (ns) of a message between two clocks (inside one
+ * clock none is assumed: its ticks order the two ends). Returns the
+ * finished graph, or NULL when out of memory. */
 struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m, const struct mg_result *match,
-                          const double *lmin, struct cs_stats *stats);
+                          double lmin, struct cs_stats *stats);
 
 #endif

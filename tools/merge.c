@@ -46,7 +46,7 @@ struct options {
     int reference;
     double alpha;
     int median;
-    double min_latency;       /* < 0: estimate from the sync rounds */
+    double min_latency;       /* ns, between different clocks (--min-latency) */
     double max_drift;         /* largest drift a clock may have (fraction) */
     int jobs;                 /* threads reading rank archives */
     int force, no_drift;
@@ -105,7 +105,7 @@ static int parse(int argc, char **argv, struct options *o)
 {
     memset(o, 0, sizeof *o);
     o->alpha = 0.5;
-    o->min_latency = -1;
+    o->min_latency = 0;
     o->max_drift = 200e-6;
     o->cluster_levels = DEFAULT_CLUSTER_LEVELS;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -277,24 +277,15 @@ static void remove_tree(const char *path)
     nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Minimum latency per ordered pair of domains. Round trips bound the sum
- * of the two one-way latencies, not either one: on a loaded machine one
- * direction can take almost all of it (seen here: 375 ns one way where a
- * quarter of the fastest round trip was 986 ns). So without --min-latency
- * the bound is 0 — a receive is never before its send — and never an
- * estimate that the truth could violate. */
-static double *min_latencies(const struct options *o, const struct cm_model *m)
-{
-    size_t n = (size_t)m->ndomains * m->ndomains;
-    double *l = malloc(sizeof *l * (n ? n : 1));
-    for (size_t k = 0; l && k < n; k++)
-        l[k] = o->min_latency >= 0 ? o->min_latency : 0;
-    return l;
-}
+/* The minimum one-way latency is one number, --min-latency, 0 by default:
+ * round trips bound the sum of the two one-way latencies, not either one.
+ * On a loaded machine one direction can take almost all of it (seen here:
+ * 375 ns one way where a quarter of the fastest round trip was 986 ns), so
+ * no estimate from the sync rounds is a bound the truth cannot violate. */
 
 /* Build the constraint graph for a clock model and solve it. */
 static int solve_model(const struct rt_rank *ranks, const struct cm_model *model, const struct mg_result *match,
-                       const double *lmin, uint32_t tau, double alpha, struct sv_graph **graph, double **x,
+                       double lmin, uint32_t tau, double alpha, struct sv_graph **graph, double **x,
                        double **lo, double **hi, double *delta, uint32_t *unbounded, struct cs_stats *cs)
 {
     *graph = cs_build(ranks, model, match, lmin, cs);
@@ -338,7 +329,7 @@ static void solution_free(struct solution *s)
 /* Solve with `beta` as the clocks' drifts; when that contradicts the events
  * less than `best` (smaller delta), it becomes `best` and the model takes
  * the drifts. Returns 1 if adopted, 0 if not, -1 on failure. */
-static int try_drifts(const struct rt_rank *ranks, const struct mg_result *match, const double *lmin, uint32_t tau,
+static int try_drifts(const struct rt_rank *ranks, const struct mg_result *match, double lmin, uint32_t tau,
                       double alpha, struct cm_model *model, const double *beta, int replace, struct solution *best)
 {
     struct cm_model trial;
@@ -372,7 +363,7 @@ static int try_drifts(const struct rt_rank *ranks, const struct mg_result *match
  * hundreds of ppm; thousands of messages over the whole run do not. Returns
  * 0 and the drift corrections (to add to every segment's) in beta, or -1. */
 static int residual_drift(const struct rt_rank *ranks, const struct cm_model *model, const struct mg_result *match,
-                          const double *lmin, uint32_t tau, double alpha, uint32_t windows, double *beta)
+                          double lmin, uint32_t tau, double alpha, uint32_t windows, double *beta)
 {
     struct cm_model w = *model;
     w.windows = windows;
@@ -485,7 +476,7 @@ int cmd_merge(int argc, char **argv)
     struct solution sol = { 0 };   /* owns the graph and offsets used below */
     struct causal_summary causal;
     struct causal_job *causal_job = NULL;   /* the causal index, built while the archive is written */
-    double *lmin = NULL;
+    double lmin = o.min_latency;
     uint64_t **gtime = NULL, **truth = NULL;
     char tmp[4200] = "";
     rc = 1;
@@ -623,7 +614,7 @@ int cmd_merge(int argc, char **argv)
     enum cm_drift_model kind = o.no_drift ? CM_NO_DRIFT : o.drift_model ? (enum cm_drift_model)(o.drift_model - 1) : CM_LINE;
     o.reference = (int)reference;   /* the reference rank's main location */
     if (build_model(ranks, (uint32_t)n, &o, kind, &model, &rep.median_rate) != 0
-        || !(lmin = min_latencies(&o, &model))) {
+        ) {
         fprintf(stderr, "synctrace merge: out of memory\n");
         goto done;
     }
@@ -763,15 +754,21 @@ int cmd_merge(int argc, char **argv)
         double tc = now_s();
         uint64_t **ctime = calloc((size_t)n, sizeof *ctime);
         struct clc_stats cst;
-        if (!ctime)
+        /* clc takes a latency per pair of clocks; ours is one number (NULL: 0) */
+        double *clc_lmin = NULL;
+        if (lmin > 0 && (clc_lmin = malloc(sizeof *clc_lmin * model.ndomains * model.ndomains)) != NULL)
+            for (size_t k = 0; k < (size_t)model.ndomains * model.ndomains; k++)
+                clc_lmin[k] = lmin;
+        if (!ctime || (lmin > 0 && !clc_lmin))
             fprintf(stderr, "synctrace merge: warning: out of memory: no comparison with the controlled logical clock\n");
-        else if (clc_correct(ranks, (uint32_t)n, &match, lmin, &model, NULL, ctime, &cst, err, sizeof err) != 0)
+        else if (clc_correct(ranks, (uint32_t)n, &match, clc_lmin, &model, NULL, ctime, &cst, err, sizeof err) != 0)
             fprintf(stderr, "synctrace merge: warning: no comparison with the controlled logical clock: %s\n", err);
         else
             report_fill_clc(&rep, ranks, (uint32_t)n, &match, ctime, truth, &cst, now_s() - tc);
         if (ctime)
             clc_free_times(ctime, (uint32_t)n);
         free(ctime);
+        free(clc_lmin);
     }
     /* Precision over pairs of domains, where all-pairs is affordable. */
     if (model.ndomains <= 2000 && model.ndomains > 1) {
@@ -879,7 +876,6 @@ done:
     free(gtime);
     free(truth);
     solution_free(&sol);
-    free(lmin);
     cm_free(&model);
     mg_free(&match);
     if (ranks)

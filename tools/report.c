@@ -87,7 +87,7 @@ static size_t list_unmatched(char *buf, size_t len, size_t used, const char *wha
 
 void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
                  const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
-                 const double *lmin, uint64_t *const *gtime, uint64_t *const *truth)
+                 double lmin, uint64_t *const *gtime, uint64_t *const *truth)
 {
     r->messages = match->nmessages;
     r->collectives = match->ncollectives;
@@ -113,7 +113,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         if (gr < gs)
             r->tachyons_after++;
         uint32_t du = m->domain_of[msg->send.rank], dv = m->domain_of[msg->recv.rank];
-        if (du != dv && (double)gr < (double)gs + lmin[(size_t)du * nd + dv])
+        if (du != dv && (double)gr < (double)gs + lmin)
             r->latency_violations_after++;
     }
     r->collective_violations_after = collective_violations(match, gtime);

@@ -79,7 +79,7 @@ struct report {
 void report_init(struct report *r);
 void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
                  const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
-                 const double *lmin, uint64_t *const *gtime, uint64_t *const *truth);
+                 double lmin, uint64_t *const *gtime, uint64_t *const *truth);
 /* With true_time: how the controlled logical clock's global times ctime
  * (clc_correct) fare, measured as ours are. */
 void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
