@@ -5,7 +5,7 @@
 # otf2-print and the Python otf2 reader; bad input gets a one-line error and
 # a non-zero exit; the raw trace is never modified.
 . "$top_srcdir/tests/lib.sh"
-plan 33
+plan 34
 tmp=$(scratch)
 stencil="$top_builddir/examples/stencil"
 json() { "${PYTHON3:-python3}" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
@@ -143,6 +143,15 @@ for flags in "--reference 3" "--timebase median" "--alpha 0.2"; do
     ok $([ "$(json "$tmp/warm.x/report.json" "d['delta_ns'] == 0 and d['tachyons_after'] == 0 and d['nonmonotonic_after'] == 0")" = True ] && checked "$tmp/warm.x" | grep -q "tachyons 0 nonmonotonic 0"; echo $?) \
         "changing drift, segments, $flags: delta 0, no tachyon in the written archive"
 done
+
+# Bad options: one line each, exit 2, no output.
+bad=0
+for args in "--drift-model bogus" "--min-latency -5" "--cluster-levels 0" "--alpha 2" "--reference x"; do
+    "$SYNCTRACE_BIN" merge "$tmp/a" -o "$tmp/badopt.out" $args >/dev/null 2>"$tmp/badopt.err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/badopt.err")" -eq 1 ] && [ ! -e "$tmp/badopt.out" ] || { bad=1; diag "$args: exit $rc, $(cat "$tmp/badopt.err")"; }
+done
+ok $bad "bad merge options (--drift-model, --min-latency, --cluster-levels, --alpha, --reference): one line, exit 2, no output"
 
 "$SYNCTRACE_BIN" report "$tmp/a.out" >"$tmp/rep"
 ok $([ $? -eq 0 ] && grep -q "tachyons" "$tmp/rep"; echo $?) "synctrace report prints the summary"
