@@ -109,7 +109,7 @@ static uint32_t string_ref(const char *s)
  * with SIGKILL never closes it: its flushed events sit in LOCATION.evt
  * with nothing to read them by. So DIR/rank-NNNNNN.journal keeps, from
  * st_writer_open on, everything the definitions are made of, and
- * `synctrace merge` rebuilds the archive from it (tools/recover.c, which
+ * `synctrace merge` rebuilds the archive from it (tools/format/recover.c, which
  * also documents the format). Text, one record per '\n'-terminated line,
  * each line one write(2) on an O_APPEND descriptor: no stdio buffer to
  * lose, and a kill can cut only the last line, which the reader drops.

@@ -35,7 +35,7 @@ for k in range(int(sys.argv[3])):
 PY
 }
 
-# The index file: a 176-byte header (tools/causal_file.c, struct
+# The index file: a 176-byte header (tools/causal/causal_file.c, struct
 # file_header) whose first 136 bytes are the configuration and counts, then
 # the fingerprint of the archive, size and checksums; then the body.
 same_index() {   # same_index IDX1 IDX2

@@ -1,4 +1,4 @@
-/* TAP unit test for tools/clc.c (the controlled logical clock). Output is
+/* TAP unit test for tools/merge/clc.c (the controlled logical clock). Output is
  * buffered so the plan ("1..N") comes first; exit status 1 if any test
  * failed.
  *
@@ -12,8 +12,8 @@
  * from clc.c: an explicit list of every constraint (collectives as all
  * their entry/exit pairs), reachability by breadth-first search.
  *
- * Build: gcc -std=c11 -D_GNU_SOURCE -Itools -I. tests/unit_clc.c tools/clc.c
- *        tools/clockmodel.c -lotf2 -lm */
+ * Build: gcc -std=c11 -D_GNU_SOURCE -Itools -I. tests/unit_clc.c tools/merge/clc.c
+ *        tools/merge/clockmodel.c -lotf2 -lm */
 #include "clc.h"
 
 #include <math.h>

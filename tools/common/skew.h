@@ -1,5 +1,5 @@
 /* skew.h — the arithmetic of injected clock skew (SYNCTRACE_SKEW), shared by
- * the tracer (src/clock.c) and the trace generator (tools/gen.c), which must
+ * the tracer (src/clock.c) and the trace generator (tools/gen/gen.c), which must
  * distort clocks identically. Plain C, header only. */
 #ifndef SYNCTRACE_SKEW_H
 #define SYNCTRACE_SKEW_H

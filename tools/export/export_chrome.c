@@ -8,7 +8,7 @@
  * their message's place in the matching order is known, so not always in
  * time order; slices always are). The two ends get the same id
  * without ever meeting in memory: (communicator, sender, receiver, tag, k)
- * for the k-th message of that key (tools/flowmatch.h), hashed to 64 bits.
+ * for the k-th message of that key (tools/export/flowmatch.h), hashed to 64 bits.
  * Timestamps are microseconds with nanosecond decimals.
  *
  * Memory: per-location state, the flow matcher's counters per key and its

@@ -1,6 +1,6 @@
 /* export.h — `synctrace export OUT --format chrome|html`: views of a merged
  * archive for tools other than Vampir. Both read OUT/traces.otf2 as a
- * stream (tools/mtread.h) and write to an open file; export.c handles the
+ * stream (tools/format/mtread.h) and write to an open file; export.c handles the
  * command line and the temporary-file-then-rename. */
 #ifndef SYNCTRACE_EXPORT_H
 #define SYNCTRACE_EXPORT_H

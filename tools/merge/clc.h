@@ -10,7 +10,7 @@
  * every happened-before relation the matching knows of.
  *
  * Happened-before: per-rank order; send -> receive of a matched message;
- * collectives (DESIGN.md, as tools/constraints.c): all-to-all kinds every
+ * collectives (DESIGN.md, as tools/merge/constraints.c): all-to-all kinds every
  * entry -> every exit; bcast/scatter(v) the root's entry -> every exit;
  * reduce/gather(v) every entry -> the root's exit; scan: entries of
  * communicator ranks <= r -> the exit of r (exscan: < r). Neighbourhood

@@ -1,6 +1,6 @@
 /* offset_estimate.h — the clock offset between two ranks from one sync
  * round's ping-pong samples. Plain C, no MPI: the tracer (src/sync.c) and
- * the trace generator (tools/gen.c) must compute it identically. */
+ * the trace generator (tools/gen/gen.c) must compute it identically. */
 #ifndef SYNCTRACE_OFFSET_ESTIMATE_H
 #define SYNCTRACE_OFFSET_ESTIMATE_H
 
