@@ -87,7 +87,13 @@ struct st_coll st_coll_reduce_scatter_block(int rcount, MPI_Datatype type, MPI_C
 struct st_coll st_coll_scan(int count, MPI_Datatype type, MPI_Comm comm, OTF2_CollectiveOp op);
 
 /* communicators.c */
+/* How a communicator was made, for its key (communicators.c): by a
+ * collective over its parent, by MPI_Comm_create_group (collective over
+ * the new group only) or by MPI_Intercomm_create (over two groups). */
+enum st_comm_how { ST_COMM_FROM_PARENT, ST_COMM_CREATE_GROUP, ST_COMM_INTERCOMM_CREATE };
 void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm);
+void st_comm_created_by(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how, int tag);
+void st_comm_named(int ret, MPI_Comm comm, const char *name);
 void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request);
 void st_comm_freed(int ret, MPI_Comm comm);
 

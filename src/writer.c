@@ -26,12 +26,19 @@
 struct st_strings {
     char **v;
     uint32_t n, cap;
+    uint32_t *slots;          /* open addressing over v: index + 1, 0 = empty */
+    uint32_t nslots;
 };
 
 struct st_comm_def {
-    uint32_t name;            /* string ref */
+    uint32_t name;            /* string ref: the MPI name (MPI_Comm_set_name), "" for none */
+    uint32_t key_name;        /* string ref: "synctrace key HEX", the name of its (local) group */
+    uint64_t key;
+    uint8_t self, inter;      /* MPI_COMM_SELF; an intercommunicator */
     uint32_t nmembers;
-    uint64_t *members;        /* world ranks */
+    uint64_t *members;        /* world ranks (an intercommunicator's: its local group) */
+    uint32_t nremote;
+    uint64_t *remote;         /* an intercommunicator's remote group, world ranks */
     uint32_t in_name;         /* string ref of the in-neighbour group's name, when has_in */
     int has_in;
     uint32_t nin;
@@ -84,12 +91,43 @@ static void *grow(void *v, uint32_t *cap, size_t elem)
     return nv;
 }
 
-/* Strings are few (region names, hosts, communicator keys): linear search is fine. */
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+/* Grow the string hash to keep it at most half full. */
+static int strings_rehash(void)
+{
+    uint32_t ns = W.strings.nslots ? W.strings.nslots * 2 : 256;
+    uint32_t *slots = calloc(ns, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (uint32_t i = 0; i < W.strings.n; i++) {
+        uint32_t k = (uint32_t)(hash_str(W.strings.v[i]) & (ns - 1));
+        while (slots[k])
+            k = (k + 1) & (ns - 1);
+        slots[k] = i + 1;
+    }
+    free(W.strings.slots);
+    W.strings.slots = slots;
+    W.strings.nslots = ns;
+    return 0;
+}
+
+/* Strings grow with the run (one key per communicator): interned through a
+ * hash, so that defining one costs the same after a million. */
 static uint32_t string_ref(const char *s)
 {
-    for (uint32_t i = 0; i < W.strings.n; i++)
-        if (strcmp(W.strings.v[i], s) == 0)
-            return i;
+    if ((W.strings.n + 1) * 2 > W.strings.nslots && strings_rehash() != 0)
+        return 0;
+    uint32_t k = (uint32_t)(hash_str(s) & (W.strings.nslots - 1));
+    for (; W.strings.slots[k]; k = (k + 1) & (W.strings.nslots - 1))
+        if (strcmp(W.strings.v[W.strings.slots[k] - 1], s) == 0)
+            return W.strings.slots[k] - 1;
     if (W.strings.n == W.strings.cap) {
         char **nv = grow(W.strings.v, &W.strings.cap, sizeof *nv);
         if (!nv)
@@ -100,6 +138,7 @@ static uint32_t string_ref(const char *s)
     if (!copy)
         return 0;
     W.strings.v[W.strings.n] = copy;
+    W.strings.slots[k] = W.strings.n + 1;
     return W.strings.n++;
 }
 
@@ -244,7 +283,28 @@ static void journal_remove(void)
     unlink(path);
 }
 
-uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_ranks)
+/* World ranks, comma-separated, -1 for a process of another world, "-"
+ * for none; returns the length written (at most 12 * n + 2). */
+static size_t journal_ranks(char *out, int n, const int *ranks)
+{
+    size_t k = 0;
+    if (n == 0)
+        out[k++] = '-';
+    for (int i = 0; i < n; i++)
+        k += (size_t)sprintf(out + k, "%s%d", i ? "," : "", ranks[i] < 0 ? -1 : ranks[i]);
+    out[k] = '\0';
+    return k;
+}
+
+static uint64_t *copy_ranks(int n, const int *ranks)
+{
+    uint64_t *v = malloc(sizeof *v * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; v && i < n; i++)
+        v[i] = ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)ranks[i];
+    return v;
+}
+
+uint32_t st_writer_define_comm(const struct st_comm_desc *desc)
 {
     if (W.ncomms == W.comms_cap) {
         struct st_comm_def *nv = grow(W.comms, &W.comms_cap, sizeof *nv);
@@ -254,29 +314,56 @@ uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_
     }
     struct st_comm_def *c = &W.comms[W.ncomms];
     memset(c, 0, sizeof *c);
-    c->name = string_ref(name);
-    c->nmembers = (uint32_t)nmembers;
-    c->members = malloc(sizeof *c->members * (size_t)(nmembers ? nmembers : 1));
-    if (!c->members)
+    char key_name[48];
+    snprintf(key_name, sizeof key_name, "synctrace key %016llx", (unsigned long long)desc->key);
+    c->name = string_ref(desc->name ? desc->name : "");
+    c->key_name = string_ref(key_name);
+    c->key = desc->key;
+    c->self = desc->self != 0;
+    c->inter = desc->inter != 0;
+    c->nmembers = c->self ? 0 : (uint32_t)desc->nmembers;
+    c->members = copy_ranks((int)c->nmembers, desc->members);
+    if (c->inter) {
+        c->nremote = (uint32_t)desc->nremote;
+        c->remote = copy_ranks(desc->nremote, desc->remote);
+    }
+    if (!c->members || (c->inter && !c->remote)) {
+        free(c->members);
+        free(c->remote);
         return OTF2_UNDEFINED_COMM;
-    for (int i = 0; i < nmembers; i++)
-        c->members[i] = world_ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)world_ranks[i];
+    }
     if (W.journal >= 0) {
-        /* comm REF NAME N MEMBERS: world ranks, comma-separated, -1 for a
-         * process of another world, "-" for none. */
-        char *tail = malloc(32 + 12 * (size_t)nmembers);
+        /* comm REF NAME N MEMBERS key HEX [self] [remote N MEMBERS] */
+        char *tail = malloc(96 + 12 * ((size_t)c->nmembers + c->nremote));
         if (tail) {
-            size_t n = (size_t)sprintf(tail, " %d %s", nmembers, nmembers ? "" : "-");
-            for (int i = 0; i < nmembers; i++)
-                n += (size_t)sprintf(tail + n, "%s%d", i ? "," : "", world_ranks[i] < 0 ? -1 : world_ranks[i]);
+            size_t n = (size_t)sprintf(tail, " %u ", c->nmembers);
+            n += journal_ranks(tail + n, (int)c->nmembers, desc->members);
+            n += (size_t)sprintf(tail + n, " key %016llx", (unsigned long long)c->key);
+            if (c->self)
+                n += (size_t)sprintf(tail + n, " self");
+            if (c->inter) {
+                n += (size_t)sprintf(tail + n, " remote %u ", c->nremote);
+                journal_ranks(tail + n, (int)c->nremote, desc->remote);
+            }
             char key[32];
             snprintf(key, sizeof key, "comm %u", W.ncomms);
-            const char *strs[] = { name, NULL };
+            const char *strs[] = { desc->name ? desc->name : "", NULL };
             journal_record(key, strs, tail);
             free(tail);
         }
     }
     return W.ncomms++;
+}
+
+void st_writer_comm_name(uint32_t comm, const char *name)
+{
+    if (comm >= W.ncomms || !name)
+        return;
+    W.comms[comm].name = string_ref(name);
+    char key[32];
+    snprintf(key, sizeof key, "comm_name %u", comm);
+    const char *strs[] = { name, NULL };
+    journal_record(key, strs, "");
 }
 
 void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
@@ -617,6 +704,7 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     uint32_t s_true = string_ref("true_time");
     uint32_t s_true_desc = string_ref("undistorted time of the event (SYNCTRACE_SKEW)");
     uint32_t s_locations = string_ref("MPI_COMM_WORLD locations");
+    uint32_t s_remote = string_ref("synctrace remote group");
     uint32_t region_names[ST_REGION_ALL_COUNT];
     for (int r = 0; r < ST_REGION_MPI_COUNT; r++)
         region_names[r] = string_ref(st_regions[r].name);
@@ -658,16 +746,31 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
                                         OTF2_GROUP_FLAG_NONE, (uint32_t)W.size, world);
         free(world);
     }
+    /* Groups in ascending order: each communicator's (an intercommunicator's
+     * local then remote), then the in-neighbour groups. The local group's
+     * name carries the communicator's agreed key; MPI_COMM_SELF's is
+     * OTF2's COMM_SELF group (no members: each rank's own). */
+    uint32_t next_group = 1;
     for (uint32_t c = 0; c < W.ncomms; c++) {
         struct st_comm_def *d = &W.comms[c];
-        OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, d->name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                        OTF2_GROUP_FLAG_NONE, d->nmembers, d->members);
-        OTF2_GlobalDefWriter_WriteComm(gd, c, d->name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+        uint32_t local = next_group++;
+        OTF2_GlobalDefWriter_WriteGroup(gd, local, d->key_name,
+                                        d->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nmembers, d->members);
+        if (d->inter) {
+            uint32_t remote = next_group++;
+            OTF2_GlobalDefWriter_WriteGroup(gd, remote, s_remote, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                            OTF2_GROUP_FLAG_NONE, d->nremote, d->remote);
+            OTF2_GlobalDefWriter_WriteInterComm(gd, c, d->name, local, remote, OTF2_UNDEFINED_COMM,
+                                                OTF2_COMM_FLAG_NONE);
+        } else {
+            OTF2_GlobalDefWriter_WriteComm(gd, c, d->name, local, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+        }
     }
     for (uint32_t c = 0; c < W.ncomms; c++) {
         const struct st_comm_def *d = &W.comms[c];
         if (d->has_in)
-            OTF2_GlobalDefWriter_WriteGroup(gd, W.ncomms + 1 + c, d->in_name, OTF2_GROUP_TYPE_LOCATIONS,
+            OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, d->in_name, OTF2_GROUP_TYPE_LOCATIONS,
                                             OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in);
     }
 }

@@ -342,8 +342,19 @@ int cmd_causal(int argc, char **argv)
             goto done;
         }
         comms[c].name = t.comms[c].name;
-        comms[c].nmembers = t.comms[c].nmembers;
-        comms[c].members = t.comms[c].members;
+        comms[c].key = c;   /* the merged archive's communicators are distinct */
+        comms[c].has_key = 1;
+        comms[c].self = t.comms[c].self;
+        if (t.comms[c].inter) {   /* group A as local, B as members: rt_world_rank picks the other side */
+            comms[c].inter = comms[c].both_groups = 1;
+            comms[c].nlocal = t.comms[c].nmembers;
+            comms[c].local = t.comms[c].members;
+            comms[c].nmembers = t.comms[c].nmembers_b;
+            comms[c].members = t.comms[c].members_b;
+        } else {
+            comms[c].nmembers = t.comms[c].nmembers;
+            comms[c].members = t.comms[c].members;
+        }
     }
     err[0] = '\0';
     if (load_locations(&t, comms, &locs, err, sizeof err) != 0) {

@@ -308,7 +308,7 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
     }
     case RT_SEND:
     case RT_ISEND: {
-        int dst = mt_world_rank(&h->t, e->ref, e->peer);
+        int dst = mt_peer_rank(&h->t, self, e->ref, e->peer);
         struct fm_key key = { e->ref, self, dst < 0 ? UINT32_MAX : (uint32_t)dst, e->tag };
         if (fm_send(h->fm, loc, e->kind == RT_ISEND, e->req, &key, e->time, index) != 0)
             goto oom;
@@ -323,7 +323,7 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
         break;
     case RT_RECV:
     case RT_IRECV: {
-        int src = mt_world_rank(&h->t, e->ref, e->peer);
+        int src = mt_peer_rank(&h->t, self, e->ref, e->peer);
         struct fm_key key = { e->ref, src < 0 ? UINT32_MAX : (uint32_t)src, self, e->tag };
         if (fm_recv(h->fm, loc, e->kind == RT_IRECV, e->req, &key, e->time, index) != 0)
             goto oom;

@@ -11,7 +11,7 @@ struct defs_ctx {
     struct mt_trace *t;
     char **strings;
     uint32_t nstrings;
-    struct group { uint64_t *members; uint32_t n; } *groups;
+    struct group { uint64_t *members; uint32_t n; int self; } *groups;
     uint32_t ngroups;
     struct loc { uint64_t id, events; uint32_t name; } *locs;
     uint32_t nlocs, caplocs;
@@ -76,13 +76,14 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
 static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
                                    OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
 {
-    (void)name; (void)type; (void)paradigm; (void)flags;
+    (void)name; (void)paradigm; (void)flags;
     struct defs_ctx *c = ud;
     FAIL_IF(ensure((void **)&c->groups, &c->ngroups, self, sizeof *c->groups) != 0);
     free(c->groups[self].members);
     FAIL_IF(!(c->groups[self].members = malloc(sizeof *members * (n ? n : 1))));
     memcpy(c->groups[self].members, members, sizeof *members * n);
     c->groups[self].n = n;
+    c->groups[self].self = type == OTF2_GROUP_TYPE_COMM_SELF;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -102,6 +103,35 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
     FAIL_IF(!d->name || !d->members);
     if (d->nmembers)
         memcpy(d->members, c->groups[group].members, sizeof *d->members * d->nmembers);
+    d->self = group < c->ngroups && c->groups[group].self;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static uint64_t *group_copy(struct defs_ctx *c, OTF2_GroupRef group, uint32_t *n)
+{
+    *n = group < c->ngroups ? c->groups[group].n : 0;
+    uint64_t *v = malloc(sizeof *v * (*n ? *n : 1));
+    if (v && *n)
+        memcpy(v, c->groups[group].members, sizeof *v * *n);
+    return v;
+}
+
+static OTF2_CallbackCode def_intercomm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group_a,
+                                       OTF2_GroupRef group_b, OTF2_CommRef common, OTF2_CommFlag flags)
+{
+    (void)common; (void)flags;
+    struct defs_ctx *c = ud;
+    struct mt_trace *t = c->t;
+    FAIL_IF(ensure((void **)&t->comms, &t->ncomms, self, sizeof *t->comms) != 0);
+    struct mt_comm *d = &t->comms[self];
+    free(d->name);
+    free(d->members);
+    free(d->members_b);
+    d->name = strdup(str(c, name));
+    d->inter = 1;
+    d->members = group_copy(c, group_a, &d->nmembers);
+    d->members_b = group_copy(c, group_b, &d->nmembers_b);
+    FAIL_IF(!d->name || !d->members || !d->members_b);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -158,6 +188,7 @@ void mt_close(struct mt_trace *t)
     for (uint32_t i = 0; i < t->ncomms; i++) {
         free(t->comms[i].name);
         free(t->comms[i].members);
+        free(t->comms[i].members_b);
     }
     free(t->location_names);
     free(t->location_events);
@@ -200,6 +231,7 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
+    OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(gcb, def_intercomm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &c);
     uint64_t n = 0;
@@ -256,6 +288,24 @@ int mt_world_rank(const struct mt_trace *t, uint32_t comm, uint32_t local)
     if (comm >= t->ncomms || local >= t->comms[comm].nmembers)
         return -1;
     return (int)t->comms[comm].members[local];
+}
+
+int mt_peer_rank(const struct mt_trace *t, uint32_t me, uint32_t comm, uint32_t local)
+{
+    if (comm >= t->ncomms)
+        return -1;
+    const struct mt_comm *c = &t->comms[comm];
+    if (c->self)
+        return local == 0 ? (int)me : -1;
+    if (!c->inter)
+        return mt_world_rank(t, comm, local);
+    /* the peer is in the other group than me */
+    int in_a = 0;
+    for (uint32_t i = 0; i < c->nmembers && !in_a; i++)
+        in_a = c->members[i] == me;
+    const uint64_t *v = in_a ? c->members_b : c->members;
+    uint32_t n = in_a ? c->nmembers_b : c->nmembers;
+    return local < n ? (int)v[local] : -1;
 }
 
 const char *mt_region(const struct mt_trace *t, uint32_t region)

@@ -14,7 +14,13 @@ struct ctx {
     struct rt_rank *r;
     char **strings;
     uint32_t nstrings;
-    struct group { uint64_t *members; uint32_t n; uint32_t in_of; } *groups;   /* by reference */
+    struct group {
+        uint64_t *members;
+        uint32_t n;
+        uint32_t in_of;
+        uint64_t key;         /* from the name "synctrace key HEX" (has_key) */
+        int has_key, self;
+    } *groups;                /* by reference */
     uint32_t ngroups;
     size_t cap;
     int failed;
@@ -98,7 +104,29 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
     c->groups[self].in_of = UINT32_MAX;
     if (sscanf(str(c, name), "synctrace in-neighbours of comm %u%c", &comm, &tail) == 1)
         c->groups[self].in_of = comm;
+    /* a communicator's group: its name is the communicator's agreed key */
+    unsigned long long key;
+    int used = 0;
+    if (sscanf(str(c, name), "synctrace key %16llx%n", &key, &used) == 1 && used == 30
+        && str(c, name)[used] == '\0') {
+        c->groups[self].key = key;
+        c->groups[self].has_key = 1;
+    }
+    c->groups[self].self = type == OTF2_GROUP_TYPE_COMM_SELF;
     return OTF2_CALLBACK_SUCCESS;
+}
+
+/* A copy of a group's members; NULL (and *n = 0) when it is not defined. */
+static uint64_t *group_copy(struct ctx *c, OTF2_GroupRef group, uint32_t *n)
+{
+    *n = 0;
+    if (group >= c->ngroups || !c->groups[group].members)
+        return NULL;
+    *n = c->groups[group].n;
+    uint64_t *v = malloc(sizeof *v * (*n ? *n : 1));
+    if (v && *n)
+        memcpy(v, c->groups[group].members, sizeof *v * *n);
+    return v;
 }
 
 static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
@@ -112,14 +140,52 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
         return OTF2_CALLBACK_INTERRUPT;
     }
     struct rt_comm *d = &r->comms[self];
+    free(d->name);
+    free(d->members);
     d->name = strdup(str(c, name));
-    if (group < c->ngroups && c->groups[group].members) {
-        d->nmembers = c->groups[group].n;
-        d->members = malloc(sizeof *d->members * (d->nmembers ? d->nmembers : 1));
-        if (d->members)
-            memcpy(d->members, c->groups[group].members, sizeof *d->members * d->nmembers);
+    d->members = group_copy(c, group, &d->nmembers);
+    if (d->members && c->groups[group].has_key) {
+        d->key = c->groups[group].key;
+        d->has_key = 1;
+    }
+    if (d->members && c->groups[group].self) {
+        /* OTF2's COMM_SELF group names no one: it is each rank's own */
+        d->self = 1;
+        d->nmembers = 1;
+        d->members[0] = (uint64_t)r->rank;
     }
     if (!d->name || !d->members) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The tracer writes group A as the local group (it carries the key) and B
+ * as the remote one, whose ranks point-to-point peers name. */
+static OTF2_CallbackCode def_intercomm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group_a,
+                                       OTF2_GroupRef group_b, OTF2_CommRef common, OTF2_CommFlag flags)
+{
+    (void)common; (void)flags;
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    if (ensure((void **)&r->comms, &r->ncomms, self, sizeof *r->comms) != 0) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    struct rt_comm *d = &r->comms[self];
+    free(d->name);
+    free(d->members);
+    free(d->local);
+    d->name = strdup(str(c, name));
+    d->inter = 1;
+    d->local = group_copy(c, group_a, &d->nlocal);
+    d->members = group_copy(c, group_b, &d->nmembers);
+    if (d->local && c->groups[group_a].has_key) {
+        d->key = c->groups[group_a].key;
+        d->has_key = 1;
+    }
+    if (!d->name || !d->members || !d->local) {
         c->failed = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
@@ -373,6 +439,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
+    OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(gcb, def_intercomm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &c);
@@ -608,6 +675,7 @@ void rt_free_rank(struct rt_rank *r)
         for (uint32_t i = 0; i < r->ncomms; i++) {
             free(r->comms[i].name);
             free(r->comms[i].members);
+            free(r->comms[i].local);
             free(r->comms[i].in);
         }
         free(r->comms);
@@ -627,9 +695,25 @@ uint32_t rt_take_threads(struct rt_rank *r, struct rt_rank **out)
 
 int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local)
 {
-    if (comm >= r->ncomms || local >= r->comms[comm].nmembers)
+    if (comm >= r->ncomms)
         return -1;
-    uint64_t w = r->comms[comm].members[local];
+    const struct rt_comm *c = &r->comms[comm];
+    if (c->self)   /* MPI_COMM_SELF: its one rank is this one */
+        return local == 0 ? r->rank : -1;
+    const uint64_t *v = c->members;
+    uint32_t n = c->nmembers;
+    if (c->inter && c->both_groups) {
+        int in_b = 0;
+        for (uint32_t i = 0; i < c->nmembers && !in_b; i++)
+            in_b = c->members[i] == (uint64_t)r->rank;
+        if (in_b) {
+            v = c->local;
+            n = c->nlocal;
+        }
+    }
+    if (local >= n)
+        return -1;
+    uint64_t w = v[local];
     return w == UINT64_MAX ? -1 : (int)w;
 }
 

@@ -26,9 +26,18 @@ struct rt_event {
 };
 
 struct rt_comm {
-    char *name;
+    char *name;               /* MPI's name ("" for none); older tracers wrote the key here */
+    uint64_t key;             /* the key its members agree on (has_key) */
+    int has_key;
+    int self;                 /* MPI_COMM_SELF (written as a COMM_SELF group): members is this rank */
+    int inter;                /* an intercommunicator: members is its remote group */
     uint32_t nmembers;
-    uint64_t *members;        /* world ranks, in communicator rank order */
+    uint64_t *members;        /* world ranks, in communicator rank order: whom peers name */
+    uint32_t nlocal;
+    uint64_t *local;          /* an intercommunicator's local group (world ranks) */
+    int both_groups;          /* read from a merged archive, shared by the locations of both groups:
+                               * `local` is group A, `members` group B, and a peer names a rank of
+                               * the group its location is not in */
     int has_in;               /* a topology communicator: */
     uint32_t nin;
     uint64_t *in;             /* this rank's in-neighbours (world ranks), whom neighbourhood collectives receive from */

@@ -24,9 +24,15 @@
  * then, as they come:
  *
  *   property NAME VALUE          an OTF2 archive property (SYNCTRACE::RUN_ID, ...)
- *   comm REF NAME N MEMBERS      a communicator: N world ranks, comma-separated
+ *   comm REF NAME N MEMBERS [key HEX] [self] [remote NR RMEMBERS]
+ *                                a communicator: N world ranks, comma-separated
  *                                in communicator rank order, -1 for a process
- *                                of another world, "-" when N is 0
+ *                                of another world, "-" when N is 0; the key its
+ *                                members agree on (16 hex digits; older tracers
+ *                                wrote it as NAME); `self`: MPI_COMM_SELF (N is
+ *                                0); `remote`: an intercommunicator, MEMBERS its
+ *                                local group and RMEMBERS its remote one
+ *   comm_name REF NAME           MPI_Comm_set_name gave communicator REF a name
  *   clock_offset TIME OFFSET STDDEV
  *   resolution TICKS_PER_SECOND  the final calibrated rate (at MPI_Finalize)
  *   location ID                  the location of another thread of the rank
@@ -90,8 +96,12 @@ struct jregion {
 struct jcomm {
     int set;
     char *name;
+    char key_name[48];        /* "synctrace key HEX", its group's name, or "" */
+    int self, inter;
     uint32_t n;
     uint64_t *members;
+    uint32_t nremote;
+    uint64_t *remote;         /* an intercommunicator's remote group */
     int has_in;               /* a "neighbours" record: in-neighbours of a topology communicator */
     uint32_t nin;
     uint64_t *in;
@@ -142,6 +152,7 @@ static void journal_free(struct journal *j)
     for (uint32_t i = 0; i < j->ncomms; i++) {
         free(j->comms[i].name);
         free(j->comms[i].members);
+        free(j->comms[i].remote);
         free(j->comms[i].in);
     }
     free(j->comms);
@@ -266,7 +277,7 @@ static int parse_members(const char *s, uint32_t n, uint64_t **out)
     return 0;
 }
 
-#define MAX_FIELDS 8
+#define MAX_FIELDS 12
 
 /* One complete line (without its '\n'). Returns 0, or -1 for a malformed record. */
 static int parse_record(struct journal *j, char *line)
@@ -350,7 +361,7 @@ static int parse_record(struct journal *j, char *line)
         j->props = nv;
         nv[j->nprops++] = (struct jprop){ name, value };
         return 0;
-    } else if (strcmp(key, "comm") == 0 && nf == 5) {
+    } else if (strcmp(key, "comm") == 0 && nf >= 5) {
         uint64_t n;
         if (parse_u64(f[1], &u) != 0 || parse_u64(f[3], &n) != 0 || n > (1u << 30)
             || ensure((void **)&j->comms, &j->ncomms, u, sizeof *j->comms) != 0)
@@ -358,11 +369,44 @@ static int parse_record(struct journal *j, char *line)
         struct jcomm *c = &j->comms[u];
         free(c->name);
         free(c->members);
-        c->members = NULL;
+        free(c->remote);
+        c->members = c->remote = NULL;
+        c->key_name[0] = '\0';
+        c->self = c->inter = 0;
+        c->nremote = 0;
         c->set = 1;
         c->n = (uint32_t)n;
         if (!(c->name = decode(f[2])) || parse_members(f[4], c->n, &c->members) != 0)
             return -1;
+        for (int i = 5; i < nf;) {   /* optional fields */
+            if (strcmp(f[i], "key") == 0 && i + 1 < nf && strlen(f[i + 1]) == 16
+                && strspn(f[i + 1], "0123456789abcdef") == 16) {
+                snprintf(c->key_name, sizeof c->key_name, "synctrace key %s", f[i + 1]);
+                i += 2;
+            } else if (strcmp(f[i], "self") == 0 && c->n == 0) {
+                c->self = 1;
+                i++;
+            } else if (strcmp(f[i], "remote") == 0 && i + 2 < nf && !c->inter) {
+                if (parse_u64(f[i + 1], &n) != 0 || n > (1u << 30))
+                    return -1;
+                c->inter = 1;
+                c->nremote = (uint32_t)n;
+                if (parse_members(f[i + 2], c->nremote, &c->remote) != 0)
+                    return -1;
+                i += 3;
+            } else {
+                return -1;
+            }
+        }
+        return 0;
+    } else if (strcmp(key, "comm_name") == 0 && nf == 3) {
+        if (parse_u64(f[1], &u) != 0 || u >= j->ncomms || !j->comms[u].set)
+            return -1;
+        char *name = decode(f[2]);
+        if (!name)
+            return -1;
+        free(j->comms[u].name);
+        j->comms[u].name = name;
         return 0;
     } else if (strcmp(key, "neighbours") == 0 && nf == 4) {
         uint64_t n;
@@ -502,13 +546,40 @@ static char *run_id_from_meta(const char *anchor)
 struct strtab {
     const char **v;
     uint32_t n, cap;
+    uint32_t *slots;          /* open addressing over v: index + 1, 0 = empty */
+    uint32_t nslots;
 };
 
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+/* Hashed: a journal may hold a key string for each of a million communicators. */
 static uint32_t sref(struct strtab *t, const char *s)
 {
-    for (uint32_t i = 0; i < t->n; i++)
-        if (strcmp(t->v[i], s) == 0)
-            return i;
+    if ((t->n + 1) * 2 > t->nslots) {
+        uint32_t ns = t->nslots ? t->nslots * 2 : 256;
+        uint32_t *slots = calloc(ns, sizeof *slots);
+        if (!slots)
+            return OTF2_UNDEFINED_STRING;
+        for (uint32_t i = 0; i < t->n; i++) {
+            uint32_t k = (uint32_t)(hash_str(t->v[i]) & (ns - 1));
+            while (slots[k])
+                k = (k + 1) & (ns - 1);
+            slots[k] = i + 1;
+        }
+        free(t->slots);
+        t->slots = slots;
+        t->nslots = ns;
+    }
+    uint32_t k = (uint32_t)(hash_str(s) & (t->nslots - 1));
+    for (; t->slots[k]; k = (k + 1) & (t->nslots - 1))
+        if (strcmp(t->v[t->slots[k] - 1], s) == 0)
+            return t->slots[k] - 1;
     if (t->n == t->cap) {
         uint32_t cap = t->cap ? t->cap * 2 : 64;
         const char **nv = realloc(t->v, sizeof *nv * cap);
@@ -518,6 +589,7 @@ static uint32_t sref(struct strtab *t, const char *s)
         t->cap = cap;
     }
     t->v[t->n] = s;
+    t->slots[k] = t->n + 1;
     return t->n++;
 }
 
@@ -559,13 +631,16 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     uint32_t s_true = sref(&t, "true_time");
     uint32_t s_true_desc = sref(&t, "undistorted time of the event (SYNCTRACE_SKEW)");
     uint32_t s_locations = sref(&t, "MPI_COMM_WORLD locations");
+    uint32_t s_remote = sref(&t, "synctrace remote group");
     for (uint32_t k = 1; k < nlocs; k++)
         sref(&t, thread_names[k]);
     for (uint32_t r = 0; r < j->nregions; r++)
         sref(&t, j->regions[r].name);
     for (uint32_t c = 0; c < j->ncomms; c++) {
-        if (j->comms[c].set)
+        if (j->comms[c].set) {
             sref(&t, j->comms[c].name);
+            sref(&t, j->comms[c].key_name);
+        }
         if (j->comms[c].has_in)
             sref(&t, j->comms[c].in_name);
     }
@@ -573,6 +648,7 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
         CHECK(OTF2_GlobalDefWriter_WriteString(gd, i, t.v[i]));
     if (t.n == 0 || s_locations == OTF2_UNDEFINED_STRING) {
         free(t.v);
+        free(t.slots);
         free(thread_names);
         return 0;
     }
@@ -605,22 +681,35 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     } else {
         ok = 0;
     }
+    uint32_t next_group = 1;   /* ascending, as src/writer.c writes them */
     for (uint32_t c = 0; c < j->ncomms; c++) {
         const struct jcomm *d = &j->comms[c];
         if (!d->set)
             continue;
         uint32_t name = sref(&t, d->name);
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                              OTF2_GROUP_FLAG_NONE, d->n, d->members));
-        CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+        uint32_t local = next_group++;
+        /* an older tracer's journal has no key: its group is named as the communicator */
+        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, local, d->key_name[0] ? sref(&t, d->key_name) : name,
+                                              d->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->n, d->members));
+        if (d->inter) {
+            uint32_t remote = next_group++;
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, remote, s_remote, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                                  OTF2_GROUP_FLAG_NONE, d->nremote, d->remote));
+            CHECK(OTF2_GlobalDefWriter_WriteInterComm(gd, c, name, local, remote, OTF2_UNDEFINED_COMM,
+                                                      OTF2_COMM_FLAG_NONE));
+        } else {
+            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, name, local, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+        }
     }
-    for (uint32_t c = 0; c < j->ncomms; c++) {   /* as src/writer.c writes them */
+    for (uint32_t c = 0; c < j->ncomms; c++) {
         const struct jcomm *d = &j->comms[c];
         if (d->set && d->has_in)
-            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, j->ncomms + 1 + c, sref(&t, d->in_name), OTF2_GROUP_TYPE_LOCATIONS,
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, sref(&t, d->in_name), OTF2_GROUP_TYPE_LOCATIONS,
                                                   OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in));
     }
     free(t.v);
+    free(t.slots);
     free(thread_names);
     return ok;
 }

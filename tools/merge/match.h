@@ -41,10 +41,19 @@ struct mg_collective {
     struct mg_member *members;
 };
 
+/* Communicators are told apart by the key their members agree on (a
+ * trace without keys: by name). Every rank's MPI_COMM_SELF is one of them,
+ * `self`, whose calls never match across ranks (no members: each rank's
+ * own). An intercommunicator has two groups: `members` is group A (the
+ * local group of the first rank read), `members_b` group B. */
 struct mg_comm {
     char *name;
+    uint64_t key;
+    int self, inter;
     uint32_t size;
     uint64_t *members;        /* world ranks */
+    uint32_t size_b;
+    uint64_t *members_b;      /* an intercommunicator's group B */
 };
 
 struct mg_unmatched {

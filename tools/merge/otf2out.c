@@ -242,11 +242,24 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                         OTF2_GROUP_FLAG_NONE, nworld, world);
         free(world);
     }
+    /* Groups in ascending order. MPI_COMM_SELF is OTF2's COMM_SELF group (no
+     * members: each location's own rank), as Score-P writes it; an
+     * intercommunicator is an InterComm of its two groups, so that a peer
+     * names a rank of the group its location is not in. */
+    uint32_t next_group = 1;
     for (uint32_t c = 0; c < match->ncomms; c++) {
         const struct mg_comm *mc = &match->comms[c];
-        OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, comm_str[c], OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                        OTF2_GROUP_FLAG_NONE, mc->size, mc->members);
-        OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+        uint32_t a = next_group++;
+        OTF2_GlobalDefWriter_WriteGroup(gd, a, s_empty, mc->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, mc->self ? 0 : mc->size, mc->members);
+        if (mc->inter) {
+            uint32_t b = next_group++;
+            OTF2_GlobalDefWriter_WriteGroup(gd, b, s_empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                            OTF2_GROUP_FLAG_NONE, mc->size_b, mc->members_b);
+            OTF2_GlobalDefWriter_WriteInterComm(gd, c, comm_str[c], a, b, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+        } else {
+            OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], a, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+        }
     }
     free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
     OTF2_Archive_CloseGlobalDefWriter(ar, gd);
