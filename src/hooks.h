@@ -16,7 +16,7 @@ void st_p2p_send(struct st_call *call, int ret, int count, MPI_Datatype type, in
 void st_p2p_isend(struct st_call *call, int ret, int count, MPI_Datatype type, int dest, int tag,
                   MPI_Comm comm, MPI_Request request);
 void st_p2p_recv(struct st_call *call, int ret, MPI_Comm comm, const MPI_Status *status);
-void st_p2p_irecv(struct st_call *call, int ret, int source, MPI_Comm comm, MPI_Request request);
+void st_p2p_irecv(struct st_call *call, int ret, int source, int tag, MPI_Comm comm, MPI_Request request);
 void st_msg_probed(int ret, int found, MPI_Comm comm, MPI_Message message);
 MPI_Comm st_msg_take(MPI_Message message);
 
@@ -45,7 +45,7 @@ void st_req_done_all(struct st_call *call, struct st_reqsave *save, int ret, int
 void st_req_done_some(struct st_call *call, struct st_reqsave *save, int ret, int outcount,
                       const int *indices, const MPI_Status *statuses);
 void st_req_cancel(int ret, MPI_Request request);
-void st_req_freed(int ret, MPI_Request request);
+void st_req_freed(struct st_call *call, int ret, MPI_Request request);
 
 /* collectives.c: what one rank contributes to one collective instance */
 struct st_coll {

@@ -20,6 +20,10 @@
 #include <unistd.h>
 
 #define ST_ATTR_TRUE_TIME 0
+/* A receive request released by MPI_Request_free before it completed. */
+#define ST_ATTR_FREED_COMM 1
+#define ST_ATTR_FREED_SOURCE 2
+#define ST_ATTR_FREED_TAG 3
 
 /* ---------- definitions kept until close ---------- */
 
@@ -705,6 +709,11 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     uint32_t s_true_desc = string_ref("undistorted time of the event (SYNCTRACE_SKEW)");
     uint32_t s_locations = string_ref("MPI_COMM_WORLD locations");
     uint32_t s_remote = string_ref("synctrace remote group");
+    uint32_t s_freed_comm = string_ref("freed_receive_comm");
+    uint32_t s_freed_source = string_ref("freed_receive_source");
+    uint32_t s_freed_tag = string_ref("freed_receive_tag");
+    uint32_t s_freed_desc = string_ref("a receive request released by MPI_Request_free before it completed: "
+                                       "what it was posted for");
     uint32_t region_names[ST_REGION_ALL_COUNT];
     for (int r = 0; r < ST_REGION_MPI_COUNT; r++)
         region_names[r] = string_ref(st_regions[r].name);
@@ -735,6 +744,9 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     }
     if (st_clock_skew_enabled())
         OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_FREED_COMM, s_freed_comm, s_freed_desc, OTF2_TYPE_COMM);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_FREED_SOURCE, s_freed_source, s_freed_desc, OTF2_TYPE_INT32);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_FREED_TAG, s_freed_tag, s_freed_desc, OTF2_TYPE_INT32);
 
     /* Group 0 lists the world's locations: a communicator member i is
      * world rank members[i], whose location id is that rank. */
@@ -941,6 +953,15 @@ void st_write_irecv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_
 void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t req)
 {
     OTF2_EvtWriter_MpiRequestCancelled(loc->evt, truth(loc, t), t.t, req);
+}
+
+void st_write_irecv_freed(struct st_loc *loc, struct st_time t, uint32_t comm, int source, int tag, uint64_t req)
+{
+    OTF2_AttributeList_AddCommRef(loc->attrs, ST_ATTR_FREED_COMM, comm);
+    OTF2_AttributeList_AddInt32(loc->attrs, ST_ATTR_FREED_SOURCE, source);
+    OTF2_AttributeList_AddInt32(loc->attrs, ST_ATTR_FREED_TAG, tag);
+    truth(loc, t);
+    OTF2_EvtWriter_MpiRequestTest(loc->evt, loc->attrs, t.t, req);
 }
 
 void st_write_coll_begin(struct st_loc *loc, struct st_time t)

@@ -76,6 +76,11 @@ void st_write_irecv_request(struct st_loc *loc, struct st_time t, uint64_t req);
 void st_write_recv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes);
 void st_write_irecv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
 void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t req);
+/* MPI_Request_free released the active receive request `req`, posted on
+ * comm for source and tag (MPI_ANY_SOURCE/MPI_ANY_TAG as given), before any
+ * call completed it: an OTF2 MpiRequestTest carrying the freed_receive_*
+ * attributes (comm, source, tag). */
+void st_write_irecv_freed(struct st_loc *loc, struct st_time t, uint32_t comm, int source, int tag, uint64_t req);
 void st_write_coll_begin(struct st_loc *loc, struct st_time t);
 void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received);
 void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req);

@@ -5,7 +5,9 @@ timestamps never decrease, and every message, matched first-in-first-out per
 (communicator, sender, receiver, tag) with receives in posting order, is
 received at or after it was sent. A rank's threads are locations of their
 own (id thread << 32 | rank): their sends and receives interleave by time,
-a blocking receive posted when its call began. Peers are resolved as OTF2
+a blocking receive posted when its call began; a receive released by
+MPI_Request_free (an MpiRequestTest with freed_receive_* attributes) takes
+its turn where it was posted, its arrival unknown. Peers are resolved as OTF2
 defines them: on a COMM_SELF group the location's own rank, on an InterComm
 a rank of the group the location is not in. Prints one line:
     events E messages M tachyons T nonmonotonic N unmatched_sends S unmatched_receives R
@@ -80,13 +82,13 @@ def main(path, list_peers=False):
             elif kind in ("MpiSend", "MpiIsend"):
                 dst = peers.world(ev.communicator, me, ev.receiver)
                 if list_peers:
-                    print("peer %d %s %s %d %d" % (me, kind, ev.communicator.name, ev.msg_tag, dst))
+                    print("peer %d %s %s %d %d" % (me, kind, ev.communicator.name or "-", ev.msg_tag, dst))
                 ch = (ev.communicator._ref, me, dst, ev.msg_tag)
                 sends[ch].append((ev.time, where, n, ev.time))
             elif kind == "MpiRecv":
                 src = peers.world(ev.communicator, me, ev.sender)
                 if list_peers:
-                    print("peer %d %s %s %d %d" % (me, kind, ev.communicator.name, ev.msg_tag, src))
+                    print("peer %d %s %s %d %d" % (me, kind, ev.communicator.name or "-", ev.msg_tag, src))
                 ch = (ev.communicator._ref, src, me, ev.msg_tag)
                 posted[me].append((entered.get(where, ev.time), where, n, ch, ev.time))
             elif kind == "MpiIrecvRequest":
@@ -95,11 +97,21 @@ def main(path, list_peers=False):
                 at, m = pending.pop((where, ev.request_id), (ev.time, n))
                 src = peers.world(ev.communicator, me, ev.sender)
                 if list_peers:
-                    print("peer %d %s %s %d %d" % (me, kind, ev.communicator.name, ev.msg_tag, src))
+                    print("peer %d %s %s %d %d" % (me, kind, ev.communicator.name or "-", ev.msg_tag, src))
                 ch = (ev.communicator._ref, src, me, ev.msg_tag)
                 posted[me].append((at, where, m, ch, ev.time))
             elif kind == "MpiRequestCancelled":
                 pending.pop((where, ev.request_id), None)
+            elif kind == "MpiRequestTest" and ev.attributes:
+                # a receive released by MPI_Request_free: it takes its turn
+                # where it was posted; when it arrived is not known
+                a = {attr.name: v for attr, v in ev.attributes.items()}
+                if "freed_receive_comm" in a:
+                    at, m = pending.pop((where, ev.request_id), (ev.time, n))
+                    comm, src, tag = a["freed_receive_comm"], a["freed_receive_source"], a["freed_receive_tag"]
+                    if src >= 0 and tag >= 0:
+                        ch = (comm._ref, peers.world(comm, me, src), me, tag)
+                        posted[me].append((at, where, m, ch, None))
     queues = {ch: collections.deque(t for *_, t in sorted(v)) for ch, v in sends.items()}
     messages = tachyons = unmatched_recvs = 0
     for me, lst in posted.items():
@@ -109,7 +121,8 @@ def main(path, list_peers=False):
                 unmatched_recvs += 1
                 continue
             messages += 1
-            if t < q.popleft():
+            sent = q.popleft()
+            if t is not None and t < sent:
                 tachyons += 1
     unmatched_sends = sum(len(q) for q in queues.values())
     print("events %d messages %d tachyons %d nonmonotonic %d unmatched_sends %d unmatched_receives %d"

@@ -95,6 +95,10 @@ static void dump_rank(const struct rt_rank *r, int events_only)
             print_peer(r, e);
             printf(" tag=%" PRIu32 " bytes=%" PRIu64, e->tag, e->bytes);
             break;
+        case RT_IRECV_FREED:   /* as posted: -1 for MPI_ANY_SOURCE, MPI_ANY_TAG */
+            print_peer(r, e);
+            printf(" tag=%d req=%" PRIu64, e->tag == RT_ANY ? -1 : (int)e->tag, e->req);
+            break;
         case RT_ISEND:
         case RT_IRECV:
             print_peer(r, e);

@@ -98,7 +98,8 @@ static void on_end(void *user, int is_send, const struct fm_key *key, uint64_t k
                    uint64_t cookie)
 {
     (void)rank;
-    flow(user, is_send ? "s" : "f", key, k, (uint32_t)cookie, time);
+    if (time != FM_TIME_UNKNOWN)   /* a receive released by MPI_Request_free: no arrow end */
+        flow(user, is_send ? "s" : "f", key, k, (uint32_t)cookie, time);
 }
 
 static int on_event(void *user, uint32_t loc, const struct rt_event *e)
@@ -148,6 +149,12 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
         struct fm_key key = { e->ref, src < 0 ? UINT32_MAX : (uint32_t)src, self, e->tag };
         if (fm_recv(c->fm, loc, e->kind == RT_IRECV, e->req, &key, e->time, loc) != 0)
             goto oom;
+        break;
+    }
+    case RT_IRECV_FREED: {
+        int src = e->peer == RT_ANY ? -1 : mt_peer_rank(&c->t, self, e->ref, e->peer);
+        struct fm_key key = { e->ref, src < 0 ? UINT32_MAX : (uint32_t)src, self, e->tag };
+        fm_freed(c->fm, loc, e->req, src < 0 || e->tag == RT_ANY ? NULL : &key, loc);
         break;
     }
     case RT_CANCELLED:

@@ -135,6 +135,22 @@ static OTF2_CallbackCode def_intercomm(void *ud, OTF2_CommRef self, OTF2_StringR
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* The attributes of a receive released by MPI_Request_free (src/writer.c). */
+static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
+                                       OTF2_StringRef description, OTF2_Type type)
+{
+    (void)description;
+    struct defs_ctx *c = ud;
+    static const char *const freed[3] = { "freed_receive_comm", "freed_receive_source", "freed_receive_tag" };
+    static const OTF2_Type freed_type[3] = { OTF2_TYPE_COMM, OTF2_TYPE_INT32, OTF2_TYPE_INT32 };
+    for (int k = 0; k < 3; k++)
+        if (strcmp(str(c, name), freed[k]) == 0 && type == freed_type[k]) {
+            c->t->freed_attr[k] = self;
+            c->t->freed_attrs |= 1 << k;
+        }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
                                       uint64_t nevents, OTF2_LocationGroupRef group)
 {
@@ -233,6 +249,7 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(gcb, def_intercomm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &c);
     uint64_t n = 0;
     OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
@@ -410,6 +427,25 @@ static OTF2_CallbackCode ev_irecv_request(EV_HEAD, uint64_t req) { return reques
 static OTF2_CallbackCode ev_cancelled(EV_HEAD, uint64_t req) { return request(loc, time, ud, attrs, RT_CANCELLED, req); }
 static OTF2_CallbackCode ev_nbc_request(EV_HEAD, uint64_t req) { return request(loc, time, ud, attrs, RT_NBC_REQUEST, req); }
 
+/* Kept only as the tracer's record of a receive released by MPI_Request_free. */
+static OTF2_CallbackCode ev_request_test(EV_HEAD, uint64_t req)
+{
+    struct evt_ctx *c = ud;
+    OTF2_CommRef comm;
+    int32_t source, tag;
+    if (c->t->freed_attrs != 7 || !attrs
+        || OTF2_AttributeList_GetCommRef(attrs, c->t->freed_attr[0], &comm) != OTF2_SUCCESS
+        || OTF2_AttributeList_GetInt32(attrs, c->t->freed_attr[1], &source) != OTF2_SUCCESS
+        || OTF2_AttributeList_GetInt32(attrs, c->t->freed_attr[2], &tag) != OTF2_SUCCESS)
+        return OTF2_CALLBACK_SUCCESS;
+    EV_BEGIN(RT_IRECV_FREED);
+    e.ref = comm;
+    e.peer = source < 0 ? RT_ANY : (uint32_t)source;
+    e.tag = tag < 0 ? RT_ANY : (uint32_t)tag;
+    e.req = req;
+    return deliver(ud, loc, &e);
+}
+
 static OTF2_CallbackCode ev_coll_begin(EV_HEAD)
 {
     EV_BEGIN(RT_COLL_BEGIN);
@@ -509,6 +545,7 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
     OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_cancelled);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiRequestTestCallback(cb, ev_request_test);
     OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
     OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
     OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);

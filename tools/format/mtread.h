@@ -36,6 +36,8 @@ struct mt_trace {
     uint32_t nregions;
     struct mt_comm *comms;
     uint32_t ncomms;
+    uint32_t freed_attr[3];   /* freed_receive_comm, _source, _tag: RT_IRECV_FREED (freed_attrs == 7) */
+    int freed_attrs;
     void *reader;             /* OTF2_Reader */
 };
 

@@ -26,6 +26,8 @@ struct ctx {
     int failed;
     uint32_t attr_true_time;
     int have_true_attr;
+    uint32_t attr_freed[3];   /* freed_receive_comm, _source, _tag (have_freed_attrs) */
+    int have_freed_attrs;
     struct loc { uint64_t id, nevents; } *locs;   /* every location the archive defines */
     uint32_t nlocs;
 };
@@ -216,6 +218,13 @@ static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_St
         c->attr_true_time = self;
         c->have_true_attr = 1;
     }
+    static const char *const freed[3] = { "freed_receive_comm", "freed_receive_source", "freed_receive_tag" };
+    static const OTF2_Type freed_type[3] = { OTF2_TYPE_COMM, OTF2_TYPE_INT32, OTF2_TYPE_INT32 };
+    for (int k = 0; k < 3; k++)
+        if (strcmp(str(c, name), freed[k]) == 0 && type == freed_type[k]) {
+            c->attr_freed[k] = self;
+            c->have_freed_attrs |= 1 << k;
+        }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -306,6 +315,28 @@ static OTF2_CallbackCode ev_isend_complete(EV_HEAD, uint64_t req) { EV_UNUSED; r
 static OTF2_CallbackCode ev_irecv_request(EV_HEAD, uint64_t req) { EV_UNUSED; return ev_req(ud, RT_IRECV_REQUEST, time, attrs, req); }
 static OTF2_CallbackCode ev_cancelled(EV_HEAD, uint64_t req) { EV_UNUSED; return ev_req(ud, RT_CANCELLED, time, attrs, req); }
 static OTF2_CallbackCode ev_nbc_request(EV_HEAD, uint64_t req) { EV_UNUSED; return ev_req(ud, RT_NBC_REQUEST, time, attrs, req); }
+
+/* An MpiRequestTest is only kept when it is the tracer's record of a
+ * receive request released by MPI_Request_free (its freed_receive_*
+ * attributes); a test that found a request incomplete says nothing else. */
+static OTF2_CallbackCode ev_request_test(EV_HEAD, uint64_t req)
+{
+    EV_UNUSED;
+    struct ctx *c = ud;
+    OTF2_CommRef comm;
+    int32_t source, tag;
+    if (c->have_freed_attrs != 7 || !attrs
+        || OTF2_AttributeList_GetCommRef(attrs, c->attr_freed[0], &comm) != OTF2_SUCCESS
+        || OTF2_AttributeList_GetInt32(attrs, c->attr_freed[1], &source) != OTF2_SUCCESS
+        || OTF2_AttributeList_GetInt32(attrs, c->attr_freed[2], &tag) != OTF2_SUCCESS)
+        return OTF2_CALLBACK_SUCCESS;
+    PUSH(RT_IRECV_FREED);
+    e->ref = comm;
+    e->peer = source < 0 ? RT_ANY : (uint32_t)source;
+    e->tag = tag < 0 ? RT_ANY : (uint32_t)tag;
+    e->req = req;
+    return OTF2_CALLBACK_SUCCESS;
+}
 
 static OTF2_CallbackCode ev_coll_begin(EV_HEAD) { EV_UNUSED; PUSH(RT_COLL_BEGIN); (void)e; return OTF2_CALLBACK_SUCCESS; }
 
@@ -517,6 +548,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_EvtReaderCallbacks_SetMpiRecvCallback(ecb, ev_recv);
     OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(ecb, ev_irecv);
     OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(ecb, ev_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(ecb, ev_request_test);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(ecb, ev_coll_begin);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, ev_coll_end);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecb, ev_nbc_request);
@@ -721,7 +753,7 @@ const char *rt_kind_name(enum rt_kind kind)
 {
     static const char *names[RT_KIND_COUNT] = {
         "ENTER", "LEAVE", "SEND", "ISEND", "ISEND_COMPLETE", "IRECV_REQUEST", "RECV", "IRECV",
-        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH"
+        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH", "IRECV_FREED"
     };
     return kind < RT_KIND_COUNT ? names[kind] : "?";
 }

@@ -9,8 +9,12 @@
 
 enum rt_kind {
     RT_ENTER, RT_LEAVE, RT_SEND, RT_ISEND, RT_ISEND_COMPLETE, RT_IRECV_REQUEST, RT_RECV, RT_IRECV,
-    RT_CANCELLED, RT_COLL_BEGIN, RT_COLL_END, RT_NBC_REQUEST, RT_NBC_COMPLETE, RT_FLUSH, RT_KIND_COUNT
+    RT_CANCELLED, RT_COLL_BEGIN, RT_COLL_END, RT_NBC_REQUEST, RT_NBC_COMPLETE, RT_FLUSH,
+    RT_IRECV_FREED,           /* MPI_Request_free released receive request `req` before it completed:
+                               * ref, peer, tag as posted (RT_ANY for MPI_ANY_SOURCE, MPI_ANY_TAG) */
+    RT_KIND_COUNT
 };
+#define RT_ANY UINT32_MAX
 
 struct rt_event {
     uint64_t time;

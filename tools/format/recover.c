@@ -632,6 +632,10 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     uint32_t s_true_desc = sref(&t, "undistorted time of the event (SYNCTRACE_SKEW)");
     uint32_t s_locations = sref(&t, "MPI_COMM_WORLD locations");
     uint32_t s_remote = sref(&t, "synctrace remote group");
+    uint32_t s_freed[3] = { sref(&t, "freed_receive_comm"), sref(&t, "freed_receive_source"),
+                            sref(&t, "freed_receive_tag") };
+    uint32_t s_freed_desc = sref(&t, "a receive request released by MPI_Request_free before it completed: "
+                                     "what it was posted for");
     for (uint32_t k = 1; k < nlocs; k++)
         sref(&t, thread_names[k]);
     for (uint32_t r = 0; r < j->nregions; r++)
@@ -671,6 +675,10 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     }
     if (j->true_time)
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64));
+    /* as src/writer.c defines them (its ST_ATTR_FREED_*) */
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 1, s_freed[0], s_freed_desc, OTF2_TYPE_COMM));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 2, s_freed[1], s_freed_desc, OTF2_TYPE_INT32));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 3, s_freed[2], s_freed_desc, OTF2_TYPE_INT32));
     uint64_t *world = malloc(sizeof *world * (size_t)j->world_size);
     if (world) {
         for (int i = 0; i < j->world_size; i++)

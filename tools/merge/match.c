@@ -144,6 +144,7 @@ struct endpoint {
                                * rank's threads, each a location of its own, interleave by it */
     struct mg_event_ref ev;
     uint64_t bytes;
+    int open;                 /* a receive released by MPI_Request_free: its completion is not known */
 };
 
 /* (communicator, sender, receiver, tag) */
@@ -301,7 +302,7 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
         for (uint64_t i = 0; i < rk->nevents; i++) {
             const struct rt_event *e = &rk->events[i];
             uint32_t comm = e->ref < rk->ncomms ? comm_ids[r][e->ref] : UINT32_MAX;
-            struct endpoint ep = { comm, 0, 0, e->tag, e->time, { r, i }, e->bytes };
+            struct endpoint ep = { comm, 0, 0, e->tag, e->time, { r, i }, e->bytes, 0 };
             switch (e->kind) {
             case RT_ENTER:
                 region = e->ref;
@@ -338,6 +339,20 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 if (find_req(posted, nposted, me, e->req))
                     out->cancelled++;
                 break;
+            case RT_IRECV_FREED: {
+                /* It takes its turn where it was posted; a wildcard one
+                 * cannot be placed (its send is reported unmatched). */
+                if (e->peer == RT_ANY || e->tag == RT_ANY)
+                    break;
+                const struct req_index *p = find_req(posted, nposted, me, e->req);
+                int src = rt_world_rank(rk, e->ref, e->peer);
+                ep.order = p ? ranks[p->stream].events[p->index].time : e->time;
+                ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
+                ep.dst = me;
+                ep.open = 1;
+                PUSH(recvs, nrecvs, crecvs, ep);
+                break;
+            }
             case RT_COLL_BEGIN:
                 open_begin = i;
                 open_neighbor = is_neighbor_region(rk, region);
@@ -389,14 +404,20 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
             PUSH(out->unmatched_sends, out->nunmatched_sends, cus, u);
             i++;
         } else if (cmp > 0) {
-            struct mg_unmatched u = { recvs[j].ev, recvs[j].comm, recvs[j].src, recvs[j].tag };
-            PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
+            if (!recvs[j].open) {
+                struct mg_unmatched u = { recvs[j].ev, recvs[j].comm, recvs[j].src, recvs[j].tag };
+                PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
+            }
             j++;
         } else {
             size_t i_end = i, j_end = j;
             while (i_end < nsends && same_key(&sends[i_end], &sends[i])) i_end++;
             while (j_end < nrecvs && same_key(&recvs[j_end], &recvs[j])) j_end++;
             for (; i < i_end && j < j_end; i++, j++) {
+                if (recvs[j].open) {   /* paired; nothing known of when it arrived */
+                    out->freed_receives++;
+                    continue;
+                }
                 struct mg_message m = { sends[i].ev, recvs[j].ev, sends[i].comm, sends[i].tag, sends[i].bytes };
                 PUSH(out->messages, out->nmessages, cmsg, m);
             }
@@ -405,6 +426,8 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 PUSH(out->unmatched_sends, out->nunmatched_sends, cus, u);
             }
             for (; j < j_end; j++) {
+                if (recvs[j].open)
+                    continue;   /* released before any message came: legal */
                 struct mg_unmatched u = { recvs[j].ev, recvs[j].comm, recvs[j].src, recvs[j].tag };
                 PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
             }

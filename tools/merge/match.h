@@ -74,6 +74,8 @@ struct mg_result {
     size_t nunmatched_sends, nunmatched_recvs;
     size_t incomplete_collectives;   /* instances that not every member reached */
     size_t cancelled;
+    size_t freed_receives;    /* sends paired with a receive released by MPI_Request_free before it
+                               * completed: no mg_message, as its completion time is not known */
 };
 
 /* What a collective's semantics force (DESIGN.md), shared by the

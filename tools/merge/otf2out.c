@@ -128,6 +128,13 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             case RT_RECV: OTF2_EvtWriter_MpiRecv(w, a, t, e->peer, comm, e->tag, e->bytes); break;
             case RT_IRECV: OTF2_EvtWriter_MpiIrecv(w, a, t, e->peer, comm, e->tag, e->bytes, e->req); break;
             case RT_CANCELLED: OTF2_EvtWriter_MpiRequestCancelled(w, a, t, e->req); break;
+            case RT_IRECV_FREED:   /* as the tracer records it, on the merged communicator */
+                OTF2_AttributeList_AddCommRef(attrs, 1, comm);
+                OTF2_AttributeList_AddInt32(attrs, 2, e->peer == RT_ANY ? -1 : (int32_t)e->peer);
+                OTF2_AttributeList_AddInt32(attrs, 3, e->tag == RT_ANY ? -1 : (int32_t)e->tag);
+                a = attrs;
+                OTF2_EvtWriter_MpiRequestTest(w, a, t, e->req);
+                break;
             case RT_COLL_BEGIN: OTF2_EvtWriter_MpiCollectiveBegin(w, a, t); break;
             case RT_COLL_END:
                 OTF2_EvtWriter_MpiCollectiveEnd(w, a, t, e->tag, comm, e->peer, e->bytes, e->received);
@@ -174,6 +181,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     uint32_t s_empty = str_ref(&strings, ""), s_world = str_ref(&strings, "MPI_COMM_WORLD locations");
     uint32_t s_true = str_ref(&strings, "true_time");
     uint32_t s_true_desc = str_ref(&strings, "undistorted time of the event in ns (SYNCTRACE_SKEW)");
+    uint32_t s_freed[3] = { str_ref(&strings, "freed_receive_comm"), str_ref(&strings, "freed_receive_source"),
+                            str_ref(&strings, "freed_receive_tag") };
+    uint32_t s_freed_desc = str_ref(&strings, "a receive request released by MPI_Request_free before it completed: "
+                                              "what it was posted for");
     uint32_t *region_str = malloc(sizeof *region_str * (regions.n ? regions.n : 1));
     uint32_t *host_str = malloc(sizeof *host_str * (nranks ? nranks : 1));
     uint32_t *rank_str = malloc(sizeof *rank_str * (nranks ? nranks : 1));
@@ -234,6 +245,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                          OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
     if (any_truth)
         OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, 1, s_freed[0], s_freed_desc, OTF2_TYPE_COMM);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, 2, s_freed[1], s_freed_desc, OTF2_TYPE_INT32);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, 3, s_freed[2], s_freed_desc, OTF2_TYPE_INT32);
     uint64_t *world = malloc(sizeof *world * (nworld ? nworld : 1));
     if (world) {   /* MPI ranks are the main locations */
         for (uint32_t r = 0; r < nworld; r++)
