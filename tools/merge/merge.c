@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "constraints.h"
 #include "causal.h"
+#include "location_order.h"
 #include "match.h"
 #include "otf2out.h"
 #include "progress.h"
@@ -419,8 +420,8 @@ done:
 
 static int by_location_id(const void *a, const void *b)
 {
-    uint64_t x = ow_location_id(a), y = ow_location_id(b);
-    return (x > y) - (x < y);
+    const struct rt_rank *x = a, *y = b;
+    return loc_id_cmp(loc_id((uint32_t)x->rank, x->thread), loc_id((uint32_t)y->rank, y->thread));
 }
 
 /* The clock model of the given kind, with --timebase median applied:
