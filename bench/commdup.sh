@@ -8,7 +8,8 @@
 #   PAIRS   MPI_Comm_dup/MPI_Comm_free pairs per run, default 50000
 #   ROUNDS  untraced/traced alternations, default 3
 #
-# Environment: MPIRUN (default mpirun), MPIRUN_FLAGS, NP (ranks, default 2),
+# Environment: MPIRUN (default mpirun), MPIRUN_FLAGS, NP (ranks, default 1:
+# MPI_Comm_dup is then local, and only the tracer's cost is in the times),
 # MPICC (default mpicc), SYNCTRACE_DIR is set to a temporary directory.
 # Prints one JSON object on stdout: per round the untraced and traced
 # seconds, each split into the first and second half of the pairs, and the
@@ -29,7 +30,7 @@ case $PAIRS$ROUNDS in *[!0-9]*) echo "$0: PAIRS and ROUNDS must be positive inte
 LIB=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB")
 MPIRUN=${MPIRUN:-mpirun}
 read -r -a MPIRUN_EXTRA <<<"${MPIRUN_FLAGS:-}"
-NP=${NP:-2}
+NP=${NP:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-commdup.XXXXXX")
@@ -70,7 +71,7 @@ END {
     for (i = 1; i <= n; i++) {
         split(r[i], f, " ")
         printf "%s{\"untraced_s\": %s, \"untraced_halves_s\": [%s, %s], \"traced_s\": %s, \"traced_halves_s\": [%s, %s]}",
-               i > 1 ? ", " : "", f[1], f[2], f[3], f[4], f[5], f[6]
+               (i > 1 ? ", " : ""), f[1], f[2], f[3], f[4], f[5], f[6]
     }
     printf "], \"median_traced_over_untraced\": %.3f, \"median_traced_second_over_first_half\": %.3f, ", median(ratio, n), median(growth, n)
     printf "\"median_untraced_us_per_pair\": %.2f, \"median_traced_us_per_pair\": %.2f}\n",

@@ -144,17 +144,19 @@ r = json.load(open('$tmp/reqfree.merged/report.json'))
 sys.exit(0 if r['freed_receives'] == 1 else 1)"
 ok $? "reqfree: the merge pairs the send with the freed receive (report: freed_receives 1)"
 
-# --- MPI_Comm_dup/MPI_Comm_free: the second half of the pairs costs what the first did
-n=20000
-run_plain 2 "$prog" dups $n >/dev/null 2>"$tmp/dups.plain.err"
-run_traced "$tmp/dups.raw" 2 "$prog" dups $n >/dev/null 2>"$tmp/dups.err"
+# --- MPI_Comm_dup/MPI_Comm_free: the second half of the pairs costs what the
+# first did. One rank: no other process's scheduling in the times (before
+# the strings were hashed, 20000 pairs took 0.33 s then 0.81 s here).
+n=50000
+run_plain 1 "$prog" dups $n >/dev/null 2>"$tmp/dups.plain.err"
+run_traced "$tmp/dups.raw" 1 "$prog" dups $n >/dev/null 2>"$tmp/dups.err"
 ok $? "dups: $n MPI_Comm_dup/MPI_Comm_free pairs traced"
 read -r _ plain _ _ < <(grep dups_seconds "$tmp/dups.plain.err")
 read -r _ traced first second < <(grep dups_seconds "$tmp/dups.err")
 diag "untraced ${plain:-?} s, traced ${traced:-?} s (first half ${first:-?} s, second half ${second:-?} s)"
 awk -v p="${plain:-0}" -v t="${traced:-0}" -v a="${first:-0}" -v b="${second:-0}" \
-    'BEGIN { exit !(p > 0 && t > 0 && a > 0 && b < 2.2 * a && t < 4 * p + 2) }'
-ok $? "dups: traced cost does not grow with the run (second half < 2.2 x first, traced < 4 x untraced + 2 s)"
+    'BEGIN { exit !(p > 0 && t > 0 && a > 0 && b < 1.8 * a && t < 4 * p + 0.5) }'
+ok $? "dups: traced cost does not grow with the run (second half < 1.8 x first, traced < 4 x untraced + 0.5 s)"
 "$SYNCTRACE_BIN" merge "$tmp/dups.raw" -o "$tmp/dups.merged" >/dev/null 2>&1
-ok $? "dups: the trace of $((2 * n)) communicators merges"
+ok $? "dups: the trace of $n communicators merges"
 finish
