@@ -20,10 +20,13 @@
 #include <unistd.h>
 
 #define ST_ATTR_TRUE_TIME 0
-/* A receive request released by MPI_Request_free before it completed. */
-#define ST_ATTR_FREED_COMM 1
-#define ST_ATTR_FREED_SOURCE 2
-#define ST_ATTR_FREED_TAG 3
+/* A receive request released by MPI_Request_free before it completed:
+ * attributes comm, source, tag, right after true_time when it is defined
+ * (refs dense from 0: otf2-print warns otherwise). */
+static uint32_t freed_attr(int k)
+{
+    return (st_clock_skew_enabled() ? 1u : 0u) + (uint32_t)k;
+}
 
 /* ---------- definitions kept until close ---------- */
 
@@ -34,15 +37,22 @@ struct st_strings {
     uint32_t nslots;
 };
 
+/* Member lists, interned: the communicators of one member list (every
+ * MPI_Comm_dup of a parent) share one group, so that a communicator costs
+ * the same whatever its size once its members have been seen. */
+struct st_group_def {
+    uint64_t hash;
+    uint32_t n;
+    uint8_t self;             /* MPI_COMM_SELF's: OTF2's COMM_SELF group, no members */
+    uint64_t *members;        /* world ranks */
+};
+
 struct st_comm_def {
     uint32_t name;            /* string ref: the MPI name (MPI_Comm_set_name), "" for none */
-    uint32_t key_name;        /* string ref: "synctrace key HEX", the name of its (local) group */
-    uint64_t key;
-    uint8_t self, inter;      /* MPI_COMM_SELF; an intercommunicator */
-    uint32_t nmembers;
-    uint64_t *members;        /* world ranks (an intercommunicator's: its local group) */
-    uint32_t nremote;
-    uint64_t *remote;         /* an intercommunicator's remote group, world ranks */
+    uint64_t key;             /* written at close as the group "synctrace key of comm REF: HEX" */
+    uint8_t inter;            /* an intercommunicator */
+    uint32_t local, remote;   /* interned groups: its members (an intercommunicator's local group),
+                               * an intercommunicator's remote group */
     uint32_t in_name;         /* string ref of the in-neighbour group's name, when has_in */
     int has_in;
     uint32_t nin;
@@ -63,6 +73,10 @@ static struct {
     struct st_strings strings;
     struct st_comm_def *comms;
     uint32_t ncomms, comms_cap;
+    struct st_group_def *groups;
+    uint32_t ngroups, groups_cap;
+    uint32_t *group_slots;    /* open addressing over groups: index + 1, 0 = empty */
+    uint32_t ngroup_slots;
     struct st_clock_offset *offsets;
     uint32_t noffsets, offsets_cap;
     size_t mem_used;          /* bytes of chunk memory handed to OTF2 */
@@ -300,12 +314,76 @@ static size_t journal_ranks(char *out, int n, const int *ranks)
     return k;
 }
 
-static uint64_t *copy_ranks(int n, const int *ranks)
+static uint64_t ranks_hash(int self, int n, const int *ranks)
 {
-    uint64_t *v = malloc(sizeof *v * (size_t)(n > 0 ? n : 1));
-    for (int i = 0; v && i < n; i++)
-        v[i] = ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)ranks[i];
-    return v;
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)self;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (uint64_t)(uint32_t)ranks[i]) * 1099511628211ULL;
+    return h ^ (h >> 29) ^ (uint64_t)n;
+}
+
+static int same_ranks(const struct st_group_def *g, int self, int n, const int *ranks)
+{
+    if (g->self != self || g->n != (uint32_t)n)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (g->members[i] != (ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)ranks[i]))
+            return 0;
+    return 1;
+}
+
+/* The interned group of a member list; a new one is journaled as
+ * "group INDEX N MEMBERS". UINT32_MAX when out of memory. */
+static uint32_t group_of(int self, int n, const int *ranks)
+{
+    if ((W.ngroups + 1) * 2 > W.ngroup_slots) {
+        uint32_t ns = W.ngroup_slots ? W.ngroup_slots * 2 : 64;
+        uint32_t *slots = calloc(ns, sizeof *slots);
+        if (!slots)
+            return UINT32_MAX;
+        for (uint32_t g = 0; g < W.ngroups; g++) {
+            uint32_t k = (uint32_t)(W.groups[g].hash & (ns - 1));
+            while (slots[k])
+                k = (k + 1) & (ns - 1);
+            slots[k] = g + 1;
+        }
+        free(W.group_slots);
+        W.group_slots = slots;
+        W.ngroup_slots = ns;
+    }
+    uint64_t h = ranks_hash(self, n, ranks);
+    uint32_t k = (uint32_t)(h & (W.ngroup_slots - 1));
+    for (; W.group_slots[k]; k = (k + 1) & (W.ngroup_slots - 1)) {
+        const struct st_group_def *g = &W.groups[W.group_slots[k] - 1];
+        if (g->hash == h && same_ranks(g, self, n, ranks))
+            return W.group_slots[k] - 1;
+    }
+    if (W.ngroups == W.groups_cap) {
+        struct st_group_def *nv = grow(W.groups, &W.groups_cap, sizeof *nv);
+        if (!nv)
+            return UINT32_MAX;
+        W.groups = nv;
+    }
+    struct st_group_def *g = &W.groups[W.ngroups];
+    g->members = malloc(sizeof *g->members * (size_t)(n > 0 ? n : 1));
+    if (!g->members)
+        return UINT32_MAX;
+    for (int i = 0; i < n; i++)
+        g->members[i] = ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)ranks[i];
+    g->hash = h;
+    g->n = (uint32_t)n;
+    g->self = (uint8_t)self;
+    W.group_slots[k] = W.ngroups + 1;
+    if (W.journal >= 0) {
+        char *tail = malloc(32 + 12 * (size_t)n);
+        if (tail) {
+            size_t len = (size_t)sprintf(tail, " %u %d ", W.ngroups, n);
+            journal_ranks(tail + len, n, ranks);
+            journal_record("group", NULL, tail);
+            free(tail);
+        }
+    }
+    return W.ngroups++;
 }
 
 uint32_t st_writer_define_comm(const struct st_comm_desc *desc)
@@ -318,44 +396,25 @@ uint32_t st_writer_define_comm(const struct st_comm_desc *desc)
     }
     struct st_comm_def *c = &W.comms[W.ncomms];
     memset(c, 0, sizeof *c);
-    char key_name[48];
-    snprintf(key_name, sizeof key_name, "synctrace key %016llx", (unsigned long long)desc->key);
     c->name = string_ref(desc->name ? desc->name : "");
-    c->key_name = string_ref(key_name);
     c->key = desc->key;
-    c->self = desc->self != 0;
     c->inter = desc->inter != 0;
-    c->nmembers = c->self ? 0 : (uint32_t)desc->nmembers;
-    c->members = copy_ranks((int)c->nmembers, desc->members);
-    if (c->inter) {
-        c->nremote = (uint32_t)desc->nremote;
-        c->remote = copy_ranks(desc->nremote, desc->remote);
-    }
-    if (!c->members || (c->inter && !c->remote)) {
-        free(c->members);
-        free(c->remote);
+    int self = desc->self != 0;
+    c->local = group_of(self, self ? 0 : desc->nmembers, desc->members);
+    c->remote = c->inter ? group_of(0, desc->nremote, desc->remote) : 0;
+    if (c->local == UINT32_MAX || c->remote == UINT32_MAX)
         return OTF2_UNDEFINED_COMM;
-    }
-    if (W.journal >= 0) {
-        /* comm REF NAME N MEMBERS key HEX [self] [remote N MEMBERS] */
-        char *tail = malloc(96 + 12 * ((size_t)c->nmembers + c->nremote));
-        if (tail) {
-            size_t n = (size_t)sprintf(tail, " %u ", c->nmembers);
-            n += journal_ranks(tail + n, (int)c->nmembers, desc->members);
-            n += (size_t)sprintf(tail + n, " key %016llx", (unsigned long long)c->key);
-            if (c->self)
-                n += (size_t)sprintf(tail + n, " self");
-            if (c->inter) {
-                n += (size_t)sprintf(tail + n, " remote %u ", c->nremote);
-                journal_ranks(tail + n, (int)c->nremote, desc->remote);
-            }
-            char key[32];
-            snprintf(key, sizeof key, "comm %u", W.ncomms);
-            const char *strs[] = { desc->name ? desc->name : "", NULL };
-            journal_record(key, strs, tail);
-            free(tail);
-        }
-    }
+    /* comm REF NAME N @GROUP key HEX [self] [remote N @GROUP]: members as
+     * a "group" record's */
+    char tail[160];
+    int n = snprintf(tail, sizeof tail, " %u @%u key %016llx%s", W.groups[c->local].n, c->local,
+                     (unsigned long long)c->key, self ? " self" : "");
+    if (c->inter)
+        snprintf(tail + n, sizeof tail - (size_t)n, " remote %u @%u", W.groups[c->remote].n, c->remote);
+    char key[32];
+    snprintf(key, sizeof key, "comm %u", W.ncomms);
+    const char *strs[] = { desc->name ? desc->name : "", NULL };
+    journal_record(key, strs, tail);
     return W.ncomms++;
 }
 
@@ -708,7 +767,6 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     uint32_t s_true = string_ref("true_time");
     uint32_t s_true_desc = string_ref("undistorted time of the event (SYNCTRACE_SKEW)");
     uint32_t s_locations = string_ref("MPI_COMM_WORLD locations");
-    uint32_t s_remote = string_ref("synctrace remote group");
     uint32_t s_freed_comm = string_ref("freed_receive_comm");
     uint32_t s_freed_source = string_ref("freed_receive_source");
     uint32_t s_freed_tag = string_ref("freed_receive_tag");
@@ -744,9 +802,9 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     }
     if (st_clock_skew_enabled())
         OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64);
-    OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_FREED_COMM, s_freed_comm, s_freed_desc, OTF2_TYPE_COMM);
-    OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_FREED_SOURCE, s_freed_source, s_freed_desc, OTF2_TYPE_INT32);
-    OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_FREED_TAG, s_freed_tag, s_freed_desc, OTF2_TYPE_INT32);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, freed_attr(0), s_freed_comm, s_freed_desc, OTF2_TYPE_COMM);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, freed_attr(1), s_freed_source, s_freed_desc, OTF2_TYPE_INT32);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, freed_attr(2), s_freed_tag, s_freed_desc, OTF2_TYPE_INT32);
 
     /* Group 0 lists the world's locations: a communicator member i is
      * world rank members[i], whose location id is that rank. */
@@ -758,26 +816,32 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
                                         OTF2_GROUP_FLAG_NONE, (uint32_t)W.size, world);
         free(world);
     }
-    /* Groups in ascending order: each communicator's (an intercommunicator's
-     * local then remote), then the in-neighbour groups. The local group's
-     * name carries the communicator's agreed key; MPI_COMM_SELF's is
-     * OTF2's COMM_SELF group (no members: each rank's own). */
-    uint32_t next_group = 1;
-    for (uint32_t c = 0; c < W.ncomms; c++) {
-        struct st_comm_def *d = &W.comms[c];
-        uint32_t local = next_group++;
-        OTF2_GlobalDefWriter_WriteGroup(gd, local, d->key_name,
+    /* Groups in ascending order: the interned member lists (MPI_COMM_SELF's
+     * is OTF2's COMM_SELF group: no members, each rank's own), then one
+     * empty group per communicator whose name carries its agreed key
+     * ("synctrace key of comm REF: HEX", names made here, after the
+     * interned strings), then the in-neighbour groups. */
+    for (uint32_t g = 0; g < W.ngroups; g++) {
+        const struct st_group_def *d = &W.groups[g];
+        OTF2_GlobalDefWriter_WriteGroup(gd, 1 + g, s_empty,
                                         d->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
-                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nmembers, d->members);
-        if (d->inter) {
-            uint32_t remote = next_group++;
-            OTF2_GlobalDefWriter_WriteGroup(gd, remote, s_remote, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                            OTF2_GROUP_FLAG_NONE, d->nremote, d->remote);
-            OTF2_GlobalDefWriter_WriteInterComm(gd, c, d->name, local, remote, OTF2_UNDEFINED_COMM,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->n, d->members);
+    }
+    uint32_t next_group = 1 + W.ngroups;
+    for (uint32_t c = 0; c < W.ncomms; c++) {
+        char name[64];
+        snprintf(name, sizeof name, "synctrace key of comm %u: %016llx", c, (unsigned long long)W.comms[c].key);
+        OTF2_GlobalDefWriter_WriteString(gd, W.strings.n + c, name);
+        OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, W.strings.n + c, OTF2_GROUP_TYPE_UNKNOWN,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL);
+    }
+    for (uint32_t c = 0; c < W.ncomms; c++) {
+        const struct st_comm_def *d = &W.comms[c];
+        if (d->inter)
+            OTF2_GlobalDefWriter_WriteInterComm(gd, c, d->name, 1 + d->local, 1 + d->remote, OTF2_UNDEFINED_COMM,
                                                 OTF2_COMM_FLAG_NONE);
-        } else {
-            OTF2_GlobalDefWriter_WriteComm(gd, c, d->name, local, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-        }
+        else
+            OTF2_GlobalDefWriter_WriteComm(gd, c, d->name, 1 + d->local, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     }
     for (uint32_t c = 0; c < W.ncomms; c++) {
         const struct st_comm_def *d = &W.comms[c];
@@ -957,9 +1021,9 @@ void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t r
 
 void st_write_irecv_freed(struct st_loc *loc, struct st_time t, uint32_t comm, int source, int tag, uint64_t req)
 {
-    OTF2_AttributeList_AddCommRef(loc->attrs, ST_ATTR_FREED_COMM, comm);
-    OTF2_AttributeList_AddInt32(loc->attrs, ST_ATTR_FREED_SOURCE, source);
-    OTF2_AttributeList_AddInt32(loc->attrs, ST_ATTR_FREED_TAG, tag);
+    OTF2_AttributeList_AddCommRef(loc->attrs, freed_attr(0), comm);
+    OTF2_AttributeList_AddInt32(loc->attrs, freed_attr(1), source);
+    OTF2_AttributeList_AddInt32(loc->attrs, freed_attr(2), tag);
     truth(loc, t);
     OTF2_EvtWriter_MpiRequestTest(loc->evt, loc->attrs, t.t, req);
 }

@@ -18,8 +18,11 @@ struct ctx {
         uint64_t *members;
         uint32_t n;
         uint32_t in_of;
-        uint64_t key;         /* from the name "synctrace key HEX" (has_key) */
+        uint64_t key;         /* from the name "synctrace key HEX" (has_key): the key of the
+                               * communicators of this group (recovered archives), or, named
+                               * "synctrace key of comm REF: HEX", of communicator key_of */
         int has_key, self;
+        uint32_t key_of;
     } *groups;                /* by reference */
     uint32_t ngroups;
     size_t cap;
@@ -106,11 +109,17 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
     c->groups[self].in_of = UINT32_MAX;
     if (sscanf(str(c, name), "synctrace in-neighbours of comm %u%c", &comm, &tail) == 1)
         c->groups[self].in_of = comm;
-    /* a communicator's group: its name is the communicator's agreed key */
+    /* a communicator's agreed key: the name of an empty group naming it, or
+     * (recovered archives) of the communicator's own group */
     unsigned long long key;
     int used = 0;
-    if (sscanf(str(c, name), "synctrace key %16llx%n", &key, &used) == 1 && used == 30
-        && str(c, name)[used] == '\0') {
+    c->groups[self].key_of = UINT32_MAX;
+    if (sscanf(str(c, name), "synctrace key of comm %u: %16llx%n", &comm, &key, &used) == 2
+        && str(c, name)[used] == '\0' && used >= 16 && strspn(str(c, name) + used - 16, "0123456789abcdef") == 16) {
+        c->groups[self].key_of = comm;
+        c->groups[self].key = key;
+    } else if (sscanf(str(c, name), "synctrace key %16llx%n", &key, &used) == 1 && used == 30
+               && str(c, name)[used] == '\0') {
         c->groups[self].key = key;
         c->groups[self].has_key = 1;
     }
@@ -494,6 +503,17 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
         out->comms[k].nin = c.groups[g].n;
         out->comms[k].in = c.groups[g].members;
         c.groups[g].members = NULL;   /* now the communicator's */
+    }
+    for (uint32_t g = 0; g < c.ngroups; g++) {
+        uint32_t k = c.groups[g].key_of;
+        if (k == UINT32_MAX)
+            continue;
+        if (k >= out->ncomms || !out->comms[k].members || out->comms[k].has_key) {
+            snprintf(err, errlen, "%s: a key for communicator %u, which is not defined or has one", anchor, k);
+            goto done;
+        }
+        out->comms[k].key = c.groups[g].key;
+        out->comms[k].has_key = 1;
     }
 
     /* The main location (the thread that called MPI_Init) has the rank as

@@ -24,10 +24,12 @@
  * then, as they come:
  *
  *   property NAME VALUE          an OTF2 archive property (SYNCTRACE::RUN_ID, ...)
+ *   group G N MEMBERS            a member list communicators name as @G
  *   comm REF NAME N MEMBERS [key HEX] [self] [remote NR RMEMBERS]
  *                                a communicator: N world ranks, comma-separated
  *                                in communicator rank order, -1 for a process
- *                                of another world, "-" when N is 0; the key its
+ *                                of another world, "-" when N is 0, or @G for
+ *                                those of group record G; the key its
  *                                members agree on (16 hex digits; older tracers
  *                                wrote it as NAME); `self`: MPI_COMM_SELF (N is
  *                                0); `remote`: an intercommunicator, MEMBERS its
@@ -108,6 +110,12 @@ struct jcomm {
     char in_name[64];
 };
 
+struct jgroup {
+    int set;
+    uint32_t n;
+    uint64_t *members;
+};
+
 struct jprop {
     char *name, *value;
 };
@@ -129,6 +137,8 @@ struct journal {
     uint32_t nregions;
     struct jcomm *comms;
     uint32_t ncomms;
+    struct jgroup *groups;
+    uint32_t ngroups;
     struct jprop *props;
     uint32_t nprops;
     struct joffset *offsets;
@@ -156,6 +166,9 @@ static void journal_free(struct journal *j)
         free(j->comms[i].in);
     }
     free(j->comms);
+    for (uint32_t i = 0; i < j->ngroups; i++)
+        free(j->groups[i].members);
+    free(j->groups);
     for (uint32_t i = 0; i < j->nprops; i++) {
         free(j->props[i].name);
         free(j->props[i].value);
@@ -277,6 +290,22 @@ static int parse_members(const char *s, uint32_t n, uint64_t **out)
     return 0;
 }
 
+/* MEMBERS of a comm record: a list, or @G for group record G's. */
+static int comm_members(const struct journal *j, const char *s, uint32_t n, uint64_t **out)
+{
+    if (*s != '@')
+        return parse_members(s, n, out);
+    uint64_t g;
+    if (parse_u64(s + 1, &g) != 0 || g >= j->ngroups || !j->groups[g].set || j->groups[g].n != n)
+        return -1;
+    *out = malloc(sizeof **out * (n ? n : 1));
+    if (!*out)
+        return -1;
+    if (n)
+        memcpy(*out, j->groups[g].members, sizeof **out * n);
+    return 0;
+}
+
 #define MAX_FIELDS 12
 
 /* One complete line (without its '\n'). Returns 0, or -1 for a malformed record. */
@@ -376,7 +405,7 @@ static int parse_record(struct journal *j, char *line)
         c->nremote = 0;
         c->set = 1;
         c->n = (uint32_t)n;
-        if (!(c->name = decode(f[2])) || parse_members(f[4], c->n, &c->members) != 0)
+        if (!(c->name = decode(f[2])) || comm_members(j, f[4], c->n, &c->members) != 0)
             return -1;
         for (int i = 5; i < nf;) {   /* optional fields */
             if (strcmp(f[i], "key") == 0 && i + 1 < nf && strlen(f[i + 1]) == 16
@@ -391,7 +420,7 @@ static int parse_record(struct journal *j, char *line)
                     return -1;
                 c->inter = 1;
                 c->nremote = (uint32_t)n;
-                if (parse_members(f[i + 2], c->nremote, &c->remote) != 0)
+                if (comm_members(j, f[i + 2], c->nremote, &c->remote) != 0)
                     return -1;
                 i += 3;
             } else {
@@ -399,6 +428,14 @@ static int parse_record(struct journal *j, char *line)
             }
         }
         return 0;
+    } else if (strcmp(key, "group") == 0 && nf == 4) {
+        uint64_t n;
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &n) != 0 || n > (1u << 30)
+            || ensure((void **)&j->groups, &j->ngroups, u, sizeof *j->groups) != 0 || j->groups[u].set)
+            return -1;
+        j->groups[u].set = 1;
+        j->groups[u].n = (uint32_t)n;
+        return parse_members(f[3], j->groups[u].n, &j->groups[u].members);
     } else if (strcmp(key, "comm_name") == 0 && nf == 3) {
         if (parse_u64(f[1], &u) != 0 || u >= j->ncomms || !j->comms[u].set)
             return -1;
@@ -675,10 +712,11 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     }
     if (j->true_time)
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64));
-    /* as src/writer.c defines them (its ST_ATTR_FREED_*) */
-    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 1, s_freed[0], s_freed_desc, OTF2_TYPE_COMM));
-    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 2, s_freed[1], s_freed_desc, OTF2_TYPE_INT32));
-    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 3, s_freed[2], s_freed_desc, OTF2_TYPE_INT32));
+    /* as src/writer.c defines them (its freed_attr()): after true_time, dense */
+    uint32_t freed = j->true_time ? 1 : 0;
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed, s_freed[0], s_freed_desc, OTF2_TYPE_COMM));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 1, s_freed[1], s_freed_desc, OTF2_TYPE_INT32));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 2, s_freed[2], s_freed_desc, OTF2_TYPE_INT32));
     uint64_t *world = malloc(sizeof *world * (size_t)j->world_size);
     if (world) {
         for (int i = 0; i < j->world_size; i++)

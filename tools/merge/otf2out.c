@@ -90,6 +90,12 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     OTF2_Archive_OpenEvtFiles(ar);
 
     int any_truth = 0;
+    /* Attribute refs are dense from 0 (otf2-print warns otherwise): true_time
+     * is 0 when the ranks have true times, the freed_receive_* ones follow. */
+    for (uint32_t r = 0; truth_ns && r < nranks; r++)
+        if (truth_ns[r])
+            any_truth = 1;
+    const uint32_t freed = any_truth ? 1 : 0;
     uint64_t last_time = 0;
     for (uint32_t r = 0; r < nranks; r++) {
         const struct rt_rank *rk = &ranks[r];
@@ -129,9 +135,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             case RT_IRECV: OTF2_EvtWriter_MpiIrecv(w, a, t, e->peer, comm, e->tag, e->bytes, e->req); break;
             case RT_CANCELLED: OTF2_EvtWriter_MpiRequestCancelled(w, a, t, e->req); break;
             case RT_IRECV_FREED:   /* as the tracer records it, on the merged communicator */
-                OTF2_AttributeList_AddCommRef(attrs, 1, comm);
-                OTF2_AttributeList_AddInt32(attrs, 2, e->peer == RT_ANY ? -1 : (int32_t)e->peer);
-                OTF2_AttributeList_AddInt32(attrs, 3, e->tag == RT_ANY ? -1 : (int32_t)e->tag);
+                OTF2_AttributeList_AddCommRef(attrs, freed, comm);
+                OTF2_AttributeList_AddInt32(attrs, freed + 1, e->peer == RT_ANY ? -1 : (int32_t)e->peer);
+                OTF2_AttributeList_AddInt32(attrs, freed + 2, e->tag == RT_ANY ? -1 : (int32_t)e->tag);
                 a = attrs;
                 OTF2_EvtWriter_MpiRequestTest(w, a, t, e->req);
                 break;
@@ -245,9 +251,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                          OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
     if (any_truth)
         OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64);
-    OTF2_GlobalDefWriter_WriteAttribute(gd, 1, s_freed[0], s_freed_desc, OTF2_TYPE_COMM);
-    OTF2_GlobalDefWriter_WriteAttribute(gd, 2, s_freed[1], s_freed_desc, OTF2_TYPE_INT32);
-    OTF2_GlobalDefWriter_WriteAttribute(gd, 3, s_freed[2], s_freed_desc, OTF2_TYPE_INT32);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, freed, s_freed[0], s_freed_desc, OTF2_TYPE_COMM);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 1, s_freed[1], s_freed_desc, OTF2_TYPE_INT32);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 2, s_freed[2], s_freed_desc, OTF2_TYPE_INT32);
     uint64_t *world = malloc(sizeof *world * (nworld ? nworld : 1));
     if (world) {   /* MPI ranks are the main locations */
         for (uint32_t r = 0; r < nworld; r++)
