@@ -4,6 +4,7 @@
 #include "writer.h"
 #include "options.h"
 #include "regions.h"
+#include "sumfile.h"
 
 #include <otf2/OTF2_Pthread_Locks.h>
 
@@ -439,18 +440,18 @@ static char signal_dir[4096];   /* the trace directory, for linger() */
  * those of a node that are left as soon as one of them has died: a rank that
  * dies right after closing its archive would cut short the others still
  * closing theirs. So after a termination signal, wait until every rank's
- * archive is complete, at most until 0.8 s after the signal came (Open MPI's
- * default odls_base_sigkill_timeout is 1 s). */
+ * archive is complete (has its checksum file), at most until 0.8 s after
+ * the signal came (Open MPI's default odls_base_sigkill_timeout is 1 s). */
 static void linger(const struct timespec *since)
 {
-    static int complete;   /* ranks 0 .. complete-1 have their anchor: they stay */
+    static int complete;   /* ranks 0 .. complete-1 have closed their archives */
     char anchor[4200];
     for (;;) {
         while (complete < W.size) {
-            /* OTF2 writes the anchor file last; an empty one is being written. */
-            snprintf(anchor, sizeof anchor, "%s/rank-%06d.otf2", signal_dir, complete);
+            /* A rank's checksum file comes last, whole (renamed into place). */
+            snprintf(anchor, sizeof anchor, "%s/rank-%06d.sum", signal_dir, complete);
             struct stat st;
-            if (stat(anchor, &st) != 0 || st.st_size == 0)
+            if (stat(anchor, &st) != 0)
                 break;
             complete++;
         }
@@ -585,7 +586,7 @@ void st_writer_discard(void)
     char path[4200];
     /* Local files are named by the location id, which is the rank. */
     const char *names[] = { "%s/rank-%06d.otf2", "%s/rank-%06d.def", "%s/rank-%06d/%d.evt", "%s/rank-%06d/%d.def",
-                            "%s/rank-%06d.journal" };
+                            "%s/rank-%06d.journal", "%s/rank-%06d.sum" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, names[i], W.dir, W.rank, W.rank);
         unlink(path);
@@ -710,7 +711,13 @@ void st_writer_close(void)
     }
     OTF2_Archive_Close(W.archive);
     W.archive = NULL;
-    /* The anchor, written last, is there now: the journal has done its job. */
+    /* The last act: the checksum file, whose presence says the archive is
+     * closed and lets a reader verify every byte of it. */
+    char name[32], err[4600];
+    snprintf(name, sizeof name, "rank-%06d", W.rank);
+    if (sum_write_archive(W.dir, name, err, sizeof err) != 0)
+        st_warn("rank %d: %s; the archive cannot be verified", W.rank, err);
+    /* The archive is complete: the journal has done its job. */
     journal_remove();
     while (chunk_pool) {
         struct st_chunk *next = chunk_pool->next;
