@@ -465,6 +465,14 @@ static void linger(const struct timespec *since)
     }
 }
 
+/* A close under way (MPI_Finalize, MPI_Abort, Open MPI's fatal-error path)
+ * when a termination signal comes: the rank that aborted first has the
+ * others killed while they may still be closing theirs (every rank calling
+ * MPI_Abort). The close then finishes first, and the signal is sent on at
+ * its end. */
+static volatile sig_atomic_t close_under_way, deferred_signal;
+static struct timespec deferred_since;
+
 /* Best effort: closing the archive is not async-signal-safe, so an alarm
  * guarantees that a handler stuck on a lock cannot hang the job. */
 static void on_fatal_signal(int sig, siginfo_t *info, void *context)
@@ -478,6 +486,13 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
             sigaction(sig, &previous[i], NULL);
             crash = i < N_CRASH_SIGNALS;
         }
+    if (!crash && close_under_way) {
+        if (!deferred_signal) {
+            deferred_since = arrival;
+            deferred_signal = sig;
+        }
+        return;
+    }
     static volatile sig_atomic_t once;
     if (!once) {
         once = 1;
@@ -678,6 +693,7 @@ void st_writer_close(void)
     if (!W.archive || W.closing)
         return;
     W.closing = 1;
+    close_under_way = 1;
     st_loc_self = NULL;
     uint64_t end = st_now().t;
     uint64_t nevents = 0;
@@ -737,6 +753,11 @@ void st_writer_close(void)
     free(T.v);
     T.v = NULL;
     T.n = T.cap = 0;
+    close_under_way = 0;
+    if (deferred_signal) {
+        linger(&deferred_since);
+        raise(deferred_signal);   /* its previous disposition is back: it ends the process */
+    }
 }
 
 int st_writer_allow_threads(int concurrent)
