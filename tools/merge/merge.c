@@ -18,6 +18,7 @@
 #include "rawview.h"
 #include "rawdir.h"
 #include "rawtrace.h"
+#include "losses.h"
 #include "report.h"
 #include "solve.h"
 
@@ -505,39 +506,10 @@ int cmd_merge(int argc, char **argv)
                     ranks[0].run_id ? ranks[0].run_id : "?");
             goto done;
         }
-        /* A recovered rank's main thread may have flushed nothing while
-         * its other threads did. */
-        uint64_t all_events = ranks[i].nevents;
-        for (uint32_t k = 0; k < ranks[i].nthreads; k++)
-            all_events += ranks[i].threads[k].nevents;
-        if (all_events == 0 || (ranks[i].nevents == 0 && !ranks[i].recovered)) {
-            fprintf(stderr, "synctrace merge: %s: no events\n", anchors[i]);
-            goto done;
-        }
         rep.events += ranks[i].nevents;
-        /* A rank that died keeps what it recorded (its archive was closed on
-         * the way out); say so, since its last messages will not match. */
-        int finalized = 0;
-        for (uint64_t k = ranks[i].nevents; k-- > 0 && !finalized;) {
-            const struct rt_event *e = &ranks[i].events[k];
-            finalized = e->kind == RT_ENTER && e->ref < ranks[i].nregions && ranks[i].regions[e->ref]
-                        && strcmp(ranks[i].regions[e->ref], "MPI_Finalize") == 0;
-        }
-        if (ranks[i].recovered) {
-            /* Killed (SIGKILL) before it could close its archive: rebuilt
-             * from its journal, with what the buffer flushes of its
-             * locations (its threads') had written. */
-            fprintf(stderr, "synctrace merge: warning: rank-%06d: recovered %llu events from a rank that was killed; "
-                            "events after its last buffer flush are lost\n",
-                    i, (unsigned long long)all_events);
-            rep.incomplete_ranks++;
-        } else if (!finalized) {
-            fprintf(stderr, "synctrace merge: warning: %s: rank %d ended without MPI_Finalize; "
-                            "its %llu recorded events are merged\n",
-                    anchors[i], i, (unsigned long long)ranks[i].nevents);
-            rep.incomplete_ranks++;
-        }
     }
+    for (int i = 0; i < n; i++)   /* one run: now say what each rank of it lost */
+        losses_note(&rep, &ranks[i], anchors[i]);
     if (o.reference >= n) {
         fprintf(stderr, "synctrace merge: --reference %d: the trace has ranks 0 to %d\n", o.reference, n - 1);
         goto done;
