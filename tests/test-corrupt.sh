@@ -5,9 +5,12 @@
 # (event files, definitions, anchors, run.meta, the checksum files); each
 # case must give exit status non-zero, one line naming the changed file, and
 # no output directory, from `synctrace merge` and from `synctrace dump`.
+# A rank killed before closing its archive has no checksum file: its
+# journal and event file, corrupted the same way, must never crash, hang or
+# exhaust memory (it merges, or one line says what is wrong).
 . "$top_srcdir/tests/lib.sh"
 CASES=40
-plan 9
+plan 11
 tmp=$(scratch)
 py=${PYTHON3:-python3}
 stencil="$top_builddir/examples/stencil"
@@ -87,4 +90,31 @@ ok $([ $? -ne 0 ] && [ "$(wc -l <"$tmp/added.err")" -eq 1 ] && grep -q "rank-000
 cp -r "$tmp/raw" "$tmp/nosum" && rm "$tmp/nosum/rank-000002.sum"
 "$SYNCTRACE_BIN" merge "$tmp/nosum" -o "$tmp/nosum.out" >/dev/null 2>"$tmp/nosum.err"
 ok $? "a rank without its checksum file (killed while closing) is read by structure, and merges ($(head -1 "$tmp/nosum.err"))"
+# The unclosed archive of a rank killed with SIGKILL after some flushes (tests/mpi_kill9.c).
+if kill9=$(build_mpi mpi_kill9 "$tmp"); then
+    timeout -k 5 60 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD="$SYNCTRACE_LIB" \
+        -x SYNCTRACE_DIR="$tmp/killed" -x SYNCTRACE_BUFFER_MB=1 "$kill9" >/dev/null 2>&1
+fi
+[ ! -e "$tmp/killed/rank-000002.sum" ] && [ -s "$tmp/killed/rank-000002.journal" ] && [ -s "$tmp/killed/rank-000002/2.evt" ]
+ok $? "a rank killed after some flushes left a journal and events, no checksum file"
+bad=0 merged=0 refused=0
+for seed in $(seq 1 20); do
+    for f in rank-000002.journal rank-000002/2.evt; do
+        d="$tmp/u$seed"
+        rm -rf "$d" "$d.out"
+        "$py" "$top_srcdir/tests/corrupt_bytes.py" "$tmp/killed" "$d" "$seed" "$f" >/dev/null
+        (ulimit -v 4000000; timeout 60 "$SYNCTRACE_BIN" merge "$d" -o "$d.out" >/dev/null 2>"$d.err")
+        rc=$?
+        if [ $rc -eq 0 ]; then
+            merged=$((merged + 1))
+        elif [ $rc -lt 124 ] && [ "$(wc -l <"$d.err")" -eq 1 ] && [ ! -e "$d.out" ]; then
+            refused=$((refused + 1))
+        else
+            bad=$((bad + 1))
+            diag "seed $seed, $f: exit $rc: $(head -2 "$d.err" | tr '\n' '|')"
+        fi
+        rm -rf "$d" "$d.out" "$d.err"
+    done
+done
+ok $([ $bad -eq 0 ]; echo $?) "40 seeded corruptions of an unclosed rank's journal and event file: no crash, hang or runaway memory ($merged merged, $refused refused in one line, $bad otherwise)"
 finish
