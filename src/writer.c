@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -472,6 +473,12 @@ static void linger(const struct timespec *since)
  * its end. */
 static volatile sig_atomic_t close_under_way, deferred_signal;
 static struct timespec deferred_since;
+/* This thread is writing an event: a termination signal must not close the
+ * archive under it (a half-written record in a closed archive reads as
+ * corrupt event data), so the close waits for the write's end (WRITE).
+ * Linux gives a signal sent to the process to its main thread, the one
+ * that records, unless that thread blocks it. */
+static _Thread_local volatile sig_atomic_t writing;
 
 /* Best effort: closing the archive is not async-signal-safe, so an alarm
  * guarantees that a handler stuck on a lock cannot hang the job. */
@@ -486,7 +493,7 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
             sigaction(sig, &previous[i], NULL);
             crash = i < N_CRASH_SIGNALS;
         }
-    if (!crash && close_under_way) {
+    if (!crash && (close_under_way || writing)) {
         if (!deferred_signal) {
             deferred_since = arrival;
             deferred_signal = sig;
@@ -815,6 +822,28 @@ struct st_loc *st_loc_attach(void)
 
 /* ---------- events ---------- */
 
+/* A termination signal came while this thread was writing: close now, and
+ * let the signal end the process. */
+static void close_deferred(void)
+{
+    if (writing || close_under_way)
+        return;
+    st_g.phase = ST_DONE;
+    st_writer_close();        /* sends the signal on at its end */
+    raise(deferred_signal);   /* there was nothing to close */
+}
+
+#define WRITE(call)                                                                                          \
+    do {                                                                                                     \
+        writing = 1;                                                                                         \
+        atomic_signal_fence(memory_order_seq_cst);                                                           \
+        call;                                                                                                \
+        atomic_signal_fence(memory_order_seq_cst);                                                           \
+        writing = 0;                                                                                         \
+        if (__builtin_expect(deferred_signal != 0, 0))                                                       \
+            close_deferred();                                                                                \
+    } while (0)
+
 static inline OTF2_AttributeList *truth(struct st_loc *loc, struct st_time t)
 {
     if (__builtin_expect(!st_clock_g.skew_on, 1))
@@ -825,65 +854,65 @@ static inline OTF2_AttributeList *truth(struct st_loc *loc, struct st_time t)
 
 void st_write_enter(struct st_loc *loc, struct st_time t, uint32_t region)
 {
-    OTF2_EvtWriter_Enter(loc->evt, truth(loc, t), t.t, region);
+    WRITE(OTF2_EvtWriter_Enter(loc->evt, truth(loc, t), t.t, region));
 }
 
 void st_write_leave(struct st_loc *loc, struct st_time t, uint32_t region)
 {
-    OTF2_EvtWriter_Leave(loc->evt, truth(loc, t), t.t, region);
+    WRITE(OTF2_EvtWriter_Leave(loc->evt, truth(loc, t), t.t, region));
 }
 
 void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
-    OTF2_EvtWriter_MpiSend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes);
+    WRITE(OTF2_EvtWriter_MpiSend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes));
 }
 
 void st_write_isend(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
 {
-    OTF2_EvtWriter_MpiIsend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req);
+    WRITE(OTF2_EvtWriter_MpiIsend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req));
 }
 
 void st_write_isend_complete(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    OTF2_EvtWriter_MpiIsendComplete(loc->evt, truth(loc, t), t.t, req);
+    WRITE(OTF2_EvtWriter_MpiIsendComplete(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_irecv_request(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    OTF2_EvtWriter_MpiIrecvRequest(loc->evt, truth(loc, t), t.t, req);
+    WRITE(OTF2_EvtWriter_MpiIrecvRequest(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_recv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
-    OTF2_EvtWriter_MpiRecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes);
+    WRITE(OTF2_EvtWriter_MpiRecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes));
 }
 
 void st_write_irecv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
 {
-    OTF2_EvtWriter_MpiIrecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req);
+    WRITE(OTF2_EvtWriter_MpiIrecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req));
 }
 
 void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    OTF2_EvtWriter_MpiRequestCancelled(loc->evt, truth(loc, t), t.t, req);
+    WRITE(OTF2_EvtWriter_MpiRequestCancelled(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_coll_begin(struct st_loc *loc, struct st_time t)
 {
-    OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, truth(loc, t), t.t);
+    WRITE(OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, truth(loc, t), t.t));
 }
 
 void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received)
 {
-    OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received);
+    WRITE(OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received));
 }
 
 void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, truth(loc, t), t.t, req);
+    WRITE(OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
 {
-    OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received, req);
+    WRITE(OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received, req));
 }

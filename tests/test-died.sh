@@ -10,13 +10,18 @@
 #   abortall  every rank calls MPI_Abort
 #   kill9     rank 2 is SIGKILLed before its first buffer flush
 #             (tests/mpi_kill9.c): a rank without events, the others merge
+#   in-write  SIGTERM comes while the tracer writes an event (made
+#             deterministic by tests/signal_in_write.c, a shim preloaded
+#             before the tracer that raises it inside the 300th OTF2 Enter
+#             of rank 3, tests/mpi_crash.c): the write finishes before the
+#             archive is closed (else a half-written record, or a lost one)
 # Corruption of a closed archive, or a missing rank, stay errors.
 . "$top_srcdir/tests/lib.sh"
-plan 17
+plan 20
 tmp=$(scratch)
 json() { "${PYTHON3:-python3}" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
 if ! died=$(build_mpi mpi_died "$tmp") || ! kill9=$(build_mpi mpi_kill9 "$tmp"); then
-    for i in $(seq 17); do ok 1 "build tests/mpi_died.c and tests/mpi_kill9.c"; done
+    for i in $(seq 20); do ok 1 "build tests/mpi_died.c and tests/mpi_kill9.c"; done
     finish
 fi
 
@@ -90,6 +95,23 @@ ok $? "kill9: report.json records it"
 "$SYNCTRACE_BIN" query "$tmp/k.m" --precedes 0:0 2:0 >/dev/null 2>"$tmp/k.q"
 [ $? -ne 0 ] && grep -q "rank 2 has no events" "$tmp/k.q" && "$SYNCTRACE_BIN" query "$tmp/k.m" --precedes 0:0 1:1 >/dev/null
 ok $? "kill9: the causal index reads, and names rank 2 as a rank without events ($(cat "$tmp/k.q"))"
+
+# --- in-write: SIGTERM while the tracer writes an event
+if crash=$(build_mpi mpi_crash "$tmp") && mpicc -shared -fPIC -O1 -o "$tmp/siw.so" "$top_srcdir/tests/signal_in_write.c" -ldl; then
+    job "" "$crash" term 1000 >/dev/null 2>&1
+    plain_rc=$?
+    timeout -k 5 60 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD="$tmp/siw.so:$SYNCTRACE_LIB" \
+        -x SYNCTRACE_DIR="$tmp/w" -x SIGNAL_IN_WRITE=300 -x SIGNAL_IN_WRITE_RANK=3 "$crash" term 1000 >/dev/null 2>&1
+    rc=$?
+fi
+[ "${rc:-0}" -ne 0 ] && [ "${rc:-0}" -eq "${plain_rc:-1}" ]
+ok $? "in-write: the job ends as when rank 3 is sent SIGTERM untraced (exit ${rc:-?}, untraced ${plain_rc:-?})"
+"$SYNCTRACE_BIN" dump "$tmp/w" >"$tmp/w.dump" 2>"$tmp/w.err"
+[ -f "$tmp/w/rank-000003.sum" ] && [ "$(grep -c '^3 [0-9]* ENTER' "$tmp/w.dump")" -eq 300 ] \
+    && grep '^3 ' "$tmp/w.dump" | tail -1 | grep -q 'ENTER .*region=MPI_Topo_test$'
+ok $? "in-write: rank 3's archive is closed after the interrupted write: its last event is that (300th) Enter ($(grep '^3 ' "$tmp/w.dump" | tail -1 | cut -d' ' -f3,5))"
+merge_ok "$tmp/w" "rank 0 ended" "rank 1 ended" "rank 2 ended" "rank 3 ended"
+ok $? "in-write: the trace merges"
 
 # --- what stays an error: corruption of a closed archive, a missing rank
 cp -r "$tmp/s" "$tmp/sc" && printf 'x' | dd of="$tmp/sc/rank-000003/3.evt" bs=1 seek=100 conv=notrunc 2>/dev/null
