@@ -124,6 +124,8 @@ static int by_location_id(const void *a, const void *b)
 static int spread_threads(struct merge_state *st)
 {
     int n = st->nanchors;
+    if (n <= 0)
+        return 0;
     struct rt_rank **th = calloc((size_t)n, sizeof *th);
     uint32_t *nth = calloc((size_t)n, sizeof *nth);
     size_t total = (size_t)n;
