@@ -69,14 +69,16 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
                                     OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
                                     OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
 {
-    (void)canonical; (void)description; (void)role; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
+    (void)canonical; (void)description; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
     struct ctx *c = ud;
     struct rt_rank *r = c->r;
     if (ensure((void **)&r->regions, &r->nregions, self, sizeof *r->regions) != 0
+        || ensure((void **)&r->region_roles, &r->nregion_roles, self, sizeof *r->region_roles) != 0
         || !(r->regions[self] = strdup(str(c, name)))) {
         c->failed = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
+    r->region_roles[self] = (uint8_t)role;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -605,6 +607,7 @@ void rt_free_rank(struct rt_rank *r)
         for (uint32_t i = 0; i < r->nregions; i++)
             free(r->regions[i]);
         free(r->regions);
+        free(r->region_roles);
         for (uint32_t i = 0; i < r->ncomms; i++) {
             free(r->comms[i].name);
             free(r->comms[i].members);

@@ -48,6 +48,8 @@ struct rt_rank {
     uint64_t resolution, global_offset, trace_length;
     char **regions;           /* region names by reference */
     uint32_t nregions;
+    uint8_t *region_roles;    /* OTF2_RegionRole by region reference, as the tracer wrote it */
+    uint32_t nregion_roles;
     struct rt_comm *comms;    /* by reference */
     uint32_t ncomms;
     struct rt_offset *offsets;

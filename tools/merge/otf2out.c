@@ -41,25 +41,26 @@ static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, vo
 
 static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
 
-static OTF2_RegionRole role_of(const char *name)
+/* A region's role when its archive did not say (an older or generated raw
+ * archive): what the tracer would have written for it, as far as the name
+ * tells -- an MPI function, or the tracer's own region. */
+static OTF2_RegionRole fallback_role(const char *name)
 {
-    if (strncmp(name, "MPI_", 4) != 0)
-        return OTF2_REGION_ROLE_ARTIFICIAL;
-    static const char *const p2p[] = { "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait", "MPI_Test",
-                                       "MPI_Sendrecv", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Ibsend",
-                                       "MPI_Issend", "MPI_Irsend", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe",
-                                       "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Start" };
-    for (size_t i = 0; i < sizeof p2p / sizeof p2p[0]; i++)
-        if (strncmp(name, p2p[i], strlen(p2p[i])) == 0)
-            return OTF2_REGION_ROLE_POINT2POINT;
-    if (strcmp(name, "MPI_Barrier") == 0)
-        return OTF2_REGION_ROLE_BARRIER;
-    if (strstr(name, "gather") || strstr(name, "reduce") || strstr(name, "scatter") || strstr(name, "bcast")
-        || strstr(name, "alltoall") || strstr(name, "scan") || strstr(name, "Ibarrier"))
-        return OTF2_REGION_ROLE_COLL_OTHER;
-    if (strncmp(name, "MPI_File_", 9) == 0)
-        return OTF2_REGION_ROLE_FILE_IO;
-    return OTF2_REGION_ROLE_FUNCTION;
+    return strncmp(name, "MPI_", 4) == 0 ? OTF2_REGION_ROLE_FUNCTION : OTF2_REGION_ROLE_ARTIFICIAL;
+}
+
+/* The tracer's key of a communicator the program did not name is written
+ * as its name ("comm" and 16 hex digits): no name for Vampir, which then
+ * shows the paradigm's template ("Comm ${id}"), as for Score-P's unnamed
+ * communicators. Any other name is the program's (MPI_Comm_set_name) or a
+ * predefined one, kept. */
+static const char *comm_display_name(const char *name)
+{
+    if (!name)
+        return "";
+    if (strncmp(name, "comm ", 5) == 0 && strlen(name) == 5 + 16 && strspn(name + 5, "0123456789abcdef") == 16)
+        return "";
+    return name;
 }
 
 /* A location's id in the merged archive: the rank for its main thread,
@@ -75,6 +76,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
 {
     struct strtab strings = { 0 };
     struct strtab regions = { 0 };        /* region names; ref = index */
+    uint8_t *roles = NULL;                /* OTF2_RegionRole by region ref */
+    uint32_t nroles = 0;
     uint32_t **region_map = calloc(nranks ? nranks : 1, sizeof *region_map);
     int rc = -1;
     OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
@@ -96,9 +99,25 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         region_map[r] = malloc(sizeof **region_map * (rk->nregions ? rk->nregions : 1));
         if (!region_map[r])
             goto oom;
-        for (uint32_t k = 0; k < rk->nregions; k++)
-            if ((region_map[r][k] = str_ref(&regions, rk->regions[k] ? rk->regions[k] : "?")) == UINT32_MAX)
+        for (uint32_t k = 0; k < rk->nregions; k++) {
+            const char *rn = rk->regions[k] ? rk->regions[k] : "?";
+            if ((region_map[r][k] = str_ref(&regions, rn)) == UINT32_MAX)
                 goto oom;
+            /* the first archive that defines a region gives its role */
+            uint32_t u = region_map[r][k];
+            if (u >= nroles) {
+                uint32_t cap = regions.cap ? regions.cap : u + 1;
+                uint8_t *nr = realloc(roles, cap);
+                if (!nr)
+                    goto oom;
+                memset(nr + nroles, 0, cap - nroles);
+                roles = nr;
+                nroles = cap;
+            }
+            if (roles[u] == OTF2_REGION_ROLE_UNKNOWN)
+                roles[u] = k < rk->nregion_roles && rk->region_roles[k] != OTF2_REGION_ROLE_UNKNOWN
+                           ? rk->region_roles[k] : fallback_role(rn);
+        }
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, ow_location_id(rk));
         OTF2_AttributeList *attrs = OTF2_AttributeList_New();
         if (!w || !attrs) {
@@ -174,6 +193,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     uint32_t s_empty = str_ref(&strings, ""), s_world = str_ref(&strings, "MPI_COMM_WORLD locations");
     uint32_t s_true = str_ref(&strings, "true_time");
     uint32_t s_true_desc = str_ref(&strings, "undistorted time of the event in ns (SYNCTRACE_SKEW)");
+    /* as Score-P: MPI regions in the file "MPI", the paradigm's name templates */
+    uint32_t s_mpi = str_ref(&strings, "MPI");
+    uint32_t s_comm_template = str_ref(&strings, "Comm ${id}");
+    uint32_t s_win_template = str_ref(&strings, "Win ${id}");
     uint32_t *region_str = malloc(sizeof *region_str * (regions.n ? regions.n : 1));
     uint32_t *host_str = malloc(sizeof *host_str * (nranks ? nranks : 1));
     uint32_t *rank_str = malloc(sizeof *rank_str * (nranks ? nranks : 1));
@@ -194,11 +217,19 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         rank_str[r] = str_ref(&strings, buf);
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
-        comm_str[c] = str_ref(&strings, match->comms[c].name);
+        comm_str[c] = str_ref(&strings, comm_display_name(match->comms[c].name));
     for (uint32_t k = 0; k < strings.n; k++)
         OTF2_GlobalDefWriter_WriteString(gd, k, strings.v[k]);
 
     OTF2_GlobalDefWriter_WriteClockProperties(gd, 1000000000ULL, 0, last_time, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteParadigm(gd, OTF2_PARADIGM_MPI, s_mpi, OTF2_PARADIGM_CLASS_PROCESS);
+    OTF2_AttributeValue template;
+    template.stringRef = s_comm_template;
+    OTF2_GlobalDefWriter_WriteParadigmProperty(gd, OTF2_PARADIGM_MPI, OTF2_PARADIGM_PROPERTY_COMM_NAME_TEMPLATE,
+                                               OTF2_TYPE_STRING, template);
+    template.stringRef = s_win_template;
+    OTF2_GlobalDefWriter_WriteParadigmProperty(gd, OTF2_PARADIGM_MPI, OTF2_PARADIGM_PROPERTY_RMA_WIN_NAME_TEMPLATE,
+                                               OTF2_TYPE_STRING, template);
     OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     /* one node per distinct host, in order of first appearance */
     uint32_t *node_of = malloc(sizeof *node_of * (nranks ? nranks : 1));
@@ -227,11 +258,13 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     for (uint32_t r = 0; r < nranks; r++)
         OTF2_GlobalDefWriter_WriteLocation(gd, ow_location_id(&ranks[r]), rank_str[r], OTF2_LOCATION_TYPE_CPU_THREAD,
                                            ranks[r].nevents, (uint32_t)ranks[r].rank);
-    for (uint32_t k = 0; k < regions.n; k++)
-        OTF2_GlobalDefWriter_WriteRegion(gd, k, region_str[k], region_str[k], s_empty, role_of(regions.v[k]),
-                                         strncmp(regions.v[k], "MPI_", 4) == 0 ? OTF2_PARADIGM_MPI
-                                                                                : OTF2_PARADIGM_MEASUREMENT_SYSTEM,
-                                         OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
+    for (uint32_t k = 0; k < regions.n; k++) {
+        int mpi = strncmp(regions.v[k], "MPI_", 4) == 0;
+        OTF2_GlobalDefWriter_WriteRegion(gd, k, region_str[k], region_str[k], s_empty,
+                                         k < nroles && roles[k] ? roles[k] : fallback_role(regions.v[k]),
+                                         mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_MEASUREMENT_SYSTEM,
+                                         OTF2_REGION_FLAG_NONE, mpi ? s_mpi : s_empty, 0, 0);
+    }
     if (any_truth)
         OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64);
     uint64_t *world = malloc(sizeof *world * (nworld ? nworld : 1));
@@ -265,6 +298,7 @@ done:
     for (uint32_t k = 0; k < regions.n; k++)
         free(regions.v[k]);
     free(regions.v);
+    free(roles);
     if (region_map)
         for (uint32_t r = 0; r < nranks; r++)
             free(region_map[r]);
