@@ -595,6 +595,12 @@ void st_writer_discard(void)
 }
 
 
+void st_writer_started_at(uint64_t t)
+{
+    if (t < W.opened_at)
+        W.opened_at = t;   /* the trace begins with MPI_Init's Enter, stamped before the archive opened */
+}
+
 static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64_t end)
 {
     if (!W.resolution)
@@ -658,18 +664,22 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
                                         OTF2_GROUP_FLAG_NONE, (uint32_t)W.size, world);
         free(world);
     }
+    /* Every group before the first communicator: OTF2's readers expect
+     * definitions of one kind together (otf2-print warns otherwise). */
     for (uint32_t c = 0; c < W.ncomms; c++) {
         struct st_comm_def *d = &W.comms[c];
         OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, d->name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                         OTF2_GROUP_FLAG_NONE, d->nmembers, d->members);
-        OTF2_GlobalDefWriter_WriteComm(gd, c, d->name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     }
-    for (uint32_t c = 0; c < W.ncomms; c++) {
+    /* in-neighbour groups are found by their name; their ids follow on densely */
+    for (uint32_t c = 0, g = W.ncomms + 1; c < W.ncomms; c++) {
         const struct st_comm_def *d = &W.comms[c];
         if (d->has_in)
-            OTF2_GlobalDefWriter_WriteGroup(gd, W.ncomms + 1 + c, d->in_name, OTF2_GROUP_TYPE_LOCATIONS,
+            OTF2_GlobalDefWriter_WriteGroup(gd, g++, d->in_name, OTF2_GROUP_TYPE_LOCATIONS,
                                             OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in);
     }
+    for (uint32_t c = 0; c < W.ncomms; c++)
+        OTF2_GlobalDefWriter_WriteComm(gd, c, W.comms[c].name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
 }
 
 void st_writer_close(void)

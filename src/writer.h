@@ -53,6 +53,9 @@ void st_writer_property(const char *name, const char *value);
 uint64_t st_writer_set_resolution(double ticks_per_second);
 
 /* Event records, stamped with the given time. */
+/* The trace began at t (before the archive was opened): the clock
+ * properties' global offset moves back to it. */
+void st_writer_started_at(uint64_t t);
 void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes);
 void st_write_isend(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
 void st_write_isend_complete(struct st_loc *loc, struct st_time t, uint64_t req);

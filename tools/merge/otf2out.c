@@ -275,12 +275,14 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                         OTF2_GROUP_FLAG_NONE, nworld, world);
         free(world);
     }
+    /* every group before the first communicator, as OTF2's readers expect */
     for (uint32_t c = 0; c < match->ncomms; c++) {
         const struct mg_comm *mc = &match->comms[c];
         OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, comm_str[c], OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                         OTF2_GROUP_FLAG_NONE, mc->size, mc->members);
-        OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     }
+    for (uint32_t c = 0; c < match->ncomms; c++)
+        OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
     OTF2_Archive_CloseGlobalDefWriter(ar, gd);
     rc = 0;
