@@ -119,6 +119,10 @@ static void record_neighbours(MPI_Comm comm, uint32_t ref, const int *world, int
     if (topo == MPI_CART) {
         int nd = 0;
         PMPI_Cartdim_get(comm, &nd);
+        int *sizes = malloc(sizeof *sizes * (size_t)(3 * nd + 1));
+        if (sizes && nd > 0 && PMPI_Cart_get(comm, nd, sizes, sizes + nd, sizes + 2 * nd) == MPI_SUCCESS)
+            st_writer_comm_cart(ref, nd, sizes, sizes + nd, sizes + 2 * nd, me);
+        free(sizes);
         in = malloc(sizeof *in * (size_t)(2 * nd + 1));
         for (int d = 0; in && d < nd; d++) {
             int src = MPI_PROC_NULL, dst = MPI_PROC_NULL;

@@ -36,6 +36,11 @@ struct st_comm_def {
     int has_in;
     uint32_t nin;
     uint64_t *in;             /* in-neighbours, world ranks */
+    uint32_t cart_ndims;      /* a Cartesian topology: dimensions (0: none), */
+    uint32_t *cart_sizes;     /* their sizes, */
+    uint8_t *cart_periodic;   /* periodicity, */
+    int64_t *cart_coords;     /* and this rank's coordinates */
+    uint32_t cart_rank;       /* this rank in the communicator */
 };
 
 struct st_clock_offset {
@@ -304,6 +309,45 @@ void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
             k += (size_t)sprintf(tail + k, "%s%d", i ? "," : "", world_ranks[i]);
         journal_record("neighbours", NULL, tail);
         free(tail);
+    }
+}
+
+void st_writer_comm_cart(uint32_t comm, int ndims, const int *sizes, const int *periods, const int *coords, int rank)
+{
+    if (comm >= W.ncomms || ndims <= 0 || rank < 0)
+        return;
+    struct st_comm_def *c = &W.comms[comm];
+    uint32_t *sz = malloc(sizeof *sz * (size_t)ndims);
+    uint8_t *per = malloc((size_t)ndims);
+    int64_t *co = malloc(sizeof *co * (size_t)ndims);
+    if (!sz || !per || !co) {
+        free(sz);
+        free(per);
+        free(co);
+        return;
+    }
+    for (int d = 0; d < ndims; d++) {
+        sz[d] = sizes[d] < 0 ? 0 : (uint32_t)sizes[d];
+        per[d] = periods[d] != 0;
+        co[d] = coords[d];
+    }
+    free(c->cart_sizes);
+    free(c->cart_periodic);
+    free(c->cart_coords);
+    c->cart_sizes = sz;
+    c->cart_periodic = per;
+    c->cart_coords = co;
+    c->cart_ndims = (uint32_t)ndims;
+    c->cart_rank = (uint32_t)rank;
+    /* Score-P names a topology by its sizes: "MPI_Cartesian_2x2" */
+    char name[128];
+    size_t k = (size_t)snprintf(name, sizeof name, "MPI_Cartesian");
+    for (int d = 0; d < ndims && k < sizeof name; d++)
+        k += (size_t)snprintf(name + k, sizeof name - k, "%s%u", d ? "x" : "_", sz[d]);
+    string_ref(name);
+    for (int d = 0; d < ndims; d++) {
+        snprintf(name, sizeof name, "dimension %d", d);
+        string_ref(name);
     }
 }
 
@@ -601,6 +645,44 @@ void st_writer_started_at(uint64_t t)
         W.opened_at = t;   /* the trace begins with MPI_Init's Enter, stamped before the archive opened */
 }
 
+/* Cartesian topologies as Score-P writes them: a CartDimension per
+ * dimension, a CartTopology on the communicator, this rank's CartCoordinate
+ * (its rank in the communicator). Dimensions first, then topologies, then
+ * coordinates, each kind with dense ids. */
+static void write_cart_topologies(OTF2_GlobalDefWriter *gd)
+{
+    char name[128];
+    uint32_t dim = 0;
+    for (uint32_t c = 0; c < W.ncomms; c++)
+        for (uint32_t d = 0; d < W.comms[c].cart_ndims; d++) {
+            snprintf(name, sizeof name, "dimension %u", d);
+            OTF2_GlobalDefWriter_WriteCartDimension(gd, dim++, string_ref(name), W.comms[c].cart_sizes[d],
+                                                    W.comms[c].cart_periodic[d] ? OTF2_CART_PERIODIC_TRUE
+                                                                                : OTF2_CART_PERIODIC_FALSE);
+        }
+    uint32_t topo = 0;
+    dim = 0;
+    for (uint32_t c = 0; c < W.ncomms; c++) {
+        const struct st_comm_def *d = &W.comms[c];
+        if (!d->cart_ndims)
+            continue;
+        uint32_t dims[64];
+        uint32_t nd = d->cart_ndims < 64 ? d->cart_ndims : 64;
+        for (uint32_t k = 0; k < nd; k++)
+            dims[k] = dim + k;
+        dim += d->cart_ndims;
+        size_t k = (size_t)snprintf(name, sizeof name, "MPI_Cartesian");
+        for (uint32_t q = 0; q < d->cart_ndims && k < sizeof name; q++)
+            k += (size_t)snprintf(name + k, sizeof name - k, "%s%u", q ? "x" : "_", d->cart_sizes[q]);
+        OTF2_GlobalDefWriter_WriteCartTopology(gd, topo, string_ref(name), c, (uint8_t)nd, dims);
+        uint32_t coords[64];
+        for (uint32_t q = 0; q < nd; q++)
+            coords[q] = (uint32_t)d->cart_coords[q];
+        OTF2_GlobalDefWriter_WriteCartCoordinate(gd, topo, d->cart_rank, nd, coords);
+        topo++;
+    }
+}
+
 static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64_t end)
 {
     if (!W.resolution)
@@ -680,6 +762,7 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     }
     for (uint32_t c = 0; c < W.ncomms; c++)
         OTF2_GlobalDefWriter_WriteComm(gd, c, W.comms[c].name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    write_cart_topologies(gd);
 }
 
 void st_writer_close(void)

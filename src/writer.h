@@ -46,6 +46,10 @@ uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_
  * a neighbourhood collective receives from. Written as the group
  * "synctrace in-neighbours of comm REF". */
 void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks);
+/* A Cartesian topology on communicator `comm`: its dimensions' sizes and
+ * periodicity, this rank's coordinates and its rank in the communicator;
+ * written as OTF2 CartDimension/CartTopology/CartCoordinate definitions. */
+void st_writer_comm_cart(uint32_t comm, int ndims, const int *sizes, const int *periods, const int *coords, int rank);
 void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev);
 void st_writer_property(const char *name, const char *value);
 /* Fix the archive's timer resolution (ticks per second, rounded); returns

@@ -22,6 +22,10 @@ struct ctx {
     int have_true_attr;
     struct loc { uint64_t id, nevents; } *locs;   /* every location the archive defines */
     uint32_t nlocs;
+    struct cart_dim { uint32_t size; uint8_t periodic; } *dims;   /* Cartesian dimensions by reference */
+    uint32_t ndims;
+    uint32_t *topo_comm;      /* Cartesian topology reference -> communicator reference */
+    uint32_t ntopos;
 };
 
 /* Grow a by-reference table to hold `index`; *n is its length. Definitions
@@ -125,6 +129,71 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
         c->failed = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_cart_dimension(void *ud, OTF2_CartDimensionRef self, OTF2_StringRef name, uint32_t size,
+                                            OTF2_CartPeriodicity periodicity)
+{
+    (void)name;
+    struct ctx *c = ud;
+    if (ensure((void **)&c->dims, &c->ndims, self, sizeof *c->dims) != 0) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    c->dims[self] = (struct cart_dim){ size, periodicity == OTF2_CART_PERIODIC_TRUE };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* A topology's dimensions are defined before it (the writer's order). */
+static OTF2_CallbackCode def_cart_topology(void *ud, OTF2_CartTopologyRef self, OTF2_StringRef name,
+                                           OTF2_CommRef comm, uint8_t ndims, const OTF2_CartDimensionRef *dims)
+{
+    (void)name;
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    if (comm >= r->ncomms || ndims == 0 || r->comms[comm].cart_ndims
+        || ensure((void **)&c->topo_comm, &c->ntopos, self, sizeof *c->topo_comm) != 0) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    struct rt_comm *d = &r->comms[comm];
+    d->cart_sizes = malloc(sizeof *d->cart_sizes * ndims);
+    d->cart_periodic = malloc(ndims);
+    if (!d->cart_sizes || !d->cart_periodic) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    for (uint8_t k = 0; k < ndims; k++) {
+        if (dims[k] >= c->ndims) {
+            c->failed = 1;
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        d->cart_sizes[k] = c->dims[dims[k]].size;
+        d->cart_periodic[k] = c->dims[dims[k]].periodic;
+    }
+    d->cart_ndims = ndims;
+    c->topo_comm[self] = comm;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_cart_coordinate(void *ud, OTF2_CartTopologyRef topo, uint32_t rank, uint8_t ndims,
+                                             const uint32_t *coords)
+{
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    if (topo >= c->ntopos || c->topo_comm[topo] >= r->ncomms) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    struct rt_comm *d = &r->comms[c->topo_comm[topo]];
+    if (ndims != d->cart_ndims || d->has_cart_coords || !(d->cart_coords = malloc(sizeof *d->cart_coords * ndims))) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    memcpy(d->cart_coords, coords, sizeof *coords * ndims);
+    d->cart_rank = rank;
+    d->has_cart_coords = 1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -377,6 +446,9 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetCartDimensionCallback(gcb, def_cart_dimension);
+    OTF2_GlobalDefReaderCallbacks_SetCartTopologyCallback(gcb, def_cart_topology);
+    OTF2_GlobalDefReaderCallbacks_SetCartCoordinateCallback(gcb, def_cart_coordinate);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &c);
     uint64_t n = 0;
     OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
@@ -526,6 +598,8 @@ done:
         free(c.groups[i].members);
     free(c.groups);
     free(c.locs);
+    free(c.dims);
+    free(c.topo_comm);
     OTF2_Reader_Close(rd);
     return rc;
 }
@@ -612,6 +686,9 @@ void rt_free_rank(struct rt_rank *r)
             free(r->comms[i].name);
             free(r->comms[i].members);
             free(r->comms[i].in);
+            free(r->comms[i].cart_sizes);
+            free(r->comms[i].cart_periodic);
+            free(r->comms[i].cart_coords);
         }
         free(r->comms);
         free(r->offsets);

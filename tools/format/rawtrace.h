@@ -32,6 +32,12 @@ struct rt_comm {
     int has_in;               /* a topology communicator: */
     uint32_t nin;
     uint64_t *in;             /* this rank's in-neighbours (world ranks), whom neighbourhood collectives receive from */
+    uint32_t cart_ndims;      /* a Cartesian topology (0: none): sizes and periodicity of its dimensions, */
+    uint32_t *cart_sizes;
+    uint8_t *cart_periodic;
+    int has_cart_coords;      /* and this rank's place in it (its rank in the communicator, coordinates) */
+    uint32_t cart_rank;
+    uint32_t *cart_coords;
 };
 
 struct rt_offset {

@@ -63,6 +63,85 @@ static const char *comm_display_name(const char *name)
     return name;
 }
 
+/* The raw archive (rank, its communicator reference) that describes global
+ * communicator c's Cartesian topology: the first member that recorded one. */
+static int cart_source(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match, uint32_t c,
+                       uint32_t *rank, uint32_t *ref)
+{
+    for (uint32_t r = 0; r < nranks; r++) {
+        if (ranks[r].thread)
+            continue;
+        for (uint32_t k = 0; k < ranks[r].ncomms; k++)
+            if (match->rank_comm[r][k] == c && ranks[r].comms[k].cart_ndims) {
+                *rank = r;
+                *ref = k;
+                return 1;
+            }
+    }
+    return 0;
+}
+
+/* Cartesian topologies as Score-P writes them: the dimensions, a topology
+ * per communicator (named by its sizes), each member's coordinates by its
+ * rank in the communicator. With gd NULL, only the strings it will use are
+ * added to the table (they are written before every other definition). */
+static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank *ranks, uint32_t nranks,
+                                 const struct mg_result *match, struct strtab *strings)
+{
+    char name[160];
+    uint32_t dim = 0, topo = 0, src_rank, src_ref;
+    for (uint32_t c = 0; c < match->ncomms; c++) {
+        if (!cart_source(ranks, nranks, match, c, &src_rank, &src_ref))
+            continue;
+        const struct rt_comm *d = &ranks[src_rank].comms[src_ref];
+        for (uint32_t k = 0; k < d->cart_ndims; k++) {
+            snprintf(name, sizeof name, "dimension %u", k);
+            uint32_t s = str_ref(strings, name);
+            if (s == UINT32_MAX)
+                return -1;
+            if (gd)
+                OTF2_GlobalDefWriter_WriteCartDimension(gd, dim, s, d->cart_sizes[k],
+                                                        d->cart_periodic[k] ? OTF2_CART_PERIODIC_TRUE
+                                                                            : OTF2_CART_PERIODIC_FALSE);
+            dim++;
+        }
+    }
+    dim = 0;
+    for (uint32_t c = 0; c < match->ncomms; c++) {
+        if (!cart_source(ranks, nranks, match, c, &src_rank, &src_ref))
+            continue;
+        const struct rt_comm *d = &ranks[src_rank].comms[src_ref];
+        uint32_t dims[255];
+        uint32_t nd = d->cart_ndims < 255 ? d->cart_ndims : 255;
+        for (uint32_t k = 0; k < nd; k++)
+            dims[k] = dim + k;
+        dim += d->cart_ndims;
+        size_t used = (size_t)snprintf(name, sizeof name, "MPI_Cartesian");
+        for (uint32_t k = 0; k < nd && used < sizeof name; k++)
+            used += (size_t)snprintf(name + used, sizeof name - used, "%s%u", k ? "x" : "_", d->cart_sizes[k]);
+        uint32_t s = str_ref(strings, name);
+        if (s == UINT32_MAX)
+            return -1;
+        if (!gd)
+            continue;
+        OTF2_GlobalDefWriter_WriteCartTopology(gd, topo, s, c, (uint8_t)nd, dims);
+        /* every member's own coordinates */
+        for (uint32_t r = 0; r < nranks; r++) {
+            if (ranks[r].thread)
+                continue;
+            for (uint32_t k = 0; k < ranks[r].ncomms; k++) {
+                const struct rt_comm *m = &ranks[r].comms[k];
+                if (match->rank_comm[r][k] == c && m->has_cart_coords && m->cart_ndims == d->cart_ndims) {
+                    OTF2_GlobalDefWriter_WriteCartCoordinate(gd, topo, m->cart_rank, (uint8_t)nd, m->cart_coords);
+                    break;
+                }
+            }
+        }
+        topo++;
+    }
+    return 0;
+}
+
 /* A location's id in the merged archive: the rank for its main thread,
  * thread << 32 | rank for the others. */
 uint64_t ow_location_id(const struct rt_rank *r)
@@ -218,6 +297,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
         comm_str[c] = str_ref(&strings, comm_display_name(match->comms[c].name));
+    if (write_cart_topologies(NULL, ranks, nranks, match, &strings) != 0) {
+        free(region_str); free(host_str); free(rank_str); free(comm_str);
+        goto oom;
+    }
     for (uint32_t k = 0; k < strings.n; k++)
         OTF2_GlobalDefWriter_WriteString(gd, k, strings.v[k]);
 
@@ -283,6 +366,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
         OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    if (write_cart_topologies(gd, ranks, nranks, match, &strings) != 0) {
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
+        goto oom;
+    }
     free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
     OTF2_Archive_CloseGlobalDefWriter(ar, gd);
     rc = 0;
