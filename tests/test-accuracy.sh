@@ -22,8 +22,11 @@ ok $([ "$flushes" -ge 3 ]; echo $?) "the trace holds $flushes buffer flushes"
 "$SYNCTRACE_BIN" merge "$tmp/raw" -o "$tmp/out" >/dev/null 2>"$tmp/merge.err"
 ok $? "merged"
 err=$(grep -o '"error_max_ns": [0-9.]*' "$tmp/out/report.json" | head -1 | awk '{print $2}')
-# the real error here is tens of ns; a flush counted at true time 0 made it milliseconds
-ok $(awk -v e="${err:-1e99}" 'BEGIN { exit !(e < 10000) }'; echo $?) "error vs true time ${err} ns (< 10 us)"
+# The real error here is below a microsecond after the first sync round and
+# tens of microseconds at most for MPI_Init's Enter, stamped before PMPI_Init
+# (before any sync round: extrapolated); a flush counted at true time 0 made
+# it tens of milliseconds to seconds.
+ok $(awk -v e="${err:-1e99}" 'BEGIN { exit !(e < 1000000) }'; echo $?) "error vs true time ${err} ns (< 1 ms)"
 outside=$(grep -c '"true_inside_bounds": false' "$tmp/out/report.json")
 ok $([ "$outside" -eq 0 ]; echo $?) "every true offset inside its bounds ($outside outside)"
 if [ -n "$pyotf2" ]; then
