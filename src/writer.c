@@ -59,6 +59,8 @@ static struct {
     uint32_t ncomms, comms_cap;
     struct st_clock_offset *offsets;
     uint32_t noffsets, offsets_cap;
+    struct st_win_def { uint32_t comm, name; } *wins;   /* RMA windows by reference */
+    uint32_t nwins, wins_cap;
     size_t mem_used;          /* bytes of chunk memory handed to OTF2 */
     uint64_t resolution;      /* ticks per second, once fixed */
     char dir[4096];
@@ -349,6 +351,24 @@ void st_writer_comm_cart(uint32_t comm, int ndims, const int *sizes, const int *
         snprintf(name, sizeof name, "dimension %d", d);
         string_ref(name);
     }
+}
+
+uint32_t st_writer_define_window(uint32_t comm)
+{
+    if (W.nwins == W.wins_cap) {
+        struct st_win_def *nv = grow(W.wins, &W.wins_cap, sizeof *nv);
+        if (!nv)
+            return OTF2_UNDEFINED_RMA_WIN;
+        W.wins = nv;
+    }
+    W.wins[W.nwins] = (struct st_win_def){ comm, string_ref("") };
+    return W.nwins++;
+}
+
+void st_writer_window_name(uint32_t win, const char *name)
+{
+    if (win < W.nwins)
+        W.wins[win].name = string_ref(name);
 }
 
 void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev)
@@ -763,6 +783,8 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     for (uint32_t c = 0; c < W.ncomms; c++)
         OTF2_GlobalDefWriter_WriteComm(gd, c, W.comms[c].name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     write_cart_topologies(gd);
+    for (uint32_t w = 0; w < W.nwins; w++)
+        OTF2_GlobalDefWriter_WriteRmaWin(gd, w, W.wins[w].name, W.wins[w].comm, OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);
 }
 
 void st_writer_close(void)
@@ -951,4 +973,56 @@ void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req)
 void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
 {
     OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received, req);
+}
+
+void st_write_rma_win_create(struct st_loc *loc, struct st_time t, uint32_t win)
+{
+    OTF2_EvtWriter_RmaWinCreate(loc->evt, truth(loc, t), t.t, win);
+}
+
+void st_write_rma_win_destroy(struct st_loc *loc, struct st_time t, uint32_t win)
+{
+    OTF2_EvtWriter_RmaWinDestroy(loc->evt, truth(loc, t), t.t, win);
+}
+
+void st_write_rma_collective_begin(struct st_loc *loc, struct st_time t)
+{
+    OTF2_EvtWriter_RmaCollectiveBegin(loc->evt, truth(loc, t), t.t);
+}
+
+void st_write_rma_collective_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
+                                 uint32_t win)
+{
+    OTF2_EvtWriter_RmaCollectiveEnd(loc->evt, truth(loc, t), t.t, op, level, win, OTF2_UNDEFINED_UINT32, 0, 0);
+}
+
+void st_write_rma_put(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    OTF2_EvtWriter_RmaPut(loc->evt, truth(loc, t), t.t, win, remote, bytes, id);
+}
+
+void st_write_rma_get(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    OTF2_EvtWriter_RmaGet(loc->evt, truth(loc, t), t.t, win, remote, bytes, id);
+}
+
+void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type,
+                         uint64_t sent, uint64_t received, uint64_t id)
+{
+    OTF2_EvtWriter_RmaAtomic(loc->evt, truth(loc, t), t.t, win, remote, type, sent, received, id);
+}
+
+void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id)
+{
+    OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, truth(loc, t), t.t, win, id);
+}
+
+void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type)
+{
+    OTF2_EvtWriter_RmaRequestLock(loc->evt, truth(loc, t), t.t, win, remote, 0, type);
+}
+
+void st_write_rma_release_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote)
+{
+    OTF2_EvtWriter_RmaReleaseLock(loc->evt, truth(loc, t), t.t, win, remote, 0);
 }

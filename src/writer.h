@@ -72,4 +72,21 @@ void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp o
 void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req);
 void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req);
 
+/* RMA windows (a reference per window, on communicator `comm`), their
+ * names, and the one-sided events (rma.c). */
+uint32_t st_writer_define_window(uint32_t comm);
+void st_writer_window_name(uint32_t win, const char *name);
+void st_write_rma_win_create(struct st_loc *loc, struct st_time t, uint32_t win);
+void st_write_rma_win_destroy(struct st_loc *loc, struct st_time t, uint32_t win);
+void st_write_rma_collective_begin(struct st_loc *loc, struct st_time t);
+void st_write_rma_collective_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
+                                 uint32_t win);
+void st_write_rma_put(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id);
+void st_write_rma_get(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id);
+void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type,
+                         uint64_t sent, uint64_t received, uint64_t id);
+void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id);
+void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type);
+void st_write_rma_release_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote);
+
 #endif
