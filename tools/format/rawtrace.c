@@ -197,6 +197,21 @@ static OTF2_CallbackCode def_cart_coordinate(void *ud, OTF2_CartTopologyRef topo
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode def_rma_win(void *ud, OTF2_RmaWinRef self, OTF2_StringRef name, OTF2_CommRef comm,
+                                     OTF2_RmaWinFlag flags)
+{
+    (void)flags;
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    if (ensure((void **)&r->wins, &r->nwins, self, sizeof *r->wins) != 0 || r->wins[self].name
+        || !(r->wins[self].name = strdup(str(c, name)))) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    r->wins[self].comm = comm;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
                                       uint64_t nevents, OTF2_LocationGroupRef group)
 {
@@ -271,6 +286,77 @@ static struct rt_event *push(struct ctx *c, enum rt_kind kind, uint64_t time, OT
 
 static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_ENTER); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
 static OTF2_CallbackCode ev_leave(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_LEAVE); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
+
+#define RMA(which) PUSH(RT_RMA); e->tag = (which); e->ref = win
+static OTF2_CallbackCode ev_rma_win_create(EV_HEAD, OTF2_RmaWinRef win)
+{
+    EV_UNUSED; RMA(RT_RMA_WIN_CREATE);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_win_destroy(EV_HEAD, OTF2_RmaWinRef win)
+{
+    EV_UNUSED; RMA(RT_RMA_WIN_DESTROY);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_coll_begin(EV_HEAD)
+{
+    EV_UNUSED; PUSH(RT_RMA); e->tag = RT_RMA_COLL_BEGIN; e->ref = OTF2_UNDEFINED_RMA_WIN;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win,
+                                         uint32_t root, uint64_t sent, uint64_t received)
+{
+    EV_UNUSED; RMA(RT_RMA_COLL_END);
+    e->req = (uint64_t)op << 32 | level; e->peer = root; e->bytes = sent; e->received = received;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_put(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_PUT);
+    e->peer = remote; e->bytes = bytes; e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_get(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_GET);
+    e->peer = remote; e->bytes = bytes; e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_atomic(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaAtomicType type,
+                                       uint64_t sent, uint64_t received, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_ATOMIC);
+    e->tag |= (uint32_t)type << 8; e->peer = remote; e->bytes = sent; e->received = received; e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_complete_remote(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_OP_COMPLETE_REMOTE);
+    e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_request_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock,
+                                             OTF2_LockType type)
+{
+    EV_UNUSED; RMA(RT_RMA_REQUEST_LOCK);
+    e->peer = remote; e->req = lock; e->bytes = type;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_release_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock)
+{
+    EV_UNUSED; RMA(RT_RMA_RELEASE_LOCK);
+    e->peer = remote; e->req = lock;
+    return OTF2_CALLBACK_SUCCESS;
+}
 
 static OTF2_CallbackCode ev_send(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
@@ -446,6 +532,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(gcb, def_rma_win);
     OTF2_GlobalDefReaderCallbacks_SetCartDimensionCallback(gcb, def_cart_dimension);
     OTF2_GlobalDefReaderCallbacks_SetCartTopologyCallback(gcb, def_cart_topology);
     OTF2_GlobalDefReaderCallbacks_SetCartCoordinateCallback(gcb, def_cart_coordinate);
@@ -529,6 +616,16 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecb, ev_nbc_request);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ecb, ev_nbc_complete);
     OTF2_EvtReaderCallbacks_SetBufferFlushCallback(ecb, ev_flush);
+    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(ecb, ev_rma_win_create);
+    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(ecb, ev_rma_win_destroy);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(ecb, ev_rma_coll_begin);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(ecb, ev_rma_coll_end);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(ecb, ev_rma_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(ecb, ev_rma_get);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(ecb, ev_rma_atomic);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(ecb, ev_rma_complete_remote);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(ecb, ev_rma_request_lock);
+    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(ecb, ev_rma_release_lock);
     status = OTF2_SUCCESS;
     for (uint32_t k = 0; k < c.nlocs && status == OTF2_SUCCESS && !c.failed; k++) {
         struct rt_rank *dst = k == 0 ? out : &out->threads[k - 1];
@@ -691,6 +788,9 @@ void rt_free_rank(struct rt_rank *r)
             free(r->comms[i].cart_coords);
         }
         free(r->comms);
+        for (uint32_t i = 0; i < r->nwins; i++)
+            free(r->wins[i].name);
+        free(r->wins);
         free(r->offsets);
     }
     memset(r, 0, sizeof *r);
@@ -717,7 +817,7 @@ const char *rt_kind_name(enum rt_kind kind)
 {
     static const char *names[RT_KIND_COUNT] = {
         "ENTER", "LEAVE", "SEND", "ISEND", "ISEND_COMPLETE", "IRECV_REQUEST", "RECV", "IRECV",
-        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH"
+        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH", "RMA"
     };
     return kind < RT_KIND_COUNT ? names[kind] : "?";
 }

@@ -9,7 +9,22 @@
 
 enum rt_kind {
     RT_ENTER, RT_LEAVE, RT_SEND, RT_ISEND, RT_ISEND_COMPLETE, RT_IRECV_REQUEST, RT_RECV, RT_IRECV,
-    RT_CANCELLED, RT_COLL_BEGIN, RT_COLL_END, RT_NBC_REQUEST, RT_NBC_COMPLETE, RT_FLUSH, RT_KIND_COUNT
+    RT_CANCELLED, RT_COLL_BEGIN, RT_COLL_END, RT_NBC_REQUEST, RT_NBC_COMPLETE, RT_FLUSH,
+    RT_RMA,                   /* one-sided: `tag` says which record (enum rt_rma) */
+    RT_KIND_COUNT
+};
+
+/* An RMA event (kind RT_RMA): ref = window, and by record
+ *   WIN_CREATE, WIN_DESTROY, COLL_BEGIN: nothing more
+ *   COLL_END: req = operation << 32 | sync level, peer = root, bytes/received
+ *   PUT, GET: peer = target rank, bytes, req = matching id
+ *   ATOMIC: peer = target rank, bytes = sent, received, req = matching id, `tag` >> 8 = atomic type
+ *   OP_COMPLETE_REMOTE: req = matching id
+ *   REQUEST_LOCK: peer = target rank, req = lock id, bytes = lock type
+ *   RELEASE_LOCK: peer = target rank, req = lock id */
+enum rt_rma {
+    RT_RMA_WIN_CREATE, RT_RMA_WIN_DESTROY, RT_RMA_COLL_BEGIN, RT_RMA_COLL_END, RT_RMA_PUT, RT_RMA_GET,
+    RT_RMA_ATOMIC, RT_RMA_OP_COMPLETE_REMOTE, RT_RMA_REQUEST_LOCK, RT_RMA_RELEASE_LOCK
 };
 
 struct rt_event {
@@ -40,6 +55,12 @@ struct rt_comm {
     uint32_t *cart_coords;
 };
 
+/* An RMA window: its communicator (reference) and its name ("" when unnamed). */
+struct rt_win {
+    uint32_t comm;
+    char *name;
+};
+
 struct rt_offset {
     uint64_t time;
     int64_t offset;
@@ -58,6 +79,8 @@ struct rt_rank {
     uint32_t nregion_roles;
     struct rt_comm *comms;    /* by reference */
     uint32_t ncomms;
+    struct rt_win *wins;      /* RMA windows by reference */
+    uint32_t nwins;
     struct rt_offset *offsets;
     uint32_t noffsets;
     struct rt_event *events;

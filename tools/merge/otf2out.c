@@ -142,6 +142,80 @@ static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank 
     return 0;
 }
 
+/* RMA windows are created collectively over a communicator, in the same
+ * order on every member: the n-th window a rank made on global
+ * communicator C is the same window on every member of C. */
+struct win_key {
+    uint32_t comm, ordinal, rank, ref;
+};
+
+static int by_comm_ordinal(const void *a, const void *b)
+{
+    const struct win_key *x = a, *y = b;
+    if (x->comm != y->comm)
+        return (x->comm > y->comm) - (x->comm < y->comm);
+    return (x->ordinal > y->ordinal) - (x->ordinal < y->ordinal);
+}
+
+/* win_map[r][k]: the merged window id of rank r's window k; *names[w]: the
+ * first name any member gave window w (or ""), *comm_of[w] its communicator. */
+static int unify_windows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+                         uint32_t **win_map, uint32_t *nwins, const char ***names, uint32_t **comm_of)
+{
+    size_t n = 0;
+    for (uint32_t r = 0; r < nranks; r++)
+        if (!ranks[r].thread)
+            n += ranks[r].nwins;
+    *nwins = 0;
+    *names = NULL;
+    *comm_of = NULL;
+    struct win_key *keys = malloc(sizeof *keys * (n ? n : 1));
+    uint32_t *counts = calloc(match->ncomms ? match->ncomms : 1, sizeof *counts);
+    if (!keys || !counts) {
+        free(keys);
+        free(counts);
+        return -1;
+    }
+    size_t k = 0;
+    for (uint32_t r = 0; r < nranks; r++) {
+        if (ranks[r].thread)
+            continue;
+        for (uint32_t w = 0; w < ranks[r].nwins; w++) {
+            uint32_t lc = ranks[r].wins[w].comm;
+            uint32_t c = lc < ranks[r].ncomms ? match->rank_comm[r][lc] : UINT32_MAX;
+            keys[k++] = (struct win_key){ c, c < match->ncomms ? counts[c]++ : w, r, w };
+        }
+        for (uint32_t w = 0; w < ranks[r].nwins; w++) {   /* counts are per rank */
+            uint32_t lc = ranks[r].wins[w].comm;
+            if (lc < ranks[r].ncomms && match->rank_comm[r][lc] < match->ncomms)
+                counts[match->rank_comm[r][lc]] = 0;
+        }
+    }
+    free(counts);
+    qsort(keys, k, sizeof *keys, by_comm_ordinal);
+    *names = malloc(sizeof **names * (k ? k : 1));
+    *comm_of = malloc(sizeof **comm_of * (k ? k : 1));
+    if (!*names || !*comm_of) {
+        free(keys);
+        return -1;
+    }
+    for (size_t i = 0; i < k; i++) {
+        if (i == 0 || keys[i].comm != keys[i - 1].comm || keys[i].ordinal != keys[i - 1].ordinal
+            || keys[i].comm == UINT32_MAX) {
+            (*names)[*nwins] = "";
+            (*comm_of)[*nwins] = keys[i].comm;
+            ++*nwins;
+        }
+        uint32_t g = *nwins - 1;
+        const char *nm = ranks[keys[i].rank].wins[keys[i].ref].name;
+        if (!(*names)[g][0] && nm)
+            (*names)[g] = nm;
+        win_map[keys[i].rank][keys[i].ref] = g;
+    }
+    free(keys);
+    return 0;
+}
+
 /* A location's id in the merged archive: the rank for its main thread,
  * thread << 32 | rank for the others. */
 uint64_t ow_location_id(const struct rt_rank *r)
@@ -157,6 +231,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     struct strtab regions = { 0 };        /* region names; ref = index */
     uint8_t *roles = NULL;                /* OTF2_RegionRole by region ref */
     uint32_t nroles = 0;
+    uint32_t **win_map = NULL;            /* [rank][window ref] -> merged window id */
+    uint32_t nwins = 0, *win_comm = NULL;
+    const char **win_names = NULL;
     uint32_t **region_map = calloc(nranks ? nranks : 1, sizeof *region_map);
     int rc = -1;
     OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
@@ -171,6 +248,17 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     OTF2_Archive_SetDescription(ar, "synchronised by synctrace: global time in ns, tachyon-free");
     OTF2_Archive_OpenEvtFiles(ar);
 
+    win_map = calloc(nranks ? nranks : 1, sizeof *win_map);
+    for (uint32_t r = 0; win_map && r < nranks; r++)
+        if (!(win_map[r] = malloc(sizeof **win_map * (ranks[r].nwins ? ranks[r].nwins : 1))))
+            goto oom;
+    if (!win_map || unify_windows(ranks, nranks, match, win_map, &nwins, &win_names, &win_comm) != 0)
+        goto oom;
+    for (uint32_t r = 0; r < nranks; r++)   /* a thread's windows are its rank's */
+        if (ranks[r].thread)
+            for (uint32_t q = 0; q < nranks; q++)
+                if (!ranks[q].thread && ranks[q].rank == ranks[r].rank && ranks[r].nwins)
+                    memcpy(win_map[r], win_map[q], sizeof **win_map * ranks[r].nwins);
     int any_truth = 0;
     uint64_t last_time = 0;
     for (uint32_t r = 0; r < nranks; r++) {
@@ -235,6 +323,34 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                 OTF2_EvtWriter_NonBlockingCollectiveComplete(w, a, t, e->tag, comm, e->peer, e->bytes, e->received,
                                                              e->req);
                 break;
+            case RT_RMA: {
+                uint32_t win = e->ref < rk->nwins ? win_map[r][e->ref] : OTF2_UNDEFINED_RMA_WIN;
+                if (e->tag != RT_RMA_COLL_BEGIN && win == OTF2_UNDEFINED_RMA_WIN)
+                    break;   /* a window the archive does not define (a recovered rank) */
+                switch (e->tag & 0xff) {
+                case RT_RMA_WIN_CREATE: OTF2_EvtWriter_RmaWinCreate(w, a, t, win); break;
+                case RT_RMA_WIN_DESTROY: OTF2_EvtWriter_RmaWinDestroy(w, a, t, win); break;
+                case RT_RMA_COLL_BEGIN: OTF2_EvtWriter_RmaCollectiveBegin(w, a, t); break;
+                case RT_RMA_COLL_END:
+                    OTF2_EvtWriter_RmaCollectiveEnd(w, a, t, (OTF2_CollectiveOp)(e->req >> 32),
+                                                    (OTF2_RmaSyncLevel)(e->req & 0xffffffffu), win, e->peer, e->bytes,
+                                                    e->received);
+                    break;
+                case RT_RMA_PUT: OTF2_EvtWriter_RmaPut(w, a, t, win, e->peer, e->bytes, e->req); break;
+                case RT_RMA_GET: OTF2_EvtWriter_RmaGet(w, a, t, win, e->peer, e->bytes, e->req); break;
+                case RT_RMA_ATOMIC:
+                    OTF2_EvtWriter_RmaAtomic(w, a, t, win, e->peer, (OTF2_RmaAtomicType)(e->tag >> 8), e->bytes,
+                                             e->received, e->req);
+                    break;
+                case RT_RMA_OP_COMPLETE_REMOTE: OTF2_EvtWriter_RmaOpCompleteRemote(w, a, t, win, e->req); break;
+                case RT_RMA_REQUEST_LOCK:
+                    OTF2_EvtWriter_RmaRequestLock(w, a, t, win, e->peer, e->req, (OTF2_LockType)e->bytes);
+                    break;
+                case RT_RMA_RELEASE_LOCK: OTF2_EvtWriter_RmaReleaseLock(w, a, t, win, e->peer, e->req); break;
+                default: break;
+                }
+                break;
+            }
             case RT_FLUSH: {
                 /* the stop time moves with the rank's clock like any other */
                 uint64_t stop = i + 1 < rk->nevents ? gtime[r][i + 1] : t;
@@ -297,7 +413,11 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
         comm_str[c] = str_ref(&strings, comm_display_name(match->comms[c].name));
-    if (write_cart_topologies(NULL, ranks, nranks, match, &strings) != 0) {
+    uint32_t *win_str = malloc(sizeof *win_str * (nwins ? nwins : 1));
+    for (uint32_t k = 0; win_str && k < nwins; k++)
+        win_str[k] = str_ref(&strings, win_names[k]);
+    if (!win_str || write_cart_topologies(NULL, ranks, nranks, match, &strings) != 0) {
+        free(win_str);
         free(region_str); free(host_str); free(rank_str); free(comm_str);
         goto oom;
     }
@@ -367,9 +487,13 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     for (uint32_t c = 0; c < match->ncomms; c++)
         OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     if (write_cart_topologies(gd, ranks, nranks, match, &strings) != 0) {
-        free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of); free(win_str);
         goto oom;
     }
+    for (uint32_t k = 0; k < nwins; k++)
+        OTF2_GlobalDefWriter_WriteRmaWin(gd, k, win_str[k], win_comm[k] < match->ncomms ? win_comm[k] : OTF2_UNDEFINED_COMM,
+                                         OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);
+    free(win_str);
     free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
     OTF2_Archive_CloseGlobalDefWriter(ar, gd);
     rc = 0;
@@ -388,6 +512,12 @@ done:
         free(regions.v[k]);
     free(regions.v);
     free(roles);
+    free(win_names);
+    free(win_comm);
+    if (win_map)
+        for (uint32_t r = 0; r < nranks; r++)
+            free(win_map[r]);
+    free(win_map);
     if (region_map)
         for (uint32_t r = 0; r < nranks; r++)
             free(region_map[r]);
