@@ -10,8 +10,14 @@ with OTF2's Python reader, not synctrace's code. Prints TAP-like lines
   - no communicator is named with the tracer's key ("comm" + 16 hex digits);
   - every Cartesian topology has its dimensions, and each member of its
     communicator has coordinates that are its rank in row-major order;
-  - every location's first event enters MPI_Init or MPI_Init_thread.
+  - every location's first event enters MPI_Init or MPI_Init_thread;
+  - one-sided communication as tests/mpi_mapping.c does it on each rank
+    (window "halo window" on MPI_COMM_WORLD; create, two fences, free as
+    RMA collectives; a put to the next rank, an accumulate under a lock of
+    the next rank, odd ranks a put to their even partner under PSCW; every
+    operation completed later, on the same window, by its matching id).
 """
+import collections
 import re
 import sys
 
@@ -88,10 +94,50 @@ def main(path, docs):
                                          for t in tops))
         say(tops and not problems, "%d Cartesian topologies, every member's coordinates%s"
             % (len(tops), (": " + "; ".join(problems[:4])) if problems else ""))
+        wins = list(defs.rma_wins)
+        say(len(wins) == 1 and wins[0].name == "halo window" and wins[0].comm.name == "MPI_COMM_WORLD",
+            "the RMA window is defined, named, on its communicator: %s"
+            % ["%s on %s" % (w.name, w.comm.name if w.comm else None) for w in wins])
+        nranks = len([c for c in defs.comms if c.name == "MPI_COMM_WORLD"][0].group.members)
         first = {}
+        rma = collections.defaultdict(list)
         for loc, ev in trace.events:
             if loc not in first:
                 first[loc] = ev
+            if type(ev).__name__.startswith("Rma"):
+                rma[loc._ref].append(ev)
+        problems = []
+        for rank in range(nranks):
+            evs = rma.get(rank, [])
+            kinds = collections.Counter(type(e).__name__ for e in evs)
+            ends = collections.Counter(enum_name(e.collective_op) for e in evs if type(e).__name__ == "RmaCollectiveEnd")
+            want = {"RmaWinCreate": 1, "RmaWinDestroy": 1, "RmaCollectiveBegin": 4, "RmaCollectiveEnd": 4,
+                    "RmaPut": 1 + rank % 2, "RmaAtomic": 1, "RmaRequestLock": 1, "RmaReleaseLock": 1,
+                    "RmaOpCompleteRemote": 2 + rank % 2}
+            for k, v in want.items():
+                if kinds.get(k, 0) != v:
+                    problems.append("rank %d: %d %s (want %d)" % (rank, kinds.get(k, 0), k, v))
+            if ends != collections.Counter({"CREATE_HANDLE": 1, "BARRIER": 2, "DESTROY_HANDLE": 1}):
+                problems.append("rank %d: RMA collectives %s" % (rank, dict(ends)))
+            issued, done = {}, set()
+            for e in evs:
+                name = type(e).__name__
+                if name in ("RmaPut", "RmaGet", "RmaAtomic"):
+                    issued[e.matching_id] = e
+                elif name == "RmaOpCompleteRemote":
+                    if e.matching_id not in issued or issued[e.matching_id].win != e.win:
+                        problems.append("rank %d: completion of an operation not issued before" % rank)
+                    done.add(e.matching_id)
+            if set(issued) != done:
+                problems.append("rank %d: operations never completed" % rank)
+            nxt = (rank + 1) % nranks
+            puts = [e.remote for e in evs if type(e).__name__ == "RmaPut"]
+            locks = [(type(e).__name__, e.remote) for e in evs if "Lock" in type(e).__name__]
+            if puts[:1] != [nxt] or (rank % 2 and puts[1:] != [rank ^ 1]):
+                problems.append("rank %d: puts to %s" % (rank, puts))
+            if locks != [("RmaRequestLock", nxt), ("RmaReleaseLock", nxt)]:
+                problems.append("rank %d: locks %s" % (rank, locks))
+        say(nranks > 1 and not problems, "one-sided events on %d ranks%s" % (nranks, (": " + "; ".join(problems[:4])) if problems else ""))
         wrong = [loc.name for loc, ev in first.items()
                  if not (type(ev).__name__ == "Enter" and ev.region.name in ("MPI_Init", "MPI_Init_thread"))]
         say(first and not wrong, "every location begins with MPI_Init's Enter%s" % (": not " + ", ".join(wrong) if wrong else ""))

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     sum += me >= n / 2 ? x : 0;
 
     /* one-sided: fence + put, lock/unlock + accumulate, post/start/complete/wait */
-    int buf[4] = { 0, 0, 0, 0 };
+    int buf[4] = { 0, 0, 0, 0 };   /* [0] put under fence, [1] accumulated under lock, [2] put under PSCW */
     MPI_Win win;
     MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_set_name(win, "halo window");
@@ -68,6 +68,22 @@ int main(int argc, char **argv)
     MPI_Win_lock(MPI_LOCK_SHARED, (me + 1) % n, 0, win);
     MPI_Accumulate(&x, 1, MPI_INT, (me + 1) % n, 1, 1, MPI_INT, MPI_SUM, win);
     MPI_Win_unlock((me + 1) % n, win);
+    /* post/start/complete/wait: odd ranks put into their even neighbour */
+    MPI_Group world, peer;
+    int partner = me ^ 1;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 1, &partner, &peer);
+    if (me % 2 == 0) {
+        MPI_Win_post(peer, 0, win);
+        MPI_Win_wait(win);
+    } else {
+        MPI_Win_start(peer, 0, win);
+        MPI_Put(&me, 1, MPI_INT, partner, 2, 1, MPI_INT, win);
+        MPI_Win_complete(win);
+    }
+    MPI_Group_free(&peer);
+    MPI_Group_free(&world);
+    sum += buf[2];
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_free(&win);
     sum += buf[0] + buf[1];

@@ -2,17 +2,19 @@
 # The merged archive, point by point against Score-P's (issue 10, section 6;
 # docs/scorep-mapping.md): a program with one call of each kind Vampir reads
 # differently (collectives of every role, a named split and its duplicate, an
-# intercommunicator, one-sided calls, a Cartesian and a graph topology) runs
+# intercommunicator, one-sided calls with fence, lock/unlock and PSCW, a
+# Cartesian and a graph topology) runs
 # untraced and traced with the same output, merges with skewed clocks, and
 # OTF2's own readers check the result: mapping_check.py (Python bindings)
 # for region roles against the docs' table, the MPI paradigm, communicator
-# names, Cartesian topologies and MPI_Init first; otf2-print reads every
+# names, Cartesian topologies, RMA windows and events, MPI_Init first;
+# otf2-print reads every
 # archive we wrote (raw and merged) without a warning; merged_check.py finds
 # no tachyon, nothing unmatched and the report's accuracy. MPI_Init's Enter
 # is stamped before PMPI_Init: with SYNCTRACE_CLOCK=monotonic_raw it lies
 # within 1 ms after the program's own clock reading just before MPI_Init.
 . "$top_srcdir/tests/lib.sh"
-plan 16
+plan 18
 tmp=$(scratch)
 : "${OTF2_PRINT:=otf2-print}"
 pyotf2=""
@@ -30,7 +32,7 @@ ok $? "merged with skewed clocks"
 if [ -n "$pyotf2" ]; then
     "$pyotf2" "$top_srcdir/tests/mapping_check.py" "$tmp/out/traces.otf2" "$top_srcdir/docs/scorep-mapping.md" \
         >"$tmp/mapping.check" 2>&1
-    [ "$(grep -c '^ok - ' "$tmp/mapping.check")" -eq 7 ] || { ok 1 "mapping_check.py ran all its checks"; cat "$tmp/mapping.check"; }
+    [ "$(grep -c '^ok - ' "$tmp/mapping.check")" -eq 9 ] || { ok 1 "mapping_check.py ran all its checks"; cat "$tmp/mapping.check"; }
     tap_from_checker "merged: " "$tmp/mapping.check"
     line=$("$pyotf2" "$top_srcdir/tests/merged_check.py" "$tmp/out/traces.otf2" "$tmp/out/report.json" 2>&1 | tail -2)
     diag "$line"
@@ -39,7 +41,7 @@ if [ -n "$pyotf2" ]; then
     echo "$line" | grep -q "mismatches 0$"
     ok $? "merged: the report's accuracy figures recomputed from the archive"
 else
-    for i in $(seq 9); do skip "python3 cannot import otf2 (python3-otf2)"; done
+    for i in $(seq 11); do skip "python3 cannot import otf2 (python3-otf2)"; done
 fi
 
 "$OTF2_PRINT" "$tmp/out/traces.otf2" >/dev/null 2>"$tmp/print.err"
