@@ -267,6 +267,18 @@ static uint32_t comm_ref(MPI_Comm comm)
     return rec ? rec->ref : OTF2_UNDEFINED_COMM;
 }
 
+/* The parent of an intracommunicator (an intercommunicator's two sides
+ * have different local parents: none is written). */
+static void record_parent(MPI_Comm parent, MPI_Comm newcomm)
+{
+    int inter = 0;
+    if (parent == MPI_COMM_NULL || PMPI_Comm_test_inter(newcomm, &inter) != MPI_SUCCESS || inter)
+        return;
+    struct st_commrec *p = lookup(parent), *c = lookup(newcomm);
+    if (p && c)
+        st_writer_comm_parent(c->ref, p->ref);
+}
+
 static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
 {
     if (ret != MPI_SUCCESS || newcomm == MPI_COMM_NULL)
@@ -286,10 +298,12 @@ static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
             *p = d->next;
             define_new(parent_key, newcomm, newcomm, &d->key);
             free(d);
+            record_parent(parent, newcomm);
             return;
         }
     }
     define_new(parent_key, newcomm, newcomm, NULL);
+    record_parent(parent, newcomm);
 }
 
 /* MPI_Comm_idup: the new communicator exists once the request completes;

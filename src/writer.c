@@ -41,6 +41,7 @@ struct st_comm_def {
     uint8_t *cart_periodic;   /* periodicity, */
     int64_t *cart_coords;     /* and this rank's coordinates */
     uint32_t cart_rank;       /* this rank in the communicator */
+    uint32_t parent;          /* the communicator it was made from (a ref), or OTF2_UNDEFINED_COMM */
 };
 
 struct st_clock_offset {
@@ -261,6 +262,7 @@ uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_
     }
     struct st_comm_def *c = &W.comms[W.ncomms];
     memset(c, 0, sizeof *c);
+    c->parent = OTF2_UNDEFINED_COMM;
     c->name = string_ref(name);
     c->nmembers = (uint32_t)nmembers;
     c->members = malloc(sizeof *c->members * (size_t)(nmembers ? nmembers : 1));
@@ -312,6 +314,12 @@ void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
         journal_record("neighbours", NULL, tail);
         free(tail);
     }
+}
+
+void st_writer_comm_parent(uint32_t comm, uint32_t parent)
+{
+    if (comm < W.ncomms && parent < W.ncomms && parent != comm)
+        W.comms[comm].parent = parent;
 }
 
 void st_writer_comm_cart(uint32_t comm, int ndims, const int *sizes, const int *periods, const int *coords, int rank)
@@ -781,7 +789,7 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
                                             OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in);
     }
     for (uint32_t c = 0; c < W.ncomms; c++)
-        OTF2_GlobalDefWriter_WriteComm(gd, c, W.comms[c].name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+        OTF2_GlobalDefWriter_WriteComm(gd, c, W.comms[c].name, c + 1, W.comms[c].parent, OTF2_COMM_FLAG_NONE);
     write_cart_topologies(gd);
     for (uint32_t w = 0; w < W.nwins; w++)
         OTF2_GlobalDefWriter_WriteRmaWin(gd, w, W.wins[w].name, W.wins[w].comm, OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);

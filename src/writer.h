@@ -46,6 +46,9 @@ uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_
  * a neighbourhood collective receives from. Written as the group
  * "synctrace in-neighbours of comm REF". */
 void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks);
+/* Communicator `comm` was made from `parent` (references): the Comm
+ * definition's parent, as Score-P writes it. */
+void st_writer_comm_parent(uint32_t comm, uint32_t parent);
 /* A Cartesian topology on communicator `comm`: its dimensions' sizes and
  * periodicity, this rank's coordinates and its rank in the communicator;
  * written as OTF2 CartDimension/CartTopology/CartCoordinate definitions. */

@@ -8,6 +8,8 @@ with OTF2's Python reader, not synctrace's code. Prints TAP-like lines
   - the MPI paradigm is defined (class PROCESS) with Score-P's communicator
     and window name templates;
   - no communicator is named with the tracer's key ("comm" + 16 hex digits);
+  - communicators have their parents (the program's splits and topologies
+    MPI_COMM_WORLD, each duplicate the communicator it duplicates);
   - every Cartesian topology has its dimensions, and each member of its
     communicator has coordinates that are its rank in row-major order;
   - every location's first event enters MPI_Init or MPI_Init_thread;
@@ -70,6 +72,13 @@ def main(path, docs):
         props = {enum_name(p.property): p.value for p in defs.paradigm_properties if p.paradigm == otf2.Paradigm.MPI}
         say(props.get("COMM_NAME_TEMPLATE") == "Comm ${id}" and props.get("RMA_WIN_NAME_TEMPLATE") == "Win ${id}",
             "the MPI paradigm's name templates: %s" % sorted(props.items()))
+        # parents: the split halves and the topologies from MPI_COMM_WORLD, each
+        # duplicate from its half (same members)
+        from_world = [c for c in defs.comms if c.parent is not None and c.parent.name == "MPI_COMM_WORLD"]
+        dups = [c for c in defs.comms if c.parent is not None and c.parent.name != "MPI_COMM_WORLD"
+                and [m._ref for m in c.group.members] == [m._ref for m in c.parent.group.members]]
+        say(len(from_world) >= 4 and len(dups) >= 2, "communicator parents: %d from MPI_COMM_WORLD, %d duplicates"
+            % (len(from_world), len(dups)))
         keys = [c.name for c in defs.comms if re.match(r"^comm [0-9a-f]{16}$", c.name)]
         say(not keys, "no communicator named with the tracer's key (%d)" % len(keys))
         tops = list(defs.cart_topologies)

@@ -110,7 +110,7 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
 static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
                                   OTF2_CommRef parent, OTF2_CommFlag flags)
 {
-    (void)parent; (void)flags;
+    (void)flags;
     struct ctx *c = ud;
     struct rt_rank *r = c->r;
     if (ensure((void **)&r->comms, &r->ncomms, self, sizeof *r->comms) != 0) {
@@ -118,6 +118,7 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
         return OTF2_CALLBACK_INTERRUPT;
     }
     struct rt_comm *d = &r->comms[self];
+    d->parent = parent == OTF2_UNDEFINED_COMM ? UINT32_MAX : parent;
     d->name = strdup(str(c, name));
     if (group < c->ngroups && c->groups[group].members) {
         d->nmembers = c->groups[group].n;

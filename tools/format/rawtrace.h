@@ -42,6 +42,7 @@ struct rt_event {
 
 struct rt_comm {
     char *name;
+    uint32_t parent;          /* the communicator it was made from (a reference), or UINT32_MAX */
     uint32_t nmembers;
     uint64_t *members;        /* world ranks, in communicator rank order */
     int has_in;               /* a topology communicator: */

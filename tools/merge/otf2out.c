@@ -142,6 +142,23 @@ static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank 
     return 0;
 }
 
+/* The communicator global communicator c was made from, as the first
+ * member that recorded one says (a parent id before c's own, so that the
+ * definitions refer backwards), or OTF2_UNDEFINED_COMM. */
+static uint32_t comm_parent(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match, uint32_t c)
+{
+    for (uint32_t r = 0; r < nranks; r++) {
+        if (ranks[r].thread)
+            continue;
+        for (uint32_t k = 0; k < ranks[r].ncomms; k++) {
+            uint32_t p = ranks[r].comms[k].parent;
+            if (match->rank_comm[r][k] == c && p < ranks[r].ncomms && match->rank_comm[r][p] < c)
+                return match->rank_comm[r][p];
+        }
+    }
+    return OTF2_UNDEFINED_COMM;
+}
+
 /* RMA windows are created collectively over a communicator, in the same
  * order on every member: the n-th window a rank made on global
  * communicator C is the same window on every member of C. */
@@ -485,7 +502,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                         OTF2_GROUP_FLAG_NONE, mc->size, mc->members);
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
-        OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+        OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], c + 1, comm_parent(ranks, nranks, match, c),
+                                       OTF2_COMM_FLAG_NONE);
     if (write_cart_topologies(gd, ranks, nranks, match, &strings) != 0) {
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of); free(win_str);
         goto oom;
