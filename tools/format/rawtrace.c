@@ -281,6 +281,21 @@ static struct rt_event *push(struct ctx *c, enum rt_kind kind, uint64_t time, OT
     return e;
 }
 
+/* OTF2 writes a BufferFlush record by itself, while writing the event that
+ * filled the buffer, stamped with that event's time; it cannot carry an
+ * attribute. Its start then has that event's true time: the next event, at
+ * the same timestamp. (Its stop has none: only the start is a measurement.) */
+static void flush_truth(struct rt_rank *r)
+{
+    for (uint64_t i = 0; i + 1 < r->nevents; i++) {
+        struct rt_event *e = &r->events[i], *next = &r->events[i + 1];
+        if (e->kind == RT_FLUSH && !e->has_truth && next->has_truth && next->time == e->time) {
+            e->truth = next->truth;
+            e->has_truth = 1;
+        }
+    }
+}
+
 #define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos, void *ud, OTF2_AttributeList *attrs
 #define EV_UNUSED (void)loc; (void)pos
 #define PUSH(kind) struct rt_event *e = push(ud, kind, time, attrs); if (!e) return OTF2_CALLBACK_INTERRUPT
@@ -671,6 +686,9 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
                  (unsigned long long)out->nevents);
         goto done;
     }
+    flush_truth(out);
+    for (uint32_t k = 0; k < out->nthreads; k++)
+        flush_truth(&out->threads[k]);
     /* The threads read the rank's clock and share its definitions. */
     for (uint32_t k = 0; k < out->nthreads; k++) {
         struct rt_rank *t = &out->threads[k];
