@@ -17,7 +17,9 @@ with OTF2's Python reader, not synctrace's code. Prints TAP-like lines
     (window "halo window" on MPI_COMM_WORLD; create, two fences, free as
     RMA collectives; a put to the next rank, an accumulate under a lock of
     the next rank, odd ranks a put to their even partner under PSCW; every
-    operation completed later, on the same window, by its matching id).
+    operation completed later, on the same window, by its matching id);
+  - MPI's fence ordering holds in global time: an operation completed by a
+    fence is issued before its target's fence of the same ordinal ends.
 """
 import collections
 import re
@@ -147,6 +149,38 @@ def main(path, docs):
             if locks != [("RmaRequestLock", nxt), ("RmaReleaseLock", nxt)]:
                 problems.append("rank %d: locks %s" % (rank, locks))
         say(nranks > 1 and not problems, "one-sided events on %d ranks%s" % (nranks, (": " + "; ".join(problems[:4])) if problems else ""))
+        # MPI's fence ordering: an operation completed by a fence precedes the
+        # end of its target's fence of the same ordinal on the window
+        ends = {}      # (rank, window) -> [time of each fence's end]
+        closed = []    # (origin rank, window, fence ordinal, target, time of the operation)
+        for rank, evs in rma.items():
+            if rank >> 32:
+                continue
+            ops, inside, open_ = {}, [], False
+            for e in evs:
+                name = type(e).__name__
+                if name in ("RmaPut", "RmaGet", "RmaAtomic"):
+                    ops[e.matching_id] = e
+                elif name == "RmaCollectiveBegin":
+                    open_, inside = True, []
+                elif name == "RmaOpCompleteRemote" and open_:
+                    inside.append(e.matching_id)
+                elif name == "RmaCollectiveEnd":
+                    if enum_name(e.collective_op) == "BARRIER":
+                        lst = ends.setdefault((rank, e.win._ref), [])
+                        for mid in inside:
+                            op = ops[mid]
+                            closed.append((rank, e.win._ref, len(lst), op.remote, op.time, e.win.comm))
+                        lst.append(e.time)
+                    open_ = False
+        late = 0
+        for rank, win, ordinal, target, t, comm in closed:
+            world = comm.group.members[target]._ref
+            fence_end = ends.get((world, win), [])
+            if ordinal >= len(fence_end) or fence_end[ordinal] < t:
+                late += 1
+        say(closed and not late, "fence orderings: %d operations before their target's closing fence, %d after it"
+            % (len(closed) - late, late))
         wrong = [loc.name for loc, ev in first.items()
                  if not (type(ev).__name__ == "Enter" and ev.region.name in ("MPI_Init", "MPI_Init_thread"))]
         say(first and not wrong, "every location begins with MPI_Init's Enter%s" % (": not " + ", ".join(wrong) if wrong else ""))

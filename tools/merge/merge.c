@@ -19,6 +19,7 @@
 #include "rawdir.h"
 #include "rawtrace.h"
 #include "report.h"
+#include "rma_flow.h"
 #include "solve.h"
 
 #include <errno.h>
@@ -595,7 +596,8 @@ int cmd_merge(int argc, char **argv)
     t = now_s();
 
     progress_update("matching messages and collectives", 0, 0);
-    if (mg_match(ranks, (uint32_t)n, &match, err, sizeof err) != 0) {
+    if (mg_match(ranks, (uint32_t)n, &match, err, sizeof err) != 0
+        || rf_fence_flows(ranks, (uint32_t)n, &match, &match.rma_flows, &match.nrma_flows, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         goto done;
     }

@@ -2,6 +2,7 @@
  * hosts) or by the matcher's global ids (communicators); location ids stay
  * the world ranks. Times were made global by the caller. */
 #include "otf2out.h"
+#include "rma_flow.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -159,80 +160,6 @@ static uint32_t comm_parent(const struct rt_rank *ranks, uint32_t nranks, const 
     return OTF2_UNDEFINED_COMM;
 }
 
-/* RMA windows are created collectively over a communicator, in the same
- * order on every member: the n-th window a rank made on global
- * communicator C is the same window on every member of C. */
-struct win_key {
-    uint32_t comm, ordinal, rank, ref;
-};
-
-static int by_comm_ordinal(const void *a, const void *b)
-{
-    const struct win_key *x = a, *y = b;
-    if (x->comm != y->comm)
-        return (x->comm > y->comm) - (x->comm < y->comm);
-    return (x->ordinal > y->ordinal) - (x->ordinal < y->ordinal);
-}
-
-/* win_map[r][k]: the merged window id of rank r's window k; *names[w]: the
- * first name any member gave window w (or ""), *comm_of[w] its communicator. */
-static int unify_windows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
-                         uint32_t **win_map, uint32_t *nwins, const char ***names, uint32_t **comm_of)
-{
-    size_t n = 0;
-    for (uint32_t r = 0; r < nranks; r++)
-        if (!ranks[r].thread)
-            n += ranks[r].nwins;
-    *nwins = 0;
-    *names = NULL;
-    *comm_of = NULL;
-    struct win_key *keys = malloc(sizeof *keys * (n ? n : 1));
-    uint32_t *counts = calloc(match->ncomms ? match->ncomms : 1, sizeof *counts);
-    if (!keys || !counts) {
-        free(keys);
-        free(counts);
-        return -1;
-    }
-    size_t k = 0;
-    for (uint32_t r = 0; r < nranks; r++) {
-        if (ranks[r].thread)
-            continue;
-        for (uint32_t w = 0; w < ranks[r].nwins; w++) {
-            uint32_t lc = ranks[r].wins[w].comm;
-            uint32_t c = lc < ranks[r].ncomms ? match->rank_comm[r][lc] : UINT32_MAX;
-            keys[k++] = (struct win_key){ c, c < match->ncomms ? counts[c]++ : w, r, w };
-        }
-        for (uint32_t w = 0; w < ranks[r].nwins; w++) {   /* counts are per rank */
-            uint32_t lc = ranks[r].wins[w].comm;
-            if (lc < ranks[r].ncomms && match->rank_comm[r][lc] < match->ncomms)
-                counts[match->rank_comm[r][lc]] = 0;
-        }
-    }
-    free(counts);
-    qsort(keys, k, sizeof *keys, by_comm_ordinal);
-    *names = malloc(sizeof **names * (k ? k : 1));
-    *comm_of = malloc(sizeof **comm_of * (k ? k : 1));
-    if (!*names || !*comm_of) {
-        free(keys);
-        return -1;
-    }
-    for (size_t i = 0; i < k; i++) {
-        if (i == 0 || keys[i].comm != keys[i - 1].comm || keys[i].ordinal != keys[i - 1].ordinal
-            || keys[i].comm == UINT32_MAX) {
-            (*names)[*nwins] = "";
-            (*comm_of)[*nwins] = keys[i].comm;
-            ++*nwins;
-        }
-        uint32_t g = *nwins - 1;
-        const char *nm = ranks[keys[i].rank].wins[keys[i].ref].name;
-        if (!(*names)[g][0] && nm)
-            (*names)[g] = nm;
-        win_map[keys[i].rank][keys[i].ref] = g;
-    }
-    free(keys);
-    return 0;
-}
-
 /* A location's id in the merged archive: the rank for its main thread,
  * thread << 32 | rank for the others. */
 uint64_t ow_location_id(const struct rt_rank *r)
@@ -269,13 +196,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     for (uint32_t r = 0; win_map && r < nranks; r++)
         if (!(win_map[r] = malloc(sizeof **win_map * (ranks[r].nwins ? ranks[r].nwins : 1))))
             goto oom;
-    if (!win_map || unify_windows(ranks, nranks, match, win_map, &nwins, &win_names, &win_comm) != 0)
+    if (!win_map || rf_unify_windows(ranks, nranks, match, win_map, &nwins, &win_names, &win_comm) != 0)
         goto oom;
-    for (uint32_t r = 0; r < nranks; r++)   /* a thread's windows are its rank's */
-        if (ranks[r].thread)
-            for (uint32_t q = 0; q < nranks; q++)
-                if (!ranks[q].thread && ranks[q].rank == ranks[r].rank && ranks[r].nwins)
-                    memcpy(win_map[r], win_map[q], sizeof **win_map * ranks[r].nwins);
     int any_truth = 0;
     uint64_t last_time = 0;
     for (uint32_t r = 0; r < nranks; r++) {

@@ -134,6 +134,14 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         if (du != dv && (double)gr < (double)gs + lmin)
             r->latency_violations_after++;
     }
+    r->rma_flows = match->nrma_flows;
+    for (size_t i = 0; i < match->nrma_flows; i++) {
+        const struct mg_message *f = &match->rma_flows[i];
+        const struct rt_rank *s = &ranks[f->send.rank], *v = &ranks[f->recv.rank];
+        r->rma_violations_raw += cm_interpolated(v, v->events[f->recv.index].time)
+                                 < cm_interpolated(s, s->events[f->send.index].time);
+        r->rma_violations_after += gtime[f->recv.rank][f->recv.index] < gtime[f->send.rank][f->send.index];
+    }
     r->collective_violations_after = collective_violations(match, gtime);
     r->neighbour_violations_after = mg_neighbour_violations(ranks, nranks, match, gtime);
     int any_neighbour = 0;
@@ -476,6 +484,8 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
             r->tachyons_raw, r->tachyons_after, r->latency_violations_after);
     fprintf(f, "  \"collective_order_violations_after\": %zu,\n  \"nonmonotonic_after\": %zu,\n",
             r->collective_violations_after, r->nonmonotonic_after);
+    fprintf(f, "  \"rma_fence_orderings\": { \"count\": %zu, \"violated_raw\": %zu, \"violated_after\": %zu },\n",
+            r->rma_flows, r->rma_violations_raw, r->rma_violations_after);
     fprintf(f, "  \"neighbour_order_violations\": { \"raw\": %zu, \"after\": %zu%s",
             r->neighbour_violations_raw, r->neighbour_violations_after, r->have_truth ? "" : " },\n");
     if (r->have_truth)
