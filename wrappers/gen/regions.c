@@ -1006,52 +1006,52 @@ const unsigned char st_region_essential[ST_REGION_MPI_COUNT] = {
     0,   /* MPI_Publish_name */
     0,   /* MPI_Topo_test */
     0,   /* MPI_Unpublish_name */
-    0,   /* MPI_Accumulate */
-    0,   /* MPI_Compare_and_swap */
-    0,   /* MPI_Fetch_and_op */
-    0,   /* MPI_Get */
-    0,   /* MPI_Get_accumulate */
-    0,   /* MPI_Put */
-    0,   /* MPI_Raccumulate */
-    0,   /* MPI_Rget */
-    0,   /* MPI_Rget_accumulate */
-    0,   /* MPI_Rput */
-    0,   /* MPI_Win_allocate */
-    0,   /* MPI_Win_allocate_shared */
+    1,   /* MPI_Accumulate */
+    1,   /* MPI_Compare_and_swap */
+    1,   /* MPI_Fetch_and_op */
+    1,   /* MPI_Get */
+    1,   /* MPI_Get_accumulate */
+    1,   /* MPI_Put */
+    1,   /* MPI_Raccumulate */
+    1,   /* MPI_Rget */
+    1,   /* MPI_Rget_accumulate */
+    1,   /* MPI_Rput */
+    1,   /* MPI_Win_allocate */
+    1,   /* MPI_Win_allocate_shared */
     0,   /* MPI_Win_attach */
     0,   /* MPI_Win_call_errhandler */
-    0,   /* MPI_Win_complete */
-    0,   /* MPI_Win_create */
-    0,   /* MPI_Win_create_dynamic */
+    1,   /* MPI_Win_complete */
+    1,   /* MPI_Win_create */
+    1,   /* MPI_Win_create_dynamic */
     0,   /* MPI_Win_create_errhandler */
     0,   /* MPI_Win_create_keyval */
     0,   /* MPI_Win_delete_attr */
     0,   /* MPI_Win_detach */
-    0,   /* MPI_Win_fence */
-    0,   /* MPI_Win_flush */
-    0,   /* MPI_Win_flush_all */
+    1,   /* MPI_Win_fence */
+    1,   /* MPI_Win_flush */
+    1,   /* MPI_Win_flush_all */
     0,   /* MPI_Win_flush_local */
     0,   /* MPI_Win_flush_local_all */
-    0,   /* MPI_Win_free */
+    1,   /* MPI_Win_free */
     0,   /* MPI_Win_free_keyval */
     0,   /* MPI_Win_get_attr */
     0,   /* MPI_Win_get_errhandler */
     0,   /* MPI_Win_get_group */
     0,   /* MPI_Win_get_info */
     0,   /* MPI_Win_get_name */
-    0,   /* MPI_Win_lock */
+    1,   /* MPI_Win_lock */
     0,   /* MPI_Win_lock_all */
     0,   /* MPI_Win_post */
     0,   /* MPI_Win_set_attr */
     0,   /* MPI_Win_set_errhandler */
     0,   /* MPI_Win_set_info */
-    0,   /* MPI_Win_set_name */
+    1,   /* MPI_Win_set_name */
     0,   /* MPI_Win_shared_query */
     0,   /* MPI_Win_start */
     0,   /* MPI_Win_sync */
     0,   /* MPI_Win_test */
-    0,   /* MPI_Win_unlock */
-    0,   /* MPI_Win_unlock_all */
+    1,   /* MPI_Win_unlock */
+    1,   /* MPI_Win_unlock_all */
     0,   /* MPI_Win_wait */
     0,   /* MPI_File_call_errhandler */
     0,   /* MPI_File_close */
