@@ -6,8 +6,12 @@
  * (RmaAtomic) with a matching id, their completion (RmaOpCompleteRemote) at
  * the synchronisation that completes them (fence, unlock, flush, complete,
  * free), and passive-target locks (RmaRequestLock/RmaReleaseLock).
- * Not recorded: post/start/wait group synchronisation (Enter/Leave only),
- * lock_all/unlock_all as lock events (their completion is recorded). */
+ * Post/start/complete/wait: MPI_Win_complete records an RmaSync NOTIFY_OUT
+ * to each target of the access epoch (at its entry: every operation was
+ * issued before), MPI_Win_wait an RmaSync NOTIFY_IN from each origin of the
+ * exposure epoch (at its exit: MPI returns from wait only after every
+ * matching complete was called) -- the ordering the merge may use.
+ * Not recorded: lock_all/unlock_all as lock events (their completion is). */
 #include "hooks.h"
 #include "communicators.h"
 #include "handlemap.h"
@@ -24,6 +28,8 @@ struct st_winrec {
     uint32_t ref;
     struct st_pending *pending;   /* operations issued and not yet completed */
     size_t npending, cap;
+    int *targets, ntargets;       /* the open access epoch's targets (MPI_Win_start), window ranks */
+    int *origins, norigins;       /* the open exposure epoch's origins (MPI_Win_post) */
 };
 
 static struct st_handlemap windows;   /* MPI_Win -> struct st_winrec */
@@ -90,6 +96,8 @@ void st_rma_freed(struct st_call *call, int ret, MPI_Win win)
         st_write_rma_collective_end(call->loc, call->leave, OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
                                     OTF2_RMA_SYNC_LEVEL_PROCESS, w->ref);
         free(w->pending);
+        free(w->targets);
+        free(w->origins);
         free(w);
     }
     st_state_unlock();
@@ -183,6 +191,81 @@ void st_rma_op(struct st_call *call, int ret, MPI_Win win, int kind, int target,
             st_write_rma_get(call->loc, call->enter, w->ref, (uint32_t)target, received, id);
         else
             st_write_rma_atomic(call->loc, call->enter, w->ref, (uint32_t)target, atomic, sent, received, id);
+    }
+    st_state_unlock();
+}
+
+/* A group's members as ranks of the window's group (MPI_UNDEFINED left out). */
+static int *window_ranks(MPI_Win win, MPI_Group group, int *n)
+{
+    *n = 0;
+    MPI_Group wg = MPI_GROUP_NULL;
+    int size = 0;
+    if (group == MPI_GROUP_NULL || PMPI_Group_size(group, &size) != MPI_SUCCESS || size <= 0
+        || PMPI_Win_get_group(win, &wg) != MPI_SUCCESS)
+        return NULL;
+    int *in = malloc(sizeof *in * (size_t)size), *out = malloc(sizeof *out * (size_t)size);
+    if (in && out) {
+        for (int i = 0; i < size; i++)
+            in[i] = i;
+        if (PMPI_Group_translate_ranks(group, size, in, wg, out) == MPI_SUCCESS)
+            for (int i = 0; i < size; i++)
+                if (out[i] != MPI_UNDEFINED)
+                    out[(*n)++] = out[i];
+    }
+    free(in);
+    PMPI_Group_free(&wg);
+    if (!*n) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* MPI_Win_post (origins) and MPI_Win_start (targets): remember the group */
+void st_rma_epoch(int ret, MPI_Win win, MPI_Group group, int exposure)
+{
+    if (ret != MPI_SUCCESS)
+        return;
+    st_state_lock();
+    struct st_winrec *w = lookup(win);
+    if (w) {
+        int n = 0;
+        int *ranks = window_ranks(win, group, &n);
+        if (exposure) {
+            free(w->origins);
+            w->origins = ranks;
+            w->norigins = n;
+        } else {
+            free(w->targets);
+            w->targets = ranks;
+            w->ntargets = n;
+        }
+    }
+    st_state_unlock();
+}
+
+/* MPI_Win_complete: every operation of the access epoch was issued before
+ * its entry; MPI_Win_wait: every origin's complete was called before its exit. */
+void st_rma_epoch_end(struct st_call *call, int ret, MPI_Win win, int exposure)
+{
+    if (ret != MPI_SUCCESS)
+        return;
+    st_state_lock();
+    struct st_winrec *w = lookup(win);
+    if (w && exposure) {
+        for (int i = 0; i < w->norigins; i++)
+            st_write_rma_sync(call->loc, call->leave, w->ref, (uint32_t)w->origins[i], OTF2_RMA_SYNC_TYPE_NOTIFY_IN);
+        free(w->origins);
+        w->origins = NULL;
+        w->norigins = 0;
+    } else if (w) {
+        for (int i = 0; i < w->ntargets; i++)
+            st_write_rma_sync(call->loc, call->enter, w->ref, (uint32_t)w->targets[i], OTF2_RMA_SYNC_TYPE_NOTIFY_OUT);
+        complete(call, w, -1, call->leave);
+        free(w->targets);
+        w->targets = NULL;
+        w->ntargets = 0;
     }
     st_state_unlock();
 }

@@ -1034,3 +1034,8 @@ void st_write_rma_release_lock(struct st_loc *loc, struct st_time t, uint32_t wi
 {
     OTF2_EvtWriter_RmaReleaseLock(loc->evt, truth(loc, t), t.t, win, remote, 0);
 }
+
+void st_write_rma_sync(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaSyncType type)
+{
+    OTF2_EvtWriter_RmaSync(loc->evt, truth(loc, t), t.t, win, remote, type);
+}

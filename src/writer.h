@@ -91,5 +91,6 @@ void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uin
 void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id);
 void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type);
 void st_write_rma_release_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote);
+void st_write_rma_sync(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaSyncType type);
 
 #endif

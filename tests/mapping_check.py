@@ -19,7 +19,9 @@ with OTF2's Python reader, not synctrace's code. Prints TAP-like lines
     the next rank, odd ranks a put to their even partner under PSCW; every
     operation completed later, on the same window, by its matching id);
   - MPI's fence ordering holds in global time: an operation completed by a
-    fence is issued before its target's fence of the same ordinal ends.
+    fence is issued before its target's fence of the same ordinal ends; and
+    PSCW's: an origin's complete (RmaSync NOTIFY_OUT) before its target's
+    wait ends (RmaSync NOTIFY_IN).
 """
 import collections
 import re
@@ -124,7 +126,7 @@ def main(path, docs):
             ends = collections.Counter(enum_name(e.collective_op) for e in evs if type(e).__name__ == "RmaCollectiveEnd")
             want = {"RmaWinCreate": 1, "RmaWinDestroy": 1, "RmaCollectiveBegin": 4, "RmaCollectiveEnd": 4,
                     "RmaPut": 1 + rank % 2, "RmaAtomic": 1, "RmaRequestLock": 1, "RmaReleaseLock": 1,
-                    "RmaOpCompleteRemote": 2 + rank % 2}
+                    "RmaOpCompleteRemote": 2 + rank % 2, "RmaSync": 1}
             for k, v in want.items():
                 if kinds.get(k, 0) != v:
                     problems.append("rank %d: %d %s (want %d)" % (rank, kinds.get(k, 0), k, v))
@@ -148,6 +150,9 @@ def main(path, docs):
                 problems.append("rank %d: puts to %s" % (rank, puts))
             if locks != [("RmaRequestLock", nxt), ("RmaReleaseLock", nxt)]:
                 problems.append("rank %d: locks %s" % (rank, locks))
+            syncs = [(enum_name(e.sync_type), e.remote) for e in evs if type(e).__name__ == "RmaSync"]
+            if syncs != [("NOTIFY_OUT" if rank % 2 else "NOTIFY_IN", rank ^ 1)]:
+                problems.append("rank %d: PSCW notifications %s" % (rank, syncs))
         say(nranks > 1 and not problems, "one-sided events on %d ranks%s" % (nranks, (": " + "; ".join(problems[:4])) if problems else ""))
         # MPI's fence ordering: an operation completed by a fence precedes the
         # end of its target's fence of the same ordinal on the window
@@ -181,6 +186,17 @@ def main(path, docs):
                 late += 1
         say(closed and not late, "fence orderings: %d operations before their target's closing fence, %d after it"
             % (len(closed) - late, late))
+        # PSCW: an origin's complete precedes the end of its target's wait
+        outs = [(r, e) for r, evs in rma.items() for e in evs
+                if type(e).__name__ == "RmaSync" and enum_name(e.sync_type) == "NOTIFY_OUT"]
+        late = 0
+        for r, e in outs:
+            target = e.win.comm.group.members[e.remote]._ref
+            ins = [x for x in rma.get(target, []) if type(x).__name__ == "RmaSync"
+                   and enum_name(x.sync_type) == "NOTIFY_IN" and e.win.comm.group.members[x.remote]._ref == r]
+            late += not ins or ins[0].time < e.time
+        say(outs and not late, "PSCW orderings: %d completes before their target's wait ended, %d after"
+            % (len(outs) - late, late))
         wrong = [loc.name for loc, ev in first.items()
                  if not (type(ev).__name__ == "Enter" and ev.region.name in ("MPI_Init", "MPI_Init_thread"))]
         say(first and not wrong, "every location begins with MPI_Init's Enter%s" % (": not " + ", ".join(wrong) if wrong else ""))

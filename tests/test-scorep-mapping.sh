@@ -14,7 +14,7 @@
 # is stamped before PMPI_Init: with SYNCTRACE_CLOCK=monotonic_raw it lies
 # within 1 ms after the program's own clock reading just before MPI_Init.
 . "$top_srcdir/tests/lib.sh"
-plan 20
+plan 21
 tmp=$(scratch)
 : "${OTF2_PRINT:=otf2-print}"
 pyotf2=""
@@ -32,7 +32,7 @@ ok $? "merged with skewed clocks"
 if [ -n "$pyotf2" ]; then
     "$pyotf2" "$top_srcdir/tests/mapping_check.py" "$tmp/out/traces.otf2" "$top_srcdir/docs/scorep-mapping.md" \
         >"$tmp/mapping.check" 2>&1
-    [ "$(grep -c '^ok - ' "$tmp/mapping.check")" -eq 11 ] || { ok 1 "mapping_check.py ran all its checks"; cat "$tmp/mapping.check"; }
+    [ "$(grep -c '^ok - ' "$tmp/mapping.check")" -eq 12 ] || { ok 1 "mapping_check.py ran all its checks"; cat "$tmp/mapping.check"; }
     tap_from_checker "merged: " "$tmp/mapping.check"
     line=$("$pyotf2" "$top_srcdir/tests/merged_check.py" "$tmp/out/traces.otf2" "$tmp/out/report.json" 2>&1 | tail -2)
     diag "$line"
@@ -41,7 +41,7 @@ if [ -n "$pyotf2" ]; then
     echo "$line" | grep -q "mismatches 0$"
     ok $? "merged: the report's accuracy figures recomputed from the archive"
 else
-    for i in $(seq 13); do skip "python3 cannot import otf2 (python3-otf2)"; done
+    for i in $(seq 14); do skip "python3 cannot import otf2 (python3-otf2)"; done
 fi
 
 "$OTF2_PRINT" "$tmp/out/traces.otf2" >/dev/null 2>"$tmp/print.err"

@@ -21,10 +21,11 @@ enum rt_kind {
  *   ATOMIC: peer = target rank, bytes = sent, received, req = matching id, `tag` >> 8 = atomic type
  *   OP_COMPLETE_REMOTE: req = matching id
  *   REQUEST_LOCK: peer = target rank, req = lock id, bytes = lock type
- *   RELEASE_LOCK: peer = target rank, req = lock id */
+ *   RELEASE_LOCK: peer = target rank, req = lock id
+ *   SYNC: peer = remote rank, bytes = sync type (PSCW: complete's NOTIFY_OUT, wait's NOTIFY_IN) */
 enum rt_rma {
     RT_RMA_WIN_CREATE, RT_RMA_WIN_DESTROY, RT_RMA_COLL_BEGIN, RT_RMA_COLL_END, RT_RMA_PUT, RT_RMA_GET,
-    RT_RMA_ATOMIC, RT_RMA_OP_COMPLETE_REMOTE, RT_RMA_REQUEST_LOCK, RT_RMA_RELEASE_LOCK
+    RT_RMA_ATOMIC, RT_RMA_OP_COMPLETE_REMOTE, RT_RMA_REQUEST_LOCK, RT_RMA_RELEASE_LOCK, RT_RMA_SYNC
 };
 
 struct rt_event {

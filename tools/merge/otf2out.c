@@ -286,6 +286,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                     OTF2_EvtWriter_RmaRequestLock(w, a, t, win, e->peer, e->req, (OTF2_LockType)e->bytes);
                     break;
                 case RT_RMA_RELEASE_LOCK: OTF2_EvtWriter_RmaReleaseLock(w, a, t, win, e->peer, e->req); break;
+                case RT_RMA_SYNC: OTF2_EvtWriter_RmaSync(w, a, t, win, e->peer, (OTF2_RmaSyncType)e->bytes); break;
                 default: break;
                 }
                 break;

@@ -484,7 +484,7 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
             r->tachyons_raw, r->tachyons_after, r->latency_violations_after);
     fprintf(f, "  \"collective_order_violations_after\": %zu,\n  \"nonmonotonic_after\": %zu,\n",
             r->collective_violations_after, r->nonmonotonic_after);
-    fprintf(f, "  \"rma_fence_orderings\": { \"count\": %zu, \"violated_raw\": %zu, \"violated_after\": %zu },\n",
+    fprintf(f, "  \"rma_orderings\": { \"count\": %zu, \"violated_raw\": %zu, \"violated_after\": %zu },\n",
             r->rma_flows, r->rma_violations_raw, r->rma_violations_after);
     fprintf(f, "  \"neighbour_order_violations\": { \"raw\": %zu, \"after\": %zu%s",
             r->neighbour_violations_raw, r->neighbour_violations_after, r->have_truth ? "" : " },\n");

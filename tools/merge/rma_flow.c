@@ -110,11 +110,20 @@ static int by_win_ordinal(const void *a, const void *b)
     return (x->ordinal > y->ordinal) - (x->ordinal < y->ordinal);
 }
 
+/* A PSCW notification: complete's NOTIFY_OUT to a target, wait's
+ * NOTIFY_IN from an origin (window, remote window rank, event). */
+struct notify {
+    uint32_t win, remote, out;
+    uint64_t index;
+};
+
 struct rank_rma {
     struct op *ops;
     size_t nops;
     struct fence *fences;
     size_t nfences;
+    struct notify *notes;
+    size_t nnotes;
 };
 
 /* One location's operations and fences, and which fence completed which
@@ -126,9 +135,10 @@ static int scan(const struct rt_rank *rk, const uint32_t *win_map, struct rank_r
         nrma += rk->events[i].kind == RT_RMA;
     out->ops = malloc(sizeof *out->ops * (nrma ? nrma : 1));
     out->fences = malloc(sizeof *out->fences * (nrma ? nrma : 1));
+    out->notes = malloc(sizeof *out->notes * (nrma ? nrma : 1));
     uint64_t *inside = malloc(sizeof *inside * (nrma ? nrma : 1));   /* completions in the open collective */
     uint32_t *count = calloc(rk->nwins ? rk->nwins : 1, sizeof *count);  /* fences so far, by local window */
-    if (!out->ops || !out->fences || !inside || !count) {
+    if (!out->ops || !out->fences || !out->notes || !inside || !count) {
         free(inside);
         free(count);
         return -1;
@@ -158,6 +168,10 @@ static int scan(const struct rt_rank *rk, const uint32_t *win_map, struct rank_r
             }
             open = 0;
             ninside = 0;
+        } else if (what == RT_RMA_SYNC && e->ref < rk->nwins
+                   && (e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_OUT || e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_IN)) {
+            out->notes[out->nnotes++] = (struct notify){ win_map[e->ref], e->peer,
+                                                         e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_OUT, i };
         } else if ((what == RT_RMA_PUT || what == RT_RMA_GET || what == RT_RMA_ATOMIC) && e->ref < rk->nwins) {
             out->ops[out->nops++] = (struct op){ e->req, i, win_map[e->ref], e->peer, UINT32_MAX };
         }
@@ -210,8 +224,43 @@ int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg
             goto oom;
         total += rr[r].nops;
     }
+    for (uint32_t r = 0; r < nranks; r++)
+        total += rr[r].nnotes;
     if (!(*flows = malloc(sizeof **flows * (total ? total : 1))))
         goto oom;
+    /* PSCW: origin o's k-th complete toward target t (its NOTIFY_OUT)
+     * precedes the end of t's k-th wait that named o (its NOTIFY_IN): in
+     * order per (window, origin, target) */
+    for (uint32_t r = 0; r < nranks; r++) {
+        for (size_t a = 0; a < rr[r].nnotes; a++) {
+            const struct notify *no = &rr[r].notes[a];
+            if (!no->out || no->win >= nwins || comm_of[no->win] >= match->ncomms)
+                continue;
+            const struct mg_comm *c = &match->comms[comm_of[no->win]];
+            if (no->remote >= c->size || c->members[no->remote] >= nranks)
+                continue;
+            uint32_t q = main_of[c->members[no->remote]];
+            if (q == UINT32_MAX)
+                continue;
+            /* which of o's notifications to t on this window this is, and t's one from o of that ordinal */
+            size_t k = 0;
+            for (size_t b = 0; b < a; b++)
+                k += rr[r].notes[b].out && rr[r].notes[b].win == no->win && rr[r].notes[b].remote == no->remote;
+            uint32_t my = UINT32_MAX;   /* the origin's rank in the window's communicator */
+            for (uint32_t m = 0; m < c->size; m++)
+                if (c->members[m] == (uint64_t)ranks[r].rank)
+                    my = m;
+            for (size_t b = 0; b < rr[q].nnotes; b++) {
+                const struct notify *in = &rr[q].notes[b];
+                if (in->out || in->win != no->win || in->remote != my)
+                    continue;
+                if (k-- == 0) {
+                    (*flows)[(*n)++] = (struct mg_message){ { r, no->index }, { q, in->index }, comm_of[no->win], 0, 0 };
+                    break;
+                }
+            }
+        }
+    }
     for (uint32_t r = 0; r < nranks; r++) {
         for (size_t o = 0; o < rr[r].nops; o++) {
             const struct op *op = &rr[r].ops[o];
@@ -241,6 +290,7 @@ done:
     for (uint32_t r = 0; rr && r < nranks; r++) {
         free(rr[r].ops);
         free(rr[r].fences);
+        free(rr[r].notes);
     }
     free(rr);
     for (uint32_t r = 0; win_map && r < nranks; r++)

@@ -9,9 +9,12 @@
  * collective BARRIER on the window), the operation belongs to the epoch the
  * fence closes, and MPI says it completes at its target before the target's
  * own closing fence returns: the operation's issue precedes the end of the
- * target's fence of the same ordinal on the window. Nothing is inferred for
- * passive-target epochs (the target takes no part) nor, yet, for PSCW
- * (post/start/complete/wait are not recorded as events). */
+ * target's fence of the same ordinal on the window. PSCW: MPI_Win_wait
+ * returns only after every origin of the exposure epoch called
+ * MPI_Win_complete, so origin o's k-th complete toward target t (its
+ * RmaSync NOTIFY_OUT, stamped at complete's entry) precedes the end of t's
+ * k-th wait naming o (its RmaSync NOTIFY_IN, stamped at wait's exit).
+ * Nothing is inferred for passive-target epochs (the target takes no part). */
 #ifndef SYNCTRACE_RMA_FLOW_H
 #define SYNCTRACE_RMA_FLOW_H
 
@@ -28,9 +31,9 @@
 int rf_unify_windows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match, uint32_t **win_map,
                      uint32_t *nwins, const char ***names, uint32_t **comm_of);
 
-/* The fence orderings: flows[i].send is an operation at its origin,
- * flows[i].recv the end of the target's closing fence (malloc'd, *n of
- * them). Returns 0, or -1 with a one-line message. */
+/* The fence and PSCW orderings: flows[i].send is an operation (or a
+ * complete) at its origin, flows[i].recv the end of the target's closing
+ * fence (or wait) (malloc'd, *n of them). Returns 0, or -1 with a one-line message. */
 int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
                    struct mg_message **flows, size_t *n, char *err, size_t errlen);
 

@@ -1007,37 +1007,20 @@ static void st_f_MPI_Win_lock_all_f08(MPI_Fint *assert, MPI_Fint *win, MPI_Fint 
 
 ST_F_ALIAS(st_f_MPI_Win_lock_all_f08, mpi_win_lock_all_f08_);
 
-/* MPI_Win_post: the region around Open MPI's Fortran binding */
-extern void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_post: converted; the C wrapper records */
 static void st_f_MPI_Win_post(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_post_)
-        st_f_missing("pmpi_win_post_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_post);
-    pmpi_win_post_(group, assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_post(c_group, (int)*assert, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_post, mpi_win_post);
 ST_F_ALIAS(st_f_MPI_Win_post, mpi_win_post_);
 ST_F_ALIAS(st_f_MPI_Win_post, mpi_win_post__);
 ST_F_ALIAS(st_f_MPI_Win_post, MPI_WIN_POST);
-
-extern void pmpi_win_post_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_post_f08(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_post_f08_)
-        st_f_missing("pmpi_win_post_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_post);
-    pmpi_win_post_f08_(group, assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_post_f08, mpi_win_post_f08_);
+ST_F_ALIAS(st_f_MPI_Win_post, mpi_win_post_f08_);
 
 /* MPI_Win_set_attr: the region around Open MPI's Fortran binding */
 extern void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, void *attribute_val, MPI_Fint *ierr) __attribute__((weak));
@@ -1199,37 +1182,20 @@ static void st_f_MPI_Win_shared_query_f08(MPI_Fint *win, MPI_Fint *rank, MPI_Ain
 
 ST_F_ALIAS(st_f_MPI_Win_shared_query_f08, mpi_win_shared_query_f08_);
 
-/* MPI_Win_start: the region around Open MPI's Fortran binding */
-extern void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_start: converted; the C wrapper records */
 static void st_f_MPI_Win_start(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_start_)
-        st_f_missing("pmpi_win_start_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_start);
-    pmpi_win_start_(group, assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_start(c_group, (int)*assert, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_start, mpi_win_start);
 ST_F_ALIAS(st_f_MPI_Win_start, mpi_win_start_);
 ST_F_ALIAS(st_f_MPI_Win_start, mpi_win_start__);
 ST_F_ALIAS(st_f_MPI_Win_start, MPI_WIN_START);
-
-extern void pmpi_win_start_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_start_f08(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_start_f08_)
-        st_f_missing("pmpi_win_start_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_start);
-    pmpi_win_start_f08_(group, assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_start_f08, mpi_win_start_f08_);
+ST_F_ALIAS(st_f_MPI_Win_start, mpi_win_start_f08_);
 
 /* MPI_Win_sync: the region around Open MPI's Fortran binding */
 extern void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
@@ -1263,37 +1229,19 @@ static void st_f_MPI_Win_sync_f08(MPI_Fint *win, MPI_Fint *ierr)
 
 ST_F_ALIAS(st_f_MPI_Win_sync_f08, mpi_win_sync_f08_);
 
-/* MPI_Win_test: the region around Open MPI's Fortran binding */
-extern void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_test: converted; the C wrapper records */
 static void st_f_MPI_Win_test(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr)
 {
-    if (!pmpi_win_test_)
-        st_f_missing("pmpi_win_test_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_test);
-    pmpi_win_test_(win, flag, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_test(c_win, (int *)flag);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_test, mpi_win_test);
 ST_F_ALIAS(st_f_MPI_Win_test, mpi_win_test_);
 ST_F_ALIAS(st_f_MPI_Win_test, mpi_win_test__);
 ST_F_ALIAS(st_f_MPI_Win_test, MPI_WIN_TEST);
-
-extern void pmpi_win_test_f08_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_test_f08(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr)
-{
-    if (!pmpi_win_test_f08_)
-        st_f_missing("pmpi_win_test_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_test);
-    pmpi_win_test_f08_(win, flag, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_test_f08, mpi_win_test_f08_);
+ST_F_ALIAS(st_f_MPI_Win_test, mpi_win_test_f08_);
 
 /* MPI_Win_unlock: converted; the C wrapper records */
 static void st_f_MPI_Win_unlock(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
@@ -1323,34 +1271,16 @@ ST_F_ALIAS(st_f_MPI_Win_unlock_all, mpi_win_unlock_all__);
 ST_F_ALIAS(st_f_MPI_Win_unlock_all, MPI_WIN_UNLOCK_ALL);
 ST_F_ALIAS(st_f_MPI_Win_unlock_all, mpi_win_unlock_all_f08_);
 
-/* MPI_Win_wait: the region around Open MPI's Fortran binding */
-extern void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_wait: converted; the C wrapper records */
 static void st_f_MPI_Win_wait(MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_wait_)
-        st_f_missing("pmpi_win_wait_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_wait);
-    pmpi_win_wait_(win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_wait(c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_wait, mpi_win_wait);
 ST_F_ALIAS(st_f_MPI_Win_wait, mpi_win_wait_);
 ST_F_ALIAS(st_f_MPI_Win_wait, mpi_win_wait__);
 ST_F_ALIAS(st_f_MPI_Win_wait, MPI_WIN_WAIT);
-
-extern void pmpi_win_wait_f08_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_wait_f08(MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_wait_f08_)
-        st_f_missing("pmpi_win_wait_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_wait);
-    pmpi_win_wait_f08_(win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_wait_f08, mpi_win_wait_f08_);
+ST_F_ALIAS(st_f_MPI_Win_wait, mpi_win_wait_f08_);

@@ -1041,18 +1041,18 @@ const unsigned char st_region_essential[ST_REGION_MPI_COUNT] = {
     0,   /* MPI_Win_get_name */
     1,   /* MPI_Win_lock */
     0,   /* MPI_Win_lock_all */
-    0,   /* MPI_Win_post */
+    1,   /* MPI_Win_post */
     0,   /* MPI_Win_set_attr */
     0,   /* MPI_Win_set_errhandler */
     0,   /* MPI_Win_set_info */
     1,   /* MPI_Win_set_name */
     0,   /* MPI_Win_shared_query */
-    0,   /* MPI_Win_start */
+    1,   /* MPI_Win_start */
     0,   /* MPI_Win_sync */
-    0,   /* MPI_Win_test */
+    1,   /* MPI_Win_test */
     1,   /* MPI_Win_unlock */
     1,   /* MPI_Win_unlock_all */
-    0,   /* MPI_Win_wait */
+    1,   /* MPI_Win_wait */
     0,   /* MPI_File_call_errhandler */
     0,   /* MPI_File_close */
     0,   /* MPI_File_create_errhandler */

@@ -175,7 +175,7 @@ int MPI_Win_complete(MPI_Win win)
         return PMPI_Win_complete(win);
     int ret = PMPI_Win_complete(win);
     st_call_stamp(&call);
-    st_rma_completed(&call, ret, win, -1);
+    st_rma_epoch_end(&call, ret, win, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -401,7 +401,9 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_post))
         return PMPI_Win_post(group, assert, win);
     int ret = PMPI_Win_post(group, assert, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_epoch(ret, win, group, 1);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -463,7 +465,9 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_start))
         return PMPI_Win_start(group, assert, win);
     int ret = PMPI_Win_start(group, assert, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_epoch(ret, win, group, 0);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -483,7 +487,9 @@ int MPI_Win_test(MPI_Win win, int *flag)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_test))
         return PMPI_Win_test(win, flag);
     int ret = PMPI_Win_test(win, flag);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    if (*flag) st_rma_epoch_end(&call, ret, win, 1);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -517,6 +523,8 @@ int MPI_Win_wait(MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_wait))
         return PMPI_Win_wait(win);
     int ret = PMPI_Win_wait(win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_epoch_end(&call, ret, win, 1);
+    st_call_end_stamped(&call);
     return ret;
 }
