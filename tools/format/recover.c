@@ -727,32 +727,40 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     } else {
         ok = 0;
     }
-    uint32_t next_group = 1;   /* ascending, as src/writer.c writes them */
+    /* as src/writer.c writes them: every group (each communicator's, an
+     * intercommunicator's local then remote, then the in-neighbour groups),
+     * then the communicators */
+    uint32_t next_group = 1;
     for (uint32_t c = 0; c < j->ncomms; c++) {
         const struct jcomm *d = &j->comms[c];
         if (!d->set)
             continue;
-        uint32_t name = sref(&t, d->name);
-        uint32_t local = next_group++;
         /* an older tracer's journal has no key: its group is named as the communicator */
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, local, d->key_name[0] ? sref(&t, d->key_name) : name,
+        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, sref(&t, d->key_name[0] ? d->key_name : d->name),
                                               d->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
                                               OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->n, d->members));
-        if (d->inter) {
-            uint32_t remote = next_group++;
-            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, remote, s_remote, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                                  OTF2_GROUP_FLAG_NONE, d->nremote, d->remote));
-            CHECK(OTF2_GlobalDefWriter_WriteInterComm(gd, c, name, local, remote, OTF2_UNDEFINED_COMM,
-                                                      OTF2_COMM_FLAG_NONE));
-        } else {
-            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, name, local, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
-        }
+        if (d->inter)
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, s_remote, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nremote, d->remote));
     }
     for (uint32_t c = 0; c < j->ncomms; c++) {
         const struct jcomm *d = &j->comms[c];
         if (d->set && d->has_in)
             CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, sref(&t, d->in_name), OTF2_GROUP_TYPE_LOCATIONS,
                                                   OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in));
+    }
+    for (uint32_t c = 0, g = 1; c < j->ncomms; c++) {
+        const struct jcomm *d = &j->comms[c];
+        if (!d->set)
+            continue;
+        uint32_t name = sref(&t, d->name);
+        if (d->inter) {
+            CHECK(OTF2_GlobalDefWriter_WriteInterComm(gd, c, name, g, g + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+            g += 2;
+        } else {
+            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, name, g, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+            g += 1;
+        }
     }
     free(t.v);
     free(t.slots);

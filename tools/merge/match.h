@@ -76,6 +76,10 @@ struct mg_result {
     size_t cancelled;
     size_t freed_receives;    /* sends paired with a receive released by MPI_Request_free before it
                                * completed: no mg_message, as its completion time is not known */
+    /* one-sided orderings MPI guarantees (rma_flow.h): send = the operation
+     * at its origin, recv = the end of the target's closing fence */
+    struct mg_message *rma_flows;
+    size_t nrma_flows;
 };
 
 /* What a collective's semantics force (DESIGN.md), shared by the
