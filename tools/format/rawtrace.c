@@ -20,6 +20,10 @@ struct ctx {
     int failed;
     uint32_t attr_true_time;
     int have_true_attr;
+    uint32_t attr_slots;      /* coll_sources_slots (the tracer's src/writer.c) */
+    int have_slots_attr;
+    uint32_t *attr_word;      /* attribute ref -> 1 + k for coll_sources_<k>, else 0 */
+    uint32_t nattr_word;
     struct loc { uint64_t id, nevents; } *locs;   /* every location the archive defines */
     uint32_t nlocs;
 };
@@ -150,6 +154,19 @@ static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_St
         c->attr_true_time = self;
         c->have_true_attr = 1;
     }
+    unsigned k;
+    int used = 0;
+    if (strcmp(str(c, name), "coll_sources_slots") == 0 && type == OTF2_TYPE_UINT32) {
+        c->attr_slots = self;
+        c->have_slots_attr = 1;
+    } else if (sscanf(str(c, name), "coll_sources_%u%n", &k, &used) == 1 && str(c, name)[used] == 0
+               && type == OTF2_TYPE_UINT64 && k < (1u << 20) && self < (1u << 20)) {
+        if (ensure((void **)&c->attr_word, &c->nattr_word, self, sizeof *c->attr_word) != 0) {
+            c->failed = 1;
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        c->attr_word[self] = k + 1;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -243,11 +260,51 @@ static OTF2_CallbackCode ev_nbc_request(EV_HEAD, uint64_t req) { EV_UNUSED; retu
 
 static OTF2_CallbackCode ev_coll_begin(EV_HEAD) { EV_UNUSED; PUSH(RT_COLL_BEGIN); (void)e; return OTF2_CALLBACK_SUCCESS; }
 
+/* A sparse alltoallv/w member's source slots (the coll_sources_* attributes) into r's side table. */
+static int note_sources(struct ctx *c, OTF2_AttributeList *attrs)
+{
+    struct rt_rank *r = c->r;
+    uint32_t nslots;
+    if (!c->have_slots_attr || !attrs || OTF2_AttributeList_GetUint32(attrs, c->attr_slots, &nslots) != OTF2_SUCCESS
+        || nslots == 0)
+        return 0;
+    uint32_t words = nslots == RT_SOURCES_UNKNOWN ? 0 : (nslots + 63) / 64;
+    if (words > (1u << 20))
+        words = 0, nslots = RT_SOURCES_UNKNOWN;   /* not what the tracer writes: say nothing */
+    struct rt_sources *ns = realloc(r->sources, sizeof *ns * (r->nsources + 1));
+    if (!ns)
+        return -1;
+    r->sources = ns;
+    uint64_t *nw = realloc(r->source_words, sizeof *nw * (r->nsource_words + words + 1));
+    if (!nw)
+        return -1;
+    r->source_words = nw;
+    memset(nw + r->nsource_words, 0, sizeof *nw * words);
+    uint32_t n = OTF2_AttributeList_GetNumberOfElements(attrs);
+    for (uint32_t i = 0; i < n; i++) {
+        OTF2_AttributeRef a;
+        OTF2_Type type;
+        OTF2_AttributeValue v;
+        if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &a, &type, &v) != OTF2_SUCCESS)
+            continue;
+        uint32_t k = a < c->nattr_word ? c->attr_word[a] : 0;
+        if (k && k - 1 < words && type == OTF2_TYPE_UINT64)
+            nw[r->nsource_words + k - 1] = v.uint64;
+    }
+    ns[r->nsources++] = (struct rt_sources){ r->nevents - 1, nslots, r->nsource_words };
+    r->nsource_words += words;
+    return 0;
+}
+
 static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
                                      uint64_t received)
 {
     EV_UNUSED; PUSH(RT_COLL_END);
     e->tag = op; e->ref = comm; e->peer = root; e->bytes = sent; e->received = received;
+    if (note_sources(ud, attrs) != 0) {
+        ((struct ctx *)ud)->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -256,6 +313,10 @@ static OTF2_CallbackCode ev_nbc_complete(EV_HEAD, OTF2_CollectiveOp op, OTF2_Com
 {
     EV_UNUSED; PUSH(RT_NBC_COMPLETE);
     e->tag = op; e->ref = comm; e->peer = root; e->bytes = sent; e->received = received; e->req = req;
+    if (note_sources(ud, attrs) != 0) {
+        ((struct ctx *)ud)->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -509,6 +570,10 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
         t->borrowed = 1;
         t->events = keep.events;
         t->nevents = keep.nevents;
+        t->sources = keep.sources;
+        t->nsources = keep.nsources;
+        t->source_words = keep.source_words;
+        t->nsource_words = keep.nsource_words;
         t->location = keep.location;
         t->declared_events = keep.declared_events;
         t->thread = keep.thread;
@@ -524,6 +589,7 @@ done:
         free(c.groups[i].members);
     free(c.groups);
     free(c.locs);
+    free(c.attr_word);
     OTF2_Reader_Close(rd);
     return rc;
 }
@@ -596,6 +662,8 @@ void rt_free_rank(struct rt_rank *r)
         rt_free_rank(&r->threads[k]);
     free(r->threads);
     free(r->events);
+    free(r->sources);
+    free(r->source_words);
     if (!r->borrowed) {
         free(r->path);
         free(r->host);
@@ -631,6 +699,24 @@ int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local)
         return -1;
     uint64_t w = r->comms[comm].members[local];
     return w == UINT64_MAX ? -1 : (int)w;
+}
+
+const uint64_t *rt_sources_of(const struct rt_rank *r, uint64_t index, uint32_t *nslots)
+{
+    size_t lo = 0, hi = r->nsources;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->sources[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == r->nsources || r->sources[lo].index != index) {
+        *nslots = 0;
+        return NULL;
+    }
+    *nslots = r->sources[lo].nslots;
+    return *nslots == RT_SOURCES_UNKNOWN ? NULL : r->source_words + r->sources[lo].first;
 }
 
 const char *rt_kind_name(enum rt_kind kind)
