@@ -287,9 +287,13 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
             case RT_COLL_END:
             case RT_NBC_COMPLETE: {
                 struct call c = { comm, me, e->tag, 0, -1, 0, 0, { r, 0 }, { r, i } };
-                if (e->peer != UINT32_MAX) {
+                /* The root: MPI_ROOT on an intercommunicator is the caller
+                 * itself; MPI_PROC_NULL (the rest of the root's group) names
+                 * none; else a rank of the (remote) group. */
+                if (e->peer == OTF2_COLLECTIVE_ROOT_SELF)
+                    c.root = (int)me;
+                else if (e->peer < OTF2_COLLECTIVE_ROOT_THIS_GROUP)
                     c.root = rt_world_rank(rk, e->ref, e->peer);
-                }
                 if (e->kind == RT_COLL_END) {
                     if (open_begin == UINT64_MAX)
                         break;   /* an end without a begin: not a call we can place */
@@ -503,37 +507,4 @@ const uint64_t *mg_in_neighbours(const struct rt_rank *ranks, const struct mg_me
         return NULL;
     *n = r->comms[comm].nin;
     return r->comms[comm].in;
-}
-
-size_t mg_neighbour_violations(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
-                               uint64_t *const *times)
-{
-    size_t bad = 0;
-    uint32_t *member_of = malloc(sizeof *member_of * (nranks ? nranks : 1));   /* world rank -> member */
-    if (!member_of)
-        return 0;
-    for (uint32_t r = 0; r < nranks; r++)
-        member_of[r] = UINT32_MAX;
-    for (size_t i = 0; i < match->ncollectives; i++) {
-        const struct mg_collective *c = &match->collectives[i];
-        if (!c->neighbor)
-            continue;
-        for (uint32_t k = 0; k < c->nmembers; k++)
-            member_of[c->members[k].enter.rank] = k;
-        for (uint32_t k = 0; k < c->nmembers; k++) {
-            uint32_t n;
-            const uint64_t *in = mg_in_neighbours(ranks, &c->members[k], &n);
-            uint64_t out = times[c->members[k].exit.rank][c->members[k].exit.index];
-            for (uint32_t j = 0; in && j < n; j++) {
-                if (in[j] >= nranks || member_of[in[j]] == UINT32_MAX)
-                    continue;
-                const struct mg_member *src = &c->members[member_of[in[j]]];
-                bad += out < times[src->enter.rank][src->enter.index];
-            }
-        }
-        for (uint32_t k = 0; k < c->nmembers; k++)
-            member_of[c->members[k].enter.rank] = UINT32_MAX;
-    }
-    free(member_of);
-    return bad;
 }

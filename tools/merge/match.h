@@ -67,8 +67,8 @@ struct mg_result {
     size_t cancelled;
 };
 
-/* What a collective's semantics force (DESIGN.md), shared by the
- * constraint graph, the controlled logical clock and the report:
+/* The pattern of a collective operation; what it forces between members
+ * follows the data it moved: see flow.h, the one rule.
  *   MG_ALL_TO_ALL  every entry before every exit (barrier, allreduce, ...)
  *   MG_ONE_TO_ALL  the root's entry before every exit (bcast, scatter)
  *   MG_ALL_TO_ONE  every entry before the root's exit (reduce, gather)
@@ -81,12 +81,6 @@ enum mg_shape mg_shape_of(uint32_t otf2_op);
  * rank recorded them for the communicator; NULL when the trace does not
  * say (then the instance constrains nothing). */
 const uint64_t *mg_in_neighbours(const struct rt_rank *ranks, const struct mg_member *m, uint32_t *n);
-
-/* For each neighbourhood collective instance of `match`, every member's
- * exit at or after the entries of its in-neighbours in times[rank][index]?
- * Returns the number of (member, in-neighbour) pairs that are not. */
-size_t mg_neighbour_violations(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
-                               uint64_t *const *times);
 
 /* Returns 0, or -1 with a one-line message (allocation failure). */
 int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen);
