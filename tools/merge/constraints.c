@@ -165,7 +165,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
 
     for (size_t i = 0; i < match->ncollectives; i++) {
         const struct mg_collective *c = &match->collectives[i];
-        if (mg_flow_of(ranks, m->nranks, c, &flow) != 0)
+        if (mg_flow_of(match, c, &flow) != 0)
             goto fail;
         if (c->neighbor)
             for (uint32_t k = 0; k < c->nmembers; k++) {

@@ -71,19 +71,12 @@ void mg_flow_free(struct mg_flow *f)
     free(f->groups);
     free(f->pool);
     free(f->order);
-    free(f->member_of);
-    free(f->side);
     memset(f, 0, sizeof *f);
 }
 
 static const struct rt_event *exit_event(const struct rt_rank *ranks, const struct mg_member *m)
 {
     return &ranks[m->exit.rank].events[m->exit.index];
-}
-
-static uint32_t world_of(const struct rt_rank *ranks, const struct mg_member *m)
-{
-    return (uint32_t)ranks[m->exit.rank].rank;
 }
 
 /* The communicator definition the member's exit names (its own view: the
@@ -95,10 +88,115 @@ static const struct rt_comm *comm_of(const struct rt_rank *ranks, const struct m
     return ref < r->ncomms ? &r->comms[ref] : NULL;
 }
 
-static uint32_t member_at(const struct mg_flow *f, uint64_t world)
+struct facts_ctx {
+    uint32_t *member_of;      /* world rank -> member, NONE between instances */
+    uint32_t n;
+    uint32_t *pool;
+    size_t npool, cpool;
+};
+
+static int facts_push(struct facts_ctx *x, uint32_t v)
 {
-    return world < f->nmember_of ? f->member_of[world] : NONE;
+    if (x->npool == x->cpool) {
+        size_t c = x->cpool ? x->cpool * 2 : 256;
+        uint32_t *nv = realloc(x->pool, sizeof *nv * c);
+        if (!nv)
+            return -1;
+        x->pool = nv;
+        x->cpool = c;
+    }
+    x->pool[x->npool++] = v;
+    return 0;
 }
+
+/* Member k received only from the slots set in bits (all slots when bits
+ * is NULL), slot s naming world rank slot_world[s]. */
+static int facts_sources(struct facts_ctx *x, struct mg_member *mk, uint32_t k, const uint64_t *bits, uint32_t nslots,
+                         const uint64_t *slot_world, uint32_t nworld)
+{
+    mk->sparse = 1;
+    mk->src_at = x->npool;
+    for (uint32_t s = 0; s < nslots && s < nworld; s++) {
+        if (bits && !(bits[s / 64] >> (s % 64) & 1))
+            continue;
+        uint32_t i = slot_world[s] < x->n ? x->member_of[slot_world[s]] : NONE;
+        if (i != NONE && i != k && facts_push(x, i))
+            return -1;
+    }
+    mk->nsrc = (uint32_t)(x->npool - mk->src_at);
+    return 0;
+}
+
+/* a member's world rank (its thread's location borrows the rank's) */
+#define WORLD(k) ((uint32_t)ranks[c->members[k].exit.rank].rank)
+
+int mg_flow_facts(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out)
+{
+    struct facts_ctx x = { calloc(nranks ? nranks : 1, sizeof *x.member_of), nranks, NULL, 0, 0 };
+    if (!x.member_of)
+        return -1;
+    for (uint32_t w = 0; w < nranks; w++)
+        x.member_of[w] = NONE;
+    int rc = 0;
+    for (size_t i = 0; i < out->ncollectives && !rc; i++) {
+        struct mg_collective *c = &out->collectives[i];
+        for (uint32_t k = 0; k < c->nmembers; k++)
+            if (WORLD(k) < nranks)
+                x.member_of[WORLD(k)] = k;
+        for (uint32_t k = 0; k < c->nmembers; k++) {
+            struct mg_member *mk = &c->members[k];
+            const struct rt_event *e = exit_event(ranks, mk);
+            mk->quiet = (uint8_t)((e->bytes ? 0 : MG_QUIET_SEND) | (e->received ? 0 : MG_QUIET_RECV));
+        }
+        /* Two groups on an intercommunicator: a member's definition lists
+         * the remote group, so member 0 is not in its own list. */
+        const struct rt_comm *c0 = c->nmembers ? comm_of(ranks, &c->members[0]) : NULL;
+        if (c0 && !c->neighbor) {
+            c->inter = 1;
+            for (uint32_t s = 0; s < c0->nmembers && c->inter; s++)
+                c->inter = c0->members[s] != WORLD(0);
+            for (uint32_t s = 0; c->inter && s < c0->nmembers; s++) {
+                uint32_t k = c0->members[s] < nranks ? x.member_of[c0->members[s]] : NONE;
+                if (k != NONE)
+                    c->members[k].side = 1;
+            }
+        }
+        for (uint32_t k = 0; k < c->nmembers && !rc; k++) {
+            struct mg_member *mk = &c->members[k];
+            uint32_t nslots;
+            const uint64_t *bits = rt_sources_of(&ranks[mk->exit.rank], mk->exit.index, &nslots);
+            if (c->neighbor) {
+                uint32_t nin;
+                const uint64_t *in = mg_in_neighbours(ranks, mk, &nin);
+                if (!in || nslots == RT_SOURCES_UNKNOWN)
+                    mk->sparse = 1;   /* whom it received from is not known: nothing */
+                else
+                    rc = facts_sources(&x, mk, k, bits, nin, in, nin);
+            } else if (nslots == RT_SOURCES_UNKNOWN) {
+                mk->sparse = 1;
+            } else if (bits) {
+                const struct rt_comm *ck = comm_of(ranks, mk);
+                if (ck)
+                    rc = facts_sources(&x, mk, k, bits, nslots, ck->members, ck->nmembers);
+                else
+                    mk->sparse = 1;
+            }
+        }
+        for (uint32_t k = 0; k < c->nmembers; k++)
+            if (WORLD(k) < nranks)
+                x.member_of[WORLD(k)] = NONE;
+    }
+    free(x.member_of);
+    if (rc) {
+        free(x.pool);
+        return -1;
+    }
+    out->sources = x.pool;
+    out->nsources = x.npool;
+    return 0;
+}
+
+#undef WORLD
 
 /* (communicator rank, member) pairs */
 static int by_comm_rank(const void *a, const void *b)
@@ -129,29 +227,6 @@ static int set_prefix(struct mg_flow *f, const struct mg_collective *c, enum mg_
     return 0;
 }
 
-/* Per receiver k with recorded sources: the members in those slots that
- * sent bytes (slots name world ranks through `slot_world`). */
-static int sparse_group(struct mg_flow *f, const struct rt_rank *ranks, const struct mg_collective *c, uint32_t k,
-                        const uint64_t *bits, uint32_t nslots, const uint64_t *slot_world, uint32_t nworld)
-{
-    if (group_open(f))
-        return -1;
-    for (uint32_t s = 0; s < nslots && s < nworld; s++) {
-        if (bits && !(bits[s / 64] >> (s % 64) & 1))
-            continue;
-        uint32_t i = member_at(f, slot_world[s]);
-        if (i == NONE || i == k || exit_event(ranks, &c->members[i])->bytes == 0)
-            continue;
-        if (pool_push(f, i))
-            return -1;
-    }
-    group_sinks(f);
-    if (pool_push(f, k))
-        return -1;
-    group_close(f);
-    return 0;
-}
-
 static int is_all_kind(uint32_t op)
 {
     switch (op) {
@@ -169,51 +244,64 @@ static int is_all_kind(uint32_t op)
     }
 }
 
-static int build(struct mg_flow *f, const struct rt_rank *ranks, const struct mg_collective *c)
+#define SENDS(k) (!(c->members[k].quiet & MG_QUIET_SEND))
+#define RECEIVES(k) (!(c->members[k].quiet & MG_QUIET_RECV))
+
+/* A sparse receiver's group: its recorded sources that sent bytes. */
+static int sparse_group(struct mg_flow *f, const struct mg_result *m, const struct mg_collective *c, uint32_t k)
+{
+    const struct mg_member *mk = &c->members[k];
+    if (group_open(f))
+        return -1;
+    for (uint32_t a = 0; a < mk->nsrc; a++) {
+        uint32_t i = m->sources[mk->src_at + a];
+        if (i < c->nmembers && i != k && SENDS(i) && pool_push(f, i))
+            return -1;
+    }
+    group_sinks(f);
+    if (pool_push(f, k))
+        return -1;
+    group_close(f);
+    return 0;
+}
+
+static int build(struct mg_flow *f, const struct mg_result *m, const struct mg_collective *c)
 {
     uint32_t n = c->nmembers;
     enum mg_shape shape = mg_shape_of(c->op);
     if (n < 2)
         return 0;
     if (c->neighbor) {
-        for (uint32_t k = 0; k < n; k++) {
-            if (exit_event(ranks, &c->members[k])->received == 0)
-                continue;
-            uint32_t nin, nslots;
-            const uint64_t *in = mg_in_neighbours(ranks, &c->members[k], &nin);
-            const uint64_t *bits = rt_sources_of(&ranks[c->members[k].exit.rank], c->members[k].exit.index, &nslots);
-            if (!in || nslots == RT_SOURCES_UNKNOWN)
-                continue;   /* the trace does not say whom it received from */
-            if (sparse_group(f, ranks, c, k, bits, nin, in, nin))
+        for (uint32_t k = 0; k < n; k++)
+            if (RECEIVES(k) && c->members[k].sparse && sparse_group(f, m, c, k))
                 return -1;
-        }
-        return 0;
+        return 0;   /* a member whose in-neighbours are not known constrains nothing */
     }
     if (shape == MG_SCAN || shape == MG_EXSCAN) {
         for (uint32_t k = 0; k < n; k++)
-            if (exit_event(ranks, &c->members[k])->bytes || exit_event(ranks, &c->members[k])->received)
+            if (SENDS(k) || RECEIVES(k))
                 return set_prefix(f, c, shape);
         return 0;   /* a zero count */
     }
     if (shape == MG_ONE_TO_ALL || shape == MG_ALL_TO_ONE) {
-        uint32_t root = c->root >= 0 ? member_at(f, (uint64_t)c->root) : NONE;
-        if (root == NONE)
-            return 0;   /* the root's events are missing (crashed rank) */
-        const struct rt_event *re = exit_event(ranks, &c->members[root]);
-        if (shape == MG_ONE_TO_ALL ? re->bytes == 0 : re->received == 0)
-            return 0;
+        uint32_t root = NONE;
+        for (uint32_t k = 0; k < n && root == NONE; k++)
+            if (c->root >= 0 && c->members[k].enter.rank == (uint32_t)c->root)
+                root = k;
+        if (root == NONE || (shape == MG_ONE_TO_ALL ? !SENDS(root) : !RECEIVES(root)))
+            return 0;   /* the root's events are missing (crashed rank), or it moved nothing */
         if (group_open(f))
             return -1;
         if (shape == MG_ONE_TO_ALL && pool_push(f, root))
             return -1;
         for (uint32_t k = 0; shape == MG_ALL_TO_ONE && k < n; k++)
-            if (k != root && exit_event(ranks, &c->members[k])->bytes && pool_push(f, k))
+            if (k != root && SENDS(k) && pool_push(f, k))
                 return -1;
         group_sinks(f);
         if (shape == MG_ALL_TO_ONE && pool_push(f, root))
             return -1;
         for (uint32_t k = 0; shape == MG_ONE_TO_ALL && k < n; k++)
-            if (k != root && exit_event(ranks, &c->members[k])->received && pool_push(f, k))
+            if (k != root && RECEIVES(k) && pool_push(f, k))
                 return -1;
         group_close(f);
         return 0;
@@ -221,94 +309,35 @@ static int build(struct mg_flow *f, const struct rt_rank *ranks, const struct mg
     int barrier = c->op == OTF2_COLLECTIVE_OP_BARRIER;
     if (!barrier && !is_all_kind(c->op))
         return 0;
-    /* Two groups on an intercommunicator: a member's definition lists the
-     * remote group, so member 0 is not in its own list. */
-    if (f->cside < n) {
-        uint8_t *ns = realloc(f->side, n);
-        if (!ns)
+    /* Sparse receivers get a group each; the rest share the dense groups:
+     * everybody to everybody, or on an intercommunicator side s to 1 - s. */
+    for (uint32_t k = 0; k < n && !barrier; k++)
+        if (RECEIVES(k) && c->members[k].sparse && sparse_group(f, m, c, k))
             return -1;
-        f->side = ns;
-        f->cside = n;
-    }
-    memset(f->side, 0, n);
-    int inter = 0;
-    const struct rt_comm *c0 = comm_of(ranks, &c->members[0]);
-    if (c0) {
-        uint32_t w0 = world_of(ranks, &c->members[0]);
-        inter = 1;
-        for (uint32_t s = 0; s < c0->nmembers && inter; s++)
-            inter = c0->members[s] != w0;
-        for (uint32_t s = 0; inter && s < c0->nmembers; s++) {
-            uint32_t k = member_at(f, c0->members[s]);
-            if (k != NONE)
-                f->side[k] = 1;
-        }
-    }
-    /* Receivers that recorded sparse sources get a group each; the rest
-     * (every source or none) share the dense groups. */
-    uint8_t *dense = calloc(n, 1);
-    if (!dense)
-        return -1;
-    int rc = 0;
-    for (uint32_t k = 0; k < n && !rc; k++) {
-        const struct rt_event *e = exit_event(ranks, &c->members[k]);
-        if (!barrier && e->received == 0)
-            continue;
-        uint32_t nslots = 0;
-        const uint64_t *bits = barrier ? NULL : rt_sources_of(&ranks[c->members[k].exit.rank], c->members[k].exit.index,
-                                                              &nslots);
-        if (!nslots) {
-            dense[k] = 1;
-        } else if (bits) {
-            const struct rt_comm *ck = comm_of(ranks, &c->members[k]);
-            if (ck)
-                rc = sparse_group(f, ranks, c, k, bits, nslots, ck->members, ck->nmembers);
-        }   /* RT_SOURCES_UNKNOWN: nothing known, nothing forced */
-    }
-    for (int s = 0; s <= inter && !rc; s++) {
-        /* intra: everybody to everybody; inter: side s to side 1 - s */
-        rc = group_open(f);
-        for (uint32_t k = 0; k < n && !rc; k++)
-            if ((!inter || f->side[k] == s) && (barrier || exit_event(ranks, &c->members[k])->bytes))
-                rc = pool_push(f, k);
-        if (rc)
-            break;
+    for (int s = 0; s <= (c->inter != 0); s++) {
+        if (group_open(f))
+            return -1;
+        for (uint32_t k = 0; k < n; k++)
+            if ((!c->inter || c->members[k].side == s) && (barrier || SENDS(k)) && pool_push(f, k))
+                return -1;
         group_sinks(f);
-        for (uint32_t k = 0; k < n && !rc; k++)
-            if ((!inter || f->side[k] != s) && dense[k])
-                rc = pool_push(f, k);
-        if (!rc)
-            group_close(f);
+        for (uint32_t k = 0; k < n; k++)
+            if ((!c->inter || c->members[k].side != s) && (barrier || (RECEIVES(k) && !c->members[k].sparse))
+                && pool_push(f, k))
+                return -1;
+        group_close(f);
     }
-    free(dense);
-    return rc;
+    return 0;
 }
 
-int mg_flow_of(const struct rt_rank *ranks, uint32_t nranks, const struct mg_collective *c, struct mg_flow *f)
+#undef SENDS
+#undef RECEIVES
+
+int mg_flow_of(const struct mg_result *m, const struct mg_collective *c, struct mg_flow *f)
 {
     mg_flow_reset(f);
     f->n = c->nmembers;
-    if (f->nmember_of < nranks) {
-        uint32_t *nv = realloc(f->member_of, sizeof *nv * (nranks ? nranks : 1));
-        if (!nv)
-            return -1;
-        for (uint32_t w = f->nmember_of; w < nranks; w++)
-            nv[w] = NONE;
-        f->member_of = nv;
-        f->nmember_of = nranks;
-    }
-    for (uint32_t k = 0; k < c->nmembers; k++) {
-        uint32_t w = world_of(ranks, &c->members[k]);
-        if (w < f->nmember_of && f->member_of[w] == NONE)
-            f->member_of[w] = k;
-    }
-    int rc = build(f, ranks, c);
-    for (uint32_t k = 0; k < c->nmembers; k++) {
-        uint32_t w = world_of(ranks, &c->members[k]);
-        if (w < f->nmember_of)
-            f->member_of[w] = NONE;
-    }
-    if (rc) {
+    if (build(f, m, c) != 0) {
         mg_flow_reset(f);
         return -1;
     }
@@ -346,8 +375,7 @@ int mg_flow_pair(const struct mg_flow *f, uint32_t i, uint32_t j)
     return 0;
 }
 
-size_t mg_flow_violations(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
-                          uint64_t *const *times, int neighbour)
+size_t mg_flow_violations(const struct mg_result *match, uint64_t *const *times, int neighbour)
 {
     struct mg_flow f = { 0 };
     size_t bad = 0;
@@ -355,7 +383,7 @@ size_t mg_flow_violations(const struct rt_rank *ranks, uint32_t nranks, const st
         const struct mg_collective *c = &match->collectives[i];
         if (!c->neighbor != !neighbour)
             continue;
-        if (mg_flow_of(ranks, nranks, c, &f) != 0)
+        if (mg_flow_of(match, c, &f) != 0)
             break;
         size_t here = 0;
 #define ENTRY(k) times[c->members[k].enter.rank][c->members[k].enter.index]

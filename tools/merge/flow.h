@@ -51,15 +51,17 @@ struct mg_flow {
     uint32_t *pool;              /* storage of the groups' member lists */
     size_t npool, cpool;
     uint32_t cgroups;
-    uint32_t *member_of;         /* scratch: world rank -> member, UINT32_MAX between calls */
-    uint32_t nmember_of;
-    uint8_t *side;               /* scratch: a member's group on an intercommunicator */
-    uint32_t cside;
 };
 
-/* Fill f (zeroed by the caller or reused after mg_flow_reset) with the
- * data flow of instance c. Returns 0, or -1 when out of memory. */
-int mg_flow_of(const struct rt_rank *ranks, uint32_t nranks, const struct mg_collective *c, struct mg_flow *f);
+/* Fill what each member of every collective of `out` moved (mg_member's
+ * quiet, side, sparse sources; mg_collective.inter) from the events and
+ * definitions of `ranks`: called by mg_match. Returns 0, or -1 (memory). */
+int mg_flow_facts(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out);
+
+/* Fill f (zeroed by the caller, or reused) with the data flow of instance
+ * c of result m, by the facts its members carry. Returns 0, or -1 when
+ * out of memory. */
+int mg_flow_of(const struct mg_result *m, const struct mg_collective *c, struct mg_flow *f);
 void mg_flow_reset(struct mg_flow *f);   /* empty, keeps the storage */
 void mg_flow_free(struct mg_flow *f);
 
@@ -71,7 +73,6 @@ int mg_flow_pair(const struct mg_flow *f, uint32_t i, uint32_t j);
  * the instances (neighbourhood ones apart) where some entry that precedes
  * an exit is later than it; with neighbour = 1, the (member, in-neighbour)
  * pairs of neighbourhood instances that are out of order. */
-size_t mg_flow_violations(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
-                          uint64_t *const *times, int neighbour);
+size_t mg_flow_violations(const struct mg_result *match, uint64_t *const *times, int neighbour);
 
 #endif

@@ -2,6 +2,7 @@
  * by (communicator, sender, receiver, tag, order), collective calls by
  * (communicator, rank, order); then equal keys are walked side by side. */
 #include "match.h"
+#include "flow.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -394,7 +395,7 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
         start[nr] = b;
         uint32_t comm_size = calls[a].comm < out->ncomms ? out->comms[calls[a].comm].size : nr;
         for (size_t k = 0; k < maxlen; k++) {
-            struct mg_collective c = { calls[a].comm, 0, -1, 0, 0, NULL };
+            struct mg_collective c = { .comm = calls[a].comm, .root = -1 };
             c.members = malloc(sizeof *c.members * nr);
             if (!c.members) {
                 free(start);
@@ -408,7 +409,7 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 if (x->root >= 0)
                     c.root = x->root;
                 c.neighbor |= x->neighbor;
-                c.members[c.nmembers++] = (struct mg_member){ x->enter, x->exit, x->comm_rank };
+                c.members[c.nmembers++] = (struct mg_member){ .enter = x->enter, .exit = x->exit, .comm_rank = x->comm_rank };
             }
             if (c.nmembers < comm_size)
                 out->incomplete_collectives++;
@@ -419,6 +420,8 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
     }
 
     int rc = 0;
+    if (mg_flow_facts(ranks, nranks, out) != 0)
+        goto oom;
     goto done;
 oom:
     rc = -1;
@@ -465,6 +468,7 @@ void mg_free(struct mg_result *r)
     free(r->collectives);
     free(r->unmatched_sends);
     free(r->unmatched_recvs);
+    free(r->sources);
     memset(r, 0, sizeof *r);
 }
 

@@ -26,10 +26,22 @@ struct mg_message {
     uint64_t bytes;
 };
 
+/* What a member moved, as its exit recorded it (filled by mg_match through
+ * mg_flow_facts, flow.h; all zero means bytes both ways to everyone, the
+ * old assumption, for results built by hand). */
+#define MG_QUIET_SEND 1       /* sent no bytes */
+#define MG_QUIET_RECV 2       /* received no bytes */
+
 struct mg_member {
     struct mg_event_ref enter; /* COLL_BEGIN or NBC_REQUEST */
     struct mg_event_ref exit;  /* COLL_END or NBC_COMPLETE */
     uint32_t comm_rank;
+    uint8_t quiet;            /* MG_QUIET_* */
+    uint8_t side;             /* its group on an intercommunicator: 0 or 1 (0 on an intracommunicator) */
+    uint8_t sparse;           /* received only from the members sources[src_at, src_at + nsrc) of the result
+                               * (a sparse alltoallv/w member; every neighbourhood member) */
+    uint32_t nsrc;
+    size_t src_at;
 };
 
 struct mg_collective {
@@ -39,6 +51,7 @@ struct mg_collective {
     int neighbor;             /* a neighbourhood collective: each exit follows its in-neighbours' entries */
     uint32_t nmembers;        /* members seen; the communicator may have more */
     struct mg_member *members;
+    int inter;                /* on an intercommunicator: data flows between the members' two sides */
 };
 
 struct mg_comm {
@@ -64,6 +77,8 @@ struct mg_result {
     struct mg_unmatched *unmatched_sends, *unmatched_recvs;
     size_t nunmatched_sends, nunmatched_recvs;
     size_t incomplete_collectives;   /* instances that not every member reached */
+    uint32_t *sources;        /* member indices, see mg_member.sparse */
+    size_t nsources;
     size_t cancelled;
 };
 

@@ -97,8 +97,8 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             r->latency_violations_after++;
     }
     /* the data-flow rule (flow.h), as the constraints use it */
-    r->collective_violations_after = mg_flow_violations(ranks, nranks, match, gtime, 0);
-    r->neighbour_violations_after = mg_flow_violations(ranks, nranks, match, gtime, 1);
+    r->collective_violations_after = mg_flow_violations(match, gtime, 0);
+    r->neighbour_violations_after = mg_flow_violations(match, gtime, 1);
     int any_neighbour = 0;
     for (size_t i = 0; i < match->ncollectives && !any_neighbour; i++)
         any_neighbour = match->collectives[i].neighbor;
@@ -114,7 +114,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             }
         }
         if (ok)
-            r->neighbour_violations_raw = mg_flow_violations(ranks, nranks, match, raw, 1);
+            r->neighbour_violations_raw = mg_flow_violations(match, raw, 1);
         for (uint32_t q = 0; raw && q < nranks; q++)
             free(raw[q]);
         free(raw);
@@ -132,8 +132,8 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             if (truth[msg->recv.rank][msg->recv.index] < truth[msg->send.rank][msg->send.index])
                 r->truth_violating_messages++;
         }
-        r->truth_violating_collectives = mg_flow_violations(ranks, nranks, match, truth, 0);
-        r->neighbour_violations_truth = mg_flow_violations(ranks, nranks, match, truth, 1);
+        r->truth_violating_collectives = mg_flow_violations(match, truth, 0);
+        r->neighbour_violations_truth = mg_flow_violations(match, truth, 1);
     }
 
     /* per domain and segment: offset, drift, bounds, and with true_time the truth */
@@ -322,7 +322,7 @@ void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nra
         if (ctime[msg->recv.rank][msg->recv.index] < ctime[msg->send.rank][msg->send.index])
             r->clc_tachyons_after++;
     }
-    r->clc_collective_violations_after = mg_flow_violations(ranks, nranks, match, ctime, 0);
+    r->clc_collective_violations_after = mg_flow_violations(match, ctime, 0);
     /* errors and interval distortion, measured as ours are in report_fill:
      * residuals of a least-squares line against true time, intervals in
      * the fitted rate */
