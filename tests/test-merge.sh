@@ -74,6 +74,7 @@ bad_input() {   # bad_input LABEL RAWDIR EXPECTED-WORD
     local rc=$?
     ok $([ $rc -ne 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "$3" "$tmp/err" && [ ! -e "$tmp/bad.out" ]; echo $?) \
         "$1: one-line error, no output ($(cat "$tmp/err"))"
+    rm -rf "$tmp/bad.out"   # a wrongly accepted input must not fail the cases after it
 }
 bad_input "missing directory" "$tmp/nonexistent" "No such file"
 mkdir -p "$tmp/empty"
