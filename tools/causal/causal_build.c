@@ -258,6 +258,11 @@ static int setup_instances(struct builder *b)
         in->root = -1;
         in->n = col->nmembers;
         in->done = 1;
+        /* Neighbourhood instances apart: the merged archive does not carry
+         * the topologies, and the index rebuilt from it (synctrace causal)
+         * must be the merge's own. */
+        if (col->neighbor)
+            continue;
         if (mg_flow_of(m, col, &in->flow) != 0)
             return -1;
         if (!in->flow.order && !in->flow.ngroups) {

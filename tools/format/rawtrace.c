@@ -20,10 +20,9 @@ struct ctx {
     int failed;
     uint32_t attr_true_time;
     int have_true_attr;
-    uint32_t attr_slots;      /* coll_sources_slots (the tracer's src/writer.c) */
-    int have_slots_attr;
-    uint32_t *attr_word;      /* attribute ref -> 1 + k for coll_sources_<k>, else 0 */
-    uint32_t nattr_word;
+    struct rt_source_attrs src_attrs;   /* coll_sources_* (the tracer's src/writer.c) */
+    uint64_t *src_buf;
+    size_t csrc_buf;
     struct loc { uint64_t id, nevents; } *locs;   /* every location the archive defines */
     uint32_t nlocs;
 };
@@ -154,18 +153,9 @@ static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_St
         c->attr_true_time = self;
         c->have_true_attr = 1;
     }
-    unsigned k;
-    int used = 0;
-    if (strcmp(str(c, name), "coll_sources_slots") == 0 && type == OTF2_TYPE_UINT32) {
-        c->attr_slots = self;
-        c->have_slots_attr = 1;
-    } else if (sscanf(str(c, name), "coll_sources_%u%n", &k, &used) == 1 && str(c, name)[used] == 0
-               && type == OTF2_TYPE_UINT64 && k < (1u << 20) && self < (1u << 20)) {
-        if (ensure((void **)&c->attr_word, &c->nattr_word, self, sizeof *c->attr_word) != 0) {
-            c->failed = 1;
-            return OTF2_CALLBACK_INTERRUPT;
-        }
-        c->attr_word[self] = k + 1;
+    if (rt_source_attr_def(&c->src_attrs, self, str(c, name), type) != 0) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
     }
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -260,17 +250,66 @@ static OTF2_CallbackCode ev_nbc_request(EV_HEAD, uint64_t req) { EV_UNUSED; retu
 
 static OTF2_CallbackCode ev_coll_begin(EV_HEAD) { EV_UNUSED; PUSH(RT_COLL_BEGIN); (void)e; return OTF2_CALLBACK_SUCCESS; }
 
-/* A sparse alltoallv/w member's source slots (the coll_sources_* attributes) into r's side table. */
-static int note_sources(struct ctx *c, OTF2_AttributeList *attrs)
+int rt_source_attr_def(struct rt_source_attrs *a, uint32_t self, const char *name, int type)
 {
-    struct rt_rank *r = c->r;
-    uint32_t nslots;
-    if (!c->have_slots_attr || !attrs || OTF2_AttributeList_GetUint32(attrs, c->attr_slots, &nslots) != OTF2_SUCCESS
-        || nslots == 0)
+    unsigned k;
+    int used = 0;
+    if (strcmp(name, "coll_sources_slots") == 0 && type == OTF2_TYPE_UINT32) {
+        a->slots_ref = self;
+        a->have_slots = 1;
+    } else if (sscanf(name, "coll_sources_%u%n", &k, &used) == 1 && name[used] == 0 && type == OTF2_TYPE_UINT64
+               && k < (1u << 20) && self < (1u << 20)) {
+        if (ensure((void **)&a->word_of, &a->nword_of, self, sizeof *a->word_of) != 0)
+            return -1;
+        a->word_of[self] = k + 1;
+    }
+    return 0;
+}
+
+void rt_source_attr_free(struct rt_source_attrs *a)
+{
+    free(a->word_of);
+    memset(a, 0, sizeof *a);
+}
+
+int rt_source_attr_read(const struct rt_source_attrs *a, void *otf2_attrs, uint64_t **buf, size_t *cap,
+                        uint32_t *nslots)
+{
+    OTF2_AttributeList *attrs = otf2_attrs;
+    *nslots = 0;
+    if (!a->have_slots || !attrs || OTF2_AttributeList_GetUint32(attrs, a->slots_ref, nslots) != OTF2_SUCCESS)
         return 0;
-    uint32_t words = nslots == RT_SOURCES_UNKNOWN ? 0 : (nslots + 63) / 64;
-    if (words > (1u << 20))
-        words = 0, nslots = RT_SOURCES_UNKNOWN;   /* not what the tracer writes: say nothing */
+    uint32_t words = *nslots == RT_SOURCES_UNKNOWN ? 0 : (*nslots + 63) / 64;
+    if (words > (1u << 20)) {
+        *nslots = RT_SOURCES_UNKNOWN;   /* not what the tracer writes: say nothing */
+        words = 0;
+    }
+    if (words > *cap) {
+        uint64_t *nv = realloc(*buf, sizeof *nv * words);
+        if (!nv)
+            return -1;
+        *buf = nv;
+        *cap = words;
+    }
+    if (words)
+        memset(*buf, 0, sizeof **buf * words);
+    uint32_t n = OTF2_AttributeList_GetNumberOfElements(attrs);
+    for (uint32_t i = 0; i < n; i++) {
+        OTF2_AttributeRef ref;
+        OTF2_Type type;
+        OTF2_AttributeValue v;
+        if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &ref, &type, &v) != OTF2_SUCCESS)
+            continue;
+        uint32_t k = ref < a->nword_of ? a->word_of[ref] : 0;
+        if (k && k - 1 < words && type == OTF2_TYPE_UINT64)
+            (*buf)[k - 1] = v.uint64;
+    }
+    return 0;
+}
+
+int rt_add_sources(struct rt_rank *r, uint64_t index, uint32_t nslots, const uint64_t *bits)
+{
+    uint32_t words = nslots == RT_SOURCES_UNKNOWN || !bits ? 0 : (nslots + 63) / 64;
     struct rt_sources *ns = realloc(r->sources, sizeof *ns * (r->nsources + 1));
     if (!ns)
         return -1;
@@ -279,21 +318,22 @@ static int note_sources(struct ctx *c, OTF2_AttributeList *attrs)
     if (!nw)
         return -1;
     r->source_words = nw;
-    memset(nw + r->nsource_words, 0, sizeof *nw * words);
-    uint32_t n = OTF2_AttributeList_GetNumberOfElements(attrs);
-    for (uint32_t i = 0; i < n; i++) {
-        OTF2_AttributeRef a;
-        OTF2_Type type;
-        OTF2_AttributeValue v;
-        if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &a, &type, &v) != OTF2_SUCCESS)
-            continue;
-        uint32_t k = a < c->nattr_word ? c->attr_word[a] : 0;
-        if (k && k - 1 < words && type == OTF2_TYPE_UINT64)
-            nw[r->nsource_words + k - 1] = v.uint64;
-    }
-    ns[r->nsources++] = (struct rt_sources){ r->nevents - 1, nslots, r->nsource_words };
+    if (words)
+        memcpy(nw + r->nsource_words, bits, sizeof *nw * words);
+    ns[r->nsources++] = (struct rt_sources){ index, words || nslots == RT_SOURCES_UNKNOWN ? nslots
+                                                                                        : RT_SOURCES_UNKNOWN,
+                                             r->nsource_words };
     r->nsource_words += words;
     return 0;
+}
+
+/* A sparse alltoallv/w member's source slots into r's side table. */
+static int note_sources(struct ctx *c, OTF2_AttributeList *attrs)
+{
+    uint32_t nslots;
+    if (rt_source_attr_read(&c->src_attrs, attrs, &c->src_buf, &c->csrc_buf, &nslots) != 0)
+        return -1;
+    return nslots ? rt_add_sources(c->r, c->r->nevents - 1, nslots, c->src_buf) : 0;
 }
 
 static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
@@ -589,7 +629,8 @@ done:
         free(c.groups[i].members);
     free(c.groups);
     free(c.locs);
-    free(c.attr_word);
+    rt_source_attr_free(&c.src_attrs);
+    free(c.src_buf);
     OTF2_Reader_Close(rd);
     return rc;
 }

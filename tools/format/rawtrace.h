@@ -101,6 +101,24 @@ int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local);
  * *nslots = 0 when it received from every slot or none (the common case),
  * NULL with RT_SOURCES_UNKNOWN when sparse but unrecorded, else the bits. */
 const uint64_t *rt_sources_of(const struct rt_rank *r, uint64_t index, uint32_t *nslots);
+/* Append a side-table entry for event `index` of r (the events of r come in
+ * index order): nslots slots, bits (NULL: RT_SOURCES_UNKNOWN). 0 or -1. */
+int rt_add_sources(struct rt_rank *r, uint64_t index, uint32_t nslots, const uint64_t *bits);
+/* The coll_sources_* attributes as an archive defines them, for readers:
+ * rt_source_attr_def for every attribute definition (0, or -1 when out of
+ * memory), rt_source_attr_read per event (otf2_attrs: its
+ * OTF2_AttributeList; *nslots = 0 when it has none; the bits go to *buf,
+ * grown as needed). */
+struct rt_source_attrs {
+    uint32_t slots_ref;
+    int have_slots;
+    uint32_t *word_of;        /* attribute ref -> 1 + k for coll_sources_<k>, else 0 */
+    uint32_t nword_of;
+};
+int rt_source_attr_def(struct rt_source_attrs *a, uint32_t self, const char *name, int type);
+int rt_source_attr_read(const struct rt_source_attrs *a, void *otf2_attrs, uint64_t **buf, size_t *cap,
+                        uint32_t *nslots);
+void rt_source_attr_free(struct rt_source_attrs *a);
 const char *rt_kind_name(enum rt_kind kind);
 const char *rt_collective_name(uint32_t op);
 

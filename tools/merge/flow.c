@@ -148,18 +148,20 @@ int mg_flow_facts(const struct rt_rank *ranks, uint32_t nranks, struct mg_result
             const struct rt_event *e = exit_event(ranks, mk);
             mk->quiet = (uint8_t)((e->bytes ? 0 : MG_QUIET_SEND) | (e->received ? 0 : MG_QUIET_RECV));
         }
-        /* Two groups on an intercommunicator: a member's definition lists
-         * the remote group, so member 0 is not in its own list. */
+        /* Two groups on an intercommunicator: a definition lists one of
+         * them (a raw archive the member's remote group), so some member
+         * is not in member 0's list; side 1 is the listed group. */
         const struct rt_comm *c0 = c->nmembers ? comm_of(ranks, &c->members[0]) : NULL;
         if (c0 && !c->neighbor) {
-            c->inter = 1;
-            for (uint32_t s = 0; s < c0->nmembers && c->inter; s++)
-                c->inter = c0->members[s] != WORLD(0);
-            for (uint32_t s = 0; c->inter && s < c0->nmembers; s++) {
+            for (uint32_t s = 0; s < c0->nmembers; s++) {
                 uint32_t k = c0->members[s] < nranks ? x.member_of[c0->members[s]] : NONE;
                 if (k != NONE)
                     c->members[k].side = 1;
             }
+            for (uint32_t k = 0; k < c->nmembers && !c->inter; k++)
+                c->inter = c->members[k].side == 0;
+            for (uint32_t k = 0; !c->inter && k < c->nmembers; k++)
+                c->members[k].side = 0;   /* an intracommunicator: one side */
         }
         for (uint32_t k = 0; k < c->nmembers && !rc; k++) {
             struct mg_member *mk = &c->members[k];

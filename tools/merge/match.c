@@ -133,6 +133,7 @@ static int same_key(const struct endpoint *x, const struct endpoint *y)
 struct call {
     uint32_t comm, rank, op, comm_rank;   /* rank: the world rank (its threads' calls interleave by time) */
     int root, neighbor;
+    int root_self;            /* the caller is the root (MPI_ROOT on an intercommunicator) */
     uint64_t order;
     struct mg_event_ref enter, exit;
 };
@@ -287,12 +288,14 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 break;
             case RT_COLL_END:
             case RT_NBC_COMPLETE: {
-                struct call c = { comm, me, e->tag, 0, -1, 0, 0, { r, 0 }, { r, i } };
+                struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, { r, 0 }, { r, i } };
                 /* The root: MPI_ROOT on an intercommunicator is the caller
                  * itself; MPI_PROC_NULL (the rest of the root's group) names
                  * none; else a rank of the (remote) group. */
-                if (e->peer == OTF2_COLLECTIVE_ROOT_SELF)
+                if (e->peer == OTF2_COLLECTIVE_ROOT_SELF) {
                     c.root = (int)me;
+                    c.root_self = 1;
+                }
                 else if (e->peer < OTF2_COLLECTIVE_ROOT_THIS_GROUP)
                     c.root = rt_world_rank(rk, e->ref, e->peer);
                 if (e->kind == RT_COLL_END) {
@@ -401,13 +404,17 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 free(start);
                 goto oom;
             }
+            int root_said = 0;
             for (uint32_t q = 0; q < nr; q++) {
                 if (start[q] + k >= start[q + 1])
                     continue;
                 const struct call *x = &calls[start[q] + k];
                 c.op = x->op;
-                if (x->root >= 0)
+                /* the root's own word first: the other group names it by a
+                 * remote rank, resolved through a definition */
+                if (x->root >= 0 && (x->root_self || !root_said))
                     c.root = x->root;
+                root_said |= x->root_self;
                 c.neighbor |= x->neighbor;
                 c.members[c.nmembers++] = (struct mg_member){ .enter = x->enter, .exit = x->exit, .comm_rank = x->comm_rank };
             }
