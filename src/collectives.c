@@ -238,29 +238,44 @@ static int local_size(MPI_Comm comm)
 
 /* The peers whose blocks this rank receives when that is not all of them
  * or none: the merge's data-flow constraints need it (DESIGN.md "Clock
- * model and solver"); the common dense case records nothing. */
+ * model and solver"); the common dense case records nothing. Slots are
+ * numbered over the live ones only, as the communicator's recorded
+ * in-neighbours are (a Cartesian border's MPI_PROC_NULL has none). */
+static int block_nonempty(const int *counts, int i, MPI_Datatype type, const MPI_Datatype *types, int type_size)
+{
+    return types ? st_type_bytes(counts[i], types[i]) > 0 : counts[i] > 0 && type_size > 0;
+}
+
 static void note_sources(struct st_coll *c, int n, uint64_t live, const int *counts, MPI_Datatype type,
                          const MPI_Datatype *types)
 {
-    int nonzero = 0, slots = 0;
-    for (int i = 0; counts && i < n; i++) {
+    int nonzero = 0, slots = 0, size = 0;
+    if (!counts || n <= 0)
+        return;
+    if (!types && (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS))
+        return;
+    for (int i = 0; i < n; i++) {
         if (!is_live(live, i))
             continue;
         slots++;
-        nonzero += st_type_bytes(counts[i], types ? types[i] : type) > 0;
+        nonzero += block_nonempty(counts, i, type, types, size);
     }
-    if (nonzero == 0 || nonzero == slots || n <= 0)
+    if (nonzero == 0 || nonzero == slots)
         return;
-    uint32_t words = (uint32_t)(n + 63) / 64;
+    uint32_t words = (uint32_t)(slots + 63) / 64;
     c->sources = calloc(words, sizeof *c->sources);
     if (!c->sources) {
         c->nslots = ST_COLL_SOURCES_UNKNOWN;   /* sparse, but we cannot say how */
         return;
     }
-    c->nslots = (uint32_t)n;
-    for (int i = 0; i < n; i++)
-        if (is_live(live, i) && st_type_bytes(counts[i], types ? types[i] : type) > 0)
-            c->sources[i / 64] |= (uint64_t)1 << (i % 64);
+    c->nslots = (uint32_t)slots;
+    for (int i = 0, s = 0; i < n; i++) {
+        if (!is_live(live, i))
+            continue;
+        if (block_nonempty(counts, i, type, types, size))
+            c->sources[s / 64] |= (uint64_t)1 << (s % 64);
+        s++;
+    }
 }
 
 struct st_coll st_coll_allgather(const void *sendbuf, int scount, MPI_Datatype stype, int rcount,

@@ -124,15 +124,12 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     uint32_t nvert = nclock;
     struct side *sides = calloc(nclock ? nclock : 1, sizeof *sides);
     struct side *exits = calloc(nclock ? nclock : 1, sizeof *exits);
-    uint32_t *member_of = malloc(sizeof *member_of * (m->nranks ? m->nranks : 1));   /* world rank -> member */
     struct sv_graph *g = NULL;
     struct mg_flow flow = { 0 };
     uint32_t *su = NULL, *sv = NULL;   /* a group's distinct source and sink vertices */
     size_t csu = 0, csv = 0;
-    if (!sides || !exits || !member_of)
+    if (!sides || !exits)
         goto fail;
-    for (uint32_t r = 0; r < m->nranks; r++)
-        member_of[r] = UINT32_MAX;
 
 #define HUB_EDGE(a, b, weight)                                                       \
     do {                                                                             \
@@ -321,7 +318,6 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     free(hub);
     free(sides);
     free(exits);
-    free(member_of);
     mg_flow_free(&flow);
     free(su);
     free(sv);
@@ -334,7 +330,6 @@ fail:
     free(hub);
     free(sides);
     free(exits);
-    free(member_of);
     mg_flow_free(&flow);
     free(su);
     free(sv);
