@@ -2,8 +2,9 @@
  * members only, while one rank is late: Open MPI completes zero-byte
  * Allreduce, Alltoall, Bcast, Reduce_scatter and Allgatherv locally, so the
  * other ranks leave before the late one enters. Sparse Alltoallv/w (each
- * rank sends to its successor only) and an intercommunicator Allreduce /
- * Bcast follow. A ring exchange after each round gives the merge messages
+ * rank sends to its successor only), a sparse neighbourhood Alltoallv on
+ * a non-periodic line (data to the right only; the ends have MPI_PROC_NULL
+ * neighbours) and an intercommunicator Allreduce / Bcast follow. A ring exchange after each round gives the merge messages
  * to check. The merge must constrain only where data flowed (DESIGN.md
  * "Clock model and solver"): no tachyon, every true offset inside its
  * bounds (tests/test-dataflow.sh).
@@ -41,6 +42,9 @@ int main(int argc, char **argv)
     int inter = np >= 2;
     if (inter)
         MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 5, &ic);
+    MPI_Comm line;
+    int dims[1] = { np }, periods[1] = { 0 };
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &line);
     long sum = 0;
     int next = (me + 1) % np, prev = (me + np - 1) % np;
     for (int r = 0; r < rounds; r++) {
@@ -72,6 +76,14 @@ int main(int argc, char **argv)
         MPI_Ialltoallv(buf, sc, sd, MPI_INT, out, rc, rd, MPI_INT, MPI_COMM_WORLD, &rq);
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
         sum += out[prev];
+        /* neighbourhood: slot 0 is the left neighbour, slot 1 the right;
+         * send right only, so receive from the left only */
+        {
+            int nsc[2] = { 0, 1 }, nrc[2] = { 1, 0 }, nsd[2] = { 0, 1 }, nrd[2] = { 0, 1 };
+            int nout[2] = { -1, -1 }, nin[2] = { 1000 * r + me, 1000 * r + me };
+            MPI_Neighbor_alltoallv(nin, nsc, nsd, MPI_INT, nout, nrc, nrd, MPI_INT, line);
+            sum += me > 0 ? nout[0] : 0;
+        }
         /* zero bytes on an intercommunicator */
         if (inter) {
             MPI_Allreduce(buf, out, 0, MPI_INT, MPI_SUM, ic);
@@ -89,6 +101,7 @@ int main(int argc, char **argv)
         printf("mpi_zerobytes: %d rounds on %d ranks, checksum %ld\n", rounds, np, total);
     if (inter)
         MPI_Comm_free(&ic);
+    MPI_Comm_free(&line);
     MPI_Comm_free(&local);
     free(sc);
     free(rc);
