@@ -241,7 +241,7 @@ static int local_size(MPI_Comm comm)
  * model and solver"); the common dense case records nothing. Slots are
  * numbered over the live ones only, as the communicator's recorded
  * in-neighbours are (a Cartesian border's MPI_PROC_NULL has none). */
-static int block_nonempty(const int *counts, int i, MPI_Datatype type, const MPI_Datatype *types, int type_size)
+static int block_nonempty(const int *counts, int i, const MPI_Datatype *types, int type_size)
 {
     return types ? st_type_bytes(counts[i], types[i]) > 0 : counts[i] > 0 && type_size > 0;
 }
@@ -258,7 +258,7 @@ static void note_sources(struct st_coll *c, int n, uint64_t live, const int *cou
         if (!is_live(live, i))
             continue;
         slots++;
-        nonzero += block_nonempty(counts, i, type, types, size);
+        nonzero += block_nonempty(counts, i, types, size);
     }
     if (nonzero == 0 || nonzero == slots)
         return;
@@ -272,7 +272,7 @@ static void note_sources(struct st_coll *c, int n, uint64_t live, const int *cou
     for (int i = 0, s = 0; i < n; i++) {
         if (!is_live(live, i))
             continue;
-        if (block_nonempty(counts, i, type, types, size))
+        if (block_nonempty(counts, i, types, size))
             c->sources[s / 64] |= (uint64_t)1 << (s % 64);
         s++;
     }

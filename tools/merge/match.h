@@ -80,6 +80,10 @@ struct mg_result {
     uint32_t *sources;        /* member indices, see mg_member.sparse */
     size_t nsources;
     size_t cancelled;
+    /* one-sided orderings MPI guarantees (rma_flow.h): send = the operation
+     * at its origin, recv = the end of the target's closing fence */
+    struct mg_message *rma_flows;
+    size_t nrma_flows;
 };
 
 /* The pattern of a collective operation; what it forces between members
