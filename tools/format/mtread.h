@@ -39,6 +39,11 @@ struct mt_trace {
     uint32_t freed_attr[3];   /* freed_receive_comm, _source, _tag: RT_IRECV_FREED (freed_attrs == 7) */
     int freed_attrs;
     void *reader;             /* OTF2_Reader */
+    /* Optional, set by the caller: called right after the event callback
+     * of a collective's exit that carries a sparse member's sources (the
+     * coll_sources_* attributes; bits NULL with RT_SOURCES_UNKNOWN). */
+    int (*on_sources)(void *user, uint32_t location, uint32_t nslots, const uint64_t *bits);
+    struct rt_source_attrs source_attrs;   /* (the definitions) */
 };
 
 /* Open the archive and read its definitions. Returns 0, or -1 with a

@@ -673,6 +673,21 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
                             sref(&t, "freed_receive_tag") };
     uint32_t s_freed_desc = sref(&t, "a receive request released by MPI_Request_free before it completed: "
                                      "what it was posted for");
+    /* the collective source attributes, as src/writer.c defines them */
+    uint32_t source_words = j->world_size > 0 ? ((uint32_t)j->world_size + 63) / 64 : 1;
+    uint32_t s_slots = sref(&t, "coll_sources_slots");
+    uint32_t s_slots_desc = sref(&t, "collective: source slots of a sparse alltoallv/w member");
+    uint32_t s_bits_desc = sref(&t, "collective: non-empty source slots, 64 per word");
+    char (*source_names)[32] = calloc(source_words, sizeof *source_names);   /* sref keeps the pointers */
+    if (!source_names) {
+        free(t.v);
+        free(thread_names);
+        return 0;
+    }
+    for (uint32_t k = 0; k < source_words; k++) {
+        snprintf(source_names[k], sizeof source_names[k], "coll_sources_%u", k);
+        sref(&t, source_names[k]);
+    }
     for (uint32_t k = 1; k < nlocs; k++)
         sref(&t, thread_names[k]);
     for (uint32_t r = 0; r < j->nregions; r++)
@@ -691,6 +706,7 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
         free(t.v);
         free(t.slots);
         free(thread_names);
+        free(source_names);
         return 0;
     }
     CHECK(OTF2_GlobalDefWriter_WriteClockProperties(gd, resolution, j->opened_at, 0, OTF2_UNDEFINED_TIMESTAMP));
@@ -712,8 +728,12 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     }
     if (j->true_time)
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64));
-    /* as src/writer.c defines them (its freed_attr()): after true_time, dense */
-    uint32_t freed = j->true_time ? 1 : 0;
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 1, s_slots, s_slots_desc, OTF2_TYPE_UINT32));
+    for (uint32_t k = 0; k < source_words; k++)
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 2 + k, sref(&t, source_names[k]), s_bits_desc,
+                                                  OTF2_TYPE_UINT64));
+    /* as src/writer.c defines them (its freed_attr()): after the source ones */
+    uint32_t freed = 2 + source_words;
     CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed, s_freed[0], s_freed_desc, OTF2_TYPE_COMM));
     CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 1, s_freed[1], s_freed_desc, OTF2_TYPE_INT32));
     CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 2, s_freed[2], s_freed_desc, OTF2_TYPE_INT32));
@@ -765,6 +785,7 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     free(t.v);
     free(t.slots);
     free(thread_names);
+    free(source_names);
     return ok;
 }
 
