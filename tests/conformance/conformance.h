@@ -7,7 +7,9 @@
  * cf_expect(world sender, world receiver) in the side file named by
  * $CONFORMANCE_PEERS (one file per rank: PREFIX.RANK), so that an
  * independent reader can check that each message of the merged archive
- * points at the right world ranks. Header-only: each program is one file. */
+ * points at the right world ranks; cf_expect_record() announces other
+ * things the merged archive must hold (names, windows, RMA operations,
+ * topologies). Header-only: each program is one file. */
 #ifndef CONFORMANCE_H
 #define CONFORMANCE_H
 #include <mpi.h>
@@ -61,6 +63,14 @@ static inline void cf_expect(int from, int to)
 {
     if (cf_peers)
         fprintf(cf_peers, "%d %d\n", from, to);
+}
+
+/* The merged archive must hold `what` (a line for the checker: "name S",
+ * "window", "put", "get", "cart"). */
+static inline void cf_expect_record(const char *what)
+{
+    if (cf_peers)
+        fprintf(cf_peers, "%s\n", what);
 }
 
 /* World rank of rank `r` of communicator `comm` (of its remote group on an

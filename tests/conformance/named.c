@@ -12,6 +12,8 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, cf_rank % 2, cf_rank, &half);
     MPI_Comm_set_name(half, cf_rank % 2 ? "odd ranks" : "even ranks");
     MPI_Comm_set_name(MPI_COMM_WORLD, "everyone");
+    cf_expect_record("name solver");
+    cf_expect_record(cf_rank % 2 ? "name odd ranks" : "name even ranks");
     char name[MPI_MAX_OBJECT_NAME];
     int len;
     MPI_Comm_get_name(dup, name, &len);

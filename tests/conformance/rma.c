@@ -17,15 +17,19 @@ int main(int argc, char **argv)
         mem[i] = 0;
     MPI_Win_create(mem, W * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_set_name(win, "conformance window");
+    cf_expect_record("name conformance window");
+    cf_expect_record("window");
 
     /* fence: put to the right, get from the left, accumulate into rank 0 */
     cf_fill(v, W, 1);
     MPI_Win_fence(0, win);
     MPI_Put(v, 4, MPI_INT, right, 0, 4, MPI_INT, win);
+    cf_expect_record("put");
     MPI_Win_fence(0, win);
     if (cf_rank == 3)
         cf_sleep_ms(10);
     MPI_Get(got, 4, MPI_INT, left, 0, 4, MPI_INT, win);
+    cf_expect_record("get");
     MPI_Accumulate(v, 2, MPI_INT, 0, 8, 2, MPI_INT, MPI_SUM, win);
     MPI_Win_fence(0, win);
     cf_fold_ints(got, 4);
@@ -43,6 +47,7 @@ int main(int argc, char **argv)
     }
     MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
     MPI_Get(got, 1, MPI_INT, 1, 12, 1, MPI_INT, win);
+    cf_expect_record("get");
     MPI_Win_unlock(1, win);
     cf_fold_ints(got, 1);
     MPI_Win_lock_all(0, win);
@@ -55,6 +60,7 @@ int main(int argc, char **argv)
     /* PSCW: even ranks expose their windows to the next odd rank, which puts */
     int *mem2;
     MPI_Win_allocate(W * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem2, &win2);
+    cf_expect_record("window");
     for (int i = 0; i < W; i++)
         mem2[i] = -1;
     MPI_Barrier(MPI_COMM_WORLD);
@@ -71,6 +77,7 @@ int main(int argc, char **argv)
         cf_fill(v, W, 2);
         MPI_Win_start(peer, 0, win2);
         MPI_Put(v, W, MPI_INT, other, 0, W, MPI_INT, win2);
+        cf_expect_record("put");
         MPI_Win_complete(win2);
     }
     MPI_Group_free(&peer);

@@ -11,6 +11,7 @@ int main(int argc, char **argv)
     int dims[2] = { 2, 2 }, periods[2] = { 1, 0 }, v[16], out[32];
     MPI_Comm cart, row, graph, dist;
     MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+    cf_expect_record("cart");
     int me, coords[2];
     MPI_Comm_rank(cart, &me);
     MPI_Cart_coords(cart, me, 2, coords);
