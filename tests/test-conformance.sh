@@ -14,7 +14,7 @@ programs="self_comm split_single intercomm_p2p intercomm_rooted intercomm_all ze
           named persistent_nbc request_free group_idup"
 checks="monotonic tachyons matched peers dataflow error bounds report records"
 nchecks=$(echo $checks | wc -w)
-plan $(( $(echo $programs | wc -w) * (2 + nchecks) ))
+plan $(( $(echo $programs | wc -w) * (2 + nchecks) + 4 ))
 tmp=$(scratch)
 mkdir -p "$tmp/conformance"
 skew=seed=29,offset_us=1000,drift_ppm=50
@@ -95,4 +95,30 @@ for prog in $programs; do
         fi
     done
 done
+
+# The checker is not vacuous: a doctored copy of a clean result (split_single:
+# every check passes) must fail the check each doctoring aims at.
+d=$tmp/doctored
+if [ -f "$tmp/split_single.out/report.json" ] && [ -n "$pyotf2" ]; then
+    cp -r "$tmp/split_single.out" "$d"
+    "$pyotf2" - "$d/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["truth"]["error_max_ns"] = r["truth"]["error_max_ns"] * 2 + 100   # a wrong error
+dom = r["domains"][1]
+dom["lo_ns"] = dom["hi_ns"] = dom["true_offset_ns"] + 10000          # bounds that miss the truth
+dom["segments"][0]["lo_ns"] = dom["segments"][0]["hi_ns"] = dom["lo_ns"]
+r["unmatched_sends"] = 1
+json.dump(r, open(sys.argv[1], "w"))
+PY
+    for r in 0 1 2 3; do cp "$tmp/split_single.peers.$r" "$d.peers.$r"; done
+    echo "0 3" >>"$d.peers.0"                                          # a message never sent
+    "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$d" "$d.peers" 4 >"$d.check" 2>&1
+    for c in error bounds report peers; do
+        grep -q "^not ok - $c: " "$d.check"
+        ok $? "the checker catches a doctored $c ($(grep -E "^(not )?ok - $c: " "$d.check" | cut -c1-120))"
+    done
+else
+    for c in error bounds report peers; do skip "no clean split_single result or no Python otf2 module"; done
+fi
 finish
