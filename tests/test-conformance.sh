@@ -6,8 +6,12 @@
 # reader, no synctrace code — checks the merged archive and report.json:
 # monotonic, tachyons, matched, peers, dataflow, error, bounds, report,
 # records (see that script). A check that fails because of a bug another
-# part of issue 10 is fixing is marked "# TODO known: ..." in known() below;
-# when it passes, TAP says XPASS and the mark must go.
+# part of issue 10 is fixing, listed in known() below, is reported as
+# "not ok ... # TODO known: REASON". Only a failing check is marked: some of
+# those checks fail by chance (bounds after a relaxed solution), and a mark
+# on a passing check would turn it into an XPASS, a failure. A listed check
+# that passes says so in a "# known issue not seen" line: once it never
+# shows any more, its line in known() must go.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
 programs="self_comm split_single intercomm_p2p intercomm_rooted intercomm_all zero_late in_place rma topology
@@ -18,6 +22,11 @@ plan $(( $(echo $programs | wc -w) * (2 + nchecks) + 4 ))
 tmp=$(scratch)
 mkdir -p "$tmp/conformance"
 skew=seed=29,offset_us=1000,drift_ppm=50
+
+# mark CHECK "CHECKS" REASON: REASON when CHECK is one of CHECKS.
+mark() {
+    case " $2 " in *" $1 "*) echo "$3" ;; esac
+}
 
 # known PROGRAM CHECK: the reason a check fails today, where the fix belongs
 # to another part of issue 10 (colls, comms, archive); empty when it must pass.
@@ -33,18 +42,20 @@ known() {
     local names="archive: communicator and window names are lost in the merge (issue 10 §6)"
     local rma="archive: no RmaWin definitions or RMA events in the merged archive (issue 10 §6)"
     local topo="archive: Cartesian topologies are not in the merged archive (issue 10 §6)"
-    case $1:$2 in
-    self_comm:tachyons | self_comm:matched | self_comm:peers | self_comm:bounds | self_comm:report) echo "$self" ;;
-    group_idup:tachyons | group_idup:matched | group_idup:dataflow | group_idup:bounds | group_idup:report) echo "$key" ;;
-    intercomm_p2p:tachyons | intercomm_p2p:matched | intercomm_p2p:peers) echo "$ip2p" ;;
-    intercomm_all:tachyons | intercomm_all:dataflow | intercomm_all:bounds | intercomm_all:report) echo "$icoll" ;;
-    intercomm_rooted:run | intercomm_rooted:report) echo "$crash" ;;
-    zero_late:tachyons | zero_late:dataflow | zero_late:bounds | zero_late:report) echo "$zero" ;;
-    persistent_nbc:tachyons | persistent_nbc:dataflow | persistent_nbc:bounds | persistent_nbc:report) echo "$nbc" ;;
-    request_free:report) echo "$freed" ;;
-    named:records) echo "$names" ;;
-    rma:records) echo "$rma" ;;
-    topology:records) echo "$topo" ;;
+    # the checks a wrong constraint spoils: tachyons, data flow, bounds, report
+    local spoiled="tachyons dataflow bounds report"
+    case $1 in
+    self_comm) mark "$2" "$spoiled matched peers" "$self" ;;
+    group_idup) mark "$2" "$spoiled matched" "$key" ;;
+    intercomm_p2p) mark "$2" "$spoiled matched peers" "$ip2p" ;;
+    intercomm_all) mark "$2" "$spoiled matched" "$icoll" ;;
+    intercomm_rooted) mark "$2" "run $spoiled" "$crash" ;;
+    zero_late) mark "$2" "$spoiled" "$zero" ;;
+    persistent_nbc) mark "$2" "$spoiled" "$nbc" ;;
+    request_free) mark "$2" "report matched" "$freed" ;;
+    named) mark "$2" records "$names" ;;
+    rma) mark "$2" records "$rma" ;;
+    topology) mark "$2" records "$topo" ;;
     esac
 }
 
@@ -55,8 +66,12 @@ check() {
     [ -n "${NOMARK:-}" ] || why=$(known "$1" "$2")
     _tap_n=$((_tap_n + 1))
     local line="ok $_tap_n - $1: $4"
-    [ "$3" -eq 0 ] || line="not $line"
-    [ -n "$why" ] && line="$line # TODO known: $why"
+    if [ "$3" -eq 0 ]; then
+        [ -z "$why" ] || echo "# known issue not seen: $1 $2 ($why)"
+    else
+        line="not $line"
+        [ -z "$why" ] || line="$line # TODO known: $why"
+    fi
     echo "$line"
 }
 
