@@ -6,7 +6,7 @@ reader and MERGED_DIR/report.json, and shares no code with synctrace.
 
 It prints one line per check, "ok - NAME: detail" or "not ok - NAME: detail",
 NAME one of:
-  monotonic     per location, merged times never decrease
+  monotonic     per location, merged times and true times never decrease
   tachyons      every message, paired by this script first-in-first-out per
                 (communicator, world sender, world receiver, tag), receives in
                 posting order, is received at or after it was sent
@@ -377,12 +377,18 @@ def check_truth(events, report, resolution):
 
 
 def check_monotonic(events):
-    last, bad = {}, 0
+    last, last_true, bad, bad_true = {}, {}, 0, 0
     for loc, me, kind, ev, i in events:
         if ev.time < last.get(loc, 0):
             bad += 1
         last[loc] = ev.time
-    say(bad == 0, "monotonic", "%d events, %d earlier than their predecessor" % (len(events), bad))
+        t = true_time(ev)
+        if t is not None:
+            if t < last_true.get(loc, 0):
+                bad_true += 1
+            last_true[loc] = t
+    say(bad == 0 and bad_true == 0, "monotonic", "%d events, %d earlier than their predecessor, %d with a true "
+        "time earlier than their predecessor's" % (len(events), bad, bad_true))
 
 
 def check_report(report):
