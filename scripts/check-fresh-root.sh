@@ -16,12 +16,11 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 rm -rf "$root/synctrace"
 git clone -q "$top" "$root/synctrace"
 
-cleanup() { for m in dev/shm dev/pts dev sys proc; do umount "$root/$m" 2>/dev/null || true; done; }
+cleanup() { umount "$root/dev/shm" 2>/dev/null; umount -R "$root/dev" 2>/dev/null; umount "$root/sys" "$root/proc" 2>/dev/null; true; }
 trap cleanup EXIT INT TERM
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
-mount --bind /dev "$root/dev"
-mount -t devpts devpts "$root/dev/pts" 2>/dev/null || true
+mount --rbind /dev "$root/dev"       # with /dev/pts: the terminal test needs working ptys
 mount -t tmpfs shm "$root/dev/shm"
 # The README's command, exactly, in a login-like environment with nothing of ours.
 env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb \

@@ -166,8 +166,8 @@ ok $([ $rc = 0 ] && [ -p "$tmp/fifo" ] && "$PYTHON3" -c "import json,sys; json.l
 # 5. Progress on a terminal; the report for people and for scripts.
 if ! command -v script >/dev/null; then
     skip "script (util-linux) not installed"
-elif ! script -qec true /dev/null >/dev/null 2>&1; then
-    skip "no pseudo-terminal can be opened here (script -qec true fails), so progress on a terminal is not checked"
+elif [ "$(script -qec 'echo pty-ok' /dev/null 2>/dev/null | tr -d '\r')" != pty-ok ]; then
+    skip "no working pseudo-terminal here (script -qec 'echo pty-ok' does not echo), so progress on a terminal is not checked"
 else
     script -qec "$SYNCTRACE_BIN merge $tmp/m6000 -o $tmp/tty.out" /dev/null >"$tmp/tty.log" 2>&1
     ok $(grep -q "reading rank archives" "$tmp/tty.log" && grep -q "writing the merged archive" "$tmp/tty.log"; echo $?) \
