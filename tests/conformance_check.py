@@ -16,8 +16,9 @@ NAME one of:
                 collectives skipped: they follow the topology); Allreduce, Allgather(v),
                 Alltoall, Reduce_scatter(_block) and Scan between ranks that
                 send and ranks that receive (v/w all-to-all skipped: the
-                archive does not say which peer gets bytes); intracommunicator
-                collectives only, plus intercommunicator barriers
+                archive does not say which peer gets bytes); on an
+                InterComm the same across its two groups, a rooted one's
+                root found as the member that records OTF2's ROOT_SELF
   matched       no send and no receive is left without a partner; a send is
                 allowed to stay open only against a receive request that was
                 posted and never completed (MPI_Request_free) on its receiver
@@ -48,6 +49,7 @@ import otf2
 
 SYNC_COMM = "synctrace sync"
 UNDEF = 0xFFFFFFFF
+ROOT_SELF = 0xFFFFFFFE        # OTF2_COLLECTIVE_ROOT_SELF
 
 
 def repair_intercomm_definition():
@@ -270,10 +272,21 @@ def check_dataflow(comms, events):
             continue   # neighbourhood collective: flows follow the topology, not the kind
         flows = []   # (from member, to member)
         if inter:
-            if op != "BARRIER":
-                continue
             side = {m[3]: (m[3] in local) for m in members}
-            flows = [(a, b) for a in members for b in members if side[a[3]] != side[b[3]]]
+            across = [(a, b) for a in members for b in members if side[a[3]] != side[b[3]]]
+            if op in FLOW_ALL:
+                flows = across
+            elif op in ONE2ALL | ALL2ONE:
+                root = [m for m in members if m[4] == ROOT_SELF]   # OTF2: MPI_ROOT is recorded as SELF
+                if len(root) != 1:
+                    continue
+                root = root[0]
+                if op in ONE2ALL:
+                    flows = [(root, m) for m in members if side[m[3]] != side[root[3]] and m[6] > 0]
+                else:
+                    flows = [(m, root) for m in members if side[m[3]] != side[root[3]] and m[5] > 0]
+            elif op in ALL2ALL:
+                flows = [(a, b) for a, b in across if a[5] > 0 and b[6] > 0]
         elif op in FLOW_ALL:
             flows = [(a, b) for a in members for b in members if a is not b]
         elif op in ONE2ALL | ALL2ONE:

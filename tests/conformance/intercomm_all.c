@@ -1,7 +1,8 @@
 /* intercomm_all.c — every all-to-all collective on an intercommunicator
  * (the even world ranks against the odd ones, groups of 1 and 3 in a second
  * round): Barrier, Allgather(v), Alltoall(v/w), Allreduce, Reduce_scatter,
- * Reduce_scatter_block; one rank is late each time. 4 ranks. */
+ * Reduce_scatter_block, and non-blocking ones; one rank is late each time.
+ * 4 ranks. */
 #include "conformance.h"
 
 static void all_kinds(MPI_Comm inter, int round, int late)
@@ -54,6 +55,18 @@ static void all_kinds(MPI_Comm inter, int round, int late)
     cf_fold_ints(out, (size_t)(6 / lsize));
     MPI_Reduce_scatter(v, out, counts, MPI_INT, MPI_SUM, inter);
     cf_fold_ints(out, (size_t)counts[lr]);
+    /* non-blocking: Ibarrier, Iallgather, Ialltoallw, Iallreduce */
+    MPI_Request rq[4];
+    int ag[16] = { 0 }, aw[64] = { 0 }, ar[5] = { 0 };
+    MPI_Ibarrier(inter, &rq[0]);
+    MPI_Iallgather(v, 2, MPI_INT, ag, 2, MPI_INT, inter, &rq[1]);
+    MPI_Ialltoallw(v, sc, sb, st, aw, rc, rb, rt, inter, &rq[2]);
+    MPI_Iallreduce(v, ar, 5, MPI_INT, MPI_MAX, inter, &rq[3]);
+    MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+    cf_fold_ints(ag, (size_t)2 * rsize);
+    for (int i = 0; i < rsize; i++)
+        cf_fold_ints(aw + rd[i], (size_t)rc[i]);
+    cf_fold_ints(ar, 5);
 }
 
 int main(int argc, char **argv)

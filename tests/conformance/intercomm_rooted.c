@@ -2,7 +2,8 @@
  * (even world ranks against odd ones): the root passes MPI_ROOT, the rest of
  * its group MPI_PROC_NULL, the other group the root's rank; every argument
  * that is significant only at the root is NULL everywhere else, as the
- * standard allows. Once with the root in each group. 4 ranks. */
+ * standard allows; blocking and non-blocking. Once with the root in each
+ * group. 4 ranks. */
 #include "conformance.h"
 
 #define N 4
@@ -57,6 +58,36 @@ static void rooted(MPI_Comm inter, int colour, int root_group, int root_local, i
         cf_fold_ints(v, N);
         MPI_Scatterv(NULL, NULL, NULL, MPI_INT, v, 1 + lr, MPI_INT, root, inter);
         cf_fold_ints(v, (size_t)(1 + lr));
+    }
+    /* the same, non-blocking: Ibcast, Igatherv, Iscatterv */
+    MPI_Request rq[3];
+    int ib[N] = { 0 }, ig[N * 8] = { 0 };
+    if (am_root) {
+        cf_fill(ib, N, round + 20);
+        for (int i = 0; i < N * 8; i++)
+            all[i] = round * 300 + i;
+        MPI_Ibcast(ib, N, MPI_INT, root, inter, &rq[0]);
+        MPI_Igatherv(NULL, 0, MPI_INT, ig, counts, displs, MPI_INT, root, inter, &rq[1]);
+        MPI_Iscatterv(all, counts, displs, MPI_INT, NULL, 0, MPI_INT, root, inter, &rq[2]);
+    } else if (in_root_group) {
+        /* a real buffer: Open MPI 4.1's non-blocking intercommunicator
+         * broadcast hangs when MPI_PROC_NULL passes a count of 0 */
+        MPI_Ibcast(ib, N, MPI_INT, root, inter, &rq[0]);
+        MPI_Igatherv(NULL, 0, MPI_INT, NULL, NULL, NULL, MPI_INT, root, inter, &rq[1]);
+        MPI_Iscatterv(NULL, NULL, NULL, MPI_INT, NULL, 0, MPI_INT, root, inter, &rq[2]);
+    } else {
+        cf_fill(v, N, round + 30);
+        MPI_Ibcast(ib, N, MPI_INT, root, inter, &rq[0]);
+        MPI_Igatherv(v, 1 + lr, MPI_INT, NULL, NULL, NULL, MPI_INT, root, inter, &rq[1]);
+        MPI_Iscatterv(NULL, NULL, NULL, MPI_INT, ig, 1 + lr, MPI_INT, root, inter, &rq[2]);
+    }
+    MPI_Waitall(3, rq, MPI_STATUSES_IGNORE);
+    if (am_root)
+        for (int i = 0; i < rsize; i++)
+            cf_fold_ints(ig + displs[i], (size_t)counts[i]);
+    else if (!in_root_group) {
+        cf_fold_ints(ib, N);
+        cf_fold_ints(ig, (size_t)(1 + lr));
     }
     /* Reduce: the other group contributes, the root receives */
     if (am_root) {
