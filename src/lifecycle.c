@@ -12,6 +12,7 @@
 #include "hooks.h"
 #include "regions.h"
 #include "requests.h"
+#include "sumfile.h"
 #include "sync.h"
 #include "writer.h"
 
@@ -128,7 +129,9 @@ static void meta_end(FILE *f, const char *tmp, const char *status)
     fprintf(f, "status %s\n", status);
     char path[4200];
     snprintf(path, sizeof path, "%s/run.meta", trace_dir);
-    if (fclose(f) == 0)
+    /* Sealed with its checksum: a reader can tell a damaged one. */
+    int sealed = sum_seal(f, tmp) == 0;
+    if (fclose(f) == 0 && sealed)
         rename(tmp, path);
     else
         unlink(tmp);

@@ -46,6 +46,7 @@
 #include "offset_estimate.h"
 #include "sync_tree.h"
 #include "skew.h"
+#include "sumfile.h"
 #include <config.h>
 
 #include <dirent.h>
@@ -950,6 +951,9 @@ static void write_rank(int r)
     snprintf(value, sizeof value, "%.6f", clocks[node].drift_ppm);
     OTF2_Archive_SetProperty(ar, "SYNCTRACE::SKEW_DRIFT_PPM", value, true);
     check(OTF2_Archive_Close(ar), anchor, "closing the archive");
+    char err[4600];
+    if (sum_write_archive(C.out, name, err, sizeof err) != 0)   /* as the tracer closes it */
+        die(1, "%s", err);
 }
 
 /* DIR/run.meta as src/lifecycle.c and src/sync.c write it, plus what the
@@ -996,7 +1000,7 @@ static void write_meta(void)
     for (int r = 0; r < P; r++)
         fprintf(f, " %.3f", C.resolution);
     fprintf(f, "\nstatus complete\n");
-    if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0)
+    if ((sum_seal(f, tmp) != 0) | ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0)
         die(1, "%s: write failed", path);
 }
 
