@@ -38,6 +38,12 @@ struct st_comm_def {
     int has_in;
     uint32_t nin;
     uint64_t *in;             /* in-neighbours, world ranks */
+    uint32_t cart_ndims;      /* a Cartesian topology: dimensions (0: none), */
+    uint32_t *cart_sizes;     /* their sizes, */
+    uint8_t *cart_periodic;   /* periodicity, */
+    int64_t *cart_coords;     /* and this rank's coordinates */
+    uint32_t cart_rank;       /* this rank in the communicator */
+    uint32_t parent;          /* the communicator it was made from (a ref), or OTF2_UNDEFINED_COMM */
 };
 
 struct st_clock_offset {
@@ -56,6 +62,8 @@ static struct {
     uint32_t ncomms, comms_cap;
     struct st_clock_offset *offsets;
     uint32_t noffsets, offsets_cap;
+    struct st_win_def { uint32_t comm, name; } *wins;   /* RMA windows by reference */
+    uint32_t nwins, wins_cap;
     size_t mem_used;          /* bytes of chunk memory handed to OTF2 */
     uint64_t resolution;      /* ticks per second, once fixed */
     char dir[4096];
@@ -256,6 +264,7 @@ uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_
     }
     struct st_comm_def *c = &W.comms[W.ncomms];
     memset(c, 0, sizeof *c);
+    c->parent = OTF2_UNDEFINED_COMM;
     c->name = string_ref(name);
     c->nmembers = (uint32_t)nmembers;
     c->members = malloc(sizeof *c->members * (size_t)(nmembers ? nmembers : 1));
@@ -307,6 +316,69 @@ void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
         journal_record("neighbours", NULL, tail);
         free(tail);
     }
+}
+
+void st_writer_comm_parent(uint32_t comm, uint32_t parent)
+{
+    if (comm < W.ncomms && parent < W.ncomms && parent != comm)
+        W.comms[comm].parent = parent;
+}
+
+void st_writer_comm_cart(uint32_t comm, int ndims, const int *sizes, const int *periods, const int *coords, int rank)
+{
+    if (comm >= W.ncomms || ndims <= 0 || rank < 0)
+        return;
+    struct st_comm_def *c = &W.comms[comm];
+    uint32_t *sz = malloc(sizeof *sz * (size_t)ndims);
+    uint8_t *per = malloc((size_t)ndims);
+    int64_t *co = malloc(sizeof *co * (size_t)ndims);
+    if (!sz || !per || !co) {
+        free(sz);
+        free(per);
+        free(co);
+        return;
+    }
+    for (int d = 0; d < ndims; d++) {
+        sz[d] = sizes[d] < 0 ? 0 : (uint32_t)sizes[d];
+        per[d] = periods[d] != 0;
+        co[d] = coords[d];
+    }
+    free(c->cart_sizes);
+    free(c->cart_periodic);
+    free(c->cart_coords);
+    c->cart_sizes = sz;
+    c->cart_periodic = per;
+    c->cart_coords = co;
+    c->cart_ndims = (uint32_t)ndims;
+    c->cart_rank = (uint32_t)rank;
+    /* Score-P names a topology by its sizes: "MPI_Cartesian_2x2" */
+    char name[128];
+    size_t k = (size_t)snprintf(name, sizeof name, "MPI_Cartesian");
+    for (int d = 0; d < ndims && k < sizeof name; d++)
+        k += (size_t)snprintf(name + k, sizeof name - k, "%s%u", d ? "x" : "_", sz[d]);
+    string_ref(name);
+    for (int d = 0; d < ndims; d++) {
+        snprintf(name, sizeof name, "dimension %d", d);
+        string_ref(name);
+    }
+}
+
+uint32_t st_writer_define_window(uint32_t comm)
+{
+    if (W.nwins == W.wins_cap) {
+        struct st_win_def *nv = grow(W.wins, &W.wins_cap, sizeof *nv);
+        if (!nv)
+            return OTF2_UNDEFINED_RMA_WIN;
+        W.wins = nv;
+    }
+    W.wins[W.nwins] = (struct st_win_def){ comm, string_ref("") };
+    return W.nwins++;
+}
+
+void st_writer_window_name(uint32_t win, const char *name)
+{
+    if (win < W.nwins)
+        W.wins[win].name = string_ref(name);
 }
 
 void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev)
@@ -618,6 +690,50 @@ void st_writer_discard(void)
 }
 
 
+void st_writer_started_at(uint64_t t)
+{
+    if (t < W.opened_at)
+        W.opened_at = t;   /* the trace begins with MPI_Init's Enter, stamped before the archive opened */
+}
+
+/* Cartesian topologies as Score-P writes them: a CartDimension per
+ * dimension, a CartTopology on the communicator, this rank's CartCoordinate
+ * (its rank in the communicator). Dimensions first, then topologies, then
+ * coordinates, each kind with dense ids. */
+static void write_cart_topologies(OTF2_GlobalDefWriter *gd)
+{
+    char name[128];
+    uint32_t dim = 0;
+    for (uint32_t c = 0; c < W.ncomms; c++)
+        for (uint32_t d = 0; d < W.comms[c].cart_ndims; d++) {
+            snprintf(name, sizeof name, "dimension %u", d);
+            OTF2_GlobalDefWriter_WriteCartDimension(gd, dim++, string_ref(name), W.comms[c].cart_sizes[d],
+                                                    W.comms[c].cart_periodic[d] ? OTF2_CART_PERIODIC_TRUE
+                                                                                : OTF2_CART_PERIODIC_FALSE);
+        }
+    uint32_t topo = 0;
+    dim = 0;
+    for (uint32_t c = 0; c < W.ncomms; c++) {
+        const struct st_comm_def *d = &W.comms[c];
+        if (!d->cart_ndims)
+            continue;
+        uint32_t dims[64];
+        uint32_t nd = d->cart_ndims < 64 ? d->cart_ndims : 64;
+        for (uint32_t k = 0; k < nd; k++)
+            dims[k] = dim + k;
+        dim += d->cart_ndims;
+        size_t k = (size_t)snprintf(name, sizeof name, "MPI_Cartesian");
+        for (uint32_t q = 0; q < d->cart_ndims && k < sizeof name; q++)
+            k += (size_t)snprintf(name + k, sizeof name - k, "%s%u", q ? "x" : "_", d->cart_sizes[q]);
+        OTF2_GlobalDefWriter_WriteCartTopology(gd, topo, string_ref(name), c, (uint8_t)nd, dims);
+        uint32_t coords[64];
+        for (uint32_t q = 0; q < nd; q++)
+            coords[q] = (uint32_t)d->cart_coords[q];
+        OTF2_GlobalDefWriter_WriteCartCoordinate(gd, topo, d->cart_rank, nd, coords);
+        topo++;
+    }
+}
+
 static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64_t end)
 {
     if (!W.resolution)
@@ -681,18 +797,25 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
                                         OTF2_GROUP_FLAG_NONE, (uint32_t)W.size, world);
         free(world);
     }
+    /* Every group before the first communicator: OTF2's readers expect
+     * definitions of one kind together (otf2-print warns otherwise). */
     for (uint32_t c = 0; c < W.ncomms; c++) {
         struct st_comm_def *d = &W.comms[c];
         OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, d->name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                         OTF2_GROUP_FLAG_NONE, d->nmembers, d->members);
-        OTF2_GlobalDefWriter_WriteComm(gd, c, d->name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     }
-    for (uint32_t c = 0; c < W.ncomms; c++) {
+    /* in-neighbour groups are found by their name; their ids follow on densely */
+    for (uint32_t c = 0, g = W.ncomms + 1; c < W.ncomms; c++) {
         const struct st_comm_def *d = &W.comms[c];
         if (d->has_in)
-            OTF2_GlobalDefWriter_WriteGroup(gd, W.ncomms + 1 + c, d->in_name, OTF2_GROUP_TYPE_LOCATIONS,
+            OTF2_GlobalDefWriter_WriteGroup(gd, g++, d->in_name, OTF2_GROUP_TYPE_LOCATIONS,
                                             OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in);
     }
+    for (uint32_t c = 0; c < W.ncomms; c++)
+        OTF2_GlobalDefWriter_WriteComm(gd, c, W.comms[c].name, c + 1, W.comms[c].parent, OTF2_COMM_FLAG_NONE);
+    write_cart_topologies(gd);
+    for (uint32_t w = 0; w < W.nwins; w++)
+        OTF2_GlobalDefWriter_WriteRmaWin(gd, w, W.wins[w].name, W.wins[w].comm, OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);
 }
 
 void st_writer_close(void)
@@ -915,4 +1038,61 @@ void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req)
 void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
 {
     WRITE(OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received, req));
+}
+
+void st_write_rma_win_create(struct st_loc *loc, struct st_time t, uint32_t win)
+{
+    OTF2_EvtWriter_RmaWinCreate(loc->evt, truth(loc, t), t.t, win);
+}
+
+void st_write_rma_win_destroy(struct st_loc *loc, struct st_time t, uint32_t win)
+{
+    OTF2_EvtWriter_RmaWinDestroy(loc->evt, truth(loc, t), t.t, win);
+}
+
+void st_write_rma_collective_begin(struct st_loc *loc, struct st_time t)
+{
+    OTF2_EvtWriter_RmaCollectiveBegin(loc->evt, truth(loc, t), t.t);
+}
+
+void st_write_rma_collective_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
+                                 uint32_t win)
+{
+    OTF2_EvtWriter_RmaCollectiveEnd(loc->evt, truth(loc, t), t.t, op, level, win, OTF2_UNDEFINED_UINT32, 0, 0);
+}
+
+void st_write_rma_put(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    OTF2_EvtWriter_RmaPut(loc->evt, truth(loc, t), t.t, win, remote, bytes, id);
+}
+
+void st_write_rma_get(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    OTF2_EvtWriter_RmaGet(loc->evt, truth(loc, t), t.t, win, remote, bytes, id);
+}
+
+void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type,
+                         uint64_t sent, uint64_t received, uint64_t id)
+{
+    OTF2_EvtWriter_RmaAtomic(loc->evt, truth(loc, t), t.t, win, remote, type, sent, received, id);
+}
+
+void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id)
+{
+    OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, truth(loc, t), t.t, win, id);
+}
+
+void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type)
+{
+    OTF2_EvtWriter_RmaRequestLock(loc->evt, truth(loc, t), t.t, win, remote, 0, type);
+}
+
+void st_write_rma_release_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote)
+{
+    OTF2_EvtWriter_RmaReleaseLock(loc->evt, truth(loc, t), t.t, win, remote, 0);
+}
+
+void st_write_rma_sync(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaSyncType type)
+{
+    OTF2_EvtWriter_RmaSync(loc->evt, truth(loc, t), t.t, win, remote, type);
 }

@@ -23,6 +23,10 @@ struct ctx {
     int have_true_attr;
     struct loc { uint64_t id, nevents; } *locs;   /* every location the archive defines */
     uint32_t nlocs;
+    struct cart_dim { uint32_t size; uint8_t periodic; } *dims;   /* Cartesian dimensions by reference */
+    uint32_t ndims;
+    uint32_t *topo_comm;      /* Cartesian topology reference -> communicator reference */
+    uint32_t ntopos;
 };
 
 /* Grow a by-reference table to hold `index`; *n is its length. Definitions
@@ -70,14 +74,16 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
                                     OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
                                     OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
 {
-    (void)canonical; (void)description; (void)role; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
+    (void)canonical; (void)description; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
     struct ctx *c = ud;
     struct rt_rank *r = c->r;
     if (ensure((void **)&r->regions, &r->nregions, self, sizeof *r->regions) != 0
+        || ensure((void **)&r->region_roles, &r->nregion_roles, self, sizeof *r->region_roles) != 0
         || !(r->regions[self] = strdup(str(c, name)))) {
         c->failed = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
+    r->region_roles[self] = (uint8_t)role;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -105,7 +111,7 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
 static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
                                   OTF2_CommRef parent, OTF2_CommFlag flags)
 {
-    (void)parent; (void)flags;
+    (void)flags;
     struct ctx *c = ud;
     struct rt_rank *r = c->r;
     if (ensure((void **)&r->comms, &r->ncomms, self, sizeof *r->comms) != 0) {
@@ -113,6 +119,7 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
         return OTF2_CALLBACK_INTERRUPT;
     }
     struct rt_comm *d = &r->comms[self];
+    d->parent = parent == OTF2_UNDEFINED_COMM ? UINT32_MAX : parent;
     d->name = strdup(str(c, name));
     if (group < c->ngroups && c->groups[group].members) {
         d->nmembers = c->groups[group].n;
@@ -124,6 +131,86 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
         c->failed = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_cart_dimension(void *ud, OTF2_CartDimensionRef self, OTF2_StringRef name, uint32_t size,
+                                            OTF2_CartPeriodicity periodicity)
+{
+    (void)name;
+    struct ctx *c = ud;
+    if (ensure((void **)&c->dims, &c->ndims, self, sizeof *c->dims) != 0) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    c->dims[self] = (struct cart_dim){ size, periodicity == OTF2_CART_PERIODIC_TRUE };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* A topology's dimensions are defined before it (the writer's order). */
+static OTF2_CallbackCode def_cart_topology(void *ud, OTF2_CartTopologyRef self, OTF2_StringRef name,
+                                           OTF2_CommRef comm, uint8_t ndims, const OTF2_CartDimensionRef *dims)
+{
+    (void)name;
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    if (comm >= r->ncomms || ndims == 0 || r->comms[comm].cart_ndims
+        || ensure((void **)&c->topo_comm, &c->ntopos, self, sizeof *c->topo_comm) != 0) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    struct rt_comm *d = &r->comms[comm];
+    d->cart_sizes = malloc(sizeof *d->cart_sizes * ndims);
+    d->cart_periodic = malloc(ndims);
+    if (!d->cart_sizes || !d->cart_periodic) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    for (uint8_t k = 0; k < ndims; k++) {
+        if (dims[k] >= c->ndims) {
+            c->failed = 1;
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        d->cart_sizes[k] = c->dims[dims[k]].size;
+        d->cart_periodic[k] = c->dims[dims[k]].periodic;
+    }
+    d->cart_ndims = ndims;
+    c->topo_comm[self] = comm;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_cart_coordinate(void *ud, OTF2_CartTopologyRef topo, uint32_t rank, uint8_t ndims,
+                                             const uint32_t *coords)
+{
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    if (topo >= c->ntopos || c->topo_comm[topo] >= r->ncomms) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    struct rt_comm *d = &r->comms[c->topo_comm[topo]];
+    if (ndims != d->cart_ndims || d->has_cart_coords || !(d->cart_coords = malloc(sizeof *d->cart_coords * ndims))) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    memcpy(d->cart_coords, coords, sizeof *coords * ndims);
+    d->cart_rank = rank;
+    d->has_cart_coords = 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_rma_win(void *ud, OTF2_RmaWinRef self, OTF2_StringRef name, OTF2_CommRef comm,
+                                     OTF2_RmaWinFlag flags)
+{
+    (void)flags;
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    if (ensure((void **)&r->wins, &r->nwins, self, sizeof *r->wins) != 0 || r->wins[self].name
+        || !(r->wins[self].name = strdup(str(c, name)))) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    r->wins[self].comm = comm;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -195,12 +282,105 @@ static struct rt_event *push(struct ctx *c, enum rt_kind kind, uint64_t time, OT
     return e;
 }
 
+/* OTF2 writes a BufferFlush record by itself, while writing the event that
+ * filled the buffer, stamped with that event's time; it cannot carry an
+ * attribute. Its start then has that event's true time: the next event, at
+ * the same timestamp. (Its stop has none: only the start is a measurement.) */
+static void flush_truth(struct rt_rank *r)
+{
+    for (uint64_t i = 0; i + 1 < r->nevents; i++) {
+        struct rt_event *e = &r->events[i], *next = &r->events[i + 1];
+        if (e->kind == RT_FLUSH && !e->has_truth && next->has_truth && next->time == e->time) {
+            e->truth = next->truth;
+            e->has_truth = 1;
+        }
+    }
+}
+
 #define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos, void *ud, OTF2_AttributeList *attrs
 #define EV_UNUSED (void)loc; (void)pos
 #define PUSH(kind) struct rt_event *e = push(ud, kind, time, attrs); if (!e) return OTF2_CALLBACK_INTERRUPT
 
 static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_ENTER); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
 static OTF2_CallbackCode ev_leave(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_LEAVE); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
+
+#define RMA(which) PUSH(RT_RMA); e->tag = (which); e->ref = win
+static OTF2_CallbackCode ev_rma_win_create(EV_HEAD, OTF2_RmaWinRef win)
+{
+    EV_UNUSED; RMA(RT_RMA_WIN_CREATE);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_win_destroy(EV_HEAD, OTF2_RmaWinRef win)
+{
+    EV_UNUSED; RMA(RT_RMA_WIN_DESTROY);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_coll_begin(EV_HEAD)
+{
+    EV_UNUSED; PUSH(RT_RMA); e->tag = RT_RMA_COLL_BEGIN; e->ref = OTF2_UNDEFINED_RMA_WIN;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win,
+                                         uint32_t root, uint64_t sent, uint64_t received)
+{
+    EV_UNUSED; RMA(RT_RMA_COLL_END);
+    e->req = (uint64_t)op << 32 | level; e->peer = root; e->bytes = sent; e->received = received;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_put(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_PUT);
+    e->peer = remote; e->bytes = bytes; e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_get(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_GET);
+    e->peer = remote; e->bytes = bytes; e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_atomic(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaAtomicType type,
+                                       uint64_t sent, uint64_t received, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_ATOMIC);
+    e->tag |= (uint32_t)type << 8; e->peer = remote; e->bytes = sent; e->received = received; e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_complete_remote(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_OP_COMPLETE_REMOTE);
+    e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_request_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock,
+                                             OTF2_LockType type)
+{
+    EV_UNUSED; RMA(RT_RMA_REQUEST_LOCK);
+    e->peer = remote; e->req = lock; e->bytes = type;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_release_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock)
+{
+    EV_UNUSED; RMA(RT_RMA_RELEASE_LOCK);
+    e->peer = remote; e->req = lock;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_sync(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaSyncType type)
+{
+    EV_UNUSED; RMA(RT_RMA_SYNC);
+    e->peer = remote; e->bytes = type;
+    return OTF2_CALLBACK_SUCCESS;
+}
 
 static OTF2_CallbackCode ev_send(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
@@ -376,6 +556,10 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(gcb, def_rma_win);
+    OTF2_GlobalDefReaderCallbacks_SetCartDimensionCallback(gcb, def_cart_dimension);
+    OTF2_GlobalDefReaderCallbacks_SetCartTopologyCallback(gcb, def_cart_topology);
+    OTF2_GlobalDefReaderCallbacks_SetCartCoordinateCallback(gcb, def_cart_coordinate);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &c);
     uint64_t n = 0;
     OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
@@ -456,6 +640,17 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecb, ev_nbc_request);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ecb, ev_nbc_complete);
     OTF2_EvtReaderCallbacks_SetBufferFlushCallback(ecb, ev_flush);
+    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(ecb, ev_rma_win_create);
+    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(ecb, ev_rma_win_destroy);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(ecb, ev_rma_coll_begin);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(ecb, ev_rma_coll_end);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(ecb, ev_rma_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(ecb, ev_rma_get);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(ecb, ev_rma_atomic);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(ecb, ev_rma_complete_remote);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(ecb, ev_rma_request_lock);
+    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(ecb, ev_rma_release_lock);
+    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(ecb, ev_rma_sync);
     status = OTF2_SUCCESS;
     for (uint32_t k = 0; k < c.nlocs && status == OTF2_SUCCESS && !c.failed; k++) {
         struct rt_rank *dst = k == 0 ? out : &out->threads[k - 1];
@@ -500,6 +695,9 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
                  (unsigned long long)out->nevents);
         goto done;
     }
+    flush_truth(out);
+    for (uint32_t k = 0; k < out->nthreads; k++)
+        flush_truth(&out->threads[k]);
     /* The threads read the rank's clock and share its definitions. */
     for (uint32_t k = 0; k < out->nthreads; k++) {
         struct rt_rank *t = &out->threads[k];
@@ -525,6 +723,8 @@ done:
         free(c.groups[i].members);
     free(c.groups);
     free(c.locs);
+    free(c.dims);
+    free(c.topo_comm);
     OTF2_Reader_Close(rd);
     return rc;
 }
@@ -616,12 +816,19 @@ void rt_free_rank(struct rt_rank *r)
         for (uint32_t i = 0; i < r->nregions; i++)
             free(r->regions[i]);
         free(r->regions);
+        free(r->region_roles);
         for (uint32_t i = 0; i < r->ncomms; i++) {
             free(r->comms[i].name);
             free(r->comms[i].members);
             free(r->comms[i].in);
+            free(r->comms[i].cart_sizes);
+            free(r->comms[i].cart_periodic);
+            free(r->comms[i].cart_coords);
         }
         free(r->comms);
+        for (uint32_t i = 0; i < r->nwins; i++)
+            free(r->wins[i].name);
+        free(r->wins);
         free(r->offsets);
     }
     memset(r, 0, sizeof *r);
@@ -648,7 +855,7 @@ const char *rt_kind_name(enum rt_kind kind)
 {
     static const char *names[RT_KIND_COUNT] = {
         "ENTER", "LEAVE", "SEND", "ISEND", "ISEND_COMPLETE", "IRECV_REQUEST", "RECV", "IRECV",
-        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH"
+        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH", "RMA"
     };
     return kind < RT_KIND_COUNT ? names[kind] : "?";
 }

@@ -605,21 +605,23 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     } else {
         ok = 0;
     }
+    /* as src/writer.c writes them: every group, then the communicators */
     for (uint32_t c = 0; c < j->ncomms; c++) {
         const struct jcomm *d = &j->comms[c];
-        if (!d->set)
-            continue;
-        uint32_t name = sref(&t, d->name);
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                              OTF2_GROUP_FLAG_NONE, d->n, d->members));
-        CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+        if (d->set)
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, sref(&t, d->name), OTF2_GROUP_TYPE_COMM_GROUP,
+                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->n, d->members));
     }
-    for (uint32_t c = 0; c < j->ncomms; c++) {   /* as src/writer.c writes them */
+    for (uint32_t c = 0, g = j->ncomms + 1; c < j->ncomms; c++) {
         const struct jcomm *d = &j->comms[c];
         if (d->set && d->has_in)
-            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, j->ncomms + 1 + c, sref(&t, d->in_name), OTF2_GROUP_TYPE_LOCATIONS,
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, g++, sref(&t, d->in_name), OTF2_GROUP_TYPE_LOCATIONS,
                                                   OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in));
     }
+    for (uint32_t c = 0; c < j->ncomms; c++)
+        if (j->comms[c].set)
+            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, sref(&t, j->comms[c].name), c + 1, OTF2_UNDEFINED_COMM,
+                                                 OTF2_COMM_FLAG_NONE));
     free(t.v);
     free(thread_names);
     return ok;
