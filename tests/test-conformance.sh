@@ -39,10 +39,7 @@ known() {
     local nbc="colls: non-blocking collectives with zero per-peer counts constrained as full all-to-all (issue 10 §4)"
     local crash="colls: intercommunicator Gatherv/Scatterv with NULL off-root arguments crash the tracer (issue 10 §1)"
     local freed="comms: a receive released by MPI_Request_free leaves its send unmatched (issue 10 §2)"
-    local names="archive: communicator and window names are lost in the merge (issue 10 §6)"
-    local rma="archive: no RmaWin definitions or RMA events in the merged archive (issue 10 §6)"
-    local topo="archive: Cartesian topologies are not in the merged archive (issue 10 §6)"
-    local flush="archive: the report gives buffer flushes a true time of 0 (issue 10 §5)"
+    local names="comms: communicator names from MPI_Comm_set_name are lost in the merge (issue 10 §2, §6)"
     # the checks a wrong constraint spoils: tachyons, data flow, bounds, report
     local spoiled="tachyons dataflow bounds report"
     case $1 in
@@ -55,9 +52,6 @@ known() {
     persistent_nbc) mark "$2" "$spoiled" "$nbc" ;;
     request_free) mark "$2" "report matched" "$freed" ;;
     named) mark "$2" records "$names" ;;
-    rma) mark "$2" records "$rma" ;;
-    topology) mark "$2" records "$topo" ;;
-    flushes) mark "$2" error "$flush" ;;
     esac
 }
 
