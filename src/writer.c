@@ -22,6 +22,13 @@
 #include <unistd.h>
 
 #define ST_ATTR_TRUE_TIME 0
+/* A sparse alltoallv/w member's non-empty source slots (see st_coll in
+ * hooks.h): SLOTS holds the slot count (or ST_COLL_SOURCES_UNKNOWN), BITS+k
+ * bits 64k..64k+63 (words that are all zero are left out). Both are
+ * defined for the words a world-sized group needs; tools/format/recover.c
+ * defines the same. */
+#define ST_ATTR_SOURCES_SLOTS 1
+#define ST_ATTR_SOURCES_BITS 2
 
 /* ---------- definitions kept until close ---------- */
 
@@ -70,6 +77,13 @@ static struct {
     int closing;
     int journal;              /* fd of DIR/rank-NNNNNN.journal, or -1 */
 } W = { .journal = -1 };
+
+/* How many 64-slot words of collective sources the archive defines. */
+static uint32_t source_words(void)
+{
+    return W.size > 0 ? ((uint32_t)W.size + 63) / 64 : 1;
+}
+
 
 _Thread_local struct st_loc *st_loc_self;
 
@@ -756,6 +770,13 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     uint32_t s_true = string_ref("true_time");
     uint32_t s_true_desc = string_ref("undistorted time of the event (SYNCTRACE_SKEW)");
     uint32_t s_locations = string_ref("MPI_COMM_WORLD locations");
+    uint32_t s_slots = string_ref("coll_sources_slots");
+    uint32_t s_slots_desc = string_ref("collective: source slots of a sparse alltoallv/w member");
+    uint32_t s_bits_desc = string_ref("collective: non-empty source slots, 64 per word");
+    for (uint32_t k = 0; k < source_words(); k++) {
+        snprintf(buf, sizeof buf, "coll_sources_%u", k);
+        string_ref(buf);
+    }
     uint32_t region_names[ST_REGION_ALL_COUNT];
     for (int r = 0; r < ST_REGION_MPI_COUNT; r++)
         region_names[r] = string_ref(st_regions[r].name);
@@ -786,6 +807,12 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     }
     if (st_clock_skew_enabled())
         OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_SOURCES_SLOTS, s_slots, s_slots_desc, OTF2_TYPE_UINT32);
+    for (uint32_t k = 0; k < source_words(); k++) {
+        snprintf(buf, sizeof buf, "coll_sources_%u", k);
+        OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_SOURCES_BITS + k, string_ref(buf), s_bits_desc,
+                                            OTF2_TYPE_UINT64);
+    }
 
     /* Group 0 lists the world's locations: a communicator member i is
      * world rank members[i], whose location id is that rank. */
@@ -1025,9 +1052,29 @@ void st_write_coll_begin(struct st_loc *loc, struct st_time t)
     WRITE(OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, truth(loc, t), t.t));
 }
 
-void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received)
+/* The attributes of a sparse member's sources; the list carries true_time already when skew is on. */
+static OTF2_AttributeList *with_sources(struct st_loc *loc, OTF2_AttributeList *list, uint32_t nslots,
+                                        const uint64_t *sources)
 {
-    WRITE(OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received));
+    if (!nslots)
+        return list;
+    uint32_t words = nslots == ST_COLL_SOURCES_UNKNOWN ? 0 : (nslots + 63) / 64;
+    if (words > source_words() || !sources) {
+        words = 0;
+        nslots = ST_COLL_SOURCES_UNKNOWN;
+    }
+    OTF2_AttributeList_AddUint32(loc->attrs, ST_ATTR_SOURCES_SLOTS, nslots);
+    for (uint32_t k = 0; k < words; k++)
+        if (sources[k])
+            OTF2_AttributeList_AddUint64(loc->attrs, ST_ATTR_SOURCES_BITS + k, sources[k]);
+    return loc->attrs;
+}
+
+void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
+                       uint64_t sent, uint64_t received, uint32_t nslots, const uint64_t *sources)
+{
+    OTF2_AttributeList *a = with_sources(loc, truth(loc, t), nslots, sources);
+    WRITE(OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, a, t.t, op, comm, root, sent, received));
 }
 
 void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req)
@@ -1035,9 +1082,11 @@ void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req)
     WRITE(OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, truth(loc, t), t.t, req));
 }
 
-void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
+void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
+                           uint64_t sent, uint64_t received, uint32_t nslots, const uint64_t *sources, uint64_t req)
 {
-    WRITE(OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received, req));
+    OTF2_AttributeList *a = with_sources(loc, truth(loc, t), nslots, sources);
+    WRITE(OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, a, t.t, op, comm, root, sent, received, req));
 }
 
 void st_write_rma_win_create(struct st_loc *loc, struct st_time t, uint32_t win)

@@ -559,6 +559,21 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     uint32_t s_true = sref(&t, "true_time");
     uint32_t s_true_desc = sref(&t, "undistorted time of the event (SYNCTRACE_SKEW)");
     uint32_t s_locations = sref(&t, "MPI_COMM_WORLD locations");
+    /* the collective source attributes, as src/writer.c defines them */
+    uint32_t source_words = j->world_size > 0 ? ((uint32_t)j->world_size + 63) / 64 : 1;
+    uint32_t s_slots = sref(&t, "coll_sources_slots");
+    uint32_t s_slots_desc = sref(&t, "collective: source slots of a sparse alltoallv/w member");
+    uint32_t s_bits_desc = sref(&t, "collective: non-empty source slots, 64 per word");
+    char (*source_names)[32] = calloc(source_words, sizeof *source_names);   /* sref keeps the pointers */
+    if (!source_names) {
+        free(t.v);
+        free(thread_names);
+        return 0;
+    }
+    for (uint32_t k = 0; k < source_words; k++) {
+        snprintf(source_names[k], sizeof source_names[k], "coll_sources_%u", k);
+        sref(&t, source_names[k]);
+    }
     for (uint32_t k = 1; k < nlocs; k++)
         sref(&t, thread_names[k]);
     for (uint32_t r = 0; r < j->nregions; r++)
@@ -574,6 +589,7 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     if (t.n == 0 || s_locations == OTF2_UNDEFINED_STRING) {
         free(t.v);
         free(thread_names);
+        free(source_names);
         return 0;
     }
     CHECK(OTF2_GlobalDefWriter_WriteClockProperties(gd, resolution, j->opened_at, 0, OTF2_UNDEFINED_TIMESTAMP));
@@ -595,6 +611,10 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     }
     if (j->true_time)
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 1, s_slots, s_slots_desc, OTF2_TYPE_UINT32));
+    for (uint32_t k = 0; k < source_words; k++)
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 2 + k, sref(&t, source_names[k]), s_bits_desc,
+                                                  OTF2_TYPE_UINT64));
     uint64_t *world = malloc(sizeof *world * (size_t)j->world_size);
     if (world) {
         for (int i = 0; i < j->world_size; i++)
@@ -624,6 +644,7 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
                                                  OTF2_COMM_FLAG_NONE));
     free(t.v);
     free(thread_names);
+    free(source_names);
     return ok;
 }
 

@@ -198,7 +198,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             goto oom;
     if (!win_map || rf_unify_windows(ranks, nranks, match, win_map, &nwins, &win_names, &win_comm) != 0)
         goto oom;
-    int any_truth = 0;
+    int any_truth = 0, any_sources = 0;
+    uint32_t source_words = 0;   /* coll_sources_<k> attributes to define */
     uint64_t last_time = 0;
     for (uint32_t r = 0; r < nranks; r++) {
         const struct rt_rank *rk = &ranks[r];
@@ -243,6 +244,22 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                 any_truth = 1;
             }
             uint32_t comm = e->ref < rk->ncomms ? cm[e->ref] : OTF2_UNDEFINED_COMM;
+            if (e->kind == RT_COLL_END || e->kind == RT_NBC_COMPLETE) {
+                /* a sparse member's sources, as the tracer wrote them (attributes 1, 2 + k) */
+                uint32_t nslots;
+                const uint64_t *bits = rt_sources_of(rk, i, &nslots);
+                if (nslots) {
+                    uint32_t words = bits ? (nslots + 63) / 64 : 0;
+                    OTF2_AttributeList_AddUint32(attrs, 1, nslots);
+                    for (uint32_t k = 0; k < words; k++)
+                        if (bits[k])
+                            OTF2_AttributeList_AddUint64(attrs, 2 + k, bits[k]);
+                    if (words > source_words)
+                        source_words = words;
+                    any_sources = 1;
+                    a = attrs;
+                }
+            }
             switch (e->kind) {
             case RT_ENTER: OTF2_EvtWriter_Enter(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]); break;
             case RT_LEAVE: OTF2_EvtWriter_Leave(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]); break;
@@ -328,6 +345,17 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     uint32_t s_empty = str_ref(&strings, ""), s_world = str_ref(&strings, "MPI_COMM_WORLD locations");
     uint32_t s_true = str_ref(&strings, "true_time");
     uint32_t s_true_desc = str_ref(&strings, "undistorted time of the event in ns (SYNCTRACE_SKEW)");
+    uint32_t s_slots = str_ref(&strings, "coll_sources_slots");
+    uint32_t s_slots_desc = str_ref(&strings, "collective: source slots of a sparse alltoallv/w member");
+    uint32_t s_bits_desc = str_ref(&strings, "collective: non-empty source slots, 64 per word");
+    uint32_t *source_str = malloc(sizeof *source_str * (source_words ? source_words : 1));
+    if (!source_str)
+        goto oom;
+    for (uint32_t k = 0; k < source_words; k++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "coll_sources_%u", k);
+        source_str[k] = str_ref(&strings, buf);
+    }
     /* as Score-P: MPI regions in the file "MPI", the paradigm's name templates */
     uint32_t s_mpi = str_ref(&strings, "MPI");
     uint32_t s_comm_template = str_ref(&strings, "Comm ${id}");
@@ -337,7 +365,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     uint32_t *rank_str = malloc(sizeof *rank_str * (nranks ? nranks : 1));
     uint32_t *comm_str = malloc(sizeof *comm_str * (match->ncomms ? match->ncomms : 1));
     if (!region_str || !host_str || !rank_str || !comm_str) {
-        free(region_str); free(host_str); free(rank_str); free(comm_str);
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(source_str);
         goto oom;
     }
     for (uint32_t k = 0; k < regions.n; k++)
@@ -358,7 +386,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         win_str[k] = str_ref(&strings, win_names[k]);
     if (!win_str || write_cart_topologies(NULL, ranks, nranks, match, &strings) != 0) {
         free(win_str);
-        free(region_str); free(host_str); free(rank_str); free(comm_str);
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(source_str);
         goto oom;
     }
     for (uint32_t k = 0; k < strings.n; k++)
@@ -378,7 +406,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     uint32_t *node_of = malloc(sizeof *node_of * (nranks ? nranks : 1));
     uint32_t nnodes = 0;
     if (!node_of) {
-        free(region_str); free(host_str); free(rank_str); free(comm_str);
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(source_str);
         goto oom;
     }
     for (uint32_t r = 0; r < nranks; r++) {
@@ -410,6 +438,12 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     }
     if (any_truth)
         OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64);
+    if (any_sources) {
+        OTF2_GlobalDefWriter_WriteAttribute(gd, 1, s_slots, s_slots_desc, OTF2_TYPE_UINT32);
+        for (uint32_t k = 0; k < source_words; k++)
+            OTF2_GlobalDefWriter_WriteAttribute(gd, 2 + k, source_str[k], s_bits_desc, OTF2_TYPE_UINT64);
+    }
+    free(source_str);
     uint64_t *world = malloc(sizeof *world * (nworld ? nworld : 1));
     if (world) {   /* MPI ranks are the main locations */
         for (uint32_t r = 0; r < nworld; r++)
