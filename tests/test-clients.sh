@@ -16,7 +16,7 @@
 # issue not seen".
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-plan 81
+plan 73
 tmp=$(scratch)
 json() { "$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
 pyotf2=""
@@ -130,32 +130,27 @@ run_client() {
     "$SYNCTRACE_BIN" merge "$dir/raw" -o "$dir/merged" >"$dir/merge.out" 2>&1
 }
 
-# mpi4py_situations.py in four runs: the situations that must pass today,
-# those another part of issue 10 fixes, one that crashes the tracer, and
-# MPI_Comm_spawn (the child is not traced: its SYNCTRACE_DIR is taken).
-known_comms="comms/colls: MPI_COMM_SELF matched across ranks (§2), Accept/Connect intercommunicator peers (§3), zero-count collectives constrained (§4)"
-known_crash="colls: intercommunicator object collectives (MPI_ROOT/MPI_PROC_NULL, NULL off-root arguments) crash the tracer (§1)"
-known_inter="comms/colls: intercommunicators written and matched as plain communicators (§3)"
+# mpi4py_situations.py in three runs: the situations that must pass today,
+# those another part of issue 10 fixes, and MPI_Comm_spawn (the child is
+# not traced: its SYNCTRACE_DIR is taken).
+known_comms="comms: MPI_COMM_SELF matched across ranks (§2), intercommunicator peers (Create_intercomm, Accept/Connect) resolved to the wrong ranks (§3)"
 known_spawn="comms/archive: MPI_Comm_spawn's parent intercommunicator names a process outside the trace (rank UNDEFINED): otf2-print warns, OTF2's Python reader rejects the merged archive (§3, §6)"
 if "$py" -c "import mpi4py" 2>/dev/null; then
-    for run in clean known crash spawn; do
+    for run in clean known spawn; do
         case $run in
-        clean) sel="--skip self_collectives,port_connect,zero_length,intercomm_objects,spawn" marks="" why="" ;;
-        known) sel="--only self_collectives,port_connect,zero_length" why=$known_comms
+        clean) sel="--skip self_collectives,intercomm_objects,port_connect,spawn" marks="" why="" ;;
+        known) sel="--only self_collectives,intercomm_objects,port_connect" why=$known_comms
                marks="tachyons matched dataflow bounds report" ;;
-        crash) sel="--only intercomm_objects" why=$known_inter marks="tachyons matched dataflow bounds report" ;;
         spawn) sel="--only spawn" why=$known_spawn marks="monotonic tachyons matched dataflow error bounds report" ;;
         esac
         d=$tmp/m4py-$run
         mkdir -p "$d"
         run_client "mpi4py $run" 4 "$d" "$py" -m mpi4py "$top_srcdir/tests/mpi4py_situations.py" $sel "$d"
-        crash_why=""
-        [ "$run" = crash ] && crash_why=$known_crash
-        same_results "mpi4py situations ($run: $sel)" "$d/plain.out" "$d/traced.out" "$crash_why" cat
+        same_results "mpi4py situations ($run: $sel)" "$d/plain.out" "$d/traced.out" "" cat
         independent "mpi4py situations ($run)" "$d/merged" "$marks" "$why"
     done
 else
-    for i in $(seq 32); do skip "python3-mpi4py not installed"; done
+    for i in $(seq 24); do skip "python3-mpi4py not installed"; done
 fi
 
 # hpcc: HPL, PTRANS, STREAM, RandomAccess, FFT, latency/bandwidth rings on a
@@ -165,7 +160,7 @@ hpcc_results() {
     grep -E 'Found .* errors|residual checks|\|\|Ax-b\|\||Success=|_residual=|_Errors=|ErrorsFraction=|Solution Validates|Node\(s\) with error|CHECK' \
         | grep -v 'Scaled residual' | awk '{ out = ""; for (i = 1; i <= NF; i++) if ($i !~ /^[0-9.]+$/ || $i !~ /\./) out = out " " $i; print out }'
 }
-known_zero="colls: zero-byte collectives constrained as if every entry preceded every exit (§4)"
+known_zero="colls: hpcc's events sometimes contradict each other by ~0.1 us (a relaxed solution, a few sub-microsecond tachyons): a constraint that does not follow the data (§4)"
 if command -v hpcc >/dev/null; then
     d=$tmp/hpcc
     mkdir -p "$d/input" && cp "$top_srcdir/tests/clients/hpccinf.txt" "$d/input/"
