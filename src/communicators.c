@@ -14,7 +14,10 @@
  * MPI_Intercomm_create over the union of two groups with different local
  * parents. They count in scopes of their own, named by their tag:
  * (P, S, tag) for create_group, (S, tag) for intercomm_create, with S the
- * union of both groups. A communicator of one member has a key of that
+ * union of both groups. MPI_Comm_accept/connect, join and spawn have no
+ * parent the two sides share: they count per union of both groups (a
+ * rank is in at most one such blocking call at a time, and both sides
+ * complete them pairwise in the same order). A communicator of one member has a key of that
  * rank's own (S is that rank), so it never matches another rank's.
  * The key is written as its group's name (writer.h); the communicator's
  * own name is MPI's (MPI_COMM_WORLD, MPI_COMM_SELF, MPI_Comm_set_name). */
@@ -201,6 +204,8 @@ static uint64_t define_new(uint64_t parent_key, MPI_Comm like, MPI_Comm comm, co
                 scope = mix(mix(parent_key, set), mix(0xc9ea7e, (uint64_t)(int64_t)tag));
             else if (how == ST_COMM_INTERCOMM_CREATE)
                 scope = mix(mix(0x1e7e5, set), (uint64_t)(int64_t)tag);
+            else if (how == ST_COMM_CONNECT)
+                scope = mix(0xc0c0c7, set);
             else
                 scope = mix(parent_key, set);
             uintptr_t counter = (uintptr_t)st_handlemap_get(&creations, (uintptr_t)scope);

@@ -99,7 +99,9 @@ struct st_coll st_coll_scan(int count, MPI_Datatype type, MPI_Comm comm, OTF2_Co
 /* How a communicator was made, for its key (communicators.c): by a
  * collective over its parent, by MPI_Comm_create_group (collective over
  * the new group only) or by MPI_Intercomm_create (over two groups). */
-enum st_comm_how { ST_COMM_FROM_PARENT, ST_COMM_CREATE_GROUP, ST_COMM_INTERCOMM_CREATE };
+/* ST_COMM_CONNECT: MPI_Comm_accept/connect, join, spawn: the two sides have
+ * no common parent, so the key is counted over the union of both groups. */
+enum st_comm_how { ST_COMM_FROM_PARENT, ST_COMM_CREATE_GROUP, ST_COMM_INTERCOMM_CREATE, ST_COMM_CONNECT };
 void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm);
 void st_comm_created_by(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how, int tag);
 void st_comm_named(int ret, MPI_Comm comm, const char *name);

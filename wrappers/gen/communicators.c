@@ -170,7 +170,7 @@ int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm com
         return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     int ret = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *newcomm);
+    st_comm_created_by(ret, comm, *newcomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -202,7 +202,7 @@ int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm co
         return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     int ret = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *newcomm);
+    st_comm_created_by(ret, comm, *newcomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -400,7 +400,7 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm)
         return PMPI_Comm_join(fd, intercomm);
     int ret = PMPI_Comm_join(fd, intercomm);
     st_call_stamp(&call);
-    st_comm_created(ret, MPI_COMM_NULL, *intercomm);
+    st_comm_created_by(ret, MPI_COMM_NULL, *intercomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -494,7 +494,7 @@ int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info inf
         return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     int ret = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *intercomm);
+    st_comm_created_by(ret, comm, *intercomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -506,7 +506,7 @@ int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_o
         return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     int ret = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *intercomm);
+    st_comm_created_by(ret, comm, *intercomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
