@@ -25,10 +25,13 @@ if [ ! -f "$fuzz/seeds/.complete" ]; then
     touch "$fuzz/seeds/.complete"
 fi
 export FUZZ_SEEDS=$fuzz/seeds
-export LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp
+export LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-fuzz.XXXXXX")
+# Every input rewrites a file or two: in memory when /dev/shm is there.
+tmp=${TMPDIR:-/tmp}
+[ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
+scratch=$(mktemp -d "$tmp/synctrace-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 status=0
 for h in $harnesses; do
@@ -46,7 +49,8 @@ for h in $harnesses; do
     done_line=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     findings=$(ls "$fuzz/findings" 2>/dev/null | grep -c "^$h-" || true)
-    echo "fuzz_$h: ${execs:-?} executions in $(($(date +%s) - start)) s, exit $rc, $findings finding(s): ${done_line:-no progress line}"
+    echo "fuzz_$h: ${execs:-?} executions in $(($(date +%s) - start)) s, exit $rc, $findings finding(s): ${done_line:-no progress line}" \
+        | tee -a "$fuzz/summary.log"
     if [ "$rc" -ne 0 ] || [ "$findings" -ne 0 ]; then
         grep -E -A25 '^==[0-9]+==ERROR|runtime error|^SUMMARY|ALARM|out-of-memory|malloc\(' "$log" | head -60 >&2 || true
         echo "fuzz_$h: FAILED (log: $log, findings: $fuzz/findings/$h-*)" >&2
