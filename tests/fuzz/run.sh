@@ -19,11 +19,17 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$top/build}
 fuzz=${FUZZ_DIR:-$build/fuzz}
 harnesses=${*:-raw journal causal export}
+# Several runs may share FUZZ_DIR (different harnesses at once): one
+# builds and makes the seeds at a time.
+mkdir -p "$fuzz"
+exec 9>"$fuzz/.lock"
+flock 9
 "$top/tests/fuzz/build.sh" "$fuzz"
 if [ ! -f "$fuzz/seeds/.complete" ]; then
     "$top/tests/fuzz/make-seeds.sh" "$build" "$fuzz/seeds" "$fuzz"
     touch "$fuzz/seeds/.complete"
 fi
+flock -u 9
 export FUZZ_SEEDS=$fuzz/seeds
 export LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
