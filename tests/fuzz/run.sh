@@ -55,11 +55,13 @@ for h in $harnesses; do
     mkdir -p "$fuzz/corpus/$h" "$fuzz/findings"
     log=$fuzz/fuzz_$h.log
     start=$(date +%s)
+    # -len_control=0: the seeds are whole files, mutated in place; grown
+    # slowly from short inputs, mutants would be cut short for minutes.
     # -close_fd_mask=3: the readers' warnings would fill the log (libFuzzer
     # keeps its own and the sanitizers' reports); TMPDIR: the harness's
     # scratch copies and the journal's rebuilt archives.
     rc=0
-    TMPDIR=$scratch "$fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 \
+    TMPDIR=$scratch "$fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -len_control=0 \
         -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$fuzz/findings/$h-" \
         "$fuzz/corpus/$h" "$fuzz/seeds/corpus/$h" >"$log" 2>&1 || rc=$?
     done_line=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
