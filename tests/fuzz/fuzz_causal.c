@@ -130,7 +130,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     int t = (data[0] >> 4) % NT;
-    fz_mark((unsigned)(t << 4 | (data[0] & 15)));
     uint8_t *buf = malloc(size);
     if (!buf)
         return 0;
@@ -141,6 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[4400] = "";
     stc_causal *c = stc_causal_open(trees[t].root, err, sizeof err);
     fz_verbose("fuzz_causal", c ? 0 : -1, err);
+    fz_mark(2 * (unsigned)(t << 4 | (data[0] & 15)) + (c != NULL));
     if (c) {
         query(c);
         stc_causal_close(c);

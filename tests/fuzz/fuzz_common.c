@@ -178,19 +178,52 @@ void fz_verbose(const char *harness, int rc, const char *err)
         fprintf(stderr, "%s: %s%s\n", harness, rc == 0 ? "read" : "rejected: ", rc == 0 ? "" : err);
 }
 
-/* 128 functions that differ (each bumps its own counter), never merged. */
-static volatile unsigned marks_hit[200];   /* indexed by the names 00..177 */
+/* 256 functions that differ (each bumps its own counter), never merged.
+ * Named with octal digits: mark_00 .. mark_377. */
+static volatile unsigned marks_hit[400];
 #define MARK(n) static __attribute__((noinline)) void mark_##n(void) { marks_hit[n]++; }
 #define MARK8(n) MARK(n##0) MARK(n##1) MARK(n##2) MARK(n##3) MARK(n##4) MARK(n##5) MARK(n##6) MARK(n##7)
-MARK8(0) MARK8(1) MARK8(2) MARK8(3) MARK8(4) MARK8(5) MARK8(6) MARK8(7)
-MARK8(10) MARK8(11) MARK8(12) MARK8(13) MARK8(14) MARK8(15) MARK8(16) MARK8(17)
+MARK8(0)
+MARK8(1)
+MARK8(2)
+MARK8(3)
+MARK8(4)
+MARK8(5)
+MARK8(6)
+MARK8(7)
+MARK8(10)
+MARK8(11)
+MARK8(12)
+MARK8(13)
+MARK8(14)
+MARK8(15)
+MARK8(16)
+MARK8(17)
+MARK8(20)
+MARK8(21)
+MARK8(22)
+MARK8(23)
+MARK8(24)
+MARK8(25)
+MARK8(26)
+MARK8(27)
+MARK8(30)
+MARK8(31)
+MARK8(32)
+MARK8(33)
+MARK8(34)
+MARK8(35)
+MARK8(36)
+MARK8(37)
 #define NAME8(n) mark_##n##0, mark_##n##1, mark_##n##2, mark_##n##3, mark_##n##4, mark_##n##5, mark_##n##6, mark_##n##7
-static void (*const marks[128])(void) = {
+static void (*const marks[256])(void) = {
     NAME8(0), NAME8(1), NAME8(2), NAME8(3), NAME8(4), NAME8(5), NAME8(6), NAME8(7),
-    NAME8(10), NAME8(11), NAME8(12), NAME8(13), NAME8(14), NAME8(15), NAME8(16), NAME8(17)
+    NAME8(10), NAME8(11), NAME8(12), NAME8(13), NAME8(14), NAME8(15), NAME8(16), NAME8(17),
+    NAME8(20), NAME8(21), NAME8(22), NAME8(23), NAME8(24), NAME8(25), NAME8(26), NAME8(27),
+    NAME8(30), NAME8(31), NAME8(32), NAME8(33), NAME8(34), NAME8(35), NAME8(36), NAME8(37)
 };
 
 void fz_mark(unsigned k)
 {
-    marks[k % 128]();
+    marks[k % 256]();
 }

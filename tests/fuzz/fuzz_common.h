@@ -33,10 +33,13 @@ void fz_tree_put(struct fz_tree *t, size_t index, const uint8_t *data, size_t si
 /* "ROOT/REL" of the copy into buf. */
 const char *fz_path(const struct fz_tree *t, const char *rel, char *buf, size_t len);
 
-/* Give each value of K below 128 code of its own to run: coverage that
- * tells libFuzzer which file an input replaces. Without it every seed (each
- * a real file, read without error) covers the same code, libFuzzer keeps
- * only the smallest one, and the other files would never be mutated. */
+/* Give each value of K below 256 code of its own to run: coverage that
+ * tells libFuzzer which file an input replaced and whether the read then
+ * succeeded (the harnesses call it with 2 * selector + ok). Without it every
+ * seed (each a real file, read without error) covers the same code, and
+ * libFuzzer keeps only the smallest one, or reduces a whole file to a few
+ * garbage bytes: the other files would never be mutated from their real
+ * contents. */
 void fz_mark(unsigned k);
 
 /* With FUZZ_VERBOSE set, print what the reader said about an input (to

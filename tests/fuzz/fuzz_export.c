@@ -65,11 +65,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     struct fz_tree *t = &trees[data[0] % 2];
     int html = data[0] / 2 % 2;
-    fz_mark(data[0] % 4 + 4 * ((size_t)(data[0] / 4) % t->nfiles));
     fz_tree_put(t, (size_t)(data[0] / 4) % t->nfiles, data + 1, size - 1);
     char err[4400] = "";
     int rc = html ? export_html(t->root, devnull, err, sizeof err) : export_chrome(t->root, devnull, err, sizeof err);
     fz_verbose("fuzz_export", rc, err);
+    fz_mark(2 * (unsigned)(data[0] % 4 + 4 * ((size_t)(data[0] / 4) % t->nfiles)) + (rc == 0));
     if (rc != 0 && (!err[0] || strchr(err, '\n'))) {
         fprintf(stderr, "fuzz_export: a failed export must give one line, got \"%s\"\n", err);
         abort();

@@ -89,12 +89,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     int t = data[0] % NT;
-    fz_mark((unsigned)t);
     fz_tree_put(&trees[t], journal[t], data + 1, size - 1);
     char err[4400] = "";
     struct rt_rank r;
     int rc = rt_read_rank(anchor[t], &r, err, sizeof err);
     fz_verbose("fuzz_journal", rc, err);
+    fz_mark(2 * (unsigned)t + (rc == 0));
     if (rc == 0) {
         uint64_t n = r.nevents;
         for (uint32_t k = 0; k < r.nthreads; k++)

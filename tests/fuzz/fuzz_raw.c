@@ -85,13 +85,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     struct fz_tree *t = &trees[data[0] % NT];
-    fz_mark(data[0] % NT + NT * ((size_t)(data[0] / NT) % t->nfiles));
     fz_tree_put(t, (size_t)(data[0] / NT) % t->nfiles, data + 1, size - 1);
     char anchor[4200], err[4400] = "";
     struct rt_rank r;
     fz_path(t, "rank-000000.otf2", anchor, sizeof anchor);
     int rc = rt_read_rank(anchor, &r, err, sizeof err);
     fz_verbose("fuzz_raw", rc, err);
+    fz_mark(2 * (unsigned)(data[0] % NT + NT * ((size_t)(data[0] / NT) % t->nfiles)) + (rc == 0));
     if (rc == 0) {
         walk(&r);
         struct rt_rank *threads;
