@@ -1,6 +1,7 @@
 /* rawtrace.c — see rawtrace.h. Definitions and events are gathered through
  * OTF2's callback readers into plain arrays. */
 #include "rawtrace.h"
+#include "anchor_check.h"
 #include "recover.h"
 
 #include <otf2/otf2.h>
@@ -345,6 +346,8 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     struct ctx c = { .r = out };
     OTF2_Error_RegisterCallback(quiet_error, NULL);
     otf2_reason[0] = '\0';
+    if (anchor_check(path, err, errlen) != 0)
+        return -1;
     OTF2_Reader *rd = OTF2_Reader_Open(path);
     if (!rd) {
         snprintf(err, errlen, "%s: not a readable OTF2 archive", anchor);
