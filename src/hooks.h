@@ -51,8 +51,17 @@ void st_req_freed(int ret, MPI_Request request);
 struct st_coll {
     OTF2_CollectiveOp op;
     MPI_Comm comm;
-    uint32_t root;            /* rank in comm, or OTF2_UNDEFINED_UINT32 */
+    uint32_t root;            /* rank in comm (the remote group's on an intercommunicator),
+                               * OTF2_COLLECTIVE_ROOT_SELF (MPI_ROOT), _THIS_GROUP (MPI_PROC_NULL),
+                               * or OTF2_UNDEFINED_UINT32 */
     uint64_t sent, received;  /* bytes */
+    /* Alltoallv/w (also neighbourhood) receiving from some peers but not
+     * all: bit i of sources (malloc'd, owned) is set when the block from
+     * slot i is not empty; nslots = the number of slots. NULL when every
+     * slot or none is (the common case). nslots = ST_COLL_SOURCES_UNKNOWN
+     * (writer.h): sparse, but the slots could not be kept. */
+    uint32_t nslots;
+    uint64_t *sources;
 };
 void st_coll_end(struct st_call *call, int ret, struct st_coll info);
 /* In- and out-degree of a neighbourhood collective on comm, else the
@@ -90,5 +99,19 @@ struct st_coll st_coll_scan(int count, MPI_Datatype type, MPI_Comm comm, OTF2_Co
 void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm);
 void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request);
 void st_comm_freed(int ret, MPI_Comm comm);
+
+/* rma.c: one-sided communication (windows, operations, synchronisation) */
+void st_rma_created(struct st_call *call, int ret, MPI_Comm comm, MPI_Win win);
+void st_rma_freed(struct st_call *call, int ret, MPI_Win win);
+void st_rma_named(int ret, MPI_Win win, const char *name);
+void st_rma_fence(struct st_call *call, int ret, MPI_Win win);
+void st_rma_completed(struct st_call *call, int ret, MPI_Win win, int target);
+void st_rma_lock(struct st_call *call, int ret, MPI_Win win, int lock_type, int target);
+void st_rma_unlock(struct st_call *call, int ret, MPI_Win win, int target);
+void st_rma_op(struct st_call *call, int ret, MPI_Win win, int kind, int target, uint64_t sent, uint64_t received,
+               OTF2_RmaAtomicType atomic);
+void st_rma_epoch(int ret, MPI_Win win, MPI_Group group, int exposure);
+void st_rma_epoch_end(struct st_call *call, int ret, MPI_Win win, int exposure);
+uint64_t st_rma_bytes(int count, MPI_Datatype type);
 
 #endif

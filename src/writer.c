@@ -4,6 +4,7 @@
 #include "writer.h"
 #include "options.h"
 #include "regions.h"
+#include "sumfile.h"
 
 #include <otf2/OTF2_Pthread_Locks.h>
 
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,13 @@
 #include <unistd.h>
 
 #define ST_ATTR_TRUE_TIME 0
+/* A sparse alltoallv/w member's non-empty source slots (see st_coll in
+ * hooks.h): SLOTS holds the slot count (or ST_COLL_SOURCES_UNKNOWN), BITS+k
+ * bits 64k..64k+63 (words that are all zero are left out). Both are
+ * defined for the words a world-sized group needs; tools/format/recover.c
+ * defines the same. */
+#define ST_ATTR_SOURCES_SLOTS 1
+#define ST_ATTR_SOURCES_BITS 2
 
 /* ---------- definitions kept until close ---------- */
 
@@ -36,6 +45,12 @@ struct st_comm_def {
     int has_in;
     uint32_t nin;
     uint64_t *in;             /* in-neighbours, world ranks */
+    uint32_t cart_ndims;      /* a Cartesian topology: dimensions (0: none), */
+    uint32_t *cart_sizes;     /* their sizes, */
+    uint8_t *cart_periodic;   /* periodicity, */
+    int64_t *cart_coords;     /* and this rank's coordinates */
+    uint32_t cart_rank;       /* this rank in the communicator */
+    uint32_t parent;          /* the communicator it was made from (a ref), or OTF2_UNDEFINED_COMM */
 };
 
 struct st_clock_offset {
@@ -54,12 +69,21 @@ static struct {
     uint32_t ncomms, comms_cap;
     struct st_clock_offset *offsets;
     uint32_t noffsets, offsets_cap;
+    struct st_win_def { uint32_t comm, name; } *wins;   /* RMA windows by reference */
+    uint32_t nwins, wins_cap;
     size_t mem_used;          /* bytes of chunk memory handed to OTF2 */
     uint64_t resolution;      /* ticks per second, once fixed */
     char dir[4096];
     int closing;
     int journal;              /* fd of DIR/rank-NNNNNN.journal, or -1 */
 } W = { .journal = -1 };
+
+/* How many 64-slot words of collective sources the archive defines. */
+static uint32_t source_words(void)
+{
+    return W.size > 0 ? ((uint32_t)W.size + 63) / 64 : 1;
+}
+
 
 _Thread_local struct st_loc *st_loc_self;
 
@@ -254,6 +278,7 @@ uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_
     }
     struct st_comm_def *c = &W.comms[W.ncomms];
     memset(c, 0, sizeof *c);
+    c->parent = OTF2_UNDEFINED_COMM;
     c->name = string_ref(name);
     c->nmembers = (uint32_t)nmembers;
     c->members = malloc(sizeof *c->members * (size_t)(nmembers ? nmembers : 1));
@@ -305,6 +330,69 @@ void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
         journal_record("neighbours", NULL, tail);
         free(tail);
     }
+}
+
+void st_writer_comm_parent(uint32_t comm, uint32_t parent)
+{
+    if (comm < W.ncomms && parent < W.ncomms && parent != comm)
+        W.comms[comm].parent = parent;
+}
+
+void st_writer_comm_cart(uint32_t comm, int ndims, const int *sizes, const int *periods, const int *coords, int rank)
+{
+    if (comm >= W.ncomms || ndims <= 0 || rank < 0)
+        return;
+    struct st_comm_def *c = &W.comms[comm];
+    uint32_t *sz = malloc(sizeof *sz * (size_t)ndims);
+    uint8_t *per = malloc((size_t)ndims);
+    int64_t *co = malloc(sizeof *co * (size_t)ndims);
+    if (!sz || !per || !co) {
+        free(sz);
+        free(per);
+        free(co);
+        return;
+    }
+    for (int d = 0; d < ndims; d++) {
+        sz[d] = sizes[d] < 0 ? 0 : (uint32_t)sizes[d];
+        per[d] = periods[d] != 0;
+        co[d] = coords[d];
+    }
+    free(c->cart_sizes);
+    free(c->cart_periodic);
+    free(c->cart_coords);
+    c->cart_sizes = sz;
+    c->cart_periodic = per;
+    c->cart_coords = co;
+    c->cart_ndims = (uint32_t)ndims;
+    c->cart_rank = (uint32_t)rank;
+    /* Score-P names a topology by its sizes: "MPI_Cartesian_2x2" */
+    char name[128];
+    size_t k = (size_t)snprintf(name, sizeof name, "MPI_Cartesian");
+    for (int d = 0; d < ndims && k < sizeof name; d++)
+        k += (size_t)snprintf(name + k, sizeof name - k, "%s%u", d ? "x" : "_", sz[d]);
+    string_ref(name);
+    for (int d = 0; d < ndims; d++) {
+        snprintf(name, sizeof name, "dimension %d", d);
+        string_ref(name);
+    }
+}
+
+uint32_t st_writer_define_window(uint32_t comm)
+{
+    if (W.nwins == W.wins_cap) {
+        struct st_win_def *nv = grow(W.wins, &W.wins_cap, sizeof *nv);
+        if (!nv)
+            return OTF2_UNDEFINED_RMA_WIN;
+        W.wins = nv;
+    }
+    W.wins[W.nwins] = (struct st_win_def){ comm, string_ref("") };
+    return W.nwins++;
+}
+
+void st_writer_window_name(uint32_t win, const char *name)
+{
+    if (win < W.nwins)
+        W.wins[win].name = string_ref(name);
 }
 
 void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev)
@@ -439,18 +527,18 @@ static char signal_dir[4096];   /* the trace directory, for linger() */
  * those of a node that are left as soon as one of them has died: a rank that
  * dies right after closing its archive would cut short the others still
  * closing theirs. So after a termination signal, wait until every rank's
- * archive is complete, at most until 0.8 s after the signal came (Open MPI's
- * default odls_base_sigkill_timeout is 1 s). */
+ * archive is complete (has its checksum file), at most until 0.8 s after
+ * the signal came (Open MPI's default odls_base_sigkill_timeout is 1 s). */
 static void linger(const struct timespec *since)
 {
-    static int complete;   /* ranks 0 .. complete-1 have their anchor: they stay */
+    static int complete;   /* ranks 0 .. complete-1 have closed their archives */
     char anchor[4200];
     for (;;) {
         while (complete < W.size) {
-            /* OTF2 writes the anchor file last; an empty one is being written. */
-            snprintf(anchor, sizeof anchor, "%s/rank-%06d.otf2", signal_dir, complete);
+            /* A rank's checksum file comes last, whole (renamed into place). */
+            snprintf(anchor, sizeof anchor, "%s/rank-%06d.sum", signal_dir, complete);
             struct stat st;
-            if (stat(anchor, &st) != 0 || st.st_size == 0)
+            if (stat(anchor, &st) != 0)
                 break;
             complete++;
         }
@@ -463,6 +551,20 @@ static void linger(const struct timespec *since)
         nanosleep(&pause, NULL);
     }
 }
+
+/* A close under way (MPI_Finalize, MPI_Abort, Open MPI's fatal-error path)
+ * when a termination signal comes: the rank that aborted first has the
+ * others killed while they may still be closing theirs (every rank calling
+ * MPI_Abort). The close then finishes first, and the signal is sent on at
+ * its end. */
+static volatile sig_atomic_t close_under_way, deferred_signal;
+static struct timespec deferred_since;
+/* This thread is writing an event: a termination signal must not close the
+ * archive under it (a half-written record in a closed archive reads as
+ * corrupt event data), so the close waits for the write's end (WRITE).
+ * Linux gives a signal sent to the process to its main thread, the one
+ * that records, unless that thread blocks it. */
+static _Thread_local volatile sig_atomic_t writing;
 
 /* Best effort: closing the archive is not async-signal-safe, so an alarm
  * guarantees that a handler stuck on a lock cannot hang the job. */
@@ -477,6 +579,13 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
             sigaction(sig, &previous[i], NULL);
             crash = i < N_CRASH_SIGNALS;
         }
+    if (!crash && (close_under_way || writing)) {
+        if (!deferred_signal) {
+            deferred_since = arrival;
+            deferred_signal = sig;
+        }
+        return;
+    }
     static volatile sig_atomic_t once;
     if (!once) {
         once = 1;
@@ -585,7 +694,7 @@ void st_writer_discard(void)
     char path[4200];
     /* Local files are named by the location id, which is the rank. */
     const char *names[] = { "%s/rank-%06d.otf2", "%s/rank-%06d.def", "%s/rank-%06d/%d.evt", "%s/rank-%06d/%d.def",
-                            "%s/rank-%06d.journal" };
+                            "%s/rank-%06d.journal", "%s/rank-%06d.sum" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, names[i], W.dir, W.rank, W.rank);
         unlink(path);
@@ -594,6 +703,50 @@ void st_writer_discard(void)
     rmdir(path);
 }
 
+
+void st_writer_started_at(uint64_t t)
+{
+    if (t < W.opened_at)
+        W.opened_at = t;   /* the trace begins with MPI_Init's Enter, stamped before the archive opened */
+}
+
+/* Cartesian topologies as Score-P writes them: a CartDimension per
+ * dimension, a CartTopology on the communicator, this rank's CartCoordinate
+ * (its rank in the communicator). Dimensions first, then topologies, then
+ * coordinates, each kind with dense ids. */
+static void write_cart_topologies(OTF2_GlobalDefWriter *gd)
+{
+    char name[128];
+    uint32_t dim = 0;
+    for (uint32_t c = 0; c < W.ncomms; c++)
+        for (uint32_t d = 0; d < W.comms[c].cart_ndims; d++) {
+            snprintf(name, sizeof name, "dimension %u", d);
+            OTF2_GlobalDefWriter_WriteCartDimension(gd, dim++, string_ref(name), W.comms[c].cart_sizes[d],
+                                                    W.comms[c].cart_periodic[d] ? OTF2_CART_PERIODIC_TRUE
+                                                                                : OTF2_CART_PERIODIC_FALSE);
+        }
+    uint32_t topo = 0;
+    dim = 0;
+    for (uint32_t c = 0; c < W.ncomms; c++) {
+        const struct st_comm_def *d = &W.comms[c];
+        if (!d->cart_ndims)
+            continue;
+        uint32_t dims[64];
+        uint32_t nd = d->cart_ndims < 64 ? d->cart_ndims : 64;
+        for (uint32_t k = 0; k < nd; k++)
+            dims[k] = dim + k;
+        dim += d->cart_ndims;
+        size_t k = (size_t)snprintf(name, sizeof name, "MPI_Cartesian");
+        for (uint32_t q = 0; q < d->cart_ndims && k < sizeof name; q++)
+            k += (size_t)snprintf(name + k, sizeof name - k, "%s%u", q ? "x" : "_", d->cart_sizes[q]);
+        OTF2_GlobalDefWriter_WriteCartTopology(gd, topo, string_ref(name), c, (uint8_t)nd, dims);
+        uint32_t coords[64];
+        for (uint32_t q = 0; q < nd; q++)
+            coords[q] = (uint32_t)d->cart_coords[q];
+        OTF2_GlobalDefWriter_WriteCartCoordinate(gd, topo, d->cart_rank, nd, coords);
+        topo++;
+    }
+}
 
 static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64_t end)
 {
@@ -617,6 +770,13 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     uint32_t s_true = string_ref("true_time");
     uint32_t s_true_desc = string_ref("undistorted time of the event (SYNCTRACE_SKEW)");
     uint32_t s_locations = string_ref("MPI_COMM_WORLD locations");
+    uint32_t s_slots = string_ref("coll_sources_slots");
+    uint32_t s_slots_desc = string_ref("collective: source slots of a sparse alltoallv/w member");
+    uint32_t s_bits_desc = string_ref("collective: non-empty source slots, 64 per word");
+    for (uint32_t k = 0; k < source_words(); k++) {
+        snprintf(buf, sizeof buf, "coll_sources_%u", k);
+        string_ref(buf);
+    }
     uint32_t region_names[ST_REGION_ALL_COUNT];
     for (int r = 0; r < ST_REGION_MPI_COUNT; r++)
         region_names[r] = string_ref(st_regions[r].name);
@@ -647,6 +807,12 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     }
     if (st_clock_skew_enabled())
         OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_SOURCES_SLOTS, s_slots, s_slots_desc, OTF2_TYPE_UINT32);
+    for (uint32_t k = 0; k < source_words(); k++) {
+        snprintf(buf, sizeof buf, "coll_sources_%u", k);
+        OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_SOURCES_BITS + k, string_ref(buf), s_bits_desc,
+                                            OTF2_TYPE_UINT64);
+    }
 
     /* Group 0 lists the world's locations: a communicator member i is
      * world rank members[i], whose location id is that rank. */
@@ -658,18 +824,25 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
                                         OTF2_GROUP_FLAG_NONE, (uint32_t)W.size, world);
         free(world);
     }
+    /* Every group before the first communicator: OTF2's readers expect
+     * definitions of one kind together (otf2-print warns otherwise). */
     for (uint32_t c = 0; c < W.ncomms; c++) {
         struct st_comm_def *d = &W.comms[c];
         OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, d->name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                         OTF2_GROUP_FLAG_NONE, d->nmembers, d->members);
-        OTF2_GlobalDefWriter_WriteComm(gd, c, d->name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     }
-    for (uint32_t c = 0; c < W.ncomms; c++) {
+    /* in-neighbour groups are found by their name; their ids follow on densely */
+    for (uint32_t c = 0, g = W.ncomms + 1; c < W.ncomms; c++) {
         const struct st_comm_def *d = &W.comms[c];
         if (d->has_in)
-            OTF2_GlobalDefWriter_WriteGroup(gd, W.ncomms + 1 + c, d->in_name, OTF2_GROUP_TYPE_LOCATIONS,
+            OTF2_GlobalDefWriter_WriteGroup(gd, g++, d->in_name, OTF2_GROUP_TYPE_LOCATIONS,
                                             OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in);
     }
+    for (uint32_t c = 0; c < W.ncomms; c++)
+        OTF2_GlobalDefWriter_WriteComm(gd, c, W.comms[c].name, c + 1, W.comms[c].parent, OTF2_COMM_FLAG_NONE);
+    write_cart_topologies(gd);
+    for (uint32_t w = 0; w < W.nwins; w++)
+        OTF2_GlobalDefWriter_WriteRmaWin(gd, w, W.wins[w].name, W.wins[w].comm, OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);
 }
 
 void st_writer_close(void)
@@ -677,6 +850,7 @@ void st_writer_close(void)
     if (!W.archive || W.closing)
         return;
     W.closing = 1;
+    close_under_way = 1;
     st_loc_self = NULL;
     uint64_t end = st_now().t;
     uint64_t nevents = 0;
@@ -710,7 +884,13 @@ void st_writer_close(void)
     }
     OTF2_Archive_Close(W.archive);
     W.archive = NULL;
-    /* The anchor, written last, is there now: the journal has done its job. */
+    /* The last act: the checksum file, whose presence says the archive is
+     * closed and lets a reader verify every byte of it. */
+    char name[32], err[4600];
+    snprintf(name, sizeof name, "rank-%06d", W.rank);
+    if (sum_write_archive(W.dir, name, err, sizeof err) != 0)
+        st_warn("rank %d: %s; the archive cannot be verified", W.rank, err);
+    /* The archive is complete: the journal has done its job. */
     journal_remove();
     while (chunk_pool) {
         struct st_chunk *next = chunk_pool->next;
@@ -730,6 +910,11 @@ void st_writer_close(void)
     free(T.v);
     T.v = NULL;
     T.n = T.cap = 0;
+    close_under_way = 0;
+    if (deferred_signal) {
+        linger(&deferred_since);
+        raise(deferred_signal);   /* its previous disposition is back: it ends the process */
+    }
 }
 
 int st_writer_allow_threads(int concurrent)
@@ -787,6 +972,28 @@ struct st_loc *st_loc_attach(void)
 
 /* ---------- events ---------- */
 
+/* A termination signal came while this thread was writing: close now, and
+ * let the signal end the process. */
+static void close_deferred(void)
+{
+    if (writing || close_under_way)
+        return;
+    st_g.phase = ST_DONE;
+    st_writer_close();        /* sends the signal on at its end */
+    raise(deferred_signal);   /* there was nothing to close */
+}
+
+#define WRITE(call)                                                                                          \
+    do {                                                                                                     \
+        writing = 1;                                                                                         \
+        atomic_signal_fence(memory_order_seq_cst);                                                           \
+        call;                                                                                                \
+        atomic_signal_fence(memory_order_seq_cst);                                                           \
+        writing = 0;                                                                                         \
+        if (__builtin_expect(deferred_signal != 0, 0))                                                       \
+            close_deferred();                                                                                \
+    } while (0)
+
 static inline OTF2_AttributeList *truth(struct st_loc *loc, struct st_time t)
 {
     if (__builtin_expect(!st_clock_g.skew_on, 1))
@@ -797,65 +1004,144 @@ static inline OTF2_AttributeList *truth(struct st_loc *loc, struct st_time t)
 
 void st_write_enter(struct st_loc *loc, struct st_time t, uint32_t region)
 {
-    OTF2_EvtWriter_Enter(loc->evt, truth(loc, t), t.t, region);
+    WRITE(OTF2_EvtWriter_Enter(loc->evt, truth(loc, t), t.t, region));
 }
 
 void st_write_leave(struct st_loc *loc, struct st_time t, uint32_t region)
 {
-    OTF2_EvtWriter_Leave(loc->evt, truth(loc, t), t.t, region);
+    WRITE(OTF2_EvtWriter_Leave(loc->evt, truth(loc, t), t.t, region));
 }
 
 void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
-    OTF2_EvtWriter_MpiSend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes);
+    WRITE(OTF2_EvtWriter_MpiSend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes));
 }
 
 void st_write_isend(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
 {
-    OTF2_EvtWriter_MpiIsend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req);
+    WRITE(OTF2_EvtWriter_MpiIsend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req));
 }
 
 void st_write_isend_complete(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    OTF2_EvtWriter_MpiIsendComplete(loc->evt, truth(loc, t), t.t, req);
+    WRITE(OTF2_EvtWriter_MpiIsendComplete(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_irecv_request(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    OTF2_EvtWriter_MpiIrecvRequest(loc->evt, truth(loc, t), t.t, req);
+    WRITE(OTF2_EvtWriter_MpiIrecvRequest(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_recv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
-    OTF2_EvtWriter_MpiRecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes);
+    WRITE(OTF2_EvtWriter_MpiRecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes));
 }
 
 void st_write_irecv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
 {
-    OTF2_EvtWriter_MpiIrecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req);
+    WRITE(OTF2_EvtWriter_MpiIrecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req));
 }
 
 void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    OTF2_EvtWriter_MpiRequestCancelled(loc->evt, truth(loc, t), t.t, req);
+    WRITE(OTF2_EvtWriter_MpiRequestCancelled(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_coll_begin(struct st_loc *loc, struct st_time t)
 {
-    OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, truth(loc, t), t.t);
+    WRITE(OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, truth(loc, t), t.t));
 }
 
-void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received)
+/* The attributes of a sparse member's sources; the list carries true_time already when skew is on. */
+static OTF2_AttributeList *with_sources(struct st_loc *loc, OTF2_AttributeList *list, uint32_t nslots,
+                                        const uint64_t *sources)
 {
-    OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received);
+    if (!nslots)
+        return list;
+    uint32_t words = nslots == ST_COLL_SOURCES_UNKNOWN ? 0 : (nslots + 63) / 64;
+    if (words > source_words() || !sources) {
+        words = 0;
+        nslots = ST_COLL_SOURCES_UNKNOWN;
+    }
+    OTF2_AttributeList_AddUint32(loc->attrs, ST_ATTR_SOURCES_SLOTS, nslots);
+    for (uint32_t k = 0; k < words; k++)
+        if (sources[k])
+            OTF2_AttributeList_AddUint64(loc->attrs, ST_ATTR_SOURCES_BITS + k, sources[k]);
+    return loc->attrs;
+}
+
+void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
+                       uint64_t sent, uint64_t received, uint32_t nslots, const uint64_t *sources)
+{
+    OTF2_AttributeList *a = with_sources(loc, truth(loc, t), nslots, sources);
+    WRITE(OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, a, t.t, op, comm, root, sent, received));
 }
 
 void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, truth(loc, t), t.t, req);
+    WRITE(OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, truth(loc, t), t.t, req));
 }
 
-void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
+void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
+                           uint64_t sent, uint64_t received, uint32_t nslots, const uint64_t *sources, uint64_t req)
 {
-    OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received, req);
+    OTF2_AttributeList *a = with_sources(loc, truth(loc, t), nslots, sources);
+    WRITE(OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, a, t.t, op, comm, root, sent, received, req));
+}
+
+void st_write_rma_win_create(struct st_loc *loc, struct st_time t, uint32_t win)
+{
+    OTF2_EvtWriter_RmaWinCreate(loc->evt, truth(loc, t), t.t, win);
+}
+
+void st_write_rma_win_destroy(struct st_loc *loc, struct st_time t, uint32_t win)
+{
+    OTF2_EvtWriter_RmaWinDestroy(loc->evt, truth(loc, t), t.t, win);
+}
+
+void st_write_rma_collective_begin(struct st_loc *loc, struct st_time t)
+{
+    OTF2_EvtWriter_RmaCollectiveBegin(loc->evt, truth(loc, t), t.t);
+}
+
+void st_write_rma_collective_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
+                                 uint32_t win)
+{
+    OTF2_EvtWriter_RmaCollectiveEnd(loc->evt, truth(loc, t), t.t, op, level, win, OTF2_UNDEFINED_UINT32, 0, 0);
+}
+
+void st_write_rma_put(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    OTF2_EvtWriter_RmaPut(loc->evt, truth(loc, t), t.t, win, remote, bytes, id);
+}
+
+void st_write_rma_get(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    OTF2_EvtWriter_RmaGet(loc->evt, truth(loc, t), t.t, win, remote, bytes, id);
+}
+
+void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type,
+                         uint64_t sent, uint64_t received, uint64_t id)
+{
+    OTF2_EvtWriter_RmaAtomic(loc->evt, truth(loc, t), t.t, win, remote, type, sent, received, id);
+}
+
+void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id)
+{
+    OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, truth(loc, t), t.t, win, id);
+}
+
+void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type)
+{
+    OTF2_EvtWriter_RmaRequestLock(loc->evt, truth(loc, t), t.t, win, remote, 0, type);
+}
+
+void st_write_rma_release_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote)
+{
+    OTF2_EvtWriter_RmaReleaseLock(loc->evt, truth(loc, t), t.t, win, remote, 0);
+}
+
+void st_write_rma_sync(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaSyncType type)
+{
+    OTF2_EvtWriter_RmaSync(loc->evt, truth(loc, t), t.t, win, remote, type);
 }

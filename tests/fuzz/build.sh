@@ -37,8 +37,8 @@ LIBS="$(otf2-config --ldflags 2>/dev/null || true) $(otf2-config --libs 2>/dev/n
 
 # The readers and what they call (causal_file.c is included by its harness,
 # which needs its static checksum functions).
-sources="$top/tools/common/fsutil.c $top/tools/format/rawtrace.c $top/tools/format/rawdir.c
-         $top/tools/format/mtread.c $top/tools/format/recover.c $top/tools/format/anchor_check.c
+# tools/common and tools/format whole, as libstcommon and libstformat are.
+sources="$(ls "$top"/tools/common/*.c "$top"/tools/format/*.c)
          $top/tools/merge/rawview.c $top/tools/merge/clockmodel.c
          $top/tools/causal/causal_query.c
          $top/tools/export/export.c $top/tools/export/export_chrome.c $top/tools/export/export_html.c

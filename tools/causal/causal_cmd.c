@@ -6,10 +6,11 @@
  * The index needs only each location's event count and the matches, and
  * the matcher (match.c) needs only what the merged archive keeps of the raw
  * trace: every event in its location's order with its kind, communicator,
- * peer, tag and request id, and communicators by name with their members as
- * world ranks. So the archive is read back into struct rt_rank (one per
- * location, numbered as location_order.h says, as merge numbers them),
- * matched again, and built as merge builds it.
+ * peer, tag and request id, and communicators (told apart by their id in
+ * the archive: names are for people) with their members as world ranks. So
+ * the archive is read back into struct rt_rank (one per location, numbered
+ * as location_order.h says, as merge numbers them), matched again, and
+ * built as merge builds it.
  * The matcher orders a rank's sends and posted receives by time; global
  * times are a monotonic function of the rank's local clock, so the order is
  * the same (ties, at ns resolution, fall back to the event order). */
@@ -70,10 +71,22 @@ static int collect(void *user, uint32_t location, const struct rt_event *e)
     return 0;
 }
 
+/* A sparse collective member's sources, for the data-flow rule (flow.h). */
+static int collect_sources(void *user, uint32_t location, uint32_t nslots, const uint64_t *bits)
+{
+    struct loader *l = user;
+    struct rt_rank *r = &l->locs[location];
+    return r->nevents ? rt_add_sources(r, r->nevents - 1, nslots, bits) : 0;
+}
+
 static void free_locations(struct rt_rank *locs, uint32_t n)
 {
     if (!locs)
         return;
+    for (uint32_t k = 0; k < n; k++) {
+        free(locs[k].sources);
+        free(locs[k].source_words);
+    }
     for (uint32_t k = 0; k < n; k++)
         free(locs[k].events);
     free(locs);
@@ -124,6 +137,7 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, struct rt_r
             goto fail;
         }
     }
+    t->on_sources = collect_sources;
     if (mt_read_events(t, collect, &l, err, errlen) != 0) {
         if (!err[0])
             snprintf(err, errlen, "out of memory");
@@ -337,7 +351,14 @@ int cmd_causal(int argc, char **argv)
             fprintf(stderr, "synctrace causal: %s: communicator %u is referenced but not defined\n", anchor, c);
             goto done;
         }
-        comms[c].name = t.comms[c].name;
+        /* the matcher tells communicators apart by name; the archive's
+         * names are for people (unnamed ones are all ""): its id is the key */
+        char key[32];
+        snprintf(key, sizeof key, "archive comm %u", c);
+        if (!(comms[c].name = strdup(key))) {
+            fprintf(stderr, "synctrace causal: out of memory\n");
+            goto done;
+        }
         comms[c].nmembers = t.comms[c].nmembers;
         comms[c].members = t.comms[c].members;
     }
@@ -393,6 +414,8 @@ done:
         mg_free(&match);
     free(nevents);
     free_locations(locs, t.nlocations);
+    for (uint32_t c = 0; comms && c < t.ncomms; c++)
+        free(comms[c].name);
     free(comms);
     mt_close(&t);
     return rc;

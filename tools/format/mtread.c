@@ -148,8 +148,21 @@ static void explain(char *err, size_t errlen)
         snprintf(err + used, errlen - used, " (%s)", otf2_reason);
 }
 
+static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
+                                       OTF2_StringRef description, OTF2_Type type)
+{
+    (void)description;
+    struct defs_ctx *c = ud;
+    if (rt_source_attr_def(&c->t->source_attrs, self, str(c, name), type) != 0) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 void mt_close(struct mt_trace *t)
 {
+    rt_source_attr_free(&t->source_attrs);
     if (t->reader)
         OTF2_Reader_Close(t->reader);
     for (uint32_t i = 0; i < t->nlocations; i++)
@@ -206,6 +219,7 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &c);
     uint64_t n = 0;
     OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
@@ -275,6 +289,8 @@ struct evt_ctx {
     mt_event_fn fn;
     void *user;
     int stopped, bad_location;
+    uint64_t *src_buf;        /* a collective's sources (on_sources) */
+    size_t csrc_buf;
 };
 
 static uint32_t track_of(struct evt_ctx *c, OTF2_LocationRef loc)
@@ -381,7 +397,18 @@ static OTF2_CallbackCode collective(EV_HEAD, enum rt_kind kind, OTF2_CollectiveO
     e.bytes = sent;
     e.received = received;
     e.req = req;
-    return deliver(ud, loc, &e);
+    OTF2_CallbackCode rc = deliver(ud, loc, &e);
+    struct evt_ctx *c = ud;
+    uint32_t nslots;
+    if (rc != OTF2_CALLBACK_SUCCESS || !c->t->on_sources)
+        return rc;
+    if (rt_source_attr_read(&c->t->source_attrs, attrs, &c->src_buf, &c->csrc_buf, &nslots) != 0
+        || (nslots && c->t->on_sources(c->user, track_of(c, loc), nslots,
+                                       nslots == RT_SOURCES_UNKNOWN ? NULL : c->src_buf) != 0)) {
+        c->stopped = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
@@ -469,13 +496,14 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
     OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
     OTF2_GlobalEvtReaderCallbacks_SetBufferFlushCallback(cb, ev_flush);
-    struct evt_ctx c = { t, fn, user, 0, 0 };
+    struct evt_ctx c = { t, fn, user, 0, 0, NULL, 0 };
     OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, cb, &c);
     OTF2_GlobalEvtReaderCallbacks_Delete(cb);
     uint64_t n = 0;
     OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalEvents(rd, ger, &n);
     OTF2_Reader_CloseGlobalEvtReader(rd, ger);
     OTF2_Reader_CloseEvtFiles(rd);
+    free(c.src_buf);
     if (c.stopped)
         return -1;   /* the callback said why */
     if (c.bad_location) {

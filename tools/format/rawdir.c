@@ -1,5 +1,6 @@
 /* rawdir.c — find the per-rank archives of a raw trace directory. */
 #include "rawdir.h"
+#include "sumfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -40,6 +41,10 @@ static int meta_world_size(const char *dir)
 int rawdir_list(const char *dir, char ***anchors, char *err, size_t errlen)
 {
     *anchors = NULL;
+    char meta[4200];
+    snprintf(meta, sizeof meta, "%s/run.meta", dir);
+    if (sum_verify_sealed(meta, err, errlen) < 0)   /* damaged run metadata is never trusted */
+        return -1;
     DIR *d = opendir(dir);
     if (!d) {
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
@@ -55,6 +60,8 @@ int rawdir_list(const char *dir, char ***anchors, char *err, size_t errlen)
         int r = rank_of(de->d_name, ".otf2");
         if (r < 0)
             r = rank_of(de->d_name, ".journal");
+        if (r < 0)
+            r = rank_of(de->d_name, ".sum");
         if (r < 0)
             continue;
         if (r >= nseen) {

@@ -3,6 +3,7 @@
 #include "rawtrace.h"
 #include "anchor_check.h"
 #include "recover.h"
+#include "sumfile.h"
 
 #include <otf2/otf2.h>
 #include <stdarg.h>
@@ -21,8 +22,15 @@ struct ctx {
     int failed;
     uint32_t attr_true_time;
     int have_true_attr;
+    struct rt_source_attrs src_attrs;   /* coll_sources_* (the tracer's src/writer.c) */
+    uint64_t *src_buf;
+    size_t csrc_buf;
     struct loc { uint64_t id, nevents; } *locs;   /* every location the archive defines */
     uint32_t nlocs;
+    struct cart_dim { uint32_t size; uint8_t periodic; } *dims;   /* Cartesian dimensions by reference */
+    uint32_t ndims;
+    uint32_t *topo_comm;      /* Cartesian topology reference -> communicator reference */
+    uint32_t ntopos;
 };
 
 /* Grow a by-reference table to hold `index`; *n is its length. Definitions
@@ -75,14 +83,16 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
                                     OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
                                     OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
 {
-    (void)canonical; (void)description; (void)role; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
+    (void)canonical; (void)description; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
     struct ctx *c = ud;
     struct rt_rank *r = c->r;
-    if (ensure((void **)&r->regions, &r->nregions, self, sizeof *r->regions) != 0 || r->regions[self]
+    if (ensure((void **)&r->regions, &r->nregions, self, sizeof *r->regions) != 0
+        || ensure((void **)&r->region_roles, &r->nregion_roles, self, sizeof *r->region_roles) != 0 || r->regions[self]
         || !(r->regions[self] = strdup(str(c, name)))) {
         c->failed = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
+    r->region_roles[self] = (uint8_t)role;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -110,7 +120,7 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
 static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
                                   OTF2_CommRef parent, OTF2_CommFlag flags)
 {
-    (void)parent; (void)flags;
+    (void)flags;
     struct ctx *c = ud;
     struct rt_rank *r = c->r;
     if (ensure((void **)&r->comms, &r->ncomms, self, sizeof *r->comms) != 0 || r->comms[self].name) {
@@ -118,6 +128,7 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
         return OTF2_CALLBACK_INTERRUPT;
     }
     struct rt_comm *d = &r->comms[self];
+    d->parent = parent == OTF2_UNDEFINED_COMM ? UINT32_MAX : parent;
     d->name = strdup(str(c, name));
     if (group < c->ngroups && c->groups[group].members) {
         d->nmembers = c->groups[group].n;
@@ -129,6 +140,86 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
         c->failed = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_cart_dimension(void *ud, OTF2_CartDimensionRef self, OTF2_StringRef name, uint32_t size,
+                                            OTF2_CartPeriodicity periodicity)
+{
+    (void)name;
+    struct ctx *c = ud;
+    if (ensure((void **)&c->dims, &c->ndims, self, sizeof *c->dims) != 0) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    c->dims[self] = (struct cart_dim){ size, periodicity == OTF2_CART_PERIODIC_TRUE };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* A topology's dimensions are defined before it (the writer's order). */
+static OTF2_CallbackCode def_cart_topology(void *ud, OTF2_CartTopologyRef self, OTF2_StringRef name,
+                                           OTF2_CommRef comm, uint8_t ndims, const OTF2_CartDimensionRef *dims)
+{
+    (void)name;
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    if (comm >= r->ncomms || ndims == 0 || r->comms[comm].cart_ndims
+        || ensure((void **)&c->topo_comm, &c->ntopos, self, sizeof *c->topo_comm) != 0) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    struct rt_comm *d = &r->comms[comm];
+    d->cart_sizes = malloc(sizeof *d->cart_sizes * ndims);
+    d->cart_periodic = malloc(ndims);
+    if (!d->cart_sizes || !d->cart_periodic) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    for (uint8_t k = 0; k < ndims; k++) {
+        if (dims[k] >= c->ndims) {
+            c->failed = 1;
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        d->cart_sizes[k] = c->dims[dims[k]].size;
+        d->cart_periodic[k] = c->dims[dims[k]].periodic;
+    }
+    d->cart_ndims = ndims;
+    c->topo_comm[self] = comm;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_cart_coordinate(void *ud, OTF2_CartTopologyRef topo, uint32_t rank, uint8_t ndims,
+                                             const uint32_t *coords)
+{
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    if (topo >= c->ntopos || c->topo_comm[topo] >= r->ncomms) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    struct rt_comm *d = &r->comms[c->topo_comm[topo]];
+    if (ndims != d->cart_ndims || d->has_cart_coords || !(d->cart_coords = malloc(sizeof *d->cart_coords * ndims))) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    memcpy(d->cart_coords, coords, sizeof *coords * ndims);
+    d->cart_rank = rank;
+    d->has_cart_coords = 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_rma_win(void *ud, OTF2_RmaWinRef self, OTF2_StringRef name, OTF2_CommRef comm,
+                                     OTF2_RmaWinFlag flags)
+{
+    (void)flags;
+    struct ctx *c = ud;
+    struct rt_rank *r = c->r;
+    if (ensure((void **)&r->wins, &r->nwins, self, sizeof *r->wins) != 0 || r->wins[self].name
+        || !(r->wins[self].name = strdup(str(c, name)))) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    r->wins[self].comm = comm;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -155,6 +246,10 @@ static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_St
     if (strcmp(str(c, name), "true_time") == 0 && type == OTF2_TYPE_UINT64) {
         c->attr_true_time = self;
         c->have_true_attr = 1;
+    }
+    if (rt_source_attr_def(&c->src_attrs, self, str(c, name), type) != 0) {
+        c->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
     }
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -200,12 +295,105 @@ static struct rt_event *push(struct ctx *c, enum rt_kind kind, uint64_t time, OT
     return e;
 }
 
+/* OTF2 writes a BufferFlush record by itself, while writing the event that
+ * filled the buffer, stamped with that event's time; it cannot carry an
+ * attribute. Its start then has that event's true time: the next event, at
+ * the same timestamp. (Its stop has none: only the start is a measurement.) */
+static void flush_truth(struct rt_rank *r)
+{
+    for (uint64_t i = 0; i + 1 < r->nevents; i++) {
+        struct rt_event *e = &r->events[i], *next = &r->events[i + 1];
+        if (e->kind == RT_FLUSH && !e->has_truth && next->has_truth && next->time == e->time) {
+            e->truth = next->truth;
+            e->has_truth = 1;
+        }
+    }
+}
+
 #define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos, void *ud, OTF2_AttributeList *attrs
 #define EV_UNUSED (void)loc; (void)pos
 #define PUSH(kind) struct rt_event *e = push(ud, kind, time, attrs); if (!e) return OTF2_CALLBACK_INTERRUPT
 
 static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_ENTER); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
 static OTF2_CallbackCode ev_leave(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_LEAVE); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
+
+#define RMA(which) PUSH(RT_RMA); e->tag = (which); e->ref = win
+static OTF2_CallbackCode ev_rma_win_create(EV_HEAD, OTF2_RmaWinRef win)
+{
+    EV_UNUSED; RMA(RT_RMA_WIN_CREATE);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_win_destroy(EV_HEAD, OTF2_RmaWinRef win)
+{
+    EV_UNUSED; RMA(RT_RMA_WIN_DESTROY);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_coll_begin(EV_HEAD)
+{
+    EV_UNUSED; PUSH(RT_RMA); e->tag = RT_RMA_COLL_BEGIN; e->ref = OTF2_UNDEFINED_RMA_WIN;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win,
+                                         uint32_t root, uint64_t sent, uint64_t received)
+{
+    EV_UNUSED; RMA(RT_RMA_COLL_END);
+    e->req = (uint64_t)op << 32 | level; e->peer = root; e->bytes = sent; e->received = received;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_put(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_PUT);
+    e->peer = remote; e->bytes = bytes; e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_get(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_GET);
+    e->peer = remote; e->bytes = bytes; e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_atomic(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaAtomicType type,
+                                       uint64_t sent, uint64_t received, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_ATOMIC);
+    e->tag |= (uint32_t)type << 8; e->peer = remote; e->bytes = sent; e->received = received; e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_complete_remote(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_OP_COMPLETE_REMOTE);
+    e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_request_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock,
+                                             OTF2_LockType type)
+{
+    EV_UNUSED; RMA(RT_RMA_REQUEST_LOCK);
+    e->peer = remote; e->req = lock; e->bytes = type;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_release_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock)
+{
+    EV_UNUSED; RMA(RT_RMA_RELEASE_LOCK);
+    e->peer = remote; e->req = lock;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_sync(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaSyncType type)
+{
+    EV_UNUSED; RMA(RT_RMA_SYNC);
+    e->peer = remote; e->bytes = type;
+    return OTF2_CALLBACK_SUCCESS;
+}
 
 static OTF2_CallbackCode ev_send(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
@@ -249,11 +437,101 @@ static OTF2_CallbackCode ev_nbc_request(EV_HEAD, uint64_t req) { EV_UNUSED; retu
 
 static OTF2_CallbackCode ev_coll_begin(EV_HEAD) { EV_UNUSED; PUSH(RT_COLL_BEGIN); (void)e; return OTF2_CALLBACK_SUCCESS; }
 
+int rt_source_attr_def(struct rt_source_attrs *a, uint32_t self, const char *name, int type)
+{
+    unsigned k;
+    int used = 0;
+    if (strcmp(name, "coll_sources_slots") == 0 && type == OTF2_TYPE_UINT32) {
+        a->slots_ref = self;
+        a->have_slots = 1;
+    } else if (sscanf(name, "coll_sources_%u%n", &k, &used) == 1 && name[used] == 0 && type == OTF2_TYPE_UINT64
+               && k < (1u << 20) && self < (1u << 20)) {
+        if (ensure((void **)&a->word_of, &a->nword_of, self, sizeof *a->word_of) != 0)
+            return -1;
+        a->word_of[self] = k + 1;
+    }
+    return 0;
+}
+
+void rt_source_attr_free(struct rt_source_attrs *a)
+{
+    free(a->word_of);
+    memset(a, 0, sizeof *a);
+}
+
+int rt_source_attr_read(const struct rt_source_attrs *a, void *otf2_attrs, uint64_t **buf, size_t *cap,
+                        uint32_t *nslots)
+{
+    OTF2_AttributeList *attrs = otf2_attrs;
+    *nslots = 0;
+    if (!a->have_slots || !attrs || OTF2_AttributeList_GetUint32(attrs, a->slots_ref, nslots) != OTF2_SUCCESS)
+        return 0;
+    uint32_t words = *nslots == RT_SOURCES_UNKNOWN ? 0 : (*nslots + 63) / 64;
+    if (words > (1u << 20)) {
+        *nslots = RT_SOURCES_UNKNOWN;   /* not what the tracer writes: say nothing */
+        words = 0;
+    }
+    if (words > *cap) {
+        uint64_t *nv = realloc(*buf, sizeof *nv * words);
+        if (!nv)
+            return -1;
+        *buf = nv;
+        *cap = words;
+    }
+    if (words)
+        memset(*buf, 0, sizeof **buf * words);
+    uint32_t n = OTF2_AttributeList_GetNumberOfElements(attrs);
+    for (uint32_t i = 0; i < n; i++) {
+        OTF2_AttributeRef ref;
+        OTF2_Type type;
+        OTF2_AttributeValue v;
+        if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &ref, &type, &v) != OTF2_SUCCESS)
+            continue;
+        uint32_t k = ref < a->nword_of ? a->word_of[ref] : 0;
+        if (k && k - 1 < words && type == OTF2_TYPE_UINT64)
+            (*buf)[k - 1] = v.uint64;
+    }
+    return 0;
+}
+
+int rt_add_sources(struct rt_rank *r, uint64_t index, uint32_t nslots, const uint64_t *bits)
+{
+    uint32_t words = nslots == RT_SOURCES_UNKNOWN || !bits ? 0 : (nslots + 63) / 64;
+    struct rt_sources *ns = realloc(r->sources, sizeof *ns * (r->nsources + 1));
+    if (!ns)
+        return -1;
+    r->sources = ns;
+    uint64_t *nw = realloc(r->source_words, sizeof *nw * (r->nsource_words + words + 1));
+    if (!nw)
+        return -1;
+    r->source_words = nw;
+    if (words)
+        memcpy(nw + r->nsource_words, bits, sizeof *nw * words);
+    ns[r->nsources++] = (struct rt_sources){ index, words || nslots == RT_SOURCES_UNKNOWN ? nslots
+                                                                                        : RT_SOURCES_UNKNOWN,
+                                             r->nsource_words };
+    r->nsource_words += words;
+    return 0;
+}
+
+/* A sparse alltoallv/w member's source slots into r's side table. */
+static int note_sources(struct ctx *c, OTF2_AttributeList *attrs)
+{
+    uint32_t nslots;
+    if (rt_source_attr_read(&c->src_attrs, attrs, &c->src_buf, &c->csrc_buf, &nslots) != 0)
+        return -1;
+    return nslots ? rt_add_sources(c->r, c->r->nevents - 1, nslots, c->src_buf) : 0;
+}
+
 static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
                                      uint64_t received)
 {
     EV_UNUSED; PUSH(RT_COLL_END);
     e->tag = op; e->ref = comm; e->peer = root; e->bytes = sent; e->received = received;
+    if (note_sources(ud, attrs) != 0) {
+        ((struct ctx *)ud)->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -262,6 +540,10 @@ static OTF2_CallbackCode ev_nbc_complete(EV_HEAD, OTF2_CollectiveOp op, OTF2_Com
 {
     EV_UNUSED; PUSH(RT_NBC_COMPLETE);
     e->tag = op; e->ref = comm; e->peer = root; e->bytes = sent; e->received = received; e->req = req;
+    if (note_sources(ud, attrs) != 0) {
+        ((struct ctx *)ud)->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -383,6 +665,10 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(gcb, def_rma_win);
+    OTF2_GlobalDefReaderCallbacks_SetCartDimensionCallback(gcb, def_cart_dimension);
+    OTF2_GlobalDefReaderCallbacks_SetCartTopologyCallback(gcb, def_cart_topology);
+    OTF2_GlobalDefReaderCallbacks_SetCartCoordinateCallback(gcb, def_cart_coordinate);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &c);
     uint64_t n = 0;
     OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
@@ -463,6 +749,17 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecb, ev_nbc_request);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ecb, ev_nbc_complete);
     OTF2_EvtReaderCallbacks_SetBufferFlushCallback(ecb, ev_flush);
+    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(ecb, ev_rma_win_create);
+    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(ecb, ev_rma_win_destroy);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(ecb, ev_rma_coll_begin);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(ecb, ev_rma_coll_end);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(ecb, ev_rma_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(ecb, ev_rma_get);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(ecb, ev_rma_atomic);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(ecb, ev_rma_complete_remote);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(ecb, ev_rma_request_lock);
+    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(ecb, ev_rma_release_lock);
+    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(ecb, ev_rma_sync);
     status = OTF2_SUCCESS;
     for (uint32_t k = 0; k < c.nlocs && status == OTF2_SUCCESS && !c.failed; k++) {
         struct rt_rank *dst = k == 0 ? out : &out->threads[k - 1];
@@ -507,6 +804,9 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
                  (unsigned long long)out->nevents);
         goto done;
     }
+    flush_truth(out);
+    for (uint32_t k = 0; k < out->nthreads; k++)
+        flush_truth(&out->threads[k]);
     /* The threads read the rank's clock and share its definitions. */
     for (uint32_t k = 0; k < out->nthreads; k++) {
         struct rt_rank *t = &out->threads[k];
@@ -517,6 +817,10 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
         t->borrowed = 1;
         t->events = keep.events;
         t->nevents = keep.nevents;
+        t->sources = keep.sources;
+        t->nsources = keep.nsources;
+        t->source_words = keep.source_words;
+        t->nsource_words = keep.nsource_words;
         t->location = keep.location;
         t->declared_events = keep.declared_events;
         t->thread = keep.thread;
@@ -532,6 +836,10 @@ done:
         free(c.groups[i].members);
     free(c.groups);
     free(c.locs);
+    rt_source_attr_free(&c.src_attrs);
+    free(c.src_buf);
+    free(c.dims);
+    free(c.topo_comm);
     OTF2_Reader_Close(rd);
     return rc;
 }
@@ -578,6 +886,16 @@ static int read_recovered(const char *anchor, struct rt_rank *out, char *err, si
 
 int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
 {
+    /* A closed archive (it has its checksum file) is read only when every
+     * byte of it verifies, and then as it is: no journal, no recovery. */
+    int sealed = sum_verify_archive(anchor, err, errlen);
+    if (sealed < 0) {
+        memset(out, 0, sizeof *out);
+        out->path = strdup(anchor);
+        return -1;
+    }
+    if (sealed == 0)
+        return read_archive(anchor, anchor, 0, out, err, errlen);
     int journal = rc_has_journal(anchor);
     if (rc_anchor_complete(anchor) || !journal) {
         struct stat st;
@@ -604,6 +922,8 @@ void rt_free_rank(struct rt_rank *r)
         rt_free_rank(&r->threads[k]);
     free(r->threads);
     free(r->events);
+    free(r->sources);
+    free(r->source_words);
     if (!r->borrowed) {
         free(r->path);
         free(r->host);
@@ -613,12 +933,19 @@ void rt_free_rank(struct rt_rank *r)
         for (uint32_t i = 0; i < r->nregions; i++)
             free(r->regions[i]);
         free(r->regions);
+        free(r->region_roles);
         for (uint32_t i = 0; i < r->ncomms; i++) {
             free(r->comms[i].name);
             free(r->comms[i].members);
             free(r->comms[i].in);
+            free(r->comms[i].cart_sizes);
+            free(r->comms[i].cart_periodic);
+            free(r->comms[i].cart_coords);
         }
         free(r->comms);
+        for (uint32_t i = 0; i < r->nwins; i++)
+            free(r->wins[i].name);
+        free(r->wins);
         free(r->offsets);
     }
     memset(r, 0, sizeof *r);
@@ -641,11 +968,29 @@ int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local)
     return w == UINT64_MAX ? -1 : (int)w;
 }
 
+const uint64_t *rt_sources_of(const struct rt_rank *r, uint64_t index, uint32_t *nslots)
+{
+    size_t lo = 0, hi = r->nsources;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->sources[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == r->nsources || r->sources[lo].index != index) {
+        *nslots = 0;
+        return NULL;
+    }
+    *nslots = r->sources[lo].nslots;
+    return *nslots == RT_SOURCES_UNKNOWN ? NULL : r->source_words + r->sources[lo].first;
+}
+
 const char *rt_kind_name(enum rt_kind kind)
 {
     static const char *names[RT_KIND_COUNT] = {
         "ENTER", "LEAVE", "SEND", "ISEND", "ISEND_COMPLETE", "IRECV_REQUEST", "RECV", "IRECV",
-        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH"
+        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH", "RMA"
     };
     return kind < RT_KIND_COUNT ? names[kind] : "?";
 }

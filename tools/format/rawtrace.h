@@ -9,7 +9,23 @@
 
 enum rt_kind {
     RT_ENTER, RT_LEAVE, RT_SEND, RT_ISEND, RT_ISEND_COMPLETE, RT_IRECV_REQUEST, RT_RECV, RT_IRECV,
-    RT_CANCELLED, RT_COLL_BEGIN, RT_COLL_END, RT_NBC_REQUEST, RT_NBC_COMPLETE, RT_FLUSH, RT_KIND_COUNT
+    RT_CANCELLED, RT_COLL_BEGIN, RT_COLL_END, RT_NBC_REQUEST, RT_NBC_COMPLETE, RT_FLUSH,
+    RT_RMA,                   /* one-sided: `tag` says which record (enum rt_rma) */
+    RT_KIND_COUNT
+};
+
+/* An RMA event (kind RT_RMA): ref = window, and by record
+ *   WIN_CREATE, WIN_DESTROY, COLL_BEGIN: nothing more
+ *   COLL_END: req = operation << 32 | sync level, peer = root, bytes/received
+ *   PUT, GET: peer = target rank, bytes, req = matching id
+ *   ATOMIC: peer = target rank, bytes = sent, received, req = matching id, `tag` >> 8 = atomic type
+ *   OP_COMPLETE_REMOTE: req = matching id
+ *   REQUEST_LOCK: peer = target rank, req = lock id, bytes = lock type
+ *   RELEASE_LOCK: peer = target rank, req = lock id
+ *   SYNC: peer = remote rank, bytes = sync type (PSCW: complete's NOTIFY_OUT, wait's NOTIFY_IN) */
+enum rt_rma {
+    RT_RMA_WIN_CREATE, RT_RMA_WIN_DESTROY, RT_RMA_COLL_BEGIN, RT_RMA_COLL_END, RT_RMA_PUT, RT_RMA_GET,
+    RT_RMA_ATOMIC, RT_RMA_OP_COMPLETE_REMOTE, RT_RMA_REQUEST_LOCK, RT_RMA_RELEASE_LOCK, RT_RMA_SYNC
 };
 
 struct rt_event {
@@ -27,12 +43,35 @@ struct rt_event {
 
 struct rt_comm {
     char *name;
+    uint32_t parent;          /* the communicator it was made from (a reference), or UINT32_MAX */
     uint32_t nmembers;
     uint64_t *members;        /* world ranks, in communicator rank order */
     int has_in;               /* a topology communicator: */
     uint32_t nin;
     uint64_t *in;             /* this rank's in-neighbours (world ranks), whom neighbourhood collectives receive from */
+    uint32_t cart_ndims;      /* a Cartesian topology (0: none): sizes and periodicity of its dimensions, */
+    uint32_t *cart_sizes;
+    uint8_t *cart_periodic;
+    int has_cart_coords;      /* and this rank's place in it (its rank in the communicator, coordinates) */
+    uint32_t cart_rank;
+    uint32_t *cart_coords;
 };
+
+/* An RMA window: its communicator (reference) and its name ("" when unnamed). */
+struct rt_win {
+    uint32_t comm;
+    char *name;
+};
+
+/* A sparse alltoallv/w member (the tracer's coll_sources_* attributes):
+ * its COLL_END / NBC_COMPLETE event `index` received from the slots whose
+ * bits are set in source_words[first .. first + (nslots + 63) / 64). */
+struct rt_sources {
+    uint64_t index;
+    uint32_t nslots;          /* RT_SOURCES_UNKNOWN: sparse, slots not recorded */
+    size_t first;
+};
+#define RT_SOURCES_UNKNOWN UINT32_MAX
 
 struct rt_offset {
     uint64_t time;
@@ -48,12 +87,20 @@ struct rt_rank {
     uint64_t resolution, global_offset, trace_length;
     char **regions;           /* region names by reference */
     uint32_t nregions;
+    uint8_t *region_roles;    /* OTF2_RegionRole by region reference, as the tracer wrote it */
+    uint32_t nregion_roles;
     struct rt_comm *comms;    /* by reference */
     uint32_t ncomms;
+    struct rt_win *wins;      /* RMA windows by reference */
+    uint32_t nwins;
     struct rt_offset *offsets;
     uint32_t noffsets;
     struct rt_event *events;
     uint64_t nevents;
+    struct rt_sources *sources;   /* by event index, ascending; only sparse members */
+    size_t nsources;
+    uint64_t *source_words;
+    size_t nsource_words;
     uint64_t declared_events; /* what the location definition says (recovered: its whole chunks' events) */
     int recovered;            /* the rank was killed before closing its archive: rebuilt
                                * from its journal, each location's events up to its last
@@ -83,6 +130,28 @@ void rt_free_rank(struct rt_rank *r);
 uint32_t rt_take_threads(struct rt_rank *r, struct rt_rank **out);
 /* The world rank behind a communicator-local rank, or -1. */
 int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local);
+/* The source slots of event `index` (a collective's exit): NULL with
+ * *nslots = 0 when it received from every slot or none (the common case),
+ * NULL with RT_SOURCES_UNKNOWN when sparse but unrecorded, else the bits. */
+const uint64_t *rt_sources_of(const struct rt_rank *r, uint64_t index, uint32_t *nslots);
+/* Append a side-table entry for event `index` of r (the events of r come in
+ * index order): nslots slots, bits (NULL: RT_SOURCES_UNKNOWN). 0 or -1. */
+int rt_add_sources(struct rt_rank *r, uint64_t index, uint32_t nslots, const uint64_t *bits);
+/* The coll_sources_* attributes as an archive defines them, for readers:
+ * rt_source_attr_def for every attribute definition (0, or -1 when out of
+ * memory), rt_source_attr_read per event (otf2_attrs: its
+ * OTF2_AttributeList; *nslots = 0 when it has none; the bits go to *buf,
+ * grown as needed). */
+struct rt_source_attrs {
+    uint32_t slots_ref;
+    int have_slots;
+    uint32_t *word_of;        /* attribute ref -> 1 + k for coll_sources_<k>, else 0 */
+    uint32_t nword_of;
+};
+int rt_source_attr_def(struct rt_source_attrs *a, uint32_t self, const char *name, int type);
+int rt_source_attr_read(const struct rt_source_attrs *a, void *otf2_attrs, uint64_t **buf, size_t *cap,
+                        uint32_t *nslots);
+void rt_source_attr_free(struct rt_source_attrs *a);
 const char *rt_kind_name(enum rt_kind kind);
 const char *rt_collective_name(uint32_t op);
 

@@ -559,6 +559,21 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     uint32_t s_true = sref(&t, "true_time");
     uint32_t s_true_desc = sref(&t, "undistorted time of the event (SYNCTRACE_SKEW)");
     uint32_t s_locations = sref(&t, "MPI_COMM_WORLD locations");
+    /* the collective source attributes, as src/writer.c defines them */
+    uint32_t source_words = j->world_size > 0 ? ((uint32_t)j->world_size + 63) / 64 : 1;
+    uint32_t s_slots = sref(&t, "coll_sources_slots");
+    uint32_t s_slots_desc = sref(&t, "collective: source slots of a sparse alltoallv/w member");
+    uint32_t s_bits_desc = sref(&t, "collective: non-empty source slots, 64 per word");
+    char (*source_names)[32] = calloc(source_words, sizeof *source_names);   /* sref keeps the pointers */
+    if (!source_names) {
+        free(t.v);
+        free(thread_names);
+        return 0;
+    }
+    for (uint32_t k = 0; k < source_words; k++) {
+        snprintf(source_names[k], sizeof source_names[k], "coll_sources_%u", k);
+        sref(&t, source_names[k]);
+    }
     for (uint32_t k = 1; k < nlocs; k++)
         sref(&t, thread_names[k]);
     for (uint32_t r = 0; r < j->nregions; r++)
@@ -574,6 +589,7 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     if (t.n == 0 || s_locations == OTF2_UNDEFINED_STRING) {
         free(t.v);
         free(thread_names);
+        free(source_names);
         return 0;
     }
     CHECK(OTF2_GlobalDefWriter_WriteClockProperties(gd, resolution, j->opened_at, 0, OTF2_UNDEFINED_TIMESTAMP));
@@ -595,6 +611,10 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     }
     if (j->true_time)
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 1, s_slots, s_slots_desc, OTF2_TYPE_UINT32));
+    for (uint32_t k = 0; k < source_words; k++)
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 2 + k, sref(&t, source_names[k]), s_bits_desc,
+                                                  OTF2_TYPE_UINT64));
     uint64_t *world = malloc(sizeof *world * (size_t)j->world_size);
     if (world) {
         for (int i = 0; i < j->world_size; i++)
@@ -605,23 +625,26 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     } else {
         ok = 0;
     }
+    /* as src/writer.c writes them: every group, then the communicators */
     for (uint32_t c = 0; c < j->ncomms; c++) {
         const struct jcomm *d = &j->comms[c];
-        if (!d->set)
-            continue;
-        uint32_t name = sref(&t, d->name);
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                              OTF2_GROUP_FLAG_NONE, d->n, d->members));
-        CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+        if (d->set)
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, sref(&t, d->name), OTF2_GROUP_TYPE_COMM_GROUP,
+                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->n, d->members));
     }
-    for (uint32_t c = 0; c < j->ncomms; c++) {   /* as src/writer.c writes them */
+    for (uint32_t c = 0, g = j->ncomms + 1; c < j->ncomms; c++) {
         const struct jcomm *d = &j->comms[c];
         if (d->set && d->has_in)
-            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, j->ncomms + 1 + c, sref(&t, d->in_name), OTF2_GROUP_TYPE_LOCATIONS,
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, g++, sref(&t, d->in_name), OTF2_GROUP_TYPE_LOCATIONS,
                                                   OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in));
     }
+    for (uint32_t c = 0; c < j->ncomms; c++)
+        if (j->comms[c].set)
+            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, sref(&t, j->comms[c].name), c + 1, OTF2_UNDEFINED_COMM,
+                                                 OTF2_COMM_FLAG_NONE));
     free(t.v);
     free(thread_names);
+    free(source_names);
     return ok;
 }
 
@@ -823,7 +846,7 @@ static int place_events(const char *base, const char *sub, const struct rc_locat
 int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    char journal_path[4200], base[4200], evt[4400];
+    char journal_path[4200], base[4200];
     char name[32];   /* "rank-NNNNNN", the archive's name */
     const char *slash = NULL;
     if (sibling(anchor, ".journal", journal_path, sizeof journal_path) != 0
@@ -858,19 +881,9 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
     }
     for (uint32_t k = 0; k < out->nlocs; k++)
         out->events += out->locs[k].events;
-    if (!failed && out->events == 0) {
-        snprintf(evt, sizeof evt, "%s/%llu.evt", base, (unsigned long long)j.location);
-        if (j.nthreads > 0)
-            snprintf(err, errlen, "%s: none of the event files of its %u locations holds a whole event chunk: "
-                                  "no events survived", anchor, j.nthreads + 1);
-        else if (out->locs[0].evt_bytes == 0)
-            snprintf(err, errlen, "%s: the rank was killed before its first buffer flush: no events survived "
-                                  "(only its journal is there)", anchor);
-        else
-            snprintf(err, errlen, "%s: %s holds no whole event chunk (%llu bytes, chunks of %llu): no events survived",
-                     anchor, evt, (unsigned long long)out->locs[0].evt_bytes, (unsigned long long)j.chunk_size);
-        failed = 1;
-    }
+    /* No whole chunk anywhere (killed before its first buffer flush): the
+     * archive is rebuilt all the same, a rank without events, so that the
+     * merge keeps the other ranks. */
     if (failed)
         goto fail;
 

@@ -34,15 +34,25 @@ struct report_domain {
     uint32_t nsegments, first_segment;   /* into report.segments */
 };
 
+/* A rank of a job that died: what it lost and why (losses.c). */
+struct report_loss {
+    int rank;
+    char why[600];
+};
+
 struct report {
     uint32_t ranks;
     uint32_t threads;            /* locations besides the ranks' main ones */
     int causal_skipped;          /* too many locations for a causal index by default */
     uint32_t incomplete_ranks;   /* ranks that ended without MPI_Finalize */
+    struct report_loss *losses;  /* one per incomplete rank, in rank order */
+    uint32_t nlosses;
     uint64_t events;
     size_t messages, collectives, unmatched_sends, unmatched_recvs, incomplete_collectives, cancelled;
     size_t tachyons_raw, tachyons_after, latency_violations_after, collective_violations_after;
     size_t nonmonotonic_after;
+    /* one-sided orderings MPI guarantees (rma_flow.h): fences and PSCW */
+    size_t rma_flows, rma_violations_raw, rma_violations_after;
     /* neighbourhood collectives: (member, in-neighbour) pairs whose exit precedes the entry */
     size_t neighbour_violations_raw, neighbour_violations_after, neighbour_violations_truth;
     size_t neighbour_edges;
