@@ -1,5 +1,6 @@
 /* mtread.c — see mtread.h. */
 #include "mtread.h"
+#include "anchor_check.h"
 
 #include <otf2/otf2.h>
 #include <stdarg.h>
@@ -229,6 +230,10 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     otf2_reason[0] = '\0';
     if (!(t->path = strdup(anchor))) {
         snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (anchor_check(anchor, err, errlen) != 0) {
+        mt_close(t);
         return -1;
     }
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);

@@ -1,6 +1,7 @@
 /* rawtrace.c — see rawtrace.h. Definitions and events are gathered through
  * OTF2's callback readers into plain arrays. */
 #include "rawtrace.h"
+#include "anchor_check.h"
 #include "recover.h"
 #include "sumfile.h"
 
@@ -44,11 +45,15 @@ struct ctx {
 };
 
 /* Grow a by-reference table to hold `index`; *n is its length. Definitions
- * are few, so growing to exactly index + 1 keeps *n meaningful. */
+ * are few, so growing to exactly index + 1 keeps *n meaningful. A slot is
+ * defined once: a second definition of a reference is corruption (and
+ * would leak or replace the first). */
 static int ensure(void **v, uint32_t *n, uint32_t index, size_t elem)
 {
     if (index < *n)
         return 0;
+    if (index >= (1u << 24))
+        return -1;   /* no tracer defines that many (and index + 1 must not wrap): corrupt */
     uint32_t nn = index + 1;
     void *nv = realloc(*v, nn * elem);
     if (!nv)
@@ -67,7 +72,8 @@ static const char *str(struct ctx *c, uint32_t ref)
 static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
 {
     struct ctx *c = ud;
-    if (ensure((void **)&c->strings, &c->nstrings, self, sizeof *c->strings) != 0 || !(c->strings[self] = strdup(s))) {
+    if (ensure((void **)&c->strings, &c->nstrings, self, sizeof *c->strings) != 0 || c->strings[self]
+        || !(c->strings[self] = strdup(s))) {
         c->failed = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
@@ -92,7 +98,7 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
     struct ctx *c = ud;
     struct rt_rank *r = c->r;
     if (ensure((void **)&r->regions, &r->nregions, self, sizeof *r->regions) != 0
-        || ensure((void **)&r->region_roles, &r->nregion_roles, self, sizeof *r->region_roles) != 0
+        || ensure((void **)&r->region_roles, &r->nregion_roles, self, sizeof *r->region_roles) != 0 || r->regions[self]
         || !(r->regions[self] = strdup(str(c, name)))) {
         c->failed = 1;
         return OTF2_CALLBACK_INTERRUPT;
@@ -106,7 +112,7 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
 {
     (void)type; (void)paradigm; (void)flags;
     struct ctx *c = ud;
-    if (ensure((void **)&c->groups, &c->ngroups, self, sizeof *c->groups) != 0
+    if (ensure((void **)&c->groups, &c->ngroups, self, sizeof *c->groups) != 0 || c->groups[self].members
         || !(c->groups[self].members = malloc(sizeof *members * (n ? n : 1)))) {
         c->failed = 1;
         return OTF2_CALLBACK_INTERRUPT;
@@ -156,7 +162,7 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
     (void)flags;
     struct ctx *c = ud;
     struct rt_rank *r = c->r;
-    if (ensure((void **)&r->comms, &r->ncomms, self, sizeof *r->comms) != 0) {
+    if (ensure((void **)&r->comms, &r->ncomms, self, sizeof *r->comms) != 0 || r->comms[self].name) {
         c->failed = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
@@ -729,6 +735,8 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     struct ctx c = { .r = out };
     OTF2_Error_RegisterCallback(quiet_error, NULL);
     otf2_reason[0] = '\0';
+    if (anchor_check(path, err, errlen) != 0)
+        return -1;
     OTF2_Reader *rd = OTF2_Reader_Open(path);
     if (!rd) {
         snprintf(err, errlen, "%s: not a readable OTF2 archive", anchor);
