@@ -54,8 +54,12 @@ rc=$?
 diag "send99: mpirun exits $rc traced, $plain_rc untraced"
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -eq $plain_rc ]
 ok $? "send99: the exit status is Open MPI's, as untraced ($rc)"
-[ -n "$(report_lines "$tmp/plain.err")" ] && [ "$(report_lines "$tmp/plain.err")" = "$(report_lines "$tmp/s.err")" ]
-ok $? "send99: Open MPI's error report is the same as untraced ($(report_lines "$tmp/s.err" | sed -n 1p))"
+# Untraced, Open MPI itself sometimes loses some of its report (the process is
+# killed before stderr is flushed: 4 runs in 10 here), so the traced report
+# must hold every line the untraced one printed, not equal it.
+[ -n "$(report_lines "$tmp/s.err")" ] \
+    && [ -z "$(comm -23 <(report_lines "$tmp/plain.err" | sort -u) <(report_lines "$tmp/s.err" | sort -u))" ]
+ok $? "send99: Open MPI's error report is there, with every line of the untraced one ($(report_lines "$tmp/s.err" | sed -n 1p))"
 cmp -s "$tmp/plain.out" "$tmp/s.out" && grep -q "DYING with MPI_COMM_WORLD's error handler MPI_ERRORS_ARE_FATAL" "$tmp/s.out"
 ok $? "send99: the program's output is the same, and it still sees MPI_ERRORS_ARE_FATAL as its error handler"
 "$SYNCTRACE_BIN" dump "$tmp/s" >"$tmp/s.dump" 2>/dev/null
