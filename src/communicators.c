@@ -10,6 +10,7 @@
  * The key is written as the communicator's name; its group lists the world
  * ranks that its ranks (for an intercommunicator: its remote ranks) map to. */
 #include "communicators.h"
+#include "rawformat.h"
 #include "handlemap.h"
 #include "requests.h"
 #include "tracer.h"
@@ -223,9 +224,9 @@ static void comms_init(MPI_Comm sync_comm)
     if (all) {
         for (int i = 0; i < n; i++)
             all[i] = i;
-        struct st_commrec *w = remember(MPI_COMM_WORLD, 1, "MPI_COMM_WORLD", n, all);
+        struct st_commrec *w = remember(MPI_COMM_WORLD, 1, RF_COMM_WORLD_NAME, n, all);
         world_ref = w ? w->ref : OTF2_UNDEFINED_COMM;
-        remember(sync_comm, 2, "synctrace sync", n, all);
+        remember(sync_comm, 2, RF_COMM_SYNC_NAME, n, all);
         free(all);
     }
     int me = st_g.rank;

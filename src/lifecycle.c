@@ -6,6 +6,7 @@
  * decision (an allreduce of the outcome), so the tracer's own collectives
  * can never leave one rank waiting for another. */
 #include <config.h>
+#include "rawformat.h"
 #include "communicators.h"
 #include "fsutil.h"
 #include "options.h"
@@ -36,7 +37,7 @@ static int thread_level;
 static int holds_trace(const char *dir)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/run.meta", dir);
+    snprintf(path, sizeof path, "%s/" RF_META_FILE, dir);
     if (access(path, F_OK) == 0)
         return 1;
     DIR *d = opendir(dir);
@@ -45,7 +46,7 @@ static int holds_trace(const char *dir)
     int found = 0;
     struct dirent *de;
     while (!found && (de = readdir(d)) != NULL)
-        found = strncmp(de->d_name, "rank-", 5) == 0;
+        found = strncmp(de->d_name, RF_RANK_PREFIX, strlen(RF_RANK_PREFIX)) == 0;
     closedir(d);
     return found;
 }
@@ -84,21 +85,21 @@ static int agree_on_directory(void)
 static void set_properties(void)
 {
     char v[128];
-    st_writer_property("SYNCTRACE::VERSION", PACKAGE_VERSION);
-    st_writer_property("SYNCTRACE::RUN_ID", run_id);
+    st_writer_property(RF_PROP_VERSION, PACKAGE_VERSION);
+    st_writer_property(RF_PROP_RUN_ID, run_id);
     snprintf(v, sizeof v, "%d", st_g.rank);
-    st_writer_property("SYNCTRACE::RANK", v);
+    st_writer_property(RF_PROP_RANK, v);
     snprintf(v, sizeof v, "%d", st_g.size);
-    st_writer_property("SYNCTRACE::WORLD_SIZE", v);
-    st_writer_property("SYNCTRACE::HOST", st_clock_hostname());
-    st_writer_property("SYNCTRACE::CLOCK", st_clock_name());
+    st_writer_property(RF_PROP_WORLD_SIZE, v);
+    st_writer_property(RF_PROP_HOST, st_clock_hostname());
+    st_writer_property(RF_PROP_CLOCK, st_clock_name());
     snprintf(v, sizeof v, "%d", st_sync_domain(st_g.rank));
-    st_writer_property("SYNCTRACE::CLOCK_DOMAIN", v);
+    st_writer_property(RF_PROP_CLOCK_DOMAIN, v);
     if (st_clock_skew_enabled()) {
         snprintf(v, sizeof v, "%.6f", st_clock_skew_offset_us());
-        st_writer_property("SYNCTRACE::SKEW_OFFSET_US", v);
+        st_writer_property(RF_PROP_SKEW_OFFSET_US, v);
         snprintf(v, sizeof v, "%.6f", st_clock_skew_drift_ppm());
-        st_writer_property("SYNCTRACE::SKEW_DRIFT_PPM", v);
+        st_writer_property(RF_PROP_SKEW_DRIFT_PPM, v);
     }
 }
 
@@ -106,7 +107,7 @@ static void set_properties(void)
  * a reader sees either the old complete file or the new complete one. */
 static FILE *meta_begin(char *tmp, size_t len)
 {
-    snprintf(tmp, len, "%s/run.meta.tmp", trace_dir);
+    snprintf(tmp, len, "%s/" RF_META_TMP_FILE, trace_dir);
     FILE *f = fopen(tmp, "w");
     if (!f)
         return NULL;
@@ -127,7 +128,7 @@ static void meta_end(FILE *f, const char *tmp, const char *status)
         return;
     fprintf(f, "status %s\n", status);
     char path[4200];
-    snprintf(path, sizeof path, "%s/run.meta", trace_dir);
+    snprintf(path, sizeof path, "%s/" RF_META_FILE, trace_dir);
     if (fclose(f) == 0)
         rename(tmp, path);
     else

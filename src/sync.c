@@ -1,5 +1,6 @@
 /* sync.c — see sync.h. Only world rank 0 keeps samples; the others answer. */
 #include "sync.h"
+#include "rawformat.h"
 #include "offset_estimate.h"
 #include "communicators.h"
 #include "options.h"
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#define SYNC_TAG 7117
+#define SYNC_TAG RF_SYNC_TAG
 #define HOSTLEN 64
 
 

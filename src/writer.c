@@ -1,6 +1,7 @@
 /* writer.c — the per-rank OTF2 archive: event records, definitions, bounded
  * buffer memory, and closing the archive even when the program dies. */
 #include <config.h>
+#include "rawformat.h"
 #include "writer.h"
 #include "options.h"
 #include "regions.h"
@@ -18,8 +19,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-#define ST_ATTR_TRUE_TIME 0
 
 /* ---------- definitions kept until close ---------- */
 
@@ -119,8 +118,6 @@ static uint32_t string_ref(const char *s)
  * is removed once the archive is closed (its anchor written): it then
  * holds nothing the archive lacks. */
 
-#define ST_JOURNAL_FORMAT 1
-
 /* Append one string field: ' ' then the string with '%', space, control
  * and non-ASCII bytes as %XX; the empty string is "%00". */
 static size_t journal_str(char *out, const char *s)
@@ -201,7 +198,7 @@ static void journal_open(const char *path, uint64_t chunk)
         st_verbose("rank %d: %s: %s: no crash recovery for this rank", W.rank, path, strerror(errno));
         return;
     }
-    const char *own[ST_REGION_ALL_COUNT - ST_REGION_MPI_COUNT] = { "synctrace: clock synchronisation" };
+    const char *own[ST_REGION_ALL_COUNT - ST_REGION_MPI_COUNT] = { RF_REGION_SYNC_NAME };
     size_t max = 512 + journal_str_max(st_clock_hostname()) + journal_str_max(st_clock_name());
     for (int r = 0; r < ST_REGION_ALL_COUNT; r++)
         max += 64 + journal_str_max(r < ST_REGION_MPI_COUNT ? st_regions[r].name : own[r - ST_REGION_MPI_COUNT]);
@@ -212,24 +209,25 @@ static void journal_open(const char *path, uint64_t chunk)
         return;
     }
     size_t n = (size_t)sprintf(buf,
-                               "synctrace-journal %d\nrank %d\nworld_size %d\nlocation %llu\nchunk_size %llu\n"
-                               "opened_at %llu\nticks_per_second %.6f\ntrue_time %d\nhost",
-                               ST_JOURNAL_FORMAT, W.rank, W.size, (unsigned long long)W.main.id,
+                               RF_JOURNAL_MAGIC " %d\n" RF_JR_RANK " %d\n" RF_JR_WORLD_SIZE " %d\n"
+                               RF_JR_LOCATION " %llu\n" RF_JR_CHUNK_SIZE " %llu\n" RF_JR_OPENED_AT " %llu\n"
+                               RF_JR_TICKS_PER_SECOND " %.6f\n" RF_JR_TRUE_TIME " %d\n" RF_JR_HOST,
+                               RF_JOURNAL_FORMAT, W.rank, W.size, (unsigned long long)W.main.id,
                                (unsigned long long)chunk, (unsigned long long)W.opened_at,
                                st_clock_ticks_per_second(), st_clock_skew_enabled() ? 1 : 0);
     n += journal_str(buf + n, st_clock_hostname());
-    n += (size_t)sprintf(buf + n, "\nclock");
+    n += (size_t)sprintf(buf + n, "\n" RF_JR_CLOCK);
     n += journal_str(buf + n, st_clock_name());
     buf[n++] = '\n';
     for (int r = 0; r < ST_REGION_ALL_COUNT; r++) {
         int mpi = r < ST_REGION_MPI_COUNT;
-        n += (size_t)sprintf(buf + n, "region %d %d %d", r,
+        n += (size_t)sprintf(buf + n, RF_JR_REGION " %d %d %d", r,
                              (int)(mpi ? st_regions[r].role : OTF2_REGION_ROLE_ARTIFICIAL),
                              (int)(mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_MEASUREMENT_SYSTEM));
         n += journal_str(buf + n, mpi ? st_regions[r].name : own[r - ST_REGION_MPI_COUNT]);
         buf[n++] = '\n';
     }
-    n += (size_t)sprintf(buf + n, "header_end %d\n", (int)ST_REGION_ALL_COUNT);
+    n += (size_t)sprintf(buf + n, RF_JR_HEADER_END " %d\n", (int)ST_REGION_ALL_COUNT);
     journal_write(buf, n);
     free(buf);
 }
@@ -240,7 +238,7 @@ static void journal_remove(void)
     if (W.journal >= 0)
         close(W.journal);
     W.journal = -1;
-    snprintf(path, sizeof path, "%s/rank-%06d.journal", W.dir, W.rank);
+    snprintf(path, sizeof path, "%s/" RF_RANK_NAME_FMT RF_JOURNAL_SUFFIX, W.dir, W.rank);
     unlink(path);
 }
 
@@ -270,7 +268,7 @@ uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_
             for (int i = 0; i < nmembers; i++)
                 n += (size_t)sprintf(tail + n, "%s%d", i ? "," : "", world_ranks[i] < 0 ? -1 : world_ranks[i]);
             char key[32];
-            snprintf(key, sizeof key, "comm %u", W.ncomms);
+            snprintf(key, sizeof key, RF_JR_COMM " %u", W.ncomms);
             const char *strs[] = { name, NULL };
             journal_record(key, strs, tail);
             free(tail);
@@ -286,7 +284,7 @@ void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
     struct st_comm_def *c = &W.comms[comm];
     uint64_t *in = malloc(sizeof *in * (size_t)(n ? n : 1));
     char name[64];
-    snprintf(name, sizeof name, "synctrace in-neighbours of comm %u", comm);
+    snprintf(name, sizeof name, RF_IN_NEIGHBOURS_FMT, comm);
     if (!in)
         return;
     for (int i = 0; i < n; i++)
@@ -302,7 +300,7 @@ void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
         size_t k = (size_t)sprintf(tail, " %u %d %s", comm, n, n ? "" : "-");
         for (int i = 0; i < n; i++)
             k += (size_t)sprintf(tail + k, "%s%d", i ? "," : "", world_ranks[i]);
-        journal_record("neighbours", NULL, tail);
+        journal_record(RF_JR_NEIGHBOURS, NULL, tail);
         free(tail);
     }
 }
@@ -318,7 +316,7 @@ void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev)
     W.offsets[W.noffsets++] = (struct st_clock_offset){ local_time, offset, stddev };
     char tail[96];
     snprintf(tail, sizeof tail, " %llu %lld %.17g", (unsigned long long)local_time, (long long)offset, stddev);
-    journal_record("clock_offset", NULL, tail);
+    journal_record(RF_JR_CLOCK_OFFSET, NULL, tail);
 }
 
 uint64_t st_writer_set_resolution(double ticks_per_second)
@@ -326,7 +324,7 @@ uint64_t st_writer_set_resolution(double ticks_per_second)
     W.resolution = (uint64_t)(ticks_per_second + 0.5);
     char tail[32];
     snprintf(tail, sizeof tail, " %llu", (unsigned long long)W.resolution);
-    journal_record("resolution", NULL, tail);
+    journal_record(RF_JR_RESOLUTION, NULL, tail);
     return W.resolution;
 }
 
@@ -335,7 +333,7 @@ void st_writer_property(const char *name, const char *value)
     if (W.archive) {
         OTF2_Archive_SetProperty(W.archive, name, value, true);
         const char *strs[] = { name, value, NULL };
-        journal_record("property", strs, "");
+        journal_record(RF_JR_PROPERTY, strs, "");
     }
 }
 
@@ -448,7 +446,7 @@ static void linger(const struct timespec *since)
     for (;;) {
         while (complete < W.size) {
             /* OTF2 writes the anchor file last; an empty one is being written. */
-            snprintf(anchor, sizeof anchor, "%s/rank-%06d.otf2", signal_dir, complete);
+            snprintf(anchor, sizeof anchor, "%s/" RF_RANK_NAME_FMT RF_ANCHOR_SUFFIX, signal_dir, complete);
             struct stat st;
             if (stat(anchor, &st) != 0 || st.st_size == 0)
                 break;
@@ -529,9 +527,9 @@ static void close_at_exit(void)
 int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen)
 {
     char name[32];
-    snprintf(name, sizeof name, "rank-%06d", rank);
+    snprintf(name, sizeof name, RF_RANK_NAME_FMT, rank);
     char anchor[4200];
-    snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, name);
+    snprintf(anchor, sizeof anchor, "%s/%s" RF_ANCHOR_SUFFIX, dir, name);
     if (access(anchor, F_OK) == 0) {
         snprintf(err, errlen, "%s already exists: refusing to overwrite a trace (choose another SYNCTRACE_DIR)", anchor);
         return -1;
@@ -542,7 +540,7 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     uint64_t chunk = 1 << 20;
     while (chunk > 4096 && chunk * 2 > st_cfg.buffer_bytes)
         chunk /= 2;
-    W.archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, chunk, 4 * 1024 * 1024,
+    W.archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, chunk, RF_DEF_CHUNK_SIZE,
                                   OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!W.archive) {
         snprintf(err, errlen, "%s: cannot create the OTF2 archive", anchor);
@@ -569,7 +567,7 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     }
     W.opened_at = st_now().t;
     char journal[4200];
-    snprintf(journal, sizeof journal, "%s/%s.journal", dir, name);
+    snprintf(journal, sizeof journal, "%s/%s" RF_JOURNAL_SUFFIX, dir, name);
     journal_open(journal, chunk);
     st_loc_self = &W.main;
     install_signal_handlers(dir);
@@ -584,13 +582,14 @@ void st_writer_discard(void)
     st_writer_close();
     char path[4200];
     /* Local files are named by the location id, which is the rank. */
-    const char *names[] = { "%s/rank-%06d.otf2", "%s/rank-%06d.def", "%s/rank-%06d/%d.evt", "%s/rank-%06d/%d.def",
-                            "%s/rank-%06d.journal" };
+    const char *names[] = { "%s/" RF_RANK_NAME_FMT RF_ANCHOR_SUFFIX, "%s/" RF_RANK_NAME_FMT RF_DEF_SUFFIX,
+                            "%s/" RF_RANK_NAME_FMT "/%d" RF_EVT_SUFFIX, "%s/" RF_RANK_NAME_FMT "/%d" RF_DEF_SUFFIX,
+                            "%s/" RF_RANK_NAME_FMT RF_JOURNAL_SUFFIX };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, names[i], W.dir, W.rank, W.rank);
         unlink(path);
     }
-    snprintf(path, sizeof path, "%s/rank-%06d", W.dir, W.rank);
+    snprintf(path, sizeof path, "%s/" RF_RANK_NAME_FMT, W.dir, W.rank);
     rmdir(path);
 }
 
@@ -603,24 +602,24 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
                                               end > W.opened_at ? end - W.opened_at : 0,
                                               OTF2_UNDEFINED_TIMESTAMP);
     char buf[64];
-    uint32_t s_machine = string_ref("machine");
-    uint32_t s_node = string_ref("node");
+    uint32_t s_machine = string_ref(RF_SYSTEM_TREE_ROOT);
+    uint32_t s_node = string_ref(RF_SYSTEM_TREE_NODE);
     uint32_t s_host = string_ref(st_clock_hostname());
-    snprintf(buf, sizeof buf, "MPI Rank %d", W.rank);
+    snprintf(buf, sizeof buf, RF_LOCATION_GROUP_FMT, W.rank);
     uint32_t s_rank = string_ref(buf);
-    uint32_t s_thread = string_ref("Master thread");
+    uint32_t s_thread = string_ref(RF_MAIN_THREAD_NAME);
     for (uint32_t i = 0; i < T.n; i++) {
-        snprintf(buf, sizeof buf, "Thread %u", i + 1);
+        snprintf(buf, sizeof buf, RF_THREAD_NAME_FMT, i + 1);
         string_ref(buf);
     }
     uint32_t s_empty = string_ref("");
-    uint32_t s_true = string_ref("true_time");
-    uint32_t s_true_desc = string_ref("undistorted time of the event (SYNCTRACE_SKEW)");
-    uint32_t s_locations = string_ref("MPI_COMM_WORLD locations");
+    uint32_t s_true = string_ref(RF_ATTR_TRUE_TIME_NAME);
+    uint32_t s_true_desc = string_ref(RF_ATTR_TRUE_TIME_DESC);
+    uint32_t s_locations = string_ref(RF_GROUP_WORLD_NAME);
     uint32_t region_names[ST_REGION_ALL_COUNT];
     for (int r = 0; r < ST_REGION_MPI_COUNT; r++)
         region_names[r] = string_ref(st_regions[r].name);
-    region_names[ST_REGION_SYNC] = string_ref("synctrace: clock synchronisation");
+    region_names[ST_REGION_SYNC] = string_ref(RF_REGION_SYNC_NAME);
     /* Every string must be defined before the records that use it. */
     for (uint32_t i = 0; i < W.strings.n; i++)
         OTF2_GlobalDefWriter_WriteString(gd, i, W.strings.v[i]);
@@ -632,7 +631,7 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
     /* Location ids are world ranks (unique across the run's archives);
      * the one location group of this archive is 0. */
     for (uint32_t i = 0; i < T.n; i++) {
-        snprintf(buf, sizeof buf, "Thread %u", i + 1);
+        snprintf(buf, sizeof buf, RF_THREAD_NAME_FMT, i + 1);
         OTF2_GlobalDefWriter_WriteLocation(gd, T.v[i]->id, string_ref(buf), OTF2_LOCATION_TYPE_CPU_THREAD,
                                            T.v[i]->nevents, 0);
     }
@@ -646,7 +645,7 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64
                                          OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
     }
     if (st_clock_skew_enabled())
-        OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64);
+        OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64);
 
     /* Group 0 lists the world's locations: a communicator member i is
      * world rank members[i], whose location id is that rank. */
@@ -760,7 +759,7 @@ struct st_loc *st_loc_attach(void)
                 T.v = nv;
         }
         if (T.n < T.cap && (loc = calloc(1, sizeof *loc)) != NULL) {
-            loc->id = (uint64_t)(T.n + 1) << 32 | (uint64_t)(uint32_t)W.rank;
+            loc->id = RF_THREAD_LOCATION(T.n + 1, W.rank);
             loc->evt = OTF2_Archive_GetEvtWriter(W.archive, loc->id);
             loc->attrs = OTF2_AttributeList_New();
             if (loc->evt && loc->attrs) {
@@ -769,7 +768,7 @@ struct st_loc *st_loc_attach(void)
                  * chunks (rank-N/ID.evt) to be recovered by this. */
                 char tail[32];
                 snprintf(tail, sizeof tail, " %llu", (unsigned long long)loc->id);
-                journal_record("location", NULL, tail);
+                journal_record(RF_JR_LOCATION, NULL, tail);
             } else {
                 if (loc->evt)
                     OTF2_Archive_CloseEvtWriter(W.archive, loc->evt);
@@ -791,7 +790,7 @@ static inline OTF2_AttributeList *truth(struct st_loc *loc, struct st_time t)
 {
     if (__builtin_expect(!st_clock_g.skew_on, 1))
         return NULL;
-    OTF2_AttributeList_AddUint64(loc->attrs, ST_ATTR_TRUE_TIME, t.truth);
+    OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_TRUE_TIME, t.truth);
     return loc->attrs;
 }
 

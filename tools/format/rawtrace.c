@@ -1,6 +1,7 @@
 /* rawtrace.c — see rawtrace.h. Definitions and events are gathered through
  * OTF2's callback readers into plain arrays. */
 #include "rawtrace.h"
+#include "rawformat.h"
 #include "recover.h"
 
 #include <otf2/otf2.h>
@@ -96,7 +97,7 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
     unsigned comm;
     char tail;
     c->groups[self].in_of = UINT32_MAX;
-    if (sscanf(str(c, name), "synctrace in-neighbours of comm %u%c", &comm, &tail) == 1)
+    if (sscanf(str(c, name), RF_IN_NEIGHBOURS_FMT "%c", &comm, &tail) == 1)
         c->groups[self].in_of = comm;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -146,7 +147,7 @@ static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_St
 {
     (void)description;
     struct ctx *c = ud;
-    if (strcmp(str(c, name), "true_time") == 0 && type == OTF2_TYPE_UINT64) {
+    if (strcmp(str(c, name), RF_ATTR_TRUE_TIME_NAME) == 0 && type == OTF2_TYPE_UINT64) {
         c->attr_true_time = self;
         c->have_true_attr = 1;
     }
@@ -347,19 +348,19 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     }
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
     int rc = -1;
-    if (int_property(rd, "SYNCTRACE::RANK", &out->rank) != 0
-        || int_property(rd, "SYNCTRACE::WORLD_SIZE", &out->world_size) != 0) {
+    if (int_property(rd, RF_PROP_RANK, &out->rank) != 0
+        || int_property(rd, RF_PROP_WORLD_SIZE, &out->world_size) != 0) {
         snprintf(err, errlen, "%s: not a synctrace raw archive (no SYNCTRACE::RANK property)", anchor);
         goto done;
     }
-    if (int_property(rd, "SYNCTRACE::CLOCK_DOMAIN", &out->domain) != 0)
+    if (int_property(rd, RF_PROP_CLOCK_DOMAIN, &out->domain) != 0)
         out->domain = out->rank;
-    out->host = property(rd, "SYNCTRACE::HOST");
-    out->clock = property(rd, "SYNCTRACE::CLOCK");
-    out->run_id = property(rd, "SYNCTRACE::RUN_ID");
-    out->version = property(rd, "SYNCTRACE::VERSION");
-    out->skew_offset_us = double_property(rd, "SYNCTRACE::SKEW_OFFSET_US");
-    out->skew_drift_ppm = double_property(rd, "SYNCTRACE::SKEW_DRIFT_PPM");
+    out->host = property(rd, RF_PROP_HOST);
+    out->clock = property(rd, RF_PROP_CLOCK);
+    out->run_id = property(rd, RF_PROP_RUN_ID);
+    out->version = property(rd, RF_PROP_VERSION);
+    out->skew_offset_us = double_property(rd, RF_PROP_SKEW_OFFSET_US);
+    out->skew_drift_ppm = double_property(rd, RF_PROP_SKEW_DRIFT_PPM);
 
     OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
     OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();

@@ -40,6 +40,7 @@
  * Records of an unknown keyword are skipped (a later tracer may add some
  * without changing the format version). */
 #include <config.h>
+#include "rawformat.h"
 #include "recover.h"
 
 #include <otf2/otf2.h>
@@ -54,17 +55,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define JOURNAL_FORMAT 1
-
 /* ---------- paths ---------- */
 
 /* ".../rank-NNNNNN.otf2" -> ".../rank-NNNNNN" + suffix. */
 static int sibling(const char *anchor, const char *suffix, char *out, size_t len)
 {
     size_t n = strlen(anchor);
-    if (n < 5 || strcmp(anchor + n - 5, ".otf2") != 0)
+    size_t ext = strlen(RF_ANCHOR_SUFFIX);
+    if (n < ext || strcmp(anchor + n - ext, RF_ANCHOR_SUFFIX) != 0)
         return -1;
-    return snprintf(out, len, "%.*s%s", (int)(n - 5), anchor, suffix) < (int)len ? 0 : -1;
+    return snprintf(out, len, "%.*s%s", (int)(n - ext), anchor, suffix) < (int)len ? 0 : -1;
 }
 
 int rc_anchor_complete(const char *anchor)
@@ -77,7 +77,7 @@ int rc_has_journal(const char *anchor)
 {
     char path[4200];
     struct stat st;
-    return sibling(anchor, ".journal", path, sizeof path) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return sibling(anchor, RF_JOURNAL_SUFFIX, path, sizeof path) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* ---------- the journal ---------- */
@@ -160,7 +160,7 @@ static int ensure(void **v, uint32_t *n, uint64_t index, size_t elem)
 {
     if (index < *n)
         return 0;
-    if (index >= (1u << 24))
+    if (index >= RF_JOURNAL_MAX_REF)
         return -1;   /* no tracer defines that many: a corrupt record */
     uint32_t nn = (uint32_t)index + 1;
     void *nv = realloc(*v, nn * elem);
@@ -286,37 +286,37 @@ static int parse_record(struct journal *j, char *line)
     uint64_t u;
 
     if (!j->header_end) {
-        if (strcmp(key, "rank") == 0 && nf == 2) {
+        if (strcmp(key, RF_JR_RANK) == 0 && nf == 2) {
             j->have |= HAVE_RANK;
-            return parse_int(f[1], 0, 999999, &j->rank);
-        } else if (strcmp(key, "world_size") == 0 && nf == 2) {
+            return parse_int(f[1], 0, RF_MAX_RANK, &j->rank);
+        } else if (strcmp(key, RF_JR_WORLD_SIZE) == 0 && nf == 2) {
             j->have |= HAVE_WORLD;
-            return parse_int(f[1], 1, 1000000, &j->world_size);
-        } else if (strcmp(key, "location") == 0 && nf == 2) {
+            return parse_int(f[1], 1, RF_MAX_WORLD_SIZE, &j->world_size);
+        } else if (strcmp(key, RF_JR_LOCATION) == 0 && nf == 2) {
             j->have |= HAVE_LOCATION;
             return parse_u64(f[1], &j->location);
-        } else if (strcmp(key, "chunk_size") == 0 && nf == 2) {
+        } else if (strcmp(key, RF_JR_CHUNK_SIZE) == 0 && nf == 2) {
             j->have |= HAVE_CHUNK;
             /* OTF2 accepts 256 KiB .. 16 MiB; the tracer may go lower for small buffers. */
-            return parse_u64(f[1], &j->chunk_size) != 0 || j->chunk_size < 1024 || j->chunk_size > (1u << 24) ? -1 : 0;
-        } else if (strcmp(key, "opened_at") == 0 && nf == 2) {
+            return parse_u64(f[1], &j->chunk_size) != 0 || j->chunk_size < RF_CHUNK_SIZE_MIN || j->chunk_size > RF_CHUNK_SIZE_MAX ? -1 : 0;
+        } else if (strcmp(key, RF_JR_OPENED_AT) == 0 && nf == 2) {
             j->have |= HAVE_OPENED;
             return parse_u64(f[1], &j->opened_at);
-        } else if (strcmp(key, "ticks_per_second") == 0 && nf == 2) {
+        } else if (strcmp(key, RF_JR_TICKS_PER_SECOND) == 0 && nf == 2) {
             j->have |= HAVE_TPS;
             return parse_double(f[1], &j->ticks_per_second) != 0 || !(j->ticks_per_second >= 1) ? -1 : 0;
-        } else if (strcmp(key, "true_time") == 0 && nf == 2) {
+        } else if (strcmp(key, RF_JR_TRUE_TIME) == 0 && nf == 2) {
             j->have |= HAVE_TRUE;
             return parse_int(f[1], 0, 1, &j->true_time);
-        } else if (strcmp(key, "host") == 0 && nf == 2) {
+        } else if (strcmp(key, RF_JR_HOST) == 0 && nf == 2) {
             j->have |= HAVE_HOST;
             free(j->host);
             return (j->host = decode(f[1])) ? 0 : -1;
-        } else if (strcmp(key, "clock") == 0 && nf == 2) {
+        } else if (strcmp(key, RF_JR_CLOCK) == 0 && nf == 2) {
             j->have |= HAVE_CLOCK;
             free(j->clock);
             return (j->clock = decode(f[1])) ? 0 : -1;
-        } else if (strcmp(key, "region") == 0 && nf == 5) {
+        } else if (strcmp(key, RF_JR_REGION) == 0 && nf == 5) {
             int role, paradigm;
             if (parse_u64(f[1], &u) != 0 || parse_int(f[2], 0, 255, &role) != 0 || parse_int(f[3], 0, 255, &paradigm) != 0
                 || ensure((void **)&j->regions, &j->nregions, u, sizeof *j->regions) != 0)
@@ -327,7 +327,7 @@ static int parse_record(struct journal *j, char *line)
             r->role = role;
             r->paradigm = paradigm;
             return (r->name = decode(f[4])) ? 0 : -1;
-        } else if (strcmp(key, "header_end") == 0 && nf == 2) {
+        } else if (strcmp(key, RF_JR_HEADER_END) == 0 && nf == 2) {
             if (parse_u64(f[1], &u) != 0 || u != j->nregions || (j->have & HAVE_ALL) != HAVE_ALL)
                 return -1;
             for (uint32_t r = 0; r < j->nregions; r++)
@@ -339,7 +339,7 @@ static int parse_record(struct journal *j, char *line)
         return 0;   /* unknown: skipped */
     }
 
-    if (strcmp(key, "property") == 0 && nf == 3) {
+    if (strcmp(key, RF_JR_PROPERTY) == 0 && nf == 3) {
         char *name = decode(f[1]), *value = decode(f[2]);
         struct jprop *nv = name && value ? realloc(j->props, sizeof *nv * (j->nprops + 1)) : NULL;
         if (!nv) {
@@ -350,9 +350,9 @@ static int parse_record(struct journal *j, char *line)
         j->props = nv;
         nv[j->nprops++] = (struct jprop){ name, value };
         return 0;
-    } else if (strcmp(key, "comm") == 0 && nf == 5) {
+    } else if (strcmp(key, RF_JR_COMM) == 0 && nf == 5) {
         uint64_t n;
-        if (parse_u64(f[1], &u) != 0 || parse_u64(f[3], &n) != 0 || n > (1u << 30)
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[3], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS
             || ensure((void **)&j->comms, &j->ncomms, u, sizeof *j->comms) != 0)
             return -1;
         struct jcomm *c = &j->comms[u];
@@ -364,17 +364,17 @@ static int parse_record(struct journal *j, char *line)
         if (!(c->name = decode(f[2])) || parse_members(f[4], c->n, &c->members) != 0)
             return -1;
         return 0;
-    } else if (strcmp(key, "neighbours") == 0 && nf == 4) {
+    } else if (strcmp(key, RF_JR_NEIGHBOURS) == 0 && nf == 4) {
         uint64_t n;
-        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &n) != 0 || n > (1u << 30) || u >= j->ncomms
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS || u >= j->ncomms
             || !j->comms[u].set || j->comms[u].has_in)
             return -1;
         struct jcomm *c = &j->comms[u];
         c->has_in = 1;
         c->nin = (uint32_t)n;
-        snprintf(c->in_name, sizeof c->in_name, "synctrace in-neighbours of comm %llu", (unsigned long long)u);
+        snprintf(c->in_name, sizeof c->in_name, RF_IN_NEIGHBOURS_FMT, (unsigned)u);
         return parse_members(f[3], c->nin, &c->in);
-    } else if (strcmp(key, "clock_offset") == 0 && nf == 4) {
+    } else if (strcmp(key, RF_JR_CLOCK_OFFSET) == 0 && nf == 4) {
         struct joffset o;
         if (parse_u64(f[1], &o.time) != 0 || parse_i64(f[2], &o.offset) != 0 || parse_double(f[3], &o.stddev) != 0)
             return -1;
@@ -384,9 +384,9 @@ static int parse_record(struct journal *j, char *line)
         j->offsets = nv;
         nv[j->noffsets++] = o;
         return 0;
-    } else if (strcmp(key, "resolution") == 0 && nf == 2) {
+    } else if (strcmp(key, RF_JR_RESOLUTION) == 0 && nf == 2) {
         return parse_u64(f[1], &j->resolution) != 0 || j->resolution == 0 ? -1 : 0;
-    } else if (strcmp(key, "location") == 0 && nf == 2) {
+    } else if (strcmp(key, RF_JR_LOCATION) == 0 && nf == 2) {
         /* Another thread's: the rank in the low 32 bits, N >= 1 above, once. */
         if (parse_u64(f[1], &u) != 0 || (u & 0xffffffffu) != (uint64_t)j->rank || (u >> 32) == 0
             || (u >> 32) == 0xffffffffu)
@@ -394,15 +394,15 @@ static int parse_record(struct journal *j, char *line)
         for (uint32_t i = 0; i < j->nthreads; i++)
             if (j->threads[i] == u)
                 return -1;
-        uint64_t *nv = j->nthreads < (1u << 24) ? realloc(j->threads, sizeof *nv * (j->nthreads + 1)) : NULL;
+        uint64_t *nv = j->nthreads < RF_JOURNAL_MAX_THREADS ? realloc(j->threads, sizeof *nv * (j->nthreads + 1)) : NULL;
         if (!nv)
             return -1;
         j->threads = nv;
         nv[j->nthreads++] = u;
         return 0;
     }
-    if (strcmp(key, "property") == 0 || strcmp(key, "comm") == 0 || strcmp(key, "clock_offset") == 0
-        || strcmp(key, "neighbours") == 0 || strcmp(key, "location") == 0)
+    if (strcmp(key, RF_JR_PROPERTY) == 0 || strcmp(key, RF_JR_COMM) == 0 || strcmp(key, RF_JR_CLOCK_OFFSET) == 0
+        || strcmp(key, RF_JR_NEIGHBOURS) == 0 || strcmp(key, RF_JR_LOCATION) == 0)
         return -1;   /* a known record with the wrong number of fields */
     return 0;
 }
@@ -425,14 +425,15 @@ static int journal_read(const char *path, struct journal *j, char *err, size_t e
         line[len - 1] = '\0';
         if (lineno == 1) {
             int format;
-            if (strncmp(line, "synctrace-journal ", 18) != 0 || parse_int(line + 18, 1, 1000, &format) != 0) {
+            size_t magic = strlen(RF_JOURNAL_MAGIC " ");
+            if (strncmp(line, RF_JOURNAL_MAGIC " ", magic) != 0 || parse_int(line + magic, 1, 1000, &format) != 0) {
                 snprintf(err, errlen, "%s: not a synctrace recovery journal", path);
                 rc = -1;
                 break;
             }
-            if (format != JOURNAL_FORMAT) {
+            if (format != RF_JOURNAL_FORMAT) {
                 snprintf(err, errlen, "%s: journal format %d, but this synctrace reads format %d", path, format,
-                         JOURNAL_FORMAT);
+                         RF_JOURNAL_FORMAT);
                 rc = -1;
                 break;
             }
@@ -480,18 +481,18 @@ static char *run_id_from_meta(const char *anchor)
     snprintf(path, sizeof path, "%s", anchor);
     char *slash = strrchr(path, '/');
     if (slash)
-        snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "run.meta");
+        snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), RF_META_FILE);
     else
-        snprintf(path, sizeof path, "run.meta");
+        snprintf(path, sizeof path, RF_META_FILE);
     FILE *f = fopen(path, "r");
     if (!f)
         return NULL;
     char buf[512];
     char *id = NULL;
     while (!id && fgets(buf, sizeof buf, f))
-        if (strncmp(buf, "run_id ", 7) == 0) {
+        if (strncmp(buf, RF_META_KEY_RUN_ID " ", strlen(RF_META_KEY_RUN_ID " ")) == 0) {
             buf[strcspn(buf, "\n")] = '\0';
-            id = strdup(buf + 7);
+            id = strdup(buf + strlen(RF_META_KEY_RUN_ID " "));
         }
     fclose(f);
     return id;
@@ -551,14 +552,14 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
     if (!thread_names)
         return 0;
     for (uint32_t k = 1; k < nlocs; k++)
-        snprintf(thread_names[k], sizeof thread_names[k], "Thread %llu", (unsigned long long)(locs[k].id >> 32));
+        snprintf(thread_names[k], sizeof thread_names[k], RF_THREAD_NAME_FMT, (unsigned)(locs[k].id >> 32));
     char rankname[64];
-    snprintf(rankname, sizeof rankname, "MPI Rank %d", j->rank);
-    uint32_t s_machine = sref(&t, "machine"), s_node = sref(&t, "node"), s_host = sref(&t, j->host);
-    uint32_t s_rank = sref(&t, rankname), s_thread = sref(&t, "Master thread"), s_empty = sref(&t, "");
-    uint32_t s_true = sref(&t, "true_time");
-    uint32_t s_true_desc = sref(&t, "undistorted time of the event (SYNCTRACE_SKEW)");
-    uint32_t s_locations = sref(&t, "MPI_COMM_WORLD locations");
+    snprintf(rankname, sizeof rankname, RF_LOCATION_GROUP_FMT, j->rank);
+    uint32_t s_machine = sref(&t, RF_SYSTEM_TREE_ROOT), s_node = sref(&t, RF_SYSTEM_TREE_NODE), s_host = sref(&t, j->host);
+    uint32_t s_rank = sref(&t, rankname), s_thread = sref(&t, RF_MAIN_THREAD_NAME), s_empty = sref(&t, "");
+    uint32_t s_true = sref(&t, RF_ATTR_TRUE_TIME_NAME);
+    uint32_t s_true_desc = sref(&t, RF_ATTR_TRUE_TIME_DESC);
+    uint32_t s_locations = sref(&t, RF_GROUP_WORLD_NAME);
     for (uint32_t k = 1; k < nlocs; k++)
         sref(&t, thread_names[k]);
     for (uint32_t r = 0; r < j->nregions; r++)
@@ -594,7 +595,7 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
                                                0, 0));
     }
     if (j->true_time)
-        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64));
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64));
     uint64_t *world = malloc(sizeof *world * (size_t)j->world_size);
     if (world) {
         for (int i = 0; i < j->world_size; i++)
@@ -628,7 +629,7 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, 
 static int write_archive(const char *dir, const char *name, const struct journal *j, const char *run_id,
                          const struct rc_location *locs, uint32_t nlocs)
 {
-    OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, j->chunk_size, 4 * 1024 * 1024,
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, j->chunk_size, RF_DEF_CHUNK_SIZE,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar)
         return 0;
@@ -638,9 +639,9 @@ static int write_archive(const char *dir, const char *name, const struct journal
     CHECK(OTF2_Archive_SetCreator(ar, "synctrace " PACKAGE_VERSION " (recovered from the journal)"));
     /* The tracer's properties; those it had no time to set, from the header. */
     char v[64];
-    const char *fallback[][2] = { { "SYNCTRACE::RANK", NULL }, { "SYNCTRACE::WORLD_SIZE", NULL },
-                                  { "SYNCTRACE::HOST", j->host }, { "SYNCTRACE::CLOCK", j->clock },
-                                  { "SYNCTRACE::RUN_ID", run_id } };
+    const char *fallback[][2] = { { RF_PROP_RANK, NULL }, { RF_PROP_WORLD_SIZE, NULL },
+                                  { RF_PROP_HOST, j->host }, { RF_PROP_CLOCK, j->clock },
+                                  { RF_PROP_RUN_ID, run_id } };
     for (size_t i = 0; i < sizeof fallback / sizeof fallback[0]; i++) {
         const char *value = fallback[i][1];
         if (journal_property(j, fallback[i][0]))
@@ -654,7 +655,7 @@ static int write_archive(const char *dir, const char *name, const struct journal
     }
     for (uint32_t i = 0; i < j->nprops; i++)
         CHECK(OTF2_Archive_SetProperty(ar, j->props[i].name, j->props[i].value, true));
-    CHECK(OTF2_Archive_SetProperty(ar, "SYNCTRACE::RECOVERED", "true", true));
+    CHECK(OTF2_Archive_SetProperty(ar, RF_PROP_RECOVERED, "true", true));
 
     /* Clock offsets are local definitions of each location, as at close:
      * all threads read the rank's clock. */
@@ -769,12 +770,12 @@ static int copy_prefix(const char *src, const char *dst, uint64_t bytes)
 static void remove_tree(const char *dir, const char *name, const struct rc_location *locs, uint32_t nlocs)
 {
     char path[4400];
-    const char *files[] = { "%s/%s.otf2", "%s/%s.def" };
+    const char *files[] = { "%s/%s" RF_ANCHOR_SUFFIX, "%s/%s" RF_DEF_SUFFIX };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(path, sizeof path, files[i], dir, name);
         unlink(path);
     }
-    const char *local[] = { "%s/%s/%llu.evt", "%s/%s/%llu.def" };
+    const char *local[] = { "%s/%s/%llu" RF_EVT_SUFFIX, "%s/%s/%llu" RF_DEF_SUFFIX };
     for (uint32_t k = 0; k < nlocs; k++)
         for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
             snprintf(path, sizeof path, local[i], dir, name, (unsigned long long)locs[k].id);
@@ -792,7 +793,7 @@ static int scan_location(const char *anchor, const char *base, uint64_t chunk_si
                          size_t errlen)
 {
     char evt[4400];
-    snprintf(evt, sizeof evt, "%s/%llu.evt", base, (unsigned long long)l->id);
+    snprintf(evt, sizeof evt, "%s/%llu" RF_EVT_SUFFIX, base, (unsigned long long)l->id);
     struct stat st;
     if (stat(evt, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
         return 0;
@@ -812,8 +813,8 @@ static int scan_location(const char *anchor, const char *base, uint64_t chunk_si
 static int place_events(const char *base, const char *sub, const struct rc_location *l)
 {
     char evt[4400], copy[4400];
-    snprintf(evt, sizeof evt, "%s/%llu.evt", base, (unsigned long long)l->id);
-    snprintf(copy, sizeof copy, "%s/%llu.evt", sub, (unsigned long long)l->id);
+    snprintf(evt, sizeof evt, "%s/%llu" RF_EVT_SUFFIX, base, (unsigned long long)l->id);
+    snprintf(copy, sizeof copy, "%s/%llu" RF_EVT_SUFFIX, sub, (unsigned long long)l->id);
     char *abs = realpath(evt, NULL);
     int ok = abs && symlink(abs, copy) == 0;
     free(abs);
@@ -826,7 +827,7 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
     char journal_path[4200], base[4200], evt[4400];
     char name[32];   /* "rank-NNNNNN", the archive's name */
     const char *slash = NULL;
-    if (sibling(anchor, ".journal", journal_path, sizeof journal_path) != 0
+    if (sibling(anchor, RF_JOURNAL_SUFFIX, journal_path, sizeof journal_path) != 0
         || sibling(anchor, "", base, sizeof base) != 0
         || strlen((slash = strrchr(base, '/')) ? slash + 1 : base) >= sizeof name) {
         snprintf(err, errlen, "%s: not a rank archive name (rank-NNNNNN.otf2)", anchor);
@@ -859,7 +860,7 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
     for (uint32_t k = 0; k < out->nlocs; k++)
         out->events += out->locs[k].events;
     if (!failed && out->events == 0) {
-        snprintf(evt, sizeof evt, "%s/%llu.evt", base, (unsigned long long)j.location);
+        snprintf(evt, sizeof evt, "%s/%llu" RF_EVT_SUFFIX, base, (unsigned long long)j.location);
         if (j.nthreads > 0)
             snprintf(err, errlen, "%s: none of the event files of its %u locations holds a whole event chunk: "
                                   "no events survived", anchor, j.nthreads + 1);
@@ -882,8 +883,8 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
         out->dir[0] = '\0';
         goto fail;
     }
-    snprintf(out->anchor, sizeof out->anchor, "%s/%s.otf2", out->dir, name);
-    char *meta_id = journal_property(&j, "SYNCTRACE::RUN_ID") ? NULL : run_id_from_meta(anchor);
+    snprintf(out->anchor, sizeof out->anchor, "%s/%s" RF_ANCHOR_SUFFIX, out->dir, name);
+    char *meta_id = journal_property(&j, RF_PROP_RUN_ID) ? NULL : run_id_from_meta(anchor);
     int ok = write_archive(out->dir, name, &j, meta_id, out->locs, out->nlocs);
     free(meta_id);
     char sub[4300];

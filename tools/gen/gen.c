@@ -42,6 +42,7 @@
  * OUT_DIR, one fixed-size region per rank, sized in advance), then written
  * one archive at a time through bounded OTF2 buffers. */
 #include "fsutil.h"
+#include "rawformat.h"
 #include "offset_estimate.h"
 #include "skew.h"
 #include <config.h>
@@ -61,7 +62,7 @@
 #include <unistd.h>
 
 #define MAX_RANKS 10000
-#define SYNC_TAG 7117
+#define SYNC_TAG RF_SYNC_TAG
 #define SYNC_ROUNDS 20                    /* ping-pongs per peer, as SYNCTRACE_SYNC_ROUNDS defaults */
 #define T0_NS 2000000000000ULL            /* true time 0 is 2000 s "since boot" */
 #define MAX_OFFSET_US 1e9                 /* src/clock.c's limits */
@@ -210,7 +211,7 @@ static const struct { const char *name; OTF2_RegionRole role; } regions[R_COUNT]
     { "MPI_Bcast", OTF2_REGION_ROLE_COLL_ONE2ALL },
     { "MPI_Reduce", OTF2_REGION_ROLE_COLL_ALL2ONE },
     { "MPI_Alltoall", OTF2_REGION_ROLE_COLL_ALL2ALL },
-    { "synctrace: clock synchronisation", OTF2_REGION_ROLE_ARTIFICIAL },
+    { RF_REGION_SYNC_NAME, OTF2_REGION_ROLE_ARTIFICIAL },
 };
 enum { COMM_WORLD = 0, COMM_SYNC = 1 };
 
@@ -782,8 +783,8 @@ static uint64_t message_bytes(int r, const struct ev *e)
 static void write_rank(int r)
 {
     char name[32], anchor[4200], value[128];
-    snprintf(name, sizeof name, "rank-%06d", r);
-    snprintf(anchor, sizeof anchor, "%s/%s.otf2", C.out, name);
+    snprintf(name, sizeof name, RF_RANK_NAME_FMT, r);
+    snprintf(anchor, sizeof anchor, "%s/%s" RF_ANCHOR_SUFFIX, C.out, name);
     int node = node_of(r);
     /* Event chunks as the tracer's (1 MiB); definition chunks of 256 KiB
      * instead of its 4 MiB: the largest record, a group of 10000 members,
@@ -808,7 +809,7 @@ static void write_rank(int r)
         const struct ev *e = &ev[i];
         uint64_t raw = raw_ticks(e->t), t = recorded_ticks(node, raw);
         if (!C.no_true_time)
-            OTF2_AttributeList_AddUint64(attrs, 0, raw);
+            OTF2_AttributeList_AddUint64(attrs, RF_ATTR_TRUE_TIME, raw);
         OTF2_ErrorCode rc = OTF2_SUCCESS;
         switch (e->kind) {
         case E_ENTER: rc = OTF2_EvtWriter_Enter(w, attrs, t, e->a); break;
@@ -873,10 +874,10 @@ static void write_rank(int r)
            S_REGIONS };
     char host[32], rank_name[32];
     snprintf(host, sizeof host, "node%d", node);
-    snprintf(rank_name, sizeof rank_name, "MPI Rank %d", r);
-    const char *fixed[S_REGIONS] = { "MPI_COMM_WORLD", "synctrace sync", "machine", "node", host, rank_name,
-                                     "Master thread", "", "true_time",
-                                     "undistorted time of the event (SYNCTRACE_SKEW)", "MPI_COMM_WORLD locations" };
+    snprintf(rank_name, sizeof rank_name, RF_LOCATION_GROUP_FMT, r);
+    const char *fixed[S_REGIONS] = { RF_COMM_WORLD_NAME, RF_COMM_SYNC_NAME, RF_SYSTEM_TREE_ROOT, RF_SYSTEM_TREE_NODE,
+                                     host, rank_name, RF_MAIN_THREAD_NAME, "", RF_ATTR_TRUE_TIME_NAME,
+                                     RF_ATTR_TRUE_TIME_DESC, RF_GROUP_WORLD_NAME };
     for (uint32_t i = 0; i < S_REGIONS; i++)
         OTF2_GlobalDefWriter_WriteString(gd, i, fixed[i]);
     for (uint32_t i = 0; i < R_COUNT; i++)
@@ -904,20 +905,20 @@ static void write_rank(int r)
     OTF2_GlobalDefWriter_WriteComm(gd, COMM_SYNC, S_SYNC, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     check(OTF2_Archive_CloseGlobalDefWriter(ar, gd), anchor, "closing the global definitions");
 
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::VERSION", PACKAGE_VERSION, true);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::RUN_ID", run_id, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_VERSION, PACKAGE_VERSION, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_RUN_ID, run_id, true);
     snprintf(value, sizeof value, "%d", r);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::RANK", value, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_RANK, value, true);
     snprintf(value, sizeof value, "%d", P);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::WORLD_SIZE", value, true);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::HOST", host, true);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::CLOCK", "synthetic", true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_WORLD_SIZE, value, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_HOST, host, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_CLOCK, "synthetic", true);
     snprintf(value, sizeof value, "%d", domain_of(r));
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::CLOCK_DOMAIN", value, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_CLOCK_DOMAIN, value, true);
     snprintf(value, sizeof value, "%.6f", clocks[node].offset_us);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::SKEW_OFFSET_US", value, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_SKEW_OFFSET_US, value, true);
     snprintf(value, sizeof value, "%.6f", clocks[node].drift_ppm);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::SKEW_DRIFT_PPM", value, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_SKEW_DRIFT_PPM, value, true);
     check(OTF2_Archive_Close(ar), anchor, "closing the archive");
 }
 
@@ -926,8 +927,8 @@ static void write_rank(int r)
 static void write_meta(void)
 {
     char tmp[4200], path[4200];
-    snprintf(tmp, sizeof tmp, "%s/run.meta.tmp", C.out);
-    snprintf(path, sizeof path, "%s/run.meta", C.out);
+    snprintf(tmp, sizeof tmp, "%s/" RF_META_TMP_FILE, C.out);
+    snprintf(path, sizeof path, "%s/" RF_META_FILE, C.out);
     FILE *f = fopen(tmp, "w");
     if (!f)
         die(1, "%s: %s", tmp, strerror(errno));
@@ -1162,7 +1163,7 @@ int main(int argc, char **argv)
     if (!dir)
         die(1, "%s: %s", C.out, strerror(errno));
     for (struct dirent *de; (de = readdir(dir)) != NULL;)
-        if (strcmp(de->d_name, "run.meta") == 0 || strncmp(de->d_name, "rank-", 5) == 0) {
+        if (strcmp(de->d_name, RF_META_FILE) == 0 || strncmp(de->d_name, RF_RANK_PREFIX, strlen(RF_RANK_PREFIX)) == 0) {
             char name[300];
             snprintf(name, sizeof name, "%s", de->d_name);
             closedir(dir);

@@ -2,6 +2,7 @@
  * hosts) or by the matcher's global ids (communicators); location ids stay
  * the world ranks. Times were made global by the caller. */
 #include "otf2out.h"
+#include "rawformat.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -170,9 +171,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     if (!gd)
         goto oom;
     /* strings first: fixed ones, regions, hosts, ranks, communicators */
-    uint32_t s_machine = str_ref(&strings, "machine"), s_node = str_ref(&strings, "node");
-    uint32_t s_empty = str_ref(&strings, ""), s_world = str_ref(&strings, "MPI_COMM_WORLD locations");
-    uint32_t s_true = str_ref(&strings, "true_time");
+    uint32_t s_machine = str_ref(&strings, RF_SYSTEM_TREE_ROOT), s_node = str_ref(&strings, RF_SYSTEM_TREE_NODE);
+    uint32_t s_empty = str_ref(&strings, ""), s_world = str_ref(&strings, RF_GROUP_WORLD_NAME);
+    uint32_t s_true = str_ref(&strings, RF_ATTR_TRUE_TIME_NAME);
     uint32_t s_true_desc = str_ref(&strings, "undistorted time of the event in ns (SYNCTRACE_SKEW)");
     uint32_t *region_str = malloc(sizeof *region_str * (regions.n ? regions.n : 1));
     uint32_t *host_str = malloc(sizeof *host_str * (nranks ? nranks : 1));
@@ -188,9 +189,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         char buf[64];
         host_str[r] = str_ref(&strings, ranks[r].host ? ranks[r].host : "unknown");
         if (ranks[r].thread)
-            snprintf(buf, sizeof buf, "MPI Rank %d thread %u", ranks[r].rank, ranks[r].thread);
+            snprintf(buf, sizeof buf, RF_LOCATION_GROUP_FMT " thread %u", ranks[r].rank, ranks[r].thread);
         else
-            snprintf(buf, sizeof buf, "MPI Rank %d", ranks[r].rank);
+            snprintf(buf, sizeof buf, RF_LOCATION_GROUP_FMT, ranks[r].rank);
         rank_str[r] = str_ref(&strings, buf);
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
