@@ -3,6 +3,7 @@
 #include <config.h>
 #include "rawformat.h"
 #include "writer.h"
+#include "defs_write.h"
 #include "options.h"
 #include "regions.h"
 
@@ -22,36 +23,13 @@
 
 /* ---------- definitions kept until close ---------- */
 
-struct st_strings {
-    char **v;
-    uint32_t n, cap;
-};
-
-struct st_comm_def {
-    uint32_t name;            /* string ref */
-    uint32_t nmembers;
-    uint64_t *members;        /* world ranks */
-    uint32_t in_name;         /* string ref of the in-neighbour group's name, when has_in */
-    int has_in;
-    uint32_t nin;
-    uint64_t *in;             /* in-neighbours, world ranks */
-};
-
-struct st_clock_offset {
-    uint64_t time;
-    int64_t offset;
-    double stddev;
-};
-
 static struct {
     OTF2_Archive *archive;
     struct st_loc main;
     int rank, size;
     uint64_t opened_at;
-    struct st_strings strings;
-    struct st_comm_def *comms;
-    uint32_t ncomms, comms_cap;
-    struct st_clock_offset *offsets;
+    struct rf_defs defs;      /* communicators (and their names) as they come */
+    struct rf_clock_offset *offsets;
     uint32_t noffsets, offsets_cap;
     size_t mem_used;          /* bytes of chunk memory handed to OTF2 */
     uint64_t resolution;      /* ticks per second, once fixed */
@@ -81,25 +59,6 @@ static void *grow(void *v, uint32_t *cap, size_t elem)
     if (nv)
         *cap = ncap;
     return nv;
-}
-
-/* Strings are few (region names, hosts, communicator keys): linear search is fine. */
-static uint32_t string_ref(const char *s)
-{
-    for (uint32_t i = 0; i < W.strings.n; i++)
-        if (strcmp(W.strings.v[i], s) == 0)
-            return i;
-    if (W.strings.n == W.strings.cap) {
-        char **nv = grow(W.strings.v, &W.strings.cap, sizeof *nv);
-        if (!nv)
-            return 0;
-        W.strings.v = nv;
-    }
-    char *copy = strdup(s);
-    if (!copy)
-        return 0;
-    W.strings.v[W.strings.n] = copy;
-    return W.strings.n++;
 }
 
 /* ---------- the recovery journal ----------
@@ -244,21 +203,14 @@ static void journal_remove(void)
 
 uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_ranks)
 {
-    if (W.ncomms == W.comms_cap) {
-        struct st_comm_def *nv = grow(W.comms, &W.comms_cap, sizeof *nv);
-        if (!nv)
-            return OTF2_UNDEFINED_COMM;
-        W.comms = nv;
-    }
-    struct st_comm_def *c = &W.comms[W.ncomms];
-    memset(c, 0, sizeof *c);
-    c->name = string_ref(name);
-    c->nmembers = (uint32_t)nmembers;
-    c->members = malloc(sizeof *c->members * (size_t)(nmembers ? nmembers : 1));
-    if (!c->members)
+    uint64_t *members = malloc(sizeof *members * (size_t)(nmembers ? nmembers : 1));
+    if (!members)
         return OTF2_UNDEFINED_COMM;
     for (int i = 0; i < nmembers; i++)
-        c->members[i] = world_ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)world_ranks[i];
+        members[i] = world_ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)world_ranks[i];
+    uint32_t ref = rf_defs_add_comm(&W.defs, name, (uint32_t)nmembers, members);
+    if (ref == OTF2_UNDEFINED_COMM)
+        return ref;
     if (W.journal >= 0) {
         /* comm REF NAME N MEMBERS: world ranks, comma-separated, -1 for a
          * process of another world, "-" for none. */
@@ -268,32 +220,26 @@ uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_
             for (int i = 0; i < nmembers; i++)
                 n += (size_t)sprintf(tail + n, "%s%d", i ? "," : "", world_ranks[i] < 0 ? -1 : world_ranks[i]);
             char key[32];
-            snprintf(key, sizeof key, RF_JR_COMM " %u", W.ncomms);
+            snprintf(key, sizeof key, RF_JR_COMM " %u", ref);
             const char *strs[] = { name, NULL };
             journal_record(key, strs, tail);
             free(tail);
         }
     }
-    return W.ncomms++;
+    return ref;
 }
 
 void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
 {
-    if (comm >= W.ncomms || n < 0)
+    if (comm >= W.defs.ncomms || n < 0)
         return;
-    struct st_comm_def *c = &W.comms[comm];
     uint64_t *in = malloc(sizeof *in * (size_t)(n ? n : 1));
-    char name[64];
-    snprintf(name, sizeof name, RF_IN_NEIGHBOURS_FMT, comm);
     if (!in)
         return;
     for (int i = 0; i < n; i++)
         in[i] = (uint64_t)world_ranks[i];
-    free(c->in);
-    c->in = in;
-    c->nin = (uint32_t)n;
-    c->in_name = string_ref(name);
-    c->has_in = 1;
+    if (rf_defs_comm_neighbours(&W.defs, comm, (uint32_t)n, in) != 0)
+        return;
     /* neighbours REF N LIST: world ranks, comma-separated, "-" for none */
     char *tail = malloc(32 + 12 * (size_t)n);
     if (tail) {
@@ -308,12 +254,12 @@ void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
 void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev)
 {
     if (W.noffsets == W.offsets_cap) {
-        struct st_clock_offset *nv = grow(W.offsets, &W.offsets_cap, sizeof *nv);
+        struct rf_clock_offset *nv = grow(W.offsets, &W.offsets_cap, sizeof *nv);
         if (!nv)
             return;
         W.offsets = nv;
     }
-    W.offsets[W.noffsets++] = (struct st_clock_offset){ local_time, offset, stddev };
+    W.offsets[W.noffsets++] = (struct rf_clock_offset){ local_time, offset, stddev };
     char tail[96];
     snprintf(tail, sizeof tail, " %llu %lld %.17g", (unsigned long long)local_time, (long long)offset, stddev);
     journal_record(RF_JR_CLOCK_OFFSET, NULL, tail);
@@ -594,81 +540,39 @@ void st_writer_discard(void)
 }
 
 
-static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64_t end)
+/* The tracer's regions: the generated MPI ones, then its own. */
+static struct rf_region regions[ST_REGION_ALL_COUNT];
+
+/* The archive's locations, the main thread's last (tools/format/defs_write.h);
+ * NULL when out of memory. */
+static struct rf_location *locations(uint64_t nevents)
+{
+    struct rf_location *locs = malloc(sizeof *locs * ((size_t)T.n + 1));
+    if (!locs)
+        return NULL;
+    for (uint32_t i = 0; i < T.n; i++)
+        locs[i] = (struct rf_location){ T.v[i]->id, i + 1, T.v[i]->nevents };
+    locs[T.n] = (struct rf_location){ W.main.id, 0, nevents };
+    return locs;
+}
+
+static void write_definitions(OTF2_GlobalDefWriter *gd, const struct rf_location *locs, uint32_t nlocs, uint64_t end)
 {
     if (!W.resolution)
         st_writer_set_resolution(st_clock_calibrate_final());
-    OTF2_GlobalDefWriter_WriteClockProperties(gd, W.resolution, W.opened_at,
-                                              end > W.opened_at ? end - W.opened_at : 0,
-                                              OTF2_UNDEFINED_TIMESTAMP);
-    char buf[64];
-    uint32_t s_machine = string_ref(RF_SYSTEM_TREE_ROOT);
-    uint32_t s_node = string_ref(RF_SYSTEM_TREE_NODE);
-    uint32_t s_host = string_ref(st_clock_hostname());
-    snprintf(buf, sizeof buf, RF_LOCATION_GROUP_FMT, W.rank);
-    uint32_t s_rank = string_ref(buf);
-    uint32_t s_thread = string_ref(RF_MAIN_THREAD_NAME);
-    for (uint32_t i = 0; i < T.n; i++) {
-        snprintf(buf, sizeof buf, RF_THREAD_NAME_FMT, i + 1);
-        string_ref(buf);
-    }
-    uint32_t s_empty = string_ref("");
-    uint32_t s_true = string_ref(RF_ATTR_TRUE_TIME_NAME);
-    uint32_t s_true_desc = string_ref(RF_ATTR_TRUE_TIME_DESC);
-    uint32_t s_locations = string_ref(RF_GROUP_WORLD_NAME);
-    uint32_t region_names[ST_REGION_ALL_COUNT];
-    for (int r = 0; r < ST_REGION_MPI_COUNT; r++)
-        region_names[r] = string_ref(st_regions[r].name);
-    region_names[ST_REGION_SYNC] = string_ref(RF_REGION_SYNC_NAME);
-    /* Every string must be defined before the records that use it. */
-    for (uint32_t i = 0; i < W.strings.n; i++)
-        OTF2_GlobalDefWriter_WriteString(gd, i, W.strings.v[i]);
-
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 1, s_host, s_node, 0);
-    OTF2_GlobalDefWriter_WriteLocationGroup(gd, 0, s_rank, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    /* Location ids are world ranks (unique across the run's archives);
-     * the one location group of this archive is 0. */
-    for (uint32_t i = 0; i < T.n; i++) {
-        snprintf(buf, sizeof buf, RF_THREAD_NAME_FMT, i + 1);
-        OTF2_GlobalDefWriter_WriteLocation(gd, T.v[i]->id, string_ref(buf), OTF2_LOCATION_TYPE_CPU_THREAD,
-                                           T.v[i]->nevents, 0);
-    }
-    /* The main thread's last: readers that take one location per rank (the
-     * last defined) read the thread that called MPI_Init. */
-    OTF2_GlobalDefWriter_WriteLocation(gd, W.main.id, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, nevents, 0);
-    for (uint32_t r = 0; r < ST_REGION_ALL_COUNT; r++) {
-        OTF2_RegionRole role = r < ST_REGION_MPI_COUNT ? st_regions[r].role : OTF2_REGION_ROLE_ARTIFICIAL;
-        OTF2_Paradigm paradigm = r < ST_REGION_MPI_COUNT ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_MEASUREMENT_SYSTEM;
-        OTF2_GlobalDefWriter_WriteRegion(gd, r, region_names[r], region_names[r], s_empty, role, paradigm,
-                                         OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
-    }
-    if (st_clock_skew_enabled())
-        OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64);
-
-    /* Group 0 lists the world's locations: a communicator member i is
-     * world rank members[i], whose location id is that rank. */
-    uint64_t *world = malloc(sizeof *world * (size_t)W.size);
-    if (world) {
-        for (int i = 0; i < W.size; i++)
-            world[i] = (uint64_t)i;
-        OTF2_GlobalDefWriter_WriteGroup(gd, 0, s_locations, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                        OTF2_GROUP_FLAG_NONE, (uint32_t)W.size, world);
-        free(world);
-    }
-    for (uint32_t c = 0; c < W.ncomms; c++) {
-        struct st_comm_def *d = &W.comms[c];
-        OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, d->name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                        OTF2_GROUP_FLAG_NONE, d->nmembers, d->members);
-        OTF2_GlobalDefWriter_WriteComm(gd, c, d->name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-    }
-    for (uint32_t c = 0; c < W.ncomms; c++) {
-        const struct st_comm_def *d = &W.comms[c];
-        if (d->has_in)
-            OTF2_GlobalDefWriter_WriteGroup(gd, W.ncomms + 1 + c, d->in_name, OTF2_GROUP_TYPE_LOCATIONS,
-                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in);
-    }
+    for (int r = 0; r < ST_REGION_ALL_COUNT; r++)
+        regions[r] = r < ST_REGION_MPI_COUNT
+                     ? (struct rf_region){ st_regions[r].name, st_regions[r].role, OTF2_PARADIGM_MPI }
+                     : (struct rf_region){ RF_REGION_SYNC_NAME, OTF2_REGION_ROLE_ARTIFICIAL,
+                                           OTF2_PARADIGM_MEASUREMENT_SYSTEM };
+    struct rf_rank_defs r = {
+        .resolution = W.resolution, .global_offset = W.opened_at,
+        .trace_length = end > W.opened_at ? end - W.opened_at : 0,
+        .rank = W.rank, .world_size = W.size, .host = st_clock_hostname(),
+        .locs = locs, .nlocs = nlocs, .regions = regions, .nregions = ST_REGION_ALL_COUNT,
+        .true_time = st_clock_skew_enabled(),
+    };
+    rf_defs_write(gd, &W.defs, &r);
 }
 
 void st_writer_close(void)
@@ -690,23 +594,18 @@ void st_writer_close(void)
     OTF2_Archive_CloseEvtFiles(W.archive);
 
     /* Clock offsets are local definitions of each location; all threads
-     * read the rank's clock. */
-    if (OTF2_Archive_OpenDefFiles(W.archive) == OTF2_SUCCESS) {
-        for (uint32_t t = 0; t <= T.n; t++) {
-            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(W.archive, t < T.n ? T.v[t]->id : W.main.id);
-            if (!dw)
-                continue;
-            for (uint32_t i = 0; i < W.noffsets; i++)
-                OTF2_DefWriter_WriteClockOffset(dw, W.offsets[i].time, W.offsets[i].offset, W.offsets[i].stddev);
-            OTF2_Archive_CloseDefWriter(W.archive, dw);
-        }
-        OTF2_Archive_CloseDefFiles(W.archive);
-    }
+     * read the rank's clock. Nothing to do about a failure here: the merge
+     * reports what is missing. */
+    struct rf_location *locs = locations(nevents);
+    struct rf_location main_only = { W.main.id, 0, nevents };   /* out of memory: at least the main one */
+    uint32_t nlocs = locs ? T.n + 1 : 1;
+    rf_defs_write_clock_offsets(W.archive, locs ? locs : &main_only, nlocs, W.offsets, W.noffsets);
     OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(W.archive);
     if (gd) {
-        write_definitions(gd, nevents, end);
+        write_definitions(gd, locs ? locs : &main_only, nlocs, end);
         OTF2_Archive_CloseGlobalDefWriter(W.archive, gd);
     }
+    free(locs);
     OTF2_Archive_Close(W.archive);
     W.archive = NULL;
     /* The anchor, written last, is there now: the journal has done its job. */

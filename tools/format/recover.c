@@ -42,6 +42,7 @@
 #include <config.h>
 #include "rawformat.h"
 #include "recover.h"
+#include "defs_write.h"
 
 #include <otf2/otf2.h>
 
@@ -95,17 +96,10 @@ struct jcomm {
     int has_in;               /* a "neighbours" record: in-neighbours of a topology communicator */
     uint32_t nin;
     uint64_t *in;
-    char in_name[64];
 };
 
 struct jprop {
     char *name, *value;
-};
-
-struct joffset {
-    uint64_t time;
-    int64_t offset;
-    double stddev;
 };
 
 struct journal {
@@ -121,7 +115,7 @@ struct journal {
     uint32_t ncomms;
     struct jprop *props;
     uint32_t nprops;
-    struct joffset *offsets;
+    struct rf_clock_offset *offsets;
     uint32_t noffsets;
     uint64_t *threads;        /* the other threads' location ids, in journal order */
     uint32_t nthreads;
@@ -372,13 +366,12 @@ static int parse_record(struct journal *j, char *line)
         struct jcomm *c = &j->comms[u];
         c->has_in = 1;
         c->nin = (uint32_t)n;
-        snprintf(c->in_name, sizeof c->in_name, RF_IN_NEIGHBOURS_FMT, (unsigned)u);
         return parse_members(f[3], c->nin, &c->in);
     } else if (strcmp(key, RF_JR_CLOCK_OFFSET) == 0 && nf == 4) {
-        struct joffset o;
+        struct rf_clock_offset o;
         if (parse_u64(f[1], &o.time) != 0 || parse_i64(f[2], &o.offset) != 0 || parse_double(f[3], &o.stddev) != 0)
             return -1;
-        struct joffset *nv = realloc(j->offsets, sizeof *nv * (j->noffsets + 1));
+        struct rf_clock_offset *nv = realloc(j->offsets, sizeof *nv * (j->noffsets + 1));
         if (!nv)
             return -1;
         j->offsets = nv;
@@ -500,28 +493,6 @@ static char *run_id_from_meta(const char *anchor)
 
 /* ---------- writing the rebuilt archive ---------- */
 
-struct strtab {
-    const char **v;
-    uint32_t n, cap;
-};
-
-static uint32_t sref(struct strtab *t, const char *s)
-{
-    for (uint32_t i = 0; i < t->n; i++)
-        if (strcmp(t->v[i], s) == 0)
-            return i;
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 64;
-        const char **nv = realloc(t->v, sizeof *nv * cap);
-        if (!nv)
-            return OTF2_UNDEFINED_STRING;
-        t->v = nv;
-        t->cap = cap;
-    }
-    t->v[t->n] = s;
-    return t->n++;
-}
-
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
 {
     (void)user; (void)type; (void)loc; (void)caller; (void)final;
@@ -538,95 +509,43 @@ static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
 
 #define CHECK(call) do { if ((call) != OTF2_SUCCESS) ok = 0; } while (0)
 
-/* The global definitions as src/writer.c's write_definitions() makes them,
+/* The global definitions as the tracer writes them (tools/format/defs_write.h),
  * with each location's number of events counted in its chunk headers
  * (locs[0] is the main one) and the trace length 0 (not known before the
- * events are read). Returns 1 when every record was written. */
-static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, uint64_t resolution,
-                             const struct rc_location *locs, uint32_t nlocs)
+ * events are read). Takes the journal's communicators. Returns 1 when
+ * every record was written. */
+static int write_global_defs(OTF2_GlobalDefWriter *gd, struct journal *j, uint64_t resolution,
+                             const struct rf_location *order, uint32_t nlocs)
 {
-    int ok = 1;
-    struct strtab t = { 0 };
-    /* "Thread N" as the tracer names the N-th (id N << 32 | rank) */
-    char (*thread_names)[32] = calloc(nlocs, sizeof *thread_names);
-    if (!thread_names)
-        return 0;
-    for (uint32_t k = 1; k < nlocs; k++)
-        snprintf(thread_names[k], sizeof thread_names[k], RF_THREAD_NAME_FMT, (unsigned)(locs[k].id >> 32));
-    char rankname[64];
-    snprintf(rankname, sizeof rankname, RF_LOCATION_GROUP_FMT, j->rank);
-    uint32_t s_machine = sref(&t, RF_SYSTEM_TREE_ROOT), s_node = sref(&t, RF_SYSTEM_TREE_NODE), s_host = sref(&t, j->host);
-    uint32_t s_rank = sref(&t, rankname), s_thread = sref(&t, RF_MAIN_THREAD_NAME), s_empty = sref(&t, "");
-    uint32_t s_true = sref(&t, RF_ATTR_TRUE_TIME_NAME);
-    uint32_t s_true_desc = sref(&t, RF_ATTR_TRUE_TIME_DESC);
-    uint32_t s_locations = sref(&t, RF_GROUP_WORLD_NAME);
-    for (uint32_t k = 1; k < nlocs; k++)
-        sref(&t, thread_names[k]);
-    for (uint32_t r = 0; r < j->nregions; r++)
-        sref(&t, j->regions[r].name);
-    for (uint32_t c = 0; c < j->ncomms; c++) {
-        if (j->comms[c].set)
-            sref(&t, j->comms[c].name);
-        if (j->comms[c].has_in)
-            sref(&t, j->comms[c].in_name);
-    }
-    for (uint32_t i = 0; i < t.n; i++)
-        CHECK(OTF2_GlobalDefWriter_WriteString(gd, i, t.v[i]));
-    if (t.n == 0 || s_locations == OTF2_UNDEFINED_STRING) {
-        free(t.v);
-        free(thread_names);
-        return 0;
-    }
-    CHECK(OTF2_GlobalDefWriter_WriteClockProperties(gd, resolution, j->opened_at, 0, OTF2_UNDEFINED_TIMESTAMP));
-    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
-    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 1, s_host, s_node, 0));
-    CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(gd, 0, s_rank, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
-                                                  OTF2_UNDEFINED_LOCATION_GROUP));
-    for (uint32_t k = 1; k < nlocs; k++)
-        CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, locs[k].id, sref(&t, thread_names[k]),
-                                                 OTF2_LOCATION_TYPE_CPU_THREAD, locs[k].events, 0));
-    /* the main thread's last, as src/writer.c writes it */
-    CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, locs[0].id, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, locs[0].events,
-                                             0));
-    for (uint32_t r = 0; r < j->nregions; r++) {
-        uint32_t name = sref(&t, j->regions[r].name);
-        CHECK(OTF2_GlobalDefWriter_WriteRegion(gd, r, name, name, s_empty, (OTF2_RegionRole)j->regions[r].role,
-                                               (OTF2_Paradigm)j->regions[r].paradigm, OTF2_REGION_FLAG_NONE, s_empty,
-                                               0, 0));
-    }
-    if (j->true_time)
-        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64));
-    uint64_t *world = malloc(sizeof *world * (size_t)j->world_size);
-    if (world) {
-        for (int i = 0; i < j->world_size; i++)
-            world[i] = (uint64_t)i;
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, 0, s_locations, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                              OTF2_GROUP_FLAG_NONE, (uint32_t)j->world_size, world));
-        free(world);
-    } else {
-        ok = 0;
-    }
-    for (uint32_t c = 0; c < j->ncomms; c++) {
-        const struct jcomm *d = &j->comms[c];
+    struct rf_defs defs = { 0 };
+    struct rf_region *regions = malloc(sizeof *regions * (j->nregions ? j->nregions : 1));
+    int ok = regions != NULL;
+    for (uint32_t c = 0; ok && c < j->ncomms; c++) {
+        struct jcomm *d = &j->comms[c];
         if (!d->set)
             continue;
-        uint32_t name = sref(&t, d->name);
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, name, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                              OTF2_GROUP_FLAG_NONE, d->n, d->members));
-        CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, name, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+        ok = rf_defs_set_comm(&defs, c, d->name, d->n, d->members) == c;
+        d->members = NULL;   /* the definitions' now */
+        if (ok && d->has_in) {
+            ok = rf_defs_comm_neighbours(&defs, c, d->nin, d->in) == 0;
+            d->in = NULL;
+        }
     }
-    for (uint32_t c = 0; c < j->ncomms; c++) {   /* as src/writer.c writes them */
-        const struct jcomm *d = &j->comms[c];
-        if (d->set && d->has_in)
-            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, j->ncomms + 1 + c, sref(&t, d->in_name), OTF2_GROUP_TYPE_LOCATIONS,
-                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in));
-    }
-    free(t.v);
-    free(thread_names);
+    for (uint32_t r = 0; ok && r < j->nregions; r++)
+        regions[r] = (struct rf_region){ j->regions[r].name, (OTF2_RegionRole)j->regions[r].role,
+                                         (OTF2_Paradigm)j->regions[r].paradigm };
+    struct rf_rank_defs rd = {
+        .resolution = resolution, .global_offset = j->opened_at, .trace_length = 0,
+        .rank = j->rank, .world_size = j->world_size, .host = j->host,
+        .locs = order, .nlocs = nlocs, .regions = regions, .nregions = j->nregions, .true_time = j->true_time,
+    };
+    ok = ok && rf_defs_write(gd, &defs, &rd) == 0;
+    rf_defs_free(&defs);
+    free(regions);
     return ok;
 }
 
-static int write_archive(const char *dir, const char *name, const struct journal *j, const char *run_id,
+static int write_archive(const char *dir, const char *name, struct journal *j, const char *run_id,
                          const struct rc_location *locs, uint32_t nlocs)
 {
     OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, j->chunk_size, RF_DEF_CHUNK_SIZE,
@@ -657,34 +576,31 @@ static int write_archive(const char *dir, const char *name, const struct journal
         CHECK(OTF2_Archive_SetProperty(ar, j->props[i].name, j->props[i].value, true));
     CHECK(OTF2_Archive_SetProperty(ar, RF_PROP_RECOVERED, "true", true));
 
+    /* The locations as the tracer orders them, the main one (locs[0]) last;
+     * the N-th other thread has id N << 32 | rank. */
+    struct rf_location *order = malloc(sizeof *order * nlocs);
+    if (!order) {
+        OTF2_Archive_Close(ar);
+        return 0;
+    }
+    for (uint32_t k = 1; k < nlocs; k++)
+        order[k - 1] = (struct rf_location){ locs[k].id, (uint32_t)(locs[k].id >> 32), locs[k].events };
+    order[nlocs - 1] = (struct rf_location){ locs[0].id, 0, locs[0].events };
     /* Clock offsets are local definitions of each location, as at close:
      * all threads read the rank's clock. */
-    if (OTF2_Archive_OpenDefFiles(ar) == OTF2_SUCCESS) {
-        for (uint32_t k = 0; k < nlocs; k++) {
-            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, locs[k].id);
-            if (!dw) {
-                ok = 0;
-                continue;
-            }
-            for (uint32_t i = 0; i < j->noffsets; i++)
-                CHECK(OTF2_DefWriter_WriteClockOffset(dw, j->offsets[i].time, j->offsets[i].offset,
-                                                      j->offsets[i].stddev));
-            CHECK(OTF2_Archive_CloseDefWriter(ar, dw));
-        }
-        CHECK(OTF2_Archive_CloseDefFiles(ar));
-    } else {
+    if (rf_defs_write_clock_offsets(ar, order, nlocs, j->offsets, j->noffsets) != 0)
         ok = 0;
-    }
     uint64_t resolution = j->resolution ? j->resolution : (uint64_t)(j->ticks_per_second + 0.5);
     OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(ar);
     if (gd) {
-        if (!write_global_defs(gd, j, resolution, locs, nlocs))
+        if (!write_global_defs(gd, j, resolution, order, nlocs))
             ok = 0;
         CHECK(OTF2_Archive_CloseGlobalDefWriter(ar, gd));
     } else {
         ok = 0;
     }
     CHECK(OTF2_Archive_Close(ar));
+    free(order);
     return ok;
 }
 

@@ -41,6 +41,7 @@
  * Memory. Events are simulated into a file-backed map (an unlinked file in
  * OUT_DIR, one fixed-size region per rank, sized in advance), then written
  * one archive at a time through bounded OTF2 buffers. */
+#include "defs_write.h"
 #include "fsutil.h"
 #include "rawformat.h"
 #include "offset_estimate.h"
@@ -845,64 +846,55 @@ static void write_rank(int r)
     /* ClockOffsets, as src/sync.c hands them out: a rank of rank 0's domain
      * gets offset 0 at rank 0's round start, the others their domain
      * representative's estimate at its chosen sample. */
-    check(OTF2_Archive_OpenDefFiles(ar), anchor, "definition files");
-    OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, (OTF2_LocationRef)r);
-    if (!dw)
-        die(1, "%s: cannot open the local definition writer", anchor);
+    struct rf_location loc = { (OTF2_LocationRef)r, 0, nevents };
+    struct rf_clock_offset *offsets = malloc(sizeof *offsets * (size_t)(nepochs ? nepochs : 1));
+    if (!offsets)
+        die(1, "out of memory");
     int peer_index = peer_of_domain[domain_of(r)];
     for (int e = 0; e < nepochs; e++) {
         if (peer_index < 0) {
-            OTF2_DefWriter_WriteClockOffset(dw, epochs[e].ref_time, 0, 0);
+            offsets[e] = (struct rf_clock_offset){ epochs[e].ref_time, 0, 0 };
         } else {
             const struct estimate *est = &epochs[e].est[peer_index];
-            OTF2_DefWriter_WriteClockOffset(dw, est->peer_time, (int64_t)llround(est->offset_ns * C.resolution / 1e9),
-                                            est->err_ns * C.resolution / 1e9);
+            offsets[e] = (struct rf_clock_offset){ est->peer_time, (int64_t)llround(est->offset_ns * C.resolution / 1e9),
+                                                   est->err_ns * C.resolution / 1e9 };
         }
     }
-    check(OTF2_Archive_CloseDefWriter(ar, dw), anchor, "closing the local definitions");
-    check(OTF2_Archive_CloseDefFiles(ar), anchor, "closing the definition files");
+    if (rf_defs_write_clock_offsets(ar, &loc, 1, offsets, (uint32_t)nepochs) != 0)
+        die(1, "%s: cannot write the local definitions", anchor);
+    free(offsets);
 
-    /* Global definitions, in src/writer.c's order. */
+    /* Global definitions, as the tracer writes them: its two communicators
+     * first (MPI_COMM_WORLD, its sync duplicate), regions of its table
+     * (a subset, numbered here). */
     OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(ar);
     if (!gd)
         die(1, "%s: cannot open the global definition writer", anchor);
     uint64_t first = recorded_ticks(node, raw_ticks(0));
     uint64_t last = recorded_ticks(node, raw_ticks(ev[n - 1].t + 1000));
-    OTF2_GlobalDefWriter_WriteClockProperties(gd, (uint64_t)C.resolution, first, last - first,
-                                              OTF2_UNDEFINED_TIMESTAMP);
-    enum { S_WORLD, S_SYNC, S_MACHINE, S_NODE, S_HOST, S_RANK, S_THREAD, S_EMPTY, S_TRUE, S_TRUE_DESC, S_LOCATIONS,
-           S_REGIONS };
-    char host[32], rank_name[32];
+    char host[32];
     snprintf(host, sizeof host, "node%d", node);
-    snprintf(rank_name, sizeof rank_name, RF_LOCATION_GROUP_FMT, r);
-    const char *fixed[S_REGIONS] = { RF_COMM_WORLD_NAME, RF_COMM_SYNC_NAME, RF_SYSTEM_TREE_ROOT, RF_SYSTEM_TREE_NODE,
-                                     host, rank_name, RF_MAIN_THREAD_NAME, "", RF_ATTR_TRUE_TIME_NAME,
-                                     RF_ATTR_TRUE_TIME_DESC, RF_GROUP_WORLD_NAME };
-    for (uint32_t i = 0; i < S_REGIONS; i++)
-        OTF2_GlobalDefWriter_WriteString(gd, i, fixed[i]);
-    for (uint32_t i = 0; i < R_COUNT; i++)
-        OTF2_GlobalDefWriter_WriteString(gd, S_REGIONS + i, regions[i].name);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, S_MACHINE, S_MACHINE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 1, S_HOST, S_NODE, 0);
-    OTF2_GlobalDefWriter_WriteLocationGroup(gd, 0, S_RANK, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    OTF2_GlobalDefWriter_WriteLocation(gd, (OTF2_LocationRef)r, S_THREAD, OTF2_LOCATION_TYPE_CPU_THREAD, nevents, 0);
-    for (uint32_t i = 0; i < R_COUNT; i++) {
-        int own = i == R_SYNC;
-        OTF2_GlobalDefWriter_WriteRegion(gd, i, S_REGIONS + i, S_REGIONS + i, S_EMPTY, regions[i].role,
-                                         own ? OTF2_PARADIGM_MEASUREMENT_SYSTEM : OTF2_PARADIGM_MPI,
-                                         OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
+    struct rf_defs defs = { 0 };
+    uint64_t *world = malloc(sizeof *world * (size_t)P), *sync = malloc(sizeof *sync * (size_t)P);
+    if (world && sync) {
+        memcpy(world, world_members, sizeof *world * (size_t)P);
+        memcpy(sync, world_members, sizeof *sync * (size_t)P);
     }
-    if (!C.no_true_time)
-        OTF2_GlobalDefWriter_WriteAttribute(gd, 0, S_TRUE, S_TRUE_DESC, OTF2_TYPE_UINT64);
-    OTF2_GlobalDefWriter_WriteGroup(gd, 0, S_LOCATIONS, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                    OTF2_GROUP_FLAG_NONE, (uint32_t)P, world_members);
-    OTF2_GlobalDefWriter_WriteGroup(gd, 1, S_WORLD, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                    OTF2_GROUP_FLAG_NONE, (uint32_t)P, world_members);
-    OTF2_GlobalDefWriter_WriteComm(gd, COMM_WORLD, S_WORLD, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-    OTF2_GlobalDefWriter_WriteGroup(gd, 2, S_SYNC, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                    OTF2_GROUP_FLAG_NONE, (uint32_t)P, world_members);
-    OTF2_GlobalDefWriter_WriteComm(gd, COMM_SYNC, S_SYNC, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    if (!world || !sync || rf_defs_add_comm(&defs, RF_COMM_WORLD_NAME, (uint32_t)P, world) != COMM_WORLD
+        || rf_defs_add_comm(&defs, RF_COMM_SYNC_NAME, (uint32_t)P, sync) != COMM_SYNC)
+        die(1, "out of memory");
+    struct rf_region own[R_COUNT];
+    for (int i = 0; i < R_COUNT; i++)
+        own[i] = (struct rf_region){ regions[i].name, regions[i].role,
+                                     i == R_SYNC ? OTF2_PARADIGM_MEASUREMENT_SYSTEM : OTF2_PARADIGM_MPI };
+    struct rf_rank_defs rd = {
+        .resolution = (uint64_t)C.resolution, .global_offset = first, .trace_length = last - first,
+        .rank = r, .world_size = P, .host = host, .locs = &loc, .nlocs = 1,
+        .regions = own, .nregions = R_COUNT, .true_time = !C.no_true_time,
+    };
+    if (rf_defs_write(gd, &defs, &rd) != 0)
+        die(1, "%s: cannot write the global definitions", anchor);
+    rf_defs_free(&defs);
     check(OTF2_Archive_CloseGlobalDefWriter(ar, gd), anchor, "closing the global definitions");
 
     OTF2_Archive_SetProperty(ar, RF_PROP_VERSION, PACKAGE_VERSION, true);

@@ -1,0 +1,90 @@
+/* defs_write.h — the definitions of one rank's raw archive, as the tracer
+ * (src/writer.c), the generator (tools/gen) and the recovery
+ * (tools/format/recover.c) write them: one writer, one order, the names and
+ * references of rawformat.h.
+ *
+ * Communicators and their names are collected as they come (the tracer
+ * learns them during the run), everything else is given at close: the
+ * string table holds the communicators' names first, in the order they were
+ * defined, then the rank's own strings. */
+#ifndef SYNCTRACE_DEFS_WRITE_H
+#define SYNCTRACE_DEFS_WRITE_H
+
+#include <otf2/otf2.h>
+#include <stdint.h>
+
+struct rf_comm_def {
+    int set;                  /* refs may have gaps (a journal cut short) */
+    uint32_t name;            /* string ref */
+    uint32_t nmembers;
+    uint64_t *members;        /* world ranks in communicator rank order; OTF2_UNDEFINED_UINT64: another world's */
+    int has_in;               /* a topology communicator's in-neighbours of this rank: */
+    uint32_t in_name;
+    uint32_t nin;
+    uint64_t *in;             /* world ranks, in MPI's neighbourhood order */
+};
+
+struct rf_defs {
+    char **strings;
+    uint32_t nstrings, strings_cap;
+    struct rf_comm_def *comms;
+    uint32_t ncomms, comms_cap;
+    int failed;               /* out of memory once: the definitions are incomplete */
+};
+
+/* The string's reference (added when new), or OTF2_UNDEFINED_STRING. */
+uint32_t rf_defs_string(struct rf_defs *d, const char *s);
+/* Define communicator `ref` (the next one with rf_defs_add_comm). Takes
+ * `members` (malloc'd, may be NULL when n is 0). Returns the reference, or
+ * OTF2_UNDEFINED_COMM (members freed). */
+uint32_t rf_defs_set_comm(struct rf_defs *d, uint32_t ref, const char *name, uint32_t n, uint64_t *members);
+uint32_t rf_defs_add_comm(struct rf_defs *d, const char *name, uint32_t n, uint64_t *members);
+/* This rank's in-neighbours on topology communicator `comm` (replacing any
+ * before). Takes `in` (malloc'd). Returns 0, or -1 (in freed). */
+int rf_defs_comm_neighbours(struct rf_defs *d, uint32_t comm, uint32_t n, uint64_t *in);
+void rf_defs_free(struct rf_defs *d);
+
+/* A region: the tracer's (its generated MPI table and its own), or a subset
+ * of them (the generator's), each with its reference = its index. */
+struct rf_region {
+    const char *name;
+    OTF2_RegionRole role;
+    OTF2_Paradigm paradigm;
+};
+
+/* A location of the archive: thread 0 is the main one (RF_MAIN_THREAD_NAME),
+ * N > 0 the N-th other thread ("Thread N"). */
+struct rf_location {
+    uint64_t id;
+    uint32_t thread;
+    uint64_t nevents;
+};
+
+struct rf_clock_offset {
+    uint64_t time;
+    int64_t offset;
+    double stddev;
+};
+
+/* What the global definitions say besides the communicators. */
+struct rf_rank_defs {
+    uint64_t resolution, global_offset, trace_length;
+    int rank, world_size;
+    const char *host;
+    const struct rf_location *locs;   /* in the order written: the main one last (readers */
+    uint32_t nlocs;                   /* that take the last location per rank read it) */
+    const struct rf_region *regions;
+    uint32_t nregions;
+    int true_time;                    /* events carry the true_time attribute */
+};
+
+/* Write the global definitions. Returns 0, or -1 when a record could not
+ * be written or memory ran out (every record that could be is written). */
+int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_rank_defs *r);
+/* Write the clock offsets as local definitions of each location (all of a
+ * rank's threads read its clock): opens and closes the archive's
+ * definition files. Returns 0, or -1 when one could not be written. */
+int rf_defs_write_clock_offsets(OTF2_Archive *ar, const struct rf_location *locs, uint32_t nlocs,
+                                const struct rf_clock_offset *offsets, uint32_t noffsets);
+
+#endif
