@@ -103,36 +103,25 @@ static void set_properties(void)
     }
 }
 
-/* Rank 0 writes DIR/run.meta: written to a temporary name and renamed, so
- * a reader sees either the old complete file or the new complete one. */
-static FILE *meta_begin(char *tmp, size_t len)
+/* Rank 0 writes DIR/run.meta (tools/format/meta_write.h): the head at
+ * MPI_Init, again with the sync rounds at MPI_Finalize. NULL when it
+ * cannot be written (the trace is still readable without). */
+static struct rf_meta *meta_begin(struct rf_meta *m)
 {
-    snprintf(tmp, len, "%s/" RF_META_TMP_FILE, trace_dir);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return NULL;
-    fprintf(f, "# synctrace run metadata: one 'key value' per line\n");
-    fprintf(f, "format 1\nversion %s\nrun_id %s\nworld_size %d\nthread_level %d\n", PACKAGE_VERSION, run_id,
-            st_g.size, thread_level);
-    fprintf(f, "clock %s\nsync %s%s%s\nsync.interval_config %s\nbuffer_bytes %zu\n", st_clock_name(),
-            st_cfg.sync & ST_SYNC_INIT ? "init," : "", st_cfg.sync & ST_SYNC_FINALIZE ? "finalize," : "",
-            st_cfg.sync & ST_SYNC_PERIODIC ? "periodic," : "",
-            st_cfg.sync_interval_auto ? "auto" : "fixed", st_cfg.buffer_bytes);
-    fprintf(f, "skew %s\n", st_cfg.skew[0] ? st_cfg.skew : "none");
-    return f;
+    struct rf_meta_head h = {
+        .version = PACKAGE_VERSION, .run_id = run_id, .world_size = st_g.size, .thread_level = thread_level,
+        .clock = st_clock_name(), .sync_init = (st_cfg.sync & ST_SYNC_INIT) != 0,
+        .sync_finalize = (st_cfg.sync & ST_SYNC_FINALIZE) != 0, .sync_periodic = (st_cfg.sync & ST_SYNC_PERIODIC) != 0,
+        .interval_config = st_cfg.sync_interval_auto ? "auto" : "fixed", .buffer_bytes = st_cfg.buffer_bytes,
+        .skew = st_cfg.skew[0] ? st_cfg.skew : "none",
+    };
+    return rf_meta_begin(m, trace_dir, &h) == 0 ? m : NULL;
 }
 
-static void meta_end(FILE *f, const char *tmp, const char *status)
+static void meta_end(struct rf_meta *m, const char *status)
 {
-    if (!f)
-        return;
-    fprintf(f, "status %s\n", status);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/" RF_META_FILE, trace_dir);
-    if (fclose(f) == 0)
-        rename(tmp, path);
-    else
-        unlink(tmp);
+    if (m)
+        rf_meta_end(m, status);
 }
 
 /* After PMPI_Init*: set everything up, or leave the program untraced. */
@@ -199,8 +188,8 @@ static void start(int provided)
     set_properties();
     st_verbose("rank %d: tracing to %s (clock %s)", st_g.rank, trace_dir, st_clock_name());
     if (st_g.rank == 0) {
-        char tmp[4200];
-        meta_end(meta_begin(tmp, sizeof tmp), tmp, "running");
+        struct rf_meta m;
+        meta_end(meta_begin(&m), "running");
     }
 }
 
@@ -234,10 +223,10 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 void st_lifecycle_finalize(struct st_call *call)
 {
     st_in_tracer = 1;
-    char tmp[4200];
-    FILE *meta = st_g.rank == 0 ? meta_begin(tmp, sizeof tmp) : NULL;
+    struct rf_meta m;
+    struct rf_meta *meta = st_g.rank == 0 ? meta_begin(&m) : NULL;
     st_sync_at_finalize(call, meta);
-    meta_end(meta, tmp, "complete");
+    meta_end(meta, "complete");
     st_call_end(call);
     call->loc = NULL;   /* the wrapper must not write a second Leave */
     st_g.phase = ST_DONE;

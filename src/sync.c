@@ -234,7 +234,7 @@ struct offset_rec {
     double stddev;
 };
 
-void st_sync_at_finalize(struct st_call *call, FILE *meta)
+void st_sync_at_finalize(struct st_call *call, struct rf_meta *meta)
 {
     if (st_cfg.sync & ST_SYNC_FINALIZE)
         st_sync_round(call);
@@ -285,8 +285,8 @@ void st_sync_at_finalize(struct st_call *call, FILE *meta)
                     o->stddev = est.err_ns * rates[r] / 1e9;
                 }
                 if (meta)
-                    fprintf(meta, "sync.epoch.%d.peer.%d rtt_min_ns=%.0f rtt_median_ns=%.0f rtt_max_ns=%.0f offset_ns=%.0f error_ns=%.0f\n",
-                            e, peer, est.rtt_min_ns, est.rtt_median_ns, est.rtt_max_ns, est.offset_ns, est.err_ns);
+                    rf_meta_sync_peer(meta, e, peer, est.rtt_min_ns, est.rtt_median_ns, est.rtt_max_ns, est.offset_ns,
+                                      est.err_ns);
             }
         }
     }
@@ -295,22 +295,15 @@ void st_sync_at_finalize(struct st_call *call, FILE *meta)
     for (int e = 0; mine && e < ne; e++)
         st_writer_clock_offset(mine[e].time, mine[e].offset, mine[e].stddev);
     if (meta) {
-        fprintf(meta, "sync.epochs %d\nsync.rounds_per_peer %d\nsync.peers %d\n", ne, S.rounds, S.npeers);
-        fprintf(meta, "sync.interval_s %.6f\nsync.interval_mode %s\n", S.interval,
-                S.interval_auto ? "auto" : "fixed");
-        if (S.interval_auto)
-            fprintf(meta, "sync.auto.t0_s %.9f\nsync.auto.e_d_s %.9f\nsync.auto.e_f %.3e\n", S.auto_t0, S.auto_ed,
-                    S.auto_ef);
-        fprintf(meta, "clock.domains");
-        for (int r = 0; r < n; r++)
-            fprintf(meta, " %d", S.domain[r]);
-        fprintf(meta, "\n");
-        if (rates) {
-            fprintf(meta, "clock.ticks_per_second");
-            for (int r = 0; r < n; r++)
-                fprintf(meta, " %.3f", rates[r]);
-            fprintf(meta, "\n");
+        rf_meta_sync_summary(meta, ne, S.rounds, S.npeers, S.interval, S.interval_auto ? "auto" : "fixed");
+        if (S.interval_auto) {
+            rf_meta_line(meta, "sync.auto.t0_s", "%.9f", S.auto_t0);
+            rf_meta_line(meta, "sync.auto.e_d_s", "%.9f", S.auto_ed);
+            rf_meta_line(meta, "sync.auto.e_f", "%.3e", S.auto_ef);
         }
+        rf_meta_domains(meta, n, S.domain);
+        if (rates)
+            rf_meta_rates(meta, n, rates);
     }
     free(all);
     free(mine);

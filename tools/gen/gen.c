@@ -42,6 +42,7 @@
  * OUT_DIR, one fixed-size region per rank, sized in advance), then written
  * one archive at a time through bounded OTF2 buffers. */
 #include "defs_write.h"
+#include "meta_write.h"
 #include "fsutil.h"
 #include "rawformat.h"
 #include "offset_estimate.h"
@@ -914,47 +915,50 @@ static void write_rank(int r)
     check(OTF2_Archive_Close(ar), anchor, "closing the archive");
 }
 
-/* DIR/run.meta as src/lifecycle.c and src/sync.c write it, plus what the
+/* DIR/run.meta through the tracer's writer (tools/format/meta_write.h), plus what the
  * generator was asked for. */
 static void write_meta(void)
 {
-    char tmp[4200], path[4200];
-    snprintf(tmp, sizeof tmp, "%s/" RF_META_TMP_FILE, C.out);
-    snprintf(path, sizeof path, "%s/" RF_META_FILE, C.out);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        die(1, "%s: %s", tmp, strerror(errno));
-    fprintf(f, "# synctrace run metadata: one 'key value' per line\n");
-    fprintf(f, "format 1\nversion %s\nrun_id %s\nworld_size %d\nthread_level 0\n", PACKAGE_VERSION, run_id, P);
-    fprintf(f, "clock synthetic\nsync init,%s%s\nsync.interval_config fixed\nbuffer_bytes %d\n",
-            C.sync_rounds >= 2 ? "finalize," : "", C.sync_rounds > 2 ? "periodic," : "", META_BUFFER_BYTES);
-    fprintf(f, "skew seed=%" PRIu64 ",offset_us=%g,drift_ppm=%g\n", C.seed, C.offset_us, C.drift_ppm);
+    char skew[128];
+    snprintf(skew, sizeof skew, "seed=%" PRIu64 ",offset_us=%g,drift_ppm=%g", C.seed, C.offset_us, C.drift_ppm);
+    struct rf_meta_head h = {
+        .version = PACKAGE_VERSION, .run_id = run_id, .world_size = P, .thread_level = 0, .clock = "synthetic",
+        .sync_init = 1, .sync_finalize = C.sync_rounds >= 2, .sync_periodic = C.sync_rounds > 2,
+        .interval_config = "fixed", .buffer_bytes = META_BUFFER_BYTES, .skew = skew,
+    };
+    struct rf_meta m;
+    if (rf_meta_begin(&m, C.out, &h) != 0)
+        die(1, "%s/" RF_META_TMP_FILE ": %s", C.out, strerror(errno));
     if (C.drift_slope > 0)
-        fprintf(f, "skew.drift_slope_ppm_per_s %g\n", C.drift_slope);
-    fprintf(f, "generator synctrace-gen pattern=%s iterations=%" PRIu64 " ranks_per_node=%d latency_ns=%" PRIu64
-               ":%" PRIu64 " compute_us=%g resolution=%.0f sync_rounds=%d\n",
-            pattern_names[C.pattern], C.iterations, R, C.lat_min, C.lat_mean, C.compute_us, C.resolution,
-            C.sync_rounds);
-    fprintf(f, "generator.true_span_ns %" PRIu64 "\n", true_span);
+        rf_meta_line(&m, "skew.drift_slope_ppm_per_s", "%g", C.drift_slope);
+    rf_meta_line(&m, "generator", "synctrace-gen pattern=%s iterations=%" PRIu64 " ranks_per_node=%d latency_ns=%" PRIu64
+                 ":%" PRIu64 " compute_us=%g resolution=%.0f sync_rounds=%d",
+                 pattern_names[C.pattern], C.iterations, R, C.lat_min, C.lat_mean, C.compute_us, C.resolution,
+                 C.sync_rounds);
+    rf_meta_line(&m, "generator.true_span_ns", "%" PRIu64, true_span);
     for (int e = 0; e < nepochs; e++)
         for (int p = 0; p < npeers; p++) {
             const struct estimate *est = &epochs[e].est[p];
-            fprintf(f, "sync.epoch.%d.peer.%d rtt_min_ns=%.0f rtt_median_ns=%.0f rtt_max_ns=%.0f offset_ns=%.0f error_ns=%.0f\n",
-                    e, peers[p], est->rtt_min_ns, est->rtt_median_ns, est->rtt_max_ns, est->offset_ns, est->err_ns);
+            rf_meta_sync_peer(&m, e, peers[p], est->rtt_min_ns, est->rtt_median_ns, est->rtt_max_ns, est->offset_ns,
+                              est->err_ns);
         }
     double interval = nepochs >= 2 ? (double)(epochs[nepochs - 1].true_start - epochs[0].true_start) / (nepochs - 1) / 1e9
                                    : 0;
-    fprintf(f, "sync.epochs %d\nsync.rounds_per_peer %d\nsync.peers %d\n", nepochs, SYNC_ROUNDS, npeers);
-    fprintf(f, "sync.interval_s %.6f\nsync.interval_mode fixed\n", interval);
-    fprintf(f, "clock.domains");
-    for (int r = 0; r < P; r++)
-        fprintf(f, " %d", domain_of(r));
-    fprintf(f, "\nclock.ticks_per_second");
-    for (int r = 0; r < P; r++)
-        fprintf(f, " %.3f", C.resolution);
-    fprintf(f, "\nstatus complete\n");
-    if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0)
-        die(1, "%s: write failed", path);
+    rf_meta_sync_summary(&m, nepochs, SYNC_ROUNDS, npeers, interval, "fixed");
+    int *domains = malloc(sizeof *domains * (size_t)P);
+    double *rates = malloc(sizeof *rates * (size_t)P);
+    if (!domains || !rates)
+        die(1, "out of memory");
+    for (int r = 0; r < P; r++) {
+        domains[r] = domain_of(r);
+        rates[r] = C.resolution;
+    }
+    rf_meta_domains(&m, P, domains);
+    rf_meta_rates(&m, P, rates);
+    free(domains);
+    free(rates);
+    if (rf_meta_end(&m, "complete") != 0)
+        die(1, "%s/" RF_META_FILE ": write failed", C.out);
 }
 
 /* ---------- arguments ---------- */
