@@ -3,6 +3,7 @@
 #include "rawtrace.h"
 #include "rawformat.h"
 #include "recover.h"
+#include "defs_read.h"
 
 #include <otf2/otf2.h>
 #include <stdarg.h>
@@ -13,162 +14,11 @@
 
 struct ctx {
     struct rt_rank *r;
-    char **strings;
-    uint32_t nstrings;
-    struct group { uint64_t *members; uint32_t n; uint32_t in_of; } *groups;   /* by reference */
-    uint32_t ngroups;
     size_t cap;
     int failed;
     uint32_t attr_true_time;
     int have_true_attr;
-    struct loc { uint64_t id, nevents; } *locs;   /* every location the archive defines */
-    uint32_t nlocs;
 };
-
-/* Grow a by-reference table to hold `index`; *n is its length. Definitions
- * are few, so growing to exactly index + 1 keeps *n meaningful. */
-static int ensure(void **v, uint32_t *n, uint32_t index, size_t elem)
-{
-    if (index < *n)
-        return 0;
-    uint32_t nn = index + 1;
-    void *nv = realloc(*v, nn * elem);
-    if (!nv)
-        return -1;
-    memset((char *)nv + (size_t)*n * elem, 0, (size_t)(nn - *n) * elem);
-    *v = nv;
-    *n = nn;
-    return 0;
-}
-
-static const char *str(struct ctx *c, uint32_t ref)
-{
-    return ref < c->nstrings && c->strings[ref] ? c->strings[ref] : "";
-}
-
-static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
-{
-    struct ctx *c = ud;
-    if (ensure((void **)&c->strings, &c->nstrings, self, sizeof *c->strings) != 0 || !(c->strings[self] = strdup(s))) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t offset, uint64_t length, uint64_t realtime)
-{
-    (void)realtime;
-    struct ctx *c = ud;
-    c->r->resolution = res;
-    c->r->global_offset = offset;
-    c->r->trace_length = length;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
-                                    OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
-{
-    (void)canonical; (void)description; (void)role; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
-    struct ctx *c = ud;
-    struct rt_rank *r = c->r;
-    if (ensure((void **)&r->regions, &r->nregions, self, sizeof *r->regions) != 0
-        || !(r->regions[self] = strdup(str(c, name)))) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
-                                   OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
-{
-    (void)type; (void)paradigm; (void)flags;
-    struct ctx *c = ud;
-    if (ensure((void **)&c->groups, &c->ngroups, self, sizeof *c->groups) != 0
-        || !(c->groups[self].members = malloc(sizeof *members * (n ? n : 1)))) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    memcpy(c->groups[self].members, members, sizeof *members * n);
-    c->groups[self].n = n;
-    /* the tracer's record of a topology communicator's in-neighbours */
-    unsigned comm;
-    char tail;
-    c->groups[self].in_of = UINT32_MAX;
-    if (sscanf(str(c, name), RF_IN_NEIGHBOURS_FMT "%c", &comm, &tail) == 1)
-        c->groups[self].in_of = comm;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
-                                  OTF2_CommRef parent, OTF2_CommFlag flags)
-{
-    (void)parent; (void)flags;
-    struct ctx *c = ud;
-    struct rt_rank *r = c->r;
-    if (ensure((void **)&r->comms, &r->ncomms, self, sizeof *r->comms) != 0) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    struct rt_comm *d = &r->comms[self];
-    d->name = strdup(str(c, name));
-    if (group < c->ngroups && c->groups[group].members) {
-        d->nmembers = c->groups[group].n;
-        d->members = malloc(sizeof *d->members * (d->nmembers ? d->nmembers : 1));
-        if (d->members)
-            memcpy(d->members, c->groups[group].members, sizeof *d->members * d->nmembers);
-    }
-    if (!d->name || !d->members) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
-                                      uint64_t nevents, OTF2_LocationGroupRef group)
-{
-    (void)name; (void)type; (void)group;
-    struct ctx *c = ud;
-    struct loc *nv = realloc(c->locs, sizeof *nv * (c->nlocs + 1));
-    if (!nv) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    c->locs = nv;
-    c->locs[c->nlocs++] = (struct loc){ self, nevents };
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
-                                       OTF2_StringRef description, OTF2_Type type)
-{
-    (void)description;
-    struct ctx *c = ud;
-    if (strcmp(str(c, name), RF_ATTR_TRUE_TIME_NAME) == 0 && type == OTF2_TYPE_UINT64) {
-        c->attr_true_time = self;
-        c->have_true_attr = 1;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_clock_offset(void *ud, OTF2_TimeStamp time, int64_t offset, double stddev)
-{
-    struct ctx *c = ud;
-    struct rt_rank *r = c->r;
-    uint32_t n = r->noffsets;
-    struct rt_offset *nv = realloc(r->offsets, sizeof *nv * (n + 1));
-    if (!nv) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    nv[n] = (struct rt_offset){ time, offset, stddev };
-    r->offsets = nv;
-    r->noffsets = n + 1;
-    return OTF2_CALLBACK_SUCCESS;
-}
 
 /* ---------- events ---------- */
 
@@ -324,7 +174,7 @@ static double double_property(OTF2_Reader *rd, const char *name)
 
 static int by_location(const void *a, const void *b)
 {
-    uint64_t x = ((const struct loc *)a)->id, y = ((const struct loc *)b)->id;
+    uint64_t x = ((const struct rf_read_location *)a)->id, y = ((const struct rf_read_location *)b)->id;
     return (x > y) - (x < y);
 }
 
@@ -339,6 +189,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     memset(out, 0, sizeof *out);
     out->path = strdup(anchor);
     struct ctx c = { .r = out };
+    struct rf_read_defs d = { 0 };
     OTF2_Error_RegisterCallback(quiet_error, NULL);
     otf2_reason[0] = '\0';
     OTF2_Reader *rd = OTF2_Reader_Open(path);
@@ -362,80 +213,102 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     out->skew_offset_us = double_property(rd, RF_PROP_SKEW_OFFSET_US);
     out->skew_drift_ppm = double_property(rd, RF_PROP_SKEW_DRIFT_PPM);
 
-    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
-    OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
-    if (!gdr || !gcb) {
-        snprintf(err, errlen, "%s: cannot read the global definitions", anchor);
-        OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    if (rf_read_global_defs(rd, path, anchor, &d, err, errlen) != 0)
+        goto done;
+    out->resolution = d.resolution;
+    out->global_offset = d.global_offset;
+    out->trace_length = d.trace_length;
+    c.attr_true_time = d.true_time;
+    c.have_true_attr = d.have_true_time;
+    /* the tables become the rank's */
+    out->regions = d.regions;
+    out->nregions = d.nregions;
+    d.regions = NULL;
+    d.nregions = 0;
+    if (d.ncomms && !(out->comms = calloc(d.ncomms, sizeof *out->comms))) {
+        snprintf(err, errlen, "%s: out of memory", anchor);
         goto done;
     }
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
-    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
-    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
-    OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
-    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
-    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &c);
-    uint64_t n = 0;
-    OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
-    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
-    OTF2_Reader_CloseGlobalDefReader(rd, gdr);
-    if (status != OTF2_SUCCESS || c.failed) {
-        snprintf(err, errlen, "%s: corrupt or truncated global definitions", anchor);
-        goto done;
+    out->ncomms = d.ncomms;
+    for (uint32_t k = 0; k < d.ncomms; k++) {
+        struct rf_read_comm *dc = &d.comms[k];
+        if (!dc->name)
+            continue;
+        if (!dc->has_group) {
+            snprintf(err, errlen, "%s: corrupt global definitions (communicator %u has no group)", anchor, k);
+            goto done;
+        }
+        out->comms[k].name = dc->name;
+        out->comms[k].nmembers = dc->nmembers;
+        out->comms[k].members = dc->members;
+        dc->name = NULL;
+        dc->members = NULL;
     }
-    for (uint32_t g = 0; g < c.ngroups; g++) {
-        uint32_t k = c.groups[g].in_of;
-        if (!c.groups[g].members || k == UINT32_MAX)
+    for (uint32_t g = 0; g < d.ngroups; g++) {
+        /* the tracer's record of a topology communicator's in-neighbours */
+        unsigned k;
+        char tail;
+        if (!d.groups[g].name || sscanf(d.groups[g].name, RF_IN_NEIGHBOURS_FMT "%c", &k, &tail) != 1)
             continue;
         if (k >= out->ncomms || out->comms[k].has_in) {
             snprintf(err, errlen, "%s: in-neighbours of communicator %u, which is not defined", anchor, k);
             goto done;
         }
         out->comms[k].has_in = 1;
-        out->comms[k].nin = c.groups[g].n;
-        out->comms[k].in = c.groups[g].members;
-        c.groups[g].members = NULL;   /* now the communicator's */
+        out->comms[k].nin = d.groups[g].n;
+        out->comms[k].in = d.groups[g].members;
+        d.groups[g].members = NULL;   /* now the communicator's */
     }
 
     /* The main location (the thread that called MPI_Init) has the rank as
      * its id; the others, the rank's other threads, follow in id order. */
-    if (c.nlocs == 0) {
+    struct rf_read_location *locs = d.locs;
+    uint32_t nlocs = d.nlocs;
+    if (nlocs == 0) {
         snprintf(err, errlen, "%s: the archive defines no location", anchor);
         goto done;
     }
-    for (uint32_t k = 0; k < c.nlocs; k++)
-        if (c.locs[k].id == (uint64_t)out->rank) {
-            struct loc t = c.locs[0];
-            c.locs[0] = c.locs[k];
-            c.locs[k] = t;
+    for (uint32_t k = 0; k < nlocs; k++)
+        if (locs[k].id == (uint64_t)out->rank) {
+            struct rf_read_location t = locs[0];
+            locs[0] = locs[k];
+            locs[k] = t;
         }
-    qsort(c.locs + 1, c.nlocs - 1, sizeof *c.locs, by_location);
-    if (c.nlocs > 1 && !(out->threads = calloc(c.nlocs - 1, sizeof *out->threads))) {
+    qsort(locs + 1, nlocs - 1, sizeof *locs, by_location);
+    if (nlocs > 1 && !(out->threads = calloc(nlocs - 1, sizeof *out->threads))) {
         snprintf(err, errlen, "%s: out of memory", anchor);
         goto done;
     }
-    for (uint32_t k = 0; k < c.nlocs; k++)
-        OTF2_Reader_SelectLocation(rd, c.locs[k].id);
-    out->location = c.locs[0].id;
-    out->declared_events = c.locs[0].nevents;
-    if (OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS) {
-        /* the clock offsets: every location has the rank's, the main one's are read */
-        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, out->location);
-        if (dr) {
-            OTF2_DefReaderCallbacks *dcb = OTF2_DefReaderCallbacks_New();
-            OTF2_DefReaderCallbacks_SetClockOffsetCallback(dcb, def_clock_offset);
-            OTF2_Reader_RegisterDefCallbacks(rd, dr, dcb, &c);
-            OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
-            OTF2_DefReaderCallbacks_Delete(dcb);
-            OTF2_Reader_CloseDefReader(rd, dr);
-        }
-        for (uint32_t k = 1; k < c.nlocs; k++)   /* the others' must be read (or closed) too */
-            if ((dr = OTF2_Reader_GetDefReader(rd, c.locs[k].id)) != NULL)
-                OTF2_Reader_CloseDefReader(rd, dr);
-        OTF2_Reader_CloseDefFiles(rd);
+    for (uint32_t k = 0; k < nlocs; k++)
+        OTF2_Reader_SelectLocation(rd, locs[k].id);
+    out->location = locs[0].id;
+    out->declared_events = locs[0].nevents;
+    /* The clock offsets: every location has the rank's, the main one's
+     * are read; a rank without them would be merged unsynchronised. */
+    if (OTF2_Reader_OpenDefFiles(rd) != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s: cannot open the local definition files", anchor);
+        goto done;
     }
+    struct rf_read_offset *offsets;
+    uint32_t noffsets;
+    int offsets_read = rf_read_clock_offsets(rd, path, out->location, anchor, &offsets, &noffsets, err, errlen);
+    for (uint32_t k = 1; k < nlocs; k++) {   /* the others' must be read (or closed) too */
+        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, locs[k].id);
+        if (dr)
+            OTF2_Reader_CloseDefReader(rd, dr);
+    }
+    OTF2_Reader_CloseDefFiles(rd);
+    if (offsets_read != 0)
+        goto done;
+    if (noffsets && !(out->offsets = malloc(sizeof *out->offsets * noffsets))) {
+        free(offsets);
+        snprintf(err, errlen, "%s: out of memory", anchor);
+        goto done;
+    }
+    for (uint32_t i = 0; i < noffsets; i++)
+        out->offsets[i] = (struct rt_offset){ offsets[i].time, offsets[i].offset, offsets[i].stddev };
+    out->noffsets = noffsets;
+    free(offsets);
 
     if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
         snprintf(err, errlen, "%s: cannot open the event files", anchor);
@@ -456,22 +329,23 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecb, ev_nbc_request);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ecb, ev_nbc_complete);
     OTF2_EvtReaderCallbacks_SetBufferFlushCallback(ecb, ev_flush);
-    status = OTF2_SUCCESS;
-    for (uint32_t k = 0; k < c.nlocs && status == OTF2_SUCCESS && !c.failed; k++) {
+    OTF2_ErrorCode status = OTF2_SUCCESS;
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < nlocs && status == OTF2_SUCCESS && !c.failed; k++) {
         struct rt_rank *dst = k == 0 ? out : &out->threads[k - 1];
         if (k > 0) {
-            dst->location = c.locs[k].id;
-            dst->declared_events = c.locs[k].nevents;
+            dst->location = locs[k].id;
+            dst->declared_events = locs[k].nevents;
             /* the tracer's N-th thread has id N << 32 | rank: keep N (a
              * recovered archive lacks the threads that never flushed) */
-            uint64_t id = c.locs[k].id;
+            uint64_t id = locs[k].id;
             dst->thread = (id & 0xffffffffu) == (uint32_t)out->rank && (id >> 32) > 0 && (id >> 32) < UINT32_MAX
                           ? (uint32_t)(id >> 32) : k;
             out->nthreads = k;
         }
         c.r = dst;
         c.cap = 0;
-        if (exact && c.locs[k].nevents == 0)
+        if (exact && locs[k].nevents == 0)
             continue;
         OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, dst->location);
         if (!er) {
@@ -484,8 +358,8 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
         OTF2_EvtReader_ApplyClockOffsets(er, false);
         OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &c);
         if (exact) {
-            status = OTF2_Reader_ReadLocalEvents(rd, er, c.locs[k].nevents, &n);
-            if (status == OTF2_SUCCESS && n != c.locs[k].nevents)
+            status = OTF2_Reader_ReadLocalEvents(rd, er, locs[k].nevents, &n);
+            if (status == OTF2_SUCCESS && n != locs[k].nevents)
                 status = OTF2_ERROR_INVALID_DATA;
         } else {
             status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
@@ -518,13 +392,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
 done:
     if (rc)
         explain(err, errlen);
-    for (uint32_t i = 0; i < c.nstrings; i++)
-        free(c.strings[i]);
-    free(c.strings);
-    for (uint32_t i = 0; i < c.ngroups; i++)
-        free(c.groups[i].members);
-    free(c.groups);
-    free(c.locs);
+    rf_read_defs_free(&d);
     OTF2_Reader_Close(rd);
     return rc;
 }

@@ -1,0 +1,174 @@
+/* TAP unit test for the one reader of raw definitions
+ * (tools/format/defs_read.c, through rt_read_rank and mt_open): archives
+ * written with the raw format's writer (tools/format/defs_write.c), then
+ * damaged the ways a review found. Each must be one error naming the
+ * file, quickly, and never a crash: a string reference of 2^30 (was read
+ * as a table of 2^30 entries: 73 s, 9.4 GB), a reference of 0xFFFFFFFF
+ * (OTF2's "undefined", what a 0xFF byte decodes to; its index + 1 wrapped
+ * to 0, realloc(p, 0) freed the table: a heap-use-after-free), a huge
+ * region reference, a definition file cut short, and damaged local
+ * definitions (were ignored: the rank then had no clock offsets). */
+#include <config.h>
+#include "defs_write.h"
+#include "mtread.h"
+#include "rawformat.h"
+#include "rawtrace.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+enum damage { GOOD, STRING_HUGE, STRING_UNDEFINED, REGION_HUGE, GROUP_HUGE, DEF_TRUNCATED, LOCAL_DEF_DAMAGED };
+
+static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c, bool f)
+{
+    (void)u; (void)t; (void)l; (void)c; (void)f;
+    return OTF2_FLUSH;
+}
+static OTF2_TimeStamp post_flush(void *u, OTF2_FileType t, OTF2_LocationRef l)
+{
+    (void)u; (void)t; (void)l;
+    return 0;
+}
+static const OTF2_FlushCallbacks flush = { pre_flush, post_flush };
+
+static int truncate_to_half(const char *path)
+{
+    FILE *f = fopen(path, "r+");
+    if (!f || fseek(f, 0, SEEK_END) != 0) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    long size = ftell(f);
+    fclose(f);
+    return truncate(path, size / 2);
+}
+
+/* DIR/rank-000000.otf2 with one location, two clock offsets, one event. */
+static int make_archive(const char *dir, enum damage damage)
+{
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, "rank-000000", OTF2_FILEMODE_WRITE, 1 << 20, OTF2_CHUNK_SIZE_MIN,
+                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!ar)
+        return -1;
+    int ok = OTF2_Archive_SetFlushCallbacks(ar, &flush, NULL) == OTF2_SUCCESS
+             && OTF2_Archive_SetSerialCollectiveCallbacks(ar) == OTF2_SUCCESS
+             && OTF2_Archive_OpenEvtFiles(ar) == OTF2_SUCCESS;
+    OTF2_EvtWriter *w = ok ? OTF2_Archive_GetEvtWriter(ar, 0) : NULL;
+    ok = w && OTF2_EvtWriter_Enter(w, NULL, 1000, 0) == OTF2_SUCCESS && OTF2_EvtWriter_Leave(w, NULL, 2000, 0) == OTF2_SUCCESS
+         && OTF2_Archive_CloseEvtWriter(ar, w) == OTF2_SUCCESS && OTF2_Archive_CloseEvtFiles(ar) == OTF2_SUCCESS;
+    ok = ok && OTF2_Archive_SetProperty(ar, RF_PROP_RANK, "0", true) == OTF2_SUCCESS
+         && OTF2_Archive_SetProperty(ar, RF_PROP_WORLD_SIZE, "1", true) == OTF2_SUCCESS;
+    struct rf_location loc = { 0, 0, 2 };
+    struct rf_clock_offset offsets[2] = { { 500, 7, 1.0 }, { 5000, 9, 1.0 } };
+    ok = ok && rf_defs_write_clock_offsets(ar, &loc, 1, offsets, 2) == 0;
+    OTF2_GlobalDefWriter *gd = ok ? OTF2_Archive_GetGlobalDefWriter(ar) : NULL;
+    struct rf_defs defs = { 0 };
+    uint64_t *members = malloc(sizeof *members);
+    if (members)
+        members[0] = 0;
+    struct rf_region region = { "MPI_Send", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI };
+    struct rf_rank_defs rd = { .resolution = 1000000000, .global_offset = 0, .trace_length = 3000, .rank = 0,
+                               .world_size = 1, .host = "host", .locs = &loc, .nlocs = 1, .regions = &region,
+                               .nregions = 1 };
+    ok = gd && members && rf_defs_add_comm(&defs, RF_COMM_WORLD_NAME, 1, members) == 0 && rf_defs_write(gd, &defs, &rd) == 0;
+    rf_defs_free(&defs);
+    if (ok && damage == STRING_HUGE)
+        ok = OTF2_GlobalDefWriter_WriteString(gd, 1u << 30, "far away") == OTF2_SUCCESS;
+    if (ok && damage == STRING_UNDEFINED)
+        ok = OTF2_GlobalDefWriter_WriteString(gd, OTF2_UNDEFINED_STRING, "undefined") == OTF2_SUCCESS;
+    if (ok && damage == REGION_HUGE)
+        ok = OTF2_GlobalDefWriter_WriteRegion(gd, 1u << 30, 0, 0, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI,
+                                              OTF2_REGION_FLAG_NONE, 0, 0, 0) == OTF2_SUCCESS;
+    if (ok && damage == GROUP_HUGE) {
+        uint64_t m = 0;
+        ok = OTF2_GlobalDefWriter_WriteGroup(gd, 0xFFFFFFF0u, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                             OTF2_GROUP_FLAG_NONE, 1, &m) == OTF2_SUCCESS;
+    }
+    if (gd)
+        ok = OTF2_Archive_CloseGlobalDefWriter(ar, gd) == OTF2_SUCCESS && ok;
+    ok = OTF2_Archive_Close(ar) == OTF2_SUCCESS && ok;
+    char path[4200];
+    if (ok && damage == DEF_TRUNCATED) {
+        snprintf(path, sizeof path, "%s/rank-000000.def", dir);
+        ok = truncate_to_half(path) == 0;
+    }
+    if (ok && damage == LOCAL_DEF_DAMAGED) {
+        snprintf(path, sizeof path, "%s/rank-000000/0.def", dir);
+        ok = truncate_to_half(path) == 0;
+    }
+    return ok ? 0 : -1;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st; (void)flag; (void)ftw;
+    return remove(path);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Write the damaged archive and read it both ways: the raw reader must
+ * fail with a message containing `want`, within a second. */
+static void damaged(enum damage damage, const char *what, const char *want, int merged_reader_too)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/unit_rawread.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir) || make_archive(dir, damage) != 0) {
+        ok(0, "%s: cannot write the archive", what);
+        return;
+    }
+    char anchor[4200], err[1024] = "";
+    snprintf(anchor, sizeof anchor, "%s/rank-000000.otf2", dir);
+    struct rt_rank r;
+    double t0 = now_s();
+    int rc = rt_read_rank(anchor, &r, err, sizeof err);
+    double dt = now_s() - t0;
+    if (damage == GOOD) {
+        ok(rc == 0 && r.noffsets == 2 && r.offsets[1].offset == 9 && r.nevents == 2 && r.ncomms == 1
+               && strcmp(r.comms[0].name, RF_COMM_WORLD_NAME) == 0 && r.nregions == 1,
+           "%s: read, with its 2 clock offsets, 2 events, 1 communicator (%s)", what, rc ? err : "ok");
+    } else {
+        ok(rc == -1 && strstr(err, want) && strstr(err, dir) && dt < 1.0,
+           "%s: one error naming the file, in %.3f s (%s)", what, dt, err);
+    }
+    rt_free_rank(&r);
+    if (merged_reader_too) {
+        struct mt_trace t;
+        err[0] = '\0';
+        rc = mt_open(anchor, &t, err, sizeof err);
+        if (damage == GOOD)
+            ok(rc == 0 && t.nlocations == 1 && t.nregions == 1, "%s: mt_open reads it (%s)", what, rc ? err : "ok");
+        else
+            ok(rc == -1 && strstr(err, want) && strstr(err, dir), "%s: mt_open, the same error (%s)", what, err);
+        if (rc == 0)
+            mt_close(&t);
+    }
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(void)
+{
+    damaged(GOOD, "an intact archive", "", 1);
+    damaged(STRING_HUGE, "a string reference of 2^30", "string reference 1073741824", 1);
+    damaged(STRING_UNDEFINED, "a string reference of 0xFFFFFFFF", "string reference 4294967295", 1);
+    damaged(REGION_HUGE, "a region reference of 2^30", "region reference 1073741824", 1);
+    damaged(GROUP_HUGE, "a group reference of 0xFFFFFFF0", "group reference 4294967280", 1);
+    damaged(DEF_TRUNCATED, "a definition file cut in half", "global definitions", 1);
+    damaged(LOCAL_DEF_DAMAGED, "local definitions cut in half", "rank-000000/0.def", 0);
+    return tap_finish();
+}

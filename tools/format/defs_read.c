@@ -1,0 +1,364 @@
+/* defs_read.c — see defs_read.h. */
+#include "defs_read.h"
+#include "rawformat.h"
+
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* No table larger than this, whatever the file's size. */
+#define MAX_REFS (1u << 30)
+
+/* Make a by-reference table hold `index`, zero-filled: *n becomes at
+ * least index + 1 and *cap grows geometrically. The caller has checked
+ * index < d->limit <= MAX_REFS: no wrap, never a zero size. */
+static int ensure(void **v, uint32_t *n, uint32_t *cap, uint32_t index, size_t elem)
+{
+    if (index < *n)
+        return 0;
+    if (index >= *cap) {
+        uint64_t ncap = *cap ? (uint64_t)*cap * 2 : 64;
+        if (ncap <= index)
+            ncap = (uint64_t)index + 1;
+        if (ncap > MAX_REFS)
+            ncap = MAX_REFS;
+        void *nv = realloc(*v, (size_t)ncap * elem);
+        if (!nv)
+            return -1;
+        *v = nv;
+        *cap = (uint32_t)ncap;
+    }
+    memset((char *)*v + (size_t)*n * elem, 0, (size_t)(index + 1 - *n) * elem);
+    *n = index + 1;
+    return 0;
+}
+
+const char *rf_read_string(const struct rf_read_defs *d, uint32_t ref)
+{
+    return ref < d->nstrings && d->strings[ref] ? d->strings[ref] : "";
+}
+
+/* Stop reading with a reason. */
+static OTF2_CallbackCode fail(struct rf_read_defs *d, const char *what, uint32_t ref)
+{
+    if (!d->problem[0]) {
+        if (ref < d->limit)
+            snprintf(d->problem, sizeof d->problem, "out of memory reading %s %u", what, ref);
+        else
+            snprintf(d->problem, sizeof d->problem, "%s reference %u, more than the definition file can hold", what,
+                     ref);
+    }
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+#define REF_OK(d, ref) ((ref) < (d)->limit)
+
+static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
+{
+    struct rf_read_defs *d = ud;
+    if (!REF_OK(d, self) || ensure((void **)&d->strings, &d->nstrings, &d->strings_cap, self, sizeof *d->strings))
+        return fail(d, "string", self);
+    char *copy = strdup(s);
+    if (!copy)
+        return fail(d, "string", self);
+    free(d->strings[self]);   /* defined twice: the last one holds */
+    d->strings[self] = copy;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t offset, uint64_t length, uint64_t realtime)
+{
+    (void)realtime;
+    struct rf_read_defs *d = ud;
+    d->have_clock = 1;
+    d->resolution = res;
+    d->global_offset = offset;
+    d->trace_length = length;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* A name used by a definition: OTF2's "undefined" (read as ""), or a
+ * reference the file could hold. */
+static int name_ok(const struct rf_read_defs *d, uint32_t ref)
+{
+    return ref == OTF2_UNDEFINED_STRING || REF_OK(d, ref);
+}
+
+static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
+                                    OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
+{
+    (void)canonical; (void)description; (void)role; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
+    struct rf_read_defs *d = ud;
+    if (!name_ok(d, name))
+        return fail(d, "string", name);
+    if (!REF_OK(d, self) || ensure((void **)&d->regions, &d->nregions, &d->regions_cap, self, sizeof *d->regions))
+        return fail(d, "region", self);
+    char *copy = strdup(rf_read_string(d, name));
+    if (!copy)
+        return fail(d, "region", self);
+    free(d->regions[self]);
+    d->regions[self] = copy;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+                                   OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
+{
+    (void)type; (void)paradigm; (void)flags;
+    struct rf_read_defs *d = ud;
+    if (!name_ok(d, name))
+        return fail(d, "string", name);
+    if (!REF_OK(d, self) || ensure((void **)&d->groups, &d->ngroups, &d->groups_cap, self, sizeof *d->groups))
+        return fail(d, "group", self);
+    struct rf_read_group *g = &d->groups[self];
+    free(g->name);
+    free(g->members);
+    g->members = malloc(sizeof *members * (n ? n : 1));
+    g->name = strdup(rf_read_string(d, name));
+    g->n = n;
+    if (!g->members || !g->name)
+        return fail(d, "group", self);
+    if (n)
+        memcpy(g->members, members, sizeof *members * n);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
+                                  OTF2_CommRef parent, OTF2_CommFlag flags)
+{
+    (void)parent; (void)flags;
+    struct rf_read_defs *d = ud;
+    if (!name_ok(d, name))
+        return fail(d, "string", name);
+    if (!REF_OK(d, self) || ensure((void **)&d->comms, &d->ncomms, &d->comms_cap, self, sizeof *d->comms))
+        return fail(d, "communicator", self);
+    struct rf_read_comm *c = &d->comms[self];
+    free(c->name);
+    free(c->members);
+    memset(c, 0, sizeof *c);
+    if (!(c->name = strdup(rf_read_string(d, name))))
+        return fail(d, "communicator", self);
+    if (group < d->ngroups && d->groups[group].name) {
+        const struct rf_read_group *g = &d->groups[group];
+        c->has_group = 1;
+        c->nmembers = g->n;
+        if (!(c->members = malloc(sizeof *c->members * (g->n ? g->n : 1))))
+            return fail(d, "communicator", self);
+        if (g->n)
+            memcpy(c->members, g->members, sizeof *c->members * g->n);
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                      uint64_t nevents, OTF2_LocationGroupRef group)
+{
+    (void)type; (void)group;
+    struct rf_read_defs *d = ud;
+    if (!name_ok(d, name))
+        return fail(d, "string", name);
+    if (d->nlocs >= d->limit)
+        return fail(d, "location", d->nlocs);
+    if (d->nlocs == d->locs_cap) {
+        uint32_t cap = d->locs_cap ? d->locs_cap * 2 : 16;
+        struct rf_read_location *nv = realloc(d->locs, sizeof *nv * cap);
+        if (!nv)
+            return fail(d, "location", d->nlocs);
+        d->locs = nv;
+        d->locs_cap = cap;
+    }
+    char *copy = strdup(rf_read_string(d, name));
+    if (!copy)
+        return fail(d, "location", d->nlocs);
+    d->locs[d->nlocs++] = (struct rf_read_location){ self, nevents, copy };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
+                                       OTF2_StringRef description, OTF2_Type type)
+{
+    (void)description;
+    struct rf_read_defs *d = ud;
+    if (!name_ok(d, name))
+        return fail(d, "string", name);
+    if (strcmp(rf_read_string(d, name), RF_ATTR_TRUE_TIME_NAME) == 0 && type == OTF2_TYPE_UINT64) {
+        d->true_time = self;
+        d->have_true_time = 1;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* OTF2 writes a definition file as whole chunks, each starting with a
+ * chunk header record, the last one ending with its end-of-chunk and
+ * end-of-file records. OTF2's reader does not stop at the end of a file
+ * cut short (it reads past its buffer, or loops), so a file that does not
+ * end so is not given to it. */
+#define OTF2_CHUNK_HEADER_RECORD 3
+#define OTF2_END_OF_CHUNK_RECORD 2
+#define OTF2_END_OF_FILE_RECORD 1
+
+/* 0: PATH looks whole (*size set); -1: it is cut short or not there. */
+static int whole_definition_file(const char *path, off_t *size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    unsigned char head, tail[2];
+    int whole = fstat(fd, &st) == 0 && st.st_size >= 3 && pread(fd, &head, 1, 0) == 1
+                && pread(fd, tail, 2, st.st_size - 2) == 2 && head == OTF2_CHUNK_HEADER_RECORD
+                && tail[0] == OTF2_END_OF_CHUNK_RECORD && tail[1] == OTF2_END_OF_FILE_RECORD;
+    close(fd);
+    *size = st.st_size;
+    return whole ? 0 : -1;
+}
+
+/* ".../NAME.otf2" -> ".../NAME" + rest; -1 when it does not fit. */
+static int archive_path(const char *anchor, const char *rest, char *out, size_t len)
+{
+    size_t n = strlen(anchor), ext = strlen(RF_ANCHOR_SUFFIX);
+    if (n >= ext && strcmp(anchor + n - ext, RF_ANCHOR_SUFFIX) == 0)
+        n -= ext;
+    return snprintf(out, len, "%.*s%s", (int)n, anchor, rest) < (int)len ? 0 : -1;
+}
+
+int rf_read_global_defs(void *reader, const char *anchor, const char *name, struct rf_read_defs *d, char *err,
+                        size_t errlen)
+{
+    OTF2_Reader *rd = reader;
+    memset(d, 0, sizeof *d);
+    char path[4200];
+    off_t size = 0;
+    if (archive_path(anchor, RF_DEF_SUFFIX, path, sizeof path) != 0 || whole_definition_file(path, &size) != 0) {
+        snprintf(err, errlen, "%s: corrupt or truncated global definitions (%s is cut short or missing)", name, path);
+        return -1;
+    }
+    d->limit = size < (off_t)MAX_REFS ? (uint32_t)size : MAX_REFS;
+    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
+    OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
+    if (!gdr || !gcb) {
+        OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+        snprintf(err, errlen, "%s: cannot read the global definitions", name);
+        return -1;
+    }
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
+    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, d);
+    uint64_t n = 0;
+    OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
+    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    OTF2_Reader_CloseGlobalDefReader(rd, gdr);
+    if (d->problem[0]) {
+        snprintf(err, errlen, "%s: corrupt global definitions (%s)", name, d->problem);
+        rf_read_defs_free(d);
+        return -1;
+    }
+    if (status != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s: corrupt or truncated global definitions", name);
+        rf_read_defs_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+void rf_read_defs_free(struct rf_read_defs *d)
+{
+    for (uint32_t i = 0; i < d->nstrings; i++)
+        free(d->strings[i]);
+    free(d->strings);
+    for (uint32_t i = 0; i < d->nregions; i++)
+        free(d->regions[i]);
+    free(d->regions);
+    for (uint32_t i = 0; i < d->ngroups; i++) {
+        free(d->groups[i].name);
+        free(d->groups[i].members);
+    }
+    free(d->groups);
+    for (uint32_t i = 0; i < d->ncomms; i++) {
+        free(d->comms[i].name);
+        free(d->comms[i].members);
+    }
+    free(d->comms);
+    for (uint32_t i = 0; i < d->nlocs; i++)
+        free(d->locs[i].name);
+    free(d->locs);
+    memset(d, 0, sizeof *d);
+}
+
+/* ---------- clock offsets ---------- */
+
+struct offsets_ctx {
+    struct rf_read_offset *v;
+    uint32_t n, cap;
+    int failed;
+};
+
+static OTF2_CallbackCode def_clock_offset(void *ud, OTF2_TimeStamp time, int64_t offset, double stddev)
+{
+    struct offsets_ctx *c = ud;
+    if (c->n == c->cap) {
+        uint32_t cap = c->cap ? c->cap * 2 : 16;
+        struct rf_read_offset *nv = cap > c->cap ? realloc(c->v, sizeof *nv * cap) : NULL;
+        if (!nv) {
+            c->failed = 1;
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        c->v = nv;
+        c->cap = cap;
+    }
+    c->v[c->n++] = (struct rf_read_offset){ time, offset, stddev };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+int rf_read_clock_offsets(void *reader, const char *anchor, uint64_t location, const char *name,
+                          struct rf_read_offset **out, uint32_t *n, char *err, size_t errlen)
+{
+    OTF2_Reader *rd = reader;
+    *out = NULL;
+    *n = 0;
+    /* its local definition file: ".../NAME.otf2" -> ".../NAME/LOCATION.def" */
+    char rest[64], path[4200], shown[4200];
+    off_t size;
+    snprintf(rest, sizeof rest, "/%llu" RF_DEF_SUFFIX, (unsigned long long)location);
+    if (archive_path(anchor, rest, path, sizeof path) != 0 || archive_path(name, rest, shown, sizeof shown) != 0) {
+        snprintf(err, errlen, "%s: path too long", name);
+        return -1;
+    }
+    if (whole_definition_file(path, &size) != 0) {
+        snprintf(err, errlen, "%s: corrupt or truncated local definitions (the clock offsets): cut short or missing",
+                 shown);
+        return -1;
+    }
+    struct offsets_ctx c = { 0 };
+    OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, location);
+    OTF2_DefReaderCallbacks *dcb = OTF2_DefReaderCallbacks_New();
+    OTF2_ErrorCode status = OTF2_ERROR_MEM_ALLOC_FAILED;
+    if (dr && dcb) {
+        OTF2_DefReaderCallbacks_SetClockOffsetCallback(dcb, def_clock_offset);
+        OTF2_Reader_RegisterDefCallbacks(rd, dr, dcb, &c);
+        uint64_t k = 0;
+        status = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &k);
+    }
+    OTF2_DefReaderCallbacks_Delete(dcb);
+    if (dr)
+        OTF2_Reader_CloseDefReader(rd, dr);
+    if (!dr || status != OTF2_SUCCESS || c.failed) {
+        snprintf(err, errlen, "%s: %s local definitions (the clock offsets)", shown,
+                 c.failed ? "out of memory reading the" : "corrupt or truncated");
+        free(c.v);
+        return -1;
+    }
+    *out = c.v;
+    *n = c.n;
+    return 0;
+}

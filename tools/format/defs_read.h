@@ -1,0 +1,79 @@
+/* defs_read.h — the one reader of an OTF2 archive's definitions (a rank's
+ * raw archive, or a merged one): global definitions into plain tables, and
+ * a location's clock offsets, with one set of limits.
+ *
+ * A definition table is indexed by reference, so a reference is only
+ * accepted when the definition file could hold that many records: it is
+ * below the file's size in bytes (each record takes more than one). A
+ * corrupt reference (0xFF.. is OTF2's "undefined") is then an error, never
+ * an allocation as large as the reference. Names are resolved when the
+ * record that uses them is read. A definition file that does not end with
+ * OTF2's end-of-file record (cut short) is not given to OTF2, whose reader
+ * can then read past its buffer or loop. */
+#ifndef SYNCTRACE_DEFS_READ_H
+#define SYNCTRACE_DEFS_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rf_read_group {
+    char *name;               /* NULL: not defined */
+    uint64_t *members;
+    uint32_t n;
+};
+
+struct rf_read_comm {
+    char *name;               /* NULL: not defined */
+    int has_group;            /* its group was defined before it: */
+    uint64_t *members;        /* the group's members, copied */
+    uint32_t nmembers;
+};
+
+struct rf_read_location {
+    uint64_t id, nevents;
+    char *name;
+};
+
+struct rf_read_defs {
+    uint32_t limit;           /* references must be below it */
+    char **strings;           /* by reference; NULL: not defined */
+    uint32_t nstrings, strings_cap;
+    int have_clock;
+    uint64_t resolution, global_offset, trace_length;
+    char **regions;           /* region names by reference; NULL: not defined */
+    uint32_t nregions, regions_cap;
+    struct rf_read_group *groups;
+    uint32_t ngroups, groups_cap;
+    struct rf_read_comm *comms;
+    uint32_t ncomms, comms_cap;
+    struct rf_read_location *locs;   /* in definition order */
+    uint32_t nlocs, locs_cap;
+    int have_true_time;       /* an attribute RF_ATTR_TRUE_TIME_NAME of type uint64: */
+    uint32_t true_time;       /* its reference */
+    char problem[160];        /* what was wrong, when reading failed */
+};
+
+/* Read the global definitions of the archive open in `reader` (an
+ * OTF2_Reader *) whose anchor file is `anchor`. Returns 0, or -1 with a
+ * one-line message naming `name` (the anchor, or the original of a
+ * rebuilt one). On failure *d is freed. */
+int rf_read_global_defs(void *reader, const char *anchor, const char *name, struct rf_read_defs *d, char *err,
+                        size_t errlen);
+void rf_read_defs_free(struct rf_read_defs *d);
+/* A string by reference; "" when not defined. */
+const char *rf_read_string(const struct rf_read_defs *d, uint32_t ref);
+
+struct rf_read_offset {
+    uint64_t time;
+    int64_t offset;
+    double stddev;
+};
+
+/* Read the clock offsets of `location` (local definitions; the reader's
+ * definition files must be open) of the archive of `anchor`. Returns 0
+ * with *out (malloc'd, or NULL when there are none) and *n, or -1 with a
+ * one-line message naming the local definition file of the archive `name`. */
+int rf_read_clock_offsets(void *reader, const char *anchor, uint64_t location, const char *name,
+                          struct rf_read_offset **out, uint32_t *n, char *err, size_t errlen);
+
+#endif
