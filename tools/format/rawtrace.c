@@ -187,7 +187,10 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
                         size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    out->path = strdup(anchor);
+    if (!(out->path = strdup(anchor))) {
+        snprintf(err, errlen, "%s: out of memory", anchor);
+        return -1;
+    }
     struct ctx c = { .r = out };
     struct rf_read_defs d = { 0 };
     OTF2_Error_RegisterCallback(quiet_error, NULL);

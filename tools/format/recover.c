@@ -687,18 +687,17 @@ static void remove_tree(const char *dir, const char *name, const struct rc_locat
 {
     char path[4400];
     const char *files[] = { "%s/%s" RF_ANCHOR_SUFFIX, "%s/%s" RF_DEF_SUFFIX };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        snprintf(path, sizeof path, files[i], dir, name);
-        unlink(path);
-    }
+    /* Only names that fit: a name cut short could be another file. */
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (snprintf(path, sizeof path, files[i], dir, name) < (int)sizeof path)
+            unlink(path);
     const char *local[] = { "%s/%s/%llu" RF_EVT_SUFFIX, "%s/%s/%llu" RF_DEF_SUFFIX };
     for (uint32_t k = 0; k < nlocs; k++)
-        for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
-            snprintf(path, sizeof path, local[i], dir, name, (unsigned long long)locs[k].id);
-            unlink(path);
-        }
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    rmdir(path);
+        for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+            if (snprintf(path, sizeof path, local[i], dir, name, (unsigned long long)locs[k].id) < (int)sizeof path)
+                unlink(path);
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path)
+        rmdir(path);
     rmdir(dir);
 }
 
@@ -792,7 +791,14 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
         goto fail;
 
     const char *tmp = getenv("TMPDIR");
-    snprintf(out->dir, sizeof out->dir, "%s/synctrace-recover.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (snprintf(out->dir, sizeof out->dir, "%s/synctrace-recover.XXXXXX", tmp && *tmp ? tmp : "/tmp")
+            >= (int)sizeof out->dir) {
+        errno = ENAMETOOLONG;
+        snprintf(err, errlen, "%s: cannot make a temporary directory for the recovered archive: TMPDIR: %s", anchor,
+                 strerror(errno));
+        out->dir[0] = '\0';
+        goto fail;
+    }
     if (!mkdtemp(out->dir)) {
         snprintf(err, errlen, "%s: cannot make a temporary directory for the recovered archive: %s", out->dir,
                  strerror(errno));

@@ -96,6 +96,9 @@ struct hub_edge {
     double w;
 };
 
+/* Vertex numbers are uint32_t, and UINT32_MAX means none. */
+#define MAX_VERTICES (UINT32_MAX - 1)
+
 struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m, const struct mg_result *match,
                           double lmin, struct cs_stats *stats)
 {
@@ -190,6 +193,11 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                     mem[b] = mem[b - 1];
                     mem[b - 1] = t;
                 }
+            if (c->nmembers > MAX_VERTICES - nvert) {   /* a hub vertex per member */
+                stats->too_large = 1;
+                free(mem);
+                goto fail;
+            }
             uint32_t first_hub = nvert;
             for (uint32_t k = 0; k < c->nmembers; k++) {
                 uint32_t h = first_hub + k, d = vertex(ranks, m, mem[k].enter);
@@ -230,6 +238,10 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                 exits[vertex(ranks, m, c->members[k].exit)].seen = 0;
             }
             continue;   /* the root's events are missing (crashed rank) */
+        }
+        if (nvert >= MAX_VERTICES) {   /* room for this instance's hub vertex */
+            stats->too_large = 1;
+            goto fail;
         }
         uint32_t h = nvert;
         int used_hub = 0;

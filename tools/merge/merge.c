@@ -220,6 +220,9 @@ struct read_work {
     char **errors;            /* per rank, NULL when read */
 };
 
+/* A rank's error when even its message cannot be copied. */
+static char read_out_of_memory[] = "out of memory";
+
 static void *read_worker(void *arg)
 {
     struct read_work *w = arg;
@@ -231,8 +234,9 @@ static void *read_worker(void *arg)
         pthread_mutex_unlock(&w->lock);
         if (i < 0)
             return NULL;
-        if (rt_read_rank(w->anchors[i], &w->ranks[i], err, sizeof err) != 0)
-            w->errors[i] = strdup(err);
+        if (rt_read_rank(w->anchors[i], &w->ranks[i], err, sizeof err) != 0
+            && !(w->errors[i] = strdup(err)))
+            w->errors[i] = read_out_of_memory;
     }
 }
 
@@ -260,7 +264,8 @@ static int read_ranks(char **anchors, int n, struct rt_rank *ranks, int jobs, ch
             if (rc == 0)
                 snprintf(err, errlen, "%s", w.errors[i]);
             rc = -1;
-            free(w.errors[i]);
+            if (w.errors[i] != read_out_of_memory)
+                free(w.errors[i]);
         }
     free(w.errors);
     return rc;
@@ -290,7 +295,10 @@ static int solve_model(const struct rt_rank *ranks, const struct cm_model *model
 {
     *graph = cs_build(ranks, model, match, lmin, cs);
     if (!*graph) {
-        fprintf(stderr, "synctrace merge: out of memory while building the constraint graph\n");
+        if (cs->too_large)
+            fprintf(stderr, "synctrace merge: the constraint graph would have more than 2^32-1 vertices\n");
+        else
+            fprintf(stderr, "synctrace merge: out of memory while building the constraint graph\n");
         return -1;
     }
     uint32_t nv = sv_vertices(*graph);
@@ -772,8 +780,8 @@ int cmd_merge(int argc, char **argv)
     }
     /* Precision over pairs of domains, where all-pairs is affordable. */
     if (model.ndomains <= 2000 && model.ndomains > 1) {
-        double *ap = malloc(sizeof *ap * (size_t)nv * nv);
-        if (nv <= 4000 && ap && sv_all_pairs(graph, delta, 4000, ap) == 0) {
+        double *ap = nv <= 4000 ? malloc(sizeof *ap * (size_t)nv * nv) : NULL;
+        if (ap && sv_all_pairs(graph, delta, 4000, ap) == 0) {
             /* between clocks: each domain's first segment */
             uint32_t nd = model.ndomains;
             double *block = malloc(sizeof *block * (size_t)nd * nd);
@@ -792,7 +800,12 @@ int cmd_merge(int argc, char **argv)
     t = now_s();
 
     /* Write into a temporary directory next to OUT, then rename. */
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", o.out, (long)getpid());
+    /* A name cut short could name another directory: never remove that. */
+    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", o.out, (long)getpid()) >= (int)sizeof tmp) {
+        fprintf(stderr, "synctrace merge: %s: the output path is too long\n", o.out);
+        tmp[0] = '\0';
+        goto done;
+    }
     remove_tree(tmp);
     if (mkdir(tmp, 0777) != 0) {
         fprintf(stderr, "synctrace merge: %s: %s\n", tmp, strerror(errno));
@@ -848,7 +861,10 @@ int cmd_merge(int argc, char **argv)
     }
     if (stat(o.out, &st) == 0) {
         char old[4300];
-        snprintf(old, sizeof old, "%s.old-%ld", o.out, (long)getpid());
+        if (snprintf(old, sizeof old, "%s.old-%ld", o.out, (long)getpid()) >= (int)sizeof old) {
+            fprintf(stderr, "synctrace merge: %s: the output path is too long\n", o.out);
+            goto done;
+        }
         if (rename(o.out, old) != 0 || rename(tmp, o.out) != 0) {
             fprintf(stderr, "synctrace merge: cannot replace %s: %s\n", o.out, strerror(errno));
             goto done;

@@ -12,6 +12,7 @@
 struct strtab {
     char **v;
     uint32_t n, cap;
+    int failed;               /* a string could not be added: its reference is UINT32_MAX */
 };
 
 /* Few strings (regions, hosts, communicators): a linear search is fine up
@@ -23,14 +24,18 @@ static uint32_t str_ref(struct strtab *t, const char *s)
             return i;
     if (t->n == t->cap) {
         uint32_t cap = t->cap ? t->cap * 2 : 64;
-        char **nv = realloc(t->v, sizeof *nv * cap);
-        if (!nv)
+        char **nv = cap > t->cap ? realloc(t->v, sizeof *nv * cap) : NULL;
+        if (!nv) {
+            t->failed = 1;
             return UINT32_MAX;
+        }
         t->v = nv;
         t->cap = cap;
     }
-    if (!(t->v[t->n] = strdup(s)))
+    if (!(t->v[t->n] = strdup(s))) {
+        t->failed = 1;
         return UINT32_MAX;
+    }
     return t->n++;
 }
 
@@ -84,11 +89,18 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         snprintf(err, errlen, "%s/%s.otf2: cannot create the merged archive", dir, name);
         goto done;
     }
-    OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL);
-    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
-    OTF2_Archive_SetCreator(ar, "synctrace merge");
-    OTF2_Archive_SetDescription(ar, "synchronised by synctrace: global time in ns, tachyon-free");
-    OTF2_Archive_OpenEvtFiles(ar);
+    /* Every OTF2 call's status: an archive with a record missing is no output. */
+    OTF2_ErrorCode failed = OTF2_SUCCESS;
+#define CHECK(call) do { OTF2_ErrorCode status_ = (call); if (status_ != OTF2_SUCCESS) failed = status_; } while (0)
+    CHECK(OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL));
+    CHECK(OTF2_Archive_SetSerialCollectiveCallbacks(ar));
+    CHECK(OTF2_Archive_SetCreator(ar, "synctrace merge"));
+    CHECK(OTF2_Archive_SetDescription(ar, "synchronised by synctrace: global time in ns, tachyon-free"));
+    CHECK(OTF2_Archive_OpenEvtFiles(ar));
+    if (failed != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s/%s.otf2: cannot set up the merged archive", dir, name);
+        goto done;
+    }
 
     int any_truth = 0;
     uint64_t last_time = 0;
@@ -114,57 +126,68 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                 last_time = t;
             OTF2_AttributeList *a = NULL;
             if (truth_ns && truth_ns[r] && e->has_truth) {
-                OTF2_AttributeList_AddUint64(attrs, 0, truth_ns[r][i]);
+                CHECK(OTF2_AttributeList_AddUint64(attrs, RF_ATTR_TRUE_TIME, truth_ns[r][i]));
                 a = attrs;
                 any_truth = 1;
             }
             uint32_t comm = e->ref < rk->ncomms ? cm[e->ref] : OTF2_UNDEFINED_COMM;
             switch (e->kind) {
-            case RT_ENTER: OTF2_EvtWriter_Enter(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]); break;
-            case RT_LEAVE: OTF2_EvtWriter_Leave(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]); break;
-            case RT_SEND: OTF2_EvtWriter_MpiSend(w, a, t, e->peer, comm, e->tag, e->bytes); break;
-            case RT_ISEND: OTF2_EvtWriter_MpiIsend(w, a, t, e->peer, comm, e->tag, e->bytes, e->req); break;
-            case RT_ISEND_COMPLETE: OTF2_EvtWriter_MpiIsendComplete(w, a, t, e->req); break;
-            case RT_IRECV_REQUEST: OTF2_EvtWriter_MpiIrecvRequest(w, a, t, e->req); break;
-            case RT_RECV: OTF2_EvtWriter_MpiRecv(w, a, t, e->peer, comm, e->tag, e->bytes); break;
-            case RT_IRECV: OTF2_EvtWriter_MpiIrecv(w, a, t, e->peer, comm, e->tag, e->bytes, e->req); break;
-            case RT_CANCELLED: OTF2_EvtWriter_MpiRequestCancelled(w, a, t, e->req); break;
-            case RT_COLL_BEGIN: OTF2_EvtWriter_MpiCollectiveBegin(w, a, t); break;
-            case RT_COLL_END:
-                OTF2_EvtWriter_MpiCollectiveEnd(w, a, t, e->tag, comm, e->peer, e->bytes, e->received);
+            case RT_ENTER:
+                CHECK(OTF2_EvtWriter_Enter(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]));
                 break;
-            case RT_NBC_REQUEST: OTF2_EvtWriter_NonBlockingCollectiveRequest(w, a, t, e->req); break;
+            case RT_LEAVE:
+                CHECK(OTF2_EvtWriter_Leave(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]));
+                break;
+            case RT_SEND: CHECK(OTF2_EvtWriter_MpiSend(w, a, t, e->peer, comm, e->tag, e->bytes)); break;
+            case RT_ISEND: CHECK(OTF2_EvtWriter_MpiIsend(w, a, t, e->peer, comm, e->tag, e->bytes, e->req)); break;
+            case RT_ISEND_COMPLETE: CHECK(OTF2_EvtWriter_MpiIsendComplete(w, a, t, e->req)); break;
+            case RT_IRECV_REQUEST: CHECK(OTF2_EvtWriter_MpiIrecvRequest(w, a, t, e->req)); break;
+            case RT_RECV: CHECK(OTF2_EvtWriter_MpiRecv(w, a, t, e->peer, comm, e->tag, e->bytes)); break;
+            case RT_IRECV: CHECK(OTF2_EvtWriter_MpiIrecv(w, a, t, e->peer, comm, e->tag, e->bytes, e->req)); break;
+            case RT_CANCELLED: CHECK(OTF2_EvtWriter_MpiRequestCancelled(w, a, t, e->req)); break;
+            case RT_COLL_BEGIN: CHECK(OTF2_EvtWriter_MpiCollectiveBegin(w, a, t)); break;
+            case RT_COLL_END:
+                CHECK(OTF2_EvtWriter_MpiCollectiveEnd(w, a, t, e->tag, comm, e->peer, e->bytes, e->received));
+                break;
+            case RT_NBC_REQUEST: CHECK(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, a, t, e->req)); break;
             case RT_NBC_COMPLETE:
-                OTF2_EvtWriter_NonBlockingCollectiveComplete(w, a, t, e->tag, comm, e->peer, e->bytes, e->received,
-                                                             e->req);
+                CHECK(OTF2_EvtWriter_NonBlockingCollectiveComplete(w, a, t, e->tag, comm, e->peer, e->bytes,
+                                                                   e->received, e->req));
                 break;
             case RT_FLUSH: {
                 /* the stop time moves with the rank's clock like any other */
                 uint64_t stop = i + 1 < rk->nevents ? gtime[r][i + 1] : t;
-                OTF2_EvtWriter_BufferFlush(w, a, t, stop > t ? stop : t);
+                CHECK(OTF2_EvtWriter_BufferFlush(w, a, t, stop > t ? stop : t));
                 break;
             }
             default:
                 break;
             }
             if (a)
-                OTF2_AttributeList_RemoveAllAttributes(attrs);
+                CHECK(OTF2_AttributeList_RemoveAllAttributes(attrs));
+            if (failed != OTF2_SUCCESS)
+                break;
         }
         OTF2_AttributeList_Delete(attrs);
-        if (OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS) {
+        if (OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS || failed != OTF2_SUCCESS) {
             snprintf(err, errlen, "%s/%s: cannot write the events of rank %d", dir, name, rk->rank);
             goto done;
         }
     }
-    OTF2_Archive_CloseEvtFiles(ar);
+    CHECK(OTF2_Archive_CloseEvtFiles(ar));
     /* Readers open every location's local definitions: write them (empty). */
-    if (OTF2_Archive_OpenDefFiles(ar) == OTF2_SUCCESS) {
-        for (uint32_t r = 0; r < nranks; r++) {
-            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, ow_location_id(&ranks[r]));
-            if (dw)
-                OTF2_Archive_CloseDefWriter(ar, dw);
-        }
-        OTF2_Archive_CloseDefFiles(ar);
+    CHECK(OTF2_Archive_OpenDefFiles(ar));
+    for (uint32_t r = 0; r < nranks && failed == OTF2_SUCCESS; r++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, ow_location_id(&ranks[r]));
+        if (!dw)
+            failed = OTF2_ERROR_MEM_ALLOC_FAILED;
+        else
+            CHECK(OTF2_Archive_CloseDefWriter(ar, dw));
+    }
+    CHECK(OTF2_Archive_CloseDefFiles(ar));
+    if (failed != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s/%s: cannot write the local definitions", dir, name);
+        goto done;
     }
 
     OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(ar);
@@ -196,11 +219,15 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
         comm_str[c] = str_ref(&strings, match->comms[c].name);
+    if (strings.failed) {   /* a reference of UINT32_MAX would name no string */
+        free(region_str); free(host_str); free(rank_str); free(comm_str);
+        goto oom;
+    }
     for (uint32_t k = 0; k < strings.n; k++)
-        OTF2_GlobalDefWriter_WriteString(gd, k, strings.v[k]);
+        CHECK(OTF2_GlobalDefWriter_WriteString(gd, k, strings.v[k]));
 
-    OTF2_GlobalDefWriter_WriteClockProperties(gd, 1000000000ULL, 0, last_time, OTF2_UNDEFINED_TIMESTAMP);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    CHECK(OTF2_GlobalDefWriter_WriteClockProperties(gd, 1000000000ULL, 0, last_time, OTF2_UNDEFINED_TIMESTAMP));
+    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
     /* one node per distinct host, in order of first appearance */
     uint32_t *node_of = malloc(sizeof *node_of * (nranks ? nranks : 1));
     uint32_t nnodes = 0;
@@ -214,43 +241,52 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             q++;
         node_of[r] = q < r ? node_of[q] : ++nnodes;
         if (q == r)
-            OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, node_of[r], host_str[r], s_node, 0);
+            CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, node_of[r], host_str[r], s_node, 0));
     }
     /* a process per rank (named by its main location), a location per thread */
     uint32_t nworld = 0;
     for (uint32_t r = 0; r < nranks; r++)
         if (!ranks[r].thread) {
-            OTF2_GlobalDefWriter_WriteLocationGroup(gd, (uint32_t)ranks[r].rank, rank_str[r],
-                                                    OTF2_LOCATION_GROUP_TYPE_PROCESS, node_of[r],
-                                                    OTF2_UNDEFINED_LOCATION_GROUP);
+            CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(gd, (uint32_t)ranks[r].rank, rank_str[r],
+                                                          OTF2_LOCATION_GROUP_TYPE_PROCESS, node_of[r],
+                                                          OTF2_UNDEFINED_LOCATION_GROUP));
             nworld++;
         }
     for (uint32_t r = 0; r < nranks; r++)
-        OTF2_GlobalDefWriter_WriteLocation(gd, ow_location_id(&ranks[r]), rank_str[r], OTF2_LOCATION_TYPE_CPU_THREAD,
-                                           ranks[r].nevents, (uint32_t)ranks[r].rank);
+        CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, ow_location_id(&ranks[r]), rank_str[r],
+                                                 OTF2_LOCATION_TYPE_CPU_THREAD, ranks[r].nevents, (uint32_t)ranks[r].rank));
     for (uint32_t k = 0; k < regions.n; k++)
-        OTF2_GlobalDefWriter_WriteRegion(gd, k, region_str[k], region_str[k], s_empty, role_of(regions.v[k]),
-                                         strncmp(regions.v[k], "MPI_", 4) == 0 ? OTF2_PARADIGM_MPI
-                                                                                : OTF2_PARADIGM_MEASUREMENT_SYSTEM,
-                                         OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
+        CHECK(OTF2_GlobalDefWriter_WriteRegion(gd, k, region_str[k], region_str[k], s_empty, role_of(regions.v[k]),
+                                               strncmp(regions.v[k], "MPI_", 4) == 0 ? OTF2_PARADIGM_MPI
+                                                                                      : OTF2_PARADIGM_MEASUREMENT_SYSTEM,
+                                               OTF2_REGION_FLAG_NONE, s_empty, 0, 0));
     if (any_truth)
-        OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64);
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64));
     uint64_t *world = malloc(sizeof *world * (nworld ? nworld : 1));
-    if (world) {   /* MPI ranks are the main locations */
-        for (uint32_t r = 0; r < nworld; r++)
-            world[r] = r;
-        OTF2_GlobalDefWriter_WriteGroup(gd, 0, s_world, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                        OTF2_GROUP_FLAG_NONE, nworld, world);
-        free(world);
+    if (!world) {
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
+        goto oom;
     }
+    for (uint32_t r = 0; r < nworld; r++)   /* MPI ranks are the main locations */
+        world[r] = r;
+    CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_WORLD, s_world, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                          OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, nworld, world));
+    free(world);
     for (uint32_t c = 0; c < match->ncomms; c++) {
         const struct mg_comm *mc = &match->comms[c];
-        OTF2_GlobalDefWriter_WriteGroup(gd, c + 1, comm_str[c], OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                        OTF2_GROUP_FLAG_NONE, mc->size, mc->members);
-        OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_OF_COMM(c), comm_str[c], OTF2_GROUP_TYPE_COMM_GROUP,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, mc->size, mc->members));
+        CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], RF_GROUP_OF_COMM(c), OTF2_UNDEFINED_COMM,
+                                             OTF2_COMM_FLAG_NONE));
     }
     free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
-    OTF2_Archive_CloseGlobalDefWriter(ar, gd);
+    CHECK(OTF2_Archive_CloseGlobalDefWriter(ar, gd));
+#undef CHECK
+    if (failed != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s/%s: cannot write the global definitions (%s)", dir, name,
+                 OTF2_Error_GetDescription(failed));
+        goto done;
+    }
     rc = 0;
     goto done;
 oom:
