@@ -4,6 +4,7 @@
 #include "rawformat.h"
 #include "writer.h"
 #include "defs_write.h"
+#include "table.h"
 #include "options.h"
 #include "regions.h"
 
@@ -51,15 +52,6 @@ static struct {
     uint32_t n, cap;
 } T = { .lock = PTHREAD_MUTEX_INITIALIZER };
 static _Thread_local int attach_tried;
-
-static void *grow(void *v, uint32_t *cap, size_t elem)
-{
-    uint32_t ncap = *cap ? *cap * 2 : 16;
-    void *nv = realloc(v, (size_t)ncap * elem);
-    if (nv)
-        *cap = ncap;
-    return nv;
-}
 
 /* ---------- the recovery journal ----------
  *
@@ -254,10 +246,8 @@ void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
 void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev)
 {
     if (W.noffsets == W.offsets_cap) {
-        struct rf_clock_offset *nv = grow(W.offsets, &W.offsets_cap, sizeof *nv);
-        if (!nv)
+        if (st_grow((void **)&W.offsets, &W.offsets_cap, sizeof *W.offsets) != 0)
             return;
-        W.offsets = nv;
     }
     W.offsets[W.noffsets++] = (struct rf_clock_offset){ local_time, offset, stddev };
     char tail[96];
@@ -653,9 +643,7 @@ struct st_loc *st_loc_attach(void)
     struct st_loc *loc = NULL;
     if (W.archive && !W.closing && T.n < UINT32_MAX - 1) {
         if (T.n == T.cap) {
-            struct st_loc **nv = grow(T.v, &T.cap, sizeof *nv);
-            if (nv)
-                T.v = nv;
+            st_grow((void **)&T.v, &T.cap, sizeof *T.v);
         }
         if (T.n < T.cap && (loc = calloc(1, sizeof *loc)) != NULL) {
             loc->id = RF_THREAD_LOCATION(T.n + 1, W.rank);

@@ -10,17 +10,17 @@
  * definitions (were ignored: the rank then had no clock offsets). */
 #include <config.h>
 #include "defs_write.h"
+#include "fsutil.h"
 #include "mtread.h"
 #include "rawformat.h"
 #include "rawtrace.h"
+#include "timing.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -108,19 +108,6 @@ static int make_archive(const char *dir, enum damage damage)
     return ok ? 0 : -1;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st; (void)flag; (void)ftw;
-    return remove(path);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Write the damaged archive and read it both ways: the raw reader must
  * fail with a message containing `want`, within a second. */
 static void damaged(enum damage damage, const char *what, const char *want, int merged_reader_too)
@@ -135,9 +122,9 @@ static void damaged(enum damage damage, const char *what, const char *want, int 
     char anchor[4200], err[1024] = "";
     snprintf(anchor, sizeof anchor, "%s/rank-000000.otf2", dir);
     struct rt_rank r;
-    double t0 = now_s();
+    double t0 = st_now_s();
     int rc = rt_read_rank(anchor, &r, err, sizeof err);
-    double dt = now_s() - t0;
+    double dt = st_now_s() - t0;
     if (damage == GOOD) {
         ok(rc == 0 && r.noffsets == 2 && r.offsets[1].offset == 9 && r.nevents == 2 && r.ncomms == 1
                && strcmp(r.comms[0].name, RF_COMM_WORLD_NAME) == 0 && r.nregions == 1,
@@ -158,7 +145,7 @@ static void damaged(enum damage damage, const char *what, const char *want, int 
         if (rc == 0)
             mt_close(&t);
     }
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    st_remove_tree(dir);
 }
 
 int main(void)

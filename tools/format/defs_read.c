@@ -1,6 +1,7 @@
 /* defs_read.c — see defs_read.h. */
 #include "defs_read.h"
 #include "rawformat.h"
+#include "table.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -12,30 +13,6 @@
 
 /* No table larger than this, whatever the file's size. */
 #define MAX_REFS (1u << 30)
-
-/* Make a by-reference table hold `index`, zero-filled: *n becomes at
- * least index + 1 and *cap grows geometrically. The caller has checked
- * index < d->limit <= MAX_REFS: no wrap, never a zero size. */
-static int ensure(void **v, uint32_t *n, uint32_t *cap, uint32_t index, size_t elem)
-{
-    if (index < *n)
-        return 0;
-    if (index >= *cap) {
-        uint64_t ncap = *cap ? (uint64_t)*cap * 2 : 64;
-        if (ncap <= index)
-            ncap = (uint64_t)index + 1;
-        if (ncap > MAX_REFS)
-            ncap = MAX_REFS;
-        void *nv = realloc(*v, (size_t)ncap * elem);
-        if (!nv)
-            return -1;
-        *v = nv;
-        *cap = (uint32_t)ncap;
-    }
-    memset((char *)*v + (size_t)*n * elem, 0, (size_t)(index + 1 - *n) * elem);
-    *n = index + 1;
-    return 0;
-}
 
 const char *rf_read_string(const struct rf_read_defs *d, uint32_t ref)
 {
@@ -60,7 +37,7 @@ static OTF2_CallbackCode fail(struct rf_read_defs *d, const char *what, uint32_t
 static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
 {
     struct rf_read_defs *d = ud;
-    if (!REF_OK(d, self) || ensure((void **)&d->strings, &d->nstrings, &d->strings_cap, self, sizeof *d->strings))
+    if (st_table_ensure((void **)&d->strings, &d->nstrings, &d->strings_cap, self, d->limit, sizeof *d->strings) != 0)
         return fail(d, "string", self);
     char *copy = strdup(s);
     if (!copy)
@@ -96,7 +73,7 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
     struct rf_read_defs *d = ud;
     if (!name_ok(d, name))
         return fail(d, "string", name);
-    if (!REF_OK(d, self) || ensure((void **)&d->regions, &d->nregions, &d->regions_cap, self, sizeof *d->regions))
+    if (st_table_ensure((void **)&d->regions, &d->nregions, &d->regions_cap, self, d->limit, sizeof *d->regions) != 0)
         return fail(d, "region", self);
     char *copy = strdup(rf_read_string(d, name));
     if (!copy)
@@ -113,7 +90,7 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
     struct rf_read_defs *d = ud;
     if (!name_ok(d, name))
         return fail(d, "string", name);
-    if (!REF_OK(d, self) || ensure((void **)&d->groups, &d->ngroups, &d->groups_cap, self, sizeof *d->groups))
+    if (st_table_ensure((void **)&d->groups, &d->ngroups, &d->groups_cap, self, d->limit, sizeof *d->groups) != 0)
         return fail(d, "group", self);
     struct rf_read_group *g = &d->groups[self];
     free(g->name);
@@ -135,7 +112,7 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
     struct rf_read_defs *d = ud;
     if (!name_ok(d, name))
         return fail(d, "string", name);
-    if (!REF_OK(d, self) || ensure((void **)&d->comms, &d->ncomms, &d->comms_cap, self, sizeof *d->comms))
+    if (st_table_ensure((void **)&d->comms, &d->ncomms, &d->comms_cap, self, d->limit, sizeof *d->comms) != 0)
         return fail(d, "communicator", self);
     struct rf_read_comm *c = &d->comms[self];
     free(c->name);

@@ -1,54 +1,22 @@
 /* defs_write.c — see defs_write.h. */
 #include "defs_write.h"
 #include "rawformat.h"
+#include "table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Grow an array of `elem`-byte entries to hold one more; NULL when full. */
-static void *grow(void *v, uint32_t *cap, size_t elem)
-{
-    if (*cap >= UINT32_MAX / 2)
-        return NULL;
-    uint32_t ncap = *cap ? *cap * 2 : 16;
-    void *nv = realloc(v, (size_t)ncap * elem);
-    if (nv)
-        *cap = ncap;
-    return nv;
-}
-
-/* Strings are few (regions, host, communicator keys): a linear search. */
 uint32_t rf_defs_string(struct rf_defs *d, const char *s)
 {
-    for (uint32_t i = 0; i < d->nstrings; i++)
-        if (strcmp(d->strings[i], s) == 0)
-            return i;
-    if (d->nstrings == d->strings_cap) {
-        char **nv = grow(d->strings, &d->strings_cap, sizeof *nv);
-        if (!nv) {
-            d->failed = 1;
-            return OTF2_UNDEFINED_STRING;
-        }
-        d->strings = nv;
-    }
-    char *copy = strdup(s);
-    if (!copy) {
-        d->failed = 1;
-        return OTF2_UNDEFINED_STRING;
-    }
-    d->strings[d->nstrings] = copy;
-    return d->nstrings++;
+    return st_strtab_ref(&d->strings, s);
 }
 
 uint32_t rf_defs_set_comm(struct rf_defs *d, uint32_t ref, const char *name, uint32_t n, uint64_t *members)
 {
-    while (ref >= d->comms_cap) {
-        struct rf_comm_def *nv = grow(d->comms, &d->comms_cap, sizeof *nv);
-        if (!nv)
+    while (ref >= d->comms_cap)
+        if (st_grow((void **)&d->comms, &d->comms_cap, sizeof *d->comms) != 0)
             goto fail;
-        d->comms = nv;
-    }
     for (; d->ncomms <= ref; d->ncomms++)
         memset(&d->comms[d->ncomms], 0, sizeof *d->comms);
     struct rf_comm_def *c = &d->comms[ref];
@@ -64,7 +32,7 @@ uint32_t rf_defs_set_comm(struct rf_defs *d, uint32_t ref, const char *name, uin
     c->members = members;
     return ref;
 fail:
-    d->failed = 1;
+    d->strings.failed = 1;
     free(members);
     return OTF2_UNDEFINED_COMM;
 }
@@ -94,9 +62,7 @@ int rf_defs_comm_neighbours(struct rf_defs *d, uint32_t comm, uint32_t n, uint64
 
 void rf_defs_free(struct rf_defs *d)
 {
-    for (uint32_t i = 0; i < d->nstrings; i++)
-        free(d->strings[i]);
-    free(d->strings);
+    st_strtab_free(&d->strings);
     for (uint32_t c = 0; c < d->ncomms; c++) {
         free(d->comms[c].members);
         free(d->comms[c].in);
@@ -131,9 +97,9 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
     for (uint32_t k = 0; k < r->nregions; k++)
         rf_defs_string(d, r->regions[k].name);
     /* Every string must be defined before the records that use it. */
-    for (uint32_t i = 0; i < d->nstrings; i++)
-        CHECK(OTF2_GlobalDefWriter_WriteString(gd, i, d->strings[i]));
-    if (d->failed)
+    for (uint32_t i = 0; i < d->strings.n; i++)
+        CHECK(OTF2_GlobalDefWriter_WriteString(gd, i, d->strings.v[i]));
+    if (d->strings.failed)
         return -1;
 
     CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
@@ -186,7 +152,7 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
                                                   OTF2_GROUP_TYPE_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                                                   cd->nin, cd->in));
     }
-    return ok && !d->failed ? 0 : -1;
+    return ok && !d->strings.failed ? 0 : -1;
 }
 
 int rf_defs_write_clock_offsets(OTF2_Archive *ar, const struct rf_location *locs, uint32_t nlocs,

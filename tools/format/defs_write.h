@@ -12,6 +12,7 @@
 
 #include <otf2/otf2.h>
 #include <stdint.h>
+#include "strtab.h"
 
 struct rf_comm_def {
     int set;                  /* refs may have gaps (a journal cut short) */
@@ -25,11 +26,9 @@ struct rf_comm_def {
 };
 
 struct rf_defs {
-    char **strings;
-    uint32_t nstrings, strings_cap;
+    struct st_strtab strings; /* strings.failed: out of memory once, the definitions are incomplete */
     struct rf_comm_def *comms;
     uint32_t ncomms, comms_cap;
-    int failed;               /* out of memory once: the definitions are incomplete */
 };
 
 /* The string's reference (added when new), or OTF2_UNDEFINED_STRING. */

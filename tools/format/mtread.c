@@ -1,9 +1,9 @@
 /* mtread.c — see mtread.h. */
 #include "mtread.h"
 #include "defs_read.h"
+#include "otf2_quiet.h"
 
 #include <otf2/otf2.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,25 +14,6 @@ static int by_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* OTF2 prints its errors on stderr, several lines deep: keep the first
- * reason for our one-line message instead. */
-static char otf2_reason[256];
-
-static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, const char *function,
-                                  OTF2_ErrorCode code, const char *fmt, va_list va)
-{
-    (void)ud; (void)file; (void)line; (void)function;
-    if (!otf2_reason[0] && fmt)
-        vsnprintf(otf2_reason, sizeof otf2_reason, fmt, va);
-    return code;
-}
-
-static void explain(char *err, size_t errlen)
-{
-    size_t used = strlen(err);
-    if (otf2_reason[0] && used + 4 < errlen)
-        snprintf(err + used, errlen - used, " (%s)", otf2_reason);
-}
 
 void mt_close(struct mt_trace *t)
 {
@@ -60,8 +41,7 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     memset(t, 0, sizeof *t);
     struct rf_read_defs d = { 0 };
     int rc = -1;
-    OTF2_Error_RegisterCallback(quiet_error, NULL);
-    otf2_reason[0] = '\0';
+    rf_otf2_quiet();
     if (!(t->path = strdup(anchor))) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -69,7 +49,7 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     if (!rd) {
         snprintf(err, errlen, "%s: not a readable OTF2 archive", anchor);
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
         mt_close(t);
         return -1;
     }
@@ -129,7 +109,7 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     rc = 0;
 done:
     if (rc)
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
     rf_read_defs_free(&d);
     if (rc)
         mt_close(t);
@@ -285,8 +265,7 @@ static OTF2_CallbackCode ev_flush(EV_HEAD, OTF2_TimeStamp stop)
 
 int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, size_t errlen)
 {
-    OTF2_Error_RegisterCallback(quiet_error, NULL);
-    otf2_reason[0] = '\0';
+    rf_otf2_quiet();
     /* OTF2 reads a location's events only once per reader: a new pass
      * needs a new reader (definitions are kept). */
     if (t->reader)
@@ -294,7 +273,7 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     OTF2_Reader *rd = t->reader = OTF2_Reader_Open(t->path);
     if (!rd) {
         snprintf(err, errlen, "%s: not a readable OTF2 archive", t->path);
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
         return -1;
     }
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
@@ -304,7 +283,7 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     int have_defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
     if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
         snprintf(err, errlen, "%s: cannot open the event files", t->path);
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
         return -1;
     }
     for (uint32_t i = 0; i < t->nlocations; i++) {
@@ -319,7 +298,7 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
         if (!OTF2_Reader_GetEvtReader(rd, t->locations[i])) {
             snprintf(err, errlen, "%s: no event data for location %llu", t->path,
                      (unsigned long long)t->locations[i]);
-            explain(err, errlen);
+            rf_otf2_explain(err, errlen);
             OTF2_Reader_CloseEvtFiles(rd);
             return -1;
         }
@@ -331,7 +310,7 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     if (!ger || !cb) {
         OTF2_GlobalEvtReaderCallbacks_Delete(cb);
         snprintf(err, errlen, "%s: cannot read the events", t->path);
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
         OTF2_Reader_CloseEvtFiles(rd);
         return -1;
     }
@@ -365,7 +344,7 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     if (status != OTF2_SUCCESS && status != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
         snprintf(err, errlen, "%s: corrupt or truncated event data after %llu events", t->path,
                  (unsigned long long)n);
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
         return -1;
     }
     return 0;

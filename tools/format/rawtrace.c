@@ -4,9 +4,9 @@
 #include "rawformat.h"
 #include "recover.h"
 #include "defs_read.h"
+#include "otf2_quiet.h"
 
 #include <otf2/otf2.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,28 +117,6 @@ static OTF2_CallbackCode ev_flush(EV_HEAD, OTF2_TimeStamp stop)
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/* ---------- OTF2's own error reports ---------- */
-
-/* OTF2 prints every error on stderr, several lines deep; keep the first
- * reason instead, for our one-line message. */
-static _Thread_local char otf2_reason[256];   /* per reading thread (merge --jobs) */
-
-static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, const char *function,
-                                  OTF2_ErrorCode code, const char *fmt, va_list va)
-{
-    (void)ud; (void)file; (void)line; (void)function;
-    if (!otf2_reason[0] && fmt)
-        vsnprintf(otf2_reason, sizeof otf2_reason, fmt, va);
-    return code;
-}
-
-static void explain(char *err, size_t errlen)
-{
-    size_t used = strlen(err);
-    if (otf2_reason[0] && used < errlen)
-        snprintf(err + used, errlen - used, " (%s)", otf2_reason);
-}
-
 /* ---------- properties ---------- */
 
 static char *property(OTF2_Reader *rd, const char *name)
@@ -193,8 +171,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     }
     struct ctx c = { .r = out };
     struct rf_read_defs d = { 0 };
-    OTF2_Error_RegisterCallback(quiet_error, NULL);
-    otf2_reason[0] = '\0';
+    rf_otf2_quiet();
     OTF2_Reader *rd = OTF2_Reader_Open(path);
     if (!rd) {
         snprintf(err, errlen, "%s: not a readable OTF2 archive", anchor);
@@ -394,7 +371,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     rc = 0;
 done:
     if (rc)
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
     rf_read_defs_free(&d);
     OTF2_Reader_Close(rd);
     return rc;
@@ -405,10 +382,9 @@ done:
 static int read_recovered(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
 {
     struct rc_archive a;
-    OTF2_Error_RegisterCallback(quiet_error, NULL);
-    otf2_reason[0] = '\0';
+    rf_otf2_quiet();
     if (rc_rebuild(anchor, &a, err, errlen) != 0) {
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
         memset(out, 0, sizeof *out);
         out->path = strdup(anchor);
         return -1;

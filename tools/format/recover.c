@@ -43,6 +43,8 @@
 #include "rawformat.h"
 #include "recover.h"
 #include "defs_write.h"
+#include "fsutil.h"
+#include "table.h"
 
 #include <otf2/otf2.h>
 
@@ -110,9 +112,9 @@ struct journal {
     unsigned have;            /* header fields seen, HAVE_* bits */
     int header_end;
     struct jregion *regions;
-    uint32_t nregions;
+    uint32_t nregions, regions_cap;
     struct jcomm *comms;
-    uint32_t ncomms;
+    uint32_t ncomms, comms_cap;
     struct jprop *props;
     uint32_t nprops;
     struct rf_clock_offset *offsets;
@@ -147,23 +149,6 @@ static void journal_free(struct journal *j)
     free(j->offsets);
     free(j->threads);
     memset(j, 0, sizeof *j);
-}
-
-/* Grow a by-reference table to hold `index`, zero-filled. */
-static int ensure(void **v, uint32_t *n, uint64_t index, size_t elem)
-{
-    if (index < *n)
-        return 0;
-    if (index >= RF_JOURNAL_MAX_REF)
-        return -1;   /* no tracer defines that many: a corrupt record */
-    uint32_t nn = (uint32_t)index + 1;
-    void *nv = realloc(*v, nn * elem);
-    if (!nv)
-        return -1;
-    memset((char *)nv + (size_t)*n * elem, 0, (size_t)(nn - *n) * elem);
-    *v = nv;
-    *n = nn;
-    return 0;
 }
 
 static int hexval(int c)
@@ -313,7 +298,8 @@ static int parse_record(struct journal *j, char *line)
         } else if (strcmp(key, RF_JR_REGION) == 0 && nf == 5) {
             int role, paradigm;
             if (parse_u64(f[1], &u) != 0 || parse_int(f[2], 0, 255, &role) != 0 || parse_int(f[3], 0, 255, &paradigm) != 0
-                || ensure((void **)&j->regions, &j->nregions, u, sizeof *j->regions) != 0)
+                || st_table_ensure((void **)&j->regions, &j->nregions, &j->regions_cap, u, RF_JOURNAL_MAX_REF,
+                                   sizeof *j->regions) != 0)
                 return -1;
             struct jregion *r = &j->regions[u];
             free(r->name);
@@ -347,7 +333,8 @@ static int parse_record(struct journal *j, char *line)
     } else if (strcmp(key, RF_JR_COMM) == 0 && nf == 5) {
         uint64_t n;
         if (parse_u64(f[1], &u) != 0 || parse_u64(f[3], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS
-            || ensure((void **)&j->comms, &j->ncomms, u, sizeof *j->comms) != 0)
+            || st_table_ensure((void **)&j->comms, &j->ncomms, &j->comms_cap, u, RF_JOURNAL_MAX_REF,
+                               sizeof *j->comms) != 0)
             return -1;
         struct jcomm *c = &j->comms[u];
         free(c->name);
@@ -683,24 +670,6 @@ static int copy_prefix(const char *src, const char *dst, uint64_t bytes)
 
 /* ---------- rebuilding ---------- */
 
-static void remove_tree(const char *dir, const char *name, const struct rc_location *locs, uint32_t nlocs)
-{
-    char path[4400];
-    const char *files[] = { "%s/%s" RF_ANCHOR_SUFFIX, "%s/%s" RF_DEF_SUFFIX };
-    /* Only names that fit: a name cut short could be another file. */
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (snprintf(path, sizeof path, files[i], dir, name) < (int)sizeof path)
-            unlink(path);
-    const char *local[] = { "%s/%s/%llu" RF_EVT_SUFFIX, "%s/%s/%llu" RF_DEF_SUFFIX };
-    for (uint32_t k = 0; k < nlocs; k++)
-        for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
-            if (snprintf(path, sizeof path, local[i], dir, name, (unsigned long long)locs[k].id) < (int)sizeof path)
-                unlink(path);
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path)
-        rmdir(path);
-    rmdir(dir);
-}
-
 /* What one location's event file BASE/ID.evt holds: 0, or -1 with a
  * message when it cannot be read. No file, or an empty one (killed before
  * that location's first flush), is no chunk. */
@@ -818,7 +787,7 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
             ok = place_events(base, sub, &out->locs[k]) == 0;
     if (!ok) {
         snprintf(err, errlen, "%s: cannot write the recovered archive in %s", anchor, out->dir);
-        remove_tree(out->dir, name, out->locs, out->nlocs);
+        st_remove_tree(out->dir);   /* made by mkdtemp: all ours */
         out->dir[0] = '\0';
         goto fail;
     }
@@ -835,13 +804,7 @@ fail:
 void rc_remove(struct rc_archive *a)
 {
     if (a->dir[0]) {
-        char name[4200];
-        const char *slash = strrchr(a->anchor, '/');
-        snprintf(name, sizeof name, "%s", slash ? slash + 1 : a->anchor);
-        size_t n = strlen(name);
-        if (n > 5)
-            name[n - 5] = '\0';   /* without ".otf2" */
-        remove_tree(a->dir, name, a->locs, a->nlocs);
+        st_remove_tree(a->dir);   /* made by mkdtemp: all ours (event files are links: not followed) */
         a->dir[0] = '\0';
     }
     free(a->locs);

@@ -47,6 +47,7 @@
 #include "rawformat.h"
 #include "offset_estimate.h"
 #include "skew.h"
+#include "timing.h"
 #include <config.h>
 
 #include <dirent.h>
@@ -1136,17 +1137,10 @@ static void parse(int argc, char **argv)
 }
 
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv)
 {
     parse(argc, argv);
-    double t_start = now_s();
+    double t_start = st_now_s();
     P = C.ranks;
     R = C.ranks_per_node;
     nnodes = (P + R - 1) / R;
@@ -1193,7 +1187,7 @@ int main(int argc, char **argv)
     }
     plan_storage();
     simulate();
-    double t_sim = now_s();
+    double t_sim = st_now_s();
     for (int r = 0; r < P; r++) {
         write_rank(r);
         /* the rank's events are written: the kernel may drop their pages */
@@ -1204,7 +1198,7 @@ int main(int argc, char **argv)
             madvise((char *)events + from, to - from, MADV_DONTNEED);
     }
     write_meta();
-    double t_end = now_s();
+    double t_end = st_now_s();
     munmap(events, map_bytes ? map_bytes : 1);
     printf("synctrace-gen: %d ranks (%d clocks), %s x %" PRIu64 ", %" PRIu64 " events, %" PRIu64
            " messages, %" PRIu64 " collectives, %d sync rounds, %.3f ms simulated -> %s (%.2f s: simulate %.2f, write %.2f)\n",

@@ -11,6 +11,7 @@
 #include "clockmodel.h"
 #include "commands.h"
 #include "constraints.h"
+#include "fsutil.h"
 #include "causal.h"
 #include "match.h"
 #include "otf2out.h"
@@ -20,9 +21,9 @@
 #include "rawtrace.h"
 #include "report.h"
 #include "solve.h"
+#include "timing.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <math.h>
 #include <stdio.h>
@@ -54,13 +55,6 @@ struct options {
     const char *cluster_levels;   /* causal index: maximum cluster sizes per level */
     int no_causal;            /* 1: --no-causal; -1: --causal (whatever the size) */
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int usage(FILE *to)
 {
@@ -271,17 +265,6 @@ static int read_ranks(char **anchors, int n, struct rt_rank *ranks, int jobs, ch
     return rc;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb; (void)flag; (void)ftw;
-    return remove(path);
-}
-
-static void remove_tree(const char *path)
-{
-    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* The minimum one-way latency is one number, --min-latency, 0 by default:
  * round trips bound the sum of the two one-way latencies, not either one.
  * On a loaded machine one direction can take almost all of it (seen here:
@@ -469,7 +452,7 @@ int cmd_merge(int argc, char **argv)
     struct report rep;
     report_init(&rep);
     progress_begin("synctrace merge");
-    double t_start = now_s(), t = t_start;
+    double t_start = st_now_s(), t = t_start;
 
     char **anchors = NULL;
     int n = rawdir_list(o.raw, &anchors, err, sizeof err);
@@ -599,16 +582,16 @@ int cmd_merge(int argc, char **argv)
         n = (int)total;
         rep.threads = (uint32_t)(total - rep.ranks);
     }
-    rep.seconds_read = now_s() - t;
-    t = now_s();
+    rep.seconds_read = st_now_s() - t;
+    t = st_now_s();
 
     progress_update("matching messages and collectives", 0, 0);
     if (mg_match(ranks, (uint32_t)n, &match, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         goto done;
     }
-    rep.seconds_match = now_s() - t;
-    t = now_s();
+    rep.seconds_match = st_now_s() - t;
+    t = st_now_s();
 
     progress_update("solving the clock constraints", 0, 0);
     /* One drift per clock first: over the whole run its estimate is the
@@ -708,14 +691,14 @@ int cmd_merge(int argc, char **argv)
         for (uint32_t k = 0; k < nclk; k++)
             x[k] -= shift;
     }
-    rep.seconds_solve = now_s() - t;
+    rep.seconds_solve = st_now_s() - t;
     rep.delta_ns = delta;
     rep.unbounded = unbounded;
     rep.vertices = nv;
     rep.edges = sv_edges(graph);
     rep.hubs = cs.hubs;
     rep.neighbour_edges = cs.neighbour_edges;
-    t = now_s();
+    t = st_now_s();
 
     /* Global times; the earliest event becomes 0. */
     gtime = calloc((size_t)n, sizeof *gtime);
@@ -759,7 +742,7 @@ int cmd_merge(int argc, char **argv)
         /* With true times, compare against the controlled logical clock
          * (Scalasca's repair of interpolated timestamps) on the same input.
          * The report only: the archive keeps our times. */
-        double tc = now_s();
+        double tc = st_now_s();
         uint64_t **ctime = calloc((size_t)n, sizeof *ctime);
         struct clc_stats cst;
         /* clc takes a latency per pair of clocks; ours is one number (NULL: 0) */
@@ -772,7 +755,7 @@ int cmd_merge(int argc, char **argv)
         else if (clc_correct(ranks, (uint32_t)n, &match, clc_lmin, &model, NULL, ctime, &cst, err, sizeof err) != 0)
             fprintf(stderr, "synctrace merge: warning: no comparison with the controlled logical clock: %s\n", err);
         else
-            report_fill_clc(&rep, ranks, (uint32_t)n, &match, ctime, truth, &cst, now_s() - tc);
+            report_fill_clc(&rep, ranks, (uint32_t)n, &match, ctime, truth, &cst, st_now_s() - tc);
         if (ctime)
             clc_free_times(ctime, (uint32_t)n);
         free(ctime);
@@ -796,8 +779,8 @@ int cmd_merge(int argc, char **argv)
         }
         free(ap);
     }
-    rep.seconds_apply = now_s() - t;
-    t = now_s();
+    rep.seconds_apply = st_now_s() - t;
+    t = st_now_s();
 
     /* Write into a temporary directory next to OUT, then rename. */
     /* A name cut short could name another directory: never remove that. */
@@ -806,7 +789,7 @@ int cmd_merge(int argc, char **argv)
         tmp[0] = '\0';
         goto done;
     }
-    remove_tree(tmp);
+    st_remove_tree(tmp);
     if (mkdir(tmp, 0777) != 0) {
         fprintf(stderr, "synctrace merge: %s: %s\n", tmp, strerror(errno));
         tmp[0] = '\0';
@@ -842,7 +825,7 @@ int cmd_merge(int argc, char **argv)
     /* The events' raw (interpolated ClockOffsets) times, for the HTML view. */
     if (rv_write(tmp, ranks, (uint32_t)n, gtime, NULL, err, sizeof err) != 0)
         fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
-    rep.seconds_write = now_s() - t;
+    rep.seconds_write = st_now_s() - t;
     if (causal_job) {
         int crc = causal_finish(causal_job, tmp, &causal, err, sizeof err);
         causal_job = NULL;
@@ -854,7 +837,7 @@ int cmd_merge(int argc, char **argv)
             fprintf(stderr, "synctrace merge: warning: no causal index: %s\n", causal.error);
         rep.causal = &causal;
     }
-    rep.seconds_total = now_s() - t_start;
+    rep.seconds_total = st_now_s() - t_start;
     if (report_write(&rep, tmp, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         goto done;
@@ -869,7 +852,7 @@ int cmd_merge(int argc, char **argv)
             fprintf(stderr, "synctrace merge: cannot replace %s: %s\n", o.out, strerror(errno));
             goto done;
         }
-        remove_tree(old);
+        st_remove_tree(old);
     } else if (rename(tmp, o.out) != 0) {
         fprintf(stderr, "synctrace merge: cannot create %s: %s\n", o.out, strerror(errno));
         goto done;
@@ -882,7 +865,7 @@ done:
     causal_abandon(causal_job);   /* before the matches it reads are freed */
     progress_end();
     if (tmp[0])
-        remove_tree(tmp);
+        st_remove_tree(tmp);
     if (gtime)
         for (int r = 0; r < n; r++)
             free(gtime[r]);

@@ -3,41 +3,12 @@
  * the world ranks. Times were made global by the caller. */
 #include "otf2out.h"
 #include "rawformat.h"
+#include "strtab.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct strtab {
-    char **v;
-    uint32_t n, cap;
-    int failed;               /* a string could not be added: its reference is UINT32_MAX */
-};
-
-/* Few strings (regions, hosts, communicators): a linear search is fine up
- * to a few thousand; region lookups are cached per rank below. */
-static uint32_t str_ref(struct strtab *t, const char *s)
-{
-    for (uint32_t i = 0; i < t->n; i++)
-        if (strcmp(t->v[i], s) == 0)
-            return i;
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 64;
-        char **nv = cap > t->cap ? realloc(t->v, sizeof *nv * cap) : NULL;
-        if (!nv) {
-            t->failed = 1;
-            return UINT32_MAX;
-        }
-        t->v = nv;
-        t->cap = cap;
-    }
-    if (!(t->v[t->n] = strdup(s))) {
-        t->failed = 1;
-        return UINT32_MAX;
-    }
-    return t->n++;
-}
 
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c, bool f)
 {
@@ -79,8 +50,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
              const struct mg_result *match, uint64_t *const *gtime, uint64_t *const *truth_ns,
              char *err, size_t errlen)
 {
-    struct strtab strings = { 0 };
-    struct strtab regions = { 0 };        /* region names; ref = index */
+    struct st_strtab strings = { 0 };
+    struct st_strtab regions = { 0 };        /* region names; ref = index */
     uint32_t **region_map = calloc(nranks ? nranks : 1, sizeof *region_map);
     int rc = -1;
     OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
@@ -110,7 +81,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         if (!region_map[r])
             goto oom;
         for (uint32_t k = 0; k < rk->nregions; k++)
-            if ((region_map[r][k] = str_ref(&regions, rk->regions[k] ? rk->regions[k] : "?")) == UINT32_MAX)
+            if ((region_map[r][k] = st_strtab_ref(&regions, rk->regions[k] ? rk->regions[k] : "?")) == UINT32_MAX)
                 goto oom;
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, ow_location_id(rk));
         OTF2_AttributeList *attrs = OTF2_AttributeList_New();
@@ -194,10 +165,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     if (!gd)
         goto oom;
     /* strings first: fixed ones, regions, hosts, ranks, communicators */
-    uint32_t s_machine = str_ref(&strings, RF_SYSTEM_TREE_ROOT), s_node = str_ref(&strings, RF_SYSTEM_TREE_NODE);
-    uint32_t s_empty = str_ref(&strings, ""), s_world = str_ref(&strings, RF_GROUP_WORLD_NAME);
-    uint32_t s_true = str_ref(&strings, RF_ATTR_TRUE_TIME_NAME);
-    uint32_t s_true_desc = str_ref(&strings, "undistorted time of the event in ns (SYNCTRACE_SKEW)");
+    uint32_t s_machine = st_strtab_ref(&strings, RF_SYSTEM_TREE_ROOT), s_node = st_strtab_ref(&strings, RF_SYSTEM_TREE_NODE);
+    uint32_t s_empty = st_strtab_ref(&strings, ""), s_world = st_strtab_ref(&strings, RF_GROUP_WORLD_NAME);
+    uint32_t s_true = st_strtab_ref(&strings, RF_ATTR_TRUE_TIME_NAME);
+    uint32_t s_true_desc = st_strtab_ref(&strings, "undistorted time of the event in ns (SYNCTRACE_SKEW)");
     uint32_t *region_str = malloc(sizeof *region_str * (regions.n ? regions.n : 1));
     uint32_t *host_str = malloc(sizeof *host_str * (nranks ? nranks : 1));
     uint32_t *rank_str = malloc(sizeof *rank_str * (nranks ? nranks : 1));
@@ -207,18 +178,18 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         goto oom;
     }
     for (uint32_t k = 0; k < regions.n; k++)
-        region_str[k] = str_ref(&strings, regions.v[k]);
+        region_str[k] = st_strtab_ref(&strings, regions.v[k]);
     for (uint32_t r = 0; r < nranks; r++) {
         char buf[64];
-        host_str[r] = str_ref(&strings, ranks[r].host ? ranks[r].host : "unknown");
+        host_str[r] = st_strtab_ref(&strings, ranks[r].host ? ranks[r].host : "unknown");
         if (ranks[r].thread)
             snprintf(buf, sizeof buf, RF_LOCATION_GROUP_FMT " thread %u", ranks[r].rank, ranks[r].thread);
         else
             snprintf(buf, sizeof buf, RF_LOCATION_GROUP_FMT, ranks[r].rank);
-        rank_str[r] = str_ref(&strings, buf);
+        rank_str[r] = st_strtab_ref(&strings, buf);
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
-        comm_str[c] = str_ref(&strings, match->comms[c].name);
+        comm_str[c] = st_strtab_ref(&strings, match->comms[c].name);
     if (strings.failed) {   /* a reference of UINT32_MAX would name no string */
         free(region_str); free(host_str); free(rank_str); free(comm_str);
         goto oom;
@@ -296,12 +267,8 @@ done:
         snprintf(err, errlen, "%s/%s.otf2: cannot complete the merged archive", dir, name);
         rc = -1;
     }
-    for (uint32_t k = 0; k < strings.n; k++)
-        free(strings.v[k]);
-    free(strings.v);
-    for (uint32_t k = 0; k < regions.n; k++)
-        free(regions.v[k]);
-    free(regions.v);
+    st_strtab_free(&strings);
+    st_strtab_free(&regions);
     if (region_map)
         for (uint32_t r = 0; r < nranks; r++)
             free(region_map[r]);
