@@ -1,13 +1,11 @@
 #!/bin/sh
-# Install what synctrace needs to build and test on Debian 12 (run as root).
-# gfortran is optional (the Fortran example and tests), but CI should run them.
+# Install what synctrace needs to build and test on Debian 12 (run as root):
+# the packages of scripts/debian-packages.txt. Then prove that they cover
+# every command and Python module the tests use (scripts/check-deps.py):
+# setup fails loudly here rather than a test skipping later.
 set -eu
-packages="build-essential autoconf automake libtool pkg-config gawk python3
-          libopenmpi-dev openmpi-bin libotf2-trace-dev otf2-tools python3-otf2
-          gfortran chromium netpipe-openmpi python3-mpi4py"
-# gfortran: the Fortran example and tests; chromium: tests/test-export.sh loads
-# the HTML timeline headless; NetPIPE and mpi4py: real MPI clients traced by
-# tests/test-clients.sh
+top=$(cd "$(dirname "$0")/.." && pwd)
+packages=$(sed -e 's/#.*//' "$top/scripts/debian-packages.txt" | tr -s ' \n' ' ')
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -18,3 +16,7 @@ if [ -n "$missing" ]; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
+/usr/bin/python3 "$top/scripts/check-deps.py" "$top" || {
+    echo "setup-debian: the packages above do not cover what the tests need (see scripts/debian-packages.txt)" >&2
+    exit 1
+}

@@ -1,10 +1,12 @@
 /* options.c — parse and validate the SYNCTRACE_* environment variables. */
 #include "options.h"
+#include "regions.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct st_config st_cfg;
 
@@ -42,6 +44,57 @@ static int parse_sync(const char *s, unsigned *bits, char *err, size_t errlen)
     }
     return 0;
 }
+
+/* SYNCTRACE_MPI_GROUPS: a comma list of group names (regions.h), ALL,
+ * DEFAULT (all but QUERY) or NONE, each optionally prefixed with '~' to
+ * take it away again, read left to right; unset means DEFAULT. */
+static int parse_groups(const char *s, unsigned *bits, char *err, size_t errlen)
+{
+    const unsigned all = (1u << ST_MPI_GROUP_COUNT) - 1;
+    *bits = all & ~(1u << ST_MPI_GROUP_QUERY);
+    if (!*s)
+        return 0;
+    char buf[512];
+    if (strlen(s) >= sizeof buf) {
+        snprintf(err, errlen, "SYNCTRACE_MPI_GROUPS: value too long");
+        return -1;
+    }
+    strcpy(buf, s);
+    *bits = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int neg = *tok == '~';
+        const char *name = tok + neg;
+        unsigned g = 0;
+        if (!strcasecmp(name, "ALL"))
+            g = all;
+        else if (!strcasecmp(name, "DEFAULT"))
+            g = all & ~(1u << ST_MPI_GROUP_QUERY);
+        else if (!strcasecmp(name, "NONE"))
+            g = 0;
+        else {
+            int i = 0;
+            while (i < ST_MPI_GROUP_COUNT && strcasecmp(name, st_mpi_group_names[i]) != 0)
+                i++;
+            if (i == ST_MPI_GROUP_COUNT) {
+                size_t n = (size_t)snprintf(err, errlen, "SYNCTRACE_MPI_GROUPS: unknown group '%s' (expected ALL, "
+                                            "DEFAULT, NONE or", name);
+                for (int k = 0; k < ST_MPI_GROUP_COUNT && n < errlen; k++)
+                    n += (size_t)snprintf(err + n, errlen - n, " %s", st_mpi_group_names[k]);
+                if (n < errlen)
+                    snprintf(err + n, errlen - n, ", each optionally after '~')");
+                return -1;
+            }
+            g = 1u << i;
+        }
+        *bits = neg ? *bits & ~g : *bits | g;
+    }
+    return 0;
+}
+
+/* 1 when SYNCTRACE_MPI_GROUPS leaves the region out: its group is off and it
+ * records nothing the merge needs (tracer.h, st_call_begin). */
+unsigned char st_region_off[ST_REGION_MPI_COUNT];
 
 static const char *env(const char *name)
 {
@@ -106,5 +159,10 @@ int st_config_load(char *err, size_t errlen)
         return -1;
     }
     st_cfg.verbose = strcmp(verbose, "1") == 0;
+
+    if (parse_groups(env("SYNCTRACE_MPI_GROUPS"), &st_cfg.mpi_groups, err, errlen) != 0)
+        return -1;
+    for (int r = 0; r < ST_REGION_MPI_COUNT; r++)
+        st_region_off[r] = !st_region_essential[r] && !(st_cfg.mpi_groups & (1u << st_region_group[r]));
     return 0;
 }

@@ -1,7 +1,13 @@
-/* sync.c — see sync.h. Only world rank 0 keeps samples; the others answer. */
+/* sync.c — see sync.h. A round walks the binomial tree of clock domains
+ * (tools/common/sync_tree.h): every domain's representative (its lowest
+ * world rank) answers its parent's pings, then pings its own children, so a
+ * round takes ceil(log2 domains) steps. Each parent keeps the samples with
+ * its children; at finalize the parents estimate one offset per tree edge,
+ * rank 0 composes them along the tree and hands every rank its offsets. */
 #include "sync.h"
 #include "rawformat.h"
 #include "offset_estimate.h"
+#include "sync_tree.h"
 #include "communicators.h"
 #include "options.h"
 #include "writer.h"
@@ -17,18 +23,22 @@
 
 
 struct epoch {
-    uint64_t ref_time;           /* rank 0's clock at the round */
-    struct sample *samples;      /* [npeers][rounds] */
+    uint64_t ref_time;           /* this rank's clock at the round (rank 0's is the reference) */
+    struct sample *samples;      /* [nkids][rounds]; NULL without memory */
 };
 
 static struct {
     MPI_Comm comm;
     uint32_t comm_ref;
     int *domain;                 /* world rank -> clock domain (lowest rank sharing the clock) */
-    int *peers, npeers;          /* rank 0: one rank per other domain */
+    int *dindex;                 /* world rank -> index of its domain in the tree */
+    int *reps, ndomains;         /* domain index -> its representative (world rank) */
+    int me_d;                    /* my domain index if I represent it, else -1 */
+    int *kids, nkids;            /* my children in the tree (domain indices), in step order */
     int rounds;
-    struct epoch *epochs;
-    int nepochs, epochs_cap;
+    struct epoch *epochs;        /* the first nstored of the nepochs rounds */
+    int nepochs, nstored, epochs_cap;
+    int stop_storing;            /* memory ran out once: later rounds are not kept (indices stay exact) */
     /* periodic refresh, decided by rank 0 at agreed collective counts */
     uint64_t world_colls, next_checkpoint;
     uint64_t last_round_ticks;
@@ -52,12 +62,14 @@ int st_sync_setup(MPI_Comm comm)
     S.interval = st_cfg.sync_interval;
     S.interval_auto = st_cfg.sync_interval_auto;
     S.next_checkpoint = 1;
+    S.me_d = -1;
     char *hosts = calloc((size_t)n, HOSTLEN);
     S.domain = malloc(sizeof *S.domain * (size_t)n);
-    S.peers = malloc(sizeof *S.peers * (size_t)n);
+    S.dindex = malloc(sizeof *S.dindex * (size_t)n);
+    S.reps = malloc(sizeof *S.reps * (size_t)n);
     char mine[HOSTLEN] = { 0 };
     snprintf(mine, sizeof mine, "%s", st_clock_hostname());
-    int ok = hosts && S.domain && S.peers;
+    int ok = hosts && S.domain && S.dindex && S.reps;
     /* Everyone takes part in the exchange even without memory, or the job would hang. */
     PMPI_Allgather(mine, HOSTLEN, MPI_CHAR, hosts ? hosts : mine, hosts ? HOSTLEN : 0, MPI_CHAR, comm);
     if (!ok) {
@@ -66,7 +78,7 @@ int st_sync_setup(MPI_Comm comm)
     }
     /* With injected skew every rank has a clock of its own. */
     int skew_all = st_clock_skew_enabled();
-    S.npeers = 0;
+    S.ndomains = 0;
     for (int r = 0; r < n; r++) {
         S.domain[r] = r;
         if (!skew_all)
@@ -75,70 +87,98 @@ int st_sync_setup(MPI_Comm comm)
                     S.domain[r] = q;
                     break;
                 }
-        if (S.domain[r] == r && S.domain[r] != S.domain[0])
-            S.peers[S.npeers++] = r;
+        if (S.domain[r] == r) {
+            S.dindex[r] = S.ndomains;
+            S.reps[S.ndomains++] = r;
+        } else
+            S.dindex[r] = S.dindex[S.domain[r]];
     }
     free(hosts);
+    int me = st_g.rank;
+    if (S.domain[me] == me) {
+        S.me_d = S.dindex[me];
+        S.nkids = st_tree_nchildren(S.me_d, S.ndomains);
+        S.kids = malloc(sizeof *S.kids * (size_t)(S.nkids ? S.nkids : 1));
+        if (!S.kids)
+            return -1;
+        int k = 0;
+        for (int l = 0; l < st_tree_steps(S.ndomains); l++)
+            if (st_tree_child(S.me_d, l, S.ndomains) >= 0)
+                S.kids[k++] = st_tree_child(S.me_d, l, S.ndomains);
+    }
     return 0;
 }
 
+/* Counts the round; returns where to keep it, or NULL when memory is short. */
 static struct epoch *new_epoch(void)
 {
-    if (S.nepochs == S.epochs_cap) {
+    S.nepochs++;
+    if (!S.stop_storing && S.nstored == S.epochs_cap) {
         int cap = S.epochs_cap ? 2 * S.epochs_cap : 8;
         struct epoch *nv = realloc(S.epochs, sizeof *nv * (size_t)cap);
-        if (!nv)
-            return NULL;
-        S.epochs = nv;
-        S.epochs_cap = cap;
+        if (nv) {
+            S.epochs = nv;
+            S.epochs_cap = cap;
+        } else
+            S.stop_storing = 1;
     }
-    struct epoch *e = &S.epochs[S.nepochs++];
-    e->samples = calloc((size_t)(S.npeers ? S.npeers : 1) * (size_t)S.rounds, sizeof *e->samples);
+    if (S.stop_storing)
+        return NULL;
+    struct epoch *e = &S.epochs[S.nstored++];
+    e->samples = calloc((size_t)(S.nkids ? S.nkids : 1) * (size_t)S.rounds, sizeof *e->samples);
     e->ref_time = st_now().t;
     return e;
+}
+
+/* Ping `peer` S.rounds times, keeping the samples in `out` (may be NULL). */
+static void ping(struct st_loc *loc, int peer, struct sample *out)
+{
+    for (int k = 0; k < S.rounds; k++) {
+        uint64_t reply[2];
+        struct st_time t1 = st_now();
+        st_write_send(loc, t1, (uint32_t)peer, S.comm_ref, SYNC_TAG, sizeof k);
+        PMPI_Send(&k, 1, MPI_INT, peer, SYNC_TAG, S.comm);
+        PMPI_Recv(reply, 2, MPI_UINT64_T, peer, SYNC_TAG, S.comm, MPI_STATUS_IGNORE);
+        struct st_time t4 = st_now();
+        st_write_recv(loc, t4, (uint32_t)peer, S.comm_ref, SYNC_TAG, sizeof reply);
+        if (out)
+            out[k] = (struct sample){ t1.t, reply[0], reply[1], t4.t };
+    }
+}
+
+/* Answer `peer`'s S.rounds pings with the times they arrived and left. */
+static void pong(struct st_loc *loc, int peer)
+{
+    for (int k = 0; k < S.rounds; k++) {
+        int seq;
+        PMPI_Recv(&seq, 1, MPI_INT, peer, SYNC_TAG, S.comm, MPI_STATUS_IGNORE);
+        struct st_time t2 = st_now();
+        st_write_recv(loc, t2, (uint32_t)peer, S.comm_ref, SYNC_TAG, sizeof seq);
+        struct st_time t3 = st_now();
+        uint64_t reply[2] = { t2.t, t3.t };
+        st_write_send(loc, t3, (uint32_t)peer, S.comm_ref, SYNC_TAG, sizeof reply);
+        PMPI_Send(reply, 2, MPI_UINT64_T, peer, SYNC_TAG, S.comm);
+    }
 }
 
 void st_sync_round(struct st_call *call)
 {
     struct st_loc *loc = st_loc_self;
-    int me = st_g.rank;
-    int is_peer = me != 0 && S.domain && S.domain[me] == me && S.domain[me] != S.domain[0];
-    struct epoch *e = NULL;
-    if (me == 0)
-        e = new_epoch();   /* NULL when out of memory: the exchange still runs, unrecorded */
-    if (me != 0 && !is_peer) {
+    int d = S.me_d, m = S.ndomains;
+    if (d < 0) {
         S.nepochs++;       /* keep the epoch count agreed on every rank */
         return;
     }
-    if (me != 0)
-        S.nepochs++;
+    /* NULL when out of memory: the exchange still runs, unrecorded */
+    struct epoch *e = new_epoch();
     st_write_enter(loc, st_now(), ST_REGION_SYNC);
-    if (me == 0) {
-        for (int p = 0; p < S.npeers; p++) {
-            int peer = S.peers[p];
-            for (int k = 0; k < S.rounds; k++) {
-                uint64_t reply[2];
-                struct st_time t1 = st_now();
-                st_write_send(loc, t1, (uint32_t)peer, S.comm_ref, SYNC_TAG, sizeof k);
-                PMPI_Send(&k, 1, MPI_INT, peer, SYNC_TAG, S.comm);
-                PMPI_Recv(reply, 2, MPI_UINT64_T, peer, SYNC_TAG, S.comm, MPI_STATUS_IGNORE);
-                struct st_time t4 = st_now();
-                st_write_recv(loc, t4, (uint32_t)peer, S.comm_ref, SYNC_TAG, sizeof reply);
-                if (e && e->samples)
-                    e->samples[(size_t)p * (size_t)S.rounds + (size_t)k] =
-                        (struct sample){ t1.t, reply[0], reply[1], t4.t };
-            }
-        }
-    } else {
-        for (int k = 0; k < S.rounds; k++) {
-            int seq;
-            PMPI_Recv(&seq, 1, MPI_INT, 0, SYNC_TAG, S.comm, MPI_STATUS_IGNORE);
-            struct st_time t2 = st_now();
-            st_write_recv(loc, t2, 0, S.comm_ref, SYNC_TAG, sizeof seq);
-            struct st_time t3 = st_now();
-            uint64_t reply[2] = { t2.t, t3.t };
-            st_write_send(loc, t3, 0, S.comm_ref, SYNC_TAG, sizeof reply);
-            PMPI_Send(reply, 2, MPI_UINT64_T, 0, SYNC_TAG, S.comm);
+    for (int l = 0, kid = 0; l < st_tree_steps(m); l++) {
+        int c = st_tree_child(d, l, m);
+        if (d > 0 && st_tree_child_step(d) == l)
+            pong(loc, S.reps[st_tree_parent(d)]);
+        else if (c >= 0) {
+            ping(loc, S.reps[c], e && e->samples ? e->samples + (size_t)kid * (size_t)S.rounds : NULL);
+            kid++;
         }
     }
     struct st_time done = st_now();
@@ -157,12 +197,15 @@ void st_sync_at_init(struct st_call *call)
         struct timespec pause = { 0, 50 * 1000 * 1000 };
         nanosleep(&pause, NULL);
         st_sync_round(call);
-        if (st_g.rank == 0 && S.npeers > 0 && S.nepochs >= 2) {
+        if (st_g.rank == 0 && S.nkids > 0 && S.nstored == S.nepochs && S.nstored >= 2
+            && S.epochs[S.nstored - 2].samples && S.epochs[S.nstored - 1].samples) {
             double rate = st_clock_ticks_per_second();
             double t0 = INFINITY, ed = 0, ef = 0;
             struct epoch *a = &S.epochs[S.nepochs - 2], *b = &S.epochs[S.nepochs - 1];
             double span = (double)(b->ref_time - a->ref_time) / rate;
-            for (int p = 0; p < S.npeers; p++) {
+            /* rank 0's own tree edges: a sample of the links, as Fleury's
+             * reference sees them */
+            for (int p = 0; p < S.nkids; p++) {
                 struct estimate ea = estimate_offset(a->samples + (size_t)p * (size_t)S.rounds, S.rounds, rate, rate);
                 struct estimate eb = estimate_offset(b->samples + (size_t)p * (size_t)S.rounds, S.rounds, rate, rate);
                 double one_way = ea.rtt_min_ns / 2 * 1e-9;
@@ -234,11 +277,80 @@ struct offset_rec {
     double stddev;
 };
 
+/* One tree edge's estimate in one epoch, sent by the parent to rank 0. */
+struct edge_rec {
+    int32_t child, epoch;        /* domain index, epoch number */
+    struct estimate est;         /* child's clock + offset = parent's clock */
+};
+
+/* Each parent: its edges' estimates, from its samples, its rate and its
+ * children's (sent up the tree: no rank needs everyone's). Collective. */
+static struct edge_rec *edge_estimates(double rate, int *count)
+{
+    int d = S.me_d, m = S.ndomains;
+    *count = 0;
+    if (d < 0 || m < 2)
+        return NULL;
+    double *kid_rate = calloc((size_t)(S.nkids ? S.nkids : 1), sizeof *kid_rate);
+    MPI_Request up = MPI_REQUEST_NULL;
+    if (d > 0)
+        PMPI_Isend(&rate, 1, MPI_DOUBLE, S.reps[st_tree_parent(d)], SYNC_TAG + 1, S.comm, &up);
+    for (int k = 0; k < S.nkids; k++) {
+        double r;
+        PMPI_Recv(&r, 1, MPI_DOUBLE, S.reps[S.kids[k]], SYNC_TAG + 1, S.comm, MPI_STATUS_IGNORE);
+        if (kid_rate)
+            kid_rate[k] = r;
+    }
+    PMPI_Wait(&up, MPI_STATUS_IGNORE);
+    struct edge_rec *out = kid_rate ? malloc(sizeof *out * (size_t)(S.nkids * S.nstored + 1)) : NULL;
+    for (int e = 0; out && e < S.nstored; e++)
+        for (int k = 0; k < S.nkids && S.epochs[e].samples; k++)
+            out[(*count)++] = (struct edge_rec){ S.kids[k], e,
+                estimate_offset(S.epochs[e].samples + (size_t)k * (size_t)S.rounds, S.rounds, rate, kid_rate[k]) };
+    free(kid_rate);
+    return out;
+}
+
+/* Rank 0: every domain's offset to the reference per epoch, composed along
+ * the tree from the edges (parents come before their children in index
+ * order). est[d * ne + e]; valid[...] is 0 where an edge was lost. */
+static int compose(const struct edge_rec *edges, int nedges, int ne, struct estimate *est, char *valid)
+{
+    int m = S.ndomains;
+    struct estimate *edge = calloc((size_t)m * (size_t)ne, sizeof *edge);
+    char *have = calloc((size_t)m * (size_t)ne, 1);
+    if (!edge || !have) {
+        free(edge);
+        free(have);
+        return -1;
+    }
+    for (int i = 0; i < nedges; i++)
+        if (edges[i].child > 0 && edges[i].child < m && edges[i].epoch >= 0 && edges[i].epoch < ne) {
+            size_t at = (size_t)edges[i].child * (size_t)ne + (size_t)edges[i].epoch;
+            edge[at] = edges[i].est;
+            have[at] = 1;
+        }
+    for (int e = 0; e < ne; e++) {
+        valid[e] = e < S.nstored;
+        if (valid[e])
+            est[e] = (struct estimate){ .peer_time = S.epochs[e].ref_time };   /* the reference itself */
+        for (int d = 1; d < m; d++) {
+            size_t at = (size_t)d * (size_t)ne + (size_t)e, up = (size_t)st_tree_parent(d) * (size_t)ne + (size_t)e;
+            valid[at] = have[at] && valid[up];
+            if (valid[at])
+                est[at] = estimate_compose(edge[at], est[up]);
+        }
+    }
+    free(edge);
+    free(have);
+    return 0;
+}
+
 void st_sync_at_finalize(struct st_call *call, struct rf_meta *meta)
 {
     if (st_cfg.sync & ST_SYNC_FINALIZE)
         st_sync_round(call);
-    int n = st_g.size, me = st_g.rank, ne = S.nepochs;
+    int n = st_g.size, me = st_g.rank, ne = S.nepochs, m = S.ndomains;
     /* One final rate per rank, rounded as the archive stores it: offsets
      * convert absolute tick counts, so any other value would show up as
      * an offset error of (rate difference) x (ticks since boot). */
@@ -259,43 +371,71 @@ void st_sync_at_finalize(struct st_call *call, struct rf_meta *meta)
     free(domain_rates);
     st_writer_set_resolution(rate);
 
+    /* Edge estimates up to rank 0: a count, then the records. */
+    int nmine = 0;
+    struct edge_rec *mine_edges = edge_estimates(rate, &nmine);
+    int bytes = (int)(sizeof *mine_edges * (size_t)nmine);
+    int *counts = me == 0 ? calloc((size_t)n, sizeof *counts) : NULL;
+    int *displs = me == 0 ? calloc((size_t)n, sizeof *displs) : NULL;
+    PMPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, S.comm);
+    size_t total = 0;
+    for (int r = 0; counts && displs && r < n; r++) {
+        displs[r] = (int)total;
+        total += (size_t)counts[r];
+    }
+    struct edge_rec *edges = me == 0 && counts && displs ? malloc(total ? total : 1) : NULL;
+    PMPI_Gatherv(mine_edges, bytes, MPI_BYTE, edges, counts, displs, MPI_BYTE, 0, S.comm);
+    free(mine_edges);
+
     size_t per_rank = (size_t)(ne ? ne : 1);
     struct offset_rec *all = NULL;
     struct offset_rec *mine = calloc(per_rank, sizeof *mine);
-    if (me == 0 && rates) {
+    struct estimate *est = NULL;
+    char *valid = NULL;
+    if (me == 0 && rates && edges && m > 0) {
+        est = calloc((size_t)m * per_rank, sizeof *est);
+        valid = calloc((size_t)m * per_rank, 1);
         all = calloc(per_rank * (size_t)n, sizeof *all);
-        /* Per domain representative p and epoch e: the estimate. */
-        for (int e = 0; all && e < ne; e++) {
-            for (int r = 0; r < n; r++) {
-                struct offset_rec *o = &all[(size_t)r * per_rank + (size_t)e];
-                o->time = S.epochs[e].ref_time;   /* same clock as rank 0: offset 0 */
-                o->offset = 0;
-                o->stddev = 0;
-            }
-            for (int p = 0; p < S.npeers; p++) {
-                int peer = S.peers[p];
-                struct estimate est = estimate_offset(S.epochs[e].samples + (size_t)p * (size_t)S.rounds, S.rounds,
-                                               rates[0], rates[peer]);
-                for (int r = 0; r < n; r++) {
-                    if (S.domain[r] != peer)
-                        continue;
-                    struct offset_rec *o = &all[(size_t)r * per_rank + (size_t)e];
-                    o->time = est.peer_time;
-                    o->offset = (int64_t)llround(est.offset_ns * rates[r] / 1e9);
-                    o->stddev = est.err_ns * rates[r] / 1e9;
-                }
-                if (meta)
-                    rf_meta_sync_peer(meta, e, peer, est.rtt_min_ns, est.rtt_median_ns, est.rtt_max_ns, est.offset_ns,
-                                      est.err_ns);
-            }
+        if (!est || !valid || !all || compose(edges, (int)(total / sizeof *edges), ne, est, valid) != 0) {
+            free(all);
+            all = NULL;
         }
+        for (int r = 0; all && r < n; r++)
+            for (int e = 0; e < ne; e++) {
+                size_t at = (size_t)S.dindex[r] * (size_t)ne + (size_t)e;
+                struct offset_rec *o = &all[(size_t)r * per_rank + (size_t)e];
+                /* A lost edge (a parent out of memory): no offset; stddev < 0 says so. */
+                *o = valid[at] ? (struct offset_rec){ est[at].peer_time,
+                                                      (int64_t)llround(est[at].offset_ns * rates[r] / 1e9),
+                                                      est[at].err_ns * rates[r] / 1e9 }
+                               : (struct offset_rec){ 0, 0, -1 };
+            }
+        for (int e = 0; meta && all && e < ne; e++)
+            for (int d = 1; d < m; d++) {
+                size_t at = (size_t)d * (size_t)ne + (size_t)e;
+                if (valid[at])
+                    rf_meta_sync_peer(meta, e, S.reps[d], S.reps[st_tree_parent(d)], est[at].rtt_min_ns,
+                                      est[at].rtt_median_ns, est[at].rtt_max_ns, est[at].offset_ns, est[at].err_ns);
+            }
     }
-    PMPI_Scatter(all, (int)(per_rank * sizeof *all), MPI_BYTE, mine, (int)(per_rank * sizeof *mine), MPI_BYTE, 0,
-                 S.comm);
-    for (int e = 0; mine && e < ne; e++)
-        st_writer_clock_offset(mine[e].time, mine[e].offset, mine[e].stddev);
+    free(edges);
+    free(counts);
+    free(displs);
+    free(est);
+    free(valid);
+    /* Hand the offsets out only if rank 0 has them and everyone has room
+     * (memory): a scatter into a missing buffer would be erroneous. */
+    int can = mine != NULL && (me != 0 || all != NULL), have = 0;
+    PMPI_Allreduce(&can, &have, 1, MPI_INT, MPI_MIN, S.comm);
+    if (have)
+        PMPI_Scatter(all, (int)(per_rank * sizeof *all), MPI_BYTE, mine, (int)(per_rank * sizeof *mine), MPI_BYTE, 0,
+                     S.comm);
+    for (int e = 0; have && mine && e < ne; e++)
+        if (mine[e].stddev >= 0)
+            st_writer_clock_offset(mine[e].time, mine[e].offset, mine[e].stddev);
     if (meta) {
-        rf_meta_sync_summary(meta, ne, S.rounds, S.npeers, S.interval, S.interval_auto ? "auto" : "fixed");
+        rf_meta_sync_summary(meta, ne, S.rounds, m > 0 ? m - 1 : 0, st_tree_steps(m), S.interval,
+                             S.interval_auto ? "auto" : "fixed");
         if (S.interval_auto) {
             rf_meta_line(meta, "sync.auto.t0_s", "%.9f", S.auto_t0);
             rf_meta_line(meta, "sync.auto.e_d_s", "%.9f", S.auto_ed);
@@ -308,10 +448,12 @@ void st_sync_at_finalize(struct st_call *call, struct rf_meta *meta)
     free(all);
     free(mine);
     free(rates);
-    for (int e = 0; e < S.nepochs && me == 0; e++)
+    for (int e = 0; e < S.nstored; e++)
         free(S.epochs[e].samples);
     free(S.epochs);
     free(S.domain);
-    free(S.peers);
+    free(S.dindex);
+    free(S.reps);
+    free(S.kids);
     memset(&S, 0, sizeof S);
 }

@@ -63,6 +63,8 @@ static inline void st_state_unlock(void)
 /* Set while the tracer itself runs MPI (sync rounds, finalize) so that no
  * nested interception can record the tracer's own calls. */
 extern _Thread_local int st_in_tracer;
+/* Per MPI region: left out by SYNCTRACE_MPI_GROUPS (options.c). */
+extern unsigned char st_region_off[];
 
 static inline struct st_time st_now(void)
 {
@@ -81,6 +83,8 @@ static inline int st_call_begin(struct st_call *call, uint32_t region)
     if (__builtin_expect(loc == NULL, 0) && (loc = st_loc_attach()) == NULL)
         return 0;
     if (__builtin_expect(st_in_tracer || st_g.phase != ST_RECORDING, 0))
+        return 0;
+    if (__builtin_expect(st_region_off[region], 0))   /* SYNCTRACE_MPI_GROUPS */
         return 0;
     call->loc = loc;
     call->region = region;

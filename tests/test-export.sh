@@ -164,12 +164,14 @@ ok $([ $rc = 0 ] && [ -p "$tmp/fifo" ] && "$PYTHON3" -c "import json,sys; json.l
     [ -z "$(ls "$tmp" | grep 'fifo.tmp')" ]; echo $?) "-o a FIFO: written through it, which stays a FIFO"
 
 # 5. Progress on a terminal; the report for people and for scripts.
-if command -v script >/dev/null; then
+if ! command -v script >/dev/null; then
+    skip "script (util-linux) not installed"
+elif [ "$(script -qec 'echo pty-ok' /dev/null 2>/dev/null | tr -d '\r')" != pty-ok ]; then
+    skip "no working pseudo-terminal here (script -qec 'echo pty-ok' does not echo), so progress on a terminal is not checked"
+else
     script -qec "$SYNCTRACE_BIN merge $tmp/m6000 -o $tmp/tty.out" /dev/null >"$tmp/tty.log" 2>&1
     ok $(grep -q "reading rank archives" "$tmp/tty.log" && grep -q "writing the merged archive" "$tmp/tty.log"; echo $?) \
         "on a terminal the merge shows its progress"
-else
-    skip "script (util-linux) not installed"
 fi
 "$SYNCTRACE_BIN" report "$tmp/t.out" >"$tmp/report.txt"
 ok $? "synctrace report prints the summary"

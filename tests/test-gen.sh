@@ -8,7 +8,7 @@
 # bounds; the output is deterministic; bad arguments get a one-line error
 # and exit status 2.
 . "$top_srcdir/tests/lib.sh"
-plan 40
+plan 41
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 tmp=$(scratch)
@@ -145,8 +145,16 @@ start=$(date +%s.%N)
 ok $? "1000 ranks generated: $(cat "$tmp/gen.out" "$tmp/gen.err")"
 n=$(ls "$big" | grep -c '^rank-[0-9]\{6\}\.otf2$')
 ok $([ "$n" -eq 1000 ] && grep -q '^status complete$' "$big/run.meta" && grep -q '^sync.epochs 2$' "$big/run.meta" \
-     && [ "$(grep -c '^sync\.epoch\.[01]\.peer\.[0-9]* rtt_min_ns=' "$big/run.meta")" -eq 1998 ]; echo $?) \
-    "1000 rank archives; run.meta complete, with 2 epochs of 999 peers"
+     && [ "$(grep -c '^sync\.epoch\.[01]\.peer\.[0-9]* parent=[0-9]* rtt_min_ns=' "$big/run.meta")" -eq 1998 ] \
+     && grep -q '^sync.tree_steps 10$' "$big/run.meta"; echo $?) \
+    "1000 rank archives; run.meta complete, with 2 epochs of 999 peers in a tree of 10 steps"
+# The binomial tree: every domain's parent is it with its highest bit cleared,
+# and a round lasts about 10 edges' time, not 999 (a star around rank 0).
+ok $(awk '/^sync\.epoch\.0\.peer\./ { split($1, a, "."); d = a[5] + 0; split($2, b, "="); p = b[2] + 0;
+            h = 1; while (h * 2 <= d) h *= 2; if (p != d - h) bad++ } END { exit bad > 0 }' "$big/run.meta" &&
+     awk '/^generator\.sync_round\.0 / { split($2, a, "="); split($3, b, "="); split($4, c, "=");
+            per_edge = c[2] / b[2]; exit !(a[2] < 20 * per_edge) }' "$big/run.meta"; echo $?) \
+    "sync round over 1000 domains: binomial parents; lasts $(awk '/^generator\.sync_round\.0 / { split($2, a, "="); split($3, b, "="); split($4, c, "="); printf "%.1f", a[2] / (c[2] / b[2]) }' "$big/run.meta") edge exchanges, not 999"
 printed=$(otf2-print "$big/rank-000000.otf2" 2>"$tmp/print.err" | grep -cE '^[A-Z_]+ ')
 declared=$(otf2-print -G "$big/rank-000000.otf2" 2>/dev/null | sed -n 's/^LOCATION .*# Events: \([0-9]*\),.*/\1/p')
 ok $([ "$printed" -gt 0 ] && [ "$printed" = "$declared" ] && [ ! -s "$tmp/print.err" ]; echo $?) \

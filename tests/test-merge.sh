@@ -5,7 +5,7 @@
 # otf2-print and the Python otf2 reader; bad input gets a one-line error and
 # a non-zero exit; the raw trace is never modified.
 . "$top_srcdir/tests/lib.sh"
-plan 34
+plan 35
 tmp=$(scratch)
 stencil="$top_builddir/examples/stencil"
 json() { "${PYTHON3:-python3}" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
@@ -68,12 +68,21 @@ ok $([ $? -ne 0 ] && [ "$(wc -l <"$tmp/e1")" -eq 1 ] && grep -q "exists" "$tmp/e
     "an existing output is not overwritten without --force: $(cat "$tmp/e1")"
 "$SYNCTRACE_BIN" merge "$tmp/a" -o "$tmp/a.out" --force >/dev/null 2>&1 && [ -f "$tmp/a.out/traces.otf2" ] && ! ls -d "$tmp"/a.out.tmp-* "$tmp"/a.out.old-* 2>/dev/null | grep -q .
 ok $? "--force replaces it, leaving no temporary directory behind"
+# A merge that fails after reading the trace (the reference is checked
+# against the ranks read) leaves an existing OUT as it was, --force or not.
+kept=$(raw_sum "$tmp/a.out")
+"$SYNCTRACE_BIN" merge "$tmp/a" -o "$tmp/a.out" --force --reference 4 >"$tmp/o2" 2>"$tmp/e2"
+ok $([ $? -eq 1 ] && [ "$(wc -l <"$tmp/e2")" -eq 1 ] && grep -q "reference 4: the trace has ranks 0 to 3" "$tmp/e2" \
+     && [ ! -s "$tmp/o2" ] && [ "$(raw_sum "$tmp/a.out")" = "$kept" ] \
+     && ! ls -d "$tmp"/a.out.tmp-* "$tmp"/a.out.old-* 2>/dev/null | grep -q .; echo $?) \
+    "a failed merge with --force leaves the existing output as it was: $(cat "$tmp/e2")"
 
 bad_input() {   # bad_input LABEL RAWDIR EXPECTED-WORD
     "$SYNCTRACE_BIN" merge "$2" -o "$tmp/bad.out" >/dev/null 2>"$tmp/err"
     local rc=$?
     ok $([ $rc -ne 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "$3" "$tmp/err" && [ ! -e "$tmp/bad.out" ]; echo $?) \
         "$1: one-line error, no output ($(cat "$tmp/err"))"
+    rm -rf "$tmp/bad.out"   # a wrongly accepted input must not fail the cases after it
 }
 bad_input "missing directory" "$tmp/nonexistent" "No such file"
 mkdir -p "$tmp/empty"

@@ -8,9 +8,8 @@
  * trace: every event in its location's order with its kind, communicator,
  * peer, tag and request id, and communicators by name with their members as
  * world ranks. So the archive is read back into struct rt_rank (one per
- * location, in the archive's location order: the ranks' main locations,
- * id = rank, then the other threads, id = thread << 32 | rank, which is the
- * order merge gives them), matched again, and built as merge builds it.
+ * location, numbered as location_order.h says, as merge numbers them),
+ * matched again, and built as merge builds it.
  * The matcher orders a rank's sends and posted receives by time; global
  * times are a monotonic function of the rank's local clock, so the order is
  * the same (ties, at ns resolution, fall back to the event order). */
@@ -18,6 +17,7 @@
 #include "commands.h"
 #include "causal.h"
 #include "causal_report.h"
+#include "location_order.h"
 #include "match.h"
 #include "mtread.h"
 #include "rawtrace.h"
@@ -89,16 +89,12 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, struct rt_r
         snprintf(err, errlen, "%s: the archive has no locations", t->path);
         return -1;
     }
-    for (uint32_t k = 0; k < n; k++)
-        nmain += t->locations[k] >> 32 == 0;
-    /* synctrace merge's layout: main locations 0 .. P-1, the others thread << 32 | rank with rank < P */
-    for (uint32_t k = 0; k < n; k++) {
-        uint64_t id = t->locations[k];
-        if ((k < nmain && id != k) || (k >= nmain && (uint32_t)id >= nmain)) {
-            snprintf(err, errlen, "%s: location %llu: not the location layout synctrace merge writes "
-                                  "(ranks 0 to P-1, then their threads)", t->path, (unsigned long long)id);
-            return -1;
-        }
+    /* mt_open lists the locations in numbering order (by id) */
+    int64_t bad = loc_layout_mismatch(t->locations, n, &nmain);
+    if (bad >= 0) {
+        snprintf(err, errlen, "%s: location %llu: not the location layout synctrace merge writes "
+                              "(ranks 0 to P-1, then their threads)", t->path, (unsigned long long)t->locations[bad]);
+        return -1;
     }
     struct loader l = { calloc(n, sizeof *l.locs), n, calloc(n, sizeof *l.cap), 0 };
     if (!l.locs || !l.cap) {
@@ -110,9 +106,9 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, struct rt_r
     for (uint32_t k = 0; k < n; k++) {
         struct rt_rank *r = &l.locs[k];
         r->path = t->path;
-        r->rank = (int)(uint32_t)t->locations[k];
+        r->rank = (int)loc_id_rank(t->locations[k]);
         r->world_size = (int)nmain;
-        r->thread = (uint32_t)(t->locations[k] >> 32);
+        r->thread = loc_id_thread(t->locations[k]);
         r->location = t->locations[k];
         r->borrowed = 1;
         r->resolution = t->resolution;

@@ -1,12 +1,12 @@
 /* query.c — `synctrace query OUT_DIR --precedes R:I R:I | --batch`:
  * happened-before between events of a merged trace, from its causal index.
- * R:I is the I-th event (from 0) of rank R's location in the merged archive
- * (the main thread's; the other threads of threaded runs are locations P,
- * P+1, ... in the archive's order).
+ * R:I is the I-th event (from 0) of location R, numbered as
+ * location_order.h says (R = rank R's main thread for R < P).
  * Answers: before (the first happened before the second), after, concurrent
  * or same. */
 #include <config.h>
 #include "commands.h"
+#include "location_order.h"
 #include "synctrace/causal.h"
 
 #include <errno.h>
@@ -19,10 +19,9 @@ static int usage(FILE *to)
     fprintf(to, "usage: synctrace query OUT_DIR --precedes R:I R:I\n"
                 "       synctrace query OUT_DIR --batch < PAIRS\n"
                 "How two events of a merged trace are ordered: before (the first happened before the\n"
-                "second), after, concurrent or same. R:I is the I-th event (from 0) of rank R in the\n"
-                "merged archive (its main thread; in threaded runs, locations P, P+1, ... are the other\n"
-                "threads, in the archive's order). --batch reads one pair \"R:I R:I\" per line and\n"
-                "answers one per line.\n"
+                "second), after, concurrent or same.\n"
+                LOC_RI_HELP "\n"
+                "--batch reads one pair \"R:I R:I\" per line and answers one per line.\n"
                 "Uses OUT_DIR/causal.idx, which synctrace merge writes (synctrace causal OUT_DIR rebuilds it).\n");
     return to == stdout ? 0 : 2;
 }

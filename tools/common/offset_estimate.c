@@ -59,3 +59,11 @@ struct estimate estimate_offset(const struct sample *s, int n, double rate0, dou
     return est;
 }
 
+
+struct estimate estimate_compose(struct estimate to_mid, struct estimate mid_to_ref)
+{
+    struct estimate e = to_mid;
+    e.offset_ns = to_mid.offset_ns + mid_to_ref.offset_ns;
+    e.err_ns = to_mid.err_ns + mid_to_ref.err_ns;
+    return e;
+}

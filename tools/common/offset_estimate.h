@@ -23,4 +23,11 @@ struct estimate {
 /* rate0, rate_p: the two clocks' ticks per second. */
 struct estimate estimate_offset(const struct sample *s, int n, double rate0, double rate_p);
 
+/* The offset of a peer to the reference through an intermediate clock:
+ * to_mid (peer to intermediate, one sync-tree edge) followed by
+ * mid_to_ref (intermediate to reference, already composed). Offsets add,
+ * and so do their error bounds; the sample times and round-trip figures
+ * stay to_mid's, the peer's own. */
+struct estimate estimate_compose(struct estimate to_mid, struct estimate mid_to_ref);
+
 #endif

@@ -16,6 +16,7 @@
  * events. */
 #include "export.h"
 #include "flowmatch.h"
+#include "location_order.h"
 #include "mtread.h"
 #include "progress.h"
 
@@ -105,7 +106,7 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
 {
     struct chrome *c = user;
     struct track *tr = &c->tracks[loc];
-    uint32_t self = (uint32_t)c->t.locations[loc];
+    uint32_t self = loc_id_rank(c->t.locations[loc]);
     if ((++c->events & 0xffff) == 0)
         progress_update("exporting events", c->events, c->total);
     switch (e->kind) {

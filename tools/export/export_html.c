@@ -21,6 +21,7 @@
 #include "export.h"
 #include "export_html_page.h"
 #include "flowmatch.h"
+#include "location_order.h"
 #include "mtread.h"
 #include "progress.h"
 #include "rawview.h"
@@ -269,7 +270,7 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
     struct html *h = user;
     struct track *tr = &h->tracks[loc];
     uint64_t index = tr->count++;
-    uint32_t self = (uint32_t)h->t.locations[loc];
+    uint32_t self = loc_id_rank(h->t.locations[loc]);
     if ((++h->events & 0xffff) == 0)
         progress_update(h->pass == 1 ? "exporting (pass 1 of 2)" : "exporting (pass 2 of 2)", h->events,
                         h->total_events);

@@ -37,18 +37,20 @@ void rf_meta_line(struct rf_meta *m, const char *key, const char *fmt, ...)
     va_end(va);
 }
 
-void rf_meta_sync_peer(struct rf_meta *m, int epoch, int peer, double rtt_min, double rtt_median, double rtt_max,
-                       double offset, double error)
+void rf_meta_sync_peer(struct rf_meta *m, int epoch, int peer, int parent, double rtt_min, double rtt_median,
+                       double rtt_max, double offset, double error)
 {
-    fprintf(m->f, "sync.epoch.%d.peer.%d rtt_min_ns=%.0f rtt_median_ns=%.0f rtt_max_ns=%.0f offset_ns=%.0f error_ns=%.0f\n",
-            epoch, peer, rtt_min, rtt_median, rtt_max, offset, error);
+    fprintf(m->f, RF_META_KEY_SYNC_EPOCH ".%d.peer.%d parent=%d rtt_min_ns=%.0f rtt_median_ns=%.0f rtt_max_ns=%.0f "
+                  "offset_ns=%.0f error_ns=%.0f\n",
+            epoch, peer, parent, rtt_min, rtt_median, rtt_max, offset, error);
 }
 
-void rf_meta_sync_summary(struct rf_meta *m, int epochs, int rounds_per_peer, int peers, double interval_s,
-                          const char *interval_mode)
+void rf_meta_sync_summary(struct rf_meta *m, int epochs, int rounds_per_peer, int peers, int tree_steps,
+                          double interval_s, const char *interval_mode)
 {
-    fprintf(m->f, RF_META_KEY_SYNC_EPOCHS " %d\n" RF_META_KEY_SYNC_ROUNDS_PER_PEER " %d\n" RF_META_KEY_SYNC_PEERS " %d\n",
-            epochs, rounds_per_peer, peers);
+    fprintf(m->f, RF_META_KEY_SYNC_EPOCHS " %d\n" RF_META_KEY_SYNC_ROUNDS_PER_PEER " %d\n" RF_META_KEY_SYNC_PEERS " %d\n"
+                  RF_META_KEY_SYNC_TOPOLOGY " " RF_META_SYNC_TOPOLOGY_TREE "\n" RF_META_KEY_SYNC_TREE_STEPS " %d\n",
+            epochs, rounds_per_peer, peers, tree_steps);
     fprintf(m->f, RF_META_KEY_SYNC_INTERVAL_S " %.6f\n" RF_META_KEY_SYNC_INTERVAL_MODE " %s\n", interval_s,
             interval_mode);
 }

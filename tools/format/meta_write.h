@@ -29,11 +29,14 @@ struct rf_meta_head {
 int rf_meta_begin(struct rf_meta *m, const char *dir, const struct rf_meta_head *h);
 /* One more "key value" line, the value formatted. */
 void rf_meta_line(struct rf_meta *m, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* One sync round's estimate for one peer (ns). */
-void rf_meta_sync_peer(struct rf_meta *m, int epoch, int peer, double rtt_min, double rtt_median, double rtt_max,
-                       double offset, double error);
-void rf_meta_sync_summary(struct rf_meta *m, int epochs, int rounds_per_peer, int peers, double interval_s,
-                          const char *interval_mode);
+/* One sync round's estimate for one edge of the sync tree (ns): the
+ * domain of world rank `peer` against its parent's, world rank `parent`. */
+void rf_meta_sync_peer(struct rf_meta *m, int epoch, int peer, int parent, double rtt_min, double rtt_median,
+                       double rtt_max, double offset, double error);
+/* The rounds: their number, ping-pongs per edge, edges (peers) and the
+ * tree's depth in steps, the interval between rounds. */
+void rf_meta_sync_summary(struct rf_meta *m, int epochs, int rounds_per_peer, int peers, int tree_steps,
+                          double interval_s, const char *interval_mode);
 /* Each rank's clock domain (its lowest rank), and each rank's final tick rate. */
 void rf_meta_domains(struct rf_meta *m, int n, const int *domain);
 void rf_meta_rates(struct rf_meta *m, int n, const double *ticks_per_second);

@@ -117,6 +117,10 @@
 #define RF_META_KEY_SYNC_EPOCHS "sync.epochs"
 #define RF_META_KEY_SYNC_ROUNDS_PER_PEER "sync.rounds_per_peer"
 #define RF_META_KEY_SYNC_PEERS "sync.peers"
+#define RF_META_KEY_SYNC_TOPOLOGY "sync.topology"
+#define RF_META_SYNC_TOPOLOGY_TREE "binomial-tree"   /* rounds walk a binomial tree of clock domains */
+#define RF_META_KEY_SYNC_TREE_STEPS "sync.tree_steps"
+#define RF_META_KEY_SYNC_EPOCH "sync.epoch"            /* sync.epoch.E.peer.RANK: one tree edge's estimate */
 #define RF_META_KEY_SYNC_INTERVAL_S "sync.interval_s"
 #define RF_META_KEY_SYNC_INTERVAL_MODE "sync.interval_mode"
 #define RF_META_KEY_CLOCK_DOMAINS "clock.domains"

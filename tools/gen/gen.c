@@ -33,10 +33,11 @@
  * Clock synchronisation rounds, as src/sync.c runs them: at MPI_Init, at
  * MPI_Finalize and (--sync-rounds K > 2) K - 2 more spread evenly over the
  * iterations, each inside an MPI_Barrier as the periodic rounds run inside a
- * world collective. Rank 0 exchanges 20 ping-pongs with the lowest rank of
- * every other clock domain on the communicator "synctrace sync" (tag 7117);
- * every rank then gets the ClockOffset definitions src/sync.c computes
- * (same estimator, copied below).
+ * world collective. The lowest ranks of the clock domains walk the binomial
+ * tree of tools/common/sync_tree.h, 20 ping-pongs per edge on the
+ * communicator "synctrace sync" (tag 7117); every rank then gets the
+ * ClockOffset definitions src/sync.c computes (the same estimator and
+ * composition, tools/common/offset_estimate.c).
  *
  * Memory. Events are simulated into a file-backed map (an unlinked file in
  * OUT_DIR, one fixed-size region per rank, sized in advance), then written
@@ -46,6 +47,7 @@
 #include "fsutil.h"
 #include "rawformat.h"
 #include "offset_estimate.h"
+#include "sync_tree.h"
 #include "skew.h"
 #include "timing.h"
 #include <config.h>
@@ -194,7 +196,10 @@ static void setup_clocks(void)
 
 static int node_of(int r) { return r / R; }
 static int domain_of(int r) { return node_of(r) * R; }
-static int is_sync_peer(int r) { return r != 0 && domain_of(r) == r && domain_of(r) != domain_of(0); }
+/* Clock domains are the nodes: domain index d is node d, represented by its
+ * lowest rank d * R, and the sync tree (sync_tree.h) is over them. */
+static int ndomains(void) { return (P + R - 1) / R; }
+static int is_sync_rep(int r) { return domain_of(r) == r; }
 
 /* ---------- event storage ---------- */
 
@@ -291,9 +296,6 @@ static int grid_neighbour(int r, int dir)
 
 /* ---------- planning: events per rank ---------- */
 
-static int npeers;                       /* sync peers: one per clock domain other than rank 0's */
-static int *peers;
-static int *peer_of_domain;              /* domain (lowest rank) -> index in peers, or -1 */
 
 static uint64_t per_iteration(void)
 {
@@ -313,11 +315,14 @@ static uint64_t per_iteration(void)
     }
 }
 
+/* A representative's events in one round: Enter, Leave and a ping-pong
+ * (two events) per sample with its parent and each child. */
 static uint64_t sync_events(int r)
 {
-    if (r == 0)
-        return 2 + 2 * (uint64_t)SYNC_ROUNDS * (uint64_t)npeers;
-    return is_sync_peer(r) ? 2 + 2 * SYNC_ROUNDS : 0;
+    if (!is_sync_rep(r))
+        return 0;
+    int d = node_of(r);
+    return 2 + 2 * (uint64_t)SYNC_ROUNDS * (uint64_t)(st_tree_nchildren(d, ndomains()) + (d > 0));
 }
 
 static int middle_rounds(void) { return C.sync_rounds > 2 ? C.sync_rounds - 2 : 0; }
@@ -357,58 +362,88 @@ static void plan_storage(void)
 struct epoch {
     uint64_t ref_time;          /* rank 0's recorded clock at the round */
     uint64_t true_start;
-    struct estimate *est;       /* per peer index */
+    uint64_t true_length;       /* first representative's entry to the last one's exit */
+    uint64_t edge_true_sum;     /* the edges' exchanges, added up: what a star would serialise */
+    struct estimate *est;       /* per domain: its offset to rank 0's, composed along the tree */
 };
 static struct epoch *epochs;
 static int nepochs;
 
-/* One round. ready[r]: when participant r enters the sync region (rank 0
- * and the peers); done[r] is set to when it leaves it. */
-static void sync_round(const uint64_t *ready, uint64_t *done)
+/* The samples of one tree edge: parent domain d pings child c. cur[x] is
+ * when domain x's representative is free; both move past the exchange.
+ * Returns the edge's estimate (child clock + offset = parent clock). */
+static struct estimate sync_edge(int d, int c, uint64_t *cur)
+{
+    int p = d * R, q = c * R;
+    struct sample s[SYNC_ROUNDS];
+    uint64_t at = cur[d], posted = cur[c];
+    uint64_t begin = at > posted ? at : posted;
+    for (int k = 0; k < SYNC_ROUNDS; k++) {
+        uint64_t t1 = at;
+        emit(p, E_SEND, t1, (uint32_t)q, SYNC_TAG, 0, COMM_SYNC);
+        uint64_t arrival = t1 + latency();
+        uint64_t t2 = (arrival > posted ? arrival : posted) + rng_between(30, 120);
+        emit(q, E_RECV, t2, (uint32_t)p, SYNC_TAG, 0, COMM_SYNC);
+        uint64_t t3 = t2 + rng_between(20, 80);
+        emit(q, E_SEND, t3, (uint32_t)p, SYNC_TAG, 0, COMM_SYNC);
+        uint64_t back = t3 + latency(), t4 = (back > t1 ? back : t1) + rng_between(30, 120);
+        emit(p, E_RECV, t4, (uint32_t)q, SYNC_TAG, 0, COMM_SYNC);
+        s[k] = (struct sample){ recorded_ticks(d, raw_ticks(t1)), recorded_ticks(c, raw_ticks(t2)),
+                                recorded_ticks(c, raw_ticks(t3)), recorded_ticks(d, raw_ticks(t4)) };
+        posted = t3 + gap();
+        at = t4 + gap();
+        n_messages += 2;
+    }
+    cur[d] = at;
+    cur[c] = posted + gap();
+    epochs[nepochs - 1].edge_true_sum += at - begin;
+    return estimate_offset(s, SYNC_ROUNDS, C.resolution, C.resolution);
+}
+
+/* One round, as src/sync.c runs it: the representatives walk the tree step
+ * by step. ready[r]: when representative r enters the sync region; done[r]
+ * is set to when it leaves it. cur: per domain scratch. */
+static void sync_round(const uint64_t *ready, uint64_t *done, uint64_t *cur)
 {
     struct epoch *e = &epochs[nepochs++];
+    int m = ndomains();
     e->true_start = ready[0];
     e->ref_time = recorded_ticks(0, raw_ticks(ready[0]));
-    enter(0, ready[0], R_SYNC);
-    uint64_t cur = ready[0] + gap();
-    struct sample s[SYNC_ROUNDS];
-    for (int p = 0; p < npeers; p++) {
-        int q = peers[p], nq = node_of(q);
-        enter(q, ready[q], R_SYNC);
-        uint64_t posted = ready[q] + gap();
-        for (int k = 0; k < SYNC_ROUNDS; k++) {
-            uint64_t t1 = cur;
-            emit(0, E_SEND, t1, (uint32_t)q, SYNC_TAG, 0, COMM_SYNC);
-            uint64_t arrival = t1 + latency();
-            uint64_t t2 = (arrival > posted ? arrival : posted) + rng_between(30, 120);
-            emit(q, E_RECV, t2, 0, SYNC_TAG, 0, COMM_SYNC);
-            uint64_t t3 = t2 + rng_between(20, 80);
-            emit(q, E_SEND, t3, 0, SYNC_TAG, 0, COMM_SYNC);
-            uint64_t back = t3 + latency(), t4 = (back > t1 ? back : t1) + rng_between(30, 120);
-            emit(0, E_RECV, t4, (uint32_t)q, SYNC_TAG, 0, COMM_SYNC);
-            s[k] = (struct sample){ recorded_ticks(0, raw_ticks(t1)), recorded_ticks(nq, raw_ticks(t2)),
-                                    recorded_ticks(nq, raw_ticks(t3)), recorded_ticks(0, raw_ticks(t4)) };
-            posted = t3 + gap();
-            cur = t4 + gap();
-            n_messages += 2;
-        }
-        done[q] = posted + gap();
-        leave(q, done[q], R_SYNC);
-        e->est[p] = estimate_offset(s, SYNC_ROUNDS, C.resolution, C.resolution);
+    for (int d = 0; d < m; d++) {
+        enter(d * R, ready[d * R], R_SYNC);
+        cur[d] = ready[d * R] + gap();
     }
-    done[0] = cur;
-    leave(0, done[0], R_SYNC);
+    /* edges first (e->est[c] holds c's edge), then composed in index order:
+     * a parent's index is below its children's */
+    for (int l = 0; l < st_tree_steps(m); l++)
+        for (int d = 0; d < m && d < (1 << l); d++) {
+            int c = st_tree_child(d, l, m);
+            if (c >= 0)
+                e->est[c] = sync_edge(d, c, cur);
+        }
+    e->est[0] = (struct estimate){ .peer_time = e->ref_time };
+    for (int d = 1; d < m; d++)
+        e->est[d] = estimate_compose(e->est[d], e->est[st_tree_parent(d)]);
+    uint64_t first = UINT64_MAX, last = 0;
+    for (int d = 0; d < m; d++) {
+        done[d * R] = cur[d];
+        leave(d * R, cur[d], R_SYNC);
+        first = ready[d * R] < first ? ready[d * R] : first;
+        last = cur[d] > last ? cur[d] : last;
+    }
+    e->true_length = last - first;
 }
 
 /* ---------- simulation ---------- */
 
 static uint64_t *now_t;              /* per rank: when it is free */
 static uint64_t *tmp_a, *tmp_b, *tmp_c;   /* per rank scratch */
+static uint64_t *dom_cur;            /* per clock domain scratch of the sync rounds */
 static uint64_t *sendtime;           /* [rank][6] for the stencils */
 static int *perm;
 static uint64_t true_span;
 
-static int is_participant(int r) { return r == 0 || is_sync_peer(r); }
+static int is_participant(int r) { return is_sync_rep(r); }
 
 static void coll_end(int r, uint64_t t, OTF2_CollectiveOp op, uint32_t root)
 {
@@ -598,7 +633,7 @@ static void middle_round(void)
         coll_end(r, tmp_b[r], OTF2_COLLECTIVE_OP_BARRIER, OTF2_UNDEFINED_UINT32);
         tmp_a[r] = tmp_b[r] + rng_between(200, 2000);   /* rank 0's decision, broadcast */
     }
-    sync_round(tmp_a, tmp_c);
+    sync_round(tmp_a, tmp_c, dom_cur);
     for (int r = 0; r < P; r++) {
         uint64_t t = is_participant(r) ? tmp_c[r] + gap() : tmp_b[r];
         leave(r, t, R_BARRIER);
@@ -613,13 +648,14 @@ static void simulate(void)
     tmp_a = malloc(sizeof *tmp_a * (size_t)P);
     tmp_b = malloc(sizeof *tmp_b * (size_t)P);
     tmp_c = malloc(sizeof *tmp_c * (size_t)P);
+    dom_cur = malloc(sizeof *dom_cur * (size_t)ndomains());
     perm = malloc(sizeof *perm * (size_t)P);
     sendtime = calloc((size_t)P * 6, sizeof *sendtime);
     epochs = calloc((size_t)C.sync_rounds, sizeof *epochs);
-    if (!now_t || !tmp_a || !tmp_b || !tmp_c || !perm || !sendtime || !epochs)
+    if (!now_t || !tmp_a || !tmp_b || !tmp_c || !dom_cur || !perm || !sendtime || !epochs)
         die(1, "out of memory");
     for (int e = 0; e < C.sync_rounds; e++)
-        if (!(epochs[e].est = calloc((size_t)(npeers ? npeers : 1), sizeof *epochs[e].est)))
+        if (!(epochs[e].est = calloc((size_t)ndomains(), sizeof *epochs[e].est)))
             die(1, "out of memory");
     uint64_t st = C.seed ^ 0x73796e6374726163ULL;   /* "synctrac" */
     for (int i = 0; i < 4; i++)
@@ -631,7 +667,7 @@ static void simulate(void)
         enter(r, now_t[r], R_INIT);
         tmp_a[r] = now_t[r] + gap();
     }
-    sync_round(tmp_a, tmp_c);
+    sync_round(tmp_a, tmp_c, dom_cur);
     for (int r = 0; r < P; r++) {
         now_t[r] = is_participant(r) ? tmp_c[r] + gap() : now_t[r] + overhead();
         leave(r, now_t[r], R_INIT);
@@ -676,7 +712,7 @@ static void simulate(void)
         tmp_c[r] = tmp_a[r];
     }
     if (C.sync_rounds >= 2)
-        sync_round(tmp_a, tmp_c);
+        sync_round(tmp_a, tmp_c, dom_cur);
     for (int r = 0; r < P; r++) {
         uint64_t own = (is_participant(r) ? tmp_c[r] : now_t[r]) + overhead();
         uint64_t after0 = tmp_c[0] + (r ? latency() : 0);
@@ -852,15 +888,10 @@ static void write_rank(int r)
     struct rf_clock_offset *offsets = malloc(sizeof *offsets * (size_t)(nepochs ? nepochs : 1));
     if (!offsets)
         die(1, "out of memory");
-    int peer_index = peer_of_domain[domain_of(r)];
     for (int e = 0; e < nepochs; e++) {
-        if (peer_index < 0) {
-            offsets[e] = (struct rf_clock_offset){ epochs[e].ref_time, 0, 0 };
-        } else {
-            const struct estimate *est = &epochs[e].est[peer_index];
-            offsets[e] = (struct rf_clock_offset){ est->peer_time, (int64_t)llround(est->offset_ns * C.resolution / 1e9),
-                                                   est->err_ns * C.resolution / 1e9 };
-        }
+        const struct estimate *est = &epochs[e].est[node_of(r)];
+        offsets[e] = (struct rf_clock_offset){ est->peer_time, (int64_t)llround(est->offset_ns * C.resolution / 1e9),
+                                               est->err_ns * C.resolution / 1e9 };
     }
     if (rf_defs_write_clock_offsets(ar, &loc, 1, offsets, (uint32_t)nepochs) != 0)
         die(1, "%s: cannot write the local definitions", anchor);
@@ -937,15 +968,21 @@ static void write_meta(void)
                  pattern_names[C.pattern], C.iterations, R, C.lat_min, C.lat_mean, C.compute_us, C.resolution,
                  C.sync_rounds);
     rf_meta_line(&m, "generator.true_span_ns", "%" PRIu64, true_span);
+    for (int e = 0; e < nepochs; e++) {
+        char key[64];
+        snprintf(key, sizeof key, "generator.sync_round.%d", e);
+        rf_meta_line(&m, key, "true_length_ns=%" PRIu64 " edges=%d edges_true_ns=%" PRIu64, epochs[e].true_length,
+                     ndomains() - 1, epochs[e].edge_true_sum);
+    }
     for (int e = 0; e < nepochs; e++)
-        for (int p = 0; p < npeers; p++) {
-            const struct estimate *est = &epochs[e].est[p];
-            rf_meta_sync_peer(&m, e, peers[p], est->rtt_min_ns, est->rtt_median_ns, est->rtt_max_ns, est->offset_ns,
-                              est->err_ns);
+        for (int d = 1; d < ndomains(); d++) {
+            const struct estimate *est = &epochs[e].est[d];
+            rf_meta_sync_peer(&m, e, d * R, st_tree_parent(d) * R, est->rtt_min_ns, est->rtt_median_ns,
+                              est->rtt_max_ns, est->offset_ns, est->err_ns);
         }
     double interval = nepochs >= 2 ? (double)(epochs[nepochs - 1].true_start - epochs[0].true_start) / (nepochs - 1) / 1e9
                                    : 0;
-    rf_meta_sync_summary(&m, nepochs, SYNC_ROUNDS, npeers, interval, "fixed");
+    rf_meta_sync_summary(&m, nepochs, SYNC_ROUNDS, ndomains() - 1, st_tree_steps(ndomains()), interval, "fixed");
     int *domains = malloc(sizeof *domains * (size_t)P);
     double *rates = malloc(sizeof *rates * (size_t)P);
     if (!domains || !rates)
@@ -1172,19 +1209,11 @@ int main(int argc, char **argv)
 
     setup_clocks();
     setup_grid();
-    peers = malloc(sizeof *peers * (size_t)P);
-    peer_of_domain = malloc(sizeof *peer_of_domain * (size_t)P);
     world_members = malloc(sizeof *world_members * (size_t)P);
-    if (!peers || !peer_of_domain || !world_members)
+    if (!world_members)
         die(1, "out of memory");
-    for (int r = 0; r < P; r++) {
+    for (int r = 0; r < P; r++)
         world_members[r] = (uint64_t)r;
-        peer_of_domain[r] = -1;
-        if (is_sync_peer(r)) {
-            peer_of_domain[r] = npeers;
-            peers[npeers++] = r;
-        }
-    }
     plan_storage();
     simulate();
     double t_sim = st_now_s();

@@ -421,4 +421,11 @@ struct st_region_info {
 
 extern const struct st_region_info st_regions[ST_REGION_MPI_COUNT];
 
+/* SYNCTRACE_MPI_GROUPS: each function's group (bit number), and whether it is
+ * recorded whatever the groups (its hooks write what the merge needs). */
+enum { ST_MPI_GROUP_CG, ST_MPI_GROUP_COLL, ST_MPI_GROUP_ENV, ST_MPI_GROUP_ERR, ST_MPI_GROUP_EXT, ST_MPI_GROUP_IO, ST_MPI_GROUP_MISC, ST_MPI_GROUP_P2P, ST_MPI_GROUP_QUERY, ST_MPI_GROUP_RMA, ST_MPI_GROUP_SPAWN, ST_MPI_GROUP_TOPO, ST_MPI_GROUP_TYPE, ST_MPI_GROUP_XREQTEST, ST_MPI_GROUP_COUNT };
+extern const char *const st_mpi_group_names[ST_MPI_GROUP_COUNT];
+extern const unsigned char st_region_group[ST_REGION_MPI_COUNT];
+extern const unsigned char st_region_essential[ST_REGION_MPI_COUNT];
+
 #endif

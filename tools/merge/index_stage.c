@@ -1,0 +1,62 @@
+/* index_stage.c — the causal index (OUT/causal.idx, synctrace query),
+ * built on its own thread while write_stage.c writes the archive: it needs
+ * only each location's event count and the matches. R:I of a query is the
+ * I-th event of location R (location_order.h): ow_write writes every event
+ * of a location in order, one record each. */
+#include <config.h>
+#include "merge_state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int merge_index_start(struct merge_state *st)
+{
+    const struct merge_options *o = &st->opt;
+    uint32_t n = st->nlocs;
+    if (!o->no_causal && n > MERGE_CAUSAL_AUTO_MAX) {
+        /* Cluster receives keep full vectors (one entry per location): at
+         * thousands of locations the index outgrows the trace many times. */
+        fprintf(stderr, "synctrace merge: note: %u locations: no causal index by default above %d "
+                        "(--causal builds it, or synctrace causal OUT later)\n", n, MERGE_CAUSAL_AUTO_MAX);
+        st->rep.causal_skipped = 1;
+        return 0;
+    }
+    if (o->no_causal > 0)
+        return 0;
+    uint64_t *nev = malloc(sizeof *nev * (n ? n : 1));
+    if (nev) {
+        for (uint32_t r = 0; r < n; r++)
+            nev[r] = st->locs[r].nevents;
+        st->causal_job = causal_start(st->tmp, nev, n, &st->match, o->cluster_levels);
+        free(nev);
+    }
+    if (!st->causal_job) {
+        fprintf(stderr, "synctrace merge: out of memory\n");
+        return -1;
+    }
+    return 0;
+}
+
+int merge_index_finish(struct merge_state *st)
+{
+    if (!st->causal_job)
+        return 0;
+    char err[4400];
+    int rc = causal_finish(st->causal_job, st->tmp, &st->causal, err, sizeof err);
+    st->causal_job = NULL;
+    if (rc != 0) {
+        fprintf(stderr, "synctrace merge: %s\n", err);
+        return -1;
+    }
+    if (!st->causal.built)
+        fprintf(stderr, "synctrace merge: warning: no causal index: %s\n", st->causal.error);
+    st->rep.causal = &st->causal;
+    return 0;
+}
+
+/* Before the matches the job reads are freed. */
+void merge_index_abandon(struct merge_state *st)
+{
+    causal_abandon(st->causal_job);
+    st->causal_job = NULL;
+}

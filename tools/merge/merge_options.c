@@ -1,0 +1,147 @@
+/* merge_options.c — the command line of `synctrace merge`: every option
+ * checked here, so a bad one gives one line and exit status 2 before any
+ * file is read. */
+#include <config.h>
+#include "causal.h"
+#include "merge_state.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_CLUSTER_LEVELS CAUSAL_DEFAULT_LEVELS   /* causal_report.h: why 8 */
+
+static int usage(FILE *to)
+{
+    fprintf(to, "usage: synctrace merge RAW_DIR -o OUT_DIR [--reference RANK] [--alpha A]\n"
+                "                      [--timebase reference|median] [--min-latency NS] [--max-drift-ppm P]\n"
+                "                      [--drift-model auto|line|segments] [--no-drift] [--jobs N] [--force]\n"
+                "                      [--cluster-levels S[,S...]] [--no-causal]\n"
+                "Merge a raw trace into one OTF2 archive with synchronised, tachyon-free timestamps\n"
+                "(OUT_DIR/traces.otf2) and write OUT_DIR/report.json.\n"
+                "  --reference RANK   clock that defines global time (default 0)\n"
+                "  --alpha A          where in the feasible interval offsets lie, 0..1 (default 0.5)\n"
+                "  --timebase median  global time follows the median of the clocks, not one of them\n"
+                "  --min-latency NS   minimum one-way message latency (default 0: receives never before sends)\n"
+                "  --drift-model M    line: one drift per clock, from its first to its last sync round;\n"
+                "                     segments: a drift and an offset per span between sync rounds;\n"
+                "                     auto (default): line, unless the events contradict it and segments less\n"
+                "  --no-drift         do not correct drift between sync rounds\n"
+                "  --max-drift-ppm P  drift estimates beyond P ppm are noise (default 200)\n"
+                "  --jobs N           threads reading the rank archives (default: the number of cores)\n"
+                "  --force            replace OUT_DIR if it exists\n"
+                "  --cluster-levels S[,S...]  causal index (OUT_DIR/causal.idx, synctrace query): maximum\n"
+                "                     cluster size per level, increasing; one size = two-level timestamps\n"
+                "                     (default " DEFAULT_CLUSTER_LEVELS ")\n"
+                "  --no-causal        do not build the causal index\n"
+                "  --causal           build it above " MERGE_CAUSAL_AUTO_MAX_S " locations too (its size grows with\n"
+                "                     locations x events: at 1000 ranks of a stencil, 350 bytes per event)\n");
+    return to == stdout ? 0 : 2;
+}
+
+static int parse_number(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int merge_parse_options(int argc, char **argv, struct merge_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->alpha = 0.5;
+    o->min_latency = 0;
+    o->max_drift = 200e-6;
+    o->cluster_levels = DEFAULT_CLUSTER_LEVELS;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->jobs = cores > 0 ? (int)cores : 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        double v;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return usage(stdout) - 1;
+        if ((!strcmp(a, "-o") || !strcmp(a, "--reference") || !strcmp(a, "--alpha") || !strcmp(a, "--timebase")
+             || !strcmp(a, "--min-latency") || !strcmp(a, "--max-drift-ppm") || !strcmp(a, "--jobs")
+             || !strcmp(a, "--drift-model") || !strcmp(a, "--cluster-levels")) && i + 1 >= argc) {
+            fprintf(stderr, "synctrace merge: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "-o")) {
+            o->out = argv[++i];
+        } else if (!strcmp(a, "--reference")) {
+            if (parse_number(argv[++i], &v) || v < 0 || v != (int)v) {
+                fprintf(stderr, "synctrace merge: --reference takes a rank, not '%s'\n", argv[i]);
+                return 2;
+            }
+            o->reference = (int)v;
+        } else if (!strcmp(a, "--alpha")) {
+            if (parse_number(argv[++i], &o->alpha) || !(o->alpha >= 0 && o->alpha <= 1)) {
+                fprintf(stderr, "synctrace merge: --alpha takes a number from 0 to 1, not '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--timebase")) {
+            const char *t = argv[++i];
+            if (strcmp(t, "reference") && strcmp(t, "median")) {
+                fprintf(stderr, "synctrace merge: --timebase is reference or median, not '%s'\n", t);
+                return 2;
+            }
+            o->median = !strcmp(t, "median");
+        } else if (!strcmp(a, "--drift-model")) {
+            const char *t = argv[++i];
+            if (strcmp(t, "segments") && strcmp(t, "line") && strcmp(t, "auto")) {
+                fprintf(stderr, "synctrace merge: --drift-model is auto, line or segments, not '%s'\n", t);
+                return 2;
+            }
+            o->drift_model = !strcmp(t, "auto") ? 0 : !strcmp(t, "line") ? CM_LINE + 1 : CM_SEGMENTS + 1;
+        } else if (!strcmp(a, "--min-latency")) {
+            if (parse_number(argv[++i], &o->min_latency) || o->min_latency < 0) {
+                fprintf(stderr, "synctrace merge: --min-latency takes nanoseconds >= 0, not '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--max-drift-ppm")) {
+            if (parse_number(argv[++i], &v) || !(v > 0)) {
+                fprintf(stderr, "synctrace merge: --max-drift-ppm takes a positive number, not '%s'\n", argv[i]);
+                return 2;
+            }
+            o->max_drift = v * 1e-6;
+        } else if (!strcmp(a, "--jobs")) {
+            if (parse_number(argv[++i], &v) || v < 1 || v > 1024 || v != (int)v) {
+                fprintf(stderr, "synctrace merge: --jobs takes a whole number from 1 to 1024, not '%s'\n", argv[i]);
+                return 2;
+            }
+            o->jobs = (int)v;
+        } else if (!strcmp(a, "--cluster-levels")) {
+            struct ci_config cfg;
+            char err[256];
+            o->cluster_levels = argv[++i];
+            if (ci_parse_levels(o->cluster_levels, &cfg, err, sizeof err) != 0) {
+                fprintf(stderr, "synctrace merge: --cluster-levels: %s\n", err);
+                return 2;
+            }
+        } else if (!strcmp(a, "--no-causal")) {
+            o->no_causal = 1;
+        } else if (!strcmp(a, "--causal")) {
+            o->no_causal = -1;
+        } else if (!strcmp(a, "--force")) {
+            o->force = 1;
+        } else if (!strcmp(a, "--no-drift")) {
+            o->no_drift = 1;
+        } else if (a[0] == '-' || o->raw) {
+            fprintf(stderr, "synctrace merge: unexpected argument '%s' (see --help)\n", a);
+            return 2;
+        } else {
+            o->raw = a;
+        }
+    }
+    if (!o->raw || !o->out) {
+        fprintf(stderr, "synctrace merge: need RAW_DIR and -o OUT_DIR (see --help)\n");
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,107 @@
+/* merge_state.h — `synctrace merge` as stages, each in its own file, and
+ * what they hand each other. cmd_merge (merge.c) only wires them:
+ *
+ *   options     merge_options.c  the command line
+ *   read        read_stage.c     rank archives -> one rt_rank per location
+ *   match       match.c          messages and collectives
+ *   clock model model_select.c   which drift model the events contradict least
+ *   constraints constraints.c    } one model's constraint graph and its
+ *   solve       solve.c          } offsets: solution.c
+ *   apply       apply.c          global times of every event
+ *   measure     report.c, compare_clc.c (vs the controlled logical clock), precision.c
+ *   write       write_stage.c    the merged archive and rawview.map, into outdir.c's temporary
+ *   index       index_stage.c    the causal index, built while the archive is written
+ *   report      report.c         report.json; then outdir.c renames OUT.tmp-PID to OUT
+ *
+ * A stage that fails says why in one line on stderr and returns -1; the
+ * state is freed by merge_state_free whatever stage was reached. */
+#ifndef SYNCTRACE_MERGE_STATE_H
+#define SYNCTRACE_MERGE_STATE_H
+
+#include <stdint.h>
+#include "causal_report.h"
+#include "clockmodel.h"
+#include "constraints.h"
+#include "match.h"
+#include "rawtrace.h"
+#include "report.h"
+#include "solve.h"
+#include "timing.h"
+
+/* Above this many locations the causal index is built only on request. */
+#define MERGE_CAUSAL_AUTO_MAX 1024
+#define MERGE_CAUSAL_AUTO_MAX_S "1024"
+
+struct merge_options {
+    const char *raw, *out;
+    int reference;            /* rank, which is also its main location's index */
+    double alpha;
+    int median;
+    double min_latency;       /* ns, between different clocks (--min-latency) */
+    double max_drift;         /* largest drift a clock may have (fraction) */
+    int jobs;                 /* threads reading rank archives */
+    int force, no_drift;
+    int drift_model;          /* --drift-model: 0 auto, else CM_LINE or CM_SEGMENTS + 1 */
+    const char *cluster_levels;   /* causal index: maximum cluster sizes per level */
+    int no_causal;            /* 1: --no-causal; -1: --causal (whatever the size) */
+};
+
+/* One solve of a clock model's constraint graph, and everything it produced. */
+struct merge_solution {
+    struct sv_graph *graph;
+    double *x, *lo, *hi, delta;
+    uint32_t unbounded;
+    struct cs_stats cs;
+};
+
+struct merge_state {
+    struct merge_options opt;
+    char **anchors;           /* read: the rank archives' anchor files */
+    int nanchors;
+    struct rt_rank *locs;     /* read: one per location, numbered as location_order.h says */
+    uint32_t nlocs;
+    struct mg_result match;   /* match */
+    struct cm_model model;    /* clock model */
+    struct merge_solution sol;   /* constraints + solve: the offsets of the chosen model */
+    uint32_t tau;             /* the reference clock's domain */
+    uint64_t **gtime, **truth;   /* apply: per location and event, global and true ns */
+    char tmp[4200];           /* the output directory being built, "" when none */
+    struct causal_job *causal_job;
+    struct causal_summary causal;
+    struct report rep;
+};
+
+/* merge_options.c: 0 to go on, else the exit status (-1: --help, exit 0). */
+int merge_parse_options(int argc, char **argv, struct merge_options *o);
+
+void merge_state_init(struct merge_state *st, const struct merge_options *o);
+void merge_state_free(struct merge_state *st);
+
+/* The stages, in order; each returns 0 or -1 (the line already printed). */
+int merge_read(struct merge_state *st);
+int merge_match(struct merge_state *st);
+int merge_choose_model(struct merge_state *st);
+int merge_apply(struct merge_state *st);
+int merge_write(struct merge_state *st);              /* the index starts and ends around it */
+
+/* solution.c: build the constraint graph of `model` and solve it. */
+int merge_solve_model(const struct rt_rank *locs, const struct cm_model *model, const struct mg_result *match,
+                      double lmin, uint32_t tau, double alpha, struct merge_solution *s);
+void merge_solution_free(struct merge_solution *s);
+
+/* compare_clc.c, precision.c: measures for the report (warnings only). */
+void merge_compare_clc(struct merge_state *st);
+void merge_precision(struct merge_state *st);
+
+/* index_stage.c */
+int merge_index_start(struct merge_state *st);
+int merge_index_finish(struct merge_state *st);
+void merge_index_abandon(struct merge_state *st);
+
+/* outdir.c: OUT is built in OUT.tmp-PID and renamed into place. */
+int outdir_refuse_existing(const struct merge_options *o);   /* 1 (said why) if OUT exists without --force */
+int outdir_create(struct merge_state *st);
+int outdir_commit(struct merge_state *st);
+void outdir_abandon(struct merge_state *st);
+
+#endif

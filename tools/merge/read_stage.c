@@ -1,0 +1,219 @@
+/* read_stage.c — the merge's first stage: read every rank's archive, check
+ * that they are one run with every rank once, and lay the result out as one
+ * rt_rank per location, numbered as location_order.h says. */
+#include <config.h>
+#include "location_order.h"
+#include "merge_state.h"
+#include "progress.h"
+#include "rawdir.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Read the rank archives, `jobs` at a time: each has its own OTF2 reader,
+ * and reading is most of a merge's time. The first error (in rank order)
+ * is reported. */
+struct read_work {
+    char **anchors;
+    struct rt_rank *ranks;
+    int n;
+    int next;                 /* next rank to read */
+    pthread_mutex_t lock;
+    char **errors;            /* per rank, NULL when read */
+};
+
+/* A rank's error when even its message could not be copied. */
+static char no_memory[] = "out of memory";
+
+static void *read_worker(void *arg)
+{
+    struct read_work *w = arg;
+    char err[4400];
+    for (;;) {
+        pthread_mutex_lock(&w->lock);
+        int i = w->next < w->n ? w->next++ : -1;
+        progress_update("reading rank archives", (uint64_t)(i < 0 ? w->n : i), (uint64_t)w->n);
+        pthread_mutex_unlock(&w->lock);
+        if (i < 0)
+            return NULL;
+        if (rt_read_rank(w->anchors[i], &w->ranks[i], err, sizeof err) != 0 && !(w->errors[i] = strdup(err)))
+            w->errors[i] = no_memory;
+    }
+}
+
+static int read_ranks(char **anchors, int n, struct rt_rank *ranks, int jobs, char *err, size_t errlen)
+{
+    struct read_work w = { anchors, ranks, n, 0, PTHREAD_MUTEX_INITIALIZER, calloc((size_t)n, sizeof(char *)) };
+    if (!w.errors) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (jobs > n)
+        jobs = n;
+    pthread_t *threads = malloc(sizeof *threads * (size_t)(jobs > 1 ? jobs - 1 : 1));
+    int started = 0;
+    for (int k = 1; threads && k < jobs; k++)
+        if (pthread_create(&threads[started], NULL, read_worker, &w) == 0)
+            started++;
+    read_worker(&w);   /* this thread works too */
+    for (int k = 0; k < started; k++)
+        pthread_join(threads[k], NULL);
+    free(threads);
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        if (w.errors[i]) {
+            if (rc == 0)
+                snprintf(err, errlen, "%s", w.errors[i]);
+            rc = -1;
+            if (w.errors[i] != no_memory)
+                free(w.errors[i]);
+        }
+    free(w.errors);
+    return rc;
+}
+
+/* One run, every rank once, in rank order; say what a rank that died
+ * lost. Returns 0 or -1. */
+static int check_ranks(struct merge_state *st)
+{
+    const struct rt_rank *ranks = st->locs;
+    char **anchors = st->anchors;
+    int n = st->nanchors;
+    struct report *rep = &st->rep;
+    for (int i = 0; i < n; i++) {
+        if (ranks[i].world_size != n || ranks[i].rank != i) {
+            if (ranks[i].world_size != n)
+                fprintf(stderr, "synctrace merge: %s: rank %d of a %d-rank run, but %s holds %d rank archives\n",
+                        anchors[i], ranks[i].rank, ranks[i].world_size, st->opt.raw, n);
+            else
+                fprintf(stderr, "synctrace merge: %s: holds rank %d where rank %d was expected\n", anchors[i],
+                        ranks[i].rank, i);
+            return -1;
+        }
+        if (strcmp(ranks[i].run_id ? ranks[i].run_id : "", ranks[0].run_id ? ranks[0].run_id : "") != 0) {
+            fprintf(stderr, "synctrace merge: %s: from run %s, but %s is from run %s: archives of different runs\n",
+                    anchors[i], ranks[i].run_id ? ranks[i].run_id : "?", anchors[0],
+                    ranks[0].run_id ? ranks[0].run_id : "?");
+            return -1;
+        }
+        /* A recovered rank's main thread may have flushed nothing while
+         * its other threads did. */
+        uint64_t all_events = ranks[i].nevents;
+        for (uint32_t k = 0; k < ranks[i].nthreads; k++)
+            all_events += ranks[i].threads[k].nevents;
+        if (all_events == 0 || (ranks[i].nevents == 0 && !ranks[i].recovered)) {
+            fprintf(stderr, "synctrace merge: %s: no events\n", anchors[i]);
+            return -1;
+        }
+        rep->events += ranks[i].nevents;
+        /* A rank that died keeps what it recorded (its archive was closed on
+         * the way out); say so, since its last messages will not match. */
+        int finalized = 0;
+        for (uint64_t k = ranks[i].nevents; k-- > 0 && !finalized;) {
+            const struct rt_event *e = &ranks[i].events[k];
+            finalized = e->kind == RT_ENTER && e->ref < ranks[i].nregions && ranks[i].regions[e->ref]
+                        && strcmp(ranks[i].regions[e->ref], "MPI_Finalize") == 0;
+        }
+        if (ranks[i].recovered) {
+            /* Killed (SIGKILL) before it could close its archive: rebuilt
+             * from its journal, with what the buffer flushes of its
+             * locations (its threads') had written. */
+            fprintf(stderr, "synctrace merge: warning: rank-%06d: recovered %llu events from a rank that was killed; "
+                            "events after its last buffer flush are lost\n",
+                    i, (unsigned long long)all_events);
+            rep->incomplete_ranks++;
+        } else if (!finalized) {
+            fprintf(stderr, "synctrace merge: warning: %s: rank %d ended without MPI_Finalize; "
+                            "its %llu recorded events are merged\n",
+                    anchors[i], i, (unsigned long long)ranks[i].nevents);
+            rep->incomplete_ranks++;
+        }
+    }
+    if (st->opt.reference >= n) {
+        fprintf(stderr, "synctrace merge: --reference %d: the trace has ranks 0 to %d\n", st->opt.reference, n - 1);
+        return -1;
+    }
+    return 0;
+}
+
+static int by_location_id(const void *a, const void *b)
+{
+    const struct rt_rank *x = a, *y = b;
+    return loc_id_cmp(loc_id((uint32_t)x->rank, x->thread), loc_id((uint32_t)y->rank, y->thread));
+}
+
+/* From here on, one entry per location: a rank whose other threads called
+ * MPI (MPI_THREAD_SERIALIZED or MULTIPLE) has several. They share the
+ * rank's clock and definitions. The ranks' main locations stay first, so
+ * entry r is rank r's; then the other threads, in location_order.h's order.
+ * Returns 0 or -1. */
+static int spread_threads(struct merge_state *st)
+{
+    int n = st->nanchors;
+    struct rt_rank **th = calloc((size_t)n, sizeof *th);
+    uint32_t *nth = calloc((size_t)n, sizeof *nth);
+    size_t total = (size_t)n;
+    if (!th || !nth) {
+        free(th);
+        free(nth);
+        fprintf(stderr, "synctrace merge: out of memory\n");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        nth[i] = rt_take_threads(&st->locs[i], &th[i]);
+        total += nth[i];
+        for (uint32_t j = 0; j < nth[i]; j++)
+            st->rep.events += th[i][j].nevents;
+    }
+    struct rt_rank *all = realloc(st->locs, sizeof *all * total);
+    if (all) {
+        st->locs = all;
+        size_t k = (size_t)n;
+        for (int i = 0; i < n; i++)
+            for (uint32_t j = 0; j < nth[i]; j++)
+                all[k++] = th[i][j];
+        qsort(all + n, total - (size_t)n, sizeof *all, by_location_id);
+    } else {
+        for (int i = 0; i < n; i++)
+            for (uint32_t j = 0; j < nth[i]; j++)
+                rt_free_rank(&th[i][j]);
+    }
+    for (int i = 0; i < n; i++)
+        free(th[i]);
+    free(th);
+    free(nth);
+    if (!all) {
+        fprintf(stderr, "synctrace merge: out of memory\n");
+        return -1;
+    }
+    st->nlocs = (uint32_t)total;
+    st->rep.threads = (uint32_t)(total - st->rep.ranks);
+    return 0;
+}
+
+int merge_read(struct merge_state *st)
+{
+    char err[4400];
+    int n = rawdir_list(st->opt.raw, &st->anchors, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "synctrace merge: %s\n", err);
+        return -1;
+    }
+    st->nanchors = n;
+    st->locs = calloc((size_t)n, sizeof *st->locs);
+    if (!st->locs) {
+        fprintf(stderr, "synctrace merge: out of memory\n");
+        return -1;
+    }
+    st->nlocs = (uint32_t)n;
+    if (read_ranks(st->anchors, n, st->locs, st->opt.jobs, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace merge: %s\n", err);
+        return -1;
+    }
+    if (check_ranks(st) != 0)
+        return -1;
+    st->rep.ranks = (uint32_t)n;
+    return spread_threads(st);
+}
