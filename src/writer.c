@@ -7,6 +7,7 @@
 #include "table.h"
 #include "options.h"
 #include "regions.h"
+#include "sumfile.h"
 
 #include <otf2/OTF2_Pthread_Locks.h>
 
@@ -14,6 +15,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,18 +375,18 @@ static char signal_dir[4096];   /* the trace directory, for linger() */
  * those of a node that are left as soon as one of them has died: a rank that
  * dies right after closing its archive would cut short the others still
  * closing theirs. So after a termination signal, wait until every rank's
- * archive is complete, at most until 0.8 s after the signal came (Open MPI's
- * default odls_base_sigkill_timeout is 1 s). */
+ * archive is complete (has its checksum file), at most until 0.8 s after
+ * the signal came (Open MPI's default odls_base_sigkill_timeout is 1 s). */
 static void linger(const struct timespec *since)
 {
-    static int complete;   /* ranks 0 .. complete-1 have their anchor: they stay */
+    static int complete;   /* ranks 0 .. complete-1 have closed their archives */
     char anchor[4200];
     for (;;) {
         while (complete < W.size) {
-            /* OTF2 writes the anchor file last; an empty one is being written. */
-            snprintf(anchor, sizeof anchor, "%s/" RF_RANK_NAME_FMT RF_ANCHOR_SUFFIX, signal_dir, complete);
+            /* A rank's checksum file comes last, whole (renamed into place). */
+            snprintf(anchor, sizeof anchor, "%s/" RF_RANK_NAME_FMT RF_SUM_SUFFIX, signal_dir, complete);
             struct stat st;
-            if (stat(anchor, &st) != 0 || st.st_size == 0)
+            if (stat(anchor, &st) != 0)
                 break;
             complete++;
         }
@@ -397,6 +399,20 @@ static void linger(const struct timespec *since)
         nanosleep(&pause, NULL);
     }
 }
+
+/* A close under way (MPI_Finalize, MPI_Abort, Open MPI's fatal-error path)
+ * when a termination signal comes: the rank that aborted first has the
+ * others killed while they may still be closing theirs (every rank calling
+ * MPI_Abort). The close then finishes first, and the signal is sent on at
+ * its end. */
+static volatile sig_atomic_t close_under_way, deferred_signal;
+static struct timespec deferred_since;
+/* This thread is writing an event: a termination signal must not close the
+ * archive under it (a half-written record in a closed archive reads as
+ * corrupt event data), so the close waits for the write's end (WRITE).
+ * Linux gives a signal sent to the process to its main thread, the one
+ * that records, unless that thread blocks it. */
+static _Thread_local volatile sig_atomic_t writing;
 
 /* Best effort: closing the archive is not async-signal-safe, so an alarm
  * guarantees that a handler stuck on a lock cannot hang the job. */
@@ -411,6 +427,13 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
             sigaction(sig, &previous[i], NULL);
             crash = i < N_CRASH_SIGNALS;
         }
+    if (!crash && (close_under_way || writing)) {
+        if (!deferred_signal) {
+            deferred_since = arrival;
+            deferred_signal = sig;
+        }
+        return;
+    }
     static volatile sig_atomic_t once;
     if (!once) {
         once = 1;
@@ -520,7 +543,7 @@ void st_writer_discard(void)
     /* Local files are named by the location id, which is the rank. */
     const char *names[] = { "%s/" RF_RANK_NAME_FMT RF_ANCHOR_SUFFIX, "%s/" RF_RANK_NAME_FMT RF_DEF_SUFFIX,
                             "%s/" RF_RANK_NAME_FMT "/%d" RF_EVT_SUFFIX, "%s/" RF_RANK_NAME_FMT "/%d" RF_DEF_SUFFIX,
-                            "%s/" RF_RANK_NAME_FMT RF_JOURNAL_SUFFIX };
+                            "%s/" RF_RANK_NAME_FMT RF_JOURNAL_SUFFIX, "%s/" RF_RANK_NAME_FMT RF_SUM_SUFFIX };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, names[i], W.dir, W.rank, W.rank);
         unlink(path);
@@ -570,6 +593,7 @@ void st_writer_close(void)
     if (!W.archive || W.closing)
         return;
     W.closing = 1;
+    close_under_way = 1;
     st_loc_self = NULL;
     uint64_t end = st_now().t;
     uint64_t nevents = 0;
@@ -598,7 +622,13 @@ void st_writer_close(void)
     free(locs);
     OTF2_Archive_Close(W.archive);
     W.archive = NULL;
-    /* The anchor, written last, is there now: the journal has done its job. */
+    /* The last act: the checksum file, whose presence says the archive is
+     * closed and lets a reader verify every byte of it. */
+    char name[32], err[4600];
+    snprintf(name, sizeof name, RF_RANK_NAME_FMT, W.rank);
+    if (sum_write_archive(W.dir, name, err, sizeof err) != 0)
+        st_warn("rank %d: %s; the archive cannot be verified", W.rank, err);
+    /* The archive is complete: the journal has done its job. */
     journal_remove();
     while (chunk_pool) {
         struct st_chunk *next = chunk_pool->next;
@@ -618,6 +648,11 @@ void st_writer_close(void)
     free(T.v);
     T.v = NULL;
     T.n = T.cap = 0;
+    close_under_way = 0;
+    if (deferred_signal) {
+        linger(&deferred_since);
+        raise(deferred_signal);   /* its previous disposition is back: it ends the process */
+    }
 }
 
 int st_writer_allow_threads(int concurrent)
@@ -673,6 +708,28 @@ struct st_loc *st_loc_attach(void)
 
 /* ---------- events ---------- */
 
+/* A termination signal came while this thread was writing: close now, and
+ * let the signal end the process. */
+static void close_deferred(void)
+{
+    if (writing || close_under_way)
+        return;
+    st_g.phase = ST_DONE;
+    st_writer_close();        /* sends the signal on at its end */
+    raise(deferred_signal);   /* there was nothing to close */
+}
+
+#define WRITE(call)                                                                                          \
+    do {                                                                                                     \
+        writing = 1;                                                                                         \
+        atomic_signal_fence(memory_order_seq_cst);                                                           \
+        call;                                                                                                \
+        atomic_signal_fence(memory_order_seq_cst);                                                           \
+        writing = 0;                                                                                         \
+        if (__builtin_expect(deferred_signal != 0, 0))                                                       \
+            close_deferred();                                                                                \
+    } while (0)
+
 static inline OTF2_AttributeList *truth(struct st_loc *loc, struct st_time t)
 {
     if (__builtin_expect(!st_clock_g.skew_on, 1))
@@ -683,65 +740,65 @@ static inline OTF2_AttributeList *truth(struct st_loc *loc, struct st_time t)
 
 void st_write_enter(struct st_loc *loc, struct st_time t, uint32_t region)
 {
-    OTF2_EvtWriter_Enter(loc->evt, truth(loc, t), t.t, region);
+    WRITE(OTF2_EvtWriter_Enter(loc->evt, truth(loc, t), t.t, region));
 }
 
 void st_write_leave(struct st_loc *loc, struct st_time t, uint32_t region)
 {
-    OTF2_EvtWriter_Leave(loc->evt, truth(loc, t), t.t, region);
+    WRITE(OTF2_EvtWriter_Leave(loc->evt, truth(loc, t), t.t, region));
 }
 
 void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
-    OTF2_EvtWriter_MpiSend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes);
+    WRITE(OTF2_EvtWriter_MpiSend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes));
 }
 
 void st_write_isend(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
 {
-    OTF2_EvtWriter_MpiIsend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req);
+    WRITE(OTF2_EvtWriter_MpiIsend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req));
 }
 
 void st_write_isend_complete(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    OTF2_EvtWriter_MpiIsendComplete(loc->evt, truth(loc, t), t.t, req);
+    WRITE(OTF2_EvtWriter_MpiIsendComplete(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_irecv_request(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    OTF2_EvtWriter_MpiIrecvRequest(loc->evt, truth(loc, t), t.t, req);
+    WRITE(OTF2_EvtWriter_MpiIrecvRequest(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_recv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
-    OTF2_EvtWriter_MpiRecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes);
+    WRITE(OTF2_EvtWriter_MpiRecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes));
 }
 
 void st_write_irecv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
 {
-    OTF2_EvtWriter_MpiIrecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req);
+    WRITE(OTF2_EvtWriter_MpiIrecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req));
 }
 
 void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    OTF2_EvtWriter_MpiRequestCancelled(loc->evt, truth(loc, t), t.t, req);
+    WRITE(OTF2_EvtWriter_MpiRequestCancelled(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_coll_begin(struct st_loc *loc, struct st_time t)
 {
-    OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, truth(loc, t), t.t);
+    WRITE(OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, truth(loc, t), t.t));
 }
 
 void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received)
 {
-    OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received);
+    WRITE(OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received));
 }
 
 void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, truth(loc, t), t.t, req);
+    WRITE(OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
 {
-    OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received, req);
+    WRITE(OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received, req));
 }

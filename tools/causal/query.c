@@ -54,6 +54,8 @@ static const char *check_ref(const stc_causal *c, uint32_t r, uint64_t i, char *
 {
     if (r >= stc_causal_ranks(c))
         snprintf(buf, len, "rank %u: the trace has ranks 0 to %u", r, stc_causal_ranks(c) - 1);
+    else if (stc_causal_events(c, r) == 0)
+        snprintf(buf, len, "event %u:%llu: rank %u has no events", r, (unsigned long long)i, r);
     else if (i >= stc_causal_events(c, r))
         snprintf(buf, len, "event %u:%llu: rank %u has events 0 to %llu", r, (unsigned long long)i, r,
                  (unsigned long long)stc_causal_events(c, r) - 1);

@@ -1,6 +1,7 @@
 /* meta_write.c — see meta_write.h. */
 #include "meta_write.h"
 #include "rawformat.h"
+#include "sumfile.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -76,7 +77,9 @@ int rf_meta_end(struct rf_meta *m, const char *status)
     if (!m->f)
         return -1;
     fprintf(m->f, RF_META_KEY_STATUS " %s\n", status);
-    int failed = ferror(m->f);
+    /* Sealed with its checksum: a reader can tell a damaged one. */
+    int failed = sum_seal(m->f, m->tmp) != 0;
+    failed |= ferror(m->f);
     failed |= fclose(m->f) != 0;
     m->f = NULL;
     if (failed || rename(m->tmp, m->path) != 0) {

@@ -40,7 +40,8 @@ void rf_meta_sync_summary(struct rf_meta *m, int epochs, int rounds_per_peer, in
 /* Each rank's clock domain (its lowest rank), and each rank's final tick rate. */
 void rf_meta_domains(struct rf_meta *m, int n, const int *domain);
 void rf_meta_rates(struct rf_meta *m, int n, const double *ticks_per_second);
-/* Write "status STATUS" and put the file in place. Returns 0, or -1 (the
+/* Write "status STATUS", seal the file with its checksum
+ * (tools/common/sumfile.h) and put it in place. Returns 0, or -1 (the
  * temporary file removed). */
 int rf_meta_end(struct rf_meta *m, const char *status);
 

@@ -1,6 +1,7 @@
 /* rawdir.c — find the per-rank archives of a raw trace directory. */
 #include "rawdir.h"
 #include "rawformat.h"
+#include "sumfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -43,6 +44,10 @@ static int meta_world_size(const char *dir)
 int rawdir_list(const char *dir, char ***anchors, char *err, size_t errlen)
 {
     *anchors = NULL;
+    char meta[4200];
+    snprintf(meta, sizeof meta, "%s/run.meta", dir);
+    if (sum_verify_sealed(meta, err, errlen) < 0)   /* damaged run metadata is never trusted */
+        return -1;
     DIR *d = opendir(dir);
     if (!d) {
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
@@ -58,6 +63,8 @@ int rawdir_list(const char *dir, char ***anchors, char *err, size_t errlen)
         int r = rank_of(de->d_name, RF_ANCHOR_SUFFIX);
         if (r < 0)
             r = rank_of(de->d_name, RF_JOURNAL_SUFFIX);
+        if (r < 0)
+            r = rank_of(de->d_name, RF_SUM_SUFFIX);
         if (r < 0)
             continue;
         if (r >= nseen) {

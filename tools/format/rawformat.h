@@ -23,6 +23,7 @@
 #define RF_DEF_SUFFIX ".def"
 #define RF_EVT_SUFFIX ".evt"
 #define RF_JOURNAL_SUFFIX ".journal"
+#define RF_SUM_SUFFIX ".sum"                   /* a closed rank's checksum file (tools/common/sumfile.h) */
 #define RF_META_FILE "run.meta"
 #define RF_META_TMP_FILE "run.meta.tmp"
 

@@ -708,7 +708,7 @@ static int place_events(const char *base, const char *sub, const struct rc_locat
 int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    char journal_path[4200], base[4200], evt[4400];
+    char journal_path[4200], base[4200];
     char name[32];   /* "rank-NNNNNN", the archive's name */
     const char *slash = NULL;
     if (sibling(anchor, RF_JOURNAL_SUFFIX, journal_path, sizeof journal_path) != 0
@@ -743,19 +743,9 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
     }
     for (uint32_t k = 0; k < out->nlocs; k++)
         out->events += out->locs[k].events;
-    if (!failed && out->events == 0) {
-        snprintf(evt, sizeof evt, "%s/%llu" RF_EVT_SUFFIX, base, (unsigned long long)j.location);
-        if (j.nthreads > 0)
-            snprintf(err, errlen, "%s: none of the event files of its %u locations holds a whole event chunk: "
-                                  "no events survived", anchor, j.nthreads + 1);
-        else if (out->locs[0].evt_bytes == 0)
-            snprintf(err, errlen, "%s: the rank was killed before its first buffer flush: no events survived "
-                                  "(only its journal is there)", anchor);
-        else
-            snprintf(err, errlen, "%s: %s holds no whole event chunk (%llu bytes, chunks of %llu): no events survived",
-                     anchor, evt, (unsigned long long)out->locs[0].evt_bytes, (unsigned long long)j.chunk_size);
-        failed = 1;
-    }
+    /* No whole chunk anywhere (killed before its first buffer flush): the
+     * archive is rebuilt all the same, a rank without events, so that the
+     * merge keeps the other ranks. */
     if (failed)
         goto fail;
 

@@ -50,6 +50,7 @@
 #include "sync_tree.h"
 #include "skew.h"
 #include "timing.h"
+#include "sumfile.h"
 #include <config.h>
 
 #include <dirent.h>
@@ -945,6 +946,9 @@ static void write_rank(int r)
     snprintf(value, sizeof value, "%.6f", clocks[node].drift_ppm);
     OTF2_Archive_SetProperty(ar, RF_PROP_SKEW_DRIFT_PPM, value, true);
     check(OTF2_Archive_Close(ar), anchor, "closing the archive");
+    char err[4600];
+    if (sum_write_archive(C.out, name, err, sizeof err) != 0)   /* as the tracer closes it */
+        die(1, "%s", err);
 }
 
 /* DIR/run.meta through the tracer's writer (tools/format/meta_write.h), plus what the

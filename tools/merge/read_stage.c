@@ -3,6 +3,7 @@
  * rt_rank per location, numbered as location_order.h says. */
 #include <config.h>
 #include "location_order.h"
+#include "losses.h"
 #include "merge_state.h"
 #include "progress.h"
 #include "rawdir.h"
@@ -98,43 +99,14 @@ static int check_ranks(struct merge_state *st)
                     ranks[0].run_id ? ranks[0].run_id : "?");
             return -1;
         }
-        /* A recovered rank's main thread may have flushed nothing while
-         * its other threads did. */
-        uint64_t all_events = ranks[i].nevents;
-        for (uint32_t k = 0; k < ranks[i].nthreads; k++)
-            all_events += ranks[i].threads[k].nevents;
-        if (all_events == 0 || (ranks[i].nevents == 0 && !ranks[i].recovered)) {
-            fprintf(stderr, "synctrace merge: %s: no events\n", anchors[i]);
-            return -1;
-        }
         rep->events += ranks[i].nevents;
-        /* A rank that died keeps what it recorded (its archive was closed on
-         * the way out); say so, since its last messages will not match. */
-        int finalized = 0;
-        for (uint64_t k = ranks[i].nevents; k-- > 0 && !finalized;) {
-            const struct rt_event *e = &ranks[i].events[k];
-            finalized = e->kind == RT_ENTER && e->ref < ranks[i].nregions && ranks[i].regions[e->ref]
-                        && strcmp(ranks[i].regions[e->ref], "MPI_Finalize") == 0;
-        }
-        if (ranks[i].recovered) {
-            /* Killed (SIGKILL) before it could close its archive: rebuilt
-             * from its journal, with what the buffer flushes of its
-             * locations (its threads') had written. */
-            fprintf(stderr, "synctrace merge: warning: rank-%06d: recovered %llu events from a rank that was killed; "
-                            "events after its last buffer flush are lost\n",
-                    i, (unsigned long long)all_events);
-            rep->incomplete_ranks++;
-        } else if (!finalized) {
-            fprintf(stderr, "synctrace merge: warning: %s: rank %d ended without MPI_Finalize; "
-                            "its %llu recorded events are merged\n",
-                    anchors[i], i, (unsigned long long)ranks[i].nevents);
-            rep->incomplete_ranks++;
-        }
     }
     if (st->opt.reference >= n) {
         fprintf(stderr, "synctrace merge: --reference %d: the trace has ranks 0 to %d\n", st->opt.reference, n - 1);
         return -1;
     }
+    for (int i = 0; i < n; i++)   /* one run: now say what each rank of it lost (losses.c) */
+        losses_note(rep, &ranks[i], anchors[i]);
     return 0;
 }
 
@@ -152,6 +124,8 @@ static int by_location_id(const void *a, const void *b)
 static int spread_threads(struct merge_state *st)
 {
     int n = st->nanchors;
+    if (n <= 0)
+        return 0;
     struct rt_rank **th = calloc((size_t)n, sizeof *th);
     uint32_t *nth = calloc((size_t)n, sizeof *nth);
     size_t total = (size_t)n;

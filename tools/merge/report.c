@@ -18,6 +18,22 @@ void report_free(struct report *r)
     r->domains = NULL;
     free(r->segments);
     r->segments = NULL;
+    free(r->losses);
+    r->losses = NULL;
+    r->nlosses = 0;
+}
+
+/* S as a JSON string's contents (paths may hold quotes or backslashes). */
+static void json_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
 }
 
 /* The median of v[0..n) by quickselect (Hoare's FIND): linear time, v reordered. */
@@ -411,6 +427,14 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     }
     fprintf(f, "{\n  \"format\": 1,\n  \"ranks\": %u,\n  \"threads\": %u,\n  \"incomplete_ranks\": %u,\n  \"events\": %llu,\n",
             r->ranks, r->threads, r->incomplete_ranks, (unsigned long long)r->events);
+    /* What each rank of a job that died lost, and why. */
+    fprintf(f, "  \"incomplete\": [");
+    for (uint32_t i = 0; i < r->nlosses; i++) {
+        fprintf(f, "%s{\"rank\": %d, \"why\": \"", i ? ", " : "", r->losses[i].rank);
+        json_escaped(f, r->losses[i].why);
+        fprintf(f, "\"}");
+    }
+    fprintf(f, "],\n");
     fprintf(f, "  \"messages\": %zu,\n  \"collectives\": %zu,\n  \"unmatched_sends\": %zu,\n  \"unmatched_receives\": %zu,\n",
             r->messages, r->collectives, r->unmatched_sends, r->unmatched_recvs);
     fprintf(f, "  \"unmatched_examples\": \"%s\",\n", r->unmatched_examples);

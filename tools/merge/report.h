@@ -34,11 +34,19 @@ struct report_domain {
     uint32_t nsegments, first_segment;   /* into report.segments */
 };
 
+/* A rank of a job that died: what it lost and why (losses.c). */
+struct report_loss {
+    int rank;
+    char why[600];
+};
+
 struct report {
     uint32_t ranks;
     uint32_t threads;            /* locations besides the ranks' main ones */
     int causal_skipped;          /* too many locations for a causal index by default */
     uint32_t incomplete_ranks;   /* ranks that ended without MPI_Finalize */
+    struct report_loss *losses;  /* one per incomplete rank, in rank order */
+    uint32_t nlosses;
     uint64_t events;
     size_t messages, collectives, unmatched_sends, unmatched_recvs, incomplete_collectives, cancelled;
     size_t tachyons_raw, tachyons_after, latency_violations_after, collective_violations_after;
