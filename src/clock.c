@@ -389,3 +389,26 @@ uint64_t st_clock_distort(uint64_t raw)
 {
     return st_clock_g.skew_on ? st_clock_apply_skew_(raw) : raw;
 }
+
+void st_clock_early_read(struct st_clock_early *e)
+{
+    struct timespec raw = { 0, 0 }, mono = { 0, 0 };
+#if defined(__x86_64__)
+    e->tsc = __rdtsc();
+#else
+    e->tsc = 0;
+#endif
+    clock_gettime(CLOCK_MONOTONIC_RAW, &raw);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    e->monotonic_raw_ns = (uint64_t)raw.tv_sec * 1000000000u + (uint64_t)raw.tv_nsec;
+    e->monotonic_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+}
+
+uint64_t st_clock_early_raw(const struct st_clock_early *e)
+{
+    switch (st_clock_g.kind) {
+    case ST_CLOCK_TSC: return e->tsc;
+    case ST_CLOCK_MONOTONIC: return e->monotonic_ns;
+    default: return e->monotonic_raw_ns;
+    }
+}

@@ -52,6 +52,16 @@ double st_clock_ticks_per_second(void);
 double st_clock_calibrate_final(void);
 const char *st_clock_hostname(void);
 
+/* Before MPI_Init the clock is not chosen yet (its choice is configured and
+ * agreed on inside it): every candidate is read, and once st_clock_init has
+ * chosen, st_clock_early_raw gives the reading of the chosen one, in its
+ * raw ticks (skew applies as to any raw value: st_clock_distort). */
+struct st_clock_early {
+    uint64_t tsc, monotonic_raw_ns, monotonic_ns;
+};
+void st_clock_early_read(struct st_clock_early *e);
+uint64_t st_clock_early_raw(const struct st_clock_early *e);
+
 static inline uint64_t st_clock_raw_(void)
 {
 #if defined(__x86_64__)

@@ -120,6 +120,10 @@ static void record_neighbours(MPI_Comm comm, uint32_t ref, const int *world, int
     if (topo == MPI_CART) {
         int nd = 0;
         PMPI_Cartdim_get(comm, &nd);
+        int *sizes = malloc(sizeof *sizes * (size_t)(3 * nd + 1));
+        if (sizes && nd > 0 && PMPI_Cart_get(comm, nd, sizes, sizes + nd, sizes + 2 * nd) == MPI_SUCCESS)
+            st_writer_comm_cart(ref, nd, sizes, sizes + nd, sizes + 2 * nd, me);
+        free(sizes);
         in = malloc(sizeof *in * (size_t)(2 * nd + 1));
         for (int d = 0; in && d < nd; d++) {
             int src = MPI_PROC_NULL, dst = MPI_PROC_NULL;
@@ -264,6 +268,18 @@ static uint32_t comm_ref(MPI_Comm comm)
     return rec ? rec->ref : OTF2_UNDEFINED_COMM;
 }
 
+/* The parent of an intracommunicator (an intercommunicator's two sides
+ * have different local parents: none is written). */
+static void record_parent(MPI_Comm parent, MPI_Comm newcomm)
+{
+    int inter = 0;
+    if (parent == MPI_COMM_NULL || PMPI_Comm_test_inter(newcomm, &inter) != MPI_SUCCESS || inter)
+        return;
+    struct st_commrec *p = lookup(parent), *c = lookup(newcomm);
+    if (p && c)
+        st_writer_comm_parent(c->ref, p->ref);
+}
+
 static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
 {
     if (ret != MPI_SUCCESS || newcomm == MPI_COMM_NULL)
@@ -283,10 +299,12 @@ static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
             *p = d->next;
             define_new(parent_key, newcomm, newcomm, &d->key);
             free(d);
+            record_parent(parent, newcomm);
             return;
         }
     }
     define_new(parent_key, newcomm, newcomm, NULL);
+    record_parent(parent, newcomm);
 }
 
 /* MPI_Comm_idup: the new communicator exists once the request completes;

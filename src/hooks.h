@@ -91,4 +91,18 @@ void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm);
 void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request);
 void st_comm_freed(int ret, MPI_Comm comm);
 
+/* rma.c: one-sided communication (windows, operations, synchronisation) */
+void st_rma_created(struct st_call *call, int ret, MPI_Comm comm, MPI_Win win);
+void st_rma_freed(struct st_call *call, int ret, MPI_Win win);
+void st_rma_named(int ret, MPI_Win win, const char *name);
+void st_rma_fence(struct st_call *call, int ret, MPI_Win win);
+void st_rma_completed(struct st_call *call, int ret, MPI_Win win, int target);
+void st_rma_lock(struct st_call *call, int ret, MPI_Win win, int lock_type, int target);
+void st_rma_unlock(struct st_call *call, int ret, MPI_Win win, int target);
+void st_rma_op(struct st_call *call, int ret, MPI_Win win, int kind, int target, uint64_t sent, uint64_t received,
+               OTF2_RmaAtomicType atomic);
+void st_rma_epoch(int ret, MPI_Win win, MPI_Group group, int exposure);
+void st_rma_epoch_end(struct st_call *call, int ret, MPI_Win win, int exposure);
+uint64_t st_rma_bytes(int count, MPI_Datatype type);
+
 #endif

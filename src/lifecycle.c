@@ -193,13 +193,18 @@ static void start(int provided)
     }
 }
 
-static int init_common(int ret, int provided, uint32_t region)
+/* MPI_Init's Enter is the clock read before PMPI_Init (as Score-P stamps
+ * it), so the time spent in MPI_Init shows as MPI, not as user code. */
+static int init_common(int ret, int provided, uint32_t region, const struct st_clock_early *before)
 {
     if (ret != MPI_SUCCESS)
         return ret;
     start(provided);
     if (st_g.phase == ST_RECORDING) {
-        struct st_call call = { st_loc_self, region, st_now(), { 0, 0 } };
+        uint64_t raw = st_clock_early_raw(before);
+        struct st_time entered = { st_clock_distort(raw), raw };
+        st_writer_started_at(entered.t);
+        struct st_call call = { st_loc_self, region, entered, { 0, 0 } };
         st_write_enter(call.loc, call.enter, region);
         st_sync_at_init(&call);
         st_call_end(&call);
@@ -210,14 +215,19 @@ static int init_common(int ret, int provided, uint32_t region)
 
 int MPI_Init(int *argc, char ***argv)
 {
+    struct st_clock_early before;
+    st_clock_early_read(&before);
     int ret = PMPI_Init(argc, argv);
-    return init_common(ret, MPI_THREAD_SINGLE, ST_REGION_MPI_Init);
+    return init_common(ret, MPI_THREAD_SINGLE, ST_REGION_MPI_Init, &before);
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    struct st_clock_early before;
+    st_clock_early_read(&before);
     int ret = PMPI_Init_thread(argc, argv, required, provided);
-    return init_common(ret, ret == MPI_SUCCESS ? *provided : MPI_THREAD_SINGLE, ST_REGION_MPI_Init_thread);
+    return init_common(ret, ret == MPI_SUCCESS ? *provided : MPI_THREAD_SINGLE, ST_REGION_MPI_Init_thread,
+                       &before);
 }
 
 void st_lifecycle_finalize(struct st_call *call)

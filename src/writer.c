@@ -245,6 +245,64 @@ void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
     }
 }
 
+void st_writer_comm_parent(uint32_t comm, uint32_t parent)
+{
+    if (rf_defs_comm_parent(&W.defs, comm, parent) != 0)
+        return;
+    char tail[32];
+    snprintf(tail, sizeof tail, " %u %u", comm, parent);
+    journal_record(RF_JR_COMM_PARENT, NULL, tail);
+}
+
+void st_writer_comm_cart(uint32_t comm, int ndims, const int *sizes, const int *periods, const int *coords, int rank)
+{
+    if (ndims <= 0 || ndims > RF_CART_MAX_DIMS || rank < 0)
+        return;
+    uint32_t sz[RF_CART_MAX_DIMS], co[RF_CART_MAX_DIMS];
+    uint8_t per[RF_CART_MAX_DIMS];
+    for (int d = 0; d < ndims; d++) {
+        sz[d] = sizes[d] < 0 ? 0 : (uint32_t)sizes[d];
+        per[d] = periods[d] != 0;
+        co[d] = coords[d] < 0 ? 0 : (uint32_t)coords[d];
+    }
+    if (rf_defs_comm_cart(&W.defs, comm, (uint32_t)ndims, sz, per, co, (uint32_t)rank) != 0)
+        return;
+    /* cart REF RANK NDIMS SIZES PERIODIC COORDS: lists comma-separated */
+    char *tail = malloc(48 + 36 * (size_t)ndims);
+    if (tail) {
+        size_t k = (size_t)sprintf(tail, " %u %d %d ", comm, rank, ndims);
+        for (int d = 0; d < ndims; d++)
+            k += (size_t)sprintf(tail + k, "%s%u", d ? "," : "", sz[d]);
+        for (int d = 0; d < ndims; d++)
+            k += (size_t)sprintf(tail + k, "%s%u", d ? "," : " ", per[d]);
+        for (int d = 0; d < ndims; d++)
+            k += (size_t)sprintf(tail + k, "%s%u", d ? "," : " ", co[d]);
+        journal_record(RF_JR_CART, NULL, tail);
+        free(tail);
+    }
+}
+
+uint32_t st_writer_define_window(uint32_t comm)
+{
+    uint32_t win = rf_defs_add_window(&W.defs, comm);
+    if (win != OTF2_UNDEFINED_RMA_WIN) {
+        char tail[32];
+        snprintf(tail, sizeof tail, " %u %u", win, comm);
+        journal_record(RF_JR_WINDOW, NULL, tail);
+    }
+    return win;
+}
+
+void st_writer_window_name(uint32_t win, const char *name)
+{
+    if (rf_defs_window_name(&W.defs, win, name) != 0)
+        return;
+    char key[48];
+    snprintf(key, sizeof key, RF_JR_WINDOW_NAME " %u", win);
+    const char *strs[] = { name, NULL };
+    journal_record(key, strs, "");
+}
+
 void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev)
 {
     if (W.noffsets == W.offsets_cap) {
@@ -553,6 +611,16 @@ void st_writer_discard(void)
 }
 
 
+void st_writer_started_at(uint64_t t)
+{
+    if (t >= W.opened_at)
+        return;
+    W.opened_at = t;   /* the trace begins with MPI_Init's Enter, stamped before the archive opened */
+    char tail[32];
+    snprintf(tail, sizeof tail, " %llu", (unsigned long long)t);
+    journal_record(RF_JR_STARTED_AT, NULL, tail);
+}
+
 /* The tracer's regions: the generated MPI ones, then its own. */
 static struct rf_region regions[ST_REGION_ALL_COUNT];
 
@@ -801,4 +869,61 @@ void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req)
 void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
 {
     WRITE(OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received, req));
+}
+
+void st_write_rma_win_create(struct st_loc *loc, struct st_time t, uint32_t win)
+{
+    WRITE(OTF2_EvtWriter_RmaWinCreate(loc->evt, truth(loc, t), t.t, win));
+}
+
+void st_write_rma_win_destroy(struct st_loc *loc, struct st_time t, uint32_t win)
+{
+    WRITE(OTF2_EvtWriter_RmaWinDestroy(loc->evt, truth(loc, t), t.t, win));
+}
+
+void st_write_rma_collective_begin(struct st_loc *loc, struct st_time t)
+{
+    WRITE(OTF2_EvtWriter_RmaCollectiveBegin(loc->evt, truth(loc, t), t.t));
+}
+
+void st_write_rma_collective_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
+                                 uint32_t win)
+{
+    WRITE(OTF2_EvtWriter_RmaCollectiveEnd(loc->evt, truth(loc, t), t.t, op, level, win, OTF2_UNDEFINED_UINT32, 0, 0));
+}
+
+void st_write_rma_put(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    WRITE(OTF2_EvtWriter_RmaPut(loc->evt, truth(loc, t), t.t, win, remote, bytes, id));
+}
+
+void st_write_rma_get(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    WRITE(OTF2_EvtWriter_RmaGet(loc->evt, truth(loc, t), t.t, win, remote, bytes, id));
+}
+
+void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type,
+                         uint64_t sent, uint64_t received, uint64_t id)
+{
+    WRITE(OTF2_EvtWriter_RmaAtomic(loc->evt, truth(loc, t), t.t, win, remote, type, sent, received, id));
+}
+
+void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id)
+{
+    WRITE(OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, truth(loc, t), t.t, win, id));
+}
+
+void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type)
+{
+    WRITE(OTF2_EvtWriter_RmaRequestLock(loc->evt, truth(loc, t), t.t, win, remote, 0, type));
+}
+
+void st_write_rma_release_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote)
+{
+    WRITE(OTF2_EvtWriter_RmaReleaseLock(loc->evt, truth(loc, t), t.t, win, remote, 0));
+}
+
+void st_write_rma_sync(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaSyncType type)
+{
+    WRITE(OTF2_EvtWriter_RmaSync(loc->evt, truth(loc, t), t.t, win, remote, type));
 }

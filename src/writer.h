@@ -46,6 +46,13 @@ uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_
  * a neighbourhood collective receives from. Written as the group
  * "synctrace in-neighbours of comm REF". */
 void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks);
+/* Communicator `comm` was made from `parent` (references): the Comm
+ * definition's parent, as Score-P writes it. */
+void st_writer_comm_parent(uint32_t comm, uint32_t parent);
+/* A Cartesian topology on communicator `comm`: its dimensions' sizes and
+ * periodicity, this rank's coordinates and its rank in the communicator;
+ * written as OTF2 CartDimension/CartTopology/CartCoordinate definitions. */
+void st_writer_comm_cart(uint32_t comm, int ndims, const int *sizes, const int *periods, const int *coords, int rank);
 void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev);
 void st_writer_property(const char *name, const char *value);
 /* Fix the archive's timer resolution (ticks per second, rounded); returns
@@ -53,6 +60,9 @@ void st_writer_property(const char *name, const char *value);
 uint64_t st_writer_set_resolution(double ticks_per_second);
 
 /* Event records, stamped with the given time. */
+/* The trace began at t (before the archive was opened): the clock
+ * properties' global offset moves back to it. */
+void st_writer_started_at(uint64_t t);
 void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes);
 void st_write_isend(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
 void st_write_isend_complete(struct st_loc *loc, struct st_time t, uint64_t req);
@@ -64,5 +74,23 @@ void st_write_coll_begin(struct st_loc *loc, struct st_time t);
 void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received);
 void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req);
 void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req);
+
+/* RMA windows (a reference per window, on communicator `comm`), their
+ * names, and the one-sided events (rma.c). */
+uint32_t st_writer_define_window(uint32_t comm);
+void st_writer_window_name(uint32_t win, const char *name);
+void st_write_rma_win_create(struct st_loc *loc, struct st_time t, uint32_t win);
+void st_write_rma_win_destroy(struct st_loc *loc, struct st_time t, uint32_t win);
+void st_write_rma_collective_begin(struct st_loc *loc, struct st_time t);
+void st_write_rma_collective_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
+                                 uint32_t win);
+void st_write_rma_put(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id);
+void st_write_rma_get(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id);
+void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type,
+                         uint64_t sent, uint64_t received, uint64_t id);
+void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id);
+void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type);
+void st_write_rma_release_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote);
+void st_write_rma_sync(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaSyncType type);
 
 #endif

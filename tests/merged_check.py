@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""merged_check.py ARCHIVE/traces.otf2 — an independent check of a merged
+"""merged_check.py ARCHIVE/traces.otf2 [REPORT.json] — an independent check of a merged
 archive, read with OTF2's Python reader (not synctrace's code): per-location
 timestamps never decrease, and every message, matched first-in-first-out per
 (communicator, sender, receiver, tag) with receives in posting order, is
@@ -7,14 +7,115 @@ received at or after it was sent. A rank's threads are locations of their
 own (id thread << 32 | rank): their sends and receives interleave by time,
 a blocking receive posted when its call began. Prints one line:
     events E messages M tachyons T nonmonotonic N unmatched_sends S unmatched_receives R
+
+With REPORT.json (the merge's report), the accuracy figures the report
+prints are recomputed from the archive alone -- its timestamps and the
+true_time attribute of each event (events without one are no measurement)
+-- and one line before the summary says whether they agree:
+    accuracy events K error_max_ns A (report B) error_median_ns C (report D)
+      interval_distortion_max_ns E (report F) domains_inside I of J (report L) mismatches X
+Errors are residuals of the least-squares line of (time - true time) over
+true time, as the report defines them; a domain's true offset is its
+offset minus the median, over its events, of its global time minus the
+reference's global time at the same true time (interpolated); it must lie
+inside the domain's bounds. Under SYNCTRACE_SKEW a clock domain is a rank.
 """
+import bisect
 import collections
+import json
 import sys
 
 import otf2
 
 
-def main(path):
+def fit_residuals(tt, err):
+    """|residual| of each err[i] from the least-squares line over tt."""
+    n = len(tt)
+    mx = sum(tt) / n
+    my = sum(err) / n
+    sxx = sum((x - mx) ** 2 for x in tt)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(tt, err))
+    slope = sxy / sxx if sxx > 0 else 0.0
+    return [abs(y - (my + slope * (x - mx))) for x, y in zip(tt, err)], slope
+
+
+def accuracy(samples, report):
+    """samples: location -> [(time, true time)] in event order. Returns the line and the mismatch count."""
+    truth = report.get("truth")
+    pts = [p for v in samples.values() for p in v]
+    if not truth or len(pts) < 2:
+        return "accuracy events %d no_truth %d" % (len(pts), 0 if truth else 1), (1 if truth else 0)
+    origin = min(p[1] for p in pts)
+    tt = [float(p[1] - origin) for p in pts]
+    err = [float(p[0]) - x for p, x in zip(pts, tt)]
+    res, slope = fit_residuals(tt, err)
+    emax, emed = max(res), median(res)
+    dist = 0.0
+    for v in samples.values():
+        for (g0, t0), (g1, t1) in zip(v, v[1:]):
+            dist = max(dist, abs((g1 - g0) - (t1 - t0) * (1 + slope)))
+    # true offsets per domain (a rank under SYNCTRACE_SKEW, all its threads)
+    by_rank = collections.defaultdict(list)
+    for loc, v in samples.items():
+        by_rank[loc & 0xffffffff].extend(v)
+    ref = None
+    for d in report["domains"]:
+        if d.get("offset_ns") == 0 and d.get("lo_ns") is not None and abs(d["lo_ns"]) < 1e-6 and abs(d["hi_ns"]) < 1e-6:
+            ref = d["domain"]
+    inside = checked = 0
+    bad = 0
+    if ref is not None and ref in by_rank:
+        rv = sorted(by_rank[ref], key=lambda p: p[1])
+        rt = [p[1] for p in rv]
+        for d in report["domains"]:
+            if d["domain"] not in by_rank or len(d.get("segments", [])) != 1:
+                continue
+            diffs = []
+            for g, t in by_rank[d["domain"]]:
+                j = bisect.bisect_right(rt, t) - 1
+                j = min(max(j, 0), len(rt) - 2)
+                (g0, t0), (g1, t1) = rv[j], rv[j + 1]
+                gref = g0 + (g1 - g0) * (t - t0) / (t1 - t0) if t1 > t0 else g0
+                diffs.append(g - gref)
+            diffs.sort()
+            k = len(diffs) // 2
+            true_off = d["offset_ns"] - diffs[k]
+            checked += 1
+            ok = d["lo_ns"] is not None and d["lo_ns"] <= true_off <= d["hi_ns"]
+            inside += ok
+            # The report's own figure and verdict must agree with ours. The
+            # archive's times are whole ns, the report's are not, so its
+            # median may be a neighbouring event's value: it must lie
+            # between our neighbours of the median (2 ns of rounding beyond),
+            # and a verdict is compared only where that span is clear of the
+            # bounds.
+            span_lo = d["offset_ns"] - diffs[min(k + 1, len(diffs) - 1)] - 2
+            span_hi = d["offset_ns"] - diffs[max(k - 1, 0)] + 2
+            clear = d["lo_ns"] is not None and not (span_lo <= d["lo_ns"] <= span_hi or span_lo <= d["hi_ns"] <= span_hi)
+            if "true_offset_ns" not in d or not span_lo <= d["true_offset_ns"] <= span_hi:
+                bad += 1
+            elif d.get("true_inside_bounds") is not ok and clear:
+                bad += 1
+    # 1 ns: the archive's times are whole nanoseconds, the report's doubles
+    tol = 1.0
+    if bad:
+        print("accuracy: %d domain figure(s) differ from the report" % bad, file=sys.stderr)
+    bad += abs(emax - truth["error_max_ns"]) > tol
+    bad += abs(emed - truth["error_median_ns"]) > tol
+    bad += abs(dist - truth["interval_distortion_max_ns"]) > tol
+    line = ("accuracy events %d error_max_ns %.3f (report %.3f) error_median_ns %.3f (report %.3f) "
+            "interval_distortion_max_ns %.3f (report %.3f) domains_inside %d of %d (report %d) mismatches %d"
+            % (len(pts), emax, truth["error_max_ns"], emed, truth["error_median_ns"], dist,
+               truth["interval_distortion_max_ns"], inside, checked, truth["domains_inside_bounds"], bad))
+    return line, bad
+
+
+def median(v):
+    """the report's median: the element at n/2 of the sorted values"""
+    return sorted(v)[len(v) // 2] if v else 0.0
+
+
+def main(path, report_path=None):
     sends = collections.defaultdict(list)                  # channel -> [(issue time, location, n, send time)]
     posted = collections.defaultdict(list)                 # receiver rank -> [(post time, location, n, channel, time)]
     pending = {}                                           # (location, request id) -> (post time, n)
@@ -22,7 +123,9 @@ def main(path):
     entered = {}                                           # location -> when its current call began
     last = {}
     events = nonmonotonic = 0
+    samples = collections.defaultdict(list)                # location -> [(time, true time)]
     with otf2.reader.open(path) as trace:
+        true_attr = next((a for a in trace.definitions.attributes if a.name == "true_time"), None)
         world = {}
         for comm in trace.definitions.comms:
             world[comm] = [loc._ref for loc in comm.group.members]
@@ -32,6 +135,8 @@ def main(path):
                 nonmonotonic += 1
             last[loc] = ev.time
             kind = type(ev).__name__
+            if true_attr is not None and ev.attributes is not None and true_attr in ev.attributes:
+                samples[loc._ref].append((ev.time, ev.attributes[true_attr]))
             where = loc._ref
             me = where & 0xffffffff
             post_counter[where] += 1
@@ -64,11 +169,15 @@ def main(path):
             if t < q.popleft():
                 tachyons += 1
     unmatched_sends = sum(len(q) for q in queues.values())
+    if report_path:
+        with open(report_path) as f:
+            line, _ = accuracy(samples, json.load(f))
+        print(line)
     print("events %d messages %d tachyons %d nonmonotonic %d unmatched_sends %d unmatched_receives %d"
           % (events, messages, tachyons, nonmonotonic, unmatched_sends, unmatched_recvs))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: merged_check.py ARCHIVE/traces.otf2")
-    main(sys.argv[1])
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: merged_check.py ARCHIVE/traces.otf2 [REPORT.json]")
+    main(*sys.argv[1:])

@@ -7,7 +7,13 @@
  * (OTF2's "undefined", what a 0xFF byte decodes to; its index + 1 wrapped
  * to 0, realloc(p, 0) freed the table: a heap-use-after-free), a huge
  * region reference, a definition file cut short, and damaged local
- * definitions (were ignored: the rank then had no clock offsets). */
+ * definitions (were ignored: the rank then had no clock offsets).
+ *
+ * Then main's later definitions through the same writer and reader:
+ * communicator parents, Cartesian topologies, in-neighbours, RMA windows
+ * and region roles, read back from a closed archive and from one rebuilt
+ * from its journal (the journal records comm_parent, cart, window,
+ * window_name, started_at). */
 #include <config.h>
 #include "defs_write.h"
 #include "fsutil.h"
@@ -53,6 +59,39 @@ static int truncate_to_half(const char *path)
 }
 
 /* DIR/rank-000000.otf2 with one location, two clock offsets, one event. */
+/* A derived communicator (made from the world) with a 1-D periodic
+ * Cartesian topology of 1 and its in-neighbours, and two RMA windows on it,
+ * the second named. */
+static int add_later_definitions(struct rf_defs *d)
+{
+    uint64_t *sub = malloc(sizeof *sub), *in = malloc(sizeof *in);
+    if (!sub || !in) {
+        free(sub);
+        free(in);
+        return -1;
+    }
+    sub[0] = 0;
+    in[0] = 0;
+    uint32_t size = 1, coord = 0;
+    uint8_t periodic = 1;
+    return rf_defs_add_comm(d, "sub", 1, sub) == 1 && rf_defs_comm_parent(d, 1, 0) == 0
+           && rf_defs_comm_neighbours(d, 1, 1, in) == 0 && rf_defs_comm_cart(d, 1, 1, &size, &periodic, &coord, 0) == 0
+           && rf_defs_add_window(d, 1) == 0 && rf_defs_add_window(d, 1) == 1 && rf_defs_window_name(d, 1, "my win") == 0
+           ? 0 : -1;
+}
+
+/* What add_later_definitions defined, as the raw reader gives it. */
+static int later_definitions_read(const struct rt_rank *r)
+{
+    return r->ncomms == 2 && r->comms[0].parent == UINT32_MAX && r->comms[1].parent == 0
+           && strcmp(r->comms[1].name, "sub") == 0 && r->comms[1].has_in && r->comms[1].nin == 1
+           && r->comms[1].cart_ndims == 1 && r->comms[1].cart_sizes[0] == 1 && r->comms[1].cart_periodic[0] == 1
+           && r->comms[1].has_cart_coords && r->comms[1].cart_rank == 0 && r->comms[1].cart_coords[0] == 0
+           && !r->comms[0].cart_ndims && r->nwins == 2 && r->wins[0].comm == 1 && strcmp(r->wins[0].name, "") == 0
+           && r->wins[1].comm == 1 && strcmp(r->wins[1].name, "my win") == 0 && r->nregion_roles == 1
+           && r->region_roles[0] == OTF2_REGION_ROLE_POINT2POINT;
+}
+
 static int make_archive(const char *dir, enum damage damage)
 {
     OTF2_Archive *ar = OTF2_Archive_Open(dir, "rank-000000", OTF2_FILEMODE_WRITE, 1 << 20, OTF2_CHUNK_SIZE_MIN,
@@ -79,7 +118,10 @@ static int make_archive(const char *dir, enum damage damage)
     struct rf_rank_defs rd = { .resolution = 1000000000, .global_offset = 0, .trace_length = 3000, .rank = 0,
                                .world_size = 1, .host = "host", .locs = &loc, .nlocs = 1, .regions = &region,
                                .nregions = 1 };
-    ok = gd && members && rf_defs_add_comm(&defs, RF_COMM_WORLD_NAME, 1, members) == 0 && rf_defs_write(gd, &defs, &rd) == 0;
+    ok = gd && members && rf_defs_add_comm(&defs, RF_COMM_WORLD_NAME, 1, members) == 0;
+    if (ok && damage == GOOD)
+        ok = add_later_definitions(&defs) == 0;
+    ok = ok && rf_defs_write(gd, &defs, &rd) == 0;
     rf_defs_free(&defs);
     if (ok && damage == STRING_HUGE)
         ok = OTF2_GlobalDefWriter_WriteString(gd, 1u << 30, "far away") == OTF2_SUCCESS;
@@ -126,9 +168,12 @@ static void damaged(enum damage damage, const char *what, const char *want, int 
     int rc = rt_read_rank(anchor, &r, err, sizeof err);
     double dt = st_now_s() - t0;
     if (damage == GOOD) {
-        ok(rc == 0 && r.noffsets == 2 && r.offsets[1].offset == 9 && r.nevents == 2 && r.ncomms == 1
+        ok(rc == 0 && r.noffsets == 2 && r.offsets[1].offset == 9 && r.nevents == 2
                && strcmp(r.comms[0].name, RF_COMM_WORLD_NAME) == 0 && r.nregions == 1,
-           "%s: read, with its 2 clock offsets, 2 events, 1 communicator (%s)", what, rc ? err : "ok");
+           "%s: read, with its 2 clock offsets, 2 events, the world (%s)", what, rc ? err : "ok");
+        ok(rc == 0 && later_definitions_read(&r),
+           "%s: a communicator's parent, Cartesian topology, in-neighbours, 2 RMA windows (one named), "
+           "the region's role read back", what);
     } else {
         ok(rc == -1 && strstr(err, want) && strstr(err, dir) && dt < 1.0,
            "%s: one error naming the file, in %.3f s (%s)", what, dt, err);
@@ -148,6 +193,52 @@ static void damaged(enum damage damage, const char *what, const char *want, int 
     st_remove_tree(dir);
 }
 
+/* The same definitions rebuilt from a journal: the archive above with its
+ * anchor and definitions gone (a rank killed), its journal beside it. */
+static void recovered(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/unit_rawread.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir) || make_archive(dir, GOOD) != 0) {
+        ok(0, "recovery: cannot write the archive");
+        return;
+    }
+    char anchor[4200], path[4200], err[1024] = "";
+    snprintf(anchor, sizeof anchor, "%s/rank-000000.otf2", dir);
+    unlink(anchor);
+    snprintf(path, sizeof path, "%s/rank-000000.def", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/rank-000000/0.def", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/rank-000000" RF_JOURNAL_SUFFIX, dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, RF_JOURNAL_MAGIC " %d\n" RF_JR_RANK " 0\n" RF_JR_WORLD_SIZE " 1\n" RF_JR_LOCATION " 0\n"
+                RF_JR_CHUNK_SIZE " %d\n" RF_JR_OPENED_AT " 1500\n" RF_JR_TICKS_PER_SECOND " 1e9\n"
+                RF_JR_TRUE_TIME " 0\n" RF_JR_HOST " host\n" RF_JR_CLOCK " monotonic\n"
+                RF_JR_REGION " 0 %d %d MPI_Send\n" RF_JR_HEADER_END " 1\n",
+                RF_JOURNAL_FORMAT, 1 << 20, (int)OTF2_REGION_ROLE_POINT2POINT, (int)OTF2_PARADIGM_MPI);
+        fprintf(f, RF_JR_PROPERTY " " RF_PROP_RANK " 0\n" RF_JR_PROPERTY " " RF_PROP_WORLD_SIZE " 1\n"
+                RF_JR_COMM " 0 " RF_COMM_WORLD_NAME " 1 0\n" RF_JR_COMM " 1 sub 1 0\n" RF_JR_COMM_PARENT " 1 0\n"
+                RF_JR_NEIGHBOURS " 1 1 0\n" RF_JR_CART " 1 0 1 1 1 0\n" RF_JR_WINDOW " 0 1\n" RF_JR_WINDOW " 1 1\n"
+                RF_JR_WINDOW_NAME " 1 my%%20win\n" RF_JR_STARTED_AT " 900\n" RF_JR_CLOCK_OFFSET " 500 7 1\n"
+                RF_JR_CLOCK_OFFSET " 5000 9 1\n" RF_JR_RESOLUTION " 1000000000\n");
+    }
+    if (!f || fclose(f) != 0) {
+        ok(0, "recovery: cannot write the journal");
+        st_remove_tree(dir);
+        return;
+    }
+    struct rt_rank r;
+    int rc = rt_read_rank(anchor, &r, err, sizeof err);
+    ok(rc == 0 && r.recovered && later_definitions_read(&r) && r.global_offset == 900 && r.noffsets == 2,
+       "recovery: the journal's parent, Cartesian topology, in-neighbours, windows and MPI_Init's early start "
+       "rebuilt (%s)", rc ? err : "ok");
+    rt_free_rank(&r);
+    st_remove_tree(dir);
+}
+
 int main(void)
 {
     damaged(GOOD, "an intact archive", "", 1);
@@ -157,5 +248,6 @@ int main(void)
     damaged(GROUP_HUGE, "a group reference of 0xFFFFFFF0", "group reference 4294967280", 1);
     damaged(DEF_TRUNCATED, "a definition file cut in half", "global definitions", 1);
     damaged(LOCAL_DEF_DAMAGED, "local definitions cut in half", "rank-000000/0.def", 0);
+    recovered();
     return tap_finish();
 }

@@ -21,7 +21,8 @@ ROLES = {
     'barrier': 'OTF2_REGION_ROLE_BARRIER', 'coll_one2all': 'OTF2_REGION_ROLE_COLL_ONE2ALL',
     'coll_all2one': 'OTF2_REGION_ROLE_COLL_ALL2ONE', 'coll_all2all': 'OTF2_REGION_ROLE_COLL_ALL2ALL',
     'coll_other': 'OTF2_REGION_ROLE_COLL_OTHER', 'rma': 'OTF2_REGION_ROLE_RMA',
-    'file_io': 'OTF2_REGION_ROLE_FILE_IO',
+    'file_io': 'OTF2_REGION_ROLE_FILE_IO', 'file_io_metadata': 'OTF2_REGION_ROLE_FILE_IO_METADATA',
+    'atomic': 'OTF2_REGION_ROLE_ATOMIC', 'allocate': 'OTF2_REGION_ROLE_ALLOCATE',
 }
 # How a function's Fortran bindings are wrapped (see the head of mpi.spec).
 FORTRAN_CLASSES = ('convert', 'region', 'manual', 'none')

@@ -6,10 +6,11 @@
  * The index needs only each location's event count and the matches, and
  * the matcher (match.c) needs only what the merged archive keeps of the raw
  * trace: every event in its location's order with its kind, communicator,
- * peer, tag and request id, and communicators by name with their members as
- * world ranks. So the archive is read back into struct rt_rank (one per
- * location, numbered as location_order.h says, as merge numbers them),
- * matched again, and built as merge builds it.
+ * peer, tag and request id, and communicators (told apart by their id in
+ * the archive: names are for people) with their members as world ranks. So
+ * the archive is read back into struct rt_rank (one per location, numbered
+ * as location_order.h says, as merge numbers them), matched again, and
+ * built as merge builds it.
  * The matcher orders a rank's sends and posted receives by time; global
  * times are a monotonic function of the rank's local clock, so the order is
  * the same (ties, at ns resolution, fall back to the event order). */
@@ -337,7 +338,14 @@ int cmd_causal(int argc, char **argv)
             fprintf(stderr, "synctrace causal: %s: communicator %u is referenced but not defined\n", anchor, c);
             goto done;
         }
-        comms[c].name = t.comms[c].name;
+        /* the matcher tells communicators apart by name; the archive's
+         * names are for people (unnamed ones are all ""): its id is the key */
+        char key[32];
+        snprintf(key, sizeof key, "archive comm %u", c);
+        if (!(comms[c].name = strdup(key))) {
+            fprintf(stderr, "synctrace causal: out of memory\n");
+            goto done;
+        }
         comms[c].nmembers = t.comms[c].nmembers;
         comms[c].members = t.comms[c].members;
     }
@@ -393,6 +401,8 @@ done:
         mg_free(&match);
     free(nevents);
     free_locations(locs, t.nlocations);
+    for (uint32_t c = 0; comms && c < t.ncomms; c++)
+        free(comms[c].name);
     free(comms);
     mt_close(&t);
     return rc;

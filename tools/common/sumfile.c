@@ -282,13 +282,14 @@ int sum_verify_archive(const char *anchor, char *err, size_t errlen)
     const char *slash = strrchr(anchor, '/');
     const char *base = slash ? slash + 1 : anchor;
     size_t blen = strlen(base);
-    if (blen < 6 || blen - 5 >= sizeof name || strcmp(base + blen - 5, RF_ANCHOR_SUFFIX) != 0
+    const size_t ext = sizeof RF_ANCHOR_SUFFIX - 1;
+    if (blen <= ext || blen - ext >= sizeof name || strcmp(base + blen - ext, RF_ANCHOR_SUFFIX) != 0
         || (size_t)(base - anchor) >= sizeof dir) {
-        snprintf(err, errlen, "%s: not a rank archive name (rank-NNNNNN.otf2)", anchor);
+        snprintf(err, errlen, "%s: not a rank archive name (" RF_RANK_PREFIX "NNNNNN" RF_ANCHOR_SUFFIX ")", anchor);
         return -1;
     }
-    memcpy(name, base, blen - 5);
-    name[blen - 5] = '\0';
+    memcpy(name, base, blen - ext);
+    name[blen - ext] = '\0';
     if (slash)
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - anchor), anchor);
     else

@@ -34,6 +34,14 @@ static OTF2_CallbackCode fail(struct rf_read_defs *d, const char *what, uint32_t
 
 #define REF_OK(d, ref) ((ref) < (d)->limit)
 
+/* Stop reading: a definition that contradicts the others. */
+static OTF2_CallbackCode bad(struct rf_read_defs *d, const char *what, uint32_t ref)
+{
+    if (!d->problem[0])
+        snprintf(d->problem, sizeof d->problem, "%s %u", what, ref);
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
 static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
 {
     struct rf_read_defs *d = ud;
@@ -69,12 +77,15 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
                                     OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
                                     OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
 {
-    (void)canonical; (void)description; (void)role; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
+    (void)canonical; (void)description; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
     struct rf_read_defs *d = ud;
     if (!name_ok(d, name))
         return fail(d, "string", name);
-    if (st_table_ensure((void **)&d->regions, &d->nregions, &d->regions_cap, self, d->limit, sizeof *d->regions) != 0)
+    if (st_table_ensure((void **)&d->regions, &d->nregions, &d->regions_cap, self, d->limit, sizeof *d->regions) != 0
+        || st_table_ensure((void **)&d->region_roles, &d->nregion_roles, &d->region_roles_cap, self, d->limit,
+                           sizeof *d->region_roles) != 0)
         return fail(d, "region", self);
+    d->region_roles[self] = (uint8_t)role;
     char *copy = strdup(rf_read_string(d, name));
     if (!copy)
         return fail(d, "region", self);
@@ -108,16 +119,20 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
 static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
                                   OTF2_CommRef parent, OTF2_CommFlag flags)
 {
-    (void)parent; (void)flags;
+    (void)flags;
     struct rf_read_defs *d = ud;
     if (!name_ok(d, name))
         return fail(d, "string", name);
     if (st_table_ensure((void **)&d->comms, &d->ncomms, &d->comms_cap, self, d->limit, sizeof *d->comms) != 0)
         return fail(d, "communicator", self);
     struct rf_read_comm *c = &d->comms[self];
-    free(c->name);
+    free(c->name);   /* defined twice: the last one holds */
     free(c->members);
+    free(c->cart_sizes);
+    free(c->cart_periodic);
+    free(c->cart_coords);
     memset(c, 0, sizeof *c);
+    c->parent = parent;
     if (!(c->name = strdup(rf_read_string(d, name))))
         return fail(d, "communicator", self);
     if (group < d->ngroups && d->groups[group].name) {
@@ -129,6 +144,85 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
         if (g->n)
             memcpy(c->members, g->members, sizeof *c->members * g->n);
     }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_cart_dimension(void *ud, OTF2_CartDimensionRef self, OTF2_StringRef name, uint32_t size,
+                                            OTF2_CartPeriodicity periodicity)
+{
+    struct rf_read_defs *d = ud;
+    if (!name_ok(d, name))
+        return fail(d, "string", name);
+    if (st_table_ensure((void **)&d->cart_dims, &d->ncart_dims, &d->cart_dims_cap, self, d->limit,
+                        sizeof *d->cart_dims) != 0)
+        return fail(d, "Cartesian dimension", self);
+    d->cart_dims[self] = (struct rf_read_cart_dim){ 1, size, periodicity == OTF2_CART_PERIODIC_TRUE };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* A topology's communicator and dimensions are defined before it (the
+ * writers' order); a communicator has one. */
+static OTF2_CallbackCode def_cart_topology(void *ud, OTF2_CartTopologyRef self, OTF2_StringRef name,
+                                           OTF2_CommRef comm, uint8_t ndims, const OTF2_CartDimensionRef *dims)
+{
+    struct rf_read_defs *d = ud;
+    if (!name_ok(d, name))
+        return fail(d, "string", name);
+    if (comm >= d->ncomms || !d->comms[comm].name || d->comms[comm].cart_ndims || ndims == 0)
+        return bad(d, "Cartesian topology on an undefined communicator or twice:", self);
+    if (st_table_ensure((void **)&d->topo_comm, &d->ntopos, &d->topos_cap, self, d->limit, sizeof *d->topo_comm) != 0)
+        return fail(d, "Cartesian topology", self);
+    if (d->topo_comm[self])
+        return bad(d, "Cartesian topology defined twice:", self);
+    struct rf_read_comm *c = &d->comms[comm];
+    c->cart_sizes = malloc(sizeof *c->cart_sizes * ndims);
+    c->cart_periodic = malloc(ndims);
+    if (!c->cart_sizes || !c->cart_periodic)
+        return fail(d, "Cartesian topology", self);
+    for (uint8_t k = 0; k < ndims; k++) {
+        if (dims[k] >= d->ncart_dims || !d->cart_dims[dims[k]].set)
+            return bad(d, "Cartesian topology with an undefined dimension:", self);
+        c->cart_sizes[k] = d->cart_dims[dims[k]].size;
+        c->cart_periodic[k] = d->cart_dims[dims[k]].periodic;
+    }
+    c->cart_ndims = ndims;
+    d->topo_comm[self] = comm + 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_cart_coordinate(void *ud, OTF2_CartTopologyRef topo, uint32_t rank, uint8_t ndims,
+                                             const uint32_t *coords)
+{
+    struct rf_read_defs *d = ud;
+    if (topo >= d->ntopos || !d->topo_comm[topo])
+        return bad(d, "Cartesian coordinate of an undefined topology", topo);
+    struct rf_read_comm *c = &d->comms[d->topo_comm[topo] - 1];
+    if (ndims != c->cart_ndims)
+        return bad(d, "Cartesian coordinate that does not fit its topology", topo);
+    if (c->has_cart_coords)
+        return OTF2_CALLBACK_SUCCESS;   /* a merged archive lists every member's: the first is kept */
+    if (!(c->cart_coords = malloc(sizeof *c->cart_coords * ndims)))
+        return fail(d, "Cartesian coordinate", topo);
+    memcpy(c->cart_coords, coords, sizeof *coords * ndims);
+    c->cart_rank = rank;
+    c->has_cart_coords = 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_rma_win(void *ud, OTF2_RmaWinRef self, OTF2_StringRef name, OTF2_CommRef comm,
+                                     OTF2_RmaWinFlag flags)
+{
+    (void)flags;
+    struct rf_read_defs *d = ud;
+    if (!name_ok(d, name))
+        return fail(d, "string", name);
+    if (st_table_ensure((void **)&d->wins, &d->nwins, &d->wins_cap, self, d->limit, sizeof *d->wins) != 0)
+        return fail(d, "RMA window", self);
+    if (d->wins[self].name)
+        return bad(d, "RMA window defined twice:", self);
+    if (!(d->wins[self].name = strdup(rf_read_string(d, name))))
+        return fail(d, "RMA window", self);
+    d->wins[self].comm = comm;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -230,6 +324,10 @@ int rf_read_global_defs(void *reader, const char *anchor, const char *name, stru
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(gcb, def_rma_win);
+    OTF2_GlobalDefReaderCallbacks_SetCartDimensionCallback(gcb, def_cart_dimension);
+    OTF2_GlobalDefReaderCallbacks_SetCartTopologyCallback(gcb, def_cart_topology);
+    OTF2_GlobalDefReaderCallbacks_SetCartCoordinateCallback(gcb, def_cart_coordinate);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, d);
     uint64_t n = 0;
     OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
@@ -256,6 +354,7 @@ void rf_read_defs_free(struct rf_read_defs *d)
     for (uint32_t i = 0; i < d->nregions; i++)
         free(d->regions[i]);
     free(d->regions);
+    free(d->region_roles);
     for (uint32_t i = 0; i < d->ngroups; i++) {
         free(d->groups[i].name);
         free(d->groups[i].members);
@@ -264,8 +363,16 @@ void rf_read_defs_free(struct rf_read_defs *d)
     for (uint32_t i = 0; i < d->ncomms; i++) {
         free(d->comms[i].name);
         free(d->comms[i].members);
+        free(d->comms[i].cart_sizes);
+        free(d->comms[i].cart_periodic);
+        free(d->comms[i].cart_coords);
     }
     free(d->comms);
+    for (uint32_t i = 0; i < d->nwins; i++)
+        free(d->wins[i].name);
+    free(d->wins);
+    free(d->cart_dims);
+    free(d->topo_comm);
     for (uint32_t i = 0; i < d->nlocs; i++)
         free(d->locs[i].name);
     free(d->locs);

@@ -27,6 +27,24 @@ struct rf_read_comm {
     int has_group;            /* its group was defined before it: */
     uint64_t *members;        /* the group's members, copied */
     uint32_t nmembers;
+    uint32_t parent;          /* the communicator it was made from, or OTF2_UNDEFINED_COMM */
+    uint32_t cart_ndims;      /* a Cartesian topology (0: none): its dimensions' */
+    uint32_t *cart_sizes;     /* sizes, */
+    uint8_t *cart_periodic;   /* periodicity (0/1), */
+    int has_cart_coords;      /* and this rank's place in it (a merged archive: the first member's): */
+    uint32_t cart_rank;       /* its rank in the communicator, */
+    uint32_t *cart_coords;    /* its coordinates */
+};
+
+struct rf_read_win {
+    char *name;               /* NULL: not defined */
+    uint32_t comm;
+};
+
+struct rf_read_cart_dim {
+    int set;
+    uint32_t size;
+    uint8_t periodic;
 };
 
 struct rf_read_location {
@@ -42,10 +60,18 @@ struct rf_read_defs {
     uint64_t resolution, global_offset, trace_length;
     char **regions;           /* region names by reference; NULL: not defined */
     uint32_t nregions, regions_cap;
+    uint8_t *region_roles;    /* OTF2_RegionRole by region reference */
+    uint32_t nregion_roles, region_roles_cap;
     struct rf_read_group *groups;
     uint32_t ngroups, groups_cap;
     struct rf_read_comm *comms;
     uint32_t ncomms, comms_cap;
+    struct rf_read_win *wins; /* RMA windows by reference */
+    uint32_t nwins, wins_cap;
+    struct rf_read_cart_dim *cart_dims;   /* by reference; a topology's are defined before it */
+    uint32_t ncart_dims, cart_dims_cap;
+    uint32_t *topo_comm;      /* Cartesian topology reference -> communicator + 1 (0: not defined) */
+    uint32_t ntopos, topos_cap;
     struct rf_read_location *locs;   /* in definition order */
     uint32_t nlocs, locs_cap;
     int have_true_time;       /* an attribute RF_ATTR_TRUE_TIME_NAME of type uint64: */

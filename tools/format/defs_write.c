@@ -25,8 +25,12 @@ uint32_t rf_defs_set_comm(struct rf_defs *d, uint32_t ref, const char *name, uin
         goto fail;
     free(c->members);
     free(c->in);
+    free(c->cart_sizes);
+    free(c->cart_periodic);
+    free(c->cart_coords);
     memset(c, 0, sizeof *c);
     c->set = 1;
+    c->parent = OTF2_UNDEFINED_COMM;
     c->name = s;
     c->nmembers = n;
     c->members = members;
@@ -60,18 +64,141 @@ int rf_defs_comm_neighbours(struct rf_defs *d, uint32_t comm, uint32_t n, uint64
     return 0;
 }
 
+int rf_defs_comm_parent(struct rf_defs *d, uint32_t comm, uint32_t parent)
+{
+    if (comm >= d->ncomms || parent >= d->ncomms || parent == comm || !d->comms[comm].set || !d->comms[parent].set)
+        return -1;
+    d->comms[comm].parent = parent;
+    return 0;
+}
+
+/* Score-P's name of a topology: "MPI_Cartesian_2x2". */
+static void cart_name(char *name, size_t len, uint32_t ndims, const uint32_t *sizes)
+{
+    size_t k = (size_t)snprintf(name, len, RF_CART_TOPOLOGY_PREFIX);
+    for (uint32_t q = 0; q < ndims && k < len; q++)
+        k += (size_t)snprintf(name + k, len - k, "%s%u", q ? "x" : "_", sizes[q]);
+}
+
+int rf_defs_comm_cart(struct rf_defs *d, uint32_t comm, uint32_t ndims, const uint32_t *sizes,
+                      const uint8_t *periodic, const uint32_t *coords, uint32_t rank)
+{
+    if (comm >= d->ncomms || !d->comms[comm].set || ndims == 0 || ndims > RF_CART_MAX_DIMS)
+        return -1;
+    uint32_t *sz = malloc(sizeof *sz * ndims);
+    uint8_t *per = malloc(ndims);
+    uint32_t *co = malloc(sizeof *co * ndims);
+    if (!sz || !per || !co) {
+        free(sz);
+        free(per);
+        free(co);
+        return -1;
+    }
+    memcpy(sz, sizes, sizeof *sz * ndims);
+    memcpy(co, coords, sizeof *co * ndims);
+    for (uint32_t q = 0; q < ndims; q++)
+        per[q] = periodic[q] != 0;
+    struct rf_comm_def *c = &d->comms[comm];
+    free(c->cart_sizes);
+    free(c->cart_periodic);
+    free(c->cart_coords);
+    c->cart_sizes = sz;
+    c->cart_periodic = per;
+    c->cart_coords = co;
+    c->cart_ndims = ndims;
+    c->cart_rank = rank;
+    char name[RF_CART_MAX_DIMS * 11 + 32];
+    cart_name(name, sizeof name, ndims, sz);
+    rf_defs_string(d, name);
+    for (uint32_t q = 0; q < ndims; q++) {
+        snprintf(name, sizeof name, RF_CART_DIMENSION_FMT, q);
+        rf_defs_string(d, name);
+    }
+    return 0;
+}
+
+uint32_t rf_defs_set_window(struct rf_defs *d, uint32_t ref, uint32_t comm)
+{
+    while (ref >= d->wins_cap)
+        if (st_grow((void **)&d->wins, &d->wins_cap, sizeof *d->wins) != 0)
+            return OTF2_UNDEFINED_RMA_WIN;
+    uint32_t s = rf_defs_string(d, "");
+    if (s == OTF2_UNDEFINED_STRING)
+        return OTF2_UNDEFINED_RMA_WIN;
+    for (; d->nwins <= ref; d->nwins++)
+        memset(&d->wins[d->nwins], 0, sizeof *d->wins);
+    d->wins[ref] = (struct rf_win_def){ 1, comm, s };
+    return ref;
+}
+
+uint32_t rf_defs_add_window(struct rf_defs *d, uint32_t comm)
+{
+    return rf_defs_set_window(d, d->nwins, comm);
+}
+
+int rf_defs_window_name(struct rf_defs *d, uint32_t win, const char *name)
+{
+    uint32_t s = win < d->nwins && d->wins[win].set ? rf_defs_string(d, name) : OTF2_UNDEFINED_STRING;
+    if (s == OTF2_UNDEFINED_STRING)
+        return -1;
+    d->wins[win].name = s;
+    return 0;
+}
+
 void rf_defs_free(struct rf_defs *d)
 {
     st_strtab_free(&d->strings);
     for (uint32_t c = 0; c < d->ncomms; c++) {
         free(d->comms[c].members);
         free(d->comms[c].in);
+        free(d->comms[c].cart_sizes);
+        free(d->comms[c].cart_periodic);
+        free(d->comms[c].cart_coords);
     }
     free(d->comms);
+    free(d->wins);
     memset(d, 0, sizeof *d);
 }
 
 #define CHECK(call) do { if ((call) != OTF2_SUCCESS) ok = 0; } while (0)
+
+/* Cartesian topologies as Score-P writes them: a CartDimension per
+ * dimension, a CartTopology on the communicator, this rank's
+ * CartCoordinate; dimensions first, then topologies, then coordinates,
+ * each kind with dense ids. Their names are in the string table
+ * (rf_defs_comm_cart). Returns 0, or -1. */
+static int write_cart_topologies(OTF2_GlobalDefWriter *gd, struct rf_defs *d)
+{
+    int ok = 1;
+    char name[RF_CART_MAX_DIMS * 11 + 32];
+    uint32_t dim = 0;
+    for (uint32_t c = 0; c < d->ncomms; c++)
+        for (uint32_t q = 0; d->comms[c].set && q < d->comms[c].cart_ndims; q++) {
+            snprintf(name, sizeof name, RF_CART_DIMENSION_FMT, q);
+            CHECK(OTF2_GlobalDefWriter_WriteCartDimension(gd, dim++, rf_defs_string(d, name),
+                                                          d->comms[c].cart_sizes[q],
+                                                          d->comms[c].cart_periodic[q] ? OTF2_CART_PERIODIC_TRUE
+                                                                                       : OTF2_CART_PERIODIC_FALSE));
+        }
+    uint32_t dims[RF_CART_MAX_DIMS];
+    uint32_t topo = 0;
+    dim = 0;
+    for (uint32_t c = 0; c < d->ncomms; c++) {
+        const struct rf_comm_def *cd = &d->comms[c];
+        if (!cd->set || !cd->cart_ndims)
+            continue;
+        for (uint32_t q = 0; q < cd->cart_ndims; q++)
+            dims[q] = dim + q;
+        dim += cd->cart_ndims;
+        cart_name(name, sizeof name, cd->cart_ndims, cd->cart_sizes);
+        CHECK(OTF2_GlobalDefWriter_WriteCartTopology(gd, topo, rf_defs_string(d, name), c, (uint8_t)cd->cart_ndims,
+                                                     dims));
+        CHECK(OTF2_GlobalDefWriter_WriteCartCoordinate(gd, topo, cd->cart_rank, (uint8_t)cd->cart_ndims,
+                                                       cd->cart_coords));
+        topo++;
+    }
+    return ok ? 0 : -1;
+}
 
 int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_rank_defs *r)
 {
@@ -136,22 +263,31 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
     } else {
         ok = 0;
     }
+    /* Every group before the first communicator. */
     for (uint32_t c = 0; c < d->ncomms; c++) {
         const struct rf_comm_def *cd = &d->comms[c];
-        if (!cd->set)
-            continue;
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_OF_COMM(c), cd->name, OTF2_GROUP_TYPE_COMM_GROUP,
-                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, cd->nmembers, cd->members));
-        CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, cd->name, RF_GROUP_OF_COMM(c), OTF2_UNDEFINED_COMM,
-                                             OTF2_COMM_FLAG_NONE));
+        if (cd->set)
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_OF_COMM(c), cd->name, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, cd->nmembers, cd->members));
     }
-    for (uint32_t c = 0; c < d->ncomms; c++) {
+    for (uint32_t c = 0, g = RF_GROUP_FIRST_IN_NEIGHBOURS(d->ncomms); c < d->ncomms; c++) {
         const struct rf_comm_def *cd = &d->comms[c];
         if (cd->set && cd->has_in)
-            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_IN_NEIGHBOURS(d->ncomms, c), cd->in_name,
-                                                  OTF2_GROUP_TYPE_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                                  cd->nin, cd->in));
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, g++, cd->in_name, OTF2_GROUP_TYPE_LOCATIONS, OTF2_PARADIGM_MPI,
+                                                  OTF2_GROUP_FLAG_NONE, cd->nin, cd->in));
     }
+    for (uint32_t c = 0; c < d->ncomms; c++) {
+        const struct rf_comm_def *cd = &d->comms[c];
+        if (cd->set)
+            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, cd->name, RF_GROUP_OF_COMM(c), cd->parent,
+                                                 OTF2_COMM_FLAG_NONE));
+    }
+    if (write_cart_topologies(gd, d) != 0)
+        ok = 0;
+    for (uint32_t w = 0; w < d->nwins; w++)
+        if (d->wins[w].set)
+            CHECK(OTF2_GlobalDefWriter_WriteRmaWin(gd, w, d->wins[w].name, d->wins[w].comm,
+                                                   OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS));
     return ok && !d->strings.failed ? 0 : -1;
 }
 

@@ -3,10 +3,18 @@
  * (tools/format/recover.c) write them: one writer, one order, the names and
  * references of rawformat.h.
  *
- * Communicators and their names are collected as they come (the tracer
- * learns them during the run), everything else is given at close: the
- * string table holds the communicators' names first, in the order they were
- * defined, then the rank's own strings. */
+ * Communicators (their parents, in-neighbours and Cartesian topologies) and
+ * RMA windows are collected as they come (the tracer learns them during the
+ * run), everything else is given at close: the string table holds their
+ * names first, in the order they came, then the rank's own strings.
+ *
+ * The order written: strings, system tree, locations, regions, attribute,
+ * then every group before the first communicator (OTF2's readers expect
+ * the definitions of one kind together): the world's locations, each
+ * communicator's group, the in-neighbour groups numbered densely after
+ * them; then the communicators (with their parents), the Cartesian
+ * dimensions, topologies and coordinates (as Score-P writes them), and the
+ * RMA windows. */
 #ifndef SYNCTRACE_DEFS_WRITE_H
 #define SYNCTRACE_DEFS_WRITE_H
 
@@ -23,12 +31,26 @@ struct rf_comm_def {
     uint32_t in_name;
     uint32_t nin;
     uint64_t *in;             /* world ranks, in MPI's neighbourhood order */
+    uint32_t parent;          /* the communicator it was made from, or OTF2_UNDEFINED_COMM */
+    uint32_t cart_ndims;      /* a Cartesian topology (0: none): its dimensions' */
+    uint32_t *cart_sizes;     /* sizes, */
+    uint8_t *cart_periodic;   /* periodicity, */
+    uint32_t *cart_coords;    /* this rank's coordinates */
+    uint32_t cart_rank;       /* and its rank in the communicator */
+};
+
+struct rf_win_def {
+    int set;
+    uint32_t comm;            /* a communicator reference */
+    uint32_t name;            /* string ref ("" until MPI_Win_set_name) */
 };
 
 struct rf_defs {
     struct st_strtab strings; /* strings.failed: out of memory once, the definitions are incomplete */
     struct rf_comm_def *comms;
     uint32_t ncomms, comms_cap;
+    struct rf_win_def *wins;  /* RMA windows by reference */
+    uint32_t nwins, wins_cap;
 };
 
 /* The string's reference (added when new), or OTF2_UNDEFINED_STRING. */
@@ -41,6 +63,21 @@ uint32_t rf_defs_add_comm(struct rf_defs *d, const char *name, uint32_t n, uint6
 /* This rank's in-neighbours on topology communicator `comm` (replacing any
  * before). Takes `in` (malloc'd). Returns 0, or -1 (in freed). */
 int rf_defs_comm_neighbours(struct rf_defs *d, uint32_t comm, uint32_t n, uint64_t *in);
+/* Communicator `comm` was made from `parent` (both defined, different).
+ * Returns 0, or -1 (nothing changed). */
+int rf_defs_comm_parent(struct rf_defs *d, uint32_t comm, uint32_t parent);
+/* A Cartesian topology on communicator `comm`: `ndims` (1 .. 255)
+ * dimensions' sizes and periodicity, this rank's coordinates and rank in
+ * it (all copied; replacing any before). Returns 0, or -1 (nothing changed). */
+int rf_defs_comm_cart(struct rf_defs *d, uint32_t comm, uint32_t ndims, const uint32_t *sizes,
+                      const uint8_t *periodic, const uint32_t *coords, uint32_t rank);
+/* Define RMA window `ref` (the next one with rf_defs_add_window) on
+ * communicator `comm`, unnamed. Returns the reference, or
+ * OTF2_UNDEFINED_RMA_WIN. */
+uint32_t rf_defs_set_window(struct rf_defs *d, uint32_t ref, uint32_t comm);
+uint32_t rf_defs_add_window(struct rf_defs *d, uint32_t comm);
+/* Name window `win` (MPI_Win_set_name). Returns 0, or -1. */
+int rf_defs_window_name(struct rf_defs *d, uint32_t win, const char *name);
 void rf_defs_free(struct rf_defs *d);
 
 /* A region: the tracer's (its generated MPI table and its own), or a subset

@@ -61,12 +61,19 @@
 
 /* Groups: 0 lists the world's locations (member i is world rank i);
  * communicator c has group c + 1 of its members as world ranks; a topology
- * communicator's in-neighbours of this rank are the group ncomms + 1 + c. */
+ * communicator's in-neighbours of this rank follow, numbered densely from
+ * ncomms + 1, each found by its name (RF_IN_NEIGHBOURS_FMT with c). */
 #define RF_GROUP_WORLD 0
 #define RF_GROUP_WORLD_NAME "MPI_COMM_WORLD locations"
 #define RF_GROUP_OF_COMM(c) ((uint32_t)(c) + 1)
-#define RF_GROUP_IN_NEIGHBOURS(ncomms, c) ((uint32_t)(ncomms) + 1 + (uint32_t)(c))
+#define RF_GROUP_FIRST_IN_NEIGHBOURS(ncomms) ((uint32_t)(ncomms) + 1)
 #define RF_IN_NEIGHBOURS_FMT "synctrace in-neighbours of comm %u"
+
+/* Cartesian topologies, named as Score-P names them: "MPI_Cartesian_2x2",
+ * its dimensions "dimension 0", "dimension 1". */
+#define RF_CART_TOPOLOGY_PREFIX "MPI_Cartesian"
+#define RF_CART_DIMENSION_FMT "dimension %u"
+#define RF_CART_MAX_DIMS 255                   /* OTF2 counts a topology's dimensions in a byte */
 
 /* Communicators the tracer defines first, by name; the others are named by
  * the key the ranks agreed on (src/communicators.c). */
@@ -99,6 +106,11 @@
 #define RF_JR_NEIGHBOURS "neighbours"
 #define RF_JR_CLOCK_OFFSET "clock_offset"
 #define RF_JR_RESOLUTION "resolution"
+#define RF_JR_COMM_PARENT "comm_parent"
+#define RF_JR_CART "cart"
+#define RF_JR_WINDOW "window"
+#define RF_JR_WINDOW_NAME "window_name"
+#define RF_JR_STARTED_AT "started_at"           /* MPI_Init's Enter, before opened_at: the global offset moves back */
 
 /* ---------- run.meta: one "key value" per line, written by rank 0 ---------- */
 

@@ -46,12 +46,105 @@ static struct rt_event *push(struct ctx *c, enum rt_kind kind, uint64_t time, OT
     return e;
 }
 
+/* OTF2 writes a BufferFlush record by itself, while writing the event that
+ * filled the buffer, stamped with that event's time; it cannot carry an
+ * attribute. Its start then has that event's true time: the next event, at
+ * the same timestamp. (Its stop has none: only the start is a measurement.) */
+static void flush_truth(struct rt_rank *r)
+{
+    for (uint64_t i = 0; i + 1 < r->nevents; i++) {
+        struct rt_event *e = &r->events[i], *next = &r->events[i + 1];
+        if (e->kind == RT_FLUSH && !e->has_truth && next->has_truth && next->time == e->time) {
+            e->truth = next->truth;
+            e->has_truth = 1;
+        }
+    }
+}
+
 #define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos, void *ud, OTF2_AttributeList *attrs
 #define EV_UNUSED (void)loc; (void)pos
 #define PUSH(kind) struct rt_event *e = push(ud, kind, time, attrs); if (!e) return OTF2_CALLBACK_INTERRUPT
 
 static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_ENTER); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
 static OTF2_CallbackCode ev_leave(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_LEAVE); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
+
+#define RMA(which) PUSH(RT_RMA); e->tag = (which); e->ref = win
+static OTF2_CallbackCode ev_rma_win_create(EV_HEAD, OTF2_RmaWinRef win)
+{
+    EV_UNUSED; RMA(RT_RMA_WIN_CREATE);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_win_destroy(EV_HEAD, OTF2_RmaWinRef win)
+{
+    EV_UNUSED; RMA(RT_RMA_WIN_DESTROY);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_coll_begin(EV_HEAD)
+{
+    EV_UNUSED; PUSH(RT_RMA); e->tag = RT_RMA_COLL_BEGIN; e->ref = OTF2_UNDEFINED_RMA_WIN;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win,
+                                         uint32_t root, uint64_t sent, uint64_t received)
+{
+    EV_UNUSED; RMA(RT_RMA_COLL_END);
+    e->req = (uint64_t)op << 32 | level; e->peer = root; e->bytes = sent; e->received = received;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_put(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_PUT);
+    e->peer = remote; e->bytes = bytes; e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_get(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_GET);
+    e->peer = remote; e->bytes = bytes; e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_atomic(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaAtomicType type,
+                                       uint64_t sent, uint64_t received, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_ATOMIC);
+    e->tag |= (uint32_t)type << 8; e->peer = remote; e->bytes = sent; e->received = received; e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_complete_remote(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_OP_COMPLETE_REMOTE);
+    e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_request_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock,
+                                             OTF2_LockType type)
+{
+    EV_UNUSED; RMA(RT_RMA_REQUEST_LOCK);
+    e->peer = remote; e->req = lock; e->bytes = type;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_release_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock)
+{
+    EV_UNUSED; RMA(RT_RMA_RELEASE_LOCK);
+    e->peer = remote; e->req = lock;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_sync(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaSyncType type)
+{
+    EV_UNUSED; RMA(RT_RMA_SYNC);
+    e->peer = remote; e->bytes = type;
+    return OTF2_CALLBACK_SUCCESS;
+}
 
 static OTF2_CallbackCode ev_send(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
@@ -204,8 +297,12 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     /* the tables become the rank's */
     out->regions = d.regions;
     out->nregions = d.nregions;
+    out->region_roles = d.region_roles;
+    out->nregion_roles = d.nregion_roles;
     d.regions = NULL;
     d.nregions = 0;
+    d.region_roles = NULL;
+    d.nregion_roles = 0;
     if (d.ncomms && !(out->comms = calloc(d.ncomms, sizeof *out->comms))) {
         snprintf(err, errlen, "%s: out of memory", anchor);
         goto done;
@@ -213,17 +310,42 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     out->ncomms = d.ncomms;
     for (uint32_t k = 0; k < d.ncomms; k++) {
         struct rf_read_comm *dc = &d.comms[k];
+        out->comms[k].parent = UINT32_MAX;
         if (!dc->name)
             continue;
         if (!dc->has_group) {
             snprintf(err, errlen, "%s: corrupt global definitions (communicator %u has no group)", anchor, k);
             goto done;
         }
-        out->comms[k].name = dc->name;
-        out->comms[k].nmembers = dc->nmembers;
-        out->comms[k].members = dc->members;
+        struct rt_comm *oc = &out->comms[k];
+        oc->name = dc->name;
+        oc->nmembers = dc->nmembers;
+        oc->members = dc->members;
+        oc->parent = dc->parent == OTF2_UNDEFINED_COMM ? UINT32_MAX : dc->parent;
+        oc->cart_ndims = dc->cart_ndims;
+        oc->cart_sizes = dc->cart_sizes;
+        oc->cart_periodic = dc->cart_periodic;
+        oc->has_cart_coords = dc->has_cart_coords;
+        oc->cart_rank = dc->cart_rank;
+        oc->cart_coords = dc->cart_coords;
+        /* now the rank's */
         dc->name = NULL;
         dc->members = NULL;
+        dc->cart_sizes = dc->cart_coords = NULL;
+        dc->cart_periodic = NULL;
+    }
+    if (d.nwins && !(out->wins = calloc(d.nwins, sizeof *out->wins))) {
+        snprintf(err, errlen, "%s: out of memory", anchor);
+        goto done;
+    }
+    out->nwins = d.nwins;
+    for (uint32_t k = 0; k < d.nwins; k++) {
+        out->wins[k].comm = d.wins[k].comm;
+        if (!(out->wins[k].name = d.wins[k].name ? d.wins[k].name : strdup(""))) {
+            snprintf(err, errlen, "%s: out of memory", anchor);
+            goto done;
+        }
+        d.wins[k].name = NULL;
     }
     for (uint32_t g = 0; g < d.ngroups; g++) {
         /* the tracer's record of a topology communicator's in-neighbours */
@@ -310,6 +432,17 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecb, ev_nbc_request);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ecb, ev_nbc_complete);
     OTF2_EvtReaderCallbacks_SetBufferFlushCallback(ecb, ev_flush);
+    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(ecb, ev_rma_win_create);
+    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(ecb, ev_rma_win_destroy);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(ecb, ev_rma_coll_begin);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(ecb, ev_rma_coll_end);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(ecb, ev_rma_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(ecb, ev_rma_get);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(ecb, ev_rma_atomic);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(ecb, ev_rma_complete_remote);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(ecb, ev_rma_request_lock);
+    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(ecb, ev_rma_release_lock);
+    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(ecb, ev_rma_sync);
     OTF2_ErrorCode status = OTF2_SUCCESS;
     uint64_t n = 0;
     for (uint32_t k = 0; k < nlocs && status == OTF2_SUCCESS && !c.failed; k++) {
@@ -355,6 +488,9 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
                  (unsigned long long)out->nevents);
         goto done;
     }
+    flush_truth(out);
+    for (uint32_t k = 0; k < out->nthreads; k++)
+        flush_truth(&out->threads[k]);
     /* The threads read the rank's clock and share its definitions. */
     for (uint32_t k = 0; k < out->nthreads; k++) {
         struct rt_rank *t = &out->threads[k];
@@ -464,12 +600,19 @@ void rt_free_rank(struct rt_rank *r)
         for (uint32_t i = 0; i < r->nregions; i++)
             free(r->regions[i]);
         free(r->regions);
+        free(r->region_roles);
         for (uint32_t i = 0; i < r->ncomms; i++) {
             free(r->comms[i].name);
             free(r->comms[i].members);
             free(r->comms[i].in);
+            free(r->comms[i].cart_sizes);
+            free(r->comms[i].cart_periodic);
+            free(r->comms[i].cart_coords);
         }
         free(r->comms);
+        for (uint32_t i = 0; i < r->nwins; i++)
+            free(r->wins[i].name);
+        free(r->wins);
         free(r->offsets);
     }
     memset(r, 0, sizeof *r);
@@ -496,7 +639,7 @@ const char *rt_kind_name(enum rt_kind kind)
 {
     static const char *names[RT_KIND_COUNT] = {
         "ENTER", "LEAVE", "SEND", "ISEND", "ISEND_COMPLETE", "IRECV_REQUEST", "RECV", "IRECV",
-        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH"
+        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH", "RMA"
     };
     return kind < RT_KIND_COUNT ? names[kind] : "?";
 }

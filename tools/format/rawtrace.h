@@ -9,7 +9,23 @@
 
 enum rt_kind {
     RT_ENTER, RT_LEAVE, RT_SEND, RT_ISEND, RT_ISEND_COMPLETE, RT_IRECV_REQUEST, RT_RECV, RT_IRECV,
-    RT_CANCELLED, RT_COLL_BEGIN, RT_COLL_END, RT_NBC_REQUEST, RT_NBC_COMPLETE, RT_FLUSH, RT_KIND_COUNT
+    RT_CANCELLED, RT_COLL_BEGIN, RT_COLL_END, RT_NBC_REQUEST, RT_NBC_COMPLETE, RT_FLUSH,
+    RT_RMA,                   /* one-sided: `tag` says which record (enum rt_rma) */
+    RT_KIND_COUNT
+};
+
+/* An RMA event (kind RT_RMA): ref = window, and by record
+ *   WIN_CREATE, WIN_DESTROY, COLL_BEGIN: nothing more
+ *   COLL_END: req = operation << 32 | sync level, peer = root, bytes/received
+ *   PUT, GET: peer = target rank, bytes, req = matching id
+ *   ATOMIC: peer = target rank, bytes = sent, received, req = matching id, `tag` >> 8 = atomic type
+ *   OP_COMPLETE_REMOTE: req = matching id
+ *   REQUEST_LOCK: peer = target rank, req = lock id, bytes = lock type
+ *   RELEASE_LOCK: peer = target rank, req = lock id
+ *   SYNC: peer = remote rank, bytes = sync type (PSCW: complete's NOTIFY_OUT, wait's NOTIFY_IN) */
+enum rt_rma {
+    RT_RMA_WIN_CREATE, RT_RMA_WIN_DESTROY, RT_RMA_COLL_BEGIN, RT_RMA_COLL_END, RT_RMA_PUT, RT_RMA_GET,
+    RT_RMA_ATOMIC, RT_RMA_OP_COMPLETE_REMOTE, RT_RMA_REQUEST_LOCK, RT_RMA_RELEASE_LOCK, RT_RMA_SYNC
 };
 
 struct rt_event {
@@ -27,11 +43,24 @@ struct rt_event {
 
 struct rt_comm {
     char *name;
+    uint32_t parent;          /* the communicator it was made from (a reference), or UINT32_MAX */
     uint32_t nmembers;
     uint64_t *members;        /* world ranks, in communicator rank order */
     int has_in;               /* a topology communicator: */
     uint32_t nin;
     uint64_t *in;             /* this rank's in-neighbours (world ranks), whom neighbourhood collectives receive from */
+    uint32_t cart_ndims;      /* a Cartesian topology (0: none): sizes and periodicity of its dimensions, */
+    uint32_t *cart_sizes;
+    uint8_t *cart_periodic;
+    int has_cart_coords;      /* and this rank's place in it (its rank in the communicator, coordinates) */
+    uint32_t cart_rank;
+    uint32_t *cart_coords;
+};
+
+/* An RMA window: its communicator (reference) and its name ("" when unnamed). */
+struct rt_win {
+    uint32_t comm;
+    char *name;
 };
 
 struct rt_offset {
@@ -48,8 +77,12 @@ struct rt_rank {
     uint64_t resolution, global_offset, trace_length;
     char **regions;           /* region names by reference */
     uint32_t nregions;
+    uint8_t *region_roles;    /* OTF2_RegionRole by region reference, as the tracer wrote it */
+    uint32_t nregion_roles;
     struct rt_comm *comms;    /* by reference */
     uint32_t ncomms;
+    struct rt_win *wins;      /* RMA windows by reference */
+    uint32_t nwins;
     struct rt_offset *offsets;
     uint32_t noffsets;
     struct rt_event *events;

@@ -28,6 +28,15 @@
  *                                in communicator rank order, -1 for a process
  *                                of another world, "-" when N is 0
  *   clock_offset TIME OFFSET STDDEV
+ *   neighbours REF N LIST        a topology communicator's in-neighbours of this rank
+ *   comm_parent REF PARENT       the communicator REF was made from (an intracommunicator's)
+ *   cart REF RANK NDIMS SIZES PERIODIC COORDS
+ *                                a Cartesian topology on REF: each list NDIMS numbers,
+ *                                comma-separated (PERIODIC 0|1); RANK, this rank's in REF
+ *   window REF COMM              an RMA window on communicator COMM (unnamed)
+ *   window_name REF NAME         its name (MPI_Win_set_name)
+ *   started_at TICKS             MPI_Init's Enter, stamped before opened_at: the
+ *                                archive's global offset
  *   resolution TICKS_PER_SECOND  the final calibrated rate (at MPI_Finalize)
  *   location ID                  the location of another thread of the rank
  *                                (MPI_THREAD_SERIALIZED or MULTIPLE), made on its
@@ -98,6 +107,19 @@ struct jcomm {
     int has_in;               /* a "neighbours" record: in-neighbours of a topology communicator */
     uint32_t nin;
     uint64_t *in;
+    uint32_t parent;          /* a "comm_parent" record: the communicator it was made from, */
+                              /* else OTF2_UNDEFINED_COMM */
+    uint32_t cart_ndims;      /* a "cart" record: a Cartesian topology (0: none) */
+    uint32_t *cart_sizes;
+    uint8_t *cart_periodic;
+    uint32_t *cart_coords;
+    uint32_t cart_rank;
+};
+
+struct jwin {
+    int set;
+    uint32_t comm;
+    char *name;               /* NULL: unnamed */
 };
 
 struct jprop {
@@ -115,6 +137,8 @@ struct journal {
     uint32_t nregions, regions_cap;
     struct jcomm *comms;
     uint32_t ncomms, comms_cap;
+    struct jwin *wins;
+    uint32_t nwins, wins_cap;
     struct jprop *props;
     uint32_t nprops;
     struct rf_clock_offset *offsets;
@@ -128,6 +152,16 @@ enum {
     HAVE_TRUE = 64, HAVE_HOST = 128, HAVE_CLOCK = 256, HAVE_ALL = 511
 };
 
+static void jcomm_free_cart(struct jcomm *c)
+{
+    free(c->cart_sizes);
+    free(c->cart_periodic);
+    free(c->cart_coords);
+    c->cart_sizes = c->cart_coords = NULL;
+    c->cart_periodic = NULL;
+    c->cart_ndims = 0;
+}
+
 static void journal_free(struct journal *j)
 {
     free(j->host);
@@ -139,8 +173,12 @@ static void journal_free(struct journal *j)
         free(j->comms[i].name);
         free(j->comms[i].members);
         free(j->comms[i].in);
+        jcomm_free_cart(&j->comms[i]);
     }
     free(j->comms);
+    for (uint32_t i = 0; i < j->nwins; i++)
+        free(j->wins[i].name);
+    free(j->wins);
     for (uint32_t i = 0; i < j->nprops; i++) {
         free(j->props[i].name);
         free(j->props[i].value);
@@ -245,6 +283,54 @@ static int parse_members(const char *s, uint32_t n, uint64_t **out)
     return 0;
 }
 
+/* N unsigned 32-bit numbers, comma-separated, into out[]. */
+static int parse_u32_list(const char *s, uint32_t n, uint32_t *out)
+{
+    const char *p = s;
+    for (uint32_t i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        if (*p < '0' || *p > '9')
+            return -1;
+        unsigned long long x = strtoull(p, &end, 10);
+        if (end == p || errno || x > UINT32_MAX || *end != (i + 1 < n ? ',' : '\0'))
+            return -1;
+        out[i] = (uint32_t)x;
+        p = end + 1;
+    }
+    return 0;
+}
+
+/* cart REF RANK NDIMS SIZES PERIODIC COORDS */
+static int parse_cart(struct journal *j, char **f)
+{
+    uint64_t u, rank, nd;
+    if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &rank) != 0 || parse_u64(f[3], &nd) != 0 || u >= j->ncomms
+        || !j->comms[u].set || rank > UINT32_MAX || nd == 0 || nd > RF_CART_MAX_DIMS)
+        return -1;
+    struct jcomm *c = &j->comms[u];
+    jcomm_free_cart(c);
+    uint32_t per[RF_CART_MAX_DIMS];
+    c->cart_sizes = malloc(sizeof *c->cart_sizes * nd);
+    c->cart_periodic = malloc(nd);
+    c->cart_coords = malloc(sizeof *c->cart_coords * nd);
+    if (!c->cart_sizes || !c->cart_periodic || !c->cart_coords || parse_u32_list(f[4], (uint32_t)nd, c->cart_sizes) != 0
+        || parse_u32_list(f[5], (uint32_t)nd, per) != 0 || parse_u32_list(f[6], (uint32_t)nd, c->cart_coords) != 0) {
+        jcomm_free_cart(c);
+        return -1;
+    }
+    for (uint64_t q = 0; q < nd; q++) {
+        if (per[q] > 1) {
+            jcomm_free_cart(c);
+            return -1;
+        }
+        c->cart_periodic[q] = (uint8_t)per[q];
+    }
+    c->cart_ndims = (uint32_t)nd;
+    c->cart_rank = (uint32_t)rank;
+    return 0;
+}
+
 #define MAX_FIELDS 8
 
 /* One complete line (without its '\n'). Returns 0, or -1 for a malformed record. */
@@ -340,6 +426,8 @@ static int parse_record(struct journal *j, char *line)
         free(c->name);
         free(c->members);
         c->members = NULL;
+        jcomm_free_cart(c);
+        c->parent = OTF2_UNDEFINED_COMM;
         c->set = 1;
         c->n = (uint32_t)n;
         if (!(c->name = decode(f[2])) || parse_members(f[4], c->n, &c->members) != 0)
@@ -364,6 +452,35 @@ static int parse_record(struct journal *j, char *line)
         j->offsets = nv;
         nv[j->noffsets++] = o;
         return 0;
+    } else if (strcmp(key, RF_JR_COMM_PARENT) == 0 && nf == 3) {
+        uint64_t p;
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &p) != 0 || u >= j->ncomms || !j->comms[u].set
+            || p >= j->ncomms || !j->comms[p].set || p == u)
+            return -1;
+        j->comms[u].parent = (uint32_t)p;
+        return 0;
+    } else if (strcmp(key, RF_JR_CART) == 0 && nf == 7) {
+        return parse_cart(j, f);
+    } else if (strcmp(key, RF_JR_WINDOW) == 0 && nf == 3) {
+        uint64_t comm;
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &comm) != 0 || comm > UINT32_MAX
+            || st_table_ensure((void **)&j->wins, &j->nwins, &j->wins_cap, u, RF_JOURNAL_MAX_REF, sizeof *j->wins) != 0)
+            return -1;
+        struct jwin *w = &j->wins[u];
+        free(w->name);
+        *w = (struct jwin){ 1, (uint32_t)comm, NULL };
+        return 0;
+    } else if (strcmp(key, RF_JR_WINDOW_NAME) == 0 && nf == 3) {
+        if (parse_u64(f[1], &u) != 0 || u >= j->nwins || !j->wins[u].set)
+            return -1;
+        free(j->wins[u].name);
+        return (j->wins[u].name = decode(f[2])) ? 0 : -1;
+    } else if (strcmp(key, RF_JR_STARTED_AT) == 0 && nf == 2) {
+        if (parse_u64(f[1], &u) != 0)
+            return -1;
+        if (u < j->opened_at)
+            j->opened_at = u;
+        return 0;
     } else if (strcmp(key, RF_JR_RESOLUTION) == 0 && nf == 2) {
         return parse_u64(f[1], &j->resolution) != 0 || j->resolution == 0 ? -1 : 0;
     } else if (strcmp(key, RF_JR_LOCATION) == 0 && nf == 2) {
@@ -382,7 +499,9 @@ static int parse_record(struct journal *j, char *line)
         return 0;
     }
     if (strcmp(key, RF_JR_PROPERTY) == 0 || strcmp(key, RF_JR_COMM) == 0 || strcmp(key, RF_JR_CLOCK_OFFSET) == 0
-        || strcmp(key, RF_JR_NEIGHBOURS) == 0 || strcmp(key, RF_JR_LOCATION) == 0)
+        || strcmp(key, RF_JR_NEIGHBOURS) == 0 || strcmp(key, RF_JR_LOCATION) == 0
+        || strcmp(key, RF_JR_COMM_PARENT) == 0 || strcmp(key, RF_JR_CART) == 0 || strcmp(key, RF_JR_WINDOW) == 0
+        || strcmp(key, RF_JR_WINDOW_NAME) == 0 || strcmp(key, RF_JR_STARTED_AT) == 0)
         return -1;   /* a known record with the wrong number of fields */
     return 0;
 }
@@ -517,6 +636,23 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, struct journal *j, uint64
             ok = rf_defs_comm_neighbours(&defs, c, d->nin, d->in) == 0;
             d->in = NULL;
         }
+    }
+    for (uint32_t c = 0; ok && c < j->ncomms; c++) {
+        const struct jcomm *d = &j->comms[c];
+        if (!d->set)
+            continue;
+        /* a parent or topology the definitions refuse (e.g. of an undefined
+         * communicator) was refused by the tracer too: left out */
+        if (d->parent != OTF2_UNDEFINED_COMM)
+            rf_defs_comm_parent(&defs, c, d->parent);
+        if (d->cart_ndims)
+            rf_defs_comm_cart(&defs, c, d->cart_ndims, d->cart_sizes, d->cart_periodic, d->cart_coords, d->cart_rank);
+    }
+    for (uint32_t w = 0; ok && w < j->nwins; w++) {
+        if (!j->wins[w].set)
+            continue;
+        ok = rf_defs_set_window(&defs, w, j->wins[w].comm) == w
+             && (!j->wins[w].name || rf_defs_window_name(&defs, w, j->wins[w].name) == 0);
     }
     for (uint32_t r = 0; ok && r < j->nregions; r++)
         regions[r] = (struct rf_region){ j->regions[r].name, (OTF2_RegionRole)j->regions[r].role,

@@ -87,6 +87,7 @@ struct config {
     double offset_us, drift_ppm, compute_us, resolution;
     double drift_slope;       /* ppm per second, --drift-slope */
     int no_true_time;         /* --no-true-time: events as a real run writes them */
+    uint64_t flush_every;     /* --flush-every N: a BufferFlush record (no true_time) before every N-th event */
 };
 
 /* ---------- errors ---------- */
@@ -848,9 +849,17 @@ static void write_rank(int r)
     for (uint64_t i = 0; i < n; i++) {
         const struct ev *e = &ev[i];
         uint64_t raw = raw_ticks(e->t), t = recorded_ticks(node, raw);
+        OTF2_ErrorCode rc = OTF2_SUCCESS;
+        /* a flush between two events, as OTF2 writes it: no attributes,
+         * so no true time (the report must not count it) */
+        if (C.flush_every && i > 0 && i % C.flush_every == 0) {
+            uint64_t before = recorded_ticks(node, raw_ticks(ev[i - 1].t));
+            rc = OTF2_EvtWriter_BufferFlush(w, NULL, before, t);
+            if (rc != OTF2_SUCCESS)
+                check(rc, anchor, "writing a buffer flush");
+        }
         if (!C.no_true_time)
             OTF2_AttributeList_AddUint64(attrs, RF_ATTR_TRUE_TIME, raw);
-        OTF2_ErrorCode rc = OTF2_SUCCESS;
         switch (e->kind) {
         case E_ENTER: rc = OTF2_EvtWriter_Enter(w, attrs, t, e->a); break;
         case E_LEAVE: rc = OTF2_EvtWriter_Leave(w, attrs, t, e->a); break;
@@ -1032,7 +1041,8 @@ static int usage(FILE *to)
             "  --ranks-per-node R   ranks sharing a node, hence a clock (default 1)\n"
             "  --compute-us C       mean of the exponential compute time per iteration (default 10)\n"
             "  --resolution HZ      clock ticks per second (default 1e9)\n"
-            "  --no-true-time       leave out the true_time attribute, as a run without SYNCTRACE_SKEW does\n",
+            "  --no-true-time       leave out the true_time attribute, as a run without SYNCTRACE_SKEW does\n"
+            "  --flush-every N      a BufferFlush record (without true_time) before every N-th event of a rank\n",
             MAX_RANKS);
     return to == stdout ? 0 : 2;
 }
@@ -1100,7 +1110,7 @@ static void parse(int argc, char **argv)
         }
         static const char *valued[] = { "--ranks", "--pattern", "--iterations", "--offset-us", "--drift-ppm", "--drift-slope",
                                         "--latency-ns", "--sync-rounds", "--seed", "--ranks-per-node",
-                                        "--compute-us", "--resolution" };
+                                        "--compute-us", "--resolution", "--flush-every" };
         int known = 0;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
             known |= !strcmp(a, valued[k]);
@@ -1121,6 +1131,10 @@ static void parse(int argc, char **argv)
             if (found < 0)
                 bad(a, "ring, stencil2d, stencil3d, tree, alltoall or random", v);
             C.pattern = (enum pattern)found;
+        } else if (!strcmp(a, "--flush-every")) {
+            if (parse_u64(v, &u) || u < 1)
+                bad(a, "a number of events from 1", v);
+            C.flush_every = u;
         } else if (!strcmp(a, "--iterations")) {
             if (parse_u64(v, &u) || u > 100000000)
                 bad(a, "a count from 0 to 100000000", v);

@@ -130,8 +130,11 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
         hub[nhub++] = (struct hub_edge){ (a), (b), (weight) };                       \
     } while (0)
 
-    for (size_t i = 0; i < match->nmessages; i++) {
-        const struct mg_message *msg = &match->messages[i];
+    /* messages, then the one-sided orderings, which are the same kind of
+     * fact: one event precedes another on another clock */
+    for (size_t i = 0; i < match->nmessages + match->nrma_flows; i++) {
+        const struct mg_message *msg = i < match->nmessages ? &match->messages[i]
+                                                             : &match->rma_flows[i - match->nmessages];
         uint32_t du = m->domain_of[msg->send.rank], dv = m->domain_of[msg->recv.rank];
         uint32_t u = vertex(ranks, m, msg->send), v = vertex(ranks, m, msg->recv);
         if (u == v) {

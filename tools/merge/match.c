@@ -456,6 +456,7 @@ void mg_free(struct mg_result *r)
     }
     free(r->comms);
     free(r->messages);
+    free(r->rma_flows);
     for (size_t c = 0; c < r->ncollectives; c++)
         free(r->collectives[c].members);
     free(r->collectives);

@@ -65,6 +65,10 @@ struct mg_result {
     size_t nunmatched_sends, nunmatched_recvs;
     size_t incomplete_collectives;   /* instances that not every member reached */
     size_t cancelled;
+    /* one-sided orderings MPI guarantees (rma_flow.h): send = the operation
+     * at its origin, recv = the end of the target's closing fence */
+    struct mg_message *rma_flows;
+    size_t nrma_flows;
 };
 
 /* What a collective's semantics force (DESIGN.md), shared by the

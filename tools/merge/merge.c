@@ -9,6 +9,7 @@
 #include "merge_state.h"
 #include "progress.h"
 #include "rawdir.h"
+#include "rma_flow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,9 @@ void merge_state_free(struct merge_state *st)
 int merge_match(struct merge_state *st)
 {
     char err[4400];
-    if (mg_match(st->locs, st->nlocs, &st->match, err, sizeof err) != 0) {
+    if (mg_match(st->locs, st->nlocs, &st->match, err, sizeof err) != 0
+        || rf_fence_flows(st->locs, st->nlocs, &st->match, &st->match.rma_flows, &st->match.nrma_flows, err,
+                          sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
     }

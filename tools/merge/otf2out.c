@@ -3,6 +3,7 @@
  * the world ranks. Times were made global by the caller. */
 #include "otf2out.h"
 #include "rawformat.h"
+#include "rma_flow.h"
 #include "strtab.h"
 
 #include <otf2/otf2.h>
@@ -18,25 +19,127 @@ static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, vo
 
 static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
 
-static OTF2_RegionRole role_of(const char *name)
+/* A region's role when its archive did not say (an older or generated raw
+ * archive): what the tracer would have written for it, as far as the name
+ * tells -- an MPI function, or the tracer's own region. */
+static OTF2_RegionRole fallback_role(const char *name)
 {
-    if (strncmp(name, "MPI_", 4) != 0)
-        return OTF2_REGION_ROLE_ARTIFICIAL;
-    static const char *const p2p[] = { "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait", "MPI_Test",
-                                       "MPI_Sendrecv", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Ibsend",
-                                       "MPI_Issend", "MPI_Irsend", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe",
-                                       "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Start" };
-    for (size_t i = 0; i < sizeof p2p / sizeof p2p[0]; i++)
-        if (strncmp(name, p2p[i], strlen(p2p[i])) == 0)
-            return OTF2_REGION_ROLE_POINT2POINT;
-    if (strcmp(name, "MPI_Barrier") == 0)
-        return OTF2_REGION_ROLE_BARRIER;
-    if (strstr(name, "gather") || strstr(name, "reduce") || strstr(name, "scatter") || strstr(name, "bcast")
-        || strstr(name, "alltoall") || strstr(name, "scan") || strstr(name, "Ibarrier"))
-        return OTF2_REGION_ROLE_COLL_OTHER;
-    if (strncmp(name, "MPI_File_", 9) == 0)
-        return OTF2_REGION_ROLE_FILE_IO;
-    return OTF2_REGION_ROLE_FUNCTION;
+    return strncmp(name, "MPI_", 4) == 0 ? OTF2_REGION_ROLE_FUNCTION : OTF2_REGION_ROLE_ARTIFICIAL;
+}
+
+/* The tracer's key of a communicator the program did not name is written
+ * as its name ("comm" and 16 hex digits): no name for Vampir, which then
+ * shows the paradigm's template ("Comm ${id}"), as for Score-P's unnamed
+ * communicators. Any other name is the program's (MPI_Comm_set_name) or a
+ * predefined one, kept. */
+static const char *comm_display_name(const char *name)
+{
+    if (!name)
+        return "";
+    if (strncmp(name, "comm ", 5) == 0 && strlen(name) == 5 + 16 && strspn(name + 5, "0123456789abcdef") == 16)
+        return "";
+    return name;
+}
+
+/* The raw archive (rank, its communicator reference) that describes global
+ * communicator c's Cartesian topology: the first member that recorded one. */
+static int cart_source(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match, uint32_t c,
+                       uint32_t *rank, uint32_t *ref)
+{
+    for (uint32_t r = 0; r < nranks; r++) {
+        if (ranks[r].thread)
+            continue;
+        for (uint32_t k = 0; k < ranks[r].ncomms; k++)
+            if (match->rank_comm[r][k] == c && ranks[r].comms[k].cart_ndims) {
+                *rank = r;
+                *ref = k;
+                return 1;
+            }
+    }
+    return 0;
+}
+
+/* Cartesian topologies as Score-P writes them: the dimensions, a topology
+ * per communicator (named by its sizes), each member's coordinates by its
+ * rank in the communicator. With gd NULL, only the strings it will use are
+ * added to the table (they are written before every other definition).
+ * Returns 0 (a record that could not be written sets *failed), or -1 when
+ * a string could not be added. */
+static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank *ranks, uint32_t nranks,
+                                 const struct mg_result *match, struct st_strtab *strings, OTF2_ErrorCode *failed)
+{
+#define CART_CHECK(call) do { OTF2_ErrorCode status_ = (call); if (status_ != OTF2_SUCCESS) *failed = status_; } while (0)
+    char name[RF_CART_MAX_DIMS * 11 + 32];
+    uint32_t dim = 0, topo = 0, src_rank, src_ref;
+    for (uint32_t c = 0; c < match->ncomms; c++) {
+        if (!cart_source(ranks, nranks, match, c, &src_rank, &src_ref))
+            continue;
+        const struct rt_comm *d = &ranks[src_rank].comms[src_ref];
+        for (uint32_t k = 0; k < d->cart_ndims; k++) {
+            snprintf(name, sizeof name, RF_CART_DIMENSION_FMT, k);
+            uint32_t s = st_strtab_ref(strings, name);
+            if (s == UINT32_MAX)
+                return -1;
+            if (gd)
+                CART_CHECK(OTF2_GlobalDefWriter_WriteCartDimension(gd, dim, s, d->cart_sizes[k],
+                                                                   d->cart_periodic[k] ? OTF2_CART_PERIODIC_TRUE
+                                                                                       : OTF2_CART_PERIODIC_FALSE));
+            dim++;
+        }
+    }
+    dim = 0;
+    for (uint32_t c = 0; c < match->ncomms; c++) {
+        if (!cart_source(ranks, nranks, match, c, &src_rank, &src_ref))
+            continue;
+        const struct rt_comm *d = &ranks[src_rank].comms[src_ref];
+        uint32_t dims[RF_CART_MAX_DIMS];
+        uint32_t nd = d->cart_ndims < RF_CART_MAX_DIMS ? d->cart_ndims : RF_CART_MAX_DIMS;
+        for (uint32_t k = 0; k < nd; k++)
+            dims[k] = dim + k;
+        dim += d->cart_ndims;
+        size_t used = (size_t)snprintf(name, sizeof name, RF_CART_TOPOLOGY_PREFIX);
+        for (uint32_t k = 0; k < nd && used < sizeof name; k++)
+            used += (size_t)snprintf(name + used, sizeof name - used, "%s%u", k ? "x" : "_", d->cart_sizes[k]);
+        uint32_t s = st_strtab_ref(strings, name);
+        if (s == UINT32_MAX)
+            return -1;
+        if (!gd)
+            continue;
+        CART_CHECK(OTF2_GlobalDefWriter_WriteCartTopology(gd, topo, s, c, (uint8_t)nd, dims));
+        /* every member's own coordinates */
+        for (uint32_t r = 0; r < nranks; r++) {
+            if (ranks[r].thread)
+                continue;
+            for (uint32_t k = 0; k < ranks[r].ncomms; k++) {
+                const struct rt_comm *m = &ranks[r].comms[k];
+                if (match->rank_comm[r][k] == c && m->has_cart_coords && m->cart_ndims == d->cart_ndims) {
+                    CART_CHECK(OTF2_GlobalDefWriter_WriteCartCoordinate(gd, topo, m->cart_rank, (uint8_t)nd,
+                                                                        m->cart_coords));
+                    break;
+                }
+            }
+        }
+        topo++;
+    }
+    return 0;
+#undef CART_CHECK
+}
+
+/* The communicator global communicator c was made from, as the first
+ * member that recorded one says (a parent id before c's own, so that the
+ * definitions refer backwards), or OTF2_UNDEFINED_COMM. */
+static uint32_t comm_parent(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match, uint32_t c)
+{
+    for (uint32_t r = 0; r < nranks; r++) {
+        if (ranks[r].thread)
+            continue;
+        for (uint32_t k = 0; k < ranks[r].ncomms; k++) {
+            uint32_t p = ranks[r].comms[k].parent;
+            if (match->rank_comm[r][k] == c && p < ranks[r].ncomms && match->rank_comm[r][p] < c)
+                return match->rank_comm[r][p];
+        }
+    }
+    return OTF2_UNDEFINED_COMM;
 }
 
 /* A location's id in the merged archive: the rank for its main thread,
@@ -51,7 +154,12 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
              char *err, size_t errlen)
 {
     struct st_strtab strings = { 0 };
-    struct st_strtab regions = { 0 };        /* region names; ref = index */
+    struct st_strtab regions = { 0 };     /* region names; ref = index */
+    uint8_t *roles = NULL;                /* OTF2_RegionRole by region ref */
+    uint32_t nroles = 0;
+    uint32_t **win_map = NULL;            /* [rank][window ref] -> merged window id */
+    uint32_t nwins = 0, *win_comm = NULL;
+    const char **win_names = NULL;
     uint32_t **region_map = calloc(nranks ? nranks : 1, sizeof *region_map);
     int rc = -1;
     OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
@@ -73,6 +181,12 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         goto done;
     }
 
+    win_map = calloc(nranks ? nranks : 1, sizeof *win_map);
+    for (uint32_t r = 0; win_map && r < nranks; r++)
+        if (!(win_map[r] = malloc(sizeof **win_map * (ranks[r].nwins ? ranks[r].nwins : 1))))
+            goto oom;
+    if (!win_map || rf_unify_windows(ranks, nranks, match, win_map, &nwins, &win_names, &win_comm) != 0)
+        goto oom;
     int any_truth = 0;
     uint64_t last_time = 0;
     for (uint32_t r = 0; r < nranks; r++) {
@@ -80,9 +194,25 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         region_map[r] = malloc(sizeof **region_map * (rk->nregions ? rk->nregions : 1));
         if (!region_map[r])
             goto oom;
-        for (uint32_t k = 0; k < rk->nregions; k++)
-            if ((region_map[r][k] = st_strtab_ref(&regions, rk->regions[k] ? rk->regions[k] : "?")) == UINT32_MAX)
+        for (uint32_t k = 0; k < rk->nregions; k++) {
+            const char *rn = rk->regions[k] ? rk->regions[k] : "?";
+            if ((region_map[r][k] = st_strtab_ref(&regions, rn)) == UINT32_MAX)
                 goto oom;
+            /* the first archive that defines a region gives its role */
+            uint32_t u = region_map[r][k];
+            if (u >= nroles) {
+                uint32_t cap = regions.cap ? regions.cap : u + 1;
+                uint8_t *nr = realloc(roles, cap);
+                if (!nr)
+                    goto oom;
+                memset(nr + nroles, 0, cap - nroles);
+                roles = nr;
+                nroles = cap;
+            }
+            if (roles[u] == OTF2_REGION_ROLE_UNKNOWN)
+                roles[u] = k < rk->nregion_roles && rk->region_roles[k] != OTF2_REGION_ROLE_UNKNOWN
+                           ? rk->region_roles[k] : fallback_role(rn);
+        }
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, ow_location_id(rk));
         OTF2_AttributeList *attrs = OTF2_AttributeList_New();
         if (!w || !attrs) {
@@ -125,6 +255,35 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                 CHECK(OTF2_EvtWriter_NonBlockingCollectiveComplete(w, a, t, e->tag, comm, e->peer, e->bytes,
                                                                    e->received, e->req));
                 break;
+            case RT_RMA: {
+                uint32_t win = e->ref < rk->nwins ? win_map[r][e->ref] : OTF2_UNDEFINED_RMA_WIN;
+                if (e->tag != RT_RMA_COLL_BEGIN && win == OTF2_UNDEFINED_RMA_WIN)
+                    break;   /* a window the archive does not define (a recovered rank) */
+                switch (e->tag & 0xff) {
+                case RT_RMA_WIN_CREATE: CHECK(OTF2_EvtWriter_RmaWinCreate(w, a, t, win)); break;
+                case RT_RMA_WIN_DESTROY: CHECK(OTF2_EvtWriter_RmaWinDestroy(w, a, t, win)); break;
+                case RT_RMA_COLL_BEGIN: CHECK(OTF2_EvtWriter_RmaCollectiveBegin(w, a, t)); break;
+                case RT_RMA_COLL_END:
+                    CHECK(OTF2_EvtWriter_RmaCollectiveEnd(w, a, t, (OTF2_CollectiveOp)(e->req >> 32),
+                                                    (OTF2_RmaSyncLevel)(e->req & 0xffffffffu), win, e->peer, e->bytes,
+                                                    e->received));
+                    break;
+                case RT_RMA_PUT: CHECK(OTF2_EvtWriter_RmaPut(w, a, t, win, e->peer, e->bytes, e->req)); break;
+                case RT_RMA_GET: CHECK(OTF2_EvtWriter_RmaGet(w, a, t, win, e->peer, e->bytes, e->req)); break;
+                case RT_RMA_ATOMIC:
+                    CHECK(OTF2_EvtWriter_RmaAtomic(w, a, t, win, e->peer, (OTF2_RmaAtomicType)(e->tag >> 8), e->bytes,
+                                             e->received, e->req));
+                    break;
+                case RT_RMA_OP_COMPLETE_REMOTE: CHECK(OTF2_EvtWriter_RmaOpCompleteRemote(w, a, t, win, e->req)); break;
+                case RT_RMA_REQUEST_LOCK:
+                    CHECK(OTF2_EvtWriter_RmaRequestLock(w, a, t, win, e->peer, e->req, (OTF2_LockType)e->bytes));
+                    break;
+                case RT_RMA_RELEASE_LOCK: CHECK(OTF2_EvtWriter_RmaReleaseLock(w, a, t, win, e->peer, e->req)); break;
+                case RT_RMA_SYNC: CHECK(OTF2_EvtWriter_RmaSync(w, a, t, win, e->peer, (OTF2_RmaSyncType)e->bytes)); break;
+                default: break;
+                }
+                break;
+            }
             case RT_FLUSH: {
                 /* the stop time moves with the rank's clock like any other */
                 uint64_t stop = i + 1 < rk->nevents ? gtime[r][i + 1] : t;
@@ -165,10 +324,15 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     if (!gd)
         goto oom;
     /* strings first: fixed ones, regions, hosts, ranks, communicators */
-    uint32_t s_machine = st_strtab_ref(&strings, RF_SYSTEM_TREE_ROOT), s_node = st_strtab_ref(&strings, RF_SYSTEM_TREE_NODE);
+    uint32_t s_machine = st_strtab_ref(&strings, RF_SYSTEM_TREE_ROOT);
+    uint32_t s_node = st_strtab_ref(&strings, RF_SYSTEM_TREE_NODE);
     uint32_t s_empty = st_strtab_ref(&strings, ""), s_world = st_strtab_ref(&strings, RF_GROUP_WORLD_NAME);
     uint32_t s_true = st_strtab_ref(&strings, RF_ATTR_TRUE_TIME_NAME);
     uint32_t s_true_desc = st_strtab_ref(&strings, "undistorted time of the event in ns (SYNCTRACE_SKEW)");
+    /* as Score-P: MPI regions in the file "MPI", the paradigm's name templates */
+    uint32_t s_mpi = st_strtab_ref(&strings, "MPI");
+    uint32_t s_comm_template = st_strtab_ref(&strings, "Comm ${id}");
+    uint32_t s_win_template = st_strtab_ref(&strings, "Win ${id}");
     uint32_t *region_str = malloc(sizeof *region_str * (regions.n ? regions.n : 1));
     uint32_t *host_str = malloc(sizeof *host_str * (nranks ? nranks : 1));
     uint32_t *rank_str = malloc(sizeof *rank_str * (nranks ? nranks : 1));
@@ -189,8 +353,13 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         rank_str[r] = st_strtab_ref(&strings, buf);
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
-        comm_str[c] = st_strtab_ref(&strings, match->comms[c].name);
-    if (strings.failed) {   /* a reference of UINT32_MAX would name no string */
+        comm_str[c] = st_strtab_ref(&strings, comm_display_name(match->comms[c].name));
+    uint32_t *win_str = malloc(sizeof *win_str * (nwins ? nwins : 1));
+    for (uint32_t k = 0; win_str && k < nwins; k++)
+        win_str[k] = st_strtab_ref(&strings, win_names[k]);
+    /* a reference of UINT32_MAX would name no string */
+    if (!win_str || write_cart_topologies(NULL, ranks, nranks, match, &strings, &failed) != 0 || strings.failed) {
+        free(win_str);
         free(region_str); free(host_str); free(rank_str); free(comm_str);
         goto oom;
     }
@@ -198,6 +367,15 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         CHECK(OTF2_GlobalDefWriter_WriteString(gd, k, strings.v[k]));
 
     CHECK(OTF2_GlobalDefWriter_WriteClockProperties(gd, 1000000000ULL, 0, last_time, OTF2_UNDEFINED_TIMESTAMP));
+    CHECK(OTF2_GlobalDefWriter_WriteParadigm(gd, OTF2_PARADIGM_MPI, s_mpi, OTF2_PARADIGM_CLASS_PROCESS));
+    OTF2_AttributeValue template;
+    template.stringRef = s_comm_template;
+    CHECK(OTF2_GlobalDefWriter_WriteParadigmProperty(gd, OTF2_PARADIGM_MPI, OTF2_PARADIGM_PROPERTY_COMM_NAME_TEMPLATE,
+                                                     OTF2_TYPE_STRING, template));
+    template.stringRef = s_win_template;
+    CHECK(OTF2_GlobalDefWriter_WriteParadigmProperty(gd, OTF2_PARADIGM_MPI,
+                                                     OTF2_PARADIGM_PROPERTY_RMA_WIN_NAME_TEMPLATE, OTF2_TYPE_STRING,
+                                                     template));
     CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
     /* one node per distinct host, in order of first appearance */
     uint32_t *node_of = malloc(sizeof *node_of * (nranks ? nranks : 1));
@@ -226,11 +404,13 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     for (uint32_t r = 0; r < nranks; r++)
         CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, ow_location_id(&ranks[r]), rank_str[r],
                                                  OTF2_LOCATION_TYPE_CPU_THREAD, ranks[r].nevents, (uint32_t)ranks[r].rank));
-    for (uint32_t k = 0; k < regions.n; k++)
-        CHECK(OTF2_GlobalDefWriter_WriteRegion(gd, k, region_str[k], region_str[k], s_empty, role_of(regions.v[k]),
-                                               strncmp(regions.v[k], "MPI_", 4) == 0 ? OTF2_PARADIGM_MPI
-                                                                                      : OTF2_PARADIGM_MEASUREMENT_SYSTEM,
-                                               OTF2_REGION_FLAG_NONE, s_empty, 0, 0));
+    for (uint32_t k = 0; k < regions.n; k++) {
+        int mpi = strncmp(regions.v[k], "MPI_", 4) == 0;
+        CHECK(OTF2_GlobalDefWriter_WriteRegion(gd, k, region_str[k], region_str[k], s_empty,
+                                               k < nroles && roles[k] ? roles[k] : fallback_role(regions.v[k]),
+                                               mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_MEASUREMENT_SYSTEM,
+                                               OTF2_REGION_FLAG_NONE, mpi ? s_mpi : s_empty, 0, 0));
+    }
     if (any_truth)
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64));
     uint64_t *world = malloc(sizeof *world * (nworld ? nworld : 1));
@@ -243,13 +423,24 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_WORLD, s_world, OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                           OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, nworld, world));
     free(world);
+    /* every group before the first communicator, as OTF2's readers expect */
     for (uint32_t c = 0; c < match->ncomms; c++) {
         const struct mg_comm *mc = &match->comms[c];
         CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_OF_COMM(c), comm_str[c], OTF2_GROUP_TYPE_COMM_GROUP,
                                               OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, mc->size, mc->members));
-        CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], RF_GROUP_OF_COMM(c), OTF2_UNDEFINED_COMM,
-                                             OTF2_COMM_FLAG_NONE));
     }
+    for (uint32_t c = 0; c < match->ncomms; c++)
+        CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], RF_GROUP_OF_COMM(c),
+                                             comm_parent(ranks, nranks, match, c), OTF2_COMM_FLAG_NONE));
+    if (write_cart_topologies(gd, ranks, nranks, match, &strings, &failed) != 0) {
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of); free(win_str);
+        goto oom;
+    }
+    for (uint32_t k = 0; k < nwins; k++)
+        CHECK(OTF2_GlobalDefWriter_WriteRmaWin(gd, k, win_str[k],
+                                               win_comm[k] < match->ncomms ? win_comm[k] : OTF2_UNDEFINED_COMM,
+                                               OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS));
+    free(win_str);
     free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
     CHECK(OTF2_Archive_CloseGlobalDefWriter(ar, gd));
 #undef CHECK
@@ -269,6 +460,13 @@ done:
     }
     st_strtab_free(&strings);
     st_strtab_free(&regions);
+    free(roles);
+    free(win_names);
+    free(win_comm);
+    if (win_map)
+        for (uint32_t r = 0; r < nranks; r++)
+            free(win_map[r]);
+    free(win_map);
     if (region_map)
         for (uint32_t r = 0; r < nranks; r++)
             free(region_map[r]);

@@ -68,6 +68,24 @@ static double median_of(double *v, size_t n)
     return v[k];
 }
 
+/* Whether event i of rank q has a true time: only events the tracer stamped
+ * with true_time count in accuracy figures (a record without one, such as a
+ * buffer flush OTF2 writes by itself, would read as time 0). */
+static int known(const struct rt_rank *ranks, uint64_t *const *truth, uint32_t q, uint64_t i)
+{
+    return truth && truth[q] && ranks[q].events[i].has_truth;
+}
+
+/* The first true time of the run's first rank that has one: errors are
+ * measured from there (a constant; it only keeps the numbers small). */
+static double truth_origin(const struct rt_rank *ranks, uint32_t nranks, uint64_t *const *truth)
+{
+    for (uint32_t q = 0; q < nranks; q++)
+        for (uint64_t i = 0; i < ranks[q].nevents; i++)
+            if (known(ranks, truth, q, i))
+                return (double)truth[q][i];
+    return 0;
+}
 
 /* All-to-all collective instances whose earliest exit is before their
  * latest entry under the given times. */
@@ -132,6 +150,14 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         if (du != dv && (double)gr < (double)gs + lmin)
             r->latency_violations_after++;
     }
+    r->rma_flows = match->nrma_flows;
+    for (size_t i = 0; i < match->nrma_flows; i++) {
+        const struct mg_message *f = &match->rma_flows[i];
+        const struct rt_rank *s = &ranks[f->send.rank], *v = &ranks[f->recv.rank];
+        r->rma_violations_raw += cm_interpolated(v, v->events[f->recv.index].time)
+                                 < cm_interpolated(s, s->events[f->send.index].time);
+        r->rma_violations_after += gtime[f->recv.rank][f->recv.index] < gtime[f->send.rank][f->send.index];
+    }
     r->collective_violations_after = collective_violations(match, gtime);
     r->neighbour_violations_after = mg_neighbour_violations(ranks, nranks, match, gtime);
     int any_neighbour = 0;
@@ -164,7 +190,9 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     if (truth && nranks && truth[0]) {
         for (size_t i = 0; i < match->nmessages; i++) {
             const struct mg_message *msg = &match->messages[i];
-            if (truth[msg->recv.rank][msg->recv.index] < truth[msg->send.rank][msg->send.index])
+            if (known(ranks, truth, msg->recv.rank, msg->recv.index)
+                && known(ranks, truth, msg->send.rank, msg->send.index)
+                && truth[msg->recv.rank][msg->recv.index] < truth[msg->send.rank][msg->send.index])
                 r->truth_violating_messages++;
         }
         r->truth_violating_collectives = collective_violations(match, truth);
@@ -196,33 +224,46 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         double *v = malloc(sizeof *v * (total_ev ? total_ev : 1));
         for (uint32_t q = 0; start && q < nranks; q++)   /* events per vertex, then where each vertex's run begins */
             for (uint64_t i = 0; truth[q] && i < ranks[q].nevents; i++)
-                start[cm_vertex(m, q, ranks[q].events[i].time) + 1]++;
+                if (known(ranks, truth, q, i))
+                    start[cm_vertex(m, q, ranks[q].events[i].time) + 1]++;
         for (uint32_t k = 0; start && k < nv; k++)
             start[k + 1] += start[k];
         size_t *fill = start ? malloc(sizeof *fill * (nv ? nv : 1)) : NULL;
-        if (fill && v && ref_rank < nranks && truth[ref_rank] && rr->nevents >= 2) {
+        /* the reference's events that have a true time, in order */
+        uint64_t *ref = ref_rank < nranks ? malloc(sizeof *ref * (rr->nevents ? rr->nevents : 1)) : NULL;
+        uint64_t nref = 0;
+        for (uint64_t i = 0; ref && i < rr->nevents; i++)
+            if (known(ranks, truth, ref_rank, i))
+                ref[nref++] = i;
+        if (fill && v && ref && nref >= 2) {
             memcpy(fill, start, sizeof *fill * nv);
+            const uint64_t *rt = truth[ref_rank];
             for (uint32_t q = 0; q < nranks; q++) {
-                if (!truth[q] || !ranks[q].nevents)
+                uint64_t first_known = 0;
+                while (truth[q] && first_known < ranks[q].nevents && !known(ranks, truth, q, first_known))
+                    first_known++;
+                if (!truth[q] || first_known >= ranks[q].nevents)
                     continue;
                 /* walks the reference's events in true-time order, from the
                  * first one at or before this rank's first event */
-                uint64_t lo_i = 0, hi_i = rr->nevents - 2, first = truth[q][0];
+                uint64_t lo_i = 0, hi_i = nref - 2, first = truth[q][first_known];
                 while (lo_i < hi_i) {
                     uint64_t mid = lo_i + (hi_i - lo_i + 1) / 2;
-                    if (truth[ref_rank][mid] <= first)
+                    if (rt[ref[mid]] <= first)
                         lo_i = mid;
                     else
                         hi_i = mid - 1;
                 }
                 uint64_t j = lo_i;
-                for (uint64_t i = 0; i < ranks[q].nevents; i++) {
+                for (uint64_t i = first_known; i < ranks[q].nevents; i++) {
+                    if (!known(ranks, truth, q, i))
+                        continue;
                     uint64_t tt = truth[q][i];
-                    while (j + 2 < rr->nevents && truth[ref_rank][j + 1] <= tt)
+                    while (j + 2 < nref && rt[ref[j + 1]] <= tt)
                         j++;
-                    double t0 = (double)truth[ref_rank][j], t1 = (double)truth[ref_rank][j + 1];
-                    double c0 = cm_corrected(m, ref_rank, rr->events[j].time);
-                    double c1 = cm_corrected(m, ref_rank, rr->events[j + 1].time);
+                    double t0 = (double)rt[ref[j]], t1 = (double)rt[ref[j + 1]];
+                    double c0 = cm_corrected(m, ref_rank, rr->events[ref[j]].time);
+                    double c1 = cm_corrected(m, ref_rank, rr->events[ref[j + 1]].time);
                     double cref = t1 > t0 ? c0 + (c1 - c0) * ((double)tt - t0) / (t1 - t0) : c0;
                     uint64_t t = ranks[q].events[i].time;
                     v[fill[cm_vertex(m, q, t)]++] = cref - cm_corrected(m, q, t);
@@ -234,6 +275,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                     has[k] = 1;
                 }
         }
+        free(ref);
         free(fill);
         free(start);
         free(v);
@@ -248,11 +290,15 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         double *tt = malloc(sizeof *tt * (total ? total : 1));
         if (err && raw && tt) {
             size_t k = 0;
+            double origin = truth_origin(ranks, nranks, truth);
             for (uint32_t q = 0; q < nranks; q++)
-                for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++, k++) {
-                    tt[k] = (double)truth[q][i] - (double)truth[0][0];
+                for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
+                    if (!known(ranks, truth, q, i))
+                        continue;
+                    tt[k] = (double)truth[q][i] - origin;
                     err[k] = (double)gtime[q][i] - tt[k];
                     raw[k] = cm_interpolated(&ranks[q], ranks[q].events[i].time) - tt[k];
+                    k++;
                 }
             double *series[2] = { err, raw };
             double *max_out[2] = { &r->true_err_max_ns, &r->raw_err_max_ns };
@@ -283,18 +329,25 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             }
             /* how much intervals inside a rank changed (consecutive events),
              * measured in global time's own rate like the errors above */
-            for (uint32_t q = 0; q < nranks; q++)
-                for (uint64_t i = 1; i < ranks[q].nevents && truth[q]; i++) {
-                    double ours = (double)gtime[q][i] - (double)gtime[q][i - 1];
-                    double real = ((double)truth[q][i] - (double)truth[q][i - 1]) * (1 + rate);
-                    if (fabs(ours - real) > r->interval_distortion_max_ns)
-                        r->interval_distortion_max_ns = fabs(ours - real);
-                    double interp = cm_interpolated(&ranks[q], ranks[q].events[i].time)
-                                    - cm_interpolated(&ranks[q], ranks[q].events[i - 1].time);
-                    real = ((double)truth[q][i] - (double)truth[q][i - 1]) * (1 + raw_rate);
-                    if (fabs(interp - real) > r->raw_interval_distortion_max_ns)
-                        r->raw_interval_distortion_max_ns = fabs(interp - real);
+            for (uint32_t q = 0; q < nranks; q++) {
+                uint64_t p = UINT64_MAX;   /* the previous event with a true time */
+                for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
+                    if (!known(ranks, truth, q, i))
+                        continue;
+                    if (p != UINT64_MAX) {
+                        double ours = (double)gtime[q][i] - (double)gtime[q][p];
+                        double real = ((double)truth[q][i] - (double)truth[q][p]) * (1 + rate);
+                        if (fabs(ours - real) > r->interval_distortion_max_ns)
+                            r->interval_distortion_max_ns = fabs(ours - real);
+                        double interp = cm_interpolated(&ranks[q], ranks[q].events[i].time)
+                                        - cm_interpolated(&ranks[q], ranks[q].events[p].time);
+                        real = ((double)truth[q][i] - (double)truth[q][p]) * (1 + raw_rate);
+                        if (fabs(interp - real) > r->raw_interval_distortion_max_ns)
+                            r->raw_interval_distortion_max_ns = fabs(interp - real);
+                    }
+                    p = i;
                 }
+            }
         }
         free(err);
         free(raw);
@@ -326,9 +379,10 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             if (has[sv] && has[tv]) {
                 rs->has_truth = 1;
                 rs->true_offset_ns = truth_x[sv] - truth_x[tv];
-                /* 1 ns of rounding, and the drift model's residual is not part of the bound */
-                rs->inside = rs->true_offset_ns >= rs->lo_ns - r->delta_ns - 1
-                             && rs->true_offset_ns <= rs->hi_ns + r->delta_ns + 1;
+                /* Exact: the bounds already hold on the graph relaxed by
+                 * delta, and a clock without a bound is not inside one. */
+                rs->inside = isfinite(rs->lo_ns) && isfinite(rs->hi_ns) && rs->true_offset_ns >= rs->lo_ns
+                             && rs->true_offset_ns <= rs->hi_ns;
                 rd->has_truth = 1;
                 rd->inside &= rs->inside;
             }
@@ -368,10 +422,14 @@ void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nra
     double *tt = malloc(sizeof *tt * (total ? total : 1));
     if (y && tt) {
         size_t k = 0;
+        double origin = truth_origin(ranks, nranks, truth);
         for (uint32_t q = 0; q < nranks; q++)
-            for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++, k++) {
-                tt[k] = (double)truth[q][i] - (double)truth[0][0];
+            for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
+                if (!known(ranks, truth, q, i))
+                    continue;
+                tt[k] = (double)truth[q][i] - origin;
                 y[k] = (double)ctime[q][i] - tt[k];
+                k++;
             }
         double mx = 0, my = 0, sxx = 0, sxy = 0, rate = 0;
         r->clc_err_max_ns = r->clc_err_median_ns = 0;
@@ -392,13 +450,20 @@ void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nra
             r->clc_err_median_ns = median_of(y, k);
         }
         r->clc_interval_distortion_max_ns = 0;
-        for (uint32_t q = 0; q < nranks; q++)
-            for (uint64_t i = 1; i < ranks[q].nevents && truth[q]; i++) {
-                double clc = (double)ctime[q][i] - (double)ctime[q][i - 1];
-                double real = ((double)truth[q][i] - (double)truth[q][i - 1]) * (1 + rate);
-                if (fabs(clc - real) > r->clc_interval_distortion_max_ns)
-                    r->clc_interval_distortion_max_ns = fabs(clc - real);
+        for (uint32_t q = 0; q < nranks; q++) {
+            uint64_t p = UINT64_MAX;
+            for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
+                if (!known(ranks, truth, q, i))
+                    continue;
+                if (p != UINT64_MAX) {
+                    double clc = (double)ctime[q][i] - (double)ctime[q][p];
+                    double real = ((double)truth[q][i] - (double)truth[q][p]) * (1 + rate);
+                    if (fabs(clc - real) > r->clc_interval_distortion_max_ns)
+                        r->clc_interval_distortion_max_ns = fabs(clc - real);
+                }
+                p = i;
             }
+        }
         r->have_clc = 1;
         if (st)
             r->clc = *st;
@@ -443,6 +508,8 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
             r->tachyons_raw, r->tachyons_after, r->latency_violations_after);
     fprintf(f, "  \"collective_order_violations_after\": %zu,\n  \"nonmonotonic_after\": %zu,\n",
             r->collective_violations_after, r->nonmonotonic_after);
+    fprintf(f, "  \"rma_orderings\": { \"count\": %zu, \"violated_raw\": %zu, \"violated_after\": %zu },\n",
+            r->rma_flows, r->rma_violations_raw, r->rma_violations_after);
     fprintf(f, "  \"neighbour_order_violations\": { \"raw\": %zu, \"after\": %zu%s",
             r->neighbour_violations_raw, r->neighbour_violations_after, r->have_truth ? "" : " },\n");
     if (r->have_truth)

@@ -51,6 +51,8 @@ struct report {
     size_t messages, collectives, unmatched_sends, unmatched_recvs, incomplete_collectives, cancelled;
     size_t tachyons_raw, tachyons_after, latency_violations_after, collective_violations_after;
     size_t nonmonotonic_after;
+    /* one-sided orderings MPI guarantees (rma_flow.h): fences and PSCW */
+    size_t rma_flows, rma_violations_raw, rma_violations_after;
     /* neighbourhood collectives: (member, in-neighbour) pairs whose exit precedes the entry */
     size_t neighbour_violations_raw, neighbour_violations_after, neighbour_violations_truth;
     size_t neighbour_edges;

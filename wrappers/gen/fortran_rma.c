@@ -453,37 +453,19 @@ static void st_f_MPI_Win_call_errhandler_f08(MPI_Fint *win, MPI_Fint *errorcode,
 
 ST_F_ALIAS(st_f_MPI_Win_call_errhandler_f08, mpi_win_call_errhandler_f08_);
 
-/* MPI_Win_complete: the region around Open MPI's Fortran binding */
-extern void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_complete: converted; the C wrapper records */
 static void st_f_MPI_Win_complete(MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_complete_)
-        st_f_missing("pmpi_win_complete_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_complete);
-    pmpi_win_complete_(win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_complete(c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_complete, mpi_win_complete);
 ST_F_ALIAS(st_f_MPI_Win_complete, mpi_win_complete_);
 ST_F_ALIAS(st_f_MPI_Win_complete, mpi_win_complete__);
 ST_F_ALIAS(st_f_MPI_Win_complete, MPI_WIN_COMPLETE);
-
-extern void pmpi_win_complete_f08_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_complete_f08(MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_complete_f08_)
-        st_f_missing("pmpi_win_complete_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_complete);
-    pmpi_win_complete_f08_(win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_complete_f08, mpi_win_complete_f08_);
+ST_F_ALIAS(st_f_MPI_Win_complete, mpi_win_complete_f08_);
 
 /* MPI_Win_create: the region around Open MPI's Fortran binding */
 extern void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
@@ -517,37 +499,24 @@ static void st_f_MPI_Win_create_f08(void *base, MPI_Aint *size, MPI_Fint *disp_u
 
 ST_F_ALIAS(st_f_MPI_Win_create_f08, mpi_win_create_f08_);
 
-/* MPI_Win_create_dynamic: the region around Open MPI's Fortran binding */
-extern void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_create_dynamic: converted; the C wrapper records */
 static void st_f_MPI_Win_create_dynamic(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_create_dynamic_)
-        st_f_missing("pmpi_win_create_dynamic_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_create_dynamic);
-    pmpi_win_create_dynamic_(info, comm, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_create_dynamic(c_info, c_comm, &c_win);
+    if (ret == MPI_SUCCESS) {
+        *win = PMPI_Win_c2f(c_win);
+    }
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_create_dynamic, mpi_win_create_dynamic);
 ST_F_ALIAS(st_f_MPI_Win_create_dynamic, mpi_win_create_dynamic_);
 ST_F_ALIAS(st_f_MPI_Win_create_dynamic, mpi_win_create_dynamic__);
 ST_F_ALIAS(st_f_MPI_Win_create_dynamic, MPI_WIN_CREATE_DYNAMIC);
-
-extern void pmpi_win_create_dynamic_f08_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_create_dynamic_f08(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_create_dynamic_f08_)
-        st_f_missing("pmpi_win_create_dynamic_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_create_dynamic);
-    pmpi_win_create_dynamic_f08_(info, comm, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_create_dynamic_f08, mpi_win_create_dynamic_f08_);
+ST_F_ALIAS(st_f_MPI_Win_create_dynamic, mpi_win_create_dynamic_f08_);
 
 /* MPI_Win_create_errhandler: the region around Open MPI's Fortran binding */
 extern void pmpi_win_create_errhandler_(void *function, MPI_Fint *errhandler, MPI_Fint *ierr) __attribute__((weak));
@@ -677,101 +646,47 @@ static void st_f_MPI_Win_detach_f08(MPI_Fint *win, void *base, MPI_Fint *ierr)
 
 ST_F_ALIAS(st_f_MPI_Win_detach_f08, mpi_win_detach_f08_);
 
-/* MPI_Win_fence: the region around Open MPI's Fortran binding */
-extern void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_fence: converted; the C wrapper records */
 static void st_f_MPI_Win_fence(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_fence_)
-        st_f_missing("pmpi_win_fence_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_fence);
-    pmpi_win_fence_(assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_fence((int)*assert, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_fence, mpi_win_fence);
 ST_F_ALIAS(st_f_MPI_Win_fence, mpi_win_fence_);
 ST_F_ALIAS(st_f_MPI_Win_fence, mpi_win_fence__);
 ST_F_ALIAS(st_f_MPI_Win_fence, MPI_WIN_FENCE);
+ST_F_ALIAS(st_f_MPI_Win_fence, mpi_win_fence_f08_);
 
-extern void pmpi_win_fence_f08_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_fence_f08(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_fence_f08_)
-        st_f_missing("pmpi_win_fence_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_fence);
-    pmpi_win_fence_f08_(assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_fence_f08, mpi_win_fence_f08_);
-
-/* MPI_Win_flush: the region around Open MPI's Fortran binding */
-extern void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_flush: converted; the C wrapper records */
 static void st_f_MPI_Win_flush(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_flush_)
-        st_f_missing("pmpi_win_flush_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_flush);
-    pmpi_win_flush_(rank, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_flush((int)*rank, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_flush, mpi_win_flush);
 ST_F_ALIAS(st_f_MPI_Win_flush, mpi_win_flush_);
 ST_F_ALIAS(st_f_MPI_Win_flush, mpi_win_flush__);
 ST_F_ALIAS(st_f_MPI_Win_flush, MPI_WIN_FLUSH);
+ST_F_ALIAS(st_f_MPI_Win_flush, mpi_win_flush_f08_);
 
-extern void pmpi_win_flush_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_flush_f08(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_flush_f08_)
-        st_f_missing("pmpi_win_flush_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_flush);
-    pmpi_win_flush_f08_(rank, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_flush_f08, mpi_win_flush_f08_);
-
-/* MPI_Win_flush_all: the region around Open MPI's Fortran binding */
-extern void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_flush_all: converted; the C wrapper records */
 static void st_f_MPI_Win_flush_all(MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_flush_all_)
-        st_f_missing("pmpi_win_flush_all_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_flush_all);
-    pmpi_win_flush_all_(win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_flush_all(c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_flush_all, mpi_win_flush_all);
 ST_F_ALIAS(st_f_MPI_Win_flush_all, mpi_win_flush_all_);
 ST_F_ALIAS(st_f_MPI_Win_flush_all, mpi_win_flush_all__);
 ST_F_ALIAS(st_f_MPI_Win_flush_all, MPI_WIN_FLUSH_ALL);
-
-extern void pmpi_win_flush_all_f08_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_flush_all_f08(MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_flush_all_f08_)
-        st_f_missing("pmpi_win_flush_all_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_flush_all);
-    pmpi_win_flush_all_f08_(win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_flush_all_f08, mpi_win_flush_all_f08_);
+ST_F_ALIAS(st_f_MPI_Win_flush_all, mpi_win_flush_all_f08_);
 
 /* MPI_Win_flush_local: the region around Open MPI's Fortran binding */
 extern void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
@@ -837,37 +752,22 @@ static void st_f_MPI_Win_flush_local_all_f08(MPI_Fint *win, MPI_Fint *ierr)
 
 ST_F_ALIAS(st_f_MPI_Win_flush_local_all_f08, mpi_win_flush_local_all_f08_);
 
-/* MPI_Win_free: the region around Open MPI's Fortran binding */
-extern void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_free: converted; the C wrapper records */
 static void st_f_MPI_Win_free(MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_free_)
-        st_f_missing("pmpi_win_free_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_free);
-    pmpi_win_free_(win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_free(&c_win);
+    if (ret == MPI_SUCCESS) {
+        *win = PMPI_Win_c2f(c_win);
+    }
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_free, mpi_win_free);
 ST_F_ALIAS(st_f_MPI_Win_free, mpi_win_free_);
 ST_F_ALIAS(st_f_MPI_Win_free, mpi_win_free__);
 ST_F_ALIAS(st_f_MPI_Win_free, MPI_WIN_FREE);
-
-extern void pmpi_win_free_f08_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_free_f08(MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_free_f08_)
-        st_f_missing("pmpi_win_free_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_free);
-    pmpi_win_free_f08_(win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_free_f08, mpi_win_free_f08_);
+ST_F_ALIAS(st_f_MPI_Win_free, mpi_win_free_f08_);
 
 /* MPI_Win_free_keyval: the region around Open MPI's Fortran binding */
 extern void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierr) __attribute__((weak));
@@ -1061,37 +961,19 @@ static void st_f_MPI_Win_get_name_f08(MPI_Fint *win, char *win_name, MPI_Fint *r
 
 ST_F_ALIAS(st_f_MPI_Win_get_name_f08, mpi_win_get_name_f08_);
 
-/* MPI_Win_lock: the region around Open MPI's Fortran binding */
-extern void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_lock: converted; the C wrapper records */
 static void st_f_MPI_Win_lock(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_lock_)
-        st_f_missing("pmpi_win_lock_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_lock);
-    pmpi_win_lock_(lock_type, rank, assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_lock((int)*lock_type, (int)*rank, (int)*assert, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_lock, mpi_win_lock);
 ST_F_ALIAS(st_f_MPI_Win_lock, mpi_win_lock_);
 ST_F_ALIAS(st_f_MPI_Win_lock, mpi_win_lock__);
 ST_F_ALIAS(st_f_MPI_Win_lock, MPI_WIN_LOCK);
-
-extern void pmpi_win_lock_f08_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_lock_f08(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_lock_f08_)
-        st_f_missing("pmpi_win_lock_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_lock);
-    pmpi_win_lock_f08_(lock_type, rank, assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_lock_f08, mpi_win_lock_f08_);
+ST_F_ALIAS(st_f_MPI_Win_lock, mpi_win_lock_f08_);
 
 /* MPI_Win_lock_all: the region around Open MPI's Fortran binding */
 extern void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
@@ -1125,37 +1007,20 @@ static void st_f_MPI_Win_lock_all_f08(MPI_Fint *assert, MPI_Fint *win, MPI_Fint 
 
 ST_F_ALIAS(st_f_MPI_Win_lock_all_f08, mpi_win_lock_all_f08_);
 
-/* MPI_Win_post: the region around Open MPI's Fortran binding */
-extern void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_post: converted; the C wrapper records */
 static void st_f_MPI_Win_post(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_post_)
-        st_f_missing("pmpi_win_post_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_post);
-    pmpi_win_post_(group, assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_post(c_group, (int)*assert, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_post, mpi_win_post);
 ST_F_ALIAS(st_f_MPI_Win_post, mpi_win_post_);
 ST_F_ALIAS(st_f_MPI_Win_post, mpi_win_post__);
 ST_F_ALIAS(st_f_MPI_Win_post, MPI_WIN_POST);
-
-extern void pmpi_win_post_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_post_f08(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_post_f08_)
-        st_f_missing("pmpi_win_post_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_post);
-    pmpi_win_post_f08_(group, assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_post_f08, mpi_win_post_f08_);
+ST_F_ALIAS(st_f_MPI_Win_post, mpi_win_post_f08_);
 
 /* MPI_Win_set_attr: the region around Open MPI's Fortran binding */
 extern void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, void *attribute_val, MPI_Fint *ierr) __attribute__((weak));
@@ -1317,37 +1182,20 @@ static void st_f_MPI_Win_shared_query_f08(MPI_Fint *win, MPI_Fint *rank, MPI_Ain
 
 ST_F_ALIAS(st_f_MPI_Win_shared_query_f08, mpi_win_shared_query_f08_);
 
-/* MPI_Win_start: the region around Open MPI's Fortran binding */
-extern void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_start: converted; the C wrapper records */
 static void st_f_MPI_Win_start(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_start_)
-        st_f_missing("pmpi_win_start_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_start);
-    pmpi_win_start_(group, assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Group c_group = PMPI_Group_f2c(*group);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_start(c_group, (int)*assert, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_start, mpi_win_start);
 ST_F_ALIAS(st_f_MPI_Win_start, mpi_win_start_);
 ST_F_ALIAS(st_f_MPI_Win_start, mpi_win_start__);
 ST_F_ALIAS(st_f_MPI_Win_start, MPI_WIN_START);
-
-extern void pmpi_win_start_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_start_f08(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_start_f08_)
-        st_f_missing("pmpi_win_start_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_start);
-    pmpi_win_start_f08_(group, assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_start_f08, mpi_win_start_f08_);
+ST_F_ALIAS(st_f_MPI_Win_start, mpi_win_start_f08_);
 
 /* MPI_Win_sync: the region around Open MPI's Fortran binding */
 extern void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
@@ -1381,130 +1229,58 @@ static void st_f_MPI_Win_sync_f08(MPI_Fint *win, MPI_Fint *ierr)
 
 ST_F_ALIAS(st_f_MPI_Win_sync_f08, mpi_win_sync_f08_);
 
-/* MPI_Win_test: the region around Open MPI's Fortran binding */
-extern void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_test: converted; the C wrapper records */
 static void st_f_MPI_Win_test(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr)
 {
-    if (!pmpi_win_test_)
-        st_f_missing("pmpi_win_test_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_test);
-    pmpi_win_test_(win, flag, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_test(c_win, (int *)flag);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_test, mpi_win_test);
 ST_F_ALIAS(st_f_MPI_Win_test, mpi_win_test_);
 ST_F_ALIAS(st_f_MPI_Win_test, mpi_win_test__);
 ST_F_ALIAS(st_f_MPI_Win_test, MPI_WIN_TEST);
+ST_F_ALIAS(st_f_MPI_Win_test, mpi_win_test_f08_);
 
-extern void pmpi_win_test_f08_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_test_f08(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr)
-{
-    if (!pmpi_win_test_f08_)
-        st_f_missing("pmpi_win_test_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_test);
-    pmpi_win_test_f08_(win, flag, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_test_f08, mpi_win_test_f08_);
-
-/* MPI_Win_unlock: the region around Open MPI's Fortran binding */
-extern void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_unlock: converted; the C wrapper records */
 static void st_f_MPI_Win_unlock(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_unlock_)
-        st_f_missing("pmpi_win_unlock_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_unlock);
-    pmpi_win_unlock_(rank, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_unlock((int)*rank, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_unlock, mpi_win_unlock);
 ST_F_ALIAS(st_f_MPI_Win_unlock, mpi_win_unlock_);
 ST_F_ALIAS(st_f_MPI_Win_unlock, mpi_win_unlock__);
 ST_F_ALIAS(st_f_MPI_Win_unlock, MPI_WIN_UNLOCK);
+ST_F_ALIAS(st_f_MPI_Win_unlock, mpi_win_unlock_f08_);
 
-extern void pmpi_win_unlock_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_unlock_f08(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_unlock_f08_)
-        st_f_missing("pmpi_win_unlock_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_unlock);
-    pmpi_win_unlock_f08_(rank, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_unlock_f08, mpi_win_unlock_f08_);
-
-/* MPI_Win_unlock_all: the region around Open MPI's Fortran binding */
-extern void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_unlock_all: converted; the C wrapper records */
 static void st_f_MPI_Win_unlock_all(MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_unlock_all_)
-        st_f_missing("pmpi_win_unlock_all_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_unlock_all);
-    pmpi_win_unlock_all_(win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_unlock_all(c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_unlock_all, mpi_win_unlock_all);
 ST_F_ALIAS(st_f_MPI_Win_unlock_all, mpi_win_unlock_all_);
 ST_F_ALIAS(st_f_MPI_Win_unlock_all, mpi_win_unlock_all__);
 ST_F_ALIAS(st_f_MPI_Win_unlock_all, MPI_WIN_UNLOCK_ALL);
+ST_F_ALIAS(st_f_MPI_Win_unlock_all, mpi_win_unlock_all_f08_);
 
-extern void pmpi_win_unlock_all_f08_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_unlock_all_f08(MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_unlock_all_f08_)
-        st_f_missing("pmpi_win_unlock_all_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_unlock_all);
-    pmpi_win_unlock_all_f08_(win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_unlock_all_f08, mpi_win_unlock_all_f08_);
-
-/* MPI_Win_wait: the region around Open MPI's Fortran binding */
-extern void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_wait: converted; the C wrapper records */
 static void st_f_MPI_Win_wait(MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_wait_)
-        st_f_missing("pmpi_win_wait_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_wait);
-    pmpi_win_wait_(win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_wait(c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_wait, mpi_win_wait);
 ST_F_ALIAS(st_f_MPI_Win_wait, mpi_win_wait_);
 ST_F_ALIAS(st_f_MPI_Win_wait, mpi_win_wait__);
 ST_F_ALIAS(st_f_MPI_Win_wait, MPI_WIN_WAIT);
-
-extern void pmpi_win_wait_f08_(MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_wait_f08(MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_wait_f08_)
-        st_f_missing("pmpi_win_wait_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_wait);
-    pmpi_win_wait_f08_(win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_wait_f08, mpi_win_wait_f08_);
+ST_F_ALIAS(st_f_MPI_Win_wait, mpi_win_wait_f08_);

@@ -23,7 +23,7 @@ const struct st_region_info st_regions[ST_REGION_MPI_COUNT] = {
     { "MPI_Wtime", OTF2_REGION_ROLE_FUNCTION },
     { "MPI_Bsend", OTF2_REGION_ROLE_POINT2POINT },
     { "MPI_Bsend_init", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Get_count", OTF2_REGION_ROLE_POINT2POINT },
+    { "MPI_Get_count", OTF2_REGION_ROLE_FUNCTION },
     { "MPI_Ibsend", OTF2_REGION_ROLE_POINT2POINT },
     { "MPI_Improbe", OTF2_REGION_ROLE_POINT2POINT },
     { "MPI_Imrecv", OTF2_REGION_ROLE_POINT2POINT },
@@ -45,27 +45,27 @@ const struct st_region_info st_regions[ST_REGION_MPI_COUNT] = {
     { "MPI_Sendrecv_replace", OTF2_REGION_ROLE_POINT2POINT },
     { "MPI_Ssend", OTF2_REGION_ROLE_POINT2POINT },
     { "MPI_Ssend_init", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Start", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Startall", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Cancel", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Grequest_complete", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Grequest_start", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Request_free", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Request_get_status", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Status_c2f", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Status_f2c", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Status_set_cancelled", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Status_set_elements", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Status_set_elements_x", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Test", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Test_cancelled", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Testall", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Testany", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Testsome", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Wait", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Waitall", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Waitany", OTF2_REGION_ROLE_POINT2POINT },
-    { "MPI_Waitsome", OTF2_REGION_ROLE_POINT2POINT },
+    { "MPI_Start", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Startall", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Cancel", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Grequest_complete", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Grequest_start", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Request_free", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Request_get_status", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Status_c2f", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Status_f2c", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Status_set_cancelled", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Status_set_elements", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Status_set_elements_x", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Test", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Test_cancelled", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Testall", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Testany", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Testsome", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Wait", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Waitall", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Waitany", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Waitsome", OTF2_REGION_ROLE_FUNCTION },
     { "MPI_Allgather", OTF2_REGION_ROLE_COLL_ALL2ALL },
     { "MPI_Allgatherv", OTF2_REGION_ROLE_COLL_ALL2ALL },
     { "MPI_Allreduce", OTF2_REGION_ROLE_COLL_ALL2ALL },
@@ -74,7 +74,7 @@ const struct st_region_info st_regions[ST_REGION_MPI_COUNT] = {
     { "MPI_Alltoallw", OTF2_REGION_ROLE_COLL_ALL2ALL },
     { "MPI_Barrier", OTF2_REGION_ROLE_BARRIER },
     { "MPI_Bcast", OTF2_REGION_ROLE_COLL_ONE2ALL },
-    { "MPI_Exscan", OTF2_REGION_ROLE_COLL_ALL2ALL },
+    { "MPI_Exscan", OTF2_REGION_ROLE_COLL_OTHER },
     { "MPI_Gather", OTF2_REGION_ROLE_COLL_ALL2ONE },
     { "MPI_Gatherv", OTF2_REGION_ROLE_COLL_ALL2ONE },
     { "MPI_Iallgather", OTF2_REGION_ROLE_COLL_ALL2ALL },
@@ -85,29 +85,29 @@ const struct st_region_info st_regions[ST_REGION_MPI_COUNT] = {
     { "MPI_Ialltoallw", OTF2_REGION_ROLE_COLL_ALL2ALL },
     { "MPI_Ibarrier", OTF2_REGION_ROLE_BARRIER },
     { "MPI_Ibcast", OTF2_REGION_ROLE_COLL_ONE2ALL },
-    { "MPI_Iexscan", OTF2_REGION_ROLE_COLL_ALL2ALL },
+    { "MPI_Iexscan", OTF2_REGION_ROLE_COLL_OTHER },
     { "MPI_Igather", OTF2_REGION_ROLE_COLL_ALL2ONE },
     { "MPI_Igatherv", OTF2_REGION_ROLE_COLL_ALL2ONE },
-    { "MPI_Ineighbor_allgather", OTF2_REGION_ROLE_COLL_OTHER },
-    { "MPI_Ineighbor_allgatherv", OTF2_REGION_ROLE_COLL_OTHER },
-    { "MPI_Ineighbor_alltoall", OTF2_REGION_ROLE_COLL_OTHER },
-    { "MPI_Ineighbor_alltoallv", OTF2_REGION_ROLE_COLL_OTHER },
-    { "MPI_Ineighbor_alltoallw", OTF2_REGION_ROLE_COLL_OTHER },
+    { "MPI_Ineighbor_allgather", OTF2_REGION_ROLE_COLL_ALL2ALL },
+    { "MPI_Ineighbor_allgatherv", OTF2_REGION_ROLE_COLL_ALL2ALL },
+    { "MPI_Ineighbor_alltoall", OTF2_REGION_ROLE_COLL_ALL2ALL },
+    { "MPI_Ineighbor_alltoallv", OTF2_REGION_ROLE_COLL_ALL2ALL },
+    { "MPI_Ineighbor_alltoallw", OTF2_REGION_ROLE_COLL_ALL2ALL },
     { "MPI_Ireduce", OTF2_REGION_ROLE_COLL_ALL2ONE },
     { "MPI_Ireduce_scatter", OTF2_REGION_ROLE_COLL_ALL2ALL },
     { "MPI_Ireduce_scatter_block", OTF2_REGION_ROLE_COLL_ALL2ALL },
-    { "MPI_Iscan", OTF2_REGION_ROLE_COLL_ALL2ALL },
+    { "MPI_Iscan", OTF2_REGION_ROLE_COLL_OTHER },
     { "MPI_Iscatter", OTF2_REGION_ROLE_COLL_ONE2ALL },
     { "MPI_Iscatterv", OTF2_REGION_ROLE_COLL_ONE2ALL },
-    { "MPI_Neighbor_allgather", OTF2_REGION_ROLE_COLL_OTHER },
-    { "MPI_Neighbor_allgatherv", OTF2_REGION_ROLE_COLL_OTHER },
-    { "MPI_Neighbor_alltoall", OTF2_REGION_ROLE_COLL_OTHER },
-    { "MPI_Neighbor_alltoallv", OTF2_REGION_ROLE_COLL_OTHER },
-    { "MPI_Neighbor_alltoallw", OTF2_REGION_ROLE_COLL_OTHER },
+    { "MPI_Neighbor_allgather", OTF2_REGION_ROLE_COLL_ALL2ALL },
+    { "MPI_Neighbor_allgatherv", OTF2_REGION_ROLE_COLL_ALL2ALL },
+    { "MPI_Neighbor_alltoall", OTF2_REGION_ROLE_COLL_ALL2ALL },
+    { "MPI_Neighbor_alltoallv", OTF2_REGION_ROLE_COLL_ALL2ALL },
+    { "MPI_Neighbor_alltoallw", OTF2_REGION_ROLE_COLL_ALL2ALL },
     { "MPI_Reduce", OTF2_REGION_ROLE_COLL_ALL2ONE },
     { "MPI_Reduce_scatter", OTF2_REGION_ROLE_COLL_ALL2ALL },
     { "MPI_Reduce_scatter_block", OTF2_REGION_ROLE_COLL_ALL2ALL },
-    { "MPI_Scan", OTF2_REGION_ROLE_COLL_ALL2ALL },
+    { "MPI_Scan", OTF2_REGION_ROLE_COLL_OTHER },
     { "MPI_Scatter", OTF2_REGION_ROLE_COLL_ONE2ALL },
     { "MPI_Scatterv", OTF2_REGION_ROLE_COLL_ONE2ALL },
     { "MPI_Attr_delete", OTF2_REGION_ROLE_FUNCTION },
@@ -188,68 +188,68 @@ const struct st_region_info st_regions[ST_REGION_MPI_COUNT] = {
     { "MPI_Publish_name", OTF2_REGION_ROLE_FUNCTION },
     { "MPI_Topo_test", OTF2_REGION_ROLE_FUNCTION },
     { "MPI_Unpublish_name", OTF2_REGION_ROLE_FUNCTION },
-    { "MPI_Accumulate", OTF2_REGION_ROLE_RMA },
-    { "MPI_Compare_and_swap", OTF2_REGION_ROLE_RMA },
-    { "MPI_Fetch_and_op", OTF2_REGION_ROLE_RMA },
+    { "MPI_Accumulate", OTF2_REGION_ROLE_ATOMIC },
+    { "MPI_Compare_and_swap", OTF2_REGION_ROLE_ATOMIC },
+    { "MPI_Fetch_and_op", OTF2_REGION_ROLE_ATOMIC },
     { "MPI_Get", OTF2_REGION_ROLE_RMA },
-    { "MPI_Get_accumulate", OTF2_REGION_ROLE_RMA },
+    { "MPI_Get_accumulate", OTF2_REGION_ROLE_ATOMIC },
     { "MPI_Put", OTF2_REGION_ROLE_RMA },
-    { "MPI_Raccumulate", OTF2_REGION_ROLE_RMA },
+    { "MPI_Raccumulate", OTF2_REGION_ROLE_ATOMIC },
     { "MPI_Rget", OTF2_REGION_ROLE_RMA },
-    { "MPI_Rget_accumulate", OTF2_REGION_ROLE_RMA },
+    { "MPI_Rget_accumulate", OTF2_REGION_ROLE_ATOMIC },
     { "MPI_Rput", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_allocate", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_allocate_shared", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_attach", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_call_errhandler", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_complete", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_create", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_create_dynamic", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_create_errhandler", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_create_keyval", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_delete_attr", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_detach", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_fence", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_flush", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_flush_all", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_flush_local", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_flush_local_all", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_free", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_free_keyval", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_get_attr", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_get_errhandler", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_get_group", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_get_info", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_get_name", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_lock", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_lock_all", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_post", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_set_attr", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_set_errhandler", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_set_info", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_set_name", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_shared_query", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_start", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_sync", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_test", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_unlock", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_unlock_all", OTF2_REGION_ROLE_RMA },
-    { "MPI_Win_wait", OTF2_REGION_ROLE_RMA },
-    { "MPI_File_call_errhandler", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_close", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_create_errhandler", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_delete", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_get_amode", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_get_atomicity", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_get_byte_offset", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_get_errhandler", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_get_group", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_get_info", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_get_position", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_get_position_shared", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_get_size", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_get_type_extent", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_get_view", OTF2_REGION_ROLE_FILE_IO },
+    { "MPI_Win_allocate", OTF2_REGION_ROLE_ALLOCATE },
+    { "MPI_Win_allocate_shared", OTF2_REGION_ROLE_ALLOCATE },
+    { "MPI_Win_attach", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_call_errhandler", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_complete", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_create", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_create_dynamic", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_create_errhandler", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_create_keyval", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_delete_attr", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_detach", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_fence", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_flush", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_flush_all", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_flush_local", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_flush_local_all", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_free", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_free_keyval", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_get_attr", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_get_errhandler", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_get_group", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_get_info", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_get_name", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_lock", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_lock_all", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_post", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_set_attr", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_set_errhandler", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_set_info", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_set_name", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_shared_query", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_start", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_sync", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_test", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_unlock", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_unlock_all", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_Win_wait", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_call_errhandler", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_close", OTF2_REGION_ROLE_FILE_IO_METADATA },
+    { "MPI_File_create_errhandler", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_delete", OTF2_REGION_ROLE_FILE_IO_METADATA },
+    { "MPI_File_get_amode", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_get_atomicity", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_get_byte_offset", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_get_errhandler", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_get_group", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_get_info", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_get_position", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_get_position_shared", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_get_size", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_get_type_extent", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_get_view", OTF2_REGION_ROLE_FUNCTION },
     { "MPI_File_iread", OTF2_REGION_ROLE_FILE_IO },
     { "MPI_File_iread_all", OTF2_REGION_ROLE_FILE_IO },
     { "MPI_File_iread_at", OTF2_REGION_ROLE_FILE_IO },
@@ -260,8 +260,8 @@ const struct st_region_info st_regions[ST_REGION_MPI_COUNT] = {
     { "MPI_File_iwrite_at", OTF2_REGION_ROLE_FILE_IO },
     { "MPI_File_iwrite_at_all", OTF2_REGION_ROLE_FILE_IO },
     { "MPI_File_iwrite_shared", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_open", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_preallocate", OTF2_REGION_ROLE_FILE_IO },
+    { "MPI_File_open", OTF2_REGION_ROLE_FILE_IO_METADATA },
+    { "MPI_File_preallocate", OTF2_REGION_ROLE_FUNCTION },
     { "MPI_File_read", OTF2_REGION_ROLE_FILE_IO },
     { "MPI_File_read_all", OTF2_REGION_ROLE_FILE_IO },
     { "MPI_File_read_all_begin", OTF2_REGION_ROLE_FILE_IO },
@@ -274,13 +274,13 @@ const struct st_region_info st_regions[ST_REGION_MPI_COUNT] = {
     { "MPI_File_read_ordered_begin", OTF2_REGION_ROLE_FILE_IO },
     { "MPI_File_read_ordered_end", OTF2_REGION_ROLE_FILE_IO },
     { "MPI_File_read_shared", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_seek", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_seek_shared", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_set_atomicity", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_set_errhandler", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_set_info", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_set_size", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_File_set_view", OTF2_REGION_ROLE_FILE_IO },
+    { "MPI_File_seek", OTF2_REGION_ROLE_FILE_IO_METADATA },
+    { "MPI_File_seek_shared", OTF2_REGION_ROLE_FILE_IO_METADATA },
+    { "MPI_File_set_atomicity", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_set_errhandler", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_set_info", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_set_size", OTF2_REGION_ROLE_FUNCTION },
+    { "MPI_File_set_view", OTF2_REGION_ROLE_FUNCTION },
     { "MPI_File_sync", OTF2_REGION_ROLE_FILE_IO },
     { "MPI_File_write", OTF2_REGION_ROLE_FILE_IO },
     { "MPI_File_write_all", OTF2_REGION_ROLE_FILE_IO },
@@ -294,7 +294,7 @@ const struct st_region_info st_regions[ST_REGION_MPI_COUNT] = {
     { "MPI_File_write_ordered_begin", OTF2_REGION_ROLE_FILE_IO },
     { "MPI_File_write_ordered_end", OTF2_REGION_ROLE_FILE_IO },
     { "MPI_File_write_shared", OTF2_REGION_ROLE_FILE_IO },
-    { "MPI_Register_datarep", OTF2_REGION_ROLE_FILE_IO },
+    { "MPI_Register_datarep", OTF2_REGION_ROLE_FUNCTION },
     { "MPI_Get_address", OTF2_REGION_ROLE_FUNCTION },
     { "MPI_Get_elements", OTF2_REGION_ROLE_FUNCTION },
     { "MPI_Get_elements_x", OTF2_REGION_ROLE_FUNCTION },
@@ -1006,53 +1006,53 @@ const unsigned char st_region_essential[ST_REGION_MPI_COUNT] = {
     0,   /* MPI_Publish_name */
     0,   /* MPI_Topo_test */
     0,   /* MPI_Unpublish_name */
-    0,   /* MPI_Accumulate */
-    0,   /* MPI_Compare_and_swap */
-    0,   /* MPI_Fetch_and_op */
-    0,   /* MPI_Get */
-    0,   /* MPI_Get_accumulate */
-    0,   /* MPI_Put */
-    0,   /* MPI_Raccumulate */
-    0,   /* MPI_Rget */
-    0,   /* MPI_Rget_accumulate */
-    0,   /* MPI_Rput */
-    0,   /* MPI_Win_allocate */
-    0,   /* MPI_Win_allocate_shared */
+    1,   /* MPI_Accumulate */
+    1,   /* MPI_Compare_and_swap */
+    1,   /* MPI_Fetch_and_op */
+    1,   /* MPI_Get */
+    1,   /* MPI_Get_accumulate */
+    1,   /* MPI_Put */
+    1,   /* MPI_Raccumulate */
+    1,   /* MPI_Rget */
+    1,   /* MPI_Rget_accumulate */
+    1,   /* MPI_Rput */
+    1,   /* MPI_Win_allocate */
+    1,   /* MPI_Win_allocate_shared */
     0,   /* MPI_Win_attach */
     0,   /* MPI_Win_call_errhandler */
-    0,   /* MPI_Win_complete */
-    0,   /* MPI_Win_create */
-    0,   /* MPI_Win_create_dynamic */
+    1,   /* MPI_Win_complete */
+    1,   /* MPI_Win_create */
+    1,   /* MPI_Win_create_dynamic */
     0,   /* MPI_Win_create_errhandler */
     0,   /* MPI_Win_create_keyval */
     0,   /* MPI_Win_delete_attr */
     0,   /* MPI_Win_detach */
-    0,   /* MPI_Win_fence */
-    0,   /* MPI_Win_flush */
-    0,   /* MPI_Win_flush_all */
+    1,   /* MPI_Win_fence */
+    1,   /* MPI_Win_flush */
+    1,   /* MPI_Win_flush_all */
     0,   /* MPI_Win_flush_local */
     0,   /* MPI_Win_flush_local_all */
-    0,   /* MPI_Win_free */
+    1,   /* MPI_Win_free */
     0,   /* MPI_Win_free_keyval */
     0,   /* MPI_Win_get_attr */
     0,   /* MPI_Win_get_errhandler */
     0,   /* MPI_Win_get_group */
     0,   /* MPI_Win_get_info */
     0,   /* MPI_Win_get_name */
-    0,   /* MPI_Win_lock */
+    1,   /* MPI_Win_lock */
     0,   /* MPI_Win_lock_all */
-    0,   /* MPI_Win_post */
+    1,   /* MPI_Win_post */
     0,   /* MPI_Win_set_attr */
     0,   /* MPI_Win_set_errhandler */
     0,   /* MPI_Win_set_info */
-    0,   /* MPI_Win_set_name */
+    1,   /* MPI_Win_set_name */
     0,   /* MPI_Win_shared_query */
-    0,   /* MPI_Win_start */
+    1,   /* MPI_Win_start */
     0,   /* MPI_Win_sync */
-    0,   /* MPI_Win_test */
-    0,   /* MPI_Win_unlock */
-    0,   /* MPI_Win_unlock_all */
-    0,   /* MPI_Win_wait */
+    1,   /* MPI_Win_test */
+    1,   /* MPI_Win_unlock */
+    1,   /* MPI_Win_unlock_all */
+    1,   /* MPI_Win_wait */
     0,   /* MPI_File_call_errhandler */
     0,   /* MPI_File_close */
     0,   /* MPI_File_create_errhandler */

@@ -10,7 +10,9 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
     if (!st_call_begin(&call, ST_REGION_MPI_Accumulate))
         return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     int ret = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_op(&call, ret, win, 2, target_rank, st_rma_bytes(origin_count, origin_datatype), 0, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -20,7 +22,9 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     if (!st_call_begin(&call, ST_REGION_MPI_Compare_and_swap))
         return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     int ret = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_op(&call, ret, win, 2, target_rank, st_rma_bytes(1, datatype), st_rma_bytes(1, datatype), OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -30,7 +34,9 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
     if (!st_call_begin(&call, ST_REGION_MPI_Fetch_and_op))
         return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     int ret = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_op(&call, ret, win, 2, target_rank, st_rma_bytes(1, datatype), st_rma_bytes(1, datatype), OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -40,7 +46,9 @@ int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
     if (!st_call_begin(&call, ST_REGION_MPI_Get))
         return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     int ret = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_op(&call, ret, win, 1, target_rank, 0, st_rma_bytes(origin_count, origin_datatype), OTF2_RMA_ATOMIC_TYPE_ACCUMULATE);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -50,7 +58,9 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
     if (!st_call_begin(&call, ST_REGION_MPI_Get_accumulate))
         return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     int ret = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_op(&call, ret, win, 2, target_rank, st_rma_bytes(origin_count, origin_datatype), st_rma_bytes(result_count, result_datatype), OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -60,7 +70,9 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
     if (!st_call_begin(&call, ST_REGION_MPI_Put))
         return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     int ret = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_op(&call, ret, win, 0, target_rank, st_rma_bytes(origin_count, origin_datatype), 0, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -70,7 +82,9 @@ int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
     if (!st_call_begin(&call, ST_REGION_MPI_Raccumulate))
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     int ret = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_op(&call, ret, win, 2, target_rank, st_rma_bytes(origin_count, origin_datatype), 0, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -80,7 +94,9 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
     if (!st_call_begin(&call, ST_REGION_MPI_Rget))
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     int ret = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_op(&call, ret, win, 1, target_rank, 0, st_rma_bytes(origin_count, origin_datatype), OTF2_RMA_ATOMIC_TYPE_ACCUMULATE);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -90,7 +106,9 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
     if (!st_call_begin(&call, ST_REGION_MPI_Rget_accumulate))
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     int ret = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_op(&call, ret, win, 2, target_rank, st_rma_bytes(origin_count, origin_datatype), st_rma_bytes(result_count, result_datatype), OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -100,7 +118,9 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
     if (!st_call_begin(&call, ST_REGION_MPI_Rput))
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
     int ret = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_op(&call, ret, win, 0, target_rank, st_rma_bytes(origin_count, origin_datatype), 0, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -110,7 +130,9 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
     if (!st_call_begin(&call, ST_REGION_MPI_Win_allocate))
         return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     int ret = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_created(&call, ret, comm, *win);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -120,7 +142,9 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     if (!st_call_begin(&call, ST_REGION_MPI_Win_allocate_shared))
         return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     int ret = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_created(&call, ret, comm, *win);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -150,7 +174,9 @@ int MPI_Win_complete(MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_complete))
         return PMPI_Win_complete(win);
     int ret = PMPI_Win_complete(win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_epoch_end(&call, ret, win, 0);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -160,7 +186,9 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     if (!st_call_begin(&call, ST_REGION_MPI_Win_create))
         return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     int ret = PMPI_Win_create(base, size, disp_unit, info, comm, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_created(&call, ret, comm, *win);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -170,7 +198,9 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_create_dynamic))
         return PMPI_Win_create_dynamic(info, comm, win);
     int ret = PMPI_Win_create_dynamic(info, comm, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_created(&call, ret, comm, *win);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -220,7 +250,9 @@ int MPI_Win_fence(int assert, MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_fence))
         return PMPI_Win_fence(assert, win);
     int ret = PMPI_Win_fence(assert, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_fence(&call, ret, win);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -230,7 +262,9 @@ int MPI_Win_flush(int rank, MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_flush))
         return PMPI_Win_flush(rank, win);
     int ret = PMPI_Win_flush(rank, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_completed(&call, ret, win, rank);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -240,7 +274,9 @@ int MPI_Win_flush_all(MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_flush_all))
         return PMPI_Win_flush_all(win);
     int ret = PMPI_Win_flush_all(win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_completed(&call, ret, win, -1);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -269,8 +305,11 @@ int MPI_Win_free(MPI_Win *win)
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Win_free))
         return PMPI_Win_free(win);
+    MPI_Win st_win_ = *win;
     int ret = PMPI_Win_free(win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_freed(&call, ret, st_win_);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -340,7 +379,9 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_lock))
         return PMPI_Win_lock(lock_type, rank, assert, win);
     int ret = PMPI_Win_lock(lock_type, rank, assert, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_lock(&call, ret, win, lock_type, rank);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -360,7 +401,9 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_post))
         return PMPI_Win_post(group, assert, win);
     int ret = PMPI_Win_post(group, assert, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_epoch(ret, win, group, 1);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -400,7 +443,9 @@ int MPI_Win_set_name(MPI_Win win, const char *win_name)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_set_name))
         return PMPI_Win_set_name(win, win_name);
     int ret = PMPI_Win_set_name(win, win_name);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_named(ret, win, win_name);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -420,7 +465,9 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_start))
         return PMPI_Win_start(group, assert, win);
     int ret = PMPI_Win_start(group, assert, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_epoch(ret, win, group, 0);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -440,7 +487,9 @@ int MPI_Win_test(MPI_Win win, int *flag)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_test))
         return PMPI_Win_test(win, flag);
     int ret = PMPI_Win_test(win, flag);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    if (*flag) st_rma_epoch_end(&call, ret, win, 1);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -450,7 +499,9 @@ int MPI_Win_unlock(int rank, MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_unlock))
         return PMPI_Win_unlock(rank, win);
     int ret = PMPI_Win_unlock(rank, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_unlock(&call, ret, win, rank);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -460,7 +511,9 @@ int MPI_Win_unlock_all(MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_unlock_all))
         return PMPI_Win_unlock_all(win);
     int ret = PMPI_Win_unlock_all(win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_completed(&call, ret, win, -1);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -470,6 +523,8 @@ int MPI_Win_wait(MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_wait))
         return PMPI_Win_wait(win);
     int ret = PMPI_Win_wait(win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_epoch_end(&call, ret, win, 1);
+    st_call_end_stamped(&call);
     return ret;
 }

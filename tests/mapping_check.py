@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""mapping_check.py ARCHIVE/traces.otf2 docs/scorep-mapping.md — checks a
+merged archive against what Score-P writes (docs/scorep-mapping.md), read
+with OTF2's Python reader, not synctrace's code. Prints TAP-like lines
+("ok - ..." / "not ok - ...") for tests/lib.sh's tap_from_checker:
+  - every MPI region has the role the docs' "Region roles" table gives it
+    (FUNCTION when not listed), paradigm MPI and source file "MPI";
+  - the MPI paradigm is defined (class PROCESS) with Score-P's communicator
+    and window name templates;
+  - no communicator is named with the tracer's key ("comm" + 16 hex digits);
+  - communicators have their parents (the program's splits and topologies
+    MPI_COMM_WORLD, each duplicate the communicator it duplicates);
+  - every Cartesian topology has its dimensions, and each member of its
+    communicator has coordinates that are its rank in row-major order;
+  - every location's first event enters MPI_Init or MPI_Init_thread;
+  - one-sided communication as tests/mpi_mapping.c does it on each rank
+    (window "halo window" on MPI_COMM_WORLD; create, two fences, free as
+    RMA collectives; a put to the next rank, an accumulate under a lock of
+    the next rank, odd ranks a put to their even partner under PSCW; every
+    operation completed later, on the same window, by its matching id);
+  - MPI's fence ordering holds in global time: an operation completed by a
+    fence is issued before its target's fence of the same ordinal ends; and
+    PSCW's: an origin's complete (RmaSync NOTIFY_OUT) before its target's
+    wait ends (RmaSync NOTIFY_IN).
+"""
+import collections
+import re
+import sys
+
+import otf2
+
+
+def roles_from_docs(path):
+    """role name -> set of MPI functions, from the docs' Region roles table"""
+    table, inside = {}, False
+    with open(path) as f:
+        for line in f:
+            if line.startswith("## "):
+                inside = line.strip() == "## Region roles"
+                continue
+            m = re.match(r"^\| ([A-Z0-9_]+) \| (MPI_.*) \|$", line.strip()) if inside else None
+            if m:
+                table[m.group(1)] = {x.strip() for x in m.group(2).split(",")}
+    return table
+
+
+def enum_name(v):
+    """RegionRole.COLL_ONE2ALL -> COLL_ONE2ALL (the bindings' enums print so)"""
+    return str(v).rsplit(".", 1)[-1]
+
+
+def say(ok, what):
+    print("%s - %s" % ("ok" if ok else "not ok", what))
+
+
+def main(path, docs):
+    table = roles_from_docs(docs)
+    expected = {fn: role for role, fns in table.items() for fn in fns}
+    say(len(expected) > 50, "the docs' region role table lists %d MPI functions" % len(expected))
+    with otf2.reader.open(path) as trace:
+        defs = trace.definitions
+        bad = []
+        nmpi = 0
+        for r in defs.regions:
+            if not r.name.startswith("MPI_"):
+                continue
+            nmpi += 1
+            want = expected.get(r.name, "FUNCTION")
+            if enum_name(r.region_role) != want or r.paradigm != otf2.Paradigm.MPI or r.source_file != "MPI":
+                bad.append("%s %s/%s/%s" % (r.name, enum_name(r.region_role), r.paradigm, r.source_file))
+        say(nmpi > 0 and not bad, "%d MPI regions with Score-P's role, paradigm MPI, file \"MPI\"%s"
+            % (nmpi, (": wrong " + ", ".join(bad[:6])) if bad else ""))
+        paradigms = [p for p in defs.paradigms if p.paradigm == otf2.Paradigm.MPI]
+        say(len(paradigms) == 1 and paradigms[0].name == "MPI"
+            and paradigms[0].paradigm_class == otf2.ParadigmClass.PROCESS, "the MPI paradigm is defined")
+        props = {enum_name(p.property): p.value for p in defs.paradigm_properties if p.paradigm == otf2.Paradigm.MPI}
+        say(props.get("COMM_NAME_TEMPLATE") == "Comm ${id}" and props.get("RMA_WIN_NAME_TEMPLATE") == "Win ${id}",
+            "the MPI paradigm's name templates: %s" % sorted(props.items()))
+        # parents: the split halves and the topologies from MPI_COMM_WORLD, each
+        # duplicate from its half (same members)
+        from_world = [c for c in defs.comms if c.parent is not None and c.parent.name == "MPI_COMM_WORLD"]
+        dups = [c for c in defs.comms if c.parent is not None and c.parent.name != "MPI_COMM_WORLD"
+                and [m._ref for m in c.group.members] == [m._ref for m in c.parent.group.members]]
+        say(len(from_world) >= 4 and len(dups) >= 2, "communicator parents: %d from MPI_COMM_WORLD, %d duplicates"
+            % (len(from_world), len(dups)))
+        keys = [c.name for c in defs.comms if re.match(r"^comm [0-9a-f]{16}$", c.name)]
+        say(not keys, "no communicator named with the tracer's key (%d)" % len(keys))
+        tops = list(defs.cart_topologies)
+        coords = list(defs.cart_coordinates)
+        problems = []
+        for t in tops:
+            sizes = [d.size for d in t.dimensions]
+            name = "MPI_Cartesian_" + "x".join(str(s) for s in sizes)
+            if t.name != name:
+                problems.append("%s named %s" % (name, t.name))
+            members = len(t.communicator.group.members)
+            mine = [c for c in coords if c.topology == t]
+            if sorted(c.rank for c in mine) != list(range(members)):
+                problems.append("%s: coordinates for ranks %s of %d" % (t.name, sorted(c.rank for c in mine), members))
+            for c in mine:
+                index = 0
+                for s, x in zip(sizes, c.coordinates):
+                    index = index * s + x
+                if index != c.rank:
+                    problems.append("%s: rank %d at %s" % (t.name, c.rank, c.coordinates))
+        print("cartesian %s" % "; ".join("%s periodic %s" % (t.name, [enum_name(d.cart_periodicity) for d in t.dimensions])
+                                         for t in tops))
+        say(tops and not problems, "%d Cartesian topologies, every member's coordinates%s"
+            % (len(tops), (": " + "; ".join(problems[:4])) if problems else ""))
+        wins = list(defs.rma_wins)
+        say(len(wins) == 1 and wins[0].name == "halo window" and wins[0].comm.name == "MPI_COMM_WORLD",
+            "the RMA window is defined, named, on its communicator: %s"
+            % ["%s on %s" % (w.name, w.comm.name if w.comm else None) for w in wins])
+        nranks = len([c for c in defs.comms if c.name == "MPI_COMM_WORLD"][0].group.members)
+        first = {}
+        rma = collections.defaultdict(list)
+        for loc, ev in trace.events:
+            if loc not in first:
+                first[loc] = ev
+            if type(ev).__name__.startswith("Rma"):
+                rma[loc._ref].append(ev)
+        problems = []
+        for rank in range(nranks):
+            evs = rma.get(rank, [])
+            kinds = collections.Counter(type(e).__name__ for e in evs)
+            ends = collections.Counter(enum_name(e.collective_op) for e in evs if type(e).__name__ == "RmaCollectiveEnd")
+            want = {"RmaWinCreate": 1, "RmaWinDestroy": 1, "RmaCollectiveBegin": 4, "RmaCollectiveEnd": 4,
+                    "RmaPut": 1 + rank % 2, "RmaAtomic": 1, "RmaRequestLock": 1, "RmaReleaseLock": 1,
+                    "RmaOpCompleteRemote": 2 + rank % 2, "RmaSync": 1}
+            for k, v in want.items():
+                if kinds.get(k, 0) != v:
+                    problems.append("rank %d: %d %s (want %d)" % (rank, kinds.get(k, 0), k, v))
+            if ends != collections.Counter({"CREATE_HANDLE": 1, "BARRIER": 2, "DESTROY_HANDLE": 1}):
+                problems.append("rank %d: RMA collectives %s" % (rank, dict(ends)))
+            issued, done = {}, set()
+            for e in evs:
+                name = type(e).__name__
+                if name in ("RmaPut", "RmaGet", "RmaAtomic"):
+                    issued[e.matching_id] = e
+                elif name == "RmaOpCompleteRemote":
+                    if e.matching_id not in issued or issued[e.matching_id].win != e.win:
+                        problems.append("rank %d: completion of an operation not issued before" % rank)
+                    done.add(e.matching_id)
+            if set(issued) != done:
+                problems.append("rank %d: operations never completed" % rank)
+            nxt = (rank + 1) % nranks
+            puts = [e.remote for e in evs if type(e).__name__ == "RmaPut"]
+            locks = [(type(e).__name__, e.remote) for e in evs if "Lock" in type(e).__name__]
+            if puts[:1] != [nxt] or (rank % 2 and puts[1:] != [rank ^ 1]):
+                problems.append("rank %d: puts to %s" % (rank, puts))
+            if locks != [("RmaRequestLock", nxt), ("RmaReleaseLock", nxt)]:
+                problems.append("rank %d: locks %s" % (rank, locks))
+            syncs = [(enum_name(e.sync_type), e.remote) for e in evs if type(e).__name__ == "RmaSync"]
+            if syncs != [("NOTIFY_OUT" if rank % 2 else "NOTIFY_IN", rank ^ 1)]:
+                problems.append("rank %d: PSCW notifications %s" % (rank, syncs))
+        say(nranks > 1 and not problems, "one-sided events on %d ranks%s" % (nranks, (": " + "; ".join(problems[:4])) if problems else ""))
+        # MPI's fence ordering: an operation completed by a fence precedes the
+        # end of its target's fence of the same ordinal on the window
+        ends = {}      # (rank, window) -> [time of each fence's end]
+        closed = []    # (origin rank, window, fence ordinal, target, time of the operation)
+        for rank, evs in rma.items():
+            if rank >> 32:
+                continue
+            ops, inside, open_ = {}, [], False
+            for e in evs:
+                name = type(e).__name__
+                if name in ("RmaPut", "RmaGet", "RmaAtomic"):
+                    ops[e.matching_id] = e
+                elif name == "RmaCollectiveBegin":
+                    open_, inside = True, []
+                elif name == "RmaOpCompleteRemote" and open_:
+                    inside.append(e.matching_id)
+                elif name == "RmaCollectiveEnd":
+                    if enum_name(e.collective_op) == "BARRIER":
+                        lst = ends.setdefault((rank, e.win._ref), [])
+                        for mid in inside:
+                            op = ops[mid]
+                            closed.append((rank, e.win._ref, len(lst), op.remote, op.time, e.win.comm))
+                        lst.append(e.time)
+                    open_ = False
+        late = 0
+        for rank, win, ordinal, target, t, comm in closed:
+            world = comm.group.members[target]._ref
+            fence_end = ends.get((world, win), [])
+            if ordinal >= len(fence_end) or fence_end[ordinal] < t:
+                late += 1
+        say(closed and not late, "fence orderings: %d operations before their target's closing fence, %d after it"
+            % (len(closed) - late, late))
+        # PSCW: an origin's complete precedes the end of its target's wait
+        outs = [(r, e) for r, evs in rma.items() for e in evs
+                if type(e).__name__ == "RmaSync" and enum_name(e.sync_type) == "NOTIFY_OUT"]
+        late = 0
+        for r, e in outs:
+            target = e.win.comm.group.members[e.remote]._ref
+            ins = [x for x in rma.get(target, []) if type(x).__name__ == "RmaSync"
+                   and enum_name(x.sync_type) == "NOTIFY_IN" and e.win.comm.group.members[x.remote]._ref == r]
+            late += not ins or ins[0].time < e.time
+        say(outs and not late, "PSCW orderings: %d completes before their target's wait ended, %d after"
+            % (len(outs) - late, late))
+        wrong = [loc.name for loc, ev in first.items()
+                 if not (type(ev).__name__ == "Enter" and ev.region.name in ("MPI_Init", "MPI_Init_thread"))]
+        say(first and not wrong, "every location begins with MPI_Init's Enter%s" % (": not " + ", ".join(wrong) if wrong else ""))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: mapping_check.py ARCHIVE/traces.otf2 docs/scorep-mapping.md")
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,303 @@
+/* rma_flow.c — see rma_flow.h. */
+#include "rma_flow.h"
+
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* RMA windows are created collectively over a communicator, in the same
+ * order on every member: the n-th window a rank made on global
+ * communicator C is the same window on every member of C. */
+struct win_key {
+    uint32_t comm, ordinal, rank, ref;
+};
+
+static int by_comm_ordinal(const void *a, const void *b)
+{
+    const struct win_key *x = a, *y = b;
+    if (x->comm != y->comm)
+        return (x->comm > y->comm) - (x->comm < y->comm);
+    return (x->ordinal > y->ordinal) - (x->ordinal < y->ordinal);
+}
+
+int rf_unify_windows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+                         uint32_t **win_map, uint32_t *nwins, const char ***names, uint32_t **comm_of)
+{
+    size_t n = 0;
+    for (uint32_t r = 0; r < nranks; r++)
+        if (!ranks[r].thread)
+            n += ranks[r].nwins;
+    *nwins = 0;
+    *names = NULL;
+    *comm_of = NULL;
+    struct win_key *keys = malloc(sizeof *keys * (n ? n : 1));
+    uint32_t *counts = calloc(match->ncomms ? match->ncomms : 1, sizeof *counts);
+    if (!keys || !counts) {
+        free(keys);
+        free(counts);
+        return -1;
+    }
+    size_t k = 0;
+    for (uint32_t r = 0; r < nranks; r++) {
+        if (ranks[r].thread)
+            continue;
+        for (uint32_t w = 0; w < ranks[r].nwins; w++) {
+            uint32_t lc = ranks[r].wins[w].comm;
+            uint32_t c = lc < ranks[r].ncomms ? match->rank_comm[r][lc] : UINT32_MAX;
+            keys[k++] = (struct win_key){ c, c < match->ncomms ? counts[c]++ : w, r, w };
+        }
+        for (uint32_t w = 0; w < ranks[r].nwins; w++) {   /* counts are per rank */
+            uint32_t lc = ranks[r].wins[w].comm;
+            if (lc < ranks[r].ncomms && match->rank_comm[r][lc] < match->ncomms)
+                counts[match->rank_comm[r][lc]] = 0;
+        }
+    }
+    free(counts);
+    qsort(keys, k, sizeof *keys, by_comm_ordinal);
+    *names = malloc(sizeof **names * (k ? k : 1));
+    *comm_of = malloc(sizeof **comm_of * (k ? k : 1));
+    if (!*names || !*comm_of) {
+        free(keys);
+        return -1;
+    }
+    for (size_t i = 0; i < k; i++) {
+        if (i == 0 || keys[i].comm != keys[i - 1].comm || keys[i].ordinal != keys[i - 1].ordinal
+            || keys[i].comm == UINT32_MAX) {
+            (*names)[*nwins] = "";
+            (*comm_of)[*nwins] = keys[i].comm;
+            ++*nwins;
+        }
+        uint32_t g = *nwins - 1;
+        const char *nm = ranks[keys[i].rank].wins[keys[i].ref].name;
+        if (!(*names)[g][0] && nm)
+            (*names)[g] = nm;
+        win_map[keys[i].rank][keys[i].ref] = g;
+    }
+    free(keys);
+    for (uint32_t r = 0; r < nranks; r++)   /* a thread's windows are its rank's */
+        if (ranks[r].thread)
+            for (uint32_t q = 0; q < nranks; q++)
+                if (!ranks[q].thread && ranks[q].rank == ranks[r].rank && ranks[r].nwins)
+                    memcpy(win_map[r], win_map[q], sizeof **win_map * ranks[r].nwins);
+    return 0;
+}
+
+/* An operation at its origin: its matching id, event, window, target, and
+ * the fence (ordinal on the window) that completed it, if one did. */
+struct op {
+    uint64_t id, index;
+    uint32_t win, target, fence;
+};
+
+/* A fence's end at a rank: window, ordinal, event. */
+struct fence {
+    uint32_t win, ordinal;
+    uint64_t index;
+};
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = ((const struct op *)a)->id, y = ((const struct op *)b)->id;
+    return (x > y) - (x < y);
+}
+
+static int by_win_ordinal(const void *a, const void *b)
+{
+    const struct fence *x = a, *y = b;
+    if (x->win != y->win)
+        return (x->win > y->win) - (x->win < y->win);
+    return (x->ordinal > y->ordinal) - (x->ordinal < y->ordinal);
+}
+
+/* A PSCW notification: complete's NOTIFY_OUT to a target, wait's
+ * NOTIFY_IN from an origin (window, remote window rank, event). */
+struct notify {
+    uint32_t win, remote, out;
+    uint64_t index;
+};
+
+struct rank_rma {
+    struct op *ops;
+    size_t nops;
+    struct fence *fences;
+    size_t nfences;
+    struct notify *notes;
+    size_t nnotes;
+};
+
+/* One location's operations and fences, and which fence completed which
+ * operation (its completions lie between the fence's begin and end). */
+static int scan(const struct rt_rank *rk, const uint32_t *win_map, struct rank_rma *out)
+{
+    size_t nrma = 0;
+    for (uint64_t i = 0; i < rk->nevents; i++)
+        nrma += rk->events[i].kind == RT_RMA;
+    out->ops = malloc(sizeof *out->ops * (nrma ? nrma : 1));
+    out->fences = malloc(sizeof *out->fences * (nrma ? nrma : 1));
+    out->notes = malloc(sizeof *out->notes * (nrma ? nrma : 1));
+    uint64_t *inside = malloc(sizeof *inside * (nrma ? nrma : 1));   /* completions in the open collective */
+    uint32_t *count = calloc(rk->nwins ? rk->nwins : 1, sizeof *count);  /* fences so far, by local window */
+    if (!out->ops || !out->fences || !out->notes || !inside || !count) {
+        free(inside);
+        free(count);
+        return -1;
+    }
+    size_t ninside = 0;
+    int open = 0;
+    for (uint64_t i = 0; i < rk->nevents; i++) {
+        const struct rt_event *e = &rk->events[i];
+        if (e->kind != RT_RMA)
+            continue;
+        uint32_t what = e->tag & 0xff;
+        if (what == RT_RMA_COLL_BEGIN) {
+            open = 1;
+            ninside = 0;
+        } else if (what == RT_RMA_OP_COMPLETE_REMOTE && open) {
+            inside[ninside++] = e->req;
+        } else if (what == RT_RMA_COLL_END) {
+            if ((e->req >> 32) == OTF2_COLLECTIVE_OP_BARRIER && e->ref < rk->nwins) {
+                uint32_t ordinal = count[e->ref]++;
+                out->fences[out->nfences++] = (struct fence){ win_map[e->ref], ordinal, i };
+                for (size_t k = 0; k < ninside; k++)
+                    for (size_t o = out->nops; o-- > 0;)   /* ids grow with time: the latest first */
+                        if (out->ops[o].id == inside[k]) {
+                            out->ops[o].fence = ordinal;
+                            break;
+                        }
+            }
+            open = 0;
+            ninside = 0;
+        } else if (what == RT_RMA_SYNC && e->ref < rk->nwins
+                   && (e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_OUT || e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_IN)) {
+            out->notes[out->nnotes++] = (struct notify){ win_map[e->ref], e->peer,
+                                                         e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_OUT, i };
+        } else if ((what == RT_RMA_PUT || what == RT_RMA_GET || what == RT_RMA_ATOMIC) && e->ref < rk->nwins) {
+            out->ops[out->nops++] = (struct op){ e->req, i, win_map[e->ref], e->peer, UINT32_MAX };
+        }
+    }
+    free(inside);
+    free(count);
+    qsort(out->ops, out->nops, sizeof *out->ops, by_id);
+    qsort(out->fences, out->nfences, sizeof *out->fences, by_win_ordinal);
+    return 0;
+}
+
+int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+                   struct mg_message **flows, size_t *n, char *err, size_t errlen)
+{
+    *flows = NULL;
+    *n = 0;
+    int rc = -1;
+    uint32_t nwins = 0, *comm_of = NULL;
+    const char **names = NULL;
+    uint32_t **win_map = calloc(nranks ? nranks : 1, sizeof *win_map);
+    struct rank_rma *rr = calloc(nranks ? nranks : 1, sizeof *rr);
+    uint32_t *main_of = NULL;   /* world rank -> index of its main location */
+    int any = 0;
+    for (uint32_t r = 0; r < nranks; r++)
+        any |= ranks[r].nwins > 0;
+    if (!any) {
+        free(win_map);
+        free(rr);
+        return 0;
+    }
+    if (!win_map || !rr)
+        goto oom;
+    for (uint32_t r = 0; r < nranks; r++)
+        if (!(win_map[r] = malloc(sizeof **win_map * (ranks[r].nwins ? ranks[r].nwins : 1))))
+            goto oom;
+    if (rf_unify_windows(ranks, nranks, match, win_map, &nwins, &names, &comm_of) != 0)
+        goto oom;
+    if (!(main_of = malloc(sizeof *main_of * (nranks ? nranks : 1))))
+        goto oom;
+    for (uint32_t r = 0; r < nranks; r++)
+        main_of[r] = UINT32_MAX;
+    for (uint32_t r = 0; r < nranks; r++)
+        if (!ranks[r].thread && ranks[r].rank >= 0 && (uint32_t)ranks[r].rank < nranks)
+            main_of[ranks[r].rank] = r;
+    size_t total = 0;
+    for (uint32_t r = 0; r < nranks; r++) {
+        if (ranks[r].thread)
+            continue;   /* the tracer records fences of the main thread's windows; threads' one-sided calls are left out */
+        if (scan(&ranks[r], win_map[r], &rr[r]) != 0)
+            goto oom;
+        total += rr[r].nops;
+    }
+    for (uint32_t r = 0; r < nranks; r++)
+        total += rr[r].nnotes;
+    if (!(*flows = malloc(sizeof **flows * (total ? total : 1))))
+        goto oom;
+    /* PSCW: origin o's k-th complete toward target t (its NOTIFY_OUT)
+     * precedes the end of t's k-th wait that named o (its NOTIFY_IN): in
+     * order per (window, origin, target) */
+    for (uint32_t r = 0; r < nranks; r++) {
+        for (size_t a = 0; a < rr[r].nnotes; a++) {
+            const struct notify *no = &rr[r].notes[a];
+            if (!no->out || no->win >= nwins || comm_of[no->win] >= match->ncomms)
+                continue;
+            const struct mg_comm *c = &match->comms[comm_of[no->win]];
+            if (no->remote >= c->size || c->members[no->remote] >= nranks)
+                continue;
+            uint32_t q = main_of[c->members[no->remote]];
+            if (q == UINT32_MAX)
+                continue;
+            /* which of o's notifications to t on this window this is, and t's one from o of that ordinal */
+            size_t k = 0;
+            for (size_t b = 0; b < a; b++)
+                k += rr[r].notes[b].out && rr[r].notes[b].win == no->win && rr[r].notes[b].remote == no->remote;
+            uint32_t my = UINT32_MAX;   /* the origin's rank in the window's communicator */
+            for (uint32_t m = 0; m < c->size; m++)
+                if (c->members[m] == (uint64_t)ranks[r].rank)
+                    my = m;
+            for (size_t b = 0; b < rr[q].nnotes; b++) {
+                const struct notify *in = &rr[q].notes[b];
+                if (in->out || in->win != no->win || in->remote != my)
+                    continue;
+                if (k-- == 0) {
+                    (*flows)[(*n)++] = (struct mg_message){ { r, no->index }, { q, in->index }, comm_of[no->win], 0, 0 };
+                    break;
+                }
+            }
+        }
+    }
+    for (uint32_t r = 0; r < nranks; r++) {
+        for (size_t o = 0; o < rr[r].nops; o++) {
+            const struct op *op = &rr[r].ops[o];
+            if (op->fence == UINT32_MAX || op->win >= nwins || comm_of[op->win] >= match->ncomms)
+                continue;
+            const struct mg_comm *c = &match->comms[comm_of[op->win]];
+            if (op->target >= c->size || c->members[op->target] >= nranks)
+                continue;
+            uint32_t q = main_of[c->members[op->target]];
+            if (q == UINT32_MAX)
+                continue;
+            struct fence key = { op->win, op->fence, 0 };
+            const struct fence *f = bsearch(&key, rr[q].fences, rr[q].nfences, sizeof key, by_win_ordinal);
+            if (!f)
+                continue;   /* the target's fence was not recorded (a rank that died) */
+            (*flows)[(*n)++] = (struct mg_message){ { r, op->index }, { q, f->index }, comm_of[op->win], 0, 0 };
+        }
+    }
+    rc = 0;
+    goto done;
+oom:
+    snprintf(err, errlen, "out of memory while ordering one-sided operations");
+    free(*flows);
+    *flows = NULL;
+    *n = 0;
+done:
+    for (uint32_t r = 0; rr && r < nranks; r++) {
+        free(rr[r].ops);
+        free(rr[r].fences);
+        free(rr[r].notes);
+    }
+    free(rr);
+    for (uint32_t r = 0; win_map && r < nranks; r++)
+        free(win_map[r]);
+    free(win_map);
+    free(names);
+    free(comm_of);
+    free(main_of);
+    return rc;
+}

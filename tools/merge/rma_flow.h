@@ -1,0 +1,40 @@
+/* rma_flow.h — one-sided communication in the merge: windows unified across
+ * ranks, and the orderings MPI guarantees between one-sided events, used as
+ * constraints like messages (DESIGN.md: a constraint is a fact about data
+ * flow).
+ *
+ * Recorded by the tracer (src/rma.c): an operation (RmaPut/RmaGet/RmaAtomic)
+ * and its completion (RmaOpCompleteRemote, same matching id) inside the
+ * synchronisation call that completed it. When that call is a fence (an RMA
+ * collective BARRIER on the window), the operation belongs to the epoch the
+ * fence closes, and MPI says it completes at its target before the target's
+ * own closing fence returns: the operation's issue precedes the end of the
+ * target's fence of the same ordinal on the window. PSCW: MPI_Win_wait
+ * returns only after every origin of the exposure epoch called
+ * MPI_Win_complete, so origin o's k-th complete toward target t (its
+ * RmaSync NOTIFY_OUT, stamped at complete's entry) precedes the end of t's
+ * k-th wait naming o (its RmaSync NOTIFY_IN, stamped at wait's exit).
+ * Nothing is inferred for passive-target epochs (the target takes no part). */
+#ifndef SYNCTRACE_RMA_FLOW_H
+#define SYNCTRACE_RMA_FLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "match.h"
+#include "rawtrace.h"
+
+/* The n-th window a rank makes on a communicator is the same window on all
+ * its members. win_map[r][k] (each sized ranks[r].nwins) gets rank r's
+ * window k's merged id; *names[w] the first name a member gave window w
+ * (borrowed, "" when none), *comm_of[w] its global communicator. Threads
+ * take their rank's windows. Returns 0, or -1 when out of memory. */
+int rf_unify_windows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match, uint32_t **win_map,
+                     uint32_t *nwins, const char ***names, uint32_t **comm_of);
+
+/* The fence and PSCW orderings: flows[i].send is an operation (or a
+ * complete) at its origin, flows[i].recv the end of the target's closing
+ * fence (or wait) (malloc'd, *n of them). Returns 0, or -1 with a one-line message. */
+int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+                   struct mg_message **flows, size_t *n, char *err, size_t errlen);
+
+#endif
