@@ -51,8 +51,17 @@ void st_req_freed(int ret, MPI_Request request);
 struct st_coll {
     OTF2_CollectiveOp op;
     MPI_Comm comm;
-    uint32_t root;            /* rank in comm, or OTF2_UNDEFINED_UINT32 */
+    uint32_t root;            /* rank in comm (the remote group's on an intercommunicator),
+                               * OTF2_COLLECTIVE_ROOT_SELF (MPI_ROOT), _THIS_GROUP (MPI_PROC_NULL),
+                               * or OTF2_UNDEFINED_UINT32 */
     uint64_t sent, received;  /* bytes */
+    /* Alltoallv/w (also neighbourhood) receiving from some peers but not
+     * all: bit i of sources (malloc'd, owned) is set when the block from
+     * slot i is not empty; nslots = the number of slots. NULL when every
+     * slot or none is (the common case). nslots = ST_COLL_SOURCES_UNKNOWN
+     * (writer.h): sparse, but the slots could not be kept. */
+    uint32_t nslots;
+    uint64_t *sources;
 };
 void st_coll_end(struct st_call *call, int ret, struct st_coll info);
 /* In- and out-degree of a neighbourhood collective on comm, else the

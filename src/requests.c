@@ -83,6 +83,8 @@ static struct st_req *req_new(MPI_Request handle, enum st_req_kind kind, uint32_
     r->claimed = 0;
     r->comm = comm;
     r->owner = st_loc_self;
+    r->coll.sources = NULL;   /* release() frees it for every kind */
+    r->coll.nslots = 0;
     if (link_req(handle, r) != 0) {
         r->next_free = free_list;
         free_list = r;
@@ -102,6 +104,8 @@ struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t co
 static void release(MPI_Request handle, struct st_req *r)
 {
     unlink_req(handle, r);
+    free(r->coll.sources);   /* a non-blocking alltoallv/w's, written at its completion */
+    r->coll.sources = NULL;
     r->claimed = 0;
     r->next_free = free_list;
     free_list = r;
@@ -114,6 +118,7 @@ void st_requests_finalize(void)
         if (live.keys[i] > 1)
             for (struct st_req *r = live.values[i], *next; r; r = next) {
                 next = r->next_same;
+                free(r->coll.sources);
                 free(r);
             }
     st_handlemap_clear(&live);
@@ -255,7 +260,7 @@ static void complete(struct st_call *call, struct st_reqsave *save, int i, const
             }
             case ST_KIND_NBC:
                 st_write_nbc_complete(call->loc, call->leave, r->coll.op, r->coll_comm, r->coll.root,
-                                      r->coll.sent, r->coll.received, r->id);
+                                      r->coll.sent, r->coll.received, r->coll.nslots, r->coll.sources, r->id);
                 break;
             case ST_KIND_IDUP:
                 st_comm_created(MPI_SUCCESS, r->idup_parent, *r->idup_target);

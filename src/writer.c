@@ -41,6 +41,13 @@ static struct {
     int journal;              /* fd of DIR/rank-NNNNNN.journal, or -1 */
 } W = { .journal = -1 };
 
+/* How many 64-slot words of collective sources the archive defines. */
+static uint32_t source_words(void)
+{
+    return RF_SOURCE_WORDS(W.size);
+}
+
+
 _Thread_local struct st_loc *st_loc_self;
 
 /* Locations of the threads other than MPI_Init's (MPI_THREAD_SERIALIZED or
@@ -856,9 +863,29 @@ void st_write_coll_begin(struct st_loc *loc, struct st_time t)
     WRITE(OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, truth(loc, t), t.t));
 }
 
-void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received)
+/* The attributes of a sparse member's sources; the list carries true_time already when skew is on. */
+static OTF2_AttributeList *with_sources(struct st_loc *loc, OTF2_AttributeList *list, uint32_t nslots,
+                                        const uint64_t *sources)
 {
-    WRITE(OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received));
+    if (!nslots)
+        return list;
+    uint32_t words = nslots == ST_COLL_SOURCES_UNKNOWN ? 0 : (nslots + 63) / 64;
+    if (words > source_words() || !sources) {
+        words = 0;
+        nslots = ST_COLL_SOURCES_UNKNOWN;
+    }
+    OTF2_AttributeList_AddUint32(loc->attrs, RF_ATTR_SOURCES_SLOTS, nslots);
+    for (uint32_t k = 0; k < words; k++)
+        if (sources[k])
+            OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_SOURCES_BITS + k, sources[k]);
+    return loc->attrs;
+}
+
+void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
+                       uint64_t sent, uint64_t received, uint32_t nslots, const uint64_t *sources)
+{
+    OTF2_AttributeList *a = with_sources(loc, truth(loc, t), nslots, sources);
+    WRITE(OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, a, t.t, op, comm, root, sent, received));
 }
 
 void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req)
@@ -866,9 +893,11 @@ void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req)
     WRITE(OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, truth(loc, t), t.t, req));
 }
 
-void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req)
+void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
+                           uint64_t sent, uint64_t received, uint32_t nslots, const uint64_t *sources, uint64_t req)
 {
-    WRITE(OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, truth(loc, t), t.t, op, comm, root, sent, received, req));
+    OTF2_AttributeList *a = with_sources(loc, truth(loc, t), nslots, sources);
+    WRITE(OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, a, t.t, op, comm, root, sent, received, req));
 }
 
 void st_write_rma_win_create(struct st_loc *loc, struct st_time t, uint32_t win)

@@ -9,6 +9,7 @@
 
 #include <otf2/otf2.h>
 #include "tracer.h"
+#include "rawformat.h"
 
 /* Regions of the tracer's own, after the generated MPI ones. */
 #include "regions.h"
@@ -71,9 +72,13 @@ void st_write_recv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t
 void st_write_irecv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
 void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t req);
 void st_write_coll_begin(struct st_loc *loc, struct st_time t);
-void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received);
+#define ST_COLL_SOURCES_UNKNOWN RF_SOURCES_UNKNOWN   /* sparse, but the slots could not be kept */
+/* nslots, sources: a sparse member's non-empty source slots (struct st_coll), or 0, NULL */
+void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
+                       uint64_t sent, uint64_t received, uint32_t nslots, const uint64_t *sources);
 void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req);
-void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req);
+void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
+                           uint64_t sent, uint64_t received, uint32_t nslots, const uint64_t *sources, uint64_t req);
 
 /* RMA windows (a reference per window, on communicator `comm`), their
  * names, and the one-sided events (rma.c). */

@@ -10,7 +10,7 @@
 # (rebuilt without --force), a valid one (kept without --force), and bad
 # input: one-line errors, non-zero exit, nothing written.
 . "$top_srcdir/tests/lib.sh"
-plan 37
+plan 41
 : "${PYTHON3:=python3}"
 PY_OTF2=/usr/bin/python3   # Debian's python3, the one python3-otf2 is installed for
 GEN="$top_builddir/synctrace-gen"
@@ -103,7 +103,8 @@ for p in random tree alltoall; do
 done
 
 # ---------------------------------------------------------------- traced MPI programs
-for prog in mpi_p2p mpi_coll; do
+# (mpi_zerobytes: zero-byte and sparse collectives, the data-flow rule)
+for prog in mpi_p2p mpi_coll mpi_zerobytes; do
     exe=$(build_mpi "$prog" "$tmp") || exe=/nonexistent
     SYNCTRACE_SKEW=seed=5,offset_us=500,drift_ppm=20 run_traced "$tmp/raw-$prog" 4 "$exe" >/dev/null 2>"$tmp/$prog.err"
     rebuild_case "$prog, 4 ranks traced" "$tmp/raw-$prog" oracle

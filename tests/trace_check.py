@@ -859,15 +859,130 @@ def check_coll(t, np_):
     return rep
 
 
+# ---------------------------------------------------------------- intercoll (tests/mpi_intercoll.c)
+
+LOG_LEN = 8192   # mpi_intercoll.c's log, gathered to world rank 0 at the end
+
+
+def intercoll_expectations(N):
+    """rank -> [(region, op, root world rank or -1, root_is, sent, recv, sources, completion region)]
+    for every collective call of mpi_intercoll.c, by MPI's rules for
+    intercommunicators (MPI_ROOT = SELF, MPI_PROC_NULL = THIS_GROUP)."""
+    exp = {}
+    groups = [[r for r in range(N) if r % 2 == g] for g in (0, 1)]
+    for w in range(N):
+        color = w % 2
+        me = groups[color].index(w)
+        lsize, rsize = len(groups[color]), len(groups[1 - color])
+        out = []
+
+        def c(region, op, root, sent, recv, sources=None, done=None, root_is=None):
+            out.append((region, op, root, root_is, sent, recv, sources, done or region))
+
+        for d in (0, 1):
+            if color == d:
+                part = "root" if me == 0 else "none"
+            else:
+                part = "member"
+            root, root_is = (d, None) if part == "member" else (-1, "SELF" if part == "root" else "THIS_GROUP")
+            cnt = [0 if i == 1 else i + 1 for i in range(rsize)]
+            mycount = 0 if me == 1 else me + 1
+
+            def rooted(region, op, root_bytes, member_bytes, root_sends, done=None):
+                if part == "root":
+                    s_, r_ = (root_bytes, 0) if root_sends else (0, root_bytes)
+                elif part == "member":
+                    s_, r_ = (0, member_bytes) if root_sends else (member_bytes, 0)
+                else:
+                    s_, r_ = 0, 0
+                c(region, op, root, s_, r_, done=done, root_is=root_is)
+
+            rooted("MPI_Bcast", "bcast", 12 * rsize, 12, True)
+            rooted("MPI_Gather", "gather", 8 * rsize, 8, False)
+            rooted("MPI_Gatherv", "gatherv", 4 * sum(cnt), 4 * mycount, False)
+            rooted("MPI_Scatter", "scatter", 8 * rsize, 8, True)
+            rooted("MPI_Scatterv", "scatterv", 4 * sum(cnt), 4 * mycount, True)
+            rooted("MPI_Reduce", "reduce", 8 * rsize, 8, False)
+            rooted("MPI_Ibcast", "bcast", 8 * rsize, 8, True, "MPI_Waitall")
+            rooted("MPI_Igatherv", "gatherv", 4 * sum(cnt), 4 * mycount, False, "MPI_Waitall")
+            rooted("MPI_Iscatterv", "scatterv", 4 * sum(cnt), 4 * mycount, True, "MPI_Waitall")
+            rooted("MPI_Ireduce", "reduce", 8 * rsize, 8, False, "MPI_Waitall")
+        v = [(me + j) % 2 for j in range(rsize)]
+        src = ",".join(str(j) for j in range(rsize) if v[j]) if 0 < sum(v) < rsize else None
+        c("MPI_Barrier", "barrier", -1, 0, 0)
+        c("MPI_Allgather", "allgather", -1, 4 * rsize, 4 * rsize)
+        c("MPI_Allgatherv", "allgatherv", -1, 4 * rsize if me == 0 else 0, 4)
+        c("MPI_Alltoall", "alltoall", -1, 4 * rsize, 4 * rsize)
+        c("MPI_Alltoallv", "alltoallv", -1, 4 * sum(v), 4 * sum(v), src)
+        c("MPI_Alltoallw", "alltoallw", -1, 4 * sum(v), 4 * sum(v), src)
+        c("MPI_Allreduce", "allreduce", -1, 8 * rsize, 8 * rsize)
+        c("MPI_Reduce_scatter_block", "reduce_scatter_block", -1, 4 * rsize * lsize, 4 * rsize * rsize)
+        c("MPI_Reduce_scatter", "reduce_scatter", -1, 4 * lsize * rsize,
+          4 * (lsize * rsize if me == 0 else 0) * rsize)
+        c("MPI_Ialltoallv", "alltoallv", -1, 4 * sum(v), 4 * sum(v), src, "MPI_Waitall")
+        c("MPI_Iallreduce", "allreduce", -1, 8 * rsize, 8 * rsize, done="MPI_Waitall")
+        c("MPI_Ibarrier", "barrier", -1, 0, 0, done="MPI_Waitall")
+        odd = sum(i % 2 for i in range(N))
+        c("MPI_Gatherv", "gatherv", 1, 4 * (w % 2), 4 * odd if w == 1 else 0)
+        c("MPI_Scatterv", "scatterv", 1, 4 * odd if w == 1 else 0, 4 * (w % 2))
+        c("MPI_Gather", "gather", 1, 4, 4 * N if w == 1 else 0)
+        c("MPI_Allgatherv", "allgatherv", -1, 4 * (w % 2) * N, 4 * odd)
+        c("MPI_Bcast", "bcast", 0, 0, 0)
+        c("MPI_Allreduce", "allreduce", -1, 0, 0)
+        c("MPI_Alltoall", "alltoall", -1, 0, 0)
+        c("MPI_Alltoallv", "alltoallv", -1, 0, 0)
+        c("MPI_Gather", "gather", 0, LOG_LEN, LOG_LEN * N if w == 0 else 0)
+        exp[w] = out
+    return exp
+
+
+def check_intercoll(t, np_):
+    rep = Report()
+    generic_checks(rep, t, np_)
+    inst, errs = coll_instances(t)
+    rep.check("collective events pair up", errs)
+    exp = intercoll_expectations(np_)
+    fmt = lambda x: ("%s op=%s root=%s root_is=%s sent=%s recv=%s sources=%s completed in %s" % x) if x else "nothing"
+    by_region = collections.OrderedDict()
+    errs = []
+    for r in range(np_):
+        have = [(c["region"], c["op"], c["root"], c["end"].f.get("root_is"), c["sent"], c["recv"],
+                 c["end"].f.get("sources"), c["end_region"]) for c in inst.get(r, [])]
+        want = exp[r]
+        if [h[0] for h in have] != [x[0] for x in want]:
+            errs.append("rank %d: calls %s, want %s" % (r, [h[0] for h in have], [x[0] for x in want]))
+        for k, x in enumerate(want):
+            h = have[k] if k < len(have) else None
+            key = "%s (%s)" % (x[0], "intercommunicator" if k < 32 else "world")
+            by_region.setdefault(key, [])
+            if h != x:
+                by_region[key].append("rank %d #%d: got %s; want %s" % (r, k, fmt(h), fmt(x)))
+    rep.check("the sequence of collective calls is as in mpi_intercoll.c", errs)
+    for key, e in by_region.items():
+        rep.check("%s: op, root (SELF/THIS_GROUP/world rank), sent/recv bytes, sources as MPI defines them" % key, e)
+    # conservation, per instance, over both groups of the intercommunicator
+    errs = []
+    n = min(len(l) for l in inst.values()) if inst else 0
+    for k in range(n):
+        sent = sum(inst[r][k]["sent"] for r in inst)
+        recv = sum(inst[r][k]["recv"] for r in inst)
+        if sent != recv:
+            errs.append("collective #%d %s: sum sent %d != sum received %d" % (k, inst[0][k]["region"], sent, recv))
+    rep.check("bytes are conserved: per collective, total sent over ranks = total received", errs)
+    return rep
+
+
 def main(argv):
-    if len(argv) != 4 or argv[1] not in ("p2p", "coll"):
-        sys.stderr.write("usage: trace_check.py p2p|coll DUMP_FILE NP\n")
+    if len(argv) != 4 or argv[1] not in ("p2p", "coll", "intercoll"):
+        sys.stderr.write("usage: trace_check.py p2p|coll|intercoll DUMP_FILE NP\n")
         return 2
     with open(argv[2]) as f:
         t = load_dump(f.read())
     np_ = int(argv[3])
     if argv[1] == "p2p":
         check_p2p(t, np_)
+    elif argv[1] == "intercoll":
+        check_intercoll(t, np_)
     else:
         check_coll(t, np_)
     return 0

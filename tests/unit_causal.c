@@ -13,6 +13,7 @@
  * cluster sizes 1 to all ranks, hierarchical, other merge policies), must
  * give every vector entry and every relation it is asked for exactly. */
 #include "causal.h"
+#include "flow.h"
 #include "match.h"
 #include "rawdir.h"
 #include "rawtrace.h"
@@ -100,47 +101,26 @@ static int by_dst(const void *a, const void *b)
     return (x->di > y->di) - (x->di < y->di);
 }
 
-static int by_comm_rank(const void *a, const void *b)
-{
-    const struct mg_member *x = a, *y = b;
-    return (x->comm_rank > y->comm_rank) - (x->comm_rank < y->comm_rank);
-}
-
-/* Every edge, member by member (P^2 per instance: fine at test sizes). */
+/* Every edge, member by member (P^2 per instance: fine at test sizes),
+ * pair by pair as the data-flow rule says (mg_flow_pair; tests/unit_flow.c
+ * checks the rule itself against the bytes moved). */
 static void collect_edges(const struct mg_result *m)
 {
     for (size_t k = 0; k < m->nmessages; k++)
         add_edge(m->messages[k].send, m->messages[k].recv);
+    struct mg_flow f = { 0 };
     for (size_t c = 0; c < m->ncollectives; c++) {
         const struct mg_collective *col = &m->collectives[c];
-        enum mg_shape sh = mg_shape_of(col->op);
-        if (col->neighbor || sh == MG_SKIP || col->nmembers < 2)
-            continue;
-        const struct mg_member *root = NULL;
-        for (uint32_t k = 0; k < col->nmembers; k++)
-            if (col->root >= 0 && col->members[k].enter.rank == (uint32_t)col->root)
-                root = &col->members[k];
-        struct mg_member *mem = malloc(sizeof *mem * col->nmembers);
-        if (!mem)
+        if (col->neighbor)
+            continue;   /* as the index: the merged archive has no topologies */
+        if (mg_flow_of(m, col, &f) != 0)
             abort();
-        memcpy(mem, col->members, sizeof *mem * col->nmembers);
-        qsort(mem, col->nmembers, sizeof *mem, by_comm_rank);
         for (uint32_t a = 0; a < col->nmembers; a++)
-            for (uint32_t b = 0; b < col->nmembers; b++) {
-                int edge = 0;
-                switch (sh) {
-                case MG_ALL_TO_ALL: edge = 1; break;
-                case MG_ONE_TO_ALL: edge = root && mem[a].enter.rank == root->enter.rank; break;
-                case MG_ALL_TO_ONE: edge = root && mem[b].enter.rank == root->enter.rank; break;
-                case MG_SCAN: edge = a <= b; break;
-                case MG_EXSCAN: edge = a < b; break;
-                default: break;
-                }
-                if (edge)
-                    add_edge(mem[a].enter, mem[b].exit);
-            }
-        free(mem);
+            for (uint32_t b = 0; b < col->nmembers; b++)
+                if (mg_flow_pair(&f, a, b))
+                    add_edge(col->members[a].enter, col->members[b].exit);
     }
+    mg_flow_free(&f);
     qsort(edges, nedges, sizeof *edges, by_dst);
 }
 

@@ -14,6 +14,7 @@
  * progress — the vectors the paper keeps ("clean up Fidge/Mattern
  * timestamps" once no later event can need them). */
 #include "causal.h"
+#include "flow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,10 +42,16 @@ struct u32vec {
 };
 
 struct instance {
-    uint8_t shape, done;
-    int32_t root;                 /* member index of the root, or -1 */
+    uint8_t shape, done;          /* shape: MG_SCAN / MG_EXSCAN (a prefix), else the flow's groups */
+    int32_t root;                 /* unused */
     uint32_t n, entered, exited, prefix;
-    uint32_t *acc;                /* all-to-all / all-to-one: join of entries; one-to-all: the root's entry */
+    uint32_t *acc;                /* unused */
+    /* the data flow (flow.h): every entry of a group's sources before every exit of its sinks */
+    struct mg_flow flow;
+    uint32_t **gacc;              /* per group: join of its sources' entries so far */
+    uint32_t *gpending;           /* per group: sources not entered yet */
+    uint32_t *src_first, *src_of; /* member k is a source of groups src_of[src_first[k] .. src_first[k + 1]) */
+    uint32_t *dst_first, *dst_of; /* ... and a sink of dst_of[dst_first[k] .. dst_first[k + 1]) */
     uint32_t *sorted_pos;         /* scan: member -> position in communicator-rank order */
     uint32_t *sorted_rank;        /* scan: position -> world rank */
     uint32_t **enter_copy;        /* scan: entries not yet folded into the prefix */
@@ -189,9 +196,56 @@ static int by_idx(const void *a, const void *b)
     return (x->kind > y->kind) - (x->kind < y->kind);
 }
 
-/* Which collectives constrain what (mg_shape_of), as the constraint graph
- * reads them: neighbourhood and unknown operations, single members and
- * rooted operations whose root is missing say nothing. */
+/* Member -> groups, both ways (counting sort). */
+static int index_groups(struct instance *in)
+{
+    const struct mg_flow *f = &in->flow;
+    uint32_t n = in->n;
+    in->src_first = calloc(n + 1, sizeof *in->src_first);
+    in->dst_first = calloc(n + 1, sizeof *in->dst_first);
+    size_t ns = 0, nd = 0;
+    for (uint32_t g = 0; g < f->ngroups; g++) {
+        ns += f->groups[g].nsrc;
+        nd += f->groups[g].ndst;
+    }
+    in->src_of = malloc(sizeof *in->src_of * (ns ? ns : 1));
+    in->dst_of = malloc(sizeof *in->dst_of * (nd ? nd : 1));
+    in->gacc = calloc(f->ngroups ? f->ngroups : 1, sizeof *in->gacc);
+    in->gpending = malloc(sizeof *in->gpending * (f->ngroups ? f->ngroups : 1));
+    if (!in->src_first || !in->dst_first || !in->src_of || !in->dst_of || !in->gacc || !in->gpending)
+        return -1;
+    for (uint32_t g = 0; g < f->ngroups; g++) {
+        in->gpending[g] = f->groups[g].nsrc;
+        for (uint32_t a = 0; a < f->groups[g].nsrc; a++)
+            in->src_first[f->groups[g].src[a] + 1]++;
+        for (uint32_t a = 0; a < f->groups[g].ndst; a++)
+            in->dst_first[f->groups[g].dst[a] + 1]++;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        in->src_first[k + 1] += in->src_first[k];
+        in->dst_first[k + 1] += in->dst_first[k];
+    }
+    uint32_t *sp = malloc(sizeof *sp * (n ? n : 1)), *dp = malloc(sizeof *dp * (n ? n : 1));
+    if (!sp || !dp) {
+        free(sp);
+        free(dp);
+        return -1;
+    }
+    memcpy(sp, in->src_first, sizeof *sp * n);
+    memcpy(dp, in->dst_first, sizeof *dp * n);
+    for (uint32_t g = 0; g < f->ngroups; g++) {
+        for (uint32_t a = 0; a < f->groups[g].nsrc; a++)
+            in->src_of[sp[f->groups[g].src[a]]++] = g;
+        for (uint32_t a = 0; a < f->groups[g].ndst; a++)
+            in->dst_of[dp[f->groups[g].dst[a]]++] = g;
+    }
+    free(sp);
+    free(dp);
+    return 0;
+}
+
+/* What each collective instance forces: its data flow (flow.h), as the
+ * constraint graph reads it; instances where no data flowed say nothing. */
 static int setup_instances(struct builder *b)
 {
     const struct mg_result *m = b->match;
@@ -201,37 +255,41 @@ static int setup_instances(struct builder *b)
     for (size_t c = 0; c < m->ncollectives; c++) {
         const struct mg_collective *col = &m->collectives[c];
         struct instance *in = &b->inst[c];
-        enum mg_shape sh = mg_shape_of(col->op);
-        in->shape = (uint8_t)sh;
         in->root = -1;
         in->n = col->nmembers;
         in->done = 1;
-        if (col->neighbor || sh == MG_SKIP || col->nmembers < 2)
+        /* Neighbourhood instances apart: the merged archive does not carry
+         * the topologies, and the index rebuilt from it (synctrace causal)
+         * must be the merge's own. */
+        if (col->neighbor)
             continue;
-        for (uint32_t k = 0; k < col->nmembers; k++)
-            if (col->root >= 0 && col->members[k].enter.rank == (uint32_t)col->root)
-                in->root = (int32_t)k;
-        if ((sh == MG_ONE_TO_ALL || sh == MG_ALL_TO_ONE) && in->root < 0)
+        if (mg_flow_of(m, col, &in->flow) != 0)
+            return -1;
+        if (!in->flow.order && !in->flow.ngroups) {
+            mg_flow_free(&in->flow);
             continue;
+        }
         in->done = 0;
         if (!(in->entered_flag = calloc(in->n, 1)))
             return -1;
-        if (sh == MG_SCAN || sh == MG_EXSCAN) {
+        if (in->flow.order) {
+            enum mg_shape sh = in->flow.prefix;
+            in->shape = (uint8_t)sh;
             in->sorted_pos = malloc(sizeof *in->sorted_pos * in->n);
             in->sorted_rank = malloc(sizeof *in->sorted_rank * in->n);
             in->enter_copy = calloc(in->n, sizeof *in->enter_copy);
             in->pre = calloc(in->n, sizeof *in->pre);
             if (!in->sorted_pos || !in->sorted_rank || !in->enter_copy || !in->pre)
                 return -1;
-            /* position = how many members have a smaller communicator rank */
-            for (uint32_t k = 0; k < in->n; k++) {
-                uint32_t s = 0;
-                for (uint32_t j = 0; j < in->n; j++)
-                    s += col->members[j].comm_rank < col->members[k].comm_rank
-                         || (col->members[j].comm_rank == col->members[k].comm_rank && j < k);
-                in->sorted_pos[k] = s;
-                in->sorted_rank[s] = col->members[k].enter.rank;
+            /* position in communicator rank order, as the flow gives it */
+            for (uint32_t s = 0; s < in->n; s++) {
+                in->sorted_pos[in->flow.order[s]] = s;
+                in->sorted_rank[s] = col->members[in->flow.order[s]].enter.rank;
             }
+        } else {
+            in->shape = MG_ALL_TO_ALL;   /* groups */
+            if (index_groups(in) != 0)
+                return -1;
         }
     }
     return 0;
@@ -240,6 +298,15 @@ static int setup_instances(struct builder *b)
 static void instance_free(struct builder *b, struct instance *in)
 {
     vec_put(b, in->acc);
+    for (uint32_t g = 0; in->gacc && g < in->flow.ngroups; g++)
+        vec_put(b, in->gacc[g]);
+    free(in->gacc);
+    free(in->gpending);
+    free(in->src_first);
+    free(in->src_of);
+    free(in->dst_first);
+    free(in->dst_of);
+    mg_flow_free(&in->flow);
     if (in->enter_copy)
         for (uint32_t s = 0; s < in->n; s++)
             vec_put(b, in->enter_copy[s]);
@@ -307,34 +374,27 @@ static int exit_ready(const struct builder *b, uint32_t c, uint32_t k, uint32_t 
 {
     const struct instance *in = &b->inst[c];
     const struct mg_collective *col = &b->match->collectives[c];
-    uint32_t need_all = 0;
-    switch (in->shape) {
-    case MG_ALL_TO_ALL: need_all = 1; break;
-    case MG_ALL_TO_ONE: need_all = (int32_t)k == in->root; break;
-    case MG_ONE_TO_ALL:
-        if ((int32_t)k != in->root && !in->entered_flag[in->root]) {
-            *wait = col->members[in->root].enter.rank;
-            return 0;
-        }
+    if (in->done)
         return 1;
-    case MG_SCAN:
-    case MG_EXSCAN: {
+    if (in->shape == MG_SCAN || in->shape == MG_EXSCAN) {
         uint32_t need = in->sorted_pos[k] + (in->shape == MG_SCAN);
         if (in->prefix >= need)
             return 1;
         *wait = in->sorted_rank[in->prefix];
         return 0;
     }
-    default: return 1;
+    for (uint32_t x = in->dst_first[k]; x < in->dst_first[k + 1]; x++) {
+        uint32_t g = in->dst_of[x];
+        if (!in->gpending[g])
+            continue;
+        const struct mg_flow_group *grp = &in->flow.groups[g];
+        for (uint32_t a = 0; a < grp->nsrc; a++)
+            if (!in->entered_flag[grp->src[a]]) {
+                *wait = col->members[grp->src[a]].enter.rank;
+                return 0;
+            }
     }
-    if (!need_all || in->entered == in->n)
-        return 1;
-    for (uint32_t j = 0; j < in->n; j++)
-        if (!in->entered_flag[j]) {
-            *wait = col->members[j].enter.rank;
-            break;
-        }
-    return 0;
+    return 1;
 }
 
 static void add_partner(struct builder *b, uint32_t q, uint32_t self)
@@ -350,59 +410,35 @@ static void exit_receive(struct builder *b, uint32_t c, uint32_t k, uint32_t sel
 {
     struct instance *in = &b->inst[c];
     const struct mg_collective *col = &b->match->collectives[c];
-    switch (in->shape) {
-    case MG_ALL_TO_ALL:
-        join(v, in->acc, b->N);
-        for (uint32_t j = 0; j < in->n; j++)
-            add_partner(b, col->members[j].enter.rank, self);
-        break;
-    case MG_ALL_TO_ONE:
-        if ((int32_t)k == in->root) {
-            join(v, in->acc, b->N);
-            for (uint32_t j = 0; j < in->n; j++)
-                add_partner(b, col->members[j].enter.rank, self);
-        }
-        break;
-    case MG_ONE_TO_ALL:
-        if ((int32_t)k != in->root) {
-            join(v, in->acc, b->N);
-            add_partner(b, col->members[in->root].enter.rank, self);
-        }
-        break;
-    case MG_SCAN:
-    case MG_EXSCAN: {
+    if (in->done)
+        return;
+    if (in->shape == MG_SCAN || in->shape == MG_EXSCAN) {
         uint32_t need = in->sorted_pos[k] + (in->shape == MG_SCAN);
         if (need) {
             join(v, in->pre[need - 1], b->N);
             for (uint32_t s = 0; s < need; s++)
                 add_partner(b, in->sorted_rank[s], self);
         }
-        break;
+        return;
     }
-    default: break;
+    for (uint32_t x = in->dst_first[k]; x < in->dst_first[k + 1]; x++) {
+        uint32_t g = in->dst_of[x];
+        const struct mg_flow_group *grp = &in->flow.groups[g];
+        if (in->gacc[g])
+            join(v, in->gacc[g], b->N);
+        for (uint32_t a = 0; a < grp->nsrc; a++)
+            add_partner(b, col->members[grp->src[a]].enter.rank, self);
     }
 }
 
 static void enter_send(struct builder *b, uint32_t c, uint32_t k, const uint32_t *v)
 {
     struct instance *in = &b->inst[c];
+    if (in->done)
+        return;
     in->entered_flag[k] = 1;
     in->entered++;
-    switch (in->shape) {
-    case MG_ALL_TO_ALL:
-    case MG_ALL_TO_ONE:
-        if (!in->acc) {
-            in->acc = vec_copy(b, v);
-        } else {
-            join(in->acc, v, b->N);
-        }
-        break;
-    case MG_ONE_TO_ALL:
-        if ((int32_t)k == in->root)
-            in->acc = vec_copy(b, v);
-        break;
-    case MG_SCAN:
-    case MG_EXSCAN: {
+    if (in->shape == MG_SCAN || in->shape == MG_EXSCAN) {
         uint32_t s = in->sorted_pos[k];
         in->enter_copy[s] = vec_copy(b, v);
         while (in->prefix < in->n && in->enter_copy[in->prefix]) {
@@ -413,9 +449,15 @@ static void enter_send(struct builder *b, uint32_t c, uint32_t k, const uint32_t
                 join(in->pre[p], in->pre[p - 1], b->N);
             in->prefix++;
         }
-        break;
+        return;
     }
-    default: break;
+    for (uint32_t x = in->src_first[k]; x < in->src_first[k + 1]; x++) {
+        uint32_t g = in->src_of[x];
+        if (!in->gacc[g])
+            in->gacc[g] = vec_copy(b, v);
+        else
+            join(in->gacc[g], v, b->N);
+        in->gpending[g]--;
     }
 }
 

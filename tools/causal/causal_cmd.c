@@ -71,10 +71,22 @@ static int collect(void *user, uint32_t location, const struct rt_event *e)
     return 0;
 }
 
+/* A sparse collective member's sources, for the data-flow rule (flow.h). */
+static int collect_sources(void *user, uint32_t location, uint32_t nslots, const uint64_t *bits)
+{
+    struct loader *l = user;
+    struct rt_rank *r = &l->locs[location];
+    return r->nevents ? rt_add_sources(r, r->nevents - 1, nslots, bits) : 0;
+}
+
 static void free_locations(struct rt_rank *locs, uint32_t n)
 {
     if (!locs)
         return;
+    for (uint32_t k = 0; k < n; k++) {
+        free(locs[k].sources);
+        free(locs[k].source_words);
+    }
     for (uint32_t k = 0; k < n; k++)
         free(locs[k].events);
     free(locs);
@@ -125,6 +137,7 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, struct rt_r
             goto fail;
         }
     }
+    t->on_sources = collect_sources;
     if (mt_read_events(t, collect, &l, err, errlen) != 0) {
         if (!err[0])
             snprintf(err, errlen, "out of memory");

@@ -11,6 +11,27 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <otf2/OTF2_Events.h>
+
+/* A sparse alltoallv/w member's non-empty source slots (rt_sources_of). */
+static void print_sources(const struct rt_rank *r, uint64_t index)
+{
+    uint32_t nslots;
+    const uint64_t *bits = rt_sources_of(r, index, &nslots);
+    if (!nslots)
+        return;
+    if (!bits) {
+        printf(" sources=?");
+        return;
+    }
+    const char *sep = "";
+    printf(" sources=");
+    for (uint32_t i = 0; i < nslots; i++)
+        if (bits[i / 64] >> (i % 64) & 1) {
+            printf("%s%u", sep, i);
+            sep = ",";
+        }
+}
 
 static void print_peer(const struct rt_rank *r, const struct rt_event *e)
 {
@@ -75,7 +96,12 @@ static void dump_rank(const struct rt_rank *r, int events_only)
         case RT_NBC_COMPLETE:
             printf(" op=%s comm=%s root=%d sent=%" PRIu64 " recv=%" PRIu64, rt_collective_name(e->tag),
                    e->ref < r->ncomms ? r->comms[e->ref].name : "?",
-                   e->peer == UINT32_MAX ? -1 : rt_world_rank(r, e->ref, e->peer), e->bytes, e->received);
+                   e->peer >= OTF2_COLLECTIVE_ROOT_THIS_GROUP ? -1 : rt_world_rank(r, e->ref, e->peer), e->bytes,
+                   e->received);
+            /* an intercommunicator's root group: MPI_ROOT, MPI_PROC_NULL */
+            if (e->peer == OTF2_COLLECTIVE_ROOT_SELF || e->peer == OTF2_COLLECTIVE_ROOT_THIS_GROUP)
+                printf(" root_is=%s", e->peer == OTF2_COLLECTIVE_ROOT_SELF ? "SELF" : "THIS_GROUP");
+            print_sources(r, i);
             if (e->kind == RT_NBC_COMPLETE)
                 printf(" req=%" PRIu64, e->req);
             break;

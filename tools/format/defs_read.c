@@ -261,6 +261,14 @@ static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_St
         d->true_time = self;
         d->have_true_time = 1;
     }
+    if (d->nattrs >= d->limit)
+        return fail(d, "attribute", d->nattrs);
+    if (d->nattrs == d->attrs_cap && st_grow((void **)&d->attrs, &d->attrs_cap, sizeof *d->attrs) != 0)
+        return fail(d, "attribute", self);
+    char *copy = strdup(rf_read_string(d, name));
+    if (!copy)
+        return fail(d, "attribute", self);
+    d->attrs[d->nattrs++] = (struct rf_read_attr){ self, (int)type, copy };
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -376,6 +384,9 @@ void rf_read_defs_free(struct rf_read_defs *d)
     for (uint32_t i = 0; i < d->nlocs; i++)
         free(d->locs[i].name);
     free(d->locs);
+    for (uint32_t i = 0; i < d->nattrs; i++)
+        free(d->attrs[i].name);
+    free(d->attrs);
     memset(d, 0, sizeof *d);
 }
 

@@ -47,6 +47,12 @@ struct rf_read_cart_dim {
     uint8_t periodic;
 };
 
+struct rf_read_attr {
+    uint32_t ref;
+    int type;                 /* OTF2_Type */
+    char *name;
+};
+
 struct rf_read_location {
     uint64_t id, nevents;
     char *name;
@@ -74,6 +80,8 @@ struct rf_read_defs {
     uint32_t ntopos, topos_cap;
     struct rf_read_location *locs;   /* in definition order */
     uint32_t nlocs, locs_cap;
+    struct rf_read_attr *attrs;   /* every attribute, in definition order */
+    uint32_t nattrs, attrs_cap;
     int have_true_time;       /* an attribute RF_ATTR_TRUE_TIME_NAME of type uint64: */
     uint32_t true_time;       /* its reference */
     char problem[160];        /* what was wrong, when reading failed */

@@ -221,6 +221,14 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
     uint32_t s_true = rf_defs_string(d, RF_ATTR_TRUE_TIME_NAME);
     uint32_t s_true_desc = rf_defs_string(d, RF_ATTR_TRUE_TIME_DESC);
     uint32_t s_world = rf_defs_string(d, RF_GROUP_WORLD_NAME);
+    uint32_t s_slots = rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_NAME);
+    uint32_t s_slots_desc = rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_DESC);
+    uint32_t s_bits_desc = rf_defs_string(d, RF_ATTR_SOURCES_BITS_DESC);
+    uint32_t source_words = RF_SOURCE_WORDS(r->world_size);
+    for (uint32_t k = 0; k < source_words; k++) {
+        snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
+        rf_defs_string(d, buf);
+    }
     for (uint32_t k = 0; k < r->nregions; k++)
         rf_defs_string(d, r->regions[k].name);
     /* Every string must be defined before the records that use it. */
@@ -249,6 +257,12 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
     }
     if (r->true_time)
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_SLOTS, s_slots, s_slots_desc, OTF2_TYPE_UINT32));
+    for (uint32_t k = 0; k < source_words; k++) {
+        snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_BITS + k, rf_defs_string(d, buf), s_bits_desc,
+                                                  OTF2_TYPE_UINT64));
+    }
 
     /* Location ids are world ranks (unique across the run's archives): a
      * communicator's member i is world rank members[i], whose location id

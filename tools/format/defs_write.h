@@ -8,7 +8,8 @@
  * run), everything else is given at close: the string table holds their
  * names first, in the order they came, then the rank's own strings.
  *
- * The order written: strings, system tree, locations, regions, attribute,
+ * The order written: strings, system tree, locations, regions, attributes
+ * (true_time, the collective source slots),
  * then every group before the first communicator (OTF2's readers expect
  * the definitions of one kind together): the world's locations, each
  * communicator's group, the in-neighbour groups numbered densely after

@@ -17,6 +17,7 @@ static int by_id(const void *a, const void *b)
 
 void mt_close(struct mt_trace *t)
 {
+    rt_source_attr_free(&t->source_attrs);
     if (t->reader)
         OTF2_Reader_Close(t->reader);
     for (uint32_t i = 0; i < t->nlocations; i++)
@@ -67,6 +68,11 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     }
     t->resolution = d.resolution;
     t->trace_length = d.trace_length;
+    for (uint32_t k = 0; k < d.nattrs; k++)
+        if (rt_source_attr_def(&t->source_attrs, d.attrs[k].ref, d.attrs[k].name, d.attrs[k].type) != 0) {
+            snprintf(err, errlen, "out of memory");
+            goto done;
+        }
     /* the tables become the trace's */
     t->regions = d.regions;
     t->nregions = d.nregions;
@@ -135,6 +141,8 @@ struct evt_ctx {
     mt_event_fn fn;
     void *user;
     int stopped, bad_location;
+    uint64_t *src_buf;        /* a collective's sources (on_sources) */
+    size_t csrc_buf;
 };
 
 static uint32_t track_of(struct evt_ctx *c, OTF2_LocationRef loc)
@@ -241,7 +249,18 @@ static OTF2_CallbackCode collective(EV_HEAD, enum rt_kind kind, OTF2_CollectiveO
     e.bytes = sent;
     e.received = received;
     e.req = req;
-    return deliver(ud, loc, &e);
+    OTF2_CallbackCode rc = deliver(ud, loc, &e);
+    struct evt_ctx *c = ud;
+    uint32_t nslots;
+    if (rc != OTF2_CALLBACK_SUCCESS || !c->t->on_sources)
+        return rc;
+    if (rt_source_attr_read(&c->t->source_attrs, attrs, &c->src_buf, &c->csrc_buf, &nslots) != 0
+        || (nslots && c->t->on_sources(c->user, track_of(c, loc), nslots,
+                                       nslots == RT_SOURCES_UNKNOWN ? NULL : c->src_buf) != 0)) {
+        c->stopped = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
@@ -328,13 +347,14 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
     OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
     OTF2_GlobalEvtReaderCallbacks_SetBufferFlushCallback(cb, ev_flush);
-    struct evt_ctx c = { t, fn, user, 0, 0 };
+    struct evt_ctx c = { t, fn, user, 0, 0, NULL, 0 };
     OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, cb, &c);
     OTF2_GlobalEvtReaderCallbacks_Delete(cb);
     uint64_t n = 0;
     OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalEvents(rd, ger, &n);
     OTF2_Reader_CloseGlobalEvtReader(rd, ger);
     OTF2_Reader_CloseEvtFiles(rd);
+    free(c.src_buf);
     if (c.stopped)
         return -1;   /* the callback said why */
     if (c.bad_location) {

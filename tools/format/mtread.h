@@ -33,6 +33,11 @@ struct mt_trace {
     struct mt_comm *comms;
     uint32_t ncomms;
     void *reader;             /* OTF2_Reader */
+    /* Optional, set by the caller: called right after the event callback
+     * of a collective's exit that carries a sparse member's sources (the
+     * coll_sources_* attributes; bits NULL with RT_SOURCES_UNKNOWN). */
+    int (*on_sources)(void *user, uint32_t location, uint32_t nslots, const uint64_t *bits);
+    struct rt_source_attrs source_attrs;   /* (the definitions) */
 };
 
 /* Open the archive and read its definitions. Returns 0, or -1 with a

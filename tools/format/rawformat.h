@@ -47,6 +47,20 @@
 #define RF_ATTR_TRUE_TIME_NAME "true_time"
 #define RF_ATTR_TRUE_TIME_DESC "undistorted time of the event (SYNCTRACE_SKEW)"
 
+/* A sparse alltoallv/w member's non-empty source slots, on its
+ * CollectiveEnd / NonBlockingCollectiveComplete: SLOTS holds the slot count
+ * (or RF_SOURCES_UNKNOWN: sparse, slots not kept), BITS + k the bits
+ * 64k .. 64k+63 (words all zero are left out). Defined in every raw archive
+ * for the words a world-sized group needs. */
+#define RF_ATTR_SOURCES_SLOTS 1
+#define RF_ATTR_SOURCES_SLOTS_NAME "coll_sources_slots"
+#define RF_ATTR_SOURCES_SLOTS_DESC "collective: source slots of a sparse alltoallv/w member"
+#define RF_ATTR_SOURCES_BITS 2
+#define RF_ATTR_SOURCES_BITS_FMT "coll_sources_%u"
+#define RF_ATTR_SOURCES_BITS_DESC "collective: non-empty source slots, 64 per word"
+#define RF_SOURCES_UNKNOWN UINT32_MAX
+#define RF_SOURCE_WORDS(world_size) ((world_size) > 0 ? ((uint32_t)(world_size) + 63) / 64 : 1u)
+
 /* System tree: a machine with one node (the host), one location group per
  * rank, named so. */
 #define RF_SYSTEM_TREE_ROOT "machine"

@@ -2,6 +2,7 @@
  * OTF2's callback readers into plain arrays. */
 #include "rawtrace.h"
 #include "rawformat.h"
+#include "table.h"
 #include "recover.h"
 #include "defs_read.h"
 #include "otf2_quiet.h"
@@ -19,6 +20,9 @@ struct ctx {
     int failed;
     uint32_t attr_true_time;
     int have_true_attr;
+    struct rt_source_attrs src_attrs;   /* coll_sources_* (defs_write.h) */
+    uint64_t *src_buf;
+    size_t csrc_buf;
 };
 
 /* ---------- events ---------- */
@@ -188,11 +192,102 @@ static OTF2_CallbackCode ev_nbc_request(EV_HEAD, uint64_t req) { EV_UNUSED; retu
 
 static OTF2_CallbackCode ev_coll_begin(EV_HEAD) { EV_UNUSED; PUSH(RT_COLL_BEGIN); (void)e; return OTF2_CALLBACK_SUCCESS; }
 
+int rt_source_attr_def(struct rt_source_attrs *a, uint32_t self, const char *name, int type)
+{
+    unsigned k;
+    int used = 0;
+    if (strcmp(name, RF_ATTR_SOURCES_SLOTS_NAME) == 0 && type == OTF2_TYPE_UINT32) {
+        a->slots_ref = self;
+        a->have_slots = 1;
+    } else if (sscanf(name, RF_ATTR_SOURCES_BITS_FMT "%n", &k, &used) == 1 && name[used] == 0
+               && type == OTF2_TYPE_UINT64 && k < (1u << 20) && self < (1u << 20)) {
+        if (st_table_ensure((void **)&a->word_of, &a->nword_of, &a->word_of_cap, self, 1u << 20,
+                            sizeof *a->word_of) != 0)
+            return -1;
+        a->word_of[self] = k + 1;
+    }
+    return 0;
+}
+
+void rt_source_attr_free(struct rt_source_attrs *a)
+{
+    free(a->word_of);
+    memset(a, 0, sizeof *a);
+}
+
+int rt_source_attr_read(const struct rt_source_attrs *a, void *otf2_attrs, uint64_t **buf, size_t *cap,
+                        uint32_t *nslots)
+{
+    OTF2_AttributeList *attrs = otf2_attrs;
+    *nslots = 0;
+    if (!a->have_slots || !attrs || OTF2_AttributeList_GetUint32(attrs, a->slots_ref, nslots) != OTF2_SUCCESS)
+        return 0;
+    uint32_t words = *nslots == RT_SOURCES_UNKNOWN ? 0 : (*nslots + 63) / 64;
+    if (words > (1u << 20)) {
+        *nslots = RT_SOURCES_UNKNOWN;   /* not what the tracer writes: say nothing */
+        words = 0;
+    }
+    if (words > *cap) {
+        uint64_t *nv = realloc(*buf, sizeof *nv * words);
+        if (!nv)
+            return -1;
+        *buf = nv;
+        *cap = words;
+    }
+    if (words)
+        memset(*buf, 0, sizeof **buf * words);
+    uint32_t n = OTF2_AttributeList_GetNumberOfElements(attrs);
+    for (uint32_t i = 0; i < n; i++) {
+        OTF2_AttributeRef ref;
+        OTF2_Type type;
+        OTF2_AttributeValue v;
+        if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &ref, &type, &v) != OTF2_SUCCESS)
+            continue;
+        uint32_t k = ref < a->nword_of ? a->word_of[ref] : 0;
+        if (k && k - 1 < words && type == OTF2_TYPE_UINT64)
+            (*buf)[k - 1] = v.uint64;
+    }
+    return 0;
+}
+
+int rt_add_sources(struct rt_rank *r, uint64_t index, uint32_t nslots, const uint64_t *bits)
+{
+    uint32_t words = nslots == RT_SOURCES_UNKNOWN || !bits ? 0 : (nslots + 63) / 64;
+    struct rt_sources *ns = realloc(r->sources, sizeof *ns * (r->nsources + 1));
+    if (!ns)
+        return -1;
+    r->sources = ns;
+    uint64_t *nw = realloc(r->source_words, sizeof *nw * (r->nsource_words + words + 1));
+    if (!nw)
+        return -1;
+    r->source_words = nw;
+    if (words)
+        memcpy(nw + r->nsource_words, bits, sizeof *nw * words);
+    ns[r->nsources++] = (struct rt_sources){ index, words || nslots == RT_SOURCES_UNKNOWN ? nslots
+                                                                                        : RT_SOURCES_UNKNOWN,
+                                             r->nsource_words };
+    r->nsource_words += words;
+    return 0;
+}
+
+/* A sparse alltoallv/w member's source slots into r's side table. */
+static int note_sources(struct ctx *c, OTF2_AttributeList *attrs)
+{
+    uint32_t nslots;
+    if (rt_source_attr_read(&c->src_attrs, attrs, &c->src_buf, &c->csrc_buf, &nslots) != 0)
+        return -1;
+    return nslots ? rt_add_sources(c->r, c->r->nevents - 1, nslots, c->src_buf) : 0;
+}
+
 static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
                                      uint64_t received)
 {
     EV_UNUSED; PUSH(RT_COLL_END);
     e->tag = op; e->ref = comm; e->peer = root; e->bytes = sent; e->received = received;
+    if (note_sources(ud, attrs) != 0) {
+        ((struct ctx *)ud)->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -201,6 +296,10 @@ static OTF2_CallbackCode ev_nbc_complete(EV_HEAD, OTF2_CollectiveOp op, OTF2_Com
 {
     EV_UNUSED; PUSH(RT_NBC_COMPLETE);
     e->tag = op; e->ref = comm; e->peer = root; e->bytes = sent; e->received = received; e->req = req;
+    if (note_sources(ud, attrs) != 0) {
+        ((struct ctx *)ud)->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -294,6 +393,11 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     out->trace_length = d.trace_length;
     c.attr_true_time = d.true_time;
     c.have_true_attr = d.have_true_time;
+    for (uint32_t k = 0; k < d.nattrs; k++)
+        if (rt_source_attr_def(&c.src_attrs, d.attrs[k].ref, d.attrs[k].name, d.attrs[k].type) != 0) {
+            snprintf(err, errlen, "%s: out of memory", anchor);
+            goto done;
+        }
     /* the tables become the rank's */
     out->regions = d.regions;
     out->nregions = d.nregions;
@@ -501,6 +605,10 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
         t->borrowed = 1;
         t->events = keep.events;
         t->nevents = keep.nevents;
+        t->sources = keep.sources;
+        t->nsources = keep.nsources;
+        t->source_words = keep.source_words;
+        t->nsource_words = keep.nsource_words;
         t->location = keep.location;
         t->declared_events = keep.declared_events;
         t->thread = keep.thread;
@@ -510,6 +618,8 @@ done:
     if (rc)
         rf_otf2_explain(err, errlen);
     rf_read_defs_free(&d);
+    rt_source_attr_free(&c.src_attrs);
+    free(c.src_buf);
     OTF2_Reader_Close(rd);
     return rc;
 }
@@ -591,6 +701,8 @@ void rt_free_rank(struct rt_rank *r)
         rt_free_rank(&r->threads[k]);
     free(r->threads);
     free(r->events);
+    free(r->sources);
+    free(r->source_words);
     if (!r->borrowed) {
         free(r->path);
         free(r->host);
@@ -633,6 +745,24 @@ int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local)
         return -1;
     uint64_t w = r->comms[comm].members[local];
     return w == UINT64_MAX ? -1 : (int)w;
+}
+
+const uint64_t *rt_sources_of(const struct rt_rank *r, uint64_t index, uint32_t *nslots)
+{
+    size_t lo = 0, hi = r->nsources;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->sources[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == r->nsources || r->sources[lo].index != index) {
+        *nslots = 0;
+        return NULL;
+    }
+    *nslots = r->sources[lo].nslots;
+    return *nslots == RT_SOURCES_UNKNOWN ? NULL : r->source_words + r->sources[lo].first;
 }
 
 const char *rt_kind_name(enum rt_kind kind)

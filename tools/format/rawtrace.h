@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "rawformat.h"
 
 enum rt_kind {
     RT_ENTER, RT_LEAVE, RT_SEND, RT_ISEND, RT_ISEND_COMPLETE, RT_IRECV_REQUEST, RT_RECV, RT_IRECV,
@@ -63,6 +64,16 @@ struct rt_win {
     char *name;
 };
 
+/* A sparse alltoallv/w member (the tracer's coll_sources_* attributes):
+ * its COLL_END / NBC_COMPLETE event `index` received from the slots whose
+ * bits are set in source_words[first .. first + (nslots + 63) / 64). */
+struct rt_sources {
+    uint64_t index;
+    uint32_t nslots;          /* RT_SOURCES_UNKNOWN: sparse, slots not recorded */
+    size_t first;
+};
+#define RT_SOURCES_UNKNOWN RF_SOURCES_UNKNOWN
+
 struct rt_offset {
     uint64_t time;
     int64_t offset;
@@ -87,6 +98,10 @@ struct rt_rank {
     uint32_t noffsets;
     struct rt_event *events;
     uint64_t nevents;
+    struct rt_sources *sources;   /* by event index, ascending; only sparse members */
+    size_t nsources;
+    uint64_t *source_words;
+    size_t nsource_words;
     uint64_t declared_events; /* what the location definition says (recovered: its whole chunks' events) */
     int recovered;            /* the rank was killed before closing its archive: rebuilt
                                * from its journal, each location's events up to its last
@@ -116,6 +131,28 @@ void rt_free_rank(struct rt_rank *r);
 uint32_t rt_take_threads(struct rt_rank *r, struct rt_rank **out);
 /* The world rank behind a communicator-local rank, or -1. */
 int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local);
+/* The source slots of event `index` (a collective's exit): NULL with
+ * *nslots = 0 when it received from every slot or none (the common case),
+ * NULL with RT_SOURCES_UNKNOWN when sparse but unrecorded, else the bits. */
+const uint64_t *rt_sources_of(const struct rt_rank *r, uint64_t index, uint32_t *nslots);
+/* Append a side-table entry for event `index` of r (the events of r come in
+ * index order): nslots slots, bits (NULL: RT_SOURCES_UNKNOWN). 0 or -1. */
+int rt_add_sources(struct rt_rank *r, uint64_t index, uint32_t nslots, const uint64_t *bits);
+/* The coll_sources_* attributes as an archive defines them, for readers:
+ * rt_source_attr_def for every attribute definition (0, or -1 when out of
+ * memory), rt_source_attr_read per event (otf2_attrs: its
+ * OTF2_AttributeList; *nslots = 0 when it has none; the bits go to *buf,
+ * grown as needed). */
+struct rt_source_attrs {
+    uint32_t slots_ref;
+    int have_slots;
+    uint32_t *word_of;        /* attribute ref -> 1 + k for coll_sources_<k>, else 0 */
+    uint32_t nword_of, word_of_cap;
+};
+int rt_source_attr_def(struct rt_source_attrs *a, uint32_t self, const char *name, int type);
+int rt_source_attr_read(const struct rt_source_attrs *a, void *otf2_attrs, uint64_t **buf, size_t *cap,
+                        uint32_t *nslots);
+void rt_source_attr_free(struct rt_source_attrs *a);
 const char *rt_kind_name(enum rt_kind kind);
 const char *rt_collective_name(uint32_t op);
 

@@ -10,6 +10,7 @@
  * about linear in events and collective members; scan instances wake their
  * waiters each time their prefix grows (quadratic in their size). */
 #include "clc.h"
+#include "flow.h"
 
 #include <math.h>
 #include <otf2/otf2.h>
@@ -54,13 +55,14 @@ static double top2_query(const struct top2 *a, uint32_t d, double lat)
 }
 
 struct coll {
-    enum mg_shape sh;
+    enum mg_shape sh;         /* MG_SCAN / MG_EXSCAN (a prefix), MG_ALL_TO_ALL (the flow's groups), MG_SKIP */
     uint32_t n, done;
-    int64_t root;             /* member index, or -1 */
-    int root_done;
-    double root_val;
-    uint32_t root_dom;
-    struct top2 all;          /* over the entries processed */
+    /* the data flow (flow.h): every entry of a group's sources before every exit of its sinks */
+    struct mg_flow flow;
+    struct top2 *gagg;        /* per group: over its sources' entries processed */
+    uint32_t *gpending;       /* per group: sources not processed yet */
+    uint32_t *src_first, *src_of;   /* member k is a source of groups src_of[src_first[k] .. src_first[k + 1]) */
+    uint32_t *dst_first, *dst_of;   /* ... and a sink of dst_of[dst_first[k] .. dst_first[k + 1]) */
     /* scan and exscan: members in communicator rank order */
     uint32_t *order;          /* position -> member */
     uint32_t *pos;            /* member -> position */
@@ -175,6 +177,51 @@ static void wake_rank(struct ctx *x, uint32_t a)
     }
 }
 
+/* Member -> groups, both ways (counting sort), and the groups' aggregates. */
+static int index_groups(struct coll *c)
+{
+    const struct mg_flow *f = &c->flow;
+    uint32_t n = c->n, ng = f->ngroups;
+    size_t ns = 0, nd = 0;
+    for (uint32_t g = 0; g < ng; g++) {
+        ns += f->groups[g].nsrc;
+        nd += f->groups[g].ndst;
+    }
+    c->src_first = calloc(n + 1, sizeof *c->src_first);
+    c->dst_first = calloc(n + 1, sizeof *c->dst_first);
+    c->src_of = malloc(sizeof *c->src_of * (ns ? ns : 1));
+    c->dst_of = malloc(sizeof *c->dst_of * (nd ? nd : 1));
+    c->gagg = malloc(sizeof *c->gagg * (ng ? ng : 1));
+    c->gpending = malloc(sizeof *c->gpending * (ng ? ng : 1));
+    uint32_t *sp = malloc(sizeof *sp * (n + 1)), *dp = malloc(sizeof *dp * (n + 1));
+    int ok = c->src_first && c->dst_first && c->src_of && c->dst_of && c->gagg && c->gpending && sp && dp;
+    if (ok) {
+        for (uint32_t g = 0; g < ng; g++) {
+            c->gagg[g] = TOP2_EMPTY;
+            c->gpending[g] = f->groups[g].nsrc;
+            for (uint32_t a = 0; a < f->groups[g].nsrc; a++)
+                c->src_first[f->groups[g].src[a] + 1]++;
+            for (uint32_t a = 0; a < f->groups[g].ndst; a++)
+                c->dst_first[f->groups[g].dst[a] + 1]++;
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            c->src_first[k + 1] += c->src_first[k];
+            c->dst_first[k + 1] += c->dst_first[k];
+        }
+        memcpy(sp, c->src_first, sizeof *sp * (n + 1));
+        memcpy(dp, c->dst_first, sizeof *dp * (n + 1));
+        for (uint32_t g = 0; g < ng; g++) {
+            for (uint32_t a = 0; a < f->groups[g].nsrc; a++)
+                c->src_of[sp[f->groups[g].src[a]]++] = g;
+            for (uint32_t a = 0; a < f->groups[g].ndst; a++)
+                c->dst_of[dp[f->groups[g].dst[a]]++] = g;
+        }
+    }
+    free(sp);
+    free(dp);
+    return ok ? 0 : -1;
+}
+
 /* Position in the prefix whose aggregate an exit of member m needs, or -1. */
 static int64_t scan_need(const struct coll *c, uint32_t m)
 {
@@ -194,9 +241,11 @@ static int ready(const struct ctx *x, size_t g)
         const struct coll *c = &x->co[x->ref[g]];
         uint32_t m = x->mem[g];
         switch (c->sh) {
-        case MG_ALL_TO_ALL: return c->done == c->n;
-        case MG_ONE_TO_ALL: return c->root_done;
-        case MG_ALL_TO_ONE: return (int64_t)m != c->root || c->done == c->n;
+        case MG_ALL_TO_ALL:
+            for (uint32_t q = c->dst_first[m]; q < c->dst_first[m + 1]; q++)
+                if (c->gpending[c->dst_of[q]])
+                    return 0;
+            return 1;
         case MG_SCAN:
         case MG_EXSCAN: return scan_need(c, m) < (int64_t)c->p;
         default: return 1;
@@ -222,9 +271,12 @@ static double bound(const struct ctx *x, size_t g, uint32_t r)
         const struct coll *c = &x->co[x->ref[g]];
         uint32_t m = x->mem[g], d = dom_of(x, r);
         switch (c->sh) {
-        case MG_ALL_TO_ALL: return top2_query(&c->all, d, x->lat_coll);
-        case MG_ONE_TO_ALL: return c->root_done ? c->root_val + (c->root_dom == d ? 0 : x->lat_coll) : -INFINITY;
-        case MG_ALL_TO_ONE: return (int64_t)m == c->root ? top2_query(&c->all, d, x->lat_coll) : -INFINITY;
+        case MG_ALL_TO_ALL: {
+            double v = -INFINITY;
+            for (uint32_t q = c->dst_first[m]; q < c->dst_first[m + 1]; q++)
+                v = fmax(v, top2_query(&c->gagg[c->dst_of[q]], d, x->lat_coll));
+            return v;
+        }
         case MG_SCAN:
         case MG_EXSCAN: {
             int64_t k = scan_need(c, m);
@@ -246,14 +298,13 @@ static void entry_done(struct ctx *x, size_t g, uint32_t r)
     uint32_t m = x->mem[g], d = dom_of(x, r);
     double v = x->c[g];
     c->done++;
-    top2_add(&c->all, v, d);
     int wake = 0;
-    if ((int64_t)m == c->root) {
-        c->root_done = 1;
-        c->root_val = v;
-        c->root_dom = d;
-        wake |= c->sh == MG_ONE_TO_ALL;
-    }
+    if (c->sh == MG_ALL_TO_ALL)
+        for (uint32_t q = c->src_first[m]; q < c->src_first[m + 1]; q++) {
+            uint32_t k = c->src_of[q];
+            top2_add(&c->gagg[k], v, d);
+            wake |= --c->gpending[k] == 0;
+        }
     if (c->sh == MG_SCAN || c->sh == MG_EXSCAN) {
         uint32_t k = c->pos[m];
         c->val[k] = v;
@@ -267,7 +318,6 @@ static void entry_done(struct ctx *x, size_t g, uint32_t r)
         }
         wake |= c->p != p0;
     }
-    wake |= c->done == c->n && (c->sh == MG_ALL_TO_ALL || c->sh == MG_ALL_TO_ONE);
     if (wake)
         wake_coll(x, c);
 }
@@ -371,27 +421,22 @@ static void limits(struct ctx *x, double *lim)
         const struct mg_collective *mc = &mt->collectives[ci];
         if (c->sh == MG_SKIP)
             continue;
-        /* aggregates of -C(exit): max of -C(f) + lat = -(min of C(f) - lat) */
-        if (c->sh == MG_ALL_TO_ALL || c->sh == MG_ONE_TO_ALL) {
-            struct top2 a = TOP2_EMPTY;
-            for (uint32_t k = 0; k < c->n; k++)
-                top2_add(&a, -x->c[gid(x, mc->members[k].exit)], dom_of(x, mc->members[k].exit.rank));
-            for (uint32_t k = 0; k < c->n; k++) {
-                if (c->sh == MG_ONE_TO_ALL && (int64_t)k != c->root)
-                    continue;
-                size_t ge = gid(x, mc->members[k].enter);
-                double l = -top2_query(&a, dom_of(x, mc->members[k].enter.rank), x->lat_coll);
-                if (l < lim[ge])
-                    lim[ge] = l;
-            }
-        } else if (c->sh == MG_ALL_TO_ONE) {
-            const struct mg_member *root = &mc->members[c->root];
-            double cx = x->c[gid(x, root->exit)];
-            for (uint32_t k = 0; k < c->n; k++) {
-                size_t ge = gid(x, mc->members[k].enter);
-                double l = cx - (dom_of(x, mc->members[k].enter.rank) == dom_of(x, root->exit.rank) ? 0 : x->lat_coll);
-                if (l < lim[ge])
-                    lim[ge] = l;
+        /* aggregates of -C(exit): max of -C(f) + lat = -(min of C(f) - lat),
+         * per group over its sinks, limiting its sources */
+        if (c->sh == MG_ALL_TO_ALL) {
+            for (uint32_t q = 0; q < c->flow.ngroups; q++) {
+                const struct mg_flow_group *grp = &c->flow.groups[q];
+                struct top2 a = TOP2_EMPTY;
+                for (uint32_t k = 0; k < grp->ndst; k++)
+                    top2_add(&a, -x->c[gid(x, mc->members[grp->dst[k]].exit)],
+                             dom_of(x, mc->members[grp->dst[k]].exit.rank));
+                for (uint32_t k = 0; k < grp->nsrc; k++) {
+                    const struct mg_member *mb = &mc->members[grp->src[k]];
+                    size_t ge = gid(x, mb->enter);
+                    double l = -top2_query(&a, dom_of(x, mb->enter.rank), x->lat_coll);
+                    if (l < lim[ge])
+                        lim[ge] = l;
+                }
             }
         } else {   /* scan, exscan: exits at positions >= k (> k) */
             struct top2 a = TOP2_EMPTY;
@@ -440,12 +485,6 @@ static void backward(struct ctx *x, const double *lim, double gamma, double *con
             st->backward_moved += s > 0;
         }
     }
-}
-
-static int cmp_u64_pair(const void *a, const void *b)
-{
-    const uint64_t *x = a, *y = b;
-    return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
 static int valid_ref(const struct ctx *x, struct mg_event_ref e)
@@ -551,19 +590,16 @@ int clc_correct_times(const double *const *t, const uint64_t *nevents, uint32_t 
         const struct mg_collective *mc = &match->collectives[ci];
         struct coll *c = &x.co[ci];
         c->waiters = -1;
-        c->root = -1;
-        c->sh = mc->neighbor ? MG_SKIP : mg_shape_of(mc->op);
         c->n = mc->nmembers;
-        for (uint32_t k = 0; k < mc->nmembers; k++) {
+        for (uint32_t k = 0; k < mc->nmembers; k++)
             if (!valid_ref(&x, mc->members[k].enter) || !valid_ref(&x, mc->members[k].exit)) {
                 snprintf(err, errlen, "clc: collective %zu refers to an event that does not exist", ci);
                 goto done;
             }
-            if (mc->root >= 0 && mc->members[k].enter.rank == (uint32_t)mc->root && c->root < 0)
-                c->root = k;
-        }
-        if (c->n < 2 || ((c->sh == MG_ONE_TO_ALL || c->sh == MG_ALL_TO_ONE) && c->root < 0))
-            c->sh = MG_SKIP;
+        /* what it forces: its data flow (flow.h) */
+        if (mg_flow_of(match, mc, &c->flow) != 0)
+            goto oom;
+        c->sh = c->flow.order ? c->flow.prefix : c->flow.ngroups ? MG_ALL_TO_ALL : MG_SKIP;
         for (uint32_t k = 0; k < c->n && c->sh != MG_SKIP; k++) {
             size_t ge = gid(&x, mc->members[k].enter), gx = gid(&x, mc->members[k].exit);
             if (x.role[ge] != R_NONE || x.role[gx] != R_NONE || ge == gx)
@@ -574,29 +610,21 @@ int clc_correct_times(const double *const *t, const uint64_t *nevents, uint32_t 
             continue;
         }
         if (c->sh == MG_SCAN || c->sh == MG_EXSCAN) {
-            uint64_t *pairs = malloc(sizeof *pairs * 2 * c->n);
             c->order = malloc(sizeof *c->order * c->n);
             c->pos = malloc(sizeof *c->pos * c->n);
             c->val = malloc(sizeof *c->val * c->n);
             c->dpos = malloc(sizeof *c->dpos * c->n);
             c->have = calloc(c->n, 1);
             c->pre = malloc(sizeof *c->pre * c->n);
-            if (!pairs || !c->order || !c->pos || !c->val || !c->dpos || !c->have || !c->pre) {
-                free(pairs);
+            if (!c->order || !c->pos || !c->val || !c->dpos || !c->have || !c->pre)
                 goto oom;
-            }
             for (uint32_t k = 0; k < c->n; k++) {
-                pairs[2 * k] = mc->members[k].comm_rank;
-                pairs[2 * k + 1] = k;
-            }
-            qsort(pairs, c->n, 2 * sizeof *pairs, cmp_u64_pair);
-            for (uint32_t k = 0; k < c->n; k++) {
-                c->order[k] = (uint32_t)pairs[2 * k + 1];
+                c->order[k] = c->flow.order[k];
                 c->pos[c->order[k]] = k;
             }
-            free(pairs);
+        } else if (index_groups(c) != 0) {
+            goto oom;
         }
-        c->all = TOP2_EMPTY;
         for (uint32_t k = 0; k < c->n; k++) {
             size_t ge = gid(&x, mc->members[k].enter), gx = gid(&x, mc->members[k].exit);
             x.role[ge] = R_ENTRY;
@@ -630,6 +658,13 @@ done:
         free(x.co[ci].dpos);
         free(x.co[ci].have);
         free(x.co[ci].pre);
+        free(x.co[ci].gagg);
+        free(x.co[ci].gpending);
+        free(x.co[ci].src_first);
+        free(x.co[ci].src_of);
+        free(x.co[ci].dst_first);
+        free(x.co[ci].dst_of);
+        mg_flow_free(&x.co[ci].flow);
     }
     free(x.co);
     free(x.base);

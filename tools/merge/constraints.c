@@ -4,22 +4,23 @@
  * gives  s + x_u + lmin <= r + x_v,  i.e. x_u - x_v <= r - s - lmin.
  * Only the tightest bound per ordered pair of domains matters, so message
  * edges are reduced to one per pair before the solver sees them.
- * Collectives, per their semantics:
- *   all-to-all kinds: every entry before every exit — a hub h with
+ * Collectives, by their data flow (tools/merge/flow.h, the one rule): each
+ *   group of sources and sinks as direct edges when one side is a single
+ *   clock vertex, else through a hub h with
  *     x_v - x_h <= -max entry on v,  x_h - x_w <= min exit on w;
- *   one-to-all (bcast, scatter): the root's entry before every exit;
- *   all-to-one (reduce, gather): every entry before the root's exit;
  *   scan/exscan: the entries of ranks <= r (< r) before the exit of r,
  *     through a chain of prefix hubs.
  * Every bound keeps a margin of ROUNDING_MARGIN_NS, so that rounding the
  * global times to whole nanoseconds (monotone) can never turn a bound met
  * within the solver's tolerance into a 1 ns tachyon: a >= b + 1 implies
  * round(a) >= round(b).
- *   neighbourhood collectives: each member's exit after the entries of its
- *     in-neighbours, as the tracer recorded the topology (one edge each).
+ *   neighbourhood collectives: each member's exit after the entries of the
+ *     in-neighbours it received bytes from, as the tracer recorded the
+ *     topology (a group per member).
  * Leaving a constraint out (an operation whose semantics the trace does not
  * tell) never makes a result wrong, only less precise. */
 #include "constraints.h"
+#include "flow.h"
 
 #include <math.h>
 #include <otf2/otf2.h>
@@ -91,6 +92,21 @@ struct side {
 };
 
 
+static int ensure_scratch(uint32_t **v, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 64;
+    while (c < n)
+        c *= 2;
+    uint32_t *nv = realloc(*v, sizeof *nv * c);
+    if (!nv)
+        return -1;
+    *v = nv;
+    *cap = c;
+    return 0;
+}
+
 struct hub_edge {
     uint32_t u, v;
     double w;
@@ -111,12 +127,12 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     uint32_t nvert = nclock;
     struct side *sides = calloc(nclock ? nclock : 1, sizeof *sides);
     struct side *exits = calloc(nclock ? nclock : 1, sizeof *exits);
-    uint32_t *member_of = malloc(sizeof *member_of * (m->nranks ? m->nranks : 1));   /* world rank -> member */
     struct sv_graph *g = NULL;
-    if (!sides || !exits || !member_of)
+    struct mg_flow flow = { 0 };
+    uint32_t *su = NULL, *sv = NULL;   /* a group's distinct source and sink vertices */
+    size_t csu = 0, csv = 0;
+    if (!sides || !exits)
         goto fail;
-    for (uint32_t r = 0; r < m->nranks; r++)
-        member_of[r] = UINT32_MAX;
 
 #define HUB_EDGE(a, b, weight)                                                       \
     do {                                                                             \
@@ -152,136 +168,113 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
 
     for (size_t i = 0; i < match->ncollectives; i++) {
         const struct mg_collective *c = &match->collectives[i];
-        enum mg_shape sh = mg_shape_of(c->op);
-        if (c->neighbor) {
-            /* each member's exit follows the entries of its in-neighbours:
-             * one edge per (member, in-neighbour), O(P * degree) */
-            for (uint32_t k = 0; k < c->nmembers; k++)
-                member_of[c->members[k].enter.rank] = k;
+        if (mg_flow_of(match, c, &flow) != 0)
+            goto fail;
+        if (c->neighbor)
             for (uint32_t k = 0; k < c->nmembers; k++) {
                 uint32_t nin;
-                const uint64_t *in = mg_in_neighbours(ranks, &c->members[k], &nin);
-                if (!in)
+                if (!mg_in_neighbours(ranks, &c->members[k], &nin))
                     stats->skipped_neighbor++;
-                struct mg_event_ref out = c->members[k].exit;
-                for (uint32_t j = 0; in && j < nin; j++) {
-                    if (in[j] >= m->nranks || member_of[in[j]] == UINT32_MAX)
-                        continue;   /* a neighbour that never got there (crashed rank) */
-                    struct mg_event_ref src = c->members[member_of[in[j]]].enter;
-                    uint32_t u = vertex(ranks, m, src), v = vertex(ranks, m, out);
-                    if (u == v)
-                        continue;
-                    if (pair_put(&pairs, u, v, corrected(ranks, m, out) - corrected(ranks, m, src) - ROUNDING_MARGIN_NS))
-                        goto fail;
-                    stats->neighbour_edges++;
-                }
             }
-            for (uint32_t k = 0; k < c->nmembers; k++)
-                member_of[c->members[k].enter.rank] = UINT32_MAX;
-            continue;
-        }
-        if (sh == MG_SKIP)
-            continue;
-        if (c->nmembers < 2)
-            continue;
-        if (sh == MG_SCAN || sh == MG_EXSCAN) {
+        if (flow.order) {
             /* prefix hubs in communicator rank order */
-            struct mg_member *mem = malloc(sizeof *mem * c->nmembers);
-            if (!mem)
-                goto fail;
-            memcpy(mem, c->members, sizeof *mem * c->nmembers);
-            for (uint32_t a = 1; a < c->nmembers; a++)   /* insertion sort by comm rank: small */
-                for (uint32_t b = a; b > 0 && mem[b - 1].comm_rank > mem[b].comm_rank; b--) {
-                    struct mg_member t = mem[b];
-                    mem[b] = mem[b - 1];
-                    mem[b - 1] = t;
-                }
-            if (c->nmembers > MAX_VERTICES - nvert) {   /* a hub vertex per member */
+            enum mg_shape sh = flow.prefix;
+            if (flow.n > MAX_VERTICES - nvert) {   /* a hub vertex per member */
                 stats->too_large = 1;
-                free(mem);
                 goto fail;
             }
             uint32_t first_hub = nvert;
-            for (uint32_t k = 0; k < c->nmembers; k++) {
-                uint32_t h = first_hub + k, d = vertex(ranks, m, mem[k].enter);
-                HUB_EDGE(d, h, -corrected(ranks, m, mem[k].enter));
+            for (uint32_t k = 0; k < flow.n; k++) {
+                const struct mg_member *mk = &c->members[flow.order[k]];
+                uint32_t h = first_hub + k, d = vertex(ranks, m, mk->enter);
+                HUB_EDGE(d, h, -corrected(ranks, m, mk->enter));
                 if (k > 0)
                     HUB_EDGE(h - 1, h, 0.0);
                 if (sh == MG_SCAN)
-                    HUB_EDGE(h, vertex(ranks, m, mem[k].exit), corrected(ranks, m, mem[k].exit) - ROUNDING_MARGIN_NS);
-                else if (k + 1 < c->nmembers)
-                    HUB_EDGE(h, vertex(ranks, m, mem[k + 1].exit),
-                             corrected(ranks, m, mem[k + 1].exit) - ROUNDING_MARGIN_NS);
+                    HUB_EDGE(h, vertex(ranks, m, mk->exit), corrected(ranks, m, mk->exit) - ROUNDING_MARGIN_NS);
+                else if (k + 1 < flow.n) {
+                    const struct mg_member *next = &c->members[flow.order[k + 1]];
+                    HUB_EDGE(h, vertex(ranks, m, next->exit), corrected(ranks, m, next->exit) - ROUNDING_MARGIN_NS);
+                }
             }
-            nvert += c->nmembers;
-            stats->hubs += c->nmembers;
-            stats->collective_edges += 3 * (size_t)c->nmembers;
-            free(mem);
-            continue;
+            nvert += flow.n;
+            stats->hubs += flow.n;
+            stats->collective_edges += 3 * (size_t)flow.n;
         }
-        /* Reduce the instance to each clock vertex's latest entry and
-         * earliest exit. A call's entry and exit can lie in different
-         * vertices (a periodic sync round inside a world collective opens a
-         * new segment), so the two are kept apart. */
-        const struct mg_member *root = NULL;
-        for (uint32_t k = 0; k < c->nmembers; k++) {
-            const struct mg_member *x = &c->members[k];
-            if (c->root >= 0 && x->enter.rank == (uint32_t)c->root)
-                root = x;
-            struct side *s = &sides[vertex(ranks, m, x->enter)], *e = &exits[vertex(ranks, m, x->exit)];
-            double in = corrected(ranks, m, x->enter), out = corrected(ranks, m, x->exit);
-            s->max_enter = s->seen ? fmax(s->max_enter, in) : in;
-            s->seen = 1;
-            e->min_exit = e->seen ? fmin(e->min_exit, out) : out;
-            e->seen = 1;
-        }
-        if ((sh == MG_ONE_TO_ALL || sh == MG_ALL_TO_ONE) && !root) {
-            for (uint32_t k = 0; k < c->nmembers; k++) {
-                sides[vertex(ranks, m, c->members[k].enter)].seen = 0;
-                exits[vertex(ranks, m, c->members[k].exit)].seen = 0;
+        /* Each group: every source's entry before every sink's exit. Reduce
+         * it to each clock vertex's latest entry and earliest exit (a
+         * call's entry and exit can lie in different vertices: a periodic
+         * sync round inside a world collective opens a new segment); one
+         * source or one sink: direct edges, else a hub h with
+         * x_v - x_h <= -max entry on v,  x_h - x_w <= min exit on w. */
+        for (uint32_t g = 0; g < flow.ngroups; g++) {
+            const struct mg_flow_group *x = &flow.groups[g];
+            for (uint32_t a = 0; a < x->nsrc; a++) {
+                struct mg_event_ref e = c->members[x->src[a]].enter;
+                struct side *sd = &sides[vertex(ranks, m, e)];
+                double in = corrected(ranks, m, e);
+                sd->max_enter = sd->seen ? fmax(sd->max_enter, in) : in;
+                sd->seen = 1;
             }
-            continue;   /* the root's events are missing (crashed rank) */
-        }
-        if (nvert >= MAX_VERTICES) {   /* room for this instance's hub vertex */
-            stats->too_large = 1;
-            goto fail;
-        }
-        uint32_t h = nvert;
-        int used_hub = 0;
-        for (uint32_t k = 0; k < c->nmembers; k++) {
-            uint32_t d = vertex(ranks, m, c->members[k].enter), dx = vertex(ranks, m, c->members[k].exit);
-            if (sides[d].seen) {
-                sides[d].seen = 0;
-                if (sh == MG_ALL_TO_ALL) {
-                    HUB_EDGE(d, h, -sides[d].max_enter);
-                    used_hub = 1;
-                    stats->collective_edges++;
-                } else if (sh == MG_ALL_TO_ONE && d != vertex(ranks, m, root->exit)) {
-                    /* every entry before the root's exit */
-                    double w = corrected(ranks, m, root->exit) - sides[d].max_enter - ROUNDING_MARGIN_NS;
-                    if (pair_put(&pairs, d, vertex(ranks, m, root->exit), w))
+            for (uint32_t a = 0; a < x->ndst; a++) {
+                struct mg_event_ref e = c->members[x->dst[a]].exit;
+                struct side *ex = &exits[vertex(ranks, m, e)];
+                double out = corrected(ranks, m, e);
+                ex->min_exit = ex->seen ? fmin(ex->min_exit, out) : out;
+                ex->seen = 1;
+            }
+            /* the distinct vertices on each side, listed in place */
+            uint32_t nu = 0, nv = 0;
+            for (uint32_t a = 0; a < x->nsrc; a++) {
+                uint32_t d = vertex(ranks, m, c->members[x->src[a]].enter);
+                if (sides[d].seen == 1) {
+                    sides[d].seen = 2;
+                    if (ensure_scratch(&su, &csu, nu + 1))
                         goto fail;
+                    su[nu++] = d;
+                }
+            }
+            for (uint32_t a = 0; a < x->ndst; a++) {
+                uint32_t d = vertex(ranks, m, c->members[x->dst[a]].exit);
+                if (exits[d].seen == 1) {
+                    exits[d].seen = 2;
+                    if (ensure_scratch(&sv, &csv, nv + 1))
+                        goto fail;
+                    sv[nv++] = d;
+                }
+            }
+            if (nu == 1 || nv == 1) {
+                for (uint32_t a = 0; a < nu; a++)
+                    for (uint32_t b = 0; b < nv; b++) {
+                        if (su[a] == sv[b])
+                            continue;   /* one clock: its ticks order them */
+                        double w = exits[sv[b]].min_exit - sides[su[a]].max_enter - ROUNDING_MARGIN_NS;
+                        if (pair_put(&pairs, su[a], sv[b], w))
+                            goto fail;
+                        stats->collective_edges++;
+                        if (c->neighbor)
+                            stats->neighbour_edges++;
+                    }
+            } else {
+                if (nvert >= MAX_VERTICES) {   /* room for this group's hub vertex */
+                    stats->too_large = 1;
+                    goto fail;
+                }
+                uint32_t h = nvert++;
+                stats->hubs++;
+                for (uint32_t a = 0; a < nu; a++) {
+                    HUB_EDGE(su[a], h, -sides[su[a]].max_enter);
+                    stats->collective_edges++;
+                }
+                for (uint32_t b = 0; b < nv; b++) {
+                    HUB_EDGE(h, sv[b], exits[sv[b]].min_exit - ROUNDING_MARGIN_NS);
                     stats->collective_edges++;
                 }
             }
-            if (exits[dx].seen) {
-                exits[dx].seen = 0;
-                if (sh == MG_ALL_TO_ALL) {
-                    HUB_EDGE(h, dx, exits[dx].min_exit - ROUNDING_MARGIN_NS);
-                    used_hub = 1;
-                    stats->collective_edges++;
-                } else if (sh == MG_ONE_TO_ALL && dx != vertex(ranks, m, root->enter)) {
-                    /* the root's entry before every exit */
-                    double w = exits[dx].min_exit - corrected(ranks, m, root->enter) - ROUNDING_MARGIN_NS;
-                    if (pair_put(&pairs, vertex(ranks, m, root->enter), dx, w))
-                        goto fail;
-                    stats->collective_edges++;
-                }
-            }
-        }
-        if (used_hub) {
-            nvert++;
-            stats->hubs++;
+            for (uint32_t a = 0; a < nu; a++)
+                sides[su[a]].seen = 0;
+            for (uint32_t b = 0; b < nv; b++)
+                exits[sv[b]].seen = 0;
         }
     }
 
@@ -339,7 +332,9 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     free(hub);
     free(sides);
     free(exits);
-    free(member_of);
+    mg_flow_free(&flow);
+    free(su);
+    free(sv);
     return g;
 fail:
     if (g)
@@ -349,7 +344,9 @@ fail:
     free(hub);
     free(sides);
     free(exits);
-    free(member_of);
+    mg_flow_free(&flow);
+    free(su);
+    free(sv);
     return NULL;
 #undef HUB_EDGE
 }

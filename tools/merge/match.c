@@ -2,6 +2,7 @@
  * by (communicator, sender, receiver, tag, order), collective calls by
  * (communicator, rank, order); then equal keys are walked side by side. */
 #include "match.h"
+#include "flow.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -132,6 +133,7 @@ static int same_key(const struct endpoint *x, const struct endpoint *y)
 struct call {
     uint32_t comm, rank, op, comm_rank;   /* rank: the world rank (its threads' calls interleave by time) */
     int root, neighbor;
+    int root_self;            /* the caller is the root (MPI_ROOT on an intercommunicator) */
     uint64_t order;
     struct mg_event_ref enter, exit;
 };
@@ -286,10 +288,16 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 break;
             case RT_COLL_END:
             case RT_NBC_COMPLETE: {
-                struct call c = { comm, me, e->tag, 0, -1, 0, 0, { r, 0 }, { r, i } };
-                if (e->peer != UINT32_MAX) {
-                    c.root = rt_world_rank(rk, e->ref, e->peer);
+                struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, { r, 0 }, { r, i } };
+                /* The root: MPI_ROOT on an intercommunicator is the caller
+                 * itself; MPI_PROC_NULL (the rest of the root's group) names
+                 * none; else a rank of the (remote) group. */
+                if (e->peer == OTF2_COLLECTIVE_ROOT_SELF) {
+                    c.root = (int)me;
+                    c.root_self = 1;
                 }
+                else if (e->peer < OTF2_COLLECTIVE_ROOT_THIS_GROUP)
+                    c.root = rt_world_rank(rk, e->ref, e->peer);
                 if (e->kind == RT_COLL_END) {
                     if (open_begin == UINT64_MAX)
                         break;   /* an end without a begin: not a call we can place */
@@ -390,21 +398,25 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
         start[nr] = b;
         uint32_t comm_size = calls[a].comm < out->ncomms ? out->comms[calls[a].comm].size : nr;
         for (size_t k = 0; k < maxlen; k++) {
-            struct mg_collective c = { calls[a].comm, 0, -1, 0, 0, NULL };
+            struct mg_collective c = { .comm = calls[a].comm, .root = -1 };
             c.members = malloc(sizeof *c.members * nr);
             if (!c.members) {
                 free(start);
                 goto oom;
             }
+            int root_said = 0;
             for (uint32_t q = 0; q < nr; q++) {
                 if (start[q] + k >= start[q + 1])
                     continue;
                 const struct call *x = &calls[start[q] + k];
                 c.op = x->op;
-                if (x->root >= 0)
+                /* the root's own word first: the other group names it by a
+                 * remote rank, resolved through a definition */
+                if (x->root >= 0 && (x->root_self || !root_said))
                     c.root = x->root;
+                root_said |= x->root_self;
                 c.neighbor |= x->neighbor;
-                c.members[c.nmembers++] = (struct mg_member){ x->enter, x->exit, x->comm_rank };
+                c.members[c.nmembers++] = (struct mg_member){ .enter = x->enter, .exit = x->exit, .comm_rank = x->comm_rank };
             }
             if (c.nmembers < comm_size)
                 out->incomplete_collectives++;
@@ -415,6 +427,8 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
     }
 
     int rc = 0;
+    if (mg_flow_facts(ranks, nranks, out) != 0)
+        goto oom;
     goto done;
 oom:
     rc = -1;
@@ -462,6 +476,7 @@ void mg_free(struct mg_result *r)
     free(r->collectives);
     free(r->unmatched_sends);
     free(r->unmatched_recvs);
+    free(r->sources);
     memset(r, 0, sizeof *r);
 }
 
@@ -504,37 +519,4 @@ const uint64_t *mg_in_neighbours(const struct rt_rank *ranks, const struct mg_me
         return NULL;
     *n = r->comms[comm].nin;
     return r->comms[comm].in;
-}
-
-size_t mg_neighbour_violations(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
-                               uint64_t *const *times)
-{
-    size_t bad = 0;
-    uint32_t *member_of = malloc(sizeof *member_of * (nranks ? nranks : 1));   /* world rank -> member */
-    if (!member_of)
-        return 0;
-    for (uint32_t r = 0; r < nranks; r++)
-        member_of[r] = UINT32_MAX;
-    for (size_t i = 0; i < match->ncollectives; i++) {
-        const struct mg_collective *c = &match->collectives[i];
-        if (!c->neighbor)
-            continue;
-        for (uint32_t k = 0; k < c->nmembers; k++)
-            member_of[c->members[k].enter.rank] = k;
-        for (uint32_t k = 0; k < c->nmembers; k++) {
-            uint32_t n;
-            const uint64_t *in = mg_in_neighbours(ranks, &c->members[k], &n);
-            uint64_t out = times[c->members[k].exit.rank][c->members[k].exit.index];
-            for (uint32_t j = 0; in && j < n; j++) {
-                if (in[j] >= nranks || member_of[in[j]] == UINT32_MAX)
-                    continue;
-                const struct mg_member *src = &c->members[member_of[in[j]]];
-                bad += out < times[src->enter.rank][src->enter.index];
-            }
-        }
-        for (uint32_t k = 0; k < c->nmembers; k++)
-            member_of[c->members[k].enter.rank] = UINT32_MAX;
-    }
-    free(member_of);
-    return bad;
 }

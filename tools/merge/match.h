@@ -26,10 +26,22 @@ struct mg_message {
     uint64_t bytes;
 };
 
+/* What a member moved, as its exit recorded it (filled by mg_match through
+ * mg_flow_facts, flow.h; all zero means bytes both ways to everyone, the
+ * old assumption, for results built by hand). */
+#define MG_QUIET_SEND 1       /* sent no bytes */
+#define MG_QUIET_RECV 2       /* received no bytes */
+
 struct mg_member {
     struct mg_event_ref enter; /* COLL_BEGIN or NBC_REQUEST */
     struct mg_event_ref exit;  /* COLL_END or NBC_COMPLETE */
     uint32_t comm_rank;
+    uint8_t quiet;            /* MG_QUIET_* */
+    uint8_t side;             /* its group on an intercommunicator: 0 or 1 (0 on an intracommunicator) */
+    uint8_t sparse;           /* received only from the members sources[src_at, src_at + nsrc) of the result
+                               * (a sparse alltoallv/w member; every neighbourhood member) */
+    uint32_t nsrc;
+    size_t src_at;
 };
 
 struct mg_collective {
@@ -39,6 +51,7 @@ struct mg_collective {
     int neighbor;             /* a neighbourhood collective: each exit follows its in-neighbours' entries */
     uint32_t nmembers;        /* members seen; the communicator may have more */
     struct mg_member *members;
+    int inter;                /* on an intercommunicator: data flows between the members' two sides */
 };
 
 struct mg_comm {
@@ -64,6 +77,8 @@ struct mg_result {
     struct mg_unmatched *unmatched_sends, *unmatched_recvs;
     size_t nunmatched_sends, nunmatched_recvs;
     size_t incomplete_collectives;   /* instances that not every member reached */
+    uint32_t *sources;        /* member indices, see mg_member.sparse */
+    size_t nsources;
     size_t cancelled;
     /* one-sided orderings MPI guarantees (rma_flow.h): send = the operation
      * at its origin, recv = the end of the target's closing fence */
@@ -71,8 +86,8 @@ struct mg_result {
     size_t nrma_flows;
 };
 
-/* What a collective's semantics force (DESIGN.md), shared by the
- * constraint graph, the controlled logical clock and the report:
+/* The pattern of a collective operation; what it forces between members
+ * follows the data it moved: see flow.h, the one rule.
  *   MG_ALL_TO_ALL  every entry before every exit (barrier, allreduce, ...)
  *   MG_ONE_TO_ALL  the root's entry before every exit (bcast, scatter)
  *   MG_ALL_TO_ONE  every entry before the root's exit (reduce, gather)
@@ -85,12 +100,6 @@ enum mg_shape mg_shape_of(uint32_t otf2_op);
  * rank recorded them for the communicator; NULL when the trace does not
  * say (then the instance constrains nothing). */
 const uint64_t *mg_in_neighbours(const struct rt_rank *ranks, const struct mg_member *m, uint32_t *n);
-
-/* For each neighbourhood collective instance of `match`, every member's
- * exit at or after the entries of its in-neighbours in times[rank][index]?
- * Returns the number of (member, in-neighbour) pairs that are not. */
-size_t mg_neighbour_violations(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
-                               uint64_t *const *times);
 
 /* Returns 0, or -1 with a one-line message (allocation failure). */
 int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen);

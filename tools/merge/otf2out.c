@@ -187,7 +187,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             goto oom;
     if (!win_map || rf_unify_windows(ranks, nranks, match, win_map, &nwins, &win_names, &win_comm) != 0)
         goto oom;
-    int any_truth = 0;
+    int any_truth = 0, any_sources = 0;
+    uint32_t source_words = 0;   /* coll_sources_<k> attributes to define */
     uint64_t last_time = 0;
     for (uint32_t r = 0; r < nranks; r++) {
         const struct rt_rank *rk = &ranks[r];
@@ -232,6 +233,22 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                 any_truth = 1;
             }
             uint32_t comm = e->ref < rk->ncomms ? cm[e->ref] : OTF2_UNDEFINED_COMM;
+            if (e->kind == RT_COLL_END || e->kind == RT_NBC_COMPLETE) {
+                /* a sparse member's sources, as the tracer wrote them (rawformat.h) */
+                uint32_t nslots;
+                const uint64_t *bits = rt_sources_of(rk, i, &nslots);
+                if (nslots) {
+                    uint32_t words = bits ? (nslots + 63) / 64 : 0;
+                    CHECK(OTF2_AttributeList_AddUint32(attrs, RF_ATTR_SOURCES_SLOTS, nslots));
+                    for (uint32_t k = 0; k < words; k++)
+                        if (bits[k])
+                            CHECK(OTF2_AttributeList_AddUint64(attrs, RF_ATTR_SOURCES_BITS + k, bits[k]));
+                    if (words > source_words)
+                        source_words = words;
+                    any_sources = 1;
+                    a = attrs;
+                }
+            }
             switch (e->kind) {
             case RT_ENTER:
                 CHECK(OTF2_EvtWriter_Enter(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]));
@@ -329,6 +346,17 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     uint32_t s_empty = st_strtab_ref(&strings, ""), s_world = st_strtab_ref(&strings, RF_GROUP_WORLD_NAME);
     uint32_t s_true = st_strtab_ref(&strings, RF_ATTR_TRUE_TIME_NAME);
     uint32_t s_true_desc = st_strtab_ref(&strings, "undistorted time of the event in ns (SYNCTRACE_SKEW)");
+    uint32_t s_slots = st_strtab_ref(&strings, RF_ATTR_SOURCES_SLOTS_NAME);
+    uint32_t s_slots_desc = st_strtab_ref(&strings, RF_ATTR_SOURCES_SLOTS_DESC);
+    uint32_t s_bits_desc = st_strtab_ref(&strings, RF_ATTR_SOURCES_BITS_DESC);
+    uint32_t *source_str = malloc(sizeof *source_str * (source_words ? source_words : 1));
+    if (!source_str)
+        goto oom;
+    for (uint32_t k = 0; k < source_words; k++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
+        source_str[k] = st_strtab_ref(&strings, buf);
+    }
     /* as Score-P: MPI regions in the file "MPI", the paradigm's name templates */
     uint32_t s_mpi = st_strtab_ref(&strings, "MPI");
     uint32_t s_comm_template = st_strtab_ref(&strings, "Comm ${id}");
@@ -338,7 +366,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     uint32_t *rank_str = malloc(sizeof *rank_str * (nranks ? nranks : 1));
     uint32_t *comm_str = malloc(sizeof *comm_str * (match->ncomms ? match->ncomms : 1));
     if (!region_str || !host_str || !rank_str || !comm_str) {
-        free(region_str); free(host_str); free(rank_str); free(comm_str);
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(source_str);
         goto oom;
     }
     for (uint32_t k = 0; k < regions.n; k++)
@@ -360,7 +388,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     /* a reference of UINT32_MAX would name no string */
     if (!win_str || write_cart_topologies(NULL, ranks, nranks, match, &strings, &failed) != 0 || strings.failed) {
         free(win_str);
-        free(region_str); free(host_str); free(rank_str); free(comm_str);
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(source_str);
         goto oom;
     }
     for (uint32_t k = 0; k < strings.n; k++)
@@ -381,7 +409,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     uint32_t *node_of = malloc(sizeof *node_of * (nranks ? nranks : 1));
     uint32_t nnodes = 0;
     if (!node_of) {
-        free(region_str); free(host_str); free(rank_str); free(comm_str);
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(source_str);
         goto oom;
     }
     for (uint32_t r = 0; r < nranks; r++) {
@@ -412,7 +440,15 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                                OTF2_REGION_FLAG_NONE, mpi ? s_mpi : s_empty, 0, 0));
     }
     if (any_truth)
-        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64));
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64));
+    if (any_sources) {
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_SLOTS, s_slots, s_slots_desc,
+                                                  OTF2_TYPE_UINT32));
+        for (uint32_t k = 0; k < source_words; k++)
+            CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_BITS + k, source_str[k], s_bits_desc,
+                                                      OTF2_TYPE_UINT64));
+    }
+    free(source_str);
     uint64_t *world = malloc(sizeof *world * (nworld ? nworld : 1));
     if (!world) {
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);

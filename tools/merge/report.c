@@ -1,5 +1,6 @@
 /* report.c — see report.h. */
 #include "report.h"
+#include "flow.h"
 #include "commands.h"
 
 #include <math.h>
@@ -87,27 +88,6 @@ static double truth_origin(const struct rt_rank *ranks, uint32_t nranks, uint64_
     return 0;
 }
 
-/* All-to-all collective instances whose earliest exit is before their
- * latest entry under the given times. */
-static size_t collective_violations(const struct mg_result *match, uint64_t *const *times)
-{
-    size_t bad = 0;
-    for (size_t i = 0; i < match->ncollectives; i++) {
-        const struct mg_collective *c = &match->collectives[i];
-        if (c->neighbor || mg_shape_of(c->op) != MG_ALL_TO_ALL)
-            continue;
-        uint64_t max_in = 0, min_out = UINT64_MAX;
-        for (uint32_t k = 0; k < c->nmembers; k++) {
-            uint64_t in = times[c->members[k].enter.rank][c->members[k].enter.index];
-            uint64_t out = times[c->members[k].exit.rank][c->members[k].exit.index];
-            if (in > max_in) max_in = in;
-            if (out < min_out) min_out = out;
-        }
-        bad += min_out < max_in;
-    }
-    return bad;
-}
-
 /* The first few unmatched operations, for people to look at. */
 static size_t list_unmatched(char *buf, size_t len, size_t used, const char *what, const char *dir,
                              const struct mg_unmatched *u, size_t n)
@@ -158,8 +138,9 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                                  < cm_interpolated(s, s->events[f->send.index].time);
         r->rma_violations_after += gtime[f->recv.rank][f->recv.index] < gtime[f->send.rank][f->send.index];
     }
-    r->collective_violations_after = collective_violations(match, gtime);
-    r->neighbour_violations_after = mg_neighbour_violations(ranks, nranks, match, gtime);
+    /* the data-flow rule (flow.h), as the constraints use it */
+    r->collective_violations_after = mg_flow_violations(match, gtime, 0);
+    r->neighbour_violations_after = mg_flow_violations(match, gtime, 1);
     int any_neighbour = 0;
     for (size_t i = 0; i < match->ncollectives && !any_neighbour; i++)
         any_neighbour = match->collectives[i].neighbor;
@@ -175,7 +156,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             }
         }
         if (ok)
-            r->neighbour_violations_raw = mg_neighbour_violations(ranks, nranks, match, raw);
+            r->neighbour_violations_raw = mg_flow_violations(match, raw, 1);
         for (uint32_t q = 0; raw && q < nranks; q++)
             free(raw[q]);
         free(raw);
@@ -195,8 +176,8 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                 && truth[msg->recv.rank][msg->recv.index] < truth[msg->send.rank][msg->send.index])
                 r->truth_violating_messages++;
         }
-        r->truth_violating_collectives = collective_violations(match, truth);
-        r->neighbour_violations_truth = mg_neighbour_violations(ranks, nranks, match, truth);
+        r->truth_violating_collectives = mg_flow_violations(match, truth, 0);
+        r->neighbour_violations_truth = mg_flow_violations(match, truth, 1);
     }
 
     /* per domain and segment: offset, drift, bounds, and with true_time the truth */
@@ -411,7 +392,7 @@ void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nra
         if (ctime[msg->recv.rank][msg->recv.index] < ctime[msg->send.rank][msg->send.index])
             r->clc_tachyons_after++;
     }
-    r->clc_collective_violations_after = collective_violations(match, ctime);
+    r->clc_collective_violations_after = mg_flow_violations(match, ctime, 0);
     /* errors and interval distortion, measured as ours are in report_fill:
      * residuals of a least-squares line against true time, intervals in
      * the fitted rate */

@@ -11,7 +11,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     int ret = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -23,7 +23,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     int ret = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 0));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 0));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -35,7 +35,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     int ret = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_allreduce(count, datatype, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allreduce(count, datatype, comm));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -47,7 +47,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     int ret = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -59,7 +59,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     int ret = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 0));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 0));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -71,7 +71,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     int ret = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 0));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 0));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -83,7 +83,7 @@ int MPI_Barrier(MPI_Comm comm)
         return PMPI_Barrier(comm);
     int ret = PMPI_Barrier(comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_barrier(comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_barrier(comm));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -95,7 +95,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
         return PMPI_Bcast(buffer, count, datatype, root, comm);
     int ret = PMPI_Bcast(buffer, count, datatype, root, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_bcast(buffer, count, datatype, root, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_bcast(buffer, count, datatype, root, comm));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -107,7 +107,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     int ret = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_EXSCAN));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_EXSCAN));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -119,7 +119,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     int ret = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -131,7 +131,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     int ret = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -143,7 +143,7 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     int ret = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -155,7 +155,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     int ret = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 0), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 0), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -167,7 +167,7 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     int ret = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_allreduce(count, datatype, comm), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_allreduce(count, datatype, comm), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -179,7 +179,7 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     int ret = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -191,7 +191,7 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     int ret = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 0), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 0), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -203,7 +203,7 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
         return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     int ret = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 0), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 0), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -215,7 +215,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
         return PMPI_Ibarrier(comm, request);
     int ret = PMPI_Ibarrier(comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_barrier(comm), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_barrier(comm), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -227,7 +227,7 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     int ret = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_bcast(buffer, count, datatype, root, comm), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_bcast(buffer, count, datatype, root, comm), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -239,7 +239,7 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
         return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     int ret = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_EXSCAN), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_EXSCAN), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -251,7 +251,7 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     int ret = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -263,7 +263,7 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     int ret = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -275,7 +275,7 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
         return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     int ret = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -287,7 +287,7 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
         return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     int ret = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 1), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 1), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -299,7 +299,7 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
         return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     int ret = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -311,7 +311,7 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
         return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     int ret = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 1), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 1), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -323,7 +323,7 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
         return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     int ret = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 1), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 1), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -335,7 +335,7 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
         return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     int ret = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_reduce(count, datatype, root, comm), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_reduce(count, datatype, root, comm), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -347,7 +347,7 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     int ret = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_reduce_scatter(recvcounts, datatype, comm), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_reduce_scatter(recvcounts, datatype, comm), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -359,7 +359,7 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     int ret = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_reduce_scatter_block(recvcount, datatype, comm), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_reduce_scatter_block(recvcount, datatype, comm), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -371,7 +371,7 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
         return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     int ret = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_SCAN), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_SCAN), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -383,7 +383,7 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     int ret = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_scatter(sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_scatter(sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -395,7 +395,7 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     int ret = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     st_call_stamp(&call);
-    st_coll_post(&call, ret, st_coll_scatterv(sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm), *request);
+    if (ret == MPI_SUCCESS) st_coll_post(&call, ret, st_coll_scatterv(sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm), *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -407,7 +407,7 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
         return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     int ret = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -419,7 +419,7 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
         return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     int ret = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 1));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 1));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -431,7 +431,7 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
         return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     int ret = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -443,7 +443,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
         return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     int ret = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 1));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 1));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -455,7 +455,7 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
         return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     int ret = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 1));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 1));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -467,7 +467,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     int ret = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_reduce(count, datatype, root, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce(count, datatype, root, comm));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -479,7 +479,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     int ret = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_reduce_scatter(recvcounts, datatype, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce_scatter(recvcounts, datatype, comm));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -491,7 +491,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     int ret = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_reduce_scatter_block(recvcount, datatype, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce_scatter_block(recvcount, datatype, comm));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -503,7 +503,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     int ret = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_SCAN));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_SCAN));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -515,7 +515,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     int ret = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_scatter(sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scatter(sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
     st_call_end_stamped(&call);
     return ret;
 }
@@ -527,7 +527,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     int ret = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     st_call_stamp(&call);
-    st_coll_end(&call, ret, st_coll_scatterv(sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scatterv(sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm));
     st_call_end_stamped(&call);
     return ret;
 }
