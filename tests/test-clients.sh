@@ -1,14 +1,22 @@
 #!/bin/bash
 # test-clients.sh — real MPI clients from Debian, not written for this
 # project, traced unmodified with skewed clocks: NetPIPE (NPopenmpi:
-# preposted receives and MPI_ANY_SOURCE; synchronous sends) and a Python
-# program through mpi4py (tests/mpi4py_client.py). Each must give the
-# untraced run's results (NetPIPE's timings aside), and its trace must merge with every message and
+# preposted receives and MPI_ANY_SOURCE; synchronous sends), Python programs
+# through mpi4py (tests/mpi4py_client.py, and tests/mpi4py_situations.py:
+# what mpi4py's own test suite exercises), hpcc (tests/clients/hpccinf.txt:
+# tiny sizes), the BLACS testers xCbtest/xFbtest and the ScaLAPACK LU and QR
+# testers xdlu/xdqr (tests/clients/blacs, tests/clients/scalapack: small
+# inputs) from scalapack-mpi-test. Each must give the untraced run's results
+# (timings aside), and its trace must merge with every message and
 # collective matched, no tachyon, delta 0 and every true offset inside its
-# bounds; the merged archive is checked independently (merged_check.py).
+# bounds; the merged archive is checked independently (merged_check.py,
+# conformance_check.py). A failure whose fix belongs to another part of
+# issue 10 is reported "not ok ... # TODO known: REASON" (only when it fails:
+# see tests/test-conformance.sh); a listed check that passes says "# known
+# issue not seen".
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-plan 9
+plan 73
 tmp=$(scratch)
 json() { "$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
 pyotf2=""
@@ -59,4 +67,134 @@ if "$py" -c "import mpi4py" 2>/dev/null; then
 else
     for i in 1 2 3; do skip "python3-mpi4py not installed"; done
 fi
+# tap STATUS DESCRIPTION [REASON]: one TAP line; a failure with a REASON is
+# a known one ("# TODO known: REASON").
+tap() {
+    _tap_n=$((_tap_n + 1))
+    local line="ok $_tap_n - $2"
+    if [ "$1" -eq 0 ]; then
+        [ -z "${3:-}" ] || echo "# known issue not seen: $2"
+    else
+        line="not $line"
+        [ -z "${3:-}" ] || line="$line # TODO known: $3"
+    fi
+    echo "$line"
+}
+
+# independent CLIENT OUT [CHECKS REASON]: the merged archive OUT checked by
+# conformance_check.py (7 TAP lines); the CHECKS named (space-separated)
+# fail today for REASON, owned by another part of issue 10.
+independent() {
+    local label=$1 out=$2 marked=" ${3:-} " reason=${4:-} c line st why
+    if [ -n "$pyotf2" ] && [ -f "$out/report.json" ]; then
+        "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$out" >"$out.check" 2>&1
+    else
+        echo "no merged archive or no Python otf2 module" >"$out.check"
+    fi
+    for c in monotonic tachyons matched dataflow error bounds report; do
+        line=$(grep -E "^(not )?ok - $c: " "$out.check")
+        [ -n "$line" ] || line="not ok - $c: $(tail -1 "$out.check")"
+        case $line in ok*) st=0 ;; *) st=1 ;; esac
+        why=""
+        case $marked in *" $c "*) why=$reason ;; esac
+        [ -f "$out/report.json" ] || why=""   # a harness failure is never "known"
+        tap $st "$label: ${line#*ok - }" "$why"
+    done
+}
+
+# same_results LABEL PLAIN TRACED REASON FILTER...: the result lines (picked
+# by the command FILTER from each output) and the exit codes (RC_PLAIN,
+# RC_TRACED) agree; one TAP line.
+same_results() {
+    local label=$1 plain=$2 traced=$3 why=$4
+    shift 4
+    "$@" <"$plain" >"$plain.results"
+    "$@" <"$traced" >"$traced.results"
+    [ "$RC_PLAIN" = 0 ] && [ "$RC_TRACED" = 0 ] && [ -s "$plain.results" ] && cmp -s "$plain.results" "$traced.results"
+    tap $? "$label: traced, the same results as untraced ($(wc -l <"$plain.results") result lines; exit $RC_PLAIN, traced $RC_TRACED)" "$why"
+}
+
+# run_client LABEL NP DIR PROGRAM ARGS...: PROGRAM untraced in DIR/plain and
+# traced in DIR/traced (each its own working directory holding DIR/input/*),
+# stdout to DIR/{plain,traced}.out, exit codes in RC_PLAIN and RC_TRACED;
+# then merged into DIR/merged.
+run_client() {
+    local np=$2 dir=$3
+    shift 3
+    mkdir -p "$dir/plain" "$dir/traced"
+    if [ -d "$dir/input" ]; then cp "$dir"/input/* "$dir/plain/"; cp "$dir"/input/* "$dir/traced/"; fi
+    (cd "$dir/plain" && run_plain "$np" "$@" >"$dir/plain.out" 2>"$dir/plain.err")
+    RC_PLAIN=$?
+    (cd "$dir/traced" && SYNCTRACE_SKEW=$skew run_traced "$dir/raw" "$np" "$@" >"$dir/traced.out" 2>"$dir/traced.err")
+    RC_TRACED=$?
+    "$SYNCTRACE_BIN" merge "$dir/raw" -o "$dir/merged" >"$dir/merge.out" 2>&1
+}
+
+# mpi4py_situations.py in three runs: the situations that must pass today,
+# those another part of issue 10 fixes, and MPI_Comm_spawn (the child is
+# not traced: its SYNCTRACE_DIR is taken).
+known_comms="comms: MPI_COMM_SELF matched across ranks (§2), intercommunicator peers (Create_intercomm, Accept/Connect) resolved to the wrong ranks (§3)"
+known_spawn="comms/archive: MPI_Comm_spawn's parent intercommunicator names a process outside the trace (rank UNDEFINED): otf2-print warns, OTF2's Python reader rejects the merged archive (§3, §6)"
+if "$py" -c "import mpi4py" 2>/dev/null; then
+    for run in clean known spawn; do
+        case $run in
+        clean) sel="--skip self_collectives,intercomm_objects,port_connect,spawn" marks="" why="" ;;
+        known) sel="--only self_collectives,intercomm_objects,port_connect" why=$known_comms
+               marks="tachyons matched dataflow bounds report" ;;
+        spawn) sel="--only spawn" why=$known_spawn marks="monotonic tachyons matched dataflow error bounds report" ;;
+        esac
+        d=$tmp/m4py-$run
+        mkdir -p "$d"
+        run_client "mpi4py $run" 4 "$d" "$py" -m mpi4py "$top_srcdir/tests/mpi4py_situations.py" $sel "$d"
+        same_results "mpi4py situations ($run: $sel)" "$d/plain.out" "$d/traced.out" "" cat
+        independent "mpi4py situations ($run)" "$d/merged" "$marks" "$why"
+    done
+else
+    for i in $(seq 24); do skip "python3-mpi4py not installed"; done
+fi
+
+# hpcc: HPL, PTRANS, STREAM, RandomAccess, FFT, latency/bandwidth rings on a
+# 2x2 grid, tiny sizes; the result lines (residuals, error counts, checks)
+# must agree, timings aside ("Scaled residual" of the FFT varies untraced).
+hpcc_results() {
+    grep -E 'Found .* errors|residual checks|\|\|Ax-b\|\||Success=|_residual=|_Errors=|ErrorsFraction=|Solution Validates|Node\(s\) with error|CHECK' \
+        | grep -v 'Scaled residual' | awk '{ out = ""; for (i = 1; i <= NF; i++) if ($i !~ /^[0-9.]+$/ || $i !~ /\./) out = out " " $i; print out }'
+}
+known_zero="merge (open, no owner yet): hpcc's events sometimes contradict each other by ~0.1 us (a relaxed solution, a few sub-microsecond tachyons; the report counts them too)"
+if command -v hpcc >/dev/null; then
+    d=$tmp/hpcc
+    mkdir -p "$d/input" && cp "$top_srcdir/tests/clients/hpccinf.txt" "$d/input/"
+    run_client hpcc 4 "$d" "$(command -v hpcc)"
+    cp "$d/plain/hpccoutf.txt" "$d/plain.hpcc" 2>/dev/null; cp "$d/traced/hpccoutf.txt" "$d/traced.hpcc" 2>/dev/null
+    touch "$d/plain.hpcc" "$d/traced.hpcc"
+    same_results hpcc "$d/plain.hpcc" "$d/traced.hpcc" "" hpcc_results
+    independent hpcc "$d/merged" "tachyons dataflow bounds report" "$known_zero"
+else
+    for i in $(seq 8); do skip "hpcc not installed"; done
+fi
+
+# BLACS testers (C and Fortran interfaces: point-to-point, broadcasts and
+# combines over row, column and all scopes of several process grids) and
+# the ScaLAPACK LU and QR testers; result lines: test counts and CHECK
+# columns (times and rates dropped).
+scalapack_results() {
+    grep -E 'TESTS|FAILURES|tests completed|Finished|^(WALL|CPU) ' \
+        | awk '{ out = ""; for (i = 1; i <= NF; i++) if ($i !~ /\./) out = out " " $i; print out }'
+}
+tests_dir=$(ls -d /usr/lib/*/scalapack/openmpi-tests 2>/dev/null | head -1)
+for prog in xCbtest xFbtest xdlu xdqr; do
+    if [ -n "$tests_dir" ] && [ -x "$tests_dir/$prog" ]; then
+        d=$tmp/$prog
+        mkdir -p "$d/input"
+        case $prog in
+        x?btest) cp "$top_srcdir"/tests/clients/blacs/*.dat "$d/input/" ;;
+        *) cp "$top_srcdir"/tests/clients/scalapack/*.dat "$d/input/" ;;
+        esac
+        run_client "$prog" 4 "$d" "$tests_dir/$prog"
+        same_results "ScaLAPACK $prog" "$d/plain.out" "$d/traced.out" "" scalapack_results
+        independent "ScaLAPACK $prog" "$d/merged"
+    else
+        for i in $(seq 8); do skip "scalapack-mpi-test (Open MPI build) not installed"; done
+    fi
+done
 finish
