@@ -1,14 +1,26 @@
 /* communicators.c — ids for communicators.
  *
- * MPI requires the members of a communicator to create communicators from it
- * in the same order. So the n-th communicator with member set S created from
- * parent P is the same object on every member of S, and
+ * MPI requires the members of a communicator to call its collectives,
+ * communicator constructors included, in the same order. So the n-th
+ * communicator with member set S made by a collective over parent P is the
+ * same object on every member of S, and
  *     key = hash(key(P), S, n)
  * is agreed without exchanging a byte — which also works for MPI_Comm_idup,
- * where no collective may be added. Intercommunicators take P = none and S =
- * both groups, because their two sides have different local parents.
- * The key is written as the communicator's name; its group lists the world
- * ranks that its ranks (for an intercommunicator: its remote ranks) map to. */
+ * where no collective may be added (its key is taken when it is called).
+ * Two constructors are not collective over their parent, so their calls
+ * are not ordered with the parent's collectives: MPI_Comm_create_group is
+ * collective over the new group only (even ranks may call it before an
+ * MPI_Comm_idup of the same members, odd ranks after), and
+ * MPI_Intercomm_create over the union of two groups with different local
+ * parents. They count in scopes of their own, named by their tag:
+ * (P, S, tag) for create_group, (S, tag) for intercomm_create, with S the
+ * union of both groups. MPI_Comm_accept/connect, join and spawn have no
+ * parent the two sides share: they count per union of both groups (a
+ * rank is in at most one such blocking call at a time, and both sides
+ * complete them pairwise in the same order). A communicator of one member has a key of that
+ * rank's own (S is that rank), so it never matches another rank's.
+ * The key is written as its group's name (writer.h); the communicator's
+ * own name is MPI's (MPI_COMM_WORLD, MPI_COMM_SELF, MPI_Comm_set_name). */
 #include "communicators.h"
 #include "rawformat.h"
 #include "handlemap.h"
@@ -85,13 +97,13 @@ static uint64_t set_hash(const int *a, int na, const int *b, int nb)
     return h;
 }
 
-static struct st_commrec *remember(MPI_Comm comm, uint64_t key, const char *name, int n, const int *members)
+static struct st_commrec *remember(MPI_Comm comm, const struct st_comm_desc *desc)
 {
     struct st_commrec *rec = malloc(sizeof *rec);
     if (!rec)
         return NULL;
-    rec->key = key;
-    rec->ref = st_writer_define_comm(name, n, members);
+    rec->key = desc->key;
+    rec->ref = st_writer_define_comm(desc);
     if (st_handlemap_put(&comms, (uintptr_t)comm, rec) != 0) {
         free(rec);
         return NULL;
@@ -164,10 +176,12 @@ static void record_neighbours(MPI_Comm comm, uint32_t ref, const int *world, int
 }
 
 /* Take the key of the next communicator made from a parent with key
- * parent_key and the groups of `like` (the new communicator itself, or for
- * MPI_Comm_idup its parent, whose groups it copies), and unless comm is
- * MPI_COMM_NULL define comm. With `reserved`, the key was taken before. */
-static uint64_t define_new(uint64_t parent_key, MPI_Comm like, MPI_Comm comm, const uint64_t *reserved)
+ * parent_key by `how` (with `tag`) and with the groups of `like` (the new
+ * communicator itself, or for MPI_Comm_idup its parent, whose groups it
+ * copies), and unless comm is MPI_COMM_NULL define comm. With `reserved`,
+ * the key was taken before. */
+static uint64_t define_new(uint64_t parent_key, MPI_Comm like, MPI_Comm comm, const uint64_t *reserved,
+                           enum st_comm_how how, int tag)
 {
     int inter = 0;
     PMPI_Comm_test_inter(like, &inter);
@@ -186,16 +200,24 @@ static uint64_t define_new(uint64_t parent_key, MPI_Comm like, MPI_Comm comm, co
             key = *reserved;
         } else {
             uint64_t set = set_hash(lw, nl, rw, nr);
-            uint64_t scope = mix(inter ? 0x1e7e5 : parent_key, set);
+            uint64_t scope;
+            if (how == ST_COMM_CREATE_GROUP)
+                scope = mix(mix(parent_key, set), mix(0xc9ea7e, (uint64_t)(int64_t)tag));
+            else if (how == ST_COMM_INTERCOMM_CREATE)
+                scope = mix(mix(0x1e7e5, set), (uint64_t)(int64_t)tag);
+            else if (how == ST_COMM_CONNECT)
+                scope = mix(0xc0c0c7, set);
+            else
+                scope = mix(parent_key, set);
             uintptr_t counter = (uintptr_t)st_handlemap_get(&creations, (uintptr_t)scope);
             st_handlemap_put(&creations, (uintptr_t)scope, (void *)(counter + 1));
             key = mix(scope, (uint64_t)counter);
         }
         if (comm != MPI_COMM_NULL) {
-            char name[64];
-            snprintf(name, sizeof name, "comm %016llx", (unsigned long long)key);
-            /* Peers of point-to-point calls on an intercommunicator are remote ranks. */
-            struct st_commrec *rec = remember(comm, key, name, inter ? nr : nl, inter ? rw : lw);
+            /* Peers of point-to-point calls on an intercommunicator are
+             * ranks of its remote group: the reader resolves them there. */
+            struct st_comm_desc d = { key, "", 0, nl, lw, inter, nr, rw };
+            struct st_commrec *rec = remember(comm, &d);
             if (rec && !inter)
                 record_neighbours(comm, rec->ref, lw, nl);
         }
@@ -228,13 +250,16 @@ static void comms_init(MPI_Comm sync_comm)
     if (all) {
         for (int i = 0; i < n; i++)
             all[i] = i;
-        struct st_commrec *w = remember(MPI_COMM_WORLD, 1, RF_COMM_WORLD_NAME, n, all);
+        struct st_comm_desc world = { 1, RF_COMM_WORLD_NAME, 0, n, all, 0, 0, NULL };
+        struct st_commrec *w = remember(MPI_COMM_WORLD, &world);
         world_ref = w ? w->ref : OTF2_UNDEFINED_COMM;
-        remember(sync_comm, 2, RF_COMM_SYNC_NAME, n, all);
+        struct st_comm_desc sync = { 2, RF_COMM_SYNC_NAME, 0, n, all, 0, 0, NULL };
+        remember(sync_comm, &sync);
         free(all);
     }
     int me = st_g.rank;
-    remember(MPI_COMM_SELF, mix(3, (uint64_t)me), "MPI_COMM_SELF", 1, &me);
+    struct st_comm_desc self = { mix(3, (uint64_t)me), "MPI_COMM_SELF", 1, 1, &me, 0, 0, NULL };
+    remember(MPI_COMM_SELF, &self);
 }
 
 static void comms_finalize(void)
@@ -262,7 +287,7 @@ static uint32_t comm_ref(MPI_Comm comm)
         /* Not seen created (e.g. made by a thread that does not record):
          * its key is this rank's own, so the merge reports it unmatched
          * rather than pairing it wrongly. */
-        define_new(mix(0x1a2f, mix((uint64_t)st_g.rank, ++lazy_count)), comm, comm, NULL);
+        define_new(mix(0x1a2f, mix((uint64_t)st_g.rank, ++lazy_count)), comm, comm, NULL, ST_COMM_FROM_PARENT, 0);
         rec = lookup(comm);
     }
     return rec ? rec->ref : OTF2_UNDEFINED_COMM;
@@ -280,7 +305,7 @@ static void record_parent(MPI_Comm parent, MPI_Comm newcomm)
         st_writer_comm_parent(c->ref, p->ref);
 }
 
-static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
+static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how, int tag)
 {
     if (ret != MPI_SUCCESS || newcomm == MPI_COMM_NULL)
         return;
@@ -297,13 +322,13 @@ static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
         struct st_idup *d = *p;
         if (d->parent == parent && *d->target == newcomm) {
             *p = d->next;
-            define_new(parent_key, newcomm, newcomm, &d->key);
+            define_new(parent_key, newcomm, newcomm, &d->key, how, tag);
             free(d);
             record_parent(parent, newcomm);
             return;
         }
     }
-    define_new(parent_key, newcomm, newcomm, NULL);
+    define_new(parent_key, newcomm, newcomm, NULL, how, tag);
     record_parent(parent, newcomm);
 }
 
@@ -320,7 +345,7 @@ static void comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request r
     struct st_commrec *p = lookup(parent);
     d->parent = parent;
     d->target = newcomm;
-    d->key = define_new(p ? p->key : 0, parent, MPI_COMM_NULL, NULL);
+    d->key = define_new(p ? p->key : 0, parent, MPI_COMM_NULL, NULL, ST_COMM_FROM_PARENT, 0);
     struct st_req *r = st_req_new(request, ST_KIND_IDUP, OTF2_UNDEFINED_COMM);
     if (!r) {
         free(d);
@@ -330,6 +355,15 @@ static void comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request r
     r->idup_parent = parent;
     d->next = idups;
     idups = d;
+}
+
+static void comm_named(int ret, MPI_Comm comm, const char *name)
+{
+    if (ret != MPI_SUCCESS || comm == MPI_COMM_NULL || !name)
+        return;
+    uint32_t ref = comm_ref(comm);
+    if (ref != OTF2_UNDEFINED_COMM)
+        st_writer_comm_name(ref, name);
 }
 
 static void comm_freed(int ret, MPI_Comm comm)
@@ -367,7 +401,21 @@ uint32_t st_comm_ref(MPI_Comm comm)
 void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
 {
     st_state_lock();
-    comm_created(ret, parent, newcomm);
+    comm_created(ret, parent, newcomm, ST_COMM_FROM_PARENT, 0);
+    st_state_unlock();
+}
+
+void st_comm_created_by(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how, int tag)
+{
+    st_state_lock();
+    comm_created(ret, parent, newcomm, how, tag);
+    st_state_unlock();
+}
+
+void st_comm_named(int ret, MPI_Comm comm, const char *name)
+{
+    st_state_lock();
+    comm_named(ret, comm, name);
     st_state_unlock();
 }
 

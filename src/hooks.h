@@ -16,7 +16,7 @@ void st_p2p_send(struct st_call *call, int ret, int count, MPI_Datatype type, in
 void st_p2p_isend(struct st_call *call, int ret, int count, MPI_Datatype type, int dest, int tag,
                   MPI_Comm comm, MPI_Request request);
 void st_p2p_recv(struct st_call *call, int ret, MPI_Comm comm, const MPI_Status *status);
-void st_p2p_irecv(struct st_call *call, int ret, int source, MPI_Comm comm, MPI_Request request);
+void st_p2p_irecv(struct st_call *call, int ret, int source, int tag, MPI_Comm comm, MPI_Request request);
 void st_msg_probed(int ret, int found, MPI_Comm comm, MPI_Message message);
 MPI_Comm st_msg_take(MPI_Message message);
 
@@ -45,7 +45,7 @@ void st_req_done_all(struct st_call *call, struct st_reqsave *save, int ret, int
 void st_req_done_some(struct st_call *call, struct st_reqsave *save, int ret, int outcount,
                       const int *indices, const MPI_Status *statuses);
 void st_req_cancel(int ret, MPI_Request request);
-void st_req_freed(int ret, MPI_Request request);
+void st_req_freed(struct st_call *call, int ret, MPI_Request request);
 
 /* collectives.c: what one rank contributes to one collective instance */
 struct st_coll {
@@ -96,7 +96,15 @@ struct st_coll st_coll_reduce_scatter_block(int rcount, MPI_Datatype type, MPI_C
 struct st_coll st_coll_scan(int count, MPI_Datatype type, MPI_Comm comm, OTF2_CollectiveOp op);
 
 /* communicators.c */
+/* How a communicator was made, for its key (communicators.c): by a
+ * collective over its parent, by MPI_Comm_create_group (collective over
+ * the new group only) or by MPI_Intercomm_create (over two groups). */
+/* ST_COMM_CONNECT: MPI_Comm_accept/connect, join, spawn: the two sides have
+ * no common parent, so the key is counted over the union of both groups. */
+enum st_comm_how { ST_COMM_FROM_PARENT, ST_COMM_CREATE_GROUP, ST_COMM_INTERCOMM_CREATE, ST_COMM_CONNECT };
 void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm);
+void st_comm_created_by(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how, int tag);
+void st_comm_named(int ret, MPI_Comm comm, const char *name);
 void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request);
 void st_comm_freed(int ret, MPI_Comm comm);
 

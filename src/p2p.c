@@ -40,14 +40,18 @@ void st_p2p_recv(struct st_call *call, int ret, MPI_Comm comm, const MPI_Status 
                   (uint32_t)status->MPI_TAG, bytes > 0 ? (uint64_t)bytes : 0);
 }
 
-void st_p2p_irecv(struct st_call *call, int ret, int source, MPI_Comm comm, MPI_Request request)
+void st_p2p_irecv(struct st_call *call, int ret, int source, int tag, MPI_Comm comm, MPI_Request request)
 {
     if (ret != MPI_SUCCESS || source == MPI_PROC_NULL || comm == MPI_COMM_NULL || request == MPI_REQUEST_NULL)
         return;
     uint32_t c = st_comm_ref(comm);
     struct st_req *r = st_req_new(request, ST_KIND_IRECV, c);
-    if (r)
+    if (r) {
+        /* what it was posted for: recorded if MPI_Request_free releases it */
+        r->peer = source;
+        r->tag = tag;
         st_write_irecv_request(call->loc, call->enter, r->id);
+    }
 }
 
 /* Matched probes: MPI_Mrecv names no communicator, so remember it. */

@@ -339,13 +339,18 @@ void st_req_cancel(int ret, MPI_Request request)
     st_state_unlock();
 }
 
-void st_req_freed(int ret, MPI_Request request)
+void st_req_freed(struct st_call *call, int ret, MPI_Request request)
 {
     st_state_lock();
     struct st_req *r = ret == MPI_SUCCESS ? pick(request, st_loc_self) : NULL;
-    /* An active request freed early still completes inside MPI; its post
-     * event is recorded, its completion cannot be. */
-    if (r)
+    /* An active request freed early still completes inside MPI, but no
+     * call will say when. A receive records what it was posted for, so
+     * that the merge can pair it with its send (its completion time left
+     * open). */
+    if (r) {
+        if (r->active && r->kind == ST_KIND_IRECV && !r->cancelled && call->loc)
+            st_write_irecv_freed(call->loc, call->leave, r->comm, r->peer, r->tag, r->id);
         release(request, r);
+    }
     st_state_unlock();
 }

@@ -202,32 +202,81 @@ static void journal_remove(void)
     unlink(path);
 }
 
-uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_ranks)
+/* World ranks, comma-separated, -1 for a process of another world, "-"
+ * for none; returns the length written (at most 12 * n + 2). */
+static size_t journal_ranks(char *out, uint32_t n, const uint64_t *ranks)
 {
-    uint64_t *members = malloc(sizeof *members * (size_t)(nmembers ? nmembers : 1));
+    size_t k = 0;
+    if (n == 0)
+        out[k++] = '-';
+    for (uint32_t i = 0; i < n; i++)
+        k += (size_t)sprintf(out + k, "%s%lld", i ? "," : "",
+                             ranks[i] == OTF2_UNDEFINED_UINT64 ? -1LL : (long long)ranks[i]);
+    out[k] = '\0';
+    return k;
+}
+
+/* The interned group of a member list (defs_write); a new one is journaled
+ * as "group INDEX N MEMBERS". UINT32_MAX when out of memory. */
+static uint32_t group_of(int self, int n, const int *ranks)
+{
+    uint64_t *members = malloc(sizeof *members * (size_t)(n > 0 ? n : 1));
     if (!members)
-        return OTF2_UNDEFINED_COMM;
-    for (int i = 0; i < nmembers; i++)
-        members[i] = world_ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)world_ranks[i];
-    uint32_t ref = rf_defs_add_comm(&W.defs, name, (uint32_t)nmembers, members);
-    if (ref == OTF2_UNDEFINED_COMM)
-        return ref;
-    if (W.journal >= 0) {
-        /* comm REF NAME N MEMBERS: world ranks, comma-separated, -1 for a
-         * process of another world, "-" for none. */
-        char *tail = malloc(32 + 12 * (size_t)nmembers);
+        return UINT32_MAX;
+    for (int i = 0; i < n; i++)
+        members[i] = ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)ranks[i];
+    int added = 0;
+    uint32_t g = rf_defs_group(&W.defs, self, self ? 0 : (uint32_t)(n > 0 ? n : 0), members, &added);
+    if (g != UINT32_MAX && added && W.journal >= 0) {
+        const struct rf_group_def *gd = &W.defs.groups[g];
+        char *tail = malloc(32 + 12 * (size_t)gd->n);
         if (tail) {
-            size_t n = (size_t)sprintf(tail, " %d %s", nmembers, nmembers ? "" : "-");
-            for (int i = 0; i < nmembers; i++)
-                n += (size_t)sprintf(tail + n, "%s%d", i ? "," : "", world_ranks[i] < 0 ? -1 : world_ranks[i]);
-            char key[32];
-            snprintf(key, sizeof key, RF_JR_COMM " %u", ref);
-            const char *strs[] = { name, NULL };
-            journal_record(key, strs, tail);
+            size_t len = (size_t)sprintf(tail, " %u %u ", g, gd->n);
+            journal_ranks(tail + len, gd->n, gd->members);
+            journal_record(RF_JR_GROUP, NULL, tail);
             free(tail);
         }
     }
+    free(members);
+    return g;
+}
+
+uint32_t st_writer_define_comm(const struct st_comm_desc *desc)
+{
+    int self = desc->self != 0;
+    struct rf_comm_desc d = {
+        .name = desc->name ? desc->name : "", .has_key = 1, .key = desc->key, .inter = desc->inter != 0,
+        .local = group_of(self, self ? 0 : desc->nmembers, desc->members),
+    };
+    d.remote = d.inter ? group_of(0, desc->nremote, desc->remote) : 0;
+    if (d.local == UINT32_MAX || d.remote == UINT32_MAX)
+        return OTF2_UNDEFINED_COMM;
+    uint32_t ref = rf_defs_add_comm(&W.defs, &d);
+    if (ref == OTF2_UNDEFINED_COMM)
+        return ref;
+    /* comm REF NAME N @GROUP key HEX [self] [remote N @GROUP]: members as
+     * a "group" record's */
+    char tail[160];
+    int n = snprintf(tail, sizeof tail, " %u @%u " RF_JR_COMM_KEY " %016llx%s", W.defs.groups[d.local].n, d.local,
+                     (unsigned long long)d.key, self ? " " RF_JR_COMM_SELF : "");
+    if (d.inter)
+        snprintf(tail + n, sizeof tail - (size_t)n, " " RF_JR_COMM_REMOTE " %u @%u", W.defs.groups[d.remote].n,
+                 d.remote);
+    char key[32];
+    snprintf(key, sizeof key, RF_JR_COMM " %u", ref);
+    const char *strs[] = { d.name, NULL };
+    journal_record(key, strs, tail);
     return ref;
+}
+
+void st_writer_comm_name(uint32_t comm, const char *name)
+{
+    if (!name || rf_defs_comm_name(&W.defs, comm, name) != 0)
+        return;
+    char key[32];
+    snprintf(key, sizeof key, RF_JR_COMM_NAME " %u", comm);
+    const char *strs[] = { name, NULL };
+    journal_record(key, strs, "");
 }
 
 void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
@@ -856,6 +905,14 @@ void st_write_irecv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_
 void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t req)
 {
     WRITE(OTF2_EvtWriter_MpiRequestCancelled(loc->evt, truth(loc, t), t.t, req));
+}
+
+void st_write_irecv_freed(struct st_loc *loc, struct st_time t, uint32_t comm, int source, int tag, uint64_t req)
+{
+    OTF2_AttributeList_AddCommRef(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 0), comm);
+    OTF2_AttributeList_AddInt32(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 1), source);
+    OTF2_AttributeList_AddInt32(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 2), tag);
+    WRITE(OTF2_EvtWriter_MpiRequestTest(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_coll_begin(struct st_loc *loc, struct st_time t)

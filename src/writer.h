@@ -39,9 +39,25 @@ void st_writer_close(void);
 /* Close the archive and remove its files (the run is not traced after all). */
 void st_writer_discard(void);
 
-/* Definitions. A communicator's members are given as world ranks in the
- * order of their rank in it; `name` carries its agreed key. */
-uint32_t st_writer_define_comm(const char *name, int nmembers, const int *world_ranks);
+/* Definitions. A communicator: the key its members agree on (written as the
+ * name of its group, "synctrace key HEX"), its name, and its members as
+ * world ranks (-1: a process of another world) in the order of their rank
+ * in it; an intercommunicator's are its local group, and `remote` its
+ * remote group (written as an OTF2 InterComm, group A local, B remote).
+ * MPI_COMM_SELF (`self`) is written with OTF2's COMM_SELF group. */
+struct st_comm_desc {
+    uint64_t key;
+    const char *name;         /* "" for none */
+    int self;
+    int nmembers;
+    const int *members;
+    int inter;
+    int nremote;
+    const int *remote;
+};
+uint32_t st_writer_define_comm(const struct st_comm_desc *desc);
+/* A name given with MPI_Comm_set_name (the last one is kept). */
+void st_writer_comm_name(uint32_t comm, const char *name);
 /* This rank's in-neighbours on a topology communicator (a ref from
  * st_writer_define_comm), as world ranks in MPI's neighbourhood order: whom
  * a neighbourhood collective receives from. Written as the group
@@ -71,6 +87,11 @@ void st_write_irecv_request(struct st_loc *loc, struct st_time t, uint64_t req);
 void st_write_recv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes);
 void st_write_irecv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
 void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t req);
+/* MPI_Request_free released the active receive request `req`, posted on
+ * comm for source and tag (MPI_ANY_SOURCE/MPI_ANY_TAG as given), before any
+ * call completed it: an OTF2 MpiRequestTest carrying the freed_receive_*
+ * attributes (comm, source, tag). */
+void st_write_irecv_freed(struct st_loc *loc, struct st_time t, uint32_t comm, int source, int tag, uint64_t req);
 void st_write_coll_begin(struct st_loc *loc, struct st_time t);
 #define ST_COLL_SOURCES_UNKNOWN RF_SOURCES_UNKNOWN   /* sparse, but the slots could not be kept */
 /* nslots, sources: a sparse member's non-empty source slots (struct st_coll), or 0, NULL */

@@ -25,6 +25,8 @@ import sys
 
 import otf2
 
+from merged_check import fix_intercomm_fields   # python3-otf2 3.0 cannot read InterComm otherwise
+
 
 class Check:
     def __init__(self):
@@ -44,6 +46,7 @@ def archive_facts(path):
     sends, recvs = [], []          # (key, order, (location, time_ns))
     last = 0
     cancelled = set()              # (location, request id, index of the Isend) of cancelled sends
+    fix_intercomm_fields()
     with otf2.reader.open(path) as t:
         posted = collections.defaultdict(dict)   # location -> request -> posting order
         entered = {}                             # location -> when its current call began

@@ -17,6 +17,8 @@ import sys
 
 import otf2
 
+from merged_check import fix_intercomm_fields   # python3-otf2 3.0 cannot read InterComm otherwise
+
 
 def interpolated(t, offsets, res):
     off = 0.0
@@ -53,6 +55,7 @@ def main():
     origin = min(v[0] for v in raw.values() if v)
 
     merged = collections.defaultdict(list)
+    fix_intercomm_fields()
     with otf2.reader.open(sys.argv[2]) as t:
         for loc, ev in t.events:
             merged[int(loc.name.split()[-1])].append(ev.time)

@@ -29,24 +29,13 @@ mark() {
 }
 
 # known PROGRAM CHECK: the reason a check fails today, where the fix belongs
-# to another part of issue 10 (colls, comms, archive); empty when it must pass.
+# elsewhere; empty when it must pass. (The colls, comms and archive parts of
+# issue 10 have landed: what they fixed must pass.)
 known() {
-    local self="comms: MPI_COMM_SELF matched across ranks and written as rank 0's group (issue 10 §2)"
-    local key="comms: create_group/idup order swap gives disagreeing communicator keys (issue 10 §2)"
-    local ip2p="comms: intercommunicator written as a plain communicator, peers resolve to the wrong rank (issue 10 §3)"
-    local icoll="comms: intercommunicator written as a plain communicator, its collectives' sides unknown to a reader (issue 10 §3)"
-    local freed="comms: a receive released by MPI_Request_free leaves its send unmatched (issue 10 §2)"
     local tiny="merge (open, no owner yet): on a loaded machine a few tachyons of tens of ns remain after the merge, and the report counts them too (seen once in flushes: 15, worst 29 ns)"
-    local names="comms: communicator names from MPI_Comm_set_name are lost in the merge (issue 10 §2, §6)"
     # the checks a wrong constraint spoils: tachyons, data flow, bounds, report
     local spoiled="tachyons dataflow bounds report"
     case $1 in
-    self_comm) mark "$2" "$spoiled matched peers" "$self" ;;
-    group_idup) mark "$2" "$spoiled matched" "$key" ;;
-    intercomm_p2p) mark "$2" "$spoiled matched peers" "$ip2p" ;;
-    intercomm_all) mark "$2" "$spoiled matched" "$icoll" ;;
-    request_free) mark "$2" "report matched" "$freed" ;;
-    named) mark "$2" records "$names" ;;
     flushes) mark "$2" "tachyons report" "$tiny" ;;
     esac
 }

@@ -89,7 +89,7 @@ run_id=$(awk '$1 == "run_id" {print $2}' "$dir/run.meta")
 [ "$(head -1 "$j")" = "synctrace-journal 1" ] && grep -q "^header_end [0-9]*$" "$j" \
     && [ "$(grep -c '^region ' "$j")" -eq "$(awk '$1 == "header_end" {print $2}' "$j")" ] \
     && grep -qx "property SYNCTRACE::RUN_ID $run_id" "$j" && [ "$(grep -c '^comm [0-9]* ' "$j")" -eq 4 ] \
-    && grep -q '^comm 3 comm%20[0-9a-f]* 4 0,1,2,3$' "$j" && [ "$(tail -c 1 "$j" | od -An -c | tr -d ' ')" = '\n' ]
+    && grep -q '^comm 3 %00 4 @0 key [0-9a-f]\{16\}$' "$j" && grep -q '^group 0 4 0,1,2,3$' "$j" && [ "$(tail -c 1 "$j" | od -An -c | tr -d ' ')" = '\n' ]
 ok $? "rank 2's journal: format line, complete header, run id, its 4 communicators (MPI_Comm_dup's last), whole lines"
 
 # Definitions from the journal: run id, host and clock as on rank 0, the

@@ -351,16 +351,24 @@ int cmd_causal(int argc, char **argv)
             fprintf(stderr, "synctrace causal: %s: communicator %u is referenced but not defined\n", anchor, c);
             goto done;
         }
-        /* the matcher tells communicators apart by name; the archive's
-         * names are for people (unnamed ones are all ""): its id is the key */
-        char key[32];
-        snprintf(key, sizeof key, "archive comm %u", c);
-        if (!(comms[c].name = strdup(key))) {
+        /* the archive's names are for people (unnamed ones are all ""): its id is the key */
+        if (!(comms[c].name = strdup(t.comms[c].name))) {
             fprintf(stderr, "synctrace causal: out of memory\n");
             goto done;
         }
-        comms[c].nmembers = t.comms[c].nmembers;
-        comms[c].members = t.comms[c].members;
+        comms[c].key = c;
+        comms[c].has_key = 1;
+        comms[c].self = t.comms[c].self;
+        if (t.comms[c].inter) {   /* group A as local, B as members: rt_world_rank picks the other side */
+            comms[c].inter = comms[c].both_groups = 1;
+            comms[c].nlocal = t.comms[c].nmembers;
+            comms[c].local = t.comms[c].members;
+            comms[c].nmembers = t.comms[c].nmembers_b;
+            comms[c].members = t.comms[c].members_b;
+        } else {
+            comms[c].nmembers = t.comms[c].nmembers;
+            comms[c].members = t.comms[c].members;
+        }
     }
     err[0] = '\0';
     if (load_locations(&t, comms, &locs, err, sizeof err) != 0) {

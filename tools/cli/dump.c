@@ -33,10 +33,25 @@ static void print_sources(const struct rt_rank *r, uint64_t index)
         }
 }
 
+/* How a communicator is named in the dump: by its agreed key ("comm HEX"),
+ * but MPI_COMM_WORLD, MPI_COMM_SELF and the tracer's own (keys 1, self, 2)
+ * and those of traces without keys by their names. */
+static const char *comm_label(const struct rt_rank *r, uint32_t comm, char *buf, size_t len)
+{
+    if (comm >= r->ncomms)
+        return "?";
+    const struct rt_comm *c = &r->comms[comm];
+    if (!c->has_key || c->self || c->key <= 2)
+        return c->name ? c->name : "?";
+    snprintf(buf, len, "comm %016" PRIx64, c->key);
+    return buf;
+}
+
 static void print_peer(const struct rt_rank *r, const struct rt_event *e)
 {
+    char buf[32];
     printf(" peer=%d lpeer=%" PRIu32 " comm=%s", rt_world_rank(r, e->ref, e->peer), e->peer,
-           e->ref < r->ncomms ? r->comms[e->ref].name : "?");
+           comm_label(r, e->ref, buf, sizeof buf));
 }
 
 static void dump_rank(const struct rt_rank *r, int events_only)
@@ -47,12 +62,26 @@ static void dump_rank(const struct rt_rank *r, int events_only)
                r->rank, r->world_size, r->host ? r->host : "?", r->clock ? r->clock : "?", r->domain,
                r->run_id ? r->run_id : "?", r->resolution, r->nevents, r->skew_offset_us, r->skew_drift_ppm);
         for (uint32_t c = 0; c < r->ncomms; c++) {
-            printf("# rank %d comm %s members", r->rank, r->comms[c].name);
+            char buf[32];
+            const char *label = comm_label(r, c, buf, sizeof buf);
+            /* members: whom peers name (an intercommunicator's remote group) */
+            printf("# rank %d comm %s members", r->rank, label);
             for (uint32_t i = 0; i < r->comms[c].nmembers; i++)
                 printf("%s%d", i ? "," : "=", (int)(int64_t)r->comms[c].members[i]);
             printf("\n");
+            printf("# rank %d comm_info %s name=%s", r->rank, label, r->comms[c].name ? r->comms[c].name : "");
+            if (r->comms[c].has_key)
+                printf(" key=%016" PRIx64, r->comms[c].key);
+            if (r->comms[c].self)
+                printf(" self");
+            if (r->comms[c].inter) {
+                printf(" inter local");
+                for (uint32_t i = 0; i < r->comms[c].nlocal; i++)
+                    printf("%s%d", i ? "," : "=", (int)(int64_t)r->comms[c].local[i]);
+            }
+            printf("\n");
             if (r->comms[c].has_in) {   /* a topology communicator */
-                printf("# rank %d in_neighbours comm %s%s", r->rank, r->comms[c].name, r->comms[c].nin ? "" : " =-");
+                printf("# rank %d in_neighbours comm %s%s", r->rank, label, r->comms[c].nin ? "" : " =-");
                 for (uint32_t i = 0; i < r->comms[c].nin; i++)
                     printf("%s%d", i ? "," : " =", (int)(int64_t)r->comms[c].in[i]);
                 printf("\n");
@@ -87,6 +116,10 @@ static void dump_rank(const struct rt_rank *r, int events_only)
             print_peer(r, e);
             printf(" tag=%" PRIu32 " bytes=%" PRIu64, e->tag, e->bytes);
             break;
+        case RT_IRECV_FREED:   /* as posted: -1 for MPI_ANY_SOURCE, MPI_ANY_TAG */
+            print_peer(r, e);
+            printf(" tag=%d req=%" PRIu64, e->tag == RT_ANY ? -1 : (int)e->tag, e->req);
+            break;
         case RT_ISEND:
         case RT_IRECV:
             print_peer(r, e);
@@ -94,8 +127,10 @@ static void dump_rank(const struct rt_rank *r, int events_only)
             break;
         case RT_COLL_END:
         case RT_NBC_COMPLETE:
+        {
+            char buf[32];
             printf(" op=%s comm=%s root=%d sent=%" PRIu64 " recv=%" PRIu64, rt_collective_name(e->tag),
-                   e->ref < r->ncomms ? r->comms[e->ref].name : "?",
+                   comm_label(r, e->ref, buf, sizeof buf),
                    e->peer >= OTF2_COLLECTIVE_ROOT_THIS_GROUP ? -1 : rt_world_rank(r, e->ref, e->peer), e->bytes,
                    e->received);
             /* an intercommunicator's root group: MPI_ROOT, MPI_PROC_NULL */
@@ -105,6 +140,7 @@ static void dump_rank(const struct rt_rank *r, int events_only)
             if (e->kind == RT_NBC_COMPLETE)
                 printf(" req=%" PRIu64, e->req);
             break;
+        }
         case RT_FLUSH:
             printf(" stop=%" PRIu64, e->req);
             break;

@@ -99,7 +99,8 @@ static void on_end(void *user, int is_send, const struct fm_key *key, uint64_t k
                    uint64_t cookie)
 {
     (void)rank;
-    flow(user, is_send ? "s" : "f", key, k, (uint32_t)cookie, time);
+    if (time != FM_TIME_UNKNOWN)   /* a receive released by MPI_Request_free: no arrow end */
+        flow(user, is_send ? "s" : "f", key, k, (uint32_t)cookie, time);
 }
 
 static int on_event(void *user, uint32_t loc, const struct rt_event *e)
@@ -119,7 +120,7 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
         head(c, "E", region_json(c, e->ref), loc, e->time);
         if (tr->coll_pending) {
             const struct rt_event *x = &tr->coll;
-            int root = x->peer == UINT32_MAX ? -1 : mt_world_rank(&c->t, x->ref, x->peer);
+            int root = x->peer == UINT32_MAX ? -1 : mt_peer_rank(&c->t, self, x->ref, x->peer);
             fprintf(c->to, ",\"args\":{\"collective\":\"%s\",\"comm\":", rt_collective_name(x->tag));
             export_json_string(c->to, x->ref < c->t.ncomms && c->t.comms[x->ref].name ? c->t.comms[x->ref].name : "?");
             fprintf(c->to, ",\"root\":%d,\"bytes_sent\":%llu,\"bytes_received\":%llu}", root,
@@ -130,7 +131,7 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
         break;
     case RT_SEND:
     case RT_ISEND: {
-        int dst = mt_world_rank(&c->t, e->ref, e->peer);
+        int dst = mt_peer_rank(&c->t, self, e->ref, e->peer);
         struct fm_key key = { e->ref, self, dst < 0 ? UINT32_MAX : (uint32_t)dst, e->tag };
         if (fm_send(c->fm, loc, e->kind == RT_ISEND, e->req, &key, e->time, loc) != 0)
             goto oom;
@@ -145,10 +146,16 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
         break;
     case RT_RECV:
     case RT_IRECV: {
-        int src = mt_world_rank(&c->t, e->ref, e->peer);
+        int src = mt_peer_rank(&c->t, self, e->ref, e->peer);
         struct fm_key key = { e->ref, src < 0 ? UINT32_MAX : (uint32_t)src, self, e->tag };
         if (fm_recv(c->fm, loc, e->kind == RT_IRECV, e->req, &key, e->time, loc) != 0)
             goto oom;
+        break;
+    }
+    case RT_IRECV_FREED: {
+        int src = e->peer == RT_ANY ? -1 : mt_peer_rank(&c->t, self, e->ref, e->peer);
+        struct fm_key key = { e->ref, src < 0 ? UINT32_MAX : (uint32_t)src, self, e->tag };
+        fm_freed(c->fm, loc, e->req, src < 0 || e->tag == RT_ANY ? NULL : &key, loc);
         break;
     }
     case RT_CANCELLED:

@@ -251,7 +251,8 @@ static int meet(struct html *h, const struct flight *end)
         h->failed = 1;
         return -1;
     }
-    if (rc == 1)
+    /* a receive released by MPI_Request_free has no known end: no message shown */
+    if (rc == 1 && end->time != FM_TIME_UNKNOWN && other.time != FM_TIME_UNKNOWN)
         message_done(h, end->is_send ? end : &other, end->is_send ? &other : end);
     return 0;
 }
@@ -309,7 +310,7 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
     }
     case RT_SEND:
     case RT_ISEND: {
-        int dst = mt_world_rank(&h->t, e->ref, e->peer);
+        int dst = mt_peer_rank(&h->t, self, e->ref, e->peer);
         struct fm_key key = { e->ref, self, dst < 0 ? UINT32_MAX : (uint32_t)dst, e->tag };
         if (fm_send(h->fm, loc, e->kind == RT_ISEND, e->req, &key, e->time, index) != 0)
             goto oom;
@@ -324,10 +325,16 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
         break;
     case RT_RECV:
     case RT_IRECV: {
-        int src = mt_world_rank(&h->t, e->ref, e->peer);
+        int src = mt_peer_rank(&h->t, self, e->ref, e->peer);
         struct fm_key key = { e->ref, src < 0 ? UINT32_MAX : (uint32_t)src, self, e->tag };
         if (fm_recv(h->fm, loc, e->kind == RT_IRECV, e->req, &key, e->time, index) != 0)
             goto oom;
+        break;
+    }
+    case RT_IRECV_FREED: {
+        int src = e->peer == RT_ANY ? -1 : mt_peer_rank(&h->t, self, e->ref, e->peer);
+        struct fm_key key = { e->ref, src < 0 ? UINT32_MAX : (uint32_t)src, self, e->tag };
+        fm_freed(h->fm, loc, e->req, src < 0 || e->tag == RT_ANY ? NULL : &key, index);
         break;
     }
     case RT_CANCELLED:

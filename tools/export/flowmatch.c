@@ -203,6 +203,20 @@ int fm_recv(struct fm_matcher *m, uint32_t rank, int has_req, uint64_t req, cons
     return 0;
 }
 
+void fm_freed(struct fm_matcher *m, uint32_t rank, uint64_t req, const struct fm_key *key, uint64_t cookie)
+{
+    if (rank >= m->nranks)
+        return;
+    struct posted *p = pending(&m->queues[2 * (size_t)rank], req);
+    if (!p)
+        return;
+    if (key)
+        *p = (struct posted){ req, FM_TIME_UNKNOWN, cookie, *key, RESOLVED, 1 };
+    else
+        p->state = DROPPED;
+    release(m, rank, 0, 0);
+}
+
 void fm_cancel(struct fm_matcher *m, uint32_t rank, uint64_t req)
 {
     if (rank >= m->nranks)

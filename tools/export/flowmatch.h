@@ -44,6 +44,12 @@ int fm_post(struct fm_matcher *m, uint32_t rank, uint64_t req);
 /* A receive completed: MpiRecv (has_req = 0: posted now) or MpiIrecv. */
 int fm_recv(struct fm_matcher *m, uint32_t rank, int has_req, uint64_t req, const struct fm_key *key, uint64_t time,
             uint64_t cookie);
+/* MPI_Request_free released the posted receive `req` before it completed
+ * (RT_IRECV_FREED): with `key` (what it was posted for) it takes its turn
+ * and its end is reported with time FM_TIME_UNKNOWN; with key NULL (a
+ * wildcard) it is dropped. Either way it no longer holds the rank's queue. */
+#define FM_TIME_UNKNOWN UINT64_MAX
+void fm_freed(struct fm_matcher *m, uint32_t rank, uint64_t req, const struct fm_key *key, uint64_t cookie);
 /* A request was cancelled: the send or posted receive with it never matches. */
 void fm_cancel(struct fm_matcher *m, uint32_t rank, uint64_t req);
 /* End of the trace: count what is still queued behind requests that never

@@ -97,7 +97,7 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
 static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
                                    OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
 {
-    (void)type; (void)paradigm; (void)flags;
+    (void)paradigm; (void)flags;
     struct rf_read_defs *d = ud;
     if (!name_ok(d, name))
         return fail(d, "string", name);
@@ -109,11 +109,53 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
     g->members = malloc(sizeof *members * (n ? n : 1));
     g->name = strdup(rf_read_string(d, name));
     g->n = n;
+    g->self = type == OTF2_GROUP_TYPE_COMM_SELF;
     if (!g->members || !g->name)
         return fail(d, "group", self);
     if (n)
         memcpy(g->members, members, sizeof *members * n);
     return OTF2_CALLBACK_SUCCESS;
+}
+
+/* A copy of group `group`'s members; 0, or -1 (out of memory). */
+static int copy_group(const struct rf_read_group *g, uint64_t **out, uint32_t *n)
+{
+    *n = g->n;
+    if (!(*out = malloc(sizeof **out * (g->n ? g->n : 1))))
+        return -1;
+    if (g->n)
+        memcpy(*out, g->members, sizeof **out * g->n);
+    return 0;
+}
+
+/* Archives recovered before keys had groups of their own named the
+ * communicator's group RF_GROUP_KEY_PREFIX and the key's 16 hex digits. */
+static void legacy_key(struct rf_read_comm *c, const char *group_name)
+{
+    size_t k = strlen(RF_GROUP_KEY_PREFIX);
+    if (strncmp(group_name, RF_GROUP_KEY_PREFIX, k) == 0 && strlen(group_name + k) == 16
+        && strspn(group_name + k, "0123456789abcdef") == 16) {
+        c->key = strtoull(group_name + k, NULL, 16);
+        c->has_key = 1;
+    }
+}
+
+static struct rf_read_comm *new_comm(struct rf_read_defs *d, uint32_t self, OTF2_StringRef name)
+{
+    if (st_table_ensure((void **)&d->comms, &d->ncomms, &d->comms_cap, self, d->limit, sizeof *d->comms) != 0)
+        return NULL;
+    struct rf_read_comm *c = &d->comms[self];
+    free(c->name);   /* defined twice: the last one holds */
+    free(c->members);
+    free(c->remote);
+    free(c->cart_sizes);
+    free(c->cart_periodic);
+    free(c->cart_coords);
+    memset(c, 0, sizeof *c);
+    c->parent = OTF2_UNDEFINED_COMM;
+    if (!(c->name = strdup(rf_read_string(d, name))))
+        return NULL;
+    return c;
 }
 
 static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
@@ -123,28 +165,64 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
     struct rf_read_defs *d = ud;
     if (!name_ok(d, name))
         return fail(d, "string", name);
-    if (st_table_ensure((void **)&d->comms, &d->ncomms, &d->comms_cap, self, d->limit, sizeof *d->comms) != 0)
+    struct rf_read_comm *c = new_comm(d, self, name);
+    if (!c)
         return fail(d, "communicator", self);
-    struct rf_read_comm *c = &d->comms[self];
-    free(c->name);   /* defined twice: the last one holds */
-    free(c->members);
-    free(c->cart_sizes);
-    free(c->cart_periodic);
-    free(c->cart_coords);
-    memset(c, 0, sizeof *c);
     c->parent = parent;
-    if (!(c->name = strdup(rf_read_string(d, name))))
-        return fail(d, "communicator", self);
     if (group < d->ngroups && d->groups[group].name) {
         const struct rf_read_group *g = &d->groups[group];
         c->has_group = 1;
-        c->nmembers = g->n;
-        if (!(c->members = malloc(sizeof *c->members * (g->n ? g->n : 1))))
+        c->self = g->self;
+        legacy_key(c, g->name);
+        if (copy_group(g, &c->members, &c->nmembers) != 0)
             return fail(d, "communicator", self);
-        if (g->n)
-            memcpy(c->members, g->members, sizeof *c->members * g->n);
     }
     return OTF2_CALLBACK_SUCCESS;
+}
+
+/* An intercommunicator: group A its local group (the writer's), B its remote one. */
+static OTF2_CallbackCode def_intercomm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group_a,
+                                       OTF2_GroupRef group_b, OTF2_CommRef common, OTF2_CommFlag flags)
+{
+    (void)common; (void)flags;
+    struct rf_read_defs *d = ud;
+    if (!name_ok(d, name))
+        return fail(d, "string", name);
+    if (group_a >= d->ngroups || !d->groups[group_a].name || group_b >= d->ngroups || !d->groups[group_b].name)
+        return bad(d, "intercommunicator with an undefined group", self);
+    struct rf_read_comm *c = new_comm(d, self, name);
+    if (!c)
+        return fail(d, "communicator", self);
+    c->has_group = 1;
+    c->inter = 1;
+    legacy_key(c, d->groups[group_a].name);
+    if (copy_group(&d->groups[group_a], &c->members, &c->nmembers) != 0
+        || copy_group(&d->groups[group_b], &c->remote, &c->nremote) != 0)
+        return fail(d, "communicator", self);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Keys in groups of their own (RF_COMM_KEY_FMT), defined before the
+ * communicators they name: given to them once all are read. */
+static int attach_keys(struct rf_read_defs *d)
+{
+    for (uint32_t g = 0; g < d->ngroups; g++) {
+        const char *s = d->groups[g].name;
+        unsigned comm;
+        unsigned long long key;
+        int used = 0;
+        if (!s || sscanf(s, RF_COMM_KEY_SCAN, &comm, &key, &used) != 2 || s[used] != '\0'
+            || used < 16 || strspn(s + used - 16, "0123456789abcdef") != 16)
+            continue;
+        if (comm >= d->ncomms || !d->comms[comm].name || d->comms[comm].has_key) {
+            snprintf(d->problem, sizeof d->problem, "a key for communicator %u, which is not defined or has one",
+                     comm);
+            return -1;
+        }
+        d->comms[comm].key = key;
+        d->comms[comm].has_key = 1;
+    }
+    return 0;
 }
 
 static OTF2_CallbackCode def_cart_dimension(void *ud, OTF2_CartDimensionRef self, OTF2_StringRef name, uint32_t size,
@@ -261,6 +339,14 @@ static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_St
         d->true_time = self;
         d->have_true_time = 1;
     }
+    static const char *const freed[3] = { RF_ATTR_FREED_RECEIVE_COMM_NAME, RF_ATTR_FREED_RECEIVE_SOURCE_NAME,
+                                          RF_ATTR_FREED_RECEIVE_TAG_NAME };
+    static const OTF2_Type freed_type[3] = { OTF2_TYPE_COMM, OTF2_TYPE_INT32, OTF2_TYPE_INT32 };
+    for (int k = 0; k < 3; k++)
+        if (strcmp(rf_read_string(d, name), freed[k]) == 0 && type == freed_type[k]) {
+            d->freed_receive[k] = self;
+            d->have_freed_receive |= 1 << k;
+        }
     if (d->nattrs >= d->limit)
         return fail(d, "attribute", d->nattrs);
     if (d->nattrs == d->attrs_cap && st_grow((void **)&d->attrs, &d->attrs_cap, sizeof *d->attrs) != 0)
@@ -330,6 +416,7 @@ int rf_read_global_defs(void *reader, const char *anchor, const char *name, stru
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
+    OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(gcb, def_intercomm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
     OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(gcb, def_rma_win);
@@ -341,6 +428,8 @@ int rf_read_global_defs(void *reader, const char *anchor, const char *name, stru
     OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
     OTF2_GlobalDefReaderCallbacks_Delete(gcb);
     OTF2_Reader_CloseGlobalDefReader(rd, gdr);
+    if (!d->problem[0] && status == OTF2_SUCCESS)
+        attach_keys(d);
     if (d->problem[0]) {
         snprintf(err, errlen, "%s: corrupt global definitions (%s)", name, d->problem);
         rf_read_defs_free(d);
@@ -371,6 +460,7 @@ void rf_read_defs_free(struct rf_read_defs *d)
     for (uint32_t i = 0; i < d->ncomms; i++) {
         free(d->comms[i].name);
         free(d->comms[i].members);
+        free(d->comms[i].remote);
         free(d->comms[i].cart_sizes);
         free(d->comms[i].cart_periodic);
         free(d->comms[i].cart_coords);

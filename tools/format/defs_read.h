@@ -20,13 +20,20 @@ struct rf_read_group {
     char *name;               /* NULL: not defined */
     uint64_t *members;
     uint32_t n;
+    int self;                 /* OTF2's COMM_SELF group: no members, each rank's own */
 };
 
 struct rf_read_comm {
     char *name;               /* NULL: not defined */
     int has_group;            /* its group was defined before it: */
-    uint64_t *members;        /* the group's members, copied */
+    uint64_t *members;        /* the group's members, copied (an InterComm's group A, its local one) */
     uint32_t nmembers;
+    int self;                 /* its group is a COMM_SELF group (MPI_COMM_SELF): no members */
+    int inter;                /* an InterComm: */
+    uint64_t *remote;         /* its group B (the remote one), copied */
+    uint32_t nremote;
+    int has_key;              /* the key its members agreed on: an empty group named */
+    uint64_t key;             /* RF_COMM_KEY_FMT, or (archives recovered before) its own group's name */
     uint32_t parent;          /* the communicator it was made from, or OTF2_UNDEFINED_COMM */
     uint32_t cart_ndims;      /* a Cartesian topology (0: none): its dimensions' */
     uint32_t *cart_sizes;     /* sizes, */
@@ -84,6 +91,8 @@ struct rf_read_defs {
     uint32_t nattrs, attrs_cap;
     int have_true_time;       /* an attribute RF_ATTR_TRUE_TIME_NAME of type uint64: */
     uint32_t true_time;       /* its reference */
+    int have_freed_receive;   /* bit k: freed_receive[k] is defined (7: all three) */
+    uint32_t freed_receive[3];   /* RF_ATTR_FREED_RECEIVE_{COMM,SOURCE,TAG}_NAME's references */
     char problem[160];        /* what was wrong, when reading failed */
 };
 

@@ -12,18 +12,86 @@ uint32_t rf_defs_string(struct rf_defs *d, const char *s)
     return st_strtab_ref(&d->strings, s);
 }
 
-uint32_t rf_defs_set_comm(struct rf_defs *d, uint32_t ref, const char *name, uint32_t n, uint64_t *members)
+static uint64_t members_hash(int self, uint32_t n, const uint64_t *members)
 {
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)self;
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ members[i]) * 1099511628211ULL;
+    return h ^ (h >> 29) ^ (uint64_t)n;
+}
+
+static int same_members(const struct rf_group_def *g, int self, uint32_t n, const uint64_t *members)
+{
+    return g->self == self && g->n == n && (n == 0 || memcmp(g->members, members, sizeof *members * n) == 0);
+}
+
+/* Keep the group hash at most half full. */
+static int group_rehash(struct rf_defs *d)
+{
+    uint32_t ns = d->ngroup_slots ? d->ngroup_slots * 2 : 64;
+    if (ns == 0)
+        return -1;
+    uint32_t *slots = calloc(ns, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (uint32_t g = 0; g < d->ngroups; g++) {
+        uint32_t k = (uint32_t)(d->groups[g].hash & (ns - 1));
+        while (slots[k])
+            k = (k + 1) & (ns - 1);
+        slots[k] = g + 1;
+    }
+    free(d->group_slots);
+    d->group_slots = slots;
+    d->ngroup_slots = ns;
+    return 0;
+}
+
+uint32_t rf_defs_group(struct rf_defs *d, int self, uint32_t n, const uint64_t *members, int *added)
+{
+    *added = 0;
+    self = self != 0;
+    if (self)
+        n = 0;
+    if ((d->ngroups + 1) * 2 > d->ngroup_slots && group_rehash(d) != 0)
+        goto fail;
+    uint64_t h = members_hash(self, n, members);
+    uint32_t k = (uint32_t)(h & (d->ngroup_slots - 1));
+    for (; d->group_slots[k]; k = (k + 1) & (d->ngroup_slots - 1)) {
+        const struct rf_group_def *g = &d->groups[d->group_slots[k] - 1];
+        if (g->hash == h && same_members(g, self, n, members))
+            return d->group_slots[k] - 1;
+    }
+    if (d->ngroups == d->groups_cap && st_grow((void **)&d->groups, &d->groups_cap, sizeof *d->groups) != 0)
+        goto fail;
+    struct rf_group_def *g = &d->groups[d->ngroups];
+    if (!(g->members = malloc(sizeof *members * (n ? n : 1))))
+        goto fail;
+    if (n)
+        memcpy(g->members, members, sizeof *members * n);
+    g->hash = h;
+    g->n = n;
+    g->self = self;
+    d->group_slots[k] = d->ngroups + 1;
+    *added = 1;
+    return d->ngroups++;
+fail:
+    d->strings.failed = 1;
+    return UINT32_MAX;
+}
+
+uint32_t rf_defs_set_comm(struct rf_defs *d, uint32_t ref, const struct rf_comm_desc *desc)
+{
+    if (ref == OTF2_UNDEFINED_COMM || desc->local >= d->ngroups || (desc->inter && desc->remote >= d->ngroups))
+        return OTF2_UNDEFINED_COMM;
     while (ref >= d->comms_cap)
         if (st_grow((void **)&d->comms, &d->comms_cap, sizeof *d->comms) != 0)
             goto fail;
     for (; d->ncomms <= ref; d->ncomms++)
         memset(&d->comms[d->ncomms], 0, sizeof *d->comms);
     struct rf_comm_def *c = &d->comms[ref];
-    uint32_t s = rf_defs_string(d, name);
+    uint32_t s = rf_defs_string(d, desc->name ? desc->name : "");
     if (s == OTF2_UNDEFINED_STRING)
         goto fail;
-    free(c->members);
     free(c->in);
     free(c->cart_sizes);
     free(c->cart_periodic);
@@ -32,18 +100,38 @@ uint32_t rf_defs_set_comm(struct rf_defs *d, uint32_t ref, const char *name, uin
     c->set = 1;
     c->parent = OTF2_UNDEFINED_COMM;
     c->name = s;
-    c->nmembers = n;
-    c->members = members;
+    c->has_key = desc->has_key != 0;
+    c->key = desc->key;
+    c->inter = desc->inter != 0;
+    c->local = desc->local;
+    c->remote = c->inter ? desc->remote : 0;
     return ref;
 fail:
     d->strings.failed = 1;
-    free(members);
     return OTF2_UNDEFINED_COMM;
 }
 
-uint32_t rf_defs_add_comm(struct rf_defs *d, const char *name, uint32_t n, uint64_t *members)
+uint32_t rf_defs_add_comm(struct rf_defs *d, const struct rf_comm_desc *desc)
 {
-    return rf_defs_set_comm(d, d->ncomms, name, n, members);
+    return rf_defs_set_comm(d, d->ncomms, desc);
+}
+
+uint32_t rf_defs_add_plain_comm(struct rf_defs *d, const char *name, uint32_t n, const uint64_t *members)
+{
+    int added;
+    struct rf_comm_desc desc = { .name = name, .local = rf_defs_group(d, 0, n, members, &added) };
+    if (desc.local == UINT32_MAX)
+        return OTF2_UNDEFINED_COMM;
+    return rf_defs_add_comm(d, &desc);
+}
+
+int rf_defs_comm_name(struct rf_defs *d, uint32_t comm, const char *name)
+{
+    uint32_t s = comm < d->ncomms && d->comms[comm].set && name ? rf_defs_string(d, name) : OTF2_UNDEFINED_STRING;
+    if (s == OTF2_UNDEFINED_STRING)
+        return -1;
+    d->comms[comm].name = s;
+    return 0;
 }
 
 int rf_defs_comm_neighbours(struct rf_defs *d, uint32_t comm, uint32_t n, uint64_t *in)
@@ -66,8 +154,9 @@ int rf_defs_comm_neighbours(struct rf_defs *d, uint32_t comm, uint32_t n, uint64
 
 int rf_defs_comm_parent(struct rf_defs *d, uint32_t comm, uint32_t parent)
 {
-    if (comm >= d->ncomms || parent >= d->ncomms || parent == comm || !d->comms[comm].set || !d->comms[parent].set)
-        return -1;
+    if (comm >= d->ncomms || parent >= d->ncomms || parent == comm || !d->comms[comm].set || !d->comms[parent].set
+        || d->comms[comm].inter)
+        return -1;   /* an intercommunicator's two sides have different local parents */
     d->comms[comm].parent = parent;
     return 0;
 }
@@ -148,8 +237,11 @@ int rf_defs_window_name(struct rf_defs *d, uint32_t win, const char *name)
 void rf_defs_free(struct rf_defs *d)
 {
     st_strtab_free(&d->strings);
+    for (uint32_t g = 0; g < d->ngroups; g++)
+        free(d->groups[g].members);
+    free(d->groups);
+    free(d->group_slots);
     for (uint32_t c = 0; c < d->ncomms; c++) {
-        free(d->comms[c].members);
         free(d->comms[c].in);
         free(d->comms[c].cart_sizes);
         free(d->comms[c].cart_periodic);
@@ -229,8 +321,17 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
         snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
         rf_defs_string(d, buf);
     }
+    uint32_t s_freed[3] = { rf_defs_string(d, RF_ATTR_FREED_RECEIVE_COMM_NAME),
+                            rf_defs_string(d, RF_ATTR_FREED_RECEIVE_SOURCE_NAME),
+                            rf_defs_string(d, RF_ATTR_FREED_RECEIVE_TAG_NAME) };
+    uint32_t s_freed_desc = rf_defs_string(d, RF_ATTR_FREED_RECEIVE_DESC);
     for (uint32_t k = 0; k < r->nregions; k++)
         rf_defs_string(d, r->regions[k].name);
+    for (uint32_t c = 0; c < d->ncomms; c++)
+        if (d->comms[c].set && d->comms[c].has_key) {
+            snprintf(buf, sizeof buf, RF_COMM_KEY_FMT, c, (unsigned long long)d->comms[c].key);
+            rf_defs_string(d, buf);
+        }
     /* Every string must be defined before the records that use it. */
     for (uint32_t i = 0; i < d->strings.n; i++)
         CHECK(OTF2_GlobalDefWriter_WriteString(gd, i, d->strings.v[i]));
@@ -263,6 +364,10 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_BITS + k, rf_defs_string(d, buf), s_bits_desc,
                                                   OTF2_TYPE_UINT64));
     }
+    static const OTF2_Type freed_type[3] = { OTF2_TYPE_COMM, OTF2_TYPE_INT32, OTF2_TYPE_INT32 };
+    for (int k = 0; k < 3; k++)
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_FREED_RECEIVE(r->world_size, k), s_freed[k],
+                                                  s_freed_desc, freed_type[k]));
 
     /* Location ids are world ranks (unique across the run's archives): a
      * communicator's member i is world rank members[i], whose location id
@@ -278,22 +383,37 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
         ok = 0;
     }
     /* Every group before the first communicator. */
+    for (uint32_t g = 0; g < d->ngroups; g++) {
+        const struct rf_group_def *gr = &d->groups[g];
+        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_FIRST_MEMBERS + g, s_empty,
+                                              gr->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, gr->n, gr->members));
+    }
+    uint32_t next_group = RF_GROUP_FIRST_MEMBERS + d->ngroups;
     for (uint32_t c = 0; c < d->ncomms; c++) {
         const struct rf_comm_def *cd = &d->comms[c];
-        if (cd->set)
-            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_OF_COMM(c), cd->name, OTF2_GROUP_TYPE_COMM_GROUP,
-                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, cd->nmembers, cd->members));
+        if (!cd->set || !cd->has_key)
+            continue;
+        snprintf(buf, sizeof buf, RF_COMM_KEY_FMT, c, (unsigned long long)cd->key);
+        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, rf_defs_string(d, buf), OTF2_GROUP_TYPE_UNKNOWN,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL));
     }
-    for (uint32_t c = 0, g = RF_GROUP_FIRST_IN_NEIGHBOURS(d->ncomms); c < d->ncomms; c++) {
+    for (uint32_t c = 0; c < d->ncomms; c++) {
         const struct rf_comm_def *cd = &d->comms[c];
         if (cd->set && cd->has_in)
-            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, g++, cd->in_name, OTF2_GROUP_TYPE_LOCATIONS, OTF2_PARADIGM_MPI,
-                                                  OTF2_GROUP_FLAG_NONE, cd->nin, cd->in));
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, cd->in_name, OTF2_GROUP_TYPE_LOCATIONS,
+                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, cd->nin, cd->in));
     }
     for (uint32_t c = 0; c < d->ncomms; c++) {
         const struct rf_comm_def *cd = &d->comms[c];
-        if (cd->set)
-            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, cd->name, RF_GROUP_OF_COMM(c), cd->parent,
+        if (!cd->set)
+            continue;
+        if (cd->inter)
+            CHECK(OTF2_GlobalDefWriter_WriteInterComm(gd, c, cd->name, RF_GROUP_FIRST_MEMBERS + cd->local,
+                                                      RF_GROUP_FIRST_MEMBERS + cd->remote, OTF2_UNDEFINED_COMM,
+                                                      OTF2_COMM_FLAG_NONE));
+        else
+            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, cd->name, RF_GROUP_FIRST_MEMBERS + cd->local, cd->parent,
                                                  OTF2_COMM_FLAG_NONE));
     }
     if (write_cart_topologies(gd, d) != 0)

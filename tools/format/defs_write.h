@@ -9,11 +9,12 @@
  * names first, in the order they came, then the rank's own strings.
  *
  * The order written: strings, system tree, locations, regions, attributes
- * (true_time, the collective source slots),
+ * (true_time, the collective source slots, the freed receive's),
  * then every group before the first communicator (OTF2's readers expect
- * the definitions of one kind together): the world's locations, each
- * communicator's group, the in-neighbour groups numbered densely after
- * them; then the communicators (with their parents), the Cartesian
+ * the definitions of one kind together): the world's locations, the
+ * interned member lists, the key groups, the in-neighbour groups, numbered
+ * densely (rawformat.h); then the communicators (with their parents;
+ * intercommunicators as InterComm), the Cartesian
  * dimensions, topologies and coordinates (as Score-P writes them), and the
  * RMA windows. */
 #ifndef SYNCTRACE_DEFS_WRITE_H
@@ -23,11 +24,24 @@
 #include <stdint.h>
 #include "strtab.h"
 
+/* A member list, interned: every communicator of one list (each
+ * MPI_Comm_dup of a parent) shares it, so that a communicator costs the
+ * same whatever its size once its members have been seen. */
+struct rf_group_def {
+    uint64_t hash;
+    uint32_t n;
+    int self;                 /* MPI_COMM_SELF's: OTF2's COMM_SELF group, no members */
+    uint64_t *members;        /* world ranks; OTF2_UNDEFINED_UINT64: another world's */
+};
+
 struct rf_comm_def {
     int set;                  /* refs may have gaps (a journal cut short) */
-    uint32_t name;            /* string ref */
-    uint32_t nmembers;
-    uint64_t *members;        /* world ranks in communicator rank order; OTF2_UNDEFINED_UINT64: another world's */
+    uint32_t name;            /* string ref: MPI's name ("" for none) */
+    int has_key;              /* the key its members agreed on (written as an empty group */
+    uint64_t key;             /* named RF_COMM_KEY_FMT) */
+    int inter;                /* an intercommunicator: */
+    uint32_t local, remote;   /* interned groups: its members (an intercommunicator's local group), */
+                              /* an intercommunicator's remote group */
     int has_in;               /* a topology communicator's in-neighbours of this rank: */
     uint32_t in_name;
     uint32_t nin;
@@ -40,6 +54,15 @@ struct rf_comm_def {
     uint32_t cart_rank;       /* and its rank in the communicator */
 };
 
+/* A communicator as rf_defs_set_comm takes it. */
+struct rf_comm_desc {
+    const char *name;         /* MPI's name; NULL: "" */
+    int has_key;
+    uint64_t key;
+    int inter;
+    uint32_t local, remote;   /* groups of rf_defs_group (remote: an intercommunicator's) */
+};
+
 struct rf_win_def {
     int set;
     uint32_t comm;            /* a communicator reference */
@@ -48,6 +71,10 @@ struct rf_win_def {
 
 struct rf_defs {
     struct st_strtab strings; /* strings.failed: out of memory once, the definitions are incomplete */
+    struct rf_group_def *groups;
+    uint32_t ngroups, groups_cap;
+    uint32_t *group_slots;    /* open addressing over groups: index + 1, 0 = empty */
+    uint32_t ngroup_slots;
     struct rf_comm_def *comms;
     uint32_t ncomms, comms_cap;
     struct rf_win_def *wins;  /* RMA windows by reference */
@@ -56,11 +83,19 @@ struct rf_defs {
 
 /* The string's reference (added when new), or OTF2_UNDEFINED_STRING. */
 uint32_t rf_defs_string(struct rf_defs *d, const char *s);
-/* Define communicator `ref` (the next one with rf_defs_add_comm). Takes
- * `members` (malloc'd, may be NULL when n is 0). Returns the reference, or
- * OTF2_UNDEFINED_COMM (members freed). */
-uint32_t rf_defs_set_comm(struct rf_defs *d, uint32_t ref, const char *name, uint32_t n, uint64_t *members);
-uint32_t rf_defs_add_comm(struct rf_defs *d, const char *name, uint32_t n, uint64_t *members);
+/* The interned group of a member list (`self`: MPI_COMM_SELF's, n is 0;
+ * members copied). *added tells whether it is new. Returns its index
+ * (groups are numbered densely from 0), or UINT32_MAX when out of memory. */
+uint32_t rf_defs_group(struct rf_defs *d, int self, uint32_t n, const uint64_t *members, int *added);
+/* Define communicator `ref` (the next one with rf_defs_add_comm). Returns
+ * the reference, or OTF2_UNDEFINED_COMM (a group not defined, out of memory). */
+uint32_t rf_defs_set_comm(struct rf_defs *d, uint32_t ref, const struct rf_comm_desc *desc);
+uint32_t rf_defs_add_comm(struct rf_defs *d, const struct rf_comm_desc *desc);
+/* An intracommunicator of `n` members (world ranks), no key: its group
+ * interned. Returns the reference, or OTF2_UNDEFINED_COMM. */
+uint32_t rf_defs_add_plain_comm(struct rf_defs *d, const char *name, uint32_t n, const uint64_t *members);
+/* Name communicator `comm` (MPI_Comm_set_name). Returns 0, or -1. */
+int rf_defs_comm_name(struct rf_defs *d, uint32_t comm, const char *name);
 /* This rank's in-neighbours on topology communicator `comm` (replacing any
  * before). Takes `in` (malloc'd). Returns 0, or -1 (in freed). */
 int rf_defs_comm_neighbours(struct rf_defs *d, uint32_t comm, uint32_t n, uint64_t *in);

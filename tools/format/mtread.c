@@ -27,6 +27,7 @@ void mt_close(struct mt_trace *t)
     for (uint32_t i = 0; i < t->ncomms; i++) {
         free(t->comms[i].name);
         free(t->comms[i].members);
+        free(t->comms[i].members_b);
     }
     free(t->location_names);
     free(t->location_events);
@@ -68,6 +69,8 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     }
     t->resolution = d.resolution;
     t->trace_length = d.trace_length;
+    memcpy(t->freed_attr, d.freed_receive, sizeof t->freed_attr);
+    t->freed_attrs = d.have_freed_receive;
     for (uint32_t k = 0; k < d.nattrs; k++)
         if (rt_source_attr_def(&t->source_attrs, d.attrs[k].ref, d.attrs[k].name, d.attrs[k].type) != 0) {
             snprintf(err, errlen, "out of memory");
@@ -90,6 +93,13 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
         t->comms[k].name = dc->name;
         t->comms[k].nmembers = dc->nmembers;   /* 0 without a group */
         t->comms[k].members = dc->members ? dc->members : calloc(1, sizeof *t->comms[k].members);
+        t->comms[k].self = dc->self;
+        t->comms[k].inter = dc->inter;
+        if (dc->inter) {   /* members: group A, members_b: group B */
+            t->comms[k].nmembers_b = dc->nremote;
+            t->comms[k].members_b = dc->remote;
+            dc->remote = NULL;
+        }
         dc->name = NULL;
         dc->members = NULL;
         if (!t->comms[k].members) {
@@ -127,6 +137,24 @@ int mt_world_rank(const struct mt_trace *t, uint32_t comm, uint32_t local)
     if (comm >= t->ncomms || local >= t->comms[comm].nmembers)
         return -1;
     return (int)t->comms[comm].members[local];
+}
+
+int mt_peer_rank(const struct mt_trace *t, uint32_t me, uint32_t comm, uint32_t local)
+{
+    if (comm >= t->ncomms)
+        return -1;
+    const struct mt_comm *c = &t->comms[comm];
+    if (c->self)
+        return local == 0 ? (int)me : -1;
+    if (!c->inter)
+        return mt_world_rank(t, comm, local);
+    /* the peer is in the other group than me */
+    int in_a = 0;
+    for (uint32_t i = 0; i < c->nmembers && !in_a; i++)
+        in_a = c->members[i] == me;
+    const uint64_t *v = in_a ? c->members_b : c->members;
+    uint32_t n = in_a ? c->nmembers_b : c->nmembers;
+    return local < n ? (int)v[local] : -1;
 }
 
 const char *mt_region(const struct mt_trace *t, uint32_t region)
@@ -232,6 +260,25 @@ static OTF2_CallbackCode ev_isend_complete(EV_HEAD, uint64_t req) { return reque
 static OTF2_CallbackCode ev_irecv_request(EV_HEAD, uint64_t req) { return request(loc, time, ud, attrs, RT_IRECV_REQUEST, req); }
 static OTF2_CallbackCode ev_cancelled(EV_HEAD, uint64_t req) { return request(loc, time, ud, attrs, RT_CANCELLED, req); }
 static OTF2_CallbackCode ev_nbc_request(EV_HEAD, uint64_t req) { return request(loc, time, ud, attrs, RT_NBC_REQUEST, req); }
+
+/* Kept only as the tracer's record of a receive released by MPI_Request_free. */
+static OTF2_CallbackCode ev_request_test(EV_HEAD, uint64_t req)
+{
+    struct evt_ctx *c = ud;
+    OTF2_CommRef comm;
+    int32_t source, tag;
+    if (c->t->freed_attrs != 7 || !attrs
+        || OTF2_AttributeList_GetCommRef(attrs, c->t->freed_attr[0], &comm) != OTF2_SUCCESS
+        || OTF2_AttributeList_GetInt32(attrs, c->t->freed_attr[1], &source) != OTF2_SUCCESS
+        || OTF2_AttributeList_GetInt32(attrs, c->t->freed_attr[2], &tag) != OTF2_SUCCESS)
+        return OTF2_CALLBACK_SUCCESS;
+    EV_BEGIN(RT_IRECV_FREED);
+    e.ref = comm;
+    e.peer = source < 0 ? RT_ANY : (uint32_t)source;
+    e.tag = tag < 0 ? RT_ANY : (uint32_t)tag;
+    e.req = req;
+    return deliver(ud, loc, &e);
+}
 
 static OTF2_CallbackCode ev_coll_begin(EV_HEAD)
 {
@@ -342,6 +389,7 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
     OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_cancelled);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiRequestTestCallback(cb, ev_request_test);
     OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
     OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
     OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);

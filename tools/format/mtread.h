@@ -16,8 +16,12 @@
 
 struct mt_comm {
     char *name;
+    int self;                 /* OTF2's COMM_SELF group (MPI_COMM_SELF): each location's own rank */
+    int inter;                /* an InterComm: members is group A, members_b group B */
     uint32_t nmembers;
     uint64_t *members;        /* world ranks (= location indices), in communicator rank order */
+    uint32_t nmembers_b;
+    uint64_t *members_b;
 };
 
 struct mt_trace {
@@ -32,6 +36,8 @@ struct mt_trace {
     uint32_t nregions;
     struct mt_comm *comms;
     uint32_t ncomms;
+    uint32_t freed_attr[3];   /* freed_receive_comm, _source, _tag: RT_IRECV_FREED (freed_attrs == 7) */
+    int freed_attrs;
     void *reader;             /* OTF2_Reader */
     /* Optional, set by the caller: called right after the event callback
      * of a collective's exit that carries a sparse member's sources (the
@@ -51,8 +57,13 @@ typedef int (*mt_event_fn)(void *user, uint32_t location, const struct rt_event 
 int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, size_t errlen);
 void mt_close(struct mt_trace *t);
 
-/* The world rank behind a communicator-local rank, or -1. */
+/* The world rank behind a communicator-local rank, or -1 (no intercommunicator
+ * or MPI_COMM_SELF: see mt_peer_rank). */
 int mt_world_rank(const struct mt_trace *t, uint32_t comm, uint32_t local);
+/* The world rank behind the peer or root `local` of an event of world rank
+ * `me`: on MPI_COMM_SELF me, on an intercommunicator a rank of the group me
+ * is not in; or -1. */
+int mt_peer_rank(const struct mt_trace *t, uint32_t me, uint32_t comm, uint32_t local);
 const char *mt_region(const struct mt_trace *t, uint32_t region);
 
 #endif

@@ -61,6 +61,16 @@
 #define RF_SOURCES_UNKNOWN UINT32_MAX
 #define RF_SOURCE_WORDS(world_size) ((world_size) > 0 ? ((uint32_t)(world_size) + 63) / 64 : 1u)
 
+/* A receive request released by MPI_Request_free before it completed
+ * (on its MpiRequestTest): what it was posted for, communicator, source
+ * and tag, defined after the collective source attributes. */
+#define RF_ATTR_FREED_RECEIVE(world_size, k) (RF_ATTR_SOURCES_BITS + RF_SOURCE_WORDS(world_size) + (uint32_t)(k))
+#define RF_ATTR_FREED_RECEIVE_COMM_NAME "freed_receive_comm"
+#define RF_ATTR_FREED_RECEIVE_SOURCE_NAME "freed_receive_source"
+#define RF_ATTR_FREED_RECEIVE_TAG_NAME "freed_receive_tag"
+#define RF_ATTR_FREED_RECEIVE_DESC "a receive request released by MPI_Request_free before it completed: " \
+                                   "what it was posted for"
+
 /* System tree: a machine with one node (the host), one location group per
  * rank, named so. */
 #define RF_SYSTEM_TREE_ROOT "machine"
@@ -73,14 +83,22 @@
 #define RF_THREAD_NAME_FMT "Thread %u"
 #define RF_THREAD_LOCATION(n, rank) ((uint64_t)(n) << 32 | (uint64_t)(uint32_t)(rank))
 
-/* Groups: 0 lists the world's locations (member i is world rank i);
- * communicator c has group c + 1 of its members as world ranks; a topology
- * communicator's in-neighbours of this rank follow, numbered densely from
- * ncomms + 1, each found by its name (RF_IN_NEIGHBOURS_FMT with c). */
+/* Groups: 0 lists the world's locations (member i is world rank i); then
+ * the member lists, interned (every communicator of one list shares it;
+ * MPI_COMM_SELF's is a COMM_SELF group without members), numbered from
+ * RF_GROUP_FIRST_MEMBERS; then one empty group per communicator that has an
+ * agreed key, named RF_COMM_KEY_FMT; then a topology communicator's
+ * in-neighbours of this rank, each found by its name (RF_IN_NEIGHBOURS_FMT
+ * with c). A communicator is a Comm on its member group, an
+ * intercommunicator an InterComm on its local and its remote group. */
 #define RF_GROUP_WORLD 0
 #define RF_GROUP_WORLD_NAME "MPI_COMM_WORLD locations"
-#define RF_GROUP_OF_COMM(c) ((uint32_t)(c) + 1)
-#define RF_GROUP_FIRST_IN_NEIGHBOURS(ncomms) ((uint32_t)(ncomms) + 1)
+#define RF_GROUP_FIRST_MEMBERS 1
+#define RF_COMM_KEY_FMT "synctrace key of comm %u: %016llx"
+#define RF_COMM_KEY_SCAN "synctrace key of comm %u: %16llx%n"   /* sscanf: comm, key, length */
+/* Archives recovered before keys had groups of their own: the key named
+ * a communicator's member group ("synctrace key " and 16 hex digits). */
+#define RF_GROUP_KEY_PREFIX "synctrace key "
 #define RF_IN_NEIGHBOURS_FMT "synctrace in-neighbours of comm %u"
 
 /* Cartesian topologies, named as Score-P names them: "MPI_Cartesian_2x2",
@@ -116,7 +134,12 @@
 #define RF_JR_HEADER_END "header_end"
 /* records after the header */
 #define RF_JR_PROPERTY "property"
-#define RF_JR_COMM "comm"
+#define RF_JR_COMM "comm"                      /* comm REF NAME N @G [key HEX] [self] [remote N @G] */
+#define RF_JR_GROUP "group"                    /* group G N MEMBERS: a member list comm records name as @G */
+#define RF_JR_COMM_NAME "comm_name"            /* comm_name REF NAME: MPI_Comm_set_name */
+#define RF_JR_COMM_KEY "key"                   /* a comm record's optional fields */
+#define RF_JR_COMM_SELF "self"
+#define RF_JR_COMM_REMOTE "remote"
 #define RF_JR_NEIGHBOURS "neighbours"
 #define RF_JR_CLOCK_OFFSET "clock_offset"
 #define RF_JR_RESOLUTION "resolution"

@@ -20,6 +20,8 @@ struct ctx {
     int failed;
     uint32_t attr_true_time;
     int have_true_attr;
+    uint32_t attr_freed[3];   /* freed_receive_comm, _source, _tag (have_freed_attrs) */
+    int have_freed_attrs;
     struct rt_source_attrs src_attrs;   /* coll_sources_* (defs_write.h) */
     uint64_t *src_buf;
     size_t csrc_buf;
@@ -189,6 +191,28 @@ static OTF2_CallbackCode ev_isend_complete(EV_HEAD, uint64_t req) { EV_UNUSED; r
 static OTF2_CallbackCode ev_irecv_request(EV_HEAD, uint64_t req) { EV_UNUSED; return ev_req(ud, RT_IRECV_REQUEST, time, attrs, req); }
 static OTF2_CallbackCode ev_cancelled(EV_HEAD, uint64_t req) { EV_UNUSED; return ev_req(ud, RT_CANCELLED, time, attrs, req); }
 static OTF2_CallbackCode ev_nbc_request(EV_HEAD, uint64_t req) { EV_UNUSED; return ev_req(ud, RT_NBC_REQUEST, time, attrs, req); }
+
+/* An MpiRequestTest is only kept when it is the tracer's record of a
+ * receive request released by MPI_Request_free (its freed_receive_*
+ * attributes); a test that found a request incomplete says nothing else. */
+static OTF2_CallbackCode ev_request_test(EV_HEAD, uint64_t req)
+{
+    EV_UNUSED;
+    struct ctx *c = ud;
+    OTF2_CommRef comm;
+    int32_t source, tag;
+    if (c->have_freed_attrs != 7 || !attrs
+        || OTF2_AttributeList_GetCommRef(attrs, c->attr_freed[0], &comm) != OTF2_SUCCESS
+        || OTF2_AttributeList_GetInt32(attrs, c->attr_freed[1], &source) != OTF2_SUCCESS
+        || OTF2_AttributeList_GetInt32(attrs, c->attr_freed[2], &tag) != OTF2_SUCCESS)
+        return OTF2_CALLBACK_SUCCESS;
+    PUSH(RT_IRECV_FREED);
+    e->ref = comm;
+    e->peer = source < 0 ? RT_ANY : (uint32_t)source;
+    e->tag = tag < 0 ? RT_ANY : (uint32_t)tag;
+    e->req = req;
+    return OTF2_CALLBACK_SUCCESS;
+}
 
 static OTF2_CallbackCode ev_coll_begin(EV_HEAD) { EV_UNUSED; PUSH(RT_COLL_BEGIN); (void)e; return OTF2_CALLBACK_SUCCESS; }
 
@@ -393,6 +417,8 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     out->trace_length = d.trace_length;
     c.attr_true_time = d.true_time;
     c.have_true_attr = d.have_true_time;
+    memcpy(c.attr_freed, d.freed_receive, sizeof c.attr_freed);
+    c.have_freed_attrs = d.have_freed_receive;
     for (uint32_t k = 0; k < d.nattrs; k++)
         if (rt_source_attr_def(&c.src_attrs, d.attrs[k].ref, d.attrs[k].name, d.attrs[k].type) != 0) {
             snprintf(err, errlen, "%s: out of memory", anchor);
@@ -423,9 +449,34 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
         }
         struct rt_comm *oc = &out->comms[k];
         oc->name = dc->name;
-        oc->nmembers = dc->nmembers;
-        oc->members = dc->members;
-        oc->parent = dc->parent == OTF2_UNDEFINED_COMM ? UINT32_MAX : dc->parent;
+        oc->key = dc->key;
+        oc->has_key = dc->has_key;
+        if (dc->inter) {
+            /* group A is the local group (the writer's), B the remote one,
+             * whose ranks point-to-point peers name */
+            oc->inter = 1;
+            oc->local = dc->members;
+            oc->nlocal = dc->nmembers;
+            oc->members = dc->remote;
+            oc->nmembers = dc->nremote;
+            dc->remote = NULL;
+        } else if (dc->self) {
+            /* OTF2's COMM_SELF group names no one: it is each rank's own */
+            uint64_t *me = realloc(dc->members, sizeof *me);
+            if (!me) {
+                snprintf(err, errlen, "%s: out of memory", anchor);
+                goto done;
+            }
+            me[0] = (uint64_t)out->rank;
+            oc->self = 1;
+            oc->members = me;
+            oc->nmembers = 1;
+        } else {
+            oc->members = dc->members;
+            oc->nmembers = dc->nmembers;
+        }
+        /* an intercommunicator's two sides have different local parents */
+        oc->parent = dc->parent == OTF2_UNDEFINED_COMM || dc->inter ? UINT32_MAX : dc->parent;
         oc->cart_ndims = dc->cart_ndims;
         oc->cart_sizes = dc->cart_sizes;
         oc->cart_periodic = dc->cart_periodic;
@@ -531,6 +582,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_EvtReaderCallbacks_SetMpiRecvCallback(ecb, ev_recv);
     OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(ecb, ev_irecv);
     OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(ecb, ev_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(ecb, ev_request_test);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(ecb, ev_coll_begin);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, ev_coll_end);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecb, ev_nbc_request);
@@ -716,6 +768,7 @@ void rt_free_rank(struct rt_rank *r)
         for (uint32_t i = 0; i < r->ncomms; i++) {
             free(r->comms[i].name);
             free(r->comms[i].members);
+            free(r->comms[i].local);
             free(r->comms[i].in);
             free(r->comms[i].cart_sizes);
             free(r->comms[i].cart_periodic);
@@ -741,9 +794,25 @@ uint32_t rt_take_threads(struct rt_rank *r, struct rt_rank **out)
 
 int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local)
 {
-    if (comm >= r->ncomms || local >= r->comms[comm].nmembers)
+    if (comm >= r->ncomms)
         return -1;
-    uint64_t w = r->comms[comm].members[local];
+    const struct rt_comm *c = &r->comms[comm];
+    if (c->self)   /* MPI_COMM_SELF: its one rank is this one */
+        return local == 0 ? r->rank : -1;
+    const uint64_t *v = c->members;
+    uint32_t n = c->nmembers;
+    if (c->inter && c->both_groups) {
+        int in_b = 0;
+        for (uint32_t i = 0; i < c->nmembers && !in_b; i++)
+            in_b = c->members[i] == (uint64_t)r->rank;
+        if (in_b) {
+            v = c->local;
+            n = c->nlocal;
+        }
+    }
+    if (local >= n)
+        return -1;
+    uint64_t w = v[local];
     return w == UINT64_MAX ? -1 : (int)w;
 }
 
@@ -769,7 +838,7 @@ const char *rt_kind_name(enum rt_kind kind)
 {
     static const char *names[RT_KIND_COUNT] = {
         "ENTER", "LEAVE", "SEND", "ISEND", "ISEND_COMPLETE", "IRECV_REQUEST", "RECV", "IRECV",
-        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH", "RMA"
+        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH", "IRECV_FREED", "RMA"
     };
     return kind < RT_KIND_COUNT ? names[kind] : "?";
 }

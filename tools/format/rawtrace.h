@@ -11,6 +11,8 @@
 enum rt_kind {
     RT_ENTER, RT_LEAVE, RT_SEND, RT_ISEND, RT_ISEND_COMPLETE, RT_IRECV_REQUEST, RT_RECV, RT_IRECV,
     RT_CANCELLED, RT_COLL_BEGIN, RT_COLL_END, RT_NBC_REQUEST, RT_NBC_COMPLETE, RT_FLUSH,
+    RT_IRECV_FREED,           /* MPI_Request_free released receive request `req` before it completed:
+                               * ref, peer, tag as posted (RT_ANY for MPI_ANY_SOURCE, MPI_ANY_TAG) */
     RT_RMA,                   /* one-sided: `tag` says which record (enum rt_rma) */
     RT_KIND_COUNT
 };
@@ -28,6 +30,7 @@ enum rt_rma {
     RT_RMA_WIN_CREATE, RT_RMA_WIN_DESTROY, RT_RMA_COLL_BEGIN, RT_RMA_COLL_END, RT_RMA_PUT, RT_RMA_GET,
     RT_RMA_ATOMIC, RT_RMA_OP_COMPLETE_REMOTE, RT_RMA_REQUEST_LOCK, RT_RMA_RELEASE_LOCK, RT_RMA_SYNC
 };
+#define RT_ANY UINT32_MAX
 
 struct rt_event {
     uint64_t time;
@@ -43,10 +46,19 @@ struct rt_event {
 };
 
 struct rt_comm {
-    char *name;
+    char *name;               /* MPI's name ("" for none); older tracers wrote the key here */
+    uint64_t key;             /* the key its members agree on (has_key) */
+    int has_key;
+    int self;                 /* MPI_COMM_SELF (written as a COMM_SELF group): members is this rank */
+    int inter;                /* an intercommunicator: members is its remote group */
     uint32_t parent;          /* the communicator it was made from (a reference), or UINT32_MAX */
     uint32_t nmembers;
-    uint64_t *members;        /* world ranks, in communicator rank order */
+    uint64_t *members;        /* world ranks, in communicator rank order: whom peers name */
+    uint32_t nlocal;
+    uint64_t *local;          /* an intercommunicator's local group (world ranks) */
+    int both_groups;          /* read from a merged archive, shared by the locations of both groups:
+                               * `local` is group A, `members` group B, and a peer names a rank of
+                               * the group its location is not in */
     int has_in;               /* a topology communicator: */
     uint32_t nin;
     uint64_t *in;             /* this rank's in-neighbours (world ranks), whom neighbourhood collectives receive from */

@@ -24,9 +24,17 @@
  * then, as they come:
  *
  *   property NAME VALUE          an OTF2 archive property (SYNCTRACE::RUN_ID, ...)
- *   comm REF NAME N MEMBERS      a communicator: N world ranks, comma-separated
+ *   group G N MEMBERS            a member list communicators name as @G
+ *   comm REF NAME N MEMBERS [key HEX] [self] [remote NR RMEMBERS]
+ *                                a communicator: N world ranks, comma-separated
  *                                in communicator rank order, -1 for a process
- *                                of another world, "-" when N is 0
+ *                                of another world, "-" when N is 0, or @G for
+ *                                those of group record G; the key its
+ *                                members agree on (16 hex digits; older tracers
+ *                                wrote it as NAME); `self`: MPI_COMM_SELF (N is
+ *                                0); `remote`: an intercommunicator, MEMBERS its
+ *                                local group and RMEMBERS its remote one
+ *   comm_name REF NAME           MPI_Comm_set_name gave communicator REF a name
  *   clock_offset TIME OFFSET STDDEV
  *   neighbours REF N LIST        a topology communicator's in-neighbours of this rank
  *   comm_parent REF PARENT       the communicator REF was made from (an intracommunicator's)
@@ -102,8 +110,13 @@ struct jregion {
 struct jcomm {
     int set;
     char *name;
+    int has_key;              /* "key HEX": the key its members agreed on */
+    uint64_t key;
+    int self, inter;
     uint32_t n;
     uint64_t *members;
+    uint32_t nremote;
+    uint64_t *remote;         /* an intercommunicator's remote group */
     int has_in;               /* a "neighbours" record: in-neighbours of a topology communicator */
     uint32_t nin;
     uint64_t *in;
@@ -120,6 +133,12 @@ struct jwin {
     int set;
     uint32_t comm;
     char *name;               /* NULL: unnamed */
+};
+
+struct jgroup {
+    int set;
+    uint32_t n;
+    uint64_t *members;
 };
 
 struct jprop {
@@ -139,6 +158,8 @@ struct journal {
     uint32_t ncomms, comms_cap;
     struct jwin *wins;
     uint32_t nwins, wins_cap;
+    struct jgroup *groups;
+    uint32_t ngroups, groups_cap;
     struct jprop *props;
     uint32_t nprops;
     struct rf_clock_offset *offsets;
@@ -172,6 +193,7 @@ static void journal_free(struct journal *j)
     for (uint32_t i = 0; i < j->ncomms; i++) {
         free(j->comms[i].name);
         free(j->comms[i].members);
+        free(j->comms[i].remote);
         free(j->comms[i].in);
         jcomm_free_cart(&j->comms[i]);
     }
@@ -179,6 +201,9 @@ static void journal_free(struct journal *j)
     for (uint32_t i = 0; i < j->nwins; i++)
         free(j->wins[i].name);
     free(j->wins);
+    for (uint32_t i = 0; i < j->ngroups; i++)
+        free(j->groups[i].members);
+    free(j->groups);
     for (uint32_t i = 0; i < j->nprops; i++) {
         free(j->props[i].name);
         free(j->props[i].value);
@@ -331,7 +356,23 @@ static int parse_cart(struct journal *j, char **f)
     return 0;
 }
 
-#define MAX_FIELDS 8
+/* MEMBERS of a comm record: a list, or @G for group record G's. */
+static int comm_members(const struct journal *j, const char *s, uint32_t n, uint64_t **out)
+{
+    if (*s != '@')
+        return parse_members(s, n, out);
+    uint64_t g;
+    if (parse_u64(s + 1, &g) != 0 || g >= j->ngroups || !j->groups[g].set || j->groups[g].n != n)
+        return -1;
+    *out = malloc(sizeof **out * (n ? n : 1));
+    if (!*out)
+        return -1;
+    if (n)
+        memcpy(*out, j->groups[g].members, sizeof **out * n);
+    return 0;
+}
+
+#define MAX_FIELDS 12
 
 /* One complete line (without its '\n'). Returns 0, or -1 for a malformed record. */
 static int parse_record(struct journal *j, char *line)
@@ -416,7 +457,7 @@ static int parse_record(struct journal *j, char *line)
         j->props = nv;
         nv[j->nprops++] = (struct jprop){ name, value };
         return 0;
-    } else if (strcmp(key, RF_JR_COMM) == 0 && nf == 5) {
+    } else if (strcmp(key, RF_JR_COMM) == 0 && nf >= 5) {
         uint64_t n;
         if (parse_u64(f[1], &u) != 0 || parse_u64(f[3], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS
             || st_table_ensure((void **)&j->comms, &j->ncomms, &j->comms_cap, u, RF_JOURNAL_MAX_REF,
@@ -425,13 +466,58 @@ static int parse_record(struct journal *j, char *line)
         struct jcomm *c = &j->comms[u];
         free(c->name);
         free(c->members);
-        c->members = NULL;
+        free(c->remote);
+        c->members = c->remote = NULL;
         jcomm_free_cart(c);
         c->parent = OTF2_UNDEFINED_COMM;
+        c->has_key = 0;
+        c->key = 0;
+        c->self = c->inter = 0;
+        c->nremote = 0;
         c->set = 1;
         c->n = (uint32_t)n;
-        if (!(c->name = decode(f[2])) || parse_members(f[4], c->n, &c->members) != 0)
+        if (!(c->name = decode(f[2])) || comm_members(j, f[4], c->n, &c->members) != 0)
             return -1;
+        for (int i = 5; i < nf;) {   /* optional fields */
+            if (strcmp(f[i], RF_JR_COMM_KEY) == 0 && i + 1 < nf && strlen(f[i + 1]) == 16
+                && strspn(f[i + 1], "0123456789abcdef") == 16) {
+                c->key = strtoull(f[i + 1], NULL, 16);
+                c->has_key = 1;
+                i += 2;
+            } else if (strcmp(f[i], RF_JR_COMM_SELF) == 0 && c->n == 0) {
+                c->self = 1;
+                i++;
+            } else if (strcmp(f[i], RF_JR_COMM_REMOTE) == 0 && i + 2 < nf && !c->inter) {
+                if (parse_u64(f[i + 1], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS)
+                    return -1;
+                c->inter = 1;
+                c->nremote = (uint32_t)n;
+                if (comm_members(j, f[i + 2], c->nremote, &c->remote) != 0)
+                    return -1;
+                i += 3;
+            } else {
+                return -1;
+            }
+        }
+        return 0;
+    } else if (strcmp(key, RF_JR_GROUP) == 0 && nf == 4) {
+        uint64_t n;
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS
+            || st_table_ensure((void **)&j->groups, &j->ngroups, &j->groups_cap, u, RF_JOURNAL_MAX_REF,
+                               sizeof *j->groups) != 0
+            || j->groups[u].set)
+            return -1;
+        j->groups[u].set = 1;
+        j->groups[u].n = (uint32_t)n;
+        return parse_members(f[3], j->groups[u].n, &j->groups[u].members);
+    } else if (strcmp(key, RF_JR_COMM_NAME) == 0 && nf == 3) {
+        if (parse_u64(f[1], &u) != 0 || u >= j->ncomms || !j->comms[u].set)
+            return -1;
+        char *name = decode(f[2]);
+        if (!name)
+            return -1;
+        free(j->comms[u].name);
+        j->comms[u].name = name;
         return 0;
     } else if (strcmp(key, RF_JR_NEIGHBOURS) == 0 && nf == 4) {
         uint64_t n;
@@ -630,8 +716,15 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, struct journal *j, uint64
         struct jcomm *d = &j->comms[c];
         if (!d->set)
             continue;
-        ok = rf_defs_set_comm(&defs, c, d->name, d->n, d->members) == c;
-        d->members = NULL;   /* the definitions' now */
+        /* member lists interned as the tracer interns them; an older
+         * tracer's journal has no key (its name was the key) */
+        int added;
+        struct rf_comm_desc desc = {
+            .name = d->name, .has_key = d->has_key, .key = d->key, .inter = d->inter,
+            .local = rf_defs_group(&defs, d->self, d->n, d->members, &added),
+        };
+        desc.remote = d->inter ? rf_defs_group(&defs, 0, d->nremote, d->remote, &added) : 0;
+        ok = desc.local != UINT32_MAX && desc.remote != UINT32_MAX && rf_defs_set_comm(&defs, c, &desc) == c;
         if (ok && d->has_in) {
             ok = rf_defs_comm_neighbours(&defs, c, d->nin, d->in) == 0;
             d->in = NULL;

@@ -918,13 +918,9 @@ static void write_rank(int r)
     char host[32];
     snprintf(host, sizeof host, "node%d", node);
     struct rf_defs defs = { 0 };
-    uint64_t *world = malloc(sizeof *world * (size_t)P), *sync = malloc(sizeof *sync * (size_t)P);
-    if (world && sync) {
-        memcpy(world, world_members, sizeof *world * (size_t)P);
-        memcpy(sync, world_members, sizeof *sync * (size_t)P);
-    }
-    if (!world || !sync || rf_defs_add_comm(&defs, RF_COMM_WORLD_NAME, (uint32_t)P, world) != COMM_WORLD
-        || rf_defs_add_comm(&defs, RF_COMM_SYNC_NAME, (uint32_t)P, sync) != COMM_SYNC)
+    /* the world and the tracer's duplicate of it share one member list */
+    if (rf_defs_add_plain_comm(&defs, RF_COMM_WORLD_NAME, (uint32_t)P, world_members) != COMM_WORLD
+        || rf_defs_add_plain_comm(&defs, RF_COMM_SYNC_NAME, (uint32_t)P, world_members) != COMM_SYNC)
         die(1, "out of memory");
     struct rf_region own[R_COUNT];
     for (int i = 0; i < R_COUNT; i++)

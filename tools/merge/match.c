@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------- communicator names -> global ids ---------- */
+/* ---------- communicator keys -> global ids ---------- */
 
 struct interner {
-    char **names;        /* by id */
+    uint64_t *keys;      /* by id */
     uint32_t n, cap;
     uint32_t *slots;     /* open addressing: id + 1, 0 = empty */
     uint32_t nslots;
@@ -26,7 +26,15 @@ static uint64_t hash_str(const char *s)
     return h;
 }
 
-static int intern(struct interner *in, const char *name, uint32_t *id)
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static int intern(struct interner *in, uint64_t key, uint32_t *id, int *fresh)
 {
     if ((in->n + 1) * 2 > in->nslots) {
         uint32_t ns = in->nslots ? in->nslots * 2 : 64;
@@ -34,7 +42,7 @@ static int intern(struct interner *in, const char *name, uint32_t *id)
         if (!slots)
             return -1;
         for (uint32_t i = 0; i < in->n; i++) {
-            uint32_t s = (uint32_t)(hash_str(in->names[i]) & (ns - 1));
+            uint32_t s = (uint32_t)(mix64(in->keys[i]) & (ns - 1));
             while (slots[s])
                 s = (s + 1) & (ns - 1);
             slots[s] = i + 1;
@@ -43,24 +51,60 @@ static int intern(struct interner *in, const char *name, uint32_t *id)
         in->slots = slots;
         in->nslots = ns;
     }
-    uint32_t s = (uint32_t)(hash_str(name) & (in->nslots - 1));
+    uint32_t s = (uint32_t)(mix64(key) & (in->nslots - 1));
     for (; in->slots[s]; s = (s + 1) & (in->nslots - 1))
-        if (strcmp(in->names[in->slots[s] - 1], name) == 0) {
+        if (in->keys[in->slots[s] - 1] == key) {
             *id = in->slots[s] - 1;
+            *fresh = 0;
             return 0;
         }
     if (in->n == in->cap) {
         uint32_t cap = in->cap ? in->cap * 2 : 16;
-        char **nv = realloc(in->names, sizeof *nv * cap);
+        uint64_t *nv = realloc(in->keys, sizeof *nv * cap);
         if (!nv)
             return -1;
-        in->names = nv;
+        in->keys = nv;
         in->cap = cap;
     }
-    if (!(in->names[in->n] = strdup(name)))
-        return -1;
+    in->keys[in->n] = key;
     in->slots[s] = in->n + 1;
     *id = in->n++;
+    *fresh = 1;
+    return 0;
+}
+
+/* The global identity of a rank's communicator: its agreed key; every
+ * MPI_COMM_SELF one; a trace without keys (older tracers wrote the key as
+ * the name, synctrace-gen names them), its name. */
+#define SELF_KEY 0x5e1f5e1f5e1f5e1fULL
+static uint64_t identity(const struct rt_comm *c)
+{
+    if (c->self)
+        return SELF_KEY;
+    if (c->has_key)
+        return c->key;
+    return hash_str(c->name ? c->name : "") ^ 0x6e616d65ULL;   /* "name" */
+}
+
+static uint64_t *copy_u64(const uint64_t *v, uint32_t n)
+{
+    uint64_t *c = malloc(sizeof *c * (n ? n : 1));
+    if (c && n)
+        memcpy(c, v, sizeof *c * n);
+    return c;
+}
+
+/* The caller's rank in its communicator (its local group), or 0. */
+static uint32_t local_rank(const struct rt_comm *c, uint32_t me)
+{
+    const uint64_t *v = c->inter ? c->local : c->members;
+    uint32_t n = c->inter ? c->nlocal : c->nmembers;
+    for (uint32_t m = 0; v && m < n; m++)
+        if (v[m] == me)
+            return m;
+    for (uint32_t m = 0; c->inter && c->both_groups && m < c->nmembers; m++)
+        if (c->members[m] == me)
+            return m;
     return 0;
 }
 
@@ -101,6 +145,7 @@ struct endpoint {
                                * rank's threads, each a location of its own, interleave by it */
     struct mg_event_ref ev;
     uint64_t bytes;
+    int open;                 /* a receive released by MPI_Request_free: its completion is not known */
 };
 
 /* (communicator, sender, receiver, tag) */
@@ -187,7 +232,8 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
         if (!comm_ids[r])
             goto oom;
         for (uint32_t c = 0; c < rk->ncomms; c++) {
-            if (intern(&names, rk->comms[c].name, &comm_ids[r][c]) != 0)
+            int fresh;
+            if (intern(&names, identity(&rk->comms[c]), &comm_ids[r][c], &fresh) != 0)
                 goto oom;
         }
     }
@@ -198,15 +244,28 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
     for (uint32_t r = 0; r < nranks; r++)
         for (uint32_t c = 0; c < ranks[r].ncomms; c++) {
             struct mg_comm *g = &out->comms[comm_ids[r][c]];
+            const struct rt_comm *rc = &ranks[r].comms[c];
             if (g->name)
                 continue;
-            g->name = strdup(ranks[r].comms[c].name);
-            g->size = ranks[r].comms[c].nmembers;
-            g->members = malloc(sizeof *g->members * (g->size ? g->size : 1));
+            g->name = strdup(rc->name ? rc->name : "");
+            g->key = identity(rc);
+            g->self = rc->self;
+            g->inter = rc->inter;
+            if (rc->self) {
+                g->members = copy_u64(NULL, 0);
+            } else if (rc->inter) {
+                /* group A: this rank's side (or the archive's A); B: the remote side */
+                g->size = rc->nlocal;
+                g->members = copy_u64(rc->local, rc->nlocal);
+                g->size_b = rc->nmembers;
+                if (!(g->members_b = copy_u64(rc->members, rc->nmembers)))
+                    goto oom;
+            } else {
+                g->size = rc->nmembers;
+                g->members = copy_u64(rc->members, rc->nmembers);
+            }
             if (!g->name || !g->members)
                 goto oom;
-            if (g->size)   /* members may be NULL when empty */
-                memcpy(g->members, ranks[r].comms[c].members, sizeof *g->members * g->size);
         }
 
     /* First pass, over every location: where each receive request was
@@ -245,7 +304,7 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
         for (uint64_t i = 0; i < rk->nevents; i++) {
             const struct rt_event *e = &rk->events[i];
             uint32_t comm = e->ref < rk->ncomms ? comm_ids[r][e->ref] : UINT32_MAX;
-            struct endpoint ep = { comm, 0, 0, e->tag, e->time, { r, i }, e->bytes };
+            struct endpoint ep = { comm, 0, 0, e->tag, e->time, { r, i }, e->bytes, 0 };
             switch (e->kind) {
             case RT_ENTER:
                 region = e->ref;
@@ -282,6 +341,20 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 if (find_req(posted, nposted, me, e->req))
                     out->cancelled++;
                 break;
+            case RT_IRECV_FREED: {
+                /* It takes its turn where it was posted; a wildcard one
+                 * cannot be placed (its send is reported unmatched). */
+                if (e->peer == RT_ANY || e->tag == RT_ANY)
+                    break;
+                const struct req_index *p = find_req(posted, nposted, me, e->req);
+                int src = rt_world_rank(rk, e->ref, e->peer);
+                ep.order = p ? ranks[p->stream].events[p->index].time : e->time;
+                ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
+                ep.dst = me;
+                ep.open = 1;
+                PUSH(recvs, nrecvs, crecvs, ep);
+                break;
+            }
             case RT_COLL_BEGIN:
                 open_begin = i;
                 open_neighbor = is_neighbor_region(rk, region);
@@ -313,15 +386,9 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                     c.order = ranks[p->stream].events[c.enter.index].time;
                     c.neighbor = (p->index >> 63) != 0;
                 }
-                /* the caller's rank in the communicator */
-                if (comm != UINT32_MAX) {
-                    const struct mg_comm *g = &out->comms[comm];
-                    for (uint32_t m = 0; m < g->size; m++)
-                        if (g->members[m] == me) {
-                            c.comm_rank = m;
-                            break;
-                        }
-                }
+                /* the caller's rank in the communicator (an intercommunicator's: in its local group) */
+                if (e->ref < rk->ncomms)
+                    c.comm_rank = local_rank(&rk->comms[e->ref], me);
                 PUSH(calls, ncalls, ccalls, c);
                 break;
             }
@@ -345,14 +412,20 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
             PUSH(out->unmatched_sends, out->nunmatched_sends, cus, u);
             i++;
         } else if (cmp > 0) {
-            struct mg_unmatched u = { recvs[j].ev, recvs[j].comm, recvs[j].src, recvs[j].tag };
-            PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
+            if (!recvs[j].open) {
+                struct mg_unmatched u = { recvs[j].ev, recvs[j].comm, recvs[j].src, recvs[j].tag };
+                PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
+            }
             j++;
         } else {
             size_t i_end = i, j_end = j;
             while (i_end < nsends && same_key(&sends[i_end], &sends[i])) i_end++;
             while (j_end < nrecvs && same_key(&recvs[j_end], &recvs[j])) j_end++;
             for (; i < i_end && j < j_end; i++, j++) {
+                if (recvs[j].open) {   /* paired; nothing known of when it arrived */
+                    out->freed_receives++;
+                    continue;
+                }
                 struct mg_message m = { sends[i].ev, recvs[j].ev, sends[i].comm, sends[i].tag, sends[i].bytes };
                 PUSH(out->messages, out->nmessages, cmsg, m);
             }
@@ -361,6 +434,8 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 PUSH(out->unmatched_sends, out->nunmatched_sends, cus, u);
             }
             for (; j < j_end; j++) {
+                if (recvs[j].open)
+                    continue;   /* released before any message came: legal */
                 struct mg_unmatched u = { recvs[j].ev, recvs[j].comm, recvs[j].src, recvs[j].tag };
                 PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
             }
@@ -372,7 +447,9 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
     size_t ccoll = 0;
     for (size_t a = 0; a < ncalls;) {
         size_t b = a;
-        while (b < ncalls && calls[b].comm == calls[a].comm)
+        /* MPI_COMM_SELF: one rank's calls are its own instances */
+        int self = calls[a].comm < out->ncomms && out->comms[calls[a].comm].self;
+        while (b < ncalls && calls[b].comm == calls[a].comm && (!self || calls[b].rank == calls[a].rank))
             b++;
         /* runs of one rank each inside [a, b) */
         uint32_t nr = 0;
@@ -396,7 +473,8 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 k++;
         }
         start[nr] = b;
-        uint32_t comm_size = calls[a].comm < out->ncomms ? out->comms[calls[a].comm].size : nr;
+        const struct mg_comm *g = calls[a].comm < out->ncomms ? &out->comms[calls[a].comm] : NULL;
+        uint32_t comm_size = !g ? nr : g->self ? 1 : g->size + (g->inter ? g->size_b : 0);
         for (size_t k = 0; k < maxlen; k++) {
             struct mg_collective c = { .comm = calls[a].comm, .root = -1 };
             c.members = malloc(sizeof *c.members * nr);
@@ -443,9 +521,7 @@ done:
         for (uint32_t r = 0; r < nranks; r++)
             free(comm_ids[r]);
     free(comm_ids);
-    for (uint32_t k = 0; k < names.n; k++)
-        free(names.names[k]);
-    free(names.names);
+    free(names.keys);
     free(names.slots);
     free(sends);
     free(recvs);
@@ -467,6 +543,7 @@ void mg_free(struct mg_result *r)
     for (uint32_t c = 0; c < r->ncomms; c++) {
         free(r->comms[c].name);
         free(r->comms[c].members);
+        free(r->comms[c].members_b);
     }
     free(r->comms);
     free(r->messages);

@@ -54,10 +54,19 @@ struct mg_collective {
     int inter;                /* on an intercommunicator: data flows between the members' two sides */
 };
 
+/* Communicators are told apart by the key their members agree on (a
+ * trace without keys: by name). Every rank's MPI_COMM_SELF is one of them,
+ * `self`, whose calls never match across ranks (no members: each rank's
+ * own). An intercommunicator has two groups: `members` is group A (the
+ * local group of the first rank read), `members_b` group B. */
 struct mg_comm {
     char *name;
+    uint64_t key;
+    int self, inter;
     uint32_t size;
     uint64_t *members;        /* world ranks */
+    uint32_t size_b;
+    uint64_t *members_b;      /* an intercommunicator's group B */
 };
 
 struct mg_unmatched {
@@ -80,6 +89,8 @@ struct mg_result {
     uint32_t *sources;        /* member indices, see mg_member.sparse */
     size_t nsources;
     size_t cancelled;
+    size_t freed_receives;    /* sends paired with a receive released by MPI_Request_free before it
+                               * completed: no mg_message, as its completion time is not known */
     /* one-sided orderings MPI guarantees (rma_flow.h): send = the operation
      * at its origin, recv = the end of the target's closing fence */
     struct mg_message *rma_flows;

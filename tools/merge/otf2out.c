@@ -125,21 +125,29 @@ static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank 
 #undef CART_CHECK
 }
 
-/* The communicator global communicator c was made from, as the first
- * member that recorded one says (a parent id before c's own, so that the
- * definitions refer backwards), or OTF2_UNDEFINED_COMM. */
-static uint32_t comm_parent(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match, uint32_t c)
+/* The communicator each global communicator was made from, as the first
+ * member that recorded one says (a parent id before its own, so that the
+ * definitions refer backwards), or OTF2_UNDEFINED_COMM: one pass over every
+ * rank's communicators (a dup loop makes hundreds of thousands). NULL when
+ * out of memory. */
+static uint32_t *comm_parents(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match)
 {
+    uint32_t *parent = malloc(sizeof *parent * (match->ncomms ? match->ncomms : 1));
+    if (!parent)
+        return NULL;
+    for (uint32_t c = 0; c < match->ncomms; c++)
+        parent[c] = OTF2_UNDEFINED_COMM;
     for (uint32_t r = 0; r < nranks; r++) {
         if (ranks[r].thread)
             continue;
         for (uint32_t k = 0; k < ranks[r].ncomms; k++) {
-            uint32_t p = ranks[r].comms[k].parent;
-            if (match->rank_comm[r][k] == c && p < ranks[r].ncomms && match->rank_comm[r][p] < c)
-                return match->rank_comm[r][p];
+            uint32_t c = match->rank_comm[r][k], p = ranks[r].comms[k].parent;
+            if (c < match->ncomms && parent[c] == OTF2_UNDEFINED_COMM && p < ranks[r].ncomms
+                && match->rank_comm[r][p] < c)
+                parent[c] = match->rank_comm[r][p];
         }
     }
-    return OTF2_UNDEFINED_COMM;
+    return parent;
 }
 
 /* A location's id in the merged archive: the rank for its main thread,
@@ -189,6 +197,28 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         goto oom;
     int any_truth = 0, any_sources = 0;
     uint32_t source_words = 0;   /* coll_sources_<k> attributes to define */
+    /* the freed_receive_* attributes follow every other one: true_time (0),
+     * the collective source ones (1, 2 + k); a first pass finds how many */
+    for (uint32_t r = 0; truth_ns && r < nranks; r++)
+        if (truth_ns[r])
+            any_truth = 1;
+    uint32_t pre_words = 0;
+    int pre_sources = 0;
+    for (uint32_t r = 0; r < nranks; r++)
+        for (uint64_t i = 0; i < ranks[r].nevents; i++) {
+            uint8_t kind = ranks[r].events[i].kind;
+            if (kind != RT_COLL_END && kind != RT_NBC_COMPLETE)
+                continue;
+            uint32_t nslots;
+            const uint64_t *bits = rt_sources_of(&ranks[r], i, &nslots);
+            if (!nslots)
+                continue;
+            uint32_t words = bits ? (nslots + 63) / 64 : 0;
+            if (words > pre_words)
+                pre_words = words;
+            pre_sources = 1;
+        }
+    const uint32_t freed = pre_sources ? 2 + pre_words : any_truth ? 1 : 0;
     uint64_t last_time = 0;
     for (uint32_t r = 0; r < nranks; r++) {
         const struct rt_rank *rk = &ranks[r];
@@ -263,6 +293,12 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             case RT_RECV: CHECK(OTF2_EvtWriter_MpiRecv(w, a, t, e->peer, comm, e->tag, e->bytes)); break;
             case RT_IRECV: CHECK(OTF2_EvtWriter_MpiIrecv(w, a, t, e->peer, comm, e->tag, e->bytes, e->req)); break;
             case RT_CANCELLED: CHECK(OTF2_EvtWriter_MpiRequestCancelled(w, a, t, e->req)); break;
+            case RT_IRECV_FREED:   /* as the tracer records it, on the merged communicator */
+                CHECK(OTF2_AttributeList_AddCommRef(attrs, freed, comm));
+                CHECK(OTF2_AttributeList_AddInt32(attrs, freed + 1, e->peer == RT_ANY ? -1 : (int32_t)e->peer));
+                CHECK(OTF2_AttributeList_AddInt32(attrs, freed + 2, e->tag == RT_ANY ? -1 : (int32_t)e->tag));
+                CHECK(OTF2_EvtWriter_MpiRequestTest(w, attrs, t, e->req));
+                break;
             case RT_COLL_BEGIN: CHECK(OTF2_EvtWriter_MpiCollectiveBegin(w, a, t)); break;
             case RT_COLL_END:
                 CHECK(OTF2_EvtWriter_MpiCollectiveEnd(w, a, t, e->tag, comm, e->peer, e->bytes, e->received));
@@ -349,6 +385,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     uint32_t s_slots = st_strtab_ref(&strings, RF_ATTR_SOURCES_SLOTS_NAME);
     uint32_t s_slots_desc = st_strtab_ref(&strings, RF_ATTR_SOURCES_SLOTS_DESC);
     uint32_t s_bits_desc = st_strtab_ref(&strings, RF_ATTR_SOURCES_BITS_DESC);
+    uint32_t s_freed[3] = { st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_COMM_NAME),
+                            st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_SOURCE_NAME),
+                            st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_TAG_NAME) };
+    uint32_t s_freed_desc = st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_DESC);
     uint32_t *source_str = malloc(sizeof *source_str * (source_words ? source_words : 1));
     if (!source_str)
         goto oom;
@@ -449,6 +489,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                                       OTF2_TYPE_UINT64));
     }
     free(source_str);
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed, s_freed[0], s_freed_desc, OTF2_TYPE_COMM));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 1, s_freed[1], s_freed_desc, OTF2_TYPE_INT32));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 2, s_freed[2], s_freed_desc, OTF2_TYPE_INT32));
     uint64_t *world = malloc(sizeof *world * (nworld ? nworld : 1));
     if (!world) {
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
@@ -459,15 +502,40 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_WORLD, s_world, OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                           OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, nworld, world));
     free(world);
-    /* every group before the first communicator, as OTF2's readers expect */
+    /* Every group before the first communicator, as OTF2's readers expect,
+     * in ascending order. MPI_COMM_SELF is OTF2's COMM_SELF group (no
+     * members: each location's own rank), as Score-P writes it; an
+     * intercommunicator is an InterComm of its two groups, so that a peer
+     * names a rank of the group its location is not in. */
+    uint32_t next_group = RF_GROUP_WORLD + 1;
     for (uint32_t c = 0; c < match->ncomms; c++) {
         const struct mg_comm *mc = &match->comms[c];
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_OF_COMM(c), comm_str[c], OTF2_GROUP_TYPE_COMM_GROUP,
-                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, mc->size, mc->members));
+        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, s_empty,
+                                              mc->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, mc->self ? 0 : mc->size,
+                                              mc->members));
+        if (mc->inter)
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, mc->size_b, mc->members_b));
     }
-    for (uint32_t c = 0; c < match->ncomms; c++)
-        CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], RF_GROUP_OF_COMM(c),
-                                             comm_parent(ranks, nranks, match, c), OTF2_COMM_FLAG_NONE));
+    uint32_t *parent = comm_parents(ranks, nranks, match);
+    if (!parent) {
+        free(win_str);
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
+        goto oom;
+    }
+    for (uint32_t c = 0, g = RF_GROUP_WORLD + 1; c < match->ncomms; c++) {
+        const struct mg_comm *mc = &match->comms[c];
+        if (mc->inter) {
+            CHECK(OTF2_GlobalDefWriter_WriteInterComm(gd, c, comm_str[c], g, g + 1, OTF2_UNDEFINED_COMM,
+                                                      OTF2_COMM_FLAG_NONE));
+            g += 2;
+        } else {
+            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], g, parent[c], OTF2_COMM_FLAG_NONE));
+            g += 1;
+        }
+    }
+    free(parent);
     if (write_cart_topologies(gd, ranks, nranks, match, &strings, &failed) != 0) {
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of); free(win_str);
         goto oom;

@@ -109,6 +109,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     r->unmatched_recvs = match->nunmatched_recvs;
     r->incomplete_collectives = match->incomplete_collectives;
     r->cancelled = match->cancelled;
+    r->freed_receives = match->freed_receives;
     size_t used = 0;
     used = list_unmatched(r->unmatched_examples, sizeof r->unmatched_examples, used, "send", "to",
                           match->unmatched_sends, match->nunmatched_sends);
@@ -485,6 +486,7 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
             r->messages, r->collectives, r->unmatched_sends, r->unmatched_recvs);
     fprintf(f, "  \"unmatched_examples\": \"%s\",\n", r->unmatched_examples);
     fprintf(f, "  \"incomplete_collectives\": %zu,\n  \"cancelled\": %zu,\n", r->incomplete_collectives, r->cancelled);
+    fprintf(f, "  \"freed_receives\": %zu,\n", r->freed_receives);
     fprintf(f, "  \"tachyons_raw\": %zu,\n  \"tachyons_after\": %zu,\n  \"latency_violations_after\": %zu,\n",
             r->tachyons_raw, r->tachyons_after, r->latency_violations_after);
     fprintf(f, "  \"collective_order_violations_after\": %zu,\n  \"nonmonotonic_after\": %zu,\n",

@@ -170,7 +170,7 @@ int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm com
         return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     int ret = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *newcomm);
+    st_comm_created_by(ret, comm, *newcomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -202,7 +202,7 @@ int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm co
         return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     int ret = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *newcomm);
+    st_comm_created_by(ret, comm, *newcomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -236,7 +236,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
         return PMPI_Comm_create_group(comm, group, tag, newcomm);
     int ret = PMPI_Comm_create_group(comm, group, tag, newcomm);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *newcomm);
+    st_comm_created_by(ret, comm, *newcomm, ST_COMM_CREATE_GROUP, tag);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -400,7 +400,7 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm)
         return PMPI_Comm_join(fd, intercomm);
     int ret = PMPI_Comm_join(fd, intercomm);
     st_call_stamp(&call);
-    st_comm_created(ret, MPI_COMM_NULL, *intercomm);
+    st_comm_created_by(ret, MPI_COMM_NULL, *intercomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -471,7 +471,9 @@ int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     if (!st_call_begin(&call, ST_REGION_MPI_Comm_set_name))
         return PMPI_Comm_set_name(comm, comm_name);
     int ret = PMPI_Comm_set_name(comm, comm_name);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_comm_named(ret, comm, comm_name);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -492,7 +494,7 @@ int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info inf
         return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     int ret = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *intercomm);
+    st_comm_created_by(ret, comm, *intercomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -504,7 +506,7 @@ int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_o
         return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     int ret = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *intercomm);
+    st_comm_created_by(ret, comm, *intercomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -776,7 +778,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_
         return PMPI_Intercomm_create(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
     int ret = PMPI_Intercomm_create(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
     st_call_stamp(&call);
-    st_comm_created(ret, local_comm, *newintercomm);
+    st_comm_created_by(ret, local_comm, *newintercomm, ST_COMM_INTERCOMM_CREATE, tag);
     st_call_end_stamped(&call);
     return ret;
 }

@@ -70,7 +70,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MP
     MPI_Comm st_msg_comm_ = st_msg_take(*message);
     int ret = PMPI_Imrecv(buf, count, type, message, request);
     st_call_stamp(&call);
-    st_p2p_irecv(&call, ret, MPI_ANY_SOURCE, st_msg_comm_, *request);
+    st_p2p_irecv(&call, ret, MPI_ANY_SOURCE, MPI_ANY_TAG, st_msg_comm_, *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -92,7 +92,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     int ret = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     st_call_stamp(&call);
-    st_p2p_irecv(&call, ret, source, comm, *request);
+    st_p2p_irecv(&call, ret, source, tag, comm, *request);
     st_call_end_stamped(&call);
     return ret;
 }

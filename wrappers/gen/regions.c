@@ -970,7 +970,7 @@ const unsigned char st_region_essential[ST_REGION_MPI_COUNT] = {
     0,   /* MPI_Comm_set_attr */
     0,   /* MPI_Comm_set_errhandler */
     0,   /* MPI_Comm_set_info */
-    0,   /* MPI_Comm_set_name */
+    1,   /* MPI_Comm_set_name */
     0,   /* MPI_Comm_size */
     1,   /* MPI_Comm_spawn */
     1,   /* MPI_Comm_spawn_multiple */

@@ -44,7 +44,7 @@ int MPI_Request_free(MPI_Request *request)
     MPI_Request st_freed_ = *request;
     int ret = PMPI_Request_free(request);
     st_call_stamp(&call);
-    st_req_freed(ret, st_freed_);
+    st_req_freed(&call, ret, st_freed_);
     st_call_end_stamped(&call);
     return ret;
 }
