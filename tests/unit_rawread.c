@@ -59,37 +59,54 @@ static int truncate_to_half(const char *path)
 }
 
 /* DIR/rank-000000.otf2 with one location, two clock offsets, one event. */
-/* A derived communicator (made from the world) with a 1-D periodic
- * Cartesian topology of 1 and its in-neighbours, and two RMA windows on it,
- * the second named. */
+/* A derived communicator (made from the world, named after it was made)
+ * with a 1-D periodic Cartesian topology of 1 and its in-neighbours, and
+ * two RMA windows on it, the second named; MPI_COMM_SELF and an
+ * intercommunicator with their keys, sharing interned groups. */
 static int add_later_definitions(struct rf_defs *d)
 {
-    uint64_t *sub = malloc(sizeof *sub), *in = malloc(sizeof *in);
-    if (!sub || !in) {
-        free(sub);
-        free(in);
+    uint64_t sub[1] = { 0 }, remote[2] = { OTF2_UNDEFINED_UINT64, 0 };
+    uint64_t *in = malloc(sizeof *in);
+    if (!in)
         return -1;
-    }
-    sub[0] = 0;
     in[0] = 0;
     uint32_t size = 1, coord = 0;
     uint8_t periodic = 1;
-    return rf_defs_add_comm(d, "sub", 1, sub) == 1 && rf_defs_comm_parent(d, 1, 0) == 0
+    int added_sub, added_self, added_remote, added_again;
+    uint32_t g_sub = rf_defs_group(d, 0, 1, sub, &added_sub);
+    uint32_t g_self = rf_defs_group(d, 1, 0, NULL, &added_self);
+    uint32_t g_remote = rf_defs_group(d, 0, 2, remote, &added_remote);
+    uint32_t g_again = rf_defs_group(d, 0, 1, sub, &added_again);
+    struct rf_comm_desc self = { .name = "MPI_COMM_SELF", .has_key = 1, .key = 0x1234, .local = g_self };
+    struct rf_comm_desc inter = { .name = "", .has_key = 1, .key = 0xfedcba9876543210ULL, .inter = 1,
+                                  .local = g_sub, .remote = g_remote };
+    return rf_defs_add_plain_comm(d, "", 1, sub) == 1 && rf_defs_comm_name(d, 1, "sub") == 0
+           && rf_defs_comm_parent(d, 1, 0) == 0
            && rf_defs_comm_neighbours(d, 1, 1, in) == 0 && rf_defs_comm_cart(d, 1, 1, &size, &periodic, &coord, 0) == 0
            && rf_defs_add_window(d, 1) == 0 && rf_defs_add_window(d, 1) == 1 && rf_defs_window_name(d, 1, "my win") == 0
+           && g_sub == 0 && !added_sub && added_self && added_remote && g_again == g_sub && !added_again
+           && rf_defs_add_comm(d, &self) == 2 && rf_defs_add_comm(d, &inter) == 3
+           && rf_defs_comm_parent(d, 3, 0) != 0   /* an intercommunicator has no parent */
            ? 0 : -1;
 }
 
 /* What add_later_definitions defined, as the raw reader gives it. */
 static int later_definitions_read(const struct rt_rank *r)
 {
-    return r->ncomms == 2 && r->comms[0].parent == UINT32_MAX && r->comms[1].parent == 0
+    return r->ncomms == 4 && r->comms[0].parent == UINT32_MAX && r->comms[1].parent == 0
            && strcmp(r->comms[1].name, "sub") == 0 && r->comms[1].has_in && r->comms[1].nin == 1
            && r->comms[1].cart_ndims == 1 && r->comms[1].cart_sizes[0] == 1 && r->comms[1].cart_periodic[0] == 1
            && r->comms[1].has_cart_coords && r->comms[1].cart_rank == 0 && r->comms[1].cart_coords[0] == 0
            && !r->comms[0].cart_ndims && r->nwins == 2 && r->wins[0].comm == 1 && strcmp(r->wins[0].name, "") == 0
            && r->wins[1].comm == 1 && strcmp(r->wins[1].name, "my win") == 0 && r->nregion_roles == 1
-           && r->region_roles[0] == OTF2_REGION_ROLE_POINT2POINT;
+           && r->region_roles[0] == OTF2_REGION_ROLE_POINT2POINT
+           && !r->comms[0].has_key && !r->comms[1].has_key
+           && r->comms[2].self && r->comms[2].has_key && r->comms[2].key == 0x1234 && r->comms[2].nmembers == 1
+           && r->comms[2].members[0] == 0 && strcmp(r->comms[2].name, "MPI_COMM_SELF") == 0
+           && r->comms[3].inter && r->comms[3].has_key && r->comms[3].key == 0xfedcba9876543210ULL
+           && r->comms[3].parent == UINT32_MAX && r->comms[3].nlocal == 1 && r->comms[3].local[0] == 0
+           && r->comms[3].nmembers == 2 && r->comms[3].members[0] == OTF2_UNDEFINED_UINT64
+           && r->comms[3].members[1] == 0;
 }
 
 static int make_archive(const char *dir, enum damage damage)
@@ -111,14 +128,12 @@ static int make_archive(const char *dir, enum damage damage)
     ok = ok && rf_defs_write_clock_offsets(ar, &loc, 1, offsets, 2) == 0;
     OTF2_GlobalDefWriter *gd = ok ? OTF2_Archive_GetGlobalDefWriter(ar) : NULL;
     struct rf_defs defs = { 0 };
-    uint64_t *members = malloc(sizeof *members);
-    if (members)
-        members[0] = 0;
+    uint64_t members[1] = { 0 };
     struct rf_region region = { "MPI_Send", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI };
     struct rf_rank_defs rd = { .resolution = 1000000000, .global_offset = 0, .trace_length = 3000, .rank = 0,
                                .world_size = 1, .host = "host", .locs = &loc, .nlocs = 1, .regions = &region,
                                .nregions = 1 };
-    ok = gd && members && rf_defs_add_comm(&defs, RF_COMM_WORLD_NAME, 1, members) == 0;
+    ok = gd && rf_defs_add_plain_comm(&defs, RF_COMM_WORLD_NAME, 1, members) == 0;
     if (ok && damage == GOOD)
         ok = add_later_definitions(&defs) == 0;
     ok = ok && rf_defs_write(gd, &defs, &rd) == 0;
@@ -220,7 +235,11 @@ static void recovered(void)
                 RF_JR_REGION " 0 %d %d MPI_Send\n" RF_JR_HEADER_END " 1\n",
                 RF_JOURNAL_FORMAT, 1 << 20, (int)OTF2_REGION_ROLE_POINT2POINT, (int)OTF2_PARADIGM_MPI);
         fprintf(f, RF_JR_PROPERTY " " RF_PROP_RANK " 0\n" RF_JR_PROPERTY " " RF_PROP_WORLD_SIZE " 1\n"
-                RF_JR_COMM " 0 " RF_COMM_WORLD_NAME " 1 0\n" RF_JR_COMM " 1 sub 1 0\n" RF_JR_COMM_PARENT " 1 0\n"
+                RF_JR_COMM " 0 " RF_COMM_WORLD_NAME " 1 0\n" RF_JR_GROUP " 0 1 0\n" RF_JR_COMM " 1 x 1 @0\n"
+                RF_JR_COMM_NAME " 1 sub\n" RF_JR_COMM_PARENT " 1 0\n"
+                RF_JR_GROUP " 1 0 -\n" RF_JR_COMM " 2 MPI_COMM_SELF 0 @1 " RF_JR_COMM_KEY " 0000000000001234 "
+                RF_JR_COMM_SELF "\n" RF_JR_GROUP " 2 2 -1,0\n" RF_JR_COMM " 3 %%00 1 @0 " RF_JR_COMM_KEY
+                " fedcba9876543210 " RF_JR_COMM_REMOTE " 2 @2\n"
                 RF_JR_NEIGHBOURS " 1 1 0\n" RF_JR_CART " 1 0 1 1 1 0\n" RF_JR_WINDOW " 0 1\n" RF_JR_WINDOW " 1 1\n"
                 RF_JR_WINDOW_NAME " 1 my%%20win\n" RF_JR_STARTED_AT " 900\n" RF_JR_CLOCK_OFFSET " 500 7 1\n"
                 RF_JR_CLOCK_OFFSET " 5000 9 1\n" RF_JR_RESOLUTION " 1000000000\n");
@@ -233,8 +252,8 @@ static void recovered(void)
     struct rt_rank r;
     int rc = rt_read_rank(anchor, &r, err, sizeof err);
     ok(rc == 0 && r.recovered && later_definitions_read(&r) && r.global_offset == 900 && r.noffsets == 2,
-       "recovery: the journal's parent, Cartesian topology, in-neighbours, windows and MPI_Init's early start "
-       "rebuilt (%s)", rc ? err : "ok");
+       "recovery: the journal's groups, keys, SELF, intercommunicator, name, parent, Cartesian topology, "
+       "in-neighbours, windows and MPI_Init's early start rebuilt (%s)", rc ? err : "ok");
     rt_free_rank(&r);
     st_remove_tree(dir);
 }
