@@ -1,7 +1,7 @@
 #!/bin/sh
 # Set everything up, build, run the test suite, then the unit tests once
-# more under AddressSanitizer and UndefinedBehaviorSanitizer, and the
-# threaded test with the tracer under ThreadSanitizer.
+# more under AddressSanitizer and UndefinedBehaviorSanitizer, the
+# threaded test with the tracer under ThreadSanitizer, and the fuzzers.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/setup-debian.sh"
@@ -18,4 +18,6 @@ mkdir -p "$build-tsan"
 (cd "$build-tsan" && { [ -f Makefile ] || "$top/configure" -q CFLAGS="-g -O1 -fsanitize=thread" \
     LDFLAGS="-fsanitize=thread"; } && make -s -j"$(nproc)" libsynctrace.la >/dev/null) || status=1
 SYNCTRACE_TSAN_LIB="$build-tsan/.libs/libsynctrace.so" make -s -C "$build" check TESTS=tests/test-threads.sh || status=1
+# The readers fuzzed for a minute each (libFuzzer, ASan + UBSan; tests/fuzz/).
+BUILD_DIR="$build" "$top/tests/fuzz/run.sh" "${FUZZ_SECONDS:-60}" || status=1
 exit $status

@@ -66,7 +66,8 @@ struct ci_index {
     uint64_t *memb_first[CI_MAX_LEVELS];  /* [rank + 1] */
     uint32_t *memb[CI_MAX_LEVELS];        /* (cluster, position) pairs */
     uint64_t *bucket_first;               /* [rank + 1] into bucket */
-    uint32_t *bucket;                     /* per 2^CI_BUCKET_SHIFT events of a rank: the record of its first
+    uint32_t bucket_shift;                /* CI_BUCKET_SHIFT, or more when records are sparse (ci_prepare) */
+    uint32_t *bucket;                     /* per 2^bucket_shift events of a rank: the record of its first
                                            * event, counted from rec_first[rank] */
     /* storage */
     size_t entries_mapped;                /* built: entries lie in a mapping of this size at entries_base */

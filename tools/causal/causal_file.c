@@ -320,6 +320,7 @@ static const char *check_structure(const struct ci_index *ix)
     }
     if (ix->rec_first[0] != 0 || ix->rec_first[N] != ix->nrecords)
         return "record table";
+    uint64_t vector_total = 0;
     for (uint32_t r = 0; r < N; r++) {
         uint64_t a = ix->rec_first[r], b = ix->rec_first[r + 1];
         if (a == b && ix->nevents[r] == 0)
@@ -340,6 +341,21 @@ static const char *check_structure(const struct ci_index *ix)
                                      || ix->rec_size[x] > ix->map_first[lv][ix->rec_cluster[x] + 1]
                                                               - ix->map_first[lv][ix->rec_cluster[x]]))
                 return "record clusters";
+        }
+        /* Every entry counts events of its member rank: a query steps to
+         * event (entry - 1) of that rank. Each record owns its vector (the
+         * build appends them), so this reads each entry once. */
+        for (uint64_t x = a; x < b; x++) {
+            uint32_t lv = ix->rec_level[x];
+            uint64_t size = lv < ix->nlevels ? ix->rec_size[x] : N;
+            if (size > ix->nentries - vector_total)
+                return "record vectors";
+            vector_total += size;
+            const uint32_t *vec = ix->entries + ix->rec_vec[x];
+            const uint32_t *members = lv < ix->nlevels ? ix->map[lv] + ix->map_first[lv][ix->rec_cluster[x]] : NULL;
+            for (uint64_t j = 0; j < size; j++)
+                if (vec[j] > ix->nevents[members ? members[j] : j])
+                    return "record vectors";
         }
         /* a cluster receive is a receive stamped above the level */
         for (uint32_t k = 0; k < ix->nlevels; k++)

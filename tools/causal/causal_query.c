@@ -20,14 +20,25 @@
 
 int ci_prepare(struct ci_index *ix)
 {
-    /* record_of in O(1): the record of every 32nd event */
+    /* record_of in O(1): the record of every 32nd event. Where records are
+     * sparse (long runs of events without partners) a coarser table finds
+     * them as fast, and its size stays that of the records, not of the
+     * event counts (up to 2^32 a rank: 512 MB each at every 32nd). */
     ix->bucket_first = malloc(sizeof *ix->bucket_first * ((size_t)ix->nranks + 1));
     if (!ix->bucket_first)
         return -1;
-    uint64_t nb = 0;
+    uint64_t nb = 0, room = 2 * (ix->nrecords + ix->nranks);
+    for (ix->bucket_shift = CI_BUCKET_SHIFT; ix->bucket_shift < 32; ix->bucket_shift++) {
+        nb = ix->nranks;
+        for (uint32_t r = 0; r < ix->nranks; r++)
+            nb += ix->nevents[r] >> ix->bucket_shift;
+        if (nb <= room)
+            break;
+    }
+    nb = 0;
     for (uint32_t r = 0; r < ix->nranks; r++) {
         ix->bucket_first[r] = nb;
-        nb += (ix->nevents[r] >> CI_BUCKET_SHIFT) + 1;
+        nb += (ix->nevents[r] >> ix->bucket_shift) + 1;
     }
     ix->bucket_first[ix->nranks] = nb;
     ix->bucket = malloc(sizeof *ix->bucket * (nb ? nb : 1));
@@ -36,7 +47,7 @@ int ci_prepare(struct ci_index *ix)
     for (uint32_t r = 0; r < ix->nranks; r++) {
         uint64_t first = ix->rec_first[r], n = ix->rec_first[r + 1] - first, x = 0;
         for (uint64_t b = 0; b < ix->bucket_first[r + 1] - ix->bucket_first[r]; b++) {
-            uint64_t ev = b << CI_BUCKET_SHIFT;
+            uint64_t ev = b << ix->bucket_shift;
             while (x + 1 < n && ix->rec_start[first + x + 1] <= ev)
                 x++;
             ix->bucket[ix->bucket_first[r] + b] = (uint32_t)x;
@@ -121,7 +132,7 @@ int ci_valid(const struct ci_index *ix, uint32_t r, uint64_t i)
 static uint64_t record_of(const struct ci_index *ix, uint32_t r, uint64_t i)
 {
     /* from the record of the bucket's first event: a few steps, rarely more */
-    uint64_t lo = ix->rec_first[r] + ix->bucket[ix->bucket_first[r] + (i >> CI_BUCKET_SHIFT)];
+    uint64_t lo = ix->rec_first[r] + ix->bucket[ix->bucket_first[r] + (i >> ix->bucket_shift)];
     uint64_t hi = ix->rec_first[r + 1], end = lo + 8 < hi ? lo + 8 : hi;
     while (lo + 1 < end && ix->rec_start[lo + 1] <= i)
         lo++;

@@ -2,6 +2,7 @@
 #include "mtread.h"
 #include "defs_read.h"
 #include "otf2_quiet.h"
+#include "anchor_check.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -46,6 +47,10 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     rf_otf2_quiet();
     if (!(t->path = strdup(anchor))) {
         snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (anchor_check(anchor, err, errlen) != 0) {
+        mt_close(t);
         return -1;
     }
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);

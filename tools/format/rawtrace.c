@@ -3,6 +3,7 @@
 #include "rawtrace.h"
 #include "rawformat.h"
 #include "table.h"
+#include "anchor_check.h"
 #include "recover.h"
 #include "defs_read.h"
 #include "otf2_quiet.h"
@@ -389,6 +390,8 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     struct ctx c = { .r = out };
     struct rf_read_defs d = { 0 };
     rf_otf2_quiet();
+    if (anchor_check(path, err, errlen) != 0)
+        return -1;
     OTF2_Reader *rd = OTF2_Reader_Open(path);
     if (!rd) {
         snprintf(err, errlen, "%s: not a readable OTF2 archive", anchor);

@@ -79,7 +79,7 @@ static int run_stages(struct merge_state *st)
     if (merge_choose_model(st) != 0)
         return -1;
     rep->seconds_solve = lap(&t);
-    if (merge_apply(st) != 0)
+    if (merge_apply(st) != 0 || merge_repair(st) != 0)
         return -1;
     progress_update("measuring the result", 0, 0);
     report_fill(rep, st->locs, st->nlocs, &st->match, &st->model, st->sol.x, st->sol.lo, st->sol.hi, st->tau,

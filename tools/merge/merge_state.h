@@ -8,6 +8,7 @@
  *   constraints constraints.c    } one model's constraint graph and its
  *   solve       solve.c          } offsets: solution.c
  *   apply       apply.c          global times of every event
+ *   repair      repair.c         contradicted inputs (delta > 0): causal order restored
  *   measure     report.c, compare_clc.c (vs the controlled logical clock), precision.c
  *   write       write_stage.c    the merged archive and rawview.map, into outdir.c's temporary
  *   index       index_stage.c    the causal index, built while the archive is written
@@ -82,6 +83,7 @@ int merge_read(struct merge_state *st);
 int merge_match(struct merge_state *st);
 int merge_choose_model(struct merge_state *st);
 int merge_apply(struct merge_state *st);
+int merge_repair(struct merge_state *st);             /* repair.c: only when delta > 0 */
 int merge_write(struct merge_state *st);              /* the index starts and ends around it */
 
 /* solution.c: build the constraint graph of `model` and solve it. */

@@ -501,6 +501,9 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
                "\"unbounded_domains\": %u },\n",
             r->vertices, r->edges, r->hubs, r->neighbour_edges, r->unbounded);
     json_number(f, "delta_ns", r->delta_ns, 0);
+    fprintf(f, "  \"repair\": { \"applied\": %s, \"events_moved\": %zu, \"max_move_ns\": %.3f, "
+               "\"backward_moved\": %zu },\n",
+            r->repair_done ? "true" : "false", r->repair_jumps, r->repair_max_jump_ns, r->repair_backward_moved);
     fprintf(f, "  \"drift_model\": \"%s\",\n  \"drift_refinement_passes\": %d,\n",
             r->drift_dropped ? "dropped (contradicted the events)"
             : r->segments_used ? "segments (a drift and an offset per span between sync rounds)"
@@ -621,7 +624,10 @@ void report_print_summary(const struct report *r, FILE *to)
     if (r->have_pairs)
         fprintf(to, "  precision     clock pairs known within %s (mean %s)\n",
                 human_ns(a, sizeof a, r->pair_max_ns), human_ns(b, sizeof b, r->pair_mean_ns));
-    if (r->delta_ns > 0)
+    if (r->delta_ns > 0 && r->repair_done)
+        fprintf(to, "  imprecision   events contradict by up to %s: %zu moved (at most %s) for causal order\n",
+                human_ns(a, sizeof a, r->delta_ns), r->repair_jumps, human_ns(b, sizeof b, r->repair_max_jump_ns));
+    else if (r->delta_ns > 0)
         fprintf(to, "  imprecision   the events contradict each other by up to %s (relaxed)\n",
                 human_ns(a, sizeof a, r->delta_ns));
     if (r->have_truth)

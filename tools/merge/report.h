@@ -60,6 +60,10 @@ struct report {
     uint32_t vertices, hubs, unbounded;
     size_t edges;
     double delta_ns, median_rate;
+    /* repair.c: with delta > 0, the controlled logical clock's moves */
+    int repair_done;
+    size_t repair_jumps, repair_backward_moved;
+    double repair_max_jump_ns;
     int drift_dropped;        /* the drift model contradicted the events more than no drift */
     int segments_used;        /* clocks cut at their sync rounds (the events contradicted one drift per clock) */
     int drift_refined;        /* passes of drift refinement from the events that were kept */
