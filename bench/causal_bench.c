@@ -15,6 +15,7 @@
 #include "match.h"
 #include "rawdir.h"
 #include "rawtrace.h"
+#include "timing.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +32,6 @@ static uint64_t rnd(void)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -133,21 +127,21 @@ int main(int argc, char **argv)
     }
     struct ci_index ix;
     struct ci_stats st;
-    double t0 = now_s();
+    double t0 = st_now_s();
     if (ci_build(nev, (uint32_t)n, &m, &cfg, &ix, &st, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "causal_bench: %s\n", err);
         return 1;
     }
-    double build = now_s() - t0;
+    double build = st_now_s() - t0;
     double fill = -1;
     {
         size_t bytes = (size_t)(ix.nentries * 4 + ix.nrecords * 30) + 4096;
-        t0 = now_s();
+        t0 = st_now_s();
         char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p != MAP_FAILED) {
             madvise(p, bytes, MADV_HUGEPAGE);
             memset(p, 1, bytes);
-            fill = now_s() - t0;
+            fill = st_now_s() - t0;
             munmap(p, bytes);
         }
     }
@@ -161,12 +155,12 @@ int main(int argc, char **argv)
         return 1;
     }
     ci_free(&ix);
-    t0 = now_s();
+    t0 = st_now_s();
     if (ci_read(path, NULL, &ix, err, sizeof err) != 0) {
         fprintf(stderr, "causal_bench: %s\n", err);
         return 1;
     }
-    double open_s = now_s() - t0;
+    double open_s = st_now_s() - t0;
     remove(path);
     /* the cost of timing nothing */
     double *e = malloc(sizeof *e * 10001);

@@ -22,6 +22,7 @@
  * The key is written as its group's name (writer.h); the communicator's
  * own name is MPI's (MPI_COMM_WORLD, MPI_COMM_SELF, MPI_Comm_set_name). */
 #include "communicators.h"
+#include "rawformat.h"
 #include "handlemap.h"
 #include "requests.h"
 #include "tracer.h"
@@ -249,10 +250,10 @@ static void comms_init(MPI_Comm sync_comm)
     if (all) {
         for (int i = 0; i < n; i++)
             all[i] = i;
-        struct st_comm_desc world = { 1, "MPI_COMM_WORLD", 0, n, all, 0, 0, NULL };
+        struct st_comm_desc world = { 1, RF_COMM_WORLD_NAME, 0, n, all, 0, 0, NULL };
         struct st_commrec *w = remember(MPI_COMM_WORLD, &world);
         world_ref = w ? w->ref : OTF2_UNDEFINED_COMM;
-        struct st_comm_desc sync = { 2, "synctrace sync", 0, n, all, 0, 0, NULL };
+        struct st_comm_desc sync = { 2, RF_COMM_SYNC_NAME, 0, n, all, 0, 0, NULL };
         remember(sync_comm, &sync);
         free(all);
     }

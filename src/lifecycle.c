@@ -6,13 +6,13 @@
  * decision (an allreduce of the outcome), so the tracer's own collectives
  * can never leave one rank waiting for another. */
 #include <config.h>
+#include "rawformat.h"
 #include "communicators.h"
 #include "fsutil.h"
 #include "options.h"
 #include "hooks.h"
 #include "regions.h"
 #include "requests.h"
-#include "sumfile.h"
 #include "sync.h"
 #include "writer.h"
 
@@ -37,7 +37,7 @@ static int thread_level;
 static int holds_trace(const char *dir)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/run.meta", dir);
+    snprintf(path, sizeof path, "%s/" RF_META_FILE, dir);
     if (access(path, F_OK) == 0)
         return 1;
     DIR *d = opendir(dir);
@@ -46,7 +46,7 @@ static int holds_trace(const char *dir)
     int found = 0;
     struct dirent *de;
     while (!found && (de = readdir(d)) != NULL)
-        found = strncmp(de->d_name, "rank-", 5) == 0;
+        found = strncmp(de->d_name, RF_RANK_PREFIX, strlen(RF_RANK_PREFIX)) == 0;
     closedir(d);
     return found;
 }
@@ -85,56 +85,43 @@ static int agree_on_directory(void)
 static void set_properties(void)
 {
     char v[128];
-    st_writer_property("SYNCTRACE::VERSION", PACKAGE_VERSION);
-    st_writer_property("SYNCTRACE::RUN_ID", run_id);
+    st_writer_property(RF_PROP_VERSION, PACKAGE_VERSION);
+    st_writer_property(RF_PROP_RUN_ID, run_id);
     snprintf(v, sizeof v, "%d", st_g.rank);
-    st_writer_property("SYNCTRACE::RANK", v);
+    st_writer_property(RF_PROP_RANK, v);
     snprintf(v, sizeof v, "%d", st_g.size);
-    st_writer_property("SYNCTRACE::WORLD_SIZE", v);
-    st_writer_property("SYNCTRACE::HOST", st_clock_hostname());
-    st_writer_property("SYNCTRACE::CLOCK", st_clock_name());
+    st_writer_property(RF_PROP_WORLD_SIZE, v);
+    st_writer_property(RF_PROP_HOST, st_clock_hostname());
+    st_writer_property(RF_PROP_CLOCK, st_clock_name());
     snprintf(v, sizeof v, "%d", st_sync_domain(st_g.rank));
-    st_writer_property("SYNCTRACE::CLOCK_DOMAIN", v);
+    st_writer_property(RF_PROP_CLOCK_DOMAIN, v);
     if (st_clock_skew_enabled()) {
         snprintf(v, sizeof v, "%.6f", st_clock_skew_offset_us());
-        st_writer_property("SYNCTRACE::SKEW_OFFSET_US", v);
+        st_writer_property(RF_PROP_SKEW_OFFSET_US, v);
         snprintf(v, sizeof v, "%.6f", st_clock_skew_drift_ppm());
-        st_writer_property("SYNCTRACE::SKEW_DRIFT_PPM", v);
+        st_writer_property(RF_PROP_SKEW_DRIFT_PPM, v);
     }
 }
 
-/* Rank 0 writes DIR/run.meta: written to a temporary name and renamed, so
- * a reader sees either the old complete file or the new complete one. */
-static FILE *meta_begin(char *tmp, size_t len)
+/* Rank 0 writes DIR/run.meta (tools/format/meta_write.h): the head at
+ * MPI_Init, again with the sync rounds at MPI_Finalize. NULL when it
+ * cannot be written (the trace is still readable without). */
+static struct rf_meta *meta_begin(struct rf_meta *m)
 {
-    snprintf(tmp, len, "%s/run.meta.tmp", trace_dir);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return NULL;
-    fprintf(f, "# synctrace run metadata: one 'key value' per line\n");
-    fprintf(f, "format 1\nversion %s\nrun_id %s\nworld_size %d\nthread_level %d\n", PACKAGE_VERSION, run_id,
-            st_g.size, thread_level);
-    fprintf(f, "clock %s\nsync %s%s%s\nsync.interval_config %s\nbuffer_bytes %zu\n", st_clock_name(),
-            st_cfg.sync & ST_SYNC_INIT ? "init," : "", st_cfg.sync & ST_SYNC_FINALIZE ? "finalize," : "",
-            st_cfg.sync & ST_SYNC_PERIODIC ? "periodic," : "",
-            st_cfg.sync_interval_auto ? "auto" : "fixed", st_cfg.buffer_bytes);
-    fprintf(f, "skew %s\n", st_cfg.skew[0] ? st_cfg.skew : "none");
-    return f;
+    struct rf_meta_head h = {
+        .version = PACKAGE_VERSION, .run_id = run_id, .world_size = st_g.size, .thread_level = thread_level,
+        .clock = st_clock_name(), .sync_init = (st_cfg.sync & ST_SYNC_INIT) != 0,
+        .sync_finalize = (st_cfg.sync & ST_SYNC_FINALIZE) != 0, .sync_periodic = (st_cfg.sync & ST_SYNC_PERIODIC) != 0,
+        .interval_config = st_cfg.sync_interval_auto ? "auto" : "fixed", .buffer_bytes = st_cfg.buffer_bytes,
+        .skew = st_cfg.skew[0] ? st_cfg.skew : "none",
+    };
+    return rf_meta_begin(m, trace_dir, &h) == 0 ? m : NULL;
 }
 
-static void meta_end(FILE *f, const char *tmp, const char *status)
+static void meta_end(struct rf_meta *m, const char *status)
 {
-    if (!f)
-        return;
-    fprintf(f, "status %s\n", status);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/run.meta", trace_dir);
-    /* Sealed with its checksum: a reader can tell a damaged one. */
-    int sealed = sum_seal(f, tmp) == 0;
-    if (fclose(f) == 0 && sealed)
-        rename(tmp, path);
-    else
-        unlink(tmp);
+    if (m)
+        rf_meta_end(m, status);
 }
 
 /* After PMPI_Init*: set everything up, or leave the program untraced. */
@@ -201,8 +188,8 @@ static void start(int provided)
     set_properties();
     st_verbose("rank %d: tracing to %s (clock %s)", st_g.rank, trace_dir, st_clock_name());
     if (st_g.rank == 0) {
-        char tmp[4200];
-        meta_end(meta_begin(tmp, sizeof tmp), tmp, "running");
+        struct rf_meta m;
+        meta_end(meta_begin(&m), "running");
     }
 }
 
@@ -246,10 +233,10 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 void st_lifecycle_finalize(struct st_call *call)
 {
     st_in_tracer = 1;
-    char tmp[4200];
-    FILE *meta = st_g.rank == 0 ? meta_begin(tmp, sizeof tmp) : NULL;
+    struct rf_meta m;
+    struct rf_meta *meta = st_g.rank == 0 ? meta_begin(&m) : NULL;
     st_sync_at_finalize(call, meta);
-    meta_end(meta, tmp, "complete");
+    meta_end(meta, "complete");
     st_call_end(call);
     call->loc = NULL;   /* the wrapper must not write a second Leave */
     st_g.phase = ST_DONE;

@@ -5,6 +5,7 @@
  * its children; at finalize the parents estimate one offset per tree edge,
  * rank 0 composes them along the tree and hands every rank its offsets. */
 #include "sync.h"
+#include "rawformat.h"
 #include "offset_estimate.h"
 #include "sync_tree.h"
 #include "communicators.h"
@@ -17,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#define SYNC_TAG 7117
+#define SYNC_TAG RF_SYNC_TAG
 #define HOSTLEN 64
 
 
@@ -345,7 +346,7 @@ static int compose(const struct edge_rec *edges, int nedges, int ne, struct esti
     return 0;
 }
 
-void st_sync_at_finalize(struct st_call *call, FILE *meta)
+void st_sync_at_finalize(struct st_call *call, struct rf_meta *meta)
 {
     if (st_cfg.sync & ST_SYNC_FINALIZE)
         st_sync_round(call);
@@ -413,10 +414,8 @@ void st_sync_at_finalize(struct st_call *call, FILE *meta)
             for (int d = 1; d < m; d++) {
                 size_t at = (size_t)d * (size_t)ne + (size_t)e;
                 if (valid[at])
-                    fprintf(meta, "sync.epoch.%d.peer.%d parent=%d rtt_min_ns=%.0f rtt_median_ns=%.0f rtt_max_ns=%.0f "
-                                  "offset_ns=%.0f error_ns=%.0f\n",
-                            e, S.reps[d], S.reps[st_tree_parent(d)], est[at].rtt_min_ns, est[at].rtt_median_ns,
-                            est[at].rtt_max_ns, est[at].offset_ns, est[at].err_ns);
+                    rf_meta_sync_peer(meta, e, S.reps[d], S.reps[st_tree_parent(d)], est[at].rtt_min_ns,
+                                      est[at].rtt_median_ns, est[at].rtt_max_ns, est[at].offset_ns, est[at].err_ns);
             }
     }
     free(edges);
@@ -435,23 +434,16 @@ void st_sync_at_finalize(struct st_call *call, FILE *meta)
         if (mine[e].stddev >= 0)
             st_writer_clock_offset(mine[e].time, mine[e].offset, mine[e].stddev);
     if (meta) {
-        fprintf(meta, "sync.epochs %d\nsync.rounds_per_peer %d\nsync.peers %d\nsync.topology binomial-tree\n"
-                      "sync.tree_steps %d\n", ne, S.rounds, m > 0 ? m - 1 : 0, st_tree_steps(m));
-        fprintf(meta, "sync.interval_s %.6f\nsync.interval_mode %s\n", S.interval,
-                S.interval_auto ? "auto" : "fixed");
-        if (S.interval_auto)
-            fprintf(meta, "sync.auto.t0_s %.9f\nsync.auto.e_d_s %.9f\nsync.auto.e_f %.3e\n", S.auto_t0, S.auto_ed,
-                    S.auto_ef);
-        fprintf(meta, "clock.domains");
-        for (int r = 0; r < n; r++)
-            fprintf(meta, " %d", S.domain[r]);
-        fprintf(meta, "\n");
-        if (rates) {
-            fprintf(meta, "clock.ticks_per_second");
-            for (int r = 0; r < n; r++)
-                fprintf(meta, " %.3f", rates[r]);
-            fprintf(meta, "\n");
+        rf_meta_sync_summary(meta, ne, S.rounds, m > 0 ? m - 1 : 0, st_tree_steps(m), S.interval,
+                             S.interval_auto ? "auto" : "fixed");
+        if (S.interval_auto) {
+            rf_meta_line(meta, "sync.auto.t0_s", "%.9f", S.auto_t0);
+            rf_meta_line(meta, "sync.auto.e_d_s", "%.9f", S.auto_ed);
+            rf_meta_line(meta, "sync.auto.e_f", "%.3e", S.auto_ef);
         }
+        rf_meta_domains(meta, n, S.domain);
+        if (rates)
+            rf_meta_rates(meta, n, rates);
     }
     free(all);
     free(mine);

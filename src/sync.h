@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include "meta_write.h"
 #include "tracer.h"
 
 /* Collective over comm (a private duplicate of MPI_COMM_WORLD): learn the
@@ -26,7 +27,7 @@ void st_sync_at_init(struct st_call *call);
 void st_sync_at_world_collective(struct st_call *call);
 /* Collective, at MPI_Finalize: final round, ClockOffset definitions, and
  * (rank 0) the sync part of the run metadata into `meta`. */
-void st_sync_at_finalize(struct st_call *call, FILE *meta);
+void st_sync_at_finalize(struct st_call *call, struct rf_meta *meta);
 /* The clock domain of world rank r (the lowest rank sharing its clock). */
 int st_sync_domain(int r);
 

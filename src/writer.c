@@ -1,7 +1,10 @@
 /* writer.c — the per-rank OTF2 archive: event records, definitions, bounded
  * buffer memory, and closing the archive even when the program dies. */
 #include <config.h>
+#include "rawformat.h"
 #include "writer.h"
+#include "defs_write.h"
+#include "table.h"
 #include "options.h"
 #include "regions.h"
 #include "sumfile.h"
@@ -21,81 +24,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ST_ATTR_TRUE_TIME 0
-/* A sparse alltoallv/w member's non-empty source slots (see st_coll in
- * hooks.h): SLOTS holds the slot count (or ST_COLL_SOURCES_UNKNOWN), BITS+k
- * bits 64k..64k+63 (words that are all zero are left out). Both are
- * defined for the words a world-sized group needs; tools/format/recover.c
- * defines the same. */
-#define ST_ATTR_SOURCES_SLOTS 1
-#define ST_ATTR_SOURCES_BITS 2
-/* A receive request released by MPI_Request_free before it completed:
- * attributes comm, source, tag, after the collective source ones. */
-static uint32_t source_words(void);
-static uint32_t freed_attr(int k)
-{
-    return ST_ATTR_SOURCES_BITS + source_words() + (uint32_t)k;
-}
-
 /* ---------- definitions kept until close ---------- */
-
-struct st_strings {
-    char **v;
-    uint32_t n, cap;
-    uint32_t *slots;          /* open addressing over v: index + 1, 0 = empty */
-    uint32_t nslots;
-};
-
-/* Member lists, interned: the communicators of one member list (every
- * MPI_Comm_dup of a parent) share one group, so that a communicator costs
- * the same whatever its size once its members have been seen. */
-struct st_group_def {
-    uint64_t hash;
-    uint32_t n;
-    uint8_t self;             /* MPI_COMM_SELF's: OTF2's COMM_SELF group, no members */
-    uint64_t *members;        /* world ranks */
-};
-
-struct st_comm_def {
-    uint32_t name;            /* string ref: the MPI name (MPI_Comm_set_name), "" for none */
-    uint64_t key;             /* written at close as the group "synctrace key of comm REF: HEX" */
-    uint8_t inter;            /* an intercommunicator */
-    uint32_t local, remote;   /* interned groups: its members (an intercommunicator's local group),
-                               * an intercommunicator's remote group */
-    uint32_t in_name;         /* string ref of the in-neighbour group's name, when has_in */
-    int has_in;
-    uint32_t nin;
-    uint64_t *in;             /* in-neighbours, world ranks */
-    uint32_t cart_ndims;      /* a Cartesian topology: dimensions (0: none), */
-    uint32_t *cart_sizes;     /* their sizes, */
-    uint8_t *cart_periodic;   /* periodicity, */
-    int64_t *cart_coords;     /* and this rank's coordinates */
-    uint32_t cart_rank;       /* this rank in the communicator */
-    uint32_t parent;          /* the communicator it was made from (a ref), or OTF2_UNDEFINED_COMM */
-};
-
-struct st_clock_offset {
-    uint64_t time;
-    int64_t offset;
-    double stddev;
-};
 
 static struct {
     OTF2_Archive *archive;
     struct st_loc main;
     int rank, size;
     uint64_t opened_at;
-    struct st_strings strings;
-    struct st_comm_def *comms;
-    uint32_t ncomms, comms_cap;
-    struct st_group_def *groups;
-    uint32_t ngroups, groups_cap;
-    uint32_t *group_slots;    /* open addressing over groups: index + 1, 0 = empty */
-    uint32_t ngroup_slots;
-    struct st_clock_offset *offsets;
+    struct rf_defs defs;      /* communicators (and their names) as they come */
+    struct rf_clock_offset *offsets;
     uint32_t noffsets, offsets_cap;
-    struct st_win_def { uint32_t comm, name; } *wins;   /* RMA windows by reference */
-    uint32_t nwins, wins_cap;
     size_t mem_used;          /* bytes of chunk memory handed to OTF2 */
     uint64_t resolution;      /* ticks per second, once fixed */
     char dir[4096];
@@ -106,7 +44,7 @@ static struct {
 /* How many 64-slot words of collective sources the archive defines. */
 static uint32_t source_words(void)
 {
-    return W.size > 0 ? ((uint32_t)W.size + 63) / 64 : 1;
+    return RF_SOURCE_WORDS(W.size);
 }
 
 
@@ -124,66 +62,6 @@ static struct {
 } T = { .lock = PTHREAD_MUTEX_INITIALIZER };
 static _Thread_local int attach_tried;
 
-static void *grow(void *v, uint32_t *cap, size_t elem)
-{
-    uint32_t ncap = *cap ? *cap * 2 : 16;
-    void *nv = realloc(v, (size_t)ncap * elem);
-    if (nv)
-        *cap = ncap;
-    return nv;
-}
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-    return h ^ (h >> 29);
-}
-
-/* Grow the string hash to keep it at most half full. */
-static int strings_rehash(void)
-{
-    uint32_t ns = W.strings.nslots ? W.strings.nslots * 2 : 256;
-    uint32_t *slots = calloc(ns, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (uint32_t i = 0; i < W.strings.n; i++) {
-        uint32_t k = (uint32_t)(hash_str(W.strings.v[i]) & (ns - 1));
-        while (slots[k])
-            k = (k + 1) & (ns - 1);
-        slots[k] = i + 1;
-    }
-    free(W.strings.slots);
-    W.strings.slots = slots;
-    W.strings.nslots = ns;
-    return 0;
-}
-
-/* Strings grow with the run (one key per communicator): interned through a
- * hash, so that defining one costs the same after a million. */
-static uint32_t string_ref(const char *s)
-{
-    if ((W.strings.n + 1) * 2 > W.strings.nslots && strings_rehash() != 0)
-        return 0;
-    uint32_t k = (uint32_t)(hash_str(s) & (W.strings.nslots - 1));
-    for (; W.strings.slots[k]; k = (k + 1) & (W.strings.nslots - 1))
-        if (strcmp(W.strings.v[W.strings.slots[k] - 1], s) == 0)
-            return W.strings.slots[k] - 1;
-    if (W.strings.n == W.strings.cap) {
-        char **nv = grow(W.strings.v, &W.strings.cap, sizeof *nv);
-        if (!nv)
-            return 0;
-        W.strings.v = nv;
-    }
-    char *copy = strdup(s);
-    if (!copy)
-        return 0;
-    W.strings.v[W.strings.n] = copy;
-    W.strings.slots[k] = W.strings.n + 1;
-    return W.strings.n++;
-}
-
 /* ---------- the recovery journal ----------
  *
  * Definitions reach the archive only when it is closed, and a rank killed
@@ -199,8 +77,6 @@ static uint32_t string_ref(const char *s)
  * and the final resolution: all rare, never on the event path. The journal
  * is removed once the archive is closed (its anchor written): it then
  * holds nothing the archive lacks. */
-
-#define ST_JOURNAL_FORMAT 1
 
 /* Append one string field: ' ' then the string with '%', space, control
  * and non-ASCII bytes as %XX; the empty string is "%00". */
@@ -282,7 +158,7 @@ static void journal_open(const char *path, uint64_t chunk)
         st_verbose("rank %d: %s: %s: no crash recovery for this rank", W.rank, path, strerror(errno));
         return;
     }
-    const char *own[ST_REGION_ALL_COUNT - ST_REGION_MPI_COUNT] = { "synctrace: clock synchronisation" };
+    const char *own[ST_REGION_ALL_COUNT - ST_REGION_MPI_COUNT] = { RF_REGION_SYNC_NAME };
     size_t max = 512 + journal_str_max(st_clock_hostname()) + journal_str_max(st_clock_name());
     for (int r = 0; r < ST_REGION_ALL_COUNT; r++)
         max += 64 + journal_str_max(r < ST_REGION_MPI_COUNT ? st_regions[r].name : own[r - ST_REGION_MPI_COUNT]);
@@ -293,24 +169,25 @@ static void journal_open(const char *path, uint64_t chunk)
         return;
     }
     size_t n = (size_t)sprintf(buf,
-                               "synctrace-journal %d\nrank %d\nworld_size %d\nlocation %llu\nchunk_size %llu\n"
-                               "opened_at %llu\nticks_per_second %.6f\ntrue_time %d\nhost",
-                               ST_JOURNAL_FORMAT, W.rank, W.size, (unsigned long long)W.main.id,
+                               RF_JOURNAL_MAGIC " %d\n" RF_JR_RANK " %d\n" RF_JR_WORLD_SIZE " %d\n"
+                               RF_JR_LOCATION " %llu\n" RF_JR_CHUNK_SIZE " %llu\n" RF_JR_OPENED_AT " %llu\n"
+                               RF_JR_TICKS_PER_SECOND " %.6f\n" RF_JR_TRUE_TIME " %d\n" RF_JR_HOST,
+                               RF_JOURNAL_FORMAT, W.rank, W.size, (unsigned long long)W.main.id,
                                (unsigned long long)chunk, (unsigned long long)W.opened_at,
                                st_clock_ticks_per_second(), st_clock_skew_enabled() ? 1 : 0);
     n += journal_str(buf + n, st_clock_hostname());
-    n += (size_t)sprintf(buf + n, "\nclock");
+    n += (size_t)sprintf(buf + n, "\n" RF_JR_CLOCK);
     n += journal_str(buf + n, st_clock_name());
     buf[n++] = '\n';
     for (int r = 0; r < ST_REGION_ALL_COUNT; r++) {
         int mpi = r < ST_REGION_MPI_COUNT;
-        n += (size_t)sprintf(buf + n, "region %d %d %d", r,
+        n += (size_t)sprintf(buf + n, RF_JR_REGION " %d %d %d", r,
                              (int)(mpi ? st_regions[r].role : OTF2_REGION_ROLE_ARTIFICIAL),
                              (int)(mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_MEASUREMENT_SYSTEM));
         n += journal_str(buf + n, mpi ? st_regions[r].name : own[r - ST_REGION_MPI_COUNT]);
         buf[n++] = '\n';
     }
-    n += (size_t)sprintf(buf + n, "header_end %d\n", (int)ST_REGION_ALL_COUNT);
+    n += (size_t)sprintf(buf + n, RF_JR_HEADER_END " %d\n", (int)ST_REGION_ALL_COUNT);
     journal_write(buf, n);
     free(buf);
 }
@@ -321,242 +198,177 @@ static void journal_remove(void)
     if (W.journal >= 0)
         close(W.journal);
     W.journal = -1;
-    snprintf(path, sizeof path, "%s/rank-%06d.journal", W.dir, W.rank);
+    snprintf(path, sizeof path, "%s/" RF_RANK_NAME_FMT RF_JOURNAL_SUFFIX, W.dir, W.rank);
     unlink(path);
 }
 
 /* World ranks, comma-separated, -1 for a process of another world, "-"
  * for none; returns the length written (at most 12 * n + 2). */
-static size_t journal_ranks(char *out, int n, const int *ranks)
+static size_t journal_ranks(char *out, uint32_t n, const uint64_t *ranks)
 {
     size_t k = 0;
     if (n == 0)
         out[k++] = '-';
-    for (int i = 0; i < n; i++)
-        k += (size_t)sprintf(out + k, "%s%d", i ? "," : "", ranks[i] < 0 ? -1 : ranks[i]);
+    for (uint32_t i = 0; i < n; i++)
+        k += (size_t)sprintf(out + k, "%s%lld", i ? "," : "",
+                             ranks[i] == OTF2_UNDEFINED_UINT64 ? -1LL : (long long)ranks[i]);
     out[k] = '\0';
     return k;
 }
 
-static uint64_t ranks_hash(int self, int n, const int *ranks)
-{
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)self;
-    for (int i = 0; i < n; i++)
-        h = (h ^ (uint64_t)(uint32_t)ranks[i]) * 1099511628211ULL;
-    return h ^ (h >> 29) ^ (uint64_t)n;
-}
-
-static int same_ranks(const struct st_group_def *g, int self, int n, const int *ranks)
-{
-    if (g->self != self || g->n != (uint32_t)n)
-        return 0;
-    for (int i = 0; i < n; i++)
-        if (g->members[i] != (ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)ranks[i]))
-            return 0;
-    return 1;
-}
-
-/* The interned group of a member list; a new one is journaled as
- * "group INDEX N MEMBERS". UINT32_MAX when out of memory. */
+/* The interned group of a member list (defs_write); a new one is journaled
+ * as "group INDEX N MEMBERS". UINT32_MAX when out of memory. */
 static uint32_t group_of(int self, int n, const int *ranks)
 {
-    if ((W.ngroups + 1) * 2 > W.ngroup_slots) {
-        uint32_t ns = W.ngroup_slots ? W.ngroup_slots * 2 : 64;
-        uint32_t *slots = calloc(ns, sizeof *slots);
-        if (!slots)
-            return UINT32_MAX;
-        for (uint32_t g = 0; g < W.ngroups; g++) {
-            uint32_t k = (uint32_t)(W.groups[g].hash & (ns - 1));
-            while (slots[k])
-                k = (k + 1) & (ns - 1);
-            slots[k] = g + 1;
-        }
-        free(W.group_slots);
-        W.group_slots = slots;
-        W.ngroup_slots = ns;
-    }
-    uint64_t h = ranks_hash(self, n, ranks);
-    uint32_t k = (uint32_t)(h & (W.ngroup_slots - 1));
-    for (; W.group_slots[k]; k = (k + 1) & (W.ngroup_slots - 1)) {
-        const struct st_group_def *g = &W.groups[W.group_slots[k] - 1];
-        if (g->hash == h && same_ranks(g, self, n, ranks))
-            return W.group_slots[k] - 1;
-    }
-    if (W.ngroups == W.groups_cap) {
-        struct st_group_def *nv = grow(W.groups, &W.groups_cap, sizeof *nv);
-        if (!nv)
-            return UINT32_MAX;
-        W.groups = nv;
-    }
-    struct st_group_def *g = &W.groups[W.ngroups];
-    g->members = malloc(sizeof *g->members * (size_t)(n > 0 ? n : 1));
-    if (!g->members)
+    uint64_t *members = malloc(sizeof *members * (size_t)(n > 0 ? n : 1));
+    if (!members)
         return UINT32_MAX;
     for (int i = 0; i < n; i++)
-        g->members[i] = ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)ranks[i];
-    g->hash = h;
-    g->n = (uint32_t)n;
-    g->self = (uint8_t)self;
-    W.group_slots[k] = W.ngroups + 1;
-    if (W.journal >= 0) {
-        char *tail = malloc(32 + 12 * (size_t)n);
+        members[i] = ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)ranks[i];
+    int added = 0;
+    uint32_t g = rf_defs_group(&W.defs, self, self ? 0 : (uint32_t)(n > 0 ? n : 0), members, &added);
+    if (g != UINT32_MAX && added && W.journal >= 0) {
+        const struct rf_group_def *gd = &W.defs.groups[g];
+        char *tail = malloc(32 + 12 * (size_t)gd->n);
         if (tail) {
-            size_t len = (size_t)sprintf(tail, " %u %d ", W.ngroups, n);
-            journal_ranks(tail + len, n, ranks);
-            journal_record("group", NULL, tail);
+            size_t len = (size_t)sprintf(tail, " %u %u ", g, gd->n);
+            journal_ranks(tail + len, gd->n, gd->members);
+            journal_record(RF_JR_GROUP, NULL, tail);
             free(tail);
         }
     }
-    return W.ngroups++;
+    free(members);
+    return g;
 }
 
 uint32_t st_writer_define_comm(const struct st_comm_desc *desc)
 {
-    if (W.ncomms == W.comms_cap) {
-        struct st_comm_def *nv = grow(W.comms, &W.comms_cap, sizeof *nv);
-        if (!nv)
-            return OTF2_UNDEFINED_COMM;
-        W.comms = nv;
-    }
-    struct st_comm_def *c = &W.comms[W.ncomms];
-    memset(c, 0, sizeof *c);
-    c->parent = OTF2_UNDEFINED_COMM;
-    c->name = string_ref(desc->name ? desc->name : "");
-    c->key = desc->key;
-    c->inter = desc->inter != 0;
     int self = desc->self != 0;
-    c->local = group_of(self, self ? 0 : desc->nmembers, desc->members);
-    c->remote = c->inter ? group_of(0, desc->nremote, desc->remote) : 0;
-    if (c->local == UINT32_MAX || c->remote == UINT32_MAX)
+    struct rf_comm_desc d = {
+        .name = desc->name ? desc->name : "", .has_key = 1, .key = desc->key, .inter = desc->inter != 0,
+        .local = group_of(self, self ? 0 : desc->nmembers, desc->members),
+    };
+    d.remote = d.inter ? group_of(0, desc->nremote, desc->remote) : 0;
+    if (d.local == UINT32_MAX || d.remote == UINT32_MAX)
         return OTF2_UNDEFINED_COMM;
+    uint32_t ref = rf_defs_add_comm(&W.defs, &d);
+    if (ref == OTF2_UNDEFINED_COMM)
+        return ref;
     /* comm REF NAME N @GROUP key HEX [self] [remote N @GROUP]: members as
      * a "group" record's */
     char tail[160];
-    int n = snprintf(tail, sizeof tail, " %u @%u key %016llx%s", W.groups[c->local].n, c->local,
-                     (unsigned long long)c->key, self ? " self" : "");
-    if (c->inter)
-        snprintf(tail + n, sizeof tail - (size_t)n, " remote %u @%u", W.groups[c->remote].n, c->remote);
+    int n = snprintf(tail, sizeof tail, " %u @%u " RF_JR_COMM_KEY " %016llx%s", W.defs.groups[d.local].n, d.local,
+                     (unsigned long long)d.key, self ? " " RF_JR_COMM_SELF : "");
+    if (d.inter)
+        snprintf(tail + n, sizeof tail - (size_t)n, " " RF_JR_COMM_REMOTE " %u @%u", W.defs.groups[d.remote].n,
+                 d.remote);
     char key[32];
-    snprintf(key, sizeof key, "comm %u", W.ncomms);
-    const char *strs[] = { desc->name ? desc->name : "", NULL };
+    snprintf(key, sizeof key, RF_JR_COMM " %u", ref);
+    const char *strs[] = { d.name, NULL };
     journal_record(key, strs, tail);
-    return W.ncomms++;
+    return ref;
 }
 
 void st_writer_comm_name(uint32_t comm, const char *name)
 {
-    if (comm >= W.ncomms || !name)
+    if (!name || rf_defs_comm_name(&W.defs, comm, name) != 0)
         return;
-    W.comms[comm].name = string_ref(name);
     char key[32];
-    snprintf(key, sizeof key, "comm_name %u", comm);
+    snprintf(key, sizeof key, RF_JR_COMM_NAME " %u", comm);
     const char *strs[] = { name, NULL };
     journal_record(key, strs, "");
 }
 
 void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks)
 {
-    if (comm >= W.ncomms || n < 0)
+    if (comm >= W.defs.ncomms || n < 0)
         return;
-    struct st_comm_def *c = &W.comms[comm];
     uint64_t *in = malloc(sizeof *in * (size_t)(n ? n : 1));
-    char name[64];
-    snprintf(name, sizeof name, "synctrace in-neighbours of comm %u", comm);
     if (!in)
         return;
     for (int i = 0; i < n; i++)
         in[i] = (uint64_t)world_ranks[i];
-    free(c->in);
-    c->in = in;
-    c->nin = (uint32_t)n;
-    c->in_name = string_ref(name);
-    c->has_in = 1;
+    if (rf_defs_comm_neighbours(&W.defs, comm, (uint32_t)n, in) != 0)
+        return;
     /* neighbours REF N LIST: world ranks, comma-separated, "-" for none */
     char *tail = malloc(32 + 12 * (size_t)n);
     if (tail) {
         size_t k = (size_t)sprintf(tail, " %u %d %s", comm, n, n ? "" : "-");
         for (int i = 0; i < n; i++)
             k += (size_t)sprintf(tail + k, "%s%d", i ? "," : "", world_ranks[i]);
-        journal_record("neighbours", NULL, tail);
+        journal_record(RF_JR_NEIGHBOURS, NULL, tail);
         free(tail);
     }
 }
 
 void st_writer_comm_parent(uint32_t comm, uint32_t parent)
 {
-    if (comm < W.ncomms && parent < W.ncomms && parent != comm)
-        W.comms[comm].parent = parent;
+    if (rf_defs_comm_parent(&W.defs, comm, parent) != 0)
+        return;
+    char tail[32];
+    snprintf(tail, sizeof tail, " %u %u", comm, parent);
+    journal_record(RF_JR_COMM_PARENT, NULL, tail);
 }
 
 void st_writer_comm_cart(uint32_t comm, int ndims, const int *sizes, const int *periods, const int *coords, int rank)
 {
-    if (comm >= W.ncomms || ndims <= 0 || rank < 0)
+    if (ndims <= 0 || ndims > RF_CART_MAX_DIMS || rank < 0)
         return;
-    struct st_comm_def *c = &W.comms[comm];
-    uint32_t *sz = malloc(sizeof *sz * (size_t)ndims);
-    uint8_t *per = malloc((size_t)ndims);
-    int64_t *co = malloc(sizeof *co * (size_t)ndims);
-    if (!sz || !per || !co) {
-        free(sz);
-        free(per);
-        free(co);
-        return;
-    }
+    uint32_t sz[RF_CART_MAX_DIMS], co[RF_CART_MAX_DIMS];
+    uint8_t per[RF_CART_MAX_DIMS];
     for (int d = 0; d < ndims; d++) {
         sz[d] = sizes[d] < 0 ? 0 : (uint32_t)sizes[d];
         per[d] = periods[d] != 0;
-        co[d] = coords[d];
+        co[d] = coords[d] < 0 ? 0 : (uint32_t)coords[d];
     }
-    free(c->cart_sizes);
-    free(c->cart_periodic);
-    free(c->cart_coords);
-    c->cart_sizes = sz;
-    c->cart_periodic = per;
-    c->cart_coords = co;
-    c->cart_ndims = (uint32_t)ndims;
-    c->cart_rank = (uint32_t)rank;
-    /* Score-P names a topology by its sizes: "MPI_Cartesian_2x2" */
-    char name[128];
-    size_t k = (size_t)snprintf(name, sizeof name, "MPI_Cartesian");
-    for (int d = 0; d < ndims && k < sizeof name; d++)
-        k += (size_t)snprintf(name + k, sizeof name - k, "%s%u", d ? "x" : "_", sz[d]);
-    string_ref(name);
-    for (int d = 0; d < ndims; d++) {
-        snprintf(name, sizeof name, "dimension %d", d);
-        string_ref(name);
+    if (rf_defs_comm_cart(&W.defs, comm, (uint32_t)ndims, sz, per, co, (uint32_t)rank) != 0)
+        return;
+    /* cart REF RANK NDIMS SIZES PERIODIC COORDS: lists comma-separated */
+    char *tail = malloc(48 + 36 * (size_t)ndims);
+    if (tail) {
+        size_t k = (size_t)sprintf(tail, " %u %d %d ", comm, rank, ndims);
+        for (int d = 0; d < ndims; d++)
+            k += (size_t)sprintf(tail + k, "%s%u", d ? "," : "", sz[d]);
+        for (int d = 0; d < ndims; d++)
+            k += (size_t)sprintf(tail + k, "%s%u", d ? "," : " ", per[d]);
+        for (int d = 0; d < ndims; d++)
+            k += (size_t)sprintf(tail + k, "%s%u", d ? "," : " ", co[d]);
+        journal_record(RF_JR_CART, NULL, tail);
+        free(tail);
     }
 }
 
 uint32_t st_writer_define_window(uint32_t comm)
 {
-    if (W.nwins == W.wins_cap) {
-        struct st_win_def *nv = grow(W.wins, &W.wins_cap, sizeof *nv);
-        if (!nv)
-            return OTF2_UNDEFINED_RMA_WIN;
-        W.wins = nv;
+    uint32_t win = rf_defs_add_window(&W.defs, comm);
+    if (win != OTF2_UNDEFINED_RMA_WIN) {
+        char tail[32];
+        snprintf(tail, sizeof tail, " %u %u", win, comm);
+        journal_record(RF_JR_WINDOW, NULL, tail);
     }
-    W.wins[W.nwins] = (struct st_win_def){ comm, string_ref("") };
-    return W.nwins++;
+    return win;
 }
 
 void st_writer_window_name(uint32_t win, const char *name)
 {
-    if (win < W.nwins)
-        W.wins[win].name = string_ref(name);
+    if (rf_defs_window_name(&W.defs, win, name) != 0)
+        return;
+    char key[48];
+    snprintf(key, sizeof key, RF_JR_WINDOW_NAME " %u", win);
+    const char *strs[] = { name, NULL };
+    journal_record(key, strs, "");
 }
 
 void st_writer_clock_offset(uint64_t local_time, int64_t offset, double stddev)
 {
     if (W.noffsets == W.offsets_cap) {
-        struct st_clock_offset *nv = grow(W.offsets, &W.offsets_cap, sizeof *nv);
-        if (!nv)
+        if (st_grow((void **)&W.offsets, &W.offsets_cap, sizeof *W.offsets) != 0)
             return;
-        W.offsets = nv;
     }
-    W.offsets[W.noffsets++] = (struct st_clock_offset){ local_time, offset, stddev };
+    W.offsets[W.noffsets++] = (struct rf_clock_offset){ local_time, offset, stddev };
     char tail[96];
     snprintf(tail, sizeof tail, " %llu %lld %.17g", (unsigned long long)local_time, (long long)offset, stddev);
-    journal_record("clock_offset", NULL, tail);
+    journal_record(RF_JR_CLOCK_OFFSET, NULL, tail);
 }
 
 uint64_t st_writer_set_resolution(double ticks_per_second)
@@ -564,7 +376,7 @@ uint64_t st_writer_set_resolution(double ticks_per_second)
     W.resolution = (uint64_t)(ticks_per_second + 0.5);
     char tail[32];
     snprintf(tail, sizeof tail, " %llu", (unsigned long long)W.resolution);
-    journal_record("resolution", NULL, tail);
+    journal_record(RF_JR_RESOLUTION, NULL, tail);
     return W.resolution;
 }
 
@@ -573,7 +385,7 @@ void st_writer_property(const char *name, const char *value)
     if (W.archive) {
         OTF2_Archive_SetProperty(W.archive, name, value, true);
         const char *strs[] = { name, value, NULL };
-        journal_record("property", strs, "");
+        journal_record(RF_JR_PROPERTY, strs, "");
     }
 }
 
@@ -686,7 +498,7 @@ static void linger(const struct timespec *since)
     for (;;) {
         while (complete < W.size) {
             /* A rank's checksum file comes last, whole (renamed into place). */
-            snprintf(anchor, sizeof anchor, "%s/rank-%06d.sum", signal_dir, complete);
+            snprintf(anchor, sizeof anchor, "%s/" RF_RANK_NAME_FMT RF_SUM_SUFFIX, signal_dir, complete);
             struct stat st;
             if (stat(anchor, &st) != 0)
                 break;
@@ -788,9 +600,9 @@ static void close_at_exit(void)
 int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen)
 {
     char name[32];
-    snprintf(name, sizeof name, "rank-%06d", rank);
+    snprintf(name, sizeof name, RF_RANK_NAME_FMT, rank);
     char anchor[4200];
-    snprintf(anchor, sizeof anchor, "%s/%s.otf2", dir, name);
+    snprintf(anchor, sizeof anchor, "%s/%s" RF_ANCHOR_SUFFIX, dir, name);
     if (access(anchor, F_OK) == 0) {
         snprintf(err, errlen, "%s already exists: refusing to overwrite a trace (choose another SYNCTRACE_DIR)", anchor);
         return -1;
@@ -801,7 +613,7 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     uint64_t chunk = 1 << 20;
     while (chunk > 4096 && chunk * 2 > st_cfg.buffer_bytes)
         chunk /= 2;
-    W.archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, chunk, 4 * 1024 * 1024,
+    W.archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, chunk, RF_DEF_CHUNK_SIZE,
                                   OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!W.archive) {
         snprintf(err, errlen, "%s: cannot create the OTF2 archive", anchor);
@@ -828,7 +640,7 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     }
     W.opened_at = st_now().t;
     char journal[4200];
-    snprintf(journal, sizeof journal, "%s/%s.journal", dir, name);
+    snprintf(journal, sizeof journal, "%s/%s" RF_JOURNAL_SUFFIX, dir, name);
     journal_open(journal, chunk);
     st_loc_self = &W.main;
     install_signal_handlers(dir);
@@ -843,185 +655,61 @@ void st_writer_discard(void)
     st_writer_close();
     char path[4200];
     /* Local files are named by the location id, which is the rank. */
-    const char *names[] = { "%s/rank-%06d.otf2", "%s/rank-%06d.def", "%s/rank-%06d/%d.evt", "%s/rank-%06d/%d.def",
-                            "%s/rank-%06d.journal", "%s/rank-%06d.sum" };
+    const char *names[] = { "%s/" RF_RANK_NAME_FMT RF_ANCHOR_SUFFIX, "%s/" RF_RANK_NAME_FMT RF_DEF_SUFFIX,
+                            "%s/" RF_RANK_NAME_FMT "/%d" RF_EVT_SUFFIX, "%s/" RF_RANK_NAME_FMT "/%d" RF_DEF_SUFFIX,
+                            "%s/" RF_RANK_NAME_FMT RF_JOURNAL_SUFFIX, "%s/" RF_RANK_NAME_FMT RF_SUM_SUFFIX };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, names[i], W.dir, W.rank, W.rank);
         unlink(path);
     }
-    snprintf(path, sizeof path, "%s/rank-%06d", W.dir, W.rank);
+    snprintf(path, sizeof path, "%s/" RF_RANK_NAME_FMT, W.dir, W.rank);
     rmdir(path);
 }
 
 
 void st_writer_started_at(uint64_t t)
 {
-    if (t < W.opened_at)
-        W.opened_at = t;   /* the trace begins with MPI_Init's Enter, stamped before the archive opened */
+    if (t >= W.opened_at)
+        return;
+    W.opened_at = t;   /* the trace begins with MPI_Init's Enter, stamped before the archive opened */
+    char tail[32];
+    snprintf(tail, sizeof tail, " %llu", (unsigned long long)t);
+    journal_record(RF_JR_STARTED_AT, NULL, tail);
 }
 
-/* Cartesian topologies as Score-P writes them: a CartDimension per
- * dimension, a CartTopology on the communicator, this rank's CartCoordinate
- * (its rank in the communicator). Dimensions first, then topologies, then
- * coordinates, each kind with dense ids. */
-static void write_cart_topologies(OTF2_GlobalDefWriter *gd)
+/* The tracer's regions: the generated MPI ones, then its own. */
+static struct rf_region regions[ST_REGION_ALL_COUNT];
+
+/* The archive's locations, the main thread's last (tools/format/defs_write.h);
+ * NULL when out of memory. */
+static struct rf_location *locations(uint64_t nevents)
 {
-    char name[128];
-    uint32_t dim = 0;
-    for (uint32_t c = 0; c < W.ncomms; c++)
-        for (uint32_t d = 0; d < W.comms[c].cart_ndims; d++) {
-            snprintf(name, sizeof name, "dimension %u", d);
-            OTF2_GlobalDefWriter_WriteCartDimension(gd, dim++, string_ref(name), W.comms[c].cart_sizes[d],
-                                                    W.comms[c].cart_periodic[d] ? OTF2_CART_PERIODIC_TRUE
-                                                                                : OTF2_CART_PERIODIC_FALSE);
-        }
-    uint32_t topo = 0;
-    dim = 0;
-    for (uint32_t c = 0; c < W.ncomms; c++) {
-        const struct st_comm_def *d = &W.comms[c];
-        if (!d->cart_ndims)
-            continue;
-        uint32_t dims[64];
-        uint32_t nd = d->cart_ndims < 64 ? d->cart_ndims : 64;
-        for (uint32_t k = 0; k < nd; k++)
-            dims[k] = dim + k;
-        dim += d->cart_ndims;
-        size_t k = (size_t)snprintf(name, sizeof name, "MPI_Cartesian");
-        for (uint32_t q = 0; q < d->cart_ndims && k < sizeof name; q++)
-            k += (size_t)snprintf(name + k, sizeof name - k, "%s%u", q ? "x" : "_", d->cart_sizes[q]);
-        OTF2_GlobalDefWriter_WriteCartTopology(gd, topo, string_ref(name), c, (uint8_t)nd, dims);
-        uint32_t coords[64];
-        for (uint32_t q = 0; q < nd; q++)
-            coords[q] = (uint32_t)d->cart_coords[q];
-        OTF2_GlobalDefWriter_WriteCartCoordinate(gd, topo, d->cart_rank, nd, coords);
-        topo++;
-    }
+    struct rf_location *locs = malloc(sizeof *locs * ((size_t)T.n + 1));
+    if (!locs)
+        return NULL;
+    for (uint32_t i = 0; i < T.n; i++)
+        locs[i] = (struct rf_location){ T.v[i]->id, i + 1, T.v[i]->nevents };
+    locs[T.n] = (struct rf_location){ W.main.id, 0, nevents };
+    return locs;
 }
 
-static void write_definitions(OTF2_GlobalDefWriter *gd, uint64_t nevents, uint64_t end)
+static void write_definitions(OTF2_GlobalDefWriter *gd, const struct rf_location *locs, uint32_t nlocs, uint64_t end)
 {
     if (!W.resolution)
         st_writer_set_resolution(st_clock_calibrate_final());
-    OTF2_GlobalDefWriter_WriteClockProperties(gd, W.resolution, W.opened_at,
-                                              end > W.opened_at ? end - W.opened_at : 0,
-                                              OTF2_UNDEFINED_TIMESTAMP);
-    char buf[64];
-    uint32_t s_machine = string_ref("machine");
-    uint32_t s_node = string_ref("node");
-    uint32_t s_host = string_ref(st_clock_hostname());
-    snprintf(buf, sizeof buf, "MPI Rank %d", W.rank);
-    uint32_t s_rank = string_ref(buf);
-    uint32_t s_thread = string_ref("Master thread");
-    for (uint32_t i = 0; i < T.n; i++) {
-        snprintf(buf, sizeof buf, "Thread %u", i + 1);
-        string_ref(buf);
-    }
-    uint32_t s_empty = string_ref("");
-    uint32_t s_true = string_ref("true_time");
-    uint32_t s_true_desc = string_ref("undistorted time of the event (SYNCTRACE_SKEW)");
-    uint32_t s_locations = string_ref("MPI_COMM_WORLD locations");
-    uint32_t s_slots = string_ref("coll_sources_slots");
-    uint32_t s_slots_desc = string_ref("collective: source slots of a sparse alltoallv/w member");
-    uint32_t s_bits_desc = string_ref("collective: non-empty source slots, 64 per word");
-    for (uint32_t k = 0; k < source_words(); k++) {
-        snprintf(buf, sizeof buf, "coll_sources_%u", k);
-        string_ref(buf);
-    }
-    uint32_t s_freed_comm = string_ref("freed_receive_comm");
-    uint32_t s_freed_source = string_ref("freed_receive_source");
-    uint32_t s_freed_tag = string_ref("freed_receive_tag");
-    uint32_t s_freed_desc = string_ref("a receive request released by MPI_Request_free before it completed: "
-                                       "what it was posted for");
-    uint32_t region_names[ST_REGION_ALL_COUNT];
-    for (int r = 0; r < ST_REGION_MPI_COUNT; r++)
-        region_names[r] = string_ref(st_regions[r].name);
-    region_names[ST_REGION_SYNC] = string_ref("synctrace: clock synchronisation");
-    /* Every string must be defined before the records that use it. */
-    for (uint32_t i = 0; i < W.strings.n; i++)
-        OTF2_GlobalDefWriter_WriteString(gd, i, W.strings.v[i]);
-
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 1, s_host, s_node, 0);
-    OTF2_GlobalDefWriter_WriteLocationGroup(gd, 0, s_rank, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    /* Location ids are world ranks (unique across the run's archives);
-     * the one location group of this archive is 0. */
-    for (uint32_t i = 0; i < T.n; i++) {
-        snprintf(buf, sizeof buf, "Thread %u", i + 1);
-        OTF2_GlobalDefWriter_WriteLocation(gd, T.v[i]->id, string_ref(buf), OTF2_LOCATION_TYPE_CPU_THREAD,
-                                           T.v[i]->nevents, 0);
-    }
-    /* The main thread's last: readers that take one location per rank (the
-     * last defined) read the thread that called MPI_Init. */
-    OTF2_GlobalDefWriter_WriteLocation(gd, W.main.id, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, nevents, 0);
-    for (uint32_t r = 0; r < ST_REGION_ALL_COUNT; r++) {
-        OTF2_RegionRole role = r < ST_REGION_MPI_COUNT ? st_regions[r].role : OTF2_REGION_ROLE_ARTIFICIAL;
-        OTF2_Paradigm paradigm = r < ST_REGION_MPI_COUNT ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_MEASUREMENT_SYSTEM;
-        OTF2_GlobalDefWriter_WriteRegion(gd, r, region_names[r], region_names[r], s_empty, role, paradigm,
-                                         OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
-    }
-    if (st_clock_skew_enabled())
-        OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64);
-    OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_SOURCES_SLOTS, s_slots, s_slots_desc, OTF2_TYPE_UINT32);
-    for (uint32_t k = 0; k < source_words(); k++) {
-        snprintf(buf, sizeof buf, "coll_sources_%u", k);
-        OTF2_GlobalDefWriter_WriteAttribute(gd, ST_ATTR_SOURCES_BITS + k, string_ref(buf), s_bits_desc,
-                                            OTF2_TYPE_UINT64);
-    }
-    OTF2_GlobalDefWriter_WriteAttribute(gd, freed_attr(0), s_freed_comm, s_freed_desc, OTF2_TYPE_COMM);
-    OTF2_GlobalDefWriter_WriteAttribute(gd, freed_attr(1), s_freed_source, s_freed_desc, OTF2_TYPE_INT32);
-    OTF2_GlobalDefWriter_WriteAttribute(gd, freed_attr(2), s_freed_tag, s_freed_desc, OTF2_TYPE_INT32);
-
-    /* Group 0 lists the world's locations: a communicator member i is
-     * world rank members[i], whose location id is that rank. */
-    uint64_t *world = malloc(sizeof *world * (size_t)W.size);
-    if (world) {
-        for (int i = 0; i < W.size; i++)
-            world[i] = (uint64_t)i;
-        OTF2_GlobalDefWriter_WriteGroup(gd, 0, s_locations, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                        OTF2_GROUP_FLAG_NONE, (uint32_t)W.size, world);
-        free(world);
-    }
-    /* Groups in ascending order: the interned member lists (MPI_COMM_SELF's
-     * is OTF2's COMM_SELF group: no members, each rank's own), then one
-     * empty group per communicator whose name carries its agreed key
-     * ("synctrace key of comm REF: HEX", names made here, after the
-     * interned strings), then the in-neighbour groups. */
-    for (uint32_t g = 0; g < W.ngroups; g++) {
-        const struct st_group_def *d = &W.groups[g];
-        OTF2_GlobalDefWriter_WriteGroup(gd, 1 + g, s_empty,
-                                        d->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
-                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->n, d->members);
-    }
-    uint32_t next_group = 1 + W.ngroups;
-    for (uint32_t c = 0; c < W.ncomms; c++) {
-        char name[64];
-        snprintf(name, sizeof name, "synctrace key of comm %u: %016llx", c, (unsigned long long)W.comms[c].key);
-        OTF2_GlobalDefWriter_WriteString(gd, W.strings.n + c, name);
-        OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, W.strings.n + c, OTF2_GROUP_TYPE_UNKNOWN,
-                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL);
-    }
-    /* in-neighbour groups are found by their name; their ids follow on densely */
-    for (uint32_t c = 0; c < W.ncomms; c++) {
-        const struct st_comm_def *d = &W.comms[c];
-        if (d->has_in)
-            OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, d->in_name, OTF2_GROUP_TYPE_LOCATIONS,
-                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in);
-    }
-    /* Every group before the first communicator: OTF2's readers expect
-     * definitions of one kind together (otf2-print warns otherwise). An
-     * intercommunicator's two sides have different local parents: none. */
-    for (uint32_t c = 0; c < W.ncomms; c++) {
-        const struct st_comm_def *d = &W.comms[c];
-        if (d->inter)
-            OTF2_GlobalDefWriter_WriteInterComm(gd, c, d->name, 1 + d->local, 1 + d->remote, OTF2_UNDEFINED_COMM,
-                                                OTF2_COMM_FLAG_NONE);
-        else
-            OTF2_GlobalDefWriter_WriteComm(gd, c, d->name, 1 + d->local, d->parent, OTF2_COMM_FLAG_NONE);
-    }
-    write_cart_topologies(gd);
-    for (uint32_t w = 0; w < W.nwins; w++)
-        OTF2_GlobalDefWriter_WriteRmaWin(gd, w, W.wins[w].name, W.wins[w].comm, OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);
+    for (int r = 0; r < ST_REGION_ALL_COUNT; r++)
+        regions[r] = r < ST_REGION_MPI_COUNT
+                     ? (struct rf_region){ st_regions[r].name, st_regions[r].role, OTF2_PARADIGM_MPI }
+                     : (struct rf_region){ RF_REGION_SYNC_NAME, OTF2_REGION_ROLE_ARTIFICIAL,
+                                           OTF2_PARADIGM_MEASUREMENT_SYSTEM };
+    struct rf_rank_defs r = {
+        .resolution = W.resolution, .global_offset = W.opened_at,
+        .trace_length = end > W.opened_at ? end - W.opened_at : 0,
+        .rank = W.rank, .world_size = W.size, .host = st_clock_hostname(),
+        .locs = locs, .nlocs = nlocs, .regions = regions, .nregions = ST_REGION_ALL_COUNT,
+        .true_time = st_clock_skew_enabled(),
+    };
+    rf_defs_write(gd, &W.defs, &r);
 }
 
 void st_writer_close(void)
@@ -1044,29 +732,24 @@ void st_writer_close(void)
     OTF2_Archive_CloseEvtFiles(W.archive);
 
     /* Clock offsets are local definitions of each location; all threads
-     * read the rank's clock. */
-    if (OTF2_Archive_OpenDefFiles(W.archive) == OTF2_SUCCESS) {
-        for (uint32_t t = 0; t <= T.n; t++) {
-            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(W.archive, t < T.n ? T.v[t]->id : W.main.id);
-            if (!dw)
-                continue;
-            for (uint32_t i = 0; i < W.noffsets; i++)
-                OTF2_DefWriter_WriteClockOffset(dw, W.offsets[i].time, W.offsets[i].offset, W.offsets[i].stddev);
-            OTF2_Archive_CloseDefWriter(W.archive, dw);
-        }
-        OTF2_Archive_CloseDefFiles(W.archive);
-    }
+     * read the rank's clock. Nothing to do about a failure here: the merge
+     * reports what is missing. */
+    struct rf_location *locs = locations(nevents);
+    struct rf_location main_only = { W.main.id, 0, nevents };   /* out of memory: at least the main one */
+    uint32_t nlocs = locs ? T.n + 1 : 1;
+    rf_defs_write_clock_offsets(W.archive, locs ? locs : &main_only, nlocs, W.offsets, W.noffsets);
     OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(W.archive);
     if (gd) {
-        write_definitions(gd, nevents, end);
+        write_definitions(gd, locs ? locs : &main_only, nlocs, end);
         OTF2_Archive_CloseGlobalDefWriter(W.archive, gd);
     }
+    free(locs);
     OTF2_Archive_Close(W.archive);
     W.archive = NULL;
     /* The last act: the checksum file, whose presence says the archive is
      * closed and lets a reader verify every byte of it. */
     char name[32], err[4600];
-    snprintf(name, sizeof name, "rank-%06d", W.rank);
+    snprintf(name, sizeof name, RF_RANK_NAME_FMT, W.rank);
     if (sum_write_archive(W.dir, name, err, sizeof err) != 0)
         st_warn("rank %d: %s; the archive cannot be verified", W.rank, err);
     /* The archive is complete: the journal has done its job. */
@@ -1119,12 +802,10 @@ struct st_loc *st_loc_attach(void)
     struct st_loc *loc = NULL;
     if (W.archive && !W.closing && T.n < UINT32_MAX - 1) {
         if (T.n == T.cap) {
-            struct st_loc **nv = grow(T.v, &T.cap, sizeof *nv);
-            if (nv)
-                T.v = nv;
+            st_grow((void **)&T.v, &T.cap, sizeof *T.v);
         }
         if (T.n < T.cap && (loc = calloc(1, sizeof *loc)) != NULL) {
-            loc->id = (uint64_t)(T.n + 1) << 32 | (uint64_t)(uint32_t)W.rank;
+            loc->id = RF_THREAD_LOCATION(T.n + 1, W.rank);
             loc->evt = OTF2_Archive_GetEvtWriter(W.archive, loc->id);
             loc->attrs = OTF2_AttributeList_New();
             if (loc->evt && loc->attrs) {
@@ -1133,7 +814,7 @@ struct st_loc *st_loc_attach(void)
                  * chunks (rank-N/ID.evt) to be recovered by this. */
                 char tail[32];
                 snprintf(tail, sizeof tail, " %llu", (unsigned long long)loc->id);
-                journal_record("location", NULL, tail);
+                journal_record(RF_JR_LOCATION, NULL, tail);
             } else {
                 if (loc->evt)
                     OTF2_Archive_CloseEvtWriter(W.archive, loc->evt);
@@ -1177,7 +858,7 @@ static inline OTF2_AttributeList *truth(struct st_loc *loc, struct st_time t)
 {
     if (__builtin_expect(!st_clock_g.skew_on, 1))
         return NULL;
-    OTF2_AttributeList_AddUint64(loc->attrs, ST_ATTR_TRUE_TIME, t.truth);
+    OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_TRUE_TIME, t.truth);
     return loc->attrs;
 }
 
@@ -1228,11 +909,10 @@ void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t r
 
 void st_write_irecv_freed(struct st_loc *loc, struct st_time t, uint32_t comm, int source, int tag, uint64_t req)
 {
-    OTF2_AttributeList_AddCommRef(loc->attrs, freed_attr(0), comm);
-    OTF2_AttributeList_AddInt32(loc->attrs, freed_attr(1), source);
-    OTF2_AttributeList_AddInt32(loc->attrs, freed_attr(2), tag);
-    truth(loc, t);
-    OTF2_EvtWriter_MpiRequestTest(loc->evt, loc->attrs, t.t, req);
+    OTF2_AttributeList_AddCommRef(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 0), comm);
+    OTF2_AttributeList_AddInt32(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 1), source);
+    OTF2_AttributeList_AddInt32(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 2), tag);
+    WRITE(OTF2_EvtWriter_MpiRequestTest(loc->evt, truth(loc, t), t.t, req));
 }
 
 void st_write_coll_begin(struct st_loc *loc, struct st_time t)
@@ -1251,10 +931,10 @@ static OTF2_AttributeList *with_sources(struct st_loc *loc, OTF2_AttributeList *
         words = 0;
         nslots = ST_COLL_SOURCES_UNKNOWN;
     }
-    OTF2_AttributeList_AddUint32(loc->attrs, ST_ATTR_SOURCES_SLOTS, nslots);
+    OTF2_AttributeList_AddUint32(loc->attrs, RF_ATTR_SOURCES_SLOTS, nslots);
     for (uint32_t k = 0; k < words; k++)
         if (sources[k])
-            OTF2_AttributeList_AddUint64(loc->attrs, ST_ATTR_SOURCES_BITS + k, sources[k]);
+            OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_SOURCES_BITS + k, sources[k]);
     return loc->attrs;
 }
 
@@ -1279,57 +959,57 @@ void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_Collective
 
 void st_write_rma_win_create(struct st_loc *loc, struct st_time t, uint32_t win)
 {
-    OTF2_EvtWriter_RmaWinCreate(loc->evt, truth(loc, t), t.t, win);
+    WRITE(OTF2_EvtWriter_RmaWinCreate(loc->evt, truth(loc, t), t.t, win));
 }
 
 void st_write_rma_win_destroy(struct st_loc *loc, struct st_time t, uint32_t win)
 {
-    OTF2_EvtWriter_RmaWinDestroy(loc->evt, truth(loc, t), t.t, win);
+    WRITE(OTF2_EvtWriter_RmaWinDestroy(loc->evt, truth(loc, t), t.t, win));
 }
 
 void st_write_rma_collective_begin(struct st_loc *loc, struct st_time t)
 {
-    OTF2_EvtWriter_RmaCollectiveBegin(loc->evt, truth(loc, t), t.t);
+    WRITE(OTF2_EvtWriter_RmaCollectiveBegin(loc->evt, truth(loc, t), t.t));
 }
 
 void st_write_rma_collective_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
                                  uint32_t win)
 {
-    OTF2_EvtWriter_RmaCollectiveEnd(loc->evt, truth(loc, t), t.t, op, level, win, OTF2_UNDEFINED_UINT32, 0, 0);
+    WRITE(OTF2_EvtWriter_RmaCollectiveEnd(loc->evt, truth(loc, t), t.t, op, level, win, OTF2_UNDEFINED_UINT32, 0, 0));
 }
 
 void st_write_rma_put(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    OTF2_EvtWriter_RmaPut(loc->evt, truth(loc, t), t.t, win, remote, bytes, id);
+    WRITE(OTF2_EvtWriter_RmaPut(loc->evt, truth(loc, t), t.t, win, remote, bytes, id));
 }
 
 void st_write_rma_get(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    OTF2_EvtWriter_RmaGet(loc->evt, truth(loc, t), t.t, win, remote, bytes, id);
+    WRITE(OTF2_EvtWriter_RmaGet(loc->evt, truth(loc, t), t.t, win, remote, bytes, id));
 }
 
 void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type,
                          uint64_t sent, uint64_t received, uint64_t id)
 {
-    OTF2_EvtWriter_RmaAtomic(loc->evt, truth(loc, t), t.t, win, remote, type, sent, received, id);
+    WRITE(OTF2_EvtWriter_RmaAtomic(loc->evt, truth(loc, t), t.t, win, remote, type, sent, received, id));
 }
 
 void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id)
 {
-    OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, truth(loc, t), t.t, win, id);
+    WRITE(OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, truth(loc, t), t.t, win, id));
 }
 
 void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type)
 {
-    OTF2_EvtWriter_RmaRequestLock(loc->evt, truth(loc, t), t.t, win, remote, 0, type);
+    WRITE(OTF2_EvtWriter_RmaRequestLock(loc->evt, truth(loc, t), t.t, win, remote, 0, type));
 }
 
 void st_write_rma_release_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote)
 {
-    OTF2_EvtWriter_RmaReleaseLock(loc->evt, truth(loc, t), t.t, win, remote, 0);
+    WRITE(OTF2_EvtWriter_RmaReleaseLock(loc->evt, truth(loc, t), t.t, win, remote, 0));
 }
 
 void st_write_rma_sync(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaSyncType type)
 {
-    OTF2_EvtWriter_RmaSync(loc->evt, truth(loc, t), t.t, win, remote, type);
+    WRITE(OTF2_EvtWriter_RmaSync(loc->evt, truth(loc, t), t.t, win, remote, type));
 }

@@ -9,6 +9,7 @@
 
 #include <otf2/otf2.h>
 #include "tracer.h"
+#include "rawformat.h"
 
 /* Regions of the tracer's own, after the generated MPI ones. */
 #include "regions.h"
@@ -92,7 +93,7 @@ void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t r
  * attributes (comm, source, tag). */
 void st_write_irecv_freed(struct st_loc *loc, struct st_time t, uint32_t comm, int source, int tag, uint64_t req);
 void st_write_coll_begin(struct st_loc *loc, struct st_time t);
-#define ST_COLL_SOURCES_UNKNOWN UINT32_MAX   /* sparse, but the slots could not be kept */
+#define ST_COLL_SOURCES_UNKNOWN RF_SOURCES_UNKNOWN   /* sparse, but the slots could not be kept */
 /* nslots, sources: a sparse member's non-empty source slots (struct st_coll), or 0, NULL */
 void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
                        uint64_t sent, uint64_t received, uint32_t nslots, const uint64_t *sources);

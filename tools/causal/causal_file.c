@@ -124,7 +124,10 @@ int ci_fingerprint(const char *dir, uint64_t fp[2], char *err, size_t errlen)
     char path[4200];
     fp[0] = 0x243F6A8885A308D3ull;
     fp[1] = 0x13198A2E03707344ull;
-    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    if (snprintf(path, sizeof path, "%s/traces.otf2", dir) >= (int)sizeof path) {
+        snprintf(err, errlen, "%.200s...: path too long", dir);
+        return -1;
+    }
     if (hash_file(path, 1, fp, err, errlen))
         return -1;
     snprintf(path, sizeof path, "%s/traces.def", dir);
@@ -140,7 +143,11 @@ int ci_fingerprint(const char *dir, uint64_t fp[2], char *err, size_t errlen)
     int rc = 0;
     int stride = n > 64 ? (n + 63) / 64 : 1;
     for (int k = 0; k < n && !rc; k++) {
-        snprintf(path, sizeof path, "%s/traces/%s", dir, names[k]->d_name);
+        if (snprintf(path, sizeof path, "%s/traces/%s", dir, names[k]->d_name) >= (int)sizeof path) {
+            snprintf(err, errlen, "%.200s...: path too long", dir);
+            rc = -1;
+            break;
+        }
         fp[1] = hash_bytes(fp[1], names[k]->d_name, strlen(names[k]->d_name));
         if (k % stride == 0 || k == n - 1) {
             rc = hash_file(path, 0, fp, err, errlen);
@@ -405,6 +412,14 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
         problem = "corrupt causal index (size)";
     else if (h.nranks == 0 || h.nlevels < 1 || h.nlevels > CI_MAX_LEVELS || h.nranks > (1u << 24))
         problem = "corrupt causal index (header)";
+    /* Each counted element takes at least a byte of the file: counts above
+     * its size are damage, and below it the section sizes (up to 8 bytes
+     * per element) cannot wrap. */
+    else if (h.nrecords > size || h.nentries > size)
+        problem = "corrupt causal index (counts)";
+    for (uint32_t k = 0; !problem && k < CI_MAX_LEVELS; k++)
+        if (h.nmap[k] > size)
+            problem = "corrupt causal index (counts)";
     if (problem) {
         snprintf(err, errlen, "%s: %s", path, problem);
         ci_free(out);
@@ -420,7 +435,7 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     int ns = sections(out, s);
     uint64_t at = sizeof h, sum = 0x9E3779B97F4A7C15ull;
     for (int k = 0; k < ns && !problem; k++) {
-        /* counts are at most the file size: no overflow in the sizes */
+        /* counts are at most the file size (checked above): no overflow in the sizes */
         if (s[k].size > size || at > size || pad8(s[k].size) > size - at) {
             problem = "corrupt causal index (counts)";
             break;
@@ -473,7 +488,11 @@ stc_causal *stc_causal_open(const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    snprintf(path, sizeof path, "%s/causal.idx", dir);
+    if (snprintf(path, sizeof path, "%s/causal.idx", dir) >= (int)sizeof path) {
+        snprintf(err, errlen, "%.200s...: path too long", dir);
+        free(c);
+        return NULL;
+    }
     if (ci_read(path, dir, c, err, errlen) != 0) {
         free(c);
         return NULL;

@@ -1,6 +1,7 @@
 /* causal_report.c — see causal_report.h. */
 #include "causal_report.h"
 #include "causal.h"
+#include "timing.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -9,13 +10,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Write through a temporary file and rename, so readers never see half a file. */
 static FILE *open_tmp(const char *path, char *tmp, size_t len)
@@ -129,12 +123,12 @@ static void run(struct causal_job *j)
     struct causal_summary *s = &j->s;
     struct ci_stats st;
     struct ci_log log;
-    double t = now_s();
+    double t = st_now_s();
     j->cfg.keep_log = 1;
     if (ci_build(j->nevents, j->nranks, j->match, &j->cfg, &j->ix, &st, &log, s->error, sizeof s->error) != 0)
         return;
     j->built = 1;
-    s->seconds_build = now_s() - t;
+    s->seconds_build = st_now_s() - t;
     s->events = st.events;
     s->receives = st.receives;
     s->cluster_receives = st.creceives[0];
@@ -143,7 +137,7 @@ static void run(struct causal_job *j)
     s->entries = st.entries;
     s->peak_live_vectors = st.peak_live_vectors;
     s->entries_per_event = st.events ? st.paper_entries / st.events : 0;
-    t = now_s();
+    t = st_now_s();
     s->nsweep = CAUSAL_SWEEP_MAX;
     for (uint32_t k = 1; k <= s->nsweep; k++) {
         if (k > j->nranks) {   /* one cluster of every rank either way: as at nranks */
@@ -154,7 +148,7 @@ static void run(struct causal_job *j)
         ci_sweep(&log, j->nranks, k, &s->sweep_self[k], &s->sweep_contiguous[k]);
     }
     ci_log_free(&log);
-    s->seconds_sweep = now_s() - t;
+    s->seconds_sweep = st_now_s() - t;
 }
 
 static void *run_thread(void *arg)
@@ -211,13 +205,13 @@ void causal_abandon(struct causal_job *j)
 
 int causal_finish(struct causal_job *j, const char *dir, struct causal_summary *s, char *err, size_t errlen)
 {
-    double t = now_s();
+    double t = st_now_s();
     join(j);
     *s = j->s;
-    s->seconds_wait = now_s() - t;
+    s->seconds_wait = st_now_s() - t;
     int rc = 0;
     if (j->built) {
-        t = now_s();
+        t = st_now_s();
         uint64_t fp[2];
         char path[4200];
         snprintf(path, sizeof path, "%s/causal.idx", dir);
@@ -230,7 +224,7 @@ int causal_finish(struct causal_job *j, const char *dir, struct causal_summary *
         }
         if (rc == 0)
             rc = write_csv(dir, s, err, errlen) || write_svg(dir, s, err, errlen) ? -1 : 0;
-        s->seconds_write = now_s() - t;
+        s->seconds_write = st_now_s() - t;
         s->built = rc == 0;
     }
     causal_abandon(j);

@@ -2,6 +2,7 @@
 #include "fsutil.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -21,4 +22,15 @@ int st_mkdir_p(const char *path)
         *p = '/';
     }
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    return remove(path);
+}
+
+int st_remove_tree(const char *path)
+{
+    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

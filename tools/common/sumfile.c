@@ -1,6 +1,7 @@
 /* sumfile.c — write and verify the checksum files of raw archives and the
  * seal line of run.meta (format in sumfile.h). */
 #include "sumfile.h"
+#include "rawformat.h"
 #include "hash64.h"
 
 #include <dirent.h>
@@ -201,8 +202,8 @@ int sum_write_archive(const char *dir, const char *name, char *err, size_t errle
 {
     char folder[4400], tmp[4400], path[4400], rel[4400];
     if ((size_t)snprintf(folder, sizeof folder, "%s/%s", dir, name) >= sizeof folder
-        || (size_t)snprintf(tmp, sizeof tmp, "%s/%s.sum.tmp", dir, name) >= sizeof tmp
-        || (size_t)snprintf(path, sizeof path, "%s/%s.sum", dir, name) >= sizeof path) {
+        || (size_t)snprintf(tmp, sizeof tmp, "%s/%s" RF_SUM_SUFFIX ".tmp", dir, name) >= sizeof tmp
+        || (size_t)snprintf(path, sizeof path, "%s/%s" RF_SUM_SUFFIX, dir, name) >= sizeof path) {
         snprintf(err, errlen, "%s: path too long for its checksum file", dir);
         return -1;
     }
@@ -220,7 +221,7 @@ int sum_write_archive(const char *dir, const char *name, char *err, size_t errle
     }
     fputs(HEADER, f);
     int rc = 0;
-    const char *own[] = { ".otf2", ".def" };
+    const char *own[] = { RF_ANCHOR_SUFFIX, RF_DEF_SUFFIX };
     for (size_t i = 0; rc == 0 && i < 2; i++) {
         snprintf(rel, sizeof rel, "%s%s", name, own[i]);
         rc = write_entry(f, dir, rel, err, errlen);
@@ -258,7 +259,7 @@ static int own_path(const char *rel, const char *name, int *in_folder)
     *in_folder = 0;
     if (strncmp(rel, name, len) != 0)
         return 0;
-    if (strcmp(rel + len, ".otf2") == 0 || strcmp(rel + len, ".def") == 0)
+    if (strcmp(rel + len, RF_ANCHOR_SUFFIX) == 0 || strcmp(rel + len, RF_DEF_SUFFIX) == 0)
         return 1;
     const char *file = rel + len + 1;
     if (rel[len] != '/' || !*file || strchr(file, '/') || strcmp(file, ".") == 0 || strcmp(file, "..") == 0)
@@ -281,18 +282,19 @@ int sum_verify_archive(const char *anchor, char *err, size_t errlen)
     const char *slash = strrchr(anchor, '/');
     const char *base = slash ? slash + 1 : anchor;
     size_t blen = strlen(base);
-    if (blen < 6 || blen - 5 >= sizeof name || strcmp(base + blen - 5, ".otf2") != 0
+    const size_t ext = sizeof RF_ANCHOR_SUFFIX - 1;
+    if (blen <= ext || blen - ext >= sizeof name || strcmp(base + blen - ext, RF_ANCHOR_SUFFIX) != 0
         || (size_t)(base - anchor) >= sizeof dir) {
-        snprintf(err, errlen, "%s: not a rank archive name (rank-NNNNNN.otf2)", anchor);
+        snprintf(err, errlen, "%s: not a rank archive name (" RF_RANK_PREFIX "NNNNNN" RF_ANCHOR_SUFFIX ")", anchor);
         return -1;
     }
-    memcpy(name, base, blen - 5);
-    name[blen - 5] = '\0';
+    memcpy(name, base, blen - ext);
+    name[blen - ext] = '\0';
     if (slash)
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - anchor), anchor);
     else
         snprintf(dir, sizeof dir, ".");
-    snprintf(sum, sizeof sum, "%s/%s.sum", dir, name);
+    snprintf(sum, sizeof sum, "%s/%s" RF_SUM_SUFFIX, dir, name);
     snprintf(folder, sizeof folder, "%s/%s", dir, name);
     int sealed = sum_verify_sealed(sum, err, errlen);
     if (sealed != 0)
@@ -329,8 +331,8 @@ int sum_verify_archive(const char *anchor, char *err, size_t errlen)
         if (errno || end == line + 17 || *end != ' ' || !own_path(end + 1, name, &in_folder))
             goto malformed;
         const char *rel = end + 1;
-        saw_anchor |= strcmp(rel + strlen(name), ".otf2") == 0;
-        saw_def |= strcmp(rel + strlen(name), ".def") == 0;
+        saw_anchor |= strcmp(rel + strlen(name), RF_ANCHOR_SUFFIX) == 0;
+        saw_def |= strcmp(rel + strlen(name), RF_DEF_SUFFIX) == 0;
         if (in_folder) {
             if (nfiles == fcap) {
                 size_t nc = fcap ? 2 * fcap : 16;

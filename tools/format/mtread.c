@@ -1,202 +1,20 @@
 /* mtread.c — see mtread.h. */
 #include "mtread.h"
+#include "defs_read.h"
+#include "otf2_quiet.h"
 #include "anchor_check.h"
 
 #include <otf2/otf2.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct defs_ctx {
-    struct mt_trace *t;
-    char **strings;
-    uint32_t nstrings;
-    struct group { uint64_t *members; uint32_t n; int self; } *groups;
-    uint32_t ngroups;
-    struct loc { uint64_t id, events; uint32_t name; } *locs;
-    uint32_t nlocs, caplocs;
-    int failed;
-};
-
-/* Grow a by-reference table to hold `index` (definitions are few). */
-static int ensure(void **v, uint32_t *n, uint32_t index, size_t elem)
-{
-    if (index < *n)
-        return 0;
-    if (index >= (1u << 24))
-        return -1;   /* not a definition table we could have written */
-    uint32_t nn = index + 1;
-    void *nv = realloc(*v, nn * elem);
-    if (!nv)
-        return -1;
-    memset((char *)nv + (size_t)*n * elem, 0, (size_t)(nn - *n) * elem);
-    *v = nv;
-    *n = nn;
-    return 0;
-}
-
-static const char *str(const struct defs_ctx *c, uint32_t ref)
-{
-    return ref < c->nstrings && c->strings[ref] ? c->strings[ref] : "";
-}
-
-#define FAIL_IF(cond) do { if (cond) { c->failed = 1; return OTF2_CALLBACK_INTERRUPT; } } while (0)
-
-static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
-{
-    struct defs_ctx *c = ud;
-    FAIL_IF(ensure((void **)&c->strings, &c->nstrings, self, sizeof *c->strings) != 0);
-    free(c->strings[self]);
-    FAIL_IF(!(c->strings[self] = strdup(s)));
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t offset, uint64_t length, uint64_t realtime)
-{
-    (void)offset; (void)realtime;
-    struct defs_ctx *c = ud;
-    c->t->resolution = res;
-    c->t->trace_length = length;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
-                                    OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
-{
-    (void)canonical; (void)description; (void)role; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
-    struct defs_ctx *c = ud;
-    struct mt_trace *t = c->t;
-    FAIL_IF(ensure((void **)&t->regions, &t->nregions, self, sizeof *t->regions) != 0);
-    free(t->regions[self]);
-    FAIL_IF(!(t->regions[self] = strdup(str(c, name))));
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
-                                   OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
-{
-    (void)name; (void)paradigm; (void)flags;
-    struct defs_ctx *c = ud;
-    FAIL_IF(ensure((void **)&c->groups, &c->ngroups, self, sizeof *c->groups) != 0);
-    free(c->groups[self].members);
-    FAIL_IF(!(c->groups[self].members = malloc(sizeof *members * (n ? n : 1))));
-    memcpy(c->groups[self].members, members, sizeof *members * n);
-    c->groups[self].n = n;
-    c->groups[self].self = type == OTF2_GROUP_TYPE_COMM_SELF;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
-                                  OTF2_CommRef parent, OTF2_CommFlag flags)
-{
-    (void)parent; (void)flags;
-    struct defs_ctx *c = ud;
-    struct mt_trace *t = c->t;
-    FAIL_IF(ensure((void **)&t->comms, &t->ncomms, self, sizeof *t->comms) != 0);
-    struct mt_comm *d = &t->comms[self];
-    free(d->name);
-    free(d->members);
-    d->name = strdup(str(c, name));
-    d->nmembers = group < c->ngroups ? c->groups[group].n : 0;
-    d->members = malloc(sizeof *d->members * (d->nmembers ? d->nmembers : 1));
-    FAIL_IF(!d->name || !d->members);
-    if (d->nmembers)
-        memcpy(d->members, c->groups[group].members, sizeof *d->members * d->nmembers);
-    d->self = group < c->ngroups && c->groups[group].self;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static uint64_t *group_copy(struct defs_ctx *c, OTF2_GroupRef group, uint32_t *n)
-{
-    *n = group < c->ngroups ? c->groups[group].n : 0;
-    uint64_t *v = malloc(sizeof *v * (*n ? *n : 1));
-    if (v && *n)
-        memcpy(v, c->groups[group].members, sizeof *v * *n);
-    return v;
-}
-
-static OTF2_CallbackCode def_intercomm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group_a,
-                                       OTF2_GroupRef group_b, OTF2_CommRef common, OTF2_CommFlag flags)
-{
-    (void)common; (void)flags;
-    struct defs_ctx *c = ud;
-    struct mt_trace *t = c->t;
-    FAIL_IF(ensure((void **)&t->comms, &t->ncomms, self, sizeof *t->comms) != 0);
-    struct mt_comm *d = &t->comms[self];
-    free(d->name);
-    free(d->members);
-    free(d->members_b);
-    d->name = strdup(str(c, name));
-    d->inter = 1;
-    d->members = group_copy(c, group_a, &d->nmembers);
-    d->members_b = group_copy(c, group_b, &d->nmembers_b);
-    FAIL_IF(!d->name || !d->members || !d->members_b);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
-                                      uint64_t nevents, OTF2_LocationGroupRef group)
-{
-    (void)type; (void)group;
-    struct defs_ctx *c = ud;
-    if (c->nlocs == c->caplocs) {
-        uint32_t cap = c->caplocs ? c->caplocs * 2 : 64;
-        struct loc *nv = realloc(c->locs, sizeof *nv * cap);
-        FAIL_IF(!nv);
-        c->locs = nv;
-        c->caplocs = cap;
-    }
-    c->locs[c->nlocs++] = (struct loc){ self, nevents, name };
-    return OTF2_CALLBACK_SUCCESS;
-}
-
 static int by_id(const void *a, const void *b)
 {
-    uint64_t x = ((const struct loc *)a)->id, y = ((const struct loc *)b)->id;
+    uint64_t x = ((const struct rf_read_location *)a)->id, y = ((const struct rf_read_location *)b)->id;
     return (x > y) - (x < y);
 }
 
-/* OTF2 prints its errors on stderr, several lines deep: keep the first
- * reason for our one-line message instead. */
-static char otf2_reason[256];
-
-static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, const char *function,
-                                  OTF2_ErrorCode code, const char *fmt, va_list va)
-{
-    (void)ud; (void)file; (void)line; (void)function;
-    if (!otf2_reason[0] && fmt)
-        vsnprintf(otf2_reason, sizeof otf2_reason, fmt, va);
-    return code;
-}
-
-static void explain(char *err, size_t errlen)
-{
-    size_t used = strlen(err);
-    if (otf2_reason[0] && used + 4 < errlen)
-        snprintf(err + used, errlen - used, " (%s)", otf2_reason);
-}
-
-static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
-                                       OTF2_StringRef description, OTF2_Type type)
-{
-    (void)description;
-    struct defs_ctx *c = ud;
-    if (rt_source_attr_def(&c->t->source_attrs, self, str(c, name), type) != 0) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    /* the attributes of a receive released by MPI_Request_free (src/writer.c) */
-    static const char *const freed[3] = { "freed_receive_comm", "freed_receive_source", "freed_receive_tag" };
-    static const OTF2_Type freed_type[3] = { OTF2_TYPE_COMM, OTF2_TYPE_INT32, OTF2_TYPE_INT32 };
-    for (int k = 0; k < 3; k++)
-        if (strcmp(str(c, name), freed[k]) == 0 && type == freed_type[k]) {
-            c->t->freed_attr[k] = self;
-            c->t->freed_attrs |= 1 << k;
-        }
-    return OTF2_CALLBACK_SUCCESS;
-}
 
 void mt_close(struct mt_trace *t)
 {
@@ -224,10 +42,9 @@ void mt_close(struct mt_trace *t)
 int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
-    struct defs_ctx c = { .t = t };
+    struct rf_read_defs d = { 0 };
     int rc = -1;
-    OTF2_Error_RegisterCallback(quiet_error, NULL);
-    otf2_reason[0] = '\0';
+    rf_otf2_quiet();
     if (!(t->path = strdup(anchor))) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -239,72 +56,82 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     if (!rd) {
         snprintf(err, errlen, "%s: not a readable OTF2 archive", anchor);
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
         mt_close(t);
         return -1;
     }
     t->reader = rd;
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
-    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
-    OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
-    if (!gdr || !gcb) {
-        OTF2_GlobalDefReaderCallbacks_Delete(gcb);
-        snprintf(err, errlen, "%s: cannot read the global definitions", anchor);
+    if (rf_read_global_defs(rd, anchor, anchor, &d, err, errlen) != 0)
         goto done;
-    }
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
-    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
-    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
-    OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
-    OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(gcb, def_intercomm);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
-    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
-    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &c);
-    uint64_t n = 0;
-    OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
-    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
-    OTF2_Reader_CloseGlobalDefReader(rd, gdr);
-    if (status != OTF2_SUCCESS || c.failed) {
-        snprintf(err, errlen, "%s: corrupt or truncated global definitions", anchor);
-        goto done;
-    }
-    if (c.nlocs == 0) {
+    if (d.nlocs == 0) {
         snprintf(err, errlen, "%s: no locations: not a merged synctrace archive", anchor);
         goto done;
     }
-    if (t->resolution == 0) {
+    if (d.resolution == 0) {
         snprintf(err, errlen, "%s: no clock properties", anchor);
         goto done;
     }
-    qsort(c.locs, c.nlocs, sizeof *c.locs, by_id);
-    t->nlocations = c.nlocs;
-    t->locations = malloc(sizeof *t->locations * c.nlocs);
-    t->location_events = malloc(sizeof *t->location_events * c.nlocs);
-    t->location_names = calloc(c.nlocs, sizeof *t->location_names);
-    if (!t->locations || !t->location_events || !t->location_names) {
+    t->resolution = d.resolution;
+    t->trace_length = d.trace_length;
+    memcpy(t->freed_attr, d.freed_receive, sizeof t->freed_attr);
+    t->freed_attrs = d.have_freed_receive;
+    for (uint32_t k = 0; k < d.nattrs; k++)
+        if (rt_source_attr_def(&t->source_attrs, d.attrs[k].ref, d.attrs[k].name, d.attrs[k].type) != 0) {
+            snprintf(err, errlen, "out of memory");
+            goto done;
+        }
+    /* the tables become the trace's */
+    t->regions = d.regions;
+    t->nregions = d.nregions;
+    d.regions = NULL;
+    d.nregions = 0;
+    if (d.ncomms && !(t->comms = calloc(d.ncomms, sizeof *t->comms))) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
-    for (uint32_t i = 0; i < c.nlocs; i++) {
-        t->locations[i] = c.locs[i].id;
-        t->location_events[i] = c.locs[i].events;
-        if (!(t->location_names[i] = strdup(str(&c, c.locs[i].name)))) {
+    t->ncomms = d.ncomms;
+    for (uint32_t k = 0; k < d.ncomms; k++) {
+        struct rf_read_comm *dc = &d.comms[k];
+        if (!dc->name)
+            continue;
+        t->comms[k].name = dc->name;
+        t->comms[k].nmembers = dc->nmembers;   /* 0 without a group */
+        t->comms[k].members = dc->members ? dc->members : calloc(1, sizeof *t->comms[k].members);
+        t->comms[k].self = dc->self;
+        t->comms[k].inter = dc->inter;
+        if (dc->inter) {   /* members: group A, members_b: group B */
+            t->comms[k].nmembers_b = dc->nremote;
+            t->comms[k].members_b = dc->remote;
+            dc->remote = NULL;
+        }
+        dc->name = NULL;
+        dc->members = NULL;
+        if (!t->comms[k].members) {
             snprintf(err, errlen, "out of memory");
             goto done;
         }
     }
+    qsort(d.locs, d.nlocs, sizeof *d.locs, by_id);
+    t->nlocations = d.nlocs;
+    t->locations = malloc(sizeof *t->locations * d.nlocs);
+    t->location_events = malloc(sizeof *t->location_events * d.nlocs);
+    t->location_names = calloc(d.nlocs, sizeof *t->location_names);
+    if (!t->locations || !t->location_events || !t->location_names) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    for (uint32_t i = 0; i < d.nlocs; i++) {
+        t->locations[i] = d.locs[i].id;
+        t->location_events[i] = d.locs[i].nevents;
+        t->location_names[i] = d.locs[i].name;
+        d.locs[i].name = NULL;
+    }
     rc = 0;
 done:
     if (rc)
-        explain(err, errlen);
-    for (uint32_t i = 0; i < c.nstrings; i++)
-        free(c.strings[i]);
-    free(c.strings);
-    for (uint32_t i = 0; i < c.ngroups; i++)
-        free(c.groups[i].members);
-    free(c.groups);
-    free(c.locs);
+        rf_otf2_explain(err, errlen);
+    rf_read_defs_free(&d);
     if (rc)
         mt_close(t);
     return rc;
@@ -509,8 +336,7 @@ static OTF2_CallbackCode ev_flush(EV_HEAD, OTF2_TimeStamp stop)
 
 int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, size_t errlen)
 {
-    OTF2_Error_RegisterCallback(quiet_error, NULL);
-    otf2_reason[0] = '\0';
+    rf_otf2_quiet();
     /* OTF2 reads a location's events only once per reader: a new pass
      * needs a new reader (definitions are kept). */
     if (t->reader)
@@ -518,7 +344,7 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     OTF2_Reader *rd = t->reader = OTF2_Reader_Open(t->path);
     if (!rd) {
         snprintf(err, errlen, "%s: not a readable OTF2 archive", t->path);
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
         return -1;
     }
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
@@ -528,7 +354,7 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     int have_defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
     if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
         snprintf(err, errlen, "%s: cannot open the event files", t->path);
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
         return -1;
     }
     for (uint32_t i = 0; i < t->nlocations; i++) {
@@ -543,7 +369,7 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
         if (!OTF2_Reader_GetEvtReader(rd, t->locations[i])) {
             snprintf(err, errlen, "%s: no event data for location %llu", t->path,
                      (unsigned long long)t->locations[i]);
-            explain(err, errlen);
+            rf_otf2_explain(err, errlen);
             OTF2_Reader_CloseEvtFiles(rd);
             return -1;
         }
@@ -555,7 +381,7 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     if (!ger || !cb) {
         OTF2_GlobalEvtReaderCallbacks_Delete(cb);
         snprintf(err, errlen, "%s: cannot read the events", t->path);
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
         OTF2_Reader_CloseEvtFiles(rd);
         return -1;
     }
@@ -591,7 +417,7 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     if (status != OTF2_SUCCESS && status != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
         snprintf(err, errlen, "%s: corrupt or truncated event data after %llu events", t->path,
                  (unsigned long long)n);
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
         return -1;
     }
     return 0;

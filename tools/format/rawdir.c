@@ -1,5 +1,6 @@
 /* rawdir.c — find the per-rank archives of a raw trace directory. */
 #include "rawdir.h"
+#include "rawformat.h"
 #include "sumfile.h"
 
 #include <dirent.h>
@@ -11,10 +12,12 @@
 /* "rank-NNNNNN" + suffix: the rank, or -1. */
 static int rank_of(const char *name, const char *suffix)
 {
-    if (strlen(name) != 11 + strlen(suffix) || strncmp(name, "rank-", 5) != 0 || strcmp(name + 11, suffix) != 0)
+    size_t prefix = strlen(RF_RANK_PREFIX);
+    if (strlen(name) != RF_RANK_NAME_LEN + strlen(suffix) || strncmp(name, RF_RANK_PREFIX, prefix) != 0
+        || strcmp(name + RF_RANK_NAME_LEN, suffix) != 0)
         return -1;
     int rank = 0;
-    for (int i = 5; i < 11; i++) {
+    for (size_t i = prefix; i < RF_RANK_NAME_LEN; i++) {
         if (name[i] < '0' || name[i] > '9')
             return -1;
         rank = rank * 10 + (name[i] - '0');
@@ -26,13 +29,13 @@ static int rank_of(const char *name, const char *suffix)
 static int meta_world_size(const char *dir)
 {
     char path[4200], line[256];
-    snprintf(path, sizeof path, "%s/run.meta", dir);
+    snprintf(path, sizeof path, "%s/" RF_META_FILE, dir);
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
     int n = 0;
     while (!n && fgets(line, sizeof line, f))
-        if (sscanf(line, "world_size %d", &n) != 1 || n < 0 || n > 1000000)
+        if (sscanf(line, RF_META_KEY_WORLD_SIZE " %d", &n) != 1 || n < 0 || n > RF_MAX_WORLD_SIZE)
             n = 0;
     fclose(f);
     return n;
@@ -57,11 +60,11 @@ int rawdir_list(const char *dir, char ***anchors, char *err, size_t errlen)
     int nseen = 0, found = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
-        int r = rank_of(de->d_name, ".otf2");
+        int r = rank_of(de->d_name, RF_ANCHOR_SUFFIX);
         if (r < 0)
-            r = rank_of(de->d_name, ".journal");
+            r = rank_of(de->d_name, RF_JOURNAL_SUFFIX);
         if (r < 0)
-            r = rank_of(de->d_name, ".sum");
+            r = rank_of(de->d_name, RF_SUM_SUFFIX);
         if (r < 0)
             continue;
         if (r >= nseen) {
@@ -98,13 +101,13 @@ int rawdir_list(const char *dir, char ***anchors, char *err, size_t errlen)
         n = world;
     char **v = calloc((size_t)n, sizeof *v);
     for (int r = 0; v && r < n; r++) {
-        size_t len = strlen(dir) + sizeof "/rank-000000.otf2";
+        size_t len = strlen(dir) + sizeof "/" RF_RANK_PREFIX "000000" RF_ANCHOR_SUFFIX;
         if (!(v[r] = malloc(len))) {
             rawdir_free(v, r);
             v = NULL;
             break;
         }
-        snprintf(v[r], len, "%s/rank-%06d.otf2", dir, r);
+        snprintf(v[r], len, "%s/" RF_RANK_NAME_FMT RF_ANCHOR_SUFFIX, dir, r);
     }
     free(seen);
     if (!v) {

@@ -1,12 +1,15 @@
 /* rawtrace.c — see rawtrace.h. Definitions and events are gathered through
  * OTF2's callback readers into plain arrays. */
 #include "rawtrace.h"
+#include "rawformat.h"
+#include "table.h"
 #include "anchor_check.h"
 #include "recover.h"
+#include "defs_read.h"
+#include "otf2_quiet.h"
 #include "sumfile.h"
 
 #include <otf2/otf2.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,346 +17,16 @@
 
 struct ctx {
     struct rt_rank *r;
-    char **strings;
-    uint32_t nstrings;
-    struct group {
-        uint64_t *members;
-        uint32_t n;
-        uint32_t in_of;
-        uint64_t key;         /* from the name "synctrace key HEX" (has_key): the key of the
-                               * communicators of this group (recovered archives), or, named
-                               * "synctrace key of comm REF: HEX", of communicator key_of */
-        int has_key, self;
-        uint32_t key_of;
-    } *groups;                /* by reference */
-    uint32_t ngroups;
     size_t cap;
     int failed;
     uint32_t attr_true_time;
     int have_true_attr;
     uint32_t attr_freed[3];   /* freed_receive_comm, _source, _tag (have_freed_attrs) */
     int have_freed_attrs;
-    struct rt_source_attrs src_attrs;   /* coll_sources_* (the tracer's src/writer.c) */
+    struct rt_source_attrs src_attrs;   /* coll_sources_* (defs_write.h) */
     uint64_t *src_buf;
     size_t csrc_buf;
-    struct loc { uint64_t id, nevents; } *locs;   /* every location the archive defines */
-    uint32_t nlocs;
-    struct cart_dim { uint32_t size; uint8_t periodic; } *dims;   /* Cartesian dimensions by reference */
-    uint32_t ndims;
-    uint32_t *topo_comm;      /* Cartesian topology reference -> communicator reference */
-    uint32_t ntopos;
 };
-
-/* Grow a by-reference table to hold `index`; *n is its length. Definitions
- * are few, so growing to exactly index + 1 keeps *n meaningful. A slot is
- * defined once: a second definition of a reference is corruption (and
- * would leak or replace the first). */
-static int ensure(void **v, uint32_t *n, uint32_t index, size_t elem)
-{
-    if (index < *n)
-        return 0;
-    if (index >= (1u << 24))
-        return -1;   /* no tracer defines that many (and index + 1 must not wrap): corrupt */
-    uint32_t nn = index + 1;
-    void *nv = realloc(*v, nn * elem);
-    if (!nv)
-        return -1;
-    memset((char *)nv + (size_t)*n * elem, 0, (size_t)(nn - *n) * elem);
-    *v = nv;
-    *n = nn;
-    return 0;
-}
-
-static const char *str(struct ctx *c, uint32_t ref)
-{
-    return ref < c->nstrings && c->strings[ref] ? c->strings[ref] : "";
-}
-
-static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
-{
-    struct ctx *c = ud;
-    if (ensure((void **)&c->strings, &c->nstrings, self, sizeof *c->strings) != 0 || c->strings[self]
-        || !(c->strings[self] = strdup(s))) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t offset, uint64_t length, uint64_t realtime)
-{
-    (void)realtime;
-    struct ctx *c = ud;
-    c->r->resolution = res;
-    c->r->global_offset = offset;
-    c->r->trace_length = length;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
-                                    OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
-{
-    (void)canonical; (void)description; (void)paradigm; (void)flags; (void)file; (void)begin; (void)end;
-    struct ctx *c = ud;
-    struct rt_rank *r = c->r;
-    if (ensure((void **)&r->regions, &r->nregions, self, sizeof *r->regions) != 0
-        || ensure((void **)&r->region_roles, &r->nregion_roles, self, sizeof *r->region_roles) != 0 || r->regions[self]
-        || !(r->regions[self] = strdup(str(c, name)))) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    r->region_roles[self] = (uint8_t)role;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
-                                   OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
-{
-    (void)type; (void)paradigm; (void)flags;
-    struct ctx *c = ud;
-    if (ensure((void **)&c->groups, &c->ngroups, self, sizeof *c->groups) != 0 || c->groups[self].members
-        || !(c->groups[self].members = malloc(sizeof *members * (n ? n : 1)))) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    memcpy(c->groups[self].members, members, sizeof *members * n);
-    c->groups[self].n = n;
-    /* the tracer's record of a topology communicator's in-neighbours */
-    unsigned comm;
-    char tail;
-    c->groups[self].in_of = UINT32_MAX;
-    if (sscanf(str(c, name), "synctrace in-neighbours of comm %u%c", &comm, &tail) == 1)
-        c->groups[self].in_of = comm;
-    /* a communicator's agreed key: the name of an empty group naming it, or
-     * (recovered archives) of the communicator's own group */
-    unsigned long long key;
-    int used = 0;
-    c->groups[self].key_of = UINT32_MAX;
-    if (sscanf(str(c, name), "synctrace key of comm %u: %16llx%n", &comm, &key, &used) == 2
-        && str(c, name)[used] == '\0' && used >= 16 && strspn(str(c, name) + used - 16, "0123456789abcdef") == 16) {
-        c->groups[self].key_of = comm;
-        c->groups[self].key = key;
-    } else if (sscanf(str(c, name), "synctrace key %16llx%n", &key, &used) == 1 && used == 30
-               && str(c, name)[used] == '\0') {
-        c->groups[self].key = key;
-        c->groups[self].has_key = 1;
-    }
-    c->groups[self].self = type == OTF2_GROUP_TYPE_COMM_SELF;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-/* A copy of a group's members; NULL (and *n = 0) when it is not defined. */
-static uint64_t *group_copy(struct ctx *c, OTF2_GroupRef group, uint32_t *n)
-{
-    *n = 0;
-    if (group >= c->ngroups || !c->groups[group].members)
-        return NULL;
-    *n = c->groups[group].n;
-    uint64_t *v = malloc(sizeof *v * (*n ? *n : 1));
-    if (v && *n)
-        memcpy(v, c->groups[group].members, sizeof *v * *n);
-    return v;
-}
-
-static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
-                                  OTF2_CommRef parent, OTF2_CommFlag flags)
-{
-    (void)flags;
-    struct ctx *c = ud;
-    struct rt_rank *r = c->r;
-    if (ensure((void **)&r->comms, &r->ncomms, self, sizeof *r->comms) != 0 || r->comms[self].name) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    struct rt_comm *d = &r->comms[self];
-    free(d->name);
-    free(d->members);
-    d->parent = parent == OTF2_UNDEFINED_COMM ? UINT32_MAX : parent;
-    d->name = strdup(str(c, name));
-    d->members = group_copy(c, group, &d->nmembers);
-    if (d->members && c->groups[group].has_key) {
-        d->key = c->groups[group].key;
-        d->has_key = 1;
-    }
-    if (d->members && c->groups[group].self) {
-        /* OTF2's COMM_SELF group names no one: it is each rank's own */
-        d->self = 1;
-        d->nmembers = 1;
-        d->members[0] = (uint64_t)r->rank;
-    }
-    if (!d->name || !d->members) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-/* The tracer writes group A as the local group (it carries the key) and B
- * as the remote one, whose ranks point-to-point peers name. */
-static OTF2_CallbackCode def_intercomm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group_a,
-                                       OTF2_GroupRef group_b, OTF2_CommRef common, OTF2_CommFlag flags)
-{
-    (void)common; (void)flags;
-    struct ctx *c = ud;
-    struct rt_rank *r = c->r;
-    if (ensure((void **)&r->comms, &r->ncomms, self, sizeof *r->comms) != 0) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    struct rt_comm *d = &r->comms[self];
-    free(d->name);
-    free(d->members);
-    free(d->local);
-    d->name = strdup(str(c, name));
-    d->inter = 1;
-    d->parent = UINT32_MAX;   /* its two sides have different local parents */
-    d->local = group_copy(c, group_a, &d->nlocal);
-    d->members = group_copy(c, group_b, &d->nmembers);
-    if (d->local && c->groups[group_a].has_key) {
-        d->key = c->groups[group_a].key;
-        d->has_key = 1;
-    }
-    if (!d->name || !d->members || !d->local) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_cart_dimension(void *ud, OTF2_CartDimensionRef self, OTF2_StringRef name, uint32_t size,
-                                            OTF2_CartPeriodicity periodicity)
-{
-    (void)name;
-    struct ctx *c = ud;
-    if (ensure((void **)&c->dims, &c->ndims, self, sizeof *c->dims) != 0) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    c->dims[self] = (struct cart_dim){ size, periodicity == OTF2_CART_PERIODIC_TRUE };
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-/* A topology's dimensions are defined before it (the writer's order). */
-static OTF2_CallbackCode def_cart_topology(void *ud, OTF2_CartTopologyRef self, OTF2_StringRef name,
-                                           OTF2_CommRef comm, uint8_t ndims, const OTF2_CartDimensionRef *dims)
-{
-    (void)name;
-    struct ctx *c = ud;
-    struct rt_rank *r = c->r;
-    if (comm >= r->ncomms || ndims == 0 || r->comms[comm].cart_ndims
-        || ensure((void **)&c->topo_comm, &c->ntopos, self, sizeof *c->topo_comm) != 0) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    struct rt_comm *d = &r->comms[comm];
-    d->cart_sizes = malloc(sizeof *d->cart_sizes * ndims);
-    d->cart_periodic = malloc(ndims);
-    if (!d->cart_sizes || !d->cart_periodic) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    for (uint8_t k = 0; k < ndims; k++) {
-        if (dims[k] >= c->ndims) {
-            c->failed = 1;
-            return OTF2_CALLBACK_INTERRUPT;
-        }
-        d->cart_sizes[k] = c->dims[dims[k]].size;
-        d->cart_periodic[k] = c->dims[dims[k]].periodic;
-    }
-    d->cart_ndims = ndims;
-    c->topo_comm[self] = comm;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_cart_coordinate(void *ud, OTF2_CartTopologyRef topo, uint32_t rank, uint8_t ndims,
-                                             const uint32_t *coords)
-{
-    struct ctx *c = ud;
-    struct rt_rank *r = c->r;
-    if (topo >= c->ntopos || c->topo_comm[topo] >= r->ncomms) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    struct rt_comm *d = &r->comms[c->topo_comm[topo]];
-    if (ndims != d->cart_ndims || d->has_cart_coords || !(d->cart_coords = malloc(sizeof *d->cart_coords * ndims))) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    memcpy(d->cart_coords, coords, sizeof *coords * ndims);
-    d->cart_rank = rank;
-    d->has_cart_coords = 1;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_rma_win(void *ud, OTF2_RmaWinRef self, OTF2_StringRef name, OTF2_CommRef comm,
-                                     OTF2_RmaWinFlag flags)
-{
-    (void)flags;
-    struct ctx *c = ud;
-    struct rt_rank *r = c->r;
-    if (ensure((void **)&r->wins, &r->nwins, self, sizeof *r->wins) != 0 || r->wins[self].name
-        || !(r->wins[self].name = strdup(str(c, name)))) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    r->wins[self].comm = comm;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
-                                      uint64_t nevents, OTF2_LocationGroupRef group)
-{
-    (void)name; (void)type; (void)group;
-    struct ctx *c = ud;
-    struct loc *nv = realloc(c->locs, sizeof *nv * (c->nlocs + 1));
-    if (!nv) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    c->locs = nv;
-    c->locs[c->nlocs++] = (struct loc){ self, nevents };
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
-                                       OTF2_StringRef description, OTF2_Type type)
-{
-    (void)description;
-    struct ctx *c = ud;
-    if (strcmp(str(c, name), "true_time") == 0 && type == OTF2_TYPE_UINT64) {
-        c->attr_true_time = self;
-        c->have_true_attr = 1;
-    }
-    static const char *const freed[3] = { "freed_receive_comm", "freed_receive_source", "freed_receive_tag" };
-    static const OTF2_Type freed_type[3] = { OTF2_TYPE_COMM, OTF2_TYPE_INT32, OTF2_TYPE_INT32 };
-    for (int k = 0; k < 3; k++)
-        if (strcmp(str(c, name), freed[k]) == 0 && type == freed_type[k]) {
-            c->attr_freed[k] = self;
-            c->have_freed_attrs |= 1 << k;
-        }
-    if (rt_source_attr_def(&c->src_attrs, self, str(c, name), type) != 0) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_clock_offset(void *ud, OTF2_TimeStamp time, int64_t offset, double stddev)
-{
-    struct ctx *c = ud;
-    struct rt_rank *r = c->r;
-    uint32_t n = r->noffsets;
-    struct rt_offset *nv = realloc(r->offsets, sizeof *nv * (n + 1));
-    if (!nv) {
-        c->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    nv[n] = (struct rt_offset){ time, offset, stddev };
-    r->offsets = nv;
-    r->noffsets = n + 1;
-    return OTF2_CALLBACK_SUCCESS;
-}
 
 /* ---------- events ---------- */
 
@@ -548,12 +221,13 @@ int rt_source_attr_def(struct rt_source_attrs *a, uint32_t self, const char *nam
 {
     unsigned k;
     int used = 0;
-    if (strcmp(name, "coll_sources_slots") == 0 && type == OTF2_TYPE_UINT32) {
+    if (strcmp(name, RF_ATTR_SOURCES_SLOTS_NAME) == 0 && type == OTF2_TYPE_UINT32) {
         a->slots_ref = self;
         a->have_slots = 1;
-    } else if (sscanf(name, "coll_sources_%u%n", &k, &used) == 1 && name[used] == 0 && type == OTF2_TYPE_UINT64
-               && k < (1u << 20) && self < (1u << 20)) {
-        if (ensure((void **)&a->word_of, &a->nword_of, self, sizeof *a->word_of) != 0)
+    } else if (sscanf(name, RF_ATTR_SOURCES_BITS_FMT "%n", &k, &used) == 1 && name[used] == 0
+               && type == OTF2_TYPE_UINT64 && k < (1u << 20) && self < (1u << 20)) {
+        if (st_table_ensure((void **)&a->word_of, &a->nword_of, &a->word_of_cap, self, 1u << 20,
+                            sizeof *a->word_of) != 0)
             return -1;
         a->word_of[self] = k + 1;
     }
@@ -661,28 +335,6 @@ static OTF2_CallbackCode ev_flush(EV_HEAD, OTF2_TimeStamp stop)
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/* ---------- OTF2's own error reports ---------- */
-
-/* OTF2 prints every error on stderr, several lines deep; keep the first
- * reason instead, for our one-line message. */
-static _Thread_local char otf2_reason[256];   /* per reading thread (merge --jobs) */
-
-static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, const char *function,
-                                  OTF2_ErrorCode code, const char *fmt, va_list va)
-{
-    (void)ud; (void)file; (void)line; (void)function;
-    if (!otf2_reason[0] && fmt)
-        vsnprintf(otf2_reason, sizeof otf2_reason, fmt, va);
-    return code;
-}
-
-static void explain(char *err, size_t errlen)
-{
-    size_t used = strlen(err);
-    if (otf2_reason[0] && used < errlen)
-        snprintf(err + used, errlen - used, " (%s)", otf2_reason);
-}
-
 /* ---------- properties ---------- */
 
 static char *property(OTF2_Reader *rd, const char *name)
@@ -718,7 +370,7 @@ static double double_property(OTF2_Reader *rd, const char *name)
 
 static int by_location(const void *a, const void *b)
 {
-    uint64_t x = ((const struct loc *)a)->id, y = ((const struct loc *)b)->id;
+    uint64_t x = ((const struct rf_read_location *)a)->id, y = ((const struct rf_read_location *)b)->id;
     return (x > y) - (x < y);
 }
 
@@ -731,10 +383,13 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
                         size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    out->path = strdup(anchor);
+    if (!(out->path = strdup(anchor))) {
+        snprintf(err, errlen, "%s: out of memory", anchor);
+        return -1;
+    }
     struct ctx c = { .r = out };
-    OTF2_Error_RegisterCallback(quiet_error, NULL);
-    otf2_reason[0] = '\0';
+    struct rf_read_defs d = { 0 };
+    rf_otf2_quiet();
     if (anchor_check(path, err, errlen) != 0)
         return -1;
     OTF2_Reader *rd = OTF2_Reader_Open(path);
@@ -744,110 +399,177 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     }
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
     int rc = -1;
-    if (int_property(rd, "SYNCTRACE::RANK", &out->rank) != 0
-        || int_property(rd, "SYNCTRACE::WORLD_SIZE", &out->world_size) != 0) {
+    if (int_property(rd, RF_PROP_RANK, &out->rank) != 0
+        || int_property(rd, RF_PROP_WORLD_SIZE, &out->world_size) != 0) {
         snprintf(err, errlen, "%s: not a synctrace raw archive (no SYNCTRACE::RANK property)", anchor);
         goto done;
     }
-    if (int_property(rd, "SYNCTRACE::CLOCK_DOMAIN", &out->domain) != 0)
+    if (int_property(rd, RF_PROP_CLOCK_DOMAIN, &out->domain) != 0)
         out->domain = out->rank;
-    out->host = property(rd, "SYNCTRACE::HOST");
-    out->clock = property(rd, "SYNCTRACE::CLOCK");
-    out->run_id = property(rd, "SYNCTRACE::RUN_ID");
-    out->version = property(rd, "SYNCTRACE::VERSION");
-    out->skew_offset_us = double_property(rd, "SYNCTRACE::SKEW_OFFSET_US");
-    out->skew_drift_ppm = double_property(rd, "SYNCTRACE::SKEW_DRIFT_PPM");
+    out->host = property(rd, RF_PROP_HOST);
+    out->clock = property(rd, RF_PROP_CLOCK);
+    out->run_id = property(rd, RF_PROP_RUN_ID);
+    out->version = property(rd, RF_PROP_VERSION);
+    out->skew_offset_us = double_property(rd, RF_PROP_SKEW_OFFSET_US);
+    out->skew_drift_ppm = double_property(rd, RF_PROP_SKEW_DRIFT_PPM);
 
-    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
-    OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
-    if (!gdr || !gcb) {
-        snprintf(err, errlen, "%s: cannot read the global definitions", anchor);
-        OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    if (rf_read_global_defs(rd, path, anchor, &d, err, errlen) != 0)
+        goto done;
+    out->resolution = d.resolution;
+    out->global_offset = d.global_offset;
+    out->trace_length = d.trace_length;
+    c.attr_true_time = d.true_time;
+    c.have_true_attr = d.have_true_time;
+    memcpy(c.attr_freed, d.freed_receive, sizeof c.attr_freed);
+    c.have_freed_attrs = d.have_freed_receive;
+    for (uint32_t k = 0; k < d.nattrs; k++)
+        if (rt_source_attr_def(&c.src_attrs, d.attrs[k].ref, d.attrs[k].name, d.attrs[k].type) != 0) {
+            snprintf(err, errlen, "%s: out of memory", anchor);
+            goto done;
+        }
+    /* the tables become the rank's */
+    out->regions = d.regions;
+    out->nregions = d.nregions;
+    out->region_roles = d.region_roles;
+    out->nregion_roles = d.nregion_roles;
+    d.regions = NULL;
+    d.nregions = 0;
+    d.region_roles = NULL;
+    d.nregion_roles = 0;
+    if (d.ncomms && !(out->comms = calloc(d.ncomms, sizeof *out->comms))) {
+        snprintf(err, errlen, "%s: out of memory", anchor);
         goto done;
     }
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
-    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
-    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
-    OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
-    OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(gcb, def_intercomm);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
-    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
-    OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(gcb, def_rma_win);
-    OTF2_GlobalDefReaderCallbacks_SetCartDimensionCallback(gcb, def_cart_dimension);
-    OTF2_GlobalDefReaderCallbacks_SetCartTopologyCallback(gcb, def_cart_topology);
-    OTF2_GlobalDefReaderCallbacks_SetCartCoordinateCallback(gcb, def_cart_coordinate);
-    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &c);
-    uint64_t n = 0;
-    OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
-    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
-    OTF2_Reader_CloseGlobalDefReader(rd, gdr);
-    if (status != OTF2_SUCCESS || c.failed) {
-        snprintf(err, errlen, "%s: corrupt or truncated global definitions", anchor);
+    out->ncomms = d.ncomms;
+    for (uint32_t k = 0; k < d.ncomms; k++) {
+        struct rf_read_comm *dc = &d.comms[k];
+        out->comms[k].parent = UINT32_MAX;
+        if (!dc->name)
+            continue;
+        if (!dc->has_group) {
+            snprintf(err, errlen, "%s: corrupt global definitions (communicator %u has no group)", anchor, k);
+            goto done;
+        }
+        struct rt_comm *oc = &out->comms[k];
+        oc->name = dc->name;
+        oc->key = dc->key;
+        oc->has_key = dc->has_key;
+        if (dc->inter) {
+            /* group A is the local group (the writer's), B the remote one,
+             * whose ranks point-to-point peers name */
+            oc->inter = 1;
+            oc->local = dc->members;
+            oc->nlocal = dc->nmembers;
+            oc->members = dc->remote;
+            oc->nmembers = dc->nremote;
+            dc->remote = NULL;
+        } else if (dc->self) {
+            /* OTF2's COMM_SELF group names no one: it is each rank's own */
+            uint64_t *me = realloc(dc->members, sizeof *me);
+            if (!me) {
+                snprintf(err, errlen, "%s: out of memory", anchor);
+                goto done;
+            }
+            me[0] = (uint64_t)out->rank;
+            oc->self = 1;
+            oc->members = me;
+            oc->nmembers = 1;
+        } else {
+            oc->members = dc->members;
+            oc->nmembers = dc->nmembers;
+        }
+        /* an intercommunicator's two sides have different local parents */
+        oc->parent = dc->parent == OTF2_UNDEFINED_COMM || dc->inter ? UINT32_MAX : dc->parent;
+        oc->cart_ndims = dc->cart_ndims;
+        oc->cart_sizes = dc->cart_sizes;
+        oc->cart_periodic = dc->cart_periodic;
+        oc->has_cart_coords = dc->has_cart_coords;
+        oc->cart_rank = dc->cart_rank;
+        oc->cart_coords = dc->cart_coords;
+        /* now the rank's */
+        dc->name = NULL;
+        dc->members = NULL;
+        dc->cart_sizes = dc->cart_coords = NULL;
+        dc->cart_periodic = NULL;
+    }
+    if (d.nwins && !(out->wins = calloc(d.nwins, sizeof *out->wins))) {
+        snprintf(err, errlen, "%s: out of memory", anchor);
         goto done;
     }
-    for (uint32_t g = 0; g < c.ngroups; g++) {
-        uint32_t k = c.groups[g].in_of;
-        if (!c.groups[g].members || k == UINT32_MAX)
+    out->nwins = d.nwins;
+    for (uint32_t k = 0; k < d.nwins; k++) {
+        out->wins[k].comm = d.wins[k].comm;
+        if (!(out->wins[k].name = d.wins[k].name ? d.wins[k].name : strdup(""))) {
+            snprintf(err, errlen, "%s: out of memory", anchor);
+            goto done;
+        }
+        d.wins[k].name = NULL;
+    }
+    for (uint32_t g = 0; g < d.ngroups; g++) {
+        /* the tracer's record of a topology communicator's in-neighbours */
+        unsigned k;
+        char tail;
+        if (!d.groups[g].name || sscanf(d.groups[g].name, RF_IN_NEIGHBOURS_FMT "%c", &k, &tail) != 1)
             continue;
         if (k >= out->ncomms || out->comms[k].has_in) {
             snprintf(err, errlen, "%s: in-neighbours of communicator %u, which is not defined", anchor, k);
             goto done;
         }
         out->comms[k].has_in = 1;
-        out->comms[k].nin = c.groups[g].n;
-        out->comms[k].in = c.groups[g].members;
-        c.groups[g].members = NULL;   /* now the communicator's */
-    }
-    for (uint32_t g = 0; g < c.ngroups; g++) {
-        uint32_t k = c.groups[g].key_of;
-        if (k == UINT32_MAX)
-            continue;
-        if (k >= out->ncomms || !out->comms[k].members || out->comms[k].has_key) {
-            snprintf(err, errlen, "%s: a key for communicator %u, which is not defined or has one", anchor, k);
-            goto done;
-        }
-        out->comms[k].key = c.groups[g].key;
-        out->comms[k].has_key = 1;
+        out->comms[k].nin = d.groups[g].n;
+        out->comms[k].in = d.groups[g].members;
+        d.groups[g].members = NULL;   /* now the communicator's */
     }
 
     /* The main location (the thread that called MPI_Init) has the rank as
      * its id; the others, the rank's other threads, follow in id order. */
-    if (c.nlocs == 0) {
+    struct rf_read_location *locs = d.locs;
+    uint32_t nlocs = d.nlocs;
+    if (nlocs == 0) {
         snprintf(err, errlen, "%s: the archive defines no location", anchor);
         goto done;
     }
-    for (uint32_t k = 0; k < c.nlocs; k++)
-        if (c.locs[k].id == (uint64_t)out->rank) {
-            struct loc t = c.locs[0];
-            c.locs[0] = c.locs[k];
-            c.locs[k] = t;
+    for (uint32_t k = 0; k < nlocs; k++)
+        if (locs[k].id == (uint64_t)out->rank) {
+            struct rf_read_location t = locs[0];
+            locs[0] = locs[k];
+            locs[k] = t;
         }
-    qsort(c.locs + 1, c.nlocs - 1, sizeof *c.locs, by_location);
-    if (c.nlocs > 1 && !(out->threads = calloc(c.nlocs - 1, sizeof *out->threads))) {
+    qsort(locs + 1, nlocs - 1, sizeof *locs, by_location);
+    if (nlocs > 1 && !(out->threads = calloc(nlocs - 1, sizeof *out->threads))) {
         snprintf(err, errlen, "%s: out of memory", anchor);
         goto done;
     }
-    for (uint32_t k = 0; k < c.nlocs; k++)
-        OTF2_Reader_SelectLocation(rd, c.locs[k].id);
-    out->location = c.locs[0].id;
-    out->declared_events = c.locs[0].nevents;
-    if (OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS) {
-        /* the clock offsets: every location has the rank's, the main one's are read */
-        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, out->location);
-        if (dr) {
-            OTF2_DefReaderCallbacks *dcb = OTF2_DefReaderCallbacks_New();
-            OTF2_DefReaderCallbacks_SetClockOffsetCallback(dcb, def_clock_offset);
-            OTF2_Reader_RegisterDefCallbacks(rd, dr, dcb, &c);
-            OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
-            OTF2_DefReaderCallbacks_Delete(dcb);
-            OTF2_Reader_CloseDefReader(rd, dr);
-        }
-        for (uint32_t k = 1; k < c.nlocs; k++)   /* the others' must be read (or closed) too */
-            if ((dr = OTF2_Reader_GetDefReader(rd, c.locs[k].id)) != NULL)
-                OTF2_Reader_CloseDefReader(rd, dr);
-        OTF2_Reader_CloseDefFiles(rd);
+    for (uint32_t k = 0; k < nlocs; k++)
+        OTF2_Reader_SelectLocation(rd, locs[k].id);
+    out->location = locs[0].id;
+    out->declared_events = locs[0].nevents;
+    /* The clock offsets: every location has the rank's, the main one's
+     * are read; a rank without them would be merged unsynchronised. */
+    if (OTF2_Reader_OpenDefFiles(rd) != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s: cannot open the local definition files", anchor);
+        goto done;
     }
+    struct rf_read_offset *offsets;
+    uint32_t noffsets;
+    int offsets_read = rf_read_clock_offsets(rd, path, out->location, anchor, &offsets, &noffsets, err, errlen);
+    for (uint32_t k = 1; k < nlocs; k++) {   /* the others' must be read (or closed) too */
+        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, locs[k].id);
+        if (dr)
+            OTF2_Reader_CloseDefReader(rd, dr);
+    }
+    OTF2_Reader_CloseDefFiles(rd);
+    if (offsets_read != 0)
+        goto done;
+    if (noffsets && !(out->offsets = malloc(sizeof *out->offsets * noffsets))) {
+        free(offsets);
+        snprintf(err, errlen, "%s: out of memory", anchor);
+        goto done;
+    }
+    for (uint32_t i = 0; i < noffsets; i++)
+        out->offsets[i] = (struct rt_offset){ offsets[i].time, offsets[i].offset, offsets[i].stddev };
+    out->noffsets = noffsets;
+    free(offsets);
 
     if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
         snprintf(err, errlen, "%s: cannot open the event files", anchor);
@@ -880,22 +602,23 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(ecb, ev_rma_request_lock);
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(ecb, ev_rma_release_lock);
     OTF2_EvtReaderCallbacks_SetRmaSyncCallback(ecb, ev_rma_sync);
-    status = OTF2_SUCCESS;
-    for (uint32_t k = 0; k < c.nlocs && status == OTF2_SUCCESS && !c.failed; k++) {
+    OTF2_ErrorCode status = OTF2_SUCCESS;
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < nlocs && status == OTF2_SUCCESS && !c.failed; k++) {
         struct rt_rank *dst = k == 0 ? out : &out->threads[k - 1];
         if (k > 0) {
-            dst->location = c.locs[k].id;
-            dst->declared_events = c.locs[k].nevents;
+            dst->location = locs[k].id;
+            dst->declared_events = locs[k].nevents;
             /* the tracer's N-th thread has id N << 32 | rank: keep N (a
              * recovered archive lacks the threads that never flushed) */
-            uint64_t id = c.locs[k].id;
+            uint64_t id = locs[k].id;
             dst->thread = (id & 0xffffffffu) == (uint32_t)out->rank && (id >> 32) > 0 && (id >> 32) < UINT32_MAX
                           ? (uint32_t)(id >> 32) : k;
             out->nthreads = k;
         }
         c.r = dst;
         c.cap = 0;
-        if (exact && c.locs[k].nevents == 0)
+        if (exact && locs[k].nevents == 0)
             continue;
         OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, dst->location);
         if (!er) {
@@ -908,8 +631,8 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
         OTF2_EvtReader_ApplyClockOffsets(er, false);
         OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &c);
         if (exact) {
-            status = OTF2_Reader_ReadLocalEvents(rd, er, c.locs[k].nevents, &n);
-            if (status == OTF2_SUCCESS && n != c.locs[k].nevents)
+            status = OTF2_Reader_ReadLocalEvents(rd, er, locs[k].nevents, &n);
+            if (status == OTF2_SUCCESS && n != locs[k].nevents)
                 status = OTF2_ERROR_INVALID_DATA;
         } else {
             status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
@@ -948,18 +671,10 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     rc = 0;
 done:
     if (rc)
-        explain(err, errlen);
-    for (uint32_t i = 0; i < c.nstrings; i++)
-        free(c.strings[i]);
-    free(c.strings);
-    for (uint32_t i = 0; i < c.ngroups; i++)
-        free(c.groups[i].members);
-    free(c.groups);
-    free(c.locs);
+        rf_otf2_explain(err, errlen);
+    rf_read_defs_free(&d);
     rt_source_attr_free(&c.src_attrs);
     free(c.src_buf);
-    free(c.dims);
-    free(c.topo_comm);
     OTF2_Reader_Close(rd);
     return rc;
 }
@@ -969,10 +684,9 @@ done:
 static int read_recovered(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
 {
     struct rc_archive a;
-    OTF2_Error_RegisterCallback(quiet_error, NULL);
-    otf2_reason[0] = '\0';
+    rf_otf2_quiet();
     if (rc_rebuild(anchor, &a, err, errlen) != 0) {
-        explain(err, errlen);
+        rf_otf2_explain(err, errlen);
         memset(out, 0, sizeof *out);
         out->path = strdup(anchor);
         return -1;

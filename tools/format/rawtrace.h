@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "rawformat.h"
 
 enum rt_kind {
     RT_ENTER, RT_LEAVE, RT_SEND, RT_ISEND, RT_ISEND_COMPLETE, RT_IRECV_REQUEST, RT_RECV, RT_IRECV,
@@ -83,7 +84,7 @@ struct rt_sources {
     uint32_t nslots;          /* RT_SOURCES_UNKNOWN: sparse, slots not recorded */
     size_t first;
 };
-#define RT_SOURCES_UNKNOWN UINT32_MAX
+#define RT_SOURCES_UNKNOWN RF_SOURCES_UNKNOWN
 
 struct rt_offset {
     uint64_t time;
@@ -158,7 +159,7 @@ struct rt_source_attrs {
     uint32_t slots_ref;
     int have_slots;
     uint32_t *word_of;        /* attribute ref -> 1 + k for coll_sources_<k>, else 0 */
-    uint32_t nword_of;
+    uint32_t nword_of, word_of_cap;
 };
 int rt_source_attr_def(struct rt_source_attrs *a, uint32_t self, const char *name, int type);
 int rt_source_attr_read(const struct rt_source_attrs *a, void *otf2_attrs, uint64_t **buf, size_t *cap,

@@ -36,6 +36,15 @@
  *                                local group and RMEMBERS its remote one
  *   comm_name REF NAME           MPI_Comm_set_name gave communicator REF a name
  *   clock_offset TIME OFFSET STDDEV
+ *   neighbours REF N LIST        a topology communicator's in-neighbours of this rank
+ *   comm_parent REF PARENT       the communicator REF was made from (an intracommunicator's)
+ *   cart REF RANK NDIMS SIZES PERIODIC COORDS
+ *                                a Cartesian topology on REF: each list NDIMS numbers,
+ *                                comma-separated (PERIODIC 0|1); RANK, this rank's in REF
+ *   window REF COMM              an RMA window on communicator COMM (unnamed)
+ *   window_name REF NAME         its name (MPI_Win_set_name)
+ *   started_at TICKS             MPI_Init's Enter, stamped before opened_at: the
+ *                                archive's global offset
  *   resolution TICKS_PER_SECOND  the final calibrated rate (at MPI_Finalize)
  *   location ID                  the location of another thread of the rank
  *                                (MPI_THREAD_SERIALIZED or MULTIPLE), made on its
@@ -48,7 +57,11 @@
  * Records of an unknown keyword are skipped (a later tracer may add some
  * without changing the format version). */
 #include <config.h>
+#include "rawformat.h"
 #include "recover.h"
+#include "defs_write.h"
+#include "fsutil.h"
+#include "table.h"
 
 #include <otf2/otf2.h>
 
@@ -62,17 +75,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define JOURNAL_FORMAT 1
-
 /* ---------- paths ---------- */
 
 /* ".../rank-NNNNNN.otf2" -> ".../rank-NNNNNN" + suffix. */
 static int sibling(const char *anchor, const char *suffix, char *out, size_t len)
 {
     size_t n = strlen(anchor);
-    if (n < 5 || strcmp(anchor + n - 5, ".otf2") != 0)
+    size_t ext = strlen(RF_ANCHOR_SUFFIX);
+    if (n < ext || strcmp(anchor + n - ext, RF_ANCHOR_SUFFIX) != 0)
         return -1;
-    return snprintf(out, len, "%.*s%s", (int)(n - 5), anchor, suffix) < (int)len ? 0 : -1;
+    return snprintf(out, len, "%.*s%s", (int)(n - ext), anchor, suffix) < (int)len ? 0 : -1;
 }
 
 int rc_anchor_complete(const char *anchor)
@@ -85,7 +97,7 @@ int rc_has_journal(const char *anchor)
 {
     char path[4200];
     struct stat st;
-    return sibling(anchor, ".journal", path, sizeof path) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return sibling(anchor, RF_JOURNAL_SUFFIX, path, sizeof path) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* ---------- the journal ---------- */
@@ -98,7 +110,8 @@ struct jregion {
 struct jcomm {
     int set;
     char *name;
-    char key_name[48];        /* "synctrace key HEX", its group's name, or "" */
+    int has_key;              /* "key HEX": the key its members agreed on */
+    uint64_t key;
     int self, inter;
     uint32_t n;
     uint64_t *members;
@@ -107,7 +120,19 @@ struct jcomm {
     int has_in;               /* a "neighbours" record: in-neighbours of a topology communicator */
     uint32_t nin;
     uint64_t *in;
-    char in_name[64];
+    uint32_t parent;          /* a "comm_parent" record: the communicator it was made from, */
+                              /* else OTF2_UNDEFINED_COMM */
+    uint32_t cart_ndims;      /* a "cart" record: a Cartesian topology (0: none) */
+    uint32_t *cart_sizes;
+    uint8_t *cart_periodic;
+    uint32_t *cart_coords;
+    uint32_t cart_rank;
+};
+
+struct jwin {
+    int set;
+    uint32_t comm;
+    char *name;               /* NULL: unnamed */
 };
 
 struct jgroup {
@@ -120,12 +145,6 @@ struct jprop {
     char *name, *value;
 };
 
-struct joffset {
-    uint64_t time;
-    int64_t offset;
-    double stddev;
-};
-
 struct journal {
     int rank, world_size, true_time;
     uint64_t location, chunk_size, opened_at, resolution;
@@ -134,14 +153,16 @@ struct journal {
     unsigned have;            /* header fields seen, HAVE_* bits */
     int header_end;
     struct jregion *regions;
-    uint32_t nregions;
+    uint32_t nregions, regions_cap;
     struct jcomm *comms;
-    uint32_t ncomms;
+    uint32_t ncomms, comms_cap;
+    struct jwin *wins;
+    uint32_t nwins, wins_cap;
     struct jgroup *groups;
-    uint32_t ngroups;
+    uint32_t ngroups, groups_cap;
     struct jprop *props;
     uint32_t nprops;
-    struct joffset *offsets;
+    struct rf_clock_offset *offsets;
     uint32_t noffsets;
     uint64_t *threads;        /* the other threads' location ids, in journal order */
     uint32_t nthreads;
@@ -151,6 +172,16 @@ enum {
     HAVE_RANK = 1, HAVE_WORLD = 2, HAVE_LOCATION = 4, HAVE_CHUNK = 8, HAVE_OPENED = 16, HAVE_TPS = 32,
     HAVE_TRUE = 64, HAVE_HOST = 128, HAVE_CLOCK = 256, HAVE_ALL = 511
 };
+
+static void jcomm_free_cart(struct jcomm *c)
+{
+    free(c->cart_sizes);
+    free(c->cart_periodic);
+    free(c->cart_coords);
+    c->cart_sizes = c->cart_coords = NULL;
+    c->cart_periodic = NULL;
+    c->cart_ndims = 0;
+}
 
 static void journal_free(struct journal *j)
 {
@@ -164,8 +195,12 @@ static void journal_free(struct journal *j)
         free(j->comms[i].members);
         free(j->comms[i].remote);
         free(j->comms[i].in);
+        jcomm_free_cart(&j->comms[i]);
     }
     free(j->comms);
+    for (uint32_t i = 0; i < j->nwins; i++)
+        free(j->wins[i].name);
+    free(j->wins);
     for (uint32_t i = 0; i < j->ngroups; i++)
         free(j->groups[i].members);
     free(j->groups);
@@ -177,23 +212,6 @@ static void journal_free(struct journal *j)
     free(j->offsets);
     free(j->threads);
     memset(j, 0, sizeof *j);
-}
-
-/* Grow a by-reference table to hold `index`, zero-filled. */
-static int ensure(void **v, uint32_t *n, uint64_t index, size_t elem)
-{
-    if (index < *n)
-        return 0;
-    if (index >= (1u << 24))
-        return -1;   /* no tracer defines that many: a corrupt record */
-    uint32_t nn = (uint32_t)index + 1;
-    void *nv = realloc(*v, nn * elem);
-    if (!nv)
-        return -1;
-    memset((char *)nv + (size_t)*n * elem, 0, (size_t)(nn - *n) * elem);
-    *v = nv;
-    *n = nn;
-    return 0;
 }
 
 static int hexval(int c)
@@ -290,6 +308,54 @@ static int parse_members(const char *s, uint32_t n, uint64_t **out)
     return 0;
 }
 
+/* N unsigned 32-bit numbers, comma-separated, into out[]. */
+static int parse_u32_list(const char *s, uint32_t n, uint32_t *out)
+{
+    const char *p = s;
+    for (uint32_t i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        if (*p < '0' || *p > '9')
+            return -1;
+        unsigned long long x = strtoull(p, &end, 10);
+        if (end == p || errno || x > UINT32_MAX || *end != (i + 1 < n ? ',' : '\0'))
+            return -1;
+        out[i] = (uint32_t)x;
+        p = end + 1;
+    }
+    return 0;
+}
+
+/* cart REF RANK NDIMS SIZES PERIODIC COORDS */
+static int parse_cart(struct journal *j, char **f)
+{
+    uint64_t u, rank, nd;
+    if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &rank) != 0 || parse_u64(f[3], &nd) != 0 || u >= j->ncomms
+        || !j->comms[u].set || rank > UINT32_MAX || nd == 0 || nd > RF_CART_MAX_DIMS)
+        return -1;
+    struct jcomm *c = &j->comms[u];
+    jcomm_free_cart(c);
+    uint32_t per[RF_CART_MAX_DIMS];
+    c->cart_sizes = malloc(sizeof *c->cart_sizes * nd);
+    c->cart_periodic = malloc(nd);
+    c->cart_coords = malloc(sizeof *c->cart_coords * nd);
+    if (!c->cart_sizes || !c->cart_periodic || !c->cart_coords || parse_u32_list(f[4], (uint32_t)nd, c->cart_sizes) != 0
+        || parse_u32_list(f[5], (uint32_t)nd, per) != 0 || parse_u32_list(f[6], (uint32_t)nd, c->cart_coords) != 0) {
+        jcomm_free_cart(c);
+        return -1;
+    }
+    for (uint64_t q = 0; q < nd; q++) {
+        if (per[q] > 1) {
+            jcomm_free_cart(c);
+            return -1;
+        }
+        c->cart_periodic[q] = (uint8_t)per[q];
+    }
+    c->cart_ndims = (uint32_t)nd;
+    c->cart_rank = (uint32_t)rank;
+    return 0;
+}
+
 /* MEMBERS of a comm record: a list, or @G for group record G's. */
 static int comm_members(const struct journal *j, const char *s, uint32_t n, uint64_t **out)
 {
@@ -326,40 +392,41 @@ static int parse_record(struct journal *j, char *line)
     uint64_t u;
 
     if (!j->header_end) {
-        if (strcmp(key, "rank") == 0 && nf == 2) {
+        if (strcmp(key, RF_JR_RANK) == 0 && nf == 2) {
             j->have |= HAVE_RANK;
-            return parse_int(f[1], 0, 999999, &j->rank);
-        } else if (strcmp(key, "world_size") == 0 && nf == 2) {
+            return parse_int(f[1], 0, RF_MAX_RANK, &j->rank);
+        } else if (strcmp(key, RF_JR_WORLD_SIZE) == 0 && nf == 2) {
             j->have |= HAVE_WORLD;
-            return parse_int(f[1], 1, 1000000, &j->world_size);
-        } else if (strcmp(key, "location") == 0 && nf == 2) {
+            return parse_int(f[1], 1, RF_MAX_WORLD_SIZE, &j->world_size);
+        } else if (strcmp(key, RF_JR_LOCATION) == 0 && nf == 2) {
             j->have |= HAVE_LOCATION;
             return parse_u64(f[1], &j->location);
-        } else if (strcmp(key, "chunk_size") == 0 && nf == 2) {
+        } else if (strcmp(key, RF_JR_CHUNK_SIZE) == 0 && nf == 2) {
             j->have |= HAVE_CHUNK;
             /* OTF2 accepts 256 KiB .. 16 MiB; the tracer may go lower for small buffers. */
-            return parse_u64(f[1], &j->chunk_size) != 0 || j->chunk_size < 1024 || j->chunk_size > (1u << 24) ? -1 : 0;
-        } else if (strcmp(key, "opened_at") == 0 && nf == 2) {
+            return parse_u64(f[1], &j->chunk_size) != 0 || j->chunk_size < RF_CHUNK_SIZE_MIN || j->chunk_size > RF_CHUNK_SIZE_MAX ? -1 : 0;
+        } else if (strcmp(key, RF_JR_OPENED_AT) == 0 && nf == 2) {
             j->have |= HAVE_OPENED;
             return parse_u64(f[1], &j->opened_at);
-        } else if (strcmp(key, "ticks_per_second") == 0 && nf == 2) {
+        } else if (strcmp(key, RF_JR_TICKS_PER_SECOND) == 0 && nf == 2) {
             j->have |= HAVE_TPS;
             return parse_double(f[1], &j->ticks_per_second) != 0 || !(j->ticks_per_second >= 1) ? -1 : 0;
-        } else if (strcmp(key, "true_time") == 0 && nf == 2) {
+        } else if (strcmp(key, RF_JR_TRUE_TIME) == 0 && nf == 2) {
             j->have |= HAVE_TRUE;
             return parse_int(f[1], 0, 1, &j->true_time);
-        } else if (strcmp(key, "host") == 0 && nf == 2) {
+        } else if (strcmp(key, RF_JR_HOST) == 0 && nf == 2) {
             j->have |= HAVE_HOST;
             free(j->host);
             return (j->host = decode(f[1])) ? 0 : -1;
-        } else if (strcmp(key, "clock") == 0 && nf == 2) {
+        } else if (strcmp(key, RF_JR_CLOCK) == 0 && nf == 2) {
             j->have |= HAVE_CLOCK;
             free(j->clock);
             return (j->clock = decode(f[1])) ? 0 : -1;
-        } else if (strcmp(key, "region") == 0 && nf == 5) {
+        } else if (strcmp(key, RF_JR_REGION) == 0 && nf == 5) {
             int role, paradigm;
             if (parse_u64(f[1], &u) != 0 || parse_int(f[2], 0, 255, &role) != 0 || parse_int(f[3], 0, 255, &paradigm) != 0
-                || ensure((void **)&j->regions, &j->nregions, u, sizeof *j->regions) != 0)
+                || st_table_ensure((void **)&j->regions, &j->nregions, &j->regions_cap, u, RF_JOURNAL_MAX_REF,
+                                   sizeof *j->regions) != 0)
                 return -1;
             struct jregion *r = &j->regions[u];
             free(r->name);
@@ -367,7 +434,7 @@ static int parse_record(struct journal *j, char *line)
             r->role = role;
             r->paradigm = paradigm;
             return (r->name = decode(f[4])) ? 0 : -1;
-        } else if (strcmp(key, "header_end") == 0 && nf == 2) {
+        } else if (strcmp(key, RF_JR_HEADER_END) == 0 && nf == 2) {
             if (parse_u64(f[1], &u) != 0 || u != j->nregions || (j->have & HAVE_ALL) != HAVE_ALL)
                 return -1;
             for (uint32_t r = 0; r < j->nregions; r++)
@@ -379,7 +446,7 @@ static int parse_record(struct journal *j, char *line)
         return 0;   /* unknown: skipped */
     }
 
-    if (strcmp(key, "property") == 0 && nf == 3) {
+    if (strcmp(key, RF_JR_PROPERTY) == 0 && nf == 3) {
         char *name = decode(f[1]), *value = decode(f[2]);
         struct jprop *nv = name && value ? realloc(j->props, sizeof *nv * (j->nprops + 1)) : NULL;
         if (!nv) {
@@ -390,17 +457,21 @@ static int parse_record(struct journal *j, char *line)
         j->props = nv;
         nv[j->nprops++] = (struct jprop){ name, value };
         return 0;
-    } else if (strcmp(key, "comm") == 0 && nf >= 5) {
+    } else if (strcmp(key, RF_JR_COMM) == 0 && nf >= 5) {
         uint64_t n;
-        if (parse_u64(f[1], &u) != 0 || parse_u64(f[3], &n) != 0 || n > (1u << 30)
-            || ensure((void **)&j->comms, &j->ncomms, u, sizeof *j->comms) != 0)
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[3], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS
+            || st_table_ensure((void **)&j->comms, &j->ncomms, &j->comms_cap, u, RF_JOURNAL_MAX_REF,
+                               sizeof *j->comms) != 0)
             return -1;
         struct jcomm *c = &j->comms[u];
         free(c->name);
         free(c->members);
         free(c->remote);
         c->members = c->remote = NULL;
-        c->key_name[0] = '\0';
+        jcomm_free_cart(c);
+        c->parent = OTF2_UNDEFINED_COMM;
+        c->has_key = 0;
+        c->key = 0;
         c->self = c->inter = 0;
         c->nremote = 0;
         c->set = 1;
@@ -408,15 +479,16 @@ static int parse_record(struct journal *j, char *line)
         if (!(c->name = decode(f[2])) || comm_members(j, f[4], c->n, &c->members) != 0)
             return -1;
         for (int i = 5; i < nf;) {   /* optional fields */
-            if (strcmp(f[i], "key") == 0 && i + 1 < nf && strlen(f[i + 1]) == 16
+            if (strcmp(f[i], RF_JR_COMM_KEY) == 0 && i + 1 < nf && strlen(f[i + 1]) == 16
                 && strspn(f[i + 1], "0123456789abcdef") == 16) {
-                snprintf(c->key_name, sizeof c->key_name, "synctrace key %s", f[i + 1]);
+                c->key = strtoull(f[i + 1], NULL, 16);
+                c->has_key = 1;
                 i += 2;
-            } else if (strcmp(f[i], "self") == 0 && c->n == 0) {
+            } else if (strcmp(f[i], RF_JR_COMM_SELF) == 0 && c->n == 0) {
                 c->self = 1;
                 i++;
-            } else if (strcmp(f[i], "remote") == 0 && i + 2 < nf && !c->inter) {
-                if (parse_u64(f[i + 1], &n) != 0 || n > (1u << 30))
+            } else if (strcmp(f[i], RF_JR_COMM_REMOTE) == 0 && i + 2 < nf && !c->inter) {
+                if (parse_u64(f[i + 1], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS)
                     return -1;
                 c->inter = 1;
                 c->nremote = (uint32_t)n;
@@ -428,15 +500,17 @@ static int parse_record(struct journal *j, char *line)
             }
         }
         return 0;
-    } else if (strcmp(key, "group") == 0 && nf == 4) {
+    } else if (strcmp(key, RF_JR_GROUP) == 0 && nf == 4) {
         uint64_t n;
-        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &n) != 0 || n > (1u << 30)
-            || ensure((void **)&j->groups, &j->ngroups, u, sizeof *j->groups) != 0 || j->groups[u].set)
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS
+            || st_table_ensure((void **)&j->groups, &j->ngroups, &j->groups_cap, u, RF_JOURNAL_MAX_REF,
+                               sizeof *j->groups) != 0
+            || j->groups[u].set)
             return -1;
         j->groups[u].set = 1;
         j->groups[u].n = (uint32_t)n;
         return parse_members(f[3], j->groups[u].n, &j->groups[u].members);
-    } else if (strcmp(key, "comm_name") == 0 && nf == 3) {
+    } else if (strcmp(key, RF_JR_COMM_NAME) == 0 && nf == 3) {
         if (parse_u64(f[1], &u) != 0 || u >= j->ncomms || !j->comms[u].set)
             return -1;
         char *name = decode(f[2]);
@@ -445,29 +519,57 @@ static int parse_record(struct journal *j, char *line)
         free(j->comms[u].name);
         j->comms[u].name = name;
         return 0;
-    } else if (strcmp(key, "neighbours") == 0 && nf == 4) {
+    } else if (strcmp(key, RF_JR_NEIGHBOURS) == 0 && nf == 4) {
         uint64_t n;
-        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &n) != 0 || n > (1u << 30) || u >= j->ncomms
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS || u >= j->ncomms
             || !j->comms[u].set || j->comms[u].has_in)
             return -1;
         struct jcomm *c = &j->comms[u];
         c->has_in = 1;
         c->nin = (uint32_t)n;
-        snprintf(c->in_name, sizeof c->in_name, "synctrace in-neighbours of comm %llu", (unsigned long long)u);
         return parse_members(f[3], c->nin, &c->in);
-    } else if (strcmp(key, "clock_offset") == 0 && nf == 4) {
-        struct joffset o;
+    } else if (strcmp(key, RF_JR_CLOCK_OFFSET) == 0 && nf == 4) {
+        struct rf_clock_offset o;
         if (parse_u64(f[1], &o.time) != 0 || parse_i64(f[2], &o.offset) != 0 || parse_double(f[3], &o.stddev) != 0)
             return -1;
-        struct joffset *nv = realloc(j->offsets, sizeof *nv * (j->noffsets + 1));
+        struct rf_clock_offset *nv = realloc(j->offsets, sizeof *nv * (j->noffsets + 1));
         if (!nv)
             return -1;
         j->offsets = nv;
         nv[j->noffsets++] = o;
         return 0;
-    } else if (strcmp(key, "resolution") == 0 && nf == 2) {
+    } else if (strcmp(key, RF_JR_COMM_PARENT) == 0 && nf == 3) {
+        uint64_t p;
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &p) != 0 || u >= j->ncomms || !j->comms[u].set
+            || p >= j->ncomms || !j->comms[p].set || p == u)
+            return -1;
+        j->comms[u].parent = (uint32_t)p;
+        return 0;
+    } else if (strcmp(key, RF_JR_CART) == 0 && nf == 7) {
+        return parse_cart(j, f);
+    } else if (strcmp(key, RF_JR_WINDOW) == 0 && nf == 3) {
+        uint64_t comm;
+        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &comm) != 0 || comm > UINT32_MAX
+            || st_table_ensure((void **)&j->wins, &j->nwins, &j->wins_cap, u, RF_JOURNAL_MAX_REF, sizeof *j->wins) != 0)
+            return -1;
+        struct jwin *w = &j->wins[u];
+        free(w->name);
+        *w = (struct jwin){ 1, (uint32_t)comm, NULL };
+        return 0;
+    } else if (strcmp(key, RF_JR_WINDOW_NAME) == 0 && nf == 3) {
+        if (parse_u64(f[1], &u) != 0 || u >= j->nwins || !j->wins[u].set)
+            return -1;
+        free(j->wins[u].name);
+        return (j->wins[u].name = decode(f[2])) ? 0 : -1;
+    } else if (strcmp(key, RF_JR_STARTED_AT) == 0 && nf == 2) {
+        if (parse_u64(f[1], &u) != 0)
+            return -1;
+        if (u < j->opened_at)
+            j->opened_at = u;
+        return 0;
+    } else if (strcmp(key, RF_JR_RESOLUTION) == 0 && nf == 2) {
         return parse_u64(f[1], &j->resolution) != 0 || j->resolution == 0 ? -1 : 0;
-    } else if (strcmp(key, "location") == 0 && nf == 2) {
+    } else if (strcmp(key, RF_JR_LOCATION) == 0 && nf == 2) {
         /* Another thread's: the rank in the low 32 bits, N >= 1 above, once. */
         if (parse_u64(f[1], &u) != 0 || (u & 0xffffffffu) != (uint64_t)j->rank || (u >> 32) == 0
             || (u >> 32) == 0xffffffffu)
@@ -475,15 +577,17 @@ static int parse_record(struct journal *j, char *line)
         for (uint32_t i = 0; i < j->nthreads; i++)
             if (j->threads[i] == u)
                 return -1;
-        uint64_t *nv = j->nthreads < (1u << 24) ? realloc(j->threads, sizeof *nv * (j->nthreads + 1)) : NULL;
+        uint64_t *nv = j->nthreads < RF_JOURNAL_MAX_THREADS ? realloc(j->threads, sizeof *nv * (j->nthreads + 1)) : NULL;
         if (!nv)
             return -1;
         j->threads = nv;
         nv[j->nthreads++] = u;
         return 0;
     }
-    if (strcmp(key, "property") == 0 || strcmp(key, "comm") == 0 || strcmp(key, "clock_offset") == 0
-        || strcmp(key, "neighbours") == 0 || strcmp(key, "location") == 0)
+    if (strcmp(key, RF_JR_PROPERTY) == 0 || strcmp(key, RF_JR_COMM) == 0 || strcmp(key, RF_JR_CLOCK_OFFSET) == 0
+        || strcmp(key, RF_JR_NEIGHBOURS) == 0 || strcmp(key, RF_JR_LOCATION) == 0
+        || strcmp(key, RF_JR_COMM_PARENT) == 0 || strcmp(key, RF_JR_CART) == 0 || strcmp(key, RF_JR_WINDOW) == 0
+        || strcmp(key, RF_JR_WINDOW_NAME) == 0 || strcmp(key, RF_JR_STARTED_AT) == 0)
         return -1;   /* a known record with the wrong number of fields */
     return 0;
 }
@@ -506,14 +610,15 @@ static int journal_read(const char *path, struct journal *j, char *err, size_t e
         line[len - 1] = '\0';
         if (lineno == 1) {
             int format;
-            if (strncmp(line, "synctrace-journal ", 18) != 0 || parse_int(line + 18, 1, 1000, &format) != 0) {
+            size_t magic = strlen(RF_JOURNAL_MAGIC " ");
+            if (strncmp(line, RF_JOURNAL_MAGIC " ", magic) != 0 || parse_int(line + magic, 1, 1000, &format) != 0) {
                 snprintf(err, errlen, "%s: not a synctrace recovery journal", path);
                 rc = -1;
                 break;
             }
-            if (format != JOURNAL_FORMAT) {
+            if (format != RF_JOURNAL_FORMAT) {
                 snprintf(err, errlen, "%s: journal format %d, but this synctrace reads format %d", path, format,
-                         JOURNAL_FORMAT);
+                         RF_JOURNAL_FORMAT);
                 rc = -1;
                 break;
             }
@@ -561,74 +666,24 @@ static char *run_id_from_meta(const char *anchor)
     snprintf(path, sizeof path, "%s", anchor);
     char *slash = strrchr(path, '/');
     if (slash)
-        snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "run.meta");
+        snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), RF_META_FILE);
     else
-        snprintf(path, sizeof path, "run.meta");
+        snprintf(path, sizeof path, RF_META_FILE);
     FILE *f = fopen(path, "r");
     if (!f)
         return NULL;
     char buf[512];
     char *id = NULL;
     while (!id && fgets(buf, sizeof buf, f))
-        if (strncmp(buf, "run_id ", 7) == 0) {
+        if (strncmp(buf, RF_META_KEY_RUN_ID " ", strlen(RF_META_KEY_RUN_ID " ")) == 0) {
             buf[strcspn(buf, "\n")] = '\0';
-            id = strdup(buf + 7);
+            id = strdup(buf + strlen(RF_META_KEY_RUN_ID " "));
         }
     fclose(f);
     return id;
 }
 
 /* ---------- writing the rebuilt archive ---------- */
-
-struct strtab {
-    const char **v;
-    uint32_t n, cap;
-    uint32_t *slots;          /* open addressing over v: index + 1, 0 = empty */
-    uint32_t nslots;
-};
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-    return h ^ (h >> 29);
-}
-
-/* Hashed: a journal may hold a key string for each of a million communicators. */
-static uint32_t sref(struct strtab *t, const char *s)
-{
-    if ((t->n + 1) * 2 > t->nslots) {
-        uint32_t ns = t->nslots ? t->nslots * 2 : 256;
-        uint32_t *slots = calloc(ns, sizeof *slots);
-        if (!slots)
-            return OTF2_UNDEFINED_STRING;
-        for (uint32_t i = 0; i < t->n; i++) {
-            uint32_t k = (uint32_t)(hash_str(t->v[i]) & (ns - 1));
-            while (slots[k])
-                k = (k + 1) & (ns - 1);
-            slots[k] = i + 1;
-        }
-        free(t->slots);
-        t->slots = slots;
-        t->nslots = ns;
-    }
-    uint32_t k = (uint32_t)(hash_str(s) & (t->nslots - 1));
-    for (; t->slots[k]; k = (k + 1) & (t->nslots - 1))
-        if (strcmp(t->v[t->slots[k] - 1], s) == 0)
-            return t->slots[k] - 1;
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 64;
-        const char **nv = realloc(t->v, sizeof *nv * cap);
-        if (!nv)
-            return OTF2_UNDEFINED_STRING;
-        t->v = nv;
-        t->cap = cap;
-    }
-    t->v[t->n] = s;
-    t->slots[k] = t->n + 1;
-    return t->n++;
-}
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
 {
@@ -646,153 +701,70 @@ static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
 
 #define CHECK(call) do { if ((call) != OTF2_SUCCESS) ok = 0; } while (0)
 
-/* The global definitions as src/writer.c's write_definitions() makes them,
+/* The global definitions as the tracer writes them (tools/format/defs_write.h),
  * with each location's number of events counted in its chunk headers
  * (locs[0] is the main one) and the trace length 0 (not known before the
- * events are read). Returns 1 when every record was written. */
-static int write_global_defs(OTF2_GlobalDefWriter *gd, const struct journal *j, uint64_t resolution,
-                             const struct rc_location *locs, uint32_t nlocs)
+ * events are read). Takes the journal's communicators. Returns 1 when
+ * every record was written. */
+static int write_global_defs(OTF2_GlobalDefWriter *gd, struct journal *j, uint64_t resolution,
+                             const struct rf_location *order, uint32_t nlocs)
 {
-    int ok = 1;
-    struct strtab t = { 0 };
-    /* "Thread N" as the tracer names the N-th (id N << 32 | rank) */
-    char (*thread_names)[32] = calloc(nlocs, sizeof *thread_names);
-    if (!thread_names)
-        return 0;
-    for (uint32_t k = 1; k < nlocs; k++)
-        snprintf(thread_names[k], sizeof thread_names[k], "Thread %llu", (unsigned long long)(locs[k].id >> 32));
-    char rankname[64];
-    snprintf(rankname, sizeof rankname, "MPI Rank %d", j->rank);
-    uint32_t s_machine = sref(&t, "machine"), s_node = sref(&t, "node"), s_host = sref(&t, j->host);
-    uint32_t s_rank = sref(&t, rankname), s_thread = sref(&t, "Master thread"), s_empty = sref(&t, "");
-    uint32_t s_true = sref(&t, "true_time");
-    uint32_t s_true_desc = sref(&t, "undistorted time of the event (SYNCTRACE_SKEW)");
-    uint32_t s_locations = sref(&t, "MPI_COMM_WORLD locations");
-    uint32_t s_remote = sref(&t, "synctrace remote group");
-    uint32_t s_freed[3] = { sref(&t, "freed_receive_comm"), sref(&t, "freed_receive_source"),
-                            sref(&t, "freed_receive_tag") };
-    uint32_t s_freed_desc = sref(&t, "a receive request released by MPI_Request_free before it completed: "
-                                     "what it was posted for");
-    /* the collective source attributes, as src/writer.c defines them */
-    uint32_t source_words = j->world_size > 0 ? ((uint32_t)j->world_size + 63) / 64 : 1;
-    uint32_t s_slots = sref(&t, "coll_sources_slots");
-    uint32_t s_slots_desc = sref(&t, "collective: source slots of a sparse alltoallv/w member");
-    uint32_t s_bits_desc = sref(&t, "collective: non-empty source slots, 64 per word");
-    char (*source_names)[32] = calloc(source_words, sizeof *source_names);   /* sref keeps the pointers */
-    if (!source_names) {
-        free(t.v);
-        free(thread_names);
-        return 0;
-    }
-    for (uint32_t k = 0; k < source_words; k++) {
-        snprintf(source_names[k], sizeof source_names[k], "coll_sources_%u", k);
-        sref(&t, source_names[k]);
-    }
-    for (uint32_t k = 1; k < nlocs; k++)
-        sref(&t, thread_names[k]);
-    for (uint32_t r = 0; r < j->nregions; r++)
-        sref(&t, j->regions[r].name);
-    for (uint32_t c = 0; c < j->ncomms; c++) {
-        if (j->comms[c].set) {
-            sref(&t, j->comms[c].name);
-            sref(&t, j->comms[c].key_name);
+    struct rf_defs defs = { 0 };
+    struct rf_region *regions = malloc(sizeof *regions * (j->nregions ? j->nregions : 1));
+    int ok = regions != NULL;
+    for (uint32_t c = 0; ok && c < j->ncomms; c++) {
+        struct jcomm *d = &j->comms[c];
+        if (!d->set)
+            continue;
+        /* member lists interned as the tracer interns them; an older
+         * tracer's journal has no key (its name was the key) */
+        int added;
+        struct rf_comm_desc desc = {
+            .name = d->name, .has_key = d->has_key, .key = d->key, .inter = d->inter,
+            .local = rf_defs_group(&defs, d->self, d->n, d->members, &added),
+        };
+        desc.remote = d->inter ? rf_defs_group(&defs, 0, d->nremote, d->remote, &added) : 0;
+        ok = desc.local != UINT32_MAX && desc.remote != UINT32_MAX && rf_defs_set_comm(&defs, c, &desc) == c;
+        if (ok && d->has_in) {
+            ok = rf_defs_comm_neighbours(&defs, c, d->nin, d->in) == 0;
+            d->in = NULL;
         }
-        if (j->comms[c].has_in)
-            sref(&t, j->comms[c].in_name);
     }
-    for (uint32_t i = 0; i < t.n; i++)
-        CHECK(OTF2_GlobalDefWriter_WriteString(gd, i, t.v[i]));
-    if (t.n == 0 || s_locations == OTF2_UNDEFINED_STRING) {
-        free(t.v);
-        free(t.slots);
-        free(thread_names);
-        free(source_names);
-        return 0;
-    }
-    CHECK(OTF2_GlobalDefWriter_WriteClockProperties(gd, resolution, j->opened_at, 0, OTF2_UNDEFINED_TIMESTAMP));
-    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
-    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 1, s_host, s_node, 0));
-    CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(gd, 0, s_rank, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
-                                                  OTF2_UNDEFINED_LOCATION_GROUP));
-    for (uint32_t k = 1; k < nlocs; k++)
-        CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, locs[k].id, sref(&t, thread_names[k]),
-                                                 OTF2_LOCATION_TYPE_CPU_THREAD, locs[k].events, 0));
-    /* the main thread's last, as src/writer.c writes it */
-    CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, locs[0].id, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, locs[0].events,
-                                             0));
-    for (uint32_t r = 0; r < j->nregions; r++) {
-        uint32_t name = sref(&t, j->regions[r].name);
-        CHECK(OTF2_GlobalDefWriter_WriteRegion(gd, r, name, name, s_empty, (OTF2_RegionRole)j->regions[r].role,
-                                               (OTF2_Paradigm)j->regions[r].paradigm, OTF2_REGION_FLAG_NONE, s_empty,
-                                               0, 0));
-    }
-    if (j->true_time)
-        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64));
-    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 1, s_slots, s_slots_desc, OTF2_TYPE_UINT32));
-    for (uint32_t k = 0; k < source_words; k++)
-        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, 2 + k, sref(&t, source_names[k]), s_bits_desc,
-                                                  OTF2_TYPE_UINT64));
-    /* as src/writer.c defines them (its freed_attr()): after the source ones */
-    uint32_t freed = 2 + source_words;
-    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed, s_freed[0], s_freed_desc, OTF2_TYPE_COMM));
-    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 1, s_freed[1], s_freed_desc, OTF2_TYPE_INT32));
-    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 2, s_freed[2], s_freed_desc, OTF2_TYPE_INT32));
-    uint64_t *world = malloc(sizeof *world * (size_t)j->world_size);
-    if (world) {
-        for (int i = 0; i < j->world_size; i++)
-            world[i] = (uint64_t)i;
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, 0, s_locations, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                              OTF2_GROUP_FLAG_NONE, (uint32_t)j->world_size, world));
-        free(world);
-    } else {
-        ok = 0;
-    }
-    /* as src/writer.c writes them: every group (each communicator's, an
-     * intercommunicator's local then remote, then the in-neighbour groups),
-     * then the communicators */
-    uint32_t next_group = 1;
-    for (uint32_t c = 0; c < j->ncomms; c++) {
+    for (uint32_t c = 0; ok && c < j->ncomms; c++) {
         const struct jcomm *d = &j->comms[c];
         if (!d->set)
             continue;
-        /* an older tracer's journal has no key: its group is named as the communicator */
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, sref(&t, d->key_name[0] ? d->key_name : d->name),
-                                              d->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
-                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->n, d->members));
-        if (d->inter)
-            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, s_remote, OTF2_GROUP_TYPE_COMM_GROUP,
-                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nremote, d->remote));
+        /* a parent or topology the definitions refuse (e.g. of an undefined
+         * communicator) was refused by the tracer too: left out */
+        if (d->parent != OTF2_UNDEFINED_COMM)
+            rf_defs_comm_parent(&defs, c, d->parent);
+        if (d->cart_ndims)
+            rf_defs_comm_cart(&defs, c, d->cart_ndims, d->cart_sizes, d->cart_periodic, d->cart_coords, d->cart_rank);
     }
-    for (uint32_t c = 0; c < j->ncomms; c++) {
-        const struct jcomm *d = &j->comms[c];
-        if (d->set && d->has_in)
-            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, sref(&t, d->in_name), OTF2_GROUP_TYPE_LOCATIONS,
-                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, d->nin, d->in));
-    }
-    for (uint32_t c = 0, g = 1; c < j->ncomms; c++) {
-        const struct jcomm *d = &j->comms[c];
-        if (!d->set)
+    for (uint32_t w = 0; ok && w < j->nwins; w++) {
+        if (!j->wins[w].set)
             continue;
-        uint32_t name = sref(&t, d->name);
-        if (d->inter) {
-            CHECK(OTF2_GlobalDefWriter_WriteInterComm(gd, c, name, g, g + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
-            g += 2;
-        } else {
-            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, name, g, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
-            g += 1;
-        }
+        ok = rf_defs_set_window(&defs, w, j->wins[w].comm) == w
+             && (!j->wins[w].name || rf_defs_window_name(&defs, w, j->wins[w].name) == 0);
     }
-    free(t.v);
-    free(t.slots);
-    free(thread_names);
-    free(source_names);
+    for (uint32_t r = 0; ok && r < j->nregions; r++)
+        regions[r] = (struct rf_region){ j->regions[r].name, (OTF2_RegionRole)j->regions[r].role,
+                                         (OTF2_Paradigm)j->regions[r].paradigm };
+    struct rf_rank_defs rd = {
+        .resolution = resolution, .global_offset = j->opened_at, .trace_length = 0,
+        .rank = j->rank, .world_size = j->world_size, .host = j->host,
+        .locs = order, .nlocs = nlocs, .regions = regions, .nregions = j->nregions, .true_time = j->true_time,
+    };
+    ok = ok && rf_defs_write(gd, &defs, &rd) == 0;
+    rf_defs_free(&defs);
+    free(regions);
     return ok;
 }
 
-static int write_archive(const char *dir, const char *name, const struct journal *j, const char *run_id,
+static int write_archive(const char *dir, const char *name, struct journal *j, const char *run_id,
                          const struct rc_location *locs, uint32_t nlocs)
 {
-    OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, j->chunk_size, 4 * 1024 * 1024,
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, j->chunk_size, RF_DEF_CHUNK_SIZE,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar)
         return 0;
@@ -802,9 +774,9 @@ static int write_archive(const char *dir, const char *name, const struct journal
     CHECK(OTF2_Archive_SetCreator(ar, "synctrace " PACKAGE_VERSION " (recovered from the journal)"));
     /* The tracer's properties; those it had no time to set, from the header. */
     char v[64];
-    const char *fallback[][2] = { { "SYNCTRACE::RANK", NULL }, { "SYNCTRACE::WORLD_SIZE", NULL },
-                                  { "SYNCTRACE::HOST", j->host }, { "SYNCTRACE::CLOCK", j->clock },
-                                  { "SYNCTRACE::RUN_ID", run_id } };
+    const char *fallback[][2] = { { RF_PROP_RANK, NULL }, { RF_PROP_WORLD_SIZE, NULL },
+                                  { RF_PROP_HOST, j->host }, { RF_PROP_CLOCK, j->clock },
+                                  { RF_PROP_RUN_ID, run_id } };
     for (size_t i = 0; i < sizeof fallback / sizeof fallback[0]; i++) {
         const char *value = fallback[i][1];
         if (journal_property(j, fallback[i][0]))
@@ -818,36 +790,33 @@ static int write_archive(const char *dir, const char *name, const struct journal
     }
     for (uint32_t i = 0; i < j->nprops; i++)
         CHECK(OTF2_Archive_SetProperty(ar, j->props[i].name, j->props[i].value, true));
-    CHECK(OTF2_Archive_SetProperty(ar, "SYNCTRACE::RECOVERED", "true", true));
+    CHECK(OTF2_Archive_SetProperty(ar, RF_PROP_RECOVERED, "true", true));
 
+    /* The locations as the tracer orders them, the main one (locs[0]) last;
+     * the N-th other thread has id N << 32 | rank. */
+    struct rf_location *order = malloc(sizeof *order * nlocs);
+    if (!order) {
+        OTF2_Archive_Close(ar);
+        return 0;
+    }
+    for (uint32_t k = 1; k < nlocs; k++)
+        order[k - 1] = (struct rf_location){ locs[k].id, (uint32_t)(locs[k].id >> 32), locs[k].events };
+    order[nlocs - 1] = (struct rf_location){ locs[0].id, 0, locs[0].events };
     /* Clock offsets are local definitions of each location, as at close:
      * all threads read the rank's clock. */
-    if (OTF2_Archive_OpenDefFiles(ar) == OTF2_SUCCESS) {
-        for (uint32_t k = 0; k < nlocs; k++) {
-            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, locs[k].id);
-            if (!dw) {
-                ok = 0;
-                continue;
-            }
-            for (uint32_t i = 0; i < j->noffsets; i++)
-                CHECK(OTF2_DefWriter_WriteClockOffset(dw, j->offsets[i].time, j->offsets[i].offset,
-                                                      j->offsets[i].stddev));
-            CHECK(OTF2_Archive_CloseDefWriter(ar, dw));
-        }
-        CHECK(OTF2_Archive_CloseDefFiles(ar));
-    } else {
+    if (rf_defs_write_clock_offsets(ar, order, nlocs, j->offsets, j->noffsets) != 0)
         ok = 0;
-    }
     uint64_t resolution = j->resolution ? j->resolution : (uint64_t)(j->ticks_per_second + 0.5);
     OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(ar);
     if (gd) {
-        if (!write_global_defs(gd, j, resolution, locs, nlocs))
+        if (!write_global_defs(gd, j, resolution, order, nlocs))
             ok = 0;
         CHECK(OTF2_Archive_CloseGlobalDefWriter(ar, gd));
     } else {
         ok = 0;
     }
     CHECK(OTF2_Archive_Close(ar));
+    free(order);
     return ok;
 }
 
@@ -930,25 +899,6 @@ static int copy_prefix(const char *src, const char *dst, uint64_t bytes)
 
 /* ---------- rebuilding ---------- */
 
-static void remove_tree(const char *dir, const char *name, const struct rc_location *locs, uint32_t nlocs)
-{
-    char path[4400];
-    const char *files[] = { "%s/%s.otf2", "%s/%s.def" };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        snprintf(path, sizeof path, files[i], dir, name);
-        unlink(path);
-    }
-    const char *local[] = { "%s/%s/%llu.evt", "%s/%s/%llu.def" };
-    for (uint32_t k = 0; k < nlocs; k++)
-        for (size_t i = 0; i < sizeof local / sizeof local[0]; i++) {
-            snprintf(path, sizeof path, local[i], dir, name, (unsigned long long)locs[k].id);
-            unlink(path);
-        }
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    rmdir(path);
-    rmdir(dir);
-}
-
 /* What one location's event file BASE/ID.evt holds: 0, or -1 with a
  * message when it cannot be read. No file, or an empty one (killed before
  * that location's first flush), is no chunk. */
@@ -956,7 +906,7 @@ static int scan_location(const char *anchor, const char *base, uint64_t chunk_si
                          size_t errlen)
 {
     char evt[4400];
-    snprintf(evt, sizeof evt, "%s/%llu.evt", base, (unsigned long long)l->id);
+    snprintf(evt, sizeof evt, "%s/%llu" RF_EVT_SUFFIX, base, (unsigned long long)l->id);
     struct stat st;
     if (stat(evt, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
         return 0;
@@ -976,8 +926,8 @@ static int scan_location(const char *anchor, const char *base, uint64_t chunk_si
 static int place_events(const char *base, const char *sub, const struct rc_location *l)
 {
     char evt[4400], copy[4400];
-    snprintf(evt, sizeof evt, "%s/%llu.evt", base, (unsigned long long)l->id);
-    snprintf(copy, sizeof copy, "%s/%llu.evt", sub, (unsigned long long)l->id);
+    snprintf(evt, sizeof evt, "%s/%llu" RF_EVT_SUFFIX, base, (unsigned long long)l->id);
+    snprintf(copy, sizeof copy, "%s/%llu" RF_EVT_SUFFIX, sub, (unsigned long long)l->id);
     char *abs = realpath(evt, NULL);
     int ok = abs && symlink(abs, copy) == 0;
     free(abs);
@@ -990,7 +940,7 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
     char journal_path[4200], base[4200];
     char name[32];   /* "rank-NNNNNN", the archive's name */
     const char *slash = NULL;
-    if (sibling(anchor, ".journal", journal_path, sizeof journal_path) != 0
+    if (sibling(anchor, RF_JOURNAL_SUFFIX, journal_path, sizeof journal_path) != 0
         || sibling(anchor, "", base, sizeof base) != 0
         || strlen((slash = strrchr(base, '/')) ? slash + 1 : base) >= sizeof name) {
         snprintf(err, errlen, "%s: not a rank archive name (rank-NNNNNN.otf2)", anchor);
@@ -1029,15 +979,22 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
         goto fail;
 
     const char *tmp = getenv("TMPDIR");
-    snprintf(out->dir, sizeof out->dir, "%s/synctrace-recover.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (snprintf(out->dir, sizeof out->dir, "%s/synctrace-recover.XXXXXX", tmp && *tmp ? tmp : "/tmp")
+            >= (int)sizeof out->dir) {
+        errno = ENAMETOOLONG;
+        snprintf(err, errlen, "%s: cannot make a temporary directory for the recovered archive: TMPDIR: %s", anchor,
+                 strerror(errno));
+        out->dir[0] = '\0';
+        goto fail;
+    }
     if (!mkdtemp(out->dir)) {
         snprintf(err, errlen, "%s: cannot make a temporary directory for the recovered archive: %s", out->dir,
                  strerror(errno));
         out->dir[0] = '\0';
         goto fail;
     }
-    snprintf(out->anchor, sizeof out->anchor, "%s/%s.otf2", out->dir, name);
-    char *meta_id = journal_property(&j, "SYNCTRACE::RUN_ID") ? NULL : run_id_from_meta(anchor);
+    snprintf(out->anchor, sizeof out->anchor, "%s/%s" RF_ANCHOR_SUFFIX, out->dir, name);
+    char *meta_id = journal_property(&j, RF_PROP_RUN_ID) ? NULL : run_id_from_meta(anchor);
     int ok = write_archive(out->dir, name, &j, meta_id, out->locs, out->nlocs);
     free(meta_id);
     char sub[4300];
@@ -1049,7 +1006,7 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
             ok = place_events(base, sub, &out->locs[k]) == 0;
     if (!ok) {
         snprintf(err, errlen, "%s: cannot write the recovered archive in %s", anchor, out->dir);
-        remove_tree(out->dir, name, out->locs, out->nlocs);
+        st_remove_tree(out->dir);   /* made by mkdtemp: all ours */
         out->dir[0] = '\0';
         goto fail;
     }
@@ -1066,13 +1023,7 @@ fail:
 void rc_remove(struct rc_archive *a)
 {
     if (a->dir[0]) {
-        char name[4200];
-        const char *slash = strrchr(a->anchor, '/');
-        snprintf(name, sizeof name, "%s", slash ? slash + 1 : a->anchor);
-        size_t n = strlen(name);
-        if (n > 5)
-            name[n - 5] = '\0';   /* without ".otf2" */
-        remove_tree(a->dir, name, a->locs, a->nlocs);
+        st_remove_tree(a->dir);   /* made by mkdtemp: all ours (event files are links: not followed) */
         a->dir[0] = '\0';
     }
     free(a->locs);

@@ -42,10 +42,14 @@
  * Memory. Events are simulated into a file-backed map (an unlinked file in
  * OUT_DIR, one fixed-size region per rank, sized in advance), then written
  * one archive at a time through bounded OTF2 buffers. */
+#include "defs_write.h"
+#include "meta_write.h"
 #include "fsutil.h"
+#include "rawformat.h"
 #include "offset_estimate.h"
 #include "sync_tree.h"
 #include "skew.h"
+#include "timing.h"
 #include "sumfile.h"
 #include <config.h>
 
@@ -64,7 +68,7 @@
 #include <unistd.h>
 
 #define MAX_RANKS 10000
-#define SYNC_TAG 7117
+#define SYNC_TAG RF_SYNC_TAG
 #define SYNC_ROUNDS 20                    /* ping-pongs per peer, as SYNCTRACE_SYNC_ROUNDS defaults */
 #define T0_NS 2000000000000ULL            /* true time 0 is 2000 s "since boot" */
 #define MAX_OFFSET_US 1e9                 /* src/clock.c's limits */
@@ -217,7 +221,7 @@ static const struct { const char *name; OTF2_RegionRole role; } regions[R_COUNT]
     { "MPI_Bcast", OTF2_REGION_ROLE_COLL_ONE2ALL },
     { "MPI_Reduce", OTF2_REGION_ROLE_COLL_ALL2ONE },
     { "MPI_Alltoall", OTF2_REGION_ROLE_COLL_ALL2ALL },
-    { "synctrace: clock synchronisation", OTF2_REGION_ROLE_ARTIFICIAL },
+    { RF_REGION_SYNC_NAME, OTF2_REGION_ROLE_ARTIFICIAL },
 };
 enum { COMM_WORLD = 0, COMM_SYNC = 1 };
 
@@ -820,8 +824,8 @@ static uint64_t message_bytes(int r, const struct ev *e)
 static void write_rank(int r)
 {
     char name[32], anchor[4200], value[128];
-    snprintf(name, sizeof name, "rank-%06d", r);
-    snprintf(anchor, sizeof anchor, "%s/%s.otf2", C.out, name);
+    snprintf(name, sizeof name, RF_RANK_NAME_FMT, r);
+    snprintf(anchor, sizeof anchor, "%s/%s" RF_ANCHOR_SUFFIX, C.out, name);
     int node = node_of(r);
     /* Event chunks as the tracer's (1 MiB); definition chunks of 256 KiB
      * instead of its 4 MiB: the largest record, a group of 10000 members,
@@ -855,7 +859,7 @@ static void write_rank(int r)
                 check(rc, anchor, "writing a buffer flush");
         }
         if (!C.no_true_time)
-            OTF2_AttributeList_AddUint64(attrs, 0, raw);
+            OTF2_AttributeList_AddUint64(attrs, RF_ATTR_TRUE_TIME, raw);
         switch (e->kind) {
         case E_ENTER: rc = OTF2_EvtWriter_Enter(w, attrs, t, e->a); break;
         case E_LEAVE: rc = OTF2_EvtWriter_Leave(w, attrs, t, e->a); break;
@@ -890,127 +894,118 @@ static void write_rank(int r)
     /* ClockOffsets, as src/sync.c hands them out: a rank of rank 0's domain
      * gets offset 0 at rank 0's round start, the others their domain
      * representative's estimate at its chosen sample. */
-    check(OTF2_Archive_OpenDefFiles(ar), anchor, "definition files");
-    OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, (OTF2_LocationRef)r);
-    if (!dw)
-        die(1, "%s: cannot open the local definition writer", anchor);
+    struct rf_location loc = { (OTF2_LocationRef)r, 0, nevents };
+    struct rf_clock_offset *offsets = malloc(sizeof *offsets * (size_t)(nepochs ? nepochs : 1));
+    if (!offsets)
+        die(1, "out of memory");
     for (int e = 0; e < nepochs; e++) {
         const struct estimate *est = &epochs[e].est[node_of(r)];
-        OTF2_DefWriter_WriteClockOffset(dw, est->peer_time, (int64_t)llround(est->offset_ns * C.resolution / 1e9),
-                                        est->err_ns * C.resolution / 1e9);
+        offsets[e] = (struct rf_clock_offset){ est->peer_time, (int64_t)llround(est->offset_ns * C.resolution / 1e9),
+                                               est->err_ns * C.resolution / 1e9 };
     }
-    check(OTF2_Archive_CloseDefWriter(ar, dw), anchor, "closing the local definitions");
-    check(OTF2_Archive_CloseDefFiles(ar), anchor, "closing the definition files");
+    if (rf_defs_write_clock_offsets(ar, &loc, 1, offsets, (uint32_t)nepochs) != 0)
+        die(1, "%s: cannot write the local definitions", anchor);
+    free(offsets);
 
-    /* Global definitions, in src/writer.c's order. */
+    /* Global definitions, as the tracer writes them: its two communicators
+     * first (MPI_COMM_WORLD, its sync duplicate), regions of its table
+     * (a subset, numbered here). */
     OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(ar);
     if (!gd)
         die(1, "%s: cannot open the global definition writer", anchor);
     uint64_t first = recorded_ticks(node, raw_ticks(0));
     uint64_t last = recorded_ticks(node, raw_ticks(ev[n - 1].t + 1000));
-    OTF2_GlobalDefWriter_WriteClockProperties(gd, (uint64_t)C.resolution, first, last - first,
-                                              OTF2_UNDEFINED_TIMESTAMP);
-    enum { S_WORLD, S_SYNC, S_MACHINE, S_NODE, S_HOST, S_RANK, S_THREAD, S_EMPTY, S_TRUE, S_TRUE_DESC, S_LOCATIONS,
-           S_REGIONS };
-    char host[32], rank_name[32];
+    char host[32];
     snprintf(host, sizeof host, "node%d", node);
-    snprintf(rank_name, sizeof rank_name, "MPI Rank %d", r);
-    const char *fixed[S_REGIONS] = { "MPI_COMM_WORLD", "synctrace sync", "machine", "node", host, rank_name,
-                                     "Master thread", "", "true_time",
-                                     "undistorted time of the event (SYNCTRACE_SKEW)", "MPI_COMM_WORLD locations" };
-    for (uint32_t i = 0; i < S_REGIONS; i++)
-        OTF2_GlobalDefWriter_WriteString(gd, i, fixed[i]);
-    for (uint32_t i = 0; i < R_COUNT; i++)
-        OTF2_GlobalDefWriter_WriteString(gd, S_REGIONS + i, regions[i].name);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, S_MACHINE, S_MACHINE, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 1, S_HOST, S_NODE, 0);
-    OTF2_GlobalDefWriter_WriteLocationGroup(gd, 0, S_RANK, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    OTF2_GlobalDefWriter_WriteLocation(gd, (OTF2_LocationRef)r, S_THREAD, OTF2_LOCATION_TYPE_CPU_THREAD, nevents, 0);
-    for (uint32_t i = 0; i < R_COUNT; i++) {
-        int own = i == R_SYNC;
-        OTF2_GlobalDefWriter_WriteRegion(gd, i, S_REGIONS + i, S_REGIONS + i, S_EMPTY, regions[i].role,
-                                         own ? OTF2_PARADIGM_MEASUREMENT_SYSTEM : OTF2_PARADIGM_MPI,
-                                         OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0);
-    }
-    if (!C.no_true_time)
-        OTF2_GlobalDefWriter_WriteAttribute(gd, 0, S_TRUE, S_TRUE_DESC, OTF2_TYPE_UINT64);
-    OTF2_GlobalDefWriter_WriteGroup(gd, 0, S_LOCATIONS, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                    OTF2_GROUP_FLAG_NONE, (uint32_t)P, world_members);
-    OTF2_GlobalDefWriter_WriteGroup(gd, 1, S_WORLD, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                    OTF2_GROUP_FLAG_NONE, (uint32_t)P, world_members);
-    OTF2_GlobalDefWriter_WriteComm(gd, COMM_WORLD, S_WORLD, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-    OTF2_GlobalDefWriter_WriteGroup(gd, 2, S_SYNC, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                    OTF2_GROUP_FLAG_NONE, (uint32_t)P, world_members);
-    OTF2_GlobalDefWriter_WriteComm(gd, COMM_SYNC, S_SYNC, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    struct rf_defs defs = { 0 };
+    /* the world and the tracer's duplicate of it share one member list */
+    if (rf_defs_add_plain_comm(&defs, RF_COMM_WORLD_NAME, (uint32_t)P, world_members) != COMM_WORLD
+        || rf_defs_add_plain_comm(&defs, RF_COMM_SYNC_NAME, (uint32_t)P, world_members) != COMM_SYNC)
+        die(1, "out of memory");
+    struct rf_region own[R_COUNT];
+    for (int i = 0; i < R_COUNT; i++)
+        own[i] = (struct rf_region){ regions[i].name, regions[i].role,
+                                     i == R_SYNC ? OTF2_PARADIGM_MEASUREMENT_SYSTEM : OTF2_PARADIGM_MPI };
+    struct rf_rank_defs rd = {
+        .resolution = (uint64_t)C.resolution, .global_offset = first, .trace_length = last - first,
+        .rank = r, .world_size = P, .host = host, .locs = &loc, .nlocs = 1,
+        .regions = own, .nregions = R_COUNT, .true_time = !C.no_true_time,
+    };
+    if (rf_defs_write(gd, &defs, &rd) != 0)
+        die(1, "%s: cannot write the global definitions", anchor);
+    rf_defs_free(&defs);
     check(OTF2_Archive_CloseGlobalDefWriter(ar, gd), anchor, "closing the global definitions");
 
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::VERSION", PACKAGE_VERSION, true);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::RUN_ID", run_id, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_VERSION, PACKAGE_VERSION, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_RUN_ID, run_id, true);
     snprintf(value, sizeof value, "%d", r);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::RANK", value, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_RANK, value, true);
     snprintf(value, sizeof value, "%d", P);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::WORLD_SIZE", value, true);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::HOST", host, true);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::CLOCK", "synthetic", true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_WORLD_SIZE, value, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_HOST, host, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_CLOCK, "synthetic", true);
     snprintf(value, sizeof value, "%d", domain_of(r));
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::CLOCK_DOMAIN", value, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_CLOCK_DOMAIN, value, true);
     snprintf(value, sizeof value, "%.6f", clocks[node].offset_us);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::SKEW_OFFSET_US", value, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_SKEW_OFFSET_US, value, true);
     snprintf(value, sizeof value, "%.6f", clocks[node].drift_ppm);
-    OTF2_Archive_SetProperty(ar, "SYNCTRACE::SKEW_DRIFT_PPM", value, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_SKEW_DRIFT_PPM, value, true);
     check(OTF2_Archive_Close(ar), anchor, "closing the archive");
     char err[4600];
     if (sum_write_archive(C.out, name, err, sizeof err) != 0)   /* as the tracer closes it */
         die(1, "%s", err);
 }
 
-/* DIR/run.meta as src/lifecycle.c and src/sync.c write it, plus what the
+/* DIR/run.meta through the tracer's writer (tools/format/meta_write.h), plus what the
  * generator was asked for. */
 static void write_meta(void)
 {
-    char tmp[4200], path[4200];
-    snprintf(tmp, sizeof tmp, "%s/run.meta.tmp", C.out);
-    snprintf(path, sizeof path, "%s/run.meta", C.out);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        die(1, "%s: %s", tmp, strerror(errno));
-    fprintf(f, "# synctrace run metadata: one 'key value' per line\n");
-    fprintf(f, "format 1\nversion %s\nrun_id %s\nworld_size %d\nthread_level 0\n", PACKAGE_VERSION, run_id, P);
-    fprintf(f, "clock synthetic\nsync init,%s%s\nsync.interval_config fixed\nbuffer_bytes %d\n",
-            C.sync_rounds >= 2 ? "finalize," : "", C.sync_rounds > 2 ? "periodic," : "", META_BUFFER_BYTES);
-    fprintf(f, "skew seed=%" PRIu64 ",offset_us=%g,drift_ppm=%g\n", C.seed, C.offset_us, C.drift_ppm);
+    char skew[128];
+    snprintf(skew, sizeof skew, "seed=%" PRIu64 ",offset_us=%g,drift_ppm=%g", C.seed, C.offset_us, C.drift_ppm);
+    struct rf_meta_head h = {
+        .version = PACKAGE_VERSION, .run_id = run_id, .world_size = P, .thread_level = 0, .clock = "synthetic",
+        .sync_init = 1, .sync_finalize = C.sync_rounds >= 2, .sync_periodic = C.sync_rounds > 2,
+        .interval_config = "fixed", .buffer_bytes = META_BUFFER_BYTES, .skew = skew,
+    };
+    struct rf_meta m;
+    if (rf_meta_begin(&m, C.out, &h) != 0)
+        die(1, "%s/" RF_META_TMP_FILE ": %s", C.out, strerror(errno));
     if (C.drift_slope > 0)
-        fprintf(f, "skew.drift_slope_ppm_per_s %g\n", C.drift_slope);
-    fprintf(f, "generator synctrace-gen pattern=%s iterations=%" PRIu64 " ranks_per_node=%d latency_ns=%" PRIu64
-               ":%" PRIu64 " compute_us=%g resolution=%.0f sync_rounds=%d\n",
-            pattern_names[C.pattern], C.iterations, R, C.lat_min, C.lat_mean, C.compute_us, C.resolution,
-            C.sync_rounds);
-    fprintf(f, "generator.true_span_ns %" PRIu64 "\n", true_span);
-    for (int e = 0; e < nepochs; e++)
-        fprintf(f, "generator.sync_round.%d true_length_ns=%" PRIu64 " edges=%d edges_true_ns=%" PRIu64 "\n", e,
-                epochs[e].true_length, ndomains() - 1, epochs[e].edge_true_sum);
+        rf_meta_line(&m, "skew.drift_slope_ppm_per_s", "%g", C.drift_slope);
+    rf_meta_line(&m, "generator", "synctrace-gen pattern=%s iterations=%" PRIu64 " ranks_per_node=%d latency_ns=%" PRIu64
+                 ":%" PRIu64 " compute_us=%g resolution=%.0f sync_rounds=%d",
+                 pattern_names[C.pattern], C.iterations, R, C.lat_min, C.lat_mean, C.compute_us, C.resolution,
+                 C.sync_rounds);
+    rf_meta_line(&m, "generator.true_span_ns", "%" PRIu64, true_span);
+    for (int e = 0; e < nepochs; e++) {
+        char key[64];
+        snprintf(key, sizeof key, "generator.sync_round.%d", e);
+        rf_meta_line(&m, key, "true_length_ns=%" PRIu64 " edges=%d edges_true_ns=%" PRIu64, epochs[e].true_length,
+                     ndomains() - 1, epochs[e].edge_true_sum);
+    }
     for (int e = 0; e < nepochs; e++)
         for (int d = 1; d < ndomains(); d++) {
             const struct estimate *est = &epochs[e].est[d];
-            fprintf(f, "sync.epoch.%d.peer.%d parent=%d rtt_min_ns=%.0f rtt_median_ns=%.0f rtt_max_ns=%.0f "
-                       "offset_ns=%.0f error_ns=%.0f\n", e, d * R, st_tree_parent(d) * R, est->rtt_min_ns,
-                    est->rtt_median_ns, est->rtt_max_ns, est->offset_ns, est->err_ns);
+            rf_meta_sync_peer(&m, e, d * R, st_tree_parent(d) * R, est->rtt_min_ns, est->rtt_median_ns,
+                              est->rtt_max_ns, est->offset_ns, est->err_ns);
         }
     double interval = nepochs >= 2 ? (double)(epochs[nepochs - 1].true_start - epochs[0].true_start) / (nepochs - 1) / 1e9
                                    : 0;
-    fprintf(f, "sync.epochs %d\nsync.rounds_per_peer %d\nsync.peers %d\nsync.topology binomial-tree\n"
-               "sync.tree_steps %d\n", nepochs, SYNC_ROUNDS, ndomains() - 1, st_tree_steps(ndomains()));
-    fprintf(f, "sync.interval_s %.6f\nsync.interval_mode fixed\n", interval);
-    fprintf(f, "clock.domains");
-    for (int r = 0; r < P; r++)
-        fprintf(f, " %d", domain_of(r));
-    fprintf(f, "\nclock.ticks_per_second");
-    for (int r = 0; r < P; r++)
-        fprintf(f, " %.3f", C.resolution);
-    fprintf(f, "\nstatus complete\n");
-    if ((sum_seal(f, tmp) != 0) | ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0)
-        die(1, "%s: write failed", path);
+    rf_meta_sync_summary(&m, nepochs, SYNC_ROUNDS, ndomains() - 1, st_tree_steps(ndomains()), interval, "fixed");
+    int *domains = malloc(sizeof *domains * (size_t)P);
+    double *rates = malloc(sizeof *rates * (size_t)P);
+    if (!domains || !rates)
+        die(1, "out of memory");
+    for (int r = 0; r < P; r++) {
+        domains[r] = domain_of(r);
+        rates[r] = C.resolution;
+    }
+    rf_meta_domains(&m, P, domains);
+    rf_meta_rates(&m, P, rates);
+    free(domains);
+    free(rates);
+    if (rf_meta_end(&m, "complete") != 0)
+        die(1, "%s/" RF_META_FILE ": write failed", C.out);
 }
 
 /* ---------- arguments ---------- */
@@ -1193,17 +1188,10 @@ static void parse(int argc, char **argv)
 }
 
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv)
 {
     parse(argc, argv);
-    double t_start = now_s();
+    double t_start = st_now_s();
     P = C.ranks;
     R = C.ranks_per_node;
     nnodes = (P + R - 1) / R;
@@ -1216,7 +1204,7 @@ int main(int argc, char **argv)
     if (!dir)
         die(1, "%s: %s", C.out, strerror(errno));
     for (struct dirent *de; (de = readdir(dir)) != NULL;)
-        if (strcmp(de->d_name, "run.meta") == 0 || strncmp(de->d_name, "rank-", 5) == 0) {
+        if (strcmp(de->d_name, RF_META_FILE) == 0 || strncmp(de->d_name, RF_RANK_PREFIX, strlen(RF_RANK_PREFIX)) == 0) {
             char name[300];
             snprintf(name, sizeof name, "%s", de->d_name);
             closedir(dir);
@@ -1242,7 +1230,7 @@ int main(int argc, char **argv)
         world_members[r] = (uint64_t)r;
     plan_storage();
     simulate();
-    double t_sim = now_s();
+    double t_sim = st_now_s();
     for (int r = 0; r < P; r++) {
         write_rank(r);
         /* the rank's events are written: the kernel may drop their pages */
@@ -1253,7 +1241,7 @@ int main(int argc, char **argv)
             madvise((char *)events + from, to - from, MADV_DONTNEED);
     }
     write_meta();
-    double t_end = now_s();
+    double t_end = st_now_s();
     munmap(events, map_bytes ? map_bytes : 1);
     printf("synctrace-gen: %d ranks (%d clocks), %s x %" PRIu64 ", %" PRIu64 " events, %" PRIu64
            " messages, %" PRIu64 " collectives, %d sync rounds, %.3f ms simulated -> %s (%.2f s: simulate %.2f, write %.2f)\n",

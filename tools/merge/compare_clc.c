@@ -16,7 +16,7 @@ void merge_compare_clc(struct merge_state *st)
     uint32_t n = st->nlocs, nd = st->model.ndomains;
     double lmin = st->opt.min_latency;
     char err[4400];
-    double t = merge_clock();
+    double t = st_now_s();
     uint64_t **ctime = calloc(n, sizeof *ctime);
     struct clc_stats cst;
     /* clc takes a latency per pair of clocks; ours is one number (NULL: 0) */
@@ -29,7 +29,7 @@ void merge_compare_clc(struct merge_state *st)
     else if (clc_correct(st->locs, n, &st->match, clc_lmin, &st->model, NULL, ctime, &cst, err, sizeof err) != 0)
         fprintf(stderr, "synctrace merge: warning: no comparison with the controlled logical clock: %s\n", err);
     else
-        report_fill_clc(&st->rep, st->locs, n, &st->match, ctime, st->truth, &cst, merge_clock() - t);
+        report_fill_clc(&st->rep, st->locs, n, &st->match, ctime, st->truth, &cst, st_now_s() - t);
     if (ctime)
         clc_free_times(ctime, n);
     free(ctime);

@@ -112,6 +112,9 @@ struct hub_edge {
     double w;
 };
 
+/* Vertex numbers are uint32_t, and UINT32_MAX means none. */
+#define MAX_VERTICES (UINT32_MAX - 1)
+
 struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m, const struct mg_result *match,
                           double lmin, struct cs_stats *stats)
 {
@@ -176,6 +179,10 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
         if (flow.order) {
             /* prefix hubs in communicator rank order */
             enum mg_shape sh = flow.prefix;
+            if (flow.n > MAX_VERTICES - nvert) {   /* a hub vertex per member */
+                stats->too_large = 1;
+                goto fail;
+            }
             uint32_t first_hub = nvert;
             for (uint32_t k = 0; k < flow.n; k++) {
                 const struct mg_member *mk = &c->members[flow.order[k]];
@@ -249,6 +256,10 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                             stats->neighbour_edges++;
                     }
             } else {
+                if (nvert >= MAX_VERTICES) {   /* room for this group's hub vertex */
+                    stats->too_large = 1;
+                    goto fail;
+                }
                 uint32_t h = nvert++;
                 stats->hubs++;
                 for (uint32_t a = 0; a < nu; a++) {

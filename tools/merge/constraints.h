@@ -14,11 +14,12 @@ struct cs_stats {
     size_t skipped_same_clock, skipped_neighbor;   /* skipped_neighbor: members whose topology is unknown */
     size_t continuity_edges;   /* between a rank's consecutive events in different segments */
     size_t neighbour_edges;    /* from neighbourhood collectives */
+    int too_large;             /* cs_build failed: more vertices than a uint32_t numbers */
 };
 
 /* lmin: minimum latency (ns) of a message between two clocks (inside one
  * clock none is assumed: its ticks order the two ends). Returns the
- * finished graph, or NULL when out of memory. */
+ * finished graph, or NULL when out of memory (or too large: stats->too_large). */
 struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m, const struct mg_result *match,
                           double lmin, struct cs_stats *stats);
 

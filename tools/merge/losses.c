@@ -1,5 +1,6 @@
 /* losses.c — one line per rank of a job that died (see losses.h). */
 #include "losses.h"
+#include "rawformat.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,12 +40,12 @@ void losses_note(struct report *rep, const struct rt_rank *r, const char *anchor
                     && strcmp(r->regions[e->ref], "MPI_Finalize") == 0;
     }
     if (r->recovered && all == 0)
-        note(rep, r->rank, "rank-%06d: killed before its first buffer flush, and before it could close its archive: "
+        note(rep, r->rank, RF_RANK_NAME_FMT ": killed before its first buffer flush, and before it could close its archive: "
                            "no events survived; merged as a rank without events", r->rank);
     else if (r->recovered)
         /* Killed (SIGKILL) before it could close its archive: rebuilt from
          * its journal, with what its locations' buffer flushes had written. */
-        note(rep, r->rank, "rank-%06d: recovered %llu events from a rank that was killed; "
+        note(rep, r->rank, RF_RANK_NAME_FMT ": recovered %llu events from a rank that was killed; "
                            "events after its last buffer flush are lost", r->rank, (unsigned long long)all);
     else if (all == 0)
         note(rep, r->rank, "%s: rank %d recorded no events; merged as a rank without events", anchor, r->rank);

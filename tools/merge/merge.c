@@ -16,17 +16,10 @@
 #include <string.h>
 #include <time.h>
 
-double merge_clock(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Seconds since *t, which becomes now. */
 static double lap(double *t)
 {
-    double now = merge_clock(), s = now - *t;
+    double now = st_now_s(), s = now - *t;
     *t = now;
     return s;
 }
@@ -74,7 +67,7 @@ int merge_match(struct merge_state *st)
 static int run_stages(struct merge_state *st)
 {
     struct report *rep = &st->rep;
-    double t_start = merge_clock(), t = t_start;
+    double t_start = st_now_s(), t = t_start;
     if (merge_read(st) != 0)
         return -1;
     rep->seconds_read = lap(&t);
@@ -102,7 +95,7 @@ static int run_stages(struct merge_state *st)
     rep->seconds_write = lap(&t);
     if (merge_index_finish(st) != 0)
         return -1;
-    rep->seconds_total = merge_clock() - t_start;
+    rep->seconds_total = st_now_s() - t_start;
     char err[4400];
     if (report_write(rep, st->tmp, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);

@@ -27,6 +27,7 @@
 #include "rawtrace.h"
 #include "report.h"
 #include "solve.h"
+#include "timing.h"
 
 /* Above this many locations the causal index is built only on request. */
 #define MERGE_CAUSAL_AUTO_MAX 1024
@@ -73,9 +74,6 @@ struct merge_state {
 
 /* merge_options.c: 0 to go on, else the exit status (-1: --help, exit 0). */
 int merge_parse_options(int argc, char **argv, struct merge_options *o);
-
-/* merge.c: seconds on a monotonic clock, for the report's timings. */
-double merge_clock(void);
 
 void merge_state_init(struct merge_state *st, const struct merge_options *o);
 void merge_state_free(struct merge_state *st);

@@ -2,37 +2,14 @@
  * hosts) or by the matcher's global ids (communicators); location ids stay
  * the world ranks. Times were made global by the caller. */
 #include "otf2out.h"
+#include "rawformat.h"
 #include "rma_flow.h"
+#include "strtab.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct strtab {
-    char **v;
-    uint32_t n, cap;
-};
-
-/* Few strings (regions, hosts, communicators): a linear search is fine up
- * to a few thousand; region lookups are cached per rank below. */
-static uint32_t str_ref(struct strtab *t, const char *s)
-{
-    for (uint32_t i = 0; i < t->n; i++)
-        if (strcmp(t->v[i], s) == 0)
-            return i;
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 64;
-        char **nv = realloc(t->v, sizeof *nv * cap);
-        if (!nv)
-            return UINT32_MAX;
-        t->v = nv;
-        t->cap = cap;
-    }
-    if (!(t->v[t->n] = strdup(s)))
-        return UINT32_MAX;
-    return t->n++;
-}
 
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c, bool f)
 {
@@ -85,25 +62,28 @@ static int cart_source(const struct rt_rank *ranks, uint32_t nranks, const struc
 /* Cartesian topologies as Score-P writes them: the dimensions, a topology
  * per communicator (named by its sizes), each member's coordinates by its
  * rank in the communicator. With gd NULL, only the strings it will use are
- * added to the table (they are written before every other definition). */
+ * added to the table (they are written before every other definition).
+ * Returns 0 (a record that could not be written sets *failed), or -1 when
+ * a string could not be added. */
 static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank *ranks, uint32_t nranks,
-                                 const struct mg_result *match, struct strtab *strings)
+                                 const struct mg_result *match, struct st_strtab *strings, OTF2_ErrorCode *failed)
 {
-    char name[160];
+#define CART_CHECK(call) do { OTF2_ErrorCode status_ = (call); if (status_ != OTF2_SUCCESS) *failed = status_; } while (0)
+    char name[RF_CART_MAX_DIMS * 11 + 32];
     uint32_t dim = 0, topo = 0, src_rank, src_ref;
     for (uint32_t c = 0; c < match->ncomms; c++) {
         if (!cart_source(ranks, nranks, match, c, &src_rank, &src_ref))
             continue;
         const struct rt_comm *d = &ranks[src_rank].comms[src_ref];
         for (uint32_t k = 0; k < d->cart_ndims; k++) {
-            snprintf(name, sizeof name, "dimension %u", k);
-            uint32_t s = str_ref(strings, name);
+            snprintf(name, sizeof name, RF_CART_DIMENSION_FMT, k);
+            uint32_t s = st_strtab_ref(strings, name);
             if (s == UINT32_MAX)
                 return -1;
             if (gd)
-                OTF2_GlobalDefWriter_WriteCartDimension(gd, dim, s, d->cart_sizes[k],
-                                                        d->cart_periodic[k] ? OTF2_CART_PERIODIC_TRUE
-                                                                            : OTF2_CART_PERIODIC_FALSE);
+                CART_CHECK(OTF2_GlobalDefWriter_WriteCartDimension(gd, dim, s, d->cart_sizes[k],
+                                                                   d->cart_periodic[k] ? OTF2_CART_PERIODIC_TRUE
+                                                                                       : OTF2_CART_PERIODIC_FALSE));
             dim++;
         }
     }
@@ -112,20 +92,20 @@ static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank 
         if (!cart_source(ranks, nranks, match, c, &src_rank, &src_ref))
             continue;
         const struct rt_comm *d = &ranks[src_rank].comms[src_ref];
-        uint32_t dims[255];
-        uint32_t nd = d->cart_ndims < 255 ? d->cart_ndims : 255;
+        uint32_t dims[RF_CART_MAX_DIMS];
+        uint32_t nd = d->cart_ndims < RF_CART_MAX_DIMS ? d->cart_ndims : RF_CART_MAX_DIMS;
         for (uint32_t k = 0; k < nd; k++)
             dims[k] = dim + k;
         dim += d->cart_ndims;
-        size_t used = (size_t)snprintf(name, sizeof name, "MPI_Cartesian");
+        size_t used = (size_t)snprintf(name, sizeof name, RF_CART_TOPOLOGY_PREFIX);
         for (uint32_t k = 0; k < nd && used < sizeof name; k++)
             used += (size_t)snprintf(name + used, sizeof name - used, "%s%u", k ? "x" : "_", d->cart_sizes[k]);
-        uint32_t s = str_ref(strings, name);
+        uint32_t s = st_strtab_ref(strings, name);
         if (s == UINT32_MAX)
             return -1;
         if (!gd)
             continue;
-        OTF2_GlobalDefWriter_WriteCartTopology(gd, topo, s, c, (uint8_t)nd, dims);
+        CART_CHECK(OTF2_GlobalDefWriter_WriteCartTopology(gd, topo, s, c, (uint8_t)nd, dims));
         /* every member's own coordinates */
         for (uint32_t r = 0; r < nranks; r++) {
             if (ranks[r].thread)
@@ -133,7 +113,8 @@ static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank 
             for (uint32_t k = 0; k < ranks[r].ncomms; k++) {
                 const struct rt_comm *m = &ranks[r].comms[k];
                 if (match->rank_comm[r][k] == c && m->has_cart_coords && m->cart_ndims == d->cart_ndims) {
-                    OTF2_GlobalDefWriter_WriteCartCoordinate(gd, topo, m->cart_rank, (uint8_t)nd, m->cart_coords);
+                    CART_CHECK(OTF2_GlobalDefWriter_WriteCartCoordinate(gd, topo, m->cart_rank, (uint8_t)nd,
+                                                                        m->cart_coords));
                     break;
                 }
             }
@@ -141,6 +122,7 @@ static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank 
         topo++;
     }
     return 0;
+#undef CART_CHECK
 }
 
 /* The communicator each global communicator was made from, as the first
@@ -179,8 +161,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
              const struct mg_result *match, uint64_t *const *gtime, uint64_t *const *truth_ns,
              char *err, size_t errlen)
 {
-    struct strtab strings = { 0 };
-    struct strtab regions = { 0 };        /* region names; ref = index */
+    struct st_strtab strings = { 0 };
+    struct st_strtab regions = { 0 };     /* region names; ref = index */
     uint8_t *roles = NULL;                /* OTF2_RegionRole by region ref */
     uint32_t nroles = 0;
     uint32_t **win_map = NULL;            /* [rank][window ref] -> merged window id */
@@ -194,11 +176,18 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         snprintf(err, errlen, "%s/%s.otf2: cannot create the merged archive", dir, name);
         goto done;
     }
-    OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL);
-    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
-    OTF2_Archive_SetCreator(ar, "synctrace merge");
-    OTF2_Archive_SetDescription(ar, "synchronised by synctrace: global time in ns, tachyon-free");
-    OTF2_Archive_OpenEvtFiles(ar);
+    /* Every OTF2 call's status: an archive with a record missing is no output. */
+    OTF2_ErrorCode failed = OTF2_SUCCESS;
+#define CHECK(call) do { OTF2_ErrorCode status_ = (call); if (status_ != OTF2_SUCCESS) failed = status_; } while (0)
+    CHECK(OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL));
+    CHECK(OTF2_Archive_SetSerialCollectiveCallbacks(ar));
+    CHECK(OTF2_Archive_SetCreator(ar, "synctrace merge"));
+    CHECK(OTF2_Archive_SetDescription(ar, "synchronised by synctrace: global time in ns, tachyon-free"));
+    CHECK(OTF2_Archive_OpenEvtFiles(ar));
+    if (failed != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s/%s.otf2: cannot set up the merged archive", dir, name);
+        goto done;
+    }
 
     win_map = calloc(nranks ? nranks : 1, sizeof *win_map);
     for (uint32_t r = 0; win_map && r < nranks; r++)
@@ -238,7 +227,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             goto oom;
         for (uint32_t k = 0; k < rk->nregions; k++) {
             const char *rn = rk->regions[k] ? rk->regions[k] : "?";
-            if ((region_map[r][k] = str_ref(&regions, rn)) == UINT32_MAX)
+            if ((region_map[r][k] = st_strtab_ref(&regions, rn)) == UINT32_MAX)
                 goto oom;
             /* the first archive that defines a region gives its role */
             uint32_t u = region_map[r][k];
@@ -269,21 +258,21 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                 last_time = t;
             OTF2_AttributeList *a = NULL;
             if (truth_ns && truth_ns[r] && e->has_truth) {
-                OTF2_AttributeList_AddUint64(attrs, 0, truth_ns[r][i]);
+                CHECK(OTF2_AttributeList_AddUint64(attrs, RF_ATTR_TRUE_TIME, truth_ns[r][i]));
                 a = attrs;
                 any_truth = 1;
             }
             uint32_t comm = e->ref < rk->ncomms ? cm[e->ref] : OTF2_UNDEFINED_COMM;
             if (e->kind == RT_COLL_END || e->kind == RT_NBC_COMPLETE) {
-                /* a sparse member's sources, as the tracer wrote them (attributes 1, 2 + k) */
+                /* a sparse member's sources, as the tracer wrote them (rawformat.h) */
                 uint32_t nslots;
                 const uint64_t *bits = rt_sources_of(rk, i, &nslots);
                 if (nslots) {
                     uint32_t words = bits ? (nslots + 63) / 64 : 0;
-                    OTF2_AttributeList_AddUint32(attrs, 1, nslots);
+                    CHECK(OTF2_AttributeList_AddUint32(attrs, RF_ATTR_SOURCES_SLOTS, nslots));
                     for (uint32_t k = 0; k < words; k++)
                         if (bits[k])
-                            OTF2_AttributeList_AddUint64(attrs, 2 + k, bits[k]);
+                            CHECK(OTF2_AttributeList_AddUint64(attrs, RF_ATTR_SOURCES_BITS + k, bits[k]));
                     if (words > source_words)
                         source_words = words;
                     any_sources = 1;
@@ -291,56 +280,59 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                 }
             }
             switch (e->kind) {
-            case RT_ENTER: OTF2_EvtWriter_Enter(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]); break;
-            case RT_LEAVE: OTF2_EvtWriter_Leave(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]); break;
-            case RT_SEND: OTF2_EvtWriter_MpiSend(w, a, t, e->peer, comm, e->tag, e->bytes); break;
-            case RT_ISEND: OTF2_EvtWriter_MpiIsend(w, a, t, e->peer, comm, e->tag, e->bytes, e->req); break;
-            case RT_ISEND_COMPLETE: OTF2_EvtWriter_MpiIsendComplete(w, a, t, e->req); break;
-            case RT_IRECV_REQUEST: OTF2_EvtWriter_MpiIrecvRequest(w, a, t, e->req); break;
-            case RT_RECV: OTF2_EvtWriter_MpiRecv(w, a, t, e->peer, comm, e->tag, e->bytes); break;
-            case RT_IRECV: OTF2_EvtWriter_MpiIrecv(w, a, t, e->peer, comm, e->tag, e->bytes, e->req); break;
-            case RT_CANCELLED: OTF2_EvtWriter_MpiRequestCancelled(w, a, t, e->req); break;
+            case RT_ENTER:
+                CHECK(OTF2_EvtWriter_Enter(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]));
+                break;
+            case RT_LEAVE:
+                CHECK(OTF2_EvtWriter_Leave(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]));
+                break;
+            case RT_SEND: CHECK(OTF2_EvtWriter_MpiSend(w, a, t, e->peer, comm, e->tag, e->bytes)); break;
+            case RT_ISEND: CHECK(OTF2_EvtWriter_MpiIsend(w, a, t, e->peer, comm, e->tag, e->bytes, e->req)); break;
+            case RT_ISEND_COMPLETE: CHECK(OTF2_EvtWriter_MpiIsendComplete(w, a, t, e->req)); break;
+            case RT_IRECV_REQUEST: CHECK(OTF2_EvtWriter_MpiIrecvRequest(w, a, t, e->req)); break;
+            case RT_RECV: CHECK(OTF2_EvtWriter_MpiRecv(w, a, t, e->peer, comm, e->tag, e->bytes)); break;
+            case RT_IRECV: CHECK(OTF2_EvtWriter_MpiIrecv(w, a, t, e->peer, comm, e->tag, e->bytes, e->req)); break;
+            case RT_CANCELLED: CHECK(OTF2_EvtWriter_MpiRequestCancelled(w, a, t, e->req)); break;
             case RT_IRECV_FREED:   /* as the tracer records it, on the merged communicator */
-                OTF2_AttributeList_AddCommRef(attrs, freed, comm);
-                OTF2_AttributeList_AddInt32(attrs, freed + 1, e->peer == RT_ANY ? -1 : (int32_t)e->peer);
-                OTF2_AttributeList_AddInt32(attrs, freed + 2, e->tag == RT_ANY ? -1 : (int32_t)e->tag);
-                a = attrs;
-                OTF2_EvtWriter_MpiRequestTest(w, a, t, e->req);
+                CHECK(OTF2_AttributeList_AddCommRef(attrs, freed, comm));
+                CHECK(OTF2_AttributeList_AddInt32(attrs, freed + 1, e->peer == RT_ANY ? -1 : (int32_t)e->peer));
+                CHECK(OTF2_AttributeList_AddInt32(attrs, freed + 2, e->tag == RT_ANY ? -1 : (int32_t)e->tag));
+                CHECK(OTF2_EvtWriter_MpiRequestTest(w, attrs, t, e->req));
                 break;
-            case RT_COLL_BEGIN: OTF2_EvtWriter_MpiCollectiveBegin(w, a, t); break;
+            case RT_COLL_BEGIN: CHECK(OTF2_EvtWriter_MpiCollectiveBegin(w, a, t)); break;
             case RT_COLL_END:
-                OTF2_EvtWriter_MpiCollectiveEnd(w, a, t, e->tag, comm, e->peer, e->bytes, e->received);
+                CHECK(OTF2_EvtWriter_MpiCollectiveEnd(w, a, t, e->tag, comm, e->peer, e->bytes, e->received));
                 break;
-            case RT_NBC_REQUEST: OTF2_EvtWriter_NonBlockingCollectiveRequest(w, a, t, e->req); break;
+            case RT_NBC_REQUEST: CHECK(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, a, t, e->req)); break;
             case RT_NBC_COMPLETE:
-                OTF2_EvtWriter_NonBlockingCollectiveComplete(w, a, t, e->tag, comm, e->peer, e->bytes, e->received,
-                                                             e->req);
+                CHECK(OTF2_EvtWriter_NonBlockingCollectiveComplete(w, a, t, e->tag, comm, e->peer, e->bytes,
+                                                                   e->received, e->req));
                 break;
             case RT_RMA: {
                 uint32_t win = e->ref < rk->nwins ? win_map[r][e->ref] : OTF2_UNDEFINED_RMA_WIN;
                 if (e->tag != RT_RMA_COLL_BEGIN && win == OTF2_UNDEFINED_RMA_WIN)
                     break;   /* a window the archive does not define (a recovered rank) */
                 switch (e->tag & 0xff) {
-                case RT_RMA_WIN_CREATE: OTF2_EvtWriter_RmaWinCreate(w, a, t, win); break;
-                case RT_RMA_WIN_DESTROY: OTF2_EvtWriter_RmaWinDestroy(w, a, t, win); break;
-                case RT_RMA_COLL_BEGIN: OTF2_EvtWriter_RmaCollectiveBegin(w, a, t); break;
+                case RT_RMA_WIN_CREATE: CHECK(OTF2_EvtWriter_RmaWinCreate(w, a, t, win)); break;
+                case RT_RMA_WIN_DESTROY: CHECK(OTF2_EvtWriter_RmaWinDestroy(w, a, t, win)); break;
+                case RT_RMA_COLL_BEGIN: CHECK(OTF2_EvtWriter_RmaCollectiveBegin(w, a, t)); break;
                 case RT_RMA_COLL_END:
-                    OTF2_EvtWriter_RmaCollectiveEnd(w, a, t, (OTF2_CollectiveOp)(e->req >> 32),
+                    CHECK(OTF2_EvtWriter_RmaCollectiveEnd(w, a, t, (OTF2_CollectiveOp)(e->req >> 32),
                                                     (OTF2_RmaSyncLevel)(e->req & 0xffffffffu), win, e->peer, e->bytes,
-                                                    e->received);
+                                                    e->received));
                     break;
-                case RT_RMA_PUT: OTF2_EvtWriter_RmaPut(w, a, t, win, e->peer, e->bytes, e->req); break;
-                case RT_RMA_GET: OTF2_EvtWriter_RmaGet(w, a, t, win, e->peer, e->bytes, e->req); break;
+                case RT_RMA_PUT: CHECK(OTF2_EvtWriter_RmaPut(w, a, t, win, e->peer, e->bytes, e->req)); break;
+                case RT_RMA_GET: CHECK(OTF2_EvtWriter_RmaGet(w, a, t, win, e->peer, e->bytes, e->req)); break;
                 case RT_RMA_ATOMIC:
-                    OTF2_EvtWriter_RmaAtomic(w, a, t, win, e->peer, (OTF2_RmaAtomicType)(e->tag >> 8), e->bytes,
-                                             e->received, e->req);
+                    CHECK(OTF2_EvtWriter_RmaAtomic(w, a, t, win, e->peer, (OTF2_RmaAtomicType)(e->tag >> 8), e->bytes,
+                                             e->received, e->req));
                     break;
-                case RT_RMA_OP_COMPLETE_REMOTE: OTF2_EvtWriter_RmaOpCompleteRemote(w, a, t, win, e->req); break;
+                case RT_RMA_OP_COMPLETE_REMOTE: CHECK(OTF2_EvtWriter_RmaOpCompleteRemote(w, a, t, win, e->req)); break;
                 case RT_RMA_REQUEST_LOCK:
-                    OTF2_EvtWriter_RmaRequestLock(w, a, t, win, e->peer, e->req, (OTF2_LockType)e->bytes);
+                    CHECK(OTF2_EvtWriter_RmaRequestLock(w, a, t, win, e->peer, e->req, (OTF2_LockType)e->bytes));
                     break;
-                case RT_RMA_RELEASE_LOCK: OTF2_EvtWriter_RmaReleaseLock(w, a, t, win, e->peer, e->req); break;
-                case RT_RMA_SYNC: OTF2_EvtWriter_RmaSync(w, a, t, win, e->peer, (OTF2_RmaSyncType)e->bytes); break;
+                case RT_RMA_RELEASE_LOCK: CHECK(OTF2_EvtWriter_RmaReleaseLock(w, a, t, win, e->peer, e->req)); break;
+                case RT_RMA_SYNC: CHECK(OTF2_EvtWriter_RmaSync(w, a, t, win, e->peer, (OTF2_RmaSyncType)e->bytes)); break;
                 default: break;
                 }
                 break;
@@ -348,59 +340,67 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             case RT_FLUSH: {
                 /* the stop time moves with the rank's clock like any other */
                 uint64_t stop = i + 1 < rk->nevents ? gtime[r][i + 1] : t;
-                OTF2_EvtWriter_BufferFlush(w, a, t, stop > t ? stop : t);
+                CHECK(OTF2_EvtWriter_BufferFlush(w, a, t, stop > t ? stop : t));
                 break;
             }
             default:
                 break;
             }
             if (a)
-                OTF2_AttributeList_RemoveAllAttributes(attrs);
+                CHECK(OTF2_AttributeList_RemoveAllAttributes(attrs));
+            if (failed != OTF2_SUCCESS)
+                break;
         }
         OTF2_AttributeList_Delete(attrs);
-        if (OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS) {
+        if (OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS || failed != OTF2_SUCCESS) {
             snprintf(err, errlen, "%s/%s: cannot write the events of rank %d", dir, name, rk->rank);
             goto done;
         }
     }
-    OTF2_Archive_CloseEvtFiles(ar);
+    CHECK(OTF2_Archive_CloseEvtFiles(ar));
     /* Readers open every location's local definitions: write them (empty). */
-    if (OTF2_Archive_OpenDefFiles(ar) == OTF2_SUCCESS) {
-        for (uint32_t r = 0; r < nranks; r++) {
-            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, ow_location_id(&ranks[r]));
-            if (dw)
-                OTF2_Archive_CloseDefWriter(ar, dw);
-        }
-        OTF2_Archive_CloseDefFiles(ar);
+    CHECK(OTF2_Archive_OpenDefFiles(ar));
+    for (uint32_t r = 0; r < nranks && failed == OTF2_SUCCESS; r++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, ow_location_id(&ranks[r]));
+        if (!dw)
+            failed = OTF2_ERROR_MEM_ALLOC_FAILED;
+        else
+            CHECK(OTF2_Archive_CloseDefWriter(ar, dw));
+    }
+    CHECK(OTF2_Archive_CloseDefFiles(ar));
+    if (failed != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s/%s: cannot write the local definitions", dir, name);
+        goto done;
     }
 
     OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(ar);
     if (!gd)
         goto oom;
     /* strings first: fixed ones, regions, hosts, ranks, communicators */
-    uint32_t s_machine = str_ref(&strings, "machine"), s_node = str_ref(&strings, "node");
-    uint32_t s_empty = str_ref(&strings, ""), s_world = str_ref(&strings, "MPI_COMM_WORLD locations");
-    uint32_t s_true = str_ref(&strings, "true_time");
-    uint32_t s_true_desc = str_ref(&strings, "undistorted time of the event in ns (SYNCTRACE_SKEW)");
-    uint32_t s_freed[3] = { str_ref(&strings, "freed_receive_comm"), str_ref(&strings, "freed_receive_source"),
-                            str_ref(&strings, "freed_receive_tag") };
-    uint32_t s_freed_desc = str_ref(&strings, "a receive request released by MPI_Request_free before it completed: "
-                                              "what it was posted for");
-    uint32_t s_slots = str_ref(&strings, "coll_sources_slots");
-    uint32_t s_slots_desc = str_ref(&strings, "collective: source slots of a sparse alltoallv/w member");
-    uint32_t s_bits_desc = str_ref(&strings, "collective: non-empty source slots, 64 per word");
+    uint32_t s_machine = st_strtab_ref(&strings, RF_SYSTEM_TREE_ROOT);
+    uint32_t s_node = st_strtab_ref(&strings, RF_SYSTEM_TREE_NODE);
+    uint32_t s_empty = st_strtab_ref(&strings, ""), s_world = st_strtab_ref(&strings, RF_GROUP_WORLD_NAME);
+    uint32_t s_true = st_strtab_ref(&strings, RF_ATTR_TRUE_TIME_NAME);
+    uint32_t s_true_desc = st_strtab_ref(&strings, "undistorted time of the event in ns (SYNCTRACE_SKEW)");
+    uint32_t s_slots = st_strtab_ref(&strings, RF_ATTR_SOURCES_SLOTS_NAME);
+    uint32_t s_slots_desc = st_strtab_ref(&strings, RF_ATTR_SOURCES_SLOTS_DESC);
+    uint32_t s_bits_desc = st_strtab_ref(&strings, RF_ATTR_SOURCES_BITS_DESC);
+    uint32_t s_freed[3] = { st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_COMM_NAME),
+                            st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_SOURCE_NAME),
+                            st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_TAG_NAME) };
+    uint32_t s_freed_desc = st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_DESC);
     uint32_t *source_str = malloc(sizeof *source_str * (source_words ? source_words : 1));
     if (!source_str)
         goto oom;
     for (uint32_t k = 0; k < source_words; k++) {
         char buf[32];
-        snprintf(buf, sizeof buf, "coll_sources_%u", k);
-        source_str[k] = str_ref(&strings, buf);
+        snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
+        source_str[k] = st_strtab_ref(&strings, buf);
     }
     /* as Score-P: MPI regions in the file "MPI", the paradigm's name templates */
-    uint32_t s_mpi = str_ref(&strings, "MPI");
-    uint32_t s_comm_template = str_ref(&strings, "Comm ${id}");
-    uint32_t s_win_template = str_ref(&strings, "Win ${id}");
+    uint32_t s_mpi = st_strtab_ref(&strings, "MPI");
+    uint32_t s_comm_template = st_strtab_ref(&strings, "Comm ${id}");
+    uint32_t s_win_template = st_strtab_ref(&strings, "Win ${id}");
     uint32_t *region_str = malloc(sizeof *region_str * (regions.n ? regions.n : 1));
     uint32_t *host_str = malloc(sizeof *host_str * (nranks ? nranks : 1));
     uint32_t *rank_str = malloc(sizeof *rank_str * (nranks ? nranks : 1));
@@ -410,39 +410,41 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         goto oom;
     }
     for (uint32_t k = 0; k < regions.n; k++)
-        region_str[k] = str_ref(&strings, regions.v[k]);
+        region_str[k] = st_strtab_ref(&strings, regions.v[k]);
     for (uint32_t r = 0; r < nranks; r++) {
         char buf[64];
-        host_str[r] = str_ref(&strings, ranks[r].host ? ranks[r].host : "unknown");
+        host_str[r] = st_strtab_ref(&strings, ranks[r].host ? ranks[r].host : "unknown");
         if (ranks[r].thread)
-            snprintf(buf, sizeof buf, "MPI Rank %d thread %u", ranks[r].rank, ranks[r].thread);
+            snprintf(buf, sizeof buf, RF_LOCATION_GROUP_FMT " thread %u", ranks[r].rank, ranks[r].thread);
         else
-            snprintf(buf, sizeof buf, "MPI Rank %d", ranks[r].rank);
-        rank_str[r] = str_ref(&strings, buf);
+            snprintf(buf, sizeof buf, RF_LOCATION_GROUP_FMT, ranks[r].rank);
+        rank_str[r] = st_strtab_ref(&strings, buf);
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
-        comm_str[c] = str_ref(&strings, comm_display_name(match->comms[c].name));
+        comm_str[c] = st_strtab_ref(&strings, comm_display_name(match->comms[c].name));
     uint32_t *win_str = malloc(sizeof *win_str * (nwins ? nwins : 1));
     for (uint32_t k = 0; win_str && k < nwins; k++)
-        win_str[k] = str_ref(&strings, win_names[k]);
-    if (!win_str || write_cart_topologies(NULL, ranks, nranks, match, &strings) != 0) {
+        win_str[k] = st_strtab_ref(&strings, win_names[k]);
+    /* a reference of UINT32_MAX would name no string */
+    if (!win_str || write_cart_topologies(NULL, ranks, nranks, match, &strings, &failed) != 0 || strings.failed) {
         free(win_str);
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(source_str);
         goto oom;
     }
     for (uint32_t k = 0; k < strings.n; k++)
-        OTF2_GlobalDefWriter_WriteString(gd, k, strings.v[k]);
+        CHECK(OTF2_GlobalDefWriter_WriteString(gd, k, strings.v[k]));
 
-    OTF2_GlobalDefWriter_WriteClockProperties(gd, 1000000000ULL, 0, last_time, OTF2_UNDEFINED_TIMESTAMP);
-    OTF2_GlobalDefWriter_WriteParadigm(gd, OTF2_PARADIGM_MPI, s_mpi, OTF2_PARADIGM_CLASS_PROCESS);
+    CHECK(OTF2_GlobalDefWriter_WriteClockProperties(gd, 1000000000ULL, 0, last_time, OTF2_UNDEFINED_TIMESTAMP));
+    CHECK(OTF2_GlobalDefWriter_WriteParadigm(gd, OTF2_PARADIGM_MPI, s_mpi, OTF2_PARADIGM_CLASS_PROCESS));
     OTF2_AttributeValue template;
     template.stringRef = s_comm_template;
-    OTF2_GlobalDefWriter_WriteParadigmProperty(gd, OTF2_PARADIGM_MPI, OTF2_PARADIGM_PROPERTY_COMM_NAME_TEMPLATE,
-                                               OTF2_TYPE_STRING, template);
+    CHECK(OTF2_GlobalDefWriter_WriteParadigmProperty(gd, OTF2_PARADIGM_MPI, OTF2_PARADIGM_PROPERTY_COMM_NAME_TEMPLATE,
+                                                     OTF2_TYPE_STRING, template));
     template.stringRef = s_win_template;
-    OTF2_GlobalDefWriter_WriteParadigmProperty(gd, OTF2_PARADIGM_MPI, OTF2_PARADIGM_PROPERTY_RMA_WIN_NAME_TEMPLATE,
-                                               OTF2_TYPE_STRING, template);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    CHECK(OTF2_GlobalDefWriter_WriteParadigmProperty(gd, OTF2_PARADIGM_MPI,
+                                                     OTF2_PARADIGM_PROPERTY_RMA_WIN_NAME_TEMPLATE, OTF2_TYPE_STRING,
+                                                     template));
+    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
     /* one node per distinct host, in order of first appearance */
     uint32_t *node_of = malloc(sizeof *node_of * (nranks ? nranks : 1));
     uint32_t nnodes = 0;
@@ -456,60 +458,65 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             q++;
         node_of[r] = q < r ? node_of[q] : ++nnodes;
         if (q == r)
-            OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, node_of[r], host_str[r], s_node, 0);
+            CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, node_of[r], host_str[r], s_node, 0));
     }
     /* a process per rank (named by its main location), a location per thread */
     uint32_t nworld = 0;
     for (uint32_t r = 0; r < nranks; r++)
         if (!ranks[r].thread) {
-            OTF2_GlobalDefWriter_WriteLocationGroup(gd, (uint32_t)ranks[r].rank, rank_str[r],
-                                                    OTF2_LOCATION_GROUP_TYPE_PROCESS, node_of[r],
-                                                    OTF2_UNDEFINED_LOCATION_GROUP);
+            CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(gd, (uint32_t)ranks[r].rank, rank_str[r],
+                                                          OTF2_LOCATION_GROUP_TYPE_PROCESS, node_of[r],
+                                                          OTF2_UNDEFINED_LOCATION_GROUP));
             nworld++;
         }
     for (uint32_t r = 0; r < nranks; r++)
-        OTF2_GlobalDefWriter_WriteLocation(gd, ow_location_id(&ranks[r]), rank_str[r], OTF2_LOCATION_TYPE_CPU_THREAD,
-                                           ranks[r].nevents, (uint32_t)ranks[r].rank);
+        CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, ow_location_id(&ranks[r]), rank_str[r],
+                                                 OTF2_LOCATION_TYPE_CPU_THREAD, ranks[r].nevents, (uint32_t)ranks[r].rank));
     for (uint32_t k = 0; k < regions.n; k++) {
         int mpi = strncmp(regions.v[k], "MPI_", 4) == 0;
-        OTF2_GlobalDefWriter_WriteRegion(gd, k, region_str[k], region_str[k], s_empty,
-                                         k < nroles && roles[k] ? roles[k] : fallback_role(regions.v[k]),
-                                         mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_MEASUREMENT_SYSTEM,
-                                         OTF2_REGION_FLAG_NONE, mpi ? s_mpi : s_empty, 0, 0);
+        CHECK(OTF2_GlobalDefWriter_WriteRegion(gd, k, region_str[k], region_str[k], s_empty,
+                                               k < nroles && roles[k] ? roles[k] : fallback_role(regions.v[k]),
+                                               mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_MEASUREMENT_SYSTEM,
+                                               OTF2_REGION_FLAG_NONE, mpi ? s_mpi : s_empty, 0, 0));
     }
     if (any_truth)
-        OTF2_GlobalDefWriter_WriteAttribute(gd, 0, s_true, s_true_desc, OTF2_TYPE_UINT64);
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64));
     if (any_sources) {
-        OTF2_GlobalDefWriter_WriteAttribute(gd, 1, s_slots, s_slots_desc, OTF2_TYPE_UINT32);
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_SLOTS, s_slots, s_slots_desc,
+                                                  OTF2_TYPE_UINT32));
         for (uint32_t k = 0; k < source_words; k++)
-            OTF2_GlobalDefWriter_WriteAttribute(gd, 2 + k, source_str[k], s_bits_desc, OTF2_TYPE_UINT64);
+            CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_BITS + k, source_str[k], s_bits_desc,
+                                                      OTF2_TYPE_UINT64));
     }
     free(source_str);
-    OTF2_GlobalDefWriter_WriteAttribute(gd, freed, s_freed[0], s_freed_desc, OTF2_TYPE_COMM);
-    OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 1, s_freed[1], s_freed_desc, OTF2_TYPE_INT32);
-    OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 2, s_freed[2], s_freed_desc, OTF2_TYPE_INT32);
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed, s_freed[0], s_freed_desc, OTF2_TYPE_COMM));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 1, s_freed[1], s_freed_desc, OTF2_TYPE_INT32));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 2, s_freed[2], s_freed_desc, OTF2_TYPE_INT32));
     uint64_t *world = malloc(sizeof *world * (nworld ? nworld : 1));
-    if (world) {   /* MPI ranks are the main locations */
-        for (uint32_t r = 0; r < nworld; r++)
-            world[r] = r;
-        OTF2_GlobalDefWriter_WriteGroup(gd, 0, s_world, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                        OTF2_GROUP_FLAG_NONE, nworld, world);
-        free(world);
+    if (!world) {
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
+        goto oom;
     }
+    for (uint32_t r = 0; r < nworld; r++)   /* MPI ranks are the main locations */
+        world[r] = r;
+    CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_WORLD, s_world, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                          OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, nworld, world));
+    free(world);
     /* Every group before the first communicator, as OTF2's readers expect,
      * in ascending order. MPI_COMM_SELF is OTF2's COMM_SELF group (no
      * members: each location's own rank), as Score-P writes it; an
      * intercommunicator is an InterComm of its two groups, so that a peer
      * names a rank of the group its location is not in. */
-    uint32_t next_group = 1;
+    uint32_t next_group = RF_GROUP_WORLD + 1;
     for (uint32_t c = 0; c < match->ncomms; c++) {
         const struct mg_comm *mc = &match->comms[c];
-        OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, s_empty,
-                                        mc->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
-                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, mc->self ? 0 : mc->size, mc->members);
+        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, s_empty,
+                                              mc->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, mc->self ? 0 : mc->size,
+                                              mc->members));
         if (mc->inter)
-            OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, s_empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                            OTF2_GROUP_FLAG_NONE, mc->size_b, mc->members_b);
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, mc->size_b, mc->members_b));
     }
     uint32_t *parent = comm_parents(ranks, nranks, match);
     if (!parent) {
@@ -517,27 +524,35 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
         goto oom;
     }
-    for (uint32_t c = 0, g = 1; c < match->ncomms; c++) {
+    for (uint32_t c = 0, g = RF_GROUP_WORLD + 1; c < match->ncomms; c++) {
         const struct mg_comm *mc = &match->comms[c];
         if (mc->inter) {
-            OTF2_GlobalDefWriter_WriteInterComm(gd, c, comm_str[c], g, g + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+            CHECK(OTF2_GlobalDefWriter_WriteInterComm(gd, c, comm_str[c], g, g + 1, OTF2_UNDEFINED_COMM,
+                                                      OTF2_COMM_FLAG_NONE));
             g += 2;
         } else {
-            OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], g, parent[c], OTF2_COMM_FLAG_NONE);
+            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], g, parent[c], OTF2_COMM_FLAG_NONE));
             g += 1;
         }
     }
     free(parent);
-    if (write_cart_topologies(gd, ranks, nranks, match, &strings) != 0) {
+    if (write_cart_topologies(gd, ranks, nranks, match, &strings, &failed) != 0) {
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of); free(win_str);
         goto oom;
     }
     for (uint32_t k = 0; k < nwins; k++)
-        OTF2_GlobalDefWriter_WriteRmaWin(gd, k, win_str[k], win_comm[k] < match->ncomms ? win_comm[k] : OTF2_UNDEFINED_COMM,
-                                         OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);
+        CHECK(OTF2_GlobalDefWriter_WriteRmaWin(gd, k, win_str[k],
+                                               win_comm[k] < match->ncomms ? win_comm[k] : OTF2_UNDEFINED_COMM,
+                                               OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS));
     free(win_str);
     free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
-    OTF2_Archive_CloseGlobalDefWriter(ar, gd);
+    CHECK(OTF2_Archive_CloseGlobalDefWriter(ar, gd));
+#undef CHECK
+    if (failed != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s/%s: cannot write the global definitions (%s)", dir, name,
+                 OTF2_Error_GetDescription(failed));
+        goto done;
+    }
     rc = 0;
     goto done;
 oom:
@@ -547,12 +562,8 @@ done:
         snprintf(err, errlen, "%s/%s.otf2: cannot complete the merged archive", dir, name);
         rc = -1;
     }
-    for (uint32_t k = 0; k < strings.n; k++)
-        free(strings.v[k]);
-    free(strings.v);
-    for (uint32_t k = 0; k < regions.n; k++)
-        free(regions.v[k]);
-    free(regions.v);
+    st_strtab_free(&strings);
+    st_strtab_free(&regions);
     free(roles);
     free(win_names);
     free(win_comm);

@@ -5,25 +5,14 @@
  * was. The raw trace is only read. */
 #define _XOPEN_SOURCE 700
 #include <config.h>
+#include "fsutil.h"
 #include "merge_state.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb; (void)flag; (void)ftw;
-    return remove(path);
-}
-
-static void remove_tree(const char *path)
-{
-    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* OUT plus a suffix and our pid into buf; -1 (said why) if it does not fit:
  * a cut name could be someone else's directory, and it gets removed. */
@@ -53,7 +42,7 @@ int outdir_create(struct merge_state *st)
         st->tmp[0] = '\0';
         return -1;
     }
-    remove_tree(st->tmp);
+    st_remove_tree(st->tmp);
     if (mkdir(st->tmp, 0777) != 0) {
         fprintf(stderr, "synctrace merge: %s: %s\n", st->tmp, strerror(errno));
         st->tmp[0] = '\0';
@@ -80,7 +69,7 @@ int outdir_commit(struct merge_state *st)
             fprintf(stderr, "synctrace merge: cannot replace %s: %s\n", out, strerror(e));
             return -1;
         }
-        remove_tree(old);
+        st_remove_tree(old);
     } else if (rename(st->tmp, out) != 0) {
         fprintf(stderr, "synctrace merge: cannot create %s: %s\n", out, strerror(errno));
         return -1;
@@ -92,6 +81,6 @@ int outdir_commit(struct merge_state *st)
 void outdir_abandon(struct merge_state *st)
 {
     if (st->tmp[0])
-        remove_tree(st->tmp);
+        st_remove_tree(st->tmp);
     st->tmp[0] = '\0';
 }

@@ -19,7 +19,10 @@ int merge_solve_model(const struct rt_rank *locs, const struct cm_model *model, 
 {
     s->graph = cs_build(locs, model, match, lmin, &s->cs);
     if (!s->graph) {
-        fprintf(stderr, "synctrace merge: out of memory while building the constraint graph\n");
+        if (s->cs.too_large)
+            fprintf(stderr, "synctrace merge: the constraint graph would have more than 2^32-1 vertices\n");
+        else
+            fprintf(stderr, "synctrace merge: out of memory while building the constraint graph\n");
         return -1;
     }
     uint32_t nv = sv_vertices(s->graph);

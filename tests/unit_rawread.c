@@ -1,0 +1,272 @@
+/* TAP unit test for the one reader of raw definitions
+ * (tools/format/defs_read.c, through rt_read_rank and mt_open): archives
+ * written with the raw format's writer (tools/format/defs_write.c), then
+ * damaged the ways a review found. Each must be one error naming the
+ * file, quickly, and never a crash: a string reference of 2^30 (was read
+ * as a table of 2^30 entries: 73 s, 9.4 GB), a reference of 0xFFFFFFFF
+ * (OTF2's "undefined", what a 0xFF byte decodes to; its index + 1 wrapped
+ * to 0, realloc(p, 0) freed the table: a heap-use-after-free), a huge
+ * region reference, a definition file cut short, and damaged local
+ * definitions (were ignored: the rank then had no clock offsets).
+ *
+ * Then main's later definitions through the same writer and reader:
+ * communicator parents, Cartesian topologies, in-neighbours, RMA windows
+ * and region roles, read back from a closed archive and from one rebuilt
+ * from its journal (the journal records comm_parent, cart, window,
+ * window_name, started_at). */
+#include <config.h>
+#include "defs_write.h"
+#include "fsutil.h"
+#include "mtread.h"
+#include "rawformat.h"
+#include "rawtrace.h"
+#include "timing.h"
+
+#include <errno.h>
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+enum damage { GOOD, STRING_HUGE, STRING_UNDEFINED, REGION_HUGE, GROUP_HUGE, DEF_TRUNCATED, LOCAL_DEF_DAMAGED };
+
+static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c, bool f)
+{
+    (void)u; (void)t; (void)l; (void)c; (void)f;
+    return OTF2_FLUSH;
+}
+static OTF2_TimeStamp post_flush(void *u, OTF2_FileType t, OTF2_LocationRef l)
+{
+    (void)u; (void)t; (void)l;
+    return 0;
+}
+static const OTF2_FlushCallbacks flush = { pre_flush, post_flush };
+
+static int truncate_to_half(const char *path)
+{
+    FILE *f = fopen(path, "r+");
+    if (!f || fseek(f, 0, SEEK_END) != 0) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    long size = ftell(f);
+    fclose(f);
+    return truncate(path, size / 2);
+}
+
+/* DIR/rank-000000.otf2 with one location, two clock offsets, one event. */
+/* A derived communicator (made from the world, named after it was made)
+ * with a 1-D periodic Cartesian topology of 1 and its in-neighbours, and
+ * two RMA windows on it, the second named; MPI_COMM_SELF and an
+ * intercommunicator with their keys, sharing interned groups. */
+static int add_later_definitions(struct rf_defs *d)
+{
+    uint64_t sub[1] = { 0 }, remote[2] = { OTF2_UNDEFINED_UINT64, 0 };
+    uint64_t *in = malloc(sizeof *in);
+    if (!in)
+        return -1;
+    in[0] = 0;
+    uint32_t size = 1, coord = 0;
+    uint8_t periodic = 1;
+    int added_sub, added_self, added_remote, added_again;
+    uint32_t g_sub = rf_defs_group(d, 0, 1, sub, &added_sub);
+    uint32_t g_self = rf_defs_group(d, 1, 0, NULL, &added_self);
+    uint32_t g_remote = rf_defs_group(d, 0, 2, remote, &added_remote);
+    uint32_t g_again = rf_defs_group(d, 0, 1, sub, &added_again);
+    struct rf_comm_desc self = { .name = "MPI_COMM_SELF", .has_key = 1, .key = 0x1234, .local = g_self };
+    struct rf_comm_desc inter = { .name = "", .has_key = 1, .key = 0xfedcba9876543210ULL, .inter = 1,
+                                  .local = g_sub, .remote = g_remote };
+    return rf_defs_add_plain_comm(d, "", 1, sub) == 1 && rf_defs_comm_name(d, 1, "sub") == 0
+           && rf_defs_comm_parent(d, 1, 0) == 0
+           && rf_defs_comm_neighbours(d, 1, 1, in) == 0 && rf_defs_comm_cart(d, 1, 1, &size, &periodic, &coord, 0) == 0
+           && rf_defs_add_window(d, 1) == 0 && rf_defs_add_window(d, 1) == 1 && rf_defs_window_name(d, 1, "my win") == 0
+           && g_sub == 0 && !added_sub && added_self && added_remote && g_again == g_sub && !added_again
+           && rf_defs_add_comm(d, &self) == 2 && rf_defs_add_comm(d, &inter) == 3
+           && rf_defs_comm_parent(d, 3, 0) != 0   /* an intercommunicator has no parent */
+           ? 0 : -1;
+}
+
+/* What add_later_definitions defined, as the raw reader gives it. */
+static int later_definitions_read(const struct rt_rank *r)
+{
+    return r->ncomms == 4 && r->comms[0].parent == UINT32_MAX && r->comms[1].parent == 0
+           && strcmp(r->comms[1].name, "sub") == 0 && r->comms[1].has_in && r->comms[1].nin == 1
+           && r->comms[1].cart_ndims == 1 && r->comms[1].cart_sizes[0] == 1 && r->comms[1].cart_periodic[0] == 1
+           && r->comms[1].has_cart_coords && r->comms[1].cart_rank == 0 && r->comms[1].cart_coords[0] == 0
+           && !r->comms[0].cart_ndims && r->nwins == 2 && r->wins[0].comm == 1 && strcmp(r->wins[0].name, "") == 0
+           && r->wins[1].comm == 1 && strcmp(r->wins[1].name, "my win") == 0 && r->nregion_roles == 1
+           && r->region_roles[0] == OTF2_REGION_ROLE_POINT2POINT
+           && !r->comms[0].has_key && !r->comms[1].has_key
+           && r->comms[2].self && r->comms[2].has_key && r->comms[2].key == 0x1234 && r->comms[2].nmembers == 1
+           && r->comms[2].members[0] == 0 && strcmp(r->comms[2].name, "MPI_COMM_SELF") == 0
+           && r->comms[3].inter && r->comms[3].has_key && r->comms[3].key == 0xfedcba9876543210ULL
+           && r->comms[3].parent == UINT32_MAX && r->comms[3].nlocal == 1 && r->comms[3].local[0] == 0
+           && r->comms[3].nmembers == 2 && r->comms[3].members[0] == OTF2_UNDEFINED_UINT64
+           && r->comms[3].members[1] == 0;
+}
+
+static int make_archive(const char *dir, enum damage damage)
+{
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, "rank-000000", OTF2_FILEMODE_WRITE, 1 << 20, OTF2_CHUNK_SIZE_MIN,
+                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!ar)
+        return -1;
+    int ok = OTF2_Archive_SetFlushCallbacks(ar, &flush, NULL) == OTF2_SUCCESS
+             && OTF2_Archive_SetSerialCollectiveCallbacks(ar) == OTF2_SUCCESS
+             && OTF2_Archive_OpenEvtFiles(ar) == OTF2_SUCCESS;
+    OTF2_EvtWriter *w = ok ? OTF2_Archive_GetEvtWriter(ar, 0) : NULL;
+    ok = w && OTF2_EvtWriter_Enter(w, NULL, 1000, 0) == OTF2_SUCCESS && OTF2_EvtWriter_Leave(w, NULL, 2000, 0) == OTF2_SUCCESS
+         && OTF2_Archive_CloseEvtWriter(ar, w) == OTF2_SUCCESS && OTF2_Archive_CloseEvtFiles(ar) == OTF2_SUCCESS;
+    ok = ok && OTF2_Archive_SetProperty(ar, RF_PROP_RANK, "0", true) == OTF2_SUCCESS
+         && OTF2_Archive_SetProperty(ar, RF_PROP_WORLD_SIZE, "1", true) == OTF2_SUCCESS;
+    struct rf_location loc = { 0, 0, 2 };
+    struct rf_clock_offset offsets[2] = { { 500, 7, 1.0 }, { 5000, 9, 1.0 } };
+    ok = ok && rf_defs_write_clock_offsets(ar, &loc, 1, offsets, 2) == 0;
+    OTF2_GlobalDefWriter *gd = ok ? OTF2_Archive_GetGlobalDefWriter(ar) : NULL;
+    struct rf_defs defs = { 0 };
+    uint64_t members[1] = { 0 };
+    struct rf_region region = { "MPI_Send", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI };
+    struct rf_rank_defs rd = { .resolution = 1000000000, .global_offset = 0, .trace_length = 3000, .rank = 0,
+                               .world_size = 1, .host = "host", .locs = &loc, .nlocs = 1, .regions = &region,
+                               .nregions = 1 };
+    ok = gd && rf_defs_add_plain_comm(&defs, RF_COMM_WORLD_NAME, 1, members) == 0;
+    if (ok && damage == GOOD)
+        ok = add_later_definitions(&defs) == 0;
+    ok = ok && rf_defs_write(gd, &defs, &rd) == 0;
+    rf_defs_free(&defs);
+    if (ok && damage == STRING_HUGE)
+        ok = OTF2_GlobalDefWriter_WriteString(gd, 1u << 30, "far away") == OTF2_SUCCESS;
+    if (ok && damage == STRING_UNDEFINED)
+        ok = OTF2_GlobalDefWriter_WriteString(gd, OTF2_UNDEFINED_STRING, "undefined") == OTF2_SUCCESS;
+    if (ok && damage == REGION_HUGE)
+        ok = OTF2_GlobalDefWriter_WriteRegion(gd, 1u << 30, 0, 0, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI,
+                                              OTF2_REGION_FLAG_NONE, 0, 0, 0) == OTF2_SUCCESS;
+    if (ok && damage == GROUP_HUGE) {
+        uint64_t m = 0;
+        ok = OTF2_GlobalDefWriter_WriteGroup(gd, 0xFFFFFFF0u, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                             OTF2_GROUP_FLAG_NONE, 1, &m) == OTF2_SUCCESS;
+    }
+    if (gd)
+        ok = OTF2_Archive_CloseGlobalDefWriter(ar, gd) == OTF2_SUCCESS && ok;
+    ok = OTF2_Archive_Close(ar) == OTF2_SUCCESS && ok;
+    char path[4200];
+    if (ok && damage == DEF_TRUNCATED) {
+        snprintf(path, sizeof path, "%s/rank-000000.def", dir);
+        ok = truncate_to_half(path) == 0;
+    }
+    if (ok && damage == LOCAL_DEF_DAMAGED) {
+        snprintf(path, sizeof path, "%s/rank-000000/0.def", dir);
+        ok = truncate_to_half(path) == 0;
+    }
+    return ok ? 0 : -1;
+}
+
+/* Write the damaged archive and read it both ways: the raw reader must
+ * fail with a message containing `want`, within a second. */
+static void damaged(enum damage damage, const char *what, const char *want, int merged_reader_too)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/unit_rawread.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir) || make_archive(dir, damage) != 0) {
+        ok(0, "%s: cannot write the archive", what);
+        return;
+    }
+    char anchor[4200], err[1024] = "";
+    snprintf(anchor, sizeof anchor, "%s/rank-000000.otf2", dir);
+    struct rt_rank r;
+    double t0 = st_now_s();
+    int rc = rt_read_rank(anchor, &r, err, sizeof err);
+    double dt = st_now_s() - t0;
+    if (damage == GOOD) {
+        ok(rc == 0 && r.noffsets == 2 && r.offsets[1].offset == 9 && r.nevents == 2
+               && strcmp(r.comms[0].name, RF_COMM_WORLD_NAME) == 0 && r.nregions == 1,
+           "%s: read, with its 2 clock offsets, 2 events, the world (%s)", what, rc ? err : "ok");
+        ok(rc == 0 && later_definitions_read(&r),
+           "%s: a communicator's parent, Cartesian topology, in-neighbours, 2 RMA windows (one named), "
+           "the region's role read back", what);
+    } else {
+        ok(rc == -1 && strstr(err, want) && strstr(err, dir) && dt < 1.0,
+           "%s: one error naming the file, in %.3f s (%s)", what, dt, err);
+    }
+    rt_free_rank(&r);
+    if (merged_reader_too) {
+        struct mt_trace t;
+        err[0] = '\0';
+        rc = mt_open(anchor, &t, err, sizeof err);
+        if (damage == GOOD)
+            ok(rc == 0 && t.nlocations == 1 && t.nregions == 1, "%s: mt_open reads it (%s)", what, rc ? err : "ok");
+        else
+            ok(rc == -1 && strstr(err, want) && strstr(err, dir), "%s: mt_open, the same error (%s)", what, err);
+        if (rc == 0)
+            mt_close(&t);
+    }
+    st_remove_tree(dir);
+}
+
+/* The same definitions rebuilt from a journal: the archive above with its
+ * anchor and definitions gone (a rank killed), its journal beside it. */
+static void recovered(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/unit_rawread.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir) || make_archive(dir, GOOD) != 0) {
+        ok(0, "recovery: cannot write the archive");
+        return;
+    }
+    char anchor[4200], path[4200], err[1024] = "";
+    snprintf(anchor, sizeof anchor, "%s/rank-000000.otf2", dir);
+    unlink(anchor);
+    snprintf(path, sizeof path, "%s/rank-000000.def", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/rank-000000/0.def", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/rank-000000" RF_JOURNAL_SUFFIX, dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, RF_JOURNAL_MAGIC " %d\n" RF_JR_RANK " 0\n" RF_JR_WORLD_SIZE " 1\n" RF_JR_LOCATION " 0\n"
+                RF_JR_CHUNK_SIZE " %d\n" RF_JR_OPENED_AT " 1500\n" RF_JR_TICKS_PER_SECOND " 1e9\n"
+                RF_JR_TRUE_TIME " 0\n" RF_JR_HOST " host\n" RF_JR_CLOCK " monotonic\n"
+                RF_JR_REGION " 0 %d %d MPI_Send\n" RF_JR_HEADER_END " 1\n",
+                RF_JOURNAL_FORMAT, 1 << 20, (int)OTF2_REGION_ROLE_POINT2POINT, (int)OTF2_PARADIGM_MPI);
+        fprintf(f, RF_JR_PROPERTY " " RF_PROP_RANK " 0\n" RF_JR_PROPERTY " " RF_PROP_WORLD_SIZE " 1\n"
+                RF_JR_COMM " 0 " RF_COMM_WORLD_NAME " 1 0\n" RF_JR_GROUP " 0 1 0\n" RF_JR_COMM " 1 x 1 @0\n"
+                RF_JR_COMM_NAME " 1 sub\n" RF_JR_COMM_PARENT " 1 0\n"
+                RF_JR_GROUP " 1 0 -\n" RF_JR_COMM " 2 MPI_COMM_SELF 0 @1 " RF_JR_COMM_KEY " 0000000000001234 "
+                RF_JR_COMM_SELF "\n" RF_JR_GROUP " 2 2 -1,0\n" RF_JR_COMM " 3 %%00 1 @0 " RF_JR_COMM_KEY
+                " fedcba9876543210 " RF_JR_COMM_REMOTE " 2 @2\n"
+                RF_JR_NEIGHBOURS " 1 1 0\n" RF_JR_CART " 1 0 1 1 1 0\n" RF_JR_WINDOW " 0 1\n" RF_JR_WINDOW " 1 1\n"
+                RF_JR_WINDOW_NAME " 1 my%%20win\n" RF_JR_STARTED_AT " 900\n" RF_JR_CLOCK_OFFSET " 500 7 1\n"
+                RF_JR_CLOCK_OFFSET " 5000 9 1\n" RF_JR_RESOLUTION " 1000000000\n");
+    }
+    if (!f || fclose(f) != 0) {
+        ok(0, "recovery: cannot write the journal");
+        st_remove_tree(dir);
+        return;
+    }
+    struct rt_rank r;
+    int rc = rt_read_rank(anchor, &r, err, sizeof err);
+    ok(rc == 0 && r.recovered && later_definitions_read(&r) && r.global_offset == 900 && r.noffsets == 2,
+       "recovery: the journal's groups, keys, SELF, intercommunicator, name, parent, Cartesian topology, "
+       "in-neighbours, windows and MPI_Init's early start rebuilt (%s)", rc ? err : "ok");
+    rt_free_rank(&r);
+    st_remove_tree(dir);
+}
+
+int main(void)
+{
+    damaged(GOOD, "an intact archive", "", 1);
+    damaged(STRING_HUGE, "a string reference of 2^30", "string reference 1073741824", 1);
+    damaged(STRING_UNDEFINED, "a string reference of 0xFFFFFFFF", "string reference 4294967295", 1);
+    damaged(REGION_HUGE, "a region reference of 2^30", "region reference 1073741824", 1);
+    damaged(GROUP_HUGE, "a group reference of 0xFFFFFFF0", "group reference 4294967280", 1);
+    damaged(DEF_TRUNCATED, "a definition file cut in half", "global definitions", 1);
+    damaged(LOCAL_DEF_DAMAGED, "local definitions cut in half", "rank-000000/0.def", 0);
+    recovered();
+    return tap_finish();
+}

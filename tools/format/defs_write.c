@@ -1,0 +1,446 @@
+/* defs_write.c — see defs_write.h. */
+#include "defs_write.h"
+#include "rawformat.h"
+#include "table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t rf_defs_string(struct rf_defs *d, const char *s)
+{
+    return st_strtab_ref(&d->strings, s);
+}
+
+static uint64_t members_hash(int self, uint32_t n, const uint64_t *members)
+{
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)self;
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ members[i]) * 1099511628211ULL;
+    return h ^ (h >> 29) ^ (uint64_t)n;
+}
+
+static int same_members(const struct rf_group_def *g, int self, uint32_t n, const uint64_t *members)
+{
+    return g->self == self && g->n == n && (n == 0 || memcmp(g->members, members, sizeof *members * n) == 0);
+}
+
+/* Keep the group hash at most half full. */
+static int group_rehash(struct rf_defs *d)
+{
+    uint32_t ns = d->ngroup_slots ? d->ngroup_slots * 2 : 64;
+    if (ns == 0)
+        return -1;
+    uint32_t *slots = calloc(ns, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (uint32_t g = 0; g < d->ngroups; g++) {
+        uint32_t k = (uint32_t)(d->groups[g].hash & (ns - 1));
+        while (slots[k])
+            k = (k + 1) & (ns - 1);
+        slots[k] = g + 1;
+    }
+    free(d->group_slots);
+    d->group_slots = slots;
+    d->ngroup_slots = ns;
+    return 0;
+}
+
+uint32_t rf_defs_group(struct rf_defs *d, int self, uint32_t n, const uint64_t *members, int *added)
+{
+    *added = 0;
+    self = self != 0;
+    if (self)
+        n = 0;
+    if ((d->ngroups + 1) * 2 > d->ngroup_slots && group_rehash(d) != 0)
+        goto fail;
+    uint64_t h = members_hash(self, n, members);
+    uint32_t k = (uint32_t)(h & (d->ngroup_slots - 1));
+    for (; d->group_slots[k]; k = (k + 1) & (d->ngroup_slots - 1)) {
+        const struct rf_group_def *g = &d->groups[d->group_slots[k] - 1];
+        if (g->hash == h && same_members(g, self, n, members))
+            return d->group_slots[k] - 1;
+    }
+    if (d->ngroups == d->groups_cap && st_grow((void **)&d->groups, &d->groups_cap, sizeof *d->groups) != 0)
+        goto fail;
+    struct rf_group_def *g = &d->groups[d->ngroups];
+    if (!(g->members = malloc(sizeof *members * (n ? n : 1))))
+        goto fail;
+    if (n)
+        memcpy(g->members, members, sizeof *members * n);
+    g->hash = h;
+    g->n = n;
+    g->self = self;
+    d->group_slots[k] = d->ngroups + 1;
+    *added = 1;
+    return d->ngroups++;
+fail:
+    d->strings.failed = 1;
+    return UINT32_MAX;
+}
+
+uint32_t rf_defs_set_comm(struct rf_defs *d, uint32_t ref, const struct rf_comm_desc *desc)
+{
+    if (ref == OTF2_UNDEFINED_COMM || desc->local >= d->ngroups || (desc->inter && desc->remote >= d->ngroups))
+        return OTF2_UNDEFINED_COMM;
+    while (ref >= d->comms_cap)
+        if (st_grow((void **)&d->comms, &d->comms_cap, sizeof *d->comms) != 0)
+            goto fail;
+    for (; d->ncomms <= ref; d->ncomms++)
+        memset(&d->comms[d->ncomms], 0, sizeof *d->comms);
+    struct rf_comm_def *c = &d->comms[ref];
+    uint32_t s = rf_defs_string(d, desc->name ? desc->name : "");
+    if (s == OTF2_UNDEFINED_STRING)
+        goto fail;
+    free(c->in);
+    free(c->cart_sizes);
+    free(c->cart_periodic);
+    free(c->cart_coords);
+    memset(c, 0, sizeof *c);
+    c->set = 1;
+    c->parent = OTF2_UNDEFINED_COMM;
+    c->name = s;
+    c->has_key = desc->has_key != 0;
+    c->key = desc->key;
+    c->inter = desc->inter != 0;
+    c->local = desc->local;
+    c->remote = c->inter ? desc->remote : 0;
+    return ref;
+fail:
+    d->strings.failed = 1;
+    return OTF2_UNDEFINED_COMM;
+}
+
+uint32_t rf_defs_add_comm(struct rf_defs *d, const struct rf_comm_desc *desc)
+{
+    return rf_defs_set_comm(d, d->ncomms, desc);
+}
+
+uint32_t rf_defs_add_plain_comm(struct rf_defs *d, const char *name, uint32_t n, const uint64_t *members)
+{
+    int added;
+    struct rf_comm_desc desc = { .name = name, .local = rf_defs_group(d, 0, n, members, &added) };
+    if (desc.local == UINT32_MAX)
+        return OTF2_UNDEFINED_COMM;
+    return rf_defs_add_comm(d, &desc);
+}
+
+int rf_defs_comm_name(struct rf_defs *d, uint32_t comm, const char *name)
+{
+    uint32_t s = comm < d->ncomms && d->comms[comm].set && name ? rf_defs_string(d, name) : OTF2_UNDEFINED_STRING;
+    if (s == OTF2_UNDEFINED_STRING)
+        return -1;
+    d->comms[comm].name = s;
+    return 0;
+}
+
+int rf_defs_comm_neighbours(struct rf_defs *d, uint32_t comm, uint32_t n, uint64_t *in)
+{
+    char name[64];
+    snprintf(name, sizeof name, RF_IN_NEIGHBOURS_FMT, comm);
+    uint32_t s = comm < d->ncomms && d->comms[comm].set ? rf_defs_string(d, name) : OTF2_UNDEFINED_STRING;
+    if (s == OTF2_UNDEFINED_STRING) {
+        free(in);
+        return -1;
+    }
+    struct rf_comm_def *c = &d->comms[comm];
+    free(c->in);
+    c->in = in;
+    c->nin = n;
+    c->in_name = s;
+    c->has_in = 1;
+    return 0;
+}
+
+int rf_defs_comm_parent(struct rf_defs *d, uint32_t comm, uint32_t parent)
+{
+    if (comm >= d->ncomms || parent >= d->ncomms || parent == comm || !d->comms[comm].set || !d->comms[parent].set
+        || d->comms[comm].inter)
+        return -1;   /* an intercommunicator's two sides have different local parents */
+    d->comms[comm].parent = parent;
+    return 0;
+}
+
+/* Score-P's name of a topology: "MPI_Cartesian_2x2". */
+static void cart_name(char *name, size_t len, uint32_t ndims, const uint32_t *sizes)
+{
+    size_t k = (size_t)snprintf(name, len, RF_CART_TOPOLOGY_PREFIX);
+    for (uint32_t q = 0; q < ndims && k < len; q++)
+        k += (size_t)snprintf(name + k, len - k, "%s%u", q ? "x" : "_", sizes[q]);
+}
+
+int rf_defs_comm_cart(struct rf_defs *d, uint32_t comm, uint32_t ndims, const uint32_t *sizes,
+                      const uint8_t *periodic, const uint32_t *coords, uint32_t rank)
+{
+    if (comm >= d->ncomms || !d->comms[comm].set || ndims == 0 || ndims > RF_CART_MAX_DIMS)
+        return -1;
+    uint32_t *sz = malloc(sizeof *sz * ndims);
+    uint8_t *per = malloc(ndims);
+    uint32_t *co = malloc(sizeof *co * ndims);
+    if (!sz || !per || !co) {
+        free(sz);
+        free(per);
+        free(co);
+        return -1;
+    }
+    memcpy(sz, sizes, sizeof *sz * ndims);
+    memcpy(co, coords, sizeof *co * ndims);
+    for (uint32_t q = 0; q < ndims; q++)
+        per[q] = periodic[q] != 0;
+    struct rf_comm_def *c = &d->comms[comm];
+    free(c->cart_sizes);
+    free(c->cart_periodic);
+    free(c->cart_coords);
+    c->cart_sizes = sz;
+    c->cart_periodic = per;
+    c->cart_coords = co;
+    c->cart_ndims = ndims;
+    c->cart_rank = rank;
+    char name[RF_CART_MAX_DIMS * 11 + 32];
+    cart_name(name, sizeof name, ndims, sz);
+    rf_defs_string(d, name);
+    for (uint32_t q = 0; q < ndims; q++) {
+        snprintf(name, sizeof name, RF_CART_DIMENSION_FMT, q);
+        rf_defs_string(d, name);
+    }
+    return 0;
+}
+
+uint32_t rf_defs_set_window(struct rf_defs *d, uint32_t ref, uint32_t comm)
+{
+    while (ref >= d->wins_cap)
+        if (st_grow((void **)&d->wins, &d->wins_cap, sizeof *d->wins) != 0)
+            return OTF2_UNDEFINED_RMA_WIN;
+    uint32_t s = rf_defs_string(d, "");
+    if (s == OTF2_UNDEFINED_STRING)
+        return OTF2_UNDEFINED_RMA_WIN;
+    for (; d->nwins <= ref; d->nwins++)
+        memset(&d->wins[d->nwins], 0, sizeof *d->wins);
+    d->wins[ref] = (struct rf_win_def){ 1, comm, s };
+    return ref;
+}
+
+uint32_t rf_defs_add_window(struct rf_defs *d, uint32_t comm)
+{
+    return rf_defs_set_window(d, d->nwins, comm);
+}
+
+int rf_defs_window_name(struct rf_defs *d, uint32_t win, const char *name)
+{
+    uint32_t s = win < d->nwins && d->wins[win].set ? rf_defs_string(d, name) : OTF2_UNDEFINED_STRING;
+    if (s == OTF2_UNDEFINED_STRING)
+        return -1;
+    d->wins[win].name = s;
+    return 0;
+}
+
+void rf_defs_free(struct rf_defs *d)
+{
+    st_strtab_free(&d->strings);
+    for (uint32_t g = 0; g < d->ngroups; g++)
+        free(d->groups[g].members);
+    free(d->groups);
+    free(d->group_slots);
+    for (uint32_t c = 0; c < d->ncomms; c++) {
+        free(d->comms[c].in);
+        free(d->comms[c].cart_sizes);
+        free(d->comms[c].cart_periodic);
+        free(d->comms[c].cart_coords);
+    }
+    free(d->comms);
+    free(d->wins);
+    memset(d, 0, sizeof *d);
+}
+
+#define CHECK(call) do { if ((call) != OTF2_SUCCESS) ok = 0; } while (0)
+
+/* Cartesian topologies as Score-P writes them: a CartDimension per
+ * dimension, a CartTopology on the communicator, this rank's
+ * CartCoordinate; dimensions first, then topologies, then coordinates,
+ * each kind with dense ids. Their names are in the string table
+ * (rf_defs_comm_cart). Returns 0, or -1. */
+static int write_cart_topologies(OTF2_GlobalDefWriter *gd, struct rf_defs *d)
+{
+    int ok = 1;
+    char name[RF_CART_MAX_DIMS * 11 + 32];
+    uint32_t dim = 0;
+    for (uint32_t c = 0; c < d->ncomms; c++)
+        for (uint32_t q = 0; d->comms[c].set && q < d->comms[c].cart_ndims; q++) {
+            snprintf(name, sizeof name, RF_CART_DIMENSION_FMT, q);
+            CHECK(OTF2_GlobalDefWriter_WriteCartDimension(gd, dim++, rf_defs_string(d, name),
+                                                          d->comms[c].cart_sizes[q],
+                                                          d->comms[c].cart_periodic[q] ? OTF2_CART_PERIODIC_TRUE
+                                                                                       : OTF2_CART_PERIODIC_FALSE));
+        }
+    uint32_t dims[RF_CART_MAX_DIMS];
+    uint32_t topo = 0;
+    dim = 0;
+    for (uint32_t c = 0; c < d->ncomms; c++) {
+        const struct rf_comm_def *cd = &d->comms[c];
+        if (!cd->set || !cd->cart_ndims)
+            continue;
+        for (uint32_t q = 0; q < cd->cart_ndims; q++)
+            dims[q] = dim + q;
+        dim += cd->cart_ndims;
+        cart_name(name, sizeof name, cd->cart_ndims, cd->cart_sizes);
+        CHECK(OTF2_GlobalDefWriter_WriteCartTopology(gd, topo, rf_defs_string(d, name), c, (uint8_t)cd->cart_ndims,
+                                                     dims));
+        CHECK(OTF2_GlobalDefWriter_WriteCartCoordinate(gd, topo, cd->cart_rank, (uint8_t)cd->cart_ndims,
+                                                       cd->cart_coords));
+        topo++;
+    }
+    return ok ? 0 : -1;
+}
+
+int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_rank_defs *r)
+{
+    int ok = 1;
+    CHECK(OTF2_GlobalDefWriter_WriteClockProperties(gd, r->resolution, r->global_offset, r->trace_length,
+                                                    OTF2_UNDEFINED_TIMESTAMP));
+    char buf[64];
+    uint32_t s_machine = rf_defs_string(d, RF_SYSTEM_TREE_ROOT);
+    uint32_t s_node = rf_defs_string(d, RF_SYSTEM_TREE_NODE);
+    uint32_t s_host = rf_defs_string(d, r->host);
+    snprintf(buf, sizeof buf, RF_LOCATION_GROUP_FMT, r->rank);
+    uint32_t s_rank = rf_defs_string(d, buf);
+    uint32_t s_thread = rf_defs_string(d, RF_MAIN_THREAD_NAME);
+    for (uint32_t k = 0; k < r->nlocs; k++)
+        if (r->locs[k].thread) {
+            snprintf(buf, sizeof buf, RF_THREAD_NAME_FMT, r->locs[k].thread);
+            rf_defs_string(d, buf);
+        }
+    uint32_t s_empty = rf_defs_string(d, "");
+    uint32_t s_true = rf_defs_string(d, RF_ATTR_TRUE_TIME_NAME);
+    uint32_t s_true_desc = rf_defs_string(d, RF_ATTR_TRUE_TIME_DESC);
+    uint32_t s_world = rf_defs_string(d, RF_GROUP_WORLD_NAME);
+    uint32_t s_slots = rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_NAME);
+    uint32_t s_slots_desc = rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_DESC);
+    uint32_t s_bits_desc = rf_defs_string(d, RF_ATTR_SOURCES_BITS_DESC);
+    uint32_t source_words = RF_SOURCE_WORDS(r->world_size);
+    for (uint32_t k = 0; k < source_words; k++) {
+        snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
+        rf_defs_string(d, buf);
+    }
+    uint32_t s_freed[3] = { rf_defs_string(d, RF_ATTR_FREED_RECEIVE_COMM_NAME),
+                            rf_defs_string(d, RF_ATTR_FREED_RECEIVE_SOURCE_NAME),
+                            rf_defs_string(d, RF_ATTR_FREED_RECEIVE_TAG_NAME) };
+    uint32_t s_freed_desc = rf_defs_string(d, RF_ATTR_FREED_RECEIVE_DESC);
+    for (uint32_t k = 0; k < r->nregions; k++)
+        rf_defs_string(d, r->regions[k].name);
+    for (uint32_t c = 0; c < d->ncomms; c++)
+        if (d->comms[c].set && d->comms[c].has_key) {
+            snprintf(buf, sizeof buf, RF_COMM_KEY_FMT, c, (unsigned long long)d->comms[c].key);
+            rf_defs_string(d, buf);
+        }
+    /* Every string must be defined before the records that use it. */
+    for (uint32_t i = 0; i < d->strings.n; i++)
+        CHECK(OTF2_GlobalDefWriter_WriteString(gd, i, d->strings.v[i]));
+    if (d->strings.failed)
+        return -1;
+
+    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 1, s_host, s_node, 0));
+    CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(gd, 0, s_rank, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
+                                                  OTF2_UNDEFINED_LOCATION_GROUP));
+    for (uint32_t k = 0; k < r->nlocs; k++) {
+        const struct rf_location *l = &r->locs[k];
+        uint32_t name = s_thread;
+        if (l->thread) {
+            snprintf(buf, sizeof buf, RF_THREAD_NAME_FMT, l->thread);
+            name = rf_defs_string(d, buf);
+        }
+        CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, l->id, name, OTF2_LOCATION_TYPE_CPU_THREAD, l->nevents, 0));
+    }
+    for (uint32_t k = 0; k < r->nregions; k++) {
+        uint32_t name = rf_defs_string(d, r->regions[k].name);
+        CHECK(OTF2_GlobalDefWriter_WriteRegion(gd, k, name, name, s_empty, r->regions[k].role, r->regions[k].paradigm,
+                                               OTF2_REGION_FLAG_NONE, s_empty, 0, 0));
+    }
+    if (r->true_time)
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_SLOTS, s_slots, s_slots_desc, OTF2_TYPE_UINT32));
+    for (uint32_t k = 0; k < source_words; k++) {
+        snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_BITS + k, rf_defs_string(d, buf), s_bits_desc,
+                                                  OTF2_TYPE_UINT64));
+    }
+    static const OTF2_Type freed_type[3] = { OTF2_TYPE_COMM, OTF2_TYPE_INT32, OTF2_TYPE_INT32 };
+    for (int k = 0; k < 3; k++)
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_FREED_RECEIVE(r->world_size, k), s_freed[k],
+                                                  s_freed_desc, freed_type[k]));
+
+    /* Location ids are world ranks (unique across the run's archives): a
+     * communicator's member i is world rank members[i], whose location id
+     * is that rank. */
+    uint64_t *world = malloc(sizeof *world * (size_t)(r->world_size > 0 ? r->world_size : 1));
+    if (world) {
+        for (int i = 0; i < r->world_size; i++)
+            world[i] = (uint64_t)i;
+        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_WORLD, s_world, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, (uint32_t)r->world_size, world));
+        free(world);
+    } else {
+        ok = 0;
+    }
+    /* Every group before the first communicator. */
+    for (uint32_t g = 0; g < d->ngroups; g++) {
+        const struct rf_group_def *gr = &d->groups[g];
+        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_FIRST_MEMBERS + g, s_empty,
+                                              gr->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, gr->n, gr->members));
+    }
+    uint32_t next_group = RF_GROUP_FIRST_MEMBERS + d->ngroups;
+    for (uint32_t c = 0; c < d->ncomms; c++) {
+        const struct rf_comm_def *cd = &d->comms[c];
+        if (!cd->set || !cd->has_key)
+            continue;
+        snprintf(buf, sizeof buf, RF_COMM_KEY_FMT, c, (unsigned long long)cd->key);
+        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, rf_defs_string(d, buf), OTF2_GROUP_TYPE_UNKNOWN,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL));
+    }
+    for (uint32_t c = 0; c < d->ncomms; c++) {
+        const struct rf_comm_def *cd = &d->comms[c];
+        if (cd->set && cd->has_in)
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, cd->in_name, OTF2_GROUP_TYPE_LOCATIONS,
+                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, cd->nin, cd->in));
+    }
+    for (uint32_t c = 0; c < d->ncomms; c++) {
+        const struct rf_comm_def *cd = &d->comms[c];
+        if (!cd->set)
+            continue;
+        if (cd->inter)
+            CHECK(OTF2_GlobalDefWriter_WriteInterComm(gd, c, cd->name, RF_GROUP_FIRST_MEMBERS + cd->local,
+                                                      RF_GROUP_FIRST_MEMBERS + cd->remote, OTF2_UNDEFINED_COMM,
+                                                      OTF2_COMM_FLAG_NONE));
+        else
+            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, cd->name, RF_GROUP_FIRST_MEMBERS + cd->local, cd->parent,
+                                                 OTF2_COMM_FLAG_NONE));
+    }
+    if (write_cart_topologies(gd, d) != 0)
+        ok = 0;
+    for (uint32_t w = 0; w < d->nwins; w++)
+        if (d->wins[w].set)
+            CHECK(OTF2_GlobalDefWriter_WriteRmaWin(gd, w, d->wins[w].name, d->wins[w].comm,
+                                                   OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS));
+    return ok && !d->strings.failed ? 0 : -1;
+}
+
+int rf_defs_write_clock_offsets(OTF2_Archive *ar, const struct rf_location *locs, uint32_t nlocs,
+                                const struct rf_clock_offset *offsets, uint32_t noffsets)
+{
+    if (OTF2_Archive_OpenDefFiles(ar) != OTF2_SUCCESS)
+        return -1;
+    int ok = 1;
+    for (uint32_t k = 0; k < nlocs; k++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, locs[k].id);
+        if (!dw) {
+            ok = 0;
+            continue;
+        }
+        for (uint32_t i = 0; i < noffsets; i++)
+            CHECK(OTF2_DefWriter_WriteClockOffset(dw, offsets[i].time, offsets[i].offset, offsets[i].stddev));
+        CHECK(OTF2_Archive_CloseDefWriter(ar, dw));
+    }
+    CHECK(OTF2_Archive_CloseDefFiles(ar));
+    return ok ? 0 : -1;
+}

@@ -1,0 +1,189 @@
+/* rawformat.h — every constant of the raw trace format, in one place: what
+ * the tracer (src/), the generator (tools/gen) and the recovery
+ * (tools/format/recover.c) write, and what every reader expects.
+ *
+ * A raw trace is a directory of one OTF2 archive per rank
+ * (rank-NNNNNN.otf2, its .def and its rank-NNNNNN/ folder of local files),
+ * rank 0's run.meta, and, while a rank runs, its recovery journal
+ * rank-NNNNNN.journal. Changing any value here changes the format: bump
+ * the journal or run.meta format version with it, and keep the readers
+ * able to read what older tracers wrote. */
+#ifndef SYNCTRACE_RAWFORMAT_H
+#define SYNCTRACE_RAWFORMAT_H
+
+#include <stdint.h>
+
+/* ---------- file names ---------- */
+
+#define RF_RANK_PREFIX "rank-"
+#define RF_RANK_NAME_FMT "rank-%06d"           /* an archive's name */
+#define RF_RANK_NAME_LEN 11                    /* strlen("rank-NNNNNN") */
+#define RF_MAX_RANK 999999                     /* what six digits can name */
+#define RF_ANCHOR_SUFFIX ".otf2"
+#define RF_DEF_SUFFIX ".def"
+#define RF_EVT_SUFFIX ".evt"
+#define RF_JOURNAL_SUFFIX ".journal"
+#define RF_SUM_SUFFIX ".sum"                   /* a closed rank's checksum file (tools/common/sumfile.h) */
+#define RF_META_FILE "run.meta"
+#define RF_META_TMP_FILE "run.meta.tmp"
+
+/* ---------- archive properties ---------- */
+
+#define RF_PROP_VERSION "SYNCTRACE::VERSION"
+#define RF_PROP_RUN_ID "SYNCTRACE::RUN_ID"
+#define RF_PROP_RANK "SYNCTRACE::RANK"
+#define RF_PROP_WORLD_SIZE "SYNCTRACE::WORLD_SIZE"
+#define RF_PROP_HOST "SYNCTRACE::HOST"
+#define RF_PROP_CLOCK "SYNCTRACE::CLOCK"
+#define RF_PROP_CLOCK_DOMAIN "SYNCTRACE::CLOCK_DOMAIN"
+#define RF_PROP_SKEW_OFFSET_US "SYNCTRACE::SKEW_OFFSET_US"
+#define RF_PROP_SKEW_DRIFT_PPM "SYNCTRACE::SKEW_DRIFT_PPM"
+#define RF_PROP_RECOVERED "SYNCTRACE::RECOVERED"   /* "true": rebuilt from a journal */
+
+/* ---------- global definitions (tools/format/defs_write.h writes them) ---------- */
+
+/* The true_time attribute: each event's undistorted time with SYNCTRACE_SKEW. */
+#define RF_ATTR_TRUE_TIME 0
+#define RF_ATTR_TRUE_TIME_NAME "true_time"
+#define RF_ATTR_TRUE_TIME_DESC "undistorted time of the event (SYNCTRACE_SKEW)"
+
+/* A sparse alltoallv/w member's non-empty source slots, on its
+ * CollectiveEnd / NonBlockingCollectiveComplete: SLOTS holds the slot count
+ * (or RF_SOURCES_UNKNOWN: sparse, slots not kept), BITS + k the bits
+ * 64k .. 64k+63 (words all zero are left out). Defined in every raw archive
+ * for the words a world-sized group needs. */
+#define RF_ATTR_SOURCES_SLOTS 1
+#define RF_ATTR_SOURCES_SLOTS_NAME "coll_sources_slots"
+#define RF_ATTR_SOURCES_SLOTS_DESC "collective: source slots of a sparse alltoallv/w member"
+#define RF_ATTR_SOURCES_BITS 2
+#define RF_ATTR_SOURCES_BITS_FMT "coll_sources_%u"
+#define RF_ATTR_SOURCES_BITS_DESC "collective: non-empty source slots, 64 per word"
+#define RF_SOURCES_UNKNOWN UINT32_MAX
+#define RF_SOURCE_WORDS(world_size) ((world_size) > 0 ? ((uint32_t)(world_size) + 63) / 64 : 1u)
+
+/* A receive request released by MPI_Request_free before it completed
+ * (on its MpiRequestTest): what it was posted for, communicator, source
+ * and tag, defined after the collective source attributes. */
+#define RF_ATTR_FREED_RECEIVE(world_size, k) (RF_ATTR_SOURCES_BITS + RF_SOURCE_WORDS(world_size) + (uint32_t)(k))
+#define RF_ATTR_FREED_RECEIVE_COMM_NAME "freed_receive_comm"
+#define RF_ATTR_FREED_RECEIVE_SOURCE_NAME "freed_receive_source"
+#define RF_ATTR_FREED_RECEIVE_TAG_NAME "freed_receive_tag"
+#define RF_ATTR_FREED_RECEIVE_DESC "a receive request released by MPI_Request_free before it completed: " \
+                                   "what it was posted for"
+
+/* System tree: a machine with one node (the host), one location group per
+ * rank, named so. */
+#define RF_SYSTEM_TREE_ROOT "machine"
+#define RF_SYSTEM_TREE_NODE "node"
+#define RF_LOCATION_GROUP_FMT "MPI Rank %d"
+
+/* Locations: the main thread (the one that called MPI_Init) has the rank as
+ * its id; the N-th other thread that called MPI, N << 32 | rank. */
+#define RF_MAIN_THREAD_NAME "Master thread"
+#define RF_THREAD_NAME_FMT "Thread %u"
+#define RF_THREAD_LOCATION(n, rank) ((uint64_t)(n) << 32 | (uint64_t)(uint32_t)(rank))
+
+/* Groups: 0 lists the world's locations (member i is world rank i); then
+ * the member lists, interned (every communicator of one list shares it;
+ * MPI_COMM_SELF's is a COMM_SELF group without members), numbered from
+ * RF_GROUP_FIRST_MEMBERS; then one empty group per communicator that has an
+ * agreed key, named RF_COMM_KEY_FMT; then a topology communicator's
+ * in-neighbours of this rank, each found by its name (RF_IN_NEIGHBOURS_FMT
+ * with c). A communicator is a Comm on its member group, an
+ * intercommunicator an InterComm on its local and its remote group. */
+#define RF_GROUP_WORLD 0
+#define RF_GROUP_WORLD_NAME "MPI_COMM_WORLD locations"
+#define RF_GROUP_FIRST_MEMBERS 1
+#define RF_COMM_KEY_FMT "synctrace key of comm %u: %016llx"
+#define RF_COMM_KEY_SCAN "synctrace key of comm %u: %16llx%n"   /* sscanf: comm, key, length */
+/* Archives recovered before keys had groups of their own: the key named
+ * a communicator's member group ("synctrace key " and 16 hex digits). */
+#define RF_GROUP_KEY_PREFIX "synctrace key "
+#define RF_IN_NEIGHBOURS_FMT "synctrace in-neighbours of comm %u"
+
+/* Cartesian topologies, named as Score-P names them: "MPI_Cartesian_2x2",
+ * its dimensions "dimension 0", "dimension 1". */
+#define RF_CART_TOPOLOGY_PREFIX "MPI_Cartesian"
+#define RF_CART_DIMENSION_FMT "dimension %u"
+#define RF_CART_MAX_DIMS 255                   /* OTF2 counts a topology's dimensions in a byte */
+
+/* Communicators the tracer defines first, by name; the others are named by
+ * the key the ranks agreed on (src/communicators.c). */
+#define RF_COMM_WORLD_NAME "MPI_COMM_WORLD"
+#define RF_COMM_SYNC_NAME "synctrace sync"   /* the tracer's duplicate of the world */
+
+/* The tracer's own region, after the MPI ones, and the tag of its messages. */
+#define RF_REGION_SYNC_NAME "synctrace: clock synchronisation"
+#define RF_SYNC_TAG 7117
+
+/* ---------- the recovery journal (format: tools/format/recover.c) ---------- */
+
+#define RF_JOURNAL_FORMAT 1
+#define RF_JOURNAL_MAGIC "synctrace-journal"   /* the first line: MAGIC FORMAT */
+/* header records */
+#define RF_JR_RANK "rank"
+#define RF_JR_WORLD_SIZE "world_size"
+#define RF_JR_LOCATION "location"              /* also a record of its own: another thread */
+#define RF_JR_CHUNK_SIZE "chunk_size"
+#define RF_JR_OPENED_AT "opened_at"
+#define RF_JR_TICKS_PER_SECOND "ticks_per_second"
+#define RF_JR_TRUE_TIME "true_time"
+#define RF_JR_HOST "host"
+#define RF_JR_CLOCK "clock"
+#define RF_JR_REGION "region"
+#define RF_JR_HEADER_END "header_end"
+/* records after the header */
+#define RF_JR_PROPERTY "property"
+#define RF_JR_COMM "comm"                      /* comm REF NAME N @G [key HEX] [self] [remote N @G] */
+#define RF_JR_GROUP "group"                    /* group G N MEMBERS: a member list comm records name as @G */
+#define RF_JR_COMM_NAME "comm_name"            /* comm_name REF NAME: MPI_Comm_set_name */
+#define RF_JR_COMM_KEY "key"                   /* a comm record's optional fields */
+#define RF_JR_COMM_SELF "self"
+#define RF_JR_COMM_REMOTE "remote"
+#define RF_JR_NEIGHBOURS "neighbours"
+#define RF_JR_CLOCK_OFFSET "clock_offset"
+#define RF_JR_RESOLUTION "resolution"
+#define RF_JR_COMM_PARENT "comm_parent"
+#define RF_JR_CART "cart"
+#define RF_JR_WINDOW "window"
+#define RF_JR_WINDOW_NAME "window_name"
+#define RF_JR_STARTED_AT "started_at"           /* MPI_Init's Enter, before opened_at: the global offset moves back */
+
+/* ---------- run.meta: one "key value" per line, written by rank 0 ---------- */
+
+#define RF_META_FORMAT 1
+#define RF_META_COMMENT "# synctrace run metadata: one 'key value' per line"
+#define RF_META_KEY_FORMAT "format"
+#define RF_META_KEY_VERSION "version"
+#define RF_META_KEY_RUN_ID "run_id"
+#define RF_META_KEY_WORLD_SIZE "world_size"
+#define RF_META_KEY_THREAD_LEVEL "thread_level"
+#define RF_META_KEY_CLOCK "clock"
+#define RF_META_KEY_SYNC "sync"
+#define RF_META_KEY_SYNC_INTERVAL_CONFIG "sync.interval_config"
+#define RF_META_KEY_BUFFER_BYTES "buffer_bytes"
+#define RF_META_KEY_SKEW "skew"
+#define RF_META_KEY_STATUS "status"
+#define RF_META_KEY_SYNC_EPOCHS "sync.epochs"
+#define RF_META_KEY_SYNC_ROUNDS_PER_PEER "sync.rounds_per_peer"
+#define RF_META_KEY_SYNC_PEERS "sync.peers"
+#define RF_META_KEY_SYNC_TOPOLOGY "sync.topology"
+#define RF_META_SYNC_TOPOLOGY_TREE "binomial-tree"   /* rounds walk a binomial tree of clock domains */
+#define RF_META_KEY_SYNC_TREE_STEPS "sync.tree_steps"
+#define RF_META_KEY_SYNC_EPOCH "sync.epoch"            /* sync.epoch.E.peer.RANK: one tree edge's estimate */
+#define RF_META_KEY_SYNC_INTERVAL_S "sync.interval_s"
+#define RF_META_KEY_SYNC_INTERVAL_MODE "sync.interval_mode"
+#define RF_META_KEY_CLOCK_DOMAINS "clock.domains"
+#define RF_META_KEY_TICKS_PER_SECOND "clock.ticks_per_second"
+
+/* ---------- limits ---------- */
+
+#define RF_MAX_WORLD_SIZE 1000000              /* ranks a run.meta or journal may name */
+#define RF_JOURNAL_MAX_REF (1u << 24)          /* a journaled region or communicator */
+#define RF_JOURNAL_MAX_MEMBERS (1u << 30)      /* members of one journaled group */
+#define RF_JOURNAL_MAX_THREADS (1u << 24)
+#define RF_CHUNK_SIZE_MIN 1024                 /* event chunk sizes a journal may give */
+#define RF_CHUNK_SIZE_MAX (1u << 24)
+#define RF_DEF_CHUNK_SIZE (4 * 1024 * 1024)    /* the tracer's definition chunk size */
+
+#endif
