@@ -237,8 +237,8 @@ static int local_size(MPI_Comm comm)
 }
 
 /* The peers whose blocks this rank receives when that is not all of them
- * or none: the merge's data-flow constraints need it (DESIGN.md "Clock
- * model and solver"); the common dense case records nothing. Slots are
+ * or none: the merge's data-flow constraints need it (docs/design.md, "The
+ * merge: stages"); the common dense case records nothing. Slots are
  * numbered over the live ones only, as the communicator's recorded
  * in-neighbours are (a Cartesian border's MPI_PROC_NULL has none). */
 static int block_nonempty(const int *counts, int i, const MPI_Datatype *types, int type_size)

@@ -13,7 +13,7 @@ Prints TAP-like "ok - X" / "not ok - X" lines (tests/lib.sh tap_from_checker):
     "s", both inside a slice of their tracks; ends left alone are exactly
     the report's unmatched sends and receives;
   - the flows are exactly the messages a brute-force matcher finds in the
-    archive (sort by key, posting order: DESIGN.md "Matching");
+    archive (sort by key, posting order: docs/design.md, "The merge: stages");
   - counts equal the archive's: slices = Enter events, collective slices =
     MpiCollectiveEnd events, flows = report.json's messages.
 Usage: chrome_check.py TRACE.json REPORT.json TRACES.otf2   (needs python3-otf2)

@@ -5,7 +5,7 @@
  * rank sends to its successor only), a sparse neighbourhood Alltoallv on
  * a non-periodic line (data to the right only; the ends have MPI_PROC_NULL
  * neighbours) and an intercommunicator Allreduce / Bcast follow. A ring exchange after each round gives the merge messages
- * to check. The merge must constrain only where data flowed (DESIGN.md
+ * to check. The merge must constrain only where data flowed (docs/design.md
  * "Clock model and solver"): no tachyon, every true offset inside its
  * bounds (tests/test-dataflow.sh).
  *

@@ -9,7 +9,7 @@
  * relaxing the explicit event graph to a fixpoint (no causal ordering, no
  * clusters), with every edge spelled out: process order, each matched
  * message, and each collective instance member by member as mg_shape_of
- * says (DESIGN.md). The index, in several configurations (two-level with
+ * says (docs/design.md). The index, in several configurations (two-level with
  * cluster sizes 1 to all ranks, hierarchical, other merge policies), must
  * give every vector entry and every relation it is asked for exactly. */
 #include "causal.h"

@@ -1,12 +1,13 @@
-/* causal.h — the causal index: Ward & Taylor's self-organizing hierarchical
- * cluster timestamps (Figs. 2-6 of the paper in the project's papers/),
+/* causal.h — the causal index: self-organizing hierarchical cluster
+ * timestamps (Figs. 2-6 of P. A. S. Ward, D. J. Taylor, "Self-Organizing
+ * Hierarchical Cluster Timestamps"),
  * built in one pass over a matched trace in causal order (causal_build.c),
  * queried in causal_query.c, stored by causal_file.c.
  *
  * Events and edges. Event (r, i) is the i-th event of rank r. Causality:
  * process order, every matched message (send -> receive) and every
- * collective instance with the semantics of mg_shape_of (DESIGN.md,
- * "Clock model and solver"). An event with an incoming edge from another
+ * collective instance by its data flow (tools/merge/flow.h, mg_flow_of: the
+ * rule the constraints use too; docs/design.md, "The merge: stages"). An event with an incoming edge from another
  * rank is a "receive" (a collective exit may have many partners).
  *
  * Vectors. V(e)[q] = number of events of rank q that happened before or are

@@ -10,11 +10,9 @@
  * every happened-before relation the matching knows of.
  *
  * Happened-before: per-rank order; send -> receive of a matched message;
- * collectives (DESIGN.md, as tools/merge/constraints.c): all-to-all kinds every
- * entry -> every exit; bcast/scatter(v) the root's entry -> every exit;
- * reduce/gather(v) every entry -> the root's exit; scan: entries of
- * communicator ranks <= r -> the exit of r (exscan: < r). Neighbourhood
- * collectives and unknown operations add nothing.
+ * collectives by their data flow, the rule the constraints use
+ * (tools/merge/flow.h, mg_flow_of): an entry precedes an exit only where
+ * bytes flow between them; zero counts add nothing.
  *
  * Forward amortization (events in a happened-before-consistent order: a
  * Kahn-style traversal over the ranks), for event e_i on a rank, e_{i-1}

@@ -1,7 +1,7 @@
 /* clockmodel.h — how a rank's raw ticks become corrected local time.
  *
  * Ranks that share a clock form a clock domain. A domain's run is cut into
- * segments at its sync rounds (DESIGN.md "Clock model"): segment k spans
+ * segments at its sync rounds (docs/design.md, "The merge: stages"): segment k spans
  * from round k to round k+1 (the first one from the domain's first event,
  * the last one to its last event), and has its own drift, estimated from
  * the offsets the two rounds measured (Fleury et al., eq. 13–14). Inside a

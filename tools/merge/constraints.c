@@ -280,7 +280,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
 
     /* Consecutive vertices of one clock (segments, or windows inside them):
      * the offset may move by at most the drift bound times the distance
-     * between their middles (DESIGN.md, segment continuity) ... */
+     * between their middles (docs/design.md, segment continuity) ... */
     uint32_t nclk = cm_nvertices(m);
     for (uint32_t a = 0; a + 1 < nclk; a++) {
         uint32_t da, db;

@@ -1,4 +1,4 @@
-/* constraints.h — the constraint graph of a matched trace (DESIGN.md
+/* constraints.h — the constraint graph of a matched trace (docs/design.md
  * "Clock model and solver"). Vertices below cm_nvertices() are the clocks'
  * offsets, one per (domain, segment, window: see cm_vertex); further vertices are hubs that encode a collective instance in O(P)
  * edges. An edge u->v of weight w means x_u - x_v <= w. */

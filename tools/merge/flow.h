@@ -1,5 +1,5 @@
 /* flow.h — which entries of a collective instance precede which exits:
- * the data-flow rule of DESIGN.md "Clock model and solver", in one place
+ * the data-flow rule of docs/design.md, "The merge: stages", in one place
  * for the constraint graph, the causal index, the CLC comparison and the
  * report's violation counts.
  *

@@ -1,5 +1,5 @@
 /* match.h — pair every message and every collective instance of a raw
- * trace (DESIGN.md "Matching").
+ * trace (docs/design.md, "The merge: stages").
  *
  * Messages pair first-in-first-out per (communicator, sender, receiver,
  * tag): sends in the order they were issued, receives in the order they

@@ -1,6 +1,6 @@
 /* rma_flow.h — one-sided communication in the merge: windows unified across
  * ranks, and the orderings MPI guarantees between one-sided events, used as
- * constraints like messages (DESIGN.md: a constraint is a fact about data
+ * constraints like messages (docs/design.md: a constraint is a fact about data
  * flow).
  *
  * Recorded by the tracer (src/rma.c): an operation (RmaPut/RmaGet/RmaAtomic)
