@@ -229,21 +229,10 @@ static int set_prefix(struct mg_flow *f, const struct mg_collective *c, enum mg_
     return 0;
 }
 
+/* The all-to-all kinds that move data (a barrier moves none). */
 static int is_all_kind(uint32_t op)
 {
-    switch (op) {
-    case OTF2_COLLECTIVE_OP_ALLREDUCE:
-    case OTF2_COLLECTIVE_OP_ALLGATHER:
-    case OTF2_COLLECTIVE_OP_ALLGATHERV:
-    case OTF2_COLLECTIVE_OP_ALLTOALL:
-    case OTF2_COLLECTIVE_OP_ALLTOALLV:
-    case OTF2_COLLECTIVE_OP_ALLTOALLW:
-    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
-    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
-        return 1;
-    default:
-        return 0;
-    }
+    return op != OTF2_COLLECTIVE_OP_BARRIER && mg_shape_of(op) == MG_ALL_TO_ALL;
 }
 
 #define SENDS(k) (!(c->members[k].quiet & MG_QUIET_SEND))
