@@ -13,6 +13,9 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 command -v debootstrap >/dev/null || { echo "check-fresh-root: needs debootstrap (apt-get install debootstrap)" >&2; exit 1; }
 [ -x "$root/usr/bin/apt-get" ] || debootstrap --variant=minbase bookworm "$root" "$mirror" >/dev/null
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# A real machine knows its own name (debootstrap writes no /etc/hosts):
+# without it every gethostid() in OTF2 asks DNS, seconds per archive.
+grep -qs "$(hostname)" "$root/etc/hosts" || printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n' "$(hostname)" >>"$root/etc/hosts"
 rm -rf "$root/synctrace"
 git clone -q "$top" "$root/synctrace"
 
