@@ -31,6 +31,11 @@ if [ ! -f "$fuzz/seeds/.complete" ]; then
 fi
 flock -u 9
 export FUZZ_SEEDS=$fuzz/seeds
+# The suppressions name OTF2's functions: LeakSanitizer needs a symbolizer
+# to see them (Debian's llvm-14 has one, but not under the plain name).
+for sym in "${ASAN_SYMBOLIZER_PATH:-}" /usr/lib/llvm-14/bin/llvm-symbolizer "$(command -v llvm-symbolizer || true)"; do
+    [ -n "$sym" ] && [ -x "$sym" ] && { export ASAN_SYMBOLIZER_PATH=$sym; break; }
+done
 export LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # OTF2 3.0's OTF2_AnchorFile_Load (inside OTF2_Reader_Open) trusts the
