@@ -327,6 +327,12 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
             goto fail;
     if (sv_finish(g) != 0)
         goto fail;
+    goto done;
+fail:
+    if (g)
+        sv_graph_free(g);
+    g = NULL;
+done:
     free(pairs.keys);
     free(pairs.w);
     free(hub);
@@ -336,17 +342,5 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     free(su);
     free(sv);
     return g;
-fail:
-    if (g)
-        sv_graph_free(g);
-    free(pairs.keys);
-    free(pairs.w);
-    free(hub);
-    free(sides);
-    free(exits);
-    mg_flow_free(&flow);
-    free(su);
-    free(sv);
-    return NULL;
 #undef HUB_EDGE
 }

@@ -2,6 +2,7 @@
  * by (communicator, sender, receiver, tag, order), collective calls by
  * (communicator, rank, order); then equal keys are walked side by side. */
 #include "match.h"
+#include "table.h"
 #include "flow.h"
 
 #include <otf2/otf2.h>
@@ -58,14 +59,8 @@ static int intern(struct interner *in, uint64_t key, uint32_t *id, int *fresh)
             *fresh = 0;
             return 0;
         }
-    if (in->n == in->cap) {
-        uint32_t cap = in->cap ? in->cap * 2 : 16;
-        uint64_t *nv = realloc(in->keys, sizeof *nv * cap);
-        if (!nv)
-            return -1;
-        in->keys = nv;
-        in->cap = cap;
-    }
+    if (in->n == in->cap && st_grow((void **)&in->keys, &in->cap, sizeof *in->keys) != 0)
+        return -1;
     in->keys[in->n] = key;
     in->slots[s] = in->n + 1;
     *id = in->n++;
