@@ -566,7 +566,7 @@ static void synthetic(uint32_t nranks, int steps, struct mg_result *m)
             c->nmembers = n;
             c->root = rnd() % 8 ? (int)perm[rnd() % n] : -1;   /* sometimes no root: rooted ones say nothing */
             for (uint32_t k = 0; k < n; k++)
-                c->members[k] = (struct mg_member){ EV(perm[k]), { perm[k], 0 }, (uint32_t)((k * 7 + 3) % n) };
+                c->members[k] = (struct mg_member){ .enter = EV(perm[k]), .exit = { perm[k], 0 }, .comm_rank = (uint32_t)((k * 7 + 3) % n) };
             open[nopen++] = m->ncollectives++;
         } else {
             size_t k = rnd() % nopen, ci = open[k];

@@ -212,7 +212,7 @@ static void gen(struct trace *tr, uint32_t R, int actions, double lmin, double s
             if (!c->members)
                 abort();
             for (uint32_t p = 0; p < k; p++)
-                c->members[p] = (struct mg_member){ { perm[p], ei[p] }, { perm[p], xi[p] }, p };
+                c->members[p] = (struct mg_member){ .enter = { perm[p], ei[p] }, .exit = { perm[p], xi[p] }, .comm_rank = p };
             for (uint32_t p = k - 1; p > 0; p--) {   /* member order is not communicator order */
                 uint32_t q = rndn(p + 1);
                 struct mg_member t = c->members[p];
@@ -487,9 +487,11 @@ static void hand_barrier(void)
     double *res[3] = { oa, ob, oc };
     uint64_t n[3] = { 2, 2, 2 };
     struct mg_member mem[3] = {
-        { { 2, 0 }, { 2, 1 }, 2 }, { { 0, 0 }, { 0, 1 }, 0 }, { { 1, 0 }, { 1, 1 }, 1 },
+        { .enter = { 2, 0 }, .exit = { 2, 1 }, .comm_rank = 2 },
+        { .enter = { 0, 0 }, .exit = { 0, 1 }, .comm_rank = 0 },
+        { .enter = { 1, 0 }, .exit = { 1, 1 }, .comm_rank = 1 },
     };
-    struct mg_collective coll = { 1, OTF2_COLLECTIVE_OP_BARRIER, -1, 0, 3, mem };
+    struct mg_collective coll = { .comm = 1, .op = OTF2_COLLECTIVE_OP_BARRIER, .root = -1, .nmembers = 3, .members = mem };
     struct mg_result m = { 0 };
     m.collectives = &coll;
     m.ncollectives = 1;
