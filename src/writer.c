@@ -4,6 +4,7 @@
 #include "rawformat.h"
 #include "writer.h"
 #include "defs_write.h"
+#include "members.h"
 #include "table.h"
 #include "options.h"
 #include "regions.h"
@@ -657,7 +658,8 @@ void st_writer_discard(void)
     /* Local files are named by the location id, which is the rank. */
     const char *names[] = { "%s/" RF_RANK_NAME_FMT RF_ANCHOR_SUFFIX, "%s/" RF_RANK_NAME_FMT RF_DEF_SUFFIX,
                             "%s/" RF_RANK_NAME_FMT "/%d" RF_EVT_SUFFIX, "%s/" RF_RANK_NAME_FMT "/%d" RF_DEF_SUFFIX,
-                            "%s/" RF_RANK_NAME_FMT RF_JOURNAL_SUFFIX, "%s/" RF_RANK_NAME_FMT RF_SUM_SUFFIX };
+                            "%s/" RF_RANK_NAME_FMT RF_JOURNAL_SUFFIX, "%s/" RF_RANK_NAME_FMT RF_SUM_SUFFIX,
+                            "%s/" RF_RANK_NAME_FMT RF_MEMBERS_SUFFIX };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, names[i], W.dir, W.rank, W.rank);
         unlink(path);
@@ -744,12 +746,18 @@ void st_writer_close(void)
         OTF2_Archive_CloseGlobalDefWriter(W.archive, gd);
     }
     free(locs);
+    /* The communicators' members beside the archive, written before its
+     * anchor: an archive that has an anchor has them (or says why not). */
+    char name[32], err[4600];
+    snprintf(name, sizeof name, RF_RANK_NAME_FMT, W.rank);
+    if (rf_members_write(W.dir, name, &W.defs, W.rank, W.size, err, sizeof err) != 0)
+        st_warn("rank %d: %s; the merge cannot read this rank", W.rank, err);
+    else if (rf_members_declare(W.archive) != 0)
+        st_warn("rank %d: cannot set the archive property " RF_PROP_MEMBERS "; the merge cannot read this rank", W.rank);
     OTF2_Archive_Close(W.archive);
     W.archive = NULL;
     /* The last act: the checksum file, whose presence says the archive is
      * closed and lets a reader verify every byte of it. */
-    char name[32], err[4600];
-    snprintf(name, sizeof name, RF_RANK_NAME_FMT, W.rank);
     if (sum_write_archive(W.dir, name, err, sizeof err) != 0)
         st_warn("rank %d: %s; the archive cannot be verified", W.rank, err);
     /* The archive is complete: the journal has done its job. */

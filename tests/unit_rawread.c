@@ -17,6 +17,7 @@
 #include <config.h>
 #include "defs_write.h"
 #include "fsutil.h"
+#include "members.h"
 #include "mtread.h"
 #include "rawformat.h"
 #include "rawtrace.h"
@@ -31,7 +32,30 @@
 
 #include "tap.h"
 
-enum damage { GOOD, STRING_HUGE, STRING_UNDEFINED, REGION_HUGE, GROUP_HUGE, DEF_TRUNCATED, LOCAL_DEF_DAMAGED };
+enum damage { GOOD, STRING_HUGE, STRING_UNDEFINED, REGION_HUGE, GROUP_HUGE, DEF_TRUNCATED, LOCAL_DEF_DAMAGED,
+              MEMBERS_MISSING, MEMBERS_CUT, MEMBERS_OUTSIDE, MEMBERS_UNLISTED, MEMBERS_HUGE_COUNT, MEMBERS_BAD_KEY,
+              MEMBERS_OTHER_RANK, MEMBERS_FORMAT };
+
+/* The membership file's damaged text: what replaces it whole. */
+static const char *members_damage(enum damage damage)
+{
+    switch (damage) {
+    case MEMBERS_CUT:         /* cut at a line's end: the end line is gone */
+        return "synctrace-members 1\nrank 0 world 1\ngroup 0 1 0\ncomm 0 0\n";
+    case MEMBERS_OUTSIDE:     /* world rank 1 in a world of 1 */
+        return "synctrace-members 1\nrank 0 world 1\ngroup 0 1 1\ncomm 0 0\nend 1\n";
+    case MEMBERS_UNLISTED:    /* the archive's communicator 0 has no line */
+        return "synctrace-members 1\nrank 0 world 1\ngroup 0 1 0\nend 0\n";
+    case MEMBERS_HUGE_COUNT:  /* 2^32 - 1 members announced: never allocated */
+        return "synctrace-members 1\nrank 0 world 1\ngroup 0 4294967295 ?:4294967295\ncomm 0 0\nend 1\n";
+    case MEMBERS_BAD_KEY:
+        return "synctrace-members 1\nrank 0 world 1\ngroup 0 1 0\ncomm 0 0 key 12zz\nend 1\n";
+    case MEMBERS_OTHER_RANK:  /* another rank's file */
+        return "synctrace-members 1\nrank 3 world 8\ngroup 0 1 0\ncomm 0 0\nend 1\n";
+    default:
+        return NULL;
+    }
+}
 
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c, bool f)
 {
@@ -137,6 +161,10 @@ static int make_archive(const char *dir, enum damage damage)
     if (ok && damage == GOOD)
         ok = add_later_definitions(&defs) == 0;
     ok = ok && rf_defs_write(gd, &defs, &rd) == 0;
+    char err[4600];
+    ok = ok && rf_members_write(dir, "rank-000000", &defs, 0, 1, err, sizeof err) == 0;
+    ok = ok && (damage == MEMBERS_FORMAT ? OTF2_Archive_SetProperty(ar, RF_PROP_MEMBERS, "7", true) == OTF2_SUCCESS
+                                         : rf_members_declare(ar) == 0);
     rf_defs_free(&defs);
     if (ok && damage == STRING_HUGE)
         ok = OTF2_GlobalDefWriter_WriteString(gd, 1u << 30, "far away") == OTF2_SUCCESS;
@@ -161,6 +189,14 @@ static int make_archive(const char *dir, enum damage damage)
     if (ok && damage == LOCAL_DEF_DAMAGED) {
         snprintf(path, sizeof path, "%s/rank-000000/0.def", dir);
         ok = truncate_to_half(path) == 0;
+    }
+    snprintf(path, sizeof path, "%s/rank-000000" RF_MEMBERS_SUFFIX, dir);
+    if (ok && damage == MEMBERS_MISSING)
+        ok = unlink(path) == 0;
+    if (ok && members_damage(damage)) {
+        FILE *f = fopen(path, "w");
+        ok = f && fputs(members_damage(damage), f) >= 0;
+        ok = f && fclose(f) == 0 && ok;
     }
     return ok ? 0 : -1;
 }
@@ -226,6 +262,8 @@ static void recovered(void)
     unlink(path);
     snprintf(path, sizeof path, "%s/rank-000000/0.def", dir);
     unlink(path);
+    snprintf(path, sizeof path, "%s/rank-000000" RF_MEMBERS_SUFFIX, dir);
+    unlink(path);
     snprintf(path, sizeof path, "%s/rank-000000" RF_JOURNAL_SUFFIX, dir);
     FILE *f = fopen(path, "w");
     if (f) {
@@ -258,6 +296,74 @@ static void recovered(void)
     st_remove_tree(dir);
 }
 
+/* An archive as tracers before the membership file wrote it (rawformat.h,
+ * "Archives without a membership file"): the world's locations, member
+ * groups, keys and in-neighbours in groups of their own, an InterComm.
+ * The readers must keep reading it, the same as before. */
+static void legacy(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096], anchor[4200], err[1024] = "";
+    snprintf(dir, sizeof dir, "%s/unit_rawread.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    OTF2_Archive *ar = mkdtemp(dir) ? OTF2_Archive_Open(dir, "rank-000000", OTF2_FILEMODE_WRITE, 1 << 20,
+                                                        OTF2_CHUNK_SIZE_MIN, OTF2_SUBSTRATE_POSIX,
+                                                        OTF2_COMPRESSION_NONE)
+                                    : NULL;
+    int good = ar && OTF2_Archive_SetFlushCallbacks(ar, &flush, NULL) == OTF2_SUCCESS
+               && OTF2_Archive_SetSerialCollectiveCallbacks(ar) == OTF2_SUCCESS
+               && OTF2_Archive_OpenEvtFiles(ar) == OTF2_SUCCESS;
+    OTF2_EvtWriter *w = good ? OTF2_Archive_GetEvtWriter(ar, 0) : NULL;
+    good = w && OTF2_EvtWriter_Enter(w, NULL, 1000, 0) == OTF2_SUCCESS
+           && OTF2_EvtWriter_Leave(w, NULL, 2000, 0) == OTF2_SUCCESS && OTF2_Archive_CloseEvtWriter(ar, w) == OTF2_SUCCESS
+           && OTF2_Archive_CloseEvtFiles(ar) == OTF2_SUCCESS
+           && OTF2_Archive_SetProperty(ar, RF_PROP_RANK, "0", true) == OTF2_SUCCESS
+           && OTF2_Archive_SetProperty(ar, RF_PROP_WORLD_SIZE, "1", true) == OTF2_SUCCESS;
+    struct rf_location loc = { 0, 0, 2 };
+    struct rf_clock_offset offset = { 500, 7, 1.0 };
+    good = good && rf_defs_write_clock_offsets(ar, &loc, 1, &offset, 1) == 0;
+    OTF2_GlobalDefWriter *gd = good ? OTF2_Archive_GetGlobalDefWriter(ar) : NULL;
+    const char *strings[] = { "", RF_COMM_WORLD_NAME, RF_GROUP_WORLD_NAME, "synctrace key of comm 1: fedcba9876543210",
+                              "synctrace key of comm 2: 0000000000001234", "synctrace in-neighbours of comm 0",
+                              "Master thread", "MPI_COMM_SELF", "MPI_Send" };
+    for (uint32_t k = 0; gd && k < sizeof strings / sizeof *strings; k++)
+        good = good && OTF2_GlobalDefWriter_WriteString(gd, k, strings[k]) == OTF2_SUCCESS;
+    uint64_t zero = 0, remote[2] = { OTF2_UNDEFINED_UINT64, 0 };
+#define GROUP(ref, name, type, n, m) \
+    (OTF2_GlobalDefWriter_WriteGroup(gd, ref, name, type, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, m) == OTF2_SUCCESS)
+    good = gd && good
+           && OTF2_GlobalDefWriter_WriteClockProperties(gd, 1000000000, 0, 3000, OTF2_UNDEFINED_TIMESTAMP) == OTF2_SUCCESS
+           && OTF2_GlobalDefWriter_WriteLocation(gd, 0, 6, OTF2_LOCATION_TYPE_CPU_THREAD, 2, 0) == OTF2_SUCCESS
+           && OTF2_GlobalDefWriter_WriteRegion(gd, 0, 8, 8, 0, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI,
+                                               OTF2_REGION_FLAG_NONE, 0, 0, 0) == OTF2_SUCCESS
+           && GROUP(0, 2, OTF2_GROUP_TYPE_COMM_LOCATIONS, 1, &zero) && GROUP(1, 0, OTF2_GROUP_TYPE_COMM_GROUP, 1, &zero)
+           && GROUP(2, 0, OTF2_GROUP_TYPE_COMM_GROUP, 2, remote) && GROUP(3, 0, OTF2_GROUP_TYPE_COMM_SELF, 0, NULL)
+           && GROUP(4, 3, OTF2_GROUP_TYPE_UNKNOWN, 0, NULL) && GROUP(5, 4, OTF2_GROUP_TYPE_UNKNOWN, 0, NULL)
+           && GROUP(6, 5, OTF2_GROUP_TYPE_LOCATIONS, 1, &zero)
+           && OTF2_GlobalDefWriter_WriteComm(gd, 0, 1, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE) == OTF2_SUCCESS
+           && OTF2_GlobalDefWriter_WriteInterComm(gd, 1, 0, 1, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE) == OTF2_SUCCESS
+           && OTF2_GlobalDefWriter_WriteComm(gd, 2, 7, 3, 0, OTF2_COMM_FLAG_NONE) == OTF2_SUCCESS;
+#undef GROUP
+    if (gd)
+        good = OTF2_Archive_CloseGlobalDefWriter(ar, gd) == OTF2_SUCCESS && good;
+    if (ar)
+        good = OTF2_Archive_Close(ar) == OTF2_SUCCESS && good;
+    snprintf(anchor, sizeof anchor, "%s/rank-000000.otf2", dir);
+    struct rt_rank r;
+    int rc = good ? rt_read_rank(anchor, &r, err, sizeof err) : -1;
+    ok(good && rc == 0 && r.ncomms == 3 && r.comms[0].nmembers == 1 && r.comms[0].members[0] == 0 && !r.comms[0].inter
+           && !r.comms[0].has_key && r.comms[0].has_in && r.comms[0].nin == 1 && r.comms[0].in[0] == 0
+           && r.comms[1].inter && r.comms[1].has_key && r.comms[1].key == 0xfedcba9876543210ULL
+           && r.comms[1].nlocal == 1 && r.comms[1].local[0] == 0 && r.comms[1].nmembers == 2
+           && r.comms[1].members[0] == OTF2_UNDEFINED_UINT64 && r.comms[1].members[1] == 0
+           && r.comms[2].self && r.comms[2].has_key && r.comms[2].key == 0x1234 && r.comms[2].parent == 0
+           && r.comms[2].nmembers == 1 && r.comms[2].members[0] == 0,
+       "an archive without a membership file (older tracers): members, keys, in-neighbours, the intercommunicator "
+       "read from its groups (%s)", good ? (rc ? err : "ok") : "cannot write it");
+    if (rc == 0)
+        rt_free_rank(&r);
+    st_remove_tree(dir);
+}
+
 int main(void)
 {
     damaged(GOOD, "an intact archive", "", 1);
@@ -267,6 +373,15 @@ int main(void)
     damaged(GROUP_HUGE, "a group reference of 0xFFFFFFF0", "group reference 4294967280", 1);
     damaged(DEF_TRUNCATED, "a definition file cut in half", "global definitions", 1);
     damaged(LOCAL_DEF_DAMAGED, "local definitions cut in half", "rank-000000/0.def", 0);
+    damaged(MEMBERS_MISSING, "the membership file missing", "rank-000000.members: missing", 0);
+    damaged(MEMBERS_CUT, "the membership file cut at a line's end", "no end line", 0);
+    damaged(MEMBERS_OUTSIDE, "a member outside the world", "line 3: world rank 1 outside the world of 1 ranks", 0);
+    damaged(MEMBERS_UNLISTED, "a communicator the membership file does not list", "communicator 0 is not listed", 0);
+    damaged(MEMBERS_HUGE_COUNT, "2^32 - 1 members announced", "line 3: a member count", 0);
+    damaged(MEMBERS_BAD_KEY, "a malformed key", "line 4: a key of 16 hex digits", 0);
+    damaged(MEMBERS_OTHER_RANK, "another rank's membership file", "rank or world size differs", 0);
+    damaged(MEMBERS_FORMAT, "a membership format this reader does not know", "membership file format '7'", 0);
+    legacy();
     recovered();
     return tap_finish();
 }

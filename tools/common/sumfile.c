@@ -221,10 +221,13 @@ int sum_write_archive(const char *dir, const char *name, char *err, size_t errle
     }
     fputs(HEADER, f);
     int rc = 0;
-    const char *own[] = { RF_ANCHOR_SUFFIX, RF_DEF_SUFFIX };
-    for (size_t i = 0; rc == 0 && i < 2; i++) {
+    const char *own[] = { RF_ANCHOR_SUFFIX, RF_DEF_SUFFIX, RF_MEMBERS_SUFFIX };
+    for (size_t i = 0; rc == 0 && i < 3; i++) {
+        char file[8800];
         snprintf(rel, sizeof rel, "%s%s", name, own[i]);
-        rc = write_entry(f, dir, rel, err, errlen);
+        snprintf(file, sizeof file, "%s/%s", dir, rel);
+        if (i < 2 || access(file, F_OK) == 0)   /* the membership file: when it could be written */
+            rc = write_entry(f, dir, rel, err, errlen);
     }
     for (size_t i = 0; rc == 0 && i < n; i++) {
         snprintf(rel, sizeof rel, "%s/%s", name, files[i]);
@@ -251,15 +254,16 @@ int sum_write_archive(const char *dir, const char *name, char *err, size_t errle
     return rc;
 }
 
-/* Is REL a file of archive NAME: NAME.otf2, NAME.def or NAME/FILE? Sets
- * *in_folder for the last. */
+/* Is REL a file of archive NAME: NAME.otf2, NAME.def, NAME.members or
+ * NAME/FILE? Sets *in_folder for the last. */
 static int own_path(const char *rel, const char *name, int *in_folder)
 {
     size_t len = strlen(name);
     *in_folder = 0;
     if (strncmp(rel, name, len) != 0)
         return 0;
-    if (strcmp(rel + len, RF_ANCHOR_SUFFIX) == 0 || strcmp(rel + len, RF_DEF_SUFFIX) == 0)
+    if (strcmp(rel + len, RF_ANCHOR_SUFFIX) == 0 || strcmp(rel + len, RF_DEF_SUFFIX) == 0
+        || strcmp(rel + len, RF_MEMBERS_SUFFIX) == 0)
         return 1;
     const char *file = rel + len + 1;
     if (rel[len] != '/' || !*file || strchr(file, '/') || strcmp(file, ".") == 0 || strcmp(file, "..") == 0)
@@ -309,7 +313,7 @@ int sum_verify_archive(const char *anchor, char *err, size_t errlen)
     char *line = NULL;
     size_t cap = 0, nfiles = 0, fcap = 0;
     char **files = NULL;   /* the listed files of the folder */
-    int rc = -1, saw_anchor = 0, saw_def = 0;
+    int rc = -1, saw_anchor = 0, saw_def = 0, saw_members = 0;
     ssize_t len = getline(&line, &cap, f);
     if (len < 0 || strcmp(line, HEADER) != 0) {
         snprintf(err, errlen, "%s: not a synctrace checksum file (format 1, xxh64)", sum);
@@ -333,6 +337,7 @@ int sum_verify_archive(const char *anchor, char *err, size_t errlen)
         const char *rel = end + 1;
         saw_anchor |= strcmp(rel + strlen(name), RF_ANCHOR_SUFFIX) == 0;
         saw_def |= strcmp(rel + strlen(name), RF_DEF_SUFFIX) == 0;
+        saw_members |= strcmp(rel + strlen(name), RF_MEMBERS_SUFFIX) == 0;
         if (in_folder) {
             if (nfiles == fcap) {
                 size_t nc = fcap ? 2 * fcap : 16;
@@ -374,7 +379,14 @@ int sum_verify_archive(const char *anchor, char *err, size_t errlen)
         snprintf(err, errlen, "%s: corrupt: it does not list the archive's anchor and definitions", sum);
         goto done;
     }
-    /* Nothing may have joined the archive's folder since. */
+    /* Nothing may have joined the archive since: a membership file it did
+     * not list, a file in its folder. */
+    snprintf(path, sizeof path, "%s/%s" RF_MEMBERS_SUFFIX, dir, name);
+    if (!saw_members && access(path, F_OK) == 0) {
+        snprintf(err, errlen, "%s: not in %s.sum: added after its rank closed the archive", path, name);
+        rc = -1;
+        goto done;
+    }
     size_t n;
     char **present = list_folder(folder, &n);
     if (!present) {

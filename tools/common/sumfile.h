@@ -6,7 +6,8 @@
  *     synctrace-sum 1 xxh64
  *     HASH SIZE rank-NNNNNN.otf2        one line per file of the archive,
  *     HASH SIZE rank-NNNNNN.def         paths relative to DIR, HASH the
- *     HASH SIZE rank-NNNNNN/LOC.evt     16-hex-digit XXH64 (hash64.h)
+ *     HASH SIZE rank-NNNNNN.members     16-hex-digit XXH64 (hash64.h);
+ *     HASH SIZE rank-NNNNNN/LOC.evt     .members when the rank wrote one
  *     ...
  *     checksum xxh64 HASH               seal: the XXH64 of every byte above
  *
@@ -30,7 +31,7 @@ int sum_seal(FILE *f, const char *path);
 int sum_verify_sealed(const char *path, char *err, size_t errlen);
 
 /* Write DIR/NAME.sum for the archive NAME (e.g. "rank-000003"): NAME.otf2,
- * NAME.def and every regular file in DIR/NAME/. Returns 0, or -1 with a
+ * NAME.def, NAME.members (when there) and every regular file in DIR/NAME/. Returns 0, or -1 with a
  * one-line message. */
 int sum_write_archive(const char *dir, const char *name, char *err, size_t errlen);
 

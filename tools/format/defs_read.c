@@ -1,5 +1,6 @@
 /* defs_read.c — see defs_read.h. */
 #include "defs_read.h"
+#include "members.h"
 #include "rawformat.h"
 #include "table.h"
 
@@ -7,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -148,6 +151,7 @@ static struct rf_read_comm *new_comm(struct rf_read_defs *d, uint32_t self, OTF2
     free(c->name);   /* defined twice: the last one holds */
     free(c->members);
     free(c->remote);
+    free(c->in);
     free(c->cart_sizes);
     free(c->cart_periodic);
     free(c->cart_coords);
@@ -221,6 +225,27 @@ static int attach_keys(struct rf_read_defs *d)
         }
         d->comms[comm].key = key;
         d->comms[comm].has_key = 1;
+    }
+    return 0;
+}
+
+/* Older archives: a topology communicator's in-neighbours in a group of
+ * their own (RF_IN_NEIGHBOURS_FMT), given to it once all are read. */
+static int attach_in_neighbours(struct rf_read_defs *d)
+{
+    for (uint32_t g = 0; g < d->ngroups; g++) {
+        unsigned k;
+        char tail;
+        if (!d->groups[g].name || sscanf(d->groups[g].name, RF_IN_NEIGHBOURS_FMT "%c", &k, &tail) != 1)
+            continue;
+        if (k >= d->ncomms || !d->comms[k].name || d->comms[k].has_in) {
+            snprintf(d->problem, sizeof d->problem, "in-neighbours of communicator %u, which is not defined", k);
+            return -1;
+        }
+        d->comms[k].has_in = 1;
+        d->comms[k].nin = d->groups[g].n;
+        d->comms[k].in = d->groups[g].members;
+        d->groups[g].members = NULL;   /* now the communicator's */
     }
     return 0;
 }
@@ -392,6 +417,290 @@ static int archive_path(const char *anchor, const char *rest, char *out, size_t 
     return snprintf(out, len, "%.*s%s", (int)n, anchor, rest) < (int)len ? 0 : -1;
 }
 
+/* ---------- the membership file (tools/format/members.h) ---------- */
+
+struct mb_group {
+    uint32_t n;
+    uint64_t *m;
+};
+
+struct mb_ctx {
+    struct rf_read_defs *d;
+    uint64_t world;
+    struct mb_group *groups;
+    uint32_t ngroups, groups_cap;
+    uint8_t *seen;            /* by communicator */
+    uint64_t total;           /* members decoded and copied: at most RF_MEMBERS_MAX_COPIES */
+    char problem[160];
+};
+
+/* The next space-separated field of [*p, end): 1 with [*fs, *fe), or 0. */
+static int field(const char **p, const char *end, const char **fs, const char **fe)
+{
+    const char *q = *p;
+    if (q >= end)
+        return 0;
+    *fs = q;
+    while (q < end && *q != ' ')
+        q++;
+    *fe = q;
+    *p = q < end ? q + 1 : q;
+    return *fe > *fs;
+}
+
+static int is_word(const char *fs, const char *fe, const char *word)
+{
+    size_t n = strlen(word);
+    return (size_t)(fe - fs) == n && memcmp(fs, word, n) == 0;
+}
+
+/* A decimal field of at most 10 digits, at most max. */
+static int field_u32(const char *fs, const char *fe, uint64_t max, uint32_t *out)
+{
+    uint64_t v = 0;
+    if (fe - fs < 1 || fe - fs > 10)
+        return -1;
+    for (const char *q = fs; q < fe; q++) {
+        if (*q < '0' || *q > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(*q - '0');
+    }
+    if (v > max)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int mb_fail(struct mb_ctx *x, const char *what)
+{
+    if (!x->problem[0])
+        snprintf(x->problem, sizeof x->problem, "%s", what);
+    return -1;
+}
+
+/* Room for `n` more members in all. */
+static int mb_count(struct mb_ctx *x, uint64_t n)
+{
+    if (n > RF_MEMBERS_MAX_COPIES - x->total) {
+        snprintf(x->problem, sizeof x->problem, "more members in all than this reader takes (%u)",
+                 RF_MEMBERS_MAX_COPIES);
+        return -1;
+    }
+    x->total += n;
+    return 0;
+}
+
+/* "N RUNS" at [*p, end): the members, malloc'd. */
+static int mb_runs(struct mb_ctx *x, const char **p, const char *end, uint32_t *n, uint64_t **out)
+{
+    const char *fs, *fe, *rs, *re;
+    if (!field(p, end, &fs, &fe) || field_u32(fs, fe, RF_MEMBERS_MAX_COPIES, n) != 0 || !field(p, end, &rs, &re))
+        return mb_fail(x, "a member count and its runs expected");
+    if (mb_count(x, *n) != 0)
+        return -1;
+    if (!(*out = malloc(sizeof **out * (*n ? *n : 1))))
+        return mb_fail(x, "out of memory");
+    if (rf_runs_decode(rs, re, *n, x->world, *out, x->problem, sizeof x->problem) != 0) {
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* A copy of group `g`'s members. */
+static int mb_copy(struct mb_ctx *x, uint32_t g, uint64_t **out, uint32_t *n)
+{
+    if (mb_count(x, x->groups[g].n) != 0)
+        return -1;
+    *n = x->groups[g].n;
+    if (!(*out = malloc(sizeof **out * (*n ? *n : 1))))
+        return mb_fail(x, "out of memory");
+    if (*n)
+        memcpy(*out, x->groups[g].m, sizeof **out * *n);
+    return 0;
+}
+
+static int mb_group_line(struct mb_ctx *x, const char *p, const char *end)
+{
+    const char *fs, *fe;
+    uint32_t g;
+    if (!field(&p, end, &fs, &fe) || field_u32(fs, fe, UINT32_MAX, &g) != 0 || g != x->ngroups)
+        return mb_fail(x, "groups must be numbered 0, 1, ... in order");
+    if (x->ngroups == x->groups_cap && st_grow((void **)&x->groups, &x->groups_cap, sizeof *x->groups) != 0)
+        return mb_fail(x, "out of memory");
+    struct mb_group *gr = &x->groups[x->ngroups];
+    if (mb_runs(x, &p, end, &gr->n, &gr->m) != 0)
+        return -1;
+    x->ngroups++;
+    return p == end ? 0 : mb_fail(x, "more fields than a group line has");
+}
+
+static int mb_group_ref(struct mb_ctx *x, const char *fs, const char *fe, uint32_t *g)
+{
+    return field_u32(fs, fe, UINT32_MAX, g) == 0 && *g < x->ngroups ? 0 : mb_fail(x, "a group not defined before");
+}
+
+static int mb_comm_line(struct mb_ctx *x, const char *p, const char *end)
+{
+    struct rf_read_defs *d = x->d;
+    const char *fs, *fe;
+    uint32_t c, g;
+    if (!field(&p, end, &fs, &fe) || field_u32(fs, fe, UINT32_MAX, &c) != 0)
+        return mb_fail(x, "a communicator number expected");
+    if (c >= d->ncomms || !d->comms[c].name || !x->seen)
+        return mb_fail(x, "a communicator the archive does not define");
+    if (x->seen[c])
+        return mb_fail(x, "a communicator listed twice");
+    x->seen[c] = 1;
+    struct rf_read_comm *rc = &d->comms[c];
+    free(rc->members);
+    free(rc->remote);
+    rc->members = rc->remote = NULL;
+    rc->nmembers = rc->nremote = 0;
+    rc->self = rc->inter = 0;
+    rc->has_group = 1;
+    if (!field(&p, end, &fs, &fe))
+        return mb_fail(x, "a communicator's group expected");
+    if (is_word(fs, fe, RF_MB_SELF)) {
+        rc->self = 1;
+        if (!(rc->members = malloc(sizeof *rc->members)))
+            return mb_fail(x, "out of memory");
+    } else if (mb_group_ref(x, fs, fe, &g) != 0 || mb_copy(x, g, &rc->members, &rc->nmembers) != 0) {
+        return -1;
+    }
+    int step = 0;   /* the optional fields, in their order */
+    while (field(&p, end, &fs, &fe)) {
+        if (is_word(fs, fe, RF_MB_REMOTE) && step < 1 && !rc->self) {
+            step = 1;
+            if (!field(&p, end, &fs, &fe) || mb_group_ref(x, fs, fe, &g) != 0
+                || mb_copy(x, g, &rc->remote, &rc->nremote) != 0)
+                return mb_fail(x, "a remote group expected");
+            rc->inter = 1;
+            rc->parent = OTF2_UNDEFINED_COMM;   /* an intercommunicator's two sides have different local parents */
+        } else if (is_word(fs, fe, RF_MB_KEY) && step < 2) {
+            step = 2;
+            if (!field(&p, end, &fs, &fe) || fe - fs != 16 || strspn(fs, "0123456789abcdef") < 16)
+                return mb_fail(x, "a key of 16 hex digits expected");
+            rc->key = strtoull(fs, NULL, 16);
+            rc->has_key = 1;
+        } else if (is_word(fs, fe, RF_MB_IN) && step < 3) {
+            step = 3;
+            if (mb_runs(x, &p, end, &rc->nin, &rc->in) != 0)
+                return -1;
+            rc->has_in = 1;
+        } else {
+            return mb_fail(x, "an unknown or misplaced field in a communicator line");
+        }
+    }
+    return 0;
+}
+
+/* Read membership file `path` (shown as `shown`) of the archive of rank
+ * `rank` in a world of `world` ranks into d's communicators. */
+static int read_members(const char *path, const char *shown, uint32_t rank, uint32_t world, struct rf_read_defs *d,
+                        char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: missing or unreadable: %s (the archive says its communicators' members are in it)",
+                 shown, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    char *buf = NULL;
+    ssize_t got = 0;
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size <= (off_t)RF_MEMBERS_MAX_BYTES
+        && (buf = malloc((size_t)st.st_size + 1)))
+        while (got < st.st_size) {
+            ssize_t k = pread(fd, buf + got, (size_t)(st.st_size - got), got);
+            if (k <= 0)
+                break;
+            got += k;
+        }
+    close(fd);
+    if (!buf || got != st.st_size || buf[got - 1] != '\n') {
+        snprintf(err, errlen, "%s: corrupt or truncated membership file (%s)", shown,
+                 !buf && st.st_size > (off_t)RF_MEMBERS_MAX_BYTES ? "too large" : !buf ? "empty or unreadable"
+                                                                                      : "cut short");
+        free(buf);
+        return -1;
+    }
+    buf[got] = '\0';
+    struct mb_ctx x = { .d = d, .world = world };
+    x.seen = d->ncomms ? calloc(d->ncomms, 1) : NULL;
+    uint32_t line = 0, ncomms = 0;
+    int ended = 0, rc = 0, reported = 0;
+    if (d->ncomms && !x.seen)
+        rc = mb_fail(&x, "out of memory");
+    for (const char *p = buf; rc == 0 && p < buf + got;) {
+        const char *end = memchr(p, '\n', (size_t)(buf + got - p)), *fs, *fe;
+        line++;
+        if (memchr(p, '\0', (size_t)(end - p)) || ended) {
+            rc = mb_fail(&x, ended ? "lines after the end line" : "a NUL byte");
+        } else if (line == 1) {
+            char want[64];
+            snprintf(want, sizeof want, "%s %d", RF_MEMBERS_MAGIC, RF_MEMBERS_FORMAT);
+            if ((size_t)(end - p) != strlen(want) || memcmp(p, want, strlen(want)) != 0)
+                rc = mb_fail(&x, "not a synctrace membership file (format 1)");
+        } else if (line == 2) {
+            uint32_t r, w;
+            const char *q = p, *as, *ae;
+            if (!field(&q, end, &fs, &fe) || !is_word(fs, fe, RF_MB_RANK) || !field(&q, end, &as, &ae)
+                || field_u32(as, ae, UINT32_MAX, &r) != 0 || !field(&q, end, &fs, &fe) || !is_word(fs, fe, RF_MB_WORLD)
+                || !field(&q, end, &as, &ae) || field_u32(as, ae, UINT32_MAX, &w) != 0 || q != end)
+                rc = mb_fail(&x, "its rank and world size expected");
+            else if (r != rank || w != world)
+                rc = mb_fail(&x, "the rank or world size differs from the archive's");
+        } else if (!field(&p, end, &fs, &fe)) {
+            rc = mb_fail(&x, "an empty line");
+        } else if (is_word(fs, fe, RF_MB_GROUP)) {
+            rc = mb_group_line(&x, p, end);
+        } else if (is_word(fs, fe, RF_MB_COMM)) {
+            rc = mb_comm_line(&x, p, end);
+            ncomms++;
+        } else if (is_word(fs, fe, RF_MB_END)) {
+            uint32_t k;
+            if (!field(&p, end, &fs, &fe) || field_u32(fs, fe, UINT32_MAX, &k) != 0 || p != end || k != ncomms)
+                rc = mb_fail(&x, "an end line that does not count the communicators");
+            ended = 1;
+        } else {
+            rc = mb_fail(&x, "an unknown record");
+        }
+        p = end + 1;
+        if (rc != 0) {
+            snprintf(err, errlen, "%s: corrupt membership file (line %u: %s)", shown, line, x.problem);
+            reported = 1;
+        }
+    }
+    if (rc == 0 && !ended)
+        rc = mb_fail(&x, "no end line: cut short");
+    for (uint32_t c = 0; rc == 0 && c < d->ncomms; c++)
+        if (d->comms[c].name && !x.seen[c]) {
+            snprintf(x.problem, sizeof x.problem, "communicator %u is not listed", c);
+            rc = -1;
+        }
+    if (rc != 0 && !reported)
+        snprintf(err, errlen, "%s: corrupt membership file (%s)", shown, x.problem);
+    for (uint32_t g = 0; g < x.ngroups; g++)
+        free(x.groups[g].m);
+    free(x.groups);
+    free(x.seen);
+    free(buf);
+    return rc;
+}
+
+/* A property as a number below max: 0, or -1. */
+static int u32_property(OTF2_Reader *rd, const char *name, uint32_t max, uint32_t *out)
+{
+    char *v = NULL;
+    if (OTF2_Reader_GetProperty(rd, name, &v) != OTF2_SUCCESS || !v)
+        return -1;
+    int rc = field_u32(v, v + strlen(v), max, out);
+    free(v);
+    return rc;
+}
+
 int rf_read_global_defs(void *reader, const char *anchor, const char *name, struct rf_read_defs *d, char *err,
                         size_t errlen)
 {
@@ -428,9 +737,13 @@ int rf_read_global_defs(void *reader, const char *anchor, const char *name, stru
     OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n);
     OTF2_GlobalDefReaderCallbacks_Delete(gcb);
     OTF2_Reader_CloseGlobalDefReader(rd, gdr);
-    if (!d->problem[0] && status == OTF2_SUCCESS)
-        attach_keys(d);
+    char *format = NULL;
+    int has_members = status == OTF2_SUCCESS
+                      && OTF2_Reader_GetProperty(rd, RF_PROP_MEMBERS, &format) == OTF2_SUCCESS && format;
+    if (!d->problem[0] && status == OTF2_SUCCESS && !has_members && attach_keys(d) == 0)
+        attach_in_neighbours(d);
     if (d->problem[0]) {
+        free(format);
         snprintf(err, errlen, "%s: corrupt global definitions (%s)", name, d->problem);
         rf_read_defs_free(d);
         return -1;
@@ -440,7 +753,29 @@ int rf_read_global_defs(void *reader, const char *anchor, const char *name, stru
         rf_read_defs_free(d);
         return -1;
     }
-    return 0;
+    if (!has_members)
+        return 0;
+    /* the communicators' members, beside the archive */
+    char shown[4200];
+    uint32_t rank, world;
+    int rc = -1;
+    char want[16];
+    snprintf(want, sizeof want, "%d", RF_MEMBERS_FORMAT);
+    if (strcmp(format, want) != 0)
+        snprintf(err, errlen, "%s: membership file format '%.20s', this reader reads %d", name, format,
+                 RF_MEMBERS_FORMAT);
+    else if (u32_property(rd, RF_PROP_RANK, RF_MAX_RANK, &rank) != 0
+             || u32_property(rd, RF_PROP_WORLD_SIZE, RF_MAX_WORLD_SIZE, &world) != 0 || world == 0 || rank >= world)
+        snprintf(err, errlen, "%s: no valid rank and world size to read its membership file with", name);
+    else if (archive_path(anchor, RF_MEMBERS_SUFFIX, path, sizeof path) != 0
+             || archive_path(name, RF_MEMBERS_SUFFIX, shown, sizeof shown) != 0)
+        snprintf(err, errlen, "%s: path too long", name);
+    else
+        rc = read_members(path, shown, rank, world, d, err, errlen);
+    free(format);
+    if (rc != 0)
+        rf_read_defs_free(d);
+    return rc;
 }
 
 void rf_read_defs_free(struct rf_read_defs *d)
@@ -461,6 +796,7 @@ void rf_read_defs_free(struct rf_read_defs *d)
         free(d->comms[i].name);
         free(d->comms[i].members);
         free(d->comms[i].remote);
+        free(d->comms[i].in);
         free(d->comms[i].cart_sizes);
         free(d->comms[i].cart_periodic);
         free(d->comms[i].cart_coords);

@@ -9,7 +9,14 @@
  * an allocation as large as the reference. Names are resolved when the
  * record that uses them is read. A definition file that does not end with
  * OTF2's end-of-file record (cut short) is not given to OTF2, whose reader
- * can then read past its buffer or loop. */
+ * can then read past its buffer or loop.
+ *
+ * A raw archive with a membership file (property RF_PROP_MEMBERS;
+ * tools/format/members.h) has its communicators' members, keys and
+ * in-neighbours read from it, every line checked (sizes against the file,
+ * world ranks against the world's size); one without (older tracers, or a
+ * merged archive) has them read from its groups. Either way the tables
+ * below hold the same. */
 #ifndef SYNCTRACE_DEFS_READ_H
 #define SYNCTRACE_DEFS_READ_H
 
@@ -35,6 +42,9 @@ struct rf_read_comm {
     int has_key;              /* the key its members agreed on: an empty group named */
     uint64_t key;             /* RF_COMM_KEY_FMT, or (archives recovered before) its own group's name */
     uint32_t parent;          /* the communicator it was made from, or OTF2_UNDEFINED_COMM */
+    int has_in;               /* a topology communicator: this rank's in-neighbours (world ranks) */
+    uint32_t nin;
+    uint64_t *in;
     uint32_t cart_ndims;      /* a Cartesian topology (0: none): its dimensions' */
     uint32_t *cart_sizes;     /* sizes, */
     uint8_t *cart_periodic;   /* periodicity (0/1), */
@@ -97,7 +107,8 @@ struct rf_read_defs {
 };
 
 /* Read the global definitions of the archive open in `reader` (an
- * OTF2_Reader *) whose anchor file is `anchor`. Returns 0, or -1 with a
+ * OTF2_Reader *) whose anchor file is `anchor` (and its membership file
+ * beside it, when it has one). Returns 0, or -1 with a
  * one-line message naming `name` (the anchor, or the original of a
  * rebuilt one). On failure *d is freed. */
 int rf_read_global_defs(void *reader, const char *anchor, const char *name, struct rf_read_defs *d, char *err,

@@ -136,10 +136,7 @@ int rf_defs_comm_name(struct rf_defs *d, uint32_t comm, const char *name)
 
 int rf_defs_comm_neighbours(struct rf_defs *d, uint32_t comm, uint32_t n, uint64_t *in)
 {
-    char name[64];
-    snprintf(name, sizeof name, RF_IN_NEIGHBOURS_FMT, comm);
-    uint32_t s = comm < d->ncomms && d->comms[comm].set ? rf_defs_string(d, name) : OTF2_UNDEFINED_STRING;
-    if (s == OTF2_UNDEFINED_STRING) {
+    if (comm >= d->ncomms || !d->comms[comm].set) {
         free(in);
         return -1;
     }
@@ -147,7 +144,6 @@ int rf_defs_comm_neighbours(struct rf_defs *d, uint32_t comm, uint32_t n, uint64
     free(c->in);
     c->in = in;
     c->nin = n;
-    c->in_name = s;
     c->has_in = 1;
     return 0;
 }
@@ -312,7 +308,8 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
     uint32_t s_empty = rf_defs_string(d, "");
     uint32_t s_true = rf_defs_string(d, RF_ATTR_TRUE_TIME_NAME);
     uint32_t s_true_desc = rf_defs_string(d, RF_ATTR_TRUE_TIME_DESC);
-    uint32_t s_world = rf_defs_string(d, RF_GROUP_WORLD_NAME);
+    uint32_t s_own_locations = rf_defs_string(d, RF_GROUP_OWN_LOCATIONS_NAME);
+    uint32_t s_own = rf_defs_string(d, RF_GROUP_OWN_NAME);
     uint32_t s_slots = rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_NAME);
     uint32_t s_slots_desc = rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_DESC);
     uint32_t s_bits_desc = rf_defs_string(d, RF_ATTR_SOURCES_BITS_DESC);
@@ -327,11 +324,6 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
     uint32_t s_freed_desc = rf_defs_string(d, RF_ATTR_FREED_RECEIVE_DESC);
     for (uint32_t k = 0; k < r->nregions; k++)
         rf_defs_string(d, r->regions[k].name);
-    for (uint32_t c = 0; c < d->ncomms; c++)
-        if (d->comms[c].set && d->comms[c].has_key) {
-            snprintf(buf, sizeof buf, RF_COMM_KEY_FMT, c, (unsigned long long)d->comms[c].key);
-            rf_defs_string(d, buf);
-        }
     /* Every string must be defined before the records that use it. */
     for (uint32_t i = 0; i < d->strings.n; i++)
         CHECK(OTF2_GlobalDefWriter_WriteString(gd, i, d->strings.v[i]));
@@ -369,52 +361,27 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_FREED_RECEIVE(r->world_size, k), s_freed[k],
                                                   s_freed_desc, freed_type[k]));
 
-    /* Location ids are world ranks (unique across the run's archives): a
-     * communicator's member i is world rank members[i], whose location id
-     * is that rank. */
-    uint64_t *world = malloc(sizeof *world * (size_t)(r->world_size > 0 ? r->world_size : 1));
-    if (world) {
-        for (int i = 0; i < r->world_size; i++)
-            world[i] = (uint64_t)i;
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_WORLD, s_world, OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, (uint32_t)r->world_size, world));
-        free(world);
-    } else {
-        ok = 0;
-    }
-    /* Every group before the first communicator. */
-    for (uint32_t g = 0; g < d->ngroups; g++) {
-        const struct rf_group_def *gr = &d->groups[g];
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_FIRST_MEMBERS + g, s_empty,
-                                              gr->self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
-                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, gr->n, gr->members));
-    }
-    uint32_t next_group = RF_GROUP_FIRST_MEMBERS + d->ngroups;
-    for (uint32_t c = 0; c < d->ncomms; c++) {
-        const struct rf_comm_def *cd = &d->comms[c];
-        if (!cd->set || !cd->has_key)
-            continue;
-        snprintf(buf, sizeof buf, RF_COMM_KEY_FMT, c, (unsigned long long)cd->key);
-        CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, rf_defs_string(d, buf), OTF2_GROUP_TYPE_UNKNOWN,
-                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL));
-    }
-    for (uint32_t c = 0; c < d->ncomms; c++) {
-        const struct rf_comm_def *cd = &d->comms[c];
-        if (cd->set && cd->has_in)
-            CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, next_group++, cd->in_name, OTF2_GROUP_TYPE_LOCATIONS,
-                                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, cd->nin, cd->in));
-    }
+    /* Only this rank's own: the communicators' world-rank members, keys
+     * and in-neighbours go to the membership file (rf_members_write), so
+     * every location a group names is defined here and the definitions
+     * cost the same whatever the world's size. The main location's id is
+     * the rank; every communicator's group is that one member. */
+    uint64_t own_location = (uint64_t)r->rank, own_rank = 0;
+    CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_OWN_LOCATIONS, s_own_locations, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                          OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 1, &own_location));
+    CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_OWN, s_own, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, 1, &own_rank));
+    CHECK(OTF2_GlobalDefWriter_WriteGroup(gd, RF_GROUP_SELF, s_empty, OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, 0, NULL));
     for (uint32_t c = 0; c < d->ncomms; c++) {
         const struct rf_comm_def *cd = &d->comms[c];
         if (!cd->set)
             continue;
-        if (cd->inter)
-            CHECK(OTF2_GlobalDefWriter_WriteInterComm(gd, c, cd->name, RF_GROUP_FIRST_MEMBERS + cd->local,
-                                                      RF_GROUP_FIRST_MEMBERS + cd->remote, OTF2_UNDEFINED_COMM,
-                                                      OTF2_COMM_FLAG_NONE));
-        else
-            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, cd->name, RF_GROUP_FIRST_MEMBERS + cd->local, cd->parent,
-                                                 OTF2_COMM_FLAG_NONE));
+        /* an intercommunicator too is a Comm here (its remote group is in
+         * the membership file): OTF2 3.0's Python bindings cannot read
+         * InterComm; its parent stays undefined (rf_defs_comm_parent) */
+        CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, cd->name, d->groups[cd->local].self ? RF_GROUP_SELF : RF_GROUP_OWN,
+                                             cd->parent, OTF2_COMM_FLAG_NONE));
     }
     if (write_cart_topologies(gd, d) != 0)
         ok = 0;

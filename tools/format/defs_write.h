@@ -8,15 +8,17 @@
  * run), everything else is given at close: the string table holds their
  * names first, in the order they came, then the rank's own strings.
  *
- * The order written: strings, system tree, locations, regions, attributes
- * (true_time, the collective source slots, the freed receive's),
- * then every group before the first communicator (OTF2's readers expect
- * the definitions of one kind together): the world's locations, the
- * interned member lists, the key groups, the in-neighbour groups, numbered
- * densely (rawformat.h); then the communicators (with their parents;
- * intercommunicators as InterComm), the Cartesian
- * dimensions, topologies and coordinates (as Score-P writes them), and the
- * RMA windows. */
+ * The OTF2 definitions name this rank's own locations only, whatever the
+ * world's size (rawformat.h, "Groups"): strings, system tree, locations,
+ * regions, attributes (true_time, the collective source slots, the freed
+ * receive's), the three groups of this rank (its location, itself, SELF),
+ * the communicators (each a Comm on one of them, with its parent), the
+ * Cartesian dimensions, topologies and coordinates (as Score-P writes
+ * them), and the RMA windows. Who the communicators' members are (world
+ * ranks, the interned member lists), their keys and in-neighbours go to
+ * the membership file beside the archive (members.h: rf_members_write),
+ * which every writer writes with the definitions (and declares with
+ * rf_members_declare). */
 #ifndef SYNCTRACE_DEFS_WRITE_H
 #define SYNCTRACE_DEFS_WRITE_H
 
@@ -43,7 +45,6 @@ struct rf_comm_def {
     uint32_t local, remote;   /* interned groups: its members (an intercommunicator's local group), */
                               /* an intercommunicator's remote group */
     int has_in;               /* a topology communicator's in-neighbours of this rank: */
-    uint32_t in_name;
     uint32_t nin;
     uint64_t *in;             /* world ranks, in MPI's neighbourhood order */
     uint32_t parent;          /* the communicator it was made from, or OTF2_UNDEFINED_COMM */

@@ -24,6 +24,7 @@
 #define RF_EVT_SUFFIX ".evt"
 #define RF_JOURNAL_SUFFIX ".journal"
 #define RF_SUM_SUFFIX ".sum"                   /* a closed rank's checksum file (tools/common/sumfile.h) */
+#define RF_MEMBERS_SUFFIX ".members"           /* its communicators' world ranks (tools/format/members.h) */
 #define RF_META_FILE "run.meta"
 #define RF_META_TMP_FILE "run.meta.tmp"
 
@@ -39,6 +40,7 @@
 #define RF_PROP_SKEW_OFFSET_US "SYNCTRACE::SKEW_OFFSET_US"
 #define RF_PROP_SKEW_DRIFT_PPM "SYNCTRACE::SKEW_DRIFT_PPM"
 #define RF_PROP_RECOVERED "SYNCTRACE::RECOVERED"   /* "true": rebuilt from a journal */
+#define RF_PROP_MEMBERS "SYNCTRACE::MEMBERS"       /* RF_MEMBERS_FORMAT: the archive has a membership file */
 
 /* ---------- global definitions (tools/format/defs_write.h writes them) ---------- */
 
@@ -83,14 +85,33 @@
 #define RF_THREAD_NAME_FMT "Thread %u"
 #define RF_THREAD_LOCATION(n, rank) ((uint64_t)(n) << 32 | (uint64_t)(uint32_t)(rank))
 
-/* Groups: 0 lists the world's locations (member i is world rank i); then
+/* Groups. An archive with a membership file (RF_PROP_MEMBERS) defines
+ * four, whatever its communicators: RF_GROUP_OWN_LOCATIONS, the
+ * COMM_LOCATIONS group of this rank's main location alone; RF_GROUP_OWN,
+ * the COMM_GROUP of that one member, every communicator's group (an
+ * intercommunicator is written as a Comm on it: its remote group is in the
+ * membership file, and OTF2 3.0's Python bindings cannot read InterComm);
+ * RF_GROUP_SELF, the COMM_SELF group of MPI_COMM_SELF. Who the members of
+ * each communicator are (world ranks), its key and in-neighbours are in
+ * the membership file (tools/format/members.h). OTF2 readers thus see each
+ * communicator as this rank alone, and every location a group names is
+ * defined. */
+#define RF_GROUP_OWN_LOCATIONS 0
+#define RF_GROUP_OWN_LOCATIONS_NAME "synctrace: this rank's location"
+#define RF_GROUP_OWN 1
+#define RF_GROUP_OWN_NAME "synctrace: this rank (members: its .members file)"
+#define RF_GROUP_SELF 2
+
+/* Archives without a membership file (older tracers) have: group 0 lists
+ * the world's locations (member i is world rank i); then
  * the member lists, interned (every communicator of one list shares it;
  * MPI_COMM_SELF's is a COMM_SELF group without members), numbered from
  * RF_GROUP_FIRST_MEMBERS; then one empty group per communicator that has an
  * agreed key, named RF_COMM_KEY_FMT; then a topology communicator's
  * in-neighbours of this rank, each found by its name (RF_IN_NEIGHBOURS_FMT
  * with c). A communicator is a Comm on its member group, an
- * intercommunicator an InterComm on its local and its remote group. */
+ * intercommunicator an InterComm on its local and its remote group. The
+ * readers keep reading them; nothing writes them any more. */
 #define RF_GROUP_WORLD 0
 #define RF_GROUP_WORLD_NAME "MPI_COMM_WORLD locations"
 #define RF_GROUP_FIRST_MEMBERS 1
@@ -148,6 +169,22 @@
 #define RF_JR_WINDOW "window"
 #define RF_JR_WINDOW_NAME "window_name"
 #define RF_JR_STARTED_AT "started_at"           /* MPI_Init's Enter, before opened_at: the global offset moves back */
+
+/* ---------- the membership file (format: tools/format/members.h) ---------- */
+
+#define RF_MEMBERS_FORMAT 1
+#define RF_MEMBERS_MAGIC "synctrace-members"   /* the first line: MAGIC FORMAT */
+#define RF_MB_RANK "rank"                      /* rank R world W */
+#define RF_MB_WORLD "world"
+#define RF_MB_GROUP "group"                    /* group G N RUNS */
+#define RF_MB_COMM "comm"                      /* comm C LOCAL [remote G] [key HEX16] [in N RUNS] */
+#define RF_MB_SELF "self"
+#define RF_MB_REMOTE "remote"
+#define RF_MB_KEY "key"
+#define RF_MB_IN "in"
+#define RF_MB_END "end"                        /* end K: K comm lines */
+#define RF_MEMBERS_MAX_BYTES (1u << 30)        /* a membership file the reader takes */
+#define RF_MEMBERS_MAX_COPIES (1u << 26)       /* members its communicators may hold in all */
 
 /* ---------- run.meta: one "key value" per line, written by rank 0 ---------- */
 

@@ -480,6 +480,11 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
         }
         /* an intercommunicator's two sides have different local parents */
         oc->parent = dc->parent == OTF2_UNDEFINED_COMM || dc->inter ? UINT32_MAX : dc->parent;
+        /* the tracer's record of a topology communicator's in-neighbours */
+        oc->has_in = dc->has_in;
+        oc->nin = dc->nin;
+        oc->in = dc->in;
+        dc->in = NULL;
         oc->cart_ndims = dc->cart_ndims;
         oc->cart_sizes = dc->cart_sizes;
         oc->cart_periodic = dc->cart_periodic;
@@ -505,22 +510,6 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
         }
         d.wins[k].name = NULL;
     }
-    for (uint32_t g = 0; g < d.ngroups; g++) {
-        /* the tracer's record of a topology communicator's in-neighbours */
-        unsigned k;
-        char tail;
-        if (!d.groups[g].name || sscanf(d.groups[g].name, RF_IN_NEIGHBOURS_FMT "%c", &k, &tail) != 1)
-            continue;
-        if (k >= out->ncomms || out->comms[k].has_in) {
-            snprintf(err, errlen, "%s: in-neighbours of communicator %u, which is not defined", anchor, k);
-            goto done;
-        }
-        out->comms[k].has_in = 1;
-        out->comms[k].nin = d.groups[g].n;
-        out->comms[k].in = d.groups[g].members;
-        d.groups[g].members = NULL;   /* now the communicator's */
-    }
-
     /* The main location (the thread that called MPI_Init) has the rank as
      * its id; the others, the rank's other threads, follow in id order. */
     struct rf_read_location *locs = d.locs;

@@ -60,6 +60,7 @@
 #include "rawformat.h"
 #include "recover.h"
 #include "defs_write.h"
+#include "members.h"
 #include "fsutil.h"
 #include "table.h"
 
@@ -704,10 +705,11 @@ static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
 /* The global definitions as the tracer writes them (tools/format/defs_write.h),
  * with each location's number of events counted in its chunk headers
  * (locs[0] is the main one) and the trace length 0 (not known before the
- * events are read). Takes the journal's communicators. Returns 1 when
- * every record was written. */
-static int write_global_defs(OTF2_GlobalDefWriter *gd, struct journal *j, uint64_t resolution,
-                             const struct rf_location *order, uint32_t nlocs)
+ * events are read), and the membership file DIR/NAME.members beside them.
+ * Takes the journal's communicators. Returns 1 when every record was
+ * written. */
+static int write_global_defs(OTF2_GlobalDefWriter *gd, const char *dir, const char *name, struct journal *j,
+                             uint64_t resolution, const struct rf_location *order, uint32_t nlocs)
 {
     struct rf_defs defs = { 0 };
     struct rf_region *regions = malloc(sizeof *regions * (j->nregions ? j->nregions : 1));
@@ -755,7 +757,9 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, struct journal *j, uint64
         .rank = j->rank, .world_size = j->world_size, .host = j->host,
         .locs = order, .nlocs = nlocs, .regions = regions, .nregions = j->nregions, .true_time = j->true_time,
     };
-    ok = ok && rf_defs_write(gd, &defs, &rd) == 0;
+    char err[4600];
+    ok = ok && rf_defs_write(gd, &defs, &rd) == 0
+         && rf_members_write(dir, name, &defs, j->rank, j->world_size, err, sizeof err) == 0;
     rf_defs_free(&defs);
     free(regions);
     return ok;
@@ -791,6 +795,8 @@ static int write_archive(const char *dir, const char *name, struct journal *j, c
     for (uint32_t i = 0; i < j->nprops; i++)
         CHECK(OTF2_Archive_SetProperty(ar, j->props[i].name, j->props[i].value, true));
     CHECK(OTF2_Archive_SetProperty(ar, RF_PROP_RECOVERED, "true", true));
+    if (rf_members_declare(ar) != 0)
+        ok = 0;
 
     /* The locations as the tracer orders them, the main one (locs[0]) last;
      * the N-th other thread has id N << 32 | rank. */
@@ -809,7 +815,7 @@ static int write_archive(const char *dir, const char *name, struct journal *j, c
     uint64_t resolution = j->resolution ? j->resolution : (uint64_t)(j->ticks_per_second + 0.5);
     OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(ar);
     if (gd) {
-        if (!write_global_defs(gd, j, resolution, order, nlocs))
+        if (!write_global_defs(gd, dir, name, j, resolution, order, nlocs))
             ok = 0;
         CHECK(OTF2_Archive_CloseGlobalDefWriter(ar, gd));
     } else {

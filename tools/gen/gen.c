@@ -44,6 +44,7 @@
  * one archive at a time through bounded OTF2 buffers. */
 #include "defs_write.h"
 #include "meta_write.h"
+#include "members.h"
 #include "fsutil.h"
 #include "rawformat.h"
 #include "offset_estimate.h"
@@ -933,6 +934,9 @@ static void write_rank(int r)
     };
     if (rf_defs_write(gd, &defs, &rd) != 0)
         die(1, "%s: cannot write the global definitions", anchor);
+    char err[4600];
+    if (rf_members_write(C.out, name, &defs, r, P, err, sizeof err) != 0 || rf_members_declare(ar) != 0)
+        die(1, "%s", err);
     rf_defs_free(&defs);
     check(OTF2_Archive_CloseGlobalDefWriter(ar, gd), anchor, "closing the global definitions");
 
@@ -951,7 +955,6 @@ static void write_rank(int r)
     snprintf(value, sizeof value, "%.6f", clocks[node].drift_ppm);
     OTF2_Archive_SetProperty(ar, RF_PROP_SKEW_DRIFT_PPM, value, true);
     check(OTF2_Archive_Close(ar), anchor, "closing the archive");
-    char err[4600];
     if (sum_write_archive(C.out, name, err, sizeof err) != 0)   /* as the tracer closes it */
         die(1, "%s", err);
 }
