@@ -95,7 +95,7 @@ cp -r "$tmp/a" "$tmp/corrupt"
 printf 'garbage' | dd of="$tmp/corrupt/rank-000001.def" bs=1 seek=40 conv=notrunc 2>/dev/null
 bad_input "corrupt definitions" "$tmp/corrupt" "rank-000001"
 cp -r "$tmp/a" "$tmp/mixed"
-for x in .otf2 .def .sum; do cp "$tmp/p/rank-000003$x" "$tmp/mixed/rank-000003$x"; done
+for x in .otf2 .def .members .sum; do cp "$tmp/p/rank-000003$x" "$tmp/mixed/rank-000003$x"; done
 rm -rf "$tmp/mixed/rank-000003" && cp -r "$tmp/p/rank-000003" "$tmp/mixed/"
 bad_input "archives from different runs" "$tmp/mixed" "different runs"
 cp -r "$tmp/a" "$tmp/missing" && rm -rf "$tmp/missing/rank-000001"*

@@ -6,7 +6,7 @@
  * closed archive in a real trace (templates "p2p": tests/mpi_p2p on 2
  * ranks; "threads": tests/mpi_threads, several locations per rank). The
  * selector picks the template (sel % 2) and the file ((sel / 2) % files:
- * the anchor, the global definitions, a location's local definitions or
+ * the anchor, the global definitions, the membership file, a location's local definitions or
  * event file). The read must give 0 or -1 with a message, never a crash, a
  * hang or an unbounded allocation; what it returns is walked in full.
  *

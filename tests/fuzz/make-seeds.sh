@@ -40,12 +40,12 @@ for p in mpi_p2p mpi_threads mpi_kill9 mpi_kill9_threads; do
     mpicc -std=c11 -D_GNU_SOURCE -O1 -pthread -o "$work/$p" "$top/tests/$p.c" -lm || fail "cannot build tests/$p.c"
 done
 
-# one rank's archive: its anchor, global definitions and folder
+# one rank's archive: its anchor, global definitions, membership file and folder
 rank_files() {   # rank_files TRACE RANK DEST [journal]
     local base
     base=$(printf '%s/rank-%06d' "$1" "$2")
     mkdir -p "$3"
-    for f in "$base".otf2 "$base".def "$base".journal "$base"; do
+    for f in "$base".otf2 "$base".def "$base".members "$base".journal "$base"; do
         [ -e "$f" ] && cp -r "$f" "$3/"
     done
     return 0
