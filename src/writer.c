@@ -750,10 +750,12 @@ void st_writer_close(void)
      * anchor: an archive that has an anchor has them (or says why not). */
     char name[32], err[4600];
     snprintf(name, sizeof name, RF_RANK_NAME_FMT, W.rank);
+    /* Declared even when it cannot be written: a reader must then say it
+     * is missing, never read the archive's own-rank groups as the members. */
+    if (rf_members_declare(W.archive) != 0)
+        st_warn("rank %d: cannot set the archive property " RF_PROP_MEMBERS "; the merge cannot read this rank", W.rank);
     if (rf_members_write(W.dir, name, &W.defs, W.rank, W.size, err, sizeof err) != 0)
         st_warn("rank %d: %s; the merge cannot read this rank", W.rank, err);
-    else if (rf_members_declare(W.archive) != 0)
-        st_warn("rank %d: cannot set the archive property " RF_PROP_MEMBERS "; the merge cannot read this rank", W.rank);
     OTF2_Archive_Close(W.archive);
     W.archive = NULL;
     /* The last act: the checksum file, whose presence says the archive is

@@ -34,7 +34,7 @@
 
 enum damage { GOOD, STRING_HUGE, STRING_UNDEFINED, REGION_HUGE, GROUP_HUGE, DEF_TRUNCATED, LOCAL_DEF_DAMAGED,
               MEMBERS_MISSING, MEMBERS_CUT, MEMBERS_OUTSIDE, MEMBERS_UNLISTED, MEMBERS_HUGE_COUNT, MEMBERS_BAD_KEY,
-              MEMBERS_OTHER_RANK, MEMBERS_FORMAT };
+              MEMBERS_OTHER_RANK, MEMBERS_FORMAT, MEMBERS_UNDECLARED };
 
 /* The membership file's damaged text: what replaces it whole. */
 static const char *members_damage(enum damage damage)
@@ -163,8 +163,10 @@ static int make_archive(const char *dir, enum damage damage)
     ok = ok && rf_defs_write(gd, &defs, &rd) == 0;
     char err[4600];
     ok = ok && rf_members_write(dir, "rank-000000", &defs, 0, 1, err, sizeof err) == 0;
-    ok = ok && (damage == MEMBERS_FORMAT ? OTF2_Archive_SetProperty(ar, RF_PROP_MEMBERS, "7", true) == OTF2_SUCCESS
-                                         : rf_members_declare(ar) == 0);
+    if (damage == MEMBERS_FORMAT)
+        ok = ok && OTF2_Archive_SetProperty(ar, RF_PROP_MEMBERS, "7", true) == OTF2_SUCCESS;
+    else if (damage != MEMBERS_UNDECLARED)
+        ok = ok && rf_members_declare(ar) == 0;
     rf_defs_free(&defs);
     if (ok && damage == STRING_HUGE)
         ok = OTF2_GlobalDefWriter_WriteString(gd, 1u << 30, "far away") == OTF2_SUCCESS;
@@ -381,6 +383,8 @@ int main(void)
     damaged(MEMBERS_BAD_KEY, "a malformed key", "line 4: a key of 16 hex digits", 0);
     damaged(MEMBERS_OTHER_RANK, "another rank's membership file", "rank or world size differs", 0);
     damaged(MEMBERS_FORMAT, "a membership format this reader does not know", "membership file format '7'", 0);
+    damaged(MEMBERS_UNDECLARED, "the membership file not declared (its groups are not the members)",
+            "no SYNCTRACE::MEMBERS property", 0);
     legacy();
     recovered();
     return tap_finish();

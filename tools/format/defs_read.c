@@ -740,6 +740,12 @@ int rf_read_global_defs(void *reader, const char *anchor, const char *name, stru
     char *format = NULL;
     int has_members = status == OTF2_SUCCESS
                       && OTF2_Reader_GetProperty(rd, RF_PROP_MEMBERS, &format) == OTF2_SUCCESS && format;
+    /* groups of the rank's own without the property: the members are in a
+     * membership file nobody declared, never the groups' */
+    if (!d->problem[0] && status == OTF2_SUCCESS && !has_members && d->ngroups > RF_GROUP_OWN
+        && d->groups[RF_GROUP_OWN].name && strcmp(d->groups[RF_GROUP_OWN].name, RF_GROUP_OWN_NAME) == 0)
+        snprintf(d->problem, sizeof d->problem, "communicators without their members (no %s property)",
+                 RF_PROP_MEMBERS);
     if (!d->problem[0] && status == OTF2_SUCCESS && !has_members && attach_keys(d) == 0)
         attach_in_neighbours(d);
     if (d->problem[0]) {
