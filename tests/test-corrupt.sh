@@ -7,10 +7,11 @@
 # no output directory, from `synctrace merge` and from `synctrace dump`.
 # A rank killed before closing its archive has no checksum file: its
 # journal and event file, corrupted the same way, must never crash, hang or
-# exhaust memory (it merges, or one line says what is wrong).
+# exhaust memory (it merges, or one line says what is wrong); so must the
+# membership file of a rank that closed without writing its checksum file.
 . "$top_srcdir/tests/lib.sh"
 CASES=40
-plan 11
+plan 12
 tmp=$(scratch)
 py=${PYTHON3:-python3}
 stencil="$top_builddir/examples/stencil"
@@ -70,13 +71,13 @@ ok $([ "$missed" -eq 0 ]; echo $?) "merge: all $CASES seeded corruptions of a ge
 
 # Each file kind on its own: the checksum file only, run.meta, an anchor, an event file.
 missed=0
-for f in rank-000002.sum run.meta rank-000001.otf2 rank-000003.def rank-000000/0.evt rank-000002/2.def; do
+for f in rank-000002.sum run.meta rank-000001.otf2 rank-000003.def rank-000003.members rank-000000/0.evt rank-000002/2.def; do
     for seed in 101 102 103; do
         corrupt_case merge "$tmp/raw" "$seed" "$f" || missed=$((missed + 1))
     done
 done
 show_missed
-ok $([ "$missed" -eq 0 ]; echo $?) "each of checksum file, run.meta, anchor, definitions, event file, local definitions corrupted alone (3 seeds each): reported ($missed missed)"
+ok $([ "$missed" -eq 0 ]; echo $?) "each of checksum file, run.meta, anchor, definitions, membership file, event file, local definitions corrupted alone (3 seeds each): reported ($missed missed)"
 
 # A file that was cut short, or added to a closed archive.
 cp -r "$tmp/raw" "$tmp/cut" && truncate -s -1 "$tmp/cut/rank-000001/1.evt"
@@ -90,6 +91,24 @@ ok $([ $? -ne 0 ] && [ "$(wc -l <"$tmp/added.err")" -eq 1 ] && grep -q "rank-000
 cp -r "$tmp/raw" "$tmp/nosum" && rm "$tmp/nosum/rank-000002.sum"
 "$SYNCTRACE_BIN" merge "$tmp/nosum" -o "$tmp/nosum.out" >/dev/null 2>"$tmp/nosum.err"
 ok $? "a rank without its checksum file (killed while closing) is read by structure, and merges ($(head -1 "$tmp/nosum.err"))"
+# Its membership file is then checked by structure alone (tools/format/defs_read.c).
+bad=0 merged=0 refused=0
+for seed in $(seq 1 20); do
+    d="$tmp/ms$seed"
+    "$py" "$top_srcdir/tests/corrupt_bytes.py" "$tmp/nosum" "$d" "$seed" rank-000002.members >/dev/null
+    (ulimit -v 4000000; timeout 60 "$SYNCTRACE_BIN" merge "$d" -o "$d.out" >/dev/null 2>"$d.err")
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        merged=$((merged + 1))
+    elif [ $rc -lt 124 ] && [ "$(wc -l <"$d.err")" -eq 1 ] && grep -qF "rank-000002" "$d.err" && [ ! -e "$d.out" ]; then
+        refused=$((refused + 1))
+    else
+        bad=$((bad + 1))
+        diag "seed $seed: exit $rc: $(head -2 "$d.err" | tr '\n' '|')"
+    fi
+    rm -rf "$d" "$d.out" "$d.err"
+done
+ok $([ $bad -eq 0 ] && [ $refused -gt 0 ]; echo $?) "20 seeded corruptions of an unchecksummed rank's membership file: no crash, hang or runaway memory ($merged merged, $refused refused in one line naming the rank, $bad otherwise)"
 # The unclosed archive of a rank killed with SIGKILL after some flushes (tests/mpi_kill9.c).
 if kill9=$(build_mpi mpi_kill9 "$tmp"); then
     timeout -k 5 60 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD="$SYNCTRACE_LIB" \
