@@ -14,11 +14,21 @@
  * MPI_Intercomm_create over the union of two groups with different local
  * parents. They count in scopes of their own, named by their tag:
  * (P, S, tag) for create_group, (S, tag) for intercomm_create, with S the
- * union of both groups. MPI_Comm_accept/connect, join and spawn have no
+ * union of both groups. MPI_Comm_accept/connect and join have no
  * parent the two sides share: they count per union of both groups (a
  * rank is in at most one such blocking call at a time, and both sides
- * complete them pairwise in the same order). A communicator of one member has a key of that
+ * complete them pairwise in the same order). MPI_Comm_spawn(_multiple) is
+ * collective over its parent: counted in a scope of its own under it, and
+ * the key is handed to the children (spawn.c), whose MPI_Comm_get_parent
+ * gets it. A communicator of one member has a key of that
  * rank's own (S is that rank), so it never matches another rank's.
+ *
+ * Processes outside MPI_COMM_WORLD: the remote group of an
+ * intercommunicator that reaches another job (spawned children, the
+ * parents, an accepted or connected job) becomes an "outside set"
+ * (rawformat.h, RF_PROP_OUTSIDE_FMT), and a member of any communicator
+ * found in it is written as (set, index in it), so the merge knows the
+ * same process wherever it appears; a member in no set stays unknown.
  * The key is written as its group's name (writer.h); the communicator's
  * own name is MPI's (MPI_COMM_WORLD, MPI_COMM_SELF, MPI_Comm_set_name). */
 #include "communicators.h"
@@ -40,6 +50,8 @@ struct st_commrec {
 static struct st_handlemap comms;       /* MPI_Comm -> struct st_commrec */
 static struct st_handlemap creations;   /* hash(parent, set) -> count so far */
 static MPI_Group world_group = MPI_GROUP_NULL;
+static MPI_Group outside[ST_OUTSIDE_SETS];   /* outside sets, in the order they were met */
+static int noutside;
 static uint32_t world_ref;
 static uint64_t lazy_count;
 
@@ -67,11 +79,49 @@ static int *world_ranks(MPI_Group group, int *n)
     for (int i = 0; i < *n; i++)
         ranks[i] = i;
     PMPI_Group_translate_ranks(group, *n, ranks, world_group, world);
-    free(ranks);
+    int unknown = 0;
     for (int i = 0; i < *n; i++)
-        if (world[i] == MPI_UNDEFINED)
+        if (world[i] == MPI_UNDEFINED) {
             world[i] = -1;   /* a process of another world (spawn, connect) */
+            unknown = 1;
+        }
+    /* the newest set first: a process met again is named as last met */
+    int *there = unknown && noutside ? malloc(sizeof *there * (size_t)*n) : NULL;
+    for (int s = noutside - 1; there && s >= 0; s--) {
+        if (PMPI_Group_translate_ranks(group, *n, ranks, outside[s], there) != MPI_SUCCESS)
+            continue;
+        for (int i = 0; i < *n; i++)
+            if (world[i] == -1 && there[i] != MPI_UNDEFINED && there[i] >= 0 && there[i] < ST_OUTSIDE_INDEX_LIMIT)
+                world[i] = ST_OUTSIDE_INT(s, there[i]);
+    }
+    free(there);
+    free(ranks);
     return world;
+}
+
+/* Make the remote group of intercommunicator `inter` an outside set named
+ * "KIND KEY" when it holds processes no set knows yet. */
+static void register_outside(MPI_Comm inter, const char *kind, uint64_t key)
+{
+    MPI_Group remote = MPI_GROUP_NULL;
+    int inter_flag = 0;
+    if (noutside >= ST_OUTSIDE_SETS || PMPI_Comm_test_inter(inter, &inter_flag) != MPI_SUCCESS || !inter_flag
+        || PMPI_Comm_remote_group(inter, &remote) != MPI_SUCCESS)
+        return;
+    int n = 0, fresh = 0;
+    int *w = world_ranks(remote, &n);
+    for (int i = 0; w && i < n; i++)
+        fresh |= w[i] == -1;
+    free(w);
+    if (!fresh || n > ST_OUTSIDE_INDEX_LIMIT) {
+        PMPI_Group_free(&remote);
+        return;
+    }
+    char name[64], value[96];
+    snprintf(name, sizeof name, RF_PROP_OUTSIDE_FMT, (unsigned)noutside);
+    snprintf(value, sizeof value, "%s %016llx", kind, (unsigned long long)key);
+    st_writer_property(name, value);
+    outside[noutside++] = remote;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -276,6 +326,8 @@ static void comms_finalize(void)
     }
     if (world_group != MPI_GROUP_NULL)
         PMPI_Group_free(&world_group);
+    while (noutside > 0)
+        PMPI_Group_free(&outside[--noutside]);
 }
 
 static uint32_t comm_ref(MPI_Comm comm)
@@ -328,8 +380,51 @@ static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_com
             return;
         }
     }
+    if (how == ST_COMM_CONNECT) {
+        /* the key first (counted as before), then the other job's group as
+         * an outside set, so that the definition names its processes */
+        uint64_t key = define_new(parent_key, newcomm, MPI_COMM_NULL, NULL, how, tag);
+        register_outside(newcomm, RF_OUTSIDE_CONNECT, key);
+        define_new(parent_key, newcomm, newcomm, &key, how, tag);
+        return;
+    }
     define_new(parent_key, newcomm, newcomm, NULL, how, tag);
     record_parent(parent, newcomm);
+}
+
+/* MPI_Comm_spawn(_multiple) over `comm`: the key of the intercommunicator
+ * it is about to make, taken before the call (the root hands it to the
+ * children): the n-th spawn over a communicator is the same on all its
+ * members, MPI orders its collectives alike. */
+static uint64_t spawn_key(MPI_Comm comm)
+{
+    comm_ref(comm);
+    struct st_commrec *p = lookup(comm);
+    uint64_t scope = mix(mix(p ? p->key : 0, 0x5ba3a), 0x5ba3a);
+    uintptr_t counter = (uintptr_t)st_handlemap_get(&creations, (uintptr_t)scope);
+    st_handlemap_put(&creations, (uintptr_t)scope, (void *)(counter + 1));
+    return mix(scope, (uint64_t)counter);
+}
+
+static void comm_spawned(int ret, MPI_Comm intercomm, uint64_t key)
+{
+    if (ret != MPI_SUCCESS || intercomm == MPI_COMM_NULL)
+        return;
+    free(st_handlemap_remove(&comms, (uintptr_t)intercomm));
+    register_outside(intercomm, RF_OUTSIDE_SPAWN, key);
+    define_new(0, intercomm, intercomm, &key, ST_COMM_CONNECT, 0);
+}
+
+/* A spawned job's parent intercommunicator, at MPI_Init: its key is the
+ * parents' when they said it (*key), else counted as a connection's. */
+static void comm_parent(MPI_Comm parent, const uint64_t *key)
+{
+    if (parent == MPI_COMM_NULL)
+        return;
+    free(st_handlemap_remove(&comms, (uintptr_t)parent));
+    uint64_t k = key ? *key : define_new(0, parent, MPI_COMM_NULL, NULL, ST_COMM_CONNECT, 0);
+    register_outside(parent, RF_OUTSIDE_PARENT, k);
+    define_new(0, parent, parent, &k, ST_COMM_CONNECT, 0);
 }
 
 /* MPI_Comm_idup: the new communicator exists once the request completes;
@@ -430,5 +525,27 @@ void st_comm_freed(int ret, MPI_Comm comm)
 {
     st_state_lock();
     comm_freed(ret, comm);
+    st_state_unlock();
+}
+
+uint64_t st_comm_spawn_key(MPI_Comm comm)
+{
+    st_state_lock();
+    uint64_t key = spawn_key(comm);
+    st_state_unlock();
+    return key;
+}
+
+void st_comm_spawned(int ret, MPI_Comm intercomm, uint64_t key)
+{
+    st_state_lock();
+    comm_spawned(ret, intercomm, key);
+    st_state_unlock();
+}
+
+void st_comm_parent(MPI_Comm parent, const uint64_t *key)
+{
+    st_state_lock();
+    comm_parent(parent, key);
     st_state_unlock();
 }

@@ -11,5 +11,8 @@ void st_comms_init(MPI_Comm sync_comm);
 void st_comms_finalize(void);
 /* The archive's reference for a communicator (registered on first sight). */
 uint32_t st_comm_ref(MPI_Comm comm);
+/* A spawned job's MPI_Comm_get_parent, at MPI_Init: key is the one its
+ * parents took (NULL when they did not say). */
+void st_comm_parent(MPI_Comm parent, const uint64_t *key);
 
 #endif
