@@ -105,6 +105,11 @@
 #define RF_SYSTEM_TREE_ROOT "machine"
 #define RF_SYSTEM_TREE_NODE "node"
 #define RF_LOCATION_GROUP_FMT "MPI Rank %d"
+/* A process outside the trace (a spawned, parent or connected job's): a
+ * location group and one location without events, under a node of its own;
+ * %s says which process ("spawn KEY process 1", see RF_PROP_OUTSIDE_FMT). */
+#define RF_SYSTEM_TREE_OUTSIDE "outside the trace"
+#define RF_LOCATION_GROUP_OUTSIDE_FMT "outside the trace: %s"
 
 /* Locations: the main thread (the one that called MPI_Init) has the rank as
  * its id; the N-th other thread that called MPI, N << 32 | rank. */

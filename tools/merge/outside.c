@@ -1,0 +1,148 @@
+/* outside.c — processes outside the trace: the stage after read.
+ *
+ * A communicator of a spawned job, of its parents, or of jobs joined by
+ * MPI_Comm_accept/connect has members that are not ranks of this trace's
+ * MPI_COMM_WORLD. The tracer names each as (outside set, index) when it
+ * could (rawformat.h, RF_OUTSIDE_BASE; the set's "KIND KEY" is a property
+ * of the rank's archive), else as unknown. Here every such member becomes
+ * a rank of its own after the trace's ranks (nworld, nworld + 1, ...): the
+ * same process, wherever it appears, is the same rank; an unknown one is a
+ * rank per (communicator, group, position). The merged archive gives each
+ * a process without events (otf2out.c); the match counts messages and
+ * collectives with them apart (match.h). */
+#include "merge_state.h"
+#include "rawformat.h"
+
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct outside_index {
+    uint32_t *slots;          /* open addressing: id + 1, 0 = empty */
+    uint32_t nslots;
+    uint64_t *hashes;         /* by id */
+    uint32_t cap;
+};
+
+static uint64_t hash_label(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+    return h ^ h >> 29;
+}
+
+/* The id of the process labelled `label` (added when new), or UINT32_MAX
+ * when out of memory. */
+static uint32_t intern(struct outside_table *t, struct outside_index *x, const char *label)
+{
+    if ((t->n + 1) * 2 > x->nslots) {
+        uint32_t ns = x->nslots ? x->nslots * 2 : 64;
+        uint32_t *slots = calloc(ns, sizeof *slots);
+        if (!slots)
+            return UINT32_MAX;
+        for (uint32_t i = 0; i < t->n; i++) {
+            uint32_t s = (uint32_t)(x->hashes[i] & (ns - 1));
+            while (slots[s])
+                s = (s + 1) & (ns - 1);
+            slots[s] = i + 1;
+        }
+        free(x->slots);
+        x->slots = slots;
+        x->nslots = ns;
+    }
+    uint64_t h = hash_label(label);
+    uint32_t s = (uint32_t)(h & (x->nslots - 1));
+    for (; x->slots[s]; s = (s + 1) & (x->nslots - 1))
+        if (x->hashes[x->slots[s] - 1] == h && strcmp(t->labels[x->slots[s] - 1], label) == 0)
+            return x->slots[s] - 1;
+    if (t->n == x->cap) {
+        uint32_t cap = x->cap ? x->cap * 2 : 16;
+        uint64_t *hashes = realloc(x->hashes, sizeof *hashes * cap);
+        if (hashes)
+            x->hashes = hashes;
+        char **labels = hashes ? realloc(t->labels, sizeof *labels * cap) : NULL;
+        if (!labels)
+            return UINT32_MAX;
+        t->labels = labels;
+        x->cap = cap;
+    }
+    if (!(t->labels[t->n] = strdup(label)))
+        return UINT32_MAX;
+    x->hashes[t->n] = h;
+    x->slots[s] = t->n + 1;
+    return t->n++;
+}
+
+/* Replace the outside members of v[0..n) by their ranks; `what` says which
+ * group of which communicator, for the unknown ones. 0, or -1. */
+static int resolve(uint64_t *v, uint32_t n, uint32_t nworld, const struct rt_rank *r, const struct rt_comm *c,
+                   const char *what, struct outside_table *t, struct outside_index *x)
+{
+    for (uint32_t i = 0; v && i < n; i++) {
+        if (v[i] < nworld)
+            continue;
+        char label[256];
+        if (RF_MEMBER_IS_OUTSIDE(v[i])) {
+            uint32_t set = RF_OUTSIDE_SET(v[i]);
+            const char *name = set < r->noutside && r->outside[set] ? r->outside[set] : NULL;
+            if (name)
+                snprintf(label, sizeof label, "%s process %u", name, RF_OUTSIDE_INDEX(v[i]));
+            else   /* a set the archive does not name: the rank's own */
+                snprintf(label, sizeof label, "set %u of rank %d process %u", set, r->rank, RF_OUTSIDE_INDEX(v[i]));
+        } else {
+            /* unknown: one process per place it was seen (rank-local for a
+             * communicator without an agreed key) */
+            if (c->has_key)
+                snprintf(label, sizeof label, "unknown %016llx %s %u", (unsigned long long)c->key, what, i);
+            else
+                snprintf(label, sizeof label, "unknown rank %d %p %s %u", r->rank, (const void *)c, what, i);
+        }
+        uint32_t id = intern(t, x, label);
+        if (id == UINT32_MAX)
+            return -1;
+        v[i] = (uint64_t)nworld + id;
+    }
+    return 0;
+}
+
+int merge_outside(struct merge_state *st)
+{
+    uint32_t nworld = st->rep.ranks;
+    struct outside_index x = { 0 };
+    int rc = 0;
+    /* the ranks' main locations own the definitions their threads borrow */
+    for (uint32_t r = 0; r < st->nlocs && rc == 0; r++) {
+        const struct rt_rank *rk = &st->locs[r];
+        if (rk->borrowed)
+            continue;
+        for (uint32_t c = 0; c < rk->ncomms && rc == 0; c++) {
+            struct rt_comm *cm = &rk->comms[c];
+            if (cm->self)
+                continue;
+            rc = resolve(cm->members, cm->nmembers, nworld, rk, cm, cm->inter ? "remote" : "group", &st->outside,
+                         &x);
+            if (rc == 0 && cm->inter)
+                rc = resolve(cm->local, cm->nlocal, nworld, rk, cm, "local", &st->outside, &x);
+            if (rc == 0 && cm->has_in)
+                rc = resolve(cm->in, cm->nin, nworld, rk, cm, "in", &st->outside, &x);
+        }
+    }
+    free(x.slots);
+    free(x.hashes);
+    if (rc != 0) {
+        fprintf(stderr, "synctrace merge: out of memory\n");
+        return -1;
+    }
+    st->rep.outside_processes = st->outside.n;
+    return 0;
+}
+
+void outside_table_free(struct outside_table *t)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        free(t->labels[i]);
+    free(t->labels);
+    memset(t, 0, sizeof *t);
+}
