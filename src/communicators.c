@@ -50,7 +50,16 @@ struct st_commrec {
 static struct st_handlemap comms;       /* MPI_Comm -> struct st_commrec */
 static struct st_handlemap creations;   /* hash(parent, set) -> count so far */
 static MPI_Group world_group = MPI_GROUP_NULL;
-static MPI_Group outside[ST_OUTSIDE_SETS];   /* outside sets, in the order they were met */
+/* An outside set: the remote group of an intercommunicator to another job,
+ * its local group, its key and which side each group is of a spawn (the
+ * parents' or the children's; 0 for an accepted or connected job). */
+enum { SIDE_NONE, SIDE_PARENTS, SIDE_CHILDREN };
+struct outside_set {
+    MPI_Group remote, local;
+    uint64_t key;
+    int remote_side, local_side;
+};
+static struct outside_set outside[ST_OUTSIDE_SETS];   /* in the order they were met */
 static int noutside;
 static uint32_t world_ref;
 static uint64_t lazy_count;
@@ -88,7 +97,7 @@ static int *world_ranks(MPI_Group group, int *n)
     /* the newest set first: a process met again is named as last met */
     int *there = unknown && noutside ? malloc(sizeof *there * (size_t)*n) : NULL;
     for (int s = noutside - 1; there && s >= 0; s--) {
-        if (PMPI_Group_translate_ranks(group, *n, ranks, outside[s], there) != MPI_SUCCESS)
+        if (PMPI_Group_translate_ranks(group, *n, ranks, outside[s].remote, there) != MPI_SUCCESS)
             continue;
         for (int i = 0; i < *n; i++)
             if (world[i] == -1 && there[i] != MPI_UNDEFINED && there[i] >= 0 && there[i] < ST_OUTSIDE_INDEX_LIMIT)
@@ -99,11 +108,17 @@ static int *world_ranks(MPI_Group group, int *n)
     return world;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Make the remote group of intercommunicator `inter` an outside set named
  * "KIND KEY" when it holds processes no set knows yet. */
 static void register_outside(MPI_Comm inter, const char *kind, uint64_t key)
 {
-    MPI_Group remote = MPI_GROUP_NULL;
+    MPI_Group remote = MPI_GROUP_NULL, local = MPI_GROUP_NULL;
     int inter_flag = 0;
     if (noutside >= ST_OUTSIDE_SETS || PMPI_Comm_test_inter(inter, &inter_flag) != MPI_SUCCESS || !inter_flag
         || PMPI_Comm_remote_group(inter, &remote) != MPI_SUCCESS)
@@ -113,7 +128,7 @@ static void register_outside(MPI_Comm inter, const char *kind, uint64_t key)
     for (int i = 0; w && i < n; i++)
         fresh |= w[i] == -1;
     free(w);
-    if (!fresh || n > ST_OUTSIDE_INDEX_LIMIT) {
+    if (!fresh || n > ST_OUTSIDE_INDEX_LIMIT || PMPI_Comm_group(inter, &local) != MPI_SUCCESS) {
         PMPI_Group_free(&remote);
         return;
     }
@@ -121,7 +136,67 @@ static void register_outside(MPI_Comm inter, const char *kind, uint64_t key)
     snprintf(name, sizeof name, RF_PROP_OUTSIDE_FMT, (unsigned)noutside);
     snprintf(value, sizeof value, "%s %016llx", kind, (unsigned long long)key);
     st_writer_property(name, value);
-    outside[noutside++] = remote;
+    int spawn = strcmp(kind, RF_OUTSIDE_SPAWN) == 0, parent = strcmp(kind, RF_OUTSIDE_PARENT) == 0;
+    outside[noutside++] = (struct outside_set){
+        remote, local, key, spawn ? SIDE_CHILDREN : parent ? SIDE_PARENTS : SIDE_NONE,
+        spawn ? SIDE_PARENTS : parent ? SIDE_CHILDREN : SIDE_NONE };
+}
+
+/* The members of a communicator with processes of another job, as both
+ * jobs name them, so that both agree on its key: when every outside member
+ * is of one spawn's set and every member of this world is in that spawn's
+ * local group, member = (spawn key, side, rank in that side's group);
+ * the hash of the sorted set in *out. Returns 0, or -1 (another case: the
+ * key stays this job's own). */
+static int spawn_relative_set(MPI_Group ga, const int *a, int na, MPI_Group gb, const int *b, int nb, uint64_t *out)
+{
+    int set = -1;
+    for (int i = 0; i < na + nb; i++) {
+        int m = i < na ? a[i] : b[i - na];
+        if (m == -1)
+            return -1;
+        if (m < -1) {
+            int s = (-2 - m) >> 24;
+            if (set >= 0 && s != set)
+                return -1;
+            set = s;
+        }
+    }
+    if (set < 0 || outside[set].remote_side == SIDE_NONE)
+        return -1;
+    const struct outside_set *o = &outside[set];
+    uint64_t *canon = malloc(sizeof *canon * (size_t)(na + nb + 1));
+    int *ranks = malloc(sizeof *ranks * (size_t)(na + nb + 1)), *idx = malloc(sizeof *idx * (size_t)(na + nb + 1));
+    int rc = canon && ranks && idx ? 0 : -1;
+    for (int g = 0; rc == 0 && g < 2; g++) {
+        const int *v = g ? b : a;
+        int n = g ? nb : na;
+        uint64_t *c = canon + (g ? na : 0);
+        for (int i = 0; i < n; i++)
+            ranks[i] = i;
+        if (n && PMPI_Group_translate_ranks(g ? gb : ga, n, ranks, o->local, idx) != MPI_SUCCESS)
+            rc = -1;
+        for (int i = 0; rc == 0 && i < n; i++) {
+            if (v[i] < -1)
+                c[i] = mix(mix(o->key, (uint64_t)o->remote_side), (uint64_t)((-2 - v[i]) & 0xFFFFFF));
+            else if (idx[i] != MPI_UNDEFINED && idx[i] >= 0)
+                c[i] = mix(mix(o->key, (uint64_t)o->local_side), (uint64_t)idx[i]);
+            else
+                rc = -1;   /* a member of this world outside the spawn's group */
+        }
+    }
+    if (rc == 0) {
+        int n = na + nb;
+        qsort(canon, (size_t)n, sizeof *canon, cmp_u64);   /* the set, not the order */
+        uint64_t h = mix(0x5ba3a5e7, (uint64_t)n);
+        for (int i = 0; i < n; i++)
+            h = mix(h, canon[i]);
+        *out = h;
+    }
+    free(canon);
+    free(ranks);
+    free(idx);
+    return rc;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -249,7 +324,9 @@ static uint64_t define_new(uint64_t parent_key, MPI_Comm like, MPI_Comm comm, co
         if (reserved) {
             key = *reserved;
         } else {
-            uint64_t set = set_hash(lw, nl, rw, nr);
+            uint64_t set;
+            if (spawn_relative_set(local, lw, nl, remote, rw, nr, &set) != 0)
+                set = set_hash(lw, nl, rw, nr);
             uint64_t scope;
             if (how == ST_COMM_CREATE_GROUP)
                 scope = mix(mix(parent_key, set), mix(0xc9ea7e, (uint64_t)(int64_t)tag));
@@ -326,8 +403,11 @@ static void comms_finalize(void)
     }
     if (world_group != MPI_GROUP_NULL)
         PMPI_Group_free(&world_group);
-    while (noutside > 0)
-        PMPI_Group_free(&outside[--noutside]);
+    while (noutside > 0) {
+        noutside--;
+        PMPI_Group_free(&outside[noutside].remote);
+        PMPI_Group_free(&outside[noutside].local);
+    }
 }
 
 static uint32_t comm_ref(MPI_Comm comm)
