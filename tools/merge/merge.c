@@ -49,6 +49,7 @@ void merge_state_free(struct merge_state *st)
         rt_free_rank(&st->locs[r]);
     free(st->locs);
     rawdir_free(st->anchors, st->nanchors);
+    jobs_free(st->jobs, st->njobs);
     report_free(&st->rep);
 }
 

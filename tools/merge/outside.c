@@ -75,14 +75,70 @@ static uint32_t intern(struct outside_table *t, struct outside_index *x, const c
     return t->n++;
 }
 
+/* The job of rank r. */
+static int job_of(const struct merge_state *st, int rank)
+{
+    for (int j = 0; j < st->njobs; j++)
+        if (rank >= (int)st->jobs[j].offset && rank < (int)(st->jobs[j].offset + st->jobs[j].n))
+            return j;
+    return -1;
+}
+
+/* The parents' side of spawn `key` of job p: the local group (ranks of the
+ * merge) of that intercommunicator as any of p's ranks defined it. */
+static const struct rt_comm *spawn_intercomm(const struct merge_state *st, int p, uint64_t key)
+{
+    const struct merge_job *job = &st->jobs[p];
+    for (uint32_t i = 0; i < job->n; i++) {
+        const struct rt_rank *r = &st->locs[job->offset + i];
+        for (uint32_t c = 0; c < r->ncomms; c++)
+            if (r->comms[c].inter && r->comms[c].has_key && r->comms[c].key == key)
+                return &r->comms[c];
+    }
+    return NULL;
+}
+
+/* An outside member of rank r that is a process of another job merged
+ * here (jobs.h): its rank in *out. 0 when it is, -1 when not. */
+static int in_another_job(const struct merge_state *st, const struct rt_rank *r, uint64_t v, uint64_t *out)
+{
+    uint32_t set = RF_OUTSIDE_SET(v), index = RF_OUTSIDE_INDEX(v);
+    int j = job_of(st, r->rank);
+    char kind[16];
+    unsigned long long key;
+    if (j < 0 || set >= r->noutside || !r->outside[set] || sscanf(r->outside[set], "%15s %llx", kind, &key) != 2)
+        return -1;
+    if (strcmp(kind, RF_OUTSIDE_SPAWN) == 0) {   /* its children: index is their world rank */
+        for (int c = 0; c < st->njobs; c++)
+            if (st->jobs[c].parent == j && st->jobs[c].parent_key == key && index < st->jobs[c].n) {
+                *out = st->jobs[c].offset + index;
+                return 0;
+            }
+    } else if (strcmp(kind, RF_OUTSIDE_PARENT) == 0 && st->jobs[j].parent >= 0 && st->jobs[j].parent_key == key) {
+        /* its parents: index is the rank in the spawning communicator */
+        const struct rt_comm *ic = spawn_intercomm(st, st->jobs[j].parent, key);
+        if (ic && index < ic->nlocal && ic->local[index] < st->rep.ranks) {
+            *out = ic->local[index];
+            return 0;
+        }
+    }
+    return -1;
+}
+
 /* Replace the outside members of v[0..n) by their ranks; `what` says which
  * group of which communicator, for the unknown ones. 0, or -1. */
-static int resolve(uint64_t *v, uint32_t n, uint32_t nworld, const struct rt_rank *r, const struct rt_comm *c,
-                   const char *what, struct outside_table *t, struct outside_index *x)
+static int resolve(const struct merge_state *st, uint64_t *v, uint32_t n, const struct rt_rank *r,
+                   const struct rt_comm *c, const char *what, struct outside_table *t, struct outside_index *x)
 {
+    uint32_t nworld = st->rep.ranks;
     for (uint32_t i = 0; v && i < n; i++) {
         if (v[i] < nworld)
             continue;
+        uint64_t there;
+        if (RF_MEMBER_IS_OUTSIDE(v[i]) && in_another_job(st, r, v[i], &there) == 0) {
+            v[i] = there;
+            continue;
+        }
         char label[256];
         if (RF_MEMBER_IS_OUTSIDE(v[i])) {
             uint32_t set = RF_OUTSIDE_SET(v[i]);
@@ -109,7 +165,6 @@ static int resolve(uint64_t *v, uint32_t n, uint32_t nworld, const struct rt_ran
 
 int merge_outside(struct merge_state *st)
 {
-    uint32_t nworld = st->rep.ranks;
     struct outside_index x = { 0 };
     int rc = 0;
     /* the ranks' main locations own the definitions their threads borrow */
@@ -121,12 +176,11 @@ int merge_outside(struct merge_state *st)
             struct rt_comm *cm = &rk->comms[c];
             if (cm->self)
                 continue;
-            rc = resolve(cm->members, cm->nmembers, nworld, rk, cm, cm->inter ? "remote" : "group", &st->outside,
-                         &x);
+            rc = resolve(st, cm->members, cm->nmembers, rk, cm, cm->inter ? "remote" : "group", &st->outside, &x);
             if (rc == 0 && cm->inter)
-                rc = resolve(cm->local, cm->nlocal, nworld, rk, cm, "local", &st->outside, &x);
+                rc = resolve(st, cm->local, cm->nlocal, rk, cm, "local", &st->outside, &x);
             if (rc == 0 && cm->has_in)
-                rc = resolve(cm->in, cm->nin, nworld, rk, cm, "in", &st->outside, &x);
+                rc = resolve(st, cm->in, cm->nin, rk, cm, "in", &st->outside, &x);
         }
     }
     free(x.slots);

@@ -492,6 +492,8 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     fprintf(f, "  \"freed_receives\": %zu,\n", r->freed_receives);
     fprintf(f, "  \"outside\": { \"processes\": %u, \"sends\": %zu, \"receives\": %zu, \"collectives\": %zu },\n",
             r->outside_processes, r->outside_sends, r->outside_recvs, r->outside_collectives);
+    fprintf(f, "  \"spawned_jobs\": { \"merged\": %d, \"not_linked\": %d },\n", r->spawned_jobs,
+            r->spawned_jobs_skipped);
     fprintf(f, "  \"tachyons_raw\": %zu,\n  \"tachyons_after\": %zu,\n  \"latency_violations_after\": %zu,\n",
             r->tachyons_raw, r->tachyons_after, r->latency_violations_after);
     fprintf(f, "  \"collective_order_violations_after\": %zu,\n  \"nonmonotonic_after\": %zu,\n",
@@ -646,6 +648,9 @@ void report_print_summary(const struct report *r, FILE *to)
     if (r->unmatched_sends || r->unmatched_recvs || r->incomplete_collectives)
         fprintf(to, "  unmatched     %zu sends, %zu receives, %zu incomplete collectives\n", r->unmatched_sends,
                 r->unmatched_recvs, r->incomplete_collectives);
+    if (r->spawned_jobs || r->spawned_jobs_skipped)
+        fprintf(to, "  spawned jobs  %d merged as further ranks%s\n", r->spawned_jobs,
+                r->spawned_jobs_skipped ? "; some spawn-N directories name no parent in this trace: not merged" : "");
     if (r->outside_processes)
         fprintf(to, "  outside       %u processes of other jobs (spawned, parents, connected): %zu sends to them, "
                 "%zu receives from them, %zu collectives with them\n", r->outside_processes, r->outside_sends,
