@@ -168,14 +168,17 @@ static void start(int provided)
     thread_level = provided;
     PMPI_Comm_rank(MPI_COMM_WORLD, &st_g.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &st_g.size);
-    if (st_config_load(err, sizeof err) != 0 || st_clock_init(st_cfg.clock, err, sizeof err) != 0
-        || st_clock_set_skew(st_cfg.skew, st_g.rank, err, sizeof err) != 0)
-        ok = 0;
     /* a spawned job (MPI_Comm_get_parent): its trace goes beside its parents' */
     if (PMPI_Comm_get_parent(&parent_comm) != MPI_SUCCESS)
         parent_comm = MPI_COMM_NULL;
     if (parent_comm != MPI_COMM_NULL)
         st_spawn_read_parent(&parent);
+    /* injected skew is drawn per rank: a spawned job's ranks draw their own
+     * (the spawn's key tells them apart), not their parents' of equal rank */
+    uint32_t skew_rank = (uint32_t)st_g.rank + (parent.known ? (uint32_t)(parent.key >> 44) << 12 : 0);
+    if (st_config_load(err, sizeof err) != 0 || st_clock_init(st_cfg.clock, err, sizeof err) != 0
+        || st_clock_set_skew(st_cfg.skew, (int)skew_rank, err, sizeof err) != 0)
+        ok = 0;
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &sync_comm) != MPI_SUCCESS) {
         st_in_tracer = 0;
         return;
