@@ -61,6 +61,10 @@ struct outside_set {
 };
 static struct outside_set outside[ST_OUTSIDE_SETS];   /* in the order they were met */
 static int noutside;
+/* A spawned job's keys must differ from its parents' (the merge takes
+ * both): they are salted with the spawn's key; 0 for a job mpirun started
+ * (its keys stay what they always were). */
+static uint64_t job_salt;
 static uint32_t world_ref;
 static uint64_t lazy_count;
 
@@ -325,8 +329,11 @@ static uint64_t define_new(uint64_t parent_key, MPI_Comm like, MPI_Comm comm, co
             key = *reserved;
         } else {
             uint64_t set;
-            if (spawn_relative_set(local, lw, nl, remote, rw, nr, &set) != 0)
+            if (spawn_relative_set(local, lw, nl, remote, rw, nr, &set) != 0) {
                 set = set_hash(lw, nl, rw, nr);
+                if (job_salt)
+                    set = mix(set, job_salt);
+            }
             uint64_t scope;
             if (how == ST_COMM_CREATE_GROUP)
                 scope = mix(mix(parent_key, set), mix(0xc9ea7e, (uint64_t)(int64_t)tag));
@@ -369,18 +376,19 @@ struct st_idup {
 };
 static struct st_idup *idups;
 
-static void comms_init(MPI_Comm sync_comm)
+static void comms_init(MPI_Comm sync_comm, const uint64_t *spawn_key)
 {
+    job_salt = spawn_key ? mix(*spawn_key, 0x10b5a17) : 0;
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
     int n = st_g.size;
     int *all = malloc(sizeof *all * (size_t)n);
     if (all) {
         for (int i = 0; i < n; i++)
             all[i] = i;
-        struct st_comm_desc world = { 1, RF_COMM_WORLD_NAME, 0, n, all, 0, 0, NULL };
+        struct st_comm_desc world = { job_salt ? mix(job_salt, 1) : 1, RF_COMM_WORLD_NAME, 0, n, all, 0, 0, NULL };
         struct st_commrec *w = remember(MPI_COMM_WORLD, &world);
         world_ref = w ? w->ref : OTF2_UNDEFINED_COMM;
-        struct st_comm_desc sync = { 2, RF_COMM_SYNC_NAME, 0, n, all, 0, 0, NULL };
+        struct st_comm_desc sync = { job_salt ? mix(job_salt, 2) : 2, RF_COMM_SYNC_NAME, 0, n, all, 0, 0, NULL };
         remember(sync_comm, &sync);
         free(all);
     }
@@ -549,10 +557,10 @@ static void comm_freed(int ret, MPI_Comm comm)
 
 /* The entry points: under MPI_THREAD_MULTIPLE threads create, use and free
  * communicators concurrently (see st_state_lock). */
-void st_comms_init(MPI_Comm sync_comm)
+void st_comms_init(MPI_Comm sync_comm, const uint64_t *spawn_key)
 {
     st_state_lock();
-    comms_init(sync_comm);
+    comms_init(sync_comm, spawn_key);
     st_state_unlock();
 }
 

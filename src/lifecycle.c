@@ -62,7 +62,7 @@ static int holds_trace(const char *dir)
  * made itself. 0, or -1 when there is no such DIR (then as any job). */
 static int spawned_directory(int *failed)
 {
-    const char *base = parent.known ? parent.dir : st_cfg.dir;
+    const char *base = parent.known && parent.dir[0] ? parent.dir : st_cfg.dir;
     if (parent_comm == MPI_COMM_NULL || !base[0])
         return -1;
     if (st_spawn_make_dir(base, trace_dir, sizeof trace_dir) != 0) {
@@ -147,7 +147,8 @@ static struct rf_meta *meta_begin(struct rf_meta *m)
         if (parent.known) {
             rf_meta_line(m, RF_META_KEY_PARENT_RUN_ID, "%s", parent.run_id);
             rf_meta_line(m, RF_META_KEY_PARENT_KEY, "%016llx", (unsigned long long)parent.key);
-            rf_meta_line(m, RF_META_KEY_PARENT_DIR, "%s", parent.dir);
+            if (parent.dir[0])
+                rf_meta_line(m, RF_META_KEY_PARENT_DIR, "%s", parent.dir);
         }
     }
     return m;
@@ -217,7 +218,7 @@ static void start(int provided)
         st_warn("rank %d: cannot set up OTF2 for threads; only the thread that called MPI_Init_thread is traced",
                 st_g.rank);
     st_g.phase = ST_RECORDING;
-    st_comms_init(sync_comm);
+    st_comms_init(sync_comm, parent.known ? &parent.key : NULL);
     st_comm_parent(parent_comm, parent.known ? &parent.key : NULL);
     /* Periodic rounds run at agreed counts of MPI_COMM_WORLD collectives,
      * counted by the recording thread. Above MPI_THREAD_FUNNELED another

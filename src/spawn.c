@@ -54,7 +54,12 @@ static MPI_Info with_parent(MPI_Info info, uint64_t key)
         if (n && value[n - 1] != '\n')
             value[n++] = '\n';
     }
+    /* MPI bounds an info value (256 bytes in Open MPI): without the
+     * directory, the children trace into SYNCTRACE_DIR/spawn-N, linked
+     * all the same */
     snprintf(value + n, size - n, RF_ENV_PARENT "=%016llx %s %s", (unsigned long long)key, st_run_id(), dir);
+    if (strlen(value) >= MPI_MAX_INFO_VAL)
+        snprintf(value + n, size - n, RF_ENV_PARENT "=%016llx %s", (unsigned long long)key, st_run_id());
     int rc = strlen(value) < MPI_MAX_INFO_VAL ? PMPI_Info_set(copy, ENV_KEY, value) : MPI_ERR_INFO_VALUE;
     free(value);
     if (rc != MPI_SUCCESS) {
@@ -124,12 +129,14 @@ void st_spawn_read_parent(struct st_parent *p)
     unsigned long long key = strtoull(v, &end, 16);
     if (errno || end == v || *end != ' ')
         return;
+    /* "KEY RUN_ID DIR", or "KEY RUN_ID" when DIR did not fit */
     const char *run = end + 1, *sp = strchr(run, ' ');
-    if (!sp || sp == run || (size_t)(sp - run) >= sizeof p->run_id || strlen(sp + 1) >= sizeof p->dir
-        || sp[1] != '/')
+    size_t runlen = sp ? (size_t)(sp - run) : strlen(run);
+    if (runlen == 0 || runlen >= sizeof p->run_id || (sp && (strlen(sp + 1) >= sizeof p->dir || sp[1] != '/')))
         return;
-    memcpy(p->run_id, run, (size_t)(sp - run));
-    strcpy(p->dir, sp + 1);
+    memcpy(p->run_id, run, runlen);
+    if (sp)
+        strcpy(p->dir, sp + 1);
     p->key = key;
     p->known = 1;
 }

@@ -11,7 +11,7 @@ struct st_parent {
     int known;                /* the parents said it */
     uint64_t key;             /* the spawn intercommunicator's key */
     char run_id[64];
-    char dir[4096];           /* the parents' trace directory (absolute) */
+    char dir[4096];           /* the parents' trace directory (absolute; "" when it did not fit) */
 };
 
 /* Read RF_ENV_PARENT; p->known = 0 when unset or malformed. */

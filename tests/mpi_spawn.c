@@ -8,17 +8,19 @@
  * MPI_Comm_disconnect. With "twice" the parents spawn a second set of
  * children after the first is disconnected; with "multiple" they use
  * MPI_Comm_spawn_multiple (two commands: the program with two argument
- * lists). Every parent and child reports what it received to parent 0,
+ * lists); with "nested" the children spawn grandchildren and talk with
+ * them the same way before they report (their lines carry what they got
+ * from the grandchildren). Every parent and child reports what it received to parent 0,
  * which prints everything in a fixed order, so the output is the same
  * with and without the tracer.
  *
- * Usage: mpirun -np P mpi_spawn [CHILDREN [twice|multiple]] (CHILDREN: 2) */
+ * Usage: mpirun -np P mpi_spawn [CHILDREN [twice|multiple|nested]] (CHILDREN: 2) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define LINE 160
+#define LINE 320
 
 static int value(int side, int rank, int k) { return 1000 * side + 100 * rank + k; }
 
@@ -105,10 +107,39 @@ static void report(MPI_Comm ic, int side, const char *line)
     fflush(stdout);
 }
 
-static void child(MPI_Comm parent, int round)
+static MPI_Comm spawn(const char *self, int children, int multiple, int round, const char *mode);
+
+/* A parent's side of the grandchildren: their report lines, folded into
+ * one checksum on rank 0 (the others have nothing to fold). */
+static unsigned absorb(MPI_Comm ic)
+{
+    int me, rsize;
+    unsigned sum = 0;
+    MPI_Comm_rank(ic, &me);
+    MPI_Comm_remote_size(ic, &rsize);
+    for (int r = 0; me == 0 && r < rsize; r++) {
+        char buf[LINE];
+        MPI_Recv(buf, LINE, MPI_CHAR, r, 30, ic, MPI_STATUS_IGNORE);
+        for (const char *p = buf; *p; p++)
+            sum = sum * 31 + (unsigned char)*p;
+    }
+    return sum;
+}
+
+static void child(MPI_Comm parent, int round, const char *self, const char *mode)
 {
     char line[LINE];
     talk(parent, 1, round, line);
+    if (strcmp(mode, "nested") == 0) {
+        /* grandchildren: spawned by the children, over their world */
+        MPI_Comm g = spawn(self, 2, 0, round, "grand");
+        char gline[LINE];
+        talk(g, 0, round, gline);
+        unsigned folded = absorb(g);
+        MPI_Comm_disconnect(&g);
+        size_t n = strlen(line);
+        snprintf(line + n, LINE - n, " | %.150s; grandchildren %08x", gline, folded);
+    }
     /* The children's own world: a ring. */
     int w, np, in = -1;
     MPI_Comm_rank(MPI_COMM_WORLD, &w);
@@ -121,7 +152,7 @@ static void child(MPI_Comm parent, int round)
     MPI_Comm_disconnect(&parent);
 }
 
-static MPI_Comm spawn(const char *self, int children, int multiple, int round)
+static MPI_Comm spawn(const char *self, int children, int multiple, int round, const char *mode)
 {
     MPI_Comm ic;
     char rbuf[16];
@@ -135,7 +166,7 @@ static MPI_Comm spawn(const char *self, int children, int multiple, int round)
         MPI_Info infos[2] = { MPI_INFO_NULL, MPI_INFO_NULL };
         MPI_Comm_spawn_multiple(2, cmds, argvs, np, infos, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE);
     } else {
-        char *args[] = { "child", rbuf, NULL };
+        char *args[] = { "child", rbuf, (char *)mode, NULL };
         MPI_Comm_spawn(self, args, children, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE);
     }
     return ic;
@@ -147,19 +178,20 @@ int main(int argc, char **argv)
     MPI_Comm parent;
     MPI_Comm_get_parent(&parent);
     if (parent != MPI_COMM_NULL) {
-        child(parent, argc > 2 ? atoi(argv[2]) : 0);
+        child(parent, argc > 2 ? atoi(argv[2]) : 0, argv[0], argc > 3 ? argv[3] : "");
         MPI_Finalize();
         return 0;
     }
     int children = argc > 1 ? atoi(argv[1]) : 2;
     const char *mode = argc > 2 ? argv[2] : "";
     int multiple = strcmp(mode, "multiple") == 0, rounds = strcmp(mode, "twice") == 0 ? 2 : 1;
-    if (children < 2 || (*mode && !multiple && rounds == 1)) {
-        fprintf(stderr, "usage: mpi_spawn [CHILDREN (2 or more) [twice|multiple]]\n");
+    int nested = strcmp(mode, "nested") == 0;
+    if (children < 2 || (*mode && !multiple && !nested && rounds == 1)) {
+        fprintf(stderr, "usage: mpi_spawn [CHILDREN (2 or more) [twice|multiple|nested]]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     for (int round = 0; round < rounds; round++) {
-        MPI_Comm ic = spawn(argv[0], children, multiple, round);
+        MPI_Comm ic = spawn(argv[0], children, multiple, round, nested ? "nested" : "");
         char line[LINE];
         talk(ic, 0, round, line);
         report(ic, 0, line);

@@ -3,15 +3,17 @@
 # children that exchange messages both ways with them over the parent
 # intercommunicator, run collectives on it, merge it (MPI_Intercomm_merge)
 # and talk on the merged communicator, then disconnect; also two spawns in
-# a row and MPI_Comm_spawn_multiple. Traced (with skewed clocks) and
+# a row, MPI_Comm_spawn_multiple and nested spawns. Traced (with skewed clocks) and
 # untraced output must be identical; each spawned job must be traced into
 # RAW/spawn-N with a run.meta naming its parents' run; `synctrace merge RAW`
 # must merge the spawned jobs as further ranks, every message and
 # collective matched, and the merged archive must be valid for OTF2's own
 # reader (otf2-print, no warning) and the independent checker
 # (tests/conformance_check.py). A spawned job merged alone, and the parents
-# merged without their children, name the processes outside the trace as
-# processes without events, with messages to them counted apart.
+# merged without their children, and two separately launched jobs joined
+# by MPI_Comm_accept/connect (tests/mpi_connect.c), each merged alone, name
+# the processes outside the trace as processes without events, with
+# messages to them counted apart.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
 tmp=$(scratch)
@@ -70,26 +72,35 @@ one() {
     # the whole run merged: parents and children as one trace
     "$SYNCTRACE_BIN" merge "$d/raw" -o "$d/merged" >"$d/merge.out" 2>&1
     rc=$?
-    local r=$d/merged/report.json total=$((np + jobs * children))
-    ok $([ $rc -eq 0 ] && [ "$(json "$r" "(d['ranks'], d['spawned_jobs']['merged'], d['outside']['processes'])")" = "($total, $jobs, 0)" ] \
+    local r=$d/merged/report.json total=$((np + jobs * children + nested * 2)) merged=$((jobs + nested))
+    ok $([ $rc -eq 0 ] && [ "$(json "$r" "(d['ranks'], d['spawned_jobs']['merged'], d['outside']['processes'])")" = "($total, $merged, 0)" ] \
         && [ "$(json "$r" "d['unmatched_sends'] + d['unmatched_receives'] + d['incomplete_collectives'] + d['tachyons_after']")" = 0 ]; echo $?) \
         "$label: synctrace merge RAW merges the spawned jobs: $(json "$r" "d['ranks']" 2>/dev/null) ranks ($total expected), $(json "$r" "d['messages']" 2>/dev/null) messages and $(json "$r" "d['collectives']" 2>/dev/null) collectives, none unmatched"
     [ $rc -eq 0 ] || sed 's/^/# /' "$d/merge.out" | head -5
     independent "$label: parents and children" "$d/merged"
     # a spawned job alone: its parents are processes outside the trace
+    # (its own children, nested, merged with it)
     "$SYNCTRACE_BIN" merge "$d/raw/spawn-0" -o "$d/child" >"$d/child.out" 2>&1
     rc=$?
     r=$d/child/report.json
-    ok $([ $rc -eq 0 ] && [ "$(json "$r" "(d['ranks'], d['outside']['processes'])")" = "($children, $np)" ] \
+    ok $([ $rc -eq 0 ] && [ "$(json "$r" "(d['ranks'], d['outside']['processes'])")" = "($((children + nested * 2)), $np)" ] \
         && [ "$(json "$r" "d['outside']['sends'] > 0 and d['outside']['receives'] > 0 and d['unmatched_sends'] + d['unmatched_receives'] + d['incomplete_collectives'] == 0")" = True ]; echo $?) \
         "$label: spawn-0 merged alone: its $np parents outside the trace ($(json "$r" "d['outside']" 2>/dev/null)), nothing unmatched"
     independent "$label: spawn-0 alone" "$d/child"
 }
 
 if [ -x "$prog" ]; then
+    nested=0
     one "2 parents spawn 2" 2 2 1 2
     one "two spawns in a row" 2 3 2 3 twice
     one "MPI_Comm_spawn_multiple" 2 3 1 3 multiple
+    # the children spawn 2 grandchildren each time: RAW/spawn-0/spawn-0
+    nested=1
+    one "nested spawns" 2 2 1 2 nested
+    ok $([ -f "$tmp/nested_spawns/raw/spawn-0/spawn-0/run.meta" ] \
+        && grep -qx "parent.run_id $(sed -n 's/^run_id //p' "$tmp/nested_spawns/raw/spawn-0/run.meta")" \
+            "$tmp/nested_spawns/raw/spawn-0/spawn-0/run.meta"; echo $?) \
+        "nested spawns: the grandchildren traced into RAW/spawn-0/spawn-0, run.meta naming the children's run"
     # the parents without their children's traces: the children are outside
     d=$tmp/parents_only
     mkdir -p "$d/raw"
@@ -113,6 +124,54 @@ if [ -x "$prog" ]; then
         "one host, one clock: parents and children in one clock domain ($(json "$r" "len(d['domains'])" 2>/dev/null) found), delta 0"
 else
     skip "no test program"
+fi
+
+# Two separately launched jobs joined by MPI_Comm_accept/connect (through
+# ompi-server, which Open MPI needs for that): traced, each into its own
+# directory, the same output as untraced; each merged alone names the
+# other job's 2 processes as outside the trace, and reads cleanly.
+# connect_pair OUT [RAW_PREFIX]: server and client, sorted output in OUT.
+connect_pair() {
+    local out=$1 raw=${2:-} sp k rc=0 side
+    rm -f "$d/uri" "$d/port" "$d/port.tmp"
+    ompi-server --no-daemonize --report-uri "$d/uri" >/dev/null 2>&1 &
+    sp=$!
+    for k in $(seq 100); do [ -s "$d/uri" ] && break; sleep 0.1; done
+    for side in server client; do
+        timeout 60 "$MPIRUN" --allow-run-as-root --oversubscribe --ompi-server "file:$d/uri" -np 2 \
+            ${raw:+-x LD_PRELOAD="$SYNCTRACE_LIB" -x SYNCTRACE_DIR="$raw-$side" -x SYNCTRACE_SKEW="$skew"} \
+            "$cprog" "$side" "$d/port" >"$out.$side" 2>"$out.$side.err" &
+        eval "pid_$side=\$!"
+    done
+    wait "$pid_server" || rc=1
+    wait "$pid_client" || rc=1
+    kill "$sp" 2>/dev/null
+    wait "$sp" 2>/dev/null
+    sort "$out.server" "$out.client" >"$out"
+    return $rc
+}
+d=$tmp/connect
+mkdir -p "$d"
+if ! command -v ompi-server >/dev/null; then
+    for i in $(seq 7); do skip "ompi-server not installed"; done
+elif ! cprog=$(build_mpi mpi_connect "$tmp"); then
+    ok 1 "build tests/mpi_connect.c"
+else
+    connect_pair "$d/plain"
+    ok $([ $? -eq 0 ] && [ "$(wc -l <"$d/plain")" = 4 ]; echo $?) "accept/connect: untraced, both jobs run ($(wc -l <"$d/plain") lines)"
+    connect_pair "$d/traced" "$d/raw"
+    rc=$?
+    ok $([ $rc -eq 0 ] && cmp -s "$d/plain" "$d/traced"; echo $?) "accept/connect: traced, the same output"
+    ! cat "$d/traced".*.err | grep -qE '\[OTF2\]|synctrace'
+    ok $? "accept/connect: no OTF2 or tracer messages on stderr"
+    for side in server client; do
+        "$SYNCTRACE_BIN" merge "$d/raw-$side" -o "$d/m-$side" >"$d/m-$side.out" 2>&1
+        rc=$?
+        r=$d/m-$side/report.json
+        ok $([ $rc -eq 0 ] && [ "$(json "$r" "(d['ranks'], d['outside']['processes'], d['outside']['sends'] > 0, d['outside']['collectives'] > 0, d['unmatched_sends'] + d['unmatched_receives'] + d['incomplete_collectives'])")" = "(2, 2, True, True, 0)" ]; echo $?) \
+            "accept/connect: the $side's trace merged alone: the other job's 2 processes outside the trace ($(json "$r" "d['outside']" 2>/dev/null)), nothing unmatched"
+        independent "accept/connect: $side" "$d/m-$side"
+    done
 fi
 
 plan "$_tap_n"

@@ -65,7 +65,8 @@
  * variable RF_ENV_PARENT, "KEY RUN_ID DIR" (the spawn intercommunicator's
  * key in hex, the parent run's id, its trace directory), which the parent's
  * tracer hands them through the "env" info key of MPI_Comm_spawn (Open
- * MPI); their trace goes to DIR/spawn-N, N the lowest free number. */
+ * MPI); their trace goes to DIR/spawn-N, N the lowest free number. DIR is
+ * left out when the value would exceed MPI_MAX_INFO_VAL: SYNCTRACE_DIR then. */
 #define RF_ENV_PARENT "SYNCTRACE_PARENT"
 #define RF_SPAWN_DIR_PREFIX "spawn-"
 

@@ -2,9 +2,8 @@
  *
  * Job j's rank i becomes rank offset_j + i; the world ranks its
  * communicators name move with it (other jobs' processes stay outside
- * members for outside.c to resolve). Its MPI_COMM_WORLD and the tracer's
- * communicator have the same fixed keys in every job: they get the job's
- * own. Clock domains are formed as the tracer forms them within a job:
+ * members for outside.c to resolve); its communicators' keys are its own
+ * (the tracer salts a spawned job's with the spawn's key). Clock domains are formed as the tracer forms them within a job:
  * ranks on one host that read the same clock share it (none with injected
  * skew, where every rank has a clock of its own), so a spawned rank on a
  * host of an earlier job joins that domain. A job's sync rounds measure
@@ -20,13 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t hash_str(const char *s, uint64_t h)
-{
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-    return h;
-}
 
 static void shift(uint64_t *v, uint32_t n, uint32_t below, uint32_t offset)
 {
@@ -94,7 +86,6 @@ int jobs_renumber(struct merge_state *st)
     uint32_t total = (uint32_t)st->nanchors;
     for (int j = 0; j < st->njobs; j++) {
         const struct merge_job *job = &st->jobs[j];
-        uint64_t own = hash_str(job->run_id, 0x6a6f62ULL);   /* "job" */
         for (uint32_t i = 0; i < job->n; i++) {
             struct rt_rank *r = &st->locs[job->offset + i];
             /* domains: the host's clock, if an earlier rank reads it */
@@ -124,8 +115,6 @@ int jobs_renumber(struct merge_state *st)
                 shift(cm->members, cm->nmembers, job->n, job->offset);
                 shift(cm->local, cm->nlocal, job->n, job->offset);
                 shift(cm->in, cm->nin, job->n, job->offset);
-                if (cm->has_key && (cm->key == 1 || cm->key == 2))   /* MPI_COMM_WORLD, the tracer's */
-                    cm->key = hash_str("job", own ^ cm->key);
             }
         }
         if (j > 0) {
