@@ -2,12 +2,14 @@
  * runs a raw archive's communicators' world ranks are written as, beside
  * the archive. Known lists encode to their expected text (MPI_COMM_WORLD
  * one range, a split of evens one strided range, a reversed order a
- * negative step, members of another world, arbitrary sets as runs);
+ * negative step, members of another job (outside sets) and of an unknown
+ * world, arbitrary sets as runs);
  * seeded random lists of every shape round-trip; and corrupt or truncated
  * runs are refused with a reason, never read past their end nor turned
  * into a member outside the world. */
 #include <config.h>
 #include "members.h"
+#include "rawformat.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -100,6 +102,15 @@ int main(void)
     known("another world's members (MPI_Comm_spawn)", 5, (const uint64_t[]){ U, U, U, 0, 1 }, 2, "?:3,0:2");
     known("one member of another world", 3, (const uint64_t[]){ 2, U, 3 }, 4, "2,?,3");
     known("repeated in-neighbours (a multigraph)", 4, (const uint64_t[]){ 5, 5, 5, 1 }, 6, "5:3:0,1");
+#define O RF_OUTSIDE_MEMBER
+    known("a spawned job's 4 processes (outside set 0)", 4, (const uint64_t[]){ O(0, 0), O(0, 1), O(0, 2), O(0, 3) }, 2,
+          "o0.0:4");
+    known("a merged intercommunicator: parents, then children", 5,
+          (const uint64_t[]){ 0, 1, O(3, 0), O(3, 1), O(3, 2) }, 2, "0:2,o3.0:3");
+    known("outside sets side by side, a run does not cross them", 4, (const uint64_t[]){ O(1, 4), O(2, 5), O(2, 6), O(65535, 7) },
+          1, "o1.4,o2.5:2,o65535.7");
+    known("an outside set's highest index, strided down", 3, (const uint64_t[]){ O(7, 4294967295u), O(7, 4294967293u), O(7, 4294967291u) },
+          1, "o7.4294967295:3:-2");
 
     /* seeded random lists of every shape: runs, strides, sets, gaps of
      * another world's members, reversed runs */
@@ -114,7 +125,8 @@ int main(void)
             int64_t step = (int64_t)(lcg(&state) % 7) - 3;
             for (uint64_t k = 0; k < len && i < n; k++, i++) {
                 int64_t v = (int64_t)first + (int64_t)k * step;
-                m[i] = kind == 0 ? U : kind == 1 ? lcg(&state) % world : v >= 0 && (uint64_t)v < world ? (uint64_t)v : first;
+                uint64_t rank = kind == 0 ? U : kind == 1 ? lcg(&state) % world : v >= 0 && (uint64_t)v < world ? (uint64_t)v : first;
+                m[i] = kind >= 2 && first % 3 == 0 ? O((uint32_t)(first % 5), (uint32_t)rank) : rank;   /* an outside set's */
             }
         }
         char *s = encoded(n, m);
@@ -151,5 +163,12 @@ int main(void)
     refused("a count that would wrap", "0:4294967297", 1, 8, "more members");
     refused("cut short inside a run", "0:2:", 2, 8, "malformed");
     refused("a space inside", "0, 1", 2, 8, "malformed");
+    refused("an outside set past the largest", "o65536.1", 1, 8, "malformed");
+    refused("an outside index past 2^32", "o1.4294967296", 1, 8, "malformed");
+    refused("an outside run past 2^32", "o1.4294967295:2", 2, 8, "leaves outside set 1");
+    refused("an outside run below 0", "o1.1:3:-1", 3, 8, "leaves outside set 1");
+    refused("an outside set without its dot", "o1", 1, 8, "malformed");
+    refused("an outside set without its number", "o.1", 1, 8, "malformed");
+    refused("an outside set's unknown member", "o1.?", 1, 8, "malformed");
     return tap_finish();
 }

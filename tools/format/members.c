@@ -11,6 +11,19 @@
 
 /* ---------- the runs codec ---------- */
 
+/* The space a member lies in: 0 a world rank, 1 + SET an index of outside
+ * set SET (rawformat.h, RF_OUTSIDE_BASE), UINT32_MAX undefined; and its
+ * value there. A run stays in one space. */
+static uint32_t space_of(uint64_t m)
+{
+    return m == UNDEFINED ? UINT32_MAX : RF_MEMBER_IS_OUTSIDE(m) ? 1 + RF_OUTSIDE_SET(m) : 0;
+}
+
+static uint64_t value_of(uint64_t m)
+{
+    return RF_MEMBER_IS_OUTSIDE(m) ? RF_OUTSIDE_INDEX(m) : m;
+}
+
 int rf_runs_encode(FILE *f, uint32_t n, const uint64_t *m)
 {
     if (n == 0)
@@ -18,8 +31,8 @@ int rf_runs_encode(FILE *f, uint32_t n, const uint64_t *m)
     for (uint32_t i = 0; i < n;) {
         if (i && fputc(',', f) == EOF)
             return -1;
-        uint32_t j = i;
-        if (m[i] == UNDEFINED) {
+        uint32_t j = i, space = space_of(m[i]);
+        if (space == UINT32_MAX) {
             while (j + 1 < n && m[j + 1] == UNDEFINED)
                 j++;
             if (fprintf(f, j > i ? "?:%" PRIu32 : "?", j - i + 1) < 0)
@@ -27,11 +40,14 @@ int rf_runs_encode(FILE *f, uint32_t n, const uint64_t *m)
             i = j + 1;
             continue;
         }
+        if (space && fprintf(f, "o%" PRIu32 ".", space - 1) < 0)
+            return -1;
         int64_t step = 0;
-        if (i + 1 < n && m[i + 1] != UNDEFINED) {
-            step = (int64_t)(m[i + 1] - m[i]);
+        if (i + 1 < n && space_of(m[i + 1]) == space) {
+            step = (int64_t)(value_of(m[i + 1]) - value_of(m[i]));
             j = i + 1;
-            while (j + 1 < n && m[j + 1] != UNDEFINED && (int64_t)(m[j + 1] - m[j]) == step)
+            while (j + 1 < n && space_of(m[j + 1]) == space
+                   && (int64_t)(value_of(m[j + 1]) - value_of(m[j])) == step)
                 j++;
         }
         uint32_t count = j - i + 1;
@@ -39,13 +55,13 @@ int rf_runs_encode(FILE *f, uint32_t n, const uint64_t *m)
          * "4,5" but "4,9" is shorter than "4:2:5"); the next run may start
          * at its second member. */
         if (count >= 3 || (count == 2 && step == 1)) {
-            int w = step == 1 ? fprintf(f, "%" PRIu64 ":%" PRIu32, m[i], count)
-                              : fprintf(f, "%" PRIu64 ":%" PRIu32 ":%" PRId64, m[i], count, step);
+            int w = step == 1 ? fprintf(f, "%" PRIu64 ":%" PRIu32, value_of(m[i]), count)
+                              : fprintf(f, "%" PRIu64 ":%" PRIu32 ":%" PRId64, value_of(m[i]), count, step);
             if (w < 0)
                 return -1;
             i = j + 1;
         } else {
-            if (fprintf(f, "%" PRIu64, m[i]) < 0)
+            if (fprintf(f, "%" PRIu64, value_of(m[i])) < 0)
                 return -1;
             i++;
         }
@@ -88,13 +104,22 @@ int rf_runs_decode(const char *s, const char *end, uint32_t n, uint64_t world, u
         goto bad;
     while (p < end) {
         run = p;
-        uint64_t first = UNDEFINED, count = 1, step = 1;
-        int negative = 0;
-        if (*p == '?')
+        uint64_t first = UNDEFINED, count = 1, step = 1, set = 0, limit = world;
+        int negative = 0, outside = 0;
+        if (*p == 'o') {   /* an outside set's indices: "oSET.INDEX..." */
+            p++;
+            if (number(&p, end, &set) != 0 || set > RF_OUTSIDE_MAX_SETS || p == end || *p++ != '.')
+                goto bad;
+            outside = 1;
+            limit = (uint64_t)UINT32_MAX + 1;
+        }
+        if (*p == '?' && !outside)
             p++;
         else if (number(&p, end, &first) != 0)
             goto bad;
-        else if (first >= world) {
+        else if (first >= limit) {
+            if (outside)
+                goto bad;
             snprintf(problem, len, "world rank %" PRIu64 " outside the world of %" PRIu64 " ranks", first, world);
             return -1;
         }
@@ -110,7 +135,7 @@ int rf_runs_decode(const char *s, const char *end, uint32_t n, uint64_t world, u
                     negative = 1;
                     p++;
                 }
-                if (number(&p, end, &step) != 0 || step > world)
+                if (number(&p, end, &step) != 0 || step > limit)
                     goto bad;
             }
         }
@@ -123,15 +148,20 @@ int rf_runs_decode(const char *s, const char *end, uint32_t n, uint64_t world, u
             return -1;
         }
         if (first != UNDEFINED && count > 1) {
-            /* the last member must be a world rank too (no wrap: count < 2^32, step <= world) */
+            /* the last member must be in its space too (no wrap: count < 2^32, step <= 2^32) */
             uint64_t span = (count - 1) * step;
-            if (negative ? span > first : span >= world - first) {
-                snprintf(problem, len, "a run that leaves the world of %" PRIu64 " ranks", world);
+            if (negative ? span > first : span >= limit - first) {
+                if (outside)
+                    snprintf(problem, len, "a run that leaves outside set %" PRIu64 "'s indices", set);
+                else
+                    snprintf(problem, len, "a run that leaves the world of %" PRIu64 " ranks", world);
                 return -1;
             }
         }
-        for (uint64_t i = 0; i < count; i++)
-            out[k++] = first == UNDEFINED ? UNDEFINED : negative ? first - i * step : first + i * step;
+        for (uint64_t i = 0; i < count; i++) {
+            uint64_t v = first == UNDEFINED ? UNDEFINED : negative ? first - i * step : first + i * step;
+            out[k++] = outside ? RF_OUTSIDE_MEMBER(set, v) : v;
+        }
     }
     if (k != n) {
         snprintf(problem, len, "%" PRIu32 " members where %" PRIu32 " were announced", k, n);

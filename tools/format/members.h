@@ -17,9 +17,12 @@
  * intercommunicator; "in" lists a topology communicator's in-neighbours of
  * this rank. RUNS (the codec below) is a comma-separated list of runs in
  * member order: "F" one world rank, "F:C" C ranks from F, "F:C:S" C ranks
- * from F in steps of S (signed), "?" / "?:C" members of another world
- * (OTF2_UNDEFINED_UINT64), "-" no member. MPI_COMM_WORLD is "0:W", the
- * even ranks of a split "0:K:2". The reader is defs_read.c's. */
+ * from F in steps of S (signed); "oT.F", "oT.F:C", "oT.F:C:S" the same for
+ * indices of outside set T (processes of another job, rawformat.h
+ * RF_OUTSIDE_BASE); "?" / "?:C" members of another world nothing is known
+ * of (OTF2_UNDEFINED_UINT64); "-" no member. MPI_COMM_WORLD is "0:W", the
+ * even ranks of a split "0:K:2", a spawned job's four processes "o0.0:4".
+ * The reader is defs_read.c's. */
 #ifndef SYNCTRACE_MEMBERS_H
 #define SYNCTRACE_MEMBERS_H
 
@@ -29,12 +32,13 @@
 #include <stdio.h>
 #include "defs_write.h"
 
-/* Write the runs of `n` members (world ranks, or OTF2_UNDEFINED_UINT64) to
- * f. Returns 0, or -1 when f failed. */
+/* Write the runs of `n` members (world ranks, outside-set members, or
+ * OTF2_UNDEFINED_UINT64) to f. Returns 0, or -1 when f failed. */
 int rf_runs_encode(FILE *f, uint32_t n, const uint64_t *members);
 
 /* Decode RUNS `s` (its end: `end`, or the NUL when end is NULL) into
- * exactly `n` members, each below `world` or OTF2_UNDEFINED_UINT64.
+ * exactly `n` members, each a world rank below `world`, an outside-set
+ * member or OTF2_UNDEFINED_UINT64.
  * Returns 0, or -1 with what is wrong in `problem`. */
 int rf_runs_decode(const char *s, const char *end, uint32_t n, uint64_t world, uint64_t *out, char *problem,
                    size_t len);
