@@ -63,6 +63,27 @@ static int same_cluster(const struct ci_index *x, uint32_t r, uint64_t i, uint32
 
 volatile int sink;
 
+/* Where the index's bytes go, as key=value pairs (bytes of each part). */
+static void breakdown(const struct ci_index *ix)
+{
+    uint64_t top = 0, top_entries = 0, cl_entries = 0, maps = 0;
+    for (uint64_t x = 0; x < ix->nrecords; x++) {
+        if (ix->rec_level[x] >= ix->nlevels) {
+            top++;
+            top_entries += ix->nranks;
+        } else {
+            cl_entries += ix->rec_size[x];
+        }
+    }
+    for (uint32_t k = 0; k < ix->nlevels; k++)
+        maps += 8 * ((uint64_t)ix->nranks + 1) + 4 * ix->nmap[k];
+    uint64_t meta = ix->nrecords * (4 + 4 + 4 + 8 + 4 + 1 + 4 * (uint64_t)ix->nlevels) + 16 * (uint64_t)ix->nranks;
+    printf("records=%llu top_records=%llu bytes_top_vectors=%llu bytes_cluster_entries=%llu bytes_record_meta=%llu "
+           "bytes_cluster_maps=%llu ",
+           (unsigned long long)ix->nrecords, (unsigned long long)top, (unsigned long long)(4 * top_entries),
+           (unsigned long long)(4 * cl_entries), (unsigned long long)meta, (unsigned long long)maps);
+}
+
 /* Median and 99th percentile in ns of n single queries of one kind. */
 static void time_queries(const struct ci_index *ix, int want_same, long n, double overhead, double *med, double *p99)
 {
@@ -178,6 +199,7 @@ int main(int argc, char **argv)
     time_queries(&ix, 1, q, overhead, &sm, &sp);
     time_queries(&ix, 0, q, overhead, &cm, &cp);
     double fm_bytes = (double)total * n * 4;
+    breakdown(&ix);
     printf("ranks=%d events=%llu levels=%s build_s=%.4f build_events_per_s=%.0f entries_per_event=%.3f "
            "paper_ratio=%.4f index_bytes=%lld fm_bytes=%.0f index_ratio=%.5f open_s=%.4f "
            "same_cluster_median_ns=%.0f same_cluster_p99_ns=%.0f cross_cluster_median_ns=%.0f "
