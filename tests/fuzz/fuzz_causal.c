@@ -75,17 +75,20 @@ static void fix_up(unsigned flags, int t, uint8_t *buf, size_t size)
         ix.nlevels = h.nlevels;
         ix.nrecords = h.nrecords;
         ix.nentries = h.nentries;
+        ix.chunk_shift = h.chunk_shift;
+        ix.ntchunks = h.ntchunks;
+        ix.nbytes = h.nbytes;
         memcpy(ix.nmap, h.nmap, sizeof h.nmap);
         struct section s[MAX_SECTIONS];
         int ns = sections(&ix, s);
-        uint64_t at = sizeof h, sum = 0x9E3779B97F4A7C15ull;
+        uint64_t at = sizeof h, sum = CI_SUM_SEED;
         int fits = 1;
         for (int k = 0; k < ns && fits; k++) {
             if (s[k].size > size || at > size || pad8(s[k].size) > size - at) {
                 fits = 0;
                 break;
             }
-            sum = hash_bytes(sum, buf + at, (size_t)s[k].size);
+            sum = hash_section(sum, buf + at, s[k].size);
             sum = hash_bytes(sum, buf + at + s[k].size, (size_t)(pad8(s[k].size) - s[k].size));
             at += pad8(s[k].size);
         }

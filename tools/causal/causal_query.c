@@ -110,10 +110,12 @@ void ci_free(struct ci_index *ix)
             free(ix->map[k]);
             free(ix->rec_gcr[k]);
         }
+        free(ix->entries);
+        free(ix->tchunk);
         if (ix->entries_mapped)
             munmap(ix->entries_base, ix->entries_mapped);
         else
-            free(ix->entries);
+            free(ix->cbytes);
         if (ix->entries_fd > 0) {   /* never completed by ci_write_in_place */
             close(ix->entries_fd);
             unlink(ix->entries_path);
@@ -121,6 +123,35 @@ void ci_free(struct ci_index *ix)
         free(ix->entries_path);
     }
     memset(ix, 0, sizeof *ix);
+}
+
+uint64_t ci_chunk_read(const uint8_t *cbytes, uint64_t code, uint32_t j)
+{
+    const uint8_t *p = cbytes + (code >> 2);
+    switch (code & 3) {
+    case 1:
+        return p[j];
+    case 2: {
+        uint16_t h;
+        memcpy(&h, p + 2 * (size_t)j, 2);
+        return h;
+    }
+    case 3: {
+        uint32_t w;
+        memcpy(&w, p + 4 * (size_t)j, 4);
+        return w;
+    }
+    default:
+        return 0;
+    }
+}
+
+uint64_t ci_top_value(const struct ci_index *ix, uint64_t rec, uint32_t q)
+{
+    const struct ci_chunk *c = ix->tchunk + ix->rec_vec[rec] + (q >> ix->chunk_shift);
+    uint32_t j = q & ((1u << ix->chunk_shift) - 1);
+    uint64_t v = ci_chunk_read(ix->cbytes, c->data, j);
+    return c->ref == CI_NO_REF ? v : v + ci_chunk_read(ix->cbytes, c->ref, j);
 }
 
 int ci_valid(const struct ci_index *ix, uint32_t r, uint64_t i)
@@ -171,9 +202,9 @@ static uint64_t cluster_receive(const struct ci_index *ix, uint32_t k, uint32_t 
 static uint64_t value_in(const struct ci_index *ix, uint32_t r, uint64_t i, uint64_t rec, uint32_t q)
 {
     uint32_t k = ix->rec_level[rec];
-    const uint32_t *vec = ix->entries + ix->rec_vec[rec];
     if (k >= ix->nlevels)
-        return vec[q];
+        return ci_top_value(ix, rec, q);
+    const uint32_t *vec = ix->entries + ix->rec_vec[rec];
     uint32_t c = ix->rec_cluster[rec], size = ix->rec_size[rec];
     int64_t p = position(ix, k, q, c, size);
     if (p >= 0)
@@ -280,9 +311,9 @@ static int frontier_add(struct frontier *t, uint32_t rank, uint32_t last)
 static int reaches(const struct ci_index *ix, uint32_t r, uint64_t i, uint64_t rec, uint32_t q, uint64_t need)
 {
     uint32_t k0 = ix->rec_level[rec];
-    const uint32_t *vec = ix->entries + ix->rec_vec[rec];
     if (k0 >= ix->nlevels)
-        return vec[q] >= need;
+        return ci_top_value(ix, rec, q) >= need;
+    const uint32_t *vec = ix->entries + ix->rec_vec[rec];
     int64_t p = position(ix, k0, q, ix->rec_cluster[rec], ix->rec_size[rec]);
     if (p >= 0)
         return vec[p] >= need;
@@ -302,11 +333,11 @@ static int reaches(const struct ci_index *ix, uint32_t r, uint64_t i, uint64_t r
             if (g == CI_NONE)
                 continue;
             uint32_t kg = ix->rec_level[g];   /* > k: it was a cluster receive of level k */
-            const uint32_t *gv = ix->entries + ix->rec_vec[g];
             if (kg >= ix->nlevels) {
-                found = gv[q] >= need;
+                found = ci_top_value(ix, g, q) >= need;
                 continue;
             }
+            const uint32_t *gv = ix->entries + ix->rec_vec[g];
             int64_t pg = position(ix, kg, q, ix->rec_cluster[g], ix->rec_size[g]);
             if (pg >= 0) {
                 found = gv[pg] >= need;
@@ -346,9 +377,9 @@ int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb
     /* Full vectors of rb before and after (rb, ib) bound V(rb, ib)[ra]:
      * they decide most pairs far apart in time at the cost of two reads. */
     uint32_t before = ix->rec_gcr[ix->nlevels - 1][rec], after = ix->rec_next_top[rec];
-    if (before != CI_NONE && ix->entries[ix->rec_vec[first + before] + ra] > ia)
+    if (before != CI_NONE && ci_top_value(ix, first + before, ra) > ia)
         return 1;
-    if (after != CI_NONE && ix->entries[ix->rec_vec[first + after] + ra] <= ia)
+    if (after != CI_NONE && ci_top_value(ix, first + after, ra) <= ia)
         return 0;
     return reaches(ix, rb, ib, rec, ra, ia + 1);
 }
