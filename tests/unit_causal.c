@@ -500,26 +500,23 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
     /* Damage behind valid checksums (written from a damaged index in
      * memory): the structural checks of the chunks refuse it. */
     struct ci_index *d = &ix[h];
-    for (int t = 0; t < 4 && d->ntchunks; t++) {
-        uint64_t at = rnd() % d->ntchunks, keep = t < 2 ? d->tchunk[at].data : d->tchunk[at].ref;
-        uint64_t bad = t == 0 ? (d->nbytes + 1) << 2 | 1       /* data past the bytes */
-                       : t == 1 ? (d->nbytes << 2) | 3          /* a u32 chunk at the very end */
-                       : t == 2 ? ((d->nbytes + 8) << 2) | 2    /* reference past the bytes */
-                                : UINT64_MAX - 4;               /* an offset that would wrap */
-        if (t < 2)
-            d->tchunk[at].data = bad;
-        else
-            d->tchunk[at].ref = bad;
+    for (int t = 0; t < 5 && d->ntchunks; t++) {
+        uint64_t at = rnd() % d->ntchunks, keep = d->tchunk[at];
+        uint32_t kb = CI_CODE_BACK(keep);
+        uint64_t bad = t == 0 ? CI_CODE(d->nbytes + 1, kb, 1)       /* data past the bytes */
+                       : t == 1 ? CI_CODE(d->nbytes, kb, 3)          /* a u32 chunk at the very end */
+                       : t == 2 ? CI_CODE(CI_CODE_OFF(keep), at / d->ntchunks_per_vector + 1, CI_CODE_W(keep))
+                                                                      /* a key before the first vector */
+                       : t == 3 ? CI_CODE(CI_OFF_MAX, kb, 2)         /* an offset far out */
+                                : UINT64_MAX;                           /* everything set */
+        d->tchunk[at] = bad;
         int rc = ci_write(d, path, fp, err, sizeof err) == 0 ? ci_read(path, NULL, &back, err, sizeof err) : 0;
         check(&damage, rc != 0 && strstr(err, "corrupt causal index (structure)") && strstr(err, path),
               "chunk %llu with code %llx (damage %d) opened: %s", (unsigned long long)at, (unsigned long long)bad, t,
               rc ? err : "opened");
         if (rc == 0)
             ci_free(&back);
-        if (t < 2)
-            d->tchunk[at].data = keep;
-        else
-            d->tchunk[at].ref = keep;
+        d->tchunk[at] = keep;
     }
     check(&damage, d->ntchunks > 0, "the index has no full vectors to damage");
     for (uint64_t x = 0; x < d->nrecords; x++)

@@ -53,16 +53,20 @@
 #define CI_MAX_LEVELS 8
 #define CI_NONE UINT32_MAX
 #define CI_BUCKET_SHIFT 5
-#define CI_CHUNK_SHIFT 8                  /* default: 256 columns per chunk of a full vector */
+#define CI_CHUNK_SHIFT 6                  /* default: 64 columns per chunk of a full vector */
 #define CI_VECTOR_BUDGET ((size_t)64 << 20)   /* default bytes of vectors a build keeps at once */
 
-/* One chunk of a full vector: data and ref are (byte offset << 2 | width
- * code) into ci_index.cbytes (width code 0: all zero, 1: u8, 2: u16, 3:
- * u32); ref is CI_NO_REF for a key chunk, else the key chunk the data adds to. */
-struct ci_chunk {
-    uint64_t data, ref;
-};
-#define CI_NO_REF UINT64_MAX
+/* One chunk of a full vector is one 64-bit code: its bytes' offset into
+ * ci_index.cbytes (40 bits), back (22 bits) and a width code (2 bits: 0 all
+ * zero, 1 u8, 2 u16, 3 u32). back 0: a key chunk, its values absolute;
+ * else the values add to those of the key chunk of the same columns back
+ * full vectors earlier in tchunk order (which has back 0). */
+#define CI_CODE(off, back, w) ((uint64_t)(off) << 24 | (uint64_t)(back) << 2 | (w))
+#define CI_CODE_OFF(c) ((c) >> 24)
+#define CI_CODE_BACK(c) ((uint32_t)((c) >> 2) & CI_BACK_MAX)
+#define CI_CODE_W(c) ((uint32_t)(c) & 3)
+#define CI_BACK_MAX 0x3FFFFFu
+#define CI_OFF_MAX (((uint64_t)1 << 40) - 1)
 
 struct ci_index {
     uint32_t nranks;
@@ -91,7 +95,8 @@ struct ci_index {
     uint32_t *entries;                    /* cluster (below the top) vectors */
     uint32_t chunk_shift;                 /* full vectors: 2^chunk_shift columns a chunk */
     uint64_t ntchunks, nbytes;
-    struct ci_chunk *tchunk;              /* per top-level record, ceil(N / 2^chunk_shift) chunks */
+    uint32_t ntchunks_per_vector;         /* ceil(N / 2^chunk_shift) */
+    uint64_t *tchunk;                     /* per top-level record, ceil(N / 2^chunk_shift) chunk codes */
     uint8_t *cbytes;                      /* the chunks' data */
     uint64_t cbytes_sum;                  /* built into a file: the body checksum over cbytes (causal_file.c) */
     int cbytes_sum_ok;

@@ -90,7 +90,7 @@ struct builder {
     struct u32vec *gcr[CI_MAX_LEVELS];     /* [rank]: per record, see ci_index.rec_gcr */
     uint32_t *entries;            /* cluster entries, nentries of them (allocated after the first pass) */
     uint64_t nentries, ntop;      /* counted by the first pass */
-    struct ci_chunk *tchunk;      /* ntop x nchunks */
+    uint64_t *tchunk;             /* ntop x nchunks chunk codes */
     /* the chunks' bytes: into the file (a CI_HASH_BLOCK buffer, hashed as
      * written) or into memory (grown) */
     uint8_t *out;
@@ -105,7 +105,7 @@ struct builder {
     uint32_t cshift, nchunks, cpw;   /* chunk columns 2^cshift; chunks per vector; per window */
     size_t *rcur;                 /* replay: each rank's next record */
     uint32_t *key;                /* N x Wmax: each rank's key chunks' values */
-    uint64_t *keycode;            /* N x cpw: ... and their codes, or CI_NO_REF */
+    uint64_t *keytop;             /* N x cpw: ... and their full vectors (ordinals in tchunk), or NO_KEY */
     /* scratch */
     uint32_t *part, npart;        /* partner ranks of the current event */
     uint32_t *clist;              /* distinct clusters */
@@ -546,11 +546,19 @@ static uint32_t width_code(uint32_t max)
     return max == 0 ? 0 : max <= UINT8_MAX ? 1 : max <= UINT16_MAX ? 2 : 3;
 }
 
-/* Write n values (x - base, base NULL: 0) at width code w; returns the chunk's code. */
-static int emit(struct builder *b, const uint32_t *x, const uint32_t *base, uint32_t n, uint32_t w, uint64_t *code)
+#define NO_KEY UINT64_MAX
+
+/* Write n values (x - base, base NULL: 0) at width code w; returns the
+ * chunk's code with `back`. */
+static int emit(struct builder *b, const uint32_t *x, const uint32_t *base, uint32_t n, uint32_t w, uint32_t back,
+                uint64_t *code)
 {
     static const uint32_t bytes[4] = { 0, 1, 2, 4 };
-    *code = b->nbytes << 2 | w;
+    if (b->nbytes > CI_OFF_MAX) {
+        errno = EFBIG;
+        return -1;
+    }
+    *code = CI_CODE(b->nbytes, back, w);
     unsigned char buf[4 << 12];   /* chunks have at most 2^12 columns */
     for (uint32_t j = 0; j < n && w; j++) {
         uint32_t d = x[j] - (base ? base[j] : 0);
@@ -575,9 +583,9 @@ static int encode_chunk(struct builder *b, uint32_t r, uint64_t t, uint32_t c, c
     uint32_t c0 = c << b->cshift, n = b->N - c0 < (1u << b->cshift) ? b->N - c0 : 1u << b->cshift;
     const uint32_t *x = v + (c0 - b->lo);
     uint32_t *key = b->key + (size_t)r * b->Wmax + (c0 - b->lo);
-    uint64_t *kc = &b->keycode[(size_t)r * b->cpw + ((c0 - b->lo) >> b->cshift)];
+    uint64_t *kt = &b->keytop[(size_t)r * b->cpw + ((c0 - b->lo) >> b->cshift)];
     uint32_t maxabs = 0, maxd = 0;
-    int down = *kc == CI_NO_REF;
+    int down = *kt == NO_KEY || t - *kt > CI_BACK_MAX;
     for (uint32_t j = 0; j < n; j++) {
         if (x[j] > maxabs)
             maxabs = x[j];
@@ -589,20 +597,16 @@ static int encode_chunk(struct builder *b, uint32_t r, uint64_t t, uint32_t c, c
         }
     }
     uint32_t wa = width_code(maxabs), wd = width_code(maxd);
-    struct ci_chunk *out = &b->tchunk[t * b->nchunks + c];
+    uint64_t *out = &b->tchunk[t * b->nchunks + c];
     if (!down && bytes[wd] < bytes[wa]) {
-        out->ref = *kc;
         b->st->chunks[wd]++;
-        return emit(b, x, key, n, wd, &out->data);
+        return emit(b, x, key, n, wd, (uint32_t)(t - *kt), out);
     }
-    out->ref = CI_NO_REF;
     b->st->chunks[wa]++;
     b->st->key_chunks++;
     memcpy(key, x, sizeof *key * n);
-    if (emit(b, x, NULL, n, wa, &out->data))
-        return -1;
-    *kc = out->data;
-    return 0;
+    *kt = t;
+    return emit(b, x, NULL, n, wa, 0, out);
 }
 
 /* The first pass: record (r, i) stamped at level k (a receive stamped at
@@ -861,7 +865,7 @@ static void builder_free(struct builder *b)
     free(b->crecs);
     free(b->rcur);
     free(b->key);
-    free(b->keycode);
+    free(b->keytop);
     for (uint32_t k = 0; k < b->L; k++) {
         free(b->cluster_of[k]);
         for (uint32_t c = 0; b->cmap[k] && c < b->N; c++)
@@ -954,6 +958,7 @@ static int finish(struct builder *b, struct ci_index *ix)
     ix->entries = b->entries;
     b->entries = NULL;
     ix->ntchunks = b->ntop * b->nchunks;
+    ix->ntchunks_per_vector = b->nchunks;
     ix->tchunk = b->tchunk;
     b->tchunk = NULL;
     ix->nbytes = b->nbytes;
@@ -994,9 +999,9 @@ static int run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter,
     memset(b->rcur, 0, sizeof *b->rcur * N);
     memset(b->msg_sent, 0, b->match->nmessages ? b->match->nmessages : 1);
     memset(b->cur, 0, sizeof *b->cur * N * (size_t)(b->Wmax ? b->Wmax : 1));
-    if (b->keycode)
+    if (b->keytop)
         for (size_t x = 0; x < (size_t)N * b->cpw; x++)
-            b->keycode[x] = CI_NO_REF;
+            b->keytop[x] = NO_KEY;
     if (setup_instances(b) != 0) {
         snprintf(err, errlen, "causal index: out of memory for %u ranks", N);
         return -1;
@@ -1163,10 +1168,10 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     free(b.cur);
     b.cur = calloc(N * b.Wmax, sizeof *b.cur);
     b.key = malloc(sizeof *b.key * N * b.Wmax);
-    b.keycode = malloc(sizeof *b.keycode * N * b.cpw);
+    b.keytop = malloc(sizeof *b.keytop * N * b.cpw);
     b.entries = calloc(b.nentries ? b.nentries : 1, sizeof *b.entries);
     b.tchunk = calloc(b.ntop ? b.ntop * b.nchunks : 1, sizeof *b.tchunk);
-    if (!b.cur || !b.key || !b.keycode || !b.entries || !b.tchunk) {
+    if (!b.cur || !b.key || !b.keytop || !b.entries || !b.tchunk) {
         snprintf(err, errlen, "causal index: out of memory for %u ranks (%u columns at once)", nranks, b.Wmax);
         goto done;
     }

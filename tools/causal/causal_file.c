@@ -208,7 +208,7 @@ static int sections(struct ci_index *ix, struct section *s)
     int n = 0;
     /* the chunks first: a build can write them in place (ci_write_in_place) */
     s[n++] = (struct section){ (void **)&ix->cbytes, ix->nbytes };
-    s[n++] = (struct section){ (void **)&ix->tchunk, sizeof(struct ci_chunk) * ix->ntchunks };
+    s[n++] = (struct section){ (void **)&ix->tchunk, 8 * ix->ntchunks };
     s[n++] = (struct section){ (void **)&ix->entries, 4 * ix->nentries };
     s[n++] = (struct section){ (void **)&ix->nevents, 8 * N };
     s[n++] = (struct section){ (void **)&ix->rec_first, 8 * (N + 1) };
@@ -340,20 +340,20 @@ static const char *check_structure(const struct ci_index *ix)
     uint64_t nchunks = ((uint64_t)N + (1u << ix->chunk_shift) - 1) >> ix->chunk_shift;
     if (ix->ntchunks % nchunks)
         return "full vectors";
-    /* Every chunk: its bytes inside cbytes, and every value (reference +
-     * data) a count of its column's events. */
+    /* Every chunk: its bytes inside cbytes, its key (if any) a key chunk
+     * of the same columns, and every value (key + data) a count of its
+     * column's events. */
     static const uint64_t bytes[4] = { 0, 1, 2, 4 };
     for (uint64_t t = 0; t < ix->ntchunks; t++) {
-        const struct ci_chunk *c = &ix->tchunk[t];
-        uint64_t c0 = (t % nchunks) << ix->chunk_shift;
+        uint64_t code = ix->tchunk[t], c0 = (t % nchunks) << ix->chunk_shift;
         uint64_t n = N - c0 < (1u << ix->chunk_shift) ? N - c0 : 1u << ix->chunk_shift;
-        if ((c->data >> 2) > ix->nbytes || n * bytes[c->data & 3] > ix->nbytes - (c->data >> 2))
+        if (CI_CODE_OFF(code) > ix->nbytes || n * bytes[CI_CODE_W(code)] > ix->nbytes - CI_CODE_OFF(code))
             return "full vectors";
-        if (c->ref != CI_NO_REF && ((c->ref >> 2) > ix->nbytes || n * bytes[c->ref & 3] > ix->nbytes - (c->ref >> 2)))
-            return "full vectors";
+        uint64_t back = (uint64_t)CI_CODE_BACK(code) * nchunks;
+        if (back && (back > t || CI_CODE_BACK(ix->tchunk[t - back])))
+            return "full vectors";   /* the key: earlier, and a key (itself checked before) */
         for (uint32_t j = 0; j < n; j++) {
-            uint64_t v = ci_chunk_read(ix->cbytes, c->data, j)
-                         + (c->ref == CI_NO_REF ? 0 : ci_chunk_read(ix->cbytes, c->ref, j));
+            uint64_t v = ci_chunk_read(ix->cbytes, code, j) + (back ? ci_chunk_read(ix->cbytes, ix->tchunk[t - back], j) : 0);
             if (v > ix->nevents[c0 + j])
                 return "full vectors";
         }
@@ -496,6 +496,7 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     out->nentries = h.nentries;
     out->chunk_shift = h.chunk_shift;
     out->ntchunks = h.ntchunks;
+    out->ntchunks_per_vector = h.chunk_shift <= 12 ? (uint32_t)(((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift) : 0;
     out->nbytes = h.nbytes;
     memcpy(out->nmap, h.nmap, sizeof h.nmap);
     struct section s[MAX_SECTIONS];

@@ -127,7 +127,7 @@ void ci_free(struct ci_index *ix)
 
 uint64_t ci_chunk_read(const uint8_t *cbytes, uint64_t code, uint32_t j)
 {
-    const uint8_t *p = cbytes + (code >> 2);
+    const uint8_t *p = cbytes + CI_CODE_OFF(code);
     switch (code & 3) {
     case 1:
         return p[j];
@@ -148,10 +148,12 @@ uint64_t ci_chunk_read(const uint8_t *cbytes, uint64_t code, uint32_t j)
 
 uint64_t ci_top_value(const struct ci_index *ix, uint64_t rec, uint32_t q)
 {
-    const struct ci_chunk *c = ix->tchunk + ix->rec_vec[rec] + (q >> ix->chunk_shift);
-    uint32_t j = q & ((1u << ix->chunk_shift) - 1);
-    uint64_t v = ci_chunk_read(ix->cbytes, c->data, j);
-    return c->ref == CI_NO_REF ? v : v + ci_chunk_read(ix->cbytes, c->ref, j);
+    uint64_t at = ix->rec_vec[rec] + (q >> ix->chunk_shift), code = ix->tchunk[at];
+    uint32_t j = q & ((1u << ix->chunk_shift) - 1), back = CI_CODE_BACK(code);
+    uint64_t v = ci_chunk_read(ix->cbytes, code, j);
+    if (back)
+        v += ci_chunk_read(ix->cbytes, ix->tchunk[at - (uint64_t)back * ix->ntchunks_per_vector], j);
+    return v;
 }
 
 int ci_valid(const struct ci_index *ix, uint32_t r, uint64_t i)
@@ -374,12 +376,26 @@ int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb
     if (ra == rb)
         return ia < ib;
     uint64_t rec = record_of(ix, rb, ib), first = ix->rec_first[rb];
+    uint32_t k = ix->rec_level[rec];
+    if (k >= ix->nlevels)
+        return ci_top_value(ix, rec, ra) > ia;
+    /* ra in rb's stored cluster: one entry answers */
+    int64_t p = position(ix, k, ra, ix->rec_cluster[rec], ix->rec_size[rec]);
+    if (p >= 0)
+        return ix->entries[ix->rec_vec[rec] + (uint64_t)p] > ia;
     /* Full vectors of rb before and after (rb, ib) bound V(rb, ib)[ra]:
-     * they decide most pairs far apart in time at the cost of two reads. */
+     * they decide most pairs far apart in time. Both chunk codes are
+     * fetched at once: their cache misses overlap. */
     uint32_t before = ix->rec_gcr[ix->nlevels - 1][rec], after = ix->rec_next_top[rec];
-    if (before != CI_NONE && ci_top_value(ix, first + before, ra) > ia)
+    uint64_t cb = before != CI_NONE ? first + before : CI_NONE, ca = after != CI_NONE ? first + after : CI_NONE;
+    uint32_t chunk = ra >> ix->chunk_shift;
+    if (cb != CI_NONE)
+        __builtin_prefetch(&ix->tchunk[ix->rec_vec[cb] + chunk]);
+    if (ca != CI_NONE)
+        __builtin_prefetch(&ix->tchunk[ix->rec_vec[ca] + chunk]);
+    if (cb != CI_NONE && ci_top_value(ix, cb, ra) > ia)
         return 1;
-    if (after != CI_NONE && ci_top_value(ix, first + after, ra) <= ia)
+    if (ca != CI_NONE && ci_top_value(ix, ca, ra) <= ia)
         return 0;
     return reaches(ix, rb, ib, rec, ra, ia + 1);
 }
