@@ -501,12 +501,11 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
      * memory): the structural checks of the chunks refuse it. */
     struct ci_index *d = &ix[h];
     for (int t = 0; t < 5 && d->ntchunks; t++) {
-        uint64_t at = rnd() % d->ntchunks, keep = d->tchunk[at];
+        uint64_t at = t == 2 ? 0 : rnd() % d->ntchunks, keep = d->tchunk[at];
         uint32_t kb = CI_CODE_BACK(keep);
         uint64_t bad = t == 0 ? CI_CODE(d->nbytes + 1, kb, 1)       /* data past the bytes */
                        : t == 1 ? CI_CODE(d->nbytes, kb, 3)          /* a u32 chunk at the very end */
-                       : t == 2 ? CI_CODE(CI_CODE_OFF(keep), at / d->ntchunks_per_vector + 1, CI_CODE_W(keep))
-                                                                      /* a key before the first vector */
+                       : t == 2 ? CI_CODE(CI_CODE_OFF(keep), 1, CI_CODE_W(keep))  /* the first vector's key */
                        : t == 3 ? CI_CODE(CI_OFF_MAX, kb, 2)         /* an offset far out */
                                 : UINT64_MAX;                           /* everything set */
         d->tchunk[at] = bad;
@@ -522,7 +521,7 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
     for (uint64_t x = 0; x < d->nrecords; x++)
         if (d->rec_level[x] == d->nlevels) {
             uint64_t keep = d->rec_vec[x];
-            d->rec_vec[x] = d->ntchunks;   /* past the last chunk */
+            d->rec_vec[x] = d->ntop;   /* past the last full vector */
             int rc = ci_write(d, path, fp, err, sizeof err) == 0 ? ci_read(path, NULL, &back, err, sizeof err) : 0;
             check(&damage, rc != 0 && strstr(err, "corrupt causal index (structure)"), "a misplaced vector opened: %s",
                   rc ? err : "opened");

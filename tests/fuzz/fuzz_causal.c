@@ -76,8 +76,10 @@ static void fix_up(unsigned flags, int t, uint8_t *buf, size_t size)
         ix.nrecords = h.nrecords;
         ix.nentries = h.nentries;
         ix.chunk_shift = h.chunk_shift;
-        ix.ntchunks = h.ntchunks;
+        ix.ntop = h.ntop;
         ix.nbytes = h.nbytes;
+        if (h.chunk_shift <= 12)
+            ix.ntchunks = h.ntop * (((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift);
         memcpy(ix.nmap, h.nmap, sizeof h.nmap);
         struct section s[MAX_SECTIONS];
         int ns = sections(&ix, s);
@@ -88,8 +90,9 @@ static void fix_up(unsigned flags, int t, uint8_t *buf, size_t size)
                 fits = 0;
                 break;
             }
-            sum = hash_section(sum, buf + at, s[k].size);
-            sum = hash_bytes(sum, buf + at + s[k].size, (size_t)(pad8(s[k].size) - s[k].size));
+            uint64_t sec = hash_section(CI_SUM_SEED, buf + at, s[k].size);
+            sec = hash_bytes(sec, buf + at + s[k].size, (size_t)(pad8(s[k].size) - s[k].size));
+            sum = hash_bytes(sum, &sec, sizeof sec);
             at += pad8(s[k].size);
         }
         if (fits)

@@ -59,8 +59,8 @@
 /* One chunk of a full vector is one 64-bit code: its bytes' offset into
  * ci_index.cbytes (40 bits), back (22 bits) and a width code (2 bits: 0 all
  * zero, 1 u8, 2 u16, 3 u32). back 0: a key chunk, its values absolute;
- * else the values add to those of the key chunk of the same columns back
- * full vectors earlier in tchunk order (which has back 0). */
+ * else the values add to those of the key chunk of the same columns `back`
+ * full vectors earlier (which has back 0). */
 #define CI_CODE(off, back, w) ((uint64_t)(off) << 24 | (uint64_t)(back) << 2 | (w))
 #define CI_CODE_OFF(c) ((c) >> 24)
 #define CI_CODE_BACK(c) ((uint32_t)((c) >> 2) & CI_BACK_MAX)
@@ -79,8 +79,8 @@ struct ci_index {
     uint32_t *rec_start;                  /* first event of the record */
     uint32_t *rec_cluster;                /* cluster id at the record's level (unused at the top level) */
     uint32_t *rec_size;                   /* entries of its vector = the cluster's size then */
-    uint64_t *rec_vec;                    /* where its vector starts: in entries, or at the top level
-                                           * its first chunk in tchunk */
+    uint64_t *rec_vec;                    /* where its vector starts in entries, or at the top level
+                                           * its number among the full vectors (tchunk) */
     uint8_t *rec_level;
     uint64_t *map_first[CI_MAX_LEVELS];   /* [cluster + 1] */
     uint32_t *map[CI_MAX_LEVELS];         /* members in merge order */
@@ -94,12 +94,16 @@ struct ci_index {
     uint32_t *rec_next_top;
     uint32_t *entries;                    /* cluster (below the top) vectors */
     uint32_t chunk_shift;                 /* full vectors: 2^chunk_shift columns a chunk */
-    uint64_t ntchunks, nbytes;
-    uint32_t ntchunks_per_vector;         /* ceil(N / 2^chunk_shift) */
-    uint64_t *tchunk;                     /* per top-level record, ceil(N / 2^chunk_shift) chunk codes */
+    uint32_t nchunks;                     /* a full vector's: ceil(N / 2^chunk_shift) */
+    uint32_t strip_chunks;                /* chunks a strip (below) */
+    uint64_t ntop, ntchunks, nbytes;      /* full vectors; their chunks (ntop x nchunks); bytes */
+    /* The chunk codes in strips, as the build's passes write them: strip s
+     * holds chunks [s * strip_chunks, +strip_chunks) (fewer in the last)
+     * of every full vector in turn; ci_top_value finds them. */
+    uint64_t *tchunk;
     uint8_t *cbytes;                      /* the chunks' data */
-    uint64_t cbytes_sum;                  /* built into a file: the body checksum over cbytes (causal_file.c) */
-    int cbytes_sum_ok;
+    uint64_t sums[2];                     /* built into a file: the checksums of tchunk and cbytes, */
+    int sums_ok;                          /* computed as written (causal_file.c) */
     /* derived when opened: where each rank stands in each cluster's map */
     uint64_t *memb_first[CI_MAX_LEVELS];  /* [rank + 1] */
     uint32_t *memb[CI_MAX_LEVELS];        /* (cluster, position) pairs */
@@ -185,6 +189,19 @@ void ci_log_free(struct ci_log *log);
 /* Derive the membership lists (after building or loading). 0 or -1. */
 int ci_prepare(struct ci_index *ix);
 void ci_free(struct ci_index *ix);
+
+/* Where chunk c of full vector t has its code in tchunk; a key `back`
+ * vectors earlier is at that minus back x ci_strip_width(ix, c). */
+static inline uint32_t ci_strip_width(const struct ci_index *ix, uint32_t c)
+{
+    uint32_t s0 = c / ix->strip_chunks * ix->strip_chunks;
+    return ix->nchunks - s0 < ix->strip_chunks ? ix->nchunks - s0 : ix->strip_chunks;
+}
+static inline uint64_t ci_chunk_at(const struct ci_index *ix, uint64_t t, uint32_t c)
+{
+    uint32_t s0 = c / ix->strip_chunks * ix->strip_chunks;
+    return ix->ntop * s0 + t * ci_strip_width(ix, c) + (c - s0);
+}
 
 /* Entry q of top-level record rec's vector. */
 uint64_t ci_top_value(const struct ci_index *ix, uint64_t rec, uint32_t q);

@@ -48,6 +48,17 @@ struct u32vec {
     size_t n, cap;
 };
 
+/* One section of the index file written in order: into the file at `base`
+ * through a CI_HASH_BLOCK buffer, hashed as written (causal_file.c checks
+ * sections in such blocks), or into memory (fd < 0), grown. */
+struct ostream {
+    int fd;
+    uint64_t base;
+    uint8_t *buf;
+    size_t n, cap;
+    uint64_t flushed, total, sum;
+};
+
 struct instance {
     uint8_t shape, done;          /* shape: MG_SCAN / MG_EXSCAN (a prefix), else the flow's groups */
     int32_t root;                 /* unused */
@@ -90,13 +101,10 @@ struct builder {
     struct u32vec *gcr[CI_MAX_LEVELS];     /* [rank]: per record, see ci_index.rec_gcr */
     uint32_t *entries;            /* cluster entries, nentries of them (allocated after the first pass) */
     uint64_t nentries, ntop;      /* counted by the first pass */
-    uint64_t *tchunk;             /* ntop x nchunks chunk codes */
-    /* the chunks' bytes: into the file (a CI_HASH_BLOCK buffer, hashed as
-     * written) or into memory (grown) */
-    uint8_t *out;
-    size_t nout, cout;
-    uint64_t written, sum;        /* flushed to the file and hashed */
-    uint64_t nbytes;              /* all of them (written + nout in the file) */
+    /* The chunk codes (strip by strip: causal.h) and the chunks' bytes,
+     * each written in order as the passes produce them. */
+    struct ostream codes, bytes;
+    uint64_t next_top;            /* a pass's next top-level record: they come in order */
     size_t skip;
     int fd;                       /* the entries file, or -1 */
     /* passes */
@@ -496,48 +504,58 @@ static int push_rec(struct builder *b, uint32_t r, struct rec x)
     return 0;
 }
 
-static int out_flush(struct builder *b)
+static int os_flush(struct ostream *o)
 {
-    if (b->fd < 0 || !b->nout)
+    if (o->fd < 0 || !o->n)
         return 0;
-    if (pwrite(b->fd, b->out, b->nout, (off_t)(b->skip + b->written)) != (ssize_t)b->nout)
+    if (pwrite(o->fd, o->buf, o->n, (off_t)(o->base + o->flushed)) != (ssize_t)o->n)
         return -1;
-    b->sum = ci_hash_bytes(b->sum, b->out, b->nout);
-    b->written += b->nout;
-    b->nout = 0;
+    o->sum = ci_hash_bytes(o->sum, o->buf, o->n);
+    o->flushed += o->n;
+    o->n = 0;
     return 0;
 }
 
-/* Append n bytes to the chunks' data. File blocks are CI_HASH_BLOCK bytes
- * (the checksum's blocks, causal_file.c). */
-static int out_put(struct builder *b, const void *p, size_t n)
+static int os_put(struct ostream *o, const void *p, size_t n)
 {
     const char *src = p;
-    b->nbytes += n;
-    if (b->fd < 0) {
-        if (b->nout + n > b->cout) {
-            size_t cap = b->cout ? b->cout * 2 : (size_t)1 << 20;
-            while (cap < b->nout + n)
+    o->total += n;
+    if (o->fd < 0) {
+        if (o->n + n > o->cap) {
+            size_t cap = o->cap ? o->cap * 2 : (size_t)1 << 16;
+            while (cap < o->n + n)
                 cap *= 2;
-            uint8_t *nv = realloc(b->out, cap);
+            uint8_t *nv = realloc(o->buf, cap);
             if (!nv)
                 return -1;
-            b->out = nv;
-            b->cout = cap;
+            o->buf = nv;
+            o->cap = cap;
         }
-        memcpy(b->out + b->nout, src, n);
-        b->nout += n;
+        memcpy(o->buf + o->n, src, n);
+        o->n += n;
         return 0;
     }
     while (n) {
-        size_t room = CI_HASH_BLOCK - b->nout, k = n < room ? n : room;
-        memcpy(b->out + b->nout, src, k);
-        b->nout += k;
+        size_t room = CI_HASH_BLOCK - o->n, k = n < room ? n : room;
+        memcpy(o->buf + o->n, src, k);
+        o->n += k;
         src += k;
         n -= k;
-        if (b->nout == CI_HASH_BLOCK && out_flush(b))
+        if (o->n == CI_HASH_BLOCK && os_flush(o))
             return -1;
     }
+    return 0;
+}
+
+static int os_open(struct ostream *o, int fd, uint64_t base)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = fd;
+    o->base = base;
+    o->sum = CI_SUM_SEED;
+    if (fd >= 0 && !(o->buf = malloc(CI_HASH_BLOCK)))
+        return -1;
+    o->cap = fd >= 0 ? CI_HASH_BLOCK : 0;
     return 0;
 }
 
@@ -554,11 +572,11 @@ static int emit(struct builder *b, const uint32_t *x, const uint32_t *base, uint
                 uint64_t *code)
 {
     static const uint32_t bytes[4] = { 0, 1, 2, 4 };
-    if (b->nbytes > CI_OFF_MAX) {
+    if (b->bytes.total > CI_OFF_MAX) {
         errno = EFBIG;
         return -1;
     }
-    *code = CI_CODE(b->nbytes, back, w);
+    *code = CI_CODE(b->bytes.total, back, w);
     unsigned char buf[4 << 12];   /* chunks have at most 2^12 columns */
     for (uint32_t j = 0; j < n && w; j++) {
         uint32_t d = x[j] - (base ? base[j] : 0);
@@ -571,7 +589,7 @@ static int emit(struct builder *b, const uint32_t *x, const uint32_t *base, uint
             memcpy(buf + 4 * j, &d, 4);
         }
     }
-    return out_put(b, buf, (size_t)n * bytes[w]);
+    return os_put(&b->bytes, buf, (size_t)n * bytes[w]);
 }
 
 /* Chunk c of rank r's full vector v (window-relative) for top record t:
@@ -597,16 +615,20 @@ static int encode_chunk(struct builder *b, uint32_t r, uint64_t t, uint32_t c, c
         }
     }
     uint32_t wa = width_code(maxabs), wd = width_code(maxd);
-    uint64_t *out = &b->tchunk[t * b->nchunks + c];
+    uint64_t code;
     if (!down && bytes[wd] < bytes[wa]) {
         b->st->chunks[wd]++;
-        return emit(b, x, key, n, wd, (uint32_t)(t - *kt), out);
+        if (emit(b, x, key, n, wd, (uint32_t)(t - *kt), &code))
+            return -1;
+    } else {
+        b->st->chunks[wa]++;
+        b->st->key_chunks++;
+        memcpy(key, x, sizeof *key * n);
+        *kt = t;
+        if (emit(b, x, NULL, n, wa, 0, &code))
+            return -1;
     }
-    b->st->chunks[wa]++;
-    b->st->key_chunks++;
-    memcpy(key, x, sizeof *key * n);
-    *kt = t;
-    return emit(b, x, NULL, n, wa, 0, out);
+    return os_put(&b->codes, &code, sizeof code);
 }
 
 /* The first pass: record (r, i) stamped at level k (a receive stamped at
@@ -642,6 +664,8 @@ static int stamp_window(struct builder *b, uint32_t r, const struct rec *x, cons
                 out[j] = v[map[j] - b->lo];
         return 0;
     }
+    if (x->vec != b->next_top++)
+        return -1;   /* cannot happen: every pass stamps in the first one's order */
     uint32_t c1 = (b->lo + b->W + (1u << b->cshift) - 1) >> b->cshift;
     for (uint32_t c = b->lo >> b->cshift; c < c1; c++)
         if (encode_chunk(b, r, x->vec, c, v))
@@ -876,8 +900,8 @@ static void builder_free(struct builder *b)
         free(b->gcr[k]);
     }
     free(b->entries);
-    free(b->tchunk);
-    free(b->out);
+    free(b->codes.buf);
+    free(b->bytes.buf);
     if (b->fd >= 0) {
         close(b->fd);
         unlink(b->cfg->entries_file);
@@ -920,7 +944,7 @@ static int finish(struct builder *b, struct ci_index *ix)
             ix->rec_start[at] = x->start;
             ix->rec_cluster[at] = x->cluster;
             ix->rec_size[at] = x->size;
-            ix->rec_vec[at] = x->level < b->L ? x->vec : x->vec * b->nchunks;
+            ix->rec_vec[at] = x->vec;
             ix->rec_level[at] = (uint8_t)x->level;
         }
     }
@@ -957,32 +981,37 @@ static int finish(struct builder *b, struct ci_index *ix)
     ix->nentries = b->nentries;
     ix->entries = b->entries;
     b->entries = NULL;
+    ix->ntop = b->ntop;
+    ix->strip_chunks = b->cpw;
+    ix->nchunks = b->nchunks;
     ix->ntchunks = b->ntop * b->nchunks;
-    ix->ntchunks_per_vector = b->nchunks;
-    ix->tchunk = b->tchunk;
-    b->tchunk = NULL;
-    ix->nbytes = b->nbytes;
+    ix->nbytes = b->bytes.total;
+    if (b->codes.total != 8 * ix->ntchunks)
+        return -1;
     if (b->fd >= 0) {
-        if (out_flush(b))
+        if (os_flush(&b->codes) || os_flush(&b->bytes))
             return -1;
-        ix->cbytes_sum = b->sum;
-        ix->cbytes_sum_ok = 1;
+        ix->sums[0] = b->codes.sum;
+        ix->sums[1] = b->bytes.sum;
+        ix->sums_ok = 1;
         /* the chunks stay in the file: read them from there (page cache, not heap) */
-        size_t size = b->skip + (size_t)b->written;
+        size_t size = (size_t)(b->bytes.base + b->bytes.total);
         void *p = mmap(NULL, size, PROT_READ, MAP_SHARED, b->fd, 0);
         if (p == MAP_FAILED)
             return -1;
         ix->entries_base = p;
         ix->entries_mapped = size;
-        ix->cbytes = (uint8_t *)p + b->skip;
+        ix->tchunk = (uint64_t *)(void *)((uint8_t *)p + b->codes.base);
+        ix->cbytes = (uint8_t *)p + b->bytes.base;
         ix->entries_fd = b->fd;
         if (!(ix->entries_path = strdup(b->cfg->entries_file)))
             return -1;
         b->fd = -1;
     } else {
-        ix->cbytes = b->out ? b->out : malloc(1);
-        b->out = NULL;
-        if (!ix->cbytes)
+        ix->tchunk = b->codes.buf ? (uint64_t *)(void *)b->codes.buf : malloc(8);
+        ix->cbytes = b->bytes.buf ? b->bytes.buf : malloc(1);
+        b->codes.buf = b->bytes.buf = NULL;
+        if (!ix->tchunk || !ix->cbytes)
             return -1;
     }
     return ci_prepare(ix);
@@ -1098,7 +1127,6 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     b.fd = -1;
     b.cshift = cfg->chunk_shift ? cfg->chunk_shift : CI_CHUNK_SHIFT;
     b.nchunks = (uint32_t)(((uint64_t)nranks + (1u << b.cshift) - 1) >> b.cshift);
-    b.sum = CI_SUM_SEED;
     if (cfg->entries_file) {
         b.skip = ci_header_size();
         b.fd = open(cfg->entries_file, O_RDWR | O_CREAT | O_TRUNC, 0666);
@@ -1106,12 +1134,6 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
             snprintf(err, errlen, "%s: cannot create", cfg->entries_file);
             if (b.fd == 0)
                 close(0);
-            return -1;
-        }
-        if (!(b.out = malloc(CI_HASH_BLOCK))) {
-            close(b.fd);
-            unlink(cfg->entries_file);
-            snprintf(err, errlen, "causal index: out of memory");
             return -1;
         }
     }
@@ -1170,8 +1192,10 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     b.key = malloc(sizeof *b.key * N * b.Wmax);
     b.keytop = malloc(sizeof *b.keytop * N * b.cpw);
     b.entries = calloc(b.nentries ? b.nentries : 1, sizeof *b.entries);
-    b.tchunk = calloc(b.ntop ? b.ntop * b.nchunks : 1, sizeof *b.tchunk);
-    if (!b.cur || !b.key || !b.keytop || !b.entries || !b.tchunk) {
+    /* the file: header, chunk codes (their size is known now), chunk bytes */
+    uint64_t codes_size = 8 * b.ntop * b.nchunks;
+    if (!b.cur || !b.key || !b.keytop || !b.entries || os_open(&b.codes, b.fd, b.skip)
+        || os_open(&b.bytes, b.fd, b.skip + ((codes_size + 7) & ~(uint64_t)7))) {
         snprintf(err, errlen, "causal index: out of memory for %u ranks (%u columns at once)", nranks, b.Wmax);
         goto done;
     }
@@ -1179,6 +1203,7 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     stats->vector_bytes = (size_t)(4 * ((uint64_t)b.peak + 2 * N) * b.Wmax + 8 * N * b.cpw);
     for (b.lo = 0; b.lo < N; b.lo += b.Wmax) {
         b.W = N - b.lo < b.Wmax ? (uint32_t)(N - b.lo) : b.Wmax;
+        b.next_top = 0;
         if (run_pass(&b, waiters, next_waiter, stack, queued, err, errlen) != 0)
             goto done;
         stats->passes++;

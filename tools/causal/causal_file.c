@@ -34,8 +34,8 @@ struct file_header {
     uint32_t version, endian;
     uint32_t nranks, nlevels;
     uint32_t maxsize[CI_MAX_LEVELS];
-    uint32_t chunk_shift, reserved;
-    uint64_t nrecords, nentries, ntchunks, nbytes;
+    uint32_t chunk_shift, strip_chunks;
+    uint64_t nrecords, nentries, ntop, nbytes;
     uint64_t nmap[CI_MAX_LEVELS];
     uint64_t fingerprint[2];
     uint64_t file_size;
@@ -206,9 +206,9 @@ static int sections(struct ci_index *ix, struct section *s)
 {
     uint64_t N = ix->nranks, R = ix->nrecords;
     int n = 0;
-    /* the chunks first: a build can write them in place (ci_write_in_place) */
-    s[n++] = (struct section){ (void **)&ix->cbytes, ix->nbytes };
+    /* the full vectors first: a build writes them in place (ci_write_in_place) */
     s[n++] = (struct section){ (void **)&ix->tchunk, 8 * ix->ntchunks };
+    s[n++] = (struct section){ (void **)&ix->cbytes, ix->nbytes };
     s[n++] = (struct section){ (void **)&ix->entries, 4 * ix->nentries };
     s[n++] = (struct section){ (void **)&ix->nevents, 8 * N };
     s[n++] = (struct section){ (void **)&ix->rec_first, 8 * (N + 1) };
@@ -249,7 +249,8 @@ static void make_header(const struct ci_index *ix, const struct section *s, int 
     h->nrecords = ix->nrecords;
     h->nentries = ix->nentries;
     h->chunk_shift = ix->chunk_shift;
-    h->ntchunks = ix->ntchunks;
+    h->strip_chunks = ix->strip_chunks;
+    h->ntop = ix->ntop;
     h->nbytes = ix->nbytes;
     memcpy(h->nmap, ix->nmap, sizeof h->nmap);
     h->fingerprint[0] = fp[0];
@@ -258,9 +259,10 @@ static void make_header(const struct ci_index *ix, const struct section *s, int 
     uint64_t sum = CI_SUM_SEED;
     for (int k = 0; k < ns; k++) {
         h->file_size += pad8(s[k].size);
-        /* the chunks written into their file were hashed as written */
-        sum = k == 0 && ix->cbytes_sum_ok ? ix->cbytes_sum : hash_section(sum, *s[k].ptr, s[k].size);
-        sum = hash_bytes(sum, zeros, (size_t)(pad8(s[k].size) - s[k].size));
+        /* the full vectors written into their file were hashed as written */
+        uint64_t sec = k < 2 && ix->sums_ok ? ix->sums[k] : hash_section(CI_SUM_SEED, *s[k].ptr, s[k].size);
+        sec = hash_bytes(sec, zeros, (size_t)(pad8(s[k].size) - s[k].size));
+        sum = hash_bytes(sum, &sec, sizeof sec);
     }
     h->body_checksum = sum;
     h->header_checksum = hash_bytes(0, h, sizeof *h);
@@ -308,18 +310,18 @@ int ci_write_in_place(struct ci_index *ix_in, const char *path, const uint64_t f
     struct file_header h;
     make_header(&ix, s, ns, fp, &h);
     int fd = ix_in->entries_fd, bad = 0;
-    /* the chunks are in place (section 0); the rest follows them */
-    off_t at = (off_t)(sizeof h + pad8(s[0].size));
+    /* the full vectors are in place (sections 0 and 1); the rest follows them */
+    off_t at = (off_t)(sizeof h + pad8(s[0].size) + pad8(s[1].size));
     bad = ftruncate(fd, (off_t)h.file_size) != 0;
-    for (int k = 1; k < ns && !bad; k++) {
+    for (int k = 2; k < ns && !bad; k++) {
         if (s[k].size && pwrite(fd, *s[k].ptr, (size_t)s[k].size, at) != (ssize_t)s[k].size)
             bad = 1;
         at += (off_t)pad8(s[k].size);   /* padding: zeros from ftruncate */
     }
-    /* the chunks' own padding: zero it */
-    if (!bad && pad8(s[0].size) > s[0].size
-        && pwrite(fd, zeros, (size_t)(pad8(s[0].size) - s[0].size), (off_t)(sizeof h + s[0].size))
-               != (ssize_t)(pad8(s[0].size) - s[0].size))
+    /* the bytes' own padding: zero it (codes are 8 bytes each: none) */
+    off_t end1 = (off_t)(sizeof h + pad8(s[0].size) + s[1].size);
+    if (!bad && pad8(s[1].size) > s[1].size
+        && pwrite(fd, zeros, (size_t)(pad8(s[1].size) - s[1].size), end1) != (ssize_t)(pad8(s[1].size) - s[1].size))
         bad = 1;
     if (!bad && pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
         bad = 1;
@@ -337,27 +339,25 @@ int ci_write_in_place(struct ci_index *ix_in, const char *path, const uint64_t f
 static const char *check_structure(const struct ci_index *ix)
 {
     uint32_t N = ix->nranks;
-    uint64_t nchunks = ((uint64_t)N + (1u << ix->chunk_shift) - 1) >> ix->chunk_shift;
-    if (ix->ntchunks % nchunks)
-        return "full vectors";
-    /* Every chunk: its bytes inside cbytes, its key (if any) a key chunk
-     * of the same columns, and every value (key + data) a count of its
-     * column's events. */
+    /* Every chunk: its bytes inside cbytes, its key (if any) an earlier
+     * key chunk of the same columns, and every value (key + data) a count
+     * of its column's events. */
     static const uint64_t bytes[4] = { 0, 1, 2, 4 };
-    for (uint64_t t = 0; t < ix->ntchunks; t++) {
-        uint64_t code = ix->tchunk[t], c0 = (t % nchunks) << ix->chunk_shift;
-        uint64_t n = N - c0 < (1u << ix->chunk_shift) ? N - c0 : 1u << ix->chunk_shift;
-        if (CI_CODE_OFF(code) > ix->nbytes || n * bytes[CI_CODE_W(code)] > ix->nbytes - CI_CODE_OFF(code))
-            return "full vectors";
-        uint64_t back = (uint64_t)CI_CODE_BACK(code) * nchunks;
-        if (back && (back > t || CI_CODE_BACK(ix->tchunk[t - back])))
-            return "full vectors";   /* the key: earlier, and a key (itself checked before) */
-        for (uint32_t j = 0; j < n; j++) {
-            uint64_t v = ci_chunk_read(ix->cbytes, code, j) + (back ? ci_chunk_read(ix->cbytes, ix->tchunk[t - back], j) : 0);
-            if (v > ix->nevents[c0 + j])
+    for (uint64_t t = 0; t < ix->ntop; t++)
+        for (uint32_t c = 0; c < ix->nchunks; c++) {
+            uint64_t at = ci_chunk_at(ix, t, c), code = ix->tchunk[at], c0 = (uint64_t)c << ix->chunk_shift;
+            uint64_t n = N - c0 < (1u << ix->chunk_shift) ? N - c0 : 1u << ix->chunk_shift;
+            if (CI_CODE_OFF(code) > ix->nbytes || n * bytes[CI_CODE_W(code)] > ix->nbytes - CI_CODE_OFF(code))
                 return "full vectors";
+            uint64_t back = CI_CODE_BACK(code), key = back ? ix->tchunk[at - back * ci_strip_width(ix, c)] : 0;
+            if (back && (back > t || CI_CODE_BACK(key)))
+                return "full vectors";   /* the key: earlier, and a key (its bounds checked with it) */
+            for (uint32_t j = 0; j < n; j++) {
+                uint64_t v = ci_chunk_read(ix->cbytes, code, j) + (back ? ci_chunk_read(ix->cbytes, key, j) : 0);
+                if (v > ix->nevents[c0 + j])
+                    return "full vectors";
+            }
         }
-    }
     for (uint32_t k = 0; k < ix->nlevels; k++) {
         if (ix->map_first[k][0] != 0 || ix->map_first[k][N] != ix->nmap[k])
             return "cluster tables";
@@ -383,7 +383,7 @@ static const char *check_structure(const struct ci_index *ix)
             uint32_t lv = ix->rec_level[x];
             if (lv > ix->nlevels)
                 return "record vectors";
-            if (lv == ix->nlevels ? ix->rec_vec[x] % nchunks || ix->rec_vec[x] >= ix->ntchunks
+            if (lv == ix->nlevels ? ix->rec_vec[x] >= ix->ntop
                                   : ix->rec_vec[x] > ix->nentries || ix->rec_size[x] > ix->nentries - ix->rec_vec[x])
                 return "record vectors";
             uint32_t t = ix->rec_next_top[x];
@@ -477,10 +477,14 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     /* Each counted element takes at least a byte of the file: counts above
      * its size are damage, and below it the section sizes (up to 8 bytes
      * per element) cannot wrap. */
-    else if (h.nrecords > size || h.nentries > size || h.ntchunks > size || h.nbytes > size)
+    else if (h.nrecords > size || h.nentries > size || h.ntop > size || h.nbytes > size)
         problem = "corrupt causal index (counts)";
-    else if (h.chunk_shift < 1 || h.chunk_shift > 12)
+    else if (h.chunk_shift < 1 || h.chunk_shift > 12 || h.strip_chunks < 1
+             || h.strip_chunks > ((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift)
         problem = "corrupt causal index (header)";
+    /* full vectors take a code of 8 bytes per chunk: within the file size, this cannot wrap */
+    else if (h.ntop * (((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift) > size)
+        problem = "corrupt causal index (counts)";
     for (uint32_t k = 0; !problem && k < CI_MAX_LEVELS; k++)
         if (h.nmap[k] > size)
             problem = "corrupt causal index (counts)";
@@ -495,13 +499,15 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     out->nrecords = h.nrecords;
     out->nentries = h.nentries;
     out->chunk_shift = h.chunk_shift;
-    out->ntchunks = h.ntchunks;
-    out->ntchunks_per_vector = h.chunk_shift <= 12 ? (uint32_t)(((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift) : 0;
+    out->nchunks = (uint32_t)(((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift);
+    out->strip_chunks = h.strip_chunks;
+    out->ntop = h.ntop;
+    out->ntchunks = h.ntop * out->nchunks;
     out->nbytes = h.nbytes;
     memcpy(out->nmap, h.nmap, sizeof h.nmap);
     struct section s[MAX_SECTIONS];
     int ns = sections(out, s);
-    uint64_t at = sizeof h, sum = CI_SUM_SEED;
+    uint64_t at = sizeof h, sum = CI_SUM_SEED;   /* as make_header */
     for (int k = 0; k < ns && !problem; k++) {
         /* counts are at most the file size (checked above): no overflow in the sizes */
         if (s[k].size > size || at > size || pad8(s[k].size) > size - at) {
@@ -510,8 +516,9 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
         }
         *s[k].ptr = (char *)map + at;
         /* the padding as read: a flipped padding byte is damage too */
-        sum = hash_section(sum, (char *)map + at, s[k].size);
-        sum = hash_bytes(sum, (char *)map + at + s[k].size, (size_t)(pad8(s[k].size) - s[k].size));
+        uint64_t sec = hash_section(CI_SUM_SEED, (char *)map + at, s[k].size);
+        sec = hash_bytes(sec, (char *)map + at + s[k].size, (size_t)(pad8(s[k].size) - s[k].size));
+        sum = hash_bytes(sum, &sec, sizeof sec);
         at += pad8(s[k].size);
     }
     if (!problem && at != size)

@@ -111,11 +111,12 @@ void ci_free(struct ci_index *ix)
             free(ix->rec_gcr[k]);
         }
         free(ix->entries);
-        free(ix->tchunk);
-        if (ix->entries_mapped)
+        if (ix->entries_mapped) {   /* built into a file: the full vectors are mapped from it */
             munmap(ix->entries_base, ix->entries_mapped);
-        else
+        } else {
+            free(ix->tchunk);
             free(ix->cbytes);
+        }
         if (ix->entries_fd > 0) {   /* never completed by ci_write_in_place */
             close(ix->entries_fd);
             unlink(ix->entries_path);
@@ -148,11 +149,12 @@ uint64_t ci_chunk_read(const uint8_t *cbytes, uint64_t code, uint32_t j)
 
 uint64_t ci_top_value(const struct ci_index *ix, uint64_t rec, uint32_t q)
 {
-    uint64_t at = ix->rec_vec[rec] + (q >> ix->chunk_shift), code = ix->tchunk[at];
+    uint32_t c = q >> ix->chunk_shift;
+    uint64_t at = ci_chunk_at(ix, ix->rec_vec[rec], c), code = ix->tchunk[at];
     uint32_t j = q & ((1u << ix->chunk_shift) - 1), back = CI_CODE_BACK(code);
     uint64_t v = ci_chunk_read(ix->cbytes, code, j);
     if (back)
-        v += ci_chunk_read(ix->cbytes, ix->tchunk[at - (uint64_t)back * ix->ntchunks_per_vector], j);
+        v += ci_chunk_read(ix->cbytes, ix->tchunk[at - (uint64_t)back * ci_strip_width(ix, c)], j);
     return v;
 }
 
@@ -390,9 +392,9 @@ int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb
     uint64_t cb = before != CI_NONE ? first + before : CI_NONE, ca = after != CI_NONE ? first + after : CI_NONE;
     uint32_t chunk = ra >> ix->chunk_shift;
     if (cb != CI_NONE)
-        __builtin_prefetch(&ix->tchunk[ix->rec_vec[cb] + chunk]);
+        __builtin_prefetch(&ix->tchunk[ci_chunk_at(ix, ix->rec_vec[cb], chunk)]);
     if (ca != CI_NONE)
-        __builtin_prefetch(&ix->tchunk[ix->rec_vec[ca] + chunk]);
+        __builtin_prefetch(&ix->tchunk[ci_chunk_at(ix, ix->rec_vec[ca], chunk)]);
     if (cb != CI_NONE && ci_top_value(ix, cb, ra) > ia)
         return 1;
     if (ca != CI_NONE && ci_top_value(ix, ca, ra) <= ia)
