@@ -63,6 +63,31 @@ static int same_cluster(const struct ci_index *x, uint32_t r, uint64_t i, uint32
 
 volatile int sink;
 
+/* A line of /proc/self/status in kB ("VmRSS", "VmHWM"), or -1. */
+static long status_kb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    size_t n = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, n) && line[n] == ':')
+            v = atol(line + n + 1);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* Start a new peak of resident memory (VmHWM) from what is resident now. */
+static void reset_peak(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+}
+
 /* Where the index's bytes go, as key=value pairs: bytes of each part of
  * the file (full vectors: chunk data and chunk table; cluster entries;
  * record tables; cluster maps), and what the full vectors would take as
@@ -160,12 +185,17 @@ int main(int argc, char **argv)
         cfg.vector_budget = (size_t)atol(getenv("CAUSAL_VECTOR_BUDGET_MB")) << 20;
     struct ci_index ix;
     struct ci_stats st;
+    reset_peak();
+    long rss_before = status_kb("VmRSS");
     double t0 = st_now_s();
     if (ci_build(nev, (uint32_t)n, &m, &cfg, &ix, &st, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "causal_bench: %s\n", err);
         return 1;
     }
     double build = st_now_s() - t0;
+    /* the build's own peak: resident memory at its highest during the build
+     * (the matches it reads were resident before: rss_before_build_kb) */
+    printf("rss_before_build_kb=%ld build_peak_rss_kb=%ld ", rss_before, status_kb("VmHWM"));
     breakdown(&ix, &st);
     double fill = -1;
     {
