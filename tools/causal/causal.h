@@ -95,7 +95,8 @@ struct ci_index {
     uint32_t *entries;                    /* cluster (below the top) vectors */
     uint32_t chunk_shift;                 /* full vectors: 2^chunk_shift columns a chunk */
     uint32_t nchunks;                     /* a full vector's: ceil(N / 2^chunk_shift) */
-    uint32_t strip_chunks;                /* chunks a strip (below) */
+    uint32_t strip_chunks;                /* chunks a strip (below): all of them, or a power of two */
+    uint32_t strip_low;                   /* derived: strip_chunks - 1, or all ones for one strip */
     uint64_t ntop, ntchunks, nbytes;      /* full vectors; their chunks (ntop x nchunks); bytes */
     /* The chunk codes in strips, as the build's passes write them: strip s
      * holds chunks [s * strip_chunks, +strip_chunks) (fewer in the last)
@@ -194,12 +195,12 @@ void ci_free(struct ci_index *ix);
  * vectors earlier is at that minus back x ci_strip_width(ix, c). */
 static inline uint32_t ci_strip_width(const struct ci_index *ix, uint32_t c)
 {
-    uint32_t s0 = c / ix->strip_chunks * ix->strip_chunks;
+    uint32_t s0 = c & ~ix->strip_low;
     return ix->nchunks - s0 < ix->strip_chunks ? ix->nchunks - s0 : ix->strip_chunks;
 }
 static inline uint64_t ci_chunk_at(const struct ci_index *ix, uint64_t t, uint32_t c)
 {
-    uint32_t s0 = c / ix->strip_chunks * ix->strip_chunks;
+    uint32_t s0 = c & ~ix->strip_low;
     return ix->ntop * s0 + t * ci_strip_width(ix, c) + (c - s0);
 }
 

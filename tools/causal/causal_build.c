@@ -984,6 +984,7 @@ static int finish(struct builder *b, struct ci_index *ix)
     ix->ntop = b->ntop;
     ix->strip_chunks = b->cpw;
     ix->nchunks = b->nchunks;
+    ix->strip_low = b->cpw >= b->nchunks ? UINT32_MAX : b->cpw - 1;
     ix->ntchunks = b->ntop * b->nchunks;
     ix->nbytes = b->bytes.total;
     if (b->codes.total != 8 * ix->ntchunks)
@@ -1083,16 +1084,18 @@ static int run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter,
 }
 
 /* The window: as many columns as the budget holds with every vector the
- * first pass saw alive at once, plus the ranks' key chunks; whole chunks;
- * all N when they fit. */
+ * first pass saw alive at once, plus the ranks' key chunks; all N when they
+ * fit, else a power of two of whole chunks (strips: causal.h). */
 static uint32_t choose_window(const struct builder *b, size_t budget)
 {
     uint64_t per_column = 4 * ((uint64_t)b->peak + b->N) + (8ull * b->N >> b->cshift);
     uint64_t w = budget / (per_column ? per_column : 1);
     if (w >= b->N)
         return b->N;
-    w = w >> b->cshift << b->cshift;
-    return w ? (uint32_t)w : 1u << b->cshift;
+    uint64_t chunks = 1;
+    while (chunks * 2 <= w >> b->cshift)
+        chunks *= 2;
+    return (uint32_t)(chunks << b->cshift);
 }
 
 int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match, const struct ci_config *cfg,

@@ -480,7 +480,9 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     else if (h.nrecords > size || h.nentries > size || h.ntop > size || h.nbytes > size)
         problem = "corrupt causal index (counts)";
     else if (h.chunk_shift < 1 || h.chunk_shift > 12 || h.strip_chunks < 1
-             || h.strip_chunks > ((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift)
+             || h.strip_chunks > ((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift
+             || (h.strip_chunks & (h.strip_chunks - 1)
+                 && h.strip_chunks != ((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift))
         problem = "corrupt causal index (header)";
     /* full vectors take a code of 8 bytes per chunk: within the file size, this cannot wrap */
     else if (h.ntop * (((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift) > size)
@@ -501,6 +503,7 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     out->chunk_shift = h.chunk_shift;
     out->nchunks = (uint32_t)(((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift);
     out->strip_chunks = h.strip_chunks;
+    out->strip_low = h.strip_chunks >= out->nchunks ? UINT32_MAX : h.strip_chunks - 1;
     out->ntop = h.ntop;
     out->ntchunks = h.ntop * out->nchunks;
     out->nbytes = h.nbytes;
