@@ -1095,7 +1095,7 @@ static uint32_t choose_window(const struct builder *b, size_t budget)
     uint64_t chunks = 1;
     while (chunks * 2 <= w >> b->cshift)
         chunks *= 2;
-    return (uint32_t)(chunks << b->cshift);
+    return chunks << b->cshift >= b->N ? b->N : (uint32_t)(chunks << b->cshift);
 }
 
 int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match, const struct ci_config *cfg,
