@@ -373,31 +373,58 @@ int ci_precedes_clusters(const struct ci_index *ix, uint32_t ra, uint64_t ia, ui
     return reaches(ix, rb, ib, record_of(ix, rb, ib), ra, ia + 1);
 }
 
+/* The code of full vector rec's chunk of column q, and (through *key) its
+ * key's code or UINT64_MAX; the values' bytes prefetched. */
+static uint64_t top_codes(const struct ci_index *ix, uint64_t rec, uint32_t q, uint64_t *key)
+{
+    uint32_t c = q >> ix->chunk_shift, j = q & ((1u << ix->chunk_shift) - 1);
+    uint64_t at = ci_chunk_at(ix, ix->rec_vec[rec], c), code = ix->tchunk[at];
+    __builtin_prefetch(ix->cbytes + CI_CODE_OFF(code) + j * (CI_CODE_W(code) == 3 ? 4 : CI_CODE_W(code)));
+    uint32_t back = CI_CODE_BACK(code);
+    *key = back ? ix->tchunk[at - (uint64_t)back * ci_strip_width(ix, c)] : UINT64_MAX;
+    return code;
+}
+
+static uint64_t top_read(const struct ci_index *ix, uint64_t code, uint64_t key, uint32_t q)
+{
+    uint32_t j = q & ((1u << ix->chunk_shift) - 1);
+    return ci_chunk_read(ix->cbytes, code, j) + (key == UINT64_MAX ? 0 : ci_chunk_read(ix->cbytes, key, j));
+}
+
 int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb, uint64_t ib)
 {
     if (ra == rb)
         return ia < ib;
+    /* ra's cluster memberships are wanted below whatever the record: ask now */
+    __builtin_prefetch(&ix->memb_first[0][ra]);
     uint64_t rec = record_of(ix, rb, ib), first = ix->rec_first[rb];
+    /* what the record says, fetched at once: the misses overlap */
+    uint32_t L = ix->nlevels;
+    __builtin_prefetch(&ix->rec_cluster[rec]);
+    __builtin_prefetch(&ix->rec_size[rec]);
+    __builtin_prefetch(&ix->rec_vec[rec]);
+    __builtin_prefetch(&ix->rec_gcr[L - 1][rec]);
+    __builtin_prefetch(&ix->rec_next_top[rec]);
     uint32_t k = ix->rec_level[rec];
-    if (k >= ix->nlevels)
+    if (k >= L)
         return ci_top_value(ix, rec, ra) > ia;
     /* ra in rb's stored cluster: one entry answers */
     int64_t p = position(ix, k, ra, ix->rec_cluster[rec], ix->rec_size[rec]);
     if (p >= 0)
         return ix->entries[ix->rec_vec[rec] + (uint64_t)p] > ia;
     /* Full vectors of rb before and after (rb, ib) bound V(rb, ib)[ra]:
-     * they decide most pairs far apart in time. Both chunk codes are
-     * fetched at once: their cache misses overlap. */
-    uint32_t before = ix->rec_gcr[ix->nlevels - 1][rec], after = ix->rec_next_top[rec];
+     * they decide most pairs far apart in time. Both are read side by
+     * side, so that their cache misses overlap. */
+    uint32_t before = ix->rec_gcr[L - 1][rec], after = ix->rec_next_top[rec];
     uint64_t cb = before != CI_NONE ? first + before : CI_NONE, ca = after != CI_NONE ? first + after : CI_NONE;
-    uint32_t chunk = ra >> ix->chunk_shift;
+    uint64_t code_b = 0, key_b = UINT64_MAX, code_a = 0, key_a = UINT64_MAX;
     if (cb != CI_NONE)
-        __builtin_prefetch(&ix->tchunk[ci_chunk_at(ix, ix->rec_vec[cb], chunk)]);
+        code_b = top_codes(ix, cb, ra, &key_b);
     if (ca != CI_NONE)
-        __builtin_prefetch(&ix->tchunk[ci_chunk_at(ix, ix->rec_vec[ca], chunk)]);
-    if (cb != CI_NONE && ci_top_value(ix, cb, ra) > ia)
+        code_a = top_codes(ix, ca, ra, &key_a);
+    if (cb != CI_NONE && top_read(ix, code_b, key_b, ra) > ia)
         return 1;
-    if (ca != CI_NONE && ci_top_value(ix, ca, ra) <= ia)
+    if (ca != CI_NONE && top_read(ix, code_a, key_a, ra) <= ia)
         return 0;
     return reaches(ix, rb, ib, rec, ra, ia + 1);
 }
