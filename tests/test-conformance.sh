@@ -14,9 +14,9 @@
 # shows any more, its line in known() must go.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-programs="self_comm split_single intercomm_p2p intercomm_rooted intercomm_all zero_late in_place rma topology
-          named persistent_nbc request_free group_idup flushes"
-checks="monotonic tachyons matched peers dataflow error bounds report records"
+programs="self_comm split_single intercomm_p2p intercomm_rooted intercomm_all zero_late in_place rma rma_passive
+          topology named persistent_nbc request_free group_idup flushes"
+checks="monotonic tachyons matched peers dataflow error bounds report records rma"
 nchecks=$(echo $checks | wc -w)
 plan $(( $(echo $programs | wc -w) * (2 + nchecks) + 4 ))
 tmp=$(scratch)

@@ -391,7 +391,9 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_lock_all))
         return PMPI_Win_lock_all(assert, win);
     int ret = PMPI_Win_lock_all(assert, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_lock_all(&call, ret, win);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -512,7 +514,7 @@ int MPI_Win_unlock_all(MPI_Win win)
         return PMPI_Win_unlock_all(win);
     int ret = PMPI_Win_unlock_all(win);
     st_call_stamp(&call);
-    st_rma_completed(&call, ret, win, -1);
+    st_rma_unlock_all(&call, ret, win);
     st_call_end_stamped(&call);
     return ret;
 }
