@@ -4,10 +4,11 @@
 # `use mpi` and with `use mpi_f08` (IERROR left out), and its C twin
 # (tests/mpi_fortran_ref.c) once: point-to-point with wildcards and statuses,
 # MPI_STATUS(ES)_IGNORE, non-blocking requests completed by MPI_Waitall and
-# MPI_Waitany, collectives (MPI_IN_PLACE, MPI_Alltoallw) and a communicator
-# split. Each Fortran program must reach the tracer under the symbol names
-# it really calls, check MPI's results itself, and leave raw and merged
-# traces with the same events as the C program's (tests/fortran_check.py).
+# MPI_Waitany, collectives (MPI_IN_PLACE, MPI_Alltoallw), a communicator
+# split and one-sided communication (fence, locks, lock_all, MPI_Rget).
+# Each Fortran program must reach the tracer under the symbol names it
+# really calls, check MPI's results itself, and leave raw and merged traces
+# with the same events as the C program's (tests/fortran_check.py).
 # Without an MPI Fortran compiler (configure's MPIFORT) every check is SKIP.
 . "$top_srcdir/tests/lib.sh"
 top_srcdir=$(cd "$top_srcdir" && pwd)   # the Fortran builds run in a scratch directory
@@ -16,7 +17,7 @@ top_srcdir=$(cd "$top_srcdir" && pwd)   # the Fortran builds run in a scratch di
 np=4
 skew=seed=11,offset_us=700,drift_ppm=40
 flavours="mpif_h use_mpi use_mpi_f08"
-nchecks=$((3 + 2 + 2 + 3 * 14 + 2))
+nchecks=$((3 + 2 + 3 + 3 * 14 + 2))
 
 if [ -z "$MPIFORT" ]; then
     plan "$nchecks"
@@ -105,6 +106,13 @@ trace "$tmp/c_ref" c_ref
 ok $? "C twin: traced, dumped and merged"
 [ "$(cat "$tmp/c_ref.out")" = "$expected_out" ]
 ok $? "C twin: MPI's results are right on every rank"
+# The twins' comparison covers one-sided communication only if the C
+# program's merged trace has it: a named window, put, get, atomics, locks.
+for e in 'RMA_PUT .*Window: "fortran window"' RMA_GET RMA_ATOMIC RMA_OP_COMPLETE_REMOTE RMA_REQUEST_LOCK \
+         RMA_RELEASE_LOCK; do
+    grep -q "^$e" "$tmp/c_ref.print" || { echo "# no $e"; false; } || break
+done
+ok $? "C twin: the merged trace has its one-sided operations, locks and window name"
 
 for fl in $flavours; do
     prog=$tmp/$fl
