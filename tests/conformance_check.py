@@ -476,9 +476,9 @@ def rma_announced(records):
         mine[rank] = collections.Counter()
         for line, n in lines.items():
             words = line.split()
-            if words and words[0] in ("rma", "lock"):
-                mine[rank][line] += n
-                wins.add(words[1])
+            if words and words[0] in ("rma", "lock"):   # the window's name may hold blanks
+                mine[rank][" ".join(words)] += n
+                wins.add(" ".join(words[1:-4] if words[0] == "rma" else words[1:-2]))
     return mine, wins
 
 
