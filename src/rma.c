@@ -18,10 +18,12 @@
  * zero-byte operations are operations and are recorded.
  * Request-based operations (MPI_Rput, ...) complete remotely at the same
  * synchronisations as the others: the completion of their request is local
- * completion only (MPI-3.1 11.3.5; Rget's data at the origin), not recorded. */
+ * completion only (MPI-3.1 11.3.5: the origin buffer may be reused, an
+ * Rget's data has arrived), recorded as RmaOpCompleteNonBlocking there. */
 #include "hooks.h"
 #include "communicators.h"
 #include "handlemap.h"
+#include "requests.h"
 #include "writer.h"
 
 #include <stdlib.h>
@@ -220,12 +222,13 @@ void st_rma_named_f(int ret, MPI_Win win, const char *name, size_t len)
     free(c);
 }
 
-/* kind: 0 put, 1 get, 2 atomic (accumulate, get_accumulate, fetch_and_op, compare_and_swap) */
-void st_rma_op(struct st_call *call, int ret, MPI_Win win, int kind, int target, uint64_t sent, uint64_t received,
-               OTF2_RmaAtomicType atomic)
+/* Record an operation; its matching id (0: nothing recorded). */
+static uint64_t record_op(struct st_call *call, int ret, MPI_Win win, int kind, int target, uint64_t sent,
+                          uint64_t received, OTF2_RmaAtomicType atomic, uint32_t *win_ref)
 {
     if (ret != MPI_SUCCESS || target == MPI_PROC_NULL || target < 0)
-        return;
+        return 0;
+    uint64_t id = 0;
     st_state_lock();
     struct st_winrec *w = lookup(win);
     if (w && w->npending == w->cap) {
@@ -237,7 +240,8 @@ void st_rma_op(struct st_call *call, int ret, MPI_Win win, int kind, int target,
         }
     }
     if (w && w->npending < w->cap) {
-        uint64_t id = next_matching_id++;
+        id = next_matching_id++;
+        *win_ref = w->ref;
         w->pending[w->npending++] = (struct st_pending){ id, target };
         if (kind == 0)
             st_write_rma_put(call->loc, call->enter, w->ref, (uint32_t)target, sent, id);
@@ -247,6 +251,30 @@ void st_rma_op(struct st_call *call, int ret, MPI_Win win, int kind, int target,
             st_write_rma_atomic(call->loc, call->enter, w->ref, (uint32_t)target, atomic, sent, received, id);
     }
     st_state_unlock();
+    return id;
+}
+
+/* kind: 0 put, 1 get, 2 atomic (accumulate, get_accumulate, fetch_and_op, compare_and_swap) */
+void st_rma_op(struct st_call *call, int ret, MPI_Win win, int kind, int target, uint64_t sent, uint64_t received,
+               OTF2_RmaAtomicType atomic)
+{
+    uint32_t ref;
+    record_op(call, ret, win, kind, target, sent, received, atomic, &ref);
+}
+
+/* MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate: the operation,
+ * and its request, whose completion (in any wait or test) is the local
+ * completion, RmaOpCompleteNonBlocking (requests.c). */
+void st_rma_rop(struct st_call *call, int ret, MPI_Win win, int kind, int target, uint64_t sent, uint64_t received,
+                OTF2_RmaAtomicType atomic, MPI_Request request)
+{
+    uint32_t ref = 0;
+    uint64_t id = record_op(call, ret, win, kind, target, sent, received, atomic, &ref);
+    if (!id || request == MPI_REQUEST_NULL)
+        return;
+    struct st_req *r = st_req_new(request, ST_KIND_RMA, ref);
+    if (r)
+        r->rma_id = id;
 }
 
 /* A group's members as ranks of the window's group (MPI_UNDEFINED left out). */

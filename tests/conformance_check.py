@@ -40,7 +40,10 @@ NAME one of:
                 (remote OTF2_UNDEFINED_UINT32: MPI_Win_lock_all's "every
                 process"); with PEERS_PREFIX, the operations ("rma WINDOW
                 KIND WORLD_TARGET SENT RECEIVED", KIND put, get or the
-                atomic type) and locks ("lock WINDOW WORLD_TARGET|all TYPE")
+                atomic type), locks ("lock WINDOW WORLD_TARGET|all TYPE")
+                and local completions of request-based operations
+                (RmaOpCompleteNonBlocking, each of an operation issued
+                before on that location, once; "local WINDOW")
                 each rank announced for its windows are exactly the events
                 of its location on those windows, the target translated
                 from a rank of the window's communicator to a world rank
@@ -476,9 +479,10 @@ def rma_announced(records):
         mine[rank] = collections.Counter()
         for line, n in lines.items():
             words = line.split()
-            if words and words[0] in ("rma", "lock"):   # the window's name may hold blanks
+            if words and words[0] in ("rma", "lock", "local"):   # the window's name may hold blanks
                 mine[rank][" ".join(words)] += n
-                wins.add(" ".join(words[1:-4] if words[0] == "rma" else words[1:-2]))
+                wins.add(" ".join(words[1:-4] if words[0] == "rma" else words[1:-2] if words[0] == "lock"
+                                  else words[1:]))
     return mine, wins
 
 
@@ -490,6 +494,8 @@ def check_rma(path, events, records):
     problems, nops, nlocks = [], 0, 0
     pending = collections.defaultdict(collections.Counter)   # loc -> (win, id) issued, not completed
     held = collections.defaultdict(int)                      # (loc, win, remote) -> open locks
+    issued = collections.defaultdict(set)                    # loc -> (win, id) ever issued
+    local = collections.defaultdict(set)                     # loc -> (win, id) completed locally
     have = collections.defaultdict(collections.Counter)      # rank -> event lines on announced windows
 
     def world(win, remote, me):
@@ -504,6 +510,7 @@ def check_rma(path, events, records):
         if kind in RMA_OPS:
             nops += 1
             pending[loc][(ev.win._ref, ev.matching_id)] += 1
+            issued[loc].add((ev.win._ref, ev.matching_id))
             if ev.win.name in wins:
                 if kind == "RmaPut":
                     what, sent, received = "put", ev.bytes, 0
@@ -520,6 +527,14 @@ def check_rma(path, events, records):
             else:
                 problems.append("rank %d: completion of %s #%d with no open operation" % (rank, ev.win.name,
                                                                                         ev.matching_id))
+        elif kind == "RmaOpCompleteNonBlocking":
+            key = (ev.win._ref, ev.matching_id)
+            if key not in issued[loc] or key in local[loc]:
+                problems.append("rank %d: local completion of %s #%d, %s" % (
+                    rank, ev.win.name, ev.matching_id, "twice" if key in local[loc] else "never issued"))
+            local[loc].add(key)
+            if ev.win.name in wins:
+                have[rank]["local %s" % ev.win.name] += 1
         elif kind == "RmaRequestLock":
             nlocks += 1
             held[(loc, ev.win._ref, ev.remote)] += 1

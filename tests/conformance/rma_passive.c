@@ -93,7 +93,18 @@ static void passive(void)
     MPI_Rget_accumulate(&one, 1, MPI_INT, &r2, 1, MPI_INT, left, 13, 1, MPI_INT, MPI_SUM, win, &reqs[3]);
     cf_expect_rma("passive", "fetch_and_accumulate", rev, left, 4, 4);
     MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < 4; i++)
+        cf_expect_record("local passive");
     MPI_Win_unlock(left, win);
+    MPI_Win_lock(MPI_LOCK_SHARED, left, 0, win);   /* a request tested only after the unlock */
+    cf_expect_lock("passive", rev, left, "shared");
+    MPI_Rget(&r1, 1, MPI_INT, left, 9, 1, MPI_INT, win, &reqs[0]);
+    cf_expect_rma("passive", "get", rev, left, 0, 4);
+    MPI_Win_unlock(left, win);
+    int done = 0;
+    while (!done)
+        MPI_Test(&reqs[0], &done, MPI_STATUS_IGNORE);
+    cf_expect_record("local passive");
     cf_fold_ints(&r1, 1);
     cf_fold_ints(&r2, 1);
 
