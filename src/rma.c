@@ -209,7 +209,7 @@ void st_rma_named_f(int ret, MPI_Win win, const char *name, size_t len)
         return;
     while (len > 0 && name[len - 1] == ' ')
         len--;
-    while (len > 0 && *name == ' ') {   /* MPI ignores leading blanks too */
+    while (len > 0 && *name == ' ') {   /* leading ones too, as Open MPI drops them */
         name++;
         len--;
     }
