@@ -57,7 +57,8 @@ program mpi_fortran
     integer(kind=MPI_ADDRESS_KIND) :: addr, displs_w(1)
     double precision :: t
     WIN_T :: win
-    integer :: wbuf(16), one, fetched
+    integer :: wbuf(16), one, fetched, never, old, peek, dbuf(4)
+    WIN_T :: dwin
     integer(kind=MPI_ADDRESS_KIND) :: winsize, disp
 
     errors = 0
@@ -221,7 +222,8 @@ program mpi_fortran
 
     ! One-sided: a named window; a fence epoch with put, get, accumulate
     ! and an MPI_PROC_NULL put; an exclusive lock with fetch_and_op;
-    ! lock_all with a request-based get and a flush.
+    ! lock_all with request-based operations, every atomic and flushes; a
+    ! dynamic window.
     do i = 1, 16
         wbuf(i) = rank * 100 + i - 1
     end do
@@ -249,9 +251,29 @@ program mpi_fortran
     call MPI_Rget(buf, 1, MPI_INTEGER, right, disp, 1, MPI_INTEGER, win, reqs(1) IERR)
     call MPI_Wait(reqs(1), MPI_STATUS_IGNORE IERR)
     call MPI_Win_flush(right, win IERR)
+    ! a zero-count put, an atomic read, a compare_and_swap that never swaps,
+    ! a request-based accumulate, an MPI_PROC_NULL get, flush_all
+    disp = 14
+    call MPI_Put(one, 0, MPI_INTEGER, right, disp, 0, MPI_INTEGER, win IERR)
+    call MPI_Raccumulate(one, 1, MPI_INTEGER, right, disp, 1, MPI_INTEGER, MPI_SUM, win, reqs(2) IERR)
+    disp = 15
+    never = -5
+    call MPI_Get_accumulate(one, 1, MPI_INTEGER, peek, 1, MPI_INTEGER, right, disp, 1, MPI_INTEGER, MPI_NO_OP, &
+                            win IERR)
+    call MPI_Compare_and_swap(one, never, old, MPI_INTEGER, right, disp, win IERR)
+    call MPI_Get(fetched, 1, MPI_INTEGER, MPI_PROC_NULL, disp, 1, MPI_INTEGER, win IERR)
+    call MPI_Wait(reqs(2), MPI_STATUS_IGNORE IERR)
+    call MPI_Win_flush_all(win IERR)
     call MPI_Win_unlock_all(win IERR)
     call expect(buf(1) == right * 100 + 9, 'rget')
+    call expect(peek == right * 100 + 15 .and. old == right * 100 + 15, 'get_accumulate, compare_and_swap')
     call MPI_Win_free(win IERR)
+    ! a dynamic window with memory attached and detached
+    call MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, dwin IERR)
+    winsize = 16
+    call MPI_Win_attach(dwin, dbuf, winsize IERR)
+    call MPI_Win_detach(dwin, dbuf IERR)
+    call MPI_Win_free(dwin IERR)
 
     t = MPI_Wtime()
     call expect(MPI_Wtime() >= t, 'wtime')

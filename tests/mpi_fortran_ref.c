@@ -190,7 +190,8 @@ int main(int argc, char **argv)
 
     /* One-sided: a named window; a fence epoch with put, get, accumulate
      * and an MPI_PROC_NULL put; an exclusive lock with fetch_and_op;
-     * lock_all with a request-based get and a flush. */
+     * lock_all with request-based operations, every atomic and flushes; a
+     * dynamic window. */
     int wbuf[16], fetched = 0;
     for (int i = 0; i < 16; i++)
         wbuf[i] = rank * 100 + i;
@@ -212,9 +213,26 @@ int main(int argc, char **argv)
     MPI_Rget(buf, 1, MPI_INT, right, 9, 1, MPI_INT, win, &reqs[0]);
     MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
     MPI_Win_flush(right, win);
+    /* a zero-count put, an atomic read, a compare_and_swap that never swaps,
+     * a request-based accumulate, an MPI_PROC_NULL get, flush_all */
+    int never = -5, old = 0, peek = 0, dbuf[4];
+    MPI_Put(&one, 0, MPI_INT, right, 14, 0, MPI_INT, win);
+    MPI_Raccumulate(&one, 1, MPI_INT, right, 14, 1, MPI_INT, MPI_SUM, win, &reqs[1]);
+    MPI_Get_accumulate(&one, 1, MPI_INT, &peek, 1, MPI_INT, right, 15, 1, MPI_INT, MPI_NO_OP, win);
+    MPI_Compare_and_swap(&one, &never, &old, MPI_INT, right, 15, win);
+    MPI_Get(&fetched, 1, MPI_INT, MPI_PROC_NULL, 15, 1, MPI_INT, win);
+    MPI_Wait(&reqs[1], MPI_STATUS_IGNORE);
+    MPI_Win_flush_all(win);
     MPI_Win_unlock_all(win);
     expect(buf[0] == right * 100 + 9, rank, "rget");
+    expect(peek == right * 100 + 15 && old == right * 100 + 15, rank, "get_accumulate, compare_and_swap");
     MPI_Win_free(&win);
+    /* a dynamic window with memory attached and detached */
+    MPI_Win dwin;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dwin);
+    MPI_Win_attach(dwin, dbuf, 16);
+    MPI_Win_detach(dwin, dbuf);
+    MPI_Win_free(&dwin);
 
     double t = MPI_Wtime();
     expect(MPI_Wtime() >= t, rank, "wtime");

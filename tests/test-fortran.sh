@@ -109,11 +109,11 @@ ok $? "C twin: traced, dumped and merged"
 ok $? "C twin: MPI's results are right on every rank"
 # The twins' comparison covers one-sided communication only if the C
 # program's merged trace has it: a named window, put, get, atomics, locks.
-for e in 'RMA_PUT .*Window: "fortran window"' RMA_GET RMA_ATOMIC RMA_OP_COMPLETE_REMOTE RMA_REQUEST_LOCK \
-         RMA_RELEASE_LOCK; do
+for e in 'RMA_PUT .*Window: "fortran window"' RMA_GET 'RMA_ATOMIC .*COMPARE_AND_SWAP' RMA_OP_COMPLETE_REMOTE \
+         RMA_OP_COMPLETE_NON_BLOCKING RMA_REQUEST_LOCK RMA_RELEASE_LOCK 'RMA_WIN_CREATE .*<1>'; do
     grep -q "^$e" "$tmp/c_ref.print" || { echo "# no $e"; false; } || break
 done
-ok $? "C twin: the merged trace has its one-sided operations, locks and window name"
+ok $? "C twin: the merged trace has its one-sided operations, local completions, locks, both windows and a name"
 
 for fl in $flavours; do
     prog=$tmp/$fl
