@@ -65,6 +65,12 @@ static inline void st_state_unlock(void)
 extern _Thread_local int st_in_tracer;
 /* Per MPI region: left out by SYNCTRACE_MPI_GROUPS (options.c). */
 extern unsigned char st_region_off[];
+/* The calling thread's open run of unsuccessful polling calls (polling.c),
+ * NULL when none: the location's next record ends it, so it is written
+ * first (st_poll_end_run). */
+struct st_poll_run;
+extern _Thread_local struct st_poll_run *st_poll_open;
+void st_poll_end_run(void);
 
 static inline struct st_time st_now(void)
 {
@@ -86,6 +92,8 @@ static inline int st_call_begin(struct st_call *call, uint32_t region)
         return 0;
     if (__builtin_expect(st_region_off[region], 0))   /* SYNCTRACE_MPI_GROUPS */
         return 0;
+    if (__builtin_expect(st_poll_open != NULL, 0))
+        st_poll_end_run();
     call->loc = loc;
     call->region = region;
     call->enter = st_now();

@@ -110,6 +110,12 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     r->incomplete_collectives = match->incomplete_collectives;
     r->cancelled = match->cancelled;
     r->freed_receives = match->freed_receives;
+    for (uint32_t q = 0; q < nranks; q++)
+        for (uint64_t i = 0; i < ranks[q].nevents; i++)
+            if (ranks[q].events[i].kind == RT_ENTER && ranks[q].events[i].bytes > 1) {
+                r->polling_regions++;
+                r->polling_calls += ranks[q].events[i].bytes;
+            }
     size_t used = 0;
     used = list_unmatched(r->unmatched_examples, sizeof r->unmatched_examples, used, "send", "to",
                           match->unmatched_sends, match->nunmatched_sends);
@@ -487,6 +493,9 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     fprintf(f, "  \"unmatched_examples\": \"%s\",\n", r->unmatched_examples);
     fprintf(f, "  \"incomplete_collectives\": %zu,\n  \"cancelled\": %zu,\n", r->incomplete_collectives, r->cancelled);
     fprintf(f, "  \"freed_receives\": %zu,\n", r->freed_receives);
+    /* runs of unsuccessful polling calls, each recorded as one region (src/polling.h) */
+    fprintf(f, "  \"polling\": {\"regions\": %llu, \"calls\": %llu},\n", (unsigned long long)r->polling_regions,
+            (unsigned long long)r->polling_calls);
     fprintf(f, "  \"tachyons_raw\": %zu,\n  \"tachyons_after\": %zu,\n  \"latency_violations_after\": %zu,\n",
             r->tachyons_raw, r->tachyons_after, r->latency_violations_after);
     fprintf(f, "  \"collective_order_violations_after\": %zu,\n  \"nonmonotonic_after\": %zu,\n",

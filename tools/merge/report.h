@@ -50,6 +50,8 @@ struct report {
     uint64_t events;
     size_t messages, collectives, unmatched_sends, unmatched_recvs, incomplete_collectives, cancelled;
     size_t freed_receives;    /* sends paired with receives released by MPI_Request_free */
+    uint64_t polling_regions;    /* regions that stand for a run of polling calls (collapsed_calls) */
+    uint64_t polling_calls;      /* the calls they stand for */
     size_t tachyons_raw, tachyons_after, latency_violations_after, collective_violations_after;
     size_t nonmonotonic_after;
     /* one-sided orderings MPI guarantees (rma_flow.h): fences and PSCW */
