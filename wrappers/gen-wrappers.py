@@ -9,6 +9,8 @@ Writes, into OUTDIR (default: wrappers/gen):
 Every wrapper has the same shape, written once here:
   Enter -> pre hooks -> PMPI_* -> post hooks -> Leave
 and falls straight through to PMPI_* when the calling thread does not record.
+A polling function (poll-idle:, poll-key:) writes its Enter only once its
+result is known: a run of unsuccessful calls is one region (src/polling.h).
 A Fortran wrapper either converts its arguments and calls the C wrapper, or
 records the region around Open MPI's own Fortran binding (see mpi.spec).
 """
