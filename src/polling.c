@@ -46,6 +46,15 @@ void st_poll_end_run(void)
     st_poll_open = NULL;
     if (run && run->open)
         write_run(run);
+    /* A record made inside a polling call (an error handler's MPI call):
+     * the polling call's Enter comes first, as an eager one would. */
+    struct st_call *call = st_poll_inflight;
+    if (call) {
+        st_poll_inflight = NULL;
+        call->entered = 1;
+        if (call->loc)
+            st_write_enter(call->loc, call->enter, call->region);
+    }
 }
 
 static struct st_poll_run *my_run(void)
@@ -63,8 +72,14 @@ static struct st_poll_run *my_run(void)
 
 int st_poll_after(struct st_call *call, int idle, uint64_t key)
 {
-    if (!st_poll_on)
-        return 0;   /* st_call_begin wrote the Enter */
+    if (call->entered) {
+        /* Written already: by st_call_begin (collapsing off), or by a
+         * record made inside this call, whose own polling calls may have
+         * opened a run since: that run ends before this call's events. */
+        if (st_poll_open)
+            st_poll_end_run();
+        return 0;
+    }
     st_poll_inflight = NULL;
     struct st_poll_run *run = st_poll_open;
     if (idle && run && run->open && run->region == call->region && run->key == key && run->loc == call->loc) {
@@ -95,13 +110,9 @@ void st_poll_flush_all(void)
     for (struct st_poll_run *run = atomic_load(&all_runs); run; run = run->next)
         if (run->open)
             write_run(run);
-    st_poll_open = NULL;
     /* The closing thread may be inside a polling call (Open MPI's fatal
      * error path, a crash in MPI): its Enter, as an eager one would be. */
-    struct st_call *call = st_poll_inflight;
-    st_poll_inflight = NULL;
-    if (call && call->loc)
-        st_write_enter(call->loc, call->enter, call->region);
+    st_poll_end_run();
 }
 
 /* A 64-bit mix of the arguments (splitmix64's finaliser): two different

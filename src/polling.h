@@ -23,16 +23,15 @@
 
 /* 0 with SYNCTRACE_POLL_COLLAPSE=0: every call is written as it is made. */
 extern int st_poll_on;
-/* The calling thread's polling call between st_poll_begin and
- * st_poll_after, whose Enter is not written yet (st_poll_flush_all). */
-extern _Thread_local struct st_call *st_poll_inflight;
 
 /* st_call_begin without the Enter record, which st_poll_after writes
  * (unless the call joins a run). With collapsing off, st_call_begin. */
 static inline int st_poll_begin(struct st_call *call, uint32_t region)
 {
-    if (!st_poll_on)
+    if (!st_poll_on) {
+        call->entered = 1;
         return st_call_begin(call, region);
+    }
     struct st_loc *loc = st_loc_self;
     if (__builtin_expect(loc == NULL, 0) && (loc = st_loc_attach()) == NULL)
         return 0;
@@ -40,9 +39,12 @@ static inline int st_poll_begin(struct st_call *call, uint32_t region)
         return 0;
     if (__builtin_expect(st_region_off[region], 0))
         return 0;
+    if (__builtin_expect(st_poll_inflight != NULL, 0))
+        st_poll_end_run();   /* a polling call inside one (an error handler's): the outer one's Enter first */
     call->loc = loc;
     call->region = region;
     call->enter = st_now();
+    call->entered = 0;
     st_poll_inflight = call;
     return 1;
 }
@@ -51,7 +53,8 @@ static inline int st_poll_begin(struct st_call *call, uint32_t region)
  * and found nothing (it records no event but its region), `key` its
  * arguments. Returns 1 when the call joined a run: the wrapper writes no
  * Leave (its hooks must record nothing). Returns 0 when the call is
- * recorded as usual: any open run and this call's Enter are written. */
+ * recorded as usual: any open run and this call's Enter are written (the
+ * Enter already, when a call recorded inside this one wrote it). */
 int st_poll_after(struct st_call *call, int idle, uint64_t key);
 
 /* The key of a call's arguments. */

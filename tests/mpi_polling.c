@@ -3,6 +3,8 @@
  *   mpirun -np 2 mpi_polling main K      rank 0 polls, rank 1 answers
  *   mpirun -np 2 mpi_polling threads K   rank 0 polls on 2 threads (MPI_THREAD_MULTIPLE)
  *   mpirun -np 1 mpi_polling crash K     K unsuccessful MPI_Iprobe calls, then abort()
+ *   mpirun -np 1 mpi_polling nested K    polling calls that fail with MPI_ERR_TAG, whose error
+ *                                        handler makes MPI calls (polling ones too) inside them
  *
  * The structure is deterministic, its timing is not: in phase p rank 0
  * first makes exactly K + p calls that cannot succeed (rank 1 sends the
@@ -255,6 +257,48 @@ static int run_threads(int rank, long k)
     return 0;
 }
 
+/* nested: the error handler of `errcomm` polls and queries, inside the
+ * erroneous call; counted in *handler_counts. */
+static struct counts *handler_counts;
+
+static void handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)code;
+    int flag, rank;
+    for (int i = 0; i < 3; i++) {
+        MPI_Iprobe(0, 5, *comm, &flag, MPI_STATUS_IGNORE);
+        handler_counts->n[F_IPROBE]++;
+    }
+    MPI_Comm_rank(*comm, &rank);
+}
+
+static int run_nested(long k)
+{
+    struct counts c;
+    memset(&c, 0, sizeof c);
+    handler_counts = &c;
+    MPI_Comm errcomm;
+    MPI_Errhandler eh;
+    MPI_Comm_dup(MPI_COMM_WORLD, &errcomm);
+    MPI_Comm_create_errhandler(handler, &eh);
+    MPI_Comm_set_errhandler(errcomm, eh);
+    int flag, errors = 0;
+    for (long i = 0; i < k; i++) {
+        MPI_Iprobe(0, 5, errcomm, &flag, MPI_STATUS_IGNORE);   /* unsuccessful: nothing is sent */
+        c.n[F_IPROBE]++;
+        if (i % 10 == 9) {   /* a negative tag: MPI_ERR_TAG, the handler runs inside the call */
+            errors += MPI_Iprobe(0, -5, errcomm, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+            c.n[F_IPROBE]++;
+        }
+    }
+    printf("nested: %d erroneous calls returned an error\n", errors);
+    fflush(stdout);
+    report(0, &c);
+    MPI_Errhandler_free(&eh);
+    MPI_Comm_free(&errcomm);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "main";
@@ -267,11 +311,12 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (k < 1 || (strcmp(mode, "crash") != 0 && size != 2)
+    int one_rank = strcmp(mode, "crash") == 0 || strcmp(mode, "nested") == 0;
+    if (k < 1 || (one_rank ? size != 1 : size != 2)
         || (strcmp(mode, "threads") == 0 && provided != MPI_THREAD_MULTIPLE)) {
         if (rank == 0)
             fprintf(stderr, "usage: mpirun -np 2 mpi_polling main|threads [K] (threads needs MPI_THREAD_MULTIPLE),"
-                            " mpirun -np 1 mpi_polling crash [K]\n");
+                            " mpirun -np 1 mpi_polling crash|nested [K]\n");
         MPI_Finalize();
         return 2;
     }
@@ -280,6 +325,8 @@ int main(int argc, char **argv)
         rc = run_main(rank, k);
     } else if (strcmp(mode, "threads") == 0) {
         rc = run_threads(rank, k);
+    } else if (strcmp(mode, "nested") == 0) {
+        rc = run_nested(k);
     } else if (strcmp(mode, "crash") == 0) {
         int flag;
         for (long i = 0; i < k; i++)

@@ -15,7 +15,7 @@ top_srcdir=$(cd "$top_srcdir" && pwd)
 # the independent checkers read OTF2 with python3-otf2 (Debian's python3 has it)
 pyotf2=/usr/bin/python3
 for p in "${PYTHON3:-python3}" /usr/bin/python3; do "$p" -c "import otf2" 2>/dev/null && { pyotf2=$p; break; }; done
-plan 24
+plan 25
 tmp=$(scratch)
 K=1000
 skew=seed=13,offset_us=900,drift_ppm=40
@@ -24,7 +24,7 @@ funcs="MPI_Test MPI_Iprobe MPI_Testany MPI_Testsome MPI_Testall MPI_Improbe MPI_
 if ! mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_polling" \
     "$top_srcdir/tests/mpi_polling.c" 2>"$tmp/build.err"; then
     sed 's/^/# /' "$tmp/build.err"
-    for i in $(seq 24); do ok 1 "build tests/mpi_polling.c"; done
+    for i in $(seq 25); do ok 1 "build tests/mpi_polling.c"; done
     finish
 fi
 prog=$tmp/mpi_polling
@@ -150,6 +150,21 @@ SYNCTRACE_POLL_COLLAPSE=1 run_traced "$tmp/crash" 1 "$prog" crash 500 >/dev/null
 ok $([ -e "$tmp/crash/rank-000000.sum" ] && [ "$(runs "$tmp/crash.dump" MPI_Iprobe)" = "500 " ] \
      && [ "$(tail -1 "$tmp/crash.dump" | awk '{print $3, $5}')" = "LEAVE region=MPI_Iprobe" ]; echo $?) \
     "abort() while a run is open: the signal path closes the archive with the run written (500 calls, Enter and Leave)"
+
+# ---------------------------------------------------------------- MPI calls inside a polling call
+# An erroneous MPI_Iprobe (every 10th) runs the communicator's error handler,
+# which polls (3 MPI_Iprobe) and calls MPI_Comm_rank inside it: the outer
+# call's Enter must come first, the handler's run inside, timestamps in order.
+run_plain 1 "$prog" nested 100 >"$tmp/nplain.out" 2>"$tmp/nplain.err"
+run_traced "$tmp/nest" 1 "$prog" nested 100 >"$tmp/nest.out" 2>"$tmp/nest.err"
+"$SYNCTRACE_BIN" dump --events "$tmp/nest" >"$tmp/nest.dump" 2>/dev/null
+nested=$(awk '$3 == "ENTER" && /region=MPI_Iprobe$/ { open = 1; next }
+              open && $3 == "ENTER" && / calls=3$/ { n++ } $3 == "LEAVE" && /region=MPI_Iprobe$/ { open = 0 }
+              END { print n + 0 }' "$tmp/nest.dump")
+ok $(cmp -s "$tmp/nplain.out" "$tmp/nest.out" && cmp -s "$tmp/nplain.err" "$tmp/nest.err" \
+     && [ "$(calls "$tmp/nest.dump" 0 MPI_Iprobe)" = "$(said "$tmp/nest.err" 0 MPI_Iprobe)" ] && [ "$nested" = 10 ] \
+     && awk '{ split($4, a, "="); if (a[2] < prev) bad = 1; prev = a[2] } END { exit bad }' "$tmp/nest.dump"; echo $?) \
+    "MPI calls in an error handler inside a polling call: its Enter first, the handler's run ($nested of 10) inside, times in order, output and stderr unchanged"
 
 # ---------------------------------------------------------------- a bad value
 SYNCTRACE_POLL_COLLAPSE=yes run_traced "$tmp/bad" 2 "$prog" main 10 >"$tmp/bad.out" 2>"$tmp/bad.err"
