@@ -15,7 +15,7 @@ top_srcdir=$(cd "$top_srcdir" && pwd)
 # the independent checkers read OTF2 with python3-otf2 (Debian's python3 has it)
 pyotf2=/usr/bin/python3
 for p in "${PYTHON3:-python3}" /usr/bin/python3; do "$p" -c "import otf2" 2>/dev/null && { pyotf2=$p; break; }; done
-plan 25
+plan 26
 tmp=$(scratch)
 K=1000
 skew=seed=13,offset_us=900,drift_ppm=40
@@ -24,7 +24,7 @@ funcs="MPI_Test MPI_Iprobe MPI_Testany MPI_Testsome MPI_Testall MPI_Improbe MPI_
 if ! mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_polling" \
     "$top_srcdir/tests/mpi_polling.c" 2>"$tmp/build.err"; then
     sed 's/^/# /' "$tmp/build.err"
-    for i in $(seq 25); do ok 1 "build tests/mpi_polling.c"; done
+    for i in $(seq 26); do ok 1 "build tests/mpi_polling.c"; done
     finish
 fi
 prog=$tmp/mpi_polling
@@ -117,6 +117,11 @@ import json, sys
 p = json.load(open('$tmp/on.m/report.json'))['polling']
 sys.exit(0 if p['regions'] == $(grep -c ' calls=' "$tmp/on.dump") and p['calls'] == $(runs "$tmp/on.dump" '[A-Za-z_]*' | tr ' ' '\n' | awk '{n += $1} END {print n + 0}') else 1)"; echo $?) \
     "report.json counts the collapsed regions and their calls ($(grep -o '"polling": {[^}]*}' "$tmp/on.m/report.json"))"
+
+"$SYNCTRACE_BIN" export "$tmp/on.m" --format chrome -o "$tmp/on.json" >/dev/null 2>&1
+ok $([ "$(grep -o '"calls":[0-9]*' "$tmp/on.json" | cut -d: -f2 | awk '{n += $1} END {print n + 0}')" \
+       = "$(runs "$tmp/on.dump" '[A-Za-z_]*' | tr ' ' '\n' | awk '{n += $1} END {print n + 0}')" ]; echo $?) \
+    "chrome export: a collapsed region's slice carries args.calls"
 
 # ---------------------------------------------------------------- MPI_Wtime recorded: it ends runs
 SYNCTRACE_MPI_GROUPS=ALL run_traced "$tmp/all" 2 "$prog" main $K 2>"$tmp/all.err" | sort >"$tmp/all.out"
