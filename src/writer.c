@@ -225,7 +225,9 @@ static uint32_t group_of(int self, int n, const int *ranks)
     if (!members)
         return UINT32_MAX;
     for (int i = 0; i < n; i++)
-        members[i] = ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)ranks[i];
+        members[i] = ranks[i] >= 0 ? (uint64_t)ranks[i]
+                     : ranks[i] == -1 ? OTF2_UNDEFINED_UINT64
+                                      : RF_OUTSIDE_MEMBER((-2 - ranks[i]) >> 24, (-2 - ranks[i]) & 0xFFFFFF);
     int added = 0;
     uint32_t g = rf_defs_group(&W.defs, self, self ? 0 : (uint32_t)(n > 0 ? n : 0), members, &added);
     if (g != UINT32_MAX && added && W.journal >= 0) {

@@ -425,6 +425,18 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     out->version = property(rd, RF_PROP_VERSION);
     out->skew_offset_us = double_property(rd, RF_PROP_SKEW_OFFSET_US);
     out->skew_drift_ppm = double_property(rd, RF_PROP_SKEW_DRIFT_PPM);
+    for (uint32_t k = 0; k < RF_OUTSIDE_MAX_SETS; k++) {   /* numbered from 0 without gaps */
+        char name[64];
+        snprintf(name, sizeof name, RF_PROP_OUTSIDE_FMT, k);
+        char *v = property(rd, name);
+        char **grown = v ? realloc(out->outside, sizeof *grown * (k + 1)) : NULL;
+        if (!grown) {
+            free(v);
+            break;
+        }
+        out->outside = grown;
+        out->outside[out->noutside++] = v;
+    }
 
     if (rf_read_global_defs(rd, path, anchor, &d, err, errlen) != 0)
         goto done;
@@ -793,6 +805,9 @@ void rt_free_rank(struct rt_rank *r)
             free(r->comms[i].cart_coords);
         }
         free(r->comms);
+        for (uint32_t i = 0; i < r->noutside; i++)
+            free(r->outside[i]);
+        free(r->outside);
         for (uint32_t i = 0; i < r->nwins; i++)
             free(r->wins[i].name);
         free(r->wins);

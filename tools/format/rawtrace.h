@@ -106,6 +106,8 @@ struct rt_rank {
     uint32_t nregion_roles;
     struct rt_comm *comms;    /* by reference */
     uint32_t ncomms;
+    char **outside;           /* outside sets by number (RF_PROP_OUTSIDE_FMT): "KIND KEY" */
+    uint32_t noutside;
     struct rt_win *wins;      /* RMA windows by reference */
     uint32_t nwins;
     struct rt_offset *offsets;

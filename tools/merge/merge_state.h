@@ -3,6 +3,7 @@
  *
  *   options     merge_options.c  the command line
  *   read        read_stage.c     rank archives -> one rt_rank per location
+ *   outside     outside.c        members of other jobs (spawn, connect) -> ranks after the trace's
  *   match       match.c          messages and collectives
  *   clock model model_select.c   which drift model the events contradict least
  *   constraints constraints.c    } one model's constraint graph and its
@@ -23,6 +24,7 @@
 #include "causal_report.h"
 #include "clockmodel.h"
 #include "constraints.h"
+#include "jobs.h"
 #include "match.h"
 #include "rawtrace.h"
 #include "report.h"
@@ -57,10 +59,13 @@ struct merge_solution {
 
 struct merge_state {
     struct merge_options opt;
+    struct merge_job *jobs;   /* read: the run and the jobs it spawned (jobs.h) */
+    int njobs;
     char **anchors;           /* read: the rank archives' anchor files */
     int nanchors;
     struct rt_rank *locs;     /* read: one per location, numbered as location_order.h says */
     uint32_t nlocs;
+    struct outside_table outside;   /* outside: processes of other jobs, ranks from rep.ranks on */
     struct mg_result match;   /* match */
     struct cm_model model;    /* clock model */
     struct merge_solution sol;   /* constraints + solve: the offsets of the chosen model */
@@ -80,6 +85,11 @@ void merge_state_free(struct merge_state *st);
 
 /* The stages, in order; each returns 0 or -1 (the line already printed). */
 int merge_read(struct merge_state *st);
+int merge_outside(struct merge_state *st);
+/* jobs_merge.c: the spawned jobs' ranks, clocks and communicators made
+ * ranks of one run after their parents' (read calls it). */
+int jobs_renumber(struct merge_state *st);
+void outside_table_free(struct outside_table *t);
 int merge_match(struct merge_state *st);
 int merge_choose_model(struct merge_state *st);
 int merge_apply(struct merge_state *st);

@@ -110,6 +110,9 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     r->incomplete_collectives = match->incomplete_collectives;
     r->cancelled = match->cancelled;
     r->freed_receives = match->freed_receives;
+    r->outside_sends = match->outside_sends;
+    r->outside_recvs = match->outside_recvs;
+    r->outside_collectives = match->outside_collectives;
     for (uint32_t q = 0; q < nranks; q++)
         for (uint64_t i = 0; i < ranks[q].nevents; i++)
             if (ranks[q].events[i].kind == RT_ENTER && ranks[q].events[i].bytes > 1) {
@@ -493,6 +496,10 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     fprintf(f, "  \"unmatched_examples\": \"%s\",\n", r->unmatched_examples);
     fprintf(f, "  \"incomplete_collectives\": %zu,\n  \"cancelled\": %zu,\n", r->incomplete_collectives, r->cancelled);
     fprintf(f, "  \"freed_receives\": %zu,\n", r->freed_receives);
+    fprintf(f, "  \"outside\": { \"processes\": %u, \"sends\": %zu, \"receives\": %zu, \"collectives\": %zu },\n",
+            r->outside_processes, r->outside_sends, r->outside_recvs, r->outside_collectives);
+    fprintf(f, "  \"spawned_jobs\": { \"merged\": %d, \"not_linked\": %d },\n", r->spawned_jobs,
+            r->spawned_jobs_skipped);
     /* runs of unsuccessful polling calls, each recorded as one region (src/polling.h) */
     fprintf(f, "  \"polling\": {\"regions\": %llu, \"calls\": %llu},\n", (unsigned long long)r->polling_regions,
             (unsigned long long)r->polling_calls);
@@ -650,6 +657,13 @@ void report_print_summary(const struct report *r, FILE *to)
     if (r->unmatched_sends || r->unmatched_recvs || r->incomplete_collectives)
         fprintf(to, "  unmatched     %zu sends, %zu receives, %zu incomplete collectives\n", r->unmatched_sends,
                 r->unmatched_recvs, r->incomplete_collectives);
+    if (r->spawned_jobs || r->spawned_jobs_skipped)
+        fprintf(to, "  spawned jobs  %d merged as further ranks%s\n", r->spawned_jobs,
+                r->spawned_jobs_skipped ? "; some spawn-N directories name no parent in this trace: not merged" : "");
+    if (r->outside_processes)
+        fprintf(to, "  outside       %u processes of other jobs (spawned, parents, connected): %zu sends to them, "
+                "%zu receives from them, %zu collectives with them\n", r->outside_processes, r->outside_sends,
+                r->outside_recvs, r->outside_collectives);
     if (r->incomplete_ranks)
         fprintf(to, "  incomplete    %u ranks ended without MPI_Finalize\n", r->incomplete_ranks);
     if (r->drift_dropped)

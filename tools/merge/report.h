@@ -49,6 +49,11 @@ struct report {
     uint32_t nlosses;
     uint64_t events;
     size_t messages, collectives, unmatched_sends, unmatched_recvs, incomplete_collectives, cancelled;
+    /* processes outside the trace (spawned jobs, parents, connected jobs): how
+     * many, and the messages and collectives with them (not unmatched) */
+    uint32_t outside_processes;
+    int spawned_jobs, spawned_jobs_skipped;   /* merged with the run; found but not linked to it */
+    size_t outside_sends, outside_recvs, outside_collectives;
     size_t freed_receives;    /* sends paired with receives released by MPI_Request_free */
     uint64_t polling_regions;    /* regions that stand for a run of polling calls (collapsed_calls) */
     uint64_t polling_calls;      /* the calls they stand for */
