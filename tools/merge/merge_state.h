@@ -31,10 +31,6 @@
 #include "solve.h"
 #include "timing.h"
 
-/* Above this many locations the causal index is built only on request. */
-#define MERGE_CAUSAL_AUTO_MAX 1024
-#define MERGE_CAUSAL_AUTO_MAX_S "1024"
-
 struct merge_options {
     const char *raw, *out;
     int reference;            /* rank, which is also its main location's index */
@@ -46,7 +42,7 @@ struct merge_options {
     int force, no_drift;
     int drift_model;          /* --drift-model: 0 auto, else CM_LINE or CM_SEGMENTS + 1 */
     const char *cluster_levels;   /* causal index: maximum cluster sizes per level */
-    int no_causal;            /* 1: --no-causal; -1: --causal (whatever the size) */
+    int no_causal;            /* 1: --no-causal; -1: --causal (the default, kept for old scripts) */
 };
 
 /* One solve of a clock model's constraint graph, and everything it produced. */

@@ -576,9 +576,6 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
                 r->clc_interval_distortion_max_ns, r->clc.jumps, r->clc.max_jump_ns, r->clc.backward_moved,
                 r->clc.cycles_broken, r->seconds_clc);
     }
-    if (r->causal_skipped)
-        fprintf(f, "  \"causal_index\": { \"built\": false, \"error\": \"not by default above 1024 locations "
-                   "(merge --causal, or synctrace causal OUT)\" },\n");
     causal_report_json(f, r->causal);
     fprintf(f, "  \"seconds\": { \"read\": %.6f, \"match\": %.6f, \"solve\": %.6f, \"apply\": %.6f, "
                "\"write\": %.6f, \"total\": %.6f }\n}\n",

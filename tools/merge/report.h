@@ -43,7 +43,6 @@ struct report_loss {
 struct report {
     uint32_t ranks;
     uint32_t threads;            /* locations besides the ranks' main ones */
-    int causal_skipped;          /* too many locations for a causal index by default */
     uint32_t incomplete_ranks;   /* ranks that ended without MPI_Finalize */
     struct report_loss *losses;  /* one per incomplete rank, in rank order */
     uint32_t nlosses;
