@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <otf2/otf2.h>
 #include "tracer.h"
+#include "polling.h"
 
 /* lifecycle.c */
 void st_lifecycle_finalize(struct st_call *call);

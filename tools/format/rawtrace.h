@@ -38,7 +38,9 @@ struct rt_event {
     uint64_t time;
     uint64_t truth;           /* the true_time attribute, when has_truth */
     uint64_t req;             /* request id; flush: the stop time */
-    uint64_t bytes;           /* message length; collectives: bytes sent */
+    uint64_t bytes;           /* message length; collectives: bytes sent; enter: the number of
+                               * polling calls collapsed into this region (collapsed_calls
+                               * attribute), 0 for a single call */
     uint64_t received;        /* collectives: bytes received */
     uint32_t ref;             /* region (enter/leave) or communicator */
     uint32_t peer;            /* rank in the communicator; collectives: root */
