@@ -3,6 +3,7 @@
 #include <config.h>
 #include "rawformat.h"
 #include "writer.h"
+#include "polling.h"
 #include "defs_write.h"
 #include "members.h"
 #include "table.h"
@@ -722,6 +723,7 @@ void st_writer_close(void)
         return;
     W.closing = 1;
     close_under_way = 1;
+    st_poll_flush_all();   /* every location's open polling run */
     st_loc_self = NULL;
     uint64_t end = st_now().t;
     uint64_t nevents = 0;
@@ -879,6 +881,16 @@ void st_write_enter(struct st_loc *loc, struct st_time t, uint32_t region)
     WRITE(OTF2_EvtWriter_Enter(loc->evt, truth(loc, t), t.t, region));
 }
 
+void st_write_enter_calls(struct st_loc *loc, struct st_time t, uint32_t region, uint64_t calls)
+{
+    OTF2_AttributeList *a = truth(loc, t);
+    if (calls > 1) {
+        OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_COLLAPSED_CALLS(W.size), calls);
+        a = loc->attrs;
+    }
+    WRITE(OTF2_EvtWriter_Enter(loc->evt, a, t.t, region));
+}
+
 void st_write_leave(struct st_loc *loc, struct st_time t, uint32_t region)
 {
     WRITE(OTF2_EvtWriter_Leave(loc->evt, truth(loc, t), t.t, region));
@@ -1009,6 +1021,11 @@ void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uin
 void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id)
 {
     WRITE(OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, truth(loc, t), t.t, win, id));
+}
+
+void st_write_rma_op_complete_non_blocking(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id)
+{
+    WRITE(OTF2_EvtWriter_RmaOpCompleteNonBlocking(loc->evt, truth(loc, t), t.t, win, id));
 }
 
 void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type)

@@ -81,6 +81,9 @@ void st_writer_property(const char *name, const char *value);
 uint64_t st_writer_set_resolution(double ticks_per_second);
 
 /* Event records, stamped with the given time. */
+/* The Enter of `calls` polling calls written as one region (polling.c):
+ * with the collapsed_calls attribute when calls > 1. */
+void st_write_enter_calls(struct st_loc *loc, struct st_time t, uint32_t region, uint64_t calls);
 /* The trace began at t (before the archive was opened): the clock
  * properties' global offset moves back to it. */
 void st_writer_started_at(uint64_t t);
@@ -119,6 +122,7 @@ void st_write_rma_get(struct st_loc *loc, struct st_time t, uint32_t win, uint32
 void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type,
                          uint64_t sent, uint64_t received, uint64_t id);
 void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id);
+void st_write_rma_op_complete_non_blocking(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id);
 void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type);
 void st_write_rma_release_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote);
 void st_write_rma_sync(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaSyncType type);

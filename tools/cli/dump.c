@@ -146,6 +146,8 @@ static void dump_rank(const struct rt_rank *r, int events_only)
         case RT_ENTER:
         case RT_LEAVE:
             printf(" region=%s", e->ref < r->nregions && r->regions[e->ref] ? r->regions[e->ref] : "?");
+            if (e->kind == RT_ENTER && e->bytes > 1)   /* polling calls written as one region */
+                printf(" calls=%" PRIu64, e->bytes);
             break;
         case RT_SEND:
         case RT_RECV:

@@ -322,6 +322,8 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
                             rf_defs_string(d, RF_ATTR_FREED_RECEIVE_SOURCE_NAME),
                             rf_defs_string(d, RF_ATTR_FREED_RECEIVE_TAG_NAME) };
     uint32_t s_freed_desc = rf_defs_string(d, RF_ATTR_FREED_RECEIVE_DESC);
+    uint32_t s_calls = rf_defs_string(d, RF_ATTR_COLLAPSED_CALLS_NAME);
+    uint32_t s_calls_desc = rf_defs_string(d, RF_ATTR_COLLAPSED_CALLS_DESC);
     for (uint32_t k = 0; k < r->nregions; k++)
         rf_defs_string(d, r->regions[k].name);
     /* Every string must be defined before the records that use it. */
@@ -360,6 +362,8 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
     for (int k = 0; k < 3; k++)
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_FREED_RECEIVE(r->world_size, k), s_freed[k],
                                                   s_freed_desc, freed_type[k]));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_COLLAPSED_CALLS(r->world_size), s_calls, s_calls_desc,
+                                              OTF2_TYPE_UINT64));
 
     /* Only this rank's own: the communicators' world-rank members, keys
      * and in-neighbours go to the membership file (rf_members_write), so

@@ -104,6 +104,15 @@
 #define RF_ATTR_FREED_RECEIVE_DESC "a receive request released by MPI_Request_free before it completed: " \
                                    "what it was posted for"
 
+/* A run of unsuccessful polling calls (MPI_Test*, MPI_Iprobe, MPI_Improbe,
+ * MPI_Request_get_status with the same arguments) written as one region
+ * (src/polling.h): on its Enter, the number of calls (2 or more; a region
+ * without it is one call). Defined after the freed_receive_* attributes. */
+#define RF_ATTR_COLLAPSED_CALLS(world_size) RF_ATTR_FREED_RECEIVE(world_size, 3)
+#define RF_ATTR_COLLAPSED_CALLS_NAME "collapsed_calls"
+#define RF_ATTR_COLLAPSED_CALLS_DESC "polling: unsuccessful calls with the same arguments recorded as this one " \
+                                     "region (SYNCTRACE_POLL_COLLAPSE)"
+
 /* System tree: a machine with one node (the host), one location group per
  * rank, named so. */
 #define RF_SYSTEM_TREE_ROOT "machine"

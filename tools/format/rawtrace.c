@@ -21,6 +21,8 @@ struct ctx {
     int failed;
     uint32_t attr_true_time;
     int have_true_attr;
+    uint32_t attr_calls;      /* collapsed_calls (have_calls_attr) */
+    int have_calls_attr;
     uint32_t attr_freed[3];   /* freed_receive_comm, _source, _tag (have_freed_attrs) */
     int have_freed_attrs;
     struct rt_source_attrs src_attrs;   /* coll_sources_* (defs_write.h) */
@@ -72,7 +74,18 @@ static void flush_truth(struct rt_rank *r)
 #define EV_UNUSED (void)loc; (void)pos
 #define PUSH(kind) struct rt_event *e = push(ud, kind, time, attrs); if (!e) return OTF2_CALLBACK_INTERRUPT
 
-static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_ENTER); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
+/* A run of polling calls written as one region carries their number. */
+static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region)
+{
+    EV_UNUSED; PUSH(RT_ENTER);
+    e->ref = region;
+    struct ctx *c = ud;
+    uint64_t calls;
+    if (c->have_calls_attr && attrs && OTF2_AttributeList_GetUint64(attrs, c->attr_calls, &calls) == OTF2_SUCCESS
+        && calls > 1)
+        e->bytes = calls;
+    return OTF2_CALLBACK_SUCCESS;
+}
 static OTF2_CallbackCode ev_leave(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_LEAVE); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
 
 #define RMA(which) PUSH(RT_RMA); e->tag = (which); e->ref = win
@@ -127,6 +140,13 @@ static OTF2_CallbackCode ev_rma_atomic(EV_HEAD, OTF2_RmaWinRef win, uint32_t rem
 static OTF2_CallbackCode ev_rma_complete_remote(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
 {
     EV_UNUSED; RMA(RT_RMA_OP_COMPLETE_REMOTE);
+    e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_rma_complete_non_blocking(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_OP_COMPLETE_NON_BLOCKING);
     e->req = id;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -432,6 +452,8 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     out->trace_length = d.trace_length;
     c.attr_true_time = d.true_time;
     c.have_true_attr = d.have_true_time;
+    c.attr_calls = d.collapsed_calls;
+    c.have_calls_attr = d.have_collapsed_calls;
     memcpy(c.attr_freed, d.freed_receive, sizeof c.attr_freed);
     c.have_freed_attrs = d.have_freed_receive;
     for (uint32_t k = 0; k < d.nattrs; k++)
@@ -600,6 +622,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_EvtReaderCallbacks_SetRmaGetCallback(ecb, ev_rma_get);
     OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(ecb, ev_rma_atomic);
     OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(ecb, ev_rma_complete_remote);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(ecb, ev_rma_complete_non_blocking);
     OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(ecb, ev_rma_request_lock);
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(ecb, ev_rma_release_lock);
     OTF2_EvtReaderCallbacks_SetRmaSyncCallback(ecb, ev_rma_sync);

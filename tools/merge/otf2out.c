@@ -197,7 +197,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         goto oom;
     int any_truth = 0, any_sources = 0;
     uint32_t source_words = 0;   /* coll_sources_<k> attributes to define */
-    /* the freed_receive_* attributes follow every other one: true_time (0),
+    /* the freed_receive_* attributes (then collapsed_calls) follow every other one: true_time (0),
      * the collective source ones (1, 2 + k); a first pass finds how many */
     for (uint32_t r = 0; truth_ns && r < nranks; r++)
         if (truth_ns[r])
@@ -281,6 +281,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             }
             switch (e->kind) {
             case RT_ENTER:
+                if (e->bytes > 1) {   /* polling calls recorded as one region, as the tracer wrote them */
+                    CHECK(OTF2_AttributeList_AddUint64(attrs, freed + 3, e->bytes));
+                    a = attrs;
+                }
                 CHECK(OTF2_EvtWriter_Enter(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]));
                 break;
             case RT_LEAVE:
@@ -328,6 +332,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                              e->received, e->req));
                     break;
                 case RT_RMA_OP_COMPLETE_REMOTE: CHECK(OTF2_EvtWriter_RmaOpCompleteRemote(w, a, t, win, e->req)); break;
+                case RT_RMA_OP_COMPLETE_NON_BLOCKING:
+                    CHECK(OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, a, t, win, e->req));
+                    break;
                 case RT_RMA_REQUEST_LOCK:
                     CHECK(OTF2_EvtWriter_RmaRequestLock(w, a, t, win, e->peer, e->req, (OTF2_LockType)e->bytes));
                     break;
@@ -401,6 +408,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                             st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_SOURCE_NAME),
                             st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_TAG_NAME) };
     uint32_t s_freed_desc = st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_DESC);
+    uint32_t s_calls = st_strtab_ref(&strings, RF_ATTR_COLLAPSED_CALLS_NAME);
+    uint32_t s_calls_desc = st_strtab_ref(&strings, RF_ATTR_COLLAPSED_CALLS_DESC);
     uint32_t *source_str = malloc(sizeof *source_str * (source_words ? source_words : 1));
     if (!source_str)
         goto oom;
@@ -526,6 +535,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed, s_freed[0], s_freed_desc, OTF2_TYPE_COMM));
     CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 1, s_freed[1], s_freed_desc, OTF2_TYPE_INT32));
     CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 2, s_freed[2], s_freed_desc, OTF2_TYPE_INT32));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 3, s_calls, s_calls_desc, OTF2_TYPE_UINT64));
     uint64_t *world = malloc(sizeof *world * (nworld ? nworld : 1));
     if (!world) {
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);

@@ -113,6 +113,12 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     r->outside_sends = match->outside_sends;
     r->outside_recvs = match->outside_recvs;
     r->outside_collectives = match->outside_collectives;
+    for (uint32_t q = 0; q < nranks; q++)
+        for (uint64_t i = 0; i < ranks[q].nevents; i++)
+            if (ranks[q].events[i].kind == RT_ENTER && ranks[q].events[i].bytes > 1) {
+                r->polling_regions++;
+                r->polling_calls += ranks[q].events[i].bytes;
+            }
     size_t used = 0;
     used = list_unmatched(r->unmatched_examples, sizeof r->unmatched_examples, used, "send", "to",
                           match->unmatched_sends, match->nunmatched_sends);
@@ -494,6 +500,9 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
             r->outside_processes, r->outside_sends, r->outside_recvs, r->outside_collectives);
     fprintf(f, "  \"spawned_jobs\": { \"merged\": %d, \"not_linked\": %d },\n", r->spawned_jobs,
             r->spawned_jobs_skipped);
+    /* runs of unsuccessful polling calls, each recorded as one region (src/polling.h) */
+    fprintf(f, "  \"polling\": {\"regions\": %llu, \"calls\": %llu},\n", (unsigned long long)r->polling_regions,
+            (unsigned long long)r->polling_calls);
     fprintf(f, "  \"tachyons_raw\": %zu,\n  \"tachyons_after\": %zu,\n  \"latency_violations_after\": %zu,\n",
             r->tachyons_raw, r->tachyons_after, r->latency_violations_after);
     fprintf(f, "  \"collective_order_violations_after\": %zu,\n  \"nonmonotonic_after\": %zu,\n",

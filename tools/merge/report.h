@@ -54,6 +54,8 @@ struct report {
     int spawned_jobs, spawned_jobs_skipped;   /* merged with the run; found but not linked to it */
     size_t outside_sends, outside_recvs, outside_collectives;
     size_t freed_receives;    /* sends paired with receives released by MPI_Request_free */
+    uint64_t polling_regions;    /* regions that stand for a run of polling calls (collapsed_calls) */
+    uint64_t polling_calls;      /* the calls they stand for */
     size_t tachyons_raw, tachyons_after, latency_violations_after, collective_violations_after;
     size_t nonmonotonic_after;
     /* one-sided orderings MPI guarantees (rma_flow.h): fences and PSCW */
