@@ -35,6 +35,7 @@ struct rf_read_comm {
     int has_key;              /* the key its members agreed on: an empty group named */
     uint64_t key;             /* RF_COMM_KEY_FMT, or (archives recovered before) its own group's name */
     uint32_t parent;          /* the communicator it was made from, or OTF2_UNDEFINED_COMM */
+    int events;               /* flagged CREATE_DESTROY_EVENTS: CommCreate/CommDestroy events mark its life */
     uint32_t cart_ndims;      /* a Cartesian topology (0: none): its dimensions' */
     uint32_t *cart_sizes;     /* sizes, */
     uint8_t *cart_periodic;   /* periodicity (0/1), */

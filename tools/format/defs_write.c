@@ -161,6 +161,14 @@ int rf_defs_comm_parent(struct rf_defs *d, uint32_t comm, uint32_t parent)
     return 0;
 }
 
+int rf_defs_comm_events(struct rf_defs *d, uint32_t comm)
+{
+    if (comm >= d->ncomms || !d->comms[comm].set)
+        return -1;
+    d->comms[comm].events = 1;
+    return 0;
+}
+
 /* Score-P's name of a topology: "MPI_Cartesian_2x2". */
 static void cart_name(char *name, size_t len, uint32_t ndims, const uint32_t *sizes)
 {
@@ -292,6 +300,11 @@ static int write_cart_topologies(OTF2_GlobalDefWriter *gd, struct rf_defs *d)
     return ok ? 0 : -1;
 }
 
+static OTF2_CommFlag comm_flags(const struct rf_comm_def *c)
+{
+    return c->events ? OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS : OTF2_COMM_FLAG_NONE;
+}
+
 int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_rank_defs *r)
 {
     int ok = 1;
@@ -411,10 +424,10 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
         if (cd->inter)
             CHECK(OTF2_GlobalDefWriter_WriteInterComm(gd, c, cd->name, RF_GROUP_FIRST_MEMBERS + cd->local,
                                                       RF_GROUP_FIRST_MEMBERS + cd->remote, OTF2_UNDEFINED_COMM,
-                                                      OTF2_COMM_FLAG_NONE));
+                                                      comm_flags(cd)));
         else
             CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, cd->name, RF_GROUP_FIRST_MEMBERS + cd->local, cd->parent,
-                                                 OTF2_COMM_FLAG_NONE));
+                                                 comm_flags(cd)));
     }
     if (write_cart_topologies(gd, d) != 0)
         ok = 0;
