@@ -8,7 +8,7 @@
 # so the recovered events must keep their true_time attribute too.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-N=17
+N=18
 plan $N
 
 tmp=$(scratch)
@@ -103,6 +103,14 @@ done
 res=$(field 2 resolution)
 [ $same -eq 0 ] && [ "$(comms 0)" = "$(comms 2)" ] && [ "$(comms 2 | wc -l)" -ge 4 ] && [ "${res:-0}" -gt 1000000 ]
 ok $? "rank 2's definitions (run id $(field 2 run_id), host, clock, $(comms 2 | wc -l) communicators, resolution $res) agree with rank 0's"
+
+# Communicator life survives the kill: the journal's comm_events records
+# flag MPI_COMM_WORLD, MPI_COMM_SELF and the dup in the rebuilt definitions,
+# whose CommCreate events (before the first flush) were recovered.
+flagged=$(grep "^# rank 2 comm_info " "$tmp/dump" | grep -c ' events\( \|$\)')
+creates=$(grep -c '^2 [0-9]* COMM_CREATE ' "$tmp/dump")
+[ "$flagged" -eq 3 ] && [ "$creates" -eq 3 ] && [ "$(grep -c '^comm_events ' "$j")" -eq 3 ]
+ok $? "rank 2 recovered: $flagged communicators flagged CREATE_DESTROY_EVENTS (journal comm_events), $creates CommCreate (want 3, 3)"
 
 # The events themselves: MPI_Init (with the tracer's clock synchronisation
 # in it), MPI_Comm_rank, MPI_Comm_size, MPI_Comm_dup, MPI_Barrier, then
