@@ -149,13 +149,17 @@ for i, kind, _, region, _ in ev:
     elif kind in ('COLL_BEGIN', 'COLL_END'):
         if stack != ['MPI_Barrier']:
             problems.append('%d: %s outside MPI_Barrier' % (i, kind))
+    elif kind == 'COMM_CREATE':   # WORLD and SELF inside MPI_Init, the dup inside MPI_Comm_dup
+        if stack not in (['MPI_Init'], ['MPI_Comm_dup']):
+            problems.append('%d: COMM_CREATE inside %s' % (i, stack))
     elif kind == 'FLUSH':
         nflush += 1
     else:
         problems.append('%d: unexpected %s' % (i, kind))
 if stack not in ([], ['MPI_Iprobe']):
     problems.append('left open: %s' % stack)
-ok(not problems, "ENTER/LEAVE nest properly, messages only in the sync, collectives only in the barrier%s"
+ok(not problems, "ENTER/LEAVE nest properly, messages only in the sync, collectives only in the barrier, "
+   "communicators created in MPI_Init and MPI_Comm_dup%s"
    % (" (%s)" % '; '.join(problems[:3]) if problems else ""))
 first = ['MPI_Init', 'MPI_Comm_rank', 'MPI_Comm_size', 'MPI_Comm_dup', 'MPI_Barrier']
 ok(top[:5] == first and len(top) > 5 and all(r == 'MPI_Iprobe' for r in top[5:]),
