@@ -76,7 +76,7 @@ LIFE = ("CommCreate", "CommDestroy")
 def comm_life(defs, events, nranks):
     """events: location ref -> its events in order. Returns (flag problems,
     count problems, placement problems, {rank: number of CommCreate})."""
-    flagged, members, names = {}, {}, {}
+    flagged, members, names, predefined = {}, {}, {}, set()
     for c in defs.comms:
         names[c._ref] = c.name
         flagged[c._ref] = bool(int(getattr(c.flags, "value", c.flags)) & 1)
@@ -84,8 +84,13 @@ def comm_life(defs, events, nranks):
             members[c._ref] = {m._ref for m in c.groupA.members} | {m._ref for m in c.groupB.members}
         elif c.group.group_type == otf2.GroupType.COMM_SELF:
             members[c._ref] = set(range(nranks))
+            predefined.add(c._ref)
         else:
             members[c._ref] = {m._ref for m in c.group.members}
+            # MPI_COMM_WORLD, whatever MPI_Comm_set_name called it (the
+            # tracer's own world duplicate is not flagged)
+            if c.parent is None and members[c._ref] == set(range(nranks)) and flagged[c._ref]:
+                predefined.add(c._ref)
     flag_bad = ["%s <%d> %s" % (names[c], c, "flagged" if f else "not flagged") for c, f in flagged.items()
                 if f == (names[c] == "synctrace sync")]
     creates, destroys = collections.defaultdict(list), collections.defaultdict(list)   # (comm, rank) -> times
@@ -110,12 +115,11 @@ def comm_life(defs, events, nranks):
                 if rank not in members[c]:
                     count_bad.append("rank %d: %s of %s <%d>, not a member" % (rank, kind, names[c], c))
                 region = stack[-1] if stack else None
-                predefined = names[c] in ("MPI_COMM_WORLD", "MPI_COMM_SELF")
                 if kind == "CommCreate":
-                    fine = region in ("MPI_Init", "MPI_Init_thread") if predefined else (
+                    fine = region in ("MPI_Init", "MPI_Init_thread") if c in predefined else (
                         region in CREATORS or (region or "").startswith(("MPI_Wait", "MPI_Test")))
                 else:
-                    fine = region == "MPI_Finalize" if predefined else region in ENDERS
+                    fine = region == "MPI_Finalize" if c in predefined else region in ENDERS
                 rest = [type(e).__name__ for e in evs[i + 1:i + 8]]
                 rest = [k for k in rest if k not in LIFE][:1]
                 # a wait or test may complete other requests after the idup's
