@@ -17,6 +17,7 @@ struct st_config {
     size_t buffer_bytes;     /* SYNCTRACE_BUFFER_MB */
     int verbose;             /* SYNCTRACE_VERBOSE */
     unsigned mpi_groups;     /* SYNCTRACE_MPI_GROUPS: bit g = group g of regions.h is recorded */
+    int poll_collapse;       /* SYNCTRACE_POLL_COLLAPSE: runs of unsuccessful polling calls as one region */
 };
 
 extern struct st_config st_cfg;

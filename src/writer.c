@@ -3,6 +3,7 @@
 #include <config.h>
 #include "rawformat.h"
 #include "writer.h"
+#include "polling.h"
 #include "defs_write.h"
 #include "table.h"
 #include "options.h"
@@ -224,7 +225,9 @@ static uint32_t group_of(int self, int n, const int *ranks)
     if (!members)
         return UINT32_MAX;
     for (int i = 0; i < n; i++)
-        members[i] = ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)ranks[i];
+        members[i] = ranks[i] >= 0 ? (uint64_t)ranks[i]
+                     : ranks[i] == -1 ? OTF2_UNDEFINED_UINT64
+                                      : RF_OUTSIDE_MEMBER((-2 - ranks[i]) >> 24, (-2 - ranks[i]) & 0xFFFFFF);
     int added = 0;
     uint32_t g = rf_defs_group(&W.defs, self, self ? 0 : (uint32_t)(n > 0 ? n : 0), members, &added);
     if (g != UINT32_MAX && added && W.journal >= 0) {
@@ -727,6 +730,7 @@ void st_writer_close(void)
         return;
     W.closing = 1;
     close_under_way = 1;
+    st_poll_flush_all();   /* every location's open polling run */
     st_loc_self = NULL;
     uint64_t end = st_now().t;
     uint64_t nevents = 0;
@@ -874,6 +878,16 @@ static inline OTF2_AttributeList *truth(struct st_loc *loc, struct st_time t)
 void st_write_enter(struct st_loc *loc, struct st_time t, uint32_t region)
 {
     WRITE(OTF2_EvtWriter_Enter(loc->evt, truth(loc, t), t.t, region));
+}
+
+void st_write_enter_calls(struct st_loc *loc, struct st_time t, uint32_t region, uint64_t calls)
+{
+    OTF2_AttributeList *a = truth(loc, t);
+    if (calls > 1) {
+        OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_COLLAPSED_CALLS(W.size), calls);
+        a = loc->attrs;
+    }
+    WRITE(OTF2_EvtWriter_Enter(loc->evt, a, t.t, region));
 }
 
 void st_write_leave(struct st_loc *loc, struct st_time t, uint32_t region)
