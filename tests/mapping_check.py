@@ -76,23 +76,28 @@ LIFE = ("CommCreate", "CommDestroy")
 def comm_life(defs, events, nranks):
     """events: location ref -> its events in order. Returns (flag problems,
     count problems, placement problems, {rank: number of CommCreate})."""
-    flagged, members, names, predefined = {}, {}, {}, set()
+    flagged, members, names, predefined, inter = {}, {}, {}, set(), set()
     for c in defs.comms:
         names[c._ref] = c.name
         flagged[c._ref] = bool(int(getattr(c.flags, "value", c.flags)) & 1)
         if isinstance(c, otf2.definitions.InterComm):
             members[c._ref] = {m._ref for m in c.groupA.members} | {m._ref for m in c.groupB.members}
+            inter.add(c._ref)
         elif c.group.group_type == otf2.GroupType.COMM_SELF:
             members[c._ref] = set(range(nranks))
             predefined.add(c._ref)
         else:
             members[c._ref] = {m._ref for m in c.group.members}
             # MPI_COMM_WORLD, whatever MPI_Comm_set_name called it (the
-            # tracer's own world duplicate is not flagged)
-            if c.parent is None and members[c._ref] == set(range(nranks)) and flagged[c._ref]:
+            # tracer's own world duplicate is not flagged); a merge of
+            # several jobs (spawn, connect) has a world per job
+            if c.name == "MPI_COMM_WORLD" or (c.parent is None and members[c._ref] == set(range(nranks))
+                                              and flagged[c._ref]):
                 predefined.add(c._ref)
     flag_bad = ["%s <%d> %s" % (names[c], c, "flagged" if f else "not flagged") for c, f in flagged.items()
                 if f == (names[c] == "synctrace sync")]
+    # ranks in the archive: a group may name processes of another job merged apart
+    present = {loc & 0xffffffff for loc in events}
     creates, destroys = collections.defaultdict(list), collections.defaultdict(list)   # (comm, rank) -> times
     first_use, last_use = {}, {}
     count_bad, place_bad = [], []
@@ -115,9 +120,12 @@ def comm_life(defs, events, nranks):
                 if rank not in members[c]:
                     count_bad.append("rank %d: %s of %s <%d>, not a member" % (rank, kind, names[c], c))
                 region = stack[-1] if stack else None
+                init = region in ("MPI_Init", "MPI_Init_thread")
                 if kind == "CommCreate":
-                    fine = region in ("MPI_Init", "MPI_Init_thread") if c in predefined else (
-                        region in CREATORS or (region or "").startswith(("MPI_Wait", "MPI_Test")))
+                    # a spawned job's intercommunicator to its parents comes with MPI_Init
+                    fine = init if c in predefined else (
+                        region in CREATORS or (region or "").startswith(("MPI_Wait", "MPI_Test"))
+                        or (init and c in inter))
                 else:
                     fine = region == "MPI_Finalize" if c in predefined else region in ENDERS
                 rest = [type(e).__name__ for e in evs[i + 1:i + 8]]
@@ -137,7 +145,7 @@ def comm_life(defs, events, nranks):
     for c, f in flagged.items():
         if not f:
             continue
-        for rank in sorted(members[c]):
+        for rank in sorted(members[c] & present):
             made, ended = creates.get((c, rank), []), destroys.get((c, rank), [])
             what = "rank %d, %s <%d>" % (rank, names[c] or "unnamed", c)
             if len(made) != 1:
