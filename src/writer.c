@@ -1032,6 +1032,11 @@ void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint3
     WRITE(OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, truth(loc, t), t.t, win, id));
 }
 
+void st_write_rma_op_complete_non_blocking(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id)
+{
+    WRITE(OTF2_EvtWriter_RmaOpCompleteNonBlocking(loc->evt, truth(loc, t), t.t, win, id));
+}
+
 void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type)
 {
     WRITE(OTF2_EvtWriter_RmaRequestLock(loc->evt, truth(loc, t), t.t, win, remote, 0, type));
