@@ -30,7 +30,17 @@
  * found in it is written as (set, index in it), so the merge knows the
  * same process wherever it appears; a member in no set stays unknown.
  * The key is written as its group's name (writer.h); the communicator's
- * own name is MPI's (MPI_COMM_WORLD, MPI_COMM_SELF, MPI_Comm_set_name). */
+ * own name is MPI's (MPI_COMM_WORLD, MPI_COMM_SELF, MPI_Comm_set_name).
+ *
+ * Life events, as Score-P writes them: a CommCreate inside the call that
+ * made the communicator on this rank, stamped with the call's Leave time
+ * just before its Leave (MPI_COMM_WORLD and MPI_COMM_SELF inside MPI_Init;
+ * an MPI_Comm_idup's communicator inside the call that completed its
+ * request, when it exists), and a CommDestroy inside MPI_Comm_free /
+ * MPI_Comm_disconnect (MPI_COMM_WORLD and MPI_COMM_SELF inside
+ * MPI_Finalize). Only communicators seen created get them and the
+ * definition's CREATE_DESTROY_EVENTS flag: one first met in use (made in a
+ * call the tracer did not record) has neither, nor has the tracer's own. */
 #include "communicators.h"
 #include "rawformat.h"
 #include "handlemap.h"
@@ -45,6 +55,7 @@
 struct st_commrec {
     uint32_t ref;
     uint64_t key;
+    int events;               /* it has a CommCreate: its free gets a CommDestroy */
 };
 
 static struct st_handlemap comms;       /* MPI_Comm -> struct st_commrec */
@@ -232,6 +243,7 @@ static struct st_commrec *remember(MPI_Comm comm, const struct st_comm_desc *des
     if (!rec)
         return NULL;
     rec->key = desc->key;
+    rec->events = 0;
     rec->ref = st_writer_define_comm(desc);
     if (st_handlemap_put(&comms, (uintptr_t)comm, rec) != 0) {
         free(rec);
@@ -445,7 +457,25 @@ static void record_parent(MPI_Comm parent, MPI_Comm newcomm)
         st_writer_comm_parent(c->ref, p->ref);
 }
 
-static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how, int tag)
+/* `comm` came into being on this rank in the recorded call `call`. */
+static void life_begins(struct st_call *call, MPI_Comm comm)
+{
+    struct st_commrec *rec = lookup(comm);
+    if (!rec || rec->ref == OTF2_UNDEFINED_COMM || !call->loc)
+        return;
+    rec->events = 1;
+    st_writer_comm_events(rec->ref);
+    st_write_comm_create(call->loc, call->leave, rec->ref);
+}
+
+static void life_ends(struct st_call *call, const struct st_commrec *rec)
+{
+    if (rec && rec->events && rec->ref != OTF2_UNDEFINED_COMM && call->loc)
+        st_write_comm_destroy(call->loc, call->leave, rec->ref);
+}
+
+static void comm_created(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how,
+                         int tag)
 {
     if (ret != MPI_SUCCESS || newcomm == MPI_COMM_NULL)
         return;
@@ -465,6 +495,7 @@ static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_com
             define_new(parent_key, newcomm, newcomm, &d->key, how, tag);
             free(d);
             record_parent(parent, newcomm);
+            life_begins(call, newcomm);
             return;
         }
     }
@@ -474,10 +505,12 @@ static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_com
         uint64_t key = define_new(parent_key, newcomm, MPI_COMM_NULL, NULL, how, tag);
         register_outside(newcomm, RF_OUTSIDE_CONNECT, key);
         define_new(parent_key, newcomm, newcomm, &key, how, tag);
+        life_begins(call, newcomm);
         return;
     }
     define_new(parent_key, newcomm, newcomm, NULL, how, tag);
     record_parent(parent, newcomm);
+    life_begins(call, newcomm);
 }
 
 /* MPI_Comm_spawn(_multiple) over `comm`: the key of the intercommunicator
@@ -494,13 +527,14 @@ static uint64_t spawn_key(MPI_Comm comm)
     return mix(scope, (uint64_t)counter);
 }
 
-static void comm_spawned(int ret, MPI_Comm intercomm, uint64_t key)
+static void comm_spawned(struct st_call *call, int ret, MPI_Comm intercomm, uint64_t key)
 {
     if (ret != MPI_SUCCESS || intercomm == MPI_COMM_NULL)
         return;
     free(st_handlemap_remove(&comms, (uintptr_t)intercomm));
     register_outside(intercomm, RF_OUTSIDE_SPAWN, key);
     define_new(0, intercomm, intercomm, &key, ST_COMM_CONNECT, 0);
+    life_begins(call, intercomm);
 }
 
 /* A spawned job's parent intercommunicator, at MPI_Init: its key is the
@@ -516,7 +550,8 @@ static void comm_parent(MPI_Comm parent, const uint64_t *key)
 }
 
 /* MPI_Comm_idup: the new communicator exists once the request completes;
- * requests.c then calls st_comm_created(parent, *newcomm). */
+ * requests.c then calls st_comm_created(call, MPI_SUCCESS, parent, *newcomm)
+ * with the completing call, in which its CommCreate is written. */
 static void comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request)
 {
     if (ret != MPI_SUCCESS || request == MPI_REQUEST_NULL || newcomm == NULL || parent == MPI_COMM_NULL)
@@ -549,10 +584,13 @@ static void comm_named(int ret, MPI_Comm comm, const char *name)
         st_writer_comm_name(ref, name);
 }
 
-static void comm_freed(int ret, MPI_Comm comm)
+static void comm_freed(struct st_call *call, int ret, MPI_Comm comm)
 {
-    if (ret == MPI_SUCCESS)
-        free(st_handlemap_remove(&comms, (uintptr_t)comm));
+    if (ret != MPI_SUCCESS)
+        return;
+    struct st_commrec *rec = st_handlemap_remove(&comms, (uintptr_t)comm);
+    life_ends(call, rec);
+    free(rec);
 }
 
 /* The entry points: under MPI_THREAD_MULTIPLE threads create, use and free
@@ -561,6 +599,24 @@ void st_comms_init(MPI_Comm sync_comm, const uint64_t *spawn_key)
 {
     st_state_lock();
     comms_init(sync_comm, spawn_key);
+    st_state_unlock();
+}
+
+void st_comms_started(struct st_call *call, MPI_Comm parent)
+{
+    st_state_lock();
+    life_begins(call, MPI_COMM_WORLD);
+    life_begins(call, MPI_COMM_SELF);
+    if (parent != MPI_COMM_NULL)   /* a spawned job's intercommunicator to its parents */
+        life_begins(call, parent);
+    st_state_unlock();
+}
+
+void st_comms_ending(struct st_call *call)
+{
+    st_state_lock();
+    life_ends(call, lookup(MPI_COMM_WORLD));
+    life_ends(call, lookup(MPI_COMM_SELF));
     st_state_unlock();
 }
 
@@ -581,17 +637,18 @@ uint32_t st_comm_ref(MPI_Comm comm)
     return ref;
 }
 
-void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm)
+void st_comm_created(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm newcomm)
 {
     st_state_lock();
-    comm_created(ret, parent, newcomm, ST_COMM_FROM_PARENT, 0);
+    comm_created(call, ret, parent, newcomm, ST_COMM_FROM_PARENT, 0);
     st_state_unlock();
 }
 
-void st_comm_created_by(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how, int tag)
+void st_comm_created_by(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how,
+                        int tag)
 {
     st_state_lock();
-    comm_created(ret, parent, newcomm, how, tag);
+    comm_created(call, ret, parent, newcomm, how, tag);
     st_state_unlock();
 }
 
@@ -609,10 +666,10 @@ void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request reque
     st_state_unlock();
 }
 
-void st_comm_freed(int ret, MPI_Comm comm)
+void st_comm_freed(struct st_call *call, int ret, MPI_Comm comm)
 {
     st_state_lock();
-    comm_freed(ret, comm);
+    comm_freed(call, ret, comm);
     st_state_unlock();
 }
 
@@ -624,10 +681,10 @@ uint64_t st_comm_spawn_key(MPI_Comm comm)
     return key;
 }
 
-void st_comm_spawned(int ret, MPI_Comm intercomm, uint64_t key)
+void st_comm_spawned(struct st_call *call, int ret, MPI_Comm intercomm, uint64_t key)
 {
     st_state_lock();
-    comm_spawned(ret, intercomm, key);
+    comm_spawned(call, ret, intercomm, key);
     st_state_unlock();
 }
 

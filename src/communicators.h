@@ -10,6 +10,13 @@
  * spawn_key: a spawned job's spawn intercommunicator key (its parents said
  * it), which makes its keys its own; NULL otherwise. */
 void st_comms_init(MPI_Comm sync_comm, const uint64_t *spawn_key);
+/* CommCreate of MPI_COMM_WORLD and MPI_COMM_SELF in MPI_Init (`call`, at
+ * its Leave time; of a spawned job's `parent` intercommunicator too, unless
+ * MPI_COMM_NULL), CommDestroy of WORLD and SELF in MPI_Finalize, as Score-P
+ * does. */
+struct st_call;
+void st_comms_started(struct st_call *call, MPI_Comm parent);
+void st_comms_ending(struct st_call *call);
 void st_comms_finalize(void);
 /* The archive's reference for a communicator (registered on first sight). */
 uint32_t st_comm_ref(MPI_Comm comm);

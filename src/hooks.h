@@ -103,15 +103,17 @@ struct st_coll st_coll_scan(int count, MPI_Datatype type, MPI_Comm comm, OTF2_Co
 /* ST_COMM_CONNECT: MPI_Comm_accept/connect, join, spawn: the two sides have
  * no common parent, so the key is counted over the union of both groups. */
 enum st_comm_how { ST_COMM_FROM_PARENT, ST_COMM_CREATE_GROUP, ST_COMM_INTERCOMM_CREATE, ST_COMM_CONNECT };
-void st_comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm);
-void st_comm_created_by(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how, int tag);
+/* A communicator made by the recorded call `call` (its CommCreate). */
+void st_comm_created(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm newcomm);
+void st_comm_created_by(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how,
+                        int tag);
 void st_comm_named(int ret, MPI_Comm comm, const char *name);
 void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request);
-void st_comm_freed(int ret, MPI_Comm comm);
+void st_comm_freed(struct st_call *call, int ret, MPI_Comm comm);
 /* MPI_Comm_spawn(_multiple): the intercommunicator's key, taken before the
  * call; the intercommunicator made with it. */
 uint64_t st_comm_spawn_key(MPI_Comm comm);
-void st_comm_spawned(int ret, MPI_Comm intercomm, uint64_t key);
+void st_comm_spawned(struct st_call *call, int ret, MPI_Comm intercomm, uint64_t key);
 
 /* spawn.c: at the spawn's root, the info (infos) handed to MPI: the
  * caller's plus the environment that tells the children their parent;

@@ -252,7 +252,10 @@ static int init_common(int ret, int provided, uint32_t region, const struct st_c
         struct st_call call = { st_loc_self, region, entered, { 0, 0 }, 1 };
         st_write_enter(call.loc, call.enter, region);
         st_sync_at_init(&call);
-        st_call_end(&call);
+        /* MPI_COMM_WORLD and MPI_COMM_SELF come into being inside MPI_Init */
+        st_call_stamp(&call);
+        st_comms_started(&call, parent_comm);
+        st_call_end_stamped(&call);
     }
     st_in_tracer = 0;
     return ret;
@@ -282,7 +285,10 @@ void st_lifecycle_finalize(struct st_call *call)
     struct rf_meta *meta = st_g.rank == 0 ? meta_begin(&m) : NULL;
     st_sync_at_finalize(call, meta);
     meta_end(meta, "complete");
-    st_call_end(call);
+    /* ... and end inside MPI_Finalize, as Score-P records them */
+    st_call_stamp(call);
+    st_comms_ending(call);
+    st_call_end_stamped(call);
     call->loc = NULL;   /* the wrapper must not write a second Leave */
     st_g.phase = ST_DONE;
     st_writer_close();

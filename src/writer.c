@@ -314,6 +314,15 @@ void st_writer_comm_parent(uint32_t comm, uint32_t parent)
     journal_record(RF_JR_COMM_PARENT, NULL, tail);
 }
 
+void st_writer_comm_events(uint32_t comm)
+{
+    if (rf_defs_comm_events(&W.defs, comm) != 0)
+        return;
+    char tail[32];
+    snprintf(tail, sizeof tail, " %u", comm);
+    journal_record(RF_JR_COMM_EVENTS, NULL, tail);
+}
+
 void st_writer_comm_cart(uint32_t comm, int ndims, const int *sizes, const int *periods, const int *coords, int rank)
 {
     if (ndims <= 0 || ndims > RF_CART_MAX_DIMS || rank < 0)
@@ -979,6 +988,16 @@ void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_Collective
 {
     OTF2_AttributeList *a = with_sources(loc, truth(loc, t), nslots, sources);
     WRITE(OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, a, t.t, op, comm, root, sent, received, req));
+}
+
+void st_write_comm_create(struct st_loc *loc, struct st_time t, uint32_t comm)
+{
+    WRITE(OTF2_EvtWriter_CommCreate(loc->evt, truth(loc, t), t.t, comm));
+}
+
+void st_write_comm_destroy(struct st_loc *loc, struct st_time t, uint32_t comm)
+{
+    WRITE(OTF2_EvtWriter_CommDestroy(loc->evt, truth(loc, t), t.t, comm));
 }
 
 void st_write_rma_win_create(struct st_loc *loc, struct st_time t, uint32_t win)

@@ -70,6 +70,9 @@ void st_writer_comm_neighbours(uint32_t comm, int n, const int *world_ranks);
 /* Communicator `comm` was made from `parent` (references): the Comm
  * definition's parent, as Score-P writes it. */
 void st_writer_comm_parent(uint32_t comm, uint32_t parent);
+/* Communicator `comm` has CommCreate/CommDestroy events on this rank: its
+ * definition carries OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS (as Score-P's). */
+void st_writer_comm_events(uint32_t comm);
 /* A Cartesian topology on communicator `comm`: its dimensions' sizes and
  * periodicity, this rank's coordinates and its rank in the communicator;
  * written as OTF2 CartDimension/CartTopology/CartCoordinate definitions. */
@@ -107,6 +110,13 @@ void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp o
 void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req);
 void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
                            uint64_t sent, uint64_t received, uint32_t nslots, const uint64_t *sources, uint64_t req);
+
+/* A communicator came into being on this rank (the creating call returned
+ * it, MPI_Comm_idup's request completed, MPI_Init made MPI_COMM_WORLD and
+ * MPI_COMM_SELF), or MPI_Comm_free / MPI_Comm_disconnect / MPI_Finalize
+ * ended it: OTF2 CommCreate / CommDestroy. */
+void st_write_comm_create(struct st_loc *loc, struct st_time t, uint32_t comm);
+void st_write_comm_destroy(struct st_loc *loc, struct st_time t, uint32_t comm);
 
 /* RMA windows (a reference per window, on communicator `comm`), their
  * names, and the one-sided events (rma.c). */

@@ -16,6 +16,15 @@ CHECK is one of
   distinct  distinct communicators have distinct keys (dup after free too)
   members   a rank defines exactly the communicators it is a member of: no
             definition of a key on a non-member, none left over
+  life      CommCreate/CommDestroy: each member of each of the program's
+            communicators has exactly one COMM_CREATE of its key, inside the
+            call that made it (MPI_Wait for MPI_Comm_idup) right before that
+            call's LEAVE and before its first message on it, and one
+            COMM_DESTROY inside MPI_Comm_free after its last; the key is
+            flagged `events`; MPI_COMM_WORLD and MPI_COMM_SELF are created in
+            MPI_Init and destroyed in MPI_Finalize on every rank; the tracer's
+            own communicator has neither; a rank has no other such event (a
+            call that returned MPI_COMM_NULL records none)
 Prints '# ...' diagnostics; exit status 0 when the check passes."""
 import re
 import sys
@@ -39,6 +48,42 @@ def parse_program(path):
             d["members"] = [int(x) for x in d["members"].split(",")]
             comms.append(d)
     return comms
+
+
+EVENT = re.compile(r"^(\d+) (\d+) ([A-Z_]+) time=\d+(?: true=\d+)?(.*)$")
+INFO = re.compile(r"^# rank (\d+) comm_info (.*?) name=")
+CREATORS = {"MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_Comm_split_type", "MPI_Comm_create",
+            "MPI_Comm_create_group", "MPI_Cart_create", "MPI_Cart_sub", "MPI_Graph_create",
+            "MPI_Dist_graph_create_adjacent", "MPI_Intercomm_create", "MPI_Intercomm_merge"}
+
+
+def parse_life(path):
+    """per rank: its events as (kind, region around it, comm, next kind but
+    COMM_*), and the communicators flagged `events`"""
+    events, flagged, stacks = defaultdict(list), defaultdict(set), defaultdict(list)
+    for line in open(path):
+        m = INFO.match(line)
+        if m:
+            if line.rstrip().split(" name=", 1)[1].split().count("events"):
+                flagged[int(m.group(1))].add(m.group(2))
+            continue
+        m = EVENT.match(line)
+        if not m:
+            continue
+        r, kind, rest = int(m.group(1)), m.group(3), m.group(4)
+        st = stacks[r]
+        region = re.search(r" region=(.*)$", rest)
+        if kind == "ENTER":
+            st.append(region.group(1))
+        elif kind == "LEAVE" and st:
+            st.pop()
+        comm = re.search(r" comm=(.*?)(?: [a-z_]+=|$)", rest)
+        events[r].append([kind, st[-1] if st else None, comm.group(1) if comm else None, None])
+    for evs in events.values():
+        for i, e in enumerate(evs):
+            nxt = [x[0] for x in evs[i + 1:i + 8] if not x[0].startswith("COMM_")]
+            e[3] = nxt[0] if nxt else None
+    return events, flagged
 
 
 def parse_dump(path):
@@ -174,6 +219,48 @@ def main():
                 say("rank %d lacks definitions of %s" % (r, sorted(missing)))
             if sorted(n for n, _ in defs[r] if n in FIXED) != sorted(FIXED):
                 say("rank %d: fixed communicators %s" % (r, sorted(n for n, _ in defs[r] if n in FIXED)))
+    elif check == "life":
+        events, flagged = parse_life(dump_out)
+        for t in tags:
+            keys = key_of(t)
+            if len(keys) != 1:
+                say("tag %d: %d keys" % (t, len(keys)))
+                continue
+            key = keys.pop()
+            for c in [c for c in comms if c["tag"] == t]:
+                w, evs = c["world"], events[c["world"]]
+                idx = {k: [i for i, e in enumerate(evs) if e[0] == k and e[2] == key] for k in ("COMM_CREATE", "COMM_DESTROY")}
+                uses = [i for i, e in enumerate(evs) if not e[0].startswith(("COMM_", "ENTER", "LEAVE")) and e[2] == key]
+                made, ended = idx["COMM_CREATE"], idx["COMM_DESTROY"]
+                if key not in flagged[w]:
+                    say("%s: rank %d's definition of %s is not flagged events" % (c["label"], w, key))
+                if len(made) != 1 or len(ended) != 1:
+                    say("%s: rank %d has %d COMM_CREATE, %d COMM_DESTROY of %s" % (c["label"], w, len(made), len(ended), key))
+                    continue
+                e = evs[made[0]]
+                where_ok = e[1] == "MPI_Wait" if c["label"].startswith("idup") else e[1] in CREATORS
+                if not where_ok or e[3] != "LEAVE" or (uses and made[0] > uses[0]):
+                    say("%s: rank %d's COMM_CREATE in %s, before %s, %s its first use" % (
+                        c["label"], w, e[1], e[3], "after" if uses and made[0] > uses[0] else "before"))
+                e = evs[ended[0]]
+                if e[1] != "MPI_Comm_free" or e[3] != "LEAVE" or (uses and ended[0] < uses[-1]):
+                    say("%s: rank %d's COMM_DESTROY in %s, before %s" % (c["label"], w, e[1], e[3]))
+        for r in sorted(ranks):
+            evs = events[r]
+            life = [e for e in evs if e[0].startswith("COMM_")]
+            for name, where in (("MPI_COMM_WORLD", ("MPI_Init", "MPI_Finalize")), ("MPI_COMM_SELF", ("MPI_Init", "MPI_Finalize"))):
+                got = [(e[0], e[1], e[3]) for e in life if e[2] == name]
+                if got != [("COMM_CREATE", where[0], "LEAVE"), ("COMM_DESTROY", where[1], "LEAVE")]:
+                    say("rank %d: %s has %s" % (r, name, got))
+                if name not in flagged[r]:
+                    say("rank %d: %s not flagged events" % (r, name))
+            if any(e[2] == "synctrace sync" for e in life) or "synctrace sync" in flagged[r]:
+                say("rank %d: the tracer's own communicator has life events or the flag" % r)
+            mine = len([c for c in comms if c["world"] == r]) + 2
+            creates = len([e for e in life if e[0] == "COMM_CREATE"])
+            if creates != mine:
+                say("rank %d: %d COMM_CREATE, expected %d (its communicators, WORLD, SELF)" % (r, creates, mine))
+            print("# rank %d: %d COMM_CREATE, %d COMM_DESTROY" % (r, creates, len(life) - creates))
     else:
         say("unknown check %r" % check)
     for p in problems[:20]:

@@ -54,6 +54,11 @@ NAME one of:
                 from a rank of the window's communicator to a world rank
   report        the report counts no unmatched message, incomplete
                 collective, tachyon or non-monotonic event
+  life          communicator life events (tests/mapping_check.py comm_life):
+                every communicator flagged CREATE_DESTROY_EVENTS has one
+                CommCreate per member rank before its first use and at most
+                one CommDestroy after its last, none on a non-member, each
+                inside the call that made or ended it
 Messages on the tracer's own communicator ("synctrace sync") are not program
 messages: they are paired and checked but not compared with the program's.
 """
@@ -590,6 +595,19 @@ def check_rma(path, events, records):
     say(not problems, "rma", detail)
 
 
+def check_life(path):
+    from mapping_check import comm_life   # shares the rule with test-scorep-mapping's reader
+    with otf2.reader.open(path) as trace:
+        by_loc = collections.defaultdict(list)
+        for loc, ev in trace.events:
+            by_loc[loc._ref].append(ev)
+        nranks = len([ref for ref in by_loc if ref >> 32 == 0])
+        flag_bad, count_bad, place_bad, creates = comm_life(trace.definitions, by_loc, nranks)
+    bad = flag_bad + count_bad + place_bad
+    say(sum(creates.values()) > 0 and not bad, "life", "%d CommCreate on %d ranks%s"
+        % (sum(creates.values()), nranks, ("; " + "; ".join(bad[:4])) if bad else ""))
+
+
 def main(argv):
     if len(argv) not in (2, 4):
         sys.exit("usage: conformance_check.py MERGED_DIR [PEERS_PREFIX NP]")
@@ -610,6 +628,7 @@ def main(argv):
     check_truth(events, report, resolution)
     check_report(report)
     check_rma(os.path.join(out, "traces.otf2"), events, records)
+    check_life(os.path.join(out, "traces.otf2"))
     if records is not None:
         check_records(os.path.join(out, "traces.otf2"), records)
 

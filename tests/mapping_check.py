@@ -13,6 +13,16 @@ with OTF2's Python reader, not synctrace's code. Prints TAP-like lines
   - every Cartesian topology has its dimensions, and each member of its
     communicator has coordinates that are its rank in row-major order;
   - every location's first event enters MPI_Init or MPI_Init_thread;
+  - communicator life events, as Score-P writes them: every communicator
+    but the tracer's own is flagged CREATE_DESTROY_EVENTS; each flagged one
+    has exactly one CommCreate per member rank (every rank for
+    MPI_COMM_SELF) before that rank's first use of it, at most one
+    CommDestroy after its last use, none on a non-member; each sits inside
+    the call that made (MPI_Init for MPI_COMM_WORLD/SELF, a wait or test for
+    MPI_Comm_idup) or ended it (MPI_Comm_free, MPI_Comm_disconnect,
+    MPI_Finalize for MPI_COMM_WORLD/SELF), after that call's other events
+    (a wait's or test's other completions aside), right before its Leave;
+    prints "comm_creates rank R N" per rank;
   - one-sided communication as tests/mpi_mapping.c does it on each rank
     (window "halo window" on MPI_COMM_WORLD; create, two fences, free as
     RMA collectives; a put to the next rank, an accumulate under a lock of
@@ -57,6 +67,100 @@ def enum_name(v):
 
 def say(ok, what):
     print("%s - %s" % ("ok" if ok else "not ok", what))
+
+
+CREATORS = {"MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_Comm_split_type", "MPI_Comm_create",
+            "MPI_Comm_create_group", "MPI_Cart_create", "MPI_Cart_sub", "MPI_Graph_create", "MPI_Dist_graph_create",
+            "MPI_Dist_graph_create_adjacent", "MPI_Intercomm_create", "MPI_Intercomm_merge", "MPI_Comm_accept",
+            "MPI_Comm_connect", "MPI_Comm_spawn", "MPI_Comm_spawn_multiple", "MPI_Comm_join"}
+ENDERS = {"MPI_Comm_free", "MPI_Comm_disconnect"}
+LIFE = ("CommCreate", "CommDestroy")
+
+
+def comm_life(defs, events, nranks):
+    """events: location ref -> its events in order. Returns (flag problems,
+    count problems, placement problems, {rank: number of CommCreate})."""
+    flagged, members, names, predefined, inter = {}, {}, {}, set(), set()
+    for c in defs.comms:
+        names[c._ref] = c.name
+        flagged[c._ref] = bool(int(getattr(c.flags, "value", c.flags)) & 1)
+        if isinstance(c, otf2.definitions.InterComm):
+            members[c._ref] = {m._ref for m in c.groupA.members} | {m._ref for m in c.groupB.members}
+            inter.add(c._ref)
+        elif c.group.group_type == otf2.GroupType.COMM_SELF:
+            members[c._ref] = set(range(nranks))
+            predefined.add(c._ref)
+        else:
+            members[c._ref] = {m._ref for m in c.group.members}
+            # MPI_COMM_WORLD, whatever MPI_Comm_set_name called it (the
+            # tracer's own world duplicate is not flagged); a merge of
+            # several jobs (spawn, connect) has a world per job
+            if c.name == "MPI_COMM_WORLD" or (c.parent is None and members[c._ref] == set(range(nranks))
+                                              and flagged[c._ref]):
+                predefined.add(c._ref)
+    flag_bad = ["%s <%d> %s" % (names[c], c, "flagged" if f else "not flagged") for c, f in flagged.items()
+                if f == (names[c] == "synctrace sync")]
+    # ranks in the archive: a group may name processes of another job merged apart
+    present = {loc & 0xffffffff for loc in events}
+    creates, destroys = collections.defaultdict(list), collections.defaultdict(list)   # (comm, rank) -> times
+    first_use, last_use = {}, {}
+    count_bad, place_bad = [], []
+    ncreates = collections.Counter()
+    for loc, evs in events.items():
+        rank = loc & 0xffffffff
+        stack = []
+        for i, ev in enumerate(evs):
+            kind = type(ev).__name__
+            if kind == "Enter":
+                stack.append(ev.region.name)
+            elif kind == "Leave":
+                stack = stack[:-1]
+            elif kind in LIFE:
+                c = ev.communicator._ref
+                (creates if kind == "CommCreate" else destroys)[(c, rank)].append(ev.time)
+                ncreates[rank] += kind == "CommCreate"
+                if not flagged[c]:
+                    count_bad.append("rank %d: %s of %s <%d>, which is not flagged" % (rank, kind, names[c], c))
+                if rank not in members[c]:
+                    count_bad.append("rank %d: %s of %s <%d>, not a member" % (rank, kind, names[c], c))
+                region = stack[-1] if stack else None
+                init = region in ("MPI_Init", "MPI_Init_thread")
+                if kind == "CommCreate":
+                    # a spawned job's intercommunicator to its parents comes with MPI_Init
+                    fine = init if c in predefined else (
+                        region in CREATORS or (region or "").startswith(("MPI_Wait", "MPI_Test"))
+                        or (init and c in inter))
+                else:
+                    fine = region == "MPI_Finalize" if c in predefined else region in ENDERS
+                rest = [type(e).__name__ for e in evs[i + 1:i + 8]]
+                rest = [k for k in rest if k not in LIFE][:1]
+                # a wait or test may complete other requests after the idup's
+                last = rest == ["Leave"] or (region or "").startswith(("MPI_Wait", "MPI_Test"))
+                if not fine or not last:
+                    place_bad.append("rank %d: %s of %s <%d> in %s, followed by %s" % (rank, kind, names[c], c,
+                                                                                      region, rest))
+            else:
+                comm = getattr(ev, "communicator", None)
+                if comm is not None:
+                    key = (comm._ref, rank)
+                    first_use.setdefault(key, ev.time)
+                    first_use[key] = min(first_use[key], ev.time)
+                    last_use[key] = max(last_use.get(key, ev.time), ev.time)
+    for c, f in flagged.items():
+        if not f:
+            continue
+        for rank in sorted(members[c] & present):
+            made, ended = creates.get((c, rank), []), destroys.get((c, rank), [])
+            what = "rank %d, %s <%d>" % (rank, names[c] or "unnamed", c)
+            if len(made) != 1:
+                count_bad.append("%s: %d CommCreate" % (what, len(made)))
+            elif (c, rank) in first_use and made[0] > first_use[(c, rank)]:
+                count_bad.append("%s: CommCreate after its first use" % what)
+            if len(ended) > 1:
+                count_bad.append("%s: %d CommDestroy" % (what, len(ended)))
+            elif ended and (((c, rank) in last_use and ended[0] < last_use[(c, rank)]) or (made and ended[0] < made[0])):
+                count_bad.append("%s: CommDestroy before its last use or its CommCreate" % what)
+    return flag_bad, count_bad, place_bad, ncreates
 
 
 def main(path, docs):
@@ -122,9 +226,11 @@ def main(path, docs):
         nranks = len([c for c in defs.comms if c.name == "MPI_COMM_WORLD"][0].group.members)
         first = {}
         rma = collections.defaultdict(list)
+        by_loc = collections.defaultdict(list)
         for loc, ev in trace.events:
             if loc not in first:
                 first[loc] = ev
+            by_loc[loc._ref].append(ev)
             if type(ev).__name__.startswith("Rma"):
                 rma[loc._ref].append(ev)
         problems = []
@@ -213,6 +319,17 @@ def main(path, docs):
         wrong = [loc.name for loc, ev in first.items()
                  if not (type(ev).__name__ == "Enter" and ev.region.name in ("MPI_Init", "MPI_Init_thread"))]
         say(first and not wrong, "every location begins with MPI_Init's Enter%s" % (": not " + ", ".join(wrong) if wrong else ""))
+        flag_bad, count_bad, place_bad, ncreates = comm_life(defs, by_loc, nranks)
+        for rank in range(nranks):
+            print("comm_creates rank %d %d" % (rank, ncreates.get(rank, 0)))
+        nflagged = sum(1 for c in defs.comms if int(getattr(c.flags, "value", c.flags)) & 1)
+        say(nflagged and not flag_bad, "%d communicators flagged CREATE_DESTROY_EVENTS, the tracer's own not%s"
+            % (nflagged, (": " + "; ".join(flag_bad[:4])) if flag_bad else ""))
+        say(sum(ncreates.values()) and not count_bad,
+            "%d CommCreate: one per member rank before its first use, at most one CommDestroy after its last%s"
+            % (sum(ncreates.values()), (": " + "; ".join(count_bad[:4])) if count_bad else ""))
+        say(sum(ncreates.values()) and not place_bad, "CommCreate/CommDestroy inside the creating/ending call, "
+            "right before its Leave%s" % ((": " + "; ".join(place_bad[:4])) if place_bad else ""))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,11 @@
 /* mpi_mapping.c — one call of each kind whose OTF2 representation Vampir
  * reads (region roles, named and derived communicators, an intercommunicator
  * with MPI_ROOT / MPI_PROC_NULL roots, one-sided calls, a Cartesian and a
- * graph topology), for tests/mapping_check.py. 4 ranks (any even number >= 2).
+ * graph topology), for tests/mapping_check.py; and the communicators whose
+ * life events (CommCreate/CommDestroy) it checks: MPI_COMM_SELF used on every
+ * rank, a duplicate freed early, a split with MPI_UNDEFINED on all ranks but
+ * 0 (MPI_COMM_NULL there: no event), an MPI_Comm_idup completed by MPI_Wait,
+ * the intercommunicator. 4 ranks (any even number >= 2).
  * Prints one line per rank with a checksum of what it received. */
 #include <mpi.h>
 #include <stdio.h>
@@ -23,6 +27,32 @@ int main(int argc, char **argv)
         displs[i] = i;
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    /* MPI_COMM_SELF on every rank */
+    MPI_Allreduce(&me, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+    sum += y;
+    /* a duplicate used once and freed early */
+    MPI_Comm early;
+    MPI_Comm_dup(MPI_COMM_WORLD, &early);
+    MPI_Allreduce(&me, &y, 1, MPI_INT, MPI_MAX, early);
+    sum += y;
+    MPI_Comm_free(&early);
+    /* a split only rank 0 is in: the others get MPI_COMM_NULL */
+    MPI_Comm solo;
+    MPI_Comm_split(MPI_COMM_WORLD, me == 0 ? 0 : MPI_UNDEFINED, 0, &solo);
+    if ((solo == MPI_COMM_NULL) != (me != 0))
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (solo != MPI_COMM_NULL) {
+        MPI_Barrier(solo);
+        MPI_Comm_free(&solo);
+    }
+    /* a non-blocking duplicate: it exists once MPI_Wait completed it */
+    MPI_Comm idup;
+    MPI_Request req;
+    MPI_Comm_idup(MPI_COMM_WORLD, &idup, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Allreduce(&me, &y, 1, MPI_INT, MPI_MIN, idup);
+    sum += y;
+    MPI_Comm_free(&idup);
     MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Gather(&me, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Gatherv(&me, 1, MPI_INT, all, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);

@@ -16,7 +16,7 @@
 # issue not seen".
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-plan 65
+plan 72
 tmp=$(scratch)
 json() { "$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
 pyotf2=""
@@ -82,7 +82,7 @@ tap() {
 }
 
 # independent CLIENT OUT [CHECKS REASON]: the merged archive OUT checked by
-# conformance_check.py (7 TAP lines); the CHECKS named (space-separated)
+# conformance_check.py (8 TAP lines); the CHECKS named (space-separated)
 # fail today for REASON, owned by another part of issue 10.
 independent() {
     local label=$1 out=$2 marked=" ${3:-} " reason=${4:-} c line st why
@@ -91,7 +91,7 @@ independent() {
     else
         echo "no merged archive or no Python otf2 module" >"$out.check"
     fi
-    for c in monotonic tachyons matched dataflow error bounds report; do
+    for c in monotonic tachyons matched dataflow error bounds report life; do
         line=$(grep -E "^(not )?ok - $c: " "$out.check")
         [ -n "$line" ] || line="not ok - $c: $(tail -1 "$out.check")"
         case $line in ok*) st=0 ;; *) st=1 ;; esac
@@ -136,7 +136,8 @@ run_client() {
 if "$py" -c "import mpi4py" 2>/dev/null; then
     for run in clean spawn; do
         case $run in
-        clean) sel="--skip spawn" marks="" why="" ;;
+        clean) sel="--skip spawn" marks="life"
+               why="requests: an Iexscan on a one-member communicator gets Open MPI's static completed request, the handle of an earlier inline Isend the program never waited for; its Wait completes that Isend's record, and the Iexscan's completion is recorded at a later wait of the handle, after its communicator's free (src/requests.c pick)" ;;
         spawn) sel="--only spawn" marks="" why="" ;;
         esac
         d=$tmp/m4py-$run
@@ -146,7 +147,7 @@ if "$py" -c "import mpi4py" 2>/dev/null; then
         independent "mpi4py situations ($run)" "$d/merged" "$marks" "$why"
     done
 else
-    for i in $(seq 16); do skip "python3-mpi4py not installed"; done
+    for i in $(seq 18); do skip "python3-mpi4py not installed"; done
 fi
 
 # hpcc: HPL, PTRANS, STREAM, RandomAccess, FFT, latency/bandwidth rings on a
@@ -165,7 +166,7 @@ if command -v hpcc >/dev/null; then
     same_results hpcc "$d/plain.hpcc" "$d/traced.hpcc" "" hpcc_results
     independent hpcc "$d/merged" "" ""
 else
-    for i in $(seq 8); do skip "hpcc not installed"; done
+    for i in $(seq 9); do skip "hpcc not installed"; done
 fi
 
 # BLACS testers (C and Fortran interfaces: point-to-point, broadcasts and
@@ -189,7 +190,7 @@ for prog in xCbtest xFbtest xdlu xdqr; do
         same_results "ScaLAPACK $prog" "$d/plain.out" "$d/traced.out" "" scalapack_results
         independent "ScaLAPACK $prog" "$d/merged"
     else
-        for i in $(seq 8); do skip "scalapack-mpi-test (Open MPI build) not installed"; done
+        for i in $(seq 9); do skip "scalapack-mpi-test (Open MPI build) not installed"; done
     fi
 done
 finish

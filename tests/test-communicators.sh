@@ -1,14 +1,15 @@
 #!/bin/bash
 # test-communicators.sh — communicator ids and world-rank peers for every way
 # of making a communicator (tests/mpi_comms.c, 4 ranks), checked by
-# tests/comm_check.py against what the program itself says about them.
+# tests/comm_check.py against what the program itself says about them, and
+# their life events (CommCreate/CommDestroy) where Score-P writes them.
 . "$top_srcdir/tests/lib.sh"
 PYTHON3=${PYTHON3:-python3}
-plan 8
+plan 9
 
 tmp=$(scratch)
 if ! prog=$(build_mpi mpi_comms "$tmp"); then
-    for i in 1 2 3 4 5 6 7 8; do ok 1 "build tests/mpi_comms.c"; done
+    for i in 1 2 3 4 5 6 7 8 9; do ok 1 "build tests/mpi_comms.c"; done
     finish
 fi
 
@@ -34,6 +35,8 @@ check distinct
 ok $? "distinct communicators have distinct keys (dup, dup after free, split halves, ...)"
 check members
 ok $? "non-members have no definition of a communicator; members have exactly one"
+check life
+ok $? "CommCreate/CommDestroy: one each per member inside the making and the freeing call, WORLD/SELF in MPI_Init/MPI_Finalize, none for MPI_COMM_NULL results"
 
 # MPI_Comm_idup: the communicator exists only after the Wait.
 grep -E '^COMM label=idup_(even|odd) ' "$tmp/out" | sed 's/.*world=\([0-9]*\).*/\1/' | sort | tr '\n' ' ' | grep -qx '0 1 2 3 '

@@ -5,7 +5,7 @@
 # code), its trace is merged, and tests/conformance_check.py — OTF2's Python
 # reader, no synctrace code — checks the merged archive and report.json:
 # monotonic, tachyons, matched, peers, dataflow, error, bounds, report,
-# records (see that script). A check that fails because of a bug another
+# records, life (see that script). A check that fails because of a bug another
 # part of issue 10 is fixing, listed in known() below, is reported as
 # "not ok ... # TODO known: REASON". Only a failing check is marked: some of
 # those checks fail by chance (bounds after a relaxed solution), and a mark
@@ -16,7 +16,7 @@
 : "${PYTHON3:=python3}"
 programs="self_comm split_single intercomm_p2p intercomm_rooted intercomm_all zero_late in_place rma rma_passive
           topology named persistent_nbc request_free group_idup flushes"
-checks="monotonic tachyons matched peers dataflow error bounds report records rma"
+checks="monotonic tachyons matched peers dataflow error bounds report records rma life"
 nchecks=$(echo $checks | wc -w)
 plan $(( $(echo $programs | wc -w) * (2 + nchecks) + 5 ))
 tmp=$(scratch)

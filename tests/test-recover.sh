@@ -10,7 +10,7 @@
 # recovered rank keeps its window and its RMA events.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-N=20
+N=21
 plan $N
 
 tmp=$(scratch)
@@ -106,6 +106,14 @@ res=$(field 2 resolution)
 [ $same -eq 0 ] && [ "$(comms 0)" = "$(comms 2)" ] && [ "$(comms 2 | wc -l)" -ge 4 ] && [ "${res:-0}" -gt 1000000 ]
 ok $? "rank 2's definitions (run id $(field 2 run_id), host, clock, $(comms 2 | wc -l) communicators, resolution $res) agree with rank 0's"
 
+# Communicator life survives the kill: the journal's comm_events records
+# flag MPI_COMM_WORLD, MPI_COMM_SELF and the dup in the rebuilt definitions,
+# whose CommCreate events (before the first flush) were recovered.
+flagged=$(grep "^# rank 2 comm_info " "$tmp/dump" | grep -c ' events\( \|$\)')
+creates=$(grep -c '^2 [0-9]* COMM_CREATE ' "$tmp/dump")
+[ "$flagged" -eq 3 ] && [ "$creates" -eq 3 ] && [ "$(grep -c '^comm_events ' "$j")" -eq 3 ]
+ok $? "rank 2 recovered: $flagged communicators flagged CREATE_DESTROY_EVENTS (journal comm_events), $creates CommCreate (want 3, 3)"
+
 # The events themselves: MPI_Init (with the tracer's clock synchronisation
 # in it), MPI_Comm_rank, MPI_Comm_size, MPI_Comm_dup, MPI_Barrier, then
 # MPI_Iprobe calls (the last one may be cut at the chunk's end), and the
@@ -143,13 +151,17 @@ for i, kind, _, region, _ in ev:
     elif kind in ('COLL_BEGIN', 'COLL_END'):
         if stack != ['MPI_Barrier']:
             problems.append('%d: %s outside MPI_Barrier' % (i, kind))
+    elif kind == 'COMM_CREATE':   # WORLD and SELF inside MPI_Init, the dup inside MPI_Comm_dup
+        if stack not in (['MPI_Init'], ['MPI_Comm_dup']):
+            problems.append('%d: COMM_CREATE inside %s' % (i, stack))
     elif kind == 'FLUSH':
         nflush += 1
     else:
         problems.append('%d: unexpected %s' % (i, kind))
 if stack not in ([], ['MPI_Iprobe']):
     problems.append('left open: %s' % stack)
-ok(not problems, "ENTER/LEAVE nest properly, messages only in the sync, collectives only in the barrier%s"
+ok(not problems, "ENTER/LEAVE nest properly, messages only in the sync, collectives only in the barrier, "
+   "communicators created in MPI_Init and MPI_Comm_dup%s"
    % (" (%s)" % '; '.join(problems[:3]) if problems else ""))
 first = ['MPI_Init', 'MPI_Comm_rank', 'MPI_Comm_size', 'MPI_Comm_dup', 'MPI_Barrier']
 ok(top[:5] == first and len(top) > 5 and all(r == 'MPI_Iprobe' for r in top[5:]),

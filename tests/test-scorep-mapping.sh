@@ -7,7 +7,10 @@
 # untraced and traced with the same output, merges with skewed clocks, and
 # OTF2's own readers check the result: mapping_check.py (Python bindings)
 # for region roles against the docs' table, the MPI paradigm, communicator
-# names, Cartesian topologies, RMA windows and events, MPI_Init first;
+# names, Cartesian topologies, RMA windows and events, MPI_Init first,
+# communicator life events (CommCreate/CommDestroy: one per member rank,
+# inside the making/ending call, on the right communicator; rank 0 alone
+# gets the split the others leave with MPI_UNDEFINED);
 # otf2-print reads every
 # archive we wrote (raw and merged) without a warning, and so do OTF2's
 # Python bindings every raw archive; merged_check.py finds
@@ -15,7 +18,7 @@
 # is stamped before PMPI_Init: with SYNCTRACE_CLOCK=monotonic_raw it lies
 # within 1 ms after the program's own clock reading just before MPI_Init.
 . "$top_srcdir/tests/lib.sh"
-plan 21
+plan 25
 tmp=$(scratch)
 : "${OTF2_PRINT:=otf2-print}"
 pyotf2=""
@@ -33,8 +36,14 @@ ok $? "merged with skewed clocks"
 if [ -n "$pyotf2" ]; then
     "$pyotf2" "$top_srcdir/tests/mapping_check.py" "$tmp/out/traces.otf2" "$top_srcdir/docs/scorep-mapping.md" \
         >"$tmp/mapping.check" 2>&1
-    [ "$(grep -c '^ok - ' "$tmp/mapping.check")" -eq 12 ] || { ok 1 "mapping_check.py ran all its checks"; cat "$tmp/mapping.check"; }
+    [ "$(grep -c '^ok - ' "$tmp/mapping.check")" -eq 15 ] || { ok 1 "mapping_check.py ran all its checks"; cat "$tmp/mapping.check"; }
     tap_from_checker "merged: " "$tmp/mapping.check"
+    # WORLD, SELF, the early dup, the idup, a half, its dup, the intercommunicator,
+    # the Cartesian and the graph communicator: 9 each; rank 0 also the split
+    # only it is in (MPI_COMM_NULL elsewhere records nothing)
+    creates=$(grep '^comm_creates rank ' "$tmp/mapping.check" | awk '{ printf "%s ", $4 }')
+    [ "$creates" = "10 9 9 9 " ]
+    ok $? "merged: CommCreate events per rank: $creates(want 10 9 9 9)"
     line=$("$pyotf2" "$top_srcdir/tests/merged_check.py" "$tmp/out/traces.otf2" "$tmp/out/report.json" 2>&1 | tail -2)
     diag "$line"
     echo "$line" | grep -q "tachyons 0 nonmonotonic 0 unmatched_sends 0 unmatched_receives 0"
@@ -42,7 +51,7 @@ if [ -n "$pyotf2" ]; then
     echo "$line" | grep -q "mismatches 0$"
     ok $? "merged: the report's accuracy figures recomputed from the archive"
 else
-    for i in $(seq 14); do skip "python3 cannot import otf2 (python3-otf2)"; done
+    for i in $(seq 18); do skip "python3 cannot import otf2 (python3-otf2)"; done
 fi
 
 "$OTF2_PRINT" "$tmp/out/traces.otf2" >/dev/null 2>"$tmp/print.err"

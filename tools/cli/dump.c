@@ -108,6 +108,8 @@ static void dump_rank(const struct rt_rank *r, int events_only)
                 printf(" key=%016" PRIx64, r->comms[c].key);
             if (r->comms[c].self)
                 printf(" self");
+            if (r->comms[c].events)   /* CommCreate/CommDestroy events mark its life */
+                printf(" events");
             if (r->comms[c].inter) {
                 printf(" inter local");
                 for (uint32_t i = 0; i < r->comms[c].nlocal; i++)
@@ -182,6 +184,12 @@ static void dump_rank(const struct rt_rank *r, int events_only)
         case RT_FLUSH:
             printf(" stop=%" PRIu64, e->req);
             break;
+        case RT_COMM_CREATE:
+        case RT_COMM_DESTROY: {
+            char buf[32];
+            printf(" comm=%s", comm_label(r, e->ref, buf, sizeof buf));
+            break;
+        }
         case RT_COLL_BEGIN:
             break;
         default:

@@ -165,7 +165,6 @@ static struct rf_read_comm *new_comm(struct rf_read_defs *d, uint32_t self, OTF2
 static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
                                   OTF2_CommRef parent, OTF2_CommFlag flags)
 {
-    (void)flags;
     struct rf_read_defs *d = ud;
     if (!name_ok(d, name))
         return fail(d, "string", name);
@@ -173,6 +172,7 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
     if (!c)
         return fail(d, "communicator", self);
     c->parent = parent;
+    c->events = (flags & OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS) != 0;
     if (group < d->ngroups && d->groups[group].name) {
         const struct rf_read_group *g = &d->groups[group];
         c->has_group = 1;
@@ -188,7 +188,7 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
 static OTF2_CallbackCode def_intercomm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group_a,
                                        OTF2_GroupRef group_b, OTF2_CommRef common, OTF2_CommFlag flags)
 {
-    (void)common; (void)flags;
+    (void)common;
     struct rf_read_defs *d = ud;
     if (!name_ok(d, name))
         return fail(d, "string", name);
@@ -199,6 +199,7 @@ static OTF2_CallbackCode def_intercomm(void *ud, OTF2_CommRef self, OTF2_StringR
         return fail(d, "communicator", self);
     c->has_group = 1;
     c->inter = 1;
+    c->events = (flags & OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS) != 0;
     legacy_key(c, d->groups[group_a].name);
     if (copy_group(&d->groups[group_a], &c->members, &c->nmembers) != 0
         || copy_group(&d->groups[group_b], &c->remote, &c->nremote) != 0)

@@ -45,6 +45,7 @@ struct rf_read_comm {
     int has_in;               /* a topology communicator: this rank's in-neighbours (world ranks) */
     uint32_t nin;
     uint64_t *in;
+    int events;               /* flagged CREATE_DESTROY_EVENTS: CommCreate/CommDestroy events mark its life */
     uint32_t cart_ndims;      /* a Cartesian topology (0: none): its dimensions' */
     uint32_t *cart_sizes;     /* sizes, */
     uint8_t *cart_periodic;   /* periodicity (0/1), */

@@ -157,6 +157,14 @@ int rf_defs_comm_parent(struct rf_defs *d, uint32_t comm, uint32_t parent)
     return 0;
 }
 
+int rf_defs_comm_events(struct rf_defs *d, uint32_t comm)
+{
+    if (comm >= d->ncomms || !d->comms[comm].set)
+        return -1;
+    d->comms[comm].events = 1;
+    return 0;
+}
+
 /* Score-P's name of a topology: "MPI_Cartesian_2x2". */
 static void cart_name(char *name, size_t len, uint32_t ndims, const uint32_t *sizes)
 {
@@ -288,6 +296,11 @@ static int write_cart_topologies(OTF2_GlobalDefWriter *gd, struct rf_defs *d)
     return ok ? 0 : -1;
 }
 
+static OTF2_CommFlag comm_flags(const struct rf_comm_def *c)
+{
+    return c->events ? OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS : OTF2_COMM_FLAG_NONE;
+}
+
 int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_rank_defs *r)
 {
     int ok = 1;
@@ -385,7 +398,7 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
          * the membership file): OTF2 3.0's Python bindings cannot read
          * InterComm; its parent stays undefined (rf_defs_comm_parent) */
         CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, cd->name, d->groups[cd->local].self ? RF_GROUP_SELF : RF_GROUP_OWN,
-                                             cd->parent, OTF2_COMM_FLAG_NONE));
+                                             cd->parent, comm_flags(cd)));
     }
     if (write_cart_topologies(gd, d) != 0)
         ok = 0;

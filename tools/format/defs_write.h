@@ -48,6 +48,8 @@ struct rf_comm_def {
     uint32_t nin;
     uint64_t *in;             /* world ranks, in MPI's neighbourhood order */
     uint32_t parent;          /* the communicator it was made from, or OTF2_UNDEFINED_COMM */
+    int events;               /* CommCreate/CommDestroy events mark its life on this rank:
+                               * written with OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS */
     uint32_t cart_ndims;      /* a Cartesian topology (0: none): its dimensions' */
     uint32_t *cart_sizes;     /* sizes, */
     uint8_t *cart_periodic;   /* periodicity, */
@@ -103,6 +105,9 @@ int rf_defs_comm_neighbours(struct rf_defs *d, uint32_t comm, uint32_t n, uint64
 /* Communicator `comm` was made from `parent` (both defined, different).
  * Returns 0, or -1 (nothing changed). */
 int rf_defs_comm_parent(struct rf_defs *d, uint32_t comm, uint32_t parent);
+/* Communicator `comm` (defined) has CommCreate/CommDestroy events: its
+ * definition carries OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS. Returns 0, or -1. */
+int rf_defs_comm_events(struct rf_defs *d, uint32_t comm);
 /* A Cartesian topology on communicator `comm`: `ndims` (1 .. 255)
  * dimensions' sizes and periodicity, this rank's coordinates and rank in
  * it (all copied; replacing any before). Returns 0, or -1 (nothing changed). */

@@ -102,6 +102,7 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
         t->comms[k].members = dc->members ? dc->members : calloc(1, sizeof *t->comms[k].members);
         t->comms[k].self = dc->self;
         t->comms[k].inter = dc->inter;
+        t->comms[k].events = dc->events;
         if (dc->inter) {   /* members: group A, members_b: group B */
             t->comms[k].nmembers_b = dc->nremote;
             t->comms[k].members_b = dc->remote;
@@ -334,6 +335,23 @@ static OTF2_CallbackCode ev_nbc_complete(EV_HEAD, OTF2_CollectiveOp op, OTF2_Com
     return collective(loc, time, ud, attrs, RT_NBC_COMPLETE, op, comm, root, sent, received, req);
 }
 
+static OTF2_CallbackCode comm_life(EV_HEAD, enum rt_kind kind, OTF2_CommRef comm)
+{
+    EV_BEGIN(kind);
+    e.ref = comm;
+    return deliver(ud, loc, &e);
+}
+
+static OTF2_CallbackCode ev_comm_create(EV_HEAD, OTF2_CommRef comm)
+{
+    return comm_life(loc, time, ud, attrs, RT_COMM_CREATE, comm);
+}
+
+static OTF2_CallbackCode ev_comm_destroy(EV_HEAD, OTF2_CommRef comm)
+{
+    return comm_life(loc, time, ud, attrs, RT_COMM_DESTROY, comm);
+}
+
 static OTF2_CallbackCode ev_flush(EV_HEAD, OTF2_TimeStamp stop)
 {
     EV_BEGIN(RT_FLUSH);
@@ -407,6 +425,8 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
     OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
     OTF2_GlobalEvtReaderCallbacks_SetBufferFlushCallback(cb, ev_flush);
+    OTF2_GlobalEvtReaderCallbacks_SetCommCreateCallback(cb, ev_comm_create);
+    OTF2_GlobalEvtReaderCallbacks_SetCommDestroyCallback(cb, ev_comm_destroy);
     struct evt_ctx c = { t, fn, user, 0, 0, NULL, 0 };
     OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, cb, &c);
     OTF2_GlobalEvtReaderCallbacks_Delete(cb);

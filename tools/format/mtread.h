@@ -6,7 +6,9 @@
  * Events arrive as struct rt_event (rawtrace.h) with the location's index;
  * enter/leave carry the region in `ref`, messages and collectives carry the
  * communicator in `ref` and the peer/root as a communicator-local rank, as
- * in the raw archives. Times are ns of global time. */
+ * in the raw archives; CommCreate/CommDestroy come as RT_COMM_CREATE /
+ * RT_COMM_DESTROY with the communicator in `ref` (so every event the
+ * location definitions count is delivered). Times are ns of global time. */
 #ifndef SYNCTRACE_MTREAD_H
 #define SYNCTRACE_MTREAD_H
 
@@ -18,6 +20,7 @@ struct mt_comm {
     char *name;
     int self;                 /* OTF2's COMM_SELF group (MPI_COMM_SELF): each location's own rank */
     int inter;                /* an InterComm: members is group A, members_b group B */
+    int events;               /* flagged CREATE_DESTROY_EVENTS: RT_COMM_CREATE/RT_COMM_DESTROY mark its life */
     uint32_t nmembers;
     uint64_t *members;        /* world ranks (= location indices), in communicator rank order */
     uint32_t nmembers_b;

@@ -210,6 +210,7 @@
 #define RF_JR_CLOCK_OFFSET "clock_offset"
 #define RF_JR_RESOLUTION "resolution"
 #define RF_JR_COMM_PARENT "comm_parent"
+#define RF_JR_COMM_EVENTS "comm_events"         /* comm_events REF: REF has CommCreate/CommDestroy events */
 #define RF_JR_CART "cart"
 #define RF_JR_WINDOW "window"
 #define RF_JR_WINDOW_NAME "window_name"

@@ -173,6 +173,20 @@ static OTF2_CallbackCode ev_rma_sync(EV_HEAD, OTF2_RmaWinRef win, uint32_t remot
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode ev_comm_create(EV_HEAD, OTF2_CommRef comm)
+{
+    EV_UNUSED; PUSH(RT_COMM_CREATE);
+    e->ref = comm;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_comm_destroy(EV_HEAD, OTF2_CommRef comm)
+{
+    EV_UNUSED; PUSH(RT_COMM_DESTROY);
+    e->ref = comm;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode ev_send(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
     EV_UNUSED; PUSH(RT_SEND);
@@ -519,6 +533,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
         oc->nin = dc->nin;
         oc->in = dc->in;
         dc->in = NULL;
+        oc->events = dc->events;
         oc->cart_ndims = dc->cart_ndims;
         oc->cart_sizes = dc->cart_sizes;
         oc->cart_periodic = dc->cart_periodic;
@@ -626,6 +641,8 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(ecb, ev_rma_request_lock);
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(ecb, ev_rma_release_lock);
     OTF2_EvtReaderCallbacks_SetRmaSyncCallback(ecb, ev_rma_sync);
+    OTF2_EvtReaderCallbacks_SetCommCreateCallback(ecb, ev_comm_create);
+    OTF2_EvtReaderCallbacks_SetCommDestroyCallback(ecb, ev_comm_destroy);
     OTF2_ErrorCode status = OTF2_SUCCESS;
     uint64_t n = 0;
     for (uint32_t k = 0; k < nlocs && status == OTF2_SUCCESS && !c.failed; k++) {
@@ -868,7 +885,8 @@ const char *rt_kind_name(enum rt_kind kind)
 {
     static const char *names[RT_KIND_COUNT] = {
         "ENTER", "LEAVE", "SEND", "ISEND", "ISEND_COMPLETE", "IRECV_REQUEST", "RECV", "IRECV",
-        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH", "IRECV_FREED", "RMA"
+        "CANCELLED", "COLL_BEGIN", "COLL_END", "NBC_REQUEST", "NBC_COMPLETE", "FLUSH", "IRECV_FREED", "RMA",
+        "COMM_CREATE", "COMM_DESTROY"
     };
     return kind < RT_KIND_COUNT ? names[kind] : "?";
 }

@@ -14,6 +14,8 @@ enum rt_kind {
     RT_IRECV_FREED,           /* MPI_Request_free released receive request `req` before it completed:
                                * ref, peer, tag as posted (RT_ANY for MPI_ANY_SOURCE, MPI_ANY_TAG) */
     RT_RMA,                   /* one-sided: `tag` says which record (enum rt_rma) */
+    RT_COMM_CREATE,           /* communicator `ref` came into being on this rank (OTF2 CommCreate) */
+    RT_COMM_DESTROY,          /* ... and ended (CommDestroy): neither is a message or a collective */
     RT_KIND_COUNT
 };
 
@@ -56,6 +58,7 @@ struct rt_comm {
     int self;                 /* MPI_COMM_SELF (written as a COMM_SELF group): members is this rank */
     int inter;                /* an intercommunicator: members is its remote group */
     uint32_t parent;          /* the communicator it was made from (a reference), or UINT32_MAX */
+    int events;               /* CommCreate/CommDestroy events mark its life (CREATE_DESTROY_EVENTS) */
     uint32_t nmembers;
     uint64_t *members;        /* world ranks, in communicator rank order: whom peers name */
     uint32_t nlocal;

@@ -38,6 +38,8 @@
  *   clock_offset TIME OFFSET STDDEV
  *   neighbours REF N LIST        a topology communicator's in-neighbours of this rank
  *   comm_parent REF PARENT       the communicator REF was made from (an intracommunicator's)
+ *   comm_events REF              REF has CommCreate/CommDestroy events (its definition's
+ *                                CREATE_DESTROY_EVENTS flag); written before its CommCreate
  *   cart REF RANK NDIMS SIZES PERIODIC COORDS
  *                                a Cartesian topology on REF: each list NDIMS numbers,
  *                                comma-separated (PERIODIC 0|1); RANK, this rank's in REF
@@ -123,6 +125,7 @@ struct jcomm {
     uint64_t *in;
     uint32_t parent;          /* a "comm_parent" record: the communicator it was made from, */
                               /* else OTF2_UNDEFINED_COMM */
+    int events;               /* a "comm_events" record: it has CommCreate/CommDestroy events */
     uint32_t cart_ndims;      /* a "cart" record: a Cartesian topology (0: none) */
     uint32_t *cart_sizes;
     uint8_t *cart_periodic;
@@ -472,6 +475,7 @@ static int parse_record(struct journal *j, char *line)
         c->members = c->remote = NULL;
         jcomm_free_cart(c);
         c->parent = OTF2_UNDEFINED_COMM;
+        c->events = 0;
         c->has_key = 0;
         c->key = 0;
         c->self = c->inter = 0;
@@ -547,6 +551,11 @@ static int parse_record(struct journal *j, char *line)
             return -1;
         j->comms[u].parent = (uint32_t)p;
         return 0;
+    } else if (strcmp(key, RF_JR_COMM_EVENTS) == 0 && nf == 2) {
+        if (parse_u64(f[1], &u) != 0 || u >= j->ncomms || !j->comms[u].set)
+            return -1;
+        j->comms[u].events = 1;
+        return 0;
     } else if (strcmp(key, RF_JR_CART) == 0 && nf == 7) {
         return parse_cart(j, f);
     } else if (strcmp(key, RF_JR_WINDOW) == 0 && nf == 3) {
@@ -588,8 +597,8 @@ static int parse_record(struct journal *j, char *line)
     }
     if (strcmp(key, RF_JR_PROPERTY) == 0 || strcmp(key, RF_JR_COMM) == 0 || strcmp(key, RF_JR_CLOCK_OFFSET) == 0
         || strcmp(key, RF_JR_NEIGHBOURS) == 0 || strcmp(key, RF_JR_LOCATION) == 0
-        || strcmp(key, RF_JR_COMM_PARENT) == 0 || strcmp(key, RF_JR_CART) == 0 || strcmp(key, RF_JR_WINDOW) == 0
-        || strcmp(key, RF_JR_WINDOW_NAME) == 0 || strcmp(key, RF_JR_STARTED_AT) == 0)
+        || strcmp(key, RF_JR_COMM_PARENT) == 0 || strcmp(key, RF_JR_COMM_EVENTS) == 0 || strcmp(key, RF_JR_CART) == 0
+        || strcmp(key, RF_JR_WINDOW) == 0 || strcmp(key, RF_JR_WINDOW_NAME) == 0 || strcmp(key, RF_JR_STARTED_AT) == 0)
         return -1;   /* a known record with the wrong number of fields */
     return 0;
 }
@@ -741,6 +750,8 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const char *dir, const ch
          * communicator) was refused by the tracer too: left out */
         if (d->parent != OTF2_UNDEFINED_COMM)
             rf_defs_comm_parent(&defs, c, d->parent);
+        if (d->events)
+            rf_defs_comm_events(&defs, c);
         if (d->cart_ndims)
             rf_defs_comm_cart(&defs, c, d->cart_ndims, d->cart_sizes, d->cart_periodic, d->cart_coords, d->cart_rank);
     }

@@ -41,22 +41,86 @@ static const char *comm_display_name(const char *name)
     return name;
 }
 
-/* The raw archive (rank, its communicator reference) that describes global
- * communicator c's Cartesian topology: the first member that recorded one. */
-static int cart_source(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match, uint32_t c,
-                       uint32_t *rank, uint32_t *ref)
+/* Where each global communicator's Cartesian topology is described: the
+ * first member (in rank order) that recorded one, src_rank[c] / src_ref[c]
+ * (UINT32_MAX: none); and each member's own coordinates, by communicator:
+ * coords[at[c] .. at[c + 1]) lists (rank, reference) pairs in rank order.
+ * One pass over every rank's communicators: a run may make hundreds of
+ * thousands, and a search per communicator would be quadratic. */
+struct cart_index {
+    uint32_t *src_rank, *src_ref;
+    size_t *at;
+    uint32_t (*coords)[2];
+};
+
+static void cart_index_free(struct cart_index *x)
 {
+    free(x->src_rank);
+    free(x->src_ref);
+    free(x->at);
+    free(x->coords);
+    memset(x, 0, sizeof *x);
+}
+
+static int cart_index_build(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+                            struct cart_index *x)
+{
+    uint32_t n = match->ncomms;
+    memset(x, 0, sizeof *x);
+    x->src_rank = malloc(sizeof *x->src_rank * (n ? n : 1));
+    x->src_ref = malloc(sizeof *x->src_ref * (n ? n : 1));
+    x->at = calloc((size_t)n + 1, sizeof *x->at);
+    if (!x->src_rank || !x->src_ref || !x->at)
+        goto oom;
+    for (uint32_t c = 0; c < n; c++)
+        x->src_rank[c] = x->src_ref[c] = UINT32_MAX;
     for (uint32_t r = 0; r < nranks; r++) {
         if (ranks[r].thread)
             continue;
-        for (uint32_t k = 0; k < ranks[r].ncomms; k++)
-            if (match->rank_comm[r][k] == c && ranks[r].comms[k].cart_ndims) {
-                *rank = r;
-                *ref = k;
-                return 1;
+        for (uint32_t k = 0; k < ranks[r].ncomms; k++) {
+            uint32_t c = match->rank_comm[r][k];
+            if (c < n && ranks[r].comms[k].cart_ndims && x->src_rank[c] == UINT32_MAX) {
+                x->src_rank[c] = r;
+                x->src_ref[c] = k;
             }
+        }
+    }
+    /* the members' coordinates, counted then placed (a counting sort by communicator) */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t *fill = NULL;
+        if (pass == 1) {
+            for (uint32_t c = 0; c < n; c++)
+                x->at[c + 1] += x->at[c];
+            if (!(x->coords = malloc(sizeof *x->coords * (x->at[n] ? x->at[n] : 1)))
+                || !(fill = malloc(sizeof *fill * (n ? n : 1)))) {
+                free(fill);
+                goto oom;
+            }
+            memcpy(fill, x->at, sizeof *fill * n);
+        }
+        for (uint32_t r = 0; r < nranks; r++) {
+            if (ranks[r].thread)
+                continue;
+            for (uint32_t k = 0; k < ranks[r].ncomms; k++) {
+                uint32_t c = match->rank_comm[r][k];
+                const struct rt_comm *m = &ranks[r].comms[k];
+                if (c >= n || x->src_rank[c] == UINT32_MAX || !m->has_cart_coords
+                    || m->cart_ndims != ranks[x->src_rank[c]].comms[x->src_ref[c]].cart_ndims)
+                    continue;
+                if (pass == 0) {
+                    x->at[c + 1]++;
+                } else {
+                    x->coords[fill[c]][0] = r;
+                    x->coords[fill[c]++][1] = k;
+                }
+            }
+        }
+        free(fill);
     }
     return 0;
+oom:
+    cart_index_free(x);
+    return -1;
 }
 
 /* Cartesian topologies as Score-P writes them: the dimensions, a topology
@@ -65,16 +129,16 @@ static int cart_source(const struct rt_rank *ranks, uint32_t nranks, const struc
  * added to the table (they are written before every other definition).
  * Returns 0 (a record that could not be written sets *failed), or -1 when
  * a string could not be added. */
-static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank *ranks, uint32_t nranks,
-                                 const struct mg_result *match, struct st_strtab *strings, OTF2_ErrorCode *failed)
+static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank *ranks, const struct mg_result *match,
+                                 const struct cart_index *x, struct st_strtab *strings, OTF2_ErrorCode *failed)
 {
 #define CART_CHECK(call) do { OTF2_ErrorCode status_ = (call); if (status_ != OTF2_SUCCESS) *failed = status_; } while (0)
     char name[RF_CART_MAX_DIMS * 11 + 32];
-    uint32_t dim = 0, topo = 0, src_rank, src_ref;
+    uint32_t dim = 0, topo = 0;
     for (uint32_t c = 0; c < match->ncomms; c++) {
-        if (!cart_source(ranks, nranks, match, c, &src_rank, &src_ref))
+        if (x->src_rank[c] == UINT32_MAX)
             continue;
-        const struct rt_comm *d = &ranks[src_rank].comms[src_ref];
+        const struct rt_comm *d = &ranks[x->src_rank[c]].comms[x->src_ref[c]];
         for (uint32_t k = 0; k < d->cart_ndims; k++) {
             snprintf(name, sizeof name, RF_CART_DIMENSION_FMT, k);
             uint32_t s = st_strtab_ref(strings, name);
@@ -89,9 +153,9 @@ static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank 
     }
     dim = 0;
     for (uint32_t c = 0; c < match->ncomms; c++) {
-        if (!cart_source(ranks, nranks, match, c, &src_rank, &src_ref))
+        if (x->src_rank[c] == UINT32_MAX)
             continue;
-        const struct rt_comm *d = &ranks[src_rank].comms[src_ref];
+        const struct rt_comm *d = &ranks[x->src_rank[c]].comms[x->src_ref[c]];
         uint32_t dims[RF_CART_MAX_DIMS];
         uint32_t nd = d->cart_ndims < RF_CART_MAX_DIMS ? d->cart_ndims : RF_CART_MAX_DIMS;
         for (uint32_t k = 0; k < nd; k++)
@@ -106,23 +170,41 @@ static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank 
         if (!gd)
             continue;
         CART_CHECK(OTF2_GlobalDefWriter_WriteCartTopology(gd, topo, s, c, (uint8_t)nd, dims));
-        /* every member's own coordinates */
-        for (uint32_t r = 0; r < nranks; r++) {
-            if (ranks[r].thread)
+        /* every member's own coordinates (its first definition of c) */
+        for (size_t i = x->at[c]; i < x->at[c + 1]; i++) {
+            uint32_t r = x->coords[i][0];
+            if (i > x->at[c] && x->coords[i - 1][0] == r)
                 continue;
-            for (uint32_t k = 0; k < ranks[r].ncomms; k++) {
-                const struct rt_comm *m = &ranks[r].comms[k];
-                if (match->rank_comm[r][k] == c && m->has_cart_coords && m->cart_ndims == d->cart_ndims) {
-                    CART_CHECK(OTF2_GlobalDefWriter_WriteCartCoordinate(gd, topo, m->cart_rank, (uint8_t)nd,
-                                                                        m->cart_coords));
-                    break;
-                }
-            }
+            const struct rt_comm *m = &ranks[r].comms[x->coords[i][1]];
+            CART_CHECK(OTF2_GlobalDefWriter_WriteCartCoordinate(gd, topo, m->cart_rank, (uint8_t)nd, m->cart_coords));
         }
         topo++;
     }
     return 0;
 #undef CART_CHECK
+}
+
+/* Which global communicators have CommCreate/CommDestroy events: those
+ * every member's definition flags (the tracer saw them created); one that
+ * some rank first met in use (no CommCreate there) is written unflagged,
+ * its events kept as they are. NULL when out of memory. */
+static uint8_t *comm_life_flags(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match)
+{
+    uint8_t *seen = calloc(match->ncomms ? match->ncomms : 1, 1);   /* 0 unseen, 1 all flagged, 2 not */
+    if (!seen)
+        return NULL;
+    for (uint32_t r = 0; r < nranks; r++) {
+        if (ranks[r].thread)
+            continue;
+        for (uint32_t k = 0; k < ranks[r].ncomms; k++) {
+            uint32_t c = match->rank_comm[r][k];
+            if (c < match->ncomms && seen[c] != 2)
+                seen[c] = ranks[r].comms[k].events ? 1 : 2;
+        }
+    }
+    for (uint32_t c = 0; c < match->ncomms; c++)
+        seen[c] = seen[c] == 1;
+    return seen;
 }
 
 /* The communicator each global communicator was made from, as the first
@@ -169,6 +251,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     uint32_t nwins = 0, *win_comm = NULL;
     const char **win_names = NULL;
     uint32_t **region_map = calloc(nranks ? nranks : 1, sizeof *region_map);
+    struct cart_index carts = { 0 };
+    uint8_t *life = NULL;                 /* by global communicator: CREATE_DESTROY_EVENTS */
     int rc = -1;
     OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -344,6 +428,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                 }
                 break;
             }
+            /* on the merged communicator, flagged when every member saw it created */
+            case RT_COMM_CREATE: CHECK(OTF2_EvtWriter_CommCreate(w, a, t, comm)); break;
+            case RT_COMM_DESTROY: CHECK(OTF2_EvtWriter_CommDestroy(w, a, t, comm)); break;
             case RT_FLUSH: {
                 /* the stop time moves with the rank's clock like any other */
                 uint64_t stop = i + 1 < rk->nevents ? gtime[r][i + 1] : t;
@@ -458,7 +545,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     for (uint32_t k = 0; win_str && k < nwins; k++)
         win_str[k] = st_strtab_ref(&strings, win_names[k]);
     /* a reference of UINT32_MAX would name no string */
-    if (!win_str || write_cart_topologies(NULL, ranks, nranks, match, &strings, &failed) != 0 || strings.failed) {
+    if (!win_str || cart_index_build(ranks, nranks, match, &carts) != 0
+        || write_cart_topologies(NULL, ranks, match, &carts, &strings, &failed) != 0 || strings.failed) {
         free(win_str);
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(source_str);
         goto oom;
@@ -563,7 +651,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                                   OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, mc->size_b, mc->members_b));
     }
     uint32_t *parent = comm_parents(ranks, nranks, match);
-    if (!parent) {
+    life = comm_life_flags(ranks, nranks, match);
+    if (!parent || !life) {
+        free(parent);
         free(win_str);
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);
         goto oom;
@@ -572,15 +662,17 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         const struct mg_comm *mc = &match->comms[c];
         if (mc->inter) {
             CHECK(OTF2_GlobalDefWriter_WriteInterComm(gd, c, comm_str[c], g, g + 1, OTF2_UNDEFINED_COMM,
-                                                      OTF2_COMM_FLAG_NONE));
+                                                      life[c] ? OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS
+                                                              : OTF2_COMM_FLAG_NONE));
             g += 2;
         } else {
-            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], g, parent[c], OTF2_COMM_FLAG_NONE));
+            CHECK(OTF2_GlobalDefWriter_WriteComm(gd, c, comm_str[c], g, parent[c],
+                                                 life[c] ? OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS : OTF2_COMM_FLAG_NONE));
             g += 1;
         }
     }
     free(parent);
-    if (write_cart_topologies(gd, ranks, nranks, match, &strings, &failed) != 0) {
+    if (write_cart_topologies(gd, ranks, match, &carts, &strings, &failed) != 0) {
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of); free(win_str);
         goto oom;
     }
@@ -608,6 +700,8 @@ done:
     }
     st_strtab_free(&strings);
     st_strtab_free(&regions);
+    cart_index_free(&carts);
+    free(life);
     free(roles);
     free(win_names);
     free(win_comm);

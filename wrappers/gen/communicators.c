@@ -86,7 +86,7 @@ int MPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int pe
         return PMPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
     int ret = PMPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
     st_call_stamp(&call);
-    st_comm_created(ret, old_comm, *comm_cart);
+    st_comm_created(&call, ret, old_comm, *comm_cart);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -138,7 +138,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *new_comm)
         return PMPI_Cart_sub(comm, remain_dims, new_comm);
     int ret = PMPI_Cart_sub(comm, remain_dims, new_comm);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *new_comm);
+    st_comm_created(&call, ret, comm, *new_comm);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -170,7 +170,7 @@ int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm com
         return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     int ret = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     st_call_stamp(&call);
-    st_comm_created_by(ret, comm, *newcomm, ST_COMM_CONNECT, 0);
+    st_comm_created_by(&call, ret, comm, *newcomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -202,7 +202,7 @@ int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm co
         return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     int ret = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     st_call_stamp(&call);
-    st_comm_created_by(ret, comm, *newcomm, ST_COMM_CONNECT, 0);
+    st_comm_created_by(&call, ret, comm, *newcomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -214,7 +214,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         return PMPI_Comm_create(comm, group, newcomm);
     int ret = PMPI_Comm_create(comm, group, newcomm);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *newcomm);
+    st_comm_created(&call, ret, comm, *newcomm);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -236,7 +236,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
         return PMPI_Comm_create_group(comm, group, tag, newcomm);
     int ret = PMPI_Comm_create_group(comm, group, tag, newcomm);
     st_call_stamp(&call);
-    st_comm_created_by(ret, comm, *newcomm, ST_COMM_CREATE_GROUP, tag);
+    st_comm_created_by(&call, ret, comm, *newcomm, ST_COMM_CREATE_GROUP, tag);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -269,7 +269,7 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
     MPI_Comm st_freed_ = *comm;
     int ret = PMPI_Comm_disconnect(comm);
     st_call_stamp(&call);
-    st_comm_freed(ret, st_freed_);
+    st_comm_freed(&call, ret, st_freed_);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -281,7 +281,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return PMPI_Comm_dup(comm, newcomm);
     int ret = PMPI_Comm_dup(comm, newcomm);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *newcomm);
+    st_comm_created(&call, ret, comm, *newcomm);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -293,7 +293,7 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
         return PMPI_Comm_dup_with_info(comm, info, newcomm);
     int ret = PMPI_Comm_dup_with_info(comm, info, newcomm);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *newcomm);
+    st_comm_created(&call, ret, comm, *newcomm);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -306,7 +306,7 @@ int MPI_Comm_free(MPI_Comm *comm)
     MPI_Comm st_freed_ = *comm;
     int ret = PMPI_Comm_free(comm);
     st_call_stamp(&call);
-    st_comm_freed(ret, st_freed_);
+    st_comm_freed(&call, ret, st_freed_);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -400,7 +400,7 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm)
         return PMPI_Comm_join(fd, intercomm);
     int ret = PMPI_Comm_join(fd, intercomm);
     st_call_stamp(&call);
-    st_comm_created_by(ret, MPI_COMM_NULL, *intercomm, ST_COMM_CONNECT, 0);
+    st_comm_created_by(&call, ret, MPI_COMM_NULL, *intercomm, ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -498,7 +498,7 @@ int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info inf
     int ret = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     st_call_stamp(&call);
     st_spawn_info_free(info, st_caller_info);
-    st_comm_spawned(ret, *intercomm, st_key);
+    st_comm_spawned(&call, ret, *intercomm, st_key);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -514,7 +514,7 @@ int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_o
     int ret = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     st_call_stamp(&call);
     st_spawn_infos_free(count, array_of_info, st_caller_infos);
-    st_comm_spawned(ret, *intercomm, st_key);
+    st_comm_spawned(&call, ret, *intercomm, st_key);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -526,7 +526,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return PMPI_Comm_split(comm, color, key, newcomm);
     int ret = PMPI_Comm_split(comm, color, key, newcomm);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *newcomm);
+    st_comm_created(&call, ret, comm, *newcomm);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -538,7 +538,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
         return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     int ret = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     st_call_stamp(&call);
-    st_comm_created(ret, comm, *newcomm);
+    st_comm_created(&call, ret, comm, *newcomm);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -560,7 +560,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int
         return PMPI_Dist_graph_create(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
     int ret = PMPI_Dist_graph_create(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
     st_call_stamp(&call);
-    st_comm_created(ret, comm_old, *newcomm);
+    st_comm_created(&call, ret, comm_old, *newcomm);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -572,7 +572,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
         return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     int ret = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     st_call_stamp(&call);
-    st_comm_created(ret, comm_old, *comm_dist_graph);
+    st_comm_created(&call, ret, comm_old, *comm_dist_graph);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -604,7 +604,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
         return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
     int ret = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
     st_call_stamp(&call);
-    st_comm_created(ret, comm_old, *comm_graph);
+    st_comm_created(&call, ret, comm_old, *comm_graph);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -786,7 +786,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_
         return PMPI_Intercomm_create(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
     int ret = PMPI_Intercomm_create(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
     st_call_stamp(&call);
-    st_comm_created_by(ret, local_comm, *newintercomm, ST_COMM_INTERCOMM_CREATE, tag);
+    st_comm_created_by(&call, ret, local_comm, *newintercomm, ST_COMM_INTERCOMM_CREATE, tag);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -798,7 +798,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm)
         return PMPI_Intercomm_merge(intercomm, high, newintercomm);
     int ret = PMPI_Intercomm_merge(intercomm, high, newintercomm);
     st_call_stamp(&call);
-    st_comm_created(ret, intercomm, *newintercomm);
+    st_comm_created(&call, ret, intercomm, *newintercomm);
     st_call_end_stamped(&call);
     return ret;
 }

@@ -371,7 +371,7 @@ static void st_f_MPI_Comm_accept(char *port_name, MPI_Fint *info, MPI_Fint *root
         return;
     int ret = (int)ierr_;
     st_call_stamp(&call);
-    st_comm_created_by(ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*newcomm), ST_COMM_CONNECT, 0);
+    st_comm_created_by(&call, ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*newcomm), ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
 }
 
@@ -395,7 +395,7 @@ static void st_f_MPI_Comm_accept_f08(char *port_name, MPI_Fint *info, MPI_Fint *
         return;
     int ret = (int)ierr_;
     st_call_stamp(&call);
-    st_comm_created_by(ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*newcomm), ST_COMM_CONNECT, 0);
+    st_comm_created_by(&call, ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*newcomm), ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
 }
 
@@ -481,7 +481,7 @@ static void st_f_MPI_Comm_connect(char *port_name, MPI_Fint *info, MPI_Fint *roo
         return;
     int ret = (int)ierr_;
     st_call_stamp(&call);
-    st_comm_created_by(ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*newcomm), ST_COMM_CONNECT, 0);
+    st_comm_created_by(&call, ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*newcomm), ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
 }
 
@@ -505,7 +505,7 @@ static void st_f_MPI_Comm_connect_f08(char *port_name, MPI_Fint *info, MPI_Fint 
         return;
     int ret = (int)ierr_;
     st_call_stamp(&call);
-    st_comm_created_by(ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*newcomm), ST_COMM_CONNECT, 0);
+    st_comm_created_by(&call, ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*newcomm), ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
 }
 
@@ -1231,7 +1231,7 @@ static void st_f_MPI_Comm_spawn(char *command, char *argv, MPI_Fint *maxprocs, M
         return;
     int ret = (int)ierr_;
     st_call_stamp(&call);
-    st_comm_created_by(ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*intercomm), ST_COMM_CONNECT, 0);
+    st_comm_created_by(&call, ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*intercomm), ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
 }
 
@@ -1255,7 +1255,7 @@ static void st_f_MPI_Comm_spawn_f08(char *command, char *argv, MPI_Fint *maxproc
         return;
     int ret = (int)ierr_;
     st_call_stamp(&call);
-    st_comm_created_by(ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*intercomm), ST_COMM_CONNECT, 0);
+    st_comm_created_by(&call, ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*intercomm), ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
 }
 
@@ -1277,7 +1277,7 @@ static void st_f_MPI_Comm_spawn_multiple(MPI_Fint *count, char *array_of_command
         return;
     int ret = (int)ierr_;
     st_call_stamp(&call);
-    st_comm_created_by(ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*intercomm), ST_COMM_CONNECT, 0);
+    st_comm_created_by(&call, ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*intercomm), ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
 }
 
@@ -1301,7 +1301,7 @@ static void st_f_MPI_Comm_spawn_multiple_f08(MPI_Fint *count, char *array_of_com
         return;
     int ret = (int)ierr_;
     st_call_stamp(&call);
-    st_comm_created_by(ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*intercomm), ST_COMM_CONNECT, 0);
+    st_comm_created_by(&call, ret, PMPI_Comm_f2c(*comm), PMPI_Comm_f2c(*intercomm), ST_COMM_CONNECT, 0);
     st_call_end_stamped(&call);
 }
 
