@@ -16,6 +16,7 @@
 enum { ST_REGION_SYNC = ST_REGION_MPI_COUNT, ST_REGION_ALL_COUNT };
 
 struct st_loc {
+    struct st_recbuf rec;        /* first (recput.h): the call path touches only this */
     OTF2_EvtWriter *evt;
     OTF2_AttributeList *attrs;   /* carries true_time when skew is on */
     uint64_t id;
@@ -76,7 +77,9 @@ void st_writer_property(const char *name, const char *value);
  * it. Without a call, the clock is calibrated at close. */
 uint64_t st_writer_set_resolution(double ticks_per_second);
 
-/* Event records, stamped with the given time. */
+/* Event records, stamped with the given time. Each appends one compact
+ * record; adding one: a line in writer.c's ST_RECORDS, its converter
+ * (CONVERTER) and its st_write_* function. */
 /* The trace began at t (before the archive was opened): the clock
  * properties' global offset moves back to it. */
 void st_writer_started_at(uint64_t t);
