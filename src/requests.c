@@ -236,7 +236,10 @@ void st_req_save(struct st_reqsave *save, int count, const MPI_Request *requests
             return;
         }
     }
-    memcpy(save->handles, requests, sizeof *requests * (size_t)count);
+    if (count == 1)
+        save->handles[0] = requests[0];   /* MPI_Wait, MPI_Test: no library call */
+    else
+        memcpy(save->handles, requests, sizeof *requests * (size_t)count);
     if (st_threads_concurrent) {
         save->recs = count <= (int)(sizeof save->small_recs / sizeof save->small_recs[0])
                          ? save->small_recs : malloc(sizeof *save->recs * (size_t)count);
