@@ -9,6 +9,14 @@
 # `synctrace merge` with and without it (--no-causal), alternated in one
 # run, medians. Targets: >= 2e6 events/s; median query < 1 us; stencil at
 # 256+ ranks: index <= 15% of Fidge/Mattern. Prints one JSON object per line.
+# Where the bytes go (causal_bench): bytes_chunk_data and bytes_chunk_table
+# (full vectors: chunk bytes, 8-byte chunk codes), bytes_cluster_entries,
+# bytes_record_meta, bytes_cluster_maps, bytes_top_vectors_format1 (the same
+# full vectors as 4-byte entries, format 1), chunks_zero/u8/u16/u32 and
+# key_chunks; bytes_per_event; the build's passes over windows of columns,
+# vector_bytes, rss_before_build_kb and build_peak_rss_kb. 4000 or 10,000
+# ranks: `bench/causal.sh "4000" stencil2d 10` (CAUSAL_VECTOR_BUDGET_MB and
+# CAUSAL_CHUNK_SHIFT set the build's budget and chunk size).
 # Needs BUILD (the build directory; default: the directory above this
 # script) with `make bench-programs` done. TRACED=RAW_DIR adds a traced run.
 set -euo pipefail

@@ -63,6 +63,54 @@ static int same_cluster(const struct ci_index *x, uint32_t r, uint64_t i, uint32
 
 volatile int sink;
 
+/* A line of /proc/self/status in kB ("VmRSS", "VmHWM"), or -1. */
+static long status_kb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    size_t n = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, n) && line[n] == ':')
+            v = atol(line + n + 1);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* Start a new peak of resident memory (VmHWM) from what is resident now. */
+static void reset_peak(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+}
+
+/* Where the index's bytes go, as key=value pairs: bytes of each part of
+ * the file (full vectors: chunk data and chunk table; cluster entries;
+ * record tables; cluster maps), and what the full vectors would take as
+ * 4-byte entries (format 1). */
+static void breakdown(const struct ci_index *ix, const struct ci_stats *st)
+{
+    uint64_t top = 0, maps = 0;
+    for (uint64_t x = 0; x < ix->nrecords; x++)
+        top += ix->rec_level[x] >= ix->nlevels;
+    for (uint32_t k = 0; k < ix->nlevels; k++)
+        maps += 8 * ((uint64_t)ix->nranks + 1) + 4 * ix->nmap[k];
+    uint64_t meta = ix->nrecords * (4 + 4 + 4 + 8 + 4 + 1 + 4 * (uint64_t)ix->nlevels) + 16 * (uint64_t)ix->nranks;
+    printf("records=%llu top_records=%llu bytes_chunk_data=%llu bytes_chunk_table=%llu bytes_cluster_entries=%llu "
+           "bytes_record_meta=%llu bytes_cluster_maps=%llu bytes_top_vectors_format1=%llu chunks_zero=%llu "
+           "chunks_u8=%llu chunks_u16=%llu chunks_u32=%llu key_chunks=%llu passes=%u window=%u vector_bytes=%zu ",
+           (unsigned long long)ix->nrecords, (unsigned long long)top, (unsigned long long)ix->nbytes,
+           (unsigned long long)(8 * ix->ntchunks), (unsigned long long)(4 * ix->nentries),
+           (unsigned long long)meta, (unsigned long long)maps, (unsigned long long)(4 * top * ix->nranks),
+           (unsigned long long)st->chunks[0], (unsigned long long)st->chunks[1], (unsigned long long)st->chunks[2],
+           (unsigned long long)st->chunks[3], (unsigned long long)st->key_chunks, st->passes, st->window,
+           st->vector_bytes);
+}
+
 /* Median and 99th percentile in ns of n single queries of one kind. */
 static void time_queries(const struct ci_index *ix, int want_same, long n, double overhead, double *med, double *p99)
 {
@@ -125,17 +173,34 @@ int main(int argc, char **argv)
         fprintf(stderr, "causal_bench: %s\n", err);
         return 2;
     }
+    /* built as the merge builds it: full vectors streamed into the file */
+    char path[256], entries_path[300];
+    snprintf(path, sizeof path, "%s/causal-bench-%ld.idx", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (long)getpid());
+    snprintf(entries_path, sizeof entries_path, "%s.tmp", path);
+    cfg.entries_file = entries_path;
+    if (getenv("CAUSAL_CHUNK_SHIFT"))
+        cfg.chunk_shift = (uint32_t)atoi(getenv("CAUSAL_CHUNK_SHIFT"));
+    if (getenv("CAUSAL_VECTOR_BUDGET_MB"))
+        cfg.vector_budget = (size_t)atol(getenv("CAUSAL_VECTOR_BUDGET_MB")) << 20;
     struct ci_index ix;
     struct ci_stats st;
+    reset_peak();
+    long rss_before = status_kb("VmRSS");
     double t0 = st_now_s();
     if (ci_build(nev, (uint32_t)n, &m, &cfg, &ix, &st, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "causal_bench: %s\n", err);
         return 1;
     }
     double build = st_now_s() - t0;
+    /* the build's own peak: resident memory at its highest during the build
+     * (the matches it reads were resident before: rss_before_build_kb) */
+    printf("rss_before_build_kb=%ld build_peak_rss_kb=%ld ", rss_before, status_kb("VmHWM"));
+    breakdown(&ix, &st);
     double fill = -1;
     {
-        size_t bytes = (size_t)(ix.nentries * 4 + ix.nrecords * 30) + 4096;
+        size_t bytes = (size_t)(ix.nbytes + ix.ntchunks * 8 + ix.nentries * 4
+                                + ix.nrecords * 30) + 4096;
         t0 = st_now_s();
         char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p != MAP_FAILED) {
@@ -145,15 +210,14 @@ int main(int argc, char **argv)
             munmap(p, bytes);
         }
     }
-    char path[256];
-    snprintf(path, sizeof path, "%s/causal-bench-%ld.idx", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-             (long)getpid());
     uint64_t fp[2] = { 0, 0 };
     struct stat sb;
-    if (ci_write(&ix, path, fp, err, sizeof err) != 0 || stat(path, &sb) != 0) {
+    t0 = st_now_s();
+    if (ci_write_in_place(&ix, path, fp, err, sizeof err) != 0 || stat(path, &sb) != 0) {
         fprintf(stderr, "causal_bench: %s\n", err);
         return 1;
     }
+    double write_s = st_now_s() - t0;
     ci_free(&ix);
     t0 = st_now_s();
     if (ci_read(path, NULL, &ix, err, sizeof err) != 0) {
@@ -182,10 +246,11 @@ int main(int argc, char **argv)
            "paper_ratio=%.4f index_bytes=%lld fm_bytes=%.0f index_ratio=%.5f open_s=%.4f "
            "same_cluster_median_ns=%.0f same_cluster_p99_ns=%.0f cross_cluster_median_ns=%.0f "
            "cross_cluster_p99_ns=%.0f timer_overhead_ns=%.0f peak_live_vectors=%zu fresh_memory_fill_s=%.4f "
-           "build_to_fill_ratio=%.2f\n",
+           "build_to_fill_ratio=%.2f write_s=%.4f bytes_per_event=%.1f\n",
            n, (unsigned long long)total, argv[2], build, total / build, st.paper_entries / total,
            st.paper_entries / total / n, (long long)sb.st_size, fm_bytes, sb.st_size / fm_bytes, open_s, sm, sp, cm,
-           cp, overhead, st.peak_live_vectors, fill, fill > 0 ? build / fill : -1);
+           cp, overhead, st.peak_live_vectors, fill, fill > 0 ? build / fill : -1, write_s,
+           (double)sb.st_size / (double)total);
     ci_free(&ix);
     mg_free(&m);
     free(ranks);

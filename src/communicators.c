@@ -14,11 +14,21 @@
  * MPI_Intercomm_create over the union of two groups with different local
  * parents. They count in scopes of their own, named by their tag:
  * (P, S, tag) for create_group, (S, tag) for intercomm_create, with S the
- * union of both groups. MPI_Comm_accept/connect, join and spawn have no
+ * union of both groups. MPI_Comm_accept/connect and join have no
  * parent the two sides share: they count per union of both groups (a
  * rank is in at most one such blocking call at a time, and both sides
- * complete them pairwise in the same order). A communicator of one member has a key of that
+ * complete them pairwise in the same order). MPI_Comm_spawn(_multiple) is
+ * collective over its parent: counted in a scope of its own under it, and
+ * the key is handed to the children (spawn.c), whose MPI_Comm_get_parent
+ * gets it. A communicator of one member has a key of that
  * rank's own (S is that rank), so it never matches another rank's.
+ *
+ * Processes outside MPI_COMM_WORLD: the remote group of an
+ * intercommunicator that reaches another job (spawned children, the
+ * parents, an accepted or connected job) becomes an "outside set"
+ * (rawformat.h, RF_PROP_OUTSIDE_FMT), and a member of any communicator
+ * found in it is written as (set, index in it), so the merge knows the
+ * same process wherever it appears; a member in no set stays unknown.
  * The key is written as its group's name (writer.h); the communicator's
  * own name is MPI's (MPI_COMM_WORLD, MPI_COMM_SELF, MPI_Comm_set_name). */
 #include "communicators.h"
@@ -40,6 +50,21 @@ struct st_commrec {
 static struct st_handlemap comms;       /* MPI_Comm -> struct st_commrec */
 static struct st_handlemap creations;   /* hash(parent, set) -> count so far */
 static MPI_Group world_group = MPI_GROUP_NULL;
+/* An outside set: the remote group of an intercommunicator to another job,
+ * its local group, its key and which side each group is of a spawn (the
+ * parents' or the children's; 0 for an accepted or connected job). */
+enum { SIDE_NONE, SIDE_PARENTS, SIDE_CHILDREN };
+struct outside_set {
+    MPI_Group remote, local;
+    uint64_t key;
+    int remote_side, local_side;
+};
+static struct outside_set outside[ST_OUTSIDE_SETS];   /* in the order they were met */
+static int noutside;
+/* A spawned job's keys must differ from its parents' (the merge takes
+ * both): they are salted with the spawn's key; 0 for a job mpirun started
+ * (its keys stay what they always were). */
+static uint64_t job_salt;
 static uint32_t world_ref;
 static uint64_t lazy_count;
 
@@ -67,11 +92,115 @@ static int *world_ranks(MPI_Group group, int *n)
     for (int i = 0; i < *n; i++)
         ranks[i] = i;
     PMPI_Group_translate_ranks(group, *n, ranks, world_group, world);
-    free(ranks);
+    int unknown = 0;
     for (int i = 0; i < *n; i++)
-        if (world[i] == MPI_UNDEFINED)
+        if (world[i] == MPI_UNDEFINED) {
             world[i] = -1;   /* a process of another world (spawn, connect) */
+            unknown = 1;
+        }
+    /* the newest set first: a process met again is named as last met */
+    int *there = unknown && noutside ? malloc(sizeof *there * (size_t)*n) : NULL;
+    for (int s = noutside - 1; there && s >= 0; s--) {
+        if (PMPI_Group_translate_ranks(group, *n, ranks, outside[s].remote, there) != MPI_SUCCESS)
+            continue;
+        for (int i = 0; i < *n; i++)
+            if (world[i] == -1 && there[i] != MPI_UNDEFINED && there[i] >= 0 && there[i] < ST_OUTSIDE_INDEX_LIMIT)
+                world[i] = ST_OUTSIDE_INT(s, there[i]);
+    }
+    free(there);
+    free(ranks);
     return world;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Make the remote group of intercommunicator `inter` an outside set named
+ * "KIND KEY" when it holds processes no set knows yet. */
+static void register_outside(MPI_Comm inter, const char *kind, uint64_t key)
+{
+    MPI_Group remote = MPI_GROUP_NULL, local = MPI_GROUP_NULL;
+    int inter_flag = 0;
+    if (noutside >= ST_OUTSIDE_SETS || PMPI_Comm_test_inter(inter, &inter_flag) != MPI_SUCCESS || !inter_flag
+        || PMPI_Comm_remote_group(inter, &remote) != MPI_SUCCESS)
+        return;
+    int n = 0, fresh = 0;
+    int *w = world_ranks(remote, &n);
+    for (int i = 0; w && i < n; i++)
+        fresh |= w[i] == -1;
+    free(w);
+    if (!fresh || n > ST_OUTSIDE_INDEX_LIMIT || PMPI_Comm_group(inter, &local) != MPI_SUCCESS) {
+        PMPI_Group_free(&remote);
+        return;
+    }
+    char name[64], value[96];
+    snprintf(name, sizeof name, RF_PROP_OUTSIDE_FMT, (unsigned)noutside);
+    snprintf(value, sizeof value, "%s %016llx", kind, (unsigned long long)key);
+    st_writer_property(name, value);
+    int spawn = strcmp(kind, RF_OUTSIDE_SPAWN) == 0, parent = strcmp(kind, RF_OUTSIDE_PARENT) == 0;
+    outside[noutside++] = (struct outside_set){
+        remote, local, key, spawn ? SIDE_CHILDREN : parent ? SIDE_PARENTS : SIDE_NONE,
+        spawn ? SIDE_PARENTS : parent ? SIDE_CHILDREN : SIDE_NONE };
+}
+
+/* The members of a communicator with processes of another job, as both
+ * jobs name them, so that both agree on its key: when every outside member
+ * is of one spawn's set and every member of this world is in that spawn's
+ * local group, member = (spawn key, side, rank in that side's group);
+ * the hash of the sorted set in *out. Returns 0, or -1 (another case: the
+ * key stays this job's own). */
+static int spawn_relative_set(MPI_Group ga, const int *a, int na, MPI_Group gb, const int *b, int nb, uint64_t *out)
+{
+    int set = -1;
+    for (int i = 0; i < na + nb; i++) {
+        int m = i < na ? a[i] : b[i - na];
+        if (m == -1)
+            return -1;
+        if (m < -1) {
+            int s = (-2 - m) >> 24;
+            if (set >= 0 && s != set)
+                return -1;
+            set = s;
+        }
+    }
+    if (set < 0 || outside[set].remote_side == SIDE_NONE)
+        return -1;
+    const struct outside_set *o = &outside[set];
+    uint64_t *canon = malloc(sizeof *canon * (size_t)(na + nb + 1));
+    int *ranks = malloc(sizeof *ranks * (size_t)(na + nb + 1)), *idx = malloc(sizeof *idx * (size_t)(na + nb + 1));
+    int rc = canon && ranks && idx ? 0 : -1;
+    for (int g = 0; rc == 0 && g < 2; g++) {
+        const int *v = g ? b : a;
+        int n = g ? nb : na;
+        uint64_t *c = canon + (g ? na : 0);
+        for (int i = 0; i < n; i++)
+            ranks[i] = i;
+        if (n && PMPI_Group_translate_ranks(g ? gb : ga, n, ranks, o->local, idx) != MPI_SUCCESS)
+            rc = -1;
+        for (int i = 0; rc == 0 && i < n; i++) {
+            if (v[i] < -1)
+                c[i] = mix(mix(o->key, (uint64_t)o->remote_side), (uint64_t)((-2 - v[i]) & 0xFFFFFF));
+            else if (idx[i] != MPI_UNDEFINED && idx[i] >= 0)
+                c[i] = mix(mix(o->key, (uint64_t)o->local_side), (uint64_t)idx[i]);
+            else
+                rc = -1;   /* a member of this world outside the spawn's group */
+        }
+    }
+    if (rc == 0) {
+        int n = na + nb;
+        qsort(canon, (size_t)n, sizeof *canon, cmp_u64);   /* the set, not the order */
+        uint64_t h = mix(0x5ba3a5e7, (uint64_t)n);
+        for (int i = 0; i < n; i++)
+            h = mix(h, canon[i]);
+        *out = h;
+    }
+    free(canon);
+    free(ranks);
+    free(idx);
+    return rc;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -199,7 +328,12 @@ static uint64_t define_new(uint64_t parent_key, MPI_Comm like, MPI_Comm comm, co
         if (reserved) {
             key = *reserved;
         } else {
-            uint64_t set = set_hash(lw, nl, rw, nr);
+            uint64_t set;
+            if (spawn_relative_set(local, lw, nl, remote, rw, nr, &set) != 0) {
+                set = set_hash(lw, nl, rw, nr);
+                if (job_salt)
+                    set = mix(set, job_salt);
+            }
             uint64_t scope;
             if (how == ST_COMM_CREATE_GROUP)
                 scope = mix(mix(parent_key, set), mix(0xc9ea7e, (uint64_t)(int64_t)tag));
@@ -242,18 +376,19 @@ struct st_idup {
 };
 static struct st_idup *idups;
 
-static void comms_init(MPI_Comm sync_comm)
+static void comms_init(MPI_Comm sync_comm, const uint64_t *spawn_key)
 {
+    job_salt = spawn_key ? mix(*spawn_key, 0x10b5a17) : 0;
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
     int n = st_g.size;
     int *all = malloc(sizeof *all * (size_t)n);
     if (all) {
         for (int i = 0; i < n; i++)
             all[i] = i;
-        struct st_comm_desc world = { 1, RF_COMM_WORLD_NAME, 0, n, all, 0, 0, NULL };
+        struct st_comm_desc world = { job_salt ? mix(job_salt, 1) : 1, RF_COMM_WORLD_NAME, 0, n, all, 0, 0, NULL };
         struct st_commrec *w = remember(MPI_COMM_WORLD, &world);
         world_ref = w ? w->ref : OTF2_UNDEFINED_COMM;
-        struct st_comm_desc sync = { 2, RF_COMM_SYNC_NAME, 0, n, all, 0, 0, NULL };
+        struct st_comm_desc sync = { job_salt ? mix(job_salt, 2) : 2, RF_COMM_SYNC_NAME, 0, n, all, 0, 0, NULL };
         remember(sync_comm, &sync);
         free(all);
     }
@@ -276,6 +411,11 @@ static void comms_finalize(void)
     }
     if (world_group != MPI_GROUP_NULL)
         PMPI_Group_free(&world_group);
+    while (noutside > 0) {
+        noutside--;
+        PMPI_Group_free(&outside[noutside].remote);
+        PMPI_Group_free(&outside[noutside].local);
+    }
 }
 
 static uint32_t comm_ref(MPI_Comm comm)
@@ -328,8 +468,51 @@ static void comm_created(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_com
             return;
         }
     }
+    if (how == ST_COMM_CONNECT) {
+        /* the key first (counted as before), then the other job's group as
+         * an outside set, so that the definition names its processes */
+        uint64_t key = define_new(parent_key, newcomm, MPI_COMM_NULL, NULL, how, tag);
+        register_outside(newcomm, RF_OUTSIDE_CONNECT, key);
+        define_new(parent_key, newcomm, newcomm, &key, how, tag);
+        return;
+    }
     define_new(parent_key, newcomm, newcomm, NULL, how, tag);
     record_parent(parent, newcomm);
+}
+
+/* MPI_Comm_spawn(_multiple) over `comm`: the key of the intercommunicator
+ * it is about to make, taken before the call (the root hands it to the
+ * children): the n-th spawn over a communicator is the same on all its
+ * members, MPI orders its collectives alike. */
+static uint64_t spawn_key(MPI_Comm comm)
+{
+    comm_ref(comm);
+    struct st_commrec *p = lookup(comm);
+    uint64_t scope = mix(mix(p ? p->key : 0, 0x5ba3a), 0x5ba3a);
+    uintptr_t counter = (uintptr_t)st_handlemap_get(&creations, (uintptr_t)scope);
+    st_handlemap_put(&creations, (uintptr_t)scope, (void *)(counter + 1));
+    return mix(scope, (uint64_t)counter);
+}
+
+static void comm_spawned(int ret, MPI_Comm intercomm, uint64_t key)
+{
+    if (ret != MPI_SUCCESS || intercomm == MPI_COMM_NULL)
+        return;
+    free(st_handlemap_remove(&comms, (uintptr_t)intercomm));
+    register_outside(intercomm, RF_OUTSIDE_SPAWN, key);
+    define_new(0, intercomm, intercomm, &key, ST_COMM_CONNECT, 0);
+}
+
+/* A spawned job's parent intercommunicator, at MPI_Init: its key is the
+ * parents' when they said it (*key), else counted as a connection's. */
+static void comm_parent(MPI_Comm parent, const uint64_t *key)
+{
+    if (parent == MPI_COMM_NULL)
+        return;
+    free(st_handlemap_remove(&comms, (uintptr_t)parent));
+    uint64_t k = key ? *key : define_new(0, parent, MPI_COMM_NULL, NULL, ST_COMM_CONNECT, 0);
+    register_outside(parent, RF_OUTSIDE_PARENT, k);
+    define_new(0, parent, parent, &k, ST_COMM_CONNECT, 0);
 }
 
 /* MPI_Comm_idup: the new communicator exists once the request completes;
@@ -374,10 +557,10 @@ static void comm_freed(int ret, MPI_Comm comm)
 
 /* The entry points: under MPI_THREAD_MULTIPLE threads create, use and free
  * communicators concurrently (see st_state_lock). */
-void st_comms_init(MPI_Comm sync_comm)
+void st_comms_init(MPI_Comm sync_comm, const uint64_t *spawn_key)
 {
     st_state_lock();
-    comms_init(sync_comm);
+    comms_init(sync_comm, spawn_key);
     st_state_unlock();
 }
 
@@ -430,5 +613,27 @@ void st_comm_freed(int ret, MPI_Comm comm)
 {
     st_state_lock();
     comm_freed(ret, comm);
+    st_state_unlock();
+}
+
+uint64_t st_comm_spawn_key(MPI_Comm comm)
+{
+    st_state_lock();
+    uint64_t key = spawn_key(comm);
+    st_state_unlock();
+    return key;
+}
+
+void st_comm_spawned(int ret, MPI_Comm intercomm, uint64_t key)
+{
+    st_state_lock();
+    comm_spawned(ret, intercomm, key);
+    st_state_unlock();
+}
+
+void st_comm_parent(MPI_Comm parent, const uint64_t *key)
+{
+    st_state_lock();
+    comm_parent(parent, key);
     st_state_unlock();
 }

@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <otf2/otf2.h>
 #include "tracer.h"
+#include "polling.h"
 
 /* lifecycle.c */
 void st_lifecycle_finalize(struct st_call *call);
@@ -107,6 +108,18 @@ void st_comm_created_by(int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm
 void st_comm_named(int ret, MPI_Comm comm, const char *name);
 void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request);
 void st_comm_freed(int ret, MPI_Comm comm);
+/* MPI_Comm_spawn(_multiple): the intercommunicator's key, taken before the
+ * call; the intercommunicator made with it. */
+uint64_t st_comm_spawn_key(MPI_Comm comm);
+void st_comm_spawned(int ret, MPI_Comm intercomm, uint64_t key);
+
+/* spawn.c: at the spawn's root, the info (infos) handed to MPI: the
+ * caller's plus the environment that tells the children their parent;
+ * then freed again. */
+MPI_Info st_spawn_info(MPI_Comm comm, int root, MPI_Info info, uint64_t key);
+void st_spawn_info_free(MPI_Info used, MPI_Info caller);
+const MPI_Info *st_spawn_infos(MPI_Comm comm, int root, int count, const MPI_Info *infos, uint64_t key);
+void st_spawn_infos_free(int count, const MPI_Info *used, const MPI_Info *caller);
 
 /* rma.c: one-sided communication (windows, operations, synchronisation) */
 void st_rma_created(struct st_call *call, int ret, MPI_Comm comm, MPI_Win win);

@@ -13,6 +13,7 @@
 #include "hooks.h"
 #include "regions.h"
 #include "requests.h"
+#include "spawn.h"
 #include "sync.h"
 #include "writer.h"
 
@@ -31,6 +32,11 @@ static MPI_Comm sync_comm = MPI_COMM_NULL;
 static char trace_dir[4096];
 static char run_id[64];
 static int thread_level;
+static MPI_Comm parent_comm = MPI_COMM_NULL;   /* a spawned job's MPI_Comm_get_parent */
+static struct st_parent parent;
+
+const char *st_run_id(void) { return run_id; }
+const char *st_trace_dir(void) { return trace_dir; }
 
 
 /* A directory that already holds a trace (run.meta or any rank archive). */
@@ -51,6 +57,22 @@ static int holds_trace(const char *dir)
     return found;
 }
 
+/* A spawned job's trace: DIR/spawn-N beside its parents' (DIR their
+ * directory, or SYNCTRACE_DIR when they did not say), a directory it
+ * made itself. 0, or -1 when there is no such DIR (then as any job). */
+static int spawned_directory(int *failed)
+{
+    const char *base = parent.known && parent.dir[0] ? parent.dir : st_cfg.dir;
+    if (parent_comm == MPI_COMM_NULL || !base[0])
+        return -1;
+    if (st_spawn_make_dir(base, trace_dir, sizeof trace_dir) != 0) {
+        st_warn("%s: cannot make a directory for this spawned job's trace: %s; this run is not traced", base,
+                strerror(errno));
+        *failed = 1;
+    }
+    return 0;
+}
+
 /* Rank 0 names the run and decides, once for all ranks, whether the
  * directory may be used: a trace already there is never touched, not even
  * by a larger job whose extra ranks would find no archive of their own. */
@@ -64,13 +86,16 @@ static int agree_on_directory(void)
         char stamp[32];
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
         snprintf(run_id, sizeof run_id, "%s-%ld", stamp, (long)getpid());
-        if (st_cfg.dir[0])
+        int failed = 0, spawned = spawned_directory(&failed) == 0;
+        if (spawned)
+            shared[sizeof shared - 1] = (char)failed;
+        else if (st_cfg.dir[0])
             snprintf(trace_dir, sizeof trace_dir, "%s", st_cfg.dir);
         else
             snprintf(trace_dir, sizeof trace_dir, "synctrace-%s", run_id);
         memcpy(shared, run_id, sizeof run_id);
         memcpy(shared + 64, trace_dir, sizeof trace_dir);
-        if (holds_trace(trace_dir)) {
+        if (!spawned && holds_trace(trace_dir)) {
             st_warn("%s already holds a trace: refusing to overwrite it (choose another SYNCTRACE_DIR); "
                     "this run is not traced", trace_dir);
             shared[sizeof shared - 1] = 1;
@@ -115,7 +140,18 @@ static struct rf_meta *meta_begin(struct rf_meta *m)
         .interval_config = st_cfg.sync_interval_auto ? "auto" : "fixed", .buffer_bytes = st_cfg.buffer_bytes,
         .skew = st_cfg.skew[0] ? st_cfg.skew : "none",
     };
-    return rf_meta_begin(m, trace_dir, &h) == 0 ? m : NULL;
+    if (rf_meta_begin(m, trace_dir, &h) != 0)
+        return NULL;
+    if (parent_comm != MPI_COMM_NULL) {
+        rf_meta_line(m, RF_META_KEY_SPAWNED, "yes");
+        if (parent.known) {
+            rf_meta_line(m, RF_META_KEY_PARENT_RUN_ID, "%s", parent.run_id);
+            rf_meta_line(m, RF_META_KEY_PARENT_KEY, "%016llx", (unsigned long long)parent.key);
+            if (parent.dir[0])
+                rf_meta_line(m, RF_META_KEY_PARENT_DIR, "%s", parent.dir);
+        }
+    }
+    return m;
 }
 
 static void meta_end(struct rf_meta *m, const char *status)
@@ -133,8 +169,16 @@ static void start(int provided)
     thread_level = provided;
     PMPI_Comm_rank(MPI_COMM_WORLD, &st_g.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &st_g.size);
+    /* a spawned job (MPI_Comm_get_parent): its trace goes beside its parents' */
+    if (PMPI_Comm_get_parent(&parent_comm) != MPI_SUCCESS)
+        parent_comm = MPI_COMM_NULL;
+    if (parent_comm != MPI_COMM_NULL)
+        st_spawn_read_parent(&parent);
+    /* injected skew is drawn per rank: a spawned job's ranks draw their own
+     * (the spawn's key tells them apart), not their parents' of equal rank */
+    uint32_t skew_rank = (uint32_t)st_g.rank + (parent.known ? (uint32_t)(parent.key >> 44) << 12 : 0);
     if (st_config_load(err, sizeof err) != 0 || st_clock_init(st_cfg.clock, err, sizeof err) != 0
-        || st_clock_set_skew(st_cfg.skew, st_g.rank, err, sizeof err) != 0)
+        || st_clock_set_skew(st_cfg.skew, (int)skew_rank, err, sizeof err) != 0)
         ok = 0;
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &sync_comm) != MPI_SUCCESS) {
         st_in_tracer = 0;
@@ -174,7 +218,8 @@ static void start(int provided)
         st_warn("rank %d: cannot set up OTF2 for threads; only the thread that called MPI_Init_thread is traced",
                 st_g.rank);
     st_g.phase = ST_RECORDING;
-    st_comms_init(sync_comm);
+    st_comms_init(sync_comm, parent.known ? &parent.key : NULL);
+    st_comm_parent(parent_comm, parent.known ? &parent.key : NULL);
     /* Periodic rounds run at agreed counts of MPI_COMM_WORLD collectives,
      * counted by the recording thread. Above MPI_THREAD_FUNNELED another
      * thread may call them, the counts could differ between ranks and the
@@ -204,7 +249,7 @@ static int init_common(int ret, int provided, uint32_t region, const struct st_c
         uint64_t raw = st_clock_early_raw(before);
         struct st_time entered = { st_clock_distort(raw), raw };
         st_writer_started_at(entered.t);
-        struct st_call call = { st_loc_self, region, entered, { 0, 0 } };
+        struct st_call call = { st_loc_self, region, entered, { 0, 0 }, 1 };
         st_write_enter(call.loc, call.enter, region);
         st_sync_at_init(&call);
         st_call_end(&call);

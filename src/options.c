@@ -1,6 +1,7 @@
 /* options.c — parse and validate the SYNCTRACE_* environment variables. */
 #include "options.h"
 #include "regions.h"
+#include "polling.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -181,6 +182,14 @@ int st_config_load(char *err, size_t errlen)
         return -1;
     }
     st_cfg.io_thread = strcmp(io, "1") == 0 ? 1 : strcmp(io, "0") == 0 ? 0 : io_thread_auto();
+
+    const char *collapse = env("SYNCTRACE_POLL_COLLAPSE");
+    if (*collapse && strcmp(collapse, "0") != 0 && strcmp(collapse, "1") != 0) {
+        snprintf(err, errlen, "SYNCTRACE_POLL_COLLAPSE: '%s' is not 0 or 1", collapse);
+        return -1;
+    }
+    st_cfg.poll_collapse = strcmp(collapse, "0") != 0;
+    st_poll_on = st_cfg.poll_collapse;
 
     if (parse_groups(env("SYNCTRACE_MPI_GROUPS"), &st_cfg.mpi_groups, err, errlen) != 0)
         return -1;

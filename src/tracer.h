@@ -26,6 +26,7 @@ struct st_call {
     uint32_t region;
     struct st_time enter;
     struct st_time leave;
+    uint8_t entered;   /* a polling call's Enter is written (set by st_poll_begin, polling.h) */
 };
 
 enum st_phase { ST_OFF = 0, ST_RECORDING = 1, ST_DONE = 2 };
@@ -65,6 +66,15 @@ static inline void st_state_unlock(void)
 extern _Thread_local int st_in_tracer;
 /* Per MPI region: left out by SYNCTRACE_MPI_GROUPS (options.c). */
 extern unsigned char st_region_off[];
+/* The calling thread's open run of unsuccessful polling calls (polling.c),
+ * NULL when none, and its polling call under way whose Enter is not
+ * written yet (between st_poll_begin and st_poll_after, polling.h): the
+ * location's next record, even one made inside that call (an error
+ * handler's), ends the run and writes that Enter first (st_poll_end_run). */
+struct st_poll_run;
+extern _Thread_local struct st_poll_run *st_poll_open;
+extern _Thread_local struct st_call *st_poll_inflight;
+void st_poll_end_run(void);
 
 static inline struct st_time st_now(void)
 {
@@ -97,6 +107,8 @@ static inline int st_call_begin(struct st_call *call, uint32_t region)
         return 0;
     if (__builtin_expect(st_region_off[region], 0))   /* SYNCTRACE_MPI_GROUPS */
         return 0;
+    if (__builtin_expect((st_poll_open != NULL) | (st_poll_inflight != NULL), 0))
+        st_poll_end_run();
     call->loc = loc;
     call->region = region;
     call->enter = st_now();

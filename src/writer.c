@@ -4,6 +4,7 @@
 #include "rawformat.h"
 #include "writer.h"
 #include "records.h"
+#include "polling.h"
 #include "defs_write.h"
 #include "table.h"
 #include "options.h"
@@ -225,7 +226,9 @@ static uint32_t group_of(int self, int n, const int *ranks)
     if (!members)
         return UINT32_MAX;
     for (int i = 0; i < n; i++)
-        members[i] = ranks[i] < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)ranks[i];
+        members[i] = ranks[i] >= 0 ? (uint64_t)ranks[i]
+                     : ranks[i] == -1 ? OTF2_UNDEFINED_UINT64
+                                      : RF_OUTSIDE_MEMBER((-2 - ranks[i]) >> 24, (-2 - ranks[i]) & 0xFFFFFF);
     int added = 0;
     uint32_t g = rf_defs_group(&W.defs, self, self ? 0 : (uint32_t)(n > 0 ? n : 0), members, &added);
     if (g != UINT32_MAX && added && W.journal >= 0) {
@@ -751,6 +754,7 @@ void st_writer_close(void)
         return;
     W.closing = 1;
     close_under_way = 1;
+    st_poll_flush_all();   /* every location's open polling run */
     st_loc_self = NULL;
     uint64_t end = st_now().t;
     /* What is still recorded becomes OTF2 events: the main location's and,
@@ -918,7 +922,7 @@ void st_writer_slow_end(void)
     X(RMA_COLLECTIVE_BEGIN, rma_collective_begin) X(RMA_COLLECTIVE_END, rma_collective_end)                  \
     X(RMA_PUT, rma_put) X(RMA_GET, rma_get) X(RMA_ATOMIC, rma_atomic)                                       \
     X(RMA_OP_COMPLETE_REMOTE, rma_op_complete_remote) X(RMA_REQUEST_LOCK, rma_request_lock)                 \
-    X(RMA_RELEASE_LOCK, rma_release_lock) X(RMA_SYNC, rma_sync)
+    X(RMA_RELEASE_LOCK, rma_release_lock) X(RMA_SYNC, rma_sync) X(ENTER_CALLS, enter_calls)
 
 #define ST_REC_ENUM(kind, fn) REC_##kind,
 enum { ST_RECORDS(ST_REC_ENUM) REC_KINDS };
@@ -948,6 +952,16 @@ static OTF2_AttributeList *with_sources(struct st_loc *loc, OTF2_AttributeList *
 
 CONVERTER(enter, OTF2_EvtWriter_Enter(loc->evt, a, t, U32(0)))
 CONVERTER(leave, OTF2_EvtWriter_Leave(loc->evt, a, t, U32(0)))
+/* The Enter of v[1] polling calls collapsed into one region (polling.c):
+ * the collapsed_calls attribute when more than one. */
+static OTF2_AttributeList *with_calls(struct st_loc *loc, OTF2_AttributeList *list, uint64_t calls)
+{
+    if (calls <= 1)
+        return list;
+    OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_COLLAPSED_CALLS(W.size), calls);
+    return loc->attrs;
+}
+CONVERTER(enter_calls, OTF2_EvtWriter_Enter(loc->evt, with_calls(loc, a, v[1]), t, U32(0)))
 CONVERTER(send, OTF2_EvtWriter_MpiSend(loc->evt, a, t, U32(0), U32(1), U32(2), v[3]))
 CONVERTER(isend, OTF2_EvtWriter_MpiIsend(loc->evt, a, t, U32(0), U32(1), U32(2), v[3], v[4]))
 CONVERTER(isend_complete, OTF2_EvtWriter_MpiIsendComplete(loc->evt, a, t, v[0]))
@@ -1013,6 +1027,11 @@ void st_writer_convert(struct st_loc *loc, const uint64_t *w, const uint64_t *en
 }
 
 _Static_assert((int)REC_ENTER == (int)ST_REC_ENTER_KIND && (int)REC_LEAVE == (int)ST_REC_LEAVE_KIND, "recput.h writes these inline");
+
+void st_write_enter_calls(struct st_loc *loc, struct st_time t, uint32_t region, uint64_t calls)
+{
+    ST_REC(loc, REC_ENTER_CALLS, t, region, calls);
+}
 
 void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {

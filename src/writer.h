@@ -42,10 +42,14 @@ void st_writer_discard(void);
 
 /* Definitions. A communicator: the key its members agree on (written as the
  * name of its group, "synctrace key HEX"), its name, and its members as
- * world ranks (-1: a process of another world) in the order of their rank
- * in it; an intercommunicator's are its local group, and `remote` its
+ * world ranks in the order of their rank in it (-1: a process of another
+ * world nothing is known of; ST_OUTSIDE_INT: one of a known outside set,
+ * written as RF_OUTSIDE_MEMBER); an intercommunicator's are its local group, and `remote` its
  * remote group (written as an OTF2 InterComm, group A local, B remote).
  * MPI_COMM_SELF (`self`) is written with OTF2's COMM_SELF group. */
+#define ST_OUTSIDE_SETS 120                       /* sets a rank can name (communicators.c) */
+#define ST_OUTSIDE_INDEX_LIMIT (1 << 24)           /* processes per set */
+#define ST_OUTSIDE_INT(set, index) (-2 - ((set) << 24 | (index)))
 struct st_comm_desc {
     uint64_t key;
     const char *name;         /* "" for none */
@@ -80,6 +84,9 @@ uint64_t st_writer_set_resolution(double ticks_per_second);
 /* Event records, stamped with the given time. Each appends one compact
  * record; adding one: a line in writer.c's ST_RECORDS, its converter
  * (CONVERTER) and its st_write_* function. */
+/* The Enter of `calls` polling calls written as one region (polling.c):
+ * with the collapsed_calls attribute when calls > 1. */
+void st_write_enter_calls(struct st_loc *loc, struct st_time t, uint32_t region, uint64_t calls);
 /* The trace began at t (before the archive was opened): the clock
  * properties' global offset moves back to it. */
 void st_writer_started_at(uint64_t t);

@@ -21,7 +21,12 @@ NAME one of:
                 root found as the member that records OTF2's ROOT_SELF
   matched       no send and no receive is left without a partner; a send is
                 allowed to stay open only against a receive request that was
-                posted and never completed (MPI_Request_free) on its receiver
+                posted and never completed (MPI_Request_free) on its receiver.
+                Processes outside the trace (another job's: spawned, parent,
+                connected), location groups under the system-tree node
+                "outside the trace", must have no events; messages with them
+                have no partner to find: they are counted apart and the
+                counts must equal the report's "outside" ones
   peers         (with PEERS_PREFIX) the world (sender, receiver) of every
                 message equals what the program announced in PREFIX.0..NP-1
   bounds        every clock's true offset to the reference, measured here
@@ -48,6 +53,7 @@ import sys
 import otf2
 
 SYNC_COMM = "synctrace sync"
+OUTSIDE_NODE = "outside the trace"
 UNDEF = 0xFFFFFFFF
 ROOT_SELF = 0xFFFFFFFE        # OTF2_COLLECTIVE_ROOT_SELF
 
@@ -87,6 +93,11 @@ class Comms:
         for loc in defs.locations:
             if loc._ref not in self.rank_of_loc and loc.group._ref in by_group:
                 self.rank_of_loc[loc._ref] = by_group[loc.group._ref]
+        self.outside = {self.rank_of_loc.get(loc._ref) for loc in defs.locations
+                        if loc.group.system_tree_parent is not None
+                        and loc.group.system_tree_parent.name == OUTSIDE_NODE}
+        self.outside_events = sum(loc.number_of_events for loc in defs.locations
+                                  if self.rank_of_loc.get(loc._ref) in self.outside)
         self.cache = {}
 
     def rank(self, loc):
@@ -139,12 +150,12 @@ def true_time(ev):
     return None
 
 
-def check_messages(comms, events, peers_expected):
+def check_messages(comms, events, peers_expected, report):
     sends = collections.defaultdict(list)     # channel -> [(time, loc, index)]
     recvs = collections.defaultdict(list)     # channel -> [(post time, loc, post index, time)]
     pending = {}                              # (loc, request) -> (post time, index, rank)
     entered = {}
-    unresolved = 0
+    unresolved = out_sends = out_recvs = 0
     sync_comm = set()
     for loc, me, kind, ev, i in events:
         if kind == "Enter":
@@ -153,6 +164,9 @@ def check_messages(comms, events, peers_expected):
             to = comms.peer(ev.communicator, me, ev.receiver)
             if to is None:
                 unresolved += 1
+                continue
+            if to in comms.outside:
+                out_sends += 1
                 continue
             if ev.communicator.name == SYNC_COMM:
                 sync_comm.add(ev.communicator._ref)
@@ -165,6 +179,9 @@ def check_messages(comms, events, peers_expected):
                 at, idx, _ = pending.pop((loc, ev.request_id), (ev.time, i, me))
             if src is None:
                 unresolved += 1
+                continue
+            if src in comms.outside:
+                out_recvs += 1
                 continue
             recvs[(ev.communicator._ref, src, me, ev.msg_tag)].append((at, loc, idx, ev.time))
         elif kind == "MpiIrecvRequest":
@@ -199,9 +216,15 @@ def check_messages(comms, events, peers_expected):
     freed = sum(len(c) for c in open_sends.values()) - unexplained
     say(tachyons == 0, "tachyons", "%d messages, %d received before they were sent (worst by %d ns)"
         % (messages, tachyons, worst))
-    say(unexplained == 0 and unmatched_recvs == 0 and unresolved == 0, "matched",
+    outside = report.get("outside", {})
+    outside_ok = (comms.outside_events == 0 and outside.get("processes", 0) == len(comms.outside)
+                  and outside.get("sends", 0) == out_sends and outside.get("receives", 0) == out_recvs)
+    say(unexplained == 0 and unmatched_recvs == 0 and unresolved == 0 and outside_ok, "matched",
         "%d sends and %d receives without a partner, %d peers not resolvable; %d sends to freed receive requests"
-        % (unexplained, unmatched_recvs, unresolved, freed))
+        % (unexplained, unmatched_recvs, unresolved, freed)
+        + ("" if not comms.outside and outside_ok else
+           "; %d processes outside the trace (%d events), %d sends to and %d receives from them (report: %s)"
+           % (len(comms.outside), comms.outside_events, out_sends, out_recvs, outside)))
     if peers_expected is not None:
         missing = peers_expected - pairs
         extra = pairs - peers_expected
@@ -470,7 +493,7 @@ def main(argv):
         sys.exit("conformance_check: %s: %s" % (out, e))
     peers, records = expected(argv[2], int(argv[3])) if len(argv) == 4 else (None, None)
     check_monotonic(events)
-    check_messages(comms, events, peers)
+    check_messages(comms, events, peers, report)
     check_dataflow(comms, events)
     check_truth(events, report, resolution)
     check_report(report)

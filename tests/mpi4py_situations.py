@@ -22,8 +22,8 @@ of aborting (test_errhandler); an intercommunicator from
 Open_port/Accept/Connect (test_dynproc); pickle-5 messages through matched
 probes (test_util_pkl5); generalized requests (test_grequest); Testsome
 and Waitsome (test_request); collective MPI-IO (test_io); MPI_Comm_spawn
-of a child that talks to its parents (test_spawn: the child itself is not
-traced, its SYNCTRACE_DIR being taken). Not covered: MPI_Comm_join (sockets).
+of a child that talks to its parents (test_spawn: the child is traced into
+SYNCTRACE_DIR/spawn-0 and merged with its parents). Not covered: MPI_Comm_join (sockets).
 """
 import array
 import os

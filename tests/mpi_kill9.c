@@ -38,7 +38,8 @@ int main(int argc, char **argv)
     if (rank == 2) {
         int flag;
         for (long i = 0; i < calls; i++)
-            MPI_Iprobe(MPI_ANY_SOURCE, 12345, dup, &flag, MPI_STATUS_IGNORE);
+            /* two tags in turn: each call a region of its own (no polling run) */
+            MPI_Iprobe(MPI_ANY_SOURCE, 12345 + (int)(i & 1), dup, &flag, MPI_STATUS_IGNORE);
         printf("KILLING rank 2 after %ld calls\n", calls);
         fflush(stdout);
         kill(getpid(), SIGKILL);

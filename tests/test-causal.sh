@@ -15,7 +15,7 @@
 GEN_PATTERNS="stencil2d stencil3d ring tree alltoall random"
 MPI_PROGRAMS="mpi_p2p mpi_coll"
 ORACLE_LINES=8
-plan $(( (6 + 3) * (ORACLE_LINES + 1) + 20 ))
+plan $(( (6 + 3) * (ORACLE_LINES + 1) + 23 ))
 : "${PYTHON3:=python3}"
 PY_OTF2=/usr/bin/python3   # Debian's python3, the one python3-otf2 is installed for
 GEN="$top_builddir/synctrace-gen"
@@ -187,14 +187,44 @@ cc -std=c11 -Wall -Wextra -Werror -o "$tmp/client" "$tmp/client.c" $flags >"$tmp
 ok $? "a C program compiles against the installed synctrace/causal.h with pkg-config ($flags)$(head -2 "$tmp/cc.log" | tr '\n' ' ')"
 got=$(LD_LIBRARY_PATH="$libdir" "$tmp/client" "$out" 2>&1)
 ok $([ "$got" = "$("$SYNCTRACE_BIN" query "$out" --precedes 0:1 1:1)" ]; echo $?) "and answers as synctrace query does: $got"
-# Above 1024 locations the index is built only on request (--causal): its
-# cluster receives keep a full vector each.
+# At any number of locations the merge builds the index by default (its
+# vectors kept within a memory budget, full vectors stored as small
+# differences: tools/causal/causal.h). 1100 locations; the same index rebuilt
+# with 1 MB of vectors (several passes over windows of columns) answers
+# alike, and as the oracle does.
 "$GEN" "$tmp/big" --ranks 1100 --pattern ring --iterations 3 --no-true-time >/dev/null 2>&1
 "$SYNCTRACE_BIN" merge "$tmp/big" -o "$tmp/big.out" >/dev/null 2>"$tmp/big.err"
-ok $([ $? -eq 0 ] && [ ! -e "$tmp/big.out/causal.idx" ] && grep -q "no causal index by default above 1024" "$tmp/big.err" \
-    && grep -q '"causal_index": { "built": false' "$tmp/big.out/report.json"; echo $?) \
-    "1100 locations: no causal index by default, and the merge says so: $(head -1 "$tmp/big.err")"
-"$SYNCTRACE_BIN" merge "$tmp/big" -o "$tmp/big.out" --force --causal >/dev/null 2>&1
-ok $([ $? -eq 0 ] && [ -s "$tmp/big.out/causal.idx" ] && [ "$("$SYNCTRACE_BIN" query "$tmp/big.out" --precedes 0:0 1099:5 2>&1)" != "" ]; echo $?) \
-    "--causal builds it anyway, and query answers from it"
+ok $([ $? -eq 0 ] && [ -s "$tmp/big.out/causal.idx" ] && ! grep -q "causal" "$tmp/big.err" \
+    && grep -q '"causal_index": { "built": true' "$tmp/big.out/report.json"; echo $?) \
+    "1100 locations: the merge builds the causal index by default$(head -1 "$tmp/big.err")"
+cp -r "$tmp/big.out" "$tmp/big.small"
+SYNCTRACE_CAUSAL_MEMORY_MB=1 "$SYNCTRACE_BIN" causal "$tmp/big.small" --force >/dev/null 2>"$tmp/small.err"
+passes=$("$PYTHON3" -c 'import json,sys; c=json.load(open(sys.argv[1]))["causal_index"]; print(c["build_passes"], c["window_columns"], c["vector_bytes"])' \
+    "$tmp/big.small/report.json" 2>&1)
+set -- $passes
+ok $([ "${1:-0}" -ge 2 ] && [ "${2:-0}" -lt 1100 ] && [ "${3:-0}" -le $((1 << 20)) ]; echo $?) \
+    "rebuilt with SYNCTRACE_CAUSAL_MEMORY_MB=1: ${1:-?} passes over windows of ${2:-?} columns, ${3:-?} bytes of vectors$(head -1 "$tmp/small.err")"
+"$PY_OTF2" - "$tmp/big.out/traces.otf2" >"$tmp/bigpairs" <<'PY'
+import collections, random, sys, otf2
+n = collections.Counter()
+with otf2.reader.open(sys.argv[1]) as t:
+    for loc, ev in t.events:
+        n[int(loc.name.split()[-1])] += 1
+random.seed(5)
+ranks = sorted(n)
+for k in range(5000):
+    b = random.choice(ranks); ib = random.randrange(n[b])
+    a = random.choice(ranks); ia = random.randrange(n[a])
+    print('%d:%d %d:%d' % (a, ia, b, ib))
+PY
+"$ORACLE" --answers "$tmp/big" <"$tmp/bigpairs" >"$tmp/bigwant"
+"$SYNCTRACE_BIN" query "$tmp/big.out" --batch <"$tmp/bigpairs" >"$tmp/biggot" 2>&1
+"$SYNCTRACE_BIN" query "$tmp/big.small" --batch <"$tmp/bigpairs" >"$tmp/bigsmall" 2>&1
+ok $([ "$(wc -l <"$tmp/bigwant")" -eq 5000 ] && cmp -s "$tmp/bigwant" "$tmp/biggot" && cmp -s "$tmp/bigwant" "$tmp/bigsmall"; echo $?) \
+    "1100 locations: 5000 answers of both indexes equal the oracle's ($(sort "$tmp/biggot" | uniq -c | tr -s ' \n' ' '))"
+"$SYNCTRACE_BIN" merge "$tmp/big" -o "$tmp/big.out" --force --no-causal >/dev/null 2>&1
+ok $([ $? -eq 0 ] && [ ! -e "$tmp/big.out/causal.idx" ]; echo $?) "--no-causal: no index"
+SYNCTRACE_CAUSAL_MEMORY_MB=lots "$SYNCTRACE_BIN" merge "$tmp/big" -o "$tmp/big.out" --force >/dev/null 2>"$tmp/big.err"
+ok $([ $? -eq 0 ] && [ ! -e "$tmp/big.out/causal.idx" ] && grep -q "SYNCTRACE_CAUSAL_MEMORY_MB=lots: not a number" "$tmp/big.err"; echo $?) \
+    "a bad SYNCTRACE_CAUSAL_MEMORY_MB: no index, and the merge says why: $(head -1 "$tmp/big.err")"
 finish

@@ -4,7 +4,7 @@
 # exports exactly the spec's C functions, and the Fortran wrappers' parameter
 # lists are Open MPI's (tests/test-fortran.sh checks the Fortran symbols).
 . "$top_srcdir/tests/lib.sh"
-plan 12
+plan 13
 : "${PYTHON3:=python3}"
 gen="$top_srcdir/wrappers/gen-wrappers.py"
 spec="$top_srcdir/wrappers/mpi.spec"
@@ -33,6 +33,7 @@ reject "a line that is not a prototype" $'[p2p point2point]\nMPI_Send is nice' 2
 reject "an attribute before any function" $'[p2p point2point]\n    pre: x();' 2
 reject "an unknown role" $'[p2p sometimes]\nint MPI_Send(int a)' 1
 reject "an unknown Fortran class" $'[p2p point2point]\nint MPI_Send(int a)\n    fortran: maybe' 3
+reject "poll-idle: without poll-key:" $'[p2p point2point]\nint MPI_Iprobe(int a, int *flag)\n    poll-idle: !*flag' 2
 
 # Every argument of a converted Fortran binding needs a conversion the generator knows.
 printf '[p2p point2point]\nint MPI_Send(const char *name)\n    post: x();\n' >"$tmp/bad.spec"

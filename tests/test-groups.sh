@@ -11,8 +11,13 @@ tmp=$(scratch)
 prog=$(build_mpi mpi_groups "$tmp") || prog=/nonexistent
 run_plain 2 "$prog" 2>/dev/null | sort >"$tmp/plain.out"
 
-# count REGION: ENTER events of that region over all ranks of dump $1
-count() { awk -v r="$2" '$3 == "ENTER" && $0 ~ ("region=" r "( |$)") { n++ } END { print n + 0 }' "$1"; }
+# count REGION: calls of that region over all ranks of dump $1 (an ENTER
+# with calls=N is a polling run of N unsuccessful calls, src/polling.h)
+count() {
+    awk -v r="$2" '$3 == "ENTER" && $0 ~ ("region=" r "( |$)") {
+        c = 1; for (i = 4; i <= NF; i++) if ($i ~ /^calls=/) c = substr($i, 7) + 0; n += c }
+        END { print n + 0 }' "$1"
+}
 msgs() { grep -c ' SEND \| RECV ' "$1"; }
 
 trace() {   # trace LABEL GROUPS|unset

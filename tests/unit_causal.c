@@ -277,16 +277,26 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
 {
     char err[4400];
     /* configurations: two-level, hierarchical, other policies */
+    /* chunk: full vectors in chunks of 2^chunk columns (0: the default);
+     * budget: bytes of vectors a build pass may keep (1: one chunk's
+     * columns a pass, so several passes over windows of columns) */
     struct cfgdesc {
         const char *levels;
         ci_merge_policy policy;
         const char *name;
+        uint32_t chunk;
+        size_t budget;
     } cfgs[] = {
-        { "8", NULL, "two-level 8" }, { "1", NULL, "two-level 1" }, { "2", NULL, "two-level 2" },
-        { "4", NULL, "two-level 4" }, { "1000000", NULL, "two-level, one cluster" },
-        { "2,4", NULL, "hierarchical 2,4" }, { "3,9,27", NULL, "hierarchical 3,9,27" },
-        { "4,16", NULL, "hierarchical 4,16" }, { "2,64", NULL, "hierarchical 2,64" }, { "2,8", never_merge, "hierarchical 2,8, never merging" },
-        { "3,6", odd_policy, "hierarchical 3,6, odd policy" },
+        { "8", NULL, "two-level 8", 0, 0 }, { "1", NULL, "two-level 1", 0, 0 }, { "2", NULL, "two-level 2", 0, 0 },
+        { "4", NULL, "two-level 4", 0, 0 }, { "1000000", NULL, "two-level, one cluster", 0, 0 },
+        { "2,4", NULL, "hierarchical 2,4", 0, 0 }, { "3,9,27", NULL, "hierarchical 3,9,27", 0, 0 },
+        { "4,16", NULL, "hierarchical 4,16", 0, 0 }, { "2,64", NULL, "hierarchical 2,64", 0, 0 }, { "2,8", never_merge, "hierarchical 2,8, never merging", 0, 0 },
+        { "3,6", odd_policy, "hierarchical 3,6, odd policy", 0, 0 },
+        { "2", NULL, "two-level 2, chunks of 2, a window of 2 columns a pass", 1, 1 },
+        { "1", NULL, "two-level 1, chunks of 4, a window of 4 columns a pass", 2, 1 },
+        { "2,4", NULL, "hierarchical 2,4, chunks of 8, windows of 8", 3, 1 },
+        { "2", never_merge, "two-level 2 never merging, chunks of 16, windows of 16", 4, 1 },
+        { "4", NULL, "two-level 4, chunks of 2, strips of several chunks", 1, 5000 },
     };
     enum { NCFG = sizeof cfgs / sizeof cfgs[0] };
     struct ci_index ix[NCFG];
@@ -298,6 +308,8 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
         if (ci_parse_levels(cfgs[c].levels, &cfg, err, sizeof err) != 0)
             bail(err);
         cfg.policy = cfgs[c].policy;
+        cfg.chunk_shift = cfgs[c].chunk;
+        cfg.vector_budget = cfgs[c].budget;
         cfg.keep_log = 1;
         int rc = ci_build(nev, N, mp, &cfg, &ix[c], &st[c], c == 0 ? &log : NULL, err, sizeof err);
         check(&build, rc == 0, "%s: %s", cfgs[c].name, err);
@@ -305,6 +317,13 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
             bail(err);
         check(&build, st[c].events == total, "%s: %llu events stamped of %llu", cfgs[c].name,
               (unsigned long long)st[c].events, (unsigned long long)total);
+        uint32_t columns = cfgs[c].chunk ? 1u << cfgs[c].chunk : 1u << CI_CHUNK_SHIFT;
+        uint32_t w = st[c].window, chunks = (w + columns - 1) / columns;
+        check(&build, st[c].passes == (N + w - 1) / w && (w >= N || (w % columns == 0 && !(chunks & (chunks - 1))))
+                          && (cfgs[c].budget != 1 || w == (columns < N ? columns : N)) && (cfgs[c].budget || w == N),
+              "%s: %u passes over windows of %u columns", cfgs[c].name, st[c].passes, w);
+        if (cfgs[c].budget > 1)
+            printf("# %s: %u passes over windows of %u columns\n", cfgs[c].name, st[c].passes, w);
         printf("# %s: %llu receives, %llu cluster receives at level 0, %llu full vectors, %llu records, "
                "%llu entries (%.3f per event; Fidge/Mattern %u), %.1f paper entries per event, peak %zu live vectors\n",
                cfgs[c].name, (unsigned long long)st[c].receives, (unsigned long long)st[c].creceives[0],
@@ -404,7 +423,7 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
              (long)getpid());
     struct agg file = { 0 }, damage = { 0 };
     uint64_t fp[2] = { 1, 2 };
-    int h = 6;   /* hierarchical 3,9,27 */
+    int h = 12;   /* two-level 1, chunks of 4 columns: full vectors in several chunks */
     check(&file, ci_write(&ix[h], path, fp, err, sizeof err) == 0, "write: %s", err);
     struct ci_index back;
     if (ci_read(path, NULL, &back, err, sizeof err) == 0) {
@@ -426,6 +445,8 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
         struct ci_config cfg = { 0 };
         ci_parse_levels("3,9", &cfg, err, sizeof err);
         cfg.entries_file = tmp_path;
+        cfg.chunk_shift = 1;      /* several windows, their chunks streamed into the file */
+        cfg.vector_budget = 1;
         struct ci_index built;
         struct ci_stats bst;
         int ok = ci_build(nev, N, mp, &cfg, &built, &bst, NULL, err, sizeof err) == 0;
@@ -480,8 +501,55 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
         check(&damage, truncate(path, size - 8) == 0 && ci_read(path, NULL, &back, err, sizeof err) != 0
                            && strstr(err, "corrupt"), "a truncated index opened");
     }
+    /* Damage behind valid checksums (written from a damaged index in
+     * memory): the structural checks of the chunks refuse it. */
+    struct ci_index *d = &ix[h];
+    for (int t = 0; t < 5 && d->ntchunks; t++) {
+        uint64_t at = t == 2 ? 0 : rnd() % d->ntchunks, keep = d->tchunk[at];
+        uint32_t kb = CI_CODE_BACK(keep);
+        uint64_t bad = t == 0 ? CI_CODE(d->nbytes + 1, kb, 1)       /* data past the bytes */
+                       : t == 1 ? CI_CODE(d->nbytes, kb, 3)          /* a u32 chunk at the very end */
+                       : t == 2 ? CI_CODE(CI_CODE_OFF(keep), 1, CI_CODE_W(keep))  /* the first vector's key */
+                       : t == 3 ? CI_CODE(CI_OFF_MAX, kb, 2)         /* an offset far out */
+                                : UINT64_MAX;                           /* everything set */
+        d->tchunk[at] = bad;
+        int rc = ci_write(d, path, fp, err, sizeof err) == 0 ? ci_read(path, NULL, &back, err, sizeof err) : 0;
+        check(&damage, rc != 0 && strstr(err, "corrupt causal index (structure)") && strstr(err, path),
+              "chunk %llu with code %llx (damage %d) opened: %s", (unsigned long long)at, (unsigned long long)bad, t,
+              rc ? err : "opened");
+        if (rc == 0)
+            ci_free(&back);
+        d->tchunk[at] = keep;
+    }
+    check(&damage, d->ntchunks > 0, "the index has no full vectors to damage");
+    for (uint64_t x = 0; x < d->nrecords; x++)
+        if (d->rec_level[x] == d->nlevels) {
+            uint64_t keep = d->rec_vec[x];
+            d->rec_vec[x] = d->ntop;   /* past the last full vector */
+            int rc = ci_write(d, path, fp, err, sizeof err) == 0 ? ci_read(path, NULL, &back, err, sizeof err) : 0;
+            check(&damage, rc != 0 && strstr(err, "corrupt causal index (structure)"), "a misplaced vector opened: %s",
+                  rc ? err : "opened");
+            if (rc == 0)
+                ci_free(&back);
+            d->rec_vec[x] = keep;
+            break;
+        }
+    /* an index of format version 1 (4-byte entries): refused, saying how to rebuild it */
+    if (ci_write(d, path, fp, err, sizeof err) == 0 && (f = fopen(path, "r+b"))) {
+        uint32_t one = 1;
+        fseek(f, 8, SEEK_SET);
+        fwrite(&one, 4, 1, f);
+        fclose(f);
+        int rc = ci_read(path, NULL, &back, err, sizeof err);
+        check(&damage, rc != 0 && strstr(err, "version 1") && strstr(err, "synctrace causal") && strstr(err, path),
+              "a version 1 index: %s", rc ? err : "opened");
+        if (rc == 0)
+            ci_free(&back);
+    } else {
+        check(&damage, 0, "write: %s", err);
+    }
     remove(path);
-    report(&damage, "a damaged or truncated index is refused with a clear message");
+    report(&damage, "a damaged, truncated or old-format index is refused with a clear message");
 
     for (int c = 0; c < NCFG; c++)
         ci_free(&ix[c]);

@@ -9,6 +9,8 @@ Writes, into OUTDIR (default: wrappers/gen):
 Every wrapper has the same shape, written once here:
   Enter -> pre hooks -> PMPI_* -> post hooks -> Leave
 and falls straight through to PMPI_* when the calling thread does not record.
+A polling function (poll-idle:, poll-key:) writes its Enter only once its
+result is known: a run of unsuccessful calls is one region (src/polling.h).
 A Fortran wrapper either converts its arguments and calls the C wrapper, or
 records the region around Open MPI's own Fortran binding (see mpi.spec).
 """
@@ -99,6 +101,10 @@ def parse(path):
                     fn['fargs'] = body[6:].strip()
                 elif body.startswith('fpost:'):
                     fn['fpost'].append(body[6:].strip())
+                elif body.startswith('poll-idle:'):
+                    fn['poll_idle'] = body[10:].strip()
+                elif body.startswith('poll-key:'):
+                    fn['poll_key'] = body[9:].strip()
                 else:
                     raise SpecError('%s: unknown attribute "%s"' % (where, body))
                 continue
@@ -111,13 +117,19 @@ def parse(path):
             fn = {'ret': m.group('ret').strip(), 'name': m.group('name'), 'args': m.group('args'),
                   'names': names, 'variadic': variadic, 'pre': [], 'post': [], 'manual': False, 'deprecated': False,
                   'role': families[-1]['role'], 'where': where, 'fortran': families[-1]['fortran'],
-                  'f08': True, 'fargs': None, 'fpost': []}
+                  'f08': True, 'fargs': None, 'fpost': [], 'poll_idle': None, 'poll_key': None}
             families[-1]['fns'].append(fn)
     seen = {}
     for fam in families:
         for fn in fam['fns']:
+            if (fn['poll_idle'] is None) != (fn['poll_key'] is None):
+                raise SpecError('%s: poll-idle: and poll-key: go together' % fn['where'])
+            if fn['poll_idle'] is not None and (fn['manual'] or fn['ret'] != 'int'):
+                raise SpecError('%s: poll-idle: needs a generated wrapper returning int' % fn['where'])
             if fn['fortran'] is None:
-                fn['fortran'] = 'manual' if fn['manual'] else 'convert' if fn['pre'] or fn['post'] else 'region'
+                # A polling function's Fortran calls go through its C wrapper, which collapses them.
+                fn['fortran'] = ('manual' if fn['manual'] else
+                                 'convert' if fn['pre'] or fn['post'] or fn['poll_idle'] else 'region')
             if fn['fpost'] and fn['fortran'] != 'region':
                 raise SpecError('%s: fpost: needs fortran: region' % fn['where'])
             if fn['name'] in seen:
@@ -165,9 +177,27 @@ def essential(fn):
     return bool(fn['manual'] or fn['pre'] or fn['post'] or fn['fpost'])
 
 
+def poll_wrapper(fn, call):
+    """A polling function (poll-idle:, poll-key:): its Enter waits for the result, so that a run of
+    unsuccessful calls with the same arguments is written as one region (src/polling.h)."""
+    out = ['    struct st_call call;',
+           '    if (!st_poll_begin(&call, ST_REGION_%s))' % fn['name'],
+           '        return %s;' % call]
+    out += ['    ' + p for p in fn['pre']]
+    out.append('    int ret = %s;' % call)
+    out.append('    st_call_stamp(&call);')
+    out.append('    int st_idle_ = ret == MPI_SUCCESS && (%s);' % fn['poll_idle'])
+    out.append('    st_idle_ = st_poll_after(&call, st_idle_, st_idle_ ? %s : 0);' % fn['poll_key'])
+    out += ['    ' + p for p in fn['post']]
+    out += ['    if (!st_idle_)', '        st_call_end_stamped(&call);', '    return ret;', '}', '']
+    return out
+
+
 def wrapper(fn):
     call = 'P%s(%s)' % (fn['name'], ', '.join(fn['names']))
     out = ['%s %s(%s)' % (fn['ret'], fn['name'], fn['args']), '{']
+    if fn['poll_idle'] is not None:
+        return '\n'.join(out + poll_wrapper(fn, call))
     if fn['variadic']:
         out.append('    /* The variable part is not forwarded: the MPI standard gives it no meaning. */')
     out += ['    struct st_call call;',

@@ -75,18 +75,24 @@ static void fix_up(unsigned flags, int t, uint8_t *buf, size_t size)
         ix.nlevels = h.nlevels;
         ix.nrecords = h.nrecords;
         ix.nentries = h.nentries;
+        ix.chunk_shift = h.chunk_shift;
+        ix.ntop = h.ntop;
+        ix.nbytes = h.nbytes;
+        if (h.chunk_shift <= 12)
+            ix.ntchunks = h.ntop * (((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift);
         memcpy(ix.nmap, h.nmap, sizeof h.nmap);
         struct section s[MAX_SECTIONS];
         int ns = sections(&ix, s);
-        uint64_t at = sizeof h, sum = 0x9E3779B97F4A7C15ull;
+        uint64_t at = sizeof h, sum = CI_SUM_SEED;
         int fits = 1;
         for (int k = 0; k < ns && fits; k++) {
             if (s[k].size > size || at > size || pad8(s[k].size) > size - at) {
                 fits = 0;
                 break;
             }
-            sum = hash_bytes(sum, buf + at, (size_t)s[k].size);
-            sum = hash_bytes(sum, buf + at + s[k].size, (size_t)(pad8(s[k].size) - s[k].size));
+            uint64_t sec = hash_section(CI_SUM_SEED, buf + at, s[k].size);
+            sec = hash_bytes(sec, buf + at + s[k].size, (size_t)(pad8(s[k].size) - s[k].size));
+            sum = hash_bytes(sum, &sec, sizeof sec);
             at += pad8(s[k].size);
         }
         if (fits)

@@ -27,7 +27,22 @@
  * Records. Events without incoming edges from other ranks have the vector of
  * the rank's previous event plus one in their own entry; a run of them, as
  * long as the rank's level-0 cluster does not change, shares one record
- * (first event, level, cluster snapshot, vector). */
+ * (first event, level, cluster snapshot, vector).
+ *
+ * Full vectors (format 2). The vectors of top-level records are nearly all
+ * of a Ward & Taylor index (98 % at 1000 ranks), so they are stored in
+ * chunks of 2^chunk_shift columns, each chunk with its own integer width
+ * (0 = all zero, 1, 2 or 4 bytes) and either absolute (a "key" chunk) or a
+ * difference to the same rank's latest key chunk of those columns: a rank's
+ * vector grows slowly between its cluster receives, so most chunks are
+ * 0- or 1-byte differences. Any entry is two reads away (ci_top_value).
+ *
+ * Build memory. The cluster structure does not depend on the vectors'
+ * values, only on who receives from whom: a first pass in causal order
+ * (no vectors at all) decides every record, then passes over windows of
+ * columns replay the same order with vectors cut to the window, as many as
+ * the vector budget (ci_config.vector_budget) needs: never a full vector
+ * per rank when N x N entries do not fit. */
 #ifndef SYNCTRACE_CAUSAL_H
 #define SYNCTRACE_CAUSAL_H
 
@@ -38,6 +53,20 @@
 #define CI_MAX_LEVELS 8
 #define CI_NONE UINT32_MAX
 #define CI_BUCKET_SHIFT 5
+#define CI_CHUNK_SHIFT 6                  /* default: 64 columns per chunk of a full vector */
+#define CI_VECTOR_BUDGET ((size_t)64 << 20)   /* default bytes of vectors a build keeps at once */
+
+/* One chunk of a full vector is one 64-bit code: its bytes' offset into
+ * ci_index.cbytes (40 bits), back (22 bits) and a width code (2 bits: 0 all
+ * zero, 1 u8, 2 u16, 3 u32). back 0: a key chunk, its values absolute;
+ * else the values add to those of the key chunk of the same columns `back`
+ * full vectors earlier (which has back 0). */
+#define CI_CODE(off, back, w) ((uint64_t)(off) << 24 | (uint64_t)(back) << 2 | (w))
+#define CI_CODE_OFF(c) ((c) >> 24)
+#define CI_CODE_BACK(c) ((uint32_t)((c) >> 2) & CI_BACK_MAX)
+#define CI_CODE_W(c) ((uint32_t)(c) & 3)
+#define CI_BACK_MAX 0x3FFFFFu
+#define CI_OFF_MAX (((uint64_t)1 << 40) - 1)
 
 struct ci_index {
     uint32_t nranks;
@@ -50,7 +79,8 @@ struct ci_index {
     uint32_t *rec_start;                  /* first event of the record */
     uint32_t *rec_cluster;                /* cluster id at the record's level (unused at the top level) */
     uint32_t *rec_size;                   /* entries of its vector = the cluster's size then */
-    uint64_t *rec_vec;                    /* where its vector starts in entries */
+    uint64_t *rec_vec;                    /* where its vector starts in entries, or at the top level
+                                           * its number among the full vectors (tchunk) */
     uint8_t *rec_level;
     uint64_t *map_first[CI_MAX_LEVELS];   /* [cluster + 1] */
     uint32_t *map[CI_MAX_LEVELS];         /* members in merge order */
@@ -62,7 +92,19 @@ struct ci_index {
      * it, counted from rec_first[rank], or CI_NONE. With rec_gcr[nlevels-1]
      * (the last one at or before it) it bounds V from both sides. */
     uint32_t *rec_next_top;
-    uint32_t *entries;
+    uint32_t *entries;                    /* cluster (below the top) vectors */
+    uint32_t chunk_shift;                 /* full vectors: 2^chunk_shift columns a chunk */
+    uint32_t nchunks;                     /* a full vector's: ceil(N / 2^chunk_shift) */
+    uint32_t strip_chunks;                /* chunks a strip (below): all of them, or a power of two */
+    uint32_t strip_low;                   /* derived: strip_chunks - 1, or all ones for one strip */
+    uint64_t ntop, ntchunks, nbytes;      /* full vectors; their chunks (ntop x nchunks); bytes */
+    /* The chunk codes in strips, as the build's passes write them: strip s
+     * holds chunks [s * strip_chunks, +strip_chunks) (fewer in the last)
+     * of every full vector in turn; ci_top_value finds them. */
+    uint64_t *tchunk;
+    uint8_t *cbytes;                      /* the chunks' data */
+    uint64_t sums[2];                     /* built into a file: the checksums of tchunk and cbytes, */
+    int sums_ok;                          /* computed as written (causal_file.c) */
     /* derived when opened: where each rank stands in each cluster's map */
     uint64_t *memb_first[CI_MAX_LEVELS];  /* [rank + 1] */
     uint32_t *memb[CI_MAX_LEVELS];        /* (cluster, position) pairs */
@@ -71,9 +113,10 @@ struct ci_index {
     uint32_t *bucket;                     /* per 2^bucket_shift events of a rank: the record of its first
                                            * event, counted from rec_first[rank] */
     /* storage */
-    size_t entries_mapped;                /* built: entries lie in a mapping of this size at entries_base */
+    size_t entries_mapped;                /* built into a file: cbytes lie in a read-only mapping of this
+                                           * size at entries_base (else cbytes and entries are malloc'd) */
     void *entries_base;
-    int entries_fd;                       /* > 0: the mapping is of this file (ci_config.entries_file) */
+    int entries_fd;                       /* > 0: cbytes were written into this file (ci_config.entries_file) */
     char *entries_path;
     void *mapping;                        /* the index file, when opened from one */
     size_t mapping_size;
@@ -100,10 +143,12 @@ struct ci_config {
     ci_merge_policy policy;               /* NULL: ci_merge_first_communication */
     void *policy_arg;
     int keep_log;                         /* record the causal order for ci_sweep */
-    /* non-NULL: write the entries straight into this new file, where
-     * ci_write(ix, path) will complete the index (the entries are most of
-     * it: written once instead of in memory and again to the file) */
+    /* non-NULL: write the full vectors' chunks straight into this new
+     * file, where ci_write_in_place will complete the index (they are most
+     * of it: written once instead of in memory and again to the file) */
     const char *entries_file;
+    size_t vector_budget;                 /* bytes of vectors at once; 0: CI_VECTOR_BUDGET */
+    uint32_t chunk_shift;                 /* 0: CI_CHUNK_SHIFT; else 1 .. 16 */
 };
 
 /* The causal order as processed, for the cluster-size sweep: per item, a
@@ -125,7 +170,10 @@ struct ci_stats {
     uint64_t creceives[CI_MAX_LEVELS];    /* cluster receives per level */
     uint64_t top_events;                  /* events stamped with the full vector */
     double paper_entries;                 /* sum over events of their timestamp's entries (the paper's size) */
-    size_t peak_live_vectors;             /* full vectors alive at once (ranks' own included) */
+    size_t peak_live_vectors;             /* vectors alive at once (ranks' own included) */
+    uint32_t passes, window;              /* column windows replayed, columns each */
+    size_t vector_bytes;                  /* the vectors one window's pass keeps (its budget's use) */
+    uint64_t top_records, chunks[4], key_chunks;   /* full-vector chunks by width code; absolute ones */
     double seconds;
 };
 
@@ -143,6 +191,23 @@ void ci_log_free(struct ci_log *log);
 int ci_prepare(struct ci_index *ix);
 void ci_free(struct ci_index *ix);
 
+/* Where chunk c of full vector t has its code in tchunk; a key `back`
+ * vectors earlier is at that minus back x ci_strip_width(ix, c). */
+static inline uint32_t ci_strip_width(const struct ci_index *ix, uint32_t c)
+{
+    uint32_t s0 = c & ~ix->strip_low;
+    return ix->nchunks - s0 < ix->strip_chunks ? ix->nchunks - s0 : ix->strip_chunks;
+}
+static inline uint64_t ci_chunk_at(const struct ci_index *ix, uint64_t t, uint32_t c)
+{
+    uint32_t s0 = c & ~ix->strip_low;
+    return ix->ntop * s0 + t * ci_strip_width(ix, c) + (c - s0);
+}
+
+/* Entry q of top-level record rec's vector. */
+uint64_t ci_top_value(const struct ci_index *ix, uint64_t rec, uint32_t q);
+uint64_t ci_chunk_read(const uint8_t *cbytes, uint64_t code, uint32_t j);
+
 /* Queries (causal_query.c). Events must exist (ci_valid). */
 int ci_valid(const struct ci_index *ix, uint32_t r, uint64_t i);
 /* V(r, i)[q]: how many events of rank q are in the causal past of (r, i), itself included. */
@@ -159,7 +224,13 @@ int ci_precedes_clusters(const struct ci_index *ix, uint32_t ra, uint64_t ia, ui
 void ci_sweep(const struct ci_log *log, uint32_t nranks, uint32_t max_size, double *self_organizing,
               double *contiguous);
 
-/* Bytes before the entries in an index file (its header). */
+/* The body checksum (causal_file.c): hash_bytes over each section in
+ * blocks of CI_HASH_BLOCK bytes, chained from CI_SUM_SEED. */
+#define CI_HASH_BLOCK ((size_t)1 << 20)
+#define CI_SUM_SEED 0x9E3779B97F4A7C15ull
+uint64_t ci_hash_bytes(uint64_t h, const void *data, size_t n);
+
+/* Bytes before the full vectors' chunks in an index file (its header). */
 size_t ci_header_size(void);
 
 /* Index files (causal_file.c). The fingerprint identifies the merged archive

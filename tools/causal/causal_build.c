@@ -9,13 +9,20 @@
  * the trace's own, so the order exists unless the matches contradict the
  * ranks' event order (reported as an error).
  *
- * Memory: each rank's current Fidge/Mattern vector, one copy per message in
- * flight (send stamped, receive not yet) and per collective instance in
- * progress — the vectors the paper keeps ("clean up Fidge/Mattern
- * timestamps" once no later event can need them). */
+ * Passes (causal.h): the first decides every record without any vector;
+ * then each window of columns [lo, lo + W) is replayed in the same order
+ * with vectors of W entries, filling the cluster entries of its columns and
+ * encoding its chunks of the full vectors.
+ *
+ * Memory per window pass: each rank's current vector and its latest key
+ * chunks (N x W each), one copy per message in flight (send stamped,
+ * receive not yet) and per collective instance in progress — the vectors
+ * the paper keeps ("clean up Fidge/Mattern timestamps" once no later event
+ * can need them). W is the largest the vector budget allows. */
 #include "causal.h"
 #include "flow.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +46,17 @@ struct rec {
 struct u32vec {
     uint32_t *v;
     size_t n, cap;
+};
+
+/* One section of the index file written in order: into the file at `base`
+ * through a CI_HASH_BLOCK buffer, hashed as written (causal_file.c checks
+ * sections in such blocks), or into memory (fd < 0), grown. */
+struct ostream {
+    int fd;
+    uint64_t base;
+    uint8_t *buf;
+    size_t n, cap;
+    uint64_t flushed, total, sum;
 };
 
 struct instance {
@@ -81,10 +99,21 @@ struct builder {
     struct rec **recs;
     size_t *nrecs, *crecs;
     struct u32vec *gcr[CI_MAX_LEVELS];     /* [rank]: per record, see ci_index.rec_gcr */
-    struct u32vec entries;        /* a mapping of entries.cap entries, at `skip` bytes into entries_base */
-    char *entries_base;
+    uint32_t *entries;            /* cluster entries, nentries of them (allocated after the first pass) */
+    uint64_t nentries, ntop;      /* counted by the first pass */
+    /* The chunk codes (strip by strip: causal.h) and the chunks' bytes,
+     * each written in order as the passes produce them. */
+    struct ostream codes, bytes;
+    uint64_t next_top;            /* a pass's next top-level record: they come in order */
     size_t skip;
     int fd;                       /* the entries file, or -1 */
+    /* passes */
+    int structure;                /* the first pass: records, no vectors */
+    uint32_t lo, W, Wmax;         /* the window's columns [lo, lo + W); vectors hold W entries */
+    uint32_t cshift, nchunks, cpw;   /* chunk columns 2^cshift; chunks per vector; per window */
+    size_t *rcur;                 /* replay: each rank's next record */
+    uint32_t *key;                /* N x Wmax: each rank's key chunks' values */
+    uint64_t *keytop;             /* N x cpw: ... and their full vectors (ordinals in tchunk), or NO_KEY */
     /* scratch */
     uint32_t *part, npart;        /* partner ranks of the current event */
     uint32_t *clist;              /* distinct clusters */
@@ -146,7 +175,7 @@ static int u32_push(struct u32vec *a, uint32_t x)
 
 static uint32_t *vec_get(struct builder *b)
 {
-    uint32_t *v = b->nfree ? b->free_vecs[--b->nfree] : malloc(sizeof *v * b->N);
+    uint32_t *v = b->nfree ? b->free_vecs[--b->nfree] : malloc(sizeof *v * (b->Wmax ? b->Wmax : 1));
     if (!v) {
         b->oom = 1;
         return NULL;
@@ -178,7 +207,7 @@ static uint32_t *vec_copy(struct builder *b, const uint32_t *src)
 {
     uint32_t *v = vec_get(b);
     if (v)
-        memcpy(v, src, sizeof *v * b->N);
+        memcpy(v, src, sizeof *v * b->W);
     return v;
 }
 
@@ -415,7 +444,7 @@ static void exit_receive(struct builder *b, uint32_t c, uint32_t k, uint32_t sel
     if (in->shape == MG_SCAN || in->shape == MG_EXSCAN) {
         uint32_t need = in->sorted_pos[k] + (in->shape == MG_SCAN);
         if (need) {
-            join(v, in->pre[need - 1], b->N);
+            join(v, in->pre[need - 1], b->W);
             for (uint32_t s = 0; s < need; s++)
                 add_partner(b, in->sorted_rank[s], self);
         }
@@ -425,7 +454,7 @@ static void exit_receive(struct builder *b, uint32_t c, uint32_t k, uint32_t sel
         uint32_t g = in->dst_of[x];
         const struct mg_flow_group *grp = &in->flow.groups[g];
         if (in->gacc[g])
-            join(v, in->gacc[g], b->N);
+            join(v, in->gacc[g], b->W);
         for (uint32_t a = 0; a < grp->nsrc; a++)
             add_partner(b, col->members[grp->src[a]].enter.rank, self);
     }
@@ -446,7 +475,7 @@ static void enter_send(struct builder *b, uint32_t c, uint32_t k, const uint32_t
             in->pre[p] = in->enter_copy[p];
             in->enter_copy[p] = NULL;
             if (p && in->pre[p])
-                join(in->pre[p], in->pre[p - 1], b->N);
+                join(in->pre[p], in->pre[p - 1], b->W);
             in->prefix++;
         }
         return;
@@ -456,7 +485,7 @@ static void enter_send(struct builder *b, uint32_t c, uint32_t k, const uint32_t
         if (!in->gacc[g])
             in->gacc[g] = vec_copy(b, v);
         else
-            join(in->gacc[g], v, b->N);
+            join(in->gacc[g], v, b->W);
         in->gpending[g]--;
     }
 }
@@ -475,39 +504,138 @@ static int push_rec(struct builder *b, uint32_t r, struct rec x)
     return 0;
 }
 
-/* Room for `extra` more entries. The entries are most of the index (a
- * full vector per cluster receive at the top): an anonymous mapping that
- * grows in place when it can, in transparent huge pages where the kernel
- * allows, costs far fewer page faults than malloc'd memory. */
-static int entries_reserve(struct builder *b, size_t extra)
+static int os_flush(struct ostream *o)
 {
-    struct u32vec *e = &b->entries;
-    if (e->n + extra <= e->cap)
+    if (o->fd < 0 || !o->n)
         return 0;
-    size_t cap = e->cap ? e->cap * 2 : (size_t)4 << 20;
-    while (cap < e->n + extra)
-        cap *= 2;
-    size_t old = b->entries_base ? b->skip + e->cap * sizeof *e->v : 0, size = b->skip + cap * sizeof *e->v;
-    if (b->fd >= 0 && ftruncate(b->fd, (off_t)size) != 0)
+    if (pwrite(o->fd, o->buf, o->n, (off_t)(o->base + o->flushed)) != (ssize_t)o->n)
         return -1;
-    void *p = b->entries_base ? mremap(b->entries_base, old, size, MREMAP_MAYMOVE)
-              : b->fd >= 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd, 0)
-                           : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return -1;
-    if (b->fd < 0)
-        madvise(p, size, MADV_HUGEPAGE);   /* a hint: fine if refused */
-    b->entries_base = p;
-    e->v = (uint32_t *)(void *)((char *)p + b->skip);
-    e->cap = cap;
+    o->sum = ci_hash_bytes(o->sum, o->buf, o->n);
+    o->flushed += o->n;
+    o->n = 0;
     return 0;
 }
 
-/* Store v projected on cluster c of level k (the full v at the top). A
- * receive stamped at level k is a cluster receive of every level below. */
-static int stamp(struct builder *b, uint32_t r, uint64_t i, uint32_t k, const uint32_t *v, int receive)
+static int os_put(struct ostream *o, const void *p, size_t n)
 {
-    struct rec x = { (uint32_t)i, 0, b->N, k, b->entries.n };
+    const char *src = p;
+    o->total += n;
+    if (o->fd < 0) {
+        if (o->n + n > o->cap) {
+            size_t cap = o->cap ? o->cap * 2 : (size_t)1 << 16;
+            while (cap < o->n + n)
+                cap *= 2;
+            uint8_t *nv = realloc(o->buf, cap);
+            if (!nv)
+                return -1;
+            o->buf = nv;
+            o->cap = cap;
+        }
+        memcpy(o->buf + o->n, src, n);
+        o->n += n;
+        return 0;
+    }
+    while (n) {
+        size_t room = CI_HASH_BLOCK - o->n, k = n < room ? n : room;
+        memcpy(o->buf + o->n, src, k);
+        o->n += k;
+        src += k;
+        n -= k;
+        if (o->n == CI_HASH_BLOCK && os_flush(o))
+            return -1;
+    }
+    return 0;
+}
+
+static int os_open(struct ostream *o, int fd, uint64_t base)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = fd;
+    o->base = base;
+    o->sum = CI_SUM_SEED;
+    if (fd >= 0 && !(o->buf = malloc(CI_HASH_BLOCK)))
+        return -1;
+    o->cap = fd >= 0 ? CI_HASH_BLOCK : 0;
+    return 0;
+}
+
+static uint32_t width_code(uint32_t max)
+{
+    return max == 0 ? 0 : max <= UINT8_MAX ? 1 : max <= UINT16_MAX ? 2 : 3;
+}
+
+#define NO_KEY UINT64_MAX
+
+/* Write n values (x - base, base NULL: 0) at width code w; returns the
+ * chunk's code with `back`. */
+static int emit(struct builder *b, const uint32_t *x, const uint32_t *base, uint32_t n, uint32_t w, uint32_t back,
+                uint64_t *code)
+{
+    static const uint32_t bytes[4] = { 0, 1, 2, 4 };
+    if (b->bytes.total > CI_OFF_MAX) {
+        errno = EFBIG;
+        return -1;
+    }
+    *code = CI_CODE(b->bytes.total, back, w);
+    unsigned char buf[4 << 12];   /* chunks have at most 2^12 columns */
+    for (uint32_t j = 0; j < n && w; j++) {
+        uint32_t d = x[j] - (base ? base[j] : 0);
+        if (w == 1) {
+            buf[j] = (unsigned char)d;
+        } else if (w == 2) {
+            uint16_t h = (uint16_t)d;
+            memcpy(buf + 2 * j, &h, 2);
+        } else {
+            memcpy(buf + 4 * j, &d, 4);
+        }
+    }
+    return os_put(&b->bytes, buf, (size_t)n * bytes[w]);
+}
+
+/* Chunk c of rank r's full vector v (window-relative) for top record t:
+ * a difference to the rank's key chunk of those columns when that takes
+ * fewer bytes a column, else a new key chunk. */
+static int encode_chunk(struct builder *b, uint32_t r, uint64_t t, uint32_t c, const uint32_t *v)
+{
+    static const uint32_t bytes[4] = { 0, 1, 2, 4 };
+    uint32_t c0 = c << b->cshift, n = b->N - c0 < (1u << b->cshift) ? b->N - c0 : 1u << b->cshift;
+    const uint32_t *x = v + (c0 - b->lo);
+    uint32_t *key = b->key + (size_t)r * b->Wmax + (c0 - b->lo);
+    uint64_t *kt = &b->keytop[(size_t)r * b->cpw + ((c0 - b->lo) >> b->cshift)];
+    uint32_t maxabs = 0, maxd = 0;
+    int down = *kt == NO_KEY || t - *kt > CI_BACK_MAX;
+    for (uint32_t j = 0; j < n; j++) {
+        if (x[j] > maxabs)
+            maxabs = x[j];
+        if (!down) {
+            if (x[j] < key[j])
+                down = 1;   /* cannot happen (V grows along a rank): a key then */
+            else if (x[j] - key[j] > maxd)
+                maxd = x[j] - key[j];
+        }
+    }
+    uint32_t wa = width_code(maxabs), wd = width_code(maxd);
+    uint64_t code;
+    if (!down && bytes[wd] < bytes[wa]) {
+        b->st->chunks[wd]++;
+        if (emit(b, x, key, n, wd, (uint32_t)(t - *kt), &code))
+            return -1;
+    } else {
+        b->st->chunks[wa]++;
+        b->st->key_chunks++;
+        memcpy(key, x, sizeof *key * n);
+        *kt = t;
+        if (emit(b, x, NULL, n, wa, 0, &code))
+            return -1;
+    }
+    return os_put(&b->codes, &code, sizeof code);
+}
+
+/* The first pass: record (r, i) stamped at level k (a receive stamped at
+ * level k is a cluster receive of every level below); its vector's place. */
+static int stamp(struct builder *b, uint32_t r, uint64_t i, uint32_t k, int receive)
+{
+    struct rec x = { (uint32_t)i, 0, b->N, k, 0 };
     uint32_t self = (uint32_t)b->nrecs[r];
     for (uint32_t lv = 0; lv < b->L; lv++) {
         const struct u32vec *g = &b->gcr[lv][r];
@@ -516,21 +644,33 @@ static int stamp(struct builder *b, uint32_t r, uint64_t i, uint32_t k, const ui
     }
     if (k < b->L) {
         x.cluster = b->cluster_of[k][r];
-        const struct u32vec *map = &b->cmap[k][x.cluster];
-        x.size = (uint32_t)map->n;
-        if (entries_reserve(b, map->n))
-            return -1;
-        uint32_t *out = b->entries.v + b->entries.n;
-        for (size_t j = 0; j < map->n; j++)
-            out[j] = v[map->v[j]];
-        b->entries.n += map->n;
+        x.size = (uint32_t)b->cmap[k][x.cluster].n;
+        x.vec = b->nentries;
+        b->nentries += x.size;
     } else {
-        if (entries_reserve(b, b->N))
-            return -1;
-        memcpy(b->entries.v + b->entries.n, v, sizeof *v * b->N);
-        b->entries.n += b->N;
+        x.vec = b->ntop++;
     }
     return push_rec(b, r, x);
+}
+
+/* A window pass: the columns of v (window-relative) in record x. */
+static int stamp_window(struct builder *b, uint32_t r, const struct rec *x, const uint32_t *v)
+{
+    if (x->level < b->L) {
+        const uint32_t *map = b->cmap[x->level][x->cluster].v;
+        uint32_t *out = b->entries + x->vec;
+        for (uint32_t j = 0; j < x->size; j++)
+            if (map[j] - b->lo < b->W)
+                out[j] = v[map[j] - b->lo];
+        return 0;
+    }
+    if (x->vec != b->next_top++)
+        return -1;   /* cannot happen: every pass stamps in the first one's order */
+    uint32_t c1 = (b->lo + b->W + (1u << b->cshift) - 1) >> b->cshift;
+    for (uint32_t c = b->lo >> b->cshift; c < c1; c++)
+        if (encode_chunk(b, r, x->vec, c, v))
+            return -1;
+    return 0;
 }
 
 /* Distinct level-k clusters of the partners other than r's own, into
@@ -635,16 +775,17 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
         if (ro[x].kind == ROLE_EXIT && !exit_ready(b, ro[x].id, ro[x].member, wait))
             return 0;
     }
-    uint32_t *v = b->cur + (size_t)r * b->N;
+    uint32_t *v = b->cur + (size_t)r * b->Wmax;
     if (i >= UINT32_MAX)
         return -1;
-    v[r] = (uint32_t)(i + 1);
+    if (r - b->lo < b->W)
+        v[r - b->lo] = (uint32_t)(i + 1);
     b->npart = 0;
     b->stamp++;
     for (size_t x = rp; x < re; x++) {
         if (ro[x].kind == ROLE_RECV) {
             uint32_t m = ro[x].id;
-            join(v, b->msg_vec[m], b->N);
+            join(v, b->msg_vec[m], b->W);
             vec_put(b, b->msg_vec[m]);
             b->msg_vec[m] = NULL;
             add_partner(b, b->match->messages[m].send.rank, r);
@@ -653,7 +794,12 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
         }
     }
     struct ci_stats *st = b->st;
-    if (b->npart) {
+    if (!b->structure) {
+        /* replay: the first pass decided the records */
+        if (b->rcur[r] < b->nrecs[r] && b->recs[r][b->rcur[r]].start == i
+            && stamp_window(b, r, &b->recs[r][b->rcur[r]++], v))
+            return -1;
+    } else if (b->npart) {
         /* Fig. 5: climb while the partners lie outside and the clusters cannot merge */
         uint32_t k = 0;
         for (; k < b->L; k++) {
@@ -667,7 +813,7 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
                 break;
             st->creceives[k]++;
         }
-        if (stamp(b, r, i, k, v, 1))
+        if (stamp(b, r, i, k, 1))
             return -1;
         st->receives++;
         st->paper_entries += k < b->L ? (double)b->cmap[k][b->cluster_of[k][r]].n : (double)b->N;
@@ -676,11 +822,11 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
         uint32_t c = b->cluster_of[0][r];
         const struct rec *last = b->nrecs[r] ? &b->recs[r][b->nrecs[r] - 1] : NULL;
         if (!last || last->level != 0 || last->cluster != c || last->size != b->cmap[0][c].n)
-            if (stamp(b, r, i, 0, v, 0))
+            if (stamp(b, r, i, 0, 0))
                 return -1;
         st->paper_entries += (double)b->cmap[0][c].n;
     }
-    if (b->log && log_event(b, r, b->npart != 0))
+    if (b->structure && b->log && log_event(b, r, b->npart != 0))
         return -1;
     for (size_t x = rp; x < re; x++) {
         if (ro[x].kind == ROLE_SEND) {
@@ -699,23 +845,33 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
         return -1;
     b->rpos[r] = re;
     b->pos[r] = i + 1;
-    st->events++;
+    st->events += b->structure;
     return 1;
 }
 
-static void builder_free(struct builder *b)
+/* What one pass holds: instances, vectors in flight, the vector pool. */
+static void pass_free(struct builder *b)
 {
     if (b->inst)
         for (size_t c = 0; c < b->match->ncollectives; c++)
             instance_free(b, &b->inst[c]);
     free(b->inst);
+    b->inst = NULL;
     if (b->msg_vec)
-        for (size_t m = 0; m < b->match->nmessages; m++)
+        for (size_t m = 0; m < b->match->nmessages; m++) {
             free(b->msg_vec[m]);
-    free(b->msg_vec);
-    free(b->msg_sent);
+            b->msg_vec[m] = NULL;
+        }
     for (size_t k = 0; k < b->nfree; k++)
         free(b->free_vecs[k]);
+    b->nfree = 0;
+}
+
+static void builder_free(struct builder *b)
+{
+    pass_free(b);
+    free(b->msg_vec);
+    free(b->msg_sent);
     free(b->free_vecs);
     free(b->cur);
     for (uint32_t r = 0; r < b->N; r++) {
@@ -731,6 +887,9 @@ static void builder_free(struct builder *b)
     free(b->pos);
     free(b->nrecs);
     free(b->crecs);
+    free(b->rcur);
+    free(b->key);
+    free(b->keytop);
     for (uint32_t k = 0; k < b->L; k++) {
         free(b->cluster_of[k]);
         for (uint32_t c = 0; b->cmap[k] && c < b->N; c++)
@@ -740,8 +899,9 @@ static void builder_free(struct builder *b)
             free(b->gcr[k][r].v);
         free(b->gcr[k]);
     }
-    if (b->entries_base)
-        munmap(b->entries_base, b->skip + b->entries.cap * sizeof *b->entries.v);
+    free(b->entries);
+    free(b->codes.buf);
+    free(b->bytes.buf);
     if (b->fd >= 0) {
         close(b->fd);
         unlink(b->cfg->entries_file);
@@ -758,6 +918,7 @@ static int finish(struct builder *b, struct ci_index *ix)
     memset(ix, 0, sizeof *ix);
     ix->nranks = b->N;
     ix->nlevels = b->L;
+    ix->chunk_shift = b->cshift;
     memcpy(ix->maxsize, b->cfg->maxsize, sizeof ix->maxsize);
     uint64_t nrec = 0;
     for (uint32_t r = 0; r < b->N; r++)
@@ -817,19 +978,124 @@ static int finish(struct builder *b, struct ci_index *ix)
             if (b->nrecs[r])
                 memcpy(ix->rec_gcr[k] + ix->rec_first[r], b->gcr[k][r].v, sizeof **ix->rec_gcr * b->nrecs[r]);
     }
-    ix->nentries = b->entries.n;
-    if (entries_reserve(b, 1))
+    ix->nentries = b->nentries;
+    ix->entries = b->entries;
+    b->entries = NULL;
+    ix->ntop = b->ntop;
+    ix->strip_chunks = b->cpw;
+    ix->nchunks = b->nchunks;
+    ix->strip_low = b->cpw >= b->nchunks ? UINT32_MAX : b->cpw - 1;
+    ix->ntchunks = b->ntop * b->nchunks;
+    ix->nbytes = b->bytes.total;
+    if (b->codes.total != 8 * ix->ntchunks)
         return -1;
-    ix->entries = b->entries.v;
-    ix->entries_base = b->entries_base;
-    ix->entries_mapped = b->skip + b->entries.cap * sizeof *b->entries.v;
-    ix->entries_fd = b->fd > 0 ? b->fd : 0;
-    if (b->fd >= 0 && !(ix->entries_path = strdup(b->cfg->entries_file)))
-        return -1;
-    b->entries_base = NULL;
-    b->entries.v = NULL;
-    b->fd = -1;
+    if (b->fd >= 0) {
+        if (os_flush(&b->codes) || os_flush(&b->bytes))
+            return -1;
+        ix->sums[0] = b->codes.sum;
+        ix->sums[1] = b->bytes.sum;
+        ix->sums_ok = 1;
+        /* the chunks stay in the file: read them from there (page cache, not heap) */
+        size_t size = (size_t)(b->bytes.base + b->bytes.total);
+        void *p = mmap(NULL, size, PROT_READ, MAP_SHARED, b->fd, 0);
+        if (p == MAP_FAILED)
+            return -1;
+        ix->entries_base = p;
+        ix->entries_mapped = size;
+        ix->tchunk = (uint64_t *)(void *)((uint8_t *)p + b->codes.base);
+        ix->cbytes = (uint8_t *)p + b->bytes.base;
+        ix->entries_fd = b->fd;
+        if (!(ix->entries_path = strdup(b->cfg->entries_file)))
+            return -1;
+        b->fd = -1;
+    } else {
+        ix->tchunk = b->codes.buf ? (uint64_t *)(void *)b->codes.buf : malloc(8);
+        ix->cbytes = b->bytes.buf ? b->bytes.buf : malloc(1);
+        b->codes.buf = b->bytes.buf = NULL;
+        if (!ix->tchunk || !ix->cbytes)
+            return -1;
+    }
     return ci_prepare(ix);
+}
+
+/* Run every rank until each is done or waits on another: one pass in
+ * causal order. Returns 0, or -1 with a message. */
+static int run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter, uint32_t *stack, uint8_t *queued,
+                    char *err, size_t errlen)
+{
+    const uint32_t NONE = UINT32_MAX, N = b->N;
+    memset(b->pos, 0, sizeof *b->pos * N);
+    memset(b->rpos, 0, sizeof *b->rpos * N);
+    memset(b->rcur, 0, sizeof *b->rcur * N);
+    memset(b->msg_sent, 0, b->match->nmessages ? b->match->nmessages : 1);
+    memset(b->cur, 0, sizeof *b->cur * N * (size_t)(b->Wmax ? b->Wmax : 1));
+    if (b->keytop)
+        for (size_t x = 0; x < (size_t)N * b->cpw; x++)
+            b->keytop[x] = NO_KEY;
+    if (setup_instances(b) != 0) {
+        snprintf(err, errlen, "causal index: out of memory for %u ranks", N);
+        return -1;
+    }
+    b->live = N;   /* the ranks' own vectors */
+    if (b->peak < N)
+        b->peak = N;
+    size_t top = 0;
+    for (uint32_t r = 0; r < N; r++) {
+        waiters[r] = NONE;
+        stack[top++] = N - 1 - r;
+        queued[N - 1 - r] = 1;
+    }
+    while (top) {
+        uint32_t r = stack[--top];
+        queued[r] = 0;
+        uint64_t before = b->pos[r];
+        while (b->pos[r] < b->nevents[r]) {
+            uint32_t wait = NONE;
+            int s = step(b, r, &wait);
+            if (s < 0) {
+                snprintf(err, errlen, "causal index: %s", b->oom || b->fd < 0 ? "out of memory"
+                                                          : "cannot write the index file (disk full?)");
+                return -1;
+            }
+            if (s == 0) {
+                next_waiter[r] = waiters[wait];
+                waiters[wait] = r;
+                break;
+            }
+        }
+        if (b->pos[r] != before)
+            for (uint32_t w = waiters[r]; w != NONE; w = next_waiter[w])
+                if (!queued[w]) {
+                    queued[w] = 1;
+                    stack[top++] = w;
+                }
+        if (b->pos[r] != before)
+            waiters[r] = NONE;
+    }
+    for (uint32_t r = 0; r < N; r++)
+        if (b->pos[r] < b->nevents[r]) {
+            snprintf(err, errlen,
+                     "causal index: the matched messages and collectives form a cycle with the ranks' event order "
+                     "(rank %u stops at event %llu)", r, (unsigned long long)b->pos[r]);
+            return -1;
+        }
+    pass_free(b);
+    return 0;
+}
+
+/* The window: as many columns as the budget holds with every vector the
+ * first pass saw alive at once, plus the ranks' key chunks; all N when they
+ * fit, else a power of two of whole chunks (strips: causal.h). */
+static uint32_t choose_window(const struct builder *b, size_t budget)
+{
+    uint64_t per_column = 4 * ((uint64_t)b->peak + b->N) + (8ull * b->N >> b->cshift);
+    uint64_t w = budget / (per_column ? per_column : 1);
+    if (w >= b->N)
+        return b->N;
+    uint64_t chunks = 1;
+    while (chunks * 2 <= w >> b->cshift)
+        chunks *= 2;
+    return chunks << b->cshift >= b->N ? b->N : (uint32_t)(chunks << b->cshift);
 }
 
 int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match, const struct ci_config *cfg,
@@ -841,8 +1107,9 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     memset(out, 0, sizeof *out);
     if (log)
         memset(log, 0, sizeof *log);
-    if (!nranks || cfg->nlevels < 1 || cfg->nlevels > CI_MAX_LEVELS) {
-        snprintf(err, errlen, "causal index: %s", nranks ? "1 to 8 cluster levels" : "no ranks");
+    if (!nranks || cfg->nlevels < 1 || cfg->nlevels > CI_MAX_LEVELS || cfg->chunk_shift > 12) {
+        snprintf(err, errlen, "causal index: %s",
+                 !nranks ? "no ranks" : cfg->chunk_shift > 12 ? "chunks of 2 to 4096 columns" : "1 to 8 cluster levels");
         return -1;
     }
     for (uint32_t r = 0; r < nranks; r++)
@@ -861,6 +1128,8 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     b.st = stats;
     b.log = log;
     b.fd = -1;
+    b.cshift = cfg->chunk_shift ? cfg->chunk_shift : CI_CHUNK_SHIFT;
+    b.nchunks = (uint32_t)(((uint64_t)nranks + (1u << b.cshift) - 1) >> b.cshift);
     if (cfg->entries_file) {
         b.skip = ci_header_size();
         b.fd = open(cfg->entries_file, O_RDWR | O_CREAT | O_TRUNC, 0666);
@@ -873,10 +1142,11 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     }
     int rc = -1;
     size_t N = nranks;
-    b.cur = calloc(N * N, sizeof *b.cur);
+    b.cur = calloc(N, sizeof *b.cur);   /* the first pass: no vectors */
     b.roles = calloc(N, sizeof *b.roles);
     b.nroles = calloc(N, sizeof *b.nroles);
     b.rpos = calloc(N, sizeof *b.rpos);
+    b.rcur = calloc(N, sizeof *b.rcur);
     b.pos = calloc(N, sizeof *b.pos);
     b.recs = calloc(N, sizeof *b.recs);
     b.nrecs = calloc(N, sizeof *b.nrecs);
@@ -889,7 +1159,7 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     uint32_t *waiters = malloc(sizeof *waiters * N), *next_waiter = malloc(sizeof *next_waiter * N);
     uint32_t *stack = malloc(sizeof *stack * N);
     uint8_t *queued = calloc(N, 1);
-    int ok = b.cur && b.roles && b.nroles && b.rpos && b.pos && b.recs && b.nrecs && b.crecs && b.msg_vec
+    int ok = b.cur && b.roles && b.nroles && b.rpos && b.rcur && b.pos && b.recs && b.nrecs && b.crecs && b.msg_vec
              && b.msg_sent && b.mark && b.part && b.clist && waiters && next_waiter && stack && queued;
     for (uint32_t k = 0; ok && k < b.L; k++) {
         b.cluster_of[k] = malloc(sizeof *b.cluster_of[k] * N);
@@ -905,60 +1175,49 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
         snprintf(err, errlen, "causal index: out of memory for %u ranks", nranks);
         goto done;
     }
-    b.live = N;   /* the ranks' own vectors */
-    b.peak = N;
     if (setup_roles(&b, err, errlen) != 0)
         goto done;
+    pass_free(&b);
 
-    /* Run ranks until each is done or waits on another. */
-    const uint32_t NONE = UINT32_MAX;
-    size_t top = 0;
-    for (uint32_t r = 0; r < N; r++) {
-        waiters[r] = NONE;
-        stack[top++] = nranks - 1 - r;
-        queued[nranks - 1 - r] = 1;
+    /* the records, without vectors */
+    b.structure = 1;
+    if (run_pass(&b, waiters, next_waiter, stack, queued, err, errlen) != 0)
+        goto done;
+    b.structure = 0;
+    stats->peak_live_vectors = b.peak;
+    stats->top_records = b.ntop;
+
+    /* the vectors, window by window */
+    b.Wmax = choose_window(&b, cfg->vector_budget ? cfg->vector_budget : CI_VECTOR_BUDGET);
+    b.cpw = (b.Wmax + (1u << b.cshift) - 1) >> b.cshift;
+    free(b.cur);
+    b.cur = calloc(N * b.Wmax, sizeof *b.cur);
+    b.key = malloc(sizeof *b.key * N * b.Wmax);
+    b.keytop = malloc(sizeof *b.keytop * N * b.cpw);
+    b.entries = calloc(b.nentries ? b.nentries : 1, sizeof *b.entries);
+    /* the file: header, chunk codes (their size is known now), chunk bytes */
+    uint64_t codes_size = 8 * b.ntop * b.nchunks;
+    if (!b.cur || !b.key || !b.keytop || !b.entries || os_open(&b.codes, b.fd, b.skip)
+        || os_open(&b.bytes, b.fd, b.skip + ((codes_size + 7) & ~(uint64_t)7))) {
+        snprintf(err, errlen, "causal index: out of memory for %u ranks (%u columns at once)", nranks, b.Wmax);
+        goto done;
     }
-    while (top) {
-        uint32_t r = stack[--top];
-        queued[r] = 0;
-        uint64_t before = b.pos[r];
-        while (b.pos[r] < nevents[r]) {
-            uint32_t wait = NONE;
-            int s = step(&b, r, &wait);
-            if (s < 0) {
-                snprintf(err, errlen, "causal index: out of memory");
-                goto done;
-            }
-            if (s == 0) {
-                next_waiter[r] = waiters[wait];
-                waiters[wait] = r;
-                break;
-            }
-        }
-        if (b.pos[r] != before)
-            for (uint32_t w = waiters[r]; w != NONE; w = next_waiter[w])
-                if (!queued[w]) {
-                    queued[w] = 1;
-                    stack[top++] = w;
-                }
-        if (b.pos[r] != before)
-            waiters[r] = NONE;
-    }
-    for (uint32_t r = 0; r < N; r++)
-        if (b.pos[r] < nevents[r]) {
-            snprintf(err, errlen,
-                     "causal index: the matched messages and collectives form a cycle with the ranks' event order "
-                     "(rank %u stops at event %llu)", r, (unsigned long long)b.pos[r]);
+    stats->window = b.Wmax;
+    stats->vector_bytes = (size_t)(4 * ((uint64_t)b.peak + 2 * N) * b.Wmax + 8 * N * b.cpw);
+    for (b.lo = 0; b.lo < N; b.lo += b.Wmax) {
+        b.W = N - b.lo < b.Wmax ? (uint32_t)(N - b.lo) : b.Wmax;
+        b.next_top = 0;
+        if (run_pass(&b, waiters, next_waiter, stack, queued, err, errlen) != 0)
             goto done;
-        }
+        stats->passes++;
+    }
     if (finish(&b, out) != 0) {
         ci_free(out);
-        snprintf(err, errlen, "causal index: out of memory");
+        snprintf(err, errlen, "causal index: %s", errno == ENOSPC ? "disk full" : "out of memory");
         goto done;
     }
     stats->records = out->nrecords;
-    stats->entries = out->nentries;
-    stats->peak_live_vectors = b.peak;
+    stats->entries = out->nentries + b.ntop * N;
     rc = 0;
 done:
     if (rc && log)

@@ -39,7 +39,9 @@ static int usage(FILE *to)
                 "report.json and report.txt. R:I numbering is the one merge's own index uses.\n"
                 "  --cluster-levels S[,S...]  maximum cluster sizes per level (default " CAUSAL_DEFAULT_LEVELS ")\n"
                 "  --force            replace an index that is valid (a stale or damaged one is\n"
-                "                     always replaced)\n");
+                "                     always replaced)\n"
+                "Environment: SYNCTRACE_CAUSAL_MEMORY_MB=M  megabytes of vectors the build keeps at once\n"
+                "(default 64): fewer means more passes over the trace, never different answers.\n");
     return to == stdout ? 0 : 2;
 }
 

@@ -4,7 +4,10 @@
  * Layout (native little-endian; the header says so): a fixed header with
  * magic, version, counts, the merged archive's fingerprint, the file size
  * and two checksums (header, body); then the arrays of struct ci_index in
- * order, each padded to 8 bytes. Opening maps the file, checks everything
+ * order, each padded to 8 bytes, the full vectors' chunk bytes first.
+ * Version 2 stores full vectors in chunks (causal.h); version 1 files
+ * (one 4-byte entry per column) are refused with a message saying
+ * `synctrace causal` rebuilds them. Opening maps the file, checks everything
  * that could make a query read out of bounds, and never trusts a file whose
  * checksum, size, version or fingerprint disagree. */
 #define _DEFAULT_SOURCE
@@ -23,7 +26,7 @@
 #include <unistd.h>
 
 #define CI_MAGIC "STCAUSAL"
-#define CI_VERSION 1u
+#define CI_VERSION 2u
 #define CI_ENDIAN 0x01020304u
 
 struct file_header {
@@ -31,7 +34,8 @@ struct file_header {
     uint32_t version, endian;
     uint32_t nranks, nlevels;
     uint32_t maxsize[CI_MAX_LEVELS];
-    uint64_t nrecords, nentries;
+    uint32_t chunk_shift, strip_chunks;
+    uint64_t nrecords, nentries, ntop, nbytes;
     uint64_t nmap[CI_MAX_LEVELS];
     uint64_t fingerprint[2];
     uint64_t file_size;
@@ -60,6 +64,25 @@ static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
     memcpy(&w, p, n);
     h = rotl(h ^ (w * 0xBF58476D1CE4E5B9ull), 29) * 0x94D049BB133111EBull;
     return h ^ (h >> 31);
+}
+
+uint64_t ci_hash_bytes(uint64_t h, const void *data, size_t n)
+{
+    return hash_bytes(h, data, n);
+}
+
+/* A section's bytes in CI_HASH_BLOCK blocks: a build hashes the chunks as
+ * it writes them, block by block. */
+static uint64_t hash_section(uint64_t sum, const void *data, uint64_t n)
+{
+    const char *p = data;
+    while (n) {
+        size_t k = n < CI_HASH_BLOCK ? (size_t)n : CI_HASH_BLOCK;
+        sum = hash_bytes(sum, p, k);
+        p += k;
+        n -= k;
+    }
+    return sum;
 }
 
 /* Hash `len` bytes of f from `at` into fp (missing bytes hash as absent). */
@@ -183,7 +206,9 @@ static int sections(struct ci_index *ix, struct section *s)
 {
     uint64_t N = ix->nranks, R = ix->nrecords;
     int n = 0;
-    /* the entries first: a build can write them in place (ci_write_in_place) */
+    /* the full vectors first: a build writes them in place (ci_write_in_place) */
+    s[n++] = (struct section){ (void **)&ix->tchunk, 8 * ix->ntchunks };
+    s[n++] = (struct section){ (void **)&ix->cbytes, ix->nbytes };
     s[n++] = (struct section){ (void **)&ix->entries, 4 * ix->nentries };
     s[n++] = (struct section){ (void **)&ix->nevents, 8 * N };
     s[n++] = (struct section){ (void **)&ix->rec_first, 8 * (N + 1) };
@@ -201,7 +226,7 @@ static int sections(struct ci_index *ix, struct section *s)
     return n;
 }
 
-#define MAX_SECTIONS (10 + 4 * CI_MAX_LEVELS)
+#define MAX_SECTIONS (12 + 4 * CI_MAX_LEVELS)
 
 size_t ci_header_size(void)
 {
@@ -223,15 +248,21 @@ static void make_header(const struct ci_index *ix, const struct section *s, int 
     memcpy(h->maxsize, ix->maxsize, sizeof h->maxsize);
     h->nrecords = ix->nrecords;
     h->nentries = ix->nentries;
+    h->chunk_shift = ix->chunk_shift;
+    h->strip_chunks = ix->strip_chunks;
+    h->ntop = ix->ntop;
+    h->nbytes = ix->nbytes;
     memcpy(h->nmap, ix->nmap, sizeof h->nmap);
     h->fingerprint[0] = fp[0];
     h->fingerprint[1] = fp[1];
     h->file_size = sizeof *h;
-    uint64_t sum = 0x9E3779B97F4A7C15ull;
+    uint64_t sum = CI_SUM_SEED;
     for (int k = 0; k < ns; k++) {
         h->file_size += pad8(s[k].size);
-        sum = hash_bytes(sum, *s[k].ptr, (size_t)s[k].size);
-        sum = hash_bytes(sum, zeros, (size_t)(pad8(s[k].size) - s[k].size));
+        /* the full vectors written into their file were hashed as written */
+        uint64_t sec = k < 2 && ix->sums_ok ? ix->sums[k] : hash_section(CI_SUM_SEED, *s[k].ptr, s[k].size);
+        sec = hash_bytes(sec, zeros, (size_t)(pad8(s[k].size) - s[k].size));
+        sum = hash_bytes(sum, &sec, sizeof sec);
     }
     h->body_checksum = sum;
     h->header_checksum = hash_bytes(0, h, sizeof *h);
@@ -279,18 +310,18 @@ int ci_write_in_place(struct ci_index *ix_in, const char *path, const uint64_t f
     struct file_header h;
     make_header(&ix, s, ns, fp, &h);
     int fd = ix_in->entries_fd, bad = 0;
-    /* the entries are in place (section 0); the rest follows them */
-    off_t at = (off_t)(sizeof h + pad8(s[0].size));
+    /* the full vectors are in place (sections 0 and 1); the rest follows them */
+    off_t at = (off_t)(sizeof h + pad8(s[0].size) + pad8(s[1].size));
     bad = ftruncate(fd, (off_t)h.file_size) != 0;
-    for (int k = 1; k < ns && !bad; k++) {
+    for (int k = 2; k < ns && !bad; k++) {
         if (s[k].size && pwrite(fd, *s[k].ptr, (size_t)s[k].size, at) != (ssize_t)s[k].size)
             bad = 1;
         at += (off_t)pad8(s[k].size);   /* padding: zeros from ftruncate */
     }
-    /* the entries' own padding: zero it (the mapping may have left data there) */
-    if (!bad && pad8(s[0].size) > s[0].size
-        && pwrite(fd, zeros, (size_t)(pad8(s[0].size) - s[0].size), (off_t)(sizeof h + s[0].size))
-               != (ssize_t)(pad8(s[0].size) - s[0].size))
+    /* the bytes' own padding: zero it (codes are 8 bytes each: none) */
+    off_t end1 = (off_t)(sizeof h + pad8(s[0].size) + s[1].size);
+    if (!bad && pad8(s[1].size) > s[1].size
+        && pwrite(fd, zeros, (size_t)(pad8(s[1].size) - s[1].size), end1) != (ssize_t)(pad8(s[1].size) - s[1].size))
         bad = 1;
     if (!bad && pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
         bad = 1;
@@ -308,6 +339,28 @@ int ci_write_in_place(struct ci_index *ix_in, const char *path, const uint64_t f
 static const char *check_structure(const struct ci_index *ix)
 {
     uint32_t N = ix->nranks;
+    /* Every chunk: its bytes inside cbytes, its key (if any) an earlier
+     * key chunk of the same columns, and every value (key + data) a count
+     * of its column's events. */
+    static const uint64_t bytes[4] = { 0, 1, 2, 4 };
+    for (uint64_t t = 0; t < ix->ntop; t++)
+        for (uint32_t c = 0; c < ix->nchunks; c++) {
+            uint64_t at = ci_chunk_at(ix, t, c), code = ix->tchunk[at], c0 = (uint64_t)c << ix->chunk_shift;
+            uint64_t n = N - c0 < (1u << ix->chunk_shift) ? N - c0 : 1u << ix->chunk_shift;
+            if (CI_CODE_OFF(code) > ix->nbytes || n * bytes[CI_CODE_W(code)] > ix->nbytes - CI_CODE_OFF(code))
+                return "full vectors";
+            uint64_t back = CI_CODE_BACK(code), key = back ? ix->tchunk[at - back * ci_strip_width(ix, c)] : 0;
+            if (back && (back > t || CI_CODE_BACK(key)))
+                return "full vectors";   /* the key: earlier, and a key (its bounds checked with it) */
+            /* (no data: the key's values, checked with the key; queries
+             * only compare full-vector values, never index with them, so
+             * this is about answers, not memory safety) */
+            for (uint32_t j = 0; j < n && CI_CODE_W(code); j++) {
+                uint64_t v = ci_chunk_read(ix->cbytes, code, j) + (back ? ci_chunk_read(ix->cbytes, key, j) : 0);
+                if (v > ix->nevents[c0 + j])
+                    return "full vectors";
+            }
+        }
     for (uint32_t k = 0; k < ix->nlevels; k++) {
         if (ix->map_first[k][0] != 0 || ix->map_first[k][N] != ix->nmap[k])
             return "cluster tables";
@@ -331,8 +384,10 @@ static const char *check_structure(const struct ci_index *ix)
             if ((x > a && ix->rec_start[x] <= ix->rec_start[x - 1]) || ix->rec_start[x] >= ix->nevents[r])
                 return "record order";
             uint32_t lv = ix->rec_level[x];
-            uint64_t size = lv < ix->nlevels ? ix->rec_size[x] : N;
-            if (lv > ix->nlevels || ix->rec_vec[x] > ix->nentries || size > ix->nentries - ix->rec_vec[x])
+            if (lv > ix->nlevels)
+                return "record vectors";
+            if (lv == ix->nlevels ? ix->rec_vec[x] >= ix->ntop
+                                  : ix->rec_vec[x] > ix->nentries || ix->rec_size[x] > ix->nentries - ix->rec_vec[x])
                 return "record vectors";
             uint32_t t = ix->rec_next_top[x];
             if (t != CI_NONE && (t < x - a || t >= b - a || ix->rec_level[a + t] != ix->nlevels))
@@ -343,18 +398,21 @@ static const char *check_structure(const struct ci_index *ix)
                 return "record clusters";
         }
         /* Every entry counts events of its member rank: a query steps to
-         * event (entry - 1) of that rank. Each record owns its vector (the
-         * build appends them), so this reads each entry once. */
+         * event (entry - 1) of that rank. Each cluster record owns its
+         * vector (the build appends them), so this reads each entry once;
+         * full vectors are checked chunk by chunk above. */
         for (uint64_t x = a; x < b; x++) {
             uint32_t lv = ix->rec_level[x];
-            uint64_t size = lv < ix->nlevels ? ix->rec_size[x] : N;
+            if (lv >= ix->nlevels)
+                continue;
+            uint64_t size = ix->rec_size[x];
             if (size > ix->nentries - vector_total)
                 return "record vectors";
             vector_total += size;
             const uint32_t *vec = ix->entries + ix->rec_vec[x];
-            const uint32_t *members = lv < ix->nlevels ? ix->map[lv] + ix->map_first[lv][ix->rec_cluster[x]] : NULL;
+            const uint32_t *members = ix->map[lv] + ix->map_first[lv][ix->rec_cluster[x]];
             for (uint64_t j = 0; j < size; j++)
-                if (vec[j] > ix->nevents[members ? members[j] : j])
+                if (vec[j] > ix->nevents[members[j]])
                     return "record vectors";
         }
         /* a cluster receive is a receive stamped above the level */
@@ -381,7 +439,7 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
             snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < sizeof(struct file_header)) {
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < 16) {
         snprintf(err, errlen, "%s: corrupt causal index (truncated)", path);
         close(fd);
         return -1;
@@ -396,16 +454,23 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     out->mapping = map;
     out->mapping_size = size;
     struct file_header h;
-    memcpy(&h, map, sizeof h);
+    memset(&h, 0, sizeof h);
+    memcpy(&h, map, size < sizeof h ? size : sizeof h);   /* magic, version and byte order first: any size */
     uint64_t want = h.header_checksum;
     h.header_checksum = 0;
     const char *problem = NULL;
+    char version_problem[160];
     if (memcmp(h.magic, CI_MAGIC, 8) != 0)
         problem = "not a synctrace causal index";
     else if (h.endian != CI_ENDIAN)
-        problem = "written on a machine of other byte order";
-    else if (h.version != CI_VERSION)
-        problem = "index format of another synctrace version (synctrace causal rebuilds it)";
+        problem = "written on a machine of other byte order, or corrupt";
+    else if (h.version != CI_VERSION) {
+        snprintf(version_problem, sizeof version_problem,
+                 "causal index format version %u; this synctrace reads version %u (synctrace causal OUT --force "
+                 "rebuilds it)", h.version, CI_VERSION);
+        problem = version_problem;
+    } else if (size < sizeof h)
+        problem = "corrupt causal index (truncated)";
     else if (hash_bytes(0, &h, sizeof h) != want)
         problem = "corrupt causal index (header checksum)";
     else if (h.file_size != size)
@@ -415,7 +480,15 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     /* Each counted element takes at least a byte of the file: counts above
      * its size are damage, and below it the section sizes (up to 8 bytes
      * per element) cannot wrap. */
-    else if (h.nrecords > size || h.nentries > size)
+    else if (h.nrecords > size || h.nentries > size || h.ntop > size || h.nbytes > size)
+        problem = "corrupt causal index (counts)";
+    else if (h.chunk_shift < 1 || h.chunk_shift > 12 || h.strip_chunks < 1
+             || h.strip_chunks > ((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift
+             || (h.strip_chunks & (h.strip_chunks - 1)
+                 && h.strip_chunks != ((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift))
+        problem = "corrupt causal index (header)";
+    /* full vectors take a code of 8 bytes per chunk: within the file size, this cannot wrap */
+    else if (h.ntop * (((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift) > size)
         problem = "corrupt causal index (counts)";
     for (uint32_t k = 0; !problem && k < CI_MAX_LEVELS; k++)
         if (h.nmap[k] > size)
@@ -430,10 +503,17 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     memcpy(out->maxsize, h.maxsize, sizeof h.maxsize);
     out->nrecords = h.nrecords;
     out->nentries = h.nentries;
+    out->chunk_shift = h.chunk_shift;
+    out->nchunks = (uint32_t)(((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift);
+    out->strip_chunks = h.strip_chunks;
+    out->strip_low = h.strip_chunks >= out->nchunks ? UINT32_MAX : h.strip_chunks - 1;
+    out->ntop = h.ntop;
+    out->ntchunks = h.ntop * out->nchunks;
+    out->nbytes = h.nbytes;
     memcpy(out->nmap, h.nmap, sizeof h.nmap);
     struct section s[MAX_SECTIONS];
     int ns = sections(out, s);
-    uint64_t at = sizeof h, sum = 0x9E3779B97F4A7C15ull;
+    uint64_t at = sizeof h, sum = CI_SUM_SEED;   /* as make_header */
     for (int k = 0; k < ns && !problem; k++) {
         /* counts are at most the file size (checked above): no overflow in the sizes */
         if (s[k].size > size || at > size || pad8(s[k].size) > size - at) {
@@ -442,8 +522,9 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
         }
         *s[k].ptr = (char *)map + at;
         /* the padding as read: a flipped padding byte is damage too */
-        sum = hash_bytes(sum, (char *)map + at, (size_t)s[k].size);
-        sum = hash_bytes(sum, (char *)map + at + s[k].size, (size_t)(pad8(s[k].size) - s[k].size));
+        uint64_t sec = hash_section(CI_SUM_SEED, (char *)map + at, s[k].size);
+        sec = hash_bytes(sec, (char *)map + at + s[k].size, (size_t)(pad8(s[k].size) - s[k].size));
+        sum = hash_bytes(sum, &sec, sizeof sec);
         at += pad8(s[k].size);
     }
     if (!problem && at != size)

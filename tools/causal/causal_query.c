@@ -110,10 +110,13 @@ void ci_free(struct ci_index *ix)
             free(ix->map[k]);
             free(ix->rec_gcr[k]);
         }
-        if (ix->entries_mapped)
+        free(ix->entries);
+        if (ix->entries_mapped) {   /* built into a file: the full vectors are mapped from it */
             munmap(ix->entries_base, ix->entries_mapped);
-        else
-            free(ix->entries);
+        } else {
+            free(ix->tchunk);
+            free(ix->cbytes);
+        }
         if (ix->entries_fd > 0) {   /* never completed by ci_write_in_place */
             close(ix->entries_fd);
             unlink(ix->entries_path);
@@ -121,6 +124,38 @@ void ci_free(struct ci_index *ix)
         free(ix->entries_path);
     }
     memset(ix, 0, sizeof *ix);
+}
+
+uint64_t ci_chunk_read(const uint8_t *cbytes, uint64_t code, uint32_t j)
+{
+    const uint8_t *p = cbytes + CI_CODE_OFF(code);
+    switch (code & 3) {
+    case 1:
+        return p[j];
+    case 2: {
+        uint16_t h;
+        memcpy(&h, p + 2 * (size_t)j, 2);
+        return h;
+    }
+    case 3: {
+        uint32_t w;
+        memcpy(&w, p + 4 * (size_t)j, 4);
+        return w;
+    }
+    default:
+        return 0;
+    }
+}
+
+uint64_t ci_top_value(const struct ci_index *ix, uint64_t rec, uint32_t q)
+{
+    uint32_t c = q >> ix->chunk_shift;
+    uint64_t at = ci_chunk_at(ix, ix->rec_vec[rec], c), code = ix->tchunk[at];
+    uint32_t j = q & ((1u << ix->chunk_shift) - 1), back = CI_CODE_BACK(code);
+    uint64_t v = ci_chunk_read(ix->cbytes, code, j);
+    if (back)
+        v += ci_chunk_read(ix->cbytes, ix->tchunk[at - (uint64_t)back * ci_strip_width(ix, c)], j);
+    return v;
 }
 
 int ci_valid(const struct ci_index *ix, uint32_t r, uint64_t i)
@@ -171,9 +206,9 @@ static uint64_t cluster_receive(const struct ci_index *ix, uint32_t k, uint32_t 
 static uint64_t value_in(const struct ci_index *ix, uint32_t r, uint64_t i, uint64_t rec, uint32_t q)
 {
     uint32_t k = ix->rec_level[rec];
-    const uint32_t *vec = ix->entries + ix->rec_vec[rec];
     if (k >= ix->nlevels)
-        return vec[q];
+        return ci_top_value(ix, rec, q);
+    const uint32_t *vec = ix->entries + ix->rec_vec[rec];
     uint32_t c = ix->rec_cluster[rec], size = ix->rec_size[rec];
     int64_t p = position(ix, k, q, c, size);
     if (p >= 0)
@@ -280,9 +315,9 @@ static int frontier_add(struct frontier *t, uint32_t rank, uint32_t last)
 static int reaches(const struct ci_index *ix, uint32_t r, uint64_t i, uint64_t rec, uint32_t q, uint64_t need)
 {
     uint32_t k0 = ix->rec_level[rec];
-    const uint32_t *vec = ix->entries + ix->rec_vec[rec];
     if (k0 >= ix->nlevels)
-        return vec[q] >= need;
+        return ci_top_value(ix, rec, q) >= need;
+    const uint32_t *vec = ix->entries + ix->rec_vec[rec];
     int64_t p = position(ix, k0, q, ix->rec_cluster[rec], ix->rec_size[rec]);
     if (p >= 0)
         return vec[p] >= need;
@@ -302,11 +337,11 @@ static int reaches(const struct ci_index *ix, uint32_t r, uint64_t i, uint64_t r
             if (g == CI_NONE)
                 continue;
             uint32_t kg = ix->rec_level[g];   /* > k: it was a cluster receive of level k */
-            const uint32_t *gv = ix->entries + ix->rec_vec[g];
             if (kg >= ix->nlevels) {
-                found = gv[q] >= need;
+                found = ci_top_value(ix, g, q) >= need;
                 continue;
             }
+            const uint32_t *gv = ix->entries + ix->rec_vec[g];
             int64_t pg = position(ix, kg, q, ix->rec_cluster[g], ix->rec_size[g]);
             if (pg >= 0) {
                 found = gv[pg] >= need;
@@ -338,17 +373,55 @@ int ci_precedes_clusters(const struct ci_index *ix, uint32_t ra, uint64_t ia, ui
     return reaches(ix, rb, ib, record_of(ix, rb, ib), ra, ia + 1);
 }
 
+/* The code of full vector rec's chunk of column q, and (through *key) its
+ * key's code or UINT64_MAX; the values' bytes prefetched. */
+static uint64_t top_codes(const struct ci_index *ix, uint64_t rec, uint32_t q, uint64_t *key)
+{
+    uint32_t c = q >> ix->chunk_shift, j = q & ((1u << ix->chunk_shift) - 1);
+    uint64_t at = ci_chunk_at(ix, ix->rec_vec[rec], c), code = ix->tchunk[at];
+    __builtin_prefetch(ix->cbytes + CI_CODE_OFF(code) + j * (CI_CODE_W(code) == 3 ? 4 : CI_CODE_W(code)));
+    uint32_t back = CI_CODE_BACK(code);
+    *key = back ? ix->tchunk[at - (uint64_t)back * ci_strip_width(ix, c)] : UINT64_MAX;
+    return code;
+}
+
+static uint64_t top_read(const struct ci_index *ix, uint64_t code, uint64_t key, uint32_t q)
+{
+    uint32_t j = q & ((1u << ix->chunk_shift) - 1);
+    return ci_chunk_read(ix->cbytes, code, j) + (key == UINT64_MAX ? 0 : ci_chunk_read(ix->cbytes, key, j));
+}
+
 int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb, uint64_t ib)
 {
     if (ra == rb)
         return ia < ib;
+    /* ra's cluster memberships are wanted when the bounds do not decide: ask now */
+    __builtin_prefetch(&ix->memb_first[0][ra]);
     uint64_t rec = record_of(ix, rb, ib), first = ix->rec_first[rb];
+    /* what the record says, fetched at once: the misses overlap */
+    uint32_t L = ix->nlevels;
+    __builtin_prefetch(&ix->rec_cluster[rec]);
+    __builtin_prefetch(&ix->rec_size[rec]);
+    __builtin_prefetch(&ix->rec_vec[rec]);
+    __builtin_prefetch(&ix->rec_gcr[L - 1][rec]);
+    __builtin_prefetch(&ix->rec_next_top[rec]);
+    uint32_t k = ix->rec_level[rec];
+    if (k >= L)
+        return ci_top_value(ix, rec, ra) > ia;
     /* Full vectors of rb before and after (rb, ib) bound V(rb, ib)[ra]:
-     * they decide most pairs far apart in time at the cost of two reads. */
-    uint32_t before = ix->rec_gcr[ix->nlevels - 1][rec], after = ix->rec_next_top[rec];
-    if (before != CI_NONE && ix->entries[ix->rec_vec[first + before] + ra] > ia)
+     * they decide most pairs far apart in time, inside rb's cluster or not
+     * (measured: first is faster than looking in the cluster first at 4000
+     * ranks). Both are read side by side, so that their misses overlap. */
+    uint32_t before = ix->rec_gcr[L - 1][rec], after = ix->rec_next_top[rec];
+    uint64_t cb = before != CI_NONE ? first + before : CI_NONE, ca = after != CI_NONE ? first + after : CI_NONE;
+    uint64_t code_b = 0, key_b = UINT64_MAX, code_a = 0, key_a = UINT64_MAX;
+    if (cb != CI_NONE)
+        code_b = top_codes(ix, cb, ra, &key_b);
+    if (ca != CI_NONE)
+        code_a = top_codes(ix, ca, ra, &key_a);
+    if (cb != CI_NONE && top_read(ix, code_b, key_b, ra) > ia)
         return 1;
-    if (after != CI_NONE && ix->entries[ix->rec_vec[first + after] + ra] <= ia)
+    if (ca != CI_NONE && top_read(ix, code_a, key_a, ra) <= ia)
         return 0;
     return reaches(ix, rb, ib, rec, ra, ia + 1);
 }

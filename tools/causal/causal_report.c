@@ -136,6 +136,9 @@ static void run(struct causal_job *j)
     s->records = st.records;
     s->entries = st.entries;
     s->peak_live_vectors = st.peak_live_vectors;
+    s->passes = st.passes;
+    s->window = st.window;
+    s->vector_bytes = st.vector_bytes;
     s->entries_per_event = st.events ? st.paper_entries / st.events : 0;
     t = st_now_s();
     s->nsweep = CAUSAL_SWEEP_MAX;
@@ -175,6 +178,18 @@ struct causal_job *causal_start(const char *dir, const uint64_t *nevents, uint32
     j->s.ranks = nranks;
     if (ci_parse_levels(levels, &j->cfg, j->s.error, sizeof j->s.error) != 0)
         return j;
+    /* the vectors' memory: a budget in MB (whole numbers, 1 or more) */
+    const char *mb = getenv("SYNCTRACE_CAUSAL_MEMORY_MB");
+    if (mb) {
+        char *end;
+        unsigned long v = strtoul(mb, &end, 10);
+        if (end == mb || *end || v < 1 || v > (1ul << 20)) {
+            snprintf(j->s.error, sizeof j->s.error,
+                     "SYNCTRACE_CAUSAL_MEMORY_MB=%.40s: not a number of megabytes from 1 to 1048576", mb);
+            return j;
+        }
+        j->cfg.vector_budget = (size_t)v << 20;
+    }
     /* the entries go straight into the index file, completed by causal_finish */
     snprintf(j->entries_file, sizeof j->entries_file, "%s/causal.idx.tmp-%ld", dir, (long)getpid());
     j->cfg.entries_file = j->entries_file;
@@ -264,6 +279,7 @@ void causal_report_json(FILE *f, const struct causal_summary *s)
                "\"records\": %llu, \"stored_entries\": %llu, \"bytes\": %llu,\n"
                "    \"entries_per_event\": %.4f, \"fidge_mattern_entries_per_event\": %u, "
                "\"size_ratio\": %.6f, \"file_ratio\": %.6f, \"peak_live_vectors\": %zu,\n"
+               "    \"build_passes\": %u, \"window_columns\": %u, \"vector_bytes\": %zu,\n"
                "    \"seconds\": { \"build\": %.6f, \"write\": %.6f, \"sweep\": %.6f, \"merge_waited\": %.6f },\n"
                "    \"sweep\": { \"csv\": \"cluster_sizes.csv\", \"svg\": \"cluster_sizes.svg\", "
                "\"best_max_cluster_size\": %u, \"rows\": [",
@@ -271,7 +287,7 @@ void causal_report_json(FILE *f, const struct causal_summary *s)
             (unsigned long long)s->cluster_receives, (unsigned long long)s->full_vectors,
             (unsigned long long)s->records, (unsigned long long)s->entries, (unsigned long long)s->index_bytes,
             s->entries_per_event, s->ranks, s->entries_per_event / s->ranks, s->file_ratio, s->peak_live_vectors,
-            s->seconds_build, s->seconds_write, s->seconds_sweep, s->seconds_wait, best);
+            s->passes, s->window, s->vector_bytes, s->seconds_build, s->seconds_write, s->seconds_sweep, s->seconds_wait, best);
     for (uint32_t k = 1; k <= s->nsweep; k++)
         fprintf(f, "%s\n      { \"max_cluster_size\": %u, \"self_organizing\": %.4f, \"contiguous\": %.4f }",
                 k > 1 ? "," : "", k, s->sweep_self[k], s->sweep_contiguous[k]);

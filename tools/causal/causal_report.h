@@ -26,6 +26,8 @@ struct causal_summary {
     double entries_per_event;       /* the paper's size: average entries of an event's timestamp */
     double file_ratio;              /* index file / Fidge/Mattern vectors of 4-byte entries */
     size_t peak_live_vectors;
+    uint32_t passes, window;        /* the build's passes over windows of `window` columns */
+    size_t vector_bytes;            /* the vectors a pass kept (SYNCTRACE_CAUSAL_MEMORY_MB bounds them) */
     double seconds_build, seconds_write, seconds_sweep;
     double seconds_wait;            /* the merge waiting for the build (it runs while the archive is written) */
     uint32_t nsweep;                /* rows of the sweep: max cluster size 1 .. nsweep */

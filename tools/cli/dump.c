@@ -6,9 +6,11 @@
  * where R is the world rank, I the event's index on that rank. */
 #include "commands.h"
 #include "rawdir.h"
+#include "rawformat.h"
 #include "rawtrace.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <otf2/OTF2_Events.h>
@@ -34,14 +36,18 @@ static void print_sources(const struct rt_rank *r, uint64_t index)
 }
 
 /* How a communicator is named in the dump: by its agreed key ("comm HEX"),
- * but MPI_COMM_WORLD, MPI_COMM_SELF and the tracer's own (keys 1, self, 2)
- * and those of traces without keys by their names. */
+ * but MPI_COMM_WORLD, MPI_COMM_SELF and the tracer's own (keys 1, self, 2;
+ * a spawned job's world and tracer's communicator have keys of their own,
+ * their first two definitions, named so) and those of traces without keys
+ * by their names. */
 static const char *comm_label(const struct rt_rank *r, uint32_t comm, char *buf, size_t len)
 {
     if (comm >= r->ncomms)
         return "?";
     const struct rt_comm *c = &r->comms[comm];
-    if (!c->has_key || c->self || c->key <= 2)
+    int fixed = comm <= 1 && c->name
+                && (strcmp(c->name, RF_COMM_WORLD_NAME) == 0 || strcmp(c->name, RF_COMM_SYNC_NAME) == 0);
+    if (!c->has_key || c->self || c->key <= 2 || fixed)
         return c->name ? c->name : "?";
     snprintf(buf, len, "comm %016" PRIx64, c->key);
     return buf;
@@ -52,6 +58,31 @@ static void print_peer(const struct rt_rank *r, const struct rt_event *e)
     char buf[32];
     printf(" peer=%d lpeer=%" PRIu32 " comm=%s", rt_world_rank(r, e->ref, e->peer), e->peer,
            comm_label(r, e->ref, buf, sizeof buf));
+}
+
+/* A communicator member: its world rank, or -1 for a process outside this
+ * rank's world (rawformat.h: an outside set's member, or unknown). */
+static void print_member(int first, uint64_t m)
+{
+    if (m >= (uint64_t)INT_MAX)
+        printf("%s-1", first ? "=" : ",");
+    else
+        printf("%s%d", first ? "=" : ",", (int)m);
+}
+
+/* The outside-set members of v, as "SET:INDEX" (nothing when none). */
+static void print_outside(const struct rt_rank *r, const char *label, const char *what, const uint64_t *v, uint32_t n)
+{
+    int any = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (RF_MEMBER_IS_OUTSIDE(v[i])) {
+            if (!any)
+                printf("# rank %d comm_outside %s %s", r->rank, label, what);
+            printf("%s%u:%u", any ? "," : "=", RF_OUTSIDE_SET(v[i]), RF_OUTSIDE_INDEX(v[i]));
+            any = 1;
+        }
+    if (any)
+        printf("\n");
 }
 
 static void dump_rank(const struct rt_rank *r, int events_only)
@@ -67,8 +98,11 @@ static void dump_rank(const struct rt_rank *r, int events_only)
             /* members: whom peers name (an intercommunicator's remote group) */
             printf("# rank %d comm %s members", r->rank, label);
             for (uint32_t i = 0; i < r->comms[c].nmembers; i++)
-                printf("%s%d", i ? "," : "=", (int)(int64_t)r->comms[c].members[i]);
+                print_member(i == 0, r->comms[c].members[i]);
             printf("\n");
+            print_outside(r, label, "members", r->comms[c].members, r->comms[c].nmembers);
+            if (r->comms[c].inter)
+                print_outside(r, label, "local", r->comms[c].local, r->comms[c].nlocal);
             printf("# rank %d comm_info %s name=%s", r->rank, label, r->comms[c].name ? r->comms[c].name : "");
             if (r->comms[c].has_key)
                 printf(" key=%016" PRIx64, r->comms[c].key);
@@ -77,7 +111,7 @@ static void dump_rank(const struct rt_rank *r, int events_only)
             if (r->comms[c].inter) {
                 printf(" inter local");
                 for (uint32_t i = 0; i < r->comms[c].nlocal; i++)
-                    printf("%s%d", i ? "," : "=", (int)(int64_t)r->comms[c].local[i]);
+                    print_member(i == 0, r->comms[c].local[i]);
             }
             printf("\n");
             if (r->comms[c].has_in) {   /* a topology communicator */
@@ -87,6 +121,8 @@ static void dump_rank(const struct rt_rank *r, int events_only)
                 printf("\n");
             }
         }
+        for (uint32_t i = 0; i < r->noutside; i++)   /* processes of other jobs (rawformat.h) */
+            printf("# rank %d outside_set %u %s\n", r->rank, i, r->outside[i] ? r->outside[i] : "?");
         for (uint32_t i = 0; i < r->noffsets; i++)
             printf("# rank %d clock_offset time=%" PRIu64 " offset=%" PRId64 " stddev=%.1f\n", r->rank,
                    r->offsets[i].time, r->offsets[i].offset, r->offsets[i].stddev);
@@ -110,6 +146,8 @@ static void dump_rank(const struct rt_rank *r, int events_only)
         case RT_ENTER:
         case RT_LEAVE:
             printf(" region=%s", e->ref < r->nregions && r->regions[e->ref] ? r->regions[e->ref] : "?");
+            if (e->kind == RT_ENTER && e->bytes > 1)   /* polling calls written as one region */
+                printf(" calls=%" PRIu64, e->bytes);
             break;
         case RT_SEND:
         case RT_RECV:

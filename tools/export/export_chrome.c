@@ -113,7 +113,10 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
     switch (e->kind) {
     case RT_ENTER:
         head(c, "B", region_json(c, e->ref), loc, e->time);
-        fputs(",\"cat\":\"mpi\"}", c->to);
+        fputs(",\"cat\":\"mpi\"", c->to);
+        if (e->bytes > 1)   /* polling calls recorded as one region */
+            fprintf(c->to, ",\"args\":{\"calls\":%llu}", (unsigned long long)e->bytes);
+        fputc('}', c->to);
         export_last.slices++;
         break;
     case RT_LEAVE:

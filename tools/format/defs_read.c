@@ -339,6 +339,10 @@ static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_St
         d->true_time = self;
         d->have_true_time = 1;
     }
+    if (strcmp(rf_read_string(d, name), RF_ATTR_COLLAPSED_CALLS_NAME) == 0 && type == OTF2_TYPE_UINT64) {
+        d->collapsed_calls = self;
+        d->have_collapsed_calls = 1;
+    }
     static const char *const freed[3] = { RF_ATTR_FREED_RECEIVE_COMM_NAME, RF_ATTR_FREED_RECEIVE_SOURCE_NAME,
                                           RF_ATTR_FREED_RECEIVE_TAG_NAME };
     static const OTF2_Type freed_type[3] = { OTF2_TYPE_COMM, OTF2_TYPE_INT32, OTF2_TYPE_INT32 };

@@ -93,6 +93,8 @@ struct rf_read_defs {
     uint32_t true_time;       /* its reference */
     int have_freed_receive;   /* bit k: freed_receive[k] is defined (7: all three) */
     uint32_t freed_receive[3];   /* RF_ATTR_FREED_RECEIVE_{COMM,SOURCE,TAG}_NAME's references */
+    int have_collapsed_calls; /* an attribute RF_ATTR_COLLAPSED_CALLS_NAME of type uint64: */
+    uint32_t collapsed_calls; /* its reference */
     char problem[160];        /* what was wrong, when reading failed */
 };
 

@@ -325,6 +325,8 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
                             rf_defs_string(d, RF_ATTR_FREED_RECEIVE_SOURCE_NAME),
                             rf_defs_string(d, RF_ATTR_FREED_RECEIVE_TAG_NAME) };
     uint32_t s_freed_desc = rf_defs_string(d, RF_ATTR_FREED_RECEIVE_DESC);
+    uint32_t s_calls = rf_defs_string(d, RF_ATTR_COLLAPSED_CALLS_NAME);
+    uint32_t s_calls_desc = rf_defs_string(d, RF_ATTR_COLLAPSED_CALLS_DESC);
     for (uint32_t k = 0; k < r->nregions; k++)
         rf_defs_string(d, r->regions[k].name);
     for (uint32_t c = 0; c < d->ncomms; c++)
@@ -368,6 +370,8 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
     for (int k = 0; k < 3; k++)
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_FREED_RECEIVE(r->world_size, k), s_freed[k],
                                                   s_freed_desc, freed_type[k]));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_COLLAPSED_CALLS(r->world_size), s_calls, s_calls_desc,
+                                              OTF2_TYPE_UINT64));
 
     /* Location ids are world ranks (unique across the run's archives): a
      * communicator's member i is world rank members[i], whose location id

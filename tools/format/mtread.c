@@ -76,6 +76,8 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     t->trace_length = d.trace_length;
     memcpy(t->freed_attr, d.freed_receive, sizeof t->freed_attr);
     t->freed_attrs = d.have_freed_receive;
+    t->calls_attr = d.collapsed_calls;
+    t->have_calls_attr = d.have_collapsed_calls;
     for (uint32_t k = 0; k < d.nattrs; k++)
         if (rt_source_attr_def(&t->source_attrs, d.attrs[k].ref, d.attrs[k].name, d.attrs[k].type) != 0) {
             snprintf(err, errlen, "out of memory");
@@ -212,6 +214,11 @@ static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region)
 {
     EV_BEGIN(RT_ENTER);
     e.ref = region;
+    struct evt_ctx *c = ud;
+    uint64_t calls;   /* a run of polling calls written as one region */
+    if (c->t->have_calls_attr && attrs
+        && OTF2_AttributeList_GetUint64(attrs, c->t->calls_attr, &calls) == OTF2_SUCCESS && calls > 1)
+        e.bytes = calls;
     return deliver(ud, loc, &e);
 }
 

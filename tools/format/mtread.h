@@ -38,6 +38,8 @@ struct mt_trace {
     uint32_t ncomms;
     uint32_t freed_attr[3];   /* freed_receive_comm, _source, _tag: RT_IRECV_FREED (freed_attrs == 7) */
     int freed_attrs;
+    uint32_t calls_attr;      /* collapsed_calls: an RT_ENTER's `bytes` (have_calls_attr) */
+    int have_calls_attr;
     void *reader;             /* OTF2_Reader */
     /* Optional, set by the caller: called right after the event callback
      * of a collective's exit that carries a sparse member's sources (the

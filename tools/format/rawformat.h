@@ -39,6 +39,36 @@
 #define RF_PROP_SKEW_OFFSET_US "SYNCTRACE::SKEW_OFFSET_US"
 #define RF_PROP_SKEW_DRIFT_PPM "SYNCTRACE::SKEW_DRIFT_PPM"
 #define RF_PROP_RECOVERED "SYNCTRACE::RECOVERED"   /* "true": rebuilt from a journal */
+/* SYNCTRACE::OUTSIDE_<SET>: what outside set SET is (see RF_OUTSIDE_BASE):
+ * "spawn KEY" the job this world spawned, whose intercommunicator has key
+ * KEY (16 hex digits), member INDEX its world rank; "parent KEY" the job
+ * that spawned this one, member INDEX its rank in the spawning
+ * communicator; "connect KEY" the remote group of an MPI_Comm_accept,
+ * connect or join intercommunicator, member INDEX its rank there. */
+#define RF_PROP_OUTSIDE_FMT "SYNCTRACE::OUTSIDE_%u"
+#define RF_OUTSIDE_SPAWN "spawn"
+#define RF_OUTSIDE_PARENT "parent"
+#define RF_OUTSIDE_CONNECT "connect"
+
+/* A communicator member outside this rank's MPI_COMM_WORLD is written as
+ * OTF2_UNDEFINED_UINT64 when nothing is known of it, else as
+ * RF_OUTSIDE_BASE | SET << 32 | INDEX: process INDEX of outside set SET. */
+#define RF_OUTSIDE_BASE 0xFFFF000000000000ULL
+#define RF_OUTSIDE_MAX_SETS 0xFFFFu
+#define RF_OUTSIDE_MEMBER(set, index) (RF_OUTSIDE_BASE | (uint64_t)(set) << 32 | (uint64_t)(uint32_t)(index))
+#define RF_MEMBER_IS_OUTSIDE(m) \
+    ((m) != 0xFFFFFFFFFFFFFFFFULL && ((m) & 0xFFFF000000000000ULL) == RF_OUTSIDE_BASE)
+#define RF_OUTSIDE_SET(m) ((uint32_t)(((m) >> 32) & 0xFFFFu))
+#define RF_OUTSIDE_INDEX(m) ((uint32_t)(m))
+
+/* A spawned job's processes learn their parent from the environment
+ * variable RF_ENV_PARENT, "KEY RUN_ID DIR" (the spawn intercommunicator's
+ * key in hex, the parent run's id, its trace directory), which the parent's
+ * tracer hands them through the "env" info key of MPI_Comm_spawn (Open
+ * MPI); their trace goes to DIR/spawn-N, N the lowest free number. DIR is
+ * left out when the value would exceed MPI_MAX_INFO_VAL: SYNCTRACE_DIR then. */
+#define RF_ENV_PARENT "SYNCTRACE_PARENT"
+#define RF_SPAWN_DIR_PREFIX "spawn-"
 
 /* ---------- global definitions (tools/format/defs_write.h writes them) ---------- */
 
@@ -71,11 +101,25 @@
 #define RF_ATTR_FREED_RECEIVE_DESC "a receive request released by MPI_Request_free before it completed: " \
                                    "what it was posted for"
 
+/* A run of unsuccessful polling calls (MPI_Test*, MPI_Iprobe, MPI_Improbe,
+ * MPI_Request_get_status with the same arguments) written as one region
+ * (src/polling.h): on its Enter, the number of calls (2 or more; a region
+ * without it is one call). Defined after the freed_receive_* attributes. */
+#define RF_ATTR_COLLAPSED_CALLS(world_size) RF_ATTR_FREED_RECEIVE(world_size, 3)
+#define RF_ATTR_COLLAPSED_CALLS_NAME "collapsed_calls"
+#define RF_ATTR_COLLAPSED_CALLS_DESC "polling: unsuccessful calls with the same arguments recorded as this one " \
+                                     "region (SYNCTRACE_POLL_COLLAPSE)"
+
 /* System tree: a machine with one node (the host), one location group per
  * rank, named so. */
 #define RF_SYSTEM_TREE_ROOT "machine"
 #define RF_SYSTEM_TREE_NODE "node"
 #define RF_LOCATION_GROUP_FMT "MPI Rank %d"
+/* A process outside the trace (a spawned, parent or connected job's): a
+ * location group and one location without events, under a node of its own;
+ * %s says which process ("spawn KEY process 1", see RF_PROP_OUTSIDE_FMT). */
+#define RF_SYSTEM_TREE_OUTSIDE "outside the trace"
+#define RF_LOCATION_GROUP_OUTSIDE_FMT "outside the trace: %s"
 
 /* Locations: the main thread (the one that called MPI_Init) has the rank as
  * its id; the N-th other thread that called MPI, N << 32 | rank. */
@@ -175,6 +219,12 @@
 #define RF_META_KEY_SYNC_INTERVAL_MODE "sync.interval_mode"
 #define RF_META_KEY_CLOCK_DOMAINS "clock.domains"
 #define RF_META_KEY_TICKS_PER_SECOND "clock.ticks_per_second"
+/* a spawned job's (MPI_Comm_get_parent): "spawned yes", and when its parent
+ * said (RF_ENV_PARENT) the parent's run id, intercommunicator key, directory */
+#define RF_META_KEY_SPAWNED "spawned"
+#define RF_META_KEY_PARENT_RUN_ID "parent.run_id"
+#define RF_META_KEY_PARENT_KEY "parent.key"
+#define RF_META_KEY_PARENT_DIR "parent.dir"
 
 /* ---------- limits ---------- */
 

@@ -21,6 +21,8 @@ struct ctx {
     int failed;
     uint32_t attr_true_time;
     int have_true_attr;
+    uint32_t attr_calls;      /* collapsed_calls (have_calls_attr) */
+    int have_calls_attr;
     uint32_t attr_freed[3];   /* freed_receive_comm, _source, _tag (have_freed_attrs) */
     int have_freed_attrs;
     struct rt_source_attrs src_attrs;   /* coll_sources_* (defs_write.h) */
@@ -72,7 +74,18 @@ static void flush_truth(struct rt_rank *r)
 #define EV_UNUSED (void)loc; (void)pos
 #define PUSH(kind) struct rt_event *e = push(ud, kind, time, attrs); if (!e) return OTF2_CALLBACK_INTERRUPT
 
-static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_ENTER); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
+/* A run of polling calls written as one region carries their number. */
+static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region)
+{
+    EV_UNUSED; PUSH(RT_ENTER);
+    e->ref = region;
+    struct ctx *c = ud;
+    uint64_t calls;
+    if (c->have_calls_attr && attrs && OTF2_AttributeList_GetUint64(attrs, c->attr_calls, &calls) == OTF2_SUCCESS
+        && calls > 1)
+        e->bytes = calls;
+    return OTF2_CALLBACK_SUCCESS;
+}
 static OTF2_CallbackCode ev_leave(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_LEAVE); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
 
 #define RMA(which) PUSH(RT_RMA); e->tag = (which); e->ref = win
@@ -412,6 +425,18 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     out->version = property(rd, RF_PROP_VERSION);
     out->skew_offset_us = double_property(rd, RF_PROP_SKEW_OFFSET_US);
     out->skew_drift_ppm = double_property(rd, RF_PROP_SKEW_DRIFT_PPM);
+    for (uint32_t k = 0; k < RF_OUTSIDE_MAX_SETS; k++) {   /* numbered from 0 without gaps */
+        char name[64];
+        snprintf(name, sizeof name, RF_PROP_OUTSIDE_FMT, k);
+        char *v = property(rd, name);
+        char **grown = v ? realloc(out->outside, sizeof *grown * (k + 1)) : NULL;
+        if (!grown) {
+            free(v);
+            break;
+        }
+        out->outside = grown;
+        out->outside[out->noutside++] = v;
+    }
 
     if (rf_read_global_defs(rd, path, anchor, &d, err, errlen) != 0)
         goto done;
@@ -420,6 +445,8 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     out->trace_length = d.trace_length;
     c.attr_true_time = d.true_time;
     c.have_true_attr = d.have_true_time;
+    c.attr_calls = d.collapsed_calls;
+    c.have_calls_attr = d.have_collapsed_calls;
     memcpy(c.attr_freed, d.freed_receive, sizeof c.attr_freed);
     c.have_freed_attrs = d.have_freed_receive;
     for (uint32_t k = 0; k < d.nattrs; k++)
@@ -778,6 +805,9 @@ void rt_free_rank(struct rt_rank *r)
             free(r->comms[i].cart_coords);
         }
         free(r->comms);
+        for (uint32_t i = 0; i < r->noutside; i++)
+            free(r->outside[i]);
+        free(r->outside);
         for (uint32_t i = 0; i < r->nwins; i++)
             free(r->wins[i].name);
         free(r->wins);

@@ -36,7 +36,9 @@ struct rt_event {
     uint64_t time;
     uint64_t truth;           /* the true_time attribute, when has_truth */
     uint64_t req;             /* request id; flush: the stop time */
-    uint64_t bytes;           /* message length; collectives: bytes sent */
+    uint64_t bytes;           /* message length; collectives: bytes sent; enter: the number of
+                               * polling calls collapsed into this region (collapsed_calls
+                               * attribute), 0 for a single call */
     uint64_t received;        /* collectives: bytes received */
     uint32_t ref;             /* region (enter/leave) or communicator */
     uint32_t peer;            /* rank in the communicator; collectives: root */
@@ -104,6 +106,8 @@ struct rt_rank {
     uint32_t nregion_roles;
     struct rt_comm *comms;    /* by reference */
     uint32_t ncomms;
+    char **outside;           /* outside sets by number (RF_PROP_OUTSIDE_FMT): "KIND KEY" */
+    uint32_t noutside;
     struct rt_win *wins;      /* RMA windows by reference */
     uint32_t nwins;
     struct rt_offset *offsets;

@@ -300,9 +300,10 @@ static int parse_members(const char *s, uint32_t n, uint64_t **out)
         char *end;
         errno = 0;
         long long x = strtoll(p, &end, 10);
-        if (end == p || errno || x < -1 || x > INT_MAX || *end != (i + 1 < n ? ',' : '\0'))
+        if (end == p || errno || (x < -1 && !RF_MEMBER_IS_OUTSIDE((uint64_t)x)) || x > INT_MAX
+            || *end != (i + 1 < n ? ',' : '\0'))
             return -1;
-        (*out)[i] = x < 0 ? OTF2_UNDEFINED_UINT64 : (uint64_t)x;
+        (*out)[i] = x == -1 ? OTF2_UNDEFINED_UINT64 : (uint64_t)x;   /* a process outside the world: as written */
         p = end + 1;
     }
     return 0;

@@ -13,14 +13,9 @@ int merge_index_start(struct merge_state *st)
 {
     const struct merge_options *o = &st->opt;
     uint32_t n = st->nlocs;
-    if (!o->no_causal && n > MERGE_CAUSAL_AUTO_MAX) {
-        /* Cluster receives keep full vectors (one entry per location): at
-         * thousands of locations the index outgrows the trace many times. */
-        fprintf(stderr, "synctrace merge: note: %u locations: no causal index by default above %d "
-                        "(--causal builds it, or synctrace causal OUT later)\n", n, MERGE_CAUSAL_AUTO_MAX);
-        st->rep.causal_skipped = 1;
-        return 0;
-    }
+    /* At any number of locations: the build keeps its vectors within a
+     * budget (causal.h, column windows) and stores full vectors as small
+     * differences. */
     if (o->no_causal > 0)
         return 0;
     uint64_t *nev = malloc(sizeof *nev * (n ? n : 1));

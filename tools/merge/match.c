@@ -220,6 +220,8 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
     size_t nposted = 0, cposted = 0, ncancelled = 0, ccancelled = 0, nnbc = 0, cnbc = 0;
     if (!comm_ids)
         goto oom;
+    for (uint32_t r = 0; r < nranks; r++)   /* the ranks' main locations */
+        out->nworld += !ranks[r].thread;
 
     for (uint32_t r = 0; r < nranks; r++) {
         const struct rt_rank *rk = &ranks[r];
@@ -313,6 +315,10 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 /* fall through */
             case RT_SEND: {
                 int dst = rt_world_rank(rk, e->ref, e->peer);
+                if (dst >= (int)out->nworld) {   /* to a process outside the trace */
+                    out->outside_sends++;
+                    break;
+                }
                 ep.src = me;
                 ep.dst = dst < 0 ? UINT32_MAX : (uint32_t)dst;
                 PUSH(sends, nsends, csends, ep);
@@ -327,6 +333,10 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 ep.order = entered;
             receive: {
                 int src = rt_world_rank(rk, e->ref, e->peer);
+                if (src >= (int)out->nworld) {   /* from a process outside the trace */
+                    out->outside_recvs++;
+                    break;
+                }
                 ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
                 ep.dst = me;
                 PUSH(recvs, nrecvs, crecvs, ep);
@@ -343,6 +353,8 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                     break;
                 const struct req_index *p = find_req(posted, nposted, me, e->req);
                 int src = rt_world_rank(rk, e->ref, e->peer);
+                if (src >= (int)out->nworld)
+                    break;   /* from a process outside the trace: nothing to pair */
                 ep.order = p ? ranks[p->stream].events[p->index].time : e->time;
                 ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
                 ep.dst = me;
@@ -470,6 +482,11 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
         start[nr] = b;
         const struct mg_comm *g = calls[a].comm < out->ncomms ? &out->comms[calls[a].comm] : NULL;
         uint32_t comm_size = !g ? nr : g->self ? 1 : g->size + (g->inter ? g->size_b : 0);
+        int outside = 0;
+        for (uint32_t m = 0; g && !g->self && m < g->size; m++)
+            outside |= g->members[m] >= out->nworld;
+        for (uint32_t m = 0; g && g->inter && m < g->size_b; m++)
+            outside |= g->members_b[m] >= out->nworld;
         for (size_t k = 0; k < maxlen; k++) {
             struct mg_collective c = { .comm = calls[a].comm, .root = -1 };
             c.members = malloc(sizeof *c.members * nr);
@@ -491,7 +508,9 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 c.neighbor |= x->neighbor;
                 c.members[c.nmembers++] = (struct mg_member){ .enter = x->enter, .exit = x->exit, .comm_rank = x->comm_rank };
             }
-            if (c.nmembers < comm_size)
+            if (outside)
+                out->outside_collectives++;
+            else if (c.nmembers < comm_size)
                 out->incomplete_collectives++;
             PUSH(out->collectives, out->ncollectives, ccoll, c);
         }

@@ -74,6 +74,12 @@ struct mg_unmatched {
     uint32_t comm, peer, tag; /* peer as a world rank */
 };
 
+/* Processes outside the trace (outside.c): rank nworld + i is labels[i]. */
+struct outside_table {
+    char **labels;
+    uint32_t n;
+};
+
 struct mg_result {
     struct mg_comm *comms;
     uint32_t ncomms;
@@ -86,6 +92,13 @@ struct mg_result {
     struct mg_unmatched *unmatched_sends, *unmatched_recvs;
     size_t nunmatched_sends, nunmatched_recvs;
     size_t incomplete_collectives;   /* instances that not every member reached */
+    /* Processes outside the trace (outside.h: world ranks from nworld on):
+     * messages to and from them are counted here, never unmatched; a
+     * collective with such members is counted here, not incomplete, and
+     * constrains only the members the trace has. */
+    uint32_t nworld;
+    size_t outside_sends, outside_recvs, outside_collectives;
+    const struct outside_table *outside;   /* NULL: none (set by the caller after mg_match) */
     uint32_t *sources;        /* member indices, see mg_member.sparse */
     size_t nsources;
     size_t cancelled;

@@ -44,10 +44,12 @@ void merge_state_free(struct merge_state *st)
     merge_solution_free(&st->sol);
     cm_free(&st->model);
     mg_free(&st->match);
+    outside_table_free(&st->outside);
     for (uint32_t r = 0; st->locs && r < st->nlocs; r++)
         rt_free_rank(&st->locs[r]);
     free(st->locs);
     rawdir_free(st->anchors, st->nanchors);
+    jobs_free(st->jobs, st->njobs);
     report_free(&st->rep);
 }
 
@@ -60,6 +62,7 @@ int merge_match(struct merge_state *st)
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
     }
+    st->match.outside = &st->outside;
     return 0;
 }
 
@@ -68,7 +71,7 @@ static int run_stages(struct merge_state *st)
 {
     struct report *rep = &st->rep;
     double t_start = st_now_s(), t = t_start;
-    if (merge_read(st) != 0)
+    if (merge_read(st) != 0 || merge_outside(st) != 0)
         return -1;
     rep->seconds_read = lap(&t);
     progress_update("matching messages and collectives", 0, 0);

@@ -36,8 +36,7 @@ static int usage(FILE *to)
                 "                     cluster size per level, increasing; one size = two-level timestamps\n"
                 "                     (default " DEFAULT_CLUSTER_LEVELS ")\n"
                 "  --no-causal        do not build the causal index\n"
-                "  --causal           build it above " MERGE_CAUSAL_AUTO_MAX_S " locations too (its size grows with\n"
-                "                     locations x events: at 1000 ranks of a stencil, 350 bytes per event)\n");
+                "  --causal           build it (the default, at any number of locations)\n");
     return to == stdout ? 0 : 2;
 }
 

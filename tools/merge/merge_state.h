@@ -3,6 +3,7 @@
  *
  *   options     merge_options.c  the command line
  *   read        read_stage.c     rank archives -> one rt_rank per location
+ *   outside     outside.c        members of other jobs (spawn, connect) -> ranks after the trace's
  *   match       match.c          messages and collectives
  *   clock model model_select.c   which drift model the events contradict least
  *   constraints constraints.c    } one model's constraint graph and its
@@ -23,15 +24,12 @@
 #include "causal_report.h"
 #include "clockmodel.h"
 #include "constraints.h"
+#include "jobs.h"
 #include "match.h"
 #include "rawtrace.h"
 #include "report.h"
 #include "solve.h"
 #include "timing.h"
-
-/* Above this many locations the causal index is built only on request. */
-#define MERGE_CAUSAL_AUTO_MAX 1024
-#define MERGE_CAUSAL_AUTO_MAX_S "1024"
 
 struct merge_options {
     const char *raw, *out;
@@ -44,7 +42,7 @@ struct merge_options {
     int force, no_drift;
     int drift_model;          /* --drift-model: 0 auto, else CM_LINE or CM_SEGMENTS + 1 */
     const char *cluster_levels;   /* causal index: maximum cluster sizes per level */
-    int no_causal;            /* 1: --no-causal; -1: --causal (whatever the size) */
+    int no_causal;            /* 1: --no-causal; -1: --causal (the default, kept for old scripts) */
 };
 
 /* One solve of a clock model's constraint graph, and everything it produced. */
@@ -57,10 +55,13 @@ struct merge_solution {
 
 struct merge_state {
     struct merge_options opt;
+    struct merge_job *jobs;   /* read: the run and the jobs it spawned (jobs.h) */
+    int njobs;
     char **anchors;           /* read: the rank archives' anchor files */
     int nanchors;
     struct rt_rank *locs;     /* read: one per location, numbered as location_order.h says */
     uint32_t nlocs;
+    struct outside_table outside;   /* outside: processes of other jobs, ranks from rep.ranks on */
     struct mg_result match;   /* match */
     struct cm_model model;    /* clock model */
     struct merge_solution sol;   /* constraints + solve: the offsets of the chosen model */
@@ -80,6 +81,11 @@ void merge_state_free(struct merge_state *st);
 
 /* The stages, in order; each returns 0 or -1 (the line already printed). */
 int merge_read(struct merge_state *st);
+int merge_outside(struct merge_state *st);
+/* jobs_merge.c: the spawned jobs' ranks, clocks and communicators made
+ * ranks of one run after their parents' (read calls it). */
+int jobs_renumber(struct merge_state *st);
+void outside_table_free(struct outside_table *t);
 int merge_match(struct merge_state *st);
 int merge_choose_model(struct merge_state *st);
 int merge_apply(struct merge_state *st);

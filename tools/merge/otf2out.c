@@ -197,7 +197,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         goto oom;
     int any_truth = 0, any_sources = 0;
     uint32_t source_words = 0;   /* coll_sources_<k> attributes to define */
-    /* the freed_receive_* attributes follow every other one: true_time (0),
+    /* the freed_receive_* attributes (then collapsed_calls) follow every other one: true_time (0),
      * the collective source ones (1, 2 + k); a first pass finds how many */
     for (uint32_t r = 0; truth_ns && r < nranks; r++)
         if (truth_ns[r])
@@ -281,6 +281,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             }
             switch (e->kind) {
             case RT_ENTER:
+                if (e->bytes > 1) {   /* polling calls recorded as one region, as the tracer wrote them */
+                    CHECK(OTF2_AttributeList_AddUint64(attrs, freed + 3, e->bytes));
+                    a = attrs;
+                }
                 CHECK(OTF2_EvtWriter_Enter(w, a, t, region_map[r][e->ref < rk->nregions ? e->ref : 0]));
                 break;
             case RT_LEAVE:
@@ -357,11 +361,23 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             goto done;
         }
     }
+    /* Processes outside the trace (outside.c): a location each, without
+     * events, after the trace's ranks (their ids are their ranks). */
+    uint32_t nmain = 0;
+    for (uint32_t r = 0; r < nranks; r++)
+        nmain += !ranks[r].thread;
+    const uint32_t noutside = match->outside ? match->outside->n : 0;
+    for (uint32_t k = 0; k < noutside && failed == OTF2_SUCCESS; k++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (uint64_t)nmain + k);
+        if (!w || OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS)
+            failed = OTF2_ERROR_MEM_ALLOC_FAILED;
+    }
     CHECK(OTF2_Archive_CloseEvtFiles(ar));
     /* Readers open every location's local definitions: write them (empty). */
     CHECK(OTF2_Archive_OpenDefFiles(ar));
-    for (uint32_t r = 0; r < nranks && failed == OTF2_SUCCESS; r++) {
-        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, ow_location_id(&ranks[r]));
+    for (uint32_t r = 0; r < nranks + noutside && failed == OTF2_SUCCESS; r++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, r < nranks ? ow_location_id(&ranks[r])
+                                                                       : (uint64_t)nmain + (r - nranks));
         if (!dw)
             failed = OTF2_ERROR_MEM_ALLOC_FAILED;
         else
@@ -389,6 +405,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                             st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_SOURCE_NAME),
                             st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_TAG_NAME) };
     uint32_t s_freed_desc = st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_DESC);
+    uint32_t s_calls = st_strtab_ref(&strings, RF_ATTR_COLLAPSED_CALLS_NAME);
+    uint32_t s_calls_desc = st_strtab_ref(&strings, RF_ATTR_COLLAPSED_CALLS_DESC);
     uint32_t *source_str = malloc(sizeof *source_str * (source_words ? source_words : 1));
     if (!source_str)
         goto oom;
@@ -422,6 +440,17 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
         comm_str[c] = st_strtab_ref(&strings, comm_display_name(match->comms[c].name));
+    uint32_t *outside_str = malloc(sizeof *outside_str * (noutside ? noutside : 1));
+    uint32_t s_outside_node = st_strtab_ref(&strings, RF_SYSTEM_TREE_OUTSIDE);
+    for (uint32_t k = 0; outside_str && k < noutside; k++) {
+        char buf[320];
+        snprintf(buf, sizeof buf, RF_LOCATION_GROUP_OUTSIDE_FMT, match->outside->labels[k]);
+        outside_str[k] = st_strtab_ref(&strings, buf);
+    }
+    if (!outside_str) {
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(source_str);
+        goto oom;
+    }
     uint32_t *win_str = malloc(sizeof *win_str * (nwins ? nwins : 1));
     for (uint32_t k = 0; win_str && k < nwins; k++)
         win_str[k] = st_strtab_ref(&strings, win_names[k]);
@@ -460,6 +489,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         if (q == r)
             CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, node_of[r], host_str[r], s_node, 0));
     }
+    /* the processes outside the trace: under a node of their own */
+    if (noutside)
+        CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, nnodes + 1, s_outside_node, s_node, 0));
     /* a process per rank (named by its main location), a location per thread */
     uint32_t nworld = 0;
     for (uint32_t r = 0; r < nranks; r++)
@@ -469,9 +501,17 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                                           OTF2_UNDEFINED_LOCATION_GROUP));
             nworld++;
         }
+    for (uint32_t k = 0; k < noutside; k++)
+        CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(gd, nworld + k, outside_str[k], OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                      nnodes + 1, OTF2_UNDEFINED_LOCATION_GROUP));
     for (uint32_t r = 0; r < nranks; r++)
         CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, ow_location_id(&ranks[r]), rank_str[r],
                                                  OTF2_LOCATION_TYPE_CPU_THREAD, ranks[r].nevents, (uint32_t)ranks[r].rank));
+    for (uint32_t k = 0; k < noutside; k++)
+        CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, (uint64_t)nworld + k, outside_str[k],
+                                                 OTF2_LOCATION_TYPE_CPU_THREAD, 0, nworld + k));
+    free(outside_str);
+    nworld += noutside;   /* the processes MPI's communicators name: the trace's and the outside ones */
     for (uint32_t k = 0; k < regions.n; k++) {
         int mpi = strncmp(regions.v[k], "MPI_", 4) == 0;
         CHECK(OTF2_GlobalDefWriter_WriteRegion(gd, k, region_str[k], region_str[k], s_empty,
@@ -492,6 +532,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed, s_freed[0], s_freed_desc, OTF2_TYPE_COMM));
     CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 1, s_freed[1], s_freed_desc, OTF2_TYPE_INT32));
     CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 2, s_freed[2], s_freed_desc, OTF2_TYPE_INT32));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, freed + 3, s_calls, s_calls_desc, OTF2_TYPE_UINT64));
     uint64_t *world = malloc(sizeof *world * (nworld ? nworld : 1));
     if (!world) {
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(node_of);

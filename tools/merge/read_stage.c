@@ -7,6 +7,7 @@
 #include "merge_state.h"
 #include "progress.h"
 #include "rawdir.h"
+#include "jobs.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -76,18 +77,19 @@ static int read_ranks(char **anchors, int n, struct rt_rank *ranks, int jobs, ch
 }
 
 /* One run, every rank once, in rank order; say what a rank that died
- * lost. Returns 0 or -1. */
-static int check_ranks(struct merge_state *st)
+ * lost. For job `job` (its ranks from offset on). Returns 0 or -1. */
+static int check_ranks(struct merge_state *st, const struct merge_job *job)
 {
-    const struct rt_rank *ranks = st->locs;
-    char **anchors = st->anchors;
-    int n = st->nanchors;
+    const struct rt_rank *ranks = st->locs + job->offset;
+    char **anchors = st->anchors + job->offset;
+    int n = (int)job->n;
     struct report *rep = &st->rep;
+    const char *raw = job->dir;
     for (int i = 0; i < n; i++) {
         if (ranks[i].world_size != n || ranks[i].rank != i) {
             if (ranks[i].world_size != n)
                 fprintf(stderr, "synctrace merge: %s: rank %d of a %d-rank run, but %s holds %d rank archives\n",
-                        anchors[i], ranks[i].rank, ranks[i].world_size, st->opt.raw, n);
+                        anchors[i], ranks[i].rank, ranks[i].world_size, raw, n);
             else
                 fprintf(stderr, "synctrace merge: %s: holds rank %d where rank %d was expected\n", anchors[i],
                         ranks[i].rank, i);
@@ -100,10 +102,6 @@ static int check_ranks(struct merge_state *st)
             return -1;
         }
         rep->events += ranks[i].nevents;
-    }
-    if (st->opt.reference >= n) {
-        fprintf(stderr, "synctrace merge: --reference %d: the trace has ranks 0 to %d\n", st->opt.reference, n - 1);
-        return -1;
     }
     for (int i = 0; i < n; i++)   /* one run: now say what each rank of it lost (losses.c) */
         losses_note(rep, &ranks[i], anchors[i]);
@@ -167,15 +165,44 @@ static int spread_threads(struct merge_state *st)
     return 0;
 }
 
+/* Every job's rank archives, one list: job j's from jobs[j].offset on. */
+static int list_jobs(struct merge_state *st, char *err, size_t errlen)
+{
+    int njobs = jobs_find(st->opt.raw, &st->jobs, &st->rep.spawned_jobs_skipped);
+    if (njobs < 0)
+        return -1;
+    st->njobs = njobs;
+    int total = 0;
+    for (int j = 0; j < njobs; j++) {
+        char **anchors = NULL;
+        int n = rawdir_list(st->jobs[j].dir, &anchors, err, errlen);
+        if (n < 0) {
+            fprintf(stderr, "synctrace merge: %s\n", err);
+            return -1;
+        }
+        char **all = realloc(st->anchors, sizeof *all * (size_t)(total + n));
+        if (!all) {
+            rawdir_free(anchors, n);
+            fprintf(stderr, "synctrace merge: out of memory\n");
+            return -1;
+        }
+        memcpy(all + total, anchors, sizeof *all * (size_t)n);
+        free(anchors);
+        st->anchors = all;
+        st->jobs[j].offset = (uint32_t)total;
+        st->jobs[j].n = (uint32_t)n;
+        total += n;
+        st->nanchors = total;
+    }
+    return total;
+}
+
 int merge_read(struct merge_state *st)
 {
     char err[4400];
-    int n = rawdir_list(st->opt.raw, &st->anchors, err, sizeof err);
-    if (n < 0) {
-        fprintf(stderr, "synctrace merge: %s\n", err);
+    int n = list_jobs(st, err, sizeof err);
+    if (n < 0)
         return -1;
-    }
-    st->nanchors = n;
     st->locs = calloc((size_t)n, sizeof *st->locs);
     if (!st->locs) {
         fprintf(stderr, "synctrace merge: out of memory\n");
@@ -186,7 +213,14 @@ int merge_read(struct merge_state *st)
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
     }
-    if (check_ranks(st) != 0)
+    for (int j = 0; j < st->njobs; j++)
+        if (check_ranks(st, &st->jobs[j]) != 0)
+            return -1;
+    if (st->opt.reference >= n) {
+        fprintf(stderr, "synctrace merge: --reference %d: the trace has ranks 0 to %d\n", st->opt.reference, n - 1);
+        return -1;
+    }
+    if (jobs_renumber(st) != 0)
         return -1;
     st->rep.ranks = (uint32_t)n;
     return spread_threads(st);

@@ -110,6 +110,15 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     r->incomplete_collectives = match->incomplete_collectives;
     r->cancelled = match->cancelled;
     r->freed_receives = match->freed_receives;
+    r->outside_sends = match->outside_sends;
+    r->outside_recvs = match->outside_recvs;
+    r->outside_collectives = match->outside_collectives;
+    for (uint32_t q = 0; q < nranks; q++)
+        for (uint64_t i = 0; i < ranks[q].nevents; i++)
+            if (ranks[q].events[i].kind == RT_ENTER && ranks[q].events[i].bytes > 1) {
+                r->polling_regions++;
+                r->polling_calls += ranks[q].events[i].bytes;
+            }
     size_t used = 0;
     used = list_unmatched(r->unmatched_examples, sizeof r->unmatched_examples, used, "send", "to",
                           match->unmatched_sends, match->nunmatched_sends);
@@ -487,6 +496,13 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     fprintf(f, "  \"unmatched_examples\": \"%s\",\n", r->unmatched_examples);
     fprintf(f, "  \"incomplete_collectives\": %zu,\n  \"cancelled\": %zu,\n", r->incomplete_collectives, r->cancelled);
     fprintf(f, "  \"freed_receives\": %zu,\n", r->freed_receives);
+    fprintf(f, "  \"outside\": { \"processes\": %u, \"sends\": %zu, \"receives\": %zu, \"collectives\": %zu },\n",
+            r->outside_processes, r->outside_sends, r->outside_recvs, r->outside_collectives);
+    fprintf(f, "  \"spawned_jobs\": { \"merged\": %d, \"not_linked\": %d },\n", r->spawned_jobs,
+            r->spawned_jobs_skipped);
+    /* runs of unsuccessful polling calls, each recorded as one region (src/polling.h) */
+    fprintf(f, "  \"polling\": {\"regions\": %llu, \"calls\": %llu},\n", (unsigned long long)r->polling_regions,
+            (unsigned long long)r->polling_calls);
     fprintf(f, "  \"tachyons_raw\": %zu,\n  \"tachyons_after\": %zu,\n  \"latency_violations_after\": %zu,\n",
             r->tachyons_raw, r->tachyons_after, r->latency_violations_after);
     fprintf(f, "  \"collective_order_violations_after\": %zu,\n  \"nonmonotonic_after\": %zu,\n",
@@ -560,9 +576,6 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
                 r->clc_interval_distortion_max_ns, r->clc.jumps, r->clc.max_jump_ns, r->clc.backward_moved,
                 r->clc.cycles_broken, r->seconds_clc);
     }
-    if (r->causal_skipped)
-        fprintf(f, "  \"causal_index\": { \"built\": false, \"error\": \"not by default above 1024 locations "
-                   "(merge --causal, or synctrace causal OUT)\" },\n");
     causal_report_json(f, r->causal);
     fprintf(f, "  \"seconds\": { \"read\": %.6f, \"match\": %.6f, \"solve\": %.6f, \"apply\": %.6f, "
                "\"write\": %.6f, \"total\": %.6f }\n}\n",
@@ -641,6 +654,13 @@ void report_print_summary(const struct report *r, FILE *to)
     if (r->unmatched_sends || r->unmatched_recvs || r->incomplete_collectives)
         fprintf(to, "  unmatched     %zu sends, %zu receives, %zu incomplete collectives\n", r->unmatched_sends,
                 r->unmatched_recvs, r->incomplete_collectives);
+    if (r->spawned_jobs || r->spawned_jobs_skipped)
+        fprintf(to, "  spawned jobs  %d merged as further ranks%s\n", r->spawned_jobs,
+                r->spawned_jobs_skipped ? "; some spawn-N directories name no parent in this trace: not merged" : "");
+    if (r->outside_processes)
+        fprintf(to, "  outside       %u processes of other jobs (spawned, parents, connected): %zu sends to them, "
+                "%zu receives from them, %zu collectives with them\n", r->outside_processes, r->outside_sends,
+                r->outside_recvs, r->outside_collectives);
     if (r->incomplete_ranks)
         fprintf(to, "  incomplete    %u ranks ended without MPI_Finalize\n", r->incomplete_ranks);
     if (r->drift_dropped)

@@ -43,13 +43,19 @@ struct report_loss {
 struct report {
     uint32_t ranks;
     uint32_t threads;            /* locations besides the ranks' main ones */
-    int causal_skipped;          /* too many locations for a causal index by default */
     uint32_t incomplete_ranks;   /* ranks that ended without MPI_Finalize */
     struct report_loss *losses;  /* one per incomplete rank, in rank order */
     uint32_t nlosses;
     uint64_t events;
     size_t messages, collectives, unmatched_sends, unmatched_recvs, incomplete_collectives, cancelled;
+    /* processes outside the trace (spawned jobs, parents, connected jobs): how
+     * many, and the messages and collectives with them (not unmatched) */
+    uint32_t outside_processes;
+    int spawned_jobs, spawned_jobs_skipped;   /* merged with the run; found but not linked to it */
+    size_t outside_sends, outside_recvs, outside_collectives;
     size_t freed_receives;    /* sends paired with receives released by MPI_Request_free */
+    uint64_t polling_regions;    /* regions that stand for a run of polling calls (collapsed_calls) */
+    uint64_t polling_calls;      /* the calls they stand for */
     size_t tachyons_raw, tachyons_after, latency_violations_after, collective_violations_after;
     size_t nonmonotonic_after;
     /* one-sided orderings MPI guarantees (rma_flow.h): fences and PSCW */

@@ -492,9 +492,13 @@ int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info inf
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Comm_spawn))
         return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+    uint64_t st_key = st_comm_spawn_key(comm);
+    MPI_Info st_caller_info = info;
+    info = st_spawn_info(comm, root, info, st_key);
     int ret = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     st_call_stamp(&call);
-    st_comm_created_by(ret, comm, *intercomm, ST_COMM_CONNECT, 0);
+    st_spawn_info_free(info, st_caller_info);
+    st_comm_spawned(ret, *intercomm, st_key);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -504,9 +508,13 @@ int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_o
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Comm_spawn_multiple))
         return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+    uint64_t st_key = st_comm_spawn_key(comm);
+    const MPI_Info *st_caller_infos = array_of_info;
+    array_of_info = st_spawn_infos(comm, root, count, array_of_info, st_key);
     int ret = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     st_call_stamp(&call);
-    st_comm_created_by(ret, comm, *intercomm, ST_COMM_CONNECT, 0);
+    st_spawn_infos_free(count, array_of_info, st_caller_infos);
+    st_comm_spawned(ret, *intercomm, st_key);
     st_call_end_stamped(&call);
     return ret;
 }

@@ -131,37 +131,24 @@ ST_F_ALIAS(st_f_MPI_Imrecv, mpi_imrecv__);
 ST_F_ALIAS(st_f_MPI_Imrecv, MPI_IMRECV);
 ST_F_ALIAS(st_f_MPI_Imrecv, mpi_imrecv_f08_);
 
-/* MPI_Iprobe: the region around Open MPI's Fortran binding */
-extern void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Iprobe: converted; the C wrapper records */
 static void st_f_MPI_Iprobe(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
 {
-    if (!pmpi_iprobe_)
-        st_f_missing("pmpi_iprobe_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Iprobe);
-    pmpi_iprobe_(source, tag, comm, flag, status, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Status c_status_;
+    MPI_Status *c_status = st_f_status_in(status, &c_status_);
+    int ret = MPI_Iprobe((int)*source, (int)*tag, c_comm, (int *)flag, c_status);
+    if (ret == MPI_SUCCESS) {
+        st_f_status_out(status, c_status);
+    }
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Iprobe, mpi_iprobe);
 ST_F_ALIAS(st_f_MPI_Iprobe, mpi_iprobe_);
 ST_F_ALIAS(st_f_MPI_Iprobe, mpi_iprobe__);
 ST_F_ALIAS(st_f_MPI_Iprobe, MPI_IPROBE);
-
-extern void pmpi_iprobe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Iprobe_f08(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
-{
-    if (!pmpi_iprobe_f08_)
-        st_f_missing("pmpi_iprobe_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Iprobe);
-    pmpi_iprobe_f08_(source, tag, comm, flag, status, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Iprobe_f08, mpi_iprobe_f08_);
+ST_F_ALIAS(st_f_MPI_Iprobe, mpi_iprobe_f08_);
 
 /* MPI_Irecv: converted; the C wrapper records */
 static void st_f_MPI_Irecv(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)

@@ -103,37 +103,24 @@ ST_F_ALIAS(st_f_MPI_Request_free, mpi_request_free__);
 ST_F_ALIAS(st_f_MPI_Request_free, MPI_REQUEST_FREE);
 ST_F_ALIAS(st_f_MPI_Request_free, mpi_request_free_f08_);
 
-/* MPI_Request_get_status: the region around Open MPI's Fortran binding */
-extern void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Request_get_status: converted; the C wrapper records */
 static void st_f_MPI_Request_get_status(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
 {
-    if (!pmpi_request_get_status_)
-        st_f_missing("pmpi_request_get_status_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Request_get_status);
-    pmpi_request_get_status_(request, flag, status, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Request c_request = PMPI_Request_f2c(*request);
+    MPI_Status c_status_;
+    MPI_Status *c_status = st_f_status_in(status, &c_status_);
+    int ret = MPI_Request_get_status(c_request, (int *)flag, c_status);
+    if (ret == MPI_SUCCESS) {
+        st_f_status_out(status, c_status);
+    }
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Request_get_status, mpi_request_get_status);
 ST_F_ALIAS(st_f_MPI_Request_get_status, mpi_request_get_status_);
 ST_F_ALIAS(st_f_MPI_Request_get_status, mpi_request_get_status__);
 ST_F_ALIAS(st_f_MPI_Request_get_status, MPI_REQUEST_GET_STATUS);
-
-extern void pmpi_request_get_status_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Request_get_status_f08(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
-{
-    if (!pmpi_request_get_status_f08_)
-        st_f_missing("pmpi_request_get_status_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Request_get_status);
-    pmpi_request_get_status_f08_(request, flag, status, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Request_get_status_f08, mpi_request_get_status_f08_);
+ST_F_ALIAS(st_f_MPI_Request_get_status, mpi_request_get_status_f08_);
 
 /* MPI_Status_set_cancelled: the region around Open MPI's Fortran binding */
 extern void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr) __attribute__((weak));

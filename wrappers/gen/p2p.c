@@ -53,12 +53,15 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     struct st_call call;
-    if (!st_call_begin(&call, ST_REGION_MPI_Improbe))
+    if (!st_poll_begin(&call, ST_REGION_MPI_Improbe))
         return PMPI_Improbe(source, tag, comm, flag, message, status);
     int ret = PMPI_Improbe(source, tag, comm, flag, message, status);
     st_call_stamp(&call);
+    int st_idle_ = ret == MPI_SUCCESS && (!*flag);
+    st_idle_ = st_poll_after(&call, st_idle_, st_idle_ ? st_poll_key_probe(source, tag, comm) : 0);
     st_msg_probed(ret, *flag, comm, *message);
-    st_call_end_stamped(&call);
+    if (!st_idle_)
+        st_call_end_stamped(&call);
     return ret;
 }
 
@@ -78,10 +81,14 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MP
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     struct st_call call;
-    if (!st_call_begin(&call, ST_REGION_MPI_Iprobe))
+    if (!st_poll_begin(&call, ST_REGION_MPI_Iprobe))
         return PMPI_Iprobe(source, tag, comm, flag, status);
     int ret = PMPI_Iprobe(source, tag, comm, flag, status);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    int st_idle_ = ret == MPI_SUCCESS && (!*flag);
+    st_idle_ = st_poll_after(&call, st_idle_, st_idle_ ? st_poll_key_probe(source, tag, comm) : 0);
+    if (!st_idle_)
+        st_call_end_stamped(&call);
     return ret;
 }
 

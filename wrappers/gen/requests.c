@@ -52,10 +52,14 @@ int MPI_Request_free(MPI_Request *request)
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     struct st_call call;
-    if (!st_call_begin(&call, ST_REGION_MPI_Request_get_status))
+    if (!st_poll_begin(&call, ST_REGION_MPI_Request_get_status))
         return PMPI_Request_get_status(request, flag, status);
     int ret = PMPI_Request_get_status(request, flag, status);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    int st_idle_ = ret == MPI_SUCCESS && (!*flag);
+    st_idle_ = st_poll_after(&call, st_idle_, st_idle_ ? st_poll_key_requests(1, &request) : 0);
+    if (!st_idle_)
+        st_call_end_stamped(&call);
     return ret;
 }
 
@@ -112,15 +116,18 @@ int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     struct st_call call;
-    if (!st_call_begin(&call, ST_REGION_MPI_Test))
+    if (!st_poll_begin(&call, ST_REGION_MPI_Test))
         return PMPI_Test(request, flag, status);
     ST_STATUS_LOCAL(status);
     struct st_reqsave save;
     st_req_save(&save, 1, request);
     int ret = PMPI_Test(request, flag, status);
     st_call_stamp(&call);
+    int st_idle_ = ret == MPI_SUCCESS && (!*flag);
+    st_idle_ = st_poll_after(&call, st_idle_, st_idle_ ? st_poll_key_requests(1, request) : 0);
     st_req_done_one(&call, &save, ret, *flag, 0, status);
-    st_call_end_stamped(&call);
+    if (!st_idle_)
+        st_call_end_stamped(&call);
     return ret;
 }
 
@@ -137,45 +144,54 @@ int MPI_Test_cancelled(const MPI_Status *status, int *flag)
 int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
     struct st_call call;
-    if (!st_call_begin(&call, ST_REGION_MPI_Testall))
+    if (!st_poll_begin(&call, ST_REGION_MPI_Testall))
         return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     ST_STATUSES_LOCAL(count, array_of_statuses);
     struct st_reqsave save;
     st_req_save(&save, count, array_of_requests);
     int ret = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     st_call_stamp(&call);
+    int st_idle_ = ret == MPI_SUCCESS && (!*flag);
+    st_idle_ = st_poll_after(&call, st_idle_, st_idle_ ? st_poll_key_requests(count, array_of_requests) : 0);
     st_req_done_all(&call, &save, ret, *flag, array_of_statuses);
-    st_call_end_stamped(&call);
+    if (!st_idle_)
+        st_call_end_stamped(&call);
     return ret;
 }
 
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
     struct st_call call;
-    if (!st_call_begin(&call, ST_REGION_MPI_Testany))
+    if (!st_poll_begin(&call, ST_REGION_MPI_Testany))
         return PMPI_Testany(count, array_of_requests, index, flag, status);
     ST_STATUS_LOCAL(status);
     struct st_reqsave save;
     st_req_save(&save, count, array_of_requests);
     int ret = PMPI_Testany(count, array_of_requests, index, flag, status);
     st_call_stamp(&call);
+    int st_idle_ = ret == MPI_SUCCESS && (!*flag);
+    st_idle_ = st_poll_after(&call, st_idle_, st_idle_ ? st_poll_key_requests(count, array_of_requests) : 0);
     st_req_done_one(&call, &save, ret, *flag, *index, status);
-    st_call_end_stamped(&call);
+    if (!st_idle_)
+        st_call_end_stamped(&call);
     return ret;
 }
 
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     struct st_call call;
-    if (!st_call_begin(&call, ST_REGION_MPI_Testsome))
+    if (!st_poll_begin(&call, ST_REGION_MPI_Testsome))
         return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     ST_STATUSES_LOCAL(incount, array_of_statuses);
     struct st_reqsave save;
     st_req_save(&save, incount, array_of_requests);
     int ret = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     st_call_stamp(&call);
+    int st_idle_ = ret == MPI_SUCCESS && (*outcount == 0);
+    st_idle_ = st_poll_after(&call, st_idle_, st_idle_ ? st_poll_key_requests(incount, array_of_requests) : 0);
     st_req_done_some(&call, &save, ret, *outcount, array_of_indices, array_of_statuses);
-    st_call_end_stamped(&call);
+    if (!st_idle_)
+        st_call_end_stamped(&call);
     return ret;
 }
 
