@@ -129,8 +129,13 @@ void st_rma_fence(struct st_call *call, int ret, MPI_Win win);
 void st_rma_completed(struct st_call *call, int ret, MPI_Win win, int target);
 void st_rma_lock(struct st_call *call, int ret, MPI_Win win, int lock_type, int target);
 void st_rma_unlock(struct st_call *call, int ret, MPI_Win win, int target);
+void st_rma_lock_all(struct st_call *call, int ret, MPI_Win win);
+void st_rma_unlock_all(struct st_call *call, int ret, MPI_Win win);
+void st_rma_named_f(int ret, MPI_Win win, const char *name, size_t len);
 void st_rma_op(struct st_call *call, int ret, MPI_Win win, int kind, int target, uint64_t sent, uint64_t received,
                OTF2_RmaAtomicType atomic);
+void st_rma_rop(struct st_call *call, int ret, MPI_Win win, int kind, int target, uint64_t sent, uint64_t received,
+                OTF2_RmaAtomicType atomic, MPI_Request request);
 void st_rma_epoch(int ret, MPI_Win win, MPI_Group group, int exposure);
 void st_rma_epoch_end(struct st_call *call, int ret, MPI_Win win, int exposure);
 uint64_t st_rma_bytes(int count, MPI_Datatype type);

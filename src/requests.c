@@ -318,6 +318,9 @@ static void complete(struct st_call *call, struct st_reqsave *save, int i, const
             case ST_KIND_IDUP:
                 st_comm_created(MPI_SUCCESS, r->idup_parent, *r->idup_target);
                 break;
+            case ST_KIND_RMA:   /* local completion; the remote one is the synchronisation's */
+                st_write_rma_op_complete_non_blocking(call->loc, call->leave, r->comm, r->rma_id);
+                break;
             }
         }
     }

@@ -7,19 +7,20 @@
 #include <stdint.h>
 #include "hooks.h"
 
-enum st_req_kind { ST_KIND_ISEND, ST_KIND_IRECV, ST_KIND_NBC, ST_KIND_IDUP };
+enum st_req_kind { ST_KIND_ISEND, ST_KIND_IRECV, ST_KIND_NBC, ST_KIND_IDUP, ST_KIND_RMA };
 
 struct st_req {
     uint64_t id;               /* the OTF2 request id of the current activation */
     uint8_t kind;              /* enum st_req_kind */
     uint8_t persistent, active, cancelled;
-    uint32_t comm;             /* archive comm reference */
+    uint32_t comm;             /* archive comm reference (ST_KIND_RMA: window reference) */
     int peer, tag;             /* persistent sends and receives */
     uint64_t bytes;
     struct st_coll coll;       /* ST_KIND_NBC */
     uint32_t coll_comm;
     MPI_Comm *idup_target;     /* ST_KIND_IDUP: where MPI puts the new comm */
     MPI_Comm idup_parent;
+    uint64_t rma_id;           /* ST_KIND_RMA: the operation's matching id */
     struct st_req *next_free;
     struct st_req *next_same;  /* the next (younger) live request with the same handle */
     const struct st_loc *owner;   /* the location that posted or started it */

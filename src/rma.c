@@ -11,13 +11,23 @@
  * issued before), MPI_Win_wait an RmaSync NOTIFY_IN from each origin of the
  * exposure epoch (at its exit: MPI returns from wait only after every
  * matching complete was called) -- the ordering the merge may use.
- * Not recorded: lock_all/unlock_all as lock events (their completion is). */
+ * MPI_Win_lock_all/unlock_all are one RmaRequestLock/RmaReleaseLock each
+ * whose remote is OTF2_UNDEFINED_UINT32, OTF2's "every process of the
+ * window" (a shared lock on each of them, as MPI defines lock_all).
+ * Operations to MPI_PROC_NULL are no-ops in MPI and record nothing;
+ * zero-byte operations are operations and are recorded.
+ * Request-based operations (MPI_Rput, ...) complete remotely at the same
+ * synchronisations as the others: the completion of their request is local
+ * completion only (MPI-3.1 11.3.5: the origin buffer may be reused, an
+ * Rget's data has arrived), recorded as RmaOpCompleteNonBlocking there. */
 #include "hooks.h"
 #include "communicators.h"
 #include "handlemap.h"
+#include "requests.h"
 #include "writer.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct st_pending {
     uint64_t id;
@@ -166,12 +176,59 @@ void st_rma_unlock(struct st_call *call, int ret, MPI_Win win, int target)
     st_state_unlock();
 }
 
-/* kind: 0 put, 1 get, 2 atomic (accumulate, get_accumulate, fetch_and_op, compare_and_swap) */
-void st_rma_op(struct st_call *call, int ret, MPI_Win win, int kind, int target, uint64_t sent, uint64_t received,
-               OTF2_RmaAtomicType atomic)
+/* MPI_Win_lock_all: a shared lock on every rank of the window. */
+void st_rma_lock_all(struct st_call *call, int ret, MPI_Win win)
+{
+    if (ret != MPI_SUCCESS)
+        return;
+    st_state_lock();
+    struct st_winrec *w = lookup(win);
+    if (w)
+        st_write_rma_request_lock(call->loc, call->enter, w->ref, OTF2_UNDEFINED_UINT32, OTF2_LOCK_SHARED);
+    st_state_unlock();
+}
+
+/* MPI_Win_unlock_all: every operation of the epoch completes at its target. */
+void st_rma_unlock_all(struct st_call *call, int ret, MPI_Win win)
+{
+    if (ret != MPI_SUCCESS)
+        return;
+    st_state_lock();
+    struct st_winrec *w = lookup(win);
+    if (w) {
+        complete(call, w, -1, call->leave);
+        st_write_rma_release_lock(call->loc, call->leave, w->ref, OTF2_UNDEFINED_UINT32);
+    }
+    st_state_unlock();
+}
+
+/* MPI_Win_set_name from Fortran: a blank-padded string of `len` characters. */
+void st_rma_named_f(int ret, MPI_Win win, const char *name, size_t len)
+{
+    if (ret != MPI_SUCCESS || !name)
+        return;
+    while (len > 0 && name[len - 1] == ' ')
+        len--;
+    while (len > 0 && *name == ' ') {   /* leading ones too, as Open MPI drops them */
+        name++;
+        len--;
+    }
+    char *c = malloc(len + 1);
+    if (!c)
+        return;
+    memcpy(c, name, len);
+    c[len] = '\0';
+    st_rma_named(ret, win, c);
+    free(c);
+}
+
+/* Record an operation; its matching id (0: nothing recorded). */
+static uint64_t record_op(struct st_call *call, int ret, MPI_Win win, int kind, int target, uint64_t sent,
+                          uint64_t received, OTF2_RmaAtomicType atomic, uint32_t *win_ref)
 {
     if (ret != MPI_SUCCESS || target == MPI_PROC_NULL || target < 0)
-        return;
+        return 0;
+    uint64_t id = 0;
     st_state_lock();
     struct st_winrec *w = lookup(win);
     if (w && w->npending == w->cap) {
@@ -183,7 +240,8 @@ void st_rma_op(struct st_call *call, int ret, MPI_Win win, int kind, int target,
         }
     }
     if (w && w->npending < w->cap) {
-        uint64_t id = next_matching_id++;
+        id = next_matching_id++;
+        *win_ref = w->ref;
         w->pending[w->npending++] = (struct st_pending){ id, target };
         if (kind == 0)
             st_write_rma_put(call->loc, call->enter, w->ref, (uint32_t)target, sent, id);
@@ -193,6 +251,30 @@ void st_rma_op(struct st_call *call, int ret, MPI_Win win, int kind, int target,
             st_write_rma_atomic(call->loc, call->enter, w->ref, (uint32_t)target, atomic, sent, received, id);
     }
     st_state_unlock();
+    return id;
+}
+
+/* kind: 0 put, 1 get, 2 atomic (accumulate, get_accumulate, fetch_and_op, compare_and_swap) */
+void st_rma_op(struct st_call *call, int ret, MPI_Win win, int kind, int target, uint64_t sent, uint64_t received,
+               OTF2_RmaAtomicType atomic)
+{
+    uint32_t ref;
+    record_op(call, ret, win, kind, target, sent, received, atomic, &ref);
+}
+
+/* MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate: the operation,
+ * and its request, whose completion (in any wait or test) is the local
+ * completion, RmaOpCompleteNonBlocking (requests.c). */
+void st_rma_rop(struct st_call *call, int ret, MPI_Win win, int kind, int target, uint64_t sent, uint64_t received,
+                OTF2_RmaAtomicType atomic, MPI_Request request)
+{
+    uint32_t ref = 0;
+    uint64_t id = record_op(call, ret, win, kind, target, sent, received, atomic, &ref);
+    if (!id || request == MPI_REQUEST_NULL)
+        return;
+    struct st_req *r = st_req_new(request, ST_KIND_RMA, ref);
+    if (r)
+        r->rma_id = id;
 }
 
 /* A group's members as ranks of the window's group (MPI_UNDEFINED left out). */

@@ -922,7 +922,8 @@ void st_writer_slow_end(void)
     X(RMA_COLLECTIVE_BEGIN, rma_collective_begin) X(RMA_COLLECTIVE_END, rma_collective_end)                  \
     X(RMA_PUT, rma_put) X(RMA_GET, rma_get) X(RMA_ATOMIC, rma_atomic)                                       \
     X(RMA_OP_COMPLETE_REMOTE, rma_op_complete_remote) X(RMA_REQUEST_LOCK, rma_request_lock)                 \
-    X(RMA_RELEASE_LOCK, rma_release_lock) X(RMA_SYNC, rma_sync) X(ENTER_CALLS, enter_calls)
+    X(RMA_RELEASE_LOCK, rma_release_lock) X(RMA_SYNC, rma_sync) X(ENTER_CALLS, enter_calls)      \
+    X(RMA_OP_COMPLETE_NON_BLOCKING, rma_op_complete_non_blocking)
 
 #define ST_REC_ENUM(kind, fn) REC_##kind,
 enum { ST_RECORDS(ST_REC_ENUM) REC_KINDS };
@@ -992,6 +993,7 @@ CONVERTER(rma_get, OTF2_EvtWriter_RmaGet(loc->evt, a, t, U32(0), U32(1), v[2], v
 CONVERTER(rma_atomic, OTF2_EvtWriter_RmaAtomic(loc->evt, a, t, U32(0), U32(1), (OTF2_RmaAtomicType)v[2], v[3],
                                                v[4], v[5]))
 CONVERTER(rma_op_complete_remote, OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, a, t, U32(0), v[1]))
+CONVERTER(rma_op_complete_non_blocking, OTF2_EvtWriter_RmaOpCompleteNonBlocking(loc->evt, a, t, U32(0), v[1]))
 CONVERTER(rma_request_lock,
           OTF2_EvtWriter_RmaRequestLock(loc->evt, a, t, U32(0), U32(1), 0, (OTF2_LockType)v[2]))
 CONVERTER(rma_release_lock, OTF2_EvtWriter_RmaReleaseLock(loc->evt, a, t, U32(0), U32(1), 0))
@@ -1165,6 +1167,11 @@ void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uin
 void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id)
 {
     ST_REC(loc, REC_RMA_OP_COMPLETE_REMOTE, t, win, id);
+}
+
+void st_write_rma_op_complete_non_blocking(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id)
+{
+    ST_REC(loc, REC_RMA_OP_COMPLETE_NON_BLOCKING, t, win, id);
 }
 
 void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type)

@@ -125,6 +125,7 @@ void st_write_rma_get(struct st_loc *loc, struct st_time t, uint32_t win, uint32
 void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type,
                          uint64_t sent, uint64_t received, uint64_t id);
 void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id);
+void st_write_rma_op_complete_non_blocking(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id);
 void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type);
 void st_write_rma_release_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote);
 void st_write_rma_sync(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaSyncType type);

@@ -38,6 +38,20 @@ NAME one of:
   records       (with PEERS_PREFIX) the names, RMA windows, RMA operations
                 and Cartesian topologies the program announced are in the
                 archive's definitions and events
+  rma           every RmaPut / RmaGet / RmaAtomic is completed by exactly
+                one later RmaOpCompleteRemote (same location, window and
+                matching id); per location, window and target, every
+                RmaReleaseLock closes an RmaRequestLock and none stays open
+                (remote OTF2_UNDEFINED_UINT32: MPI_Win_lock_all's "every
+                process"); with PEERS_PREFIX, the operations ("rma WINDOW
+                KIND WORLD_TARGET SENT RECEIVED", KIND put, get or the
+                atomic type), locks ("lock WINDOW WORLD_TARGET|all TYPE")
+                and local completions of request-based operations
+                (RmaOpCompleteNonBlocking, each of an operation issued
+                before on that location, once; "local WINDOW")
+                each rank announced for its windows are exactly the events
+                of its location on those windows, the target translated
+                from a rank of the window's communicator to a world rank
   report        the report counts no unmatched message, incomplete
                 collective, tachyon or non-monotonic event
 Messages on the tracer's own communicator ("synctrace sync") are not program
@@ -478,6 +492,104 @@ def check_records(path, records):
     say(not lost and not short, "records", detail)
 
 
+RMA_OPS = ("RmaPut", "RmaGet", "RmaAtomic")
+
+
+def rma_announced(records):
+    """{rank: Counter of announced rma/lock lines}, and the windows they name."""
+    mine, wins = {}, set()
+    for rank, lines in enumerate(records or []):
+        mine[rank] = collections.Counter()
+        for line, n in lines.items():
+            words = line.split()
+            if words and words[0] in ("rma", "lock", "local"):   # the window's name may hold blanks
+                mine[rank][" ".join(words)] += n
+                wins.add(" ".join(words[1:-4] if words[0] == "rma" else words[1:-2] if words[0] == "lock"
+                                  else words[1:]))
+    return mine, wins
+
+
+def check_rma(path, events, records):
+    """rma: completion, lock balance and (with announcements) the exact operations."""
+    with otf2.reader.open(path) as trace:
+        comms = Comms(trace.definitions)
+    announced, wins = rma_announced(records)
+    problems, nops, nlocks = [], 0, 0
+    pending = collections.defaultdict(collections.Counter)   # loc -> (win, id) issued, not completed
+    held = collections.defaultdict(int)                      # (loc, win, remote) -> open locks
+    issued = collections.defaultdict(set)                    # loc -> (win, id) ever issued
+    local = collections.defaultdict(set)                     # loc -> (win, id) completed locally
+    have = collections.defaultdict(collections.Counter)      # rank -> event lines on announced windows
+
+    def world(win, remote, me):
+        if remote == UNDEF:
+            return "all"
+        members = comms.members(win.comm.group) if win.comm is not None else None
+        if members is None:
+            return str(me) if remote == 0 else "?%d" % remote
+        return str(members[remote]) if remote < len(members) else "?%d" % remote
+
+    for loc, rank, kind, ev, _ in events:
+        if kind in RMA_OPS:
+            nops += 1
+            pending[loc][(ev.win._ref, ev.matching_id)] += 1
+            issued[loc].add((ev.win._ref, ev.matching_id))
+            if ev.win.name in wins:
+                if kind == "RmaPut":
+                    what, sent, received = "put", ev.bytes, 0
+                elif kind == "RmaGet":
+                    what, sent, received = "get", 0, ev.bytes
+                else:
+                    what, sent, received = str(ev.type).split(".")[-1].lower(), ev.bytes_sent, ev.bytes_received
+                have[rank]["rma %s %s %s %d %d" % (ev.win.name, what, world(ev.win, ev.remote, rank), sent,
+                                                      received)] += 1
+        elif kind == "RmaOpCompleteRemote":
+            key = (ev.win._ref, ev.matching_id)
+            if pending[loc][key] > 0:
+                pending[loc][key] -= 1
+            else:
+                problems.append("rank %d: completion of %s #%d with no open operation" % (rank, ev.win.name,
+                                                                                        ev.matching_id))
+        elif kind == "RmaOpCompleteNonBlocking":
+            key = (ev.win._ref, ev.matching_id)
+            if key not in issued[loc] or key in local[loc]:
+                problems.append("rank %d: local completion of %s #%d, %s" % (
+                    rank, ev.win.name, ev.matching_id, "twice" if key in local[loc] else "never issued"))
+            local[loc].add(key)
+            if ev.win.name in wins:
+                have[rank]["local %s" % ev.win.name] += 1
+        elif kind == "RmaRequestLock":
+            nlocks += 1
+            held[(loc, ev.win._ref, ev.remote)] += 1
+            if ev.win.name in wins:
+                have[rank]["lock %s %s %s" % (ev.win.name, world(ev.win, ev.remote, rank),
+                                              str(ev.lock_type).split(".")[-1].lower())] += 1
+        elif kind == "RmaReleaseLock":
+            key = (loc, ev.win._ref, ev.remote)
+            if held[key] > 0:
+                held[key] -= 1
+            else:
+                problems.append("rank %d: %s released a lock on %s it did not hold" % (rank, ev.win.name,
+                                                                                     world(ev.win, ev.remote, rank)))
+    open_ops = sum(sum(c.values()) for c in pending.values())
+    if open_ops:
+        problems.append("%d operations never completed" % open_ops)
+    open_locks = sum(held.values())
+    if open_locks:
+        problems.append("%d locks never released" % open_locks)
+    for rank, want in sorted(announced.items()):
+        if want != have[rank]:
+            lost = want - have[rank]
+            extra = have[rank] - want
+            problems.append("rank %d: announced, not found: %s; found, not announced: %s"
+                            % (rank, sorted(lost.elements())[:4], sorted(extra.elements())[:4]))
+    detail = "%d operations, %d lock requests, %d announced" % (
+        nops, nlocks, sum(sum(c.values()) for c in announced.values()))
+    if problems:
+        detail += "; " + "; ".join(problems[:4])
+    say(not problems, "rma", detail)
+
+
 def main(argv):
     if len(argv) not in (2, 4):
         sys.exit("usage: conformance_check.py MERGED_DIR [PEERS_PREFIX NP]")
@@ -497,6 +609,7 @@ def main(argv):
     check_dataflow(comms, events)
     check_truth(events, report, resolution)
     check_report(report)
+    check_rma(os.path.join(out, "traces.otf2"), events, records)
     if records is not None:
         check_records(os.path.join(out, "traces.otf2"), records)
 

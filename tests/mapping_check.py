@@ -16,7 +16,9 @@ with OTF2's Python reader, not synctrace's code. Prints TAP-like lines
   - one-sided communication as tests/mpi_mapping.c does it on each rank
     (window "halo window" on MPI_COMM_WORLD; create, two fences, free as
     RMA collectives; a put to the next rank, an accumulate under a lock of
-    the next rank, odd ranks a put to their even partner under PSCW; every
+    the next rank, a get from the previous rank under MPI_Win_lock_all (one
+    SHARED lock request and release on every process: remote
+    OTF2_UNDEFINED_UINT32), no event for a put to MPI_PROC_NULL, odd ranks a put to their even partner under PSCW; every
     operation completed later, on the same window, by its matching id);
   - MPI's fence ordering holds in global time: an operation completed by a
     fence is issued before its target's fence of the same ordinal ends; and
@@ -28,6 +30,8 @@ import re
 import sys
 
 import otf2
+
+ALL_RANKS = 0xFFFFFFFF   # OTF2_UNDEFINED_UINT32: MPI_Win_lock_all's "every process of the window"
 
 from merged_check import fix_intercomm_fields   # python3-otf2 3.0 cannot read InterComm otherwise
 
@@ -129,8 +133,8 @@ def main(path, docs):
             kinds = collections.Counter(type(e).__name__ for e in evs)
             ends = collections.Counter(enum_name(e.collective_op) for e in evs if type(e).__name__ == "RmaCollectiveEnd")
             want = {"RmaWinCreate": 1, "RmaWinDestroy": 1, "RmaCollectiveBegin": 4, "RmaCollectiveEnd": 4,
-                    "RmaPut": 1 + rank % 2, "RmaAtomic": 1, "RmaRequestLock": 1, "RmaReleaseLock": 1,
-                    "RmaOpCompleteRemote": 2 + rank % 2, "RmaSync": 1}
+                    "RmaPut": 1 + rank % 2, "RmaAtomic": 1, "RmaGet": 1, "RmaRequestLock": 2, "RmaReleaseLock": 2,
+                    "RmaOpCompleteRemote": 3 + rank % 2, "RmaSync": 1}
             for k, v in want.items():
                 if kinds.get(k, 0) != v:
                     problems.append("rank %d: %d %s (want %d)" % (rank, kinds.get(k, 0), k, v))
@@ -152,8 +156,13 @@ def main(path, docs):
             locks = [(type(e).__name__, e.remote) for e in evs if "Lock" in type(e).__name__]
             if puts[:1] != [nxt] or (rank % 2 and puts[1:] != [rank ^ 1]):
                 problems.append("rank %d: puts to %s" % (rank, puts))
-            if locks != [("RmaRequestLock", nxt), ("RmaReleaseLock", nxt)]:
+            if locks != [("RmaRequestLock", nxt), ("RmaReleaseLock", nxt),
+                         ("RmaRequestLock", ALL_RANKS), ("RmaReleaseLock", ALL_RANKS)]:
                 problems.append("rank %d: locks %s" % (rank, locks))
+            types = [enum_name(e.lock_type) for e in evs if type(e).__name__ == "RmaRequestLock"]
+            gets = [e.remote for e in evs if type(e).__name__ == "RmaGet"]
+            if types != ["SHARED", "SHARED"] or gets != [(rank + nranks - 1) % nranks]:
+                problems.append("rank %d: lock types %s, gets from %s" % (rank, types, gets))
             syncs = [(enum_name(e.sync_type), e.remote) for e in evs if type(e).__name__ == "RmaSync"]
             if syncs != [("NOTIFY_OUT" if rank % 2 else "NOTIFY_IN", rank ^ 1)]:
                 problems.append("rank %d: PSCW notifications %s" % (rank, syncs))

@@ -16,6 +16,7 @@
 #define REQ_T type(MPI_Request)
 #define TYPE_T type(MPI_Datatype)
 #define MSG_T type(MPI_Message)
+#define WIN_T type(MPI_Win)
 #define IERR
 #else
 #define DECL_STATUS(x) integer :: x(MPI_STATUS_SIZE)
@@ -28,6 +29,7 @@
 #define REQ_T integer
 #define TYPE_T integer
 #define MSG_T integer
+#define WIN_T integer
 #define IERR , ierr
 #endif
 program mpi_fortran
@@ -54,6 +56,10 @@ program mpi_fortran
     integer :: outcount, indices(4)
     integer(kind=MPI_ADDRESS_KIND) :: addr, displs_w(1)
     double precision :: t
+    WIN_T :: win
+    integer :: wbuf(16), one, fetched, never, old, peek, dbuf(4)
+    WIN_T :: dwin
+    integer(kind=MPI_ADDRESS_KIND) :: winsize, disp
 
     errors = 0
     displs_w = 0
@@ -213,6 +219,61 @@ program mpi_fortran
     call expect(src == left .and. dst == right, 'cart shift')
     call MPI_Neighbor_alltoall(all, 1, MPI_INTEGER, buf, 1, MPI_INTEGER, cart IERR)
     call MPI_Comm_free(cart IERR)
+
+    ! One-sided: a named window; a fence epoch with put, get, accumulate
+    ! and an MPI_PROC_NULL put; an exclusive lock with fetch_and_op;
+    ! lock_all with request-based operations, every atomic and flushes; a
+    ! dynamic window.
+    do i = 1, 16
+        wbuf(i) = rank * 100 + i - 1
+    end do
+    one = 1
+    winsize = 64
+    call MPI_Win_create(wbuf, winsize, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win IERR)
+    call MPI_Win_set_name(win, 'fortran window' IERR)
+    call MPI_Win_fence(0, win IERR)
+    disp = rank
+    call MPI_Put(one, 1, MPI_INTEGER, right, disp, 1, MPI_INTEGER, win IERR)
+    disp = 8
+    call MPI_Get(buf, 2, MPI_INTEGER, left, disp, 2, MPI_INTEGER, win IERR)
+    disp = 12
+    call MPI_Accumulate(one, 1, MPI_INTEGER, 0, disp, 1, MPI_INTEGER, MPI_SUM, win IERR)
+    call MPI_Put(one, 1, MPI_INTEGER, MPI_PROC_NULL, disp, 1, MPI_INTEGER, win IERR)
+    call MPI_Win_fence(0, win IERR)
+    call expect(buf(1) == left * 100 + 8 .and. buf(2) == left * 100 + 9, 'rma get')
+    disp = 13
+    call MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win IERR)
+    call MPI_Fetch_and_op(one, fetched, MPI_INTEGER, 0, disp, MPI_SUM, win IERR)
+    call MPI_Win_unlock(0, win IERR)
+    call expect(fetched >= 13 .and. fetched < 13 + size, 'fetch_and_op')
+    disp = 9
+    call MPI_Win_lock_all(0, win IERR)
+    call MPI_Rget(buf, 1, MPI_INTEGER, right, disp, 1, MPI_INTEGER, win, reqs(1) IERR)
+    call MPI_Wait(reqs(1), MPI_STATUS_IGNORE IERR)
+    call MPI_Win_flush(right, win IERR)
+    ! a zero-count put, an atomic read, a compare_and_swap that never swaps,
+    ! a request-based accumulate, an MPI_PROC_NULL get, flush_all
+    disp = 14
+    call MPI_Put(one, 0, MPI_INTEGER, right, disp, 0, MPI_INTEGER, win IERR)
+    call MPI_Raccumulate(one, 1, MPI_INTEGER, right, disp, 1, MPI_INTEGER, MPI_SUM, win, reqs(2) IERR)
+    disp = 15
+    never = -5
+    call MPI_Get_accumulate(one, 1, MPI_INTEGER, peek, 1, MPI_INTEGER, right, disp, 1, MPI_INTEGER, MPI_NO_OP, &
+                            win IERR)
+    call MPI_Compare_and_swap(one, never, old, MPI_INTEGER, right, disp, win IERR)
+    call MPI_Get(fetched, 1, MPI_INTEGER, MPI_PROC_NULL, disp, 1, MPI_INTEGER, win IERR)
+    call MPI_Wait(reqs(2), MPI_STATUS_IGNORE IERR)
+    call MPI_Win_flush_all(win IERR)
+    call MPI_Win_unlock_all(win IERR)
+    call expect(buf(1) == right * 100 + 9, 'rget')
+    call expect(peek == right * 100 + 15 .and. old == right * 100 + 15, 'get_accumulate, compare_and_swap')
+    call MPI_Win_free(win IERR)
+    ! a dynamic window with memory attached and detached
+    call MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, dwin IERR)
+    winsize = 16
+    call MPI_Win_attach(dwin, dbuf, winsize IERR)
+    call MPI_Win_detach(dwin, dbuf IERR)
+    call MPI_Win_free(dwin IERR)
 
     t = MPI_Wtime()
     call expect(MPI_Wtime() >= t, 'wtime')

@@ -188,6 +188,52 @@ int main(int argc, char **argv)
     MPI_Neighbor_alltoall(all, 1, MPI_INT, buf, 1, MPI_INT, cart);
     MPI_Comm_free(&cart);
 
+    /* One-sided: a named window; a fence epoch with put, get, accumulate
+     * and an MPI_PROC_NULL put; an exclusive lock with fetch_and_op;
+     * lock_all with request-based operations, every atomic and flushes; a
+     * dynamic window. */
+    int wbuf[16], fetched = 0;
+    for (int i = 0; i < 16; i++)
+        wbuf[i] = rank * 100 + i;
+    MPI_Win win;
+    MPI_Win_create(wbuf, 64, 4, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_set_name(win, "fortran window");
+    MPI_Win_fence(0, win);
+    MPI_Put(&one, 1, MPI_INT, right, rank, 1, MPI_INT, win);
+    MPI_Get(buf, 2, MPI_INT, left, 8, 2, MPI_INT, win);
+    MPI_Accumulate(&one, 1, MPI_INT, 0, 12, 1, MPI_INT, MPI_SUM, win);
+    MPI_Put(&one, 1, MPI_INT, MPI_PROC_NULL, 12, 1, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    expect(buf[0] == left * 100 + 8 && buf[1] == left * 100 + 9, rank, "rma get");
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+    MPI_Fetch_and_op(&one, &fetched, MPI_INT, 0, 13, MPI_SUM, win);
+    MPI_Win_unlock(0, win);
+    expect(fetched >= 13 && fetched < 13 + size, rank, "fetch_and_op");
+    MPI_Win_lock_all(0, win);
+    MPI_Rget(buf, 1, MPI_INT, right, 9, 1, MPI_INT, win, &reqs[0]);
+    MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    MPI_Win_flush(right, win);
+    /* a zero-count put, an atomic read, a compare_and_swap that never swaps,
+     * a request-based accumulate, an MPI_PROC_NULL get, flush_all */
+    int never = -5, old = 0, peek = 0, dbuf[4];
+    MPI_Put(&one, 0, MPI_INT, right, 14, 0, MPI_INT, win);
+    MPI_Raccumulate(&one, 1, MPI_INT, right, 14, 1, MPI_INT, MPI_SUM, win, &reqs[1]);
+    MPI_Get_accumulate(&one, 1, MPI_INT, &peek, 1, MPI_INT, right, 15, 1, MPI_INT, MPI_NO_OP, win);
+    MPI_Compare_and_swap(&one, &never, &old, MPI_INT, right, 15, win);
+    MPI_Get(&fetched, 1, MPI_INT, MPI_PROC_NULL, 15, 1, MPI_INT, win);
+    MPI_Wait(&reqs[1], MPI_STATUS_IGNORE);
+    MPI_Win_flush_all(win);
+    MPI_Win_unlock_all(win);
+    expect(buf[0] == right * 100 + 9, rank, "rget");
+    expect(peek == right * 100 + 15 && old == right * 100 + 15, rank, "get_accumulate, compare_and_swap");
+    MPI_Win_free(&win);
+    /* a dynamic window with memory attached and detached */
+    MPI_Win dwin;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dwin);
+    MPI_Win_attach(dwin, dbuf, 16);
+    MPI_Win_detach(dwin, dbuf);
+    MPI_Win_free(&dwin);
+
     double t = MPI_Wtime();
     expect(MPI_Wtime() >= t, rank, "wtime");
     printf("rank %d errors %d\n", rank, errors);

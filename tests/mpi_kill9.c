@@ -1,6 +1,6 @@
 /* mpi_kill9.c — a rank killed with SIGKILL, for tests/test-recover.sh.
  *
- *   mpirun -np 4 mpi_kill9 [CALLS]
+ *   mpirun -np 4 mpi_kill9 [CALLS [rma]]
  *
  * Every rank first makes one MPI_Comm_dup (a communicator definition for
  * the journal) and a barrier. Rank 2 then makes CALLS calls of MPI_Iprobe
@@ -8,7 +8,11 @@
  * tracer flushes its buffer several times), prints
  * "KILLING rank 2 after CALLS calls" (flushed) and sends itself SIGKILL,
  * which no tracer can catch. The other ranks wait in an MPI_Recv from
- * rank 2 that never comes, until mpirun kills them (SIGTERM). */
+ * rank 2 that never comes, until mpirun kills them (SIGTERM).
+ * With "rma", every rank first also makes a window on the duplicate named
+ * "killed window", puts to its right neighbour in a fence epoch and gets
+ * from it under MPI_Win_lock_all (the window is never freed: rank 2 dies
+ * with it). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE   /* kill() */
 #endif
@@ -34,6 +38,20 @@ int main(int argc, char **argv)
     MPI_Comm dup;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Barrier(dup);
+    if (argc > 2 && argv[2][0] == 'r') {
+        static int mem[4], got;
+        int right = (rank + 1) % size;
+        MPI_Win win;
+        MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, dup, &win);
+        MPI_Win_set_name(win, "killed window");
+        MPI_Win_fence(0, win);
+        MPI_Put(&rank, 1, MPI_INT, right, 0, 1, MPI_INT, win);
+        MPI_Win_fence(0, win);
+        MPI_Win_lock_all(0, win);
+        MPI_Get(&got, 1, MPI_INT, right, 0, 1, MPI_INT, win);
+        MPI_Win_unlock_all(win);
+        MPI_Barrier(dup);
+    }
 
     if (rank == 2) {
         int flag;

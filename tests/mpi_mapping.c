@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     MPI_Bcast(&x, 1, MPI_INT, root, inter);
     sum += me >= n / 2 ? x : 0;
 
-    /* one-sided: fence + put, lock/unlock + accumulate, post/start/complete/wait */
+    /* one-sided: fence + put, lock/unlock + accumulate, lock_all + get, post/start/complete/wait */
     int buf[4] = { 0, 0, 0, 0 };   /* [0] put under fence, [1] accumulated under lock, [2] put under PSCW */
     MPI_Win win;
     MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
@@ -68,6 +68,13 @@ int main(int argc, char **argv)
     MPI_Win_lock(MPI_LOCK_SHARED, (me + 1) % n, 0, win);
     MPI_Accumulate(&x, 1, MPI_INT, (me + 1) % n, 1, 1, MPI_INT, MPI_SUM, win);
     MPI_Win_unlock((me + 1) % n, win);
+    /* lock_all: a get of the previous rank's [3] (never written), a put to MPI_PROC_NULL (no event) */
+    int prev3 = -1;
+    MPI_Win_lock_all(0, win);
+    MPI_Get(&prev3, 1, MPI_INT, (me + n - 1) % n, 3, 1, MPI_INT, win);
+    MPI_Put(&me, 1, MPI_INT, MPI_PROC_NULL, 3, 1, MPI_INT, win);
+    MPI_Win_unlock_all(win);
+    sum += prev3;
     /* post/start/complete/wait: odd ranks put into their even neighbour */
     MPI_Group world, peer;
     int partner = me ^ 1;

@@ -14,11 +14,11 @@
 # shows any more, its line in known() must go.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-programs="self_comm split_single intercomm_p2p intercomm_rooted intercomm_all zero_late in_place rma topology
-          named persistent_nbc request_free group_idup flushes"
-checks="monotonic tachyons matched peers dataflow error bounds report records"
+programs="self_comm split_single intercomm_p2p intercomm_rooted intercomm_all zero_late in_place rma rma_passive
+          topology named persistent_nbc request_free group_idup flushes"
+checks="monotonic tachyons matched peers dataflow error bounds report records rma"
 nchecks=$(echo $checks | wc -w)
-plan $(( $(echo $programs | wc -w) * (2 + nchecks) + 4 ))
+plan $(( $(echo $programs | wc -w) * (2 + nchecks) + 5 ))
 tmp=$(scratch)
 mkdir -p "$tmp/conformance"
 skew=seed=29,offset_us=1000,drift_ppm=50
@@ -117,5 +117,25 @@ PY
     done
 else
     for c in error bounds report peers; do skip "no clean split_single result or no Python otf2 module"; done
+fi
+# ...and its rma check reads targets and bytes: rma_passive's trace against
+# announcements with one put's target moved to another rank must fail.
+d=$tmp/doctored-rma
+if [ -f "$tmp/rma_passive.out/report.json" ] && [ -n "$pyotf2" ]; then
+    for r in 0 1 2 3; do cp "$tmp/rma_passive.peers.$r" "$d.peers.$r"; done
+    "$pyotf2" - "$d.peers.0" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = next(i for i, l in enumerate(lines) if l.startswith("rma passive put "))
+w = lines[i].split()
+w[3] = str((int(w[3]) + 1) % 4)
+lines[i] = " ".join(w)
+open(sys.argv[1], "w").write("\n".join(lines))
+PY
+    "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$tmp/rma_passive.out" "$d.peers" 4 >"$d.check" 2>&1
+    grep -q "^not ok - rma: " "$d.check"
+    ok $? "the checker catches a put announced to another target ($(grep -E "^(not )?ok - rma: " "$d.check" | cut -c1-160))"
+else
+    skip "no rma_passive result or no Python otf2 module"
 fi
 finish

@@ -4,10 +4,12 @@
 # `use mpi` and with `use mpi_f08` (IERROR left out), and its C twin
 # (tests/mpi_fortran_ref.c) once: point-to-point with wildcards and statuses,
 # MPI_STATUS(ES)_IGNORE, non-blocking requests completed by MPI_Waitall and
-# MPI_Waitany, collectives (MPI_IN_PLACE, MPI_Alltoallw) and a communicator
-# split. Each Fortran program must reach the tracer under the symbol names
-# it really calls, check MPI's results itself, and leave raw and merged
-# traces with the same events as the C program's (tests/fortran_check.py).
+# MPI_Waitany, collectives (MPI_IN_PLACE, MPI_Alltoallw), a communicator
+# split and one-sided communication (fence, locks, lock_all, MPI_Rget); and
+# tests/mpi_fortran_cptr.F90, windows allocated with TYPE(C_PTR) pointers.
+# Each Fortran program must reach the tracer under the symbol names it
+# really calls, check MPI's results itself, and leave raw and merged traces
+# with the same events as the C program's (tests/fortran_check.py).
 # Without an MPI Fortran compiler (configure's MPIFORT) every check is SKIP.
 . "$top_srcdir/tests/lib.sh"
 top_srcdir=$(cd "$top_srcdir" && pwd)   # the Fortran builds run in a scratch directory
@@ -16,7 +18,7 @@ top_srcdir=$(cd "$top_srcdir" && pwd)   # the Fortran builds run in a scratch di
 np=4
 skew=seed=11,offset_us=700,drift_ppm=40
 flavours="mpif_h use_mpi use_mpi_f08"
-nchecks=$((3 + 2 + 2 + 3 * 14 + 2))
+nchecks=$((3 + 2 + 3 + 3 * 14 + 2 + 2))
 
 if [ -z "$MPIFORT" ]; then
     plan "$nchecks"
@@ -105,6 +107,13 @@ trace "$tmp/c_ref" c_ref
 ok $? "C twin: traced, dumped and merged"
 [ "$(cat "$tmp/c_ref.out")" = "$expected_out" ]
 ok $? "C twin: MPI's results are right on every rank"
+# The twins' comparison covers one-sided communication only if the C
+# program's merged trace has it: a named window, put, get, atomics, locks.
+for e in 'RMA_PUT .*Window: "fortran window"' RMA_GET 'RMA_ATOMIC .*COMPARE_AND_SWAP' RMA_OP_COMPLETE_REMOTE \
+         RMA_OP_COMPLETE_NON_BLOCKING RMA_REQUEST_LOCK RMA_RELEASE_LOCK 'RMA_WIN_CREATE .*<1>'; do
+    grep -q "^$e" "$tmp/c_ref.print" || { echo "# no $e"; false; } || break
+done
+ok $? "C twin: the merged trace has its one-sided operations, local completions, locks, both windows and a name"
 
 for fl in $flavours; do
     prog=$tmp/$fl
@@ -152,6 +161,26 @@ ok $? "the checker fails a trace with the MPI_Waitall regions missing"
 sed 's/Tag: 40,/Tag: 41,/' "$tmp/use_mpi_f08.print" >"$tmp/broken.print"
 "$PYTHON3" "$top_srcdir/tests/fortran_check.py" merged "$tmp/c_ref.print" "$tmp/broken.print" 2>&1 | grep -q '^not ok'
 ok $? "the checker fails a merged trace with one tag changed"
+
+# Windows allocated with a TYPE(C_PTR) base pointer (`use mpi`): Open MPI's
+# mpi_win_allocate_cptr_ and friends, not in mpi.h (src/fortran_cptr.c).
+cptr=$tmp/cptr
+if (cd "$tmp" && "$MPIFORT" -O1 -o "$cptr" "$top_srcdir/tests/mpi_fortran_cptr.F90") 2>"$tmp/cptr.build" \
+    && nm -u "$cptr" | grep -q ' mpi_win_allocate_cptr_$'; then
+    trace "$cptr" cptr
+    rc=$?
+    [ $rc -eq 0 ] && [ "$(cat "$tmp/cptr.out")" = "$expected_out" ]
+    ok $? "cptr: MPI_Win_allocate(_shared) with a TYPE(C_PTR) base: traced and merged, MPI's results right"
+    n() { grep -cE "$1" "$tmp/cptr.print"; }
+    [ "$(n '^RMA_WIN_CREATE .*"cptr window"')" = $np ] && [ "$(n '^RMA_WIN_CREATE .*"cptr shared"')" = $np ] \
+        && [ "$(n '^RMA_PUT .*"cptr window"')" = $np ] && [ "$(n '^RMA_PUT .*"cptr shared"')" = $np ] \
+        && [ "$(n '^ENTER .*"MPI_Win_shared_query"')" = $np ]
+    ok $? "cptr: both windows created, named and put to on every rank, MPI_Win_shared_query recorded"
+else
+    sed 's/^/# /' "$tmp/cptr.build" | head -5
+    ok 1 "cptr: build tests/mpi_fortran_cptr.F90 (it must call mpi_win_allocate_cptr_)"
+    ok 1 "cptr: no program"
+fi
 
 plan "$_tap_n"
 finish

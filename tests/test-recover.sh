@@ -5,10 +5,12 @@
 # MPI_Iprobe calls, flushing its buffer several times, then kills itself;
 # the others wait in an MPI_Recv until mpirun ends them with SIGTERM (their
 # archives are closed by the tracer's signal handler). SYNCTRACE_SKEW is on,
-# so the recovered events must keep their true_time attribute too.
+# so the recovered events must keep their true_time attribute too. A second
+# run ("rma") first does one-sided communication on a named window: the
+# recovered rank keeps its window and its RMA events.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-N=17
+N=20
 plan $N
 
 tmp=$(scratch)
@@ -218,4 +220,47 @@ st dump "$tmp/missing3" >/dev/null 2>"$tmp/missing.err"
 rc=$?
 [ $rc -ne 0 ] && [ "$(wc -l <"$tmp/missing.err")" -eq 1 ] && grep -q "rank-000003.otf2: missing" "$tmp/missing.err"
 ok $? "dump: the last rank missing is reported too ($(head -1 "$tmp/missing.err"))"
+# --- one-sided communication before the kill: the recovered rank 2 keeps
+# its window (definition and name from the journal) and its RMA events.
+dir2=$tmp/trace-rma
+timeout -k 5 25 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 \
+    -x LD_PRELOAD="$SYNCTRACE_LIB" -x SYNCTRACE_DIR="$dir2" -x SYNCTRACE_BUFFER_MB=1 \
+    -x SYNCTRACE_SKEW=seed=3,offset_us=500,drift_ppm=20 \
+    "$prog" $calls rma >"$tmp/out2" 2>"$tmp/err2"
+left=$(pgrep -f "$prog" | tr '\n' ' ')
+for pid in $left; do kill -9 "$pid" 2>/dev/null; done   # only this test's own program
+grep -q "^KILLING rank 2 after $calls calls" "$tmp/out2" && [ ! -s "$dir2/rank-000002.otf2" ] \
+    && grep -q '^window 0 3$' "$dir2/rank-000002.journal" && grep -q '^window_name 0 killed%20window$' "$dir2/rank-000002.journal"
+ok $? "rma: rank 2 was killed after its one-sided calls; its journal holds the window and its name"
+st merge "$dir2" -o "$tmp/merged2" >"$tmp/merge2.out" 2>"$tmp/merge2.err"
+rc=$?
+ok $rc "rma: synctrace merge merges the trace with the recovered rank (exit $rc)"
+pyotf2=""
+for p in "$PYTHON3" /usr/bin/python3; do "$p" -c "import otf2" 2>/dev/null && { pyotf2=$p; break; }; done
+if [ -n "$pyotf2" ]; then
+    "$pyotf2" - "$tmp/merged2" >"$tmp/rma.check" 2>&1 <<'EOF'
+import collections, json, sys, otf2
+with otf2.reader.open(sys.argv[1] + "/traces.otf2") as t:
+    wins = [w.name for w in t.definitions.rma_wins]
+    world = [g for g in t.definitions.groups if g.group_type == otf2.GroupType.COMM_LOCATIONS][0]
+    rank_of = {loc._ref: r for r, loc in enumerate(world.members)}
+    seen = collections.defaultdict(collections.Counter)
+    for loc, ev in t.events:
+        name = type(ev).__name__
+        if name.startswith("Rma"):
+            seen[rank_of.get(loc._ref)][(name, getattr(getattr(ev, "win", None), "name", None))] += 1
+report = json.load(open(sys.argv[1] + "/report.json"))
+want = {"RmaWinCreate": 1, "RmaPut": 1, "RmaGet": 1, "RmaOpCompleteRemote": 2, "RmaRequestLock": 1,
+        "RmaReleaseLock": 1}
+bad = [(r, k) for r in range(4) for k, n in want.items() if seen[r][(k, "killed window")] != n]
+print("%s - windows %s, rank 2's RMA events %s, tachyons %s%s" % (
+    "ok" if wins == ["killed window"] and not bad and report.get("tachyons_after") == 0 else "not ok",
+    wins, dict((k[0], n) for k, n in seen[2].items()), report.get("tachyons_after"),
+    "; wrong counts (rank, event): %s" % bad[:4] if bad else ""))
+EOF
+    grep -q "^ok - " "$tmp/rma.check"
+    ok $? "rma: every rank, the recovered one too, has the named window and its RMA events; 0 tachyons ($(cut -c1-300 "$tmp/rma.check"))"
+else
+    skip "no Python otf2 module"
+fi
 finish

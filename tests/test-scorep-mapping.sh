@@ -2,7 +2,7 @@
 # The merged archive, point by point against Score-P's (issue 10, section 6;
 # docs/scorep-mapping.md): a program with one call of each kind Vampir reads
 # differently (collectives of every role, a named split and its duplicate, an
-# intercommunicator, one-sided calls with fence, lock/unlock and PSCW, a
+# intercommunicator, one-sided calls with fence, lock/unlock, lock_all and PSCW, a
 # Cartesian and a graph topology) runs
 # untraced and traced with the same output, merges with skewed clocks, and
 # OTF2's own readers check the result: mapping_check.py (Python bindings)

@@ -348,6 +348,10 @@ def fortran_convert(fn, impl):
         elif word == 'MPI_Aint' and arr:
             fparams.append(('MPI_Aint *', n))
             cargs.append(n)
+        elif word == 'MPI_Aint' and '*' not in base:
+            # INTEGER(KIND=MPI_ADDRESS_KIND), by reference like every Fortran argument
+            fparams.append(('MPI_Aint *', n))
+            cargs.append('*' + n)
         elif word == 'MPI_Status' and not arr and n == 'status':
             fparams.append(('MPI_Fint *', n))
             first.append('MPI_Status c_%s_;' % n)

@@ -91,6 +91,27 @@ static inline int cf_world_of(MPI_Comm comm, int r)
     return w;
 }
 
+/* The merged archive must hold this rank's one-sided operation on window
+ * `win` (its name) to rank `target` of `comm`, `kind` put, get or the OTF2
+ * atomic type (accumulate, fetch_and_accumulate, compare_and_swap). */
+static inline void cf_expect_rma(const char *win, const char *kind, MPI_Comm comm, int target, int sent,
+                                 int received)
+{
+    char line[200];
+    snprintf(line, sizeof line, "rma %s %s %d %d %d", win, kind, cf_world_of(comm, target), sent, received);
+    cf_expect_record(line);
+}
+
+/* ... and its lock request on rank `target` of `comm` (< 0: MPI_Win_lock_all). */
+static inline void cf_expect_lock(const char *win, MPI_Comm comm, int target, const char *type)
+{
+    char line[200], who[16] = "all";
+    if (target >= 0)
+        snprintf(who, sizeof who, "%d", cf_world_of(comm, target));
+    snprintf(line, sizeof line, "lock %s %s %s", win, who, type);
+    cf_expect_record(line);
+}
+
 /* Sleep `ms` milliseconds: makes one rank late, deterministically in order
  * (the outputs never depend on it). */
 static inline void cf_sleep_ms(int ms)

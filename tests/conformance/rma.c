@@ -1,7 +1,8 @@
 /* rma.c — one-sided communication in the three synchronisation modes:
  * fence epochs with Put/Get/Accumulate, passive target Lock/Unlock
  * (exclusive and shared, Lock_all), and post-start-complete-wait; windows
- * from MPI_Win_create and MPI_Win_allocate, one of them named. 4 ranks. */
+ * from MPI_Win_create and MPI_Win_allocate, both named. Every operation
+ * and lock is announced (window, target, bytes) for the checker. 4 ranks. */
 #include "conformance.h"
 
 #define W 16
@@ -25,12 +26,15 @@ int main(int argc, char **argv)
     MPI_Win_fence(0, win);
     MPI_Put(v, 4, MPI_INT, right, 0, 4, MPI_INT, win);
     cf_expect_record("put");
+    cf_expect_rma("conformance window", "put", MPI_COMM_WORLD, right, 16, 0);
     MPI_Win_fence(0, win);
     if (cf_rank == 3)
         cf_sleep_ms(10);
     MPI_Get(got, 4, MPI_INT, left, 0, 4, MPI_INT, win);
     cf_expect_record("get");
+    cf_expect_rma("conformance window", "get", MPI_COMM_WORLD, left, 0, 16);
     MPI_Accumulate(v, 2, MPI_INT, 0, 8, 2, MPI_INT, MPI_SUM, win);
+    cf_expect_rma("conformance window", "accumulate", MPI_COMM_WORLD, 0, 8, 0);
     MPI_Win_fence(0, win);
     cf_fold_ints(got, 4);
     cf_fold_ints(mem, W);
@@ -40,18 +44,24 @@ int main(int argc, char **argv)
     for (int r = 0; r < n; r++) {
         if (r == cf_rank) {
             MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+            cf_expect_lock("conformance window", MPI_COMM_WORLD, 1, "exclusive");
             MPI_Accumulate(&cf_rank, 1, MPI_INT, 1, 12, 1, MPI_INT, MPI_SUM, win);
+            cf_expect_rma("conformance window", "accumulate", MPI_COMM_WORLD, 1, 4, 0);
             MPI_Win_unlock(1, win);
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
     MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+    cf_expect_lock("conformance window", MPI_COMM_WORLD, 1, "shared");
     MPI_Get(got, 1, MPI_INT, 1, 12, 1, MPI_INT, win);
     cf_expect_record("get");
+    cf_expect_rma("conformance window", "get", MPI_COMM_WORLD, 1, 0, 4);
     MPI_Win_unlock(1, win);
     cf_fold_ints(got, 1);
     MPI_Win_lock_all(0, win);
+    cf_expect_lock("conformance window", MPI_COMM_WORLD, -1, "shared");
     MPI_Get(got, 2, MPI_INT, right, 0, 2, MPI_INT, win);
+    cf_expect_rma("conformance window", "get", MPI_COMM_WORLD, right, 0, 8);
     MPI_Win_flush(right, win);
     MPI_Win_unlock_all(win);
     cf_fold_ints(got, 2);
@@ -61,6 +71,8 @@ int main(int argc, char **argv)
     int *mem2;
     MPI_Win_allocate(W * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem2, &win2);
     cf_expect_record("window");
+    MPI_Win_set_name(win2, "pscw window");
+    cf_expect_record("name pscw window");
     for (int i = 0; i < W; i++)
         mem2[i] = -1;
     MPI_Barrier(MPI_COMM_WORLD);
@@ -78,6 +90,7 @@ int main(int argc, char **argv)
         MPI_Win_start(peer, 0, win2);
         MPI_Put(v, W, MPI_INT, other, 0, W, MPI_INT, win2);
         cf_expect_record("put");
+        cf_expect_rma("pscw window", "put", MPI_COMM_WORLD, other, 4 * W, 0);
         MPI_Win_complete(win2);
     }
     MPI_Group_free(&peer);

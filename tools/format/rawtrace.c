@@ -144,6 +144,13 @@ static OTF2_CallbackCode ev_rma_complete_remote(EV_HEAD, OTF2_RmaWinRef win, uin
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode ev_rma_complete_non_blocking(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
+{
+    EV_UNUSED; RMA(RT_RMA_OP_COMPLETE_NON_BLOCKING);
+    e->req = id;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode ev_rma_request_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock,
                                              OTF2_LockType type)
 {
@@ -626,6 +633,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     OTF2_EvtReaderCallbacks_SetRmaGetCallback(ecb, ev_rma_get);
     OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(ecb, ev_rma_atomic);
     OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(ecb, ev_rma_complete_remote);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(ecb, ev_rma_complete_non_blocking);
     OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(ecb, ev_rma_request_lock);
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(ecb, ev_rma_release_lock);
     OTF2_EvtReaderCallbacks_SetRmaSyncCallback(ecb, ev_rma_sync);

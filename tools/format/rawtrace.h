@@ -22,13 +22,15 @@ enum rt_kind {
  *   COLL_END: req = operation << 32 | sync level, peer = root, bytes/received
  *   PUT, GET: peer = target rank, bytes, req = matching id
  *   ATOMIC: peer = target rank, bytes = sent, received, req = matching id, `tag` >> 8 = atomic type
- *   OP_COMPLETE_REMOTE: req = matching id
+ *   OP_COMPLETE_REMOTE, OP_COMPLETE_NON_BLOCKING: req = matching id (remote completion; local
+ *       completion of a request-based operation, at its request's completion)
  *   REQUEST_LOCK: peer = target rank, req = lock id, bytes = lock type
  *   RELEASE_LOCK: peer = target rank, req = lock id
  *   SYNC: peer = remote rank, bytes = sync type (PSCW: complete's NOTIFY_OUT, wait's NOTIFY_IN) */
 enum rt_rma {
     RT_RMA_WIN_CREATE, RT_RMA_WIN_DESTROY, RT_RMA_COLL_BEGIN, RT_RMA_COLL_END, RT_RMA_PUT, RT_RMA_GET,
-    RT_RMA_ATOMIC, RT_RMA_OP_COMPLETE_REMOTE, RT_RMA_REQUEST_LOCK, RT_RMA_RELEASE_LOCK, RT_RMA_SYNC
+    RT_RMA_ATOMIC, RT_RMA_OP_COMPLETE_REMOTE, RT_RMA_REQUEST_LOCK, RT_RMA_RELEASE_LOCK, RT_RMA_SYNC,
+    RT_RMA_OP_COMPLETE_NON_BLOCKING
 };
 #define RT_ANY UINT32_MAX
 

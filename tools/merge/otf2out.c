@@ -332,6 +332,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                              e->received, e->req));
                     break;
                 case RT_RMA_OP_COMPLETE_REMOTE: CHECK(OTF2_EvtWriter_RmaOpCompleteRemote(w, a, t, win, e->req)); break;
+                case RT_RMA_OP_COMPLETE_NON_BLOCKING:
+                    CHECK(OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, a, t, win, e->req));
+                    break;
                 case RT_RMA_REQUEST_LOCK:
                     CHECK(OTF2_EvtWriter_RmaRequestLock(w, a, t, win, e->peer, e->req, (OTF2_LockType)e->bytes));
                     break;

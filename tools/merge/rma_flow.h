@@ -14,7 +14,16 @@
  * MPI_Win_complete, so origin o's k-th complete toward target t (its
  * RmaSync NOTIFY_OUT, stamped at complete's entry) precedes the end of t's
  * k-th wait naming o (its RmaSync NOTIFY_IN, stamped at wait's exit).
- * Nothing is inferred for passive-target epochs (the target takes no part). */
+ * Nothing is inferred for passive-target epochs (MPI_Win_lock/unlock,
+ * lock_all, flush): the target takes no part, so no event of the target's
+ * is ordered by them. Mutual exclusion of exclusive locks gives no
+ * constraint either: MPI orders lock acquisitions in no way (any waiting
+ * origin may get the lock next, and MPI_Win_lock may return before the lock
+ * is granted, which may happen as late as in MPI_Win_unlock), so two
+ * exclusive epochs of origins A and B on one target say only "A's epoch
+ * before B's, or B's before A's" -- a disjunction, which difference
+ * constraints cannot state, and picking the order the skewed timestamps
+ * show would be assuming what the merge is there to find out. */
 #ifndef SYNCTRACE_RMA_FLOW_H
 #define SYNCTRACE_RMA_FLOW_H
 

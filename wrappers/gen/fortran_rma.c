@@ -5,389 +5,224 @@
 #include "regions.h"
 #include "fortran.h"
 
-/* MPI_Accumulate: the region around Open MPI's Fortran binding */
-extern void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Accumulate: converted; the C wrapper records */
 static void st_f_MPI_Accumulate(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_accumulate_)
-        st_f_missing("pmpi_accumulate_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Accumulate);
-    pmpi_accumulate_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
+    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
+    MPI_Op c_op = PMPI_Op_f2c(*op);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Accumulate(st_f_buf(origin_addr), (int)*origin_count, c_origin_datatype, (int)*target_rank, *target_disp, (int)*target_count, c_target_datatype, c_op, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Accumulate, mpi_accumulate);
 ST_F_ALIAS(st_f_MPI_Accumulate, mpi_accumulate_);
 ST_F_ALIAS(st_f_MPI_Accumulate, mpi_accumulate__);
 ST_F_ALIAS(st_f_MPI_Accumulate, MPI_ACCUMULATE);
+ST_F_ALIAS(st_f_MPI_Accumulate, mpi_accumulate_f08_);
 
-extern void pmpi_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Accumulate_f08(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_accumulate_f08_)
-        st_f_missing("pmpi_accumulate_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Accumulate);
-    pmpi_accumulate_f08_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Accumulate_f08, mpi_accumulate_f08_);
-
-/* MPI_Compare_and_swap: the region around Open MPI's Fortran binding */
-extern void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Compare_and_swap: converted; the C wrapper records */
 static void st_f_MPI_Compare_and_swap(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_compare_and_swap_)
-        st_f_missing("pmpi_compare_and_swap_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Compare_and_swap);
-    pmpi_compare_and_swap_(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Compare_and_swap(st_f_buf(origin_addr), st_f_buf(compare_addr), st_f_buf(result_addr), c_datatype, (int)*target_rank, *target_disp, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Compare_and_swap, mpi_compare_and_swap);
 ST_F_ALIAS(st_f_MPI_Compare_and_swap, mpi_compare_and_swap_);
 ST_F_ALIAS(st_f_MPI_Compare_and_swap, mpi_compare_and_swap__);
 ST_F_ALIAS(st_f_MPI_Compare_and_swap, MPI_COMPARE_AND_SWAP);
+ST_F_ALIAS(st_f_MPI_Compare_and_swap, mpi_compare_and_swap_f08_);
 
-extern void pmpi_compare_and_swap_f08_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Compare_and_swap_f08(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_compare_and_swap_f08_)
-        st_f_missing("pmpi_compare_and_swap_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Compare_and_swap);
-    pmpi_compare_and_swap_f08_(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Compare_and_swap_f08, mpi_compare_and_swap_f08_);
-
-/* MPI_Fetch_and_op: the region around Open MPI's Fortran binding */
-extern void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Fetch_and_op: converted; the C wrapper records */
 static void st_f_MPI_Fetch_and_op(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_fetch_and_op_)
-        st_f_missing("pmpi_fetch_and_op_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Fetch_and_op);
-    pmpi_fetch_and_op_(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Datatype c_datatype = PMPI_Type_f2c(*datatype);
+    MPI_Op c_op = PMPI_Op_f2c(*op);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Fetch_and_op(st_f_buf(origin_addr), st_f_buf(result_addr), c_datatype, (int)*target_rank, *target_disp, c_op, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Fetch_and_op, mpi_fetch_and_op);
 ST_F_ALIAS(st_f_MPI_Fetch_and_op, mpi_fetch_and_op_);
 ST_F_ALIAS(st_f_MPI_Fetch_and_op, mpi_fetch_and_op__);
 ST_F_ALIAS(st_f_MPI_Fetch_and_op, MPI_FETCH_AND_OP);
+ST_F_ALIAS(st_f_MPI_Fetch_and_op, mpi_fetch_and_op_f08_);
 
-extern void pmpi_fetch_and_op_f08_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Fetch_and_op_f08(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_fetch_and_op_f08_)
-        st_f_missing("pmpi_fetch_and_op_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Fetch_and_op);
-    pmpi_fetch_and_op_f08_(origin_addr, result_addr, datatype, target_rank, target_disp, op, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Fetch_and_op_f08, mpi_fetch_and_op_f08_);
-
-/* MPI_Get: the region around Open MPI's Fortran binding */
-extern void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Get: converted; the C wrapper records */
 static void st_f_MPI_Get(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_get_)
-        st_f_missing("pmpi_get_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Get);
-    pmpi_get_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
+    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Get(st_f_buf(origin_addr), (int)*origin_count, c_origin_datatype, (int)*target_rank, *target_disp, (int)*target_count, c_target_datatype, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Get, mpi_get);
 ST_F_ALIAS(st_f_MPI_Get, mpi_get_);
 ST_F_ALIAS(st_f_MPI_Get, mpi_get__);
 ST_F_ALIAS(st_f_MPI_Get, MPI_GET);
+ST_F_ALIAS(st_f_MPI_Get, mpi_get_f08_);
 
-extern void pmpi_get_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Get_f08(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_get_f08_)
-        st_f_missing("pmpi_get_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Get);
-    pmpi_get_f08_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Get_f08, mpi_get_f08_);
-
-/* MPI_Get_accumulate: the region around Open MPI's Fortran binding */
-extern void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Get_accumulate: converted; the C wrapper records */
 static void st_f_MPI_Get_accumulate(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_get_accumulate_)
-        st_f_missing("pmpi_get_accumulate_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Get_accumulate);
-    pmpi_get_accumulate_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
+    MPI_Datatype c_result_datatype = PMPI_Type_f2c(*result_datatype);
+    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
+    MPI_Op c_op = PMPI_Op_f2c(*op);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Get_accumulate(st_f_buf(origin_addr), (int)*origin_count, c_origin_datatype, st_f_buf(result_addr), (int)*result_count, c_result_datatype, (int)*target_rank, *target_disp, (int)*target_count, c_target_datatype, c_op, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Get_accumulate, mpi_get_accumulate);
 ST_F_ALIAS(st_f_MPI_Get_accumulate, mpi_get_accumulate_);
 ST_F_ALIAS(st_f_MPI_Get_accumulate, mpi_get_accumulate__);
 ST_F_ALIAS(st_f_MPI_Get_accumulate, MPI_GET_ACCUMULATE);
+ST_F_ALIAS(st_f_MPI_Get_accumulate, mpi_get_accumulate_f08_);
 
-extern void pmpi_get_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Get_accumulate_f08(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_get_accumulate_f08_)
-        st_f_missing("pmpi_get_accumulate_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Get_accumulate);
-    pmpi_get_accumulate_f08_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Get_accumulate_f08, mpi_get_accumulate_f08_);
-
-/* MPI_Put: the region around Open MPI's Fortran binding */
-extern void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Put: converted; the C wrapper records */
 static void st_f_MPI_Put(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_put_)
-        st_f_missing("pmpi_put_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Put);
-    pmpi_put_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
+    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Put(st_f_buf(origin_addr), (int)*origin_count, c_origin_datatype, (int)*target_rank, *target_disp, (int)*target_count, c_target_datatype, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Put, mpi_put);
 ST_F_ALIAS(st_f_MPI_Put, mpi_put_);
 ST_F_ALIAS(st_f_MPI_Put, mpi_put__);
 ST_F_ALIAS(st_f_MPI_Put, MPI_PUT);
+ST_F_ALIAS(st_f_MPI_Put, mpi_put_f08_);
 
-extern void pmpi_put_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Put_f08(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_put_f08_)
-        st_f_missing("pmpi_put_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Put);
-    pmpi_put_f08_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Put_f08, mpi_put_f08_);
-
-/* MPI_Raccumulate: the region around Open MPI's Fortran binding */
-extern void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Raccumulate: converted; the C wrapper records */
 static void st_f_MPI_Raccumulate(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
 {
-    if (!pmpi_raccumulate_)
-        st_f_missing("pmpi_raccumulate_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Raccumulate);
-    pmpi_raccumulate_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
+    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
+    MPI_Op c_op = PMPI_Op_f2c(*op);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Request c_request = PMPI_Request_f2c(*request);
+    int ret = MPI_Raccumulate(st_f_buf(origin_addr), (int)*origin_count, c_origin_datatype, (int)*target_rank, *target_disp, (int)*target_count, c_target_datatype, c_op, c_win, &c_request);
+    if (ret == MPI_SUCCESS) {
+        *request = PMPI_Request_c2f(c_request);
+    }
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Raccumulate, mpi_raccumulate);
 ST_F_ALIAS(st_f_MPI_Raccumulate, mpi_raccumulate_);
 ST_F_ALIAS(st_f_MPI_Raccumulate, mpi_raccumulate__);
 ST_F_ALIAS(st_f_MPI_Raccumulate, MPI_RACCUMULATE);
+ST_F_ALIAS(st_f_MPI_Raccumulate, mpi_raccumulate_f08_);
 
-extern void pmpi_raccumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Raccumulate_f08(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
-{
-    if (!pmpi_raccumulate_f08_)
-        st_f_missing("pmpi_raccumulate_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Raccumulate);
-    pmpi_raccumulate_f08_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Raccumulate_f08, mpi_raccumulate_f08_);
-
-/* MPI_Rget: the region around Open MPI's Fortran binding */
-extern void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Rget: converted; the C wrapper records */
 static void st_f_MPI_Rget(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
 {
-    if (!pmpi_rget_)
-        st_f_missing("pmpi_rget_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Rget);
-    pmpi_rget_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
+    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Request c_request = PMPI_Request_f2c(*request);
+    int ret = MPI_Rget(st_f_buf(origin_addr), (int)*origin_count, c_origin_datatype, (int)*target_rank, *target_disp, (int)*target_count, c_target_datatype, c_win, &c_request);
+    if (ret == MPI_SUCCESS) {
+        *request = PMPI_Request_c2f(c_request);
+    }
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Rget, mpi_rget);
 ST_F_ALIAS(st_f_MPI_Rget, mpi_rget_);
 ST_F_ALIAS(st_f_MPI_Rget, mpi_rget__);
 ST_F_ALIAS(st_f_MPI_Rget, MPI_RGET);
+ST_F_ALIAS(st_f_MPI_Rget, mpi_rget_f08_);
 
-extern void pmpi_rget_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Rget_f08(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
-{
-    if (!pmpi_rget_f08_)
-        st_f_missing("pmpi_rget_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Rget);
-    pmpi_rget_f08_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Rget_f08, mpi_rget_f08_);
-
-/* MPI_Rget_accumulate: the region around Open MPI's Fortran binding */
-extern void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Rget_accumulate: converted; the C wrapper records */
 static void st_f_MPI_Rget_accumulate(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
 {
-    if (!pmpi_rget_accumulate_)
-        st_f_missing("pmpi_rget_accumulate_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Rget_accumulate);
-    pmpi_rget_accumulate_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
+    MPI_Datatype c_result_datatype = PMPI_Type_f2c(*result_datatype);
+    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
+    MPI_Op c_op = PMPI_Op_f2c(*op);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Request c_request = PMPI_Request_f2c(*request);
+    int ret = MPI_Rget_accumulate(st_f_buf(origin_addr), (int)*origin_count, c_origin_datatype, st_f_buf(result_addr), (int)*result_count, c_result_datatype, (int)*target_rank, *target_disp, (int)*target_count, c_target_datatype, c_op, c_win, &c_request);
+    if (ret == MPI_SUCCESS) {
+        *request = PMPI_Request_c2f(c_request);
+    }
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Rget_accumulate, mpi_rget_accumulate);
 ST_F_ALIAS(st_f_MPI_Rget_accumulate, mpi_rget_accumulate_);
 ST_F_ALIAS(st_f_MPI_Rget_accumulate, mpi_rget_accumulate__);
 ST_F_ALIAS(st_f_MPI_Rget_accumulate, MPI_RGET_ACCUMULATE);
+ST_F_ALIAS(st_f_MPI_Rget_accumulate, mpi_rget_accumulate_f08_);
 
-extern void pmpi_rget_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Rget_accumulate_f08(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
-{
-    if (!pmpi_rget_accumulate_f08_)
-        st_f_missing("pmpi_rget_accumulate_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Rget_accumulate);
-    pmpi_rget_accumulate_f08_(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Rget_accumulate_f08, mpi_rget_accumulate_f08_);
-
-/* MPI_Rput: the region around Open MPI's Fortran binding */
-extern void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_cout, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Rput: converted; the C wrapper records */
 static void st_f_MPI_Rput(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_cout, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
 {
-    if (!pmpi_rput_)
-        st_f_missing("pmpi_rput_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Rput);
-    pmpi_rput_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Datatype c_origin_datatype = PMPI_Type_f2c(*origin_datatype);
+    MPI_Datatype c_target_datatype = PMPI_Type_f2c(*target_datatype);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    MPI_Request c_request = PMPI_Request_f2c(*request);
+    int ret = MPI_Rput(st_f_buf(origin_addr), (int)*origin_count, c_origin_datatype, (int)*target_rank, *target_disp, (int)*target_cout, c_target_datatype, c_win, &c_request);
+    if (ret == MPI_SUCCESS) {
+        *request = PMPI_Request_c2f(c_request);
+    }
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Rput, mpi_rput);
 ST_F_ALIAS(st_f_MPI_Rput, mpi_rput_);
 ST_F_ALIAS(st_f_MPI_Rput, mpi_rput__);
 ST_F_ALIAS(st_f_MPI_Rput, MPI_RPUT);
+ST_F_ALIAS(st_f_MPI_Rput, mpi_rput_f08_);
 
-extern void pmpi_rput_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_cout, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Rput_f08(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_cout, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
-{
-    if (!pmpi_rput_f08_)
-        st_f_missing("pmpi_rput_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Rput);
-    pmpi_rput_f08_(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Rput_f08, mpi_rput_f08_);
-
-/* MPI_Win_allocate: the region around Open MPI's Fortran binding */
-extern void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_allocate: converted; the C wrapper records */
 static void st_f_MPI_Win_allocate(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_allocate_)
-        st_f_missing("pmpi_win_allocate_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_allocate);
-    pmpi_win_allocate_(size, disp_unit, info, comm, baseptr, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_allocate(*size, (int)*disp_unit, c_info, c_comm, st_f_buf(baseptr), &c_win);
+    if (ret == MPI_SUCCESS) {
+        *win = PMPI_Win_c2f(c_win);
+    }
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_allocate, mpi_win_allocate);
 ST_F_ALIAS(st_f_MPI_Win_allocate, mpi_win_allocate_);
 ST_F_ALIAS(st_f_MPI_Win_allocate, mpi_win_allocate__);
 ST_F_ALIAS(st_f_MPI_Win_allocate, MPI_WIN_ALLOCATE);
+ST_F_ALIAS(st_f_MPI_Win_allocate, mpi_win_allocate_f08_);
 
-extern void pmpi_win_allocate_f08_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_allocate_f08(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_allocate_f08_)
-        st_f_missing("pmpi_win_allocate_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_allocate);
-    pmpi_win_allocate_f08_(size, disp_unit, info, comm, baseptr, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_allocate_f08, mpi_win_allocate_f08_);
-
-/* MPI_Win_allocate_shared: the region around Open MPI's Fortran binding */
-extern void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_allocate_shared: converted; the C wrapper records */
 static void st_f_MPI_Win_allocate_shared(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_allocate_shared_)
-        st_f_missing("pmpi_win_allocate_shared_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_allocate_shared);
-    pmpi_win_allocate_shared_(size, disp_unit, info, comm, baseptr, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_allocate_shared(*size, (int)*disp_unit, c_info, c_comm, st_f_buf(baseptr), &c_win);
+    if (ret == MPI_SUCCESS) {
+        *win = PMPI_Win_c2f(c_win);
+    }
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_allocate_shared, mpi_win_allocate_shared);
 ST_F_ALIAS(st_f_MPI_Win_allocate_shared, mpi_win_allocate_shared_);
 ST_F_ALIAS(st_f_MPI_Win_allocate_shared, mpi_win_allocate_shared__);
 ST_F_ALIAS(st_f_MPI_Win_allocate_shared, MPI_WIN_ALLOCATE_SHARED);
-
-extern void pmpi_win_allocate_shared_f08_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_allocate_shared_f08(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_allocate_shared_f08_)
-        st_f_missing("pmpi_win_allocate_shared_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_allocate_shared);
-    pmpi_win_allocate_shared_f08_(size, disp_unit, info, comm, baseptr, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_allocate_shared_f08, mpi_win_allocate_shared_f08_);
+ST_F_ALIAS(st_f_MPI_Win_allocate_shared, mpi_win_allocate_shared_f08_);
 
 /* MPI_Win_attach: the region around Open MPI's Fortran binding */
 extern void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierr) __attribute__((weak));
@@ -467,37 +302,24 @@ ST_F_ALIAS(st_f_MPI_Win_complete, mpi_win_complete__);
 ST_F_ALIAS(st_f_MPI_Win_complete, MPI_WIN_COMPLETE);
 ST_F_ALIAS(st_f_MPI_Win_complete, mpi_win_complete_f08_);
 
-/* MPI_Win_create: the region around Open MPI's Fortran binding */
-extern void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_create: converted; the C wrapper records */
 static void st_f_MPI_Win_create(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_create_)
-        st_f_missing("pmpi_win_create_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_create);
-    pmpi_win_create_(base, size, disp_unit, info, comm, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Info c_info = PMPI_Info_f2c(*info);
+    MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_create(st_f_buf(base), *size, (int)*disp_unit, c_info, c_comm, &c_win);
+    if (ret == MPI_SUCCESS) {
+        *win = PMPI_Win_c2f(c_win);
+    }
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_create, mpi_win_create);
 ST_F_ALIAS(st_f_MPI_Win_create, mpi_win_create_);
 ST_F_ALIAS(st_f_MPI_Win_create, mpi_win_create__);
 ST_F_ALIAS(st_f_MPI_Win_create, MPI_WIN_CREATE);
-
-extern void pmpi_win_create_f08_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_create_f08(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_create_f08_)
-        st_f_missing("pmpi_win_create_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_create);
-    pmpi_win_create_f08_(base, size, disp_unit, info, comm, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_create_f08, mpi_win_create_f08_);
+ST_F_ALIAS(st_f_MPI_Win_create, mpi_win_create_f08_);
 
 /* MPI_Win_create_dynamic: converted; the C wrapper records */
 static void st_f_MPI_Win_create_dynamic(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
@@ -975,37 +797,19 @@ ST_F_ALIAS(st_f_MPI_Win_lock, mpi_win_lock__);
 ST_F_ALIAS(st_f_MPI_Win_lock, MPI_WIN_LOCK);
 ST_F_ALIAS(st_f_MPI_Win_lock, mpi_win_lock_f08_);
 
-/* MPI_Win_lock_all: the region around Open MPI's Fortran binding */
-extern void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
+/* MPI_Win_lock_all: converted; the C wrapper records */
 static void st_f_MPI_Win_lock_all(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 {
-    if (!pmpi_win_lock_all_)
-        st_f_missing("pmpi_win_lock_all_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_lock_all);
-    pmpi_win_lock_all_(assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
+    MPI_Win c_win = PMPI_Win_f2c(*win);
+    int ret = MPI_Win_lock_all((int)*assert, c_win);
+    st_f_ret(ierr, ret);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_lock_all, mpi_win_lock_all);
 ST_F_ALIAS(st_f_MPI_Win_lock_all, mpi_win_lock_all_);
 ST_F_ALIAS(st_f_MPI_Win_lock_all, mpi_win_lock_all__);
 ST_F_ALIAS(st_f_MPI_Win_lock_all, MPI_WIN_LOCK_ALL);
-
-extern void pmpi_win_lock_all_f08_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr) __attribute__((weak));
-static void st_f_MPI_Win_lock_all_f08(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
-{
-    if (!pmpi_win_lock_all_f08_)
-        st_f_missing("pmpi_win_lock_all_f08_");
-    struct st_call call;
-    int recording = st_call_begin(&call, ST_REGION_MPI_Win_lock_all);
-    pmpi_win_lock_all_f08_(assert, win, ierr);
-    if (recording)
-        st_call_end(&call);
-}
-
-ST_F_ALIAS(st_f_MPI_Win_lock_all_f08, mpi_win_lock_all_f08_);
+ST_F_ALIAS(st_f_MPI_Win_lock_all, mpi_win_lock_all_f08_);
 
 /* MPI_Win_post: converted; the C wrapper records */
 static void st_f_MPI_Win_post(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
@@ -1126,9 +930,16 @@ static void st_f_MPI_Win_set_name(MPI_Fint *win, char *win_name, MPI_Fint *ierr,
         st_f_missing("pmpi_win_set_name_");
     struct st_call call;
     int recording = st_call_begin(&call, ST_REGION_MPI_Win_set_name);
-    pmpi_win_set_name_(win, win_name, ierr, win_name_len);
-    if (recording)
-        st_call_end(&call);
+    MPI_Fint ierr_ = MPI_SUCCESS;
+    pmpi_win_set_name_(win, win_name, &ierr_, win_name_len);
+    if (ierr)
+        *ierr = ierr_;
+    if (!recording)
+        return;
+    int ret = (int)ierr_;
+    st_call_stamp(&call);
+    st_rma_named_f(ret, PMPI_Win_f2c(*win), win_name, win_name_len);
+    st_call_end_stamped(&call);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_set_name, mpi_win_set_name);
@@ -1143,9 +954,16 @@ static void st_f_MPI_Win_set_name_f08(MPI_Fint *win, char *win_name, MPI_Fint *i
         st_f_missing("pmpi_win_set_name_f08_");
     struct st_call call;
     int recording = st_call_begin(&call, ST_REGION_MPI_Win_set_name);
-    pmpi_win_set_name_f08_(win, win_name, ierr, win_name_len);
-    if (recording)
-        st_call_end(&call);
+    MPI_Fint ierr_ = MPI_SUCCESS;
+    pmpi_win_set_name_f08_(win, win_name, &ierr_, win_name_len);
+    if (ierr)
+        *ierr = ierr_;
+    if (!recording)
+        return;
+    int ret = (int)ierr_;
+    st_call_stamp(&call);
+    st_rma_named_f(ret, PMPI_Win_f2c(*win), win_name, win_name_len);
+    st_call_end_stamped(&call);
 }
 
 ST_F_ALIAS(st_f_MPI_Win_set_name_f08, mpi_win_set_name_f08_);

@@ -1040,7 +1040,7 @@ const unsigned char st_region_essential[ST_REGION_MPI_COUNT] = {
     0,   /* MPI_Win_get_info */
     0,   /* MPI_Win_get_name */
     1,   /* MPI_Win_lock */
-    0,   /* MPI_Win_lock_all */
+    1,   /* MPI_Win_lock_all */
     1,   /* MPI_Win_post */
     0,   /* MPI_Win_set_attr */
     0,   /* MPI_Win_set_errhandler */

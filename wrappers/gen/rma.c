@@ -83,7 +83,7 @@ int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     int ret = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     st_call_stamp(&call);
-    st_rma_op(&call, ret, win, 2, target_rank, st_rma_bytes(origin_count, origin_datatype), 0, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE);
+    st_rma_rop(&call, ret, win, 2, target_rank, st_rma_bytes(origin_count, origin_datatype), 0, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE, *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -95,7 +95,7 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     int ret = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     st_call_stamp(&call);
-    st_rma_op(&call, ret, win, 1, target_rank, 0, st_rma_bytes(origin_count, origin_datatype), OTF2_RMA_ATOMIC_TYPE_ACCUMULATE);
+    st_rma_rop(&call, ret, win, 1, target_rank, 0, st_rma_bytes(origin_count, origin_datatype), OTF2_RMA_ATOMIC_TYPE_ACCUMULATE, *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -107,7 +107,7 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     int ret = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     st_call_stamp(&call);
-    st_rma_op(&call, ret, win, 2, target_rank, st_rma_bytes(origin_count, origin_datatype), st_rma_bytes(result_count, result_datatype), OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE);
+    st_rma_rop(&call, ret, win, 2, target_rank, st_rma_bytes(origin_count, origin_datatype), st_rma_bytes(result_count, result_datatype), OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE, *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -119,7 +119,7 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
     int ret = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
     st_call_stamp(&call);
-    st_rma_op(&call, ret, win, 0, target_rank, st_rma_bytes(origin_count, origin_datatype), 0, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE);
+    st_rma_rop(&call, ret, win, 0, target_rank, st_rma_bytes(origin_count, origin_datatype), 0, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE, *request);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -391,7 +391,9 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_lock_all))
         return PMPI_Win_lock_all(assert, win);
     int ret = PMPI_Win_lock_all(assert, win);
-    st_call_end(&call);
+    st_call_stamp(&call);
+    st_rma_lock_all(&call, ret, win);
+    st_call_end_stamped(&call);
     return ret;
 }
 
@@ -512,7 +514,7 @@ int MPI_Win_unlock_all(MPI_Win win)
         return PMPI_Win_unlock_all(win);
     int ret = PMPI_Win_unlock_all(win);
     st_call_stamp(&call);
-    st_rma_completed(&call, ret, win, -1);
+    st_rma_unlock_all(&call, ret, win);
     st_call_end_stamped(&call);
     return ret;
 }
