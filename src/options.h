@@ -16,6 +16,7 @@ struct st_config {
     int sync_rounds;         /* ping-pongs per peer and round (SYNCTRACE_SYNC_ROUNDS) */
     size_t buffer_bytes;     /* SYNCTRACE_BUFFER_MB */
     int verbose;             /* SYNCTRACE_VERBOSE */
+    int io_thread;           /* SYNCTRACE_IO_THREAD (default 0): convert records on a thread of the tracer's own */
     unsigned mpi_groups;     /* SYNCTRACE_MPI_GROUPS: bit g = group g of regions.h is recorded */
     int poll_collapse;       /* SYNCTRACE_POLL_COLLAPSE: runs of unsuccessful polling calls as one region */
 };

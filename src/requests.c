@@ -23,7 +23,21 @@ static struct st_handlemap live;          /* MPI_Request -> struct st_req */
 static struct st_req *free_list;
 static uint64_t next_id = 1;
 
-static int link_req(MPI_Request handle, struct st_req *r)
+/* The youngest requests, oldest first, kept out of the map: most complete
+ * within a few calls of being posted (a wait right after an isend), and a
+ * short array scan costs far less than a map insert, lookup and removal.
+ * Every record of a handle in the map is older than its records here (the
+ * oldest spills to the map first), so the chain order a completion picks
+ * by is the map's chain followed by this array. Persistent requests, which
+ * live long, go to the map directly. */
+#define FRESH_MAX 8
+static struct {
+    MPI_Request handle;
+    struct st_req *r;
+} fresh[FRESH_MAX];
+static int nfresh;
+
+static int map_link(MPI_Request handle, struct st_req *r)
 {
     r->next_same = NULL;
     struct st_req *p = st_handlemap_get(&live, (uintptr_t)handle);
@@ -35,9 +49,32 @@ static int link_req(MPI_Request handle, struct st_req *r)
     return 0;
 }
 
+static int link_req(MPI_Request handle, struct st_req *r)
+{
+    if (r->persistent)
+        return map_link(handle, r);
+    if (nfresh == FRESH_MAX) {
+        if (map_link(fresh[0].handle, fresh[0].r) != 0)
+            return map_link(handle, r);   /* no memory: the array keeps its order */
+        memmove(&fresh[0], &fresh[1], sizeof fresh[0] * (FRESH_MAX - 1));
+        nfresh--;
+    }
+    r->next_same = NULL;
+    fresh[nfresh].handle = handle;
+    fresh[nfresh].r = r;
+    nfresh++;
+    return 0;
+}
+
 static void unlink_req(MPI_Request handle, struct st_req *r)
 {
-    struct st_req *head = st_handlemap_get(&live, (uintptr_t)handle);
+    for (int i = 0; i < nfresh; i++)
+        if (fresh[i].r == r) {
+            memmove(&fresh[i], &fresh[i + 1], sizeof fresh[0] * (size_t)(nfresh - i - 1));
+            nfresh--;
+            return;
+        }
+    struct st_req *head = live.live ? st_handlemap_get(&live, (uintptr_t)handle) : NULL;
     if (head == r) {
         if (r->next_same)
             st_handlemap_put(&live, (uintptr_t)handle, r->next_same);   /* replaces: cannot fail */
@@ -56,8 +93,17 @@ static void unlink_req(MPI_Request handle, struct st_req *r)
 static struct st_req *pick(MPI_Request handle, const struct st_loc *by)
 {
     struct st_req *first = NULL;
-    for (struct st_req *p = st_handlemap_get(&live, (uintptr_t)handle); p; p = p->next_same) {
+    for (struct st_req *p = live.live ? st_handlemap_get(&live, (uintptr_t)handle) : NULL; p; p = p->next_same) {
         if (p->claimed)
+            continue;
+        if (p->owner == by)
+            return p;
+        if (!first)
+            first = p;
+    }
+    for (int i = 0; i < nfresh; i++) {
+        struct st_req *p = fresh[i].r;
+        if (fresh[i].handle != handle || p->claimed)
             continue;
         if (p->owner == by)
             return p;
@@ -67,7 +113,7 @@ static struct st_req *pick(MPI_Request handle, const struct st_loc *by)
     return first;
 }
 
-static struct st_req *req_new(MPI_Request handle, enum st_req_kind kind, uint32_t comm)
+static struct st_req *req_new(MPI_Request handle, enum st_req_kind kind, uint32_t comm, int persistent)
 {
     struct st_req *r = free_list;
     if (r)
@@ -77,7 +123,7 @@ static struct st_req *req_new(MPI_Request handle, enum st_req_kind kind, uint32_
     /* Only what every kind reads; the rest is set by the kind that uses it. */
     r->id = next_id++;
     r->kind = (uint8_t)kind;
-    r->persistent = 0;
+    r->persistent = (uint8_t)persistent;
     r->active = 1;
     r->cancelled = 0;
     r->claimed = 0;
@@ -96,7 +142,7 @@ static struct st_req *req_new(MPI_Request handle, enum st_req_kind kind, uint32_
 struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t comm)
 {
     st_state_lock();
-    struct st_req *r = req_new(handle, kind, comm);
+    struct st_req *r = req_new(handle, kind, comm, 0);
     st_state_unlock();
     return r;
 }
@@ -122,6 +168,11 @@ void st_requests_finalize(void)
                 free(r);
             }
     st_handlemap_clear(&live);
+    for (int i = 0; i < nfresh; i++) {
+        free(fresh[i].r->coll.sources);
+        free(fresh[i].r);
+    }
+    nfresh = 0;
     while (free_list) {
         struct st_req *next = free_list->next_free;
         free(free_list);
@@ -137,9 +188,8 @@ void st_req_persistent(int ret, enum st_req_dir dir, int count, MPI_Datatype typ
         return;
     uint32_t c = st_comm_ref(comm);
     st_state_lock();
-    struct st_req *r = req_new(request, dir == ST_REQ_SEND ? ST_KIND_ISEND : ST_KIND_IRECV, c);
+    struct st_req *r = req_new(request, dir == ST_REQ_SEND ? ST_KIND_ISEND : ST_KIND_IRECV, c, 1);
     if (r) {
-        r->persistent = 1;
         r->active = 0;
         r->peer = peer;
         r->tag = tag;
@@ -186,7 +236,10 @@ void st_req_save(struct st_reqsave *save, int count, const MPI_Request *requests
             return;
         }
     }
-    memcpy(save->handles, requests, sizeof *requests * (size_t)count);
+    if (count == 1)
+        save->handles[0] = requests[0];   /* MPI_Wait, MPI_Test: no library call */
+    else
+        memcpy(save->handles, requests, sizeof *requests * (size_t)count);
     if (st_threads_concurrent) {
         save->recs = count <= (int)(sizeof save->small_recs / sizeof save->small_recs[0])
                          ? save->small_recs : malloc(sizeof *save->recs * (size_t)count);

@@ -20,14 +20,6 @@ void st_state_unlock_slow(void)
     pthread_mutex_unlock(&state_lock);
 }
 
-uint64_t st_type_bytes(int count, MPI_Datatype type)
-{
-    int size = 0;
-    if (type == MPI_DATATYPE_NULL || count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0)
-        return 0;
-    return (uint64_t)count * (uint64_t)size;
-}
-
 /* Statuses for calls given MPI_STATUSES_IGNORE: one growing buffer per
  * thread, freed when the thread exits (a key's destructor). */
 static _Thread_local MPI_Status *scratch;

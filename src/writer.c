@@ -3,6 +3,7 @@
 #include <config.h>
 #include "rawformat.h"
 #include "writer.h"
+#include "records.h"
 #include "polling.h"
 #include "defs_write.h"
 #include "members.h"
@@ -409,6 +410,18 @@ struct st_chunk {
     uint64_t size;
 };
 
+/* SYNCTRACE_BUFFER_MB is shared: a quarter for the chunks of compact
+ * records (records.c), the rest for OTF2's event chunks. */
+static size_t record_budget(void)
+{
+    return st_cfg.buffer_bytes / 4;
+}
+
+static size_t otf2_budget(void)
+{
+    return st_cfg.buffer_bytes - record_budget();
+}
+
 /* Chunks released by a flush go to a pool and are reused: fresh memory from
  * the system would fault in page by page, which costs more than the trace
  * records written into it. */
@@ -427,7 +440,7 @@ static void *chunk_alloc_unlocked(OTF2_FileType type, void **per_buffer, uint64_
         }
     if (!c) {
         /* Only event buffers are bounded; definitions are written once, at close. */
-        if (type == OTF2_FILETYPE_EVENTS && W.mem_used + size > st_cfg.buffer_bytes && *per_buffer)
+        if (type == OTF2_FILETYPE_EVENTS && W.mem_used + size > otf2_budget() && *per_buffer)
             return NULL;
         if (!(c = malloc(sizeof *c + size)))
             return NULL;
@@ -475,11 +488,16 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
     return OTF2_FLUSH;
 }
 
-/* The BufferFlush record OTF2 writes spans the flush, so its cost shows. */
+/* The time of the record being converted. A flush now happens while
+ * records are converted, off the call path (records.h): the BufferFlush
+ * record OTF2 writes ends where it starts, at the event that filled the
+ * buffer, and never overlaps the events recorded meanwhile. */
+static _Thread_local OTF2_TimeStamp converting_at;
+
 static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
 {
     (void)user; (void)type; (void)loc;
-    return st_now().t;
+    return converting_at;
 }
 
 static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
@@ -624,7 +642,7 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     W.size = size;
     snprintf(W.dir, sizeof W.dir, "%s", dir);
     uint64_t chunk = 1 << 20;
-    while (chunk > 4096 && chunk * 2 > st_cfg.buffer_bytes)
+    while (chunk > 4096 && chunk * 2 > otf2_budget())
         chunk /= 2;
     W.archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, chunk, RF_DEF_CHUNK_SIZE,
                                   OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -647,6 +665,21 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     W.main.attrs = OTF2_AttributeList_New();
     if (!W.main.evt || !W.main.attrs) {
         snprintf(err, errlen, "%s: cannot open the event writer", anchor);
+        OTF2_Archive_Close(W.archive);
+        W.archive = NULL;
+        return -1;
+    }
+    if (st_rec_start(record_budget(), st_cfg.io_thread) != 0)
+        st_verbose("rank %d: no I/O thread could be started: records are converted when a chunk is full", rank);
+    else
+        st_verbose("rank %d: event records are converted to OTF2 %s", rank,
+                   st_rec_threaded() ? "on an I/O thread" : "when a chunk is full, on the recording thread");
+    /* The I/O thread converts while the program's threads define and set
+     * properties: OTF2 must lock. */
+    if ((st_rec_threaded() && OTF2_Pthread_Archive_SetLockingCallbacks(W.archive, NULL) != OTF2_SUCCESS)
+        || st_rec_attach(&W.main) != 0) {
+        snprintf(err, errlen, "%s: cannot set up the event records", anchor);
+        st_rec_drain(NULL, 0);
         OTF2_Archive_Close(W.archive);
         W.archive = NULL;
         return -1;
@@ -735,6 +768,16 @@ void st_writer_close(void)
     st_poll_flush_all();   /* every location's open polling run */
     st_loc_self = NULL;
     uint64_t end = st_now().t;
+    /* What is still recorded becomes OTF2 events: the main location's and,
+     * MPI_Finalize coming after the other threads' last MPI call, theirs. */
+    struct st_loc *main_loc = &W.main;
+    struct st_loc **all = malloc(sizeof *all * ((size_t)T.n + 1));
+    if (all) {
+        all[0] = &W.main;
+        for (uint32_t i = 0; i < T.n; i++)
+            all[i + 1] = T.v[i];
+    }
+    st_rec_drain(all ? all : &main_loc, all ? T.n + 1 : 1);
     uint64_t nevents = 0;
     OTF2_EvtWriter_GetNumberOfEvents(W.main.evt, &nevents);
     OTF2_Archive_CloseEvtWriter(W.archive, W.main.evt);
@@ -777,6 +820,8 @@ void st_writer_close(void)
         st_warn("rank %d: %s; the archive cannot be verified", W.rank, err);
     /* The archive is complete: the journal has done its job. */
     journal_remove();
+    st_rec_release(all ? all : &main_loc, all ? T.n + 1 : 1);
+    free(all);
     while (chunk_pool) {
         struct st_chunk *next = chunk_pool->next;
         W.mem_used -= chunk_pool->size;
@@ -807,7 +852,8 @@ int st_writer_allow_threads(int concurrent)
     if (!W.archive)
         return -1;
     if (concurrent) {
-        if (OTF2_Pthread_Archive_SetLockingCallbacks(W.archive, NULL) != OTF2_SUCCESS)
+        /* With an I/O thread OTF2 locks already. */
+        if (!st_rec_threaded() && OTF2_Pthread_Archive_SetLockingCallbacks(W.archive, NULL) != OTF2_SUCCESS)
             return -1;
         st_threads_concurrent = 1;
     }
@@ -831,7 +877,7 @@ struct st_loc *st_loc_attach(void)
             loc->id = RF_THREAD_LOCATION(T.n + 1, W.rank);
             loc->evt = OTF2_Archive_GetEvtWriter(W.archive, loc->id);
             loc->attrs = OTF2_AttributeList_New();
-            if (loc->evt && loc->attrs) {
+            if (loc->evt && loc->attrs && st_rec_attach(loc) == 0) {
                 T.v[T.n++] = loc;
                 /* Before its first event: a SIGKILL leaves its flushed
                  * chunks (rank-N/ID.evt) to be recovered by this. */
@@ -866,198 +912,311 @@ static void close_deferred(void)
     raise(deferred_signal);   /* there was nothing to close */
 }
 
-#define WRITE(call)                                                                                          \
-    do {                                                                                                     \
-        writing = 1;                                                                                         \
-        atomic_signal_fence(memory_order_seq_cst);                                                           \
-        call;                                                                                                \
-        atomic_signal_fence(memory_order_seq_cst);                                                           \
-        writing = 0;                                                                                         \
-        if (__builtin_expect(deferred_signal != 0, 0))                                                       \
-            close_deferred();                                                                                \
-    } while (0)
-
-static inline OTF2_AttributeList *truth(struct st_loc *loc, struct st_time t)
+/* Handing a chunk over takes locks and may convert: a termination signal
+ * must not close the archive under it (records.c calls these). */
+void st_writer_slow_begin(void)
 {
-    if (__builtin_expect(!st_clock_g.skew_on, 1))
-        return NULL;
-    OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_TRUE_TIME, t.truth);
+    writing = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+void st_writer_slow_end(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    writing = 0;
+    if (__builtin_expect(deferred_signal != 0, 0))
+        close_deferred();
+}
+
+/* The record kinds: ST_RECORDS(X) lists X(KIND, converter) once; the enum
+ * and the converter switch (st_writer_convert) are made from it. A converter turns the
+ * arguments v[0..n-1] of one record into an OTF2 event of loc's writer,
+ * with `a` the attribute list (true_time already in it when skew is on,
+ * else NULL). */
+#define ST_RECORDS(X)                                                                                        \
+    X(ENTER, enter) X(LEAVE, leave) X(SEND, send) X(ISEND, isend) X(ISEND_COMPLETE, isend_complete)           \
+    X(IRECV_REQUEST, irecv_request) X(RECV, recv) X(IRECV, irecv) X(REQUEST_CANCELLED, request_cancelled)    \
+    X(IRECV_FREED, irecv_freed) X(COLL_BEGIN, coll_begin) X(COLL_END, coll_end) X(NBC_REQUEST, nbc_request)  \
+    X(NBC_COMPLETE, nbc_complete) X(RMA_WIN_CREATE, rma_win_create) X(RMA_WIN_DESTROY, rma_win_destroy)     \
+    X(RMA_COLLECTIVE_BEGIN, rma_collective_begin) X(RMA_COLLECTIVE_END, rma_collective_end)                  \
+    X(RMA_PUT, rma_put) X(RMA_GET, rma_get) X(RMA_ATOMIC, rma_atomic)                                       \
+    X(RMA_OP_COMPLETE_REMOTE, rma_op_complete_remote) X(RMA_REQUEST_LOCK, rma_request_lock)                 \
+    X(RMA_RELEASE_LOCK, rma_release_lock) X(RMA_SYNC, rma_sync) X(ENTER_CALLS, enter_calls)      \
+    X(RMA_OP_COMPLETE_NON_BLOCKING, rma_op_complete_non_blocking) X(COMM_CREATE, comm_create)              \
+    X(COMM_DESTROY, comm_destroy)
+
+#define ST_REC_ENUM(kind, fn) REC_##kind,
+enum { ST_RECORDS(ST_REC_ENUM) REC_KINDS };
+
+#define CONVERTER(fn, call)                                                                                  \
+    static inline void cv_##fn(struct st_loc *loc, OTF2_AttributeList *a, OTF2_TimeStamp t, const uint64_t *v,     \
+                        uint32_t n)                                                                          \
+    {                                                                                                        \
+        (void)a; (void)t; (void)v; (void)n;                                                                  \
+        call;                                                                                                \
+    }
+#define U32(i) ((uint32_t)v[i])
+
+/* The attributes of a sparse member's sources: v[0] the slot count, then
+ * the bit words; the list carries true_time already when skew is on. */
+static OTF2_AttributeList *with_sources(struct st_loc *loc, OTF2_AttributeList *list, const uint64_t *v, uint32_t n)
+{
+    uint32_t nslots = (uint32_t)v[0];
+    if (!nslots)
+        return list;
+    OTF2_AttributeList_AddUint32(loc->attrs, RF_ATTR_SOURCES_SLOTS, nslots);
+    for (uint32_t k = 0; k + 1 < n; k++)
+        if (v[1 + k])
+            OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_SOURCES_BITS + k, v[1 + k]);
     return loc->attrs;
 }
 
-void st_write_enter(struct st_loc *loc, struct st_time t, uint32_t region)
+CONVERTER(enter, OTF2_EvtWriter_Enter(loc->evt, a, t, U32(0)))
+CONVERTER(leave, OTF2_EvtWriter_Leave(loc->evt, a, t, U32(0)))
+/* The Enter of v[1] polling calls collapsed into one region (polling.c):
+ * the collapsed_calls attribute when more than one. */
+static OTF2_AttributeList *with_calls(struct st_loc *loc, OTF2_AttributeList *list, uint64_t calls)
 {
-    WRITE(OTF2_EvtWriter_Enter(loc->evt, truth(loc, t), t.t, region));
+    if (calls <= 1)
+        return list;
+    OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_COLLAPSED_CALLS(W.size), calls);
+    return loc->attrs;
 }
+CONVERTER(enter_calls, OTF2_EvtWriter_Enter(loc->evt, with_calls(loc, a, v[1]), t, U32(0)))
+CONVERTER(send, OTF2_EvtWriter_MpiSend(loc->evt, a, t, U32(0), U32(1), U32(2), v[3]))
+CONVERTER(isend, OTF2_EvtWriter_MpiIsend(loc->evt, a, t, U32(0), U32(1), U32(2), v[3], v[4]))
+CONVERTER(isend_complete, OTF2_EvtWriter_MpiIsendComplete(loc->evt, a, t, v[0]))
+CONVERTER(irecv_request, OTF2_EvtWriter_MpiIrecvRequest(loc->evt, a, t, v[0]))
+CONVERTER(recv, OTF2_EvtWriter_MpiRecv(loc->evt, a, t, U32(0), U32(1), U32(2), v[3]))
+CONVERTER(irecv, OTF2_EvtWriter_MpiIrecv(loc->evt, a, t, U32(0), U32(1), U32(2), v[3], v[4]))
+CONVERTER(request_cancelled, OTF2_EvtWriter_MpiRequestCancelled(loc->evt, a, t, v[0]))
+CONVERTER(irecv_freed,
+          OTF2_AttributeList_AddCommRef(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 0), U32(0));
+          OTF2_AttributeList_AddInt32(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 1), (int32_t)U32(1));
+          OTF2_AttributeList_AddInt32(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 2), (int32_t)U32(2));
+          OTF2_EvtWriter_MpiRequestTest(loc->evt, loc->attrs, t, v[3]))
+CONVERTER(coll_begin, OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, a, t))
+CONVERTER(coll_end, OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, with_sources(loc, a, v + 5, n - 5), t,
+                                                    (OTF2_CollectiveOp)v[0], U32(1), U32(2), v[3], v[4]))
+CONVERTER(nbc_request, OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, a, t, v[0]))
+CONVERTER(nbc_complete,
+          OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, with_sources(loc, a, v + 6, n - 6), t,
+                                                       (OTF2_CollectiveOp)v[0], U32(1), U32(2), v[3], v[4], v[5]))
+CONVERTER(rma_win_create, OTF2_EvtWriter_RmaWinCreate(loc->evt, a, t, U32(0)))
+CONVERTER(rma_win_destroy, OTF2_EvtWriter_RmaWinDestroy(loc->evt, a, t, U32(0)))
+CONVERTER(rma_collective_begin, OTF2_EvtWriter_RmaCollectiveBegin(loc->evt, a, t))
+CONVERTER(rma_collective_end, OTF2_EvtWriter_RmaCollectiveEnd(loc->evt, a, t, (OTF2_CollectiveOp)v[0],
+                                                              (OTF2_RmaSyncLevel)v[1], U32(2),
+                                                              OTF2_UNDEFINED_UINT32, 0, 0))
+CONVERTER(rma_put, OTF2_EvtWriter_RmaPut(loc->evt, a, t, U32(0), U32(1), v[2], v[3]))
+CONVERTER(rma_get, OTF2_EvtWriter_RmaGet(loc->evt, a, t, U32(0), U32(1), v[2], v[3]))
+CONVERTER(rma_atomic, OTF2_EvtWriter_RmaAtomic(loc->evt, a, t, U32(0), U32(1), (OTF2_RmaAtomicType)v[2], v[3],
+                                               v[4], v[5]))
+CONVERTER(rma_op_complete_remote, OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, a, t, U32(0), v[1]))
+CONVERTER(rma_op_complete_non_blocking, OTF2_EvtWriter_RmaOpCompleteNonBlocking(loc->evt, a, t, U32(0), v[1]))
+CONVERTER(rma_request_lock,
+          OTF2_EvtWriter_RmaRequestLock(loc->evt, a, t, U32(0), U32(1), 0, (OTF2_LockType)v[2]))
+CONVERTER(rma_release_lock, OTF2_EvtWriter_RmaReleaseLock(loc->evt, a, t, U32(0), U32(1), 0))
+CONVERTER(comm_create, OTF2_EvtWriter_CommCreate(loc->evt, a, t, U32(0)))
+CONVERTER(comm_destroy, OTF2_EvtWriter_CommDestroy(loc->evt, a, t, U32(0)))
+CONVERTER(rma_sync, OTF2_EvtWriter_RmaSync(loc->evt, a, t, U32(0), U32(1), (OTF2_RmaSyncType)v[2]))
+
+/* Convert the records [w, end) of location loc; records.c calls this for
+ * each full chunk, in order. One switch made from ST_RECORDS, so that the
+ * compiler inlines each converter. */
+void st_writer_convert(struct st_loc *loc, const uint64_t *w, const uint64_t *end)
+{
+    while (w < end) {
+        uint64_t h = w[0];
+        uint32_t n = ST_REC_NARGS(h);
+        OTF2_TimeStamp t = w[1];
+        const uint64_t *v = w + 2;
+        OTF2_AttributeList *a = NULL;
+        if (h & ST_REC_TRUTH) {
+            OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_TRUE_TIME, v[n]);
+            a = loc->attrs;
+        }
+        converting_at = t;
+#define ST_REC_CASE(kind, fn)                                                                                \
+    case REC_##kind:                                                                                         \
+        cv_##fn(loc, a, t, v, n);                                                                            \
+        break;
+        switch (ST_REC_KIND(h)) {
+            ST_RECORDS(ST_REC_CASE)
+        default:
+            break;
+        }
+        w += 2 + n + ((h & ST_REC_TRUTH) != 0);
+    }
+}
+
+_Static_assert((int)REC_ENTER == (int)ST_REC_ENTER_KIND && (int)REC_LEAVE == (int)ST_REC_LEAVE_KIND, "recput.h writes these inline");
 
 void st_write_enter_calls(struct st_loc *loc, struct st_time t, uint32_t region, uint64_t calls)
 {
-    OTF2_AttributeList *a = truth(loc, t);
-    if (calls > 1) {
-        OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_COLLAPSED_CALLS(W.size), calls);
-        a = loc->attrs;
-    }
-    WRITE(OTF2_EvtWriter_Enter(loc->evt, a, t.t, region));
-}
-
-void st_write_leave(struct st_loc *loc, struct st_time t, uint32_t region)
-{
-    WRITE(OTF2_EvtWriter_Leave(loc->evt, truth(loc, t), t.t, region));
+    ST_REC(loc, REC_ENTER_CALLS, t, region, calls);
 }
 
 void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
-    WRITE(OTF2_EvtWriter_MpiSend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes));
+    ST_REC(loc, REC_SEND, t, peer, comm, tag, bytes);
 }
 
 void st_write_isend(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
 {
-    WRITE(OTF2_EvtWriter_MpiIsend(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req));
+    ST_REC(loc, REC_ISEND, t, peer, comm, tag, bytes, req);
 }
 
 void st_write_isend_complete(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    WRITE(OTF2_EvtWriter_MpiIsendComplete(loc->evt, truth(loc, t), t.t, req));
+    ST_REC(loc, REC_ISEND_COMPLETE, t, req);
 }
 
 void st_write_irecv_request(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    WRITE(OTF2_EvtWriter_MpiIrecvRequest(loc->evt, truth(loc, t), t.t, req));
+    ST_REC(loc, REC_IRECV_REQUEST, t, req);
 }
 
 void st_write_recv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
-    WRITE(OTF2_EvtWriter_MpiRecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes));
+    ST_REC(loc, REC_RECV, t, peer, comm, tag, bytes);
 }
 
 void st_write_irecv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
 {
-    WRITE(OTF2_EvtWriter_MpiIrecv(loc->evt, truth(loc, t), t.t, peer, comm, tag, bytes, req));
+    ST_REC(loc, REC_IRECV, t, peer, comm, tag, bytes, req);
 }
 
 void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    WRITE(OTF2_EvtWriter_MpiRequestCancelled(loc->evt, truth(loc, t), t.t, req));
+    ST_REC(loc, REC_REQUEST_CANCELLED, t, req);
 }
 
 void st_write_irecv_freed(struct st_loc *loc, struct st_time t, uint32_t comm, int source, int tag, uint64_t req)
 {
-    OTF2_AttributeList_AddCommRef(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 0), comm);
-    OTF2_AttributeList_AddInt32(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 1), source);
-    OTF2_AttributeList_AddInt32(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 2), tag);
-    WRITE(OTF2_EvtWriter_MpiRequestTest(loc->evt, truth(loc, t), t.t, req));
+    ST_REC(loc, REC_IRECV_FREED, t, comm, (uint32_t)source, (uint32_t)tag, req);
 }
 
 void st_write_coll_begin(struct st_loc *loc, struct st_time t)
 {
-    WRITE(OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, truth(loc, t), t.t));
+    ST_REC0(loc, REC_COLL_BEGIN, t);
 }
 
-/* The attributes of a sparse member's sources; the list carries true_time already when skew is on. */
-static OTF2_AttributeList *with_sources(struct st_loc *loc, OTF2_AttributeList *list, uint32_t nslots,
-                                        const uint64_t *sources)
+/* A collective's end: the `nfixed` arguments, then the sources extension
+ * (slot count and bit words) of a sparse member. */
+static void put_collective(struct st_loc *loc, uint32_t kind, struct st_time t, const uint64_t *fixed,
+                           uint32_t nfixed, uint32_t nslots, const uint64_t *sources)
 {
-    if (!nslots)
-        return list;
-    uint32_t words = nslots == ST_COLL_SOURCES_UNKNOWN ? 0 : (nslots + 63) / 64;
-    if (words > source_words() || !sources) {
+    uint32_t words = !nslots || nslots == ST_COLL_SOURCES_UNKNOWN ? 0 : (nslots + 63) / 64;
+    if (nslots && (words > source_words() || (words && !sources) || nfixed + 1 + words + 3 > ST_REC_MAX_WORDS)) {
         words = 0;
         nslots = ST_COLL_SOURCES_UNKNOWN;
     }
-    OTF2_AttributeList_AddUint32(loc->attrs, RF_ATTR_SOURCES_SLOTS, nslots);
-    for (uint32_t k = 0; k < words; k++)
-        if (sources[k])
-            OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_SOURCES_BITS + k, sources[k]);
-    return loc->attrs;
+    uint64_t small[64];
+    uint32_t n = nfixed + 1 + words;
+    uint64_t *v = n <= 64 ? small : malloc(sizeof *v * n);
+    if (!v) {
+        v = small;
+        words = 0;
+        nslots = ST_COLL_SOURCES_UNKNOWN;
+        n = nfixed + 1;
+    }
+    memcpy(v, fixed, sizeof *v * nfixed);
+    v[nfixed] = nslots;
+    if (words)
+        memcpy(v + nfixed + 1, sources, sizeof *v * words);
+    st_rec_put(loc, kind, t, v, n);
+    if (v != small)
+        free(v);
 }
 
 void st_write_coll_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
                        uint64_t sent, uint64_t received, uint32_t nslots, const uint64_t *sources)
 {
-    OTF2_AttributeList *a = with_sources(loc, truth(loc, t), nslots, sources);
-    WRITE(OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, a, t.t, op, comm, root, sent, received));
+    const uint64_t fixed[] = { op, comm, root, sent, received };
+    put_collective(loc, REC_COLL_END, t, fixed, 5, nslots, sources);
 }
 
 void st_write_nbc_request(struct st_loc *loc, struct st_time t, uint64_t req)
 {
-    WRITE(OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, truth(loc, t), t.t, req));
+    ST_REC(loc, REC_NBC_REQUEST, t, req);
 }
 
 void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
                            uint64_t sent, uint64_t received, uint32_t nslots, const uint64_t *sources, uint64_t req)
 {
-    OTF2_AttributeList *a = with_sources(loc, truth(loc, t), nslots, sources);
-    WRITE(OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, a, t.t, op, comm, root, sent, received, req));
+    const uint64_t fixed[] = { op, comm, root, sent, received, req };
+    put_collective(loc, REC_NBC_COMPLETE, t, fixed, 6, nslots, sources);
 }
 
 void st_write_comm_create(struct st_loc *loc, struct st_time t, uint32_t comm)
 {
-    WRITE(OTF2_EvtWriter_CommCreate(loc->evt, truth(loc, t), t.t, comm));
+    ST_REC(loc, REC_COMM_CREATE, t, comm);
 }
 
 void st_write_comm_destroy(struct st_loc *loc, struct st_time t, uint32_t comm)
 {
-    WRITE(OTF2_EvtWriter_CommDestroy(loc->evt, truth(loc, t), t.t, comm));
+    ST_REC(loc, REC_COMM_DESTROY, t, comm);
 }
 
 void st_write_rma_win_create(struct st_loc *loc, struct st_time t, uint32_t win)
 {
-    WRITE(OTF2_EvtWriter_RmaWinCreate(loc->evt, truth(loc, t), t.t, win));
+    ST_REC(loc, REC_RMA_WIN_CREATE, t, win);
 }
 
 void st_write_rma_win_destroy(struct st_loc *loc, struct st_time t, uint32_t win)
 {
-    WRITE(OTF2_EvtWriter_RmaWinDestroy(loc->evt, truth(loc, t), t.t, win));
+    ST_REC(loc, REC_RMA_WIN_DESTROY, t, win);
 }
 
 void st_write_rma_collective_begin(struct st_loc *loc, struct st_time t)
 {
-    WRITE(OTF2_EvtWriter_RmaCollectiveBegin(loc->evt, truth(loc, t), t.t));
+    ST_REC0(loc, REC_RMA_COLLECTIVE_BEGIN, t);
 }
 
 void st_write_rma_collective_end(struct st_loc *loc, struct st_time t, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level,
                                  uint32_t win)
 {
-    WRITE(OTF2_EvtWriter_RmaCollectiveEnd(loc->evt, truth(loc, t), t.t, op, level, win, OTF2_UNDEFINED_UINT32, 0, 0));
+    ST_REC(loc, REC_RMA_COLLECTIVE_END, t, op, level, win);
 }
 
 void st_write_rma_put(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    WRITE(OTF2_EvtWriter_RmaPut(loc->evt, truth(loc, t), t.t, win, remote, bytes, id));
+    ST_REC(loc, REC_RMA_PUT, t, win, remote, bytes, id);
 }
 
 void st_write_rma_get(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    WRITE(OTF2_EvtWriter_RmaGet(loc->evt, truth(loc, t), t.t, win, remote, bytes, id));
+    ST_REC(loc, REC_RMA_GET, t, win, remote, bytes, id);
 }
 
 void st_write_rma_atomic(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaAtomicType type,
                          uint64_t sent, uint64_t received, uint64_t id)
 {
-    WRITE(OTF2_EvtWriter_RmaAtomic(loc->evt, truth(loc, t), t.t, win, remote, type, sent, received, id));
+    ST_REC(loc, REC_RMA_ATOMIC, t, win, remote, type, sent, received, id);
 }
 
 void st_write_rma_op_complete_remote(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id)
 {
-    WRITE(OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, truth(loc, t), t.t, win, id));
+    ST_REC(loc, REC_RMA_OP_COMPLETE_REMOTE, t, win, id);
 }
 
 void st_write_rma_op_complete_non_blocking(struct st_loc *loc, struct st_time t, uint32_t win, uint64_t id)
 {
-    WRITE(OTF2_EvtWriter_RmaOpCompleteNonBlocking(loc->evt, truth(loc, t), t.t, win, id));
+    ST_REC(loc, REC_RMA_OP_COMPLETE_NON_BLOCKING, t, win, id);
 }
 
 void st_write_rma_request_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_LockType type)
 {
-    WRITE(OTF2_EvtWriter_RmaRequestLock(loc->evt, truth(loc, t), t.t, win, remote, 0, type));
+    ST_REC(loc, REC_RMA_REQUEST_LOCK, t, win, remote, type);
 }
 
 void st_write_rma_release_lock(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote)
 {
-    WRITE(OTF2_EvtWriter_RmaReleaseLock(loc->evt, truth(loc, t), t.t, win, remote, 0));
+    ST_REC(loc, REC_RMA_RELEASE_LOCK, t, win, remote);
 }
 
 void st_write_rma_sync(struct st_loc *loc, struct st_time t, uint32_t win, uint32_t remote, OTF2_RmaSyncType type)
 {
-    WRITE(OTF2_EvtWriter_RmaSync(loc->evt, truth(loc, t), t.t, win, remote, type));
+    ST_REC(loc, REC_RMA_SYNC, t, win, remote, type);
 }

@@ -16,6 +16,7 @@
 enum { ST_REGION_SYNC = ST_REGION_MPI_COUNT, ST_REGION_ALL_COUNT };
 
 struct st_loc {
+    struct st_recbuf rec;        /* first (recput.h): the call path touches only this */
     OTF2_EvtWriter *evt;
     OTF2_AttributeList *attrs;   /* carries true_time when skew is on */
     uint64_t id;
@@ -83,7 +84,9 @@ void st_writer_property(const char *name, const char *value);
  * it. Without a call, the clock is calibrated at close. */
 uint64_t st_writer_set_resolution(double ticks_per_second);
 
-/* Event records, stamped with the given time. */
+/* Event records, stamped with the given time. Each appends one compact
+ * record; adding one: a line in writer.c's ST_RECORDS, its converter
+ * (CONVERTER) and its st_write_* function. */
 /* The Enter of `calls` polling calls written as one region (polling.c):
  * with the collapsed_calls attribute when calls > 1. */
 void st_write_enter_calls(struct st_loc *loc, struct st_time t, uint32_t region, uint64_t calls);

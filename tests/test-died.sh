@@ -121,9 +121,13 @@ fi
 [ "${rc:-0}" -ne 0 ] && [ "${rc:-0}" -eq "${plain_rc:-1}" ]
 ok $? "in-write: the job ends as when rank 3 is sent SIGTERM untraced (exit ${rc:-?}, untraced ${plain_rc:-?})"
 "$SYNCTRACE_BIN" dump "$tmp/w" >"$tmp/w.dump" 2>"$tmp/w.err"
-[ -f "$tmp/w/rank-000003.sum" ] && [ "$(grep -c '^3 [0-9]* ENTER' "$tmp/w.dump")" -eq 300 ] \
-    && grep '^3 ' "$tmp/w.dump" | tail -1 | grep -q 'ENTER .*region=MPI_Topo_test$'
-ok $? "in-write: rank 3's archive is closed after the interrupted write: its last event is that (300th) Enter ($(grep '^3 ' "$tmp/w.dump" | tail -1 | cut -d' ' -f3,5))"
+# Events are recorded as compact records and written as OTF2 events later
+# (when a chunk is full, at the close): the 300th Enter is written while
+# the archive is closed on rank 3's own SIGTERM, after its 1000 calls. The
+# shim's signal waits for that close, which writes every recorded event.
+[ -f "$tmp/w/rank-000003.sum" ] && [ "$(grep -c '^3 [0-9]* ENTER .*region=MPI_Topo_test$' "$tmp/w.dump")" -eq 1000 ] \
+    && grep '^3 ' "$tmp/w.dump" | tail -1 | grep -q 'LEAVE .*region=MPI_Topo_test$'
+ok $? "in-write: rank 3's archive is closed after the interrupted write, with all 1000 calls it made ($(grep -c '^3 [0-9]* ENTER .*region=MPI_Topo_test$' "$tmp/w.dump") Enters; last: $(grep '^3 ' "$tmp/w.dump" | tail -1 | cut -d' ' -f3,5))"
 merge_ok "$tmp/w" "rank 0 ended" "rank 1 ended" "rank 2 ended" "rank 3 ended"
 ok $? "in-write: the trace merges"
 

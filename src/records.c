@@ -1,0 +1,259 @@
+/* records.c — the chunks of compact records (records.h): handing full ones
+ * over, the I/O thread that converts them, and the final drain.
+ *
+ * Each location writes only its own current chunk, without a lock. A full
+ * chunk goes on one FIFO queue (all locations), from which the I/O thread
+ * converts chunks in order; so a location's records reach its OTF2 event
+ * writer in the order they were made. Without an I/O thread the recording
+ * thread converts its own full chunk at once (it owns its event writer, as
+ * before records existed). Chunk memory is bounded: a recording thread that
+ * finds every chunk in use waits for the I/O thread to free some. */
+#include <config.h>
+#include "records.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Chunks of at most 128 KiB (few hand-overs, still cache-friendly to
+ * convert), at least 8 KiB, and at least four in the budget. */
+#define CHUNK_WORDS_MAX 16384
+#define CHUNK_WORDS_MIN 1024
+
+struct st_recchunk {
+    struct st_recchunk *next;
+    struct st_loc *loc;
+    uint64_t *end;          /* the first word not written */
+    uint64_t words[];
+};
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t work;     /* the queue got a chunk, or stop */
+    pthread_cond_t space;    /* chunks were freed */
+    struct st_recchunk *head, *tail;   /* full chunks, oldest first */
+    struct st_recchunk *pool;          /* free chunks */
+    size_t nqueued, nchunks, max_chunks;
+    uint32_t nlocs, chunk_words;
+    atomic_int threaded;
+    int stop, waiting;
+    struct st_recchunk *converting;    /* the chunk the I/O thread is on */
+    pthread_t thread;
+} R = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .space = PTHREAD_COND_INITIALIZER };
+
+static void convert_chunk(const struct st_recchunk *c)
+{
+    st_writer_convert(c->loc, c->words, c->end);
+}
+
+/* A chunk from the pool or fresh memory; lock held. NULL only when out of
+ * memory, or when `bounded` and the budget is spent. */
+static struct st_recchunk *take_chunk(int bounded)
+{
+    struct st_recchunk *c = R.pool;
+    if (c) {
+        R.pool = c->next;
+        return c;
+    }
+    if (bounded && R.nchunks >= R.max_chunks)
+        return NULL;
+    if ((c = malloc(sizeof *c + sizeof c->words[0] * R.chunk_words)) != NULL)
+        R.nchunks++;
+    return c;
+}
+
+static void give_chunk(struct st_loc *loc, struct st_recchunk *c)
+{
+    c->loc = loc;
+    c->next = NULL;
+    loc->rec.chunk = c;
+    loc->rec.cur = c->words;
+    loc->rec.end = c->words + R.chunk_words;
+}
+
+/* mpirun binds each rank to a core, and a thread inherits its binding: the
+ * I/O thread would only take turns with the rank it serves. It may run on
+ * any online CPU instead (where the kernel finds room). */
+static void unbind(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n <= 1 || n > CPU_SETSIZE)
+        return;
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (long i = 0; i < n; i++)
+        CPU_SET((int)i, &all);
+    (void)sched_setaffinity(0, sizeof all, &all);   /* a refusal leaves the binding: still correct */
+}
+
+static void *io_main(void *arg)
+{
+    (void)arg;
+    unbind();
+    pthread_mutex_lock(&R.lock);
+    for (;;) {
+        while (!R.head && !R.stop)
+            pthread_cond_wait(&R.work, &R.lock);
+        struct st_recchunk *c = R.head;
+        if (!c)
+            break;   /* stop, and nothing left */
+        R.head = c->next;
+        if (!R.head)
+            R.tail = NULL;
+        R.nqueued--;
+        R.converting = c;
+        pthread_mutex_unlock(&R.lock);
+        convert_chunk(c);
+        pthread_mutex_lock(&R.lock);
+        R.converting = NULL;
+        c->next = R.pool;
+        R.pool = c;
+        /* Wake a waiting recorder only once a good part is free (or all
+         * is converted): fewer sleeps and wake-ups on both sides. */
+        if (R.waiting && R.nqueued <= R.max_chunks / 4)
+            pthread_cond_broadcast(&R.space);
+    }
+    pthread_mutex_unlock(&R.lock);
+    return NULL;
+}
+
+int st_rec_start(size_t budget, int io_thread)
+{
+    size_t words = budget / 4 / sizeof(uint64_t);
+    R.chunk_words = words > CHUNK_WORDS_MAX ? CHUNK_WORDS_MAX : words < CHUNK_WORDS_MIN ? CHUNK_WORDS_MIN : (uint32_t)words;
+    R.max_chunks = budget / (sizeof(uint64_t) * R.chunk_words);
+    if (R.max_chunks < 4)
+        R.max_chunks = 4;
+    if (!io_thread)
+        return 0;
+    /* The I/O thread takes no signal: those sent to the process go to the
+     * program's threads, as untraced. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&R.thread, NULL, io_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        return -1;
+    R.threaded = 1;
+    return 0;
+}
+
+int st_rec_threaded(void)
+{
+    return R.threaded;
+}
+
+int st_rec_attach(struct st_loc *loc)
+{
+    pthread_mutex_lock(&R.lock);
+    struct st_recchunk *c = take_chunk(0);
+    if (c) {
+        R.nlocs++;
+        if (R.max_chunks < 2 * (size_t)R.nlocs)
+            R.max_chunks = 2 * (size_t)R.nlocs;   /* every location can hand one over */
+        give_chunk(loc, c);
+    }
+    pthread_mutex_unlock(&R.lock);
+    return c ? 0 : -1;
+}
+
+static uint64_t *more(struct st_loc *loc, uint32_t need);
+
+uint64_t *st_rec_more(struct st_loc *loc, uint32_t need)
+{
+    st_writer_slow_begin();
+    uint64_t *w = more(loc, need);
+    st_writer_slow_end();
+    return w;
+}
+
+static uint64_t *more(struct st_loc *loc, uint32_t need)
+{
+    struct st_recchunk *c = loc->rec.chunk;
+    if (need > R.chunk_words || !c)
+        return NULL;
+    c->end = loc->rec.cur;
+    if (!R.threaded) {
+        convert_chunk(c);
+        give_chunk(loc, c);
+        return loc->rec.cur;
+    }
+    pthread_mutex_lock(&R.lock);
+    struct st_recchunk *fresh;
+    while (!(fresh = take_chunk(1)) && R.threaded) {
+        R.waiting++;
+        pthread_cond_wait(&R.space, &R.lock);
+        R.waiting--;
+    }
+    if (!fresh && !(fresh = take_chunk(0))) {
+        /* Out of memory: this chunk's records are lost, recording goes on. */
+        pthread_mutex_unlock(&R.lock);
+        give_chunk(loc, c);
+        return loc->rec.cur;
+    }
+    if (R.threaded) {
+        if (R.tail)
+            R.tail->next = c;
+        else
+            R.head = c;
+        R.tail = c;
+        R.nqueued++;
+        pthread_cond_signal(&R.work);
+    } else {
+        convert_chunk(c);   /* the I/O thread stopped meanwhile (close): convert here */
+        c->next = R.pool;
+        R.pool = c;
+    }
+    pthread_mutex_unlock(&R.lock);
+    give_chunk(loc, fresh);
+    return loc->rec.cur;
+}
+
+void st_rec_drain(struct st_loc *const *locs, uint32_t n)
+{
+    if (R.threaded) {
+        pthread_mutex_lock(&R.lock);
+        R.stop = 1;
+        pthread_cond_signal(&R.work);
+        pthread_mutex_unlock(&R.lock);
+        /* It converts what is queued, then ends. */
+        pthread_join(R.thread, NULL);
+        pthread_mutex_lock(&R.lock);
+        R.threaded = 0;
+        pthread_cond_broadcast(&R.space);
+        pthread_mutex_unlock(&R.lock);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct st_recchunk *c = locs[i]->rec.chunk;
+        if (!c)
+            continue;
+        c->end = locs[i]->rec.cur;
+        convert_chunk(c);
+        locs[i]->rec.cur = c->words;
+    }
+}
+
+void st_rec_release(struct st_loc *const *locs, uint32_t n)
+{
+    pthread_mutex_lock(&R.lock);
+    for (uint32_t i = 0; i < n; i++) {
+        struct st_recchunk *c = locs[i]->rec.chunk;
+        if (!c)
+            continue;
+        locs[i]->rec.chunk = NULL;
+        locs[i]->rec.cur = locs[i]->rec.end = NULL;
+        c->next = R.pool;
+        R.pool = c;
+    }
+    while (R.pool) {
+        struct st_recchunk *next = R.pool->next;
+        free(R.pool);
+        R.pool = next;
+        R.nchunks--;
+    }
+    R.nlocs = 0;
+    pthread_mutex_unlock(&R.lock);
+}

@@ -1,0 +1,57 @@
+/* records.h — compact on-line event records, converted to OTF2 off the
+ * call path.
+ *
+ * An st_write_* call appends one record to its location's chunk: a header
+ * word (kind, number of argument words, whether a true time follows), the
+ * timestamp, the arguments (one word each; variable payloads such as a
+ * collective's source bits are simply more words), and with SYNCTRACE_SKEW
+ * the true time. A full chunk is converted into OTF2 events (writer.c's
+ * table of record kinds) by the I/O thread, or by the recording thread
+ * itself when there is none; the last chunks are converted when the archive
+ * is closed (MPI_Finalize, exit, fatal signal, MPI_Abort). A chunk not
+ * converted when the process is SIGKILLed is lost, as OTF2's unflushed
+ * buffer is. */
+#ifndef SYNCTRACE_RECORDS_H
+#define SYNCTRACE_RECORDS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "writer.h"
+#include "recput.h"
+
+/* Start recording: chunk memory at most `budget` bytes (at least two
+ * chunks per location); `io_thread` converts on a thread of the tracer's
+ * own. Returns 0 or -1. */
+int st_rec_start(size_t budget, int io_thread);
+/* Whether an I/O thread converts (so OTF2 is used by two threads). */
+int st_rec_threaded(void);
+/* Give a new location its first chunk; -1 when out of memory. */
+int st_rec_attach(struct st_loc *loc);
+/* Convert everything still recorded, in order, for the `n` locations
+ * given, and stop the I/O thread: the archive is about to be closed. */
+void st_rec_drain(struct st_loc *const *locs, uint32_t n);
+/* Release the chunks of the n locations (after st_rec_drain). */
+void st_rec_release(struct st_loc *const *locs, uint32_t n);
+
+/* Writer.c: around a chunk's hand-over, which takes locks and may convert,
+ * a termination signal waits (and is acted on at the end). */
+void st_writer_slow_begin(void);
+void st_writer_slow_end(void);
+/* Writer.c's converter: the records [w, end) of location loc, in order. */
+void st_writer_convert(struct st_loc *loc, const uint64_t *w, const uint64_t *end);
+
+/* st_rec_put with the arguments listed: ST_REC(loc, KIND, t, a, b, ...). */
+#define ST_REC(loc, kind, t, ...)                                                                             \
+    do {                                                                                                      \
+        const uint64_t st_rec_v_[] = { __VA_ARGS__ };                                                        \
+        st_rec_put((loc), (kind), (t), st_rec_v_, (uint32_t)(sizeof st_rec_v_ / sizeof st_rec_v_[0]));       \
+    } while (0)
+#define ST_REC0(loc, kind, t)                                                                                 \
+    do {                                                                                                      \
+        const uint64_t st_rec_v_[1] = { 0 };                                                                 \
+        st_rec_put((loc), (kind), (t), st_rec_v_, 0);                                                        \
+    } while (0)
+
+#endif

@@ -1,0 +1,54 @@
+/* recput.h — appending one compact record (records.h) to the calling
+ * thread's location: inline, since every traced call does it twice. */
+#ifndef SYNCTRACE_RECPUT_H
+#define SYNCTRACE_RECPUT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include "clock.h"
+
+struct st_loc;
+struct st_recchunk;
+
+/* A location's current chunk: the first member of struct st_loc. */
+struct st_recbuf {
+    uint64_t *cur, *end;
+    struct st_recchunk *chunk;
+};
+
+/* A record: header word, timestamp, arguments, [true time]. */
+#define ST_REC_KIND(h) ((uint32_t)(h) & 0xff)
+#define ST_REC_NARGS(h) (((uint32_t)(h) >> 8) & 0xffff)
+#define ST_REC_TRUTH ((uint64_t)1 << 24)
+/* The largest record every chunk holds, in words. */
+#define ST_REC_MAX_WORDS 1000
+
+/* The first two kinds of writer.c's ST_RECORDS, written inline here. */
+enum { ST_REC_ENTER_KIND = 0, ST_REC_LEAVE_KIND = 1 };
+
+/* Room for `need` more words in loc's chunk, handing the full one over
+ * for conversion; NULL when the record cannot be kept (too large). */
+uint64_t *st_rec_more(struct st_loc *loc, uint32_t need);
+
+/* Append a record of kind `kind` at time t with the n argument words v. */
+static inline void st_rec_put(struct st_loc *loc, uint32_t kind, struct st_time t, const uint64_t *v, uint32_t n)
+{
+    int truth = st_clock_g.skew_on;
+    uint32_t need = 2 + n + (uint32_t)truth;
+    struct st_recbuf *b = (struct st_recbuf *)loc;   /* its first member */
+    uint64_t *w = b->cur;
+    if (__builtin_expect((size_t)(b->end - w) < need, 0) && !(w = st_rec_more(loc, need)))
+        return;
+    w[0] = kind | (uint64_t)n << 8 | (truth ? ST_REC_TRUTH : 0);
+    w[1] = t.t;
+    memcpy(w + 2, v, sizeof *v * n);
+    if (truth)
+        w[2 + n] = t.truth;
+    /* The record is whole before it counts: a signal that closes the
+     * archive converts up to cur. */
+    atomic_signal_fence(memory_order_release);
+    b->cur = w + need;
+}
+
+#endif
