@@ -108,7 +108,9 @@ void st_comm_created(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm ne
 void st_comm_created_by(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how,
                         int tag);
 void st_comm_named(int ret, MPI_Comm comm, const char *name);
-void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request);
+/* The same from Fortran: a blank-padded name of `len` characters. */
+void st_comm_named_f(int ret, MPI_Comm comm, const char *name, size_t len);
+void st_comm_idup(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request);
 void st_comm_freed(struct st_call *call, int ret, MPI_Comm comm);
 /* MPI_Comm_spawn(_multiple): the intercommunicator's key, taken before the
  * call; the intercommunicator made with it. */

@@ -22,6 +22,7 @@
  * Rget's data has arrived), recorded as RmaOpCompleteNonBlocking there. */
 #include "hooks.h"
 #include "communicators.h"
+#include "fortran.h"
 #include "handlemap.h"
 #include "requests.h"
 #include "writer.h"
@@ -207,17 +208,9 @@ void st_rma_named_f(int ret, MPI_Win win, const char *name, size_t len)
 {
     if (ret != MPI_SUCCESS || !name)
         return;
-    while (len > 0 && name[len - 1] == ' ')
-        len--;
-    while (len > 0 && *name == ' ') {   /* leading ones too, as Open MPI drops them */
-        name++;
-        len--;
-    }
-    char *c = malloc(len + 1);
+    char *c = st_f_string(name, len);
     if (!c)
         return;
-    memcpy(c, name, len);
-    c[len] = '\0';
     st_rma_named(ret, win, c);
     free(c);
 }
@@ -272,7 +265,7 @@ void st_rma_rop(struct st_call *call, int ret, MPI_Win win, int kind, int target
     uint64_t id = record_op(call, ret, win, kind, target, sent, received, atomic, &ref);
     if (!id || request == MPI_REQUEST_NULL)
         return;
-    struct st_req *r = st_req_new(request, ST_KIND_RMA, ref);
+    struct st_req *r = st_req_new(call, request, ST_KIND_RMA, ref);
     if (r)
         r->rma_id = id;
 }

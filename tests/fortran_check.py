@@ -9,7 +9,7 @@ the timestamps (and the `true_time` attribute): kind, region, peer, tag,
 communicator, bytes, request id, collective root and sizes. The tracer's own
 clock synchronisation regions and their messages are left out (how many
 ping-pongs a round takes is the tracer's business); the raw dump's
-communicator definitions are compared too. Used by tests/test-fortran.sh to
+communicator definitions (members, names) are compared too. Used by tests/test-fortran.sh to
 require that a Fortran program records exactly what its C twin records.
 Prints "ok - ..." / "not ok - ..." lines with the first difference as "# ...";
 exit status 0 unless an input cannot be read.
@@ -29,7 +29,7 @@ def raw_events(path):
         for line in f:
             line = line.rstrip('\n')
             if line.startswith('#'):
-                if re.match(r'^# rank \d+ comm ', line):
+                if re.match(r'^# rank \d+ comm(_info)? ', line):   # members, and names
                     comms.append(line)
                 continue
             parts = line.split()

@@ -215,6 +215,7 @@ program mpi_fortran
     call expect(rank == 0 .or. buf(1) == rank * (rank - 1) / 2, 'exscan')
     call MPI_Reduce_scatter_block(all, buf, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD IERR)
     call MPI_Cart_create(MPI_COMM_WORLD, 1, (/ size /), (/ .true. /), .false., cart IERR)
+    call MPI_Comm_set_name(cart, '  fortran ring ' IERR)
     call MPI_Cart_shift(cart, 0, 1, src, dst IERR)
     call expect(src == left .and. dst == right, 'cart shift')
     call MPI_Neighbor_alltoall(all, 1, MPI_INTEGER, buf, 1, MPI_INTEGER, cart IERR)

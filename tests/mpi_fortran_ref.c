@@ -183,6 +183,7 @@ int main(int argc, char **argv)
     MPI_Comm cart;
     int dims[1] = { size }, periods[1] = { 1 }, src, dst;
     MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+    MPI_Comm_set_name(cart, "fortran ring");
     MPI_Cart_shift(cart, 0, 1, &src, &dst);
     expect(src == left && dst == right, rank, "cart shift");
     MPI_Neighbor_alltoall(all, 1, MPI_INT, buf, 1, MPI_INT, cart);

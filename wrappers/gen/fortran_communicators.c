@@ -1159,9 +1159,16 @@ static void st_f_MPI_Comm_set_name(MPI_Fint *comm, char *comm_name, MPI_Fint *ie
         st_f_missing("pmpi_comm_set_name_");
     struct st_call call;
     int recording = st_call_begin(&call, ST_REGION_MPI_Comm_set_name);
-    pmpi_comm_set_name_(comm, comm_name, ierr, comm_name_len);
-    if (recording)
-        st_call_end(&call);
+    MPI_Fint ierr_ = MPI_SUCCESS;
+    pmpi_comm_set_name_(comm, comm_name, &ierr_, comm_name_len);
+    if (ierr)
+        *ierr = ierr_;
+    if (!recording)
+        return;
+    int ret = (int)ierr_;
+    st_call_stamp(&call);
+    st_comm_named_f(ret, PMPI_Comm_f2c(*comm), comm_name, comm_name_len);
+    st_call_end_stamped(&call);
 }
 
 ST_F_ALIAS(st_f_MPI_Comm_set_name, mpi_comm_set_name);
@@ -1176,9 +1183,16 @@ static void st_f_MPI_Comm_set_name_f08(MPI_Fint *comm, char *comm_name, MPI_Fint
         st_f_missing("pmpi_comm_set_name_f08_");
     struct st_call call;
     int recording = st_call_begin(&call, ST_REGION_MPI_Comm_set_name);
-    pmpi_comm_set_name_f08_(comm, comm_name, ierr, comm_name_len);
-    if (recording)
-        st_call_end(&call);
+    MPI_Fint ierr_ = MPI_SUCCESS;
+    pmpi_comm_set_name_f08_(comm, comm_name, &ierr_, comm_name_len);
+    if (ierr)
+        *ierr = ierr_;
+    if (!recording)
+        return;
+    int ret = (int)ierr_;
+    st_call_stamp(&call);
+    st_comm_named_f(ret, PMPI_Comm_f2c(*comm), comm_name, comm_name_len);
+    st_call_end_stamped(&call);
 }
 
 ST_F_ALIAS(st_f_MPI_Comm_set_name_f08, mpi_comm_set_name_f08_);
