@@ -475,11 +475,73 @@ static void life_ends(struct st_call *call, const struct st_commrec *rec)
         st_write_comm_destroy(call->loc, call->leave, rec->ref);
 }
 
+/* The collective pair Score-P writes around a communicator's life event:
+ * a MpiCollectiveBegin at the call's Enter, the CommCreate/CommDestroy,
+ * then a MpiCollectiveEnd CREATE_HANDLE/DESTROY_HANDLE on `scope`, the
+ * communicator over which the call is collective (root none, no bytes:
+ * the merge derives no clock constraint from it). */
+static void handle_begin(const struct st_call *call, struct st_time at)
+{
+    if (call->loc)
+        st_write_coll_begin(call->loc, at);
+}
+
+static void handle_end(const struct st_call *call, OTF2_CollectiveOp op, uint32_t scope)
+{
+    if (call->loc)
+        st_write_coll_end(call->loc, call->leave, op, scope, OTF2_UNDEFINED_UINT32, 0, 0, 0, NULL);
+}
+
+/* The communicator over which a constructor is collective (MPI 4.0 §7.4,
+ * §7.6.2, §11.8): the parent for dup, split, create, the topology
+ * constructors, Cart_sub, Intercomm_merge, accept/connect and spawn;
+ * MPI_Comm_create_group only over the new group, MPI_Intercomm_create
+ * over the union of both local groups, which is exactly the new
+ * intercommunicator's membership, and MPI_Comm_join (no parent) between
+ * the two processes it connects: the new communicator itself for those. */
+static MPI_Comm creation_scope(MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how)
+{
+    if (how == ST_COMM_CREATE_GROUP || how == ST_COMM_INTERCOMM_CREATE || parent == MPI_COMM_NULL)
+        return newcomm;
+    return parent;
+}
+
+static int idup_completion(MPI_Comm parent, MPI_Comm newcomm)
+{
+    for (const struct st_idup *d = idups; d; d = d->next)
+        if (d->parent == parent && *d->target == newcomm)
+            return 1;
+    return 0;
+}
+
+static void comm_defined(struct st_call *call, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how, int tag);
+
+/* An MPI_Comm_idup's communicator gets its CommCreate alone, in the call
+ * that completed the request: MPI_Comm_idup is a nonblocking collective,
+ * whose pair Score-P does not write either. A call that returned
+ * MPI_COMM_NULL on this rank (split with MPI_UNDEFINED, create with a group
+ * this rank is not in) still took part in the collective over the parent:
+ * the pair without a CommCreate. */
 static void comm_created(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how,
                          int tag)
 {
-    if (ret != MPI_SUCCESS || newcomm == MPI_COMM_NULL)
+    if (ret != MPI_SUCCESS)
         return;
+    if (newcomm != MPI_COMM_NULL && idup_completion(parent, newcomm)) {
+        comm_defined(call, parent, newcomm, how, tag);
+        return;
+    }
+    MPI_Comm scope = creation_scope(parent, newcomm, how);
+    if (scope == MPI_COMM_NULL)
+        return;
+    handle_begin(call, call->enter);
+    if (newcomm != MPI_COMM_NULL)
+        comm_defined(call, parent, newcomm, how, tag);
+    handle_end(call, OTF2_COLLECTIVE_OP_CREATE_HANDLE, comm_ref(scope));
+}
+
+static void comm_defined(struct st_call *call, MPI_Comm parent, MPI_Comm newcomm, enum st_comm_how how, int tag)
+{
     uint64_t parent_key = 0;
     if (parent != MPI_COMM_NULL) {
         comm_ref(parent);
@@ -528,14 +590,16 @@ static uint64_t spawn_key(MPI_Comm comm)
     return mix(scope, (uint64_t)counter);
 }
 
-static void comm_spawned(struct st_call *call, int ret, MPI_Comm intercomm, uint64_t key)
+static void comm_spawned(struct st_call *call, int ret, MPI_Comm comm, MPI_Comm intercomm, uint64_t key)
 {
     if (ret != MPI_SUCCESS || intercomm == MPI_COMM_NULL)
         return;
+    handle_begin(call, call->enter);   /* collective over `comm` */
     free(st_handlemap_remove(&comms, (uintptr_t)intercomm));
     register_outside(intercomm, RF_OUTSIDE_SPAWN, key);
     define_new(0, intercomm, intercomm, &key, ST_COMM_CONNECT, 0);
     life_begins(call, intercomm);
+    handle_end(call, OTF2_COLLECTIVE_OP_CREATE_HANDLE, comm_ref(comm));
 }
 
 /* A spawned job's parent intercommunicator, at MPI_Init: its key is the
@@ -587,11 +651,14 @@ static void comm_named(int ret, MPI_Comm comm, const char *name)
 
 static void comm_freed(struct st_call *call, int ret, MPI_Comm comm)
 {
-    if (ret != MPI_SUCCESS)
+    if (ret != MPI_SUCCESS || comm == MPI_COMM_NULL)
         return;
+    uint32_t ref = comm_ref(comm);   /* collective over the freed communicator */
+    handle_begin(call, call->enter);
     struct st_commrec *rec = st_handlemap_remove(&comms, (uintptr_t)comm);
     life_ends(call, rec);
     free(rec);
+    handle_end(call, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, ref);
 }
 
 /* The entry points: under MPI_THREAD_MULTIPLE threads create, use and free
@@ -603,21 +670,25 @@ void st_comms_init(MPI_Comm sync_comm, const uint64_t *spawn_key)
     st_state_unlock();
 }
 
-void st_comms_started(struct st_call *call, MPI_Comm parent)
+void st_comms_started(struct st_call *call, struct st_time begun, MPI_Comm parent)
 {
     st_state_lock();
+    handle_begin(call, begun);   /* collective over MPI_COMM_WORLD, as Score-P writes it */
     life_begins(call, MPI_COMM_WORLD);
     life_begins(call, MPI_COMM_SELF);
     if (parent != MPI_COMM_NULL)   /* a spawned job's intercommunicator to its parents */
         life_begins(call, parent);
+    handle_end(call, OTF2_COLLECTIVE_OP_CREATE_HANDLE, world_ref);
     st_state_unlock();
 }
 
-void st_comms_ending(struct st_call *call)
+void st_comms_ending(struct st_call *call, struct st_time begun)
 {
     st_state_lock();
+    handle_begin(call, begun);
     life_ends(call, lookup(MPI_COMM_WORLD));
     life_ends(call, lookup(MPI_COMM_SELF));
+    handle_end(call, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, world_ref);
     st_state_unlock();
 }
 
@@ -693,10 +764,10 @@ uint64_t st_comm_spawn_key(MPI_Comm comm)
     return key;
 }
 
-void st_comm_spawned(struct st_call *call, int ret, MPI_Comm intercomm, uint64_t key)
+void st_comm_spawned(struct st_call *call, int ret, MPI_Comm comm, MPI_Comm intercomm, uint64_t key)
 {
     st_state_lock();
-    comm_spawned(call, ret, intercomm, key);
+    comm_spawned(call, ret, comm, intercomm, key);
     st_state_unlock();
 }
 

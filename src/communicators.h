@@ -13,10 +13,13 @@ void st_comms_init(MPI_Comm sync_comm, const uint64_t *spawn_key);
 /* CommCreate of MPI_COMM_WORLD and MPI_COMM_SELF in MPI_Init (`call`, at
  * its Leave time; of a spawned job's `parent` intercommunicator too, unless
  * MPI_COMM_NULL), CommDestroy of WORLD and SELF in MPI_Finalize, as Score-P
- * does. */
+ * does, each set inside a CREATE_HANDLE / DESTROY_HANDLE collective over
+ * MPI_COMM_WORLD whose Begin is stamped `begun` (after the tracer's own
+ * sync round in the call, which is not part of it). */
 struct st_call;
-void st_comms_started(struct st_call *call, MPI_Comm parent);
-void st_comms_ending(struct st_call *call);
+struct st_time;
+void st_comms_started(struct st_call *call, struct st_time begun, MPI_Comm parent);
+void st_comms_ending(struct st_call *call, struct st_time begun);
 void st_comms_finalize(void);
 /* The archive's reference for a communicator (registered on first sight). */
 uint32_t st_comm_ref(MPI_Comm comm);

@@ -115,7 +115,7 @@ void st_comm_freed(struct st_call *call, int ret, MPI_Comm comm);
 /* MPI_Comm_spawn(_multiple): the intercommunicator's key, taken before the
  * call; the intercommunicator made with it. */
 uint64_t st_comm_spawn_key(MPI_Comm comm);
-void st_comm_spawned(struct st_call *call, int ret, MPI_Comm intercomm, uint64_t key);
+void st_comm_spawned(struct st_call *call, int ret, MPI_Comm comm, MPI_Comm intercomm, uint64_t key);
 
 /* spawn.c: at the spawn's root, the info (infos) handed to MPI: the
  * caller's plus the environment that tells the children their parent;

@@ -253,8 +253,9 @@ static int init_common(int ret, int provided, uint32_t region, const struct st_c
         st_write_enter(call.loc, call.enter, region);
         st_sync_at_init(&call);
         /* MPI_COMM_WORLD and MPI_COMM_SELF come into being inside MPI_Init */
+        struct st_time begun = st_now();
         st_call_stamp(&call);
-        st_comms_started(&call, parent_comm);
+        st_comms_started(&call, begun, parent_comm);
         st_call_end_stamped(&call);
     }
     st_in_tracer = 0;
@@ -286,8 +287,9 @@ void st_lifecycle_finalize(struct st_call *call)
     st_sync_at_finalize(call, meta);
     meta_end(meta, "complete");
     /* ... and end inside MPI_Finalize, as Score-P records them */
+    struct st_time begun = st_now();
     st_call_stamp(call);
-    st_comms_ending(call);
+    st_comms_ending(call, begun);
     st_call_end_stamped(call);
     call->loc = NULL;   /* the wrapper must not write a second Leave */
     st_g.phase = ST_DONE;

@@ -20,7 +20,9 @@ CHECK is one of
             communicators has exactly one COMM_CREATE of its key, inside the
             call that made it (MPI_Wait for MPI_Comm_idup) right before that
             call's LEAVE and before its first message on it, and one
-            COMM_DESTROY inside MPI_Comm_free after its last; the key is
+            COMM_DESTROY inside MPI_Comm_free after its last, each between
+            a COLL_BEGIN and a COLL_END create_handle / destroy_handle
+            (none around an idup's, in MPI_Wait); the key is
             flagged `events`; MPI_COMM_WORLD and MPI_COMM_SELF are created in
             MPI_Init and destroyed in MPI_Finalize on every rank; the tracer's
             own communicator has neither; a rank has no other such event (a
@@ -55,6 +57,9 @@ INFO = re.compile(r"^# rank (\d+) comm_info (.*?) name=")
 CREATORS = {"MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_Comm_split_type", "MPI_Comm_create",
             "MPI_Comm_create_group", "MPI_Cart_create", "MPI_Cart_sub", "MPI_Graph_create",
             "MPI_Dist_graph_create_adjacent", "MPI_Intercomm_create", "MPI_Intercomm_merge"}
+# a life event inside its collective pair, right before the call's Leave
+CREATED = "COLL_BEGIN COLL_END:create_handle LEAVE"
+DESTROYED = "COLL_BEGIN COLL_END:destroy_handle LEAVE"
 
 
 def parse_life(path):
@@ -78,11 +83,18 @@ def parse_life(path):
         elif kind == "LEAVE" and st:
             st.pop()
         comm = re.search(r" comm=(.*?)(?: [a-z_]+=|$)", rest)
-        events[r].append([kind, st[-1] if st else None, comm.group(1) if comm else None, None])
+        op = re.search(r" op=(\w+)", rest)
+        kind_op = kind + ":" + op.group(1) if kind == "COLL_END" and op else kind
+        events[r].append([kind, st[-1] if st else None, comm.group(1) if comm else None, None, kind_op])
     for evs in events.values():
         for i, e in enumerate(evs):
-            nxt = [x[0] for x in evs[i + 1:i + 8] if not x[0].startswith("COMM_")]
-            e[3] = nxt[0] if nxt else None
+            # what follows a life event, COMM_* aside: its collective pair's
+            # end then the Leave ("COLL_END:create_handle LEAVE"), or the
+            # Leave alone where there is no pair (an idup's in MPI_Wait);
+            # prefixed by what precedes it when that is the pair's begin
+            nxt = [x[4] for x in evs[i + 1:i + 8] if not x[0].startswith("COMM_")][:2]
+            before = [x[0] for x in evs[max(0, i - 8):i] if not x[0].startswith("COMM_")][-1:]
+            e[3] = " ".join(before + nxt) if before == ["COLL_BEGIN"] else " ".join(nxt[:1])
     return events, flagged
 
 
@@ -230,7 +242,9 @@ def main():
             for c in [c for c in comms if c["tag"] == t]:
                 w, evs = c["world"], events[c["world"]]
                 idx = {k: [i for i, e in enumerate(evs) if e[0] == k and e[2] == key] for k in ("COMM_CREATE", "COMM_DESTROY")}
-                uses = [i for i, e in enumerate(evs) if not e[0].startswith(("COMM_", "ENTER", "LEAVE")) and e[2] == key]
+                # the life events' own collective pairs are not uses
+                uses = [i for i, e in enumerate(evs) if not e[0].startswith(("COMM_", "ENTER", "LEAVE")) and e[2] == key
+                        and e[4] not in ("COLL_END:create_handle", "COLL_END:destroy_handle")]
                 made, ended = idx["COMM_CREATE"], idx["COMM_DESTROY"]
                 if key not in flagged[w]:
                     say("%s: rank %d's definition of %s is not flagged events" % (c["label"], w, key))
@@ -238,19 +252,20 @@ def main():
                     say("%s: rank %d has %d COMM_CREATE, %d COMM_DESTROY of %s" % (c["label"], w, len(made), len(ended), key))
                     continue
                 e = evs[made[0]]
-                where_ok = e[1] == "MPI_Wait" if c["label"].startswith("idup") else e[1] in CREATORS
-                if not where_ok or e[3] != "LEAVE" or (uses and made[0] > uses[0]):
+                idup = c["label"].startswith("idup")
+                where_ok = e[1] == "MPI_Wait" if idup else e[1] in CREATORS
+                if not where_ok or e[3] != ("LEAVE" if idup else CREATED) or (uses and made[0] > uses[0]):
                     say("%s: rank %d's COMM_CREATE in %s, before %s, %s its first use" % (
                         c["label"], w, e[1], e[3], "after" if uses and made[0] > uses[0] else "before"))
                 e = evs[ended[0]]
-                if e[1] != "MPI_Comm_free" or e[3] != "LEAVE" or (uses and ended[0] < uses[-1]):
+                if e[1] != "MPI_Comm_free" or e[3] != DESTROYED or (uses and ended[0] < uses[-1]):
                     say("%s: rank %d's COMM_DESTROY in %s, before %s" % (c["label"], w, e[1], e[3]))
         for r in sorted(ranks):
             evs = events[r]
             life = [e for e in evs if e[0].startswith("COMM_")]
             for name, where in (("MPI_COMM_WORLD", ("MPI_Init", "MPI_Finalize")), ("MPI_COMM_SELF", ("MPI_Init", "MPI_Finalize"))):
                 got = [(e[0], e[1], e[3]) for e in life if e[2] == name]
-                if got != [("COMM_CREATE", where[0], "LEAVE"), ("COMM_DESTROY", where[1], "LEAVE")]:
+                if got != [("COMM_CREATE", where[0], CREATED), ("COMM_DESTROY", where[1], DESTROYED)]:
                     say("rank %d: %s has %s" % (r, name, got))
                 if name not in flagged[r]:
                     say("rank %d: %s not flagged events" % (r, name))

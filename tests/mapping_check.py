@@ -21,7 +21,12 @@ with OTF2's Python reader, not synctrace's code. Prints TAP-like lines
     the call that made (MPI_Init for MPI_COMM_WORLD/SELF, a wait or test for
     MPI_Comm_idup) or ended it (MPI_Comm_free, MPI_Comm_disconnect,
     MPI_Finalize for MPI_COMM_WORLD/SELF), after that call's other events
-    (a wait's or test's other completions aside), right before its Leave;
+    (a wait's or test's other completions aside), between a
+    MpiCollectiveBegin and a MpiCollectiveEnd CREATE_HANDLE/DESTROY_HANDLE
+    (root none, no bytes) on the communicator the call is collective over
+    (MPI_COMM_WORLD in MPI_Init/MPI_Finalize, the parent, the new
+    communicator for create_group/Intercomm_create/join, the freed one;
+    none in a wait or test), right before its Leave;
     prints "comm_creates rank R N" per rank;
   - one-sided communication as tests/mpi_mapping.c does it on each rank
     (window "halo window" on MPI_COMM_WORLD; create, two fences, free as
@@ -75,14 +80,56 @@ CREATORS = {"MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_Com
             "MPI_Comm_connect", "MPI_Comm_spawn", "MPI_Comm_spawn_multiple", "MPI_Comm_join"}
 ENDERS = {"MPI_Comm_free", "MPI_Comm_disconnect"}
 LIFE = ("CommCreate", "CommDestroy")
+# Constructors collective over the new communicator itself, not a parent:
+# create_group over the new group, Intercomm_create over both local groups
+# (the new intercommunicator's members), join between its two processes.
+OVER_NEW = {"MPI_Comm_create_group", "MPI_Intercomm_create", "MPI_Comm_join"}
+
+
+def handle_pair(evs, i, c, region, scopes):
+    """The problem with the collective pair around the life event evs[i] of
+    communicator c (OTF2: a MpiCollectiveBegin before it, a MpiCollectiveEnd
+    CREATE_HANDLE / DESTROY_HANDLE, root none, no bytes, on the communicator
+    the call is collective over, then the Leave), or None."""
+    kind = type(evs[i]).__name__
+    b = i - 1
+    while b >= 0 and type(evs[b]).__name__ in LIFE:
+        b -= 1
+    e = i + 1
+    while e < len(evs) and type(evs[e]).__name__ in LIFE:
+        e += 1
+    if b < 0 or type(evs[b]).__name__ != "MpiCollectiveBegin":
+        return "no MpiCollectiveBegin before it"
+    if e + 1 >= len(evs) or type(evs[e]).__name__ != "MpiCollectiveEnd" or type(evs[e + 1]).__name__ != "Leave":
+        return "not followed by MpiCollectiveEnd, Leave"
+    end = evs[e]
+    want = "CREATE_HANDLE" if kind == "CommCreate" else "DESTROY_HANDLE"
+    if enum_name(end.collective_op) != want or end.size_sent or end.size_received or end.root not in (None, 0xffffffff):
+        return "its MpiCollectiveEnd is %s root %s sent %d received %d" % (
+            enum_name(end.collective_op), end.root, end.size_sent, end.size_received)
+    scope = end.communicator._ref if end.communicator is not None else None
+    world, parent, member = scopes
+    if region in ("MPI_Init", "MPI_Init_thread", "MPI_Finalize"):
+        fine = scope in world
+    elif region in OVER_NEW or region in ENDERS:
+        fine = scope == c
+    elif parent.get(c) is not None:
+        fine = scope == parent[c]
+    else:   # an intercommunicator from spawn, accept or connect: over the local communicator
+        fine = scope != c and scope is not None and member(scope)
+    return None if fine else "its MpiCollectiveEnd is on <%s>, not the communicator %s is collective over" % (
+        scope, region)
 
 
 def comm_life(defs, events, nranks):
     """events: location ref -> its events in order. Returns (flag problems,
-    count problems, placement problems, {rank: number of CommCreate})."""
+    count problems, placement problems (the collective pair around each
+    included), {rank: number of CommCreate})."""
     flagged, members, names, predefined, inter = {}, {}, {}, set(), set()
+    parent, selfs = {}, set()
     for c in defs.comms:
         names[c._ref] = c.name
+        parent[c._ref] = c.parent._ref if getattr(c, "parent", None) is not None else None
         flagged[c._ref] = bool(int(getattr(c.flags, "value", c.flags)) & 1)
         if isinstance(c, otf2.definitions.InterComm):
             members[c._ref] = {m._ref for m in c.groupA.members} | {m._ref for m in c.groupB.members}
@@ -90,6 +137,7 @@ def comm_life(defs, events, nranks):
         elif c.group.group_type == otf2.GroupType.COMM_SELF:
             members[c._ref] = set(range(nranks))
             predefined.add(c._ref)
+            selfs.add(c._ref)
         else:
             members[c._ref] = {m._ref for m in c.group.members}
             # MPI_COMM_WORLD, whatever MPI_Comm_set_name called it (the
@@ -104,7 +152,7 @@ def comm_life(defs, events, nranks):
     present = {loc & 0xffffffff for loc in events}
     creates, destroys = collections.defaultdict(list), collections.defaultdict(list)   # (comm, rank) -> times
     first_use, last_use = {}, {}
-    count_bad, place_bad = [], []
+    count_bad, place_bad, pair_bad = [], [], []
     ncreates = collections.Counter()
     for loc, evs in events.items():
         rank = loc & 0xffffffff
@@ -133,12 +181,19 @@ def comm_life(defs, events, nranks):
                 else:
                     fine = region == "MPI_Finalize" if c in predefined else region in ENDERS
                 rest = [type(e).__name__ for e in evs[i + 1:i + 8]]
-                rest = [k for k in rest if k not in LIFE][:1]
+                rest = [k for k in rest if k not in LIFE][:2]
                 # a wait or test may complete other requests after the idup's
-                last = rest == ["Leave"] or (region or "").startswith(("MPI_Wait", "MPI_Test"))
+                last = rest == ["MpiCollectiveEnd", "Leave"] or (region or "").startswith(("MPI_Wait", "MPI_Test"))
                 if not fine or not last:
                     place_bad.append("rank %d: %s of %s <%d> in %s, followed by %s" % (rank, kind, names[c], c,
                                                                                       region, rest))
+                # an MPI_Comm_idup's communicator, created in the Wait/Test
+                # that completed it, has no pair (a nonblocking collective)
+                elif not (region or "").startswith(("MPI_Wait", "MPI_Test")):
+                    scopes = (predefined - selfs, parent, lambda s, r=rank: r in members.get(s, ()))
+                    bad = handle_pair(evs, i, c, region, scopes)
+                    if bad:
+                        pair_bad.append("rank %d: %s of %s <%d> in %s: %s" % (rank, kind, names[c], c, region, bad))
             else:
                 comm = getattr(ev, "communicator", None)
                 if comm is not None:
@@ -160,7 +215,7 @@ def comm_life(defs, events, nranks):
                 count_bad.append("%s: %d CommDestroy" % (what, len(ended)))
             elif ended and (((c, rank) in last_use and ended[0] < last_use[(c, rank)]) or (made and ended[0] < made[0])):
                 count_bad.append("%s: CommDestroy before its last use or its CommCreate" % what)
-    return flag_bad, count_bad, place_bad, ncreates
+    return flag_bad, count_bad, place_bad + pair_bad, ncreates
 
 
 def main(path, docs):
@@ -329,6 +384,7 @@ def main(path, docs):
             "%d CommCreate: one per member rank before its first use, at most one CommDestroy after its last%s"
             % (sum(ncreates.values()), (": " + "; ".join(count_bad[:4])) if count_bad else ""))
         say(sum(ncreates.values()) and not place_bad, "CommCreate/CommDestroy inside the creating/ending call, "
+            "in its CREATE_HANDLE/DESTROY_HANDLE pair on the communicator the call is collective over, "
             "right before its Leave%s" % ((": " + "; ".join(place_bad[:4])) if place_bad else ""))
 
 

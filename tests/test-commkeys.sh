@@ -71,9 +71,12 @@ ok $([ "$(echo "$ones" | grep -c .)" -eq 4 ] && [ "$shared" -eq 0 ]; echo $?) "s
 "${PYTHON3:-python3}" -c "
 import json, sys
 r = json.load(open('$tmp/self.merged/report.json'))
-# per rank: barrier + allreduce on SELF, barrier + bcast on the split: 4 instances each, + world barrier, reduce
-sys.exit(0 if r['collectives'] == 4 * 4 + 2 else 1)"
-ok $? "self: every rank-local collective is an instance of its own (18 instances)"
+# per rank: barrier + allreduce on SELF, barrier + bcast on the split and
+# the split's free (DESTROY_HANDLE): 5 instances each; on the world: barrier,
+# reduce, the split (CREATE_HANDLE), MPI_Init's CREATE_HANDLE, MPI_Finalize's
+# DESTROY_HANDLE
+sys.exit(0 if r['collectives'] == 4 * 5 + 5 else 1)"
+ok $? "self: every rank-local collective is an instance of its own (25 instances)"
 if [ -n "$pyotf2" ]; then
     grep "^peer .* MPI_COMM_SELF " "$tmp/self.peers" >"$tmp/self.selfpeers"
     awk '$2 != $6 { n++ } END { exit !(NR == 8 && n == 0) }' "$tmp/self.selfpeers"
@@ -131,7 +134,10 @@ fi
 "${PYTHON3:-python3}" -c "
 import json, sys
 r = json.load(open('$tmp/inter.merged/report.json'))
-sys.exit(0 if r['incomplete_collectives'] == 0 and r['collectives'] == 3 else 1)"
+# + the communicator handles: MPI_Init, MPI_Finalize, the split (world),
+# MPI_Intercomm_create and the intercommunicator's free (across both
+# groups), each half's free
+sys.exit(0 if r['incomplete_collectives'] == 0 and r['collectives'] == 3 + 7 else 1)"
 ok $? "inter: the intercommunicator's barrier and allreduce are instances across both groups"
 
 # --- MPI_Request_free on an active receive

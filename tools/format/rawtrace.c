@@ -911,6 +911,8 @@ const char *rt_collective_name(uint32_t op)
     case OTF2_COLLECTIVE_OP_SCAN: return "scan";
     case OTF2_COLLECTIVE_OP_EXSCAN: return "exscan";
     case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK: return "reduce_scatter_block";
+    case OTF2_COLLECTIVE_OP_CREATE_HANDLE: return "create_handle";
+    case OTF2_COLLECTIVE_OP_DESTROY_HANDLE: return "destroy_handle";
     default: return "other";
     }
 }

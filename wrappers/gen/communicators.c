@@ -498,7 +498,7 @@ int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info inf
     int ret = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     st_call_stamp(&call);
     st_spawn_info_free(info, st_caller_info);
-    st_comm_spawned(&call, ret, *intercomm, st_key);
+    st_comm_spawned(&call, ret, comm, *intercomm, st_key);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -514,7 +514,7 @@ int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_o
     int ret = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     st_call_stamp(&call);
     st_spawn_infos_free(count, array_of_info, st_caller_infos);
-    st_comm_spawned(&call, ret, *intercomm, st_key);
+    st_comm_spawned(&call, ret, comm, *intercomm, st_key);
     st_call_end_stamped(&call);
     return ret;
 }
