@@ -486,6 +486,16 @@ static void handle_begin(const struct st_call *call, struct st_time at)
         st_write_coll_begin(call->loc, at);
 }
 
+/* The Begin of a constructor's or free's pair, written after the call: at
+ * its Enter, as Score-P does, unless the call recorded nested events (MPI
+ * calls of attribute copy/delete callbacks, error handlers), which the
+ * Begin must not precede out of order: then as the call returned. */
+static void handle_begin_after(const struct st_call *call)
+{
+    if (call->loc)
+        handle_begin(call, st_rec_last_enter_at(call->loc, call->enter.t) ? call->enter : call->leave);
+}
+
 static void handle_end(const struct st_call *call, OTF2_CollectiveOp op, uint32_t scope)
 {
     if (call->loc)
@@ -534,7 +544,7 @@ static void comm_created(struct st_call *call, int ret, MPI_Comm parent, MPI_Com
     MPI_Comm scope = creation_scope(parent, newcomm, how);
     if (scope == MPI_COMM_NULL)
         return;
-    handle_begin(call, call->enter);
+    handle_begin_after(call);
     if (newcomm != MPI_COMM_NULL)
         comm_defined(call, parent, newcomm, how, tag);
     handle_end(call, OTF2_COLLECTIVE_OP_CREATE_HANDLE, comm_ref(scope));
@@ -594,7 +604,7 @@ static void comm_spawned(struct st_call *call, int ret, MPI_Comm comm, MPI_Comm 
 {
     if (ret != MPI_SUCCESS || intercomm == MPI_COMM_NULL)
         return;
-    handle_begin(call, call->enter);   /* collective over `comm` */
+    handle_begin_after(call);   /* collective over `comm` */
     free(st_handlemap_remove(&comms, (uintptr_t)intercomm));
     register_outside(intercomm, RF_OUTSIDE_SPAWN, key);
     define_new(0, intercomm, intercomm, &key, ST_COMM_CONNECT, 0);
@@ -654,7 +664,7 @@ static void comm_freed(struct st_call *call, int ret, MPI_Comm comm)
     if (ret != MPI_SUCCESS || comm == MPI_COMM_NULL)
         return;
     uint32_t ref = comm_ref(comm);   /* collective over the freed communicator */
-    handle_begin(call, call->enter);
+    handle_begin_after(call);
     struct st_commrec *rec = st_handlemap_remove(&comms, (uintptr_t)comm);
     life_ends(call, rec);
     free(rec);

@@ -162,6 +162,16 @@ int st_rec_attach(struct st_loc *loc)
 
 static uint64_t *more(struct st_loc *loc, uint32_t need);
 
+int st_rec_last_enter_at(const struct st_loc *loc, uint64_t t)
+{
+    const struct st_recbuf *b = (const struct st_recbuf *)loc;
+    size_t words = 3 + (size_t)(st_clock_g.skew_on != 0);
+    if (!b->chunk || (size_t)(b->cur - b->chunk->words) < words)
+        return 0;   /* the Enter went out with a full chunk: unknown, say no */
+    const uint64_t *w = b->cur - words;
+    return ST_REC_KIND(w[0]) == ST_REC_ENTER_KIND && ST_REC_NARGS(w[0]) == 1 && w[1] == t;
+}
+
 uint64_t *st_rec_more(struct st_loc *loc, uint32_t need)
 {
     st_writer_slow_begin();

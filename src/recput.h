@@ -31,6 +31,10 @@ enum { ST_REC_ENTER_KIND = 0, ST_REC_LEAVE_KIND = 1 };
  * for conversion; NULL when the record cannot be kept (too large). */
 uint64_t *st_rec_more(struct st_loc *loc, uint32_t need);
 
+/* Whether loc's last record is an Enter stamped t: nothing was recorded
+ * since (no nested call: an attribute callback's, an error handler's). */
+int st_rec_last_enter_at(const struct st_loc *loc, uint64_t t);
+
 /* Append a record of kind `kind` at time t with the n argument words v. */
 static inline void st_rec_put(struct st_loc *loc, uint32_t kind, struct st_time t, const uint64_t *v, uint32_t n)
 {

@@ -152,13 +152,16 @@ def main(argv):
     report(not tachyons, 'no message received before it was sent (%d checked)' % len(sends),
            ['tachyon %s: sent %d, received %d' % (k, sends[k], recvs[k]) for k in tachyons])
 
-    per_comm = {}
+    per_comm, handles = {}, {}
     for r, (_, locs) in ranks.items():
-        c = collections.Counter(field(rest, 'Communicator') for evs in locs.values()
-                                for kind, _, rest in evs if kind == 'MPI_COLLECTIVE_END')
-        per_comm[r] = c
+        ends = [rest for evs in locs.values() for kind, _, rest in evs if kind == 'MPI_COLLECTIVE_END']
+        per_comm[r] = collections.Counter(field(rest, 'Communicator') for rest in ends)
+        # the communicators' own creation / free collectives are counted
+        # apart (each thread's communicator: its free, DESTROY_HANDLE)
+        handles[r] = collections.Counter(field(rest, 'Communicator') for rest in ends
+                                         if 'CREATE_HANDLE' in rest or 'DESTROY_HANDLE' in rest)
     same = all(per_comm[r] == per_comm[0] for r in per_comm)
-    thread_colls = sum(n for name, n in per_comm[0].items() if name != 'MPI_COMM_WORLD')
+    thread_colls = sum(n - handles[0][name] for name, n in per_comm[0].items() if name != 'MPI_COMM_WORLD')
     report(same and thread_colls == nthreads * rounds,
            'every rank records the same collectives per communicator (%d on the threads\' own)' % thread_colls,
            ['rank %d: %s' % (r, dict(c)) for r, c in per_comm.items()] if not same else [])

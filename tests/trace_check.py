@@ -180,6 +180,10 @@ def check_stamps(t, include_sync=False):
         if ev.enter_ev is None:
             errors.append("outside any region: %s" % ev.line)
             continue
+        # MPI_Init's and MPI_Finalize's communicator-handle collective
+        # begins after the tracer's own sync round there
+        if ev.kind == "COLL_BEGIN" and ev.region in ("MPI_Init", "MPI_Init_thread", "MPI_Finalize"):
+            continue
         if ev.kind in AT_ENTER and ev.time != ev.enter_ev.time:
             errors.append("not stamped at %s entry (%d): %s" % (ev.region, ev.enter_ev.time, ev.line))
         if ev.kind in AT_LEAVE:
@@ -563,6 +567,10 @@ def is_in_sync(ev):
     return SYNC_REGION in ev.stack
 
 
+# The collectives around a communicator's CommCreate / CommDestroy
+HANDLE_OPS = ("create_handle", "destroy_handle")
+
+
 def coll_instances(t):
     """Per rank: list of collective instances in program order (blocking:
     at COLL_BEGIN; non-blocking: at NBC_REQUEST), each a dict with op, comm,
@@ -581,6 +589,8 @@ def coll_instances(t):
                 if end is None or end.kind != "COLL_END":
                     errors.append("rank %d: COLL_BEGIN without COLL_END: %s" % (r, ev.line))
                     continue
+                if end.f["op"] in HANDLE_OPS:
+                    continue   # a communicator's creation or free (comm_check.py, mapping_check.py)
                 lst.append(dict(op=end.f["op"], comm=end.f["comm"], root=end.f["root"], sent=end.f["sent"],
                                 recv=end.f["recv"], region=ev.region, end_region=end.region,
                                 blocking=True, begin=ev, end=end))
