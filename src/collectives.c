@@ -416,7 +416,7 @@ void st_coll_post(struct st_call *call, int ret, struct st_coll info, MPI_Reques
         return;
     }
     uint32_t c = st_comm_ref(info.comm);
-    struct st_req *r = st_req_new(call, request, ST_KIND_NBC, c);
+    struct st_req *r = st_req_new(request, ST_KIND_NBC, c);
     if (!r) {
         free(info.sources);
         return;

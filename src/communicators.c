@@ -627,7 +627,7 @@ static void comm_parent(MPI_Comm parent, const uint64_t *key)
 /* MPI_Comm_idup: the new communicator exists once the request completes;
  * requests.c then calls st_comm_created(call, MPI_SUCCESS, parent, *newcomm)
  * with the completing call, in which its CommCreate is written. */
-static void comm_idup(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request)
+static void comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request)
 {
     if (ret != MPI_SUCCESS || request == MPI_REQUEST_NULL || newcomm == NULL || parent == MPI_COMM_NULL)
         return;
@@ -639,7 +639,7 @@ static void comm_idup(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm *
     d->parent = parent;
     d->target = newcomm;
     d->key = define_new(p ? p->key : 0, parent, MPI_COMM_NULL, NULL, ST_COMM_FROM_PARENT, 0);
-    struct st_req *r = st_req_new(call, request, ST_KIND_IDUP, OTF2_UNDEFINED_COMM);
+    struct st_req *r = st_req_new(request, ST_KIND_IDUP, OTF2_UNDEFINED_COMM);
     if (!r) {
         free(d);
         return;
@@ -752,10 +752,10 @@ void st_comm_named_f(int ret, MPI_Comm comm, const char *name, size_t len)
     free(c);
 }
 
-void st_comm_idup(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request)
+void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request)
 {
     st_state_lock();
-    comm_idup(call, ret, parent, newcomm, request);
+    comm_idup(ret, parent, newcomm, request);
     st_state_unlock();
 }
 

@@ -110,7 +110,7 @@ void st_comm_created_by(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm
 void st_comm_named(int ret, MPI_Comm comm, const char *name);
 /* The same from Fortran: a blank-padded name of `len` characters. */
 void st_comm_named_f(int ret, MPI_Comm comm, const char *name, size_t len);
-void st_comm_idup(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request);
+void st_comm_idup(int ret, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request request);
 void st_comm_freed(struct st_call *call, int ret, MPI_Comm comm);
 /* MPI_Comm_spawn(_multiple): the intercommunicator's key, taken before the
  * call; the intercommunicator made with it. */

@@ -24,7 +24,7 @@ void st_p2p_isend(struct st_call *call, int ret, int count, MPI_Datatype type, i
     if (ret != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return;
     uint32_t c = st_comm_ref(comm);
-    struct st_req *r = st_req_new(call, request, ST_KIND_ISEND, c);
+    struct st_req *r = st_req_new(request, ST_KIND_ISEND, c);
     if (r)
         st_write_isend(call->loc, call->enter, (uint32_t)dest, c, (uint32_t)tag, st_type_bytes(count, type), r->id);
 }
@@ -45,7 +45,7 @@ void st_p2p_irecv(struct st_call *call, int ret, int source, int tag, MPI_Comm c
     if (ret != MPI_SUCCESS || source == MPI_PROC_NULL || comm == MPI_COMM_NULL || request == MPI_REQUEST_NULL)
         return;
     uint32_t c = st_comm_ref(comm);
-    struct st_req *r = st_req_new(call, request, ST_KIND_IRECV, c);
+    struct st_req *r = st_req_new(request, ST_KIND_IRECV, c);
     if (r) {
         /* what it was posted for: recorded if MPI_Request_free releases it */
         r->peer = source;

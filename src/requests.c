@@ -139,41 +139,9 @@ static struct st_req *req_new(MPI_Request handle, enum st_req_kind kind, uint32_
     return r;
 }
 
-static void release(MPI_Request handle, struct st_req *r);
-static void write_completion(struct st_call *call, struct st_time t, struct st_req *r, const MPI_Status *status);
-
-/* An older record of this location under the handle a new request got
- * (lock held). A handle names one live request at a time, so that request
- * completed without a call that told us: Open MPI hands one shared,
- * already-completed request to every operation that completes at once (a
- * non-blocking collective on a single process, for one), and a program
- * need not wait for it. Left in place, a later wait on the handle would
- * complete the old record instead of the new one. */
-static struct st_req *stale_record(MPI_Request handle, const struct st_loc *by)
-{
-    for (struct st_req *p = live.live ? st_handlemap_get(&live, (uintptr_t)handle) : NULL; p; p = p->next_same)
-        if (p->owner == by && !p->claimed && !p->persistent)
-            return p;
-    for (int i = 0; i < nfresh; i++)
-        if (fresh[i].handle == handle && fresh[i].r->owner == by && !fresh[i].r->claimed)
-            return fresh[i].r;
-    return NULL;
-}
-
-struct st_req *st_req_new(struct st_call *call, MPI_Request handle, enum st_req_kind kind, uint32_t comm)
+struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t comm)
 {
     st_state_lock();
-    /* Such a request completed at the latest when this call began: its
-     * completion is recorded there, before the new request's post. An
-     * idup's completion belongs at a call's Leave (its CommCreate), after
-     * this call's post: it is left to the next completion of the handle. */
-    for (struct st_req *old; handle != MPI_REQUEST_NULL && (old = stale_record(handle, call->loc)) != NULL;) {
-        if (old->kind == ST_KIND_IDUP)
-            break;
-        if (old->active)
-            write_completion(call, call->enter, old, NULL);
-        release(handle, old);
-    }
     struct st_req *r = req_new(handle, kind, comm, 0);
     st_state_unlock();
     return r;
@@ -312,42 +280,6 @@ static void save_release(struct st_reqsave *save)
     save->count = 0;
 }
 
-/* Write r's completion at time t on call's location (lock held). */
-static void write_completion(struct st_call *call, struct st_time t, struct st_req *r, const MPI_Status *status)
-{
-    int cancelled = 0;
-    if (r->cancelled && status)
-        PMPI_Test_cancelled(status, &cancelled);
-    if (cancelled) {
-        st_write_request_cancelled(call->loc, t, r->id);
-        return;
-    }
-    switch (r->kind) {
-    case ST_KIND_ISEND:
-        st_write_isend_complete(call->loc, t, r->id);
-        break;
-    case ST_KIND_IRECV: {
-        if (!status || status->MPI_SOURCE == MPI_PROC_NULL)
-            break;
-        int bytes = 0;
-        PMPI_Get_count(status, MPI_BYTE, &bytes);
-        st_write_irecv(call->loc, t, (uint32_t)status->MPI_SOURCE, r->comm, (uint32_t)status->MPI_TAG,
-                       bytes > 0 ? (uint64_t)bytes : 0, r->id);
-        break;
-    }
-    case ST_KIND_NBC:
-        st_write_nbc_complete(call->loc, t, r->coll.op, r->coll_comm, r->coll.root, r->coll.sent, r->coll.received,
-                              r->coll.nslots, r->coll.sources, r->id);
-        break;
-    case ST_KIND_IDUP:   /* at the call's Leave, where its CommCreate belongs */
-        st_comm_created(call, MPI_SUCCESS, r->idup_parent, *r->idup_target);
-        break;
-    case ST_KIND_RMA:   /* local completion; the remote one is the synchronisation's */
-        st_write_rma_op_complete_non_blocking(call->loc, t, r->comm, r->rma_id);
-        break;
-    }
-}
-
 /* Request i of the saved array completed with `status` (lock held). */
 static void complete(struct st_call *call, struct st_reqsave *save, int i, const MPI_Status *status)
 {
@@ -359,8 +291,39 @@ static void complete(struct st_call *call, struct st_reqsave *save, int i, const
         save->recs[i] = NULL;
     if (!r)
         return;   /* not ours to record: RMA, I/O, generalized requests */
-    if (r->active)
-        write_completion(call, call->leave, r, status);
+    if (r->active) {
+        int cancelled = 0;
+        if (r->cancelled && status)
+            PMPI_Test_cancelled(status, &cancelled);
+        if (cancelled) {
+            st_write_request_cancelled(call->loc, call->leave, r->id);
+        } else {
+            switch (r->kind) {
+            case ST_KIND_ISEND:
+                st_write_isend_complete(call->loc, call->leave, r->id);
+                break;
+            case ST_KIND_IRECV: {
+                if (!status || status->MPI_SOURCE == MPI_PROC_NULL)
+                    break;
+                int bytes = 0;
+                PMPI_Get_count(status, MPI_BYTE, &bytes);
+                st_write_irecv(call->loc, call->leave, (uint32_t)status->MPI_SOURCE, r->comm,
+                               (uint32_t)status->MPI_TAG, bytes > 0 ? (uint64_t)bytes : 0, r->id);
+                break;
+            }
+            case ST_KIND_NBC:
+                st_write_nbc_complete(call->loc, call->leave, r->coll.op, r->coll_comm, r->coll.root,
+                                      r->coll.sent, r->coll.received, r->coll.nslots, r->coll.sources, r->id);
+                break;
+            case ST_KIND_IDUP:
+                st_comm_created(call, MPI_SUCCESS, r->idup_parent, *r->idup_target);
+                break;
+            case ST_KIND_RMA:   /* local completion; the remote one is the synchronisation's */
+                st_write_rma_op_complete_non_blocking(call->loc, call->leave, r->comm, r->rma_id);
+                break;
+            }
+        }
+    }
     r->claimed = 0;
     if (r->persistent)
         r->active = 0;

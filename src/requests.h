@@ -27,10 +27,8 @@ struct st_req {
     uint8_t claimed;           /* taken by a Wait/Test call in progress (MPI_THREAD_MULTIPLE) */
 };
 
-/* Register a new request made by `call`; returns its record with a fresh
- * id, or NULL. An older record of the same handle and location is of a
- * request that completed unseen: its completion is recorded first. */
-struct st_req *st_req_new(struct st_call *call, MPI_Request handle, enum st_req_kind kind, uint32_t comm);
+/* Register a new request; returns its record with a fresh id, or NULL. */
+struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t comm);
 void st_requests_finalize(void);
 
 #endif

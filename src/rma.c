@@ -265,7 +265,7 @@ void st_rma_rop(struct st_call *call, int ret, MPI_Win win, int kind, int target
     uint64_t id = record_op(call, ret, win, kind, target, sent, received, atomic, &ref);
     if (!id || request == MPI_REQUEST_NULL)
         return;
-    struct st_req *r = st_req_new(call, request, ST_KIND_RMA, ref);
+    struct st_req *r = st_req_new(request, ST_KIND_RMA, ref);
     if (r)
         r->rma_id = id;
 }

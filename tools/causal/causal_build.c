@@ -519,6 +519,8 @@ static int os_flush(struct ostream *o)
 static int os_put(struct ostream *o, const void *p, size_t n)
 {
     const char *src = p;
+    if (n == 0)
+        return 0;   /* nothing to copy, and o->buf may not exist yet */
     o->total += n;
     if (o->fd < 0) {
         if (o->n + n > o->cap) {

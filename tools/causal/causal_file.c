@@ -349,8 +349,11 @@ static const char *check_structure(const struct ci_index *ix)
             uint64_t n = N - c0 < (1u << ix->chunk_shift) ? N - c0 : 1u << ix->chunk_shift;
             if (CI_CODE_OFF(code) > ix->nbytes || n * bytes[CI_CODE_W(code)] > ix->nbytes - CI_CODE_OFF(code))
                 return "full vectors";
-            uint64_t back = CI_CODE_BACK(code), key = back ? ix->tchunk[at - back * ci_strip_width(ix, c)] : 0;
-            if (back && (back > t || CI_CODE_BACK(key)))
+            uint64_t back = CI_CODE_BACK(code);
+            if (back > t)   /* before anything is indexed with it */
+                return "full vectors";
+            uint64_t key = back ? ix->tchunk[at - back * ci_strip_width(ix, c)] : 0;
+            if (back && CI_CODE_BACK(key))
                 return "full vectors";   /* the key: earlier, and a key (its bounds checked with it) */
             /* (no data: the key's values, checked with the key; queries
              * only compare full-vector values, never index with them, so

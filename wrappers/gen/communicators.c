@@ -388,7 +388,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         return PMPI_Comm_idup(comm, newcomm, request);
     int ret = PMPI_Comm_idup(comm, newcomm, request);
     st_call_stamp(&call);
-    st_comm_idup(&call, ret, comm, newcomm, *request);
+    st_comm_idup(ret, comm, newcomm, *request);
     st_call_end_stamped(&call);
     return ret;
 }
