@@ -125,7 +125,8 @@ for line in open(sys.argv[1]):
     if line.startswith('2 '):
         f = line.split()   # 2 INDEX KIND time=T [true=T] fields; a region name is last and may hold spaces
         region = line.rstrip('\n').split(' region=', 1)[1] if ' region=' in line else None
-        ev.append((int(f[1]), f[2], int(f[3][5:]), region, len(f) > 4 and f[4].startswith('true=')))
+        ev.append((int(f[1]), f[2], int(f[3][5:]), region, len(f) > 4 and f[4].startswith('true='),
+                   ' op=create_handle ' in line))
 ok = lambda c, m: print(('ok - ' if c else 'not ok - ') + m)
 ok(len(ev) > 0 and [e[0] for e in ev] == list(range(len(ev))), "%d events, numbered 0..n-1 in order" % len(ev))
 bad = [i for i in range(1, len(ev)) if ev[i][2] < ev[i - 1][2]]
@@ -133,7 +134,8 @@ ok(not bad, "timestamps never decrease%s" % (" (first at event %d)" % bad[0] if 
 ok(all(e[4] for e in ev if e[1] != 'FLUSH'), "every event but the flushes (written by OTF2) carries its true time")
 stack, top, problems, nflush = [], [], [], 0
 sync = 'synctrace: clock synchronisation'
-for i, kind, _, region, _ in ev:
+pending_handle = False   # a COLL_BEGIN whose COLL_END is create_handle
+for n, (i, kind, _, region, _, handle) in enumerate(ev):
     if kind == 'ENTER':
         if not stack:
             top.append(region)
@@ -149,8 +151,12 @@ for i, kind, _, region, _ in ev:
         if stack[-1:] != [sync]:
             problems.append('%d: %s outside the clock synchronisation' % (i, kind))
     elif kind in ('COLL_BEGIN', 'COLL_END'):
-        if stack != ['MPI_Barrier']:
-            problems.append('%d: %s outside MPI_Barrier' % (i, kind))
+        # the communicators' creation collectives: in MPI_Init and MPI_Comm_dup
+        if kind == 'COLL_BEGIN':
+            pending_handle = next((e[5] for e in ev[n + 1:] if e[1] == 'COLL_END'), False)
+        handle = handle if kind == 'COLL_END' else pending_handle
+        if stack not in ((['MPI_Init'], ['MPI_Comm_dup']) if handle else (['MPI_Barrier'],)):
+            problems.append('%d: %s outside MPI_Barrier%s' % (i, kind, ' (or a creation)' if handle else ''))
     elif kind == 'COMM_CREATE':   # WORLD and SELF inside MPI_Init, the dup inside MPI_Comm_dup
         if stack not in (['MPI_Init'], ['MPI_Comm_dup']):
             problems.append('%d: COMM_CREATE inside %s' % (i, stack))
@@ -160,8 +166,8 @@ for i, kind, _, region, _ in ev:
         problems.append('%d: unexpected %s' % (i, kind))
 if stack not in ([], ['MPI_Iprobe']):
     problems.append('left open: %s' % stack)
-ok(not problems, "ENTER/LEAVE nest properly, messages only in the sync, collectives only in the barrier, "
-   "communicators created in MPI_Init and MPI_Comm_dup%s"
+ok(not problems, "ENTER/LEAVE nest properly, messages only in the sync, collectives only in the barrier "
+   "(and CREATE_HANDLE's in MPI_Init and MPI_Comm_dup), communicators created in MPI_Init and MPI_Comm_dup%s"
    % (" (%s)" % '; '.join(problems[:3]) if problems else ""))
 first = ['MPI_Init', 'MPI_Comm_rank', 'MPI_Comm_size', 'MPI_Comm_dup', 'MPI_Barrier']
 ok(top[:5] == first and len(top) > 5 and all(r == 'MPI_Iprobe' for r in top[5:]),
