@@ -39,7 +39,6 @@ static struct {
     uint32_t nlocs, chunk_words;
     atomic_int threaded;
     int stop, waiting;
-    struct st_recchunk *converting;    /* the chunk the I/O thread is on */
     pthread_t thread;
 } R = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .space = PTHREAD_COND_INITIALIZER };
 
@@ -103,11 +102,9 @@ static void *io_main(void *arg)
         if (!R.head)
             R.tail = NULL;
         R.nqueued--;
-        R.converting = c;
         pthread_mutex_unlock(&R.lock);
         convert_chunk(c);
         pthread_mutex_lock(&R.lock);
-        R.converting = NULL;
         c->next = R.pool;
         R.pool = c;
         /* Wake a waiting recorder only once a good part is free (or all

@@ -1051,6 +1051,7 @@ void st_writer_convert(struct st_loc *loc, const uint64_t *w, const uint64_t *en
 }
 
 _Static_assert((int)REC_ENTER == (int)ST_REC_ENTER_KIND && (int)REC_LEAVE == (int)ST_REC_LEAVE_KIND, "recput.h writes these inline");
+_Static_assert(REC_KINDS <= 256, "a record kind is 8 bits (recput.h ST_REC_KIND)");
 
 void st_write_enter_calls(struct st_loc *loc, struct st_time t, uint32_t region, uint64_t calls)
 {

@@ -107,8 +107,8 @@ int main(void)
           "o0.0:4");
     known("a merged intercommunicator: parents, then children", 5,
           (const uint64_t[]){ 0, 1, O(3, 0), O(3, 1), O(3, 2) }, 2, "0:2,o3.0:3");
-    known("outside sets side by side, a run does not cross them", 4, (const uint64_t[]){ O(1, 4), O(2, 5), O(2, 6), O(65535, 7) },
-          1, "o1.4,o2.5:2,o65535.7");
+    known("outside sets side by side, a run does not cross them", 4, (const uint64_t[]){ O(1, 4), O(2, 5), O(2, 6), O(65534, 7) },
+          1, "o1.4,o2.5:2,o65534.7");
     known("an outside set's highest index, strided down", 3, (const uint64_t[]){ O(7, 4294967295u), O(7, 4294967293u), O(7, 4294967291u) },
           1, "o7.4294967295:3:-2");
 
@@ -163,7 +163,8 @@ int main(void)
     refused("a count that would wrap", "0:4294967297", 1, 8, "more members");
     refused("cut short inside a run", "0:2:", 2, 8, "malformed");
     refused("a space inside", "0, 1", 2, 8, "malformed");
-    refused("an outside set past the largest", "o65536.1", 1, 8, "malformed");
+    refused("an outside set past the largest", "o65535.1", 1, 8, "malformed");
+    refused("the one value that means an unknown member", "o65535.4294967295", 1, 8, "malformed");
     refused("an outside index past 2^32", "o1.4294967296", 1, 8, "malformed");
     refused("an outside run past 2^32", "o1.4294967295:2", 2, 8, "leaves outside set 1");
     refused("an outside run below 0", "o1.1:3:-1", 3, 8, "leaves outside set 1");

@@ -462,6 +462,7 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     uint64_t want = h.header_checksum;
     h.header_checksum = 0;
     const char *problem = NULL;
+    uint64_t codes = 0;
     char version_problem[160];
     if (memcmp(h.magic, CI_MAGIC, 8) != 0)
         problem = "not a synctrace causal index";
@@ -490,8 +491,9 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
              || (h.strip_chunks & (h.strip_chunks - 1)
                  && h.strip_chunks != ((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift))
         problem = "corrupt causal index (header)";
-    /* full vectors take a code of 8 bytes per chunk: within the file size, this cannot wrap */
-    else if (h.ntop * (((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift) > size)
+    /* full vectors take a code of 8 bytes per chunk: within the file size */
+    else if (__builtin_mul_overflow(h.ntop, ((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift, &codes)
+             || codes > size)
         problem = "corrupt causal index (counts)";
     for (uint32_t k = 0; !problem && k < CI_MAX_LEVELS; k++)
         if (h.nmap[k] > size)

@@ -108,7 +108,7 @@ int rf_runs_decode(const char *s, const char *end, uint32_t n, uint64_t world, u
         int negative = 0, outside = 0;
         if (*p == 'o') {   /* an outside set's indices: "oSET.INDEX..." */
             p++;
-            if (number(&p, end, &set) != 0 || set > RF_OUTSIDE_MAX_SETS || p == end || *p++ != '.')
+            if (number(&p, end, &set) != 0 || set >= RF_OUTSIDE_MAX_SETS || p == end || *p++ != '.')
                 goto bad;
             outside = 1;
             limit = (uint64_t)UINT32_MAX + 1;

@@ -3,6 +3,7 @@
 #include "rawformat.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,13 @@ static int list_spawned(const char *dir, struct found **v, size_t *n, size_t *ca
             break;
         }
         snprintf(f->dir, len, "%s/%s", dir, de->d_name);
+        /* a real directory only: a symbolic link could lead back up the
+         * tree and the search would never end */
+        struct stat st;
+        if (lstat(f->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            free(f->dir);
+            continue;
+        }
         (*n)++;
     }
     closedir(d);
