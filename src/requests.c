@@ -17,6 +17,7 @@
 #include "writer.h"
 
 #include <stdlib.h>
+#include <dlfcn.h>
 #include <string.h>
 
 static struct st_handlemap live;          /* MPI_Request -> struct st_req */
@@ -280,17 +281,25 @@ static void save_release(struct st_reqsave *save)
     save->count = 0;
 }
 
-/* Request i of the saved array completed with `status` (lock held). */
-static void complete(struct st_call *call, struct st_reqsave *save, int i, const MPI_Status *status)
+/* Open MPI's one shared request that is complete from the start
+ * (ompi_request_empty): every operation that completes as it is posted
+ * gets it (a non-blocking collective on one process, a rooted one on the
+ * side of an intercommunicator that moves nothing, ...), so several
+ * records can wait under it. NULL with another MPI library. */
+static MPI_Request shared_completed_request(void)
 {
-    MPI_Request handle = save->handles[i];
-    if (handle == MPI_REQUEST_NULL)
-        return;
-    struct st_req *r = save->recs ? save->recs[i] : pick(handle, call->loc);
-    if (save->recs)
-        save->recs[i] = NULL;
-    if (!r)
-        return;   /* not ours to record: RMA, I/O, generalized requests */
+    static int looked;
+    static MPI_Request handle;
+    if (!looked) {
+        handle = (MPI_Request)dlsym(RTLD_DEFAULT, "ompi_request_empty");
+        looked = 1;
+    }
+    return handle;
+}
+
+/* Record r's completion in `call` and release it (lock held). */
+static void finish(struct st_call *call, MPI_Request handle, struct st_req *r, const MPI_Status *status)
+{
     if (r->active) {
         int cancelled = 0;
         if (r->cancelled && status)
@@ -329,6 +338,32 @@ static void complete(struct st_call *call, struct st_reqsave *save, int i, const
         r->active = 0;
     else
         release(handle, r);
+}
+
+/* Request i of the saved array completed with `status` (lock held). */
+static void complete(struct st_call *call, struct st_reqsave *save, int i, const MPI_Status *status)
+{
+    MPI_Request handle = save->handles[i];
+    if (handle == MPI_REQUEST_NULL)
+        return;
+    struct st_req *r = save->recs ? save->recs[i] : pick(handle, call->loc);
+    if (save->recs)
+        save->recs[i] = NULL;
+    if (!r)
+        return;   /* not ours to record: RMA, I/O, generalized requests */
+    finish(call, handle, r, status);
+    /* The shared completed request: which of this location's operations
+     * under it a wait meant cannot be told, and all of them are complete.
+     * They complete together, so that one the program never waits for (it
+     * need not) cannot leave every later wait on the handle completing
+     * the record before its own. Receives are never among them. */
+    MPI_Request shared = shared_completed_request();
+    if (!shared || handle != shared)
+        return;
+    struct st_req *more;
+    while ((more = pick(handle, call->loc)) != NULL && more->owner == call->loc && !more->persistent
+           && more->kind != ST_KIND_IRECV)
+        finish(call, handle, more, NULL);
 }
 
 /* Which requests completed when the call reported an error: with
