@@ -10,7 +10,7 @@
 # run, medians. Targets: >= 2e6 events/s; median query < 1 us; stencil at
 # 256+ ranks: index <= 15% of Fidge/Mattern. Prints one JSON object per line.
 # Where the bytes go (causal_bench): bytes_chunk_data and bytes_chunk_table
-# (full vectors: chunk bytes, 8-byte chunk codes), bytes_cluster_entries,
+# (full vectors: chunk bytes, lines of 4-byte chunk codes), bytes_cluster_entries,
 # bytes_record_meta, bytes_cluster_maps, bytes_top_vectors_format1 (the same
 # full vectors as 4-byte entries, format 1), chunks_zero/u8/u16/u32 and
 # key_chunks; bytes_per_event; the build's passes over windows of columns,

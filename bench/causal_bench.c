@@ -99,12 +99,12 @@ static void breakdown(const struct ci_index *ix, const struct ci_stats *st)
         top += ix->rec_level[x] >= ix->nlevels;
     for (uint32_t k = 0; k < ix->nlevels; k++)
         maps += 8 * ((uint64_t)ix->nranks + 1) + 4 * ix->nmap[k];
-    uint64_t meta = ix->nrecords * (4 + 4 + 4 + 8 + 4 + 1 + 4 * (uint64_t)ix->nlevels) + 16 * (uint64_t)ix->nranks;
+    uint64_t meta = ix->nrecords * (4 + 4 + 4 + 8 + 8 + 1 + 4 * (uint64_t)ix->nlevels) + 16 * (uint64_t)ix->nranks;
     printf("records=%llu top_records=%llu bytes_chunk_data=%llu bytes_chunk_table=%llu bytes_cluster_entries=%llu "
            "bytes_record_meta=%llu bytes_cluster_maps=%llu bytes_top_vectors_format1=%llu chunks_zero=%llu "
            "chunks_u8=%llu chunks_u16=%llu chunks_u32=%llu key_chunks=%llu passes=%u window=%u vector_bytes=%zu ",
            (unsigned long long)ix->nrecords, (unsigned long long)top, (unsigned long long)ix->nbytes,
-           (unsigned long long)(8 * ix->ntchunks), (unsigned long long)(4 * ix->nentries),
+           (unsigned long long)(sizeof(struct ci_line) * ix->nlines), (unsigned long long)(4 * ix->nentries),
            (unsigned long long)meta, (unsigned long long)maps, (unsigned long long)(4 * top * ix->nranks),
            (unsigned long long)st->chunks[0], (unsigned long long)st->chunks[1], (unsigned long long)st->chunks[2],
            (unsigned long long)st->chunks[3], (unsigned long long)st->key_chunks, st->passes, st->window,
@@ -199,7 +199,7 @@ int main(int argc, char **argv)
     breakdown(&ix, &st);
     double fill = -1;
     {
-        size_t bytes = (size_t)(ix.nbytes + ix.ntchunks * 8 + ix.nentries * 4
+        size_t bytes = (size_t)(ix.nbytes + ix.nlines * sizeof(struct ci_line) + ix.nentries * 4
                                 + ix.nrecords * 30) + 4096;
         t0 = st_now_s();
         char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -505,22 +505,47 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
      * memory): the structural checks of the chunks refuse it. */
     struct ci_index *d = &ix[h];
     for (int t = 0; t < 5 && d->ntchunks; t++) {
-        uint64_t at = t == 2 ? 0 : rnd() % d->ntchunks, keep = d->tchunk[at];
-        uint32_t kb = CI_CODE_BACK(keep);
-        uint64_t bad = t == 0 ? CI_CODE(d->nbytes + 1, kb, 1)       /* data past the bytes */
-                       : t == 1 ? CI_CODE(d->nbytes, kb, 3)          /* a u32 chunk at the very end */
-                       : t == 2 ? CI_CODE(CI_CODE_OFF(keep), 1, CI_CODE_W(keep))  /* the first vector's key */
-                       : t == 3 ? CI_CODE(CI_OFF_MAX, kb, 2)         /* an offset far out */
-                                : UINT64_MAX;                           /* everything set */
-        d->tchunk[at] = bad;
+        /* a chunk with values (else the first), and its line */
+        uint64_t at = rnd() % d->ntchunks;
+        for (uint64_t k = 0; k < d->ntchunks && !CI_CODE_W(ci_code(d, at)); k++)
+            at = (at + 1) % d->ntchunks;
+        if (t == 2)
+            at = 0;
+        struct ci_line *line = &d->tline[at / CI_LINE_CODES], keep = *line;
+        uint32_t *code = &line->code[at % CI_LINE_CODES], kb = CI_CODE_BACK(*code);
+        if (t == 0)
+            line->base = d->nbytes + 1;                  /* data past the bytes */
+        else if (t == 1) {   /* a u32 chunk at the very end */
+            *code = CI_CODE(kb, 3);
+            line->base = d->nbytes - 1;
+        }
+        else if (t == 2)
+            *code = CI_CODE(1, CI_CODE_W(*code));        /* the first vector's key */
+        else if (t == 3)
+            line->base = UINT64_MAX - 7;                 /* an offset far out */
+        else
+            *code = UINT32_MAX;                          /* everything set */
         int rc = ci_write(d, path, fp, err, sizeof err) == 0 ? ci_read(path, NULL, &back, err, sizeof err) : 0;
         check(&damage, rc != 0 && strstr(err, "corrupt causal index (structure)") && strstr(err, path),
-              "chunk %llu with code %llx (damage %d) opened: %s", (unsigned long long)at, (unsigned long long)bad, t,
-              rc ? err : "opened");
+              "line %llu (chunk %llu, damage %d) opened: %s", (unsigned long long)(at / CI_LINE_CODES),
+              (unsigned long long)at, t, rc ? err : "opened");
         if (rc == 0)
             ci_free(&back);
-        d->tchunk[at] = keep;
+        *line = keep;
     }
+    /* a full-vector bound that is not the record's */
+    for (uint64_t x = 0; x < d->nrecords; x++)
+        if (d->rec_bound[2 * x] != d->rec_bound[2 * x + 1] && d->rec_bound[2 * x + 1] != CI_NONE) {
+            uint32_t keep = d->rec_bound[2 * x + 1];
+            d->rec_bound[2 * x + 1] = keep - 1 == d->rec_bound[2 * x] ? CI_NONE : keep - 1;
+            int rc = ci_write(d, path, fp, err, sizeof err) == 0 ? ci_read(path, NULL, &back, err, sizeof err) : 0;
+            check(&damage, rc != 0 && strstr(err, "corrupt causal index (structure)"), "a wrong bound opened: %s",
+                  rc ? err : "opened");
+            if (rc == 0)
+                ci_free(&back);
+            d->rec_bound[2 * x + 1] = keep;
+            break;
+        }
     check(&damage, d->ntchunks > 0, "the index has no full vectors to damage");
     for (uint64_t x = 0; x < d->nrecords; x++)
         if (d->rec_level[x] == d->nlevels) {
@@ -534,20 +559,23 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
             d->rec_vec[x] = keep;
             break;
         }
-    /* an index of format version 1 (4-byte entries): refused, saying how to rebuild it */
-    if (ci_write(d, path, fp, err, sizeof err) == 0 && (f = fopen(path, "r+b"))) {
-        uint32_t one = 1;
-        fseek(f, 8, SEEK_SET);
-        fwrite(&one, 4, 1, f);
-        fclose(f);
-        int rc = ci_read(path, NULL, &back, err, sizeof err);
-        check(&damage, rc != 0 && strstr(err, "version 1") && strstr(err, "synctrace causal") && strstr(err, path),
-              "a version 1 index: %s", rc ? err : "opened");
-        if (rc == 0)
-            ci_free(&back);
-    } else {
-        check(&damage, 0, "write: %s", err);
-    }
+    /* an index of format version 1 (4-byte entries) or 2 (8-byte chunk
+     * codes): refused, saying how to rebuild it */
+    for (uint32_t old = 1; old <= 2; old++)
+        if (ci_write(d, path, fp, err, sizeof err) == 0 && (f = fopen(path, "r+b"))) {
+            char want[32];
+            snprintf(want, sizeof want, "version %u;", old);
+            fseek(f, 8, SEEK_SET);
+            fwrite(&old, 4, 1, f);
+            fclose(f);
+            int rc = ci_read(path, NULL, &back, err, sizeof err);
+            check(&damage, rc != 0 && strstr(err, want) && strstr(err, "synctrace causal") && strstr(err, path),
+                  "a version %u index: %s", old, rc ? err : "opened");
+            if (rc == 0)
+                ci_free(&back);
+        } else {
+            check(&damage, 0, "write: %s", err);
+        }
     remove(path);
     report(&damage, "a damaged, truncated or old-format index is refused with a clear message");
 

@@ -77,6 +77,7 @@ static void fix_up(unsigned flags, int t, uint8_t *buf, size_t size)
         ix.nentries = h.nentries;
         ix.chunk_shift = h.chunk_shift;
         ix.ntop = h.ntop;
+        ix.nlines = h.nlines;
         ix.nbytes = h.nbytes;
         if (h.chunk_shift <= 12)
             ix.ntchunks = h.ntop * (((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift);

@@ -29,13 +29,14 @@
  * long as the rank's level-0 cluster does not change, shares one record
  * (first event, level, cluster snapshot, vector).
  *
- * Full vectors (format 2). The vectors of top-level records are nearly all
+ * Full vectors (format 3). The vectors of top-level records are nearly all
  * of a Ward & Taylor index (98 % at 1000 ranks), so they are stored in
  * chunks of 2^chunk_shift columns, each chunk with its own integer width
  * (0 = all zero, 1, 2 or 4 bytes) and either absolute (a "key" chunk) or a
  * difference to the same rank's latest key chunk of those columns: a rank's
  * vector grows slowly between its cluster receives, so most chunks are
- * 0- or 1-byte differences. Any entry is two reads away (ci_top_value).
+ * 0- or 1-byte differences. Any entry is two lines of codes and two of
+ * values away (ci_full_value).
  *
  * Build memory. The cluster structure does not depend on the vectors'
  * values, only on who receives from whom: a first pass in causal order
@@ -56,17 +57,26 @@
 #define CI_CHUNK_SHIFT 6                  /* default: 64 columns per chunk of a full vector */
 #define CI_VECTOR_BUDGET ((size_t)64 << 20)   /* default bytes of vectors a build keeps at once */
 
-/* One chunk of a full vector is one 64-bit code: its bytes' offset into
- * ci_index.cbytes (40 bits), back (22 bits) and a width code (2 bits: 0 all
- * zero, 1 u8, 2 u16, 3 u32). back 0: a key chunk, its values absolute;
- * else the values add to those of the key chunk of the same columns `back`
- * full vectors earlier (which has back 0). */
-#define CI_CODE(off, back, w) ((uint64_t)(off) << 24 | (uint64_t)(back) << 2 | (w))
-#define CI_CODE_OFF(c) ((c) >> 24)
-#define CI_CODE_BACK(c) ((uint32_t)((c) >> 2) & CI_BACK_MAX)
+/* One chunk of a full vector is one 32-bit code: back (30 bits) and a
+ * width code (2 bits: 0 all zero, 1 u8, 2 u16, 3 u32). back 0: a key
+ * chunk, its values absolute; else the values add to those of the key
+ * chunk of the same columns `back` full vectors earlier (which has back
+ * 0). Codes come CI_LINE_CODES to a 64-byte line behind the byte offset
+ * (into ci_index.cbytes) of the line's first chunk: a chunk's offset is
+ * that plus the sizes of the chunks before it in the line (a chunk of
+ * width w takes 2^chunk_shift values of w bytes, the last chunk of a
+ * vector padded with zeros), so a code and its offset are one cache line. */
+#define CI_LINE_CODES 14
+struct ci_line {
+    uint64_t base;
+    uint32_t code[CI_LINE_CODES];
+};
+#define CI_CODE(back, w) ((uint32_t)(back) << 2 | (uint32_t)(w))
+#define CI_CODE_BACK(c) ((uint32_t)(c) >> 2)
 #define CI_CODE_W(c) ((uint32_t)(c) & 3)
-#define CI_BACK_MAX 0x3FFFFFu
-#define CI_OFF_MAX (((uint64_t)1 << 40) - 1)
+#define CI_BACK_MAX 0x3FFFFFFFu
+/* bytes of one value of width code w: 0, 1, 2, 4 */
+#define CI_W_BYTES(w) ((0x4210u >> (4 * (w))) & 15)
 
 struct ci_index {
     uint32_t nranks;
@@ -88,20 +98,22 @@ struct ci_index {
      * starts with a cluster receive of the level (Fig. 2's clusterReceive),
      * counted from rec_first[rank]; CI_NONE when there is none */
     uint32_t *rec_gcr[CI_MAX_LEVELS];
-    /* per record: the rank's first full-vector (top-level) record at or after
-     * it, counted from rec_first[rank], or CI_NONE. With rec_gcr[nlevels-1]
-     * (the last one at or before it) it bounds V from both sides. */
-    uint32_t *rec_next_top;
+    /* per record x: [2x] the number among the full vectors (tline) of the
+     * rank's last full-vector (top-level) record at or before x, [2x + 1]
+     * of its first one at or after x; CI_NONE when there is none. They
+     * bound V from both sides, one read away; equal when x is one. */
+    uint32_t *rec_bound;
     uint32_t *entries;                    /* cluster (below the top) vectors */
     uint32_t chunk_shift;                 /* full vectors: 2^chunk_shift columns a chunk */
     uint32_t nchunks;                     /* a full vector's: ceil(N / 2^chunk_shift) */
     uint32_t strip_chunks;                /* chunks a strip (below): all of them, or a power of two */
     uint32_t strip_low;                   /* derived: strip_chunks - 1, or all ones for one strip */
-    uint64_t ntop, ntchunks, nbytes;      /* full vectors; their chunks (ntop x nchunks); bytes */
+    uint64_t ntop, ntchunks, nbytes;      /* full vectors (< 2^32 - 1); their chunks (ntop x nchunks); bytes */
+    uint64_t nlines;                      /* ceil(ntchunks / CI_LINE_CODES) */
     /* The chunk codes in strips, as the build's passes write them: strip s
      * holds chunks [s * strip_chunks, +strip_chunks) (fewer in the last)
-     * of every full vector in turn; ci_top_value finds them. */
-    uint64_t *tchunk;
+     * of every full vector in turn (ci_chunk_at), in lines (above). */
+    struct ci_line *tline;
     uint8_t *cbytes;                      /* the chunks' data */
     uint64_t sums[2];                     /* built into a file: the checksums of tchunk and cbytes, */
     int sums_ok;                          /* computed as written (causal_file.c) */
@@ -191,7 +203,7 @@ void ci_log_free(struct ci_log *log);
 int ci_prepare(struct ci_index *ix);
 void ci_free(struct ci_index *ix);
 
-/* Where chunk c of full vector t has its code in tchunk; a key `back`
+/* Where chunk c of full vector t has its code among the lines; a key `back`
  * vectors earlier is at that minus back x ci_strip_width(ix, c). */
 static inline uint32_t ci_strip_width(const struct ci_index *ix, uint32_t c)
 {
@@ -204,9 +216,25 @@ static inline uint64_t ci_chunk_at(const struct ci_index *ix, uint64_t t, uint32
     return ix->ntop * s0 + t * ci_strip_width(ix, c) + (c - s0);
 }
 
-/* Entry q of top-level record rec's vector. */
+static inline uint32_t ci_code(const struct ci_index *ix, uint64_t at)
+{
+    return ix->tline[at / CI_LINE_CODES].code[at % CI_LINE_CODES];
+}
+/* Where the values of the chunk whose code is at `at` start in cbytes. */
+static inline uint64_t ci_chunk_offset(const struct ci_index *ix, uint64_t at)
+{
+    const struct ci_line *l = &ix->tline[at / CI_LINE_CODES];
+    uint32_t units = 0;
+    for (uint32_t k = 0; k < at % CI_LINE_CODES; k++)
+        units += CI_W_BYTES(CI_CODE_W(l->code[k]));
+    return l->base + ((uint64_t)units << ix->chunk_shift);
+}
+
+/* Entry q of full vector t (a number among them), of top-level record rec's. */
+uint64_t ci_full_value(const struct ci_index *ix, uint64_t t, uint32_t q);
 uint64_t ci_top_value(const struct ci_index *ix, uint64_t rec, uint32_t q);
-uint64_t ci_chunk_read(const uint8_t *cbytes, uint64_t code, uint32_t j);
+/* Value j of a chunk of width code w whose values start at p. */
+uint64_t ci_chunk_read(const uint8_t *p, uint32_t w, uint32_t j);
 
 /* Queries (causal_query.c). Events must exist (ci_valid). */
 int ci_valid(const struct ci_index *ix, uint32_t r, uint64_t i);

@@ -104,6 +104,8 @@ struct builder {
     /* The chunk codes (strip by strip: causal.h) and the chunks' bytes,
      * each written in order as the passes produce them. */
     struct ostream codes, bytes;
+    struct ci_line line;          /* the codes' line being filled: `inline_n` codes so far */
+    uint32_t inline_n;
     uint64_t next_top;            /* a pass's next top-level record: they come in order */
     size_t skip;
     int fd;                       /* the entries file, or -1 */
@@ -568,19 +570,16 @@ static uint32_t width_code(uint32_t max)
 
 #define NO_KEY UINT64_MAX
 
-/* Write n values (x - base, base NULL: 0) at width code w; returns the
- * chunk's code with `back`. */
-static int emit(struct builder *b, const uint32_t *x, const uint32_t *base, uint32_t n, uint32_t w, uint32_t back,
-                uint64_t *code)
+/* Write n values (x - base, base NULL: 0) at width code w, padded with
+ * zeros to the chunk's 2^cshift columns (offsets follow from widths). */
+static int emit(struct builder *b, const uint32_t *x, const uint32_t *base, uint32_t n, uint32_t w)
 {
-    static const uint32_t bytes[4] = { 0, 1, 2, 4 };
-    if (b->bytes.total > CI_OFF_MAX) {
-        errno = EFBIG;
-        return -1;
-    }
-    *code = CI_CODE(b->bytes.total, back, w);
+    if (w == 0)
+        return 0;
     unsigned char buf[4 << 12];   /* chunks have at most 2^12 columns */
-    for (uint32_t j = 0; j < n && w; j++) {
+    uint32_t cols = 1u << b->cshift;
+    memset(buf, 0, (size_t)cols * CI_W_BYTES(w));
+    for (uint32_t j = 0; j < n; j++) {
         uint32_t d = x[j] - (base ? base[j] : 0);
         if (w == 1) {
             buf[j] = (unsigned char)d;
@@ -591,7 +590,28 @@ static int emit(struct builder *b, const uint32_t *x, const uint32_t *base, uint
             memcpy(buf + 4 * j, &d, 4);
         }
     }
-    return os_put(&b->bytes, buf, (size_t)n * bytes[w]);
+    return os_put(&b->bytes, buf, (size_t)cols * CI_W_BYTES(w));
+}
+
+/* Append a chunk's code to the current line; a full line goes out. */
+static int put_code(struct builder *b, uint32_t code)
+{
+    b->line.code[b->inline_n++] = code;
+    if (b->inline_n < CI_LINE_CODES)
+        return 0;
+    b->inline_n = 0;
+    return os_put(&b->codes, &b->line, sizeof b->line);
+}
+
+/* The last line, its unused codes zero. */
+static int flush_line(struct builder *b)
+{
+    if (!b->inline_n)
+        return 0;
+    while (b->inline_n < CI_LINE_CODES)
+        b->line.code[b->inline_n++] = 0;
+    b->inline_n = 0;
+    return os_put(&b->codes, &b->line, sizeof b->line);
 }
 
 /* Chunk c of rank r's full vector v (window-relative) for top record t:
@@ -599,7 +619,6 @@ static int emit(struct builder *b, const uint32_t *x, const uint32_t *base, uint
  * fewer bytes a column, else a new key chunk. */
 static int encode_chunk(struct builder *b, uint32_t r, uint64_t t, uint32_t c, const uint32_t *v)
 {
-    static const uint32_t bytes[4] = { 0, 1, 2, 4 };
     uint32_t c0 = c << b->cshift, n = b->N - c0 < (1u << b->cshift) ? b->N - c0 : 1u << b->cshift;
     const uint32_t *x = v + (c0 - b->lo);
     uint32_t *key = b->key + (size_t)r * b->Wmax + (c0 - b->lo);
@@ -616,21 +635,24 @@ static int encode_chunk(struct builder *b, uint32_t r, uint64_t t, uint32_t c, c
                 maxd = x[j] - key[j];
         }
     }
-    uint32_t wa = width_code(maxabs), wd = width_code(maxd);
-    uint64_t code;
-    if (!down && bytes[wd] < bytes[wa]) {
+    uint32_t wa = width_code(maxabs), wd = width_code(maxd), code;
+    if (b->inline_n == 0)
+        b->line.base = b->bytes.total;   /* the line's first chunk starts here */
+    if (!down && CI_W_BYTES(wd) < CI_W_BYTES(wa)) {
         b->st->chunks[wd]++;
-        if (emit(b, x, key, n, wd, (uint32_t)(t - *kt), &code))
+        code = CI_CODE(t - *kt, wd);
+        if (emit(b, x, key, n, wd))
             return -1;
     } else {
         b->st->chunks[wa]++;
         b->st->key_chunks++;
         memcpy(key, x, sizeof *key * n);
         *kt = t;
-        if (emit(b, x, NULL, n, wa, 0, &code))
+        code = CI_CODE(0, wa);
+        if (emit(b, x, NULL, n, wa))
             return -1;
     }
-    return os_put(&b->codes, &code, sizeof code);
+    return put_code(b, code);
 }
 
 /* The first pass: record (r, i) stamped at level k (a receive stamped at
@@ -933,8 +955,8 @@ static int finish(struct builder *b, struct ci_index *ix)
     ix->rec_size = malloc(sizeof *ix->rec_size * (nrec ? nrec : 1));
     ix->rec_vec = malloc(sizeof *ix->rec_vec * (nrec ? nrec : 1));
     ix->rec_level = malloc(nrec ? nrec : 1);
-    ix->rec_next_top = malloc(sizeof *ix->rec_next_top * (nrec ? nrec : 1));
-    if (!ix->rec_next_top || !ix->nevents || !ix->rec_first || !ix->rec_start || !ix->rec_cluster || !ix->rec_size || !ix->rec_vec
+    ix->rec_bound = malloc(sizeof *ix->rec_bound * 2 * (nrec ? nrec : 1));
+    if (!ix->rec_bound || !ix->nevents || !ix->rec_first || !ix->rec_start || !ix->rec_cluster || !ix->rec_size || !ix->rec_vec
         || !ix->rec_level)
         return -1;
     uint64_t at = 0;
@@ -952,11 +974,17 @@ static int finish(struct builder *b, struct ci_index *ix)
     }
     ix->rec_first[b->N] = at;
     for (uint32_t r = 0; r < b->N; r++) {
-        uint32_t next = CI_NONE;
+        uint32_t t = CI_NONE;
+        for (uint64_t x = ix->rec_first[r]; x < ix->rec_first[r + 1]; x++) {
+            if (ix->rec_level[x] == b->L)
+                t = (uint32_t)ix->rec_vec[x];   /* < 2^32 - 1 (ci_build) */
+            ix->rec_bound[2 * x] = t;
+        }
+        t = CI_NONE;
         for (uint64_t x = ix->rec_first[r + 1]; x-- > ix->rec_first[r];) {
             if (ix->rec_level[x] == b->L)
-                next = (uint32_t)(x - ix->rec_first[r]);
-            ix->rec_next_top[x] = next;
+                t = (uint32_t)ix->rec_vec[x];
+            ix->rec_bound[2 * x + 1] = t;
         }
     }
     for (uint32_t k = 0; k < b->L; k++) {
@@ -988,8 +1016,9 @@ static int finish(struct builder *b, struct ci_index *ix)
     ix->nchunks = b->nchunks;
     ix->strip_low = b->cpw >= b->nchunks ? UINT32_MAX : b->cpw - 1;
     ix->ntchunks = b->ntop * b->nchunks;
+    ix->nlines = (ix->ntchunks + CI_LINE_CODES - 1) / CI_LINE_CODES;
     ix->nbytes = b->bytes.total;
-    if (b->codes.total != 8 * ix->ntchunks)
+    if (flush_line(b) || b->codes.total != sizeof(struct ci_line) * ix->nlines)
         return -1;
     if (b->fd >= 0) {
         if (os_flush(&b->codes) || os_flush(&b->bytes))
@@ -1004,17 +1033,17 @@ static int finish(struct builder *b, struct ci_index *ix)
             return -1;
         ix->entries_base = p;
         ix->entries_mapped = size;
-        ix->tchunk = (uint64_t *)(void *)((uint8_t *)p + b->codes.base);
+        ix->tline = (struct ci_line *)(void *)((uint8_t *)p + b->codes.base);
         ix->cbytes = (uint8_t *)p + b->bytes.base;
         ix->entries_fd = b->fd;
         if (!(ix->entries_path = strdup(b->cfg->entries_file)))
             return -1;
         b->fd = -1;
     } else {
-        ix->tchunk = b->codes.buf ? (uint64_t *)(void *)b->codes.buf : malloc(8);
+        ix->tline = b->codes.buf ? (struct ci_line *)(void *)b->codes.buf : malloc(sizeof *ix->tline);
         ix->cbytes = b->bytes.buf ? b->bytes.buf : malloc(1);
         b->codes.buf = b->bytes.buf = NULL;
-        if (!ix->tchunk || !ix->cbytes)
+        if (!ix->tline || !ix->cbytes)
             return -1;
     }
     return ci_prepare(ix);
@@ -1188,6 +1217,11 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     b.structure = 0;
     stats->peak_live_vectors = b.peak;
     stats->top_records = b.ntop;
+    if (b.ntop >= CI_NONE) {   /* records name full vectors in 32 bits (rec_bound) */
+        snprintf(err, errlen, "causal index: %llu full vectors, more than the index holds (2^32-2)",
+                 (unsigned long long)b.ntop);
+        goto done;
+    }
 
     /* the vectors, window by window */
     b.Wmax = choose_window(&b, cfg->vector_budget ? cfg->vector_budget : CI_VECTOR_BUDGET);
@@ -1197,8 +1231,8 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     b.key = malloc(sizeof *b.key * N * b.Wmax);
     b.keytop = malloc(sizeof *b.keytop * N * b.cpw);
     b.entries = calloc(b.nentries ? b.nentries : 1, sizeof *b.entries);
-    /* the file: header, chunk codes (their size is known now), chunk bytes */
-    uint64_t codes_size = 8 * b.ntop * b.nchunks;
+    /* the file: header, chunk codes' lines (their size is known now), chunk bytes */
+    uint64_t codes_size = sizeof(struct ci_line) * ((b.ntop * b.nchunks + CI_LINE_CODES - 1) / CI_LINE_CODES);
     if (!b.cur || !b.key || !b.keytop || !b.entries || os_open(&b.codes, b.fd, b.skip)
         || os_open(&b.bytes, b.fd, b.skip + ((codes_size + 7) & ~(uint64_t)7))) {
         snprintf(err, errlen, "causal index: out of memory for %u ranks (%u columns at once)", nranks, b.Wmax);

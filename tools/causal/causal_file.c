@@ -5,8 +5,10 @@
  * magic, version, counts, the merged archive's fingerprint, the file size
  * and two checksums (header, body); then the arrays of struct ci_index in
  * order, each padded to 8 bytes, the full vectors' chunk bytes first.
- * Version 2 stores full vectors in chunks (causal.h); version 1 files
- * (one 4-byte entry per column) are refused with a message saying
+ * Version 3 stores full vectors in chunks with 4-byte codes in 64-byte
+ * lines (causal.h); the header is padded to 64 bytes so that the lines
+ * are cache lines. Older files (version 1: one 4-byte entry per column;
+ * 2: 8-byte chunk codes) are refused with a message saying
  * `synctrace causal` rebuilds them. Opening maps the file, checks everything
  * that could make a query read out of bounds, and never trusts a file whose
  * checksum, size, version or fingerprint disagree. */
@@ -26,7 +28,7 @@
 #include <unistd.h>
 
 #define CI_MAGIC "STCAUSAL"
-#define CI_VERSION 2u
+#define CI_VERSION 3u
 #define CI_ENDIAN 0x01020304u
 
 struct file_header {
@@ -40,8 +42,11 @@ struct file_header {
     uint64_t fingerprint[2];
     uint64_t file_size;
     uint64_t body_checksum;
+    uint64_t nlines;
+    uint64_t reserved[6];       /* zero: the header fills 64-byte lines */
     uint64_t header_checksum;   /* of this header with this field 0 */
 };
+_Static_assert(sizeof(struct file_header) % 64 == 0, "the chunk lines start on a cache line");
 
 /* ---------------------------------------------------------------- hashing */
 
@@ -207,7 +212,7 @@ static int sections(struct ci_index *ix, struct section *s)
     uint64_t N = ix->nranks, R = ix->nrecords;
     int n = 0;
     /* the full vectors first: a build writes them in place (ci_write_in_place) */
-    s[n++] = (struct section){ (void **)&ix->tchunk, 8 * ix->ntchunks };
+    s[n++] = (struct section){ (void **)&ix->tline, sizeof(struct ci_line) * ix->nlines };
     s[n++] = (struct section){ (void **)&ix->cbytes, ix->nbytes };
     s[n++] = (struct section){ (void **)&ix->entries, 4 * ix->nentries };
     s[n++] = (struct section){ (void **)&ix->nevents, 8 * N };
@@ -216,7 +221,7 @@ static int sections(struct ci_index *ix, struct section *s)
     s[n++] = (struct section){ (void **)&ix->rec_cluster, 4 * R };
     s[n++] = (struct section){ (void **)&ix->rec_size, 4 * R };
     s[n++] = (struct section){ (void **)&ix->rec_vec, 8 * R };
-    s[n++] = (struct section){ (void **)&ix->rec_next_top, 4 * R };
+    s[n++] = (struct section){ (void **)&ix->rec_bound, 8 * R };
     s[n++] = (struct section){ (void **)&ix->rec_level, R };
     for (uint32_t k = 0; k < ix->nlevels; k++) {
         s[n++] = (struct section){ (void **)&ix->map_first[k], 8 * (N + 1) };
@@ -251,6 +256,7 @@ static void make_header(const struct ci_index *ix, const struct section *s, int 
     h->chunk_shift = ix->chunk_shift;
     h->strip_chunks = ix->strip_chunks;
     h->ntop = ix->ntop;
+    h->nlines = ix->nlines;
     h->nbytes = ix->nbytes;
     memcpy(h->nmap, ix->nmap, sizeof h->nmap);
     h->fingerprint[0] = fp[0];
@@ -318,7 +324,7 @@ int ci_write_in_place(struct ci_index *ix_in, const char *path, const uint64_t f
             bad = 1;
         at += (off_t)pad8(s[k].size);   /* padding: zeros from ftruncate */
     }
-    /* the bytes' own padding: zero it (codes are 8 bytes each: none) */
+    /* the bytes' own padding: zero it (lines are 64 bytes each: none) */
     off_t end1 = (off_t)(sizeof h + pad8(s[0].size) + s[1].size);
     if (!bad && pad8(s[1].size) > s[1].size
         && pwrite(fd, zeros, (size_t)(pad8(s[1].size) - s[1].size), end1) != (ssize_t)(pad8(s[1].size) - s[1].size))
@@ -339,31 +345,43 @@ int ci_write_in_place(struct ci_index *ix_in, const char *path, const uint64_t f
 static const char *check_structure(const struct ci_index *ix)
 {
     uint32_t N = ix->nranks;
-    /* Every chunk: its bytes inside cbytes, its key (if any) an earlier
-     * key chunk of the same columns, and every value (key + data) a count
-     * of its column's events. */
-    static const uint64_t bytes[4] = { 0, 1, 2, 4 };
-    for (uint64_t t = 0; t < ix->ntop; t++)
-        for (uint32_t c = 0; c < ix->nchunks; c++) {
-            uint64_t at = ci_chunk_at(ix, t, c), code = ix->tchunk[at], c0 = (uint64_t)c << ix->chunk_shift;
-            uint64_t n = N - c0 < (1u << ix->chunk_shift) ? N - c0 : 1u << ix->chunk_shift;
-            if (CI_CODE_OFF(code) > ix->nbytes || n * bytes[CI_CODE_W(code)] > ix->nbytes - CI_CODE_OFF(code))
-                return "full vectors";
-            uint64_t back = CI_CODE_BACK(code);
-            if (back > t)   /* before anything is indexed with it */
-                return "full vectors";
-            uint64_t key = back ? ix->tchunk[at - back * ci_strip_width(ix, c)] : 0;
-            if (back && CI_CODE_BACK(key))
-                return "full vectors";   /* the key: earlier, and a key (its bounds checked with it) */
-            /* (no data: the key's values, checked with the key; queries
-             * only compare full-vector values, never index with them, so
-             * this is about answers, not memory safety) */
-            for (uint32_t j = 0; j < n && CI_CODE_W(code); j++) {
-                uint64_t v = ci_chunk_read(ix->cbytes, code, j) + (back ? ci_chunk_read(ix->cbytes, key, j) : 0);
-                if (v > ix->nevents[c0 + j])
+    /* Every chunk, in the order of the lines: its bytes inside cbytes,
+     * its key (if any) an earlier key chunk of the same columns, and every
+     * value (key + data) a count of its column's events. */
+    uint64_t at = 0, off = 0;
+    uint32_t cols = 1u << ix->chunk_shift;
+    for (uint32_t s0 = 0; s0 < ix->nchunks; s0 += ix->strip_chunks) {
+        uint32_t sw = ci_strip_width(ix, s0);
+        for (uint64_t t = 0; t < ix->ntop; t++)
+            for (uint32_t c = s0; c < s0 + sw; c++, at++) {
+                if (at % CI_LINE_CODES == 0)
+                    off = ix->tline[at / CI_LINE_CODES].base;
+                uint32_t code = ci_code(ix, at), w = CI_CODE_W(code);
+                uint64_t size = (uint64_t)CI_W_BYTES(w) << ix->chunk_shift, c0 = (uint64_t)c << ix->chunk_shift;
+                if (off > ix->nbytes || size > ix->nbytes - off)
                     return "full vectors";
+                uint64_t back = CI_CODE_BACK(code);
+                if (back > t)   /* before anything is indexed with it */
+                    return "full vectors";
+                uint64_t kat = at - back * sw;
+                uint32_t key = back ? ci_code(ix, kat) : 0;
+                if (back && CI_CODE_BACK(key))
+                    return "full vectors";   /* the key: earlier, and a key (its bounds checked with it) */
+                /* (queries only compare full-vector values, never index
+                 * with them: this is about answers, not memory safety) */
+                uint64_t koff = back && CI_CODE_W(key) ? ci_chunk_offset(ix, kat) : 0;
+                for (uint32_t j = 0; j < cols && (w || CI_CODE_W(key)); j++) {
+                    uint64_t v = ci_chunk_read(ix->cbytes + off, w, j)
+                                 + (back ? ci_chunk_read(ix->cbytes + koff, CI_CODE_W(key), j) : 0);
+                    if (c0 + j < N ? v > ix->nevents[c0 + j] : v != 0)
+                        return "full vectors";
+                }
+                off += size;
             }
-        }
+    }
+    for (; at < ix->nlines * CI_LINE_CODES; at++)
+        if (ci_code(ix, at))
+            return "full vectors";   /* the last line's unused codes */
     for (uint32_t k = 0; k < ix->nlevels; k++) {
         if (ix->map_first[k][0] != 0 || ix->map_first[k][N] != ix->nmap[k])
             return "cluster tables";
@@ -392,9 +410,6 @@ static const char *check_structure(const struct ci_index *ix)
             if (lv == ix->nlevels ? ix->rec_vec[x] >= ix->ntop
                                   : ix->rec_vec[x] > ix->nentries || ix->rec_size[x] > ix->nentries - ix->rec_vec[x])
                 return "record vectors";
-            uint32_t t = ix->rec_next_top[x];
-            if (t != CI_NONE && (t < x - a || t >= b - a || ix->rec_level[a + t] != ix->nlevels))
-                return "record order";
             if (lv < ix->nlevels && (ix->rec_cluster[x] >= N || ix->rec_size[x] == 0
                                      || ix->rec_size[x] > ix->map_first[lv][ix->rec_cluster[x] + 1]
                                                               - ix->map_first[lv][ix->rec_cluster[x]]))
@@ -417,6 +432,21 @@ static const char *check_structure(const struct ci_index *ix)
             for (uint64_t j = 0; j < size; j++)
                 if (vec[j] > ix->nevents[members[j]])
                     return "record vectors";
+        }
+        /* the full vectors around each record: as the records say */
+        uint32_t t = CI_NONE;
+        for (uint64_t x = a; x < b; x++) {
+            if (ix->rec_level[x] == ix->nlevels)
+                t = (uint32_t)ix->rec_vec[x];
+            if (ix->rec_bound[2 * x] != t)
+                return "record bounds";
+        }
+        t = CI_NONE;
+        for (uint64_t x = b; x-- > a;) {
+            if (ix->rec_level[x] == ix->nlevels)
+                t = (uint32_t)ix->rec_vec[x];
+            if (ix->rec_bound[2 * x + 1] != t)
+                return "record bounds";
         }
         /* a cluster receive is a receive stamped above the level */
         for (uint32_t k = 0; k < ix->nlevels; k++)
@@ -491,10 +521,14 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
              || (h.strip_chunks & (h.strip_chunks - 1)
                  && h.strip_chunks != ((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift))
         problem = "corrupt causal index (header)";
-    /* full vectors take a code of 8 bytes per chunk: within the file size */
-    else if (__builtin_mul_overflow(h.ntop, ((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift, &codes)
-             || codes > size)
+    /* full vectors take 4 bytes of code per chunk: within the file size */
+    else if (h.ntop >= CI_NONE
+             || __builtin_mul_overflow(h.ntop, ((uint64_t)h.nranks + (1u << h.chunk_shift) - 1) >> h.chunk_shift, &codes)
+             || codes > size || h.nlines != (codes + CI_LINE_CODES - 1) / CI_LINE_CODES)
         problem = "corrupt causal index (counts)";
+    for (size_t k = 0; !problem && k < sizeof h.reserved / sizeof h.reserved[0]; k++)
+        if (h.reserved[k])
+            problem = "corrupt causal index (header)";
     for (uint32_t k = 0; !problem && k < CI_MAX_LEVELS; k++)
         if (h.nmap[k] > size)
             problem = "corrupt causal index (counts)";
@@ -514,6 +548,7 @@ int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, 
     out->strip_low = h.strip_chunks >= out->nchunks ? UINT32_MAX : h.strip_chunks - 1;
     out->ntop = h.ntop;
     out->ntchunks = h.ntop * out->nchunks;
+    out->nlines = h.nlines;
     out->nbytes = h.nbytes;
     memcpy(out->nmap, h.nmap, sizeof h.nmap);
     struct section s[MAX_SECTIONS];

@@ -104,7 +104,7 @@ void ci_free(struct ci_index *ix)
         free(ix->rec_size);
         free(ix->rec_vec);
         free(ix->rec_level);
-        free(ix->rec_next_top);
+        free(ix->rec_bound);
         for (uint32_t k = 0; k < CI_MAX_LEVELS; k++) {
             free(ix->map_first[k]);
             free(ix->map[k]);
@@ -114,7 +114,7 @@ void ci_free(struct ci_index *ix)
         if (ix->entries_mapped) {   /* built into a file: the full vectors are mapped from it */
             munmap(ix->entries_base, ix->entries_mapped);
         } else {
-            free(ix->tchunk);
+            free(ix->tline);
             free(ix->cbytes);
         }
         if (ix->entries_fd > 0) {   /* never completed by ci_write_in_place */
@@ -126,10 +126,9 @@ void ci_free(struct ci_index *ix)
     memset(ix, 0, sizeof *ix);
 }
 
-uint64_t ci_chunk_read(const uint8_t *cbytes, uint64_t code, uint32_t j)
+uint64_t ci_chunk_read(const uint8_t *p, uint32_t w, uint32_t j)
 {
-    const uint8_t *p = cbytes + CI_CODE_OFF(code);
-    switch (code & 3) {
+    switch (w) {
     case 1:
         return p[j];
     case 2: {
@@ -138,24 +137,33 @@ uint64_t ci_chunk_read(const uint8_t *cbytes, uint64_t code, uint32_t j)
         return h;
     }
     case 3: {
-        uint32_t w;
-        memcpy(&w, p + 4 * (size_t)j, 4);
-        return w;
+        uint32_t v;
+        memcpy(&v, p + 4 * (size_t)j, 4);
+        return v;
     }
     default:
         return 0;
     }
 }
 
+uint64_t ci_full_value(const struct ci_index *ix, uint64_t t, uint32_t q)
+{
+    uint32_t c = q >> ix->chunk_shift, j = q & ((1u << ix->chunk_shift) - 1);
+    uint64_t at = ci_chunk_at(ix, t, c);
+    uint32_t code = ci_code(ix, at), back = CI_CODE_BACK(code);
+    uint64_t v = CI_CODE_W(code) ? ci_chunk_read(ix->cbytes + ci_chunk_offset(ix, at), CI_CODE_W(code), j) : 0;
+    if (back) {
+        uint64_t kat = at - (uint64_t)back * ci_strip_width(ix, c);
+        uint32_t key = ci_code(ix, kat);
+        if (CI_CODE_W(key))
+            v += ci_chunk_read(ix->cbytes + ci_chunk_offset(ix, kat), CI_CODE_W(key), j);
+    }
+    return v;
+}
+
 uint64_t ci_top_value(const struct ci_index *ix, uint64_t rec, uint32_t q)
 {
-    uint32_t c = q >> ix->chunk_shift;
-    uint64_t at = ci_chunk_at(ix, ix->rec_vec[rec], c), code = ix->tchunk[at];
-    uint32_t j = q & ((1u << ix->chunk_shift) - 1), back = CI_CODE_BACK(code);
-    uint64_t v = ci_chunk_read(ix->cbytes, code, j);
-    if (back)
-        v += ci_chunk_read(ix->cbytes, ix->tchunk[at - (uint64_t)back * ci_strip_width(ix, c)], j);
-    return v;
+    return ci_full_value(ix, ix->rec_vec[rec], q);
 }
 
 int ci_valid(const struct ci_index *ix, uint32_t r, uint64_t i)
@@ -166,8 +174,11 @@ int ci_valid(const struct ci_index *ix, uint32_t r, uint64_t i)
 /* The record holding event i of rank r: the last one starting at or before it. */
 static uint64_t record_of(const struct ci_index *ix, uint32_t r, uint64_t i)
 {
-    /* from the record of the bucket's first event: a few steps, rarely more */
+    /* from the record of the bucket's first event: a few steps, rarely more;
+     * what ci_precedes reads of the record next is asked for at once (it is
+     * nearly always this record or one of the next few) */
     uint64_t lo = ix->rec_first[r] + ix->bucket[ix->bucket_first[r] + (i >> ix->bucket_shift)];
+    __builtin_prefetch(&ix->rec_bound[2 * lo]);
     uint64_t hi = ix->rec_first[r + 1], end = lo + 8 < hi ? lo + 8 : hi;
     while (lo + 1 < end && ix->rec_start[lo + 1] <= i)
         lo++;
@@ -373,22 +384,44 @@ int ci_precedes_clusters(const struct ci_index *ix, uint32_t ra, uint64_t ia, ui
     return reaches(ix, rb, ib, record_of(ix, rb, ib), ra, ia + 1);
 }
 
-/* The code of full vector rec's chunk of column q, and (through *key) its
- * key's code or UINT64_MAX; the values' bytes prefetched. */
-static uint64_t top_codes(const struct ci_index *ix, uint64_t rec, uint32_t q, uint64_t *key)
+/* Column q of full vector t in three steps, so that two vectors' misses
+ * overlap: where its code is (its line asked for), what the code says
+ * (its values' line and its key's line asked for), the value. */
+struct full_read {
+    uint64_t at, kat;
+    uint32_t code, key, j;
+};
+
+static void full_locate(const struct ci_index *ix, uint64_t t, uint32_t q, struct full_read *f)
 {
-    uint32_t c = q >> ix->chunk_shift, j = q & ((1u << ix->chunk_shift) - 1);
-    uint64_t at = ci_chunk_at(ix, ix->rec_vec[rec], c), code = ix->tchunk[at];
-    __builtin_prefetch(ix->cbytes + CI_CODE_OFF(code) + j * (CI_CODE_W(code) == 3 ? 4 : CI_CODE_W(code)));
-    uint32_t back = CI_CODE_BACK(code);
-    *key = back ? ix->tchunk[at - (uint64_t)back * ci_strip_width(ix, c)] : UINT64_MAX;
-    return code;
+    uint32_t c = q >> ix->chunk_shift;
+    f->j = q & ((1u << ix->chunk_shift) - 1);
+    f->at = ci_chunk_at(ix, t, c);
+    __builtin_prefetch(&ix->tline[f->at / CI_LINE_CODES]);
+    f->kat = ci_strip_width(ix, c);   /* kept for full_codes */
 }
 
-static uint64_t top_read(const struct ci_index *ix, uint64_t code, uint64_t key, uint32_t q)
+static void full_codes(const struct ci_index *ix, struct full_read *f)
 {
-    uint32_t j = q & ((1u << ix->chunk_shift) - 1);
-    return ci_chunk_read(ix->cbytes, code, j) + (key == UINT64_MAX ? 0 : ci_chunk_read(ix->cbytes, key, j));
+    f->code = ci_code(ix, f->at);
+    uint32_t back = CI_CODE_BACK(f->code);
+    if (CI_CODE_W(f->code))
+        __builtin_prefetch(ix->cbytes + ci_chunk_offset(ix, f->at) + f->j * CI_W_BYTES(CI_CODE_W(f->code)));
+    f->kat = back ? f->at - (uint64_t)back * f->kat : UINT64_MAX;
+    if (back)
+        __builtin_prefetch(&ix->tline[f->kat / CI_LINE_CODES]);
+}
+
+static uint64_t full_value(const struct ci_index *ix, const struct full_read *f)
+{
+    uint32_t w = CI_CODE_W(f->code);
+    uint64_t v = w ? ci_chunk_read(ix->cbytes + ci_chunk_offset(ix, f->at), w, f->j) : 0;
+    if (f->kat != UINT64_MAX) {
+        uint32_t key = ci_code(ix, f->kat);
+        if (CI_CODE_W(key))
+            v += ci_chunk_read(ix->cbytes + ci_chunk_offset(ix, f->kat), CI_CODE_W(key), f->j);
+    }
+    return v;
 }
 
 int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb, uint64_t ib)
@@ -397,31 +430,28 @@ int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb
         return ia < ib;
     /* ra's cluster memberships are wanted when the bounds do not decide: ask now */
     __builtin_prefetch(&ix->memb_first[0][ra]);
-    uint64_t rec = record_of(ix, rb, ib), first = ix->rec_first[rb];
-    /* what the record says, fetched at once: the misses overlap */
-    uint32_t L = ix->nlevels;
-    __builtin_prefetch(&ix->rec_cluster[rec]);
-    __builtin_prefetch(&ix->rec_size[rec]);
-    __builtin_prefetch(&ix->rec_vec[rec]);
-    __builtin_prefetch(&ix->rec_gcr[L - 1][rec]);
-    __builtin_prefetch(&ix->rec_next_top[rec]);
-    uint32_t k = ix->rec_level[rec];
-    if (k >= L)
-        return ci_top_value(ix, rec, ra) > ia;
+    uint64_t rec = record_of(ix, rb, ib);
     /* Full vectors of rb before and after (rb, ib) bound V(rb, ib)[ra]:
      * they decide most pairs far apart in time, inside rb's cluster or not
      * (measured: first is faster than looking in the cluster first at 4000
      * ranks). Both are read side by side, so that their misses overlap. */
-    uint32_t before = ix->rec_gcr[L - 1][rec], after = ix->rec_next_top[rec];
-    uint64_t cb = before != CI_NONE ? first + before : CI_NONE, ca = after != CI_NONE ? first + after : CI_NONE;
-    uint64_t code_b = 0, key_b = UINT64_MAX, code_a = 0, key_a = UINT64_MAX;
-    if (cb != CI_NONE)
-        code_b = top_codes(ix, cb, ra, &key_b);
-    if (ca != CI_NONE)
-        code_a = top_codes(ix, ca, ra, &key_a);
-    if (cb != CI_NONE && top_read(ix, code_b, key_b, ra) > ia)
+    uint32_t before = ix->rec_bound[2 * rec], after = ix->rec_bound[2 * rec + 1];
+    struct full_read fb, fa;
+    if (before != CI_NONE)
+        full_locate(ix, before, ra, &fb);
+    if (after != CI_NONE && after != before)
+        full_locate(ix, after, ra, &fa);
+    /* what the record says, for when the bounds do not decide */
+    __builtin_prefetch(&ix->rec_level[rec]);
+    if (before != CI_NONE)
+        full_codes(ix, &fb);
+    if (after != CI_NONE && after != before)
+        full_codes(ix, &fa);
+    if (before != CI_NONE && full_value(ix, &fb) > ia)
         return 1;
-    if (ca != CI_NONE && top_read(ix, code_a, key_a, ra) <= ia)
+    if (before != CI_NONE && before == after)
+        return 0;   /* (rb, ib) has this full vector: exact */
+    if (after != CI_NONE && full_value(ix, &fa) <= ia)
         return 0;
     return reaches(ix, rb, ib, rec, ra, ia + 1);
 }
