@@ -78,6 +78,15 @@ struct ci_line {
 /* bytes of one value of width code w: 0, 1, 2, 4 */
 #define CI_W_BYTES(w) ((0x4210u >> (4 * (w))) & 15)
 
+/* Derived when opened: per 2^bucket_shift events of a rank, the record of
+ * its first event (counted from rec_first[rank]), and the full vectors
+ * (numbers, or CI_NONE) before its first event's record and after its last
+ * one's: weaker bounds than the records' own, but in the same line as
+ * where the search for the record starts (ci_precedes tries them first). */
+struct ci_bucket {
+    uint32_t rec, before, after, spare;
+};
+
 struct ci_index {
     uint32_t nranks;
     uint32_t nlevels;                     /* cluster levels below the full-vector level */
@@ -122,8 +131,7 @@ struct ci_index {
     uint32_t *memb[CI_MAX_LEVELS];        /* (cluster, position) pairs */
     uint64_t *bucket_first;               /* [rank + 1] into bucket */
     uint32_t bucket_shift;                /* CI_BUCKET_SHIFT, or more when records are sparse (ci_prepare) */
-    uint32_t *bucket;                     /* per 2^bucket_shift events of a rank: the record of its first
-                                           * event, counted from rec_first[rank] */
+    struct ci_bucket *bucket;             /* per 2^bucket_shift events of a rank */
     /* storage */
     size_t entries_mapped;                /* built into a file: cbytes lie in a read-only mapping of this
                                            * size at entries_base (else cbytes and entries are malloc'd) */

@@ -47,10 +47,17 @@ int ci_prepare(struct ci_index *ix)
     for (uint32_t r = 0; r < ix->nranks; r++) {
         uint64_t first = ix->rec_first[r], n = ix->rec_first[r + 1] - first, x = 0;
         for (uint64_t b = 0; b < ix->bucket_first[r + 1] - ix->bucket_first[r]; b++) {
-            uint64_t ev = b << ix->bucket_shift;
+            uint64_t ev = b << ix->bucket_shift, last = ev + ((uint64_t)1 << ix->bucket_shift) - 1;
+            struct ci_bucket *bk = &ix->bucket[ix->bucket_first[r] + b];
             while (x + 1 < n && ix->rec_start[first + x + 1] <= ev)
                 x++;
-            ix->bucket[ix->bucket_first[r] + b] = (uint32_t)x;
+            bk->rec = (uint32_t)x;
+            bk->before = n ? ix->rec_bound[2 * (first + x)] : CI_NONE;
+            uint64_t y = x;   /* the record of the bucket's last event */
+            while (y + 1 < n && ix->rec_start[first + y + 1] <= last)
+                y++;
+            bk->after = n ? ix->rec_bound[2 * (first + y) + 1] : CI_NONE;
+            bk->spare = 0;
         }
     }
     for (uint32_t k = 0; k < ix->nlevels; k++) {
@@ -177,7 +184,7 @@ static uint64_t record_of(const struct ci_index *ix, uint32_t r, uint64_t i)
     /* from the record of the bucket's first event: a few steps, rarely more;
      * what ci_precedes reads of the record next is asked for at once (it is
      * nearly always this record or one of the next few) */
-    uint64_t lo = ix->rec_first[r] + ix->bucket[ix->bucket_first[r] + (i >> ix->bucket_shift)];
+    uint64_t lo = ix->rec_first[r] + ix->bucket[ix->bucket_first[r] + (i >> ix->bucket_shift)].rec;
     __builtin_prefetch(&ix->rec_bound[2 * lo]);
     uint64_t hi = ix->rec_first[r + 1], end = lo + 8 < hi ? lo + 8 : hi;
     while (lo + 1 < end && ix->rec_start[lo + 1] <= i)
@@ -428,21 +435,21 @@ int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb
 {
     if (ra == rb)
         return ia < ib;
-    /* ra's cluster memberships are wanted when the bounds do not decide: ask now */
-    __builtin_prefetch(&ix->memb_first[0][ra]);
-    uint64_t rec = record_of(ix, rb, ib);
     /* Full vectors of rb before and after (rb, ib) bound V(rb, ib)[ra]:
      * they decide most pairs far apart in time, inside rb's cluster or not
-     * (measured: first is faster than looking in the cluster first at 4000
-     * ranks). Both are read side by side, so that their misses overlap. */
-    uint32_t before = ix->rec_bound[2 * rec], after = ix->rec_bound[2 * rec + 1];
+     * (measured: first is faster than looking in the cluster first). Those
+     * around the bucket of ib come first: they are where the search for
+     * ib's record starts, one read fewer than that record's own. Both are
+     * read side by side, so that their misses overlap. */
+    const struct ci_bucket *bk = &ix->bucket[ix->bucket_first[rb] + (ib >> ix->bucket_shift)];
+    uint32_t before = bk->before, after = bk->after;
     struct full_read fb, fa;
     if (before != CI_NONE)
         full_locate(ix, before, ra, &fb);
     if (after != CI_NONE && after != before)
         full_locate(ix, after, ra, &fa);
-    /* what the record says, for when the bounds do not decide */
-    __builtin_prefetch(&ix->rec_level[rec]);
+    /* ib's record, for when these do not decide */
+    __builtin_prefetch(&ix->rec_start[ix->rec_first[rb] + bk->rec]);
     if (before != CI_NONE)
         full_codes(ix, &fb);
     if (after != CI_NONE && after != before)
@@ -450,8 +457,28 @@ int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb
     if (before != CI_NONE && full_value(ix, &fb) > ia)
         return 1;
     if (before != CI_NONE && before == after)
-        return 0;   /* (rb, ib) has this full vector: exact */
+        return 0;   /* all of the bucket has this full vector: exact */
     if (after != CI_NONE && full_value(ix, &fa) <= ia)
+        return 0;
+    /* the record's own bounds, where closer */
+    uint64_t rec = record_of(ix, rb, ib);
+    __builtin_prefetch(&ix->memb_first[0][ra]);
+    __builtin_prefetch(&ix->rec_level[rec]);
+    uint32_t b2 = ix->rec_bound[2 * rec], a2 = ix->rec_bound[2 * rec + 1];
+    int new_b = b2 != before && b2 != CI_NONE, new_a = a2 != after && a2 != CI_NONE && a2 != b2;
+    if (new_b)
+        full_locate(ix, b2, ra, &fb);
+    if (new_a)
+        full_locate(ix, a2, ra, &fa);
+    if (new_b)
+        full_codes(ix, &fb);
+    if (new_a)
+        full_codes(ix, &fa);
+    if (new_b && full_value(ix, &fb) > ia)
+        return 1;
+    if (b2 != CI_NONE && b2 == a2)
+        return 0;   /* (rb, ib) has this full vector, not above ia (just read) */
+    if (new_a && full_value(ix, &fa) <= ia)
         return 0;
     return reaches(ix, rb, ib, rec, ra, ia + 1);
 }
