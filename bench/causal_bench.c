@@ -3,6 +3,11 @@
  * write it and compare its size with Fidge/Mattern vectors, then time
  * queries on the index as read back from the file, same-cluster and
  * cross-cluster pairs apart. Prints one line of key=value pairs.
+ * CAUSAL_BENCH_KEEP=FILE keeps the index there.
+ *
+ * `causal_bench --queries INDEX QUERIES ROUNDS`: only the query timing, on
+ * an index kept so, ROUNDS times (one line each): to compare builds of the
+ * reader on a loaded machine, alternated run by run.
  *
  * Baseline in the same run: filling fresh memory of the index's size
  * (mmap + memset, as the build must write every entry once), the floor of
@@ -139,10 +144,51 @@ static void time_queries(const struct ci_index *ix, int want_same, long n, doubl
     free(t);
 }
 
+/* The cost of timing nothing. */
+static double timer_overhead(void)
+{
+    double *e = malloc(sizeof *e * 10001);
+    if (!e)
+        return 0;
+    for (int k = 0; k < 10001; k++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        e[k] = (double)(b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+    }
+    qsort(e, 10001, sizeof *e, cmp_double);
+    double overhead = e[5000];
+    free(e);
+    return overhead;
+}
+
+static int queries_only(const char *path, long q, int rounds)
+{
+    char err[4400];
+    struct ci_index ix;
+    if (ci_read(path, NULL, &ix, err, sizeof err) != 0) {
+        fprintf(stderr, "causal_bench: %s\n", err);
+        return 1;
+    }
+    for (int k = 0; k < rounds; k++) {
+        double overhead = timer_overhead(), sm, sp, cm, cp;
+        rng = 0x9E3779B97F4A7C15ull;   /* the same pairs every round and every build */
+        time_queries(&ix, 1, q, overhead, &sm, &sp);
+        time_queries(&ix, 0, q, overhead, &cm, &cp);
+        printf("round=%d same_cluster_median_ns=%.0f same_cluster_p99_ns=%.0f cross_cluster_median_ns=%.0f "
+               "cross_cluster_p99_ns=%.0f\n", k, sm, sp, cm, cp);
+        fflush(stdout);
+    }
+    ci_free(&ix);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && !strcmp(argv[1], "--queries"))
+        return queries_only(argv[2], atol(argv[3]), atoi(argv[4]));
     if (argc != 4) {
-        fprintf(stderr, "usage: causal_bench RAW_DIR LEVELS QUERIES\n");
+        fprintf(stderr, "usage: causal_bench RAW_DIR LEVELS QUERIES | --queries INDEX QUERIES ROUNDS\n");
         return 2;
     }
     char err[4400];
@@ -174,9 +220,13 @@ int main(int argc, char **argv)
         return 2;
     }
     /* built as the merge builds it: full vectors streamed into the file */
-    char path[256], entries_path[300];
-    snprintf(path, sizeof path, "%s/causal-bench-%ld.idx", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-             (long)getpid());
+    char path[4200], entries_path[4300];
+    const char *keep = getenv("CAUSAL_BENCH_KEEP");
+    if (keep && *keep)
+        snprintf(path, sizeof path, "%s", keep);
+    else
+        snprintf(path, sizeof path, "%s/causal-bench-%ld.idx", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+                 (long)getpid());
     snprintf(entries_path, sizeof entries_path, "%s.tmp", path);
     cfg.entries_file = entries_path;
     if (getenv("CAUSAL_CHUNK_SHIFT"))
@@ -225,18 +275,9 @@ int main(int argc, char **argv)
         return 1;
     }
     double open_s = st_now_s() - t0;
-    remove(path);
-    /* the cost of timing nothing */
-    double *e = malloc(sizeof *e * 10001);
-    for (int k = 0; k < 10001; k++) {
-        struct timespec a, b;
-        clock_gettime(CLOCK_MONOTONIC, &a);
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        e[k] = (double)(b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
-    }
-    qsort(e, 10001, sizeof *e, cmp_double);
-    double overhead = e[5000];
-    free(e);
+    if (!keep || !*keep)
+        remove(path);
+    double overhead = timer_overhead();
     long q = atol(argv[3]);
     double sm, sp, cm, cp;
     time_queries(&ix, 1, q, overhead, &sm, &sp);

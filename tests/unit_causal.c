@@ -512,15 +512,15 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
         if (t == 2)
             at = 0;
         struct ci_line *line = &d->tline[at / CI_LINE_CODES], keep = *line;
-        uint32_t *code = &line->code[at % CI_LINE_CODES], kb = CI_CODE_BACK(*code);
+        uint32_t *code = &line->code[at % CI_LINE_CODES];
         if (t == 0)
             line->base = d->nbytes + 1;                  /* data past the bytes */
         else if (t == 1) {   /* a u32 chunk at the very end */
-            *code = CI_CODE(kb, 3);
+            *code = CI_CODE(3, CI_CODE_KW(*code), CI_CODE_DIST(*code));
             line->base = d->nbytes - 1;
         }
         else if (t == 2)
-            *code = CI_CODE(1, CI_CODE_W(*code));        /* the first vector's key */
+            *code = CI_CODE(CI_CODE_W(*code), 1, 1);     /* the first chunk's key: before the bytes */
         else if (t == 3)
             line->base = UINT64_MAX - 7;                 /* an offset far out */
         else

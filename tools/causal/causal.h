@@ -57,24 +57,27 @@
 #define CI_CHUNK_SHIFT 6                  /* default: 64 columns per chunk of a full vector */
 #define CI_VECTOR_BUDGET ((size_t)64 << 20)   /* default bytes of vectors a build keeps at once */
 
-/* One chunk of a full vector is one 32-bit code: back (30 bits) and a
- * width code (2 bits: 0 all zero, 1 u8, 2 u16, 3 u32). back 0: a key
- * chunk, its values absolute; else the values add to those of the key
- * chunk of the same columns `back` full vectors earlier (which has back
- * 0). Codes come CI_LINE_CODES to a 64-byte line behind the byte offset
- * (into ci_index.cbytes) of the line's first chunk: a chunk's offset is
- * that plus the sizes of the chunks before it in the line (a chunk of
- * width w takes 2^chunk_shift values of w bytes, the last chunk of a
- * vector padded with zeros), so a code and its offset are one cache line. */
+/* One chunk of a full vector is one 32-bit code: its width code (2 bits:
+ * 0 all zero, 1 u8, 2 u16, 3 u32), its key's width code (2 bits) and its
+ * key's distance (28 bits). Key width 0: a key chunk, its values absolute;
+ * else the values add to those of the key chunk of the same columns (an
+ * earlier full vector's of the same rank), whose values start `distance`
+ * units of 2^chunk_shift bytes before this chunk's: both are read at once.
+ * Codes come CI_LINE_CODES to a 64-byte line behind the byte offset (into
+ * ci_index.cbytes) of the line's first chunk: a chunk's offset is that plus
+ * the sizes of the chunks before it in the line (a chunk of width w takes
+ * 2^chunk_shift values of w bytes, the last chunk of a vector padded with
+ * zeros), so a code and its offset are one cache line. */
 #define CI_LINE_CODES 14
 struct ci_line {
     uint64_t base;
     uint32_t code[CI_LINE_CODES];
 };
-#define CI_CODE(back, w) ((uint32_t)(back) << 2 | (uint32_t)(w))
-#define CI_CODE_BACK(c) ((uint32_t)(c) >> 2)
+#define CI_CODE(w, kw, dist) ((uint32_t)(dist) << 4 | (uint32_t)(kw) << 2 | (uint32_t)(w))
 #define CI_CODE_W(c) ((uint32_t)(c) & 3)
-#define CI_BACK_MAX 0x3FFFFFFFu
+#define CI_CODE_KW(c) ((uint32_t)(c) >> 2 & 3)
+#define CI_CODE_DIST(c) ((uint32_t)(c) >> 4)
+#define CI_DIST_MAX 0x0FFFFFFFu
 /* bytes of one value of width code w: 0, 1, 2, 4 */
 #define CI_W_BYTES(w) ((0x4210u >> (4 * (w))) & 15)
 
@@ -211,8 +214,8 @@ void ci_log_free(struct ci_log *log);
 int ci_prepare(struct ci_index *ix);
 void ci_free(struct ci_index *ix);
 
-/* Where chunk c of full vector t has its code among the lines; a key `back`
- * vectors earlier is at that minus back x ci_strip_width(ix, c). */
+/* Where chunk c of full vector t has its code among the lines (strips:
+ * ci_index.tline). */
 static inline uint32_t ci_strip_width(const struct ci_index *ix, uint32_t c)
 {
     uint32_t s0 = c & ~ix->strip_low;

@@ -115,7 +115,7 @@ struct builder {
     uint32_t cshift, nchunks, cpw;   /* chunk columns 2^cshift; chunks per vector; per window */
     size_t *rcur;                 /* replay: each rank's next record */
     uint32_t *key;                /* N x Wmax: each rank's key chunks' values */
-    uint64_t *keytop;             /* N x cpw: ... and their full vectors (ordinals in tchunk), or NO_KEY */
+    uint64_t *keytop;             /* N x cpw: ... and where their values are (offset << 2 | width code), or NO_KEY */
     /* scratch */
     uint32_t *part, npart;        /* partner ranks of the current event */
     uint32_t *clist;              /* distinct clusters */
@@ -614,17 +614,18 @@ static int flush_line(struct builder *b)
     return os_put(&b->codes, &b->line, sizeof b->line);
 }
 
-/* Chunk c of rank r's full vector v (window-relative) for top record t:
+/* Chunk c of rank r's full vector v (window-relative), the next one:
  * a difference to the rank's key chunk of those columns when that takes
  * fewer bytes a column, else a new key chunk. */
-static int encode_chunk(struct builder *b, uint32_t r, uint64_t t, uint32_t c, const uint32_t *v)
+static int encode_chunk(struct builder *b, uint32_t r, uint32_t c, const uint32_t *v)
 {
     uint32_t c0 = c << b->cshift, n = b->N - c0 < (1u << b->cshift) ? b->N - c0 : 1u << b->cshift;
     const uint32_t *x = v + (c0 - b->lo);
     uint32_t *key = b->key + (size_t)r * b->Wmax + (c0 - b->lo);
     uint64_t *kt = &b->keytop[(size_t)r * b->cpw + ((c0 - b->lo) >> b->cshift)];
     uint32_t maxabs = 0, maxd = 0;
-    int down = *kt == NO_KEY || t - *kt > CI_BACK_MAX;
+    uint64_t dist = *kt == NO_KEY ? 0 : (b->bytes.total - (*kt >> 2)) >> b->cshift;
+    int down = *kt == NO_KEY || dist > CI_DIST_MAX || (*kt & 3) == 0;   /* (a zero key: absolute values are as small) */
     for (uint32_t j = 0; j < n; j++) {
         if (x[j] > maxabs)
             maxabs = x[j];
@@ -640,15 +641,15 @@ static int encode_chunk(struct builder *b, uint32_t r, uint64_t t, uint32_t c, c
         b->line.base = b->bytes.total;   /* the line's first chunk starts here */
     if (!down && CI_W_BYTES(wd) < CI_W_BYTES(wa)) {
         b->st->chunks[wd]++;
-        code = CI_CODE(t - *kt, wd);
+        code = CI_CODE(wd, (uint32_t)(*kt & 3), dist);
         if (emit(b, x, key, n, wd))
             return -1;
     } else {
         b->st->chunks[wa]++;
         b->st->key_chunks++;
         memcpy(key, x, sizeof *key * n);
-        *kt = t;
-        code = CI_CODE(0, wa);
+        *kt = b->bytes.total << 2 | wa;
+        code = CI_CODE(wa, 0, 0);
         if (emit(b, x, NULL, n, wa))
             return -1;
     }
@@ -692,7 +693,7 @@ static int stamp_window(struct builder *b, uint32_t r, const struct rec *x, cons
         return -1;   /* cannot happen: every pass stamps in the first one's order */
     uint32_t c1 = (b->lo + b->W + (1u << b->cshift) - 1) >> b->cshift;
     for (uint32_t c = b->lo >> b->cshift; c < c1; c++)
-        if (encode_chunk(b, r, x->vec, c, v))
+        if (encode_chunk(b, r, c, v))
             return -1;
     return 0;
 }

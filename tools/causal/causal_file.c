@@ -345,9 +345,9 @@ int ci_write_in_place(struct ci_index *ix_in, const char *path, const uint64_t f
 static const char *check_structure(const struct ci_index *ix)
 {
     uint32_t N = ix->nranks;
-    /* Every chunk, in the order of the lines: its bytes inside cbytes,
-     * its key (if any) an earlier key chunk of the same columns, and every
-     * value (key + data) a count of its column's events. */
+    /* Every chunk, in the order of the lines: its bytes and its key's
+     * (if any) inside cbytes, and every value (key + data) a count of its
+     * column's events. */
     uint64_t at = 0, off = 0;
     uint32_t cols = 1u << ix->chunk_shift;
     for (uint32_t s0 = 0; s0 < ix->nchunks; s0 += ix->strip_chunks) {
@@ -360,19 +360,17 @@ static const char *check_structure(const struct ci_index *ix)
                 uint64_t size = (uint64_t)CI_W_BYTES(w) << ix->chunk_shift, c0 = (uint64_t)c << ix->chunk_shift;
                 if (off > ix->nbytes || size > ix->nbytes - off)
                     return "full vectors";
-                uint64_t back = CI_CODE_BACK(code);
-                if (back > t)   /* before anything is indexed with it */
+                /* the key: values of its own width, before these (an
+                 * earlier vector's); queries only compare full-vector
+                 * values, never index with them: the counts are about
+                 * answers, not memory safety */
+                uint32_t kw = CI_CODE_KW(code);
+                uint64_t back = (uint64_t)CI_CODE_DIST(code) << ix->chunk_shift;
+                uint64_t ksize = (uint64_t)CI_W_BYTES(kw) << ix->chunk_shift;
+                if (kw ? back == 0 || back > off || ksize > ix->nbytes - (off - back) : back != 0)
                     return "full vectors";
-                uint64_t kat = at - back * sw;
-                uint32_t key = back ? ci_code(ix, kat) : 0;
-                if (back && CI_CODE_BACK(key))
-                    return "full vectors";   /* the key: earlier, and a key (its bounds checked with it) */
-                /* (queries only compare full-vector values, never index
-                 * with them: this is about answers, not memory safety) */
-                uint64_t koff = back && CI_CODE_W(key) ? ci_chunk_offset(ix, kat) : 0;
-                for (uint32_t j = 0; j < cols && (w || CI_CODE_W(key)); j++) {
-                    uint64_t v = ci_chunk_read(ix->cbytes + off, w, j)
-                                 + (back ? ci_chunk_read(ix->cbytes + koff, CI_CODE_W(key), j) : 0);
+                for (uint32_t j = 0; j < cols && (w || kw); j++) {
+                    uint64_t v = ci_chunk_read(ix->cbytes + off, w, j) + ci_chunk_read(ix->cbytes + off - back, kw, j);
                     if (c0 + j < N ? v > ix->nevents[c0 + j] : v != 0)
                         return "full vectors";
                 }

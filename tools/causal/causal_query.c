@@ -156,15 +156,11 @@ uint64_t ci_chunk_read(const uint8_t *p, uint32_t w, uint32_t j)
 uint64_t ci_full_value(const struct ci_index *ix, uint64_t t, uint32_t q)
 {
     uint32_t c = q >> ix->chunk_shift, j = q & ((1u << ix->chunk_shift) - 1);
-    uint64_t at = ci_chunk_at(ix, t, c);
-    uint32_t code = ci_code(ix, at), back = CI_CODE_BACK(code);
-    uint64_t v = CI_CODE_W(code) ? ci_chunk_read(ix->cbytes + ci_chunk_offset(ix, at), CI_CODE_W(code), j) : 0;
-    if (back) {
-        uint64_t kat = at - (uint64_t)back * ci_strip_width(ix, c);
-        uint32_t key = ci_code(ix, kat);
-        if (CI_CODE_W(key))
-            v += ci_chunk_read(ix->cbytes + ci_chunk_offset(ix, kat), CI_CODE_W(key), j);
-    }
+    uint64_t at = ci_chunk_at(ix, t, c), off = ci_chunk_offset(ix, at);
+    uint32_t code = ci_code(ix, at);
+    uint64_t v = ci_chunk_read(ix->cbytes + off, CI_CODE_W(code), j);
+    if (CI_CODE_KW(code))
+        v += ci_chunk_read(ix->cbytes + off - ((uint64_t)CI_CODE_DIST(code) << ix->chunk_shift), CI_CODE_KW(code), j);
     return v;
 }
 
@@ -393,42 +389,34 @@ int ci_precedes_clusters(const struct ci_index *ix, uint32_t ra, uint64_t ia, ui
 
 /* Column q of full vector t in three steps, so that two vectors' misses
  * overlap: where its code is (its line asked for), what the code says
- * (its values' line and its key's line asked for), the value. */
+ * (its values and its key's asked for), the value. */
 struct full_read {
-    uint64_t at, kat;
-    uint32_t code, key, j;
+    uint64_t at;
+    const uint8_t *p, *kp;
+    uint32_t code, j;
 };
 
 static void full_locate(const struct ci_index *ix, uint64_t t, uint32_t q, struct full_read *f)
 {
-    uint32_t c = q >> ix->chunk_shift;
     f->j = q & ((1u << ix->chunk_shift) - 1);
-    f->at = ci_chunk_at(ix, t, c);
+    f->at = ci_chunk_at(ix, t, q >> ix->chunk_shift);
     __builtin_prefetch(&ix->tline[f->at / CI_LINE_CODES]);
-    f->kat = ci_strip_width(ix, c);   /* kept for full_codes */
 }
 
 static void full_codes(const struct ci_index *ix, struct full_read *f)
 {
     f->code = ci_code(ix, f->at);
-    uint32_t back = CI_CODE_BACK(f->code);
+    f->p = ix->cbytes + ci_chunk_offset(ix, f->at);
+    f->kp = f->p - ((uint64_t)CI_CODE_DIST(f->code) << ix->chunk_shift);
     if (CI_CODE_W(f->code))
-        __builtin_prefetch(ix->cbytes + ci_chunk_offset(ix, f->at) + f->j * CI_W_BYTES(CI_CODE_W(f->code)));
-    f->kat = back ? f->at - (uint64_t)back * f->kat : UINT64_MAX;
-    if (back)
-        __builtin_prefetch(&ix->tline[f->kat / CI_LINE_CODES]);
+        __builtin_prefetch(f->p + f->j * CI_W_BYTES(CI_CODE_W(f->code)));
+    if (CI_CODE_KW(f->code))
+        __builtin_prefetch(f->kp + f->j * CI_W_BYTES(CI_CODE_KW(f->code)));
 }
 
-static uint64_t full_value(const struct ci_index *ix, const struct full_read *f)
+static uint64_t full_value(const struct full_read *f)
 {
-    uint32_t w = CI_CODE_W(f->code);
-    uint64_t v = w ? ci_chunk_read(ix->cbytes + ci_chunk_offset(ix, f->at), w, f->j) : 0;
-    if (f->kat != UINT64_MAX) {
-        uint32_t key = ci_code(ix, f->kat);
-        if (CI_CODE_W(key))
-            v += ci_chunk_read(ix->cbytes + ci_chunk_offset(ix, f->kat), CI_CODE_W(key), f->j);
-    }
-    return v;
+    return ci_chunk_read(f->p, CI_CODE_W(f->code), f->j) + ci_chunk_read(f->kp, CI_CODE_KW(f->code), f->j);
 }
 
 int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb, uint64_t ib)
@@ -454,11 +442,11 @@ int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb
         full_codes(ix, &fb);
     if (after != CI_NONE && after != before)
         full_codes(ix, &fa);
-    if (before != CI_NONE && full_value(ix, &fb) > ia)
+    if (before != CI_NONE && full_value(&fb) > ia)
         return 1;
     if (before != CI_NONE && before == after)
         return 0;   /* all of the bucket has this full vector: exact */
-    if (after != CI_NONE && full_value(ix, &fa) <= ia)
+    if (after != CI_NONE && full_value(&fa) <= ia)
         return 0;
     /* the record's own bounds, where closer */
     uint64_t rec = record_of(ix, rb, ib);
@@ -474,11 +462,11 @@ int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb
         full_codes(ix, &fb);
     if (new_a)
         full_codes(ix, &fa);
-    if (new_b && full_value(ix, &fb) > ia)
+    if (new_b && full_value(&fb) > ia)
         return 1;
     if (b2 != CI_NONE && b2 == a2)
         return 0;   /* (rb, ib) has this full vector, not above ia (just read) */
-    if (new_a && full_value(ix, &fa) <= ia)
+    if (new_a && full_value(&fa) <= ia)
         return 0;
     return reaches(ix, rb, ib, rec, ra, ia + 1);
 }
