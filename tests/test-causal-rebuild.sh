@@ -39,11 +39,11 @@ for k in range(int(sys.argv[3])):
 PY
 }
 
-# The index file: a 200-byte header (tools/causal/causal_file.c, struct
-# file_header) whose first 160 bytes are the configuration and counts, then
+# The index file: a 256-byte header (tools/causal/causal_file.c, struct
+# file_header) whose first 168 bytes are the configuration and counts, then
 # the fingerprint of the archive, size and checksums; then the body.
 same_index() {   # same_index IDX1 IDX2
-    [ "$(stat -c %s "$1")" = "$(stat -c %s "$2")" ] && cmp -s -n 160 "$1" "$2" && cmp -s -i 200 "$1" "$2"
+    [ "$(stat -c %s "$1")" = "$(stat -c %s "$2")" ] && cmp -s -n 168 "$1" "$2" && cmp -s -i 256 "$1" "$2"
 }
 
 # The causal parts of two reports, without the timings.

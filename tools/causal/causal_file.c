@@ -17,6 +17,7 @@
 #include "synctrace/causal.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <sys/types.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,14 +40,15 @@ struct file_header {
     uint32_t chunk_shift, strip_chunks;
     uint64_t nrecords, nentries, ntop, nbytes;
     uint64_t nmap[CI_MAX_LEVELS];
-    uint64_t fingerprint[2];
+    uint64_t nlines;
+    uint64_t fingerprint[2];    /* bytes 168 ..: what differs between builds of one body */
     uint64_t file_size;
     uint64_t body_checksum;
-    uint64_t nlines;
     uint64_t reserved[6];       /* zero: the header fills 64-byte lines */
     uint64_t header_checksum;   /* of this header with this field 0 */
 };
 _Static_assert(sizeof(struct file_header) % 64 == 0, "the chunk lines start on a cache line");
+_Static_assert(offsetof(struct file_header, fingerprint) == 168, "tests/test-causal-rebuild.sh compares the bytes before");
 
 /* ---------------------------------------------------------------- hashing */
 
