@@ -141,6 +141,8 @@ struct ci_index {
     void *entries_base;
     int entries_fd;                       /* > 0: cbytes were written into this file (ci_config.entries_file) */
     char *entries_path;
+    int written_fd;                       /* > 0: that file, complete (ci_write_in_place): ci_free drops it
+                                           * from the page cache once unmapped (ci_drop_cached) */
     void *mapping;                        /* the index file, when opened from one */
     size_t mapping_size;
 };
@@ -279,6 +281,11 @@ int ci_write(const struct ci_index *ix, const char *path, const uint64_t fp[2], 
 /* Complete the file an index built with ci_config.entries_file was
  * written into, and rename it to path. */
 int ci_write_in_place(struct ci_index *ix, const char *path, const uint64_t fp[2], char *err, size_t errlen);
+/* A complete index file, synced (fd: 0, or -1 with errno): drop its pages
+ * from the page cache, so that its first reader maps it afresh in 2 MB
+ * pages (ci_read asks for them; written pages stay 4 KiB ones), where
+ * random queries miss the TLB far less. */
+int ci_drop_cached(int fd);
 /* Open path and check it against the archive in dir. */
 int ci_read(const char *path, const char *dir, struct ci_index *out, char *err, size_t errlen);
 

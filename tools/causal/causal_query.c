@@ -129,6 +129,10 @@ void ci_free(struct ci_index *ix)
             unlink(ix->entries_path);
         }
         free(ix->entries_path);
+        if (ix->written_fd > 0) {   /* complete and synced, no longer mapped: a hint, no error */
+            ci_drop_cached(ix->written_fd);
+            close(ix->written_fd);
+        }
     }
     memset(ix, 0, sizeof *ix);
 }
