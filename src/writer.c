@@ -410,16 +410,21 @@ struct st_chunk {
     uint64_t size;
 };
 
-/* SYNCTRACE_BUFFER_MB is shared: a quarter for the chunks of compact
- * records (records.c), the rest for OTF2's event chunks. */
-static size_t record_budget(void)
-{
-    return st_cfg.buffer_bytes / 4;
-}
+/* SYNCTRACE_BUFFER_MB is shared: OTF2's event chunks only pass converted
+ * events on to the file, and get a quarter, but at least the two chunks
+ * of OTF2's smallest size (256 KiB); the chunks of compact records
+ * (records.c), which hold the events until a flush, get the rest. */
+#define OTF2_CHUNK_MIN ((size_t)256 * 1024)
 
 static size_t otf2_budget(void)
 {
-    return st_cfg.buffer_bytes - record_budget();
+    size_t quarter = st_cfg.buffer_bytes / 4;
+    return quarter < 2 * OTF2_CHUNK_MIN ? 2 * OTF2_CHUNK_MIN : quarter;
+}
+
+static size_t record_budget(void)
+{
+    return st_cfg.buffer_bytes - otf2_budget();
 }
 
 /* Chunks released by a flush go to a pool and are reused: fresh memory from
@@ -488,19 +493,11 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
     return OTF2_FLUSH;
 }
 
-/* The time of the record being converted. A flush now happens while
- * records are converted, off the call path (records.h): the BufferFlush
- * record OTF2 writes ends where it starts, at the event that filled the
- * buffer, and never overlaps the events recorded meanwhile. */
-static _Thread_local OTF2_TimeStamp converting_at;
-
-static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
-{
-    (void)user; (void)type; (void)loc;
-    return converting_at;
-}
-
-static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
+/* OTF2's own flushes happen while records are converted (records.c), on
+ * the I/O thread or inside a flush of records, which is recorded itself
+ * (st_write_flush) with what it cost the program: no post-flush callback,
+ * so OTF2 writes no BufferFlush record of its own. */
+static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
 static const OTF2_MemoryCallbacks memory_callbacks = { chunk_alloc, chunk_free_all };
 
 /* ---------- closing on abnormal termination ---------- */
@@ -642,7 +639,7 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     W.size = size;
     snprintf(W.dir, sizeof W.dir, "%s", dir);
     uint64_t chunk = 1 << 20;
-    while (chunk > 4096 && chunk * 2 > otf2_budget())
+    while (chunk > OTF2_CHUNK_MIN && chunk * 2 > otf2_budget())
         chunk /= 2;
     W.archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, chunk, RF_DEF_CHUNK_SIZE,
                                   OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -943,7 +940,7 @@ void st_writer_slow_end(void)
     X(RMA_OP_COMPLETE_REMOTE, rma_op_complete_remote) X(RMA_REQUEST_LOCK, rma_request_lock)                 \
     X(RMA_RELEASE_LOCK, rma_release_lock) X(RMA_SYNC, rma_sync) X(ENTER_CALLS, enter_calls)      \
     X(RMA_OP_COMPLETE_NON_BLOCKING, rma_op_complete_non_blocking) X(COMM_CREATE, comm_create)              \
-    X(COMM_DESTROY, comm_destroy)
+    X(COMM_DESTROY, comm_destroy) X(FLUSH, flush)
 
 #define ST_REC_ENUM(kind, fn) REC_##kind,
 enum { ST_RECORDS(ST_REC_ENUM) REC_KINDS };
@@ -1019,6 +1016,7 @@ CONVERTER(rma_request_lock,
 CONVERTER(rma_release_lock, OTF2_EvtWriter_RmaReleaseLock(loc->evt, a, t, U32(0), U32(1), 0))
 CONVERTER(comm_create, OTF2_EvtWriter_CommCreate(loc->evt, a, t, U32(0)))
 CONVERTER(comm_destroy, OTF2_EvtWriter_CommDestroy(loc->evt, a, t, U32(0)))
+CONVERTER(flush, OTF2_EvtWriter_BufferFlush(loc->evt, a, t, v[0]))
 CONVERTER(rma_sync, OTF2_EvtWriter_RmaSync(loc->evt, a, t, U32(0), U32(1), (OTF2_RmaSyncType)v[2]))
 
 /* Convert the records [w, end) of location loc; records.c calls this for
@@ -1036,7 +1034,6 @@ void st_writer_convert(struct st_loc *loc, const uint64_t *w, const uint64_t *en
             OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_TRUE_TIME, v[n]);
             a = loc->attrs;
         }
-        converting_at = t;
 #define ST_REC_CASE(kind, fn)                                                                                \
     case REC_##kind:                                                                                         \
         cv_##fn(loc, a, t, v, n);                                                                            \
@@ -1056,6 +1053,11 @@ _Static_assert(REC_KINDS <= 256, "a record kind is 8 bits (recput.h ST_REC_KIND)
 void st_write_enter_calls(struct st_loc *loc, struct st_time t, uint32_t region, uint64_t calls)
 {
     ST_REC(loc, REC_ENTER_CALLS, t, region, calls);
+}
+
+void st_write_flush(struct st_loc *loc, struct st_time t, uint64_t stop)
+{
+    ST_REC(loc, REC_FLUSH, t, stop);
 }
 
 void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
