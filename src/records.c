@@ -183,11 +183,11 @@ static uint64_t *more(struct st_loc *loc, uint32_t need, struct st_time t);
 int st_rec_last_enter_at(const struct st_loc *loc, uint64_t t)
 {
     const struct st_recbuf *b = (const struct st_recbuf *)loc;
-    size_t words = 3 + (size_t)(st_clock_g.skew_on != 0);
+    size_t words = 2 + (size_t)(st_clock_g.skew_on != 0);
     if (!b->chunk || (size_t)(b->cur - b->chunk->words) < words)
         return 0;   /* the Enter went out with a full chunk: unknown, say no */
     const uint64_t *w = b->cur - words;
-    return ST_REC_KIND(w[0]) == ST_REC_ENTER_KIND && ST_REC_NARGS(w[0]) == 1 && w[1] == t;
+    return ST_REC_KIND(w[0]) == ST_REC_ENTER_KIND && ST_REC_NARGS(w[0]) == 0 && w[1] == t;
 }
 
 uint64_t *st_rec_more(struct st_loc *loc, uint32_t need, struct st_time t)
@@ -331,7 +331,10 @@ void st_rec_release(struct st_loc *const *locs, uint32_t n)
         c->next = R.pool;
         R.pool = c;
     }
-    while (R.pool) {
+    /* Another thread may still be inside a traced call when a fatal signal
+     * closes the archive: it would write to an unmapped chunk. Such memory
+     * is left to the process's end (bounded by the buffer). */
+    while (R.pool && n <= 1) {
         struct st_recchunk *next = R.pool->next;
         munmap(R.pool, chunk_bytes());
         R.pool = next;
