@@ -403,16 +403,6 @@ static const char *check_full_vectors(const struct ci_index *ix, uint64_t *known
     return NULL;
 }
 
-int ci_drop_cached(int fd)
-{
-    int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    if (rc) {
-        errno = rc;
-        return -1;
-    }
-    return 0;
-}
-
 /* Everything a query relies on: no index out of bounds, records in order. */
 static const char *check_structure(const struct ci_index *ix)
 {

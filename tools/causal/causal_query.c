@@ -10,9 +10,12 @@
  * higher level, so the recursion ends at the full vectors of the top. With
  * one level this is Fig. 4; with more, Fig. 6 (cost: the product of the
  * cluster sizes climbed). */
+#define _DEFAULT_SOURCE   /* posix_fadvise */
 #include "causal.h"
 #include "synctrace/causal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -89,6 +92,18 @@ int ci_prepare(struct ci_index *ix)
         free(fill);
         ix->memb_first[k] = first;
         ix->memb[k] = memb;
+    }
+    return 0;
+}
+
+/* (causal.h) Here, beside ci_free, its caller: every user of the index
+ * links this file. */
+int ci_drop_cached(int fd)
+{
+    int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    if (rc) {
+        errno = rc;
+        return -1;
     }
     return 0;
 }
