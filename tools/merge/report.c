@@ -528,6 +528,16 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     if (r->have_pairs) {
         json_number(f, "pair_uncertainty_max_ns", r->pair_max_ns, 0);
         json_number(f, "pair_uncertainty_mean_ns", r->pair_mean_ns, 0);
+        /* which pairs the two figures cover (precision.c) */
+        if (r->pairs_sampled)
+            fprintf(f, "  \"pair_uncertainty_pairs\": { \"method\": \"sampled\", \"domains\": %u, \"pairs\": %llu, "
+                       "\"sources\": %u, \"seed\": %llu, \"widest\": [%d, %d], \"how\": \"the reference clock, "
+                       "then clocks in a splitmix64-seeded Fisher-Yates order, each paired with every other clock\" },\n",
+                    r->pair_domains, (unsigned long long)r->pairs_measured, r->pair_sources,
+                    (unsigned long long)r->pair_seed, r->pair_worst[0], r->pair_worst[1]);
+        else
+            fprintf(f, "  \"pair_uncertainty_pairs\": { \"method\": \"all\", \"domains\": %u, \"pairs\": %llu },\n",
+                    r->pair_domains, (unsigned long long)r->pairs_measured);
     }
     fprintf(f, "  \"domains\": [\n");
     for (uint32_t d = 0; d < r->ndomains; d++) {
@@ -635,8 +645,9 @@ void report_print_summary(const struct report *r, FILE *to)
     fprintf(to, "  tachyons      %zu as recorded -> %zu after the merge%s\n", r->tachyons_raw, r->tachyons_after,
             clean ? " (causally consistent)" : "  ** CHECK report.json **");
     if (r->have_pairs)
-        fprintf(to, "  precision     clock pairs known within %s (mean %s)\n",
-                human_ns(a, sizeof a, r->pair_max_ns), human_ns(b, sizeof b, r->pair_mean_ns));
+        fprintf(to, "  precision     clock pairs known within %s (mean %s)%s\n",
+                human_ns(a, sizeof a, r->pair_max_ns), human_ns(b, sizeof b, r->pair_mean_ns),
+                r->pairs_sampled ? ", on a sample of pairs" : "");
     if (r->delta_ns > 0 && r->repair_done)
         fprintf(to, "  imprecision   events contradict by up to %s: %zu moved (at most %s) for causal order\n",
                 human_ns(a, sizeof a, r->delta_ns), r->repair_jumps, human_ns(b, sizeof b, r->repair_max_jump_ns));
