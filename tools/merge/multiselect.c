@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { MS_COUNTING, MS_HISTOGRAM, MS_COLLECTING, MS_DONE };
 
@@ -10,13 +11,13 @@ int ms_init(struct multiselect *m, uint32_t n)
 {
     m->n = n;
     m->s = calloc(n ? n : 1, sizeof *m->s);
-    m->pool = malloc(sizeof *m->pool * 3 * MS_BINS * (n ? n : 1));
+    m->pool = malloc(sizeof *m->pool * MS_BINS * (n ? n : 1));
     if (!m->s || !m->pool) {
         ms_free(m);
         return -1;
     }
     for (uint32_t i = 0; i < n; i++)
-        m->s[i].scratch = m->pool + (size_t)i * 3 * MS_BINS;
+        m->s[i].bins = m->pool + (size_t)i * MS_BINS;
     return 0;
 }
 
@@ -29,17 +30,31 @@ void ms_free(struct multiselect *m)
     m->n = 0;
 }
 
-/* The bin of v in [lo, hi] (lo < hi): monotone in v, lo in bin 0 and hi in
- * the last, so a histogram pass always splits the range. */
-static unsigned bin_of(double v, double lo, double hi)
+/* An order-preserving integer for a double (its IEEE bits, sign-magnitude
+ * made monotone; -0 was folded into +0 by the caller): bins over these keys
+ * are narrow where values are dense in magnitude, and each pass divides the
+ * key range by about MS_BINS, so 64 bits take at most 13 histogram passes. */
+static uint64_t key_of(double v)
 {
-    double d = hi - lo, f;
-    if (isfinite(d))
-        f = (v - lo) / d;
-    else   /* the range spans more than the largest double */
-        f = (v / 2 - lo / 2) / (hi / 2 - lo / 2);
-    unsigned b = (unsigned)(f * MS_BINS);
-    return b < MS_BINS ? b : MS_BINS - 1;
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
+}
+
+/* The bin of key in [lo, hi] (lo < hi): monotone, lo in bin 0 and hi in a
+ * later one, so a histogram pass always splits the range. */
+static double value_of(uint64_t key)
+{
+    uint64_t u = key >> 63 ? key & ~(UINT64_C(1) << 63) : ~key;
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static unsigned bin_of(uint64_t key, uint64_t lo, uint64_t hi)
+{
+    uint64_t width = (hi - lo) / MS_BINS + 1;
+    return (unsigned)((key - lo) / width);
 }
 
 void ms_feed(struct multiselect *m, uint32_t id, double v)
@@ -47,28 +62,30 @@ void ms_feed(struct multiselect *m, uint32_t id, double v)
     if (id >= m->n || !isfinite(v))
         return;
     struct ms_stream *s = &m->s[id];
+    if (v == 0)
+        v = 0;   /* -0 and +0 are one value */
+    uint64_t key = key_of(v);
     switch (s->stage) {
     case MS_COUNTING:
-        if (!s->count || v < s->lo)
-            s->lo = v;
-        if (!s->count || v > s->hi)
-            s->hi = v;
+        if (!s->count || key < s->lo)
+            s->lo = key;
+        if (!s->count || key > s->hi)
+            s->hi = key;
         s->count++;
         break;
     case MS_HISTOGRAM:
-        if (v >= s->lo && v <= s->hi) {
-            unsigned b = bin_of(v, s->lo, s->hi);
-            double *cnt = s->scratch, *mn = cnt + MS_BINS, *mx = mn + MS_BINS;
-            if (cnt[b] == 0 || v < mn[b])
-                mn[b] = v;
-            if (cnt[b] == 0 || v > mx[b])
-                mx[b] = v;
-            cnt[b]++;
+        if (key >= s->lo && key <= s->hi) {
+            unsigned b = bin_of(key, s->lo, s->hi);
+            s->bins[b].count++;
+            if (s->bins[b].count == 1 || key < s->bins[b].lo)
+                s->bins[b].lo = key;
+            if (s->bins[b].count == 1 || key > s->bins[b].hi)
+                s->bins[b].hi = key;
         }
         break;
     case MS_COLLECTING:
-        if (v >= s->lo && v <= s->hi && s->filled < MS_COLLECT)
-            s->scratch[s->filled++] = v;
+        if (key >= s->lo && key <= s->hi && s->filled < MS_COLLECT)
+            s->values[s->filled++] = v;
         break;
     default:
         break;
@@ -109,15 +126,14 @@ static double kth_smallest(double *v, size_t n, size_t k)
 static void next_stage(struct ms_stream *s)
 {
     if (s->lo == s->hi) {
-        s->median = s->lo;
+        s->median = value_of(s->lo);
         s->stage = MS_DONE;
     } else if (s->cand <= MS_COLLECT) {
         s->stage = MS_COLLECTING;
         s->filled = 0;
     } else {
         s->stage = MS_HISTOGRAM;
-        for (unsigned b = 0; b < MS_BINS; b++)
-            s->scratch[b] = 0;
+        memset(s->bins, 0, sizeof *s->bins * MS_BINS);
     }
 }
 
@@ -136,13 +152,12 @@ static void end_stream_pass(struct ms_stream *s)
         next_stage(s);
         break;
     case MS_HISTOGRAM: {
-        const double *cnt = s->scratch, *mn = cnt + MS_BINS, *mx = mn + MS_BINS;
         uint64_t before = s->cand;
         for (unsigned b = 0; b < MS_BINS; b++) {
-            uint64_t c = (uint64_t)cnt[b];
+            uint64_t c = s->bins[b].count;
             if (s->below + c > k) {
-                s->lo = mn[b];
-                s->hi = mx[b];
+                s->lo = s->bins[b].lo;
+                s->hi = s->bins[b].hi;
                 s->cand = c;
                 break;
             }
@@ -151,7 +166,7 @@ static void end_stream_pass(struct ms_stream *s)
         if (s->cand >= before && s->lo != s->hi) {
             /* cannot happen (the range's ends fall in different bins); a
              * stream that changed between passes ends here, approximately */
-            s->median = s->lo;
+            s->median = value_of(s->lo);
             s->stage = MS_DONE;
             return;
         }
@@ -160,9 +175,9 @@ static void end_stream_pass(struct ms_stream *s)
     }
     case MS_COLLECTING:
         if (s->filled == s->cand && k >= s->below && k - s->below < s->filled)
-            s->median = kth_smallest(s->scratch, s->filled, k - s->below);
+            s->median = kth_smallest(s->values, s->filled, k - s->below);
         else   /* the stream changed between passes */
-            s->median = s->lo;
+            s->median = value_of(s->lo);
         s->stage = MS_DONE;
         break;
     default:

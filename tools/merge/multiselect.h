@@ -10,16 +10,21 @@
  *   histogram   MS_BINS bins over the range, each keeping its count, min
  *               and max; the bin holding the median becomes the new range
  *               [its min, its max] (bins are monotone in the value, so the
- *               range holds exactly that bin's values in later passes);
+ *               range holds exactly that bin's values in later passes).
+ *               Bins split the range of the values' IEEE bit patterns read
+ *               as ordered 64-bit integers, not of the values: each pass
+ *               divides that range by about MS_BINS whatever the
+ *               distribution, so at most 13 histogram passes;
  *   collect     once the range holds at most MS_COLLECT values (or min ==
  *               max), they are kept and the median picked among them.
  *
  * The result is the exact k-th smallest value, k = count / 2 (the upper
  * median, as a quickselect on the whole array gives), whatever the order
- * of the stream. Memory: (3 MS_BINS) doubles per stream, whatever the count;
- * passes: 2 + about log_{MS_BINS}(count / MS_COLLECT) + 1 for smooth data
- * (5 for 10^7 values), at most one per distinct value for adversarial data.
- * NaN values are ignored. The stream must be the same in every pass. */
+ * of the stream (-0 counts as +0). Memory: 3 MS_BINS 64-bit words per
+ * stream, whatever the count; passes: the count, then about
+ * log_{MS_BINS}(count / MS_COLLECT) histograms for smooth data, at most 13,
+ * then the collection: at most 15 in all. NaN and infinite values are
+ * ignored. The stream must be the same in every pass. */
 #ifndef SYNCTRACE_MULTISELECT_H
 #define SYNCTRACE_MULTISELECT_H
 
@@ -29,19 +34,27 @@
 #define MS_BINS 32
 #define MS_COLLECT (3 * MS_BINS)
 
+/* A histogram bin: how many values, and the smallest and largest key. */
+struct ms_bin {
+    uint64_t count, lo, hi;
+};
+
 struct ms_stream {
     uint64_t count, below, cand;   /* values; values under the range; values in it */
-    double lo, hi;                 /* the range that holds the median */
+    uint64_t lo, hi;               /* the range that holds the median, as keys (multiselect.c) */
     int stage;                     /* 0 counting, 1 histogram, 2 collecting, 3 done */
     uint64_t filled;
     double median;
-    double *scratch;               /* 3 MS_BINS doubles: counts, mins, maxes; or the collected values */
+    union {                        /* MS_BINS bins, or up to MS_COLLECT values in the same bytes */
+        struct ms_bin *bins;
+        double *values;
+    };
 };
 
 struct multiselect {
     uint32_t n;
     struct ms_stream *s;
-    double *pool;
+    struct ms_bin *pool;
 };
 
 /* n streams (ids 0 .. n-1). Returns 0, or -1 when out of memory. */
