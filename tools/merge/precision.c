@@ -4,7 +4,7 @@
  *
  * Up to 2000 clocks and 4000 vertices every pair is measured (all-pairs
  * shortest paths, an nv x nv matrix). Beyond, or when
- * SYNCTRACE_PRECISION_SOURCES=N forces it, a deterministic sample: N source
+ * `--precision-sources N` asks for it, a deterministic sample: N source
  * clocks (default 32) — the reference first, then the others in the order of
  * a Fisher-Yates shuffle driven by splitmix64 from a fixed seed — each paired
  * with every other clock. Two single-source shortest-path runs per source
@@ -13,7 +13,6 @@
 #include <config.h>
 #include "merge_state.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,24 +29,6 @@ static uint64_t splitmix64(uint64_t *state)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
     return z ^ (z >> 31);
-}
-
-/* SYNCTRACE_PRECISION_SOURCES: 0 when unset; -1 (said why) when not a
- * positive integer. */
-static long forced_sources(void)
-{
-    const char *s = getenv("SYNCTRACE_PRECISION_SOURCES");
-    if (!s || !*s)
-        return 0;
-    char *end;
-    errno = 0;
-    long n = strtol(s, &end, 10);
-    if (errno || *end || n < 1) {
-        fprintf(stderr, "synctrace merge: SYNCTRACE_PRECISION_SOURCES='%s' is not a positive number: "
-                        "precision left out of the report\n", s);
-        return -1;
-    }
-    return n;
 }
 
 static void all_pairs(struct merge_state *st)
@@ -146,14 +127,15 @@ static void sampled_pairs(struct merge_state *st, uint32_t nsources)
 void merge_precision(struct merge_state *st)
 {
     uint32_t nd = st->model.ndomains, nv = sv_vertices(st->sol.graph);
-    long forced = forced_sources();
-    if (nd <= 1 || forced < 0)
+    if (nd <= 1)
         return;
+    double t0 = st_now_s();
     st->rep.pair_domains = nd;
-    if (forced > 0)
-        sampled_pairs(st, forced > UINT32_MAX ? UINT32_MAX : (uint32_t)forced);
+    if (st->opt.precision_sources)
+        sampled_pairs(st, st->opt.precision_sources);
     else if (nd <= PRECISION_MAX_DOMAINS && nv <= PRECISION_MAX_VERTICES)
         all_pairs(st);
     else
         sampled_pairs(st, PRECISION_SAMPLE_SOURCES);
+    st->rep.seconds_precision = st_now_s() - t0;
 }

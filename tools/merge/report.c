@@ -510,12 +510,14 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
         if (r->pairs_sampled)
             fprintf(f, "  \"pair_uncertainty_pairs\": { \"method\": \"sampled\", \"domains\": %u, \"pairs\": %llu, "
                        "\"sources\": %u, \"seed\": %llu, \"widest\": [%d, %d], \"how\": \"the reference clock, "
-                       "then clocks in a splitmix64-seeded Fisher-Yates order, each paired with every other clock\" },\n",
+                       "then clocks in a splitmix64-seeded Fisher-Yates order, each paired with every other clock\", "
+                       "\"seconds\": %.6f },\n",
                     r->pair_domains, (unsigned long long)r->pairs_measured, r->pair_sources,
-                    (unsigned long long)r->pair_seed, r->pair_worst[0], r->pair_worst[1]);
+                    (unsigned long long)r->pair_seed, r->pair_worst[0], r->pair_worst[1], r->seconds_precision);
         else
-            fprintf(f, "  \"pair_uncertainty_pairs\": { \"method\": \"all\", \"domains\": %u, \"pairs\": %llu },\n",
-                    r->pair_domains, (unsigned long long)r->pairs_measured);
+            fprintf(f, "  \"pair_uncertainty_pairs\": { \"method\": \"all\", \"domains\": %u, \"pairs\": %llu, "
+                       "\"seconds\": %.6f },\n",
+                    r->pair_domains, (unsigned long long)r->pairs_measured, r->seconds_precision);
     }
     fprintf(f, "  \"domains\": [\n");
     for (uint32_t d = 0; d < r->ndomains; d++) {

@@ -81,6 +81,7 @@ struct report {
     uint32_t pair_domains, pair_sources;
     uint64_t pairs_measured, pair_seed;
     int pair_worst[2];        /* sampled: the clocks of the widest pair measured */
+    double seconds_precision;
     struct report_domain *domains;
     uint32_t ndomains;
     struct report_segment *segments;
