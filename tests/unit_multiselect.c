@@ -1,8 +1,9 @@
 /* unit_multiselect.c — the report's exact medians in passes
  * (tools/merge/multiselect.c) against sorting, on seeded streams: smooth,
  * heavy-tailed, ties, values spanning the whole double range, tiny spans,
- * NaN and infinities (ignored), empty and one-value streams; and memory that
- * stays bounded: passes, not storage, grow with the count. */
+ * NaN and infinities (ignored), empty and one-value streams, from 2 to 4096
+ * bins (wide histograms skip the counting pass); and passes within the
+ * documented bound: memory is 3 x bins words per stream whatever the count. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,12 +60,18 @@ static double value(int kind, size_t i)
 
 int main(void)
 {
-    struct agg exact = { 0 }, bounded = { 0 };
-    size_t sizes[] = { 0, 1, 2, 3, 95, 96, 97, 1000, 65537, 300000 };
-    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
-        size_t n = sizes[z];
+    struct agg exact = { 0 }, bounded = { 0 }, args = { 0 };
+    size_t sizes[] = { 0, 1, 2, 3, 95, 96, 97, 192, 193, 1000, 12288, 12289, 65537, 300000 };
+    uint32_t bin_counts[] = { 2, 32, 64, 4096 };
+    /* at most: counting, ceil(64 / log2 B) histograms, collecting */
+    int max_passes[] = { 66, 15, 13, 7 };
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes * 4; z++) {
+        size_t n = sizes[z / 4];
+        uint32_t bins = bin_counts[z % 4];
+        if (bins == 2 && n > 1000)
+            continue;
         struct multiselect ms;
-        if (ms_init(&ms, KINDS + 1) != 0)
+        if (ms_init(&ms, KINDS + 1, bins) != 0)
             return 1;
         double *vals[KINDS];
         for (int k = 0; k < KINDS; k++) {
@@ -84,18 +91,21 @@ int main(void)
             passes++;
             more = ms_end_pass(&ms);
         } while (more && passes < 100);
-        check(&bounded, passes <= 15, "n=%zu: %d passes", n, passes);
+        check(&bounded, passes <= max_passes[z % 4], "n=%zu, %u bins: %d passes", n, bins, passes);
         for (int k = 0; k < KINDS; k++) {
             double want = sorted_median(vals[k], n), got = ms_median(&ms, (uint32_t)k);
-            check(&exact, got == want && ms_count(&ms, (uint32_t)k) == n, "kind %d n=%zu: median %.17g, want %.17g",
-                  k, n, got, want);
+            check(&exact, got == want && ms_count(&ms, (uint32_t)k) == n,
+                  "kind %d n=%zu, %u bins: median %.17g, want %.17g", k, n, bins, got, want);
             free(vals[k]);
         }
         check(&exact, ms_count(&ms, KINDS) == 0 && ms_median(&ms, KINDS) == 0, "n=%zu: NaN and infinities counted", n);
         check(&exact, !ms_wants(&ms, 0), "n=%zu: a finished stream still wants values", n);
         ms_free(&ms);
     }
-    report(&exact, "medians equal the sorted arrays' element n/2 (smooth, tailed, ties, huge and tiny spans)");
-    report(&bounded, "at most 15 passes for up to 3e5 values with 3 x 32 doubles per stream");
+    struct multiselect bad;
+    check(&args, ms_init(&bad, 1, 1) == -1 && ms_init(&bad, 1, 65537) == -1, "bins out of range accepted");
+    report(&exact, "medians equal the sorted arrays' element n/2 (smooth, tailed, ties, huge and tiny spans; 2-4096 bins)");
+    report(&bounded, "passes within 1 + ceil(64 / log2 bins) + 1 for up to 3e5 values (3 x bins words per stream)");
+    report(&args, "bin counts outside 2..65536 refused");
     return tap_finish();
 }

@@ -57,52 +57,72 @@ static double truth_origin(const struct rt_rank *ranks, uint32_t nranks, uint64_
     return 0;
 }
 
-/* One pass of the true offsets of every event that has a true time: where
- * the reference's corrected clock stood at the event's true time, minus the
+/* The true offsets of every event that has a true time: where the
+ * reference's corrected clock stood at the event's true time, minus the
  * event's corrected time, fed to stream cm_vertex (its clock segment). The
  * reference's clock is read off its own events (ref: those with a true
- * time, in order, nref >= 2) by interpolation. */
-static void truth_offsets_pass(const struct rt_rank *ranks, uint32_t nranks, const struct cm_model *m,
-                               uint64_t *const *truth, uint32_t ref_rank, const uint64_t *ref, uint64_t nref,
-                               struct multiselect *ms)
+ * time, in order, nref >= 2) by interpolation. Fed one event at a time, in
+ * rank and event order, by the walks of fit_residuals. */
+struct truth_offsets {
+    const struct rt_rank *ranks;
+    const struct cm_model *m;
+    uint64_t *const *truth;
+    uint32_t ref_rank;
+    const uint64_t *ref;
+    uint64_t nref;
+    struct multiselect ms;
+    uint32_t q;               /* the rank being walked, UINT32_MAX before the first */
+    uint64_t j;               /* where in ref its events' true times are */
+};
+
+static void truth_offset_of(void *ctx, uint32_t q, uint64_t i)
 {
-    const struct rt_rank *rr = &ranks[ref_rank];
-    const uint64_t *rt = truth[ref_rank];
-    for (uint32_t q = 0; q < nranks; q++) {
-        uint64_t first_known = 0;
-        while (truth[q] && first_known < ranks[q].nevents && !known(ranks, truth, q, first_known))
-            first_known++;
-        if (!truth[q] || first_known >= ranks[q].nevents)
-            continue;
-        /* walks the reference's events in true-time order, from the
-         * first one at or before this rank's first event */
-        uint64_t lo_i = 0, hi_i = nref - 2, first = truth[q][first_known];
+    struct truth_offsets *to = ctx;
+    const struct rt_rank *rr = &to->ranks[to->ref_rank];
+    const uint64_t *rt = to->truth[to->ref_rank], *ref = to->ref;
+    uint64_t tt = to->truth[q][i];
+    if (q != to->q) {
+        /* a rank's first event with a true time: the reference's events in
+         * true-time order, from the first one at or before it */
+        uint64_t lo_i = 0, hi_i = to->nref - 2;
         while (lo_i < hi_i) {
             uint64_t mid = lo_i + (hi_i - lo_i + 1) / 2;
-            if (rt[ref[mid]] <= first)
+            if (rt[ref[mid]] <= tt)
                 lo_i = mid;
             else
                 hi_i = mid - 1;
         }
-        uint64_t j = lo_i;
-        for (uint64_t i = first_known; i < ranks[q].nevents; i++) {
-            if (!known(ranks, truth, q, i))
-                continue;
-            uint64_t tt = truth[q][i];
-            while (j + 2 < nref && rt[ref[j + 1]] <= tt)
-                j++;
-            uint64_t t = ranks[q].events[i].time;
-            uint32_t vertex = cm_vertex(m, q, t);
-            if (!ms_wants(ms, vertex))
-                continue;
-            double t0 = (double)rt[ref[j]], t1 = (double)rt[ref[j + 1]];
-            double c0 = cm_corrected(m, ref_rank, rr->events[ref[j]].time);
-            double c1 = cm_corrected(m, ref_rank, rr->events[ref[j + 1]].time);
-            double cref = t1 > t0 ? c0 + (c1 - c0) * ((double)tt - t0) / (t1 - t0) : c0;
-            ms_feed(ms, vertex, cref - cm_corrected(m, q, t));
-        }
+        to->q = q;
+        to->j = lo_i;
     }
+    while (to->j + 2 < to->nref && rt[ref[to->j + 1]] <= tt)
+        to->j++;
+    uint64_t t = to->ranks[q].events[i].time;
+    uint32_t vertex = cm_vertex(to->m, q, t);
+    if (!ms_wants(&to->ms, vertex))
+        return;
+    uint64_t j = to->j;
+    double t0 = (double)rt[ref[j]], t1 = (double)rt[ref[j + 1]];
+    double c0 = cm_corrected(to->m, to->ref_rank, rr->events[ref[j]].time);
+    double c1 = cm_corrected(to->m, to->ref_rank, rr->events[ref[j + 1]].time);
+    double cref = t1 > t0 ? c0 + (c1 - c0) * ((double)tt - t0) / (t1 - t0) : c0;
+    ms_feed(&to->ms, vertex, cref - cm_corrected(to->m, q, t));
 }
+
+static int truth_offsets_end_pass(void *ctx)
+{
+    struct truth_offsets *to = ctx;
+    to->q = UINT32_MAX;
+    return ms_end_pass(&to->ms);
+}
+
+/* Another measure that walks the events with true time alongside
+ * fit_residuals, sharing its passes over the events. */
+struct walker {
+    void (*event)(void *ctx, uint32_t q, uint64_t i);
+    int (*end_pass)(void *ctx);   /* 1: one more pass wanted */
+    void *ctx;
+};
 
 /* A series of times to compare with true time: times[q][i], or with times
  * NULL the ClockOffsets interpolated as today's tools do. */
@@ -112,73 +132,84 @@ static double series_time(const struct rt_rank *ranks, uint64_t *const *times, u
 }
 
 #define MAX_SERIES 2
+/* multiselect.h: the few residual series get wide histograms (3 passes for
+ * 10^7 events, 96 KB each); the true offsets, one stream per clock segment,
+ * narrow ones (1.5 KB per segment; a segment's values are close together). */
+#define RESIDUAL_BINS 4096
+#define SEGMENT_BINS 64
 
 /* Errors of nser series of global times against true time, after removing
  * the common shift and rate (any global clock may run at its own pace): the
  * residuals of a least-squares line. Out: per series the rate (slope, minus
  * 1), the largest residual and the median one (exact, multiselect.h), all 0
  * with fewer than two events that have a true time. Passes over the events
- * instead of arrays of them: memory does not grow with the events. Returns
- * -1 when out of memory (outputs untouched). */
+ * instead of arrays of them, so memory does not grow with the events: the
+ * means, the slope's sums, then the residuals as often as the medians need
+ * them (sums in the same order as the arrays had them: the same figures to
+ * the bit). `also` (may be NULL) is fed every event with a true time in the
+ * same passes, as long as it wants more. Returns -1 when out of memory
+ * (outputs untouched; `also` has seen no pass). */
 static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, uint64_t *const *truth, int nser,
-                         uint64_t *const *const *times, double *rate, double *max_out, double *median_out)
+                         uint64_t *const *const *times, double *rate, double *max_out, double *median_out,
+                         const struct walker *also)
 {
     double origin = truth_origin(ranks, nranks, truth);
     double mx = 0, my[MAX_SERIES] = { 0 }, sxx = 0, sxy[MAX_SERIES] = { 0 }, slope[MAX_SERIES] = { 0 };
     double mxr[MAX_SERIES] = { 0 };
     size_t k = 0;
-    for (uint32_t q = 0; q < nranks; q++)
-        for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
-            if (!known(ranks, truth, q, i))
-                continue;
-            double tt = (double)truth[q][i] - origin;
-            mx += tt;
-            for (int s = 0; s < nser; s++)
-                my[s] += series_time(ranks, times[s], q, i) - tt;
-            k++;
-        }
-    if (k <= 1) {
-        for (int s = 0; s < nser; s++)
-            rate[s] = max_out[s] = median_out[s] = 0;
-        return 0;
-    }
     struct multiselect ms;
-    if (ms_init(&ms, (uint32_t)nser) != 0)
+    if (ms_init(&ms, (uint32_t)nser, RESIDUAL_BINS) != 0)
         return -1;
-    mx /= (double)k;
-    for (int s = 0; s < nser; s++)
-        my[s] /= (double)k;
-    for (uint32_t q = 0; q < nranks; q++)
-        for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
-            if (!known(ranks, truth, q, i))
-                continue;
-            double tt = (double)truth[q][i] - origin;
-            sxx += (tt - mx) * (tt - mx);
-            for (int s = 0; s < nser; s++)
-                sxy[s] += (tt - mx) * (series_time(ranks, times[s], q, i) - tt - my[s]);
-        }
-    for (int s = 0; s < nser; s++)
-        slope[s] = sxx > 0 ? sxy[s] / sxx : 0;
-    int more;
-    do {   /* the residuals, as often as the medians need them */
+    int fitting = 1, also_more = also != NULL;
+    for (int pass = 0; fitting || also_more; pass++) {
         for (uint32_t q = 0; q < nranks; q++)
             for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
                 if (!known(ranks, truth, q, i))
                     continue;
+                if (also_more)
+                    also->event(also->ctx, q, i);
+                if (!fitting)
+                    continue;
                 double tt = (double)truth[q][i] - origin;
-                for (int s = 0; s < nser; s++) {
-                    double y = fabs(series_time(ranks, times[s], q, i) - tt - (my[s] + slope[s] * (tt - mx)));
-                    if (y > mxr[s])
-                        mxr[s] = y;
-                    ms_feed(&ms, (uint32_t)s, y);
+                if (pass == 0) {
+                    mx += tt;
+                    for (int s = 0; s < nser; s++)
+                        my[s] += series_time(ranks, times[s], q, i) - tt;
+                    k++;
+                } else if (pass == 1) {
+                    sxx += (tt - mx) * (tt - mx);
+                    for (int s = 0; s < nser; s++)
+                        sxy[s] += (tt - mx) * (series_time(ranks, times[s], q, i) - tt - my[s]);
+                } else {
+                    for (int s = 0; s < nser; s++) {
+                        double y = fabs(series_time(ranks, times[s], q, i) - tt - (my[s] + slope[s] * (tt - mx)));
+                        if (y > mxr[s])
+                            mxr[s] = y;
+                        ms_feed(&ms, (uint32_t)s, y);
+                    }
                 }
             }
-        more = ms_end_pass(&ms);
-    } while (more);
+        if (also_more)
+            also_more = also->end_pass(also->ctx);
+        if (!fitting)
+            continue;
+        if (pass == 0 && k <= 1) {
+            fitting = 0;   /* figures stay 0 */
+        } else if (pass == 0) {
+            mx /= (double)k;
+            for (int s = 0; s < nser; s++)
+                my[s] /= (double)k;
+        } else if (pass == 1) {
+            for (int s = 0; s < nser; s++)
+                slope[s] = sxx > 0 ? sxy[s] / sxx : 0;
+        } else {
+            fitting = ms_end_pass(&ms);
+        }
+    }
     for (int s = 0; s < nser; s++) {
         rate[s] = slope[s];
         max_out[s] = mxr[s];
-        median_out[s] = ms_median(&ms, (uint32_t)s);
+        median_out[s] = k > 1 ? ms_median(&ms, (uint32_t)s) : 0;
     }
     ms_free(&ms);
     return 0;
@@ -309,23 +340,33 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         for (uint64_t i = 0; ref && i < rr->nevents; i++)
             if (known(ranks, truth, ref_rank, i))
                 ref[nref++] = i;
-        struct multiselect ms;
-        if (ref && nref >= 2 && ms_init(&ms, nv) == 0) {
-            do
-                truth_offsets_pass(ranks, nranks, m, truth, ref_rank, ref, nref, &ms);
-            while (ms_end_pass(&ms));
-            for (uint32_t k = 0; k < nv; k++)
-                if (ms_count(&ms, k)) {
-                    truth_x[k] = ms_median(&ms, k);
-                    has[k] = 1;
-                }
-            ms_free(&ms);
-        }
-        free(ref);
+        struct truth_offsets to = { .ranks = ranks, .m = m, .truth = truth, .ref_rank = ref_rank, .ref = ref,
+                                    .nref = nref, .q = UINT32_MAX };
+        int offsets = ref && nref >= 2 && ms_init(&to.ms, nv, SEGMENT_BINS) == 0;
+        struct walker also = { truth_offset_of, truth_offsets_end_pass, &to };
         /* Errors of global time against true time: ours and today's. */
         uint64_t *const *series[MAX_SERIES] = { gtime, NULL };
         double rates[MAX_SERIES], maxes[MAX_SERIES], medians[MAX_SERIES];
-        if (fit_residuals(ranks, nranks, truth, 2, series, rates, maxes, medians) == 0) {
+        int fitted = fit_residuals(ranks, nranks, truth, 2, series, rates, maxes, medians, offsets ? &also : NULL);
+        if (offsets && fitted != 0) {   /* out of memory before any pass: the offsets alone */
+            int more;
+            do {
+                for (uint32_t q = 0; q < nranks; q++)
+                    for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++)
+                        if (known(ranks, truth, q, i))
+                            truth_offset_of(&to, q, i);
+                more = truth_offsets_end_pass(&to);
+            } while (more);
+        }
+        for (uint32_t k = 0; offsets && k < nv; k++)
+            if (ms_count(&to.ms, k)) {
+                truth_x[k] = ms_median(&to.ms, k);
+                has[k] = 1;
+            }
+        if (offsets)
+            ms_free(&to.ms);
+        free(ref);
+        if (fitted == 0) {
             r->true_err_max_ns = maxes[0];
             r->true_err_median_ns = medians[0];
             r->raw_err_max_ns = maxes[1];
@@ -419,7 +460,7 @@ void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nra
      * the fitted rate */
     uint64_t *const *series[1] = { ctime };
     double rate = 0;
-    if (fit_residuals(ranks, nranks, truth, 1, series, &rate, &r->clc_err_max_ns, &r->clc_err_median_ns) == 0) {
+    if (fit_residuals(ranks, nranks, truth, 1, series, &rate, &r->clc_err_max_ns, &r->clc_err_median_ns, NULL) == 0) {
         r->clc_interval_distortion_max_ns = 0;
         for (uint32_t q = 0; q < nranks; q++) {
             uint64_t p = UINT64_MAX;
