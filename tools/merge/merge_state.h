@@ -20,6 +20,7 @@
 #ifndef SYNCTRACE_MERGE_STATE_H
 #define SYNCTRACE_MERGE_STATE_H
 
+#include "member_pool.h"
 #include <stdint.h>
 #include "causal_report.h"
 #include "clockmodel.h"
@@ -61,6 +62,7 @@ struct merge_state {
     char **anchors;           /* read: the rank archives' anchor files */
     int nanchors;
     struct rt_rank *locs;     /* read: one per location, numbered as location_order.h says */
+    struct member_pool members;   /* read: the communicators' member lists, shared by the locations */
     uint32_t nlocs;
     struct outside_table outside;   /* outside: processes of other jobs, ranks from rep.ranks on */
     struct mg_result match;   /* match */
