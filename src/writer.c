@@ -44,11 +44,19 @@ static struct {
     int journal;              /* fd of DIR/rank-NNNNNN.journal, or -1 */
 } W = { .journal = -1 };
 
-/* How many 64-slot words of collective sources the archive defines. */
+/* How many 64-slot words of collective sources a world-sized group needs
+ * (the attribute references keep room for them all). */
 static uint32_t source_words(void)
 {
     return RF_SOURCE_WORDS(W.size);
 }
+
+/* The coll_sources_<k> words some event carries: only those are defined
+ * (rawformat.h), so the definitions do not grow with the world. A record
+ * holds fewer than ST_REC_MAX_WORDS words, so fewer words can be used. Set
+ * by the recording threads, read at close. */
+#define SOURCE_WORDS_TRACKED ST_REC_MAX_WORDS
+static _Atomic uint64_t sources_used[(SOURCE_WORDS_TRACKED + 63) / 64];
 
 
 _Thread_local struct st_loc *st_loc_self;
@@ -174,7 +182,8 @@ static void journal_open(const char *path, uint64_t chunk)
     size_t n = (size_t)sprintf(buf,
                                RF_JOURNAL_MAGIC " %d\n" RF_JR_RANK " %d\n" RF_JR_WORLD_SIZE " %d\n"
                                RF_JR_LOCATION " %llu\n" RF_JR_CHUNK_SIZE " %llu\n" RF_JR_OPENED_AT " %llu\n"
-                               RF_JR_TICKS_PER_SECOND " %.6f\n" RF_JR_TRUE_TIME " %d\n" RF_JR_HOST,
+                               RF_JR_TICKS_PER_SECOND " %.6f\n" RF_JR_TRUE_TIME " %d\n"
+                               RF_JR_SOURCE_WORDS " " RF_JR_SOURCE_WORDS_LISTED "\n" RF_JR_HOST,
                                RF_JOURNAL_FORMAT, W.rank, W.size, (unsigned long long)W.main.id,
                                (unsigned long long)chunk, (unsigned long long)W.opened_at,
                                st_clock_ticks_per_second(), st_clock_skew_enabled() ? 1 : 0);
@@ -749,12 +758,15 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, const struct rf_location
                      ? (struct rf_region){ st_regions[r].name, st_regions[r].role, OTF2_PARADIGM_MPI }
                      : (struct rf_region){ RF_REGION_SYNC_NAME, OTF2_REGION_ROLE_ARTIFICIAL,
                                            OTF2_PARADIGM_MEASUREMENT_SYSTEM };
+    uint64_t used[sizeof sources_used / sizeof sources_used[0]];
+    for (size_t i = 0; i < sizeof used / sizeof used[0]; i++)
+        used[i] = atomic_load(&sources_used[i]);
     struct rf_rank_defs r = {
         .resolution = W.resolution, .global_offset = W.opened_at,
         .trace_length = end > W.opened_at ? end - W.opened_at : 0,
         .rank = W.rank, .world_size = W.size, .host = st_clock_hostname(),
         .locs = locs, .nlocs = nlocs, .regions = regions, .nregions = ST_REGION_ALL_COUNT,
-        .true_time = st_clock_skew_enabled(),
+        .true_time = st_clock_skew_enabled(), .sources_used = used, .nsources_used = SOURCE_WORDS_TRACKED,
     };
     rf_defs_write(gd, &W.defs, &r);
 }
@@ -1103,13 +1115,33 @@ void st_write_coll_begin(struct st_loc *loc, struct st_time t)
     ST_REC0(loc, REC_COLL_BEGIN, t);
 }
 
+/* The non-zero words of a sparse member's sources will be written as
+ * coll_sources_<k>: mark them used, and journal each the first time (before
+ * the event is recorded, so a killed rank's rebuild defines every word its
+ * flushed events carry). */
+static void note_source_words(const uint64_t *sources, uint32_t words)
+{
+    for (uint32_t k = 0; k < words; k++) {
+        if (!sources[k])
+            continue;
+        uint64_t bit = (uint64_t)1 << (k % 64);
+        _Atomic uint64_t *w = &sources_used[k / 64];
+        if ((atomic_load_explicit(w, memory_order_relaxed) & bit) || (atomic_fetch_or(w, bit) & bit))
+            continue;
+        char tail[32];
+        snprintf(tail, sizeof tail, " %u", k);
+        journal_record(RF_JR_SOURCE_WORD, NULL, tail);
+    }
+}
+
 /* A collective's end: the `nfixed` arguments, then the sources extension
  * (slot count and bit words) of a sparse member. */
 static void put_collective(struct st_loc *loc, uint32_t kind, struct st_time t, const uint64_t *fixed,
                            uint32_t nfixed, uint32_t nslots, const uint64_t *sources)
 {
     uint32_t words = !nslots || nslots == ST_COLL_SOURCES_UNKNOWN ? 0 : (nslots + 63) / 64;
-    if (nslots && (words > source_words() || (words && !sources) || nfixed + 1 + words + 3 > ST_REC_MAX_WORDS)) {
+    if (nslots && (words > source_words() || words > SOURCE_WORDS_TRACKED || (words && !sources)
+                   || nfixed + 1 + words + 3 > ST_REC_MAX_WORDS)) {
         words = 0;
         nslots = ST_COLL_SOURCES_UNKNOWN;
     }
@@ -1124,8 +1156,10 @@ static void put_collective(struct st_loc *loc, uint32_t kind, struct st_time t, 
     }
     memcpy(v, fixed, sizeof *v * nfixed);
     v[nfixed] = nslots;
-    if (words)
+    if (words) {
         memcpy(v + nfixed + 1, sources, sizeof *v * words);
+        note_source_words(sources, words);
+    }
     st_rec_put(loc, kind, t, v, n);
     if (v != small)
         free(v);

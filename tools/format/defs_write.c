@@ -301,6 +301,15 @@ static OTF2_CommFlag comm_flags(const struct rf_comm_def *c)
     return c->events ? OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS : OTF2_COMM_FLAG_NONE;
 }
 
+int rf_defs_source_word_defined(const struct rf_rank_defs *r, uint32_t k)
+{
+    if (k >= RF_SOURCE_WORDS(r->world_size))
+        return 0;
+    if (r->sources_all)
+        return 1;
+    return k < r->nsources_used && r->sources_used && (r->sources_used[k / 64] >> (k % 64) & 1);
+}
+
 int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_rank_defs *r)
 {
     int ok = 1;
@@ -327,10 +336,11 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
     uint32_t s_slots_desc = rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_DESC);
     uint32_t s_bits_desc = rf_defs_string(d, RF_ATTR_SOURCES_BITS_DESC);
     uint32_t source_words = RF_SOURCE_WORDS(r->world_size);
-    for (uint32_t k = 0; k < source_words; k++) {
-        snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
-        rf_defs_string(d, buf);
-    }
+    for (uint32_t k = 0; k < source_words; k++)
+        if (rf_defs_source_word_defined(r, k)) {
+            snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
+            rf_defs_string(d, buf);
+        }
     uint32_t s_freed[3] = { rf_defs_string(d, RF_ATTR_FREED_RECEIVE_COMM_NAME),
                             rf_defs_string(d, RF_ATTR_FREED_RECEIVE_SOURCE_NAME),
                             rf_defs_string(d, RF_ATTR_FREED_RECEIVE_TAG_NAME) };
@@ -366,7 +376,11 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
     if (r->true_time)
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64));
     CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_SLOTS, s_slots, s_slots_desc, OTF2_TYPE_UINT32));
+    /* only the words the events carry: a rank that never was a sparse
+     * member of a world-sized group defines none (O(own), not O(world)) */
     for (uint32_t k = 0; k < source_words; k++) {
+        if (!rf_defs_source_word_defined(r, k))
+            continue;
         snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_BITS + k, rf_defs_string(d, buf), s_bits_desc,
                                                   OTF2_TYPE_UINT64));

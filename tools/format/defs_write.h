@@ -10,8 +10,8 @@
  *
  * The OTF2 definitions name this rank's own locations only, whatever the
  * world's size (rawformat.h, "Groups"): strings, system tree, locations,
- * regions, attributes (true_time, the collective source slots, the freed
- * receive's), the three groups of this rank (its location, itself, SELF),
+ * regions, attributes (true_time, the collective source slots and the
+ * words of them the events carry, the freed receive's, collapsed_calls), the three groups of this rank (its location, itself, SELF),
  * the communicators (each a Comm on one of them, with its parent), the
  * Cartesian dimensions, topologies and coordinates (as Score-P writes
  * them), and the RMA windows. Who the communicators' members are (world
@@ -154,7 +154,18 @@ struct rf_rank_defs {
     const struct rf_region *regions;
     uint32_t nregions;
     int true_time;                    /* events carry the true_time attribute */
+    /* The coll_sources_<k> words defined (rawformat.h): word k when bit
+     * k % 64 of sources_used[k / 64] is set, k < nsources_used and k below
+     * RF_SOURCE_WORDS(world_size); none when nsources_used is 0; every word
+     * of the world with sources_all (a journal of an older tracer, which
+     * did not list them). */
+    const uint64_t *sources_used;
+    uint32_t nsources_used;           /* bits of sources_used */
+    int sources_all;
 };
+
+/* Whether rf_rank_defs r defines coll_sources_<k>. */
+int rf_defs_source_word_defined(const struct rf_rank_defs *r, uint32_t k);
 
 /* Write the global definitions. Returns 0, or -1 when a record could not
  * be written or memory ran out (every record that could be is written). */

@@ -83,8 +83,11 @@
 /* A sparse alltoallv/w member's non-empty source slots, on its
  * CollectiveEnd / NonBlockingCollectiveComplete: SLOTS holds the slot count
  * (or RF_SOURCES_UNKNOWN: sparse, slots not kept), BITS + k the bits
- * 64k .. 64k+63 (words all zero are left out). Defined in every raw archive
- * for the words a world-sized group needs. */
+ * 64k .. 64k+63 (words all zero are left out). References keep room for the
+ * words a world-sized group needs, but an archive defines SLOTS and only
+ * the words k its events carry (coll_sources_<k>, ref BITS + k): the
+ * definitions stay O(own). Archives of older tracers define every word of
+ * the world; readers find the words by name, so both read alike. */
 #define RF_ATTR_SOURCES_SLOTS 1
 #define RF_ATTR_SOURCES_SLOTS_NAME "coll_sources_slots"
 #define RF_ATTR_SOURCES_SLOTS_DESC "collective: source slots of a sparse alltoallv/w member"
@@ -215,6 +218,13 @@
 #define RF_JR_WINDOW "window"
 #define RF_JR_WINDOW_NAME "window_name"
 #define RF_JR_STARTED_AT "started_at"           /* MPI_Init's Enter, before opened_at: the global offset moves back */
+/* "source_words listed" in the header: every coll_sources_<k> word an event
+ * carries has a "source_word K" record, journaled before the event is
+ * recorded; the recovery defines those words alone. A journal without it
+ * (an older tracer's) gets every word of the world defined. */
+#define RF_JR_SOURCE_WORDS "source_words"
+#define RF_JR_SOURCE_WORDS_LISTED "listed"
+#define RF_JR_SOURCE_WORD "source_word"
 
 /* ---------- the membership file (format: tools/format/members.h) ---------- */
 

@@ -16,6 +16,10 @@
  *   opened_at TICKS              the archive's global offset
  *   ticks_per_second F           the clock's tick rate estimated at MPI_Init
  *   true_time 0|1                events carry the true_time attribute (SYNCTRACE_SKEW)
+ *   source_words listed          every coll_sources_<k> word an event carries has a
+ *                                source_word record (below); a journal without this
+ *                                line (an older tracer's) gets every word of the
+ *                                world defined
  *   host HOST
  *   clock NAME
  *   region REF ROLE PARADIGM NAME    one per region, REF 0 .. COUNT-1 (OTF2 enum values)
@@ -48,6 +52,10 @@
  *   started_at TICKS             MPI_Init's Enter, stamped before opened_at: the
  *                                archive's global offset
  *   resolution TICKS_PER_SECOND  the final calibrated rate (at MPI_Finalize)
+ *   source_word K                an event carries the attribute coll_sources_<K>
+ *                                (K below the world's number of 64-slot words),
+ *                                written before the first such event is recorded;
+ *                                only these words are defined
  *   location ID                  the location of another thread of the rank
  *                                (MPI_THREAD_SERIALIZED or MULTIPLE), made on its
  *                                first MPI call: ID = N << 32 | rank for the N-th
@@ -170,6 +178,8 @@ struct journal {
     uint32_t noffsets;
     uint64_t *threads;        /* the other threads' location ids, in journal order */
     uint32_t nthreads;
+    int sources_listed;       /* "source_words listed": only the journaled words are defined */
+    uint64_t *sources_used;   /* bit k: a "source_word k" record (RF_SOURCE_WORDS(world_size) bits) */
 };
 
 enum {
@@ -215,6 +225,7 @@ static void journal_free(struct journal *j)
     free(j->props);
     free(j->offsets);
     free(j->threads);
+    free(j->sources_used);
     memset(j, 0, sizeof *j);
 }
 
@@ -439,6 +450,11 @@ static int parse_record(struct journal *j, char *line)
             r->role = role;
             r->paradigm = paradigm;
             return (r->name = decode(f[4])) ? 0 : -1;
+        } else if (strcmp(key, RF_JR_SOURCE_WORDS) == 0 && nf == 2) {
+            if (strcmp(f[1], RF_JR_SOURCE_WORDS_LISTED) != 0)
+                return -1;
+            j->sources_listed = 1;
+            return 0;
         } else if (strcmp(key, RF_JR_HEADER_END) == 0 && nf == 2) {
             if (parse_u64(f[1], &u) != 0 || u != j->nregions || (j->have & HAVE_ALL) != HAVE_ALL)
                 return -1;
@@ -580,6 +596,15 @@ static int parse_record(struct journal *j, char *line)
         return 0;
     } else if (strcmp(key, RF_JR_RESOLUTION) == 0 && nf == 2) {
         return parse_u64(f[1], &j->resolution) != 0 || j->resolution == 0 ? -1 : 0;
+    } else if (strcmp(key, RF_JR_SOURCE_WORD) == 0 && nf == 2) {
+        /* only a journal that lists its words has them, each within the world */
+        uint32_t words = RF_SOURCE_WORDS(j->world_size);
+        if (!j->sources_listed || parse_u64(f[1], &u) != 0 || u >= words)
+            return -1;
+        if (!j->sources_used && !(j->sources_used = calloc((words + 63) / 64, sizeof *j->sources_used)))
+            return -1;
+        j->sources_used[u / 64] |= (uint64_t)1 << (u % 64);
+        return 0;
     } else if (strcmp(key, RF_JR_LOCATION) == 0 && nf == 2) {
         /* Another thread's: the rank in the low 32 bits, N >= 1 above, once. */
         if (parse_u64(f[1], &u) != 0 || (u & 0xffffffffu) != (uint64_t)j->rank || (u >> 32) == 0
@@ -598,7 +623,8 @@ static int parse_record(struct journal *j, char *line)
     if (strcmp(key, RF_JR_PROPERTY) == 0 || strcmp(key, RF_JR_COMM) == 0 || strcmp(key, RF_JR_CLOCK_OFFSET) == 0
         || strcmp(key, RF_JR_NEIGHBOURS) == 0 || strcmp(key, RF_JR_LOCATION) == 0
         || strcmp(key, RF_JR_COMM_PARENT) == 0 || strcmp(key, RF_JR_COMM_EVENTS) == 0 || strcmp(key, RF_JR_CART) == 0
-        || strcmp(key, RF_JR_WINDOW) == 0 || strcmp(key, RF_JR_WINDOW_NAME) == 0 || strcmp(key, RF_JR_STARTED_AT) == 0)
+        || strcmp(key, RF_JR_WINDOW) == 0 || strcmp(key, RF_JR_WINDOW_NAME) == 0 || strcmp(key, RF_JR_STARTED_AT) == 0
+        || strcmp(key, RF_JR_SOURCE_WORD) == 0)
         return -1;   /* a known record with the wrong number of fields */
     return 0;
 }
@@ -768,6 +794,9 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const char *dir, const ch
         .resolution = resolution, .global_offset = j->opened_at, .trace_length = 0,
         .rank = j->rank, .world_size = j->world_size, .host = j->host,
         .locs = order, .nlocs = nlocs, .regions = regions, .nregions = j->nregions, .true_time = j->true_time,
+        /* an older tracer's journal does not say which words its events carry */
+        .sources_used = j->sources_used, .nsources_used = j->sources_used ? RF_SOURCE_WORDS(j->world_size) : 0,
+        .sources_all = !j->sources_listed,
     };
     char err[4600];
     ok = ok && rf_defs_write(gd, &defs, &rd) == 0
