@@ -11,8 +11,7 @@
 # first makes an MPI_Alltoallv in which ranks 2 and 3 are sparse members:
 # an archive defines only the coll_sources_<k> words its events carry
 # (rawformat.h), the closing tracer from what it recorded, the recovery
-# from the journal's source_word records (every word for an older
-# journal, which has none).
+# from the journal's source_word records, with the same references.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
 N=27
@@ -93,7 +92,7 @@ ok $? "rank 2: $nrec events recovered = the events of its ${whole:-?} flushed ch
 
 # The journal itself: text, one record a line, complete up to the kill.
 run_id=$(awk '$1 == "run_id" {print $2}' "$dir/run.meta")
-[ "$(head -1 "$j")" = "synctrace-journal 1" ] && grep -q "^header_end [0-9]*$" "$j" \
+[ "$(head -1 "$j")" = "synctrace-journal 2" ] && grep -q "^header_end [0-9]*$" "$j" \
     && [ "$(grep -c '^region ' "$j")" -eq "$(awk '$1 == "header_end" {print $2}' "$j")" ] \
     && grep -qx "property SYNCTRACE::RUN_ID $run_id" "$j" && [ "$(grep -c '^comm [0-9]* ' "$j")" -eq 4 ] \
     && grep -q '^comm 3 %00 4 @0 key [0-9a-f]\{16\}$' "$j" && grep -q '^group 0 4 0,1,2,3$' "$j" && [ "$(tail -c 1 "$j" | od -An -c | tr -d ' ')" = '\n' ]
@@ -298,9 +297,8 @@ left=$(pgrep -f "$prog" | tr '\n' ' ')
 for pid in $left; do kill -9 "$pid" 2>/dev/null; done   # only this test's own program
 j3=$dir3/rank-000002.journal
 grep -q "^KILLING rank 2 after $calls calls" "$tmp/out3" && [ ! -s "$dir3/rank-000002.otf2" ] \
-    && grep -qx 'source_words listed' "$j3" && [ "$(grep -c '^source_word ' "$j3")" -eq 1 ] \
-    && grep -qx 'source_word 0' "$j3" && grep -qx 'source_words listed' "$j" && ! grep -q '^source_word ' "$j"
-ok $? "sparse: rank 2 was killed after a sparse Alltoallv; its journal lists the one source word its event carries (source_word 0), the first run's none"
+    && [ "$(grep -c '^source_word ' "$j3")" -eq 1 ] && grep -qx 'source_word 0 6' "$j3" && ! grep -q '^source_word ' "$j"
+ok $? "sparse: rank 2 was killed after a sparse Alltoallv; its journal lists the one source word its event carries with its reference (source_word 0 6: after true_time, the slots, freed_receive_*, collapsed_calls), the first run's none"
 
 # Which coll_sources_<k> a closed archive defines.
 source_words() { otf2-print -G "$1" 2>/dev/null | sed -n 's/^ATTRIBUTE .*Name: "coll_sources_\([0-9]*\)".*/\1/p' | tr '\n' ' '; }
@@ -318,21 +316,21 @@ got="0:[$(sources 0 dump3)] 1:[$(sources 1 dump3)] 2:[$(sources 2 dump3)] 3:[$(s
 [ $rc -eq 0 ] && [ "$got" = "0:[] 1:[] 2:[1 ] 3:[2 ]" ]
 ok $? "sparse: the sources read back, the killed rank 2's from its rebuilt definitions (exit $rc; $got)"
 
-# A journal of an older tracer says nothing of its words: every word of the
-# world is defined, and the sources still read back.
-cp -r "$dir3" "$tmp/oldjournal"
-grep -v '^source_word' "$j3" >"$tmp/oldjournal/rank-000002.journal"
-st dump "$tmp/oldjournal" >"$tmp/dump3old" 2>"$tmp/dump3old.err"
+# A word's reference must be the next of the dense layout: the tracer's
+# events carry it, so another one is a damaged journal.
+cp -r "$dir3" "$tmp/badref"
+sed 's/^source_word 0 6$/source_word 0 7/' "$j3" >"$tmp/badref/rank-000002.journal"
+st dump "$tmp/badref" >/dev/null 2>"$tmp/badref.err"
 rc=$?
-[ $rc -eq 0 ] && [ "$(sources 2 dump3old)" = "1 " ] && ! grep -q '^source_word' "$tmp/oldjournal/rank-000002.journal"
-ok $? "sparse: a journal without source_words listed (an older tracer's) defines every word: rank 2's sources $(sources 2 dump3old)(exit $rc)"
+[ $rc -ne 0 ] && [ "$(wc -l <"$tmp/badref.err")" -eq 1 ] && grep -q "rank-000002.journal: line [0-9]*: malformed record 'source_word 0 7'" "$tmp/badref.err"
+ok $? "sparse: a source word whose reference is not the next one: one-line error ($(head -1 "$tmp/badref.err"))"
 
 # A word outside the world is a malformed record: one line naming it.
 cp -r "$dir3" "$tmp/badword"
-sed 's/^source_word 0$/source_word 1/' "$j3" >"$tmp/badword/rank-000002.journal"
+sed 's/^source_word 0 6$/source_word 1 6/' "$j3" >"$tmp/badword/rank-000002.journal"
 st dump "$tmp/badword" >/dev/null 2>"$tmp/badword.err"
 rc=$?
-[ $rc -ne 0 ] && [ "$(wc -l <"$tmp/badword.err")" -eq 1 ] && grep -q "rank-000002.journal: line [0-9]*: malformed record 'source_word 1'" "$tmp/badword.err"
+[ $rc -ne 0 ] && [ "$(wc -l <"$tmp/badword.err")" -eq 1 ] && grep -q "rank-000002.journal: line [0-9]*: malformed record 'source_word 1 6'" "$tmp/badword.err"
 ok $? "sparse: a source word beyond the world's (1 word for 4 ranks): one-line error ($(head -1 "$tmp/badword.err"))"
 
 st merge "$dir3" -o "$tmp/merged3" >"$tmp/merge3.out" 2>"$tmp/merge3.err"

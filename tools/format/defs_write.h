@@ -154,18 +154,23 @@ struct rf_rank_defs {
     const struct rf_region *regions;
     uint32_t nregions;
     int true_time;                    /* events carry the true_time attribute */
-    /* The coll_sources_<k> words defined (rawformat.h): word k when bit
-     * k % 64 of sources_used[k / 64] is set, k < nsources_used and k below
-     * RF_SOURCE_WORDS(world_size); none when nsources_used is 0; every word
-     * of the world with sources_all (a journal of an older tracer, which
-     * did not list them). */
-    const uint64_t *sources_used;
-    uint32_t nsources_used;           /* bits of sources_used */
-    int sources_all;
+    /* The coll_sources_<k> words the events carry, in the order of their
+     * references (rf_attr_layout: the j-th has sources + j). */
+    const uint32_t *source_words;
+    uint32_t nsource_words;
+    /* The world-sized attribute layout of older tracers instead (rebuilt
+     * from a journal of format 1): every word of the world, source_words
+     * ignored. */
+    int world_attrs;
 };
 
-/* Whether rf_rank_defs r defines coll_sources_<k>. */
-int rf_defs_source_word_defined(const struct rf_rank_defs *r, uint32_t k);
+/* A raw archive's attribute references (rawformat.h): dense, in the order
+ * they are defined; true_time is OTF2_UNDEFINED_ATTRIBUTE without it. The
+ * j-th coll_sources_<k> word has reference sources + j. */
+struct rf_attr_layout {
+    uint32_t true_time, slots, freed_receive[3], collapsed_calls, sources;
+};
+void rf_attr_layout(struct rf_attr_layout *l, int true_time);
 
 /* Write the global definitions. Returns 0, or -1 when a record could not
  * be written or memory ran out (every record that could be is written). */
