@@ -1,20 +1,27 @@
 /* records.c — the chunks of compact records (records.h): handing full ones
- * over, the I/O thread that converts them, and the final drain.
+ * over, flushing them, the I/O thread that converts them, and the final
+ * drain.
  *
- * Each location writes only its own current chunk, without a lock. A full
- * chunk goes on one FIFO queue (all locations), from which the I/O thread
- * converts chunks in order; so a location's records reach its OTF2 event
- * writer in the order they were made. Without an I/O thread the recording
- * thread converts its own full chunk at once (it owns its event writer, as
- * before records existed). Chunk memory is bounded: a recording thread that
- * finds every chunk in use waits for the I/O thread to free some. */
+ * Each location writes only its own current chunk, without a lock. Without
+ * an I/O thread (the default) a full chunk is held by its location, and
+ * nothing is converted on the call path until the buffer is spent: then
+ * the thread that needs a chunk converts all it holds, in order, as one
+ * flush (its own event writer), recorded as a BufferFlush region that
+ * spans what the flush cost the program, as Score-P records its flushes.
+ * With an I/O thread, full chunks go on one FIFO queue (all locations),
+ * from which the I/O thread converts in order; a recording thread that
+ * finds every chunk in use waits for it, and that wait is the flush
+ * recorded. Either way a location's records reach its OTF2 event writer
+ * in the order they were made, and chunk memory is bounded. */
 #include <config.h>
 #include "records.h"
+#include "tracer.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* Chunks of at most 128 KiB (few hand-overs, still cache-friendly to
@@ -47,6 +54,20 @@ static void convert_chunk(const struct st_recchunk *c)
     st_writer_convert(c->loc, c->words, c->end);
 }
 
+static size_t chunk_bytes(void)
+{
+    return sizeof(struct st_recchunk) + sizeof(uint64_t) * R.chunk_words;
+}
+
+/* Fresh chunk memory with its pages already there: faulting them in one
+ * by one as records fill them costs more than the records (a fault per
+ * 4 KiB, some 50 calls' worth); the kernel populates a mapping at once. */
+static struct st_recchunk *chunk_map(void)
+{
+    void *p = mmap(NULL, chunk_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 /* A chunk from the pool or fresh memory; lock held. NULL only when out of
  * memory, or when `bounded` and the budget is spent. */
 static struct st_recchunk *take_chunk(int bounded)
@@ -58,7 +79,7 @@ static struct st_recchunk *take_chunk(int bounded)
     }
     if (bounded && R.nchunks >= R.max_chunks)
         return NULL;
-    if ((c = malloc(sizeof *c + sizeof c->words[0] * R.chunk_words)) != NULL)
+    if ((c = chunk_map()) != NULL)
         R.nchunks++;
     return c;
 }
@@ -157,49 +178,84 @@ int st_rec_attach(struct st_loc *loc)
     return c ? 0 : -1;
 }
 
-static uint64_t *more(struct st_loc *loc, uint32_t need);
+static uint64_t *more(struct st_loc *loc, uint32_t need, struct st_time t);
 
 int st_rec_last_enter_at(const struct st_loc *loc, uint64_t t)
 {
     const struct st_recbuf *b = (const struct st_recbuf *)loc;
-    size_t words = 3 + (size_t)(st_clock_g.skew_on != 0);
+    size_t words = 2 + (size_t)(st_clock_g.skew_on != 0);
     if (!b->chunk || (size_t)(b->cur - b->chunk->words) < words)
         return 0;   /* the Enter went out with a full chunk: unknown, say no */
     const uint64_t *w = b->cur - words;
-    return ST_REC_KIND(w[0]) == ST_REC_ENTER_KIND && ST_REC_NARGS(w[0]) == 1 && w[1] == t;
+    return ST_REC_KIND(w[0]) == ST_REC_ENTER_KIND && ST_REC_NARGS(w[0]) == 0 && w[1] == t;
 }
 
-uint64_t *st_rec_more(struct st_loc *loc, uint32_t need)
+uint64_t *st_rec_more(struct st_loc *loc, uint32_t need, struct st_time t)
 {
     st_writer_slow_begin();
-    uint64_t *w = more(loc, need);
+    uint64_t *w = more(loc, need, t);
     st_writer_slow_end();
     return w;
 }
 
-static uint64_t *more(struct st_loc *loc, uint32_t need)
+/* Convert, in order, the chunks loc holds, and give them back. */
+static void flush_held(struct st_loc *loc)
 {
-    struct st_recchunk *c = loc->rec.chunk;
-    if (need > R.chunk_words || !c)
-        return NULL;
-    c->end = loc->rec.cur;
-    if (!R.threaded) {
+    struct st_recchunk *c = loc->rec.held;
+    loc->rec.held = loc->rec.held_tail = NULL;
+    while (c) {
+        struct st_recchunk *next = c->next;
         convert_chunk(c);
-        give_chunk(loc, c);
-        return loc->rec.cur;
+        pthread_mutex_lock(&R.lock);
+        c->next = R.pool;
+        R.pool = c;
+        pthread_mutex_unlock(&R.lock);
+        c = next;
     }
-    pthread_mutex_lock(&R.lock);
+}
+
+static void hold(struct st_loc *loc, struct st_recchunk *c)
+{
+    c->next = NULL;
+    if (loc->rec.held_tail)
+        loc->rec.held_tail->next = c;
+    else
+        loc->rec.held = c;
+    loc->rec.held_tail = c;
+}
+
+/* A fresh chunk for loc, its full chunk c handed over; *flushed set when
+ * the program had to wait for one (a flush, or the I/O thread). NULL only
+ * when out of memory. */
+static struct st_recchunk *hand_over(struct st_loc *loc, struct st_recchunk *c, int *flushed)
+{
     struct st_recchunk *fresh;
+    pthread_mutex_lock(&R.lock);
+    if (!R.threaded) {
+        pthread_mutex_unlock(&R.lock);
+        hold(loc, c);
+        pthread_mutex_lock(&R.lock);
+        if (!(fresh = take_chunk(1))) {
+            pthread_mutex_unlock(&R.lock);
+            *flushed = 1;
+            flush_held(loc);
+            pthread_mutex_lock(&R.lock);
+            /* Other threads may hold the rest of the budget: go over it
+             * by a chunk rather than wait for their flushes. */
+            fresh = take_chunk(0);
+        }
+        pthread_mutex_unlock(&R.lock);
+        return fresh;
+    }
     while (!(fresh = take_chunk(1)) && R.threaded) {
+        *flushed = 1;
         R.waiting++;
         pthread_cond_wait(&R.space, &R.lock);
         R.waiting--;
     }
     if (!fresh && !(fresh = take_chunk(0))) {
-        /* Out of memory: this chunk's records are lost, recording goes on. */
         pthread_mutex_unlock(&R.lock);
-        give_chunk(loc, c);
-        return loc->rec.cur;
+        return NULL;
     }
     if (R.threaded) {
         if (R.tail)
@@ -209,13 +265,32 @@ static uint64_t *more(struct st_loc *loc, uint32_t need)
         R.tail = c;
         R.nqueued++;
         pthread_cond_signal(&R.work);
+        pthread_mutex_unlock(&R.lock);
     } else {
-        convert_chunk(c);   /* the I/O thread stopped meanwhile (close): convert here */
-        c->next = R.pool;
-        R.pool = c;
+        /* The I/O thread stopped meanwhile (close): convert here. */
+        pthread_mutex_unlock(&R.lock);
+        hold(loc, c);
+        flush_held(loc);
     }
-    pthread_mutex_unlock(&R.lock);
+    return fresh;
+}
+
+static uint64_t *more(struct st_loc *loc, uint32_t need, struct st_time t)
+{
+    struct st_recchunk *c = loc->rec.chunk;
+    if (need + ST_REC_FLUSH_WORDS > R.chunk_words || !c)
+        return NULL;
+    c->end = loc->rec.cur;
+    int flushed = 0;
+    struct st_recchunk *fresh = hand_over(loc, c, &flushed);
+    if (!fresh) {
+        /* Out of memory: this chunk's records are lost, recording goes on. */
+        give_chunk(loc, c);
+        return loc->rec.cur;
+    }
     give_chunk(loc, fresh);
+    if (flushed)
+        st_write_flush(loc, t, st_now().t);   /* before the record at t, as OTF2 places its own */
     return loc->rec.cur;
 }
 
@@ -234,6 +309,7 @@ void st_rec_drain(struct st_loc *const *locs, uint32_t n)
         pthread_mutex_unlock(&R.lock);
     }
     for (uint32_t i = 0; i < n; i++) {
+        flush_held(locs[i]);
         struct st_recchunk *c = locs[i]->rec.chunk;
         if (!c)
             continue;
@@ -255,9 +331,12 @@ void st_rec_release(struct st_loc *const *locs, uint32_t n)
         c->next = R.pool;
         R.pool = c;
     }
-    while (R.pool) {
+    /* Another thread may still be inside a traced call when a fatal signal
+     * closes the archive: it would write to an unmapped chunk. Such memory
+     * is left to the process's end (bounded by the buffer). */
+    while (R.pool && n <= 1) {
         struct st_recchunk *next = R.pool->next;
-        free(R.pool);
+        munmap(R.pool, chunk_bytes());
         R.pool = next;
         R.nchunks--;
     }

@@ -42,16 +42,15 @@ void st_writer_slow_end(void);
 /* Writer.c's converter: the records [w, end) of location loc, in order. */
 void st_writer_convert(struct st_loc *loc, const uint64_t *w, const uint64_t *end);
 
-/* st_rec_put with the arguments listed: ST_REC(loc, KIND, t, a, b, ...). */
-#define ST_REC(loc, kind, t, ...)                                                                             \
+/* st_rec_put with the arguments listed: ST_REC(loc, KIND, t, a, b, ...);
+ * ST_RECA puts its first argument, 32 bits, in the header. */
+#define ST_REC(loc, kind, t, ...) ST_RECA(loc, kind, t, 0, __VA_ARGS__)
+#define ST_RECA(loc, kind, t, a0, ...)                                                                        \
     do {                                                                                                      \
         const uint64_t st_rec_v_[] = { __VA_ARGS__ };                                                        \
-        st_rec_put((loc), (kind), (t), st_rec_v_, (uint32_t)(sizeof st_rec_v_ / sizeof st_rec_v_[0]));       \
+        st_rec_put((loc), (kind), (t), (a0), st_rec_v_, (uint32_t)(sizeof st_rec_v_ / sizeof st_rec_v_[0])); \
     } while (0)
-#define ST_REC0(loc, kind, t)                                                                                 \
-    do {                                                                                                      \
-        const uint64_t st_rec_v_[1] = { 0 };                                                                 \
-        st_rec_put((loc), (kind), (t), st_rec_v_, 0);                                                        \
-    } while (0)
+#define ST_RECA0(loc, kind, t, a0) st_rec_put((loc), (kind), (t), (a0), NULL, 0)
+#define ST_REC0(loc, kind, t) ST_RECA0(loc, kind, t, 0)
 
 #endif

@@ -15,12 +15,20 @@ struct st_recchunk;
 struct st_recbuf {
     uint64_t *cur, *end;
     struct st_recchunk *chunk;
+    /* Full chunks kept for a flush (no I/O thread: records.c), oldest first. */
+    struct st_recchunk *held, *held_tail;
 };
 
-/* A record: header word, timestamp, arguments, [true time]. */
+/* A record: header word, timestamp, arguments, [true time]. The header
+ * holds the kind, the number of argument words, whether a true time
+ * follows, and in its upper half one 32-bit argument (a region, a peer, a
+ * communicator): an Enter or Leave is two words. */
 #define ST_REC_KIND(h) ((uint32_t)(h) & 0xff)
 #define ST_REC_NARGS(h) (((uint32_t)(h) >> 8) & 0xffff)
 #define ST_REC_TRUTH ((uint64_t)1 << 24)
+#define ST_REC_A0(h) ((uint32_t)((h) >> 32))
+/* A BufferFlush record (writer.c): header, time, stop time, true time. */
+#define ST_REC_FLUSH_WORDS 4
 /* The largest record every chunk holds, in words. */
 #define ST_REC_MAX_WORDS 1000
 
@@ -28,25 +36,30 @@ struct st_recbuf {
 enum { ST_REC_ENTER_KIND = 0, ST_REC_LEAVE_KIND = 1 };
 
 /* Room for `need` more words in loc's chunk, handing the full one over
- * for conversion; NULL when the record cannot be kept (too large). */
-uint64_t *st_rec_more(struct st_loc *loc, uint32_t need);
+ * for conversion; NULL when the record cannot be kept (too large). `t` is
+ * the time of the record to be put: a flush the program waits for is
+ * recorded there (records.c). */
+uint64_t *st_rec_more(struct st_loc *loc, uint32_t need, struct st_time t);
 
 /* Whether loc's last record is an Enter stamped t: nothing was recorded
  * since (no nested call: an attribute callback's, an error handler's). */
 int st_rec_last_enter_at(const struct st_loc *loc, uint64_t t);
 
-/* Append a record of kind `kind` at time t with the n argument words v. */
-static inline void st_rec_put(struct st_loc *loc, uint32_t kind, struct st_time t, const uint64_t *v, uint32_t n)
+/* Append a record of kind `kind` at time t with the header argument a0
+ * and the n argument words v. */
+static inline void st_rec_put(struct st_loc *loc, uint32_t kind, struct st_time t, uint32_t a0, const uint64_t *v,
+                              uint32_t n)
 {
     int truth = st_clock_g.skew_on;
     uint32_t need = 2 + n + (uint32_t)truth;
     struct st_recbuf *b = (struct st_recbuf *)loc;   /* its first member */
     uint64_t *w = b->cur;
-    if (__builtin_expect((size_t)(b->end - w) < need, 0) && !(w = st_rec_more(loc, need)))
+    if (__builtin_expect((size_t)(b->end - w) < need, 0) && !(w = st_rec_more(loc, need, t)))
         return;
-    w[0] = kind | (uint64_t)n << 8 | (truth ? ST_REC_TRUTH : 0);
+    w[0] = kind | (uint64_t)n << 8 | (truth ? ST_REC_TRUTH : 0) | (uint64_t)a0 << 32;
     w[1] = t.t;
-    memcpy(w + 2, v, sizeof *v * n);
+    if (n)
+        memcpy(w + 2, v, sizeof *v * n);
     if (truth)
         w[2 + n] = t.truth;
     /* The record is whole before it counts: a signal that closes the

@@ -88,14 +88,12 @@ static inline struct st_time st_now(void)
 /* Enter and Leave records, inline (the other writers are in writer.c). */
 static inline void st_write_enter(struct st_loc *loc, struct st_time at, uint32_t region)
 {
-    const uint64_t v = region;
-    st_rec_put(loc, ST_REC_ENTER_KIND, at, &v, 1);
+    st_rec_put(loc, ST_REC_ENTER_KIND, at, region, NULL, 0);
 }
 
 static inline void st_write_leave(struct st_loc *loc, struct st_time at, uint32_t region)
 {
-    const uint64_t v = region;
-    st_rec_put(loc, ST_REC_LEAVE_KIND, at, &v, 1);
+    st_rec_put(loc, ST_REC_LEAVE_KIND, at, region, NULL, 0);
 }
 
 static inline int st_call_begin(struct st_call *call, uint32_t region)

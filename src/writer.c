@@ -425,16 +425,21 @@ struct st_chunk {
     uint64_t size;
 };
 
-/* SYNCTRACE_BUFFER_MB is shared: a quarter for the chunks of compact
- * records (records.c), the rest for OTF2's event chunks. */
-static size_t record_budget(void)
-{
-    return st_cfg.buffer_bytes / 4;
-}
+/* SYNCTRACE_BUFFER_MB is shared: OTF2's event chunks only pass converted
+ * events on to the file, and get a quarter, but at least the two chunks
+ * of OTF2's smallest size (256 KiB); the chunks of compact records
+ * (records.c), which hold the events until a flush, get the rest. */
+#define OTF2_CHUNK_MIN ((size_t)256 * 1024)
 
 static size_t otf2_budget(void)
 {
-    return st_cfg.buffer_bytes - record_budget();
+    size_t quarter = st_cfg.buffer_bytes / 4;
+    return quarter < 2 * OTF2_CHUNK_MIN ? 2 * OTF2_CHUNK_MIN : quarter;
+}
+
+static size_t record_budget(void)
+{
+    return st_cfg.buffer_bytes - otf2_budget();
 }
 
 /* Chunks released by a flush go to a pool and are reused: fresh memory from
@@ -503,19 +508,11 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
     return OTF2_FLUSH;
 }
 
-/* The time of the record being converted. A flush now happens while
- * records are converted, off the call path (records.h): the BufferFlush
- * record OTF2 writes ends where it starts, at the event that filled the
- * buffer, and never overlaps the events recorded meanwhile. */
-static _Thread_local OTF2_TimeStamp converting_at;
-
-static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
-{
-    (void)user; (void)type; (void)loc;
-    return converting_at;
-}
-
-static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
+/* OTF2's own flushes happen while records are converted (records.c), on
+ * the I/O thread or inside a flush of records, which is recorded itself
+ * (st_write_flush) with what it cost the program: no post-flush callback,
+ * so OTF2 writes no BufferFlush record of its own. */
+static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
 static const OTF2_MemoryCallbacks memory_callbacks = { chunk_alloc, chunk_free_all };
 
 /* ---------- closing on abnormal termination ---------- */
@@ -658,7 +655,7 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     rf_attr_layout(&A, st_clock_skew_enabled());   /* before any event: the references events carry */
     snprintf(W.dir, sizeof W.dir, "%s", dir);
     uint64_t chunk = 1 << 20;
-    while (chunk > 4096 && chunk * 2 > otf2_budget())
+    while (chunk > OTF2_CHUNK_MIN && chunk * 2 > otf2_budget())
         chunk /= 2;
     W.archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, chunk, RF_DEF_CHUNK_SIZE,
                                   OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -686,10 +683,10 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
         return -1;
     }
     if (st_rec_start(record_budget(), st_cfg.io_thread) != 0)
-        st_verbose("rank %d: no I/O thread could be started: records are converted when a chunk is full", rank);
+        st_verbose("rank %d: no I/O thread could be started: records are converted in flushes", rank);
     else
         st_verbose("rank %d: event records are converted to OTF2 %s", rank,
-                   st_rec_threaded() ? "on an I/O thread" : "when a chunk is full, on the recording thread");
+                   st_rec_threaded() ? "on an I/O thread" : "in flushes, on the recording thread");
     /* The I/O thread converts while the program's threads define and set
      * properties: OTF2 must lock. */
     if ((st_rec_threaded() && OTF2_Pthread_Archive_SetLockingCallbacks(W.archive, NULL) != OTF2_SUCCESS)
@@ -960,19 +957,22 @@ void st_writer_slow_end(void)
     X(RMA_OP_COMPLETE_REMOTE, rma_op_complete_remote) X(RMA_REQUEST_LOCK, rma_request_lock)                 \
     X(RMA_RELEASE_LOCK, rma_release_lock) X(RMA_SYNC, rma_sync) X(ENTER_CALLS, enter_calls)      \
     X(RMA_OP_COMPLETE_NON_BLOCKING, rma_op_complete_non_blocking) X(COMM_CREATE, comm_create)              \
-    X(COMM_DESTROY, comm_destroy)
+    X(COMM_DESTROY, comm_destroy) X(FLUSH, flush)
 
 #define ST_REC_ENUM(kind, fn) REC_##kind,
 enum { ST_RECORDS(ST_REC_ENUM) REC_KINDS };
 
 #define CONVERTER(fn, call)                                                                                  \
-    static inline void cv_##fn(struct st_loc *loc, OTF2_AttributeList *a, OTF2_TimeStamp t, const uint64_t *v,     \
-                        uint32_t n)                                                                          \
+    static inline void cv_##fn(struct st_loc *loc, OTF2_AttributeList *a, OTF2_TimeStamp t, uint32_t a0,           \
+                               const uint64_t *v, uint32_t n)                                                \
     {                                                                                                        \
-        (void)a; (void)t; (void)v; (void)n;                                                                  \
+        (void)a; (void)t; (void)a0; (void)v; (void)n;                                                        \
         call;                                                                                                \
     }
 #define U32(i) ((uint32_t)v[i])
+/* The upper half of a word: a tag packed with its communicator. */
+#define HI32(i) ((uint32_t)(v[i] >> 32))
+#define PAIR(lo, hi) ((uint64_t)(uint32_t)(lo) | (uint64_t)(uint32_t)(hi) << 32)
 
 /* The attributes of a sparse member's sources: v[0] the slot count, then
  * the bit words; the list carries true_time already when skew is on. */
@@ -990,8 +990,8 @@ static OTF2_AttributeList *with_sources(struct st_loc *loc, OTF2_AttributeList *
     return loc->attrs;
 }
 
-CONVERTER(enter, OTF2_EvtWriter_Enter(loc->evt, a, t, U32(0)))
-CONVERTER(leave, OTF2_EvtWriter_Leave(loc->evt, a, t, U32(0)))
+CONVERTER(enter, OTF2_EvtWriter_Enter(loc->evt, a, t, a0))
+CONVERTER(leave, OTF2_EvtWriter_Leave(loc->evt, a, t, a0))
 /* The Enter of v[1] polling calls collapsed into one region (polling.c):
  * the collapsed_calls attribute when more than one. */
 static OTF2_AttributeList *with_calls(struct st_loc *loc, OTF2_AttributeList *list, uint64_t calls)
@@ -1001,13 +1001,14 @@ static OTF2_AttributeList *with_calls(struct st_loc *loc, OTF2_AttributeList *li
     OTF2_AttributeList_AddUint64(loc->attrs, A.collapsed_calls, calls);
     return loc->attrs;
 }
-CONVERTER(enter_calls, OTF2_EvtWriter_Enter(loc->evt, with_calls(loc, a, v[1]), t, U32(0)))
-CONVERTER(send, OTF2_EvtWriter_MpiSend(loc->evt, a, t, U32(0), U32(1), U32(2), v[3]))
-CONVERTER(isend, OTF2_EvtWriter_MpiIsend(loc->evt, a, t, U32(0), U32(1), U32(2), v[3], v[4]))
+CONVERTER(enter_calls, OTF2_EvtWriter_Enter(loc->evt, with_calls(loc, a, v[0]), t, a0))
+/* Point-to-point: the peer in the header, communicator and tag one word. */
+CONVERTER(send, OTF2_EvtWriter_MpiSend(loc->evt, a, t, a0, U32(0), HI32(0), v[1]))
+CONVERTER(isend, OTF2_EvtWriter_MpiIsend(loc->evt, a, t, a0, U32(0), HI32(0), v[1], v[2]))
 CONVERTER(isend_complete, OTF2_EvtWriter_MpiIsendComplete(loc->evt, a, t, v[0]))
 CONVERTER(irecv_request, OTF2_EvtWriter_MpiIrecvRequest(loc->evt, a, t, v[0]))
-CONVERTER(recv, OTF2_EvtWriter_MpiRecv(loc->evt, a, t, U32(0), U32(1), U32(2), v[3]))
-CONVERTER(irecv, OTF2_EvtWriter_MpiIrecv(loc->evt, a, t, U32(0), U32(1), U32(2), v[3], v[4]))
+CONVERTER(recv, OTF2_EvtWriter_MpiRecv(loc->evt, a, t, a0, U32(0), HI32(0), v[1]))
+CONVERTER(irecv, OTF2_EvtWriter_MpiIrecv(loc->evt, a, t, a0, U32(0), HI32(0), v[1], v[2]))
 CONVERTER(request_cancelled, OTF2_EvtWriter_MpiRequestCancelled(loc->evt, a, t, v[0]))
 CONVERTER(irecv_freed,
           OTF2_AttributeList_AddCommRef(loc->attrs, A.freed_receive[0], U32(0));
@@ -1036,8 +1037,9 @@ CONVERTER(rma_op_complete_non_blocking, OTF2_EvtWriter_RmaOpCompleteNonBlocking(
 CONVERTER(rma_request_lock,
           OTF2_EvtWriter_RmaRequestLock(loc->evt, a, t, U32(0), U32(1), 0, (OTF2_LockType)v[2]))
 CONVERTER(rma_release_lock, OTF2_EvtWriter_RmaReleaseLock(loc->evt, a, t, U32(0), U32(1), 0))
-CONVERTER(comm_create, OTF2_EvtWriter_CommCreate(loc->evt, a, t, U32(0)))
-CONVERTER(comm_destroy, OTF2_EvtWriter_CommDestroy(loc->evt, a, t, U32(0)))
+CONVERTER(comm_create, OTF2_EvtWriter_CommCreate(loc->evt, a, t, a0))
+CONVERTER(comm_destroy, OTF2_EvtWriter_CommDestroy(loc->evt, a, t, a0))
+CONVERTER(flush, OTF2_EvtWriter_BufferFlush(loc->evt, a, t, v[0]))
 CONVERTER(rma_sync, OTF2_EvtWriter_RmaSync(loc->evt, a, t, U32(0), U32(1), (OTF2_RmaSyncType)v[2]))
 
 /* Convert the records [w, end) of location loc; records.c calls this for
@@ -1055,10 +1057,9 @@ void st_writer_convert(struct st_loc *loc, const uint64_t *w, const uint64_t *en
             OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_TRUE_TIME, v[n]);
             a = loc->attrs;
         }
-        converting_at = t;
 #define ST_REC_CASE(kind, fn)                                                                                \
     case REC_##kind:                                                                                         \
-        cv_##fn(loc, a, t, v, n);                                                                            \
+        cv_##fn(loc, a, t, ST_REC_A0(h), v, n);                                                                            \
         break;
         switch (ST_REC_KIND(h)) {
             ST_RECORDS(ST_REC_CASE)
@@ -1074,17 +1075,22 @@ _Static_assert(REC_KINDS <= 256, "a record kind is 8 bits (recput.h ST_REC_KIND)
 
 void st_write_enter_calls(struct st_loc *loc, struct st_time t, uint32_t region, uint64_t calls)
 {
-    ST_REC(loc, REC_ENTER_CALLS, t, region, calls);
+    ST_RECA(loc, REC_ENTER_CALLS, t, region, calls);
+}
+
+void st_write_flush(struct st_loc *loc, struct st_time t, uint64_t stop)
+{
+    ST_REC(loc, REC_FLUSH, t, stop);
 }
 
 void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
-    ST_REC(loc, REC_SEND, t, peer, comm, tag, bytes);
+    ST_RECA(loc, REC_SEND, t, peer, PAIR(comm, tag), bytes);
 }
 
 void st_write_isend(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
 {
-    ST_REC(loc, REC_ISEND, t, peer, comm, tag, bytes, req);
+    ST_RECA(loc, REC_ISEND, t, peer, PAIR(comm, tag), bytes, req);
 }
 
 void st_write_isend_complete(struct st_loc *loc, struct st_time t, uint64_t req)
@@ -1099,12 +1105,12 @@ void st_write_irecv_request(struct st_loc *loc, struct st_time t, uint64_t req)
 
 void st_write_recv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
-    ST_REC(loc, REC_RECV, t, peer, comm, tag, bytes);
+    ST_RECA(loc, REC_RECV, t, peer, PAIR(comm, tag), bytes);
 }
 
 void st_write_irecv(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
 {
-    ST_REC(loc, REC_IRECV, t, peer, comm, tag, bytes, req);
+    ST_RECA(loc, REC_IRECV, t, peer, PAIR(comm, tag), bytes, req);
 }
 
 void st_write_request_cancelled(struct st_loc *loc, struct st_time t, uint64_t req)
@@ -1173,7 +1179,7 @@ static void put_collective(struct st_loc *loc, uint32_t kind, struct st_time t, 
         memcpy(v + nfixed + 1, sources, sizeof *v * words);
         note_source_words(sources, words);
     }
-    st_rec_put(loc, kind, t, v, n);
+    st_rec_put(loc, kind, t, 0, v, n);
     if (v != small)
         free(v);
 }
@@ -1199,12 +1205,12 @@ void st_write_nbc_complete(struct st_loc *loc, struct st_time t, OTF2_Collective
 
 void st_write_comm_create(struct st_loc *loc, struct st_time t, uint32_t comm)
 {
-    ST_REC(loc, REC_COMM_CREATE, t, comm);
+    ST_RECA0(loc, REC_COMM_CREATE, t, comm);
 }
 
 void st_write_comm_destroy(struct st_loc *loc, struct st_time t, uint32_t comm)
 {
-    ST_REC(loc, REC_COMM_DESTROY, t, comm);
+    ST_RECA0(loc, REC_COMM_DESTROY, t, comm);
 }
 
 void st_write_rma_win_create(struct st_loc *loc, struct st_time t, uint32_t win)

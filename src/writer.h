@@ -93,6 +93,9 @@ void st_write_enter_calls(struct st_loc *loc, struct st_time t, uint32_t region,
 /* The trace began at t (before the archive was opened): the clock
  * properties' global offset moves back to it. */
 void st_writer_started_at(uint64_t t);
+/* A flush the program waited for, from t (the time of the record that
+ * needed room) to `stop`: an OTF2 BufferFlush. */
+void st_write_flush(struct st_loc *loc, struct st_time t, uint64_t stop);
 void st_write_send(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes);
 void st_write_isend(struct st_loc *loc, struct st_time t, uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
 void st_write_isend_complete(struct st_loc *loc, struct st_time t, uint64_t req);

@@ -3,7 +3,7 @@
 # trace data than the buffer flushes (BufferFlush records, in order), keeps
 # every event, and its peak memory grows by about the buffer, not the trace.
 . "$top_srcdir/tests/lib.sh"
-plan 6
+plan 7
 tmp=$(scratch)
 prog=$(build_mpi mpi_many "$tmp") || { ok 1 "build mpi_many"; finish; }
 calls=600000     # 1.2M Enter/Leave records, ~14 MB of trace
@@ -20,6 +20,12 @@ probes=$(grep -c " ENTER .*region=MPI_Iprobe" "$tmp/small.dump")
 ok $([ "$probes" -eq "$calls" ]; echo $?) "no event lost: $probes of $calls MPI_Iprobe calls recorded"
 awk '$3 != "FLUSH" { split($4, a, "="); if (a[2] < prev) bad = 1; prev = a[2] } END { exit bad }' "$tmp/small.dump"
 ok $? "timestamps never decrease across flushes"
+# A flush is recorded where the program waited for it: from the time of
+# the record that needed room (the next one, stamped alike) to its end.
+awk '$3 == "FLUSH" { split($4, a, "="); split($5, b, "="); start = a[2]; if (b[2] <= a[2]) bad = 1; want = 1; n++; next }
+     want { split($4, a, "="); if (a[2] != start) bad = 1; want = 0 }
+     END { exit bad || n == 0 }' "$tmp/small.dump"
+ok $? "each flush spans time (stop > start) and starts at the next record's time"
 diag "peak memory: untraced ${plain} kB, traced with 1 MiB buffer ${small} kB"
 ok $([ $((small - plain)) -lt 12000 ]; echo $?) "1 MiB buffer: peak memory grows by $((small - plain)) kB (< 12 MB, trace is ~14 MB)"
 SYNCTRACE_BUFFER_MB=64 run_traced "$tmp/big" 1 "$prog" "$calls" 2>"$tmp/big.err" >/dev/null

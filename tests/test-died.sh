@@ -122,7 +122,7 @@ fi
 ok $? "in-write: the job ends as when rank 3 is sent SIGTERM untraced (exit ${rc:-?}, untraced ${plain_rc:-?})"
 "$SYNCTRACE_BIN" dump "$tmp/w" >"$tmp/w.dump" 2>"$tmp/w.err"
 # Events are recorded as compact records and written as OTF2 events later
-# (when a chunk is full, at the close): the 300th Enter is written while
+# (in a flush, at the close): the 300th Enter is written while
 # the archive is closed on rank 3's own SIGTERM, after its 1000 calls. The
 # shim's signal waits for that close, which writes every recorded event.
 [ -f "$tmp/w/rank-000003.sum" ] && [ "$(grep -c '^3 [0-9]* ENTER .*region=MPI_Topo_test$' "$tmp/w.dump")" -eq 1000 ] \

@@ -33,7 +33,7 @@ rc1=$?
 [ $rc0 -eq 0 ] && [ $rc1 -eq 0 ] && cmp -s "$tmp/p0.out" "$tmp/p1.out"
 ok $? "mpi_p2p runs traced either way with the same output (exit $rc0, $rc1)"
 [ "$(grep -c 'converted to OTF2 on an I/O thread' "$tmp/p1.err")" -eq 2 ] \
-    && [ "$(grep -c 'converted to OTF2 when a chunk is full' "$tmp/p0.err")" -eq 2 ]
+    && [ "$(grep -c 'converted to OTF2 in flushes' "$tmp/p0.err")" -eq 2 ]
 ok $? "SYNCTRACE_IO_THREAD=1 starts an I/O thread on each rank, =0 none"
 events "$tmp/p0" >"$tmp/p0.ev" && events "$tmp/p1" >"$tmp/p1.ev" && [ -s "$tmp/p0.ev" ] && cmp -s "$tmp/p0.ev" "$tmp/p1.ev" \
     && in_order "$tmp/p1"
