@@ -43,6 +43,7 @@ struct merge_options {
     int drift_model;          /* --drift-model: 0 auto, else CM_LINE or CM_SEGMENTS + 1 */
     const char *cluster_levels;   /* causal index: maximum cluster sizes per level */
     int no_causal;            /* 1: --no-causal; -1: --causal (the default, kept for old scripts) */
+    uint32_t precision_sources;   /* --precision-sources: sampled pair precision from so many clocks; 0 default */
 };
 
 /* One solve of a clock model's constraint graph, and everything it produced. */
