@@ -44,11 +44,26 @@ static struct {
     int journal;              /* fd of DIR/rank-NNNNNN.journal, or -1 */
 } W = { .journal = -1 };
 
-/* How many 64-slot words of collective sources the archive defines. */
+/* How many 64-slot words of collective sources a world-sized group needs
+ * (the attribute references keep room for them all). */
 static uint32_t source_words(void)
 {
     return RF_SOURCE_WORDS(W.size);
 }
+
+/* The attribute references of this archive (rf_attr_layout: dense, fixed
+ * at open), and the coll_sources_<k> words the events carry: only those
+ * are defined, each with the next reference in the order the recording
+ * threads first used them, so the definitions do not grow with the world.
+ * A record holds fewer than ST_REC_MAX_WORDS words, so no word beyond. */
+#define SOURCE_WORDS_TRACKED ST_REC_MAX_WORDS
+static struct rf_attr_layout A;
+static struct {
+    pthread_mutex_t lock;                       /* taken on a word's first use only */
+    _Atomic uint32_t ref[SOURCE_WORDS_TRACKED]; /* word k's reference, 0 until used (refs of words are > 0) */
+    uint32_t order[SOURCE_WORDS_TRACKED];       /* the words in reference order */
+    _Atomic uint32_t n;
+} S = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 
 _Thread_local struct st_loc *st_loc_self;
@@ -637,6 +652,7 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     }
     W.rank = rank;
     W.size = size;
+    rf_attr_layout(&A, st_clock_skew_enabled());   /* before any event: the references events carry */
     snprintf(W.dir, sizeof W.dir, "%s", dir);
     uint64_t chunk = 1 << 20;
     while (chunk > OTF2_CHUNK_MIN && chunk * 2 > otf2_budget())
@@ -751,7 +767,8 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, const struct rf_location
         .trace_length = end > W.opened_at ? end - W.opened_at : 0,
         .rank = W.rank, .world_size = W.size, .host = st_clock_hostname(),
         .locs = locs, .nlocs = nlocs, .regions = regions, .nregions = ST_REGION_ALL_COUNT,
-        .true_time = st_clock_skew_enabled(),
+        .true_time = st_clock_skew_enabled(), .source_words = S.order,
+        .nsource_words = atomic_load_explicit(&S.n, memory_order_acquire),
     };
     rf_defs_write(gd, &W.defs, &r);
 }
@@ -964,10 +981,12 @@ static OTF2_AttributeList *with_sources(struct st_loc *loc, OTF2_AttributeList *
     uint32_t nslots = (uint32_t)v[0];
     if (!nslots)
         return list;
-    OTF2_AttributeList_AddUint32(loc->attrs, RF_ATTR_SOURCES_SLOTS, nslots);
-    for (uint32_t k = 0; k + 1 < n; k++)
-        if (v[1 + k])
-            OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_SOURCES_BITS + k, v[1 + k]);
+    OTF2_AttributeList_AddUint32(loc->attrs, A.slots, nslots);
+    for (uint32_t k = 0; k + 1 < n && k < SOURCE_WORDS_TRACKED; k++) {
+        uint32_t ref = v[1 + k] ? atomic_load_explicit(&S.ref[k], memory_order_acquire) : 0;
+        if (ref)   /* given when it was recorded (note_source_words) */
+            OTF2_AttributeList_AddUint64(loc->attrs, ref, v[1 + k]);
+    }
     return loc->attrs;
 }
 
@@ -979,7 +998,7 @@ static OTF2_AttributeList *with_calls(struct st_loc *loc, OTF2_AttributeList *li
 {
     if (calls <= 1)
         return list;
-    OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_COLLAPSED_CALLS(W.size), calls);
+    OTF2_AttributeList_AddUint64(loc->attrs, A.collapsed_calls, calls);
     return loc->attrs;
 }
 CONVERTER(enter_calls, OTF2_EvtWriter_Enter(loc->evt, with_calls(loc, a, v[0]), t, a0))
@@ -992,9 +1011,9 @@ CONVERTER(recv, OTF2_EvtWriter_MpiRecv(loc->evt, a, t, a0, U32(0), HI32(0), v[1]
 CONVERTER(irecv, OTF2_EvtWriter_MpiIrecv(loc->evt, a, t, a0, U32(0), HI32(0), v[1], v[2]))
 CONVERTER(request_cancelled, OTF2_EvtWriter_MpiRequestCancelled(loc->evt, a, t, v[0]))
 CONVERTER(irecv_freed,
-          OTF2_AttributeList_AddCommRef(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 0), U32(0));
-          OTF2_AttributeList_AddInt32(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 1), (int32_t)U32(1));
-          OTF2_AttributeList_AddInt32(loc->attrs, RF_ATTR_FREED_RECEIVE(W.size, 2), (int32_t)U32(2));
+          OTF2_AttributeList_AddCommRef(loc->attrs, A.freed_receive[0], U32(0));
+          OTF2_AttributeList_AddInt32(loc->attrs, A.freed_receive[1], (int32_t)U32(1));
+          OTF2_AttributeList_AddInt32(loc->attrs, A.freed_receive[2], (int32_t)U32(2));
           OTF2_EvtWriter_MpiRequestTest(loc->evt, loc->attrs, t, v[3]))
 CONVERTER(coll_begin, OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, a, t))
 CONVERTER(coll_end, OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, with_sources(loc, a, v + 5, n - 5), t,
@@ -1109,13 +1128,39 @@ void st_write_coll_begin(struct st_loc *loc, struct st_time t)
     ST_REC0(loc, REC_COLL_BEGIN, t);
 }
 
+/* The non-zero words of a sparse member's sources are written as
+ * coll_sources_<k>: give each its reference the first time, and journal it
+ * then (before the event is recorded, so a killed rank's rebuild defines
+ * every word its flushed events carry, with the same reference). The
+ * release store makes the reference visible to whichever thread converts
+ * the record. */
+static void note_source_words(const uint64_t *sources, uint32_t words)
+{
+    for (uint32_t k = 0; k < words && k < SOURCE_WORDS_TRACKED; k++) {
+        if (!sources[k] || atomic_load_explicit(&S.ref[k], memory_order_acquire))
+            continue;
+        pthread_mutex_lock(&S.lock);
+        if (!atomic_load_explicit(&S.ref[k], memory_order_relaxed)) {
+            uint32_t j = atomic_load_explicit(&S.n, memory_order_relaxed);
+            S.order[j] = k;
+            char tail[32];
+            snprintf(tail, sizeof tail, " %u %u", k, A.sources + j);
+            journal_record(RF_JR_SOURCE_WORD, NULL, tail);
+            atomic_store_explicit(&S.ref[k], A.sources + j, memory_order_release);
+            atomic_store_explicit(&S.n, j + 1, memory_order_release);
+        }
+        pthread_mutex_unlock(&S.lock);
+    }
+}
+
 /* A collective's end: the `nfixed` arguments, then the sources extension
  * (slot count and bit words) of a sparse member. */
 static void put_collective(struct st_loc *loc, uint32_t kind, struct st_time t, const uint64_t *fixed,
                            uint32_t nfixed, uint32_t nslots, const uint64_t *sources)
 {
     uint32_t words = !nslots || nslots == ST_COLL_SOURCES_UNKNOWN ? 0 : (nslots + 63) / 64;
-    if (nslots && (words > source_words() || (words && !sources) || nfixed + 1 + words + 3 > ST_REC_MAX_WORDS)) {
+    if (nslots && (words > source_words() || words > SOURCE_WORDS_TRACKED || (words && !sources)
+                   || nfixed + 1 + words + 3 > ST_REC_MAX_WORDS)) {
         words = 0;
         nslots = ST_COLL_SOURCES_UNKNOWN;
     }
@@ -1130,8 +1175,10 @@ static void put_collective(struct st_loc *loc, uint32_t kind, struct st_time t, 
     }
     memcpy(v, fixed, sizeof *v * nfixed);
     v[nfixed] = nslots;
-    if (words)
+    if (words) {
         memcpy(v + nfixed + 1, sources, sizeof *v * words);
+        note_source_words(sources, words);
+    }
     st_rec_put(loc, kind, t, 0, v, n);
     if (v != small)
         free(v);

@@ -12,7 +12,10 @@
  * With "rma", every rank first also makes a window on the duplicate named
  * "killed window", puts to its right neighbour in a fence epoch and gets
  * from it under MPI_Win_lock_all (the window is never freed: rank 2 dies
- * with it). */
+ * with it). With "sparse", every rank first takes part in an MPI_Alltoallv
+ * on the duplicate in which rank 0 receives from every rank (dense), rank 1
+ * from none, rank 2 from rank 1 only and rank 3 from rank 2 only: ranks 2
+ * and 3 are sparse members, whose sources the tracer records. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE   /* kill() */
 #endif
@@ -50,6 +53,28 @@ int main(int argc, char **argv)
         MPI_Win_lock_all(0, win);
         MPI_Get(&got, 1, MPI_INT, right, 0, 1, MPI_INT, win);
         MPI_Win_unlock_all(win);
+        MPI_Barrier(dup);
+    }
+    if (argc > 2 && argv[2][0] == 's') {
+        int *sc = calloc((size_t)size, sizeof *sc), *rc = calloc((size_t)size, sizeof *rc);
+        int *sd = calloc((size_t)size, sizeof *sd), *rd = calloc((size_t)size, sizeof *rd);
+        int *in = calloc((size_t)size, sizeof *in), *out = calloc((size_t)size, sizeof *out);
+        if (!sc || !rc || !sd || !rd || !in || !out)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        for (int i = 0; i < size; i++) {
+            sd[i] = rd[i] = i;
+            in[i] = 100 * rank + i;
+            /* to rank 0 always; 1 -> 2 and 2 -> 3 besides */
+            sc[i] = i == 0 || (rank == 1 && i == 2) || (rank == 2 && i == 3);
+            rc[i] = rank == 0 || (rank == 2 && i == 1) || (rank == 3 && i == 2);
+        }
+        MPI_Alltoallv(in, sc, sd, MPI_INT, out, rc, rd, MPI_INT, dup);
+        free(sc);
+        free(rc);
+        free(sd);
+        free(rd);
+        free(in);
+        free(out);
         MPI_Barrier(dup);
     }
 

@@ -8,7 +8,7 @@
 # bounds; the output is deterministic; bad arguments get a one-line error
 # and exit status 2.
 . "$top_srcdir/tests/lib.sh"
-plan 41
+plan 42
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 tmp=$(scratch)
@@ -268,4 +268,18 @@ bad_args "negative iterations" "$tmp/never" --ranks 4 --iterations -1
 bad_args "a missing value" "$tmp/never" --ranks
 bad_args "an unknown option" "$tmp/never" --ranks 4 --bogus 1
 bad_args "two OUT_DIRs" "$tmp/never" "$tmp/never2" --ranks 4
+
+# Memory that grows with locations, not with their square: 3000 ranks of a
+# few events each. Every rank lists MPI_COMM_WORLD's 3000 members, and each
+# location's event array was allocated for 4096 events: 575 MB before the
+# lists were shared and the arrays fitted, 173 MB after (the causal index's
+# build budget included); 300 MB is the bound.
+"$GEN" "$tmp/wide" --ranks 3000 --pattern ring --iterations 4 --no-true-time >/dev/null
+peak=$("$PYTHON3" - "$top_builddir/synctrace" "$tmp/wide" "$tmp/wide.out" <<'PY'
+import resource, subprocess, sys
+rc = subprocess.call([sys.argv[1], 'merge', sys.argv[2], '-o', sys.argv[3]], stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024 if rc == 0 else -1)
+PY
+)
+ok $([ "$peak" -gt 0 ] && [ "$peak" -lt 300 ]; echo $?) "3000 ranks merged in ${peak} MB peak RSS (< 300: per location, not per location squared)"
 finish

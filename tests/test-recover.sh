@@ -7,10 +7,14 @@
 # archives are closed by the tracer's signal handler). SYNCTRACE_SKEW is on,
 # so the recovered events must keep their true_time attribute too. A second
 # run ("rma") first does one-sided communication on a named window: the
-# recovered rank keeps its window and its RMA events.
+# recovered rank keeps its window and its RMA events. A third ("sparse")
+# first makes an MPI_Alltoallv in which ranks 2 and 3 are sparse members:
+# an archive defines only the coll_sources_<k> words its events carry
+# (rawformat.h), the closing tracer from what it recorded, the recovery
+# from the journal's source_word records, with the same references.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-N=21
+N=27
 plan $N
 
 tmp=$(scratch)
@@ -88,7 +92,7 @@ ok $? "rank 2: $nrec events recovered = the events of its ${whole:-?} flushed ch
 
 # The journal itself: text, one record a line, complete up to the kill.
 run_id=$(awk '$1 == "run_id" {print $2}' "$dir/run.meta")
-[ "$(head -1 "$j")" = "synctrace-journal 1" ] && grep -q "^header_end [0-9]*$" "$j" \
+[ "$(head -1 "$j")" = "synctrace-journal 2" ] && grep -q "^header_end [0-9]*$" "$j" \
     && [ "$(grep -c '^region ' "$j")" -eq "$(awk '$1 == "header_end" {print $2}' "$j")" ] \
     && grep -qx "property SYNCTRACE::RUN_ID $run_id" "$j" && [ "$(grep -c '^comm [0-9]* ' "$j")" -eq 4 ] \
     && grep -q '^comm 3 %00 4 @0 key [0-9a-f]\{16\}$' "$j" && grep -q '^group 0 4 0,1,2,3$' "$j" && [ "$(tail -c 1 "$j" | od -An -c | tr -d ' ')" = '\n' ]
@@ -281,4 +285,55 @@ EOF
 else
     skip "no Python otf2 module"
 fi
+# --- sparse collective sources before the kill (rawformat.h): an archive
+# defines coll_sources_<k> only for the words its events carry, closed or
+# rebuilt from the journal.
+dir3=$tmp/trace-sparse
+timeout -k 5 25 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 \
+    -x LD_PRELOAD="$SYNCTRACE_LIB" -x SYNCTRACE_DIR="$dir3" -x SYNCTRACE_BUFFER_MB=1 \
+    -x SYNCTRACE_SKEW=seed=3,offset_us=500,drift_ppm=20 \
+    "$prog" $calls sparse >"$tmp/out3" 2>"$tmp/err3"
+left=$(pgrep -f "$prog" | tr '\n' ' ')
+for pid in $left; do kill -9 "$pid" 2>/dev/null; done   # only this test's own program
+j3=$dir3/rank-000002.journal
+grep -q "^KILLING rank 2 after $calls calls" "$tmp/out3" && [ ! -s "$dir3/rank-000002.otf2" ] \
+    && [ "$(grep -c '^source_word ' "$j3")" -eq 1 ] && grep -qx 'source_word 0 6' "$j3" && ! grep -q '^source_word ' "$j"
+ok $? "sparse: rank 2 was killed after a sparse Alltoallv; its journal lists the one source word its event carries with its reference (source_word 0 6: after true_time, the slots, freed_receive_*, collapsed_calls), the first run's none"
+
+# Which coll_sources_<k> a closed archive defines.
+source_words() { otf2-print -G "$1" 2>/dev/null | sed -n 's/^ATTRIBUTE .*Name: "coll_sources_\([0-9]*\)".*/\1/p' | tr '\n' ' '; }
+slots_defined() { otf2-print -G "$1" 2>/dev/null | grep -c '^ATTRIBUTE .*Name: "coll_sources_slots"'; }
+defs_state=""
+for r in 0 1 3; do defs_state="$defs_state rank $r: [$(source_words "$dir3/rank-00000$r.otf2")] $(slots_defined "$dir3/rank-00000$r.otf2");"; done
+for r in 0 1 3; do defs_state="$defs_state first run rank $r: [$(source_words "$dir/rank-00000$r.otf2")];"; done
+[ "$defs_state" = " rank 0: [] 1; rank 1: [] 1; rank 3: [0 ] 1; first run rank 0: []; first run rank 1: []; first run rank 3: [];" ]
+ok $? "sparse: closed archives define coll_sources_slots and only the words their events carry:$defs_state"
+
+st dump "$dir3" >"$tmp/dump3" 2>"$tmp/dump3.err"
+rc=$?
+sources() { grep "^$1 [0-9]* COLL_END .*op=alltoallv" "$tmp/$2" | sed -n 's/.* sources=\([^ ]*\).*/\1/p' | tr '\n' ' '; }
+got="0:[$(sources 0 dump3)] 1:[$(sources 1 dump3)] 2:[$(sources 2 dump3)] 3:[$(sources 3 dump3)]"
+[ $rc -eq 0 ] && [ "$got" = "0:[] 1:[] 2:[1 ] 3:[2 ]" ]
+ok $? "sparse: the sources read back, the killed rank 2's from its rebuilt definitions (exit $rc; $got)"
+
+# A word's reference must be the next of the dense layout: the tracer's
+# events carry it, so another one is a damaged journal.
+cp -r "$dir3" "$tmp/badref"
+sed 's/^source_word 0 6$/source_word 0 7/' "$j3" >"$tmp/badref/rank-000002.journal"
+st dump "$tmp/badref" >/dev/null 2>"$tmp/badref.err"
+rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$tmp/badref.err")" -eq 1 ] && grep -q "rank-000002.journal: line [0-9]*: malformed record 'source_word 0 7'" "$tmp/badref.err"
+ok $? "sparse: a source word whose reference is not the next one: one-line error ($(head -1 "$tmp/badref.err"))"
+
+# A word outside the world is a malformed record: one line naming it.
+cp -r "$dir3" "$tmp/badword"
+sed 's/^source_word 0 6$/source_word 1 6/' "$j3" >"$tmp/badword/rank-000002.journal"
+st dump "$tmp/badword" >/dev/null 2>"$tmp/badword.err"
+rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$tmp/badword.err")" -eq 1 ] && grep -q "rank-000002.journal: line [0-9]*: malformed record 'source_word 1 6'" "$tmp/badword.err"
+ok $? "sparse: a source word beyond the world's (1 word for 4 ranks): one-line error ($(head -1 "$tmp/badword.err"))"
+
+st merge "$dir3" -o "$tmp/merged3" >"$tmp/merge3.out" 2>"$tmp/merge3.err"
+rc=$?
+ok $rc "sparse: synctrace merge merges the trace with the recovered sparse member (exit $rc)"
 finish

@@ -13,7 +13,15 @@
  * communicator parents, Cartesian topologies, in-neighbours, RMA windows
  * and region roles, read back from a closed archive and from one rebuilt
  * from its journal (the journal records comm_parent, cart, window,
- * window_name, started_at). */
+ * window_name, started_at).
+ *
+ * Then the collective source words (rawformat.h): an archive of a world of
+ * 4000 ranks whose one sparse Alltoallv carries words 40 and 3 defines
+ * those two alone, with attribute references dense in definition order
+ * (the words in the order of first use), closed or rebuilt from a journal
+ * of format 2 ("source_word K REF"); a journal of format 1 (older tracers)
+ * rebuilds the world-sized layout its events were written with; damaged
+ * source_word records are one error naming the journal. */
 #include <config.h>
 #include "defs_write.h"
 #include "fsutil.h"
@@ -366,6 +374,215 @@ static void legacy(void)
     st_remove_tree(dir);
 }
 
+/* ---------- collective source words ---------- */
+
+#define SW_WORLD 4000
+#define SW_CHUNK (256 * 1024)   /* OTF2's smallest event chunk */
+#define SW_EVENTS 100000        /* events enough to fill it */
+enum sw_kind { SW_CLOSED, SW_JOURNAL, SW_JOURNAL_OLD, SW_JOURNAL_BAD_REF, SW_JOURNAL_TWICE, SW_JOURNAL_OUTSIDE };
+
+/* The attributes an archive defines, in definition order. */
+struct sw_attrs {
+    uint32_t n, refs[128];
+    char names[128][32];
+};
+
+static OTF2_CallbackCode sw_def_string(void *ud, OTF2_StringRef self, const char *string)
+{
+    char (*strings)[32] = ((char (**)[32])ud)[1];
+    if (self < 256)
+        snprintf(strings[self], 32, "%s", string);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode sw_def_attr(void *ud, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef desc,
+                                     OTF2_Type type)
+{
+    (void)desc; (void)type;
+    struct sw_attrs *a = ((void **)ud)[0];
+    char (*strings)[32] = ((char (**)[32])ud)[1];
+    if (a->n < 128) {
+        a->refs[a->n] = self;
+        snprintf(a->names[a->n], 32, "%s", name < 256 ? strings[name] : "?");
+        a->n++;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static int sw_read_attrs(const char *anchor, struct sw_attrs *a)
+{
+    static char strings[256][32];
+    void *ud[2] = { a, strings };
+    memset(a, 0, sizeof *a);
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    if (!rd)
+        return -1;
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    OTF2_GlobalDefReader *gr = OTF2_Reader_GetGlobalDefReader(rd);
+    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    uint64_t n = 0;
+    int ok = gr && cb && OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, sw_def_string) == OTF2_SUCCESS
+             && OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, sw_def_attr) == OTF2_SUCCESS
+             && OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, ud) == OTF2_SUCCESS
+             && OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n) == OTF2_SUCCESS;
+    if (cb)
+        OTF2_GlobalDefReaderCallbacks_Delete(cb);
+    OTF2_Reader_Close(rd);
+    return ok ? 0 : -1;
+}
+
+/* A rank of a world of SW_WORLD whose one sparse Alltoallv received from
+ * slots 200 (word 3) and 2600 (word 40), its words first used in the order
+ * 40, 3; closed, or killed with the journal `kind` describes. */
+static int sw_archive(const char *dir, enum sw_kind kind)
+{
+    int world = kind == SW_JOURNAL_OLD;
+    struct rf_attr_layout l;
+    rf_attr_layout(&l, 0);
+    uint32_t slots = world ? RF_ATTR_SOURCES_SLOTS : l.slots;
+    uint32_t ref40 = world ? RF_ATTR_SOURCES_BITS + 40 : l.sources, ref3 = world ? RF_ATTR_SOURCES_BITS + 3 : l.sources + 1;
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, "rank-000000", OTF2_FILEMODE_WRITE, SW_CHUNK, OTF2_CHUNK_SIZE_MIN,
+                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!ar)
+        return -1;
+    int ok = OTF2_Archive_SetFlushCallbacks(ar, &flush, NULL) == OTF2_SUCCESS
+             && OTF2_Archive_SetSerialCollectiveCallbacks(ar) == OTF2_SUCCESS
+             && OTF2_Archive_OpenEvtFiles(ar) == OTF2_SUCCESS;
+    OTF2_EvtWriter *w = ok ? OTF2_Archive_GetEvtWriter(ar, 0) : NULL;
+    OTF2_AttributeList *attrs = OTF2_AttributeList_New();
+    ok = w && attrs && OTF2_AttributeList_AddUint32(attrs, slots, SW_WORLD) == OTF2_SUCCESS
+         && OTF2_AttributeList_AddUint64(attrs, ref40, 1ull << (2600 % 64)) == OTF2_SUCCESS
+         && OTF2_AttributeList_AddUint64(attrs, ref3, 1ull << (200 % 64)) == OTF2_SUCCESS
+         && OTF2_EvtWriter_Enter(w, NULL, 1000, 0) == OTF2_SUCCESS
+         && OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, 1100) == OTF2_SUCCESS
+         && OTF2_EvtWriter_MpiCollectiveEnd(w, attrs, 1200, OTF2_COLLECTIVE_OP_ALLTOALLV, 0, OTF2_UNDEFINED_UINT32, 8,
+                                            8) == OTF2_SUCCESS
+         && OTF2_EvtWriter_Leave(w, NULL, 2000, 0) == OTF2_SUCCESS;
+    /* a recovery reads whole chunks only: fill the first one */
+    uint64_t nevents = 4;
+    for (uint64_t t = 3000; ok && nevents < SW_EVENTS; t += 10, nevents += 2)
+        ok = OTF2_EvtWriter_Enter(w, NULL, t, 0) == OTF2_SUCCESS && OTF2_EvtWriter_Leave(w, NULL, t + 5, 0) == OTF2_SUCCESS;
+    ok = ok && OTF2_Archive_CloseEvtWriter(ar, w) == OTF2_SUCCESS && OTF2_Archive_CloseEvtFiles(ar) == OTF2_SUCCESS;
+    if (attrs)
+        OTF2_AttributeList_Delete(attrs);
+    char value[16];
+    snprintf(value, sizeof value, "%d", SW_WORLD);
+    ok = ok && OTF2_Archive_SetProperty(ar, RF_PROP_RANK, "0", true) == OTF2_SUCCESS
+         && OTF2_Archive_SetProperty(ar, RF_PROP_WORLD_SIZE, value, true) == OTF2_SUCCESS;
+    struct rf_location loc = { 0, 0, nevents };
+    struct rf_clock_offset offset = { 500, 7, 1.0 };
+    ok = ok && rf_defs_write_clock_offsets(ar, &loc, 1, &offset, 1) == 0;
+    OTF2_GlobalDefWriter *gd = ok ? OTF2_Archive_GetGlobalDefWriter(ar) : NULL;
+    struct rf_defs defs = { 0 };
+    uint64_t *members = malloc(sizeof *members * SW_WORLD);
+    for (uint32_t i = 0; members && i < SW_WORLD; i++)
+        members[i] = i;
+    struct rf_region region = { "MPI_Alltoallv", OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI };
+    uint32_t used[2] = { 40, 3 };
+    struct rf_rank_defs rd = { .resolution = 1000000000, .global_offset = 0, .trace_length = 3000, .rank = 0,
+                               .world_size = SW_WORLD, .host = "host", .locs = &loc, .nlocs = 1, .regions = &region,
+                               .nregions = 1, .source_words = used, .nsource_words = 2 };
+    ok = gd && members && rf_defs_add_plain_comm(&defs, RF_COMM_WORLD_NAME, SW_WORLD, members) == 0
+         && rf_defs_write(gd, &defs, &rd) == 0;
+    char err[4600];
+    ok = ok && rf_members_write(dir, "rank-000000", &defs, 0, SW_WORLD, err, sizeof err) == 0
+         && rf_members_declare(ar) == 0;
+    rf_defs_free(&defs);
+    if (gd)
+        ok = OTF2_Archive_CloseGlobalDefWriter(ar, gd) == OTF2_SUCCESS && ok;
+    ok = OTF2_Archive_Close(ar) == OTF2_SUCCESS && ok;
+    if (!ok || kind == SW_CLOSED) {
+        free(members);
+        return ok ? 0 : -1;
+    }
+    /* killed: no anchor, definitions or membership file, a journal */
+    char path[4200];
+    const char *gone[] = { "rank-000000.otf2", "rank-000000.def", "rank-000000/0.def", "rank-000000" RF_MEMBERS_SUFFIX };
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, gone[i]);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/rank-000000" RF_JOURNAL_SUFFIX, dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        free(members);
+        return -1;
+    }
+    fprintf(f, RF_JOURNAL_MAGIC " %d\n" RF_JR_RANK " 0\n" RF_JR_WORLD_SIZE " %d\n" RF_JR_LOCATION " 0\n"
+            RF_JR_CHUNK_SIZE " %d\n" RF_JR_OPENED_AT " 1000\n" RF_JR_TICKS_PER_SECOND " 1e9\n" RF_JR_TRUE_TIME " 0\n"
+            RF_JR_HOST " host\n" RF_JR_CLOCK " monotonic\n" RF_JR_REGION " 0 %d %d MPI_Alltoallv\n"
+            RF_JR_HEADER_END " 1\n",
+            world ? RF_JOURNAL_FORMAT_WORLD_ATTRS : RF_JOURNAL_FORMAT, SW_WORLD, SW_CHUNK,
+            (int)OTF2_REGION_ROLE_COLL_ALL2ALL, (int)OTF2_PARADIGM_MPI);
+    fprintf(f, RF_JR_PROPERTY " " RF_PROP_RANK " 0\n" RF_JR_PROPERTY " " RF_PROP_WORLD_SIZE " %d\n"
+            RF_JR_GROUP " 0 %d ", SW_WORLD, SW_WORLD);
+    for (uint32_t i = 0; i < SW_WORLD; i++)
+        fprintf(f, "%s%u", i ? "," : "", i);
+    fprintf(f, "\n" RF_JR_COMM " 0 " RF_COMM_WORLD_NAME " %d @0\n", SW_WORLD);
+    free(members);
+    if (kind == SW_JOURNAL || kind == SW_JOURNAL_TWICE)
+        fprintf(f, RF_JR_SOURCE_WORD " 40 %u\n" RF_JR_SOURCE_WORD " 3 %u\n", l.sources, l.sources + 1);
+    if (kind == SW_JOURNAL_TWICE)
+        fprintf(f, RF_JR_SOURCE_WORD " 40 %u\n", l.sources + 2);
+    if (kind == SW_JOURNAL_BAD_REF)   /* the references out of order */
+        fprintf(f, RF_JR_SOURCE_WORD " 40 %u\n" RF_JR_SOURCE_WORD " 3 %u\n", l.sources + 1, l.sources);
+    if (kind == SW_JOURNAL_OUTSIDE)   /* 63 words for 4000 ranks: 0 .. 62 */
+        fprintf(f, RF_JR_SOURCE_WORD " 63 %u\n", l.sources);
+    fprintf(f, RF_JR_RESOLUTION " 1000000000\n");
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* Read the rank back: its Alltoallv's sources must be slots 200 and 2600. */
+static void source_words(enum sw_kind kind, const char *what, const char *want_error)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/unit_rawread.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir) || sw_archive(dir, kind) != 0) {
+        ok(0, "%s: cannot write the archive", what);
+        return;
+    }
+    char anchor[4200], err[1024] = "";
+    snprintf(anchor, sizeof anchor, "%s/rank-000000.otf2", dir);
+    if (kind == SW_CLOSED) {
+        struct sw_attrs a;
+        struct rf_attr_layout l;
+        rf_attr_layout(&l, 0);
+        int dense = sw_read_attrs(anchor, &a) == 0 && a.n == l.sources + 2;
+        for (uint32_t i = 0; dense && i < a.n; i++)
+            dense = a.refs[i] == i;
+        ok(dense && strcmp(a.names[l.slots], RF_ATTR_SOURCES_SLOTS_NAME) == 0
+               && strcmp(a.names[l.freed_receive[0]], RF_ATTR_FREED_RECEIVE_COMM_NAME) == 0
+               && strcmp(a.names[l.collapsed_calls], RF_ATTR_COLLAPSED_CALLS_NAME) == 0
+               && strcmp(a.names[l.sources], "coll_sources_40") == 0
+               && strcmp(a.names[l.sources + 1], "coll_sources_3") == 0,
+           "%s: %u attributes, references dense in definition order, the two words used alone (of %u a world of %d "
+           "needs), in the order of first use", what, a.n, RF_SOURCE_WORDS(SW_WORLD), SW_WORLD);
+    }
+    struct rt_rank r;
+    int rc = rt_read_rank(anchor, &r, err, sizeof err);
+    if (want_error) {
+        ok(rc == -1 && strstr(err, want_error) && strstr(err, dir) && !strchr(err, '\n'),
+           "%s: one error naming the journal (%s)", what, err);
+    } else {
+        uint32_t nslots = 0;
+        const uint64_t *bits = NULL;
+        uint64_t i = 0;
+        for (; rc == 0 && i < r.nevents; i++)
+            if (r.events[i].kind == RT_COLL_END) {
+                bits = rt_sources_of(&r, i, &nslots);
+                break;
+            }
+        int right = bits && nslots == SW_WORLD;
+        for (uint32_t k = 0; right && k < RF_SOURCE_WORDS(SW_WORLD); k++)
+            right = bits[k] == (k == 3 ? 1ull << (200 % 64) : k == 40 ? 1ull << (2600 % 64) : 0);
+        ok(rc == 0 && right && (kind == SW_CLOSED || r.recovered),
+           "%s: the Alltoallv's sources read back as slots 200 and 2600 of %u (%s)", what, nslots, rc ? err : "ok");
+    }
+    rt_free_rank(&r);
+    st_remove_tree(dir);
+}
+
 int main(void)
 {
     damaged(GOOD, "an intact archive", "", 1);
@@ -387,5 +604,11 @@ int main(void)
             "no SYNCTRACE::MEMBERS property", 0);
     legacy();
     recovered();
+    source_words(SW_CLOSED, "source words, closed", NULL);
+    source_words(SW_JOURNAL, "source words, rebuilt from a journal", NULL);
+    source_words(SW_JOURNAL_OLD, "source words, rebuilt from a journal of format 1 (the world-sized layout)", NULL);
+    source_words(SW_JOURNAL_BAD_REF, "a source word's reference out of order", "malformed record 'source_word 40 6'");
+    source_words(SW_JOURNAL_TWICE, "a source word journaled twice", "malformed record 'source_word 40 7'");
+    source_words(SW_JOURNAL_OUTSIDE, "a source word beyond the world's", "malformed record 'source_word 63 5'");
     return tap_finish();
 }

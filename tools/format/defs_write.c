@@ -301,6 +301,89 @@ static OTF2_CommFlag comm_flags(const struct rf_comm_def *c)
     return c->events ? OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS : OTF2_COMM_FLAG_NONE;
 }
 
+void rf_attr_layout(struct rf_attr_layout *l, int true_time)
+{
+    uint32_t n = 0;
+    l->true_time = true_time ? n++ : OTF2_UNDEFINED_ATTRIBUTE;
+    l->slots = n++;
+    for (int k = 0; k < 3; k++)
+        l->freed_receive[k] = n++;
+    l->collapsed_calls = n++;
+    l->sources = n;
+}
+
+static const char *const freed_name[3] = { RF_ATTR_FREED_RECEIVE_COMM_NAME, RF_ATTR_FREED_RECEIVE_SOURCE_NAME,
+                                           RF_ATTR_FREED_RECEIVE_TAG_NAME };
+static const OTF2_Type freed_type[3] = { OTF2_TYPE_COMM, OTF2_TYPE_INT32, OTF2_TYPE_INT32 };
+
+/* The attributes' names and descriptions, into the string table before it
+ * is written (the writers below only look them up). */
+static void intern_attribute_strings(struct rf_defs *d, const struct rf_rank_defs *r)
+{
+    char buf[64];
+    rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_NAME);
+    rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_DESC);
+    rf_defs_string(d, RF_ATTR_SOURCES_BITS_DESC);
+    uint32_t n = r->world_attrs ? RF_SOURCE_WORDS(r->world_size) : r->nsource_words;
+    for (uint32_t j = 0; j < n; j++) {
+        snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, r->world_attrs ? j : r->source_words[j]);
+        rf_defs_string(d, buf);
+    }
+    for (int k = 0; k < 3; k++)
+        rf_defs_string(d, freed_name[k]);
+    rf_defs_string(d, RF_ATTR_FREED_RECEIVE_DESC);
+    rf_defs_string(d, RF_ATTR_COLLAPSED_CALLS_NAME);
+    rf_defs_string(d, RF_ATTR_COLLAPSED_CALLS_DESC);
+}
+
+/* The attributes in the world-sized layout of older tracers (rawformat.h):
+ * what a journal of format 1 describes. */
+static int write_world_attributes(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_rank_defs *r)
+{
+    int ok = 1;
+    char buf[64];
+    uint32_t words = RF_SOURCE_WORDS(r->world_size);
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_SLOTS, rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_NAME),
+                                              rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_DESC), OTF2_TYPE_UINT32));
+    for (uint32_t k = 0; k < words; k++) {
+        snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_BITS + k, rf_defs_string(d, buf),
+                                                  rf_defs_string(d, RF_ATTR_SOURCES_BITS_DESC), OTF2_TYPE_UINT64));
+    }
+    for (int k = 0; k < 3; k++)
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_FREED_RECEIVE(r->world_size, k),
+                                                  rf_defs_string(d, freed_name[k]),
+                                                  rf_defs_string(d, RF_ATTR_FREED_RECEIVE_DESC), freed_type[k]));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_COLLAPSED_CALLS(r->world_size),
+                                              rf_defs_string(d, RF_ATTR_COLLAPSED_CALLS_NAME),
+                                              rf_defs_string(d, RF_ATTR_COLLAPSED_CALLS_DESC), OTF2_TYPE_UINT64));
+    return ok;
+}
+
+/* The attributes in the dense layout (rf_attr_layout): only the source
+ * words the events carry, so a rank that never was a sparse member of a
+ * large group defines none (O(own), not O(world)). */
+static int write_attributes(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_rank_defs *r)
+{
+    int ok = 1;
+    char buf[64];
+    struct rf_attr_layout l;
+    rf_attr_layout(&l, r->true_time);
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, l.slots, rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_NAME),
+                                              rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_DESC), OTF2_TYPE_UINT32));
+    for (int k = 0; k < 3; k++)
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, l.freed_receive[k], rf_defs_string(d, freed_name[k]),
+                                                  rf_defs_string(d, RF_ATTR_FREED_RECEIVE_DESC), freed_type[k]));
+    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, l.collapsed_calls, rf_defs_string(d, RF_ATTR_COLLAPSED_CALLS_NAME),
+                                              rf_defs_string(d, RF_ATTR_COLLAPSED_CALLS_DESC), OTF2_TYPE_UINT64));
+    for (uint32_t j = 0; j < r->nsource_words; j++) {
+        snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, r->source_words[j]);
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, l.sources + j, rf_defs_string(d, buf),
+                                                  rf_defs_string(d, RF_ATTR_SOURCES_BITS_DESC), OTF2_TYPE_UINT64));
+    }
+    return ok;
+}
+
 int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_rank_defs *r)
 {
     int ok = 1;
@@ -323,20 +406,7 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
     uint32_t s_true_desc = rf_defs_string(d, RF_ATTR_TRUE_TIME_DESC);
     uint32_t s_own_locations = rf_defs_string(d, RF_GROUP_OWN_LOCATIONS_NAME);
     uint32_t s_own = rf_defs_string(d, RF_GROUP_OWN_NAME);
-    uint32_t s_slots = rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_NAME);
-    uint32_t s_slots_desc = rf_defs_string(d, RF_ATTR_SOURCES_SLOTS_DESC);
-    uint32_t s_bits_desc = rf_defs_string(d, RF_ATTR_SOURCES_BITS_DESC);
-    uint32_t source_words = RF_SOURCE_WORDS(r->world_size);
-    for (uint32_t k = 0; k < source_words; k++) {
-        snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
-        rf_defs_string(d, buf);
-    }
-    uint32_t s_freed[3] = { rf_defs_string(d, RF_ATTR_FREED_RECEIVE_COMM_NAME),
-                            rf_defs_string(d, RF_ATTR_FREED_RECEIVE_SOURCE_NAME),
-                            rf_defs_string(d, RF_ATTR_FREED_RECEIVE_TAG_NAME) };
-    uint32_t s_freed_desc = rf_defs_string(d, RF_ATTR_FREED_RECEIVE_DESC);
-    uint32_t s_calls = rf_defs_string(d, RF_ATTR_COLLAPSED_CALLS_NAME);
-    uint32_t s_calls_desc = rf_defs_string(d, RF_ATTR_COLLAPSED_CALLS_DESC);
+    intern_attribute_strings(d, r);
     for (uint32_t k = 0; k < r->nregions; k++)
         rf_defs_string(d, r->regions[k].name);
     /* Every string must be defined before the records that use it. */
@@ -363,20 +433,11 @@ int rf_defs_write(OTF2_GlobalDefWriter *gd, struct rf_defs *d, const struct rf_r
         CHECK(OTF2_GlobalDefWriter_WriteRegion(gd, k, name, name, s_empty, r->regions[k].role, r->regions[k].paradigm,
                                                OTF2_REGION_FLAG_NONE, s_empty, 0, 0));
     }
+    /* true_time is 0 in both layouts */
     if (r->true_time)
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64));
-    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_SLOTS, s_slots, s_slots_desc, OTF2_TYPE_UINT32));
-    for (uint32_t k = 0; k < source_words; k++) {
-        snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
-        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_BITS + k, rf_defs_string(d, buf), s_bits_desc,
-                                                  OTF2_TYPE_UINT64));
-    }
-    static const OTF2_Type freed_type[3] = { OTF2_TYPE_COMM, OTF2_TYPE_INT32, OTF2_TYPE_INT32 };
-    for (int k = 0; k < 3; k++)
-        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_FREED_RECEIVE(r->world_size, k), s_freed[k],
-                                                  s_freed_desc, freed_type[k]));
-    CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_COLLAPSED_CALLS(r->world_size), s_calls, s_calls_desc,
-                                              OTF2_TYPE_UINT64));
+    if (!(r->world_attrs ? write_world_attributes(gd, d, r) : write_attributes(gd, d, r)))
+        ok = 0;
 
     /* Only this rank's own: the communicators' world-rank members, keys
      * and in-neighbours go to the membership file (rf_members_write), so

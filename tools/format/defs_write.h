@@ -10,8 +10,8 @@
  *
  * The OTF2 definitions name this rank's own locations only, whatever the
  * world's size (rawformat.h, "Groups"): strings, system tree, locations,
- * regions, attributes (true_time, the collective source slots, the freed
- * receive's), the three groups of this rank (its location, itself, SELF),
+ * regions, attributes (true_time, the collective source slots and the
+ * words of them the events carry, the freed receive's, collapsed_calls), the three groups of this rank (its location, itself, SELF),
  * the communicators (each a Comm on one of them, with its parent), the
  * Cartesian dimensions, topologies and coordinates (as Score-P writes
  * them), and the RMA windows. Who the communicators' members are (world
@@ -154,7 +154,23 @@ struct rf_rank_defs {
     const struct rf_region *regions;
     uint32_t nregions;
     int true_time;                    /* events carry the true_time attribute */
+    /* The coll_sources_<k> words the events carry, in the order of their
+     * references (rf_attr_layout: the j-th has sources + j). */
+    const uint32_t *source_words;
+    uint32_t nsource_words;
+    /* The world-sized attribute layout of older tracers instead (rebuilt
+     * from a journal of format 1): every word of the world, source_words
+     * ignored. */
+    int world_attrs;
 };
+
+/* A raw archive's attribute references (rawformat.h): dense, in the order
+ * they are defined; true_time is OTF2_UNDEFINED_ATTRIBUTE without it. The
+ * j-th coll_sources_<k> word has reference sources + j. */
+struct rf_attr_layout {
+    uint32_t true_time, slots, freed_receive[3], collapsed_calls, sources;
+};
+void rf_attr_layout(struct rf_attr_layout *l, int true_time);
 
 /* Write the global definitions. Returns 0, or -1 when a record could not
  * be written or memory ran out (every record that could be is written). */

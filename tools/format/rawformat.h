@@ -80,11 +80,26 @@
 #define RF_ATTR_TRUE_TIME_NAME "true_time"
 #define RF_ATTR_TRUE_TIME_DESC "undistorted time of the event (SYNCTRACE_SKEW)"
 
-/* A sparse alltoallv/w member's non-empty source slots, on its
- * CollectiveEnd / NonBlockingCollectiveComplete: SLOTS holds the slot count
- * (or RF_SOURCES_UNKNOWN: sparse, slots not kept), BITS + k the bits
- * 64k .. 64k+63 (words all zero are left out). Defined in every raw archive
- * for the words a world-sized group needs. */
+/* Attributes are found by name: a raw archive and the merged one number
+ * them differently, and readers accept both.
+ *
+ * A raw archive (rf_attr_layout, tools/format/defs_write.h) numbers its
+ * attributes densely in the order it defines them (otf2-print warns of
+ * any gap): true_time (RF_ATTR_TRUE_TIME, only with SYNCTRACE_SKEW), then
+ * coll_sources_slots, freed_receive_comm, _source, _tag, collapsed_calls,
+ * then one coll_sources_<k> per 64-slot word k its events carry, in the
+ * order the tracer first recorded them (journal: "source_word K REF"), so
+ * a rank that never was a sparse member of a large group defines none:
+ * O(own). The merged archive, and raw archives of older tracers (journal
+ * format 1), use the world-sized layout: true_time 0, coll_sources_slots
+ * RF_ATTR_SOURCES_SLOTS, coll_sources_<k> RF_ATTR_SOURCES_BITS + k for every
+ * word a world-sized group needs, the freed_receive_* and collapsed_calls
+ * after them (RF_ATTR_FREED_RECEIVE, RF_ATTR_COLLAPSED_CALLS).
+ *
+ * A sparse alltoallv/w member's non-empty source slots, on its
+ * CollectiveEnd / NonBlockingCollectiveComplete: coll_sources_slots holds
+ * the slot count (or RF_SOURCES_UNKNOWN: sparse, slots not kept),
+ * coll_sources_<k> the bits 64k .. 64k+63 (words all zero are left out). */
 #define RF_ATTR_SOURCES_SLOTS 1
 #define RF_ATTR_SOURCES_SLOTS_NAME "coll_sources_slots"
 #define RF_ATTR_SOURCES_SLOTS_DESC "collective: source slots of a sparse alltoallv/w member"
@@ -96,7 +111,7 @@
 
 /* A receive request released by MPI_Request_free before it completed
  * (on its MpiRequestTest): what it was posted for, communicator, source
- * and tag, defined after the collective source attributes. */
+ * and tag (in the world-sized layout after the collective source words). */
 #define RF_ATTR_FREED_RECEIVE(world_size, k) (RF_ATTR_SOURCES_BITS + RF_SOURCE_WORDS(world_size) + (uint32_t)(k))
 #define RF_ATTR_FREED_RECEIVE_COMM_NAME "freed_receive_comm"
 #define RF_ATTR_FREED_RECEIVE_SOURCE_NAME "freed_receive_source"
@@ -184,7 +199,10 @@
 
 /* ---------- the recovery journal (format: tools/format/recover.c) ---------- */
 
-#define RF_JOURNAL_FORMAT 1
+/* Format 2 has the dense attribute layout and its source_word records;
+ * format 1 (older tracers) the world-sized layout, still read. */
+#define RF_JOURNAL_FORMAT 2
+#define RF_JOURNAL_FORMAT_WORLD_ATTRS 1
 #define RF_JOURNAL_MAGIC "synctrace-journal"   /* the first line: MAGIC FORMAT */
 /* header records */
 #define RF_JR_RANK "rank"
@@ -215,6 +233,9 @@
 #define RF_JR_WINDOW "window"
 #define RF_JR_WINDOW_NAME "window_name"
 #define RF_JR_STARTED_AT "started_at"           /* MPI_Init's Enter, before opened_at: the global offset moves back */
+/* source_word K REF: an event carries coll_sources_<K> as attribute REF,
+ * the next one of the dense layout; journaled before the event is recorded. */
+#define RF_JR_SOURCE_WORD "source_word"
 
 /* ---------- the membership file (format: tools/format/members.h) ---------- */
 

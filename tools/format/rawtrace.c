@@ -32,11 +32,23 @@ struct ctx {
 
 /* ---------- events ---------- */
 
+/* The event array grows by doubling; what a location did not fill is given
+ * back once it is read (up to half of it: at 10,000 locations of a few
+ * hundred events each, the slack was most of the merge's memory). */
+static void shrink_events(struct rt_rank *r)
+{
+    if (!r->events || !r->nevents)
+        return;
+    struct rt_event *e = realloc(r->events, sizeof *e * r->nevents);
+    if (e)
+        r->events = e;
+}
+
 static struct rt_event *push(struct ctx *c, enum rt_kind kind, uint64_t time, OTF2_AttributeList *attrs)
 {
     struct rt_rank *r = c->r;
     if (r->nevents == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 4096;
+        size_t cap = c->cap ? c->cap * 2 : 64;
         struct rt_event *nv = realloc(r->events, sizeof *nv * cap);
         if (!nv) {
             c->failed = 1;
@@ -679,6 +691,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
             status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
         }
         OTF2_Reader_CloseEvtReader(rd, er);
+        shrink_events(dst);
     }
     c.r = out;
     OTF2_EvtReaderCallbacks_Delete(ecb);
@@ -811,7 +824,8 @@ void rt_free_rank(struct rt_rank *r)
         free(r->region_roles);
         for (uint32_t i = 0; i < r->ncomms; i++) {
             free(r->comms[i].name);
-            free(r->comms[i].members);
+            if (!r->comms[i].shared_members)
+                free(r->comms[i].members);
             free(r->comms[i].local);
             free(r->comms[i].in);
             free(r->comms[i].cart_sizes);

@@ -61,6 +61,8 @@ struct rt_comm {
     int events;               /* CommCreate/CommDestroy events mark its life (CREATE_DESTROY_EVENTS) */
     uint32_t nmembers;
     uint64_t *members;        /* world ranks, in communicator rank order: whom peers name */
+    int shared_members;       /* members belong to a table shared by locations (the merge's
+                               * member_pool.c), not to this rank: never freed or changed here */
     uint32_t nlocal;
     uint64_t *local;          /* an intercommunicator's local group (world ranks) */
     int both_groups;          /* read from a merged archive, shared by the locations of both groups:

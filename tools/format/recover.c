@@ -1,13 +1,15 @@
 /* recover.c — see recover.h.
  *
- * The journal (format 1), as src/writer.c writes it: text, one record per
+ * The journal (format 2), as src/writer.c writes it: text, one record per
  * line, each line ending in '\n' and written by a single write(2) on an
  * O_APPEND descriptor, so a kill can cut at most the last line, which is
  * then dropped. Fields are separated by one space; string fields have '%',
  * space, control and non-ASCII bytes encoded as %XX, and the empty string
  * is "%00". The header, written at once when the archive is opened:
  *
- *   synctrace-journal 1          always the first line: the format version
+ *   synctrace-journal 2          always the first line: the format version (1: an
+ *                                older tracer's, whose archive has the world-sized
+ *                                attribute layout, rawformat.h; still read)
  *   rank R
  *   world_size N
  *   location L                   the OTF2 location id of the thread that opened the
@@ -48,6 +50,13 @@
  *   started_at TICKS             MPI_Init's Enter, stamped before opened_at: the
  *                                archive's global offset
  *   resolution TICKS_PER_SECOND  the final calibrated rate (at MPI_Finalize)
+ *   source_word K REF            an event carries the attribute coll_sources_<K>
+ *                                (K below the world's number of 64-slot words) as
+ *                                attribute REF: the next reference of the dense
+ *                                layout (rf_attr_layout), so the records come in
+ *                                reference order; written before the first such
+ *                                event is recorded. Only these words are defined
+ *                                (format 2)
  *   location ID                  the location of another thread of the rank
  *                                (MPI_THREAD_SERIALIZED or MULTIPLE), made on its
  *                                first MPI call: ID = N << 32 | rank for the N-th
@@ -170,6 +179,10 @@ struct journal {
     uint32_t noffsets;
     uint64_t *threads;        /* the other threads' location ids, in journal order */
     uint32_t nthreads;
+    int format;               /* RF_JOURNAL_FORMAT, or RF_JOURNAL_FORMAT_WORLD_ATTRS (an older tracer's) */
+    uint32_t *source_words;   /* the source_word records' words, in reference order */
+    uint32_t nsource_words;
+    uint64_t *source_seen;    /* bit k: word k has a record (RF_SOURCE_WORDS(world_size) bits) */
 };
 
 enum {
@@ -215,6 +228,8 @@ static void journal_free(struct journal *j)
     free(j->props);
     free(j->offsets);
     free(j->threads);
+    free(j->source_words);
+    free(j->source_seen);
     memset(j, 0, sizeof *j);
 }
 
@@ -380,6 +395,30 @@ static int comm_members(const struct journal *j, const char *s, uint32_t n, uint
 #define MAX_FIELDS 12
 
 /* One complete line (without its '\n'). Returns 0, or -1 for a malformed record. */
+/* "source_word K REF": a word within the world, each once, with the next
+ * reference of the dense layout (the tracer gives them in that order). */
+static int parse_source_word(struct journal *j, const char *word, const char *ref)
+{
+    uint32_t words = RF_SOURCE_WORDS(j->world_size);
+    uint64_t k, r;
+    struct rf_attr_layout l;
+    rf_attr_layout(&l, j->true_time);
+    if (j->format != RF_JOURNAL_FORMAT || parse_u64(word, &k) != 0 || k >= words || parse_u64(ref, &r) != 0
+        || r != (uint64_t)l.sources + j->nsource_words)
+        return -1;
+    if (!j->source_seen && !(j->source_seen = calloc((words + 63) / 64, sizeof *j->source_seen)))
+        return -1;
+    if (j->source_seen[k / 64] >> (k % 64) & 1)
+        return -1;
+    uint32_t *nv = realloc(j->source_words, sizeof *nv * (j->nsource_words + 1));
+    if (!nv)
+        return -1;
+    j->source_words = nv;
+    nv[j->nsource_words++] = (uint32_t)k;
+    j->source_seen[k / 64] |= (uint64_t)1 << (k % 64);
+    return 0;
+}
+
 static int parse_record(struct journal *j, char *line)
 {
     char *f[MAX_FIELDS];
@@ -580,6 +619,8 @@ static int parse_record(struct journal *j, char *line)
         return 0;
     } else if (strcmp(key, RF_JR_RESOLUTION) == 0 && nf == 2) {
         return parse_u64(f[1], &j->resolution) != 0 || j->resolution == 0 ? -1 : 0;
+    } else if (strcmp(key, RF_JR_SOURCE_WORD) == 0 && nf == 3) {
+        return parse_source_word(j, f[1], f[2]);
     } else if (strcmp(key, RF_JR_LOCATION) == 0 && nf == 2) {
         /* Another thread's: the rank in the low 32 bits, N >= 1 above, once. */
         if (parse_u64(f[1], &u) != 0 || (u & 0xffffffffu) != (uint64_t)j->rank || (u >> 32) == 0
@@ -598,7 +639,8 @@ static int parse_record(struct journal *j, char *line)
     if (strcmp(key, RF_JR_PROPERTY) == 0 || strcmp(key, RF_JR_COMM) == 0 || strcmp(key, RF_JR_CLOCK_OFFSET) == 0
         || strcmp(key, RF_JR_NEIGHBOURS) == 0 || strcmp(key, RF_JR_LOCATION) == 0
         || strcmp(key, RF_JR_COMM_PARENT) == 0 || strcmp(key, RF_JR_COMM_EVENTS) == 0 || strcmp(key, RF_JR_CART) == 0
-        || strcmp(key, RF_JR_WINDOW) == 0 || strcmp(key, RF_JR_WINDOW_NAME) == 0 || strcmp(key, RF_JR_STARTED_AT) == 0)
+        || strcmp(key, RF_JR_WINDOW) == 0 || strcmp(key, RF_JR_WINDOW_NAME) == 0 || strcmp(key, RF_JR_STARTED_AT) == 0
+        || strcmp(key, RF_JR_SOURCE_WORD) == 0)
         return -1;   /* a known record with the wrong number of fields */
     return 0;
 }
@@ -627,12 +669,13 @@ static int journal_read(const char *path, struct journal *j, char *err, size_t e
                 rc = -1;
                 break;
             }
-            if (format != RF_JOURNAL_FORMAT) {
-                snprintf(err, errlen, "%s: journal format %d, but this synctrace reads format %d", path, format,
-                         RF_JOURNAL_FORMAT);
+            if (format != RF_JOURNAL_FORMAT && format != RF_JOURNAL_FORMAT_WORLD_ATTRS) {
+                snprintf(err, errlen, "%s: journal format %d, but this synctrace reads formats %d and %d", path,
+                         format, RF_JOURNAL_FORMAT_WORLD_ATTRS, RF_JOURNAL_FORMAT);
                 rc = -1;
                 break;
             }
+            j->format = format;
             continue;
         }
         char *copy = strdup(line);
@@ -768,6 +811,9 @@ static int write_global_defs(OTF2_GlobalDefWriter *gd, const char *dir, const ch
         .resolution = resolution, .global_offset = j->opened_at, .trace_length = 0,
         .rank = j->rank, .world_size = j->world_size, .host = j->host,
         .locs = order, .nlocs = nlocs, .regions = regions, .nregions = j->nregions, .true_time = j->true_time,
+        /* an older tracer's events carry the world-sized layout's references */
+        .source_words = j->source_words, .nsource_words = j->nsource_words,
+        .world_attrs = j->format == RF_JOURNAL_FORMAT_WORLD_ATTRS,
     };
     char err[4600];
     ok = ok && rf_defs_write(gd, &defs, &rd) == 0

@@ -112,6 +112,10 @@ int jobs_renumber(struct merge_state *st)
                 struct rt_comm *cm = &r->comms[c];
                 if (cm->self)
                     continue;
+                if (member_pool_own(cm) != 0) {
+                    fprintf(stderr, "synctrace merge: out of memory\n");
+                    return -1;
+                }
                 shift(cm->members, cm->nmembers, job->n, job->offset);
                 shift(cm->local, cm->nlocal, job->n, job->offset);
                 shift(cm->in, cm->nin, job->n, job->offset);

@@ -28,6 +28,7 @@ void merge_state_init(struct merge_state *st, const struct merge_options *o)
 {
     memset(st, 0, sizeof *st);
     st->opt = *o;
+    member_pool_init(&st->members);
     report_init(&st->rep);
 }
 
@@ -48,6 +49,7 @@ void merge_state_free(struct merge_state *st)
     for (uint32_t r = 0; st->locs && r < st->nlocs; r++)
         rt_free_rank(&st->locs[r]);
     free(st->locs);
+    member_pool_free(&st->members);   /* after the ranks that point into it */
     rawdir_free(st->anchors, st->nanchors);
     jobs_free(st->jobs, st->njobs);
     report_free(&st->rep);

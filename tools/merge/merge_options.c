@@ -18,7 +18,7 @@ static int usage(FILE *to)
     fprintf(to, "usage: synctrace merge RAW_DIR -o OUT_DIR [--reference RANK] [--alpha A]\n"
                 "                      [--timebase reference|median] [--min-latency NS] [--max-drift-ppm P]\n"
                 "                      [--drift-model auto|line|segments] [--no-drift] [--jobs N] [--force]\n"
-                "                      [--cluster-levels S[,S...]] [--no-causal]\n"
+                "                      [--cluster-levels S[,S...]] [--no-causal] [--precision-sources N]\n"
                 "Merge a raw trace into one OTF2 archive with synchronised, tachyon-free timestamps\n"
                 "(OUT_DIR/traces.otf2) and write OUT_DIR/report.json.\n"
                 "  --reference RANK   clock that defines global time (default 0)\n"
@@ -36,7 +36,10 @@ static int usage(FILE *to)
                 "                     cluster size per level, increasing; one size = two-level timestamps\n"
                 "                     (default " DEFAULT_CLUSTER_LEVELS ")\n"
                 "  --no-causal        do not build the causal index\n"
-                "  --causal           build it (the default, at any number of locations)\n");
+                "  --causal           build it (the default, at any number of locations)\n"
+                "  --precision-sources N  report.json's pair precision from N clocks, each paired with every\n"
+                "                     other (the reference first, then a seeded sample); default: every pair\n"
+                "                     up to 2000 clocks and 4000 clock segments, beyond that N = 32\n");
     return to == stdout ? 0 : 2;
 }
 
@@ -123,6 +126,13 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
                 fprintf(stderr, "synctrace merge: --cluster-levels: %s\n", err);
                 return 2;
             }
+        } else if (!strcmp(a, "--precision-sources")) {
+            if (parse_number(argv[++i], &v) || v < 1 || v > 1e9 || v != (double)(uint32_t)v) {
+                fprintf(stderr, "synctrace merge: --precision-sources takes a whole number from 1 to 1e9, not '%s'\n",
+                        argv[i]);
+                return 2;
+            }
+            o->precision_sources = (uint32_t)v;
         } else if (!strcmp(a, "--no-causal")) {
             o->no_causal = 1;
         } else if (!strcmp(a, "--causal")) {

@@ -20,6 +20,7 @@
 #ifndef SYNCTRACE_MERGE_STATE_H
 #define SYNCTRACE_MERGE_STATE_H
 
+#include "member_pool.h"
 #include <stdint.h>
 #include "causal_report.h"
 #include "clockmodel.h"
@@ -43,6 +44,7 @@ struct merge_options {
     int drift_model;          /* --drift-model: 0 auto, else CM_LINE or CM_SEGMENTS + 1 */
     const char *cluster_levels;   /* causal index: maximum cluster sizes per level */
     int no_causal;            /* 1: --no-causal; -1: --causal (the default, kept for old scripts) */
+    uint32_t precision_sources;   /* --precision-sources: sampled pair precision from so many clocks; 0 default */
 };
 
 /* One solve of a clock model's constraint graph, and everything it produced. */
@@ -60,6 +62,7 @@ struct merge_state {
     char **anchors;           /* read: the rank archives' anchor files */
     int nanchors;
     struct rt_rank *locs;     /* read: one per location, numbered as location_order.h says */
+    struct member_pool members;   /* read: the communicators' member lists, shared by the locations */
     uint32_t nlocs;
     struct outside_table outside;   /* outside: processes of other jobs, ranks from rep.ranks on */
     struct mg_result match;   /* match */

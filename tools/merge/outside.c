@@ -125,6 +125,15 @@ static int in_another_job(const struct merge_state *st, const struct rt_rank *r,
     return -1;
 }
 
+/* Whether v[0..n) names a process that is not a rank of this run. */
+static int any_outside(const struct merge_state *st, const uint64_t *v, uint32_t n)
+{
+    for (uint32_t i = 0; v && i < n; i++)
+        if (v[i] >= st->rep.ranks)
+            return 1;
+    return 0;
+}
+
 /* Replace the outside members of v[0..n) by their ranks; `what` says which
  * group of which communicator, for the unknown ones. 0, or -1. */
 static int resolve(const struct merge_state *st, uint64_t *v, uint32_t n, const struct rt_rank *r,
@@ -176,7 +185,11 @@ int merge_outside(struct merge_state *st)
             struct rt_comm *cm = &rk->comms[c];
             if (cm->self)
                 continue;
-            rc = resolve(st, cm->members, cm->nmembers, rk, cm, cm->inter ? "remote" : "group", &st->outside, &x);
+            /* shared lists are changed only through a copy of this rank's own */
+            if (any_outside(st, cm->members, cm->nmembers) && member_pool_own(cm) != 0)
+                rc = -1;
+            if (rc == 0)
+                rc = resolve(st, cm->members, cm->nmembers, rk, cm, cm->inter ? "remote" : "group", &st->outside, &x);
             if (rc == 0 && cm->inter)
                 rc = resolve(st, cm->local, cm->nlocal, rk, cm, "local", &st->outside, &x);
             if (rc == 0 && cm->has_in)

@@ -24,6 +24,7 @@ struct read_work {
     int next;                 /* next rank to read */
     pthread_mutex_t lock;
     char **errors;            /* per rank, NULL when read */
+    struct member_pool *members;
 };
 
 /* A rank's error when even its message could not be copied. */
@@ -40,14 +41,20 @@ static void *read_worker(void *arg)
         pthread_mutex_unlock(&w->lock);
         if (i < 0)
             return NULL;
-        if (rt_read_rank(w->anchors[i], &w->ranks[i], err, sizeof err) != 0 && !(w->errors[i] = strdup(err)))
-            w->errors[i] = no_memory;
+        if (rt_read_rank(w->anchors[i], &w->ranks[i], err, sizeof err) != 0) {
+            if (!(w->errors[i] = strdup(err)))
+                w->errors[i] = no_memory;
+        } else {
+            member_pool_share(w->members, &w->ranks[i]);   /* as it is read: the lists never pile up */
+        }
     }
 }
 
-static int read_ranks(char **anchors, int n, struct rt_rank *ranks, int jobs, char *err, size_t errlen)
+static int read_ranks(char **anchors, int n, struct rt_rank *ranks, int jobs, struct member_pool *members, char *err,
+                      size_t errlen)
 {
-    struct read_work w = { anchors, ranks, n, 0, PTHREAD_MUTEX_INITIALIZER, calloc((size_t)n, sizeof(char *)) };
+    struct read_work w = { anchors, ranks, n, 0, PTHREAD_MUTEX_INITIALIZER, calloc((size_t)n, sizeof(char *)),
+                           members };
     if (!w.errors) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -209,7 +216,7 @@ int merge_read(struct merge_state *st)
         return -1;
     }
     st->nlocs = (uint32_t)n;
-    if (read_ranks(st->anchors, n, st->locs, st->opt.jobs, err, sizeof err) != 0) {
+    if (read_ranks(st->anchors, n, st->locs, st->opt.jobs, &st->members, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
     }

@@ -2,6 +2,7 @@
 #include "report.h"
 #include "flow.h"
 #include "commands.h"
+#include "multiselect.h"
 
 #include <math.h>
 #include <otf2/otf2.h>
@@ -37,38 +38,6 @@ static void json_escaped(FILE *f, const char *s)
     }
 }
 
-/* The median of v[0..n) by quickselect (Hoare's FIND): linear time, v reordered. */
-static double median_of(double *v, size_t n)
-{
-    if (n == 0)
-        return 0;
-    size_t k = n / 2, lo = 0, hi = n - 1;
-    while (lo < hi) {
-        double pivot = v[lo + (hi - lo) / 2];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot) i++;
-            while (v[j] > pivot) j--;
-            if (i <= j) {
-                double t = v[i];
-                v[i] = v[j];
-                v[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            break;
-    }
-    return v[k];
-}
-
 /* Whether event i of rank q has a true time: only events the tracer stamped
  * with true_time count in accuracy figures (a record without one, such as a
  * buffer flush OTF2 writes by itself, would read as time 0). */
@@ -85,6 +54,164 @@ static double truth_origin(const struct rt_rank *ranks, uint32_t nranks, uint64_
         for (uint64_t i = 0; i < ranks[q].nevents; i++)
             if (known(ranks, truth, q, i))
                 return (double)truth[q][i];
+    return 0;
+}
+
+/* The true offsets of every event that has a true time: where the
+ * reference's corrected clock stood at the event's true time, minus the
+ * event's corrected time, fed to stream cm_vertex (its clock segment). The
+ * reference's clock is read off its own events (ref: those with a true
+ * time, in order, nref >= 2) by interpolation. Fed one event at a time, in
+ * rank and event order, by the walks of fit_residuals. */
+struct truth_offsets {
+    const struct rt_rank *ranks;
+    const struct cm_model *m;
+    uint64_t *const *truth;
+    uint32_t ref_rank;
+    const uint64_t *ref;
+    uint64_t nref;
+    struct multiselect ms;
+    uint32_t q;               /* the rank being walked, UINT32_MAX before the first */
+    uint64_t j;               /* where in ref its events' true times are */
+};
+
+static void truth_offset_of(void *ctx, uint32_t q, uint64_t i)
+{
+    struct truth_offsets *to = ctx;
+    const struct rt_rank *rr = &to->ranks[to->ref_rank];
+    const uint64_t *rt = to->truth[to->ref_rank], *ref = to->ref;
+    uint64_t tt = to->truth[q][i];
+    if (q != to->q) {
+        /* a rank's first event with a true time: the reference's events in
+         * true-time order, from the first one at or before it */
+        uint64_t lo_i = 0, hi_i = to->nref - 2;
+        while (lo_i < hi_i) {
+            uint64_t mid = lo_i + (hi_i - lo_i + 1) / 2;
+            if (rt[ref[mid]] <= tt)
+                lo_i = mid;
+            else
+                hi_i = mid - 1;
+        }
+        to->q = q;
+        to->j = lo_i;
+    }
+    while (to->j + 2 < to->nref && rt[ref[to->j + 1]] <= tt)
+        to->j++;
+    uint64_t t = to->ranks[q].events[i].time;
+    uint32_t vertex = cm_vertex(to->m, q, t);
+    if (!ms_wants(&to->ms, vertex))
+        return;
+    uint64_t j = to->j;
+    double t0 = (double)rt[ref[j]], t1 = (double)rt[ref[j + 1]];
+    double c0 = cm_corrected(to->m, to->ref_rank, rr->events[ref[j]].time);
+    double c1 = cm_corrected(to->m, to->ref_rank, rr->events[ref[j + 1]].time);
+    double cref = t1 > t0 ? c0 + (c1 - c0) * ((double)tt - t0) / (t1 - t0) : c0;
+    ms_feed(&to->ms, vertex, cref - cm_corrected(to->m, q, t));
+}
+
+static int truth_offsets_end_pass(void *ctx)
+{
+    struct truth_offsets *to = ctx;
+    to->q = UINT32_MAX;
+    return ms_end_pass(&to->ms);
+}
+
+/* Another measure that walks the events with true time alongside
+ * fit_residuals, sharing its passes over the events. */
+struct walker {
+    void (*event)(void *ctx, uint32_t q, uint64_t i);
+    int (*end_pass)(void *ctx);   /* 1: one more pass wanted */
+    void *ctx;
+};
+
+/* A series of times to compare with true time: times[q][i], or with times
+ * NULL the ClockOffsets interpolated as today's tools do. */
+static double series_time(const struct rt_rank *ranks, uint64_t *const *times, uint32_t q, uint64_t i)
+{
+    return times ? (double)times[q][i] : cm_interpolated(&ranks[q], ranks[q].events[i].time);
+}
+
+#define MAX_SERIES 2
+/* multiselect.h: the few residual series get wide histograms (3 passes for
+ * 10^7 events, 96 KB each); the true offsets, one stream per clock segment,
+ * narrow ones (1.5 KB per segment; a segment's values are close together). */
+#define RESIDUAL_BINS 4096
+#define SEGMENT_BINS 64
+
+/* Errors of nser series of global times against true time, after removing
+ * the common shift and rate (any global clock may run at its own pace): the
+ * residuals of a least-squares line. Out: per series the rate (slope, minus
+ * 1), the largest residual and the median one (exact, multiselect.h), all 0
+ * with fewer than two events that have a true time. Passes over the events
+ * instead of arrays of them, so memory does not grow with the events: the
+ * means, the slope's sums, then the residuals as often as the medians need
+ * them (sums in the same order as the arrays had them: the same figures to
+ * the bit). `also` (may be NULL) is fed every event with a true time in the
+ * same passes, as long as it wants more. Returns -1 when out of memory
+ * (outputs untouched; `also` has seen no pass). */
+static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, uint64_t *const *truth, int nser,
+                         uint64_t *const *const *times, double *rate, double *max_out, double *median_out,
+                         const struct walker *also)
+{
+    double origin = truth_origin(ranks, nranks, truth);
+    double mx = 0, my[MAX_SERIES] = { 0 }, sxx = 0, sxy[MAX_SERIES] = { 0 }, slope[MAX_SERIES] = { 0 };
+    double mxr[MAX_SERIES] = { 0 };
+    size_t k = 0;
+    struct multiselect ms;
+    if (ms_init(&ms, (uint32_t)nser, RESIDUAL_BINS) != 0)
+        return -1;
+    int fitting = 1, also_more = also != NULL;
+    for (int pass = 0; fitting || also_more; pass++) {
+        for (uint32_t q = 0; q < nranks; q++)
+            for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
+                if (!known(ranks, truth, q, i))
+                    continue;
+                if (also_more)
+                    also->event(also->ctx, q, i);
+                if (!fitting)
+                    continue;
+                double tt = (double)truth[q][i] - origin;
+                if (pass == 0) {
+                    mx += tt;
+                    for (int s = 0; s < nser; s++)
+                        my[s] += series_time(ranks, times[s], q, i) - tt;
+                    k++;
+                } else if (pass == 1) {
+                    sxx += (tt - mx) * (tt - mx);
+                    for (int s = 0; s < nser; s++)
+                        sxy[s] += (tt - mx) * (series_time(ranks, times[s], q, i) - tt - my[s]);
+                } else {
+                    for (int s = 0; s < nser; s++) {
+                        double y = fabs(series_time(ranks, times[s], q, i) - tt - (my[s] + slope[s] * (tt - mx)));
+                        if (y > mxr[s])
+                            mxr[s] = y;
+                        ms_feed(&ms, (uint32_t)s, y);
+                    }
+                }
+            }
+        if (also_more)
+            also_more = also->end_pass(also->ctx);
+        if (!fitting)
+            continue;
+        if (pass == 0 && k <= 1) {
+            fitting = 0;   /* figures stay 0 */
+        } else if (pass == 0) {
+            mx /= (double)k;
+            for (int s = 0; s < nser; s++)
+                my[s] /= (double)k;
+        } else if (pass == 1) {
+            for (int s = 0; s < nser; s++)
+                slope[s] = sxx > 0 ? sxy[s] / sxx : 0;
+        } else {
+            fitting = ms_end_pass(&ms);
+        }
+    }
+    for (int s = 0; s < nser; s++) {
+        rate[s] = slope[s];
+        max_out[s] = mxr[s];
+        median_out[s] = k > 1 ? ms_median(&ms, (uint32_t)s) : 0;
+    }
+    ms_free(&ms);
     return 0;
 }
 
@@ -200,124 +327,52 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     int *has = calloc(nv ? nv : 1, sizeof *has);
     r->have_truth = nranks > 0 && truth && truth[0] != NULL;
     if (r->domains && r->segments && truth_x && has && r->have_truth) {
-        /* The true x_v - x_tau of each segment v: where the reference's
-         * corrected clock stood at an event's true time, minus the event's
-         * corrected time (median over the segment's events). The
-         * reference's clock is read off its own events by interpolation. */
+        /* The true x_v - x_tau of each segment v: the median over the
+         * segment's events of truth_offsets_pass's values, in passes over
+         * the events (memory per segment, not per event). */
         uint32_t ref_rank = 0;
         while (ref_rank < nranks && m->domain_of[ref_rank] != tau)
             ref_rank++;
-        const struct rt_rank *rr = &ranks[ref_rank];
-        size_t *start = calloc((size_t)nv + 1, sizeof *start);
-        size_t total_ev = 0;
-        for (uint32_t q = 0; q < nranks; q++)
-            total_ev += ranks[q].nevents;
-        double *v = malloc(sizeof *v * (total_ev ? total_ev : 1));
-        for (uint32_t q = 0; start && q < nranks; q++)   /* events per vertex, then where each vertex's run begins */
-            for (uint64_t i = 0; truth[q] && i < ranks[q].nevents; i++)
-                if (known(ranks, truth, q, i))
-                    start[cm_vertex(m, q, ranks[q].events[i].time) + 1]++;
-        for (uint32_t k = 0; start && k < nv; k++)
-            start[k + 1] += start[k];
-        size_t *fill = start ? malloc(sizeof *fill * (nv ? nv : 1)) : NULL;
+        const struct rt_rank *rr = ref_rank < nranks ? &ranks[ref_rank] : NULL;
         /* the reference's events that have a true time, in order */
-        uint64_t *ref = ref_rank < nranks ? malloc(sizeof *ref * (rr->nevents ? rr->nevents : 1)) : NULL;
+        uint64_t *ref = rr ? malloc(sizeof *ref * (rr->nevents ? rr->nevents : 1)) : NULL;
         uint64_t nref = 0;
         for (uint64_t i = 0; ref && i < rr->nevents; i++)
             if (known(ranks, truth, ref_rank, i))
                 ref[nref++] = i;
-        if (fill && v && ref && nref >= 2) {
-            memcpy(fill, start, sizeof *fill * nv);
-            const uint64_t *rt = truth[ref_rank];
-            for (uint32_t q = 0; q < nranks; q++) {
-                uint64_t first_known = 0;
-                while (truth[q] && first_known < ranks[q].nevents && !known(ranks, truth, q, first_known))
-                    first_known++;
-                if (!truth[q] || first_known >= ranks[q].nevents)
-                    continue;
-                /* walks the reference's events in true-time order, from the
-                 * first one at or before this rank's first event */
-                uint64_t lo_i = 0, hi_i = nref - 2, first = truth[q][first_known];
-                while (lo_i < hi_i) {
-                    uint64_t mid = lo_i + (hi_i - lo_i + 1) / 2;
-                    if (rt[ref[mid]] <= first)
-                        lo_i = mid;
-                    else
-                        hi_i = mid - 1;
-                }
-                uint64_t j = lo_i;
-                for (uint64_t i = first_known; i < ranks[q].nevents; i++) {
-                    if (!known(ranks, truth, q, i))
-                        continue;
-                    uint64_t tt = truth[q][i];
-                    while (j + 2 < nref && rt[ref[j + 1]] <= tt)
-                        j++;
-                    double t0 = (double)rt[ref[j]], t1 = (double)rt[ref[j + 1]];
-                    double c0 = cm_corrected(m, ref_rank, rr->events[ref[j]].time);
-                    double c1 = cm_corrected(m, ref_rank, rr->events[ref[j + 1]].time);
-                    double cref = t1 > t0 ? c0 + (c1 - c0) * ((double)tt - t0) / (t1 - t0) : c0;
-                    uint64_t t = ranks[q].events[i].time;
-                    v[fill[cm_vertex(m, q, t)]++] = cref - cm_corrected(m, q, t);
-                }
-            }
-            for (uint32_t k = 0; k < nv; k++)
-                if (start[k + 1] > start[k]) {
-                    truth_x[k] = median_of(v + start[k], start[k + 1] - start[k]);
-                    has[k] = 1;
-                }
+        struct truth_offsets to = { .ranks = ranks, .m = m, .truth = truth, .ref_rank = ref_rank, .ref = ref,
+                                    .nref = nref, .q = UINT32_MAX };
+        int offsets = ref && nref >= 2 && ms_init(&to.ms, nv, SEGMENT_BINS) == 0;
+        struct walker also = { truth_offset_of, truth_offsets_end_pass, &to };
+        /* Errors of global time against true time: ours and today's. */
+        uint64_t *const *series[MAX_SERIES] = { gtime, NULL };
+        double rates[MAX_SERIES], maxes[MAX_SERIES], medians[MAX_SERIES];
+        int fitted = fit_residuals(ranks, nranks, truth, 2, series, rates, maxes, medians, offsets ? &also : NULL);
+        if (offsets && fitted != 0) {   /* out of memory before any pass: the offsets alone */
+            int more;
+            do {
+                for (uint32_t q = 0; q < nranks; q++)
+                    for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++)
+                        if (known(ranks, truth, q, i))
+                            truth_offset_of(&to, q, i);
+                more = truth_offsets_end_pass(&to);
+            } while (more);
         }
-        free(ref);
-        free(fill);
-        free(start);
-        free(v);
-        /* Errors of global time against true time, after removing the common
-         * shift and rate (any global clock may run at its own pace): the
-         * residuals of a least-squares line, ours and today's. */
-        size_t total = 0;
-        for (uint32_t q = 0; q < nranks; q++)
-            total += ranks[q].nevents;
-        double *err = malloc(sizeof *err * (total ? total : 1));
-        double *raw = malloc(sizeof *raw * (total ? total : 1));
-        double *tt = malloc(sizeof *tt * (total ? total : 1));
-        if (err && raw && tt) {
-            size_t k = 0;
-            double origin = truth_origin(ranks, nranks, truth);
-            for (uint32_t q = 0; q < nranks; q++)
-                for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
-                    if (!known(ranks, truth, q, i))
-                        continue;
-                    tt[k] = (double)truth[q][i] - origin;
-                    err[k] = (double)gtime[q][i] - tt[k];
-                    raw[k] = cm_interpolated(&ranks[q], ranks[q].events[i].time) - tt[k];
-                    k++;
-                }
-            double *series[2] = { err, raw };
-            double *max_out[2] = { &r->true_err_max_ns, &r->raw_err_max_ns };
-            double *med_out[2] = { &r->true_err_median_ns, &r->raw_err_median_ns };
-            double rate = 0;   /* global time's common rate against true time, minus 1 */
-            double raw_rate = 0;   /* the same for the interpolated ClockOffsets */
-            for (int s = 0; s < 2 && k > 1; s++) {
-                double *y = series[s];
-                double mx = 0, my = 0, sxx = 0, sxy = 0;
-                for (size_t j = 0; j < k; j++) { mx += tt[j]; my += y[j]; }
-                mx /= (double)k;
-                my /= (double)k;
-                for (size_t j = 0; j < k; j++) {
-                    sxx += (tt[j] - mx) * (tt[j] - mx);
-                    sxy += (tt[j] - mx) * (y[j] - my);
-                }
-                double slope = sxx > 0 ? sxy / sxx : 0;
-                if (s == 0)
-                    rate = slope;
-                else
-                    raw_rate = slope;
-                for (size_t j = 0; j < k; j++) {
-                    y[j] = fabs(y[j] - (my + slope * (tt[j] - mx)));
-                    if (y[j] > *max_out[s])
-                        *max_out[s] = y[j];
-                }
-                *med_out[s] = median_of(y, k);
+        for (uint32_t k = 0; offsets && k < nv; k++)
+            if (ms_count(&to.ms, k)) {
+                truth_x[k] = ms_median(&to.ms, k);
+                has[k] = 1;
             }
+        if (offsets)
+            ms_free(&to.ms);
+        free(ref);
+        if (fitted == 0) {
+            r->true_err_max_ns = maxes[0];
+            r->true_err_median_ns = medians[0];
+            r->raw_err_max_ns = maxes[1];
+            r->raw_err_median_ns = medians[1];
+            double rate = rates[0];   /* global time's common rate against true time, minus 1 */
+            double raw_rate = rates[1];   /* the same for the interpolated ClockOffsets */
             /* how much intervals inside a rank changed (consecutive events),
              * measured in global time's own rate like the errors above */
             for (uint32_t q = 0; q < nranks; q++) {
@@ -340,9 +395,6 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                 }
             }
         }
-        free(err);
-        free(raw);
-        free(tt);
     }
     for (uint32_t d = 0; r->domains && r->segments && d < nd; d++) {
         const struct cm_domain *dom = &m->domains[d];
@@ -406,40 +458,9 @@ void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nra
     /* errors and interval distortion, measured as ours are in report_fill:
      * residuals of a least-squares line against true time, intervals in
      * the fitted rate */
-    size_t total = 0;
-    for (uint32_t q = 0; q < nranks; q++)
-        total += ranks[q].nevents;
-    double *y = malloc(sizeof *y * (total ? total : 1));
-    double *tt = malloc(sizeof *tt * (total ? total : 1));
-    if (y && tt) {
-        size_t k = 0;
-        double origin = truth_origin(ranks, nranks, truth);
-        for (uint32_t q = 0; q < nranks; q++)
-            for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
-                if (!known(ranks, truth, q, i))
-                    continue;
-                tt[k] = (double)truth[q][i] - origin;
-                y[k] = (double)ctime[q][i] - tt[k];
-                k++;
-            }
-        double mx = 0, my = 0, sxx = 0, sxy = 0, rate = 0;
-        r->clc_err_max_ns = r->clc_err_median_ns = 0;
-        if (k > 1) {
-            for (size_t j = 0; j < k; j++) { mx += tt[j]; my += y[j]; }
-            mx /= (double)k;
-            my /= (double)k;
-            for (size_t j = 0; j < k; j++) {
-                sxx += (tt[j] - mx) * (tt[j] - mx);
-                sxy += (tt[j] - mx) * (y[j] - my);
-            }
-            rate = sxx > 0 ? sxy / sxx : 0;
-            for (size_t j = 0; j < k; j++) {
-                y[j] = fabs(y[j] - (my + rate * (tt[j] - mx)));
-                if (y[j] > r->clc_err_max_ns)
-                    r->clc_err_max_ns = y[j];
-            }
-            r->clc_err_median_ns = median_of(y, k);
-        }
+    uint64_t *const *series[1] = { ctime };
+    double rate = 0;
+    if (fit_residuals(ranks, nranks, truth, 1, series, &rate, &r->clc_err_max_ns, &r->clc_err_median_ns, NULL) == 0) {
         r->clc_interval_distortion_max_ns = 0;
         for (uint32_t q = 0; q < nranks; q++) {
             uint64_t p = UINT64_MAX;
@@ -460,8 +481,6 @@ void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nra
             r->clc = *st;
         r->seconds_clc = seconds;
     }
-    free(y);
-    free(tt);
 }
 
 static void json_number(FILE *f, const char *key, double v, int last)
@@ -528,6 +547,18 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     if (r->have_pairs) {
         json_number(f, "pair_uncertainty_max_ns", r->pair_max_ns, 0);
         json_number(f, "pair_uncertainty_mean_ns", r->pair_mean_ns, 0);
+        /* which pairs the two figures cover (precision.c) */
+        if (r->pairs_sampled)
+            fprintf(f, "  \"pair_uncertainty_pairs\": { \"method\": \"sampled\", \"domains\": %u, \"pairs\": %llu, "
+                       "\"sources\": %u, \"seed\": %llu, \"widest\": [%d, %d], \"how\": \"the reference clock, "
+                       "then clocks in a splitmix64-seeded Fisher-Yates order, each paired with every other clock\", "
+                       "\"seconds\": %.6f },\n",
+                    r->pair_domains, (unsigned long long)r->pairs_measured, r->pair_sources,
+                    (unsigned long long)r->pair_seed, r->pair_worst[0], r->pair_worst[1], r->seconds_precision);
+        else
+            fprintf(f, "  \"pair_uncertainty_pairs\": { \"method\": \"all\", \"domains\": %u, \"pairs\": %llu, "
+                       "\"seconds\": %.6f },\n",
+                    r->pair_domains, (unsigned long long)r->pairs_measured, r->seconds_precision);
     }
     fprintf(f, "  \"domains\": [\n");
     for (uint32_t d = 0; d < r->ndomains; d++) {
@@ -635,8 +666,9 @@ void report_print_summary(const struct report *r, FILE *to)
     fprintf(to, "  tachyons      %zu as recorded -> %zu after the merge%s\n", r->tachyons_raw, r->tachyons_after,
             clean ? " (causally consistent)" : "  ** CHECK report.json **");
     if (r->have_pairs)
-        fprintf(to, "  precision     clock pairs known within %s (mean %s)\n",
-                human_ns(a, sizeof a, r->pair_max_ns), human_ns(b, sizeof b, r->pair_mean_ns));
+        fprintf(to, "  precision     clock pairs known within %s (mean %s)%s\n",
+                human_ns(a, sizeof a, r->pair_max_ns), human_ns(b, sizeof b, r->pair_mean_ns),
+                r->pairs_sampled ? ", on a sample of pairs" : "");
     if (r->delta_ns > 0 && r->repair_done)
         fprintf(to, "  imprecision   events contradict by up to %s: %zu moved (at most %s) for causal order\n",
                 human_ns(a, sizeof a, r->delta_ns), r->repair_jumps, human_ns(b, sizeof b, r->repair_max_jump_ns));

@@ -75,6 +75,13 @@ struct report {
     int drift_refined;        /* passes of drift refinement from the events that were kept */
     int have_pairs;
     double pair_max_ns, pair_mean_ns;
+    /* precision.c: over all pairs of clocks, or (pairs_sampled) over every
+     * pair of pair_sources clocks chosen from pair_seed with the others */
+    int pairs_sampled;
+    uint32_t pair_domains, pair_sources;
+    uint64_t pairs_measured, pair_seed;
+    int pair_worst[2];        /* sampled: the clocks of the widest pair measured */
+    double seconds_precision;
     struct report_domain *domains;
     uint32_t ndomains;
     struct report_segment *segments;
