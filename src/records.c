@@ -230,23 +230,23 @@ static void hold(struct st_loc *loc, struct st_recchunk *c)
 static struct st_recchunk *hand_over(struct st_loc *loc, struct st_recchunk *c, int *flushed)
 {
     struct st_recchunk *fresh;
-    pthread_mutex_lock(&R.lock);
     if (!R.threaded) {
-        pthread_mutex_unlock(&R.lock);
         hold(loc, c);
         pthread_mutex_lock(&R.lock);
-        if (!(fresh = take_chunk(1))) {
-            pthread_mutex_unlock(&R.lock);
-            *flushed = 1;
-            flush_held(loc);
-            pthread_mutex_lock(&R.lock);
-            /* Other threads may hold the rest of the budget: go over it
-             * by a chunk rather than wait for their flushes. */
-            fresh = take_chunk(0);
-        }
+        fresh = take_chunk(1);
+        pthread_mutex_unlock(&R.lock);
+        if (fresh)
+            return fresh;
+        *flushed = 1;
+        flush_held(loc);
+        /* Other threads may hold the rest of the budget: go over it by a
+         * chunk rather than wait for their flushes. */
+        pthread_mutex_lock(&R.lock);
+        fresh = take_chunk(0);
         pthread_mutex_unlock(&R.lock);
         return fresh;
     }
+    pthread_mutex_lock(&R.lock);
     while (!(fresh = take_chunk(1)) && R.threaded) {
         *flushed = 1;
         R.waiting++;
