@@ -2,15 +2,15 @@
  * call path.
  *
  * An st_write_* call appends one record to its location's chunk: a header
- * word (kind, number of argument words, whether a true time follows), the
- * timestamp, the arguments (one word each; variable payloads such as a
- * collective's source bits are simply more words), and with SYNCTRACE_SKEW
- * the true time. A full chunk is converted into OTF2 events (writer.c's
- * table of record kinds) by the I/O thread, or by the recording thread
- * itself when there is none; the last chunks are converted when the archive
- * is closed (MPI_Finalize, exit, fatal signal, MPI_Abort). A chunk not
- * converted when the process is SIGKILLed is lost, as OTF2's unflushed
- * buffer is. */
+ * word (kind, number of argument words, whether a true time follows, one
+ * 32-bit argument), the timestamp, the other arguments (one word each;
+ * variable payloads such as a collective's source bits are simply more
+ * words), and with SYNCTRACE_SKEW the true time. Full chunks are converted
+ * into OTF2 events (writer.c's table of record kinds) by the I/O thread, or
+ * by the recording thread itself in a flush once the buffer is spent
+ * (records.c); the last chunks are converted when the archive is closed
+ * (MPI_Finalize, exit, fatal signal, MPI_Abort). Chunks not converted when
+ * the process is SIGKILLed are lost, as OTF2's unflushed buffer is. */
 #ifndef SYNCTRACE_RECORDS_H
 #define SYNCTRACE_RECORDS_H
 
