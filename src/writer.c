@@ -4,6 +4,8 @@
 #include "rawformat.h"
 #include "writer.h"
 #include "records.h"
+#include "reckinds.h"
+#include "convert.h"
 #include "polling.h"
 #include "defs_write.h"
 #include "members.h"
@@ -38,6 +40,7 @@ static struct {
     struct rf_clock_offset *offsets;
     uint32_t noffsets, offsets_cap;
     size_t mem_used;          /* bytes of chunk memory handed to OTF2 */
+    size_t evt_chunk;         /* the archive's event chunk size */
     uint64_t resolution;      /* ticks per second, once fixed */
     char dir[4096];
     int closing;
@@ -640,6 +643,29 @@ static void close_at_exit(void)
 
 /* ---------- open / close ---------- */
 
+/* A location's event file, DIR/rank-NNNNNN/ID.evt: where OTF2's reader
+ * looks for it (the archive's directory is made here if OTF2 has not yet). */
+static int open_event_file(struct st_loc *loc)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/" RF_RANK_NAME_FMT, W.dir, W.rank);
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return -1;
+    snprintf(path, sizeof path, "%s/" RF_RANK_NAME_FMT "/%llu" RF_EVT_SUFFIX, W.dir, W.rank,
+             (unsigned long long)loc->id);
+    return st_evt_open(&loc->evt, path, W.evt_chunk);
+}
+
+/* End a location's event file; say so when some of it could not be written. */
+static void close_event_file(struct st_loc *loc)
+{
+    loc->nevents = loc->evt.nevents;
+    if (st_evt_close(&loc->evt) != 0)
+        st_warn("rank %d: cannot write all of location %llu's events (%s); the trace keeps what was written",
+                W.rank, (unsigned long long)loc->id, strerror(errno));
+}
+
+
 int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen)
 {
     char name[32];
@@ -674,10 +700,9 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
         return -1;
     }
     W.main.id = (uint64_t)rank;
-    W.main.evt = OTF2_Archive_GetEvtWriter(W.archive, W.main.id);
-    W.main.attrs = OTF2_AttributeList_New();
-    if (!W.main.evt || !W.main.attrs) {
-        snprintf(err, errlen, "%s: cannot open the event writer", anchor);
+    W.evt_chunk = chunk;
+    if (open_event_file(&W.main) != 0) {
+        snprintf(err, errlen, "%s: cannot set up the event file of location %d", anchor, rank);
         OTF2_Archive_Close(W.archive);
         W.archive = NULL;
         return -1;
@@ -792,15 +817,12 @@ void st_writer_close(void)
             all[i + 1] = T.v[i];
     }
     st_rec_drain(all ? all : &main_loc, all ? T.n + 1 : 1);
-    uint64_t nevents = 0;
-    OTF2_EvtWriter_GetNumberOfEvents(W.main.evt, &nevents);
-    OTF2_Archive_CloseEvtWriter(W.archive, W.main.evt);
+    close_event_file(&W.main);
+    uint64_t nevents = W.main.nevents;
     /* MPI_Finalize comes after the other threads' last MPI call (MPI says
-     * so), so their writers are idle now. */
-    for (uint32_t i = 0; i < T.n; i++) {
-        OTF2_EvtWriter_GetNumberOfEvents(T.v[i]->evt, &T.v[i]->nevents);
-        OTF2_Archive_CloseEvtWriter(W.archive, T.v[i]->evt);
-    }
+     * so), so their locations are idle now. */
+    for (uint32_t i = 0; i < T.n; i++)
+        close_event_file(T.v[i]);
     OTF2_Archive_CloseEvtFiles(W.archive);
 
     /* Clock offsets are local definitions of each location; all threads
@@ -842,15 +864,9 @@ void st_writer_close(void)
         free(chunk_pool);
         chunk_pool = next;
     }
-    if (W.main.attrs)
-        OTF2_AttributeList_Delete(W.main.attrs);
-    W.main.attrs = NULL;
     /* Threads check the phase before they touch their location again. */
-    for (uint32_t i = 0; i < T.n; i++) {
-        if (T.v[i]->attrs)
-            OTF2_AttributeList_Delete(T.v[i]->attrs);
+    for (uint32_t i = 0; i < T.n; i++)
         free(T.v[i]);
-    }
     free(T.v);
     T.v = NULL;
     T.n = T.cap = 0;
@@ -889,9 +905,8 @@ struct st_loc *st_loc_attach(void)
         }
         if (T.n < T.cap && (loc = calloc(1, sizeof *loc)) != NULL) {
             loc->id = RF_THREAD_LOCATION(T.n + 1, W.rank);
-            loc->evt = OTF2_Archive_GetEvtWriter(W.archive, loc->id);
-            loc->attrs = OTF2_AttributeList_New();
-            if (loc->evt && loc->attrs && st_rec_attach(loc) == 0) {
+            int file = open_event_file(loc) == 0;
+            if (file && st_rec_attach(loc) == 0) {
                 T.v[T.n++] = loc;
                 /* Before its first event: a SIGKILL leaves its flushed
                  * chunks (rank-N/ID.evt) to be recovered by this. */
@@ -899,10 +914,8 @@ struct st_loc *st_loc_attach(void)
                 snprintf(tail, sizeof tail, " %llu", (unsigned long long)loc->id);
                 journal_record(RF_JR_LOCATION, NULL, tail);
             } else {
-                if (loc->evt)
-                    OTF2_Archive_CloseEvtWriter(W.archive, loc->evt);
-                if (loc->attrs)
-                    OTF2_AttributeList_Delete(loc->attrs);
+                if (file)
+                    st_evt_close(&loc->evt);
                 free(loc);
                 loc = NULL;
             }
@@ -942,132 +955,13 @@ void st_writer_slow_end(void)
         close_deferred();
 }
 
-/* The record kinds: ST_RECORDS(X) lists X(KIND, converter) once; the enum
- * and the converter switch (st_writer_convert) are made from it. A converter turns the
- * arguments v[0..n-1] of one record into an OTF2 event of loc's writer,
- * with `a` the attribute list (true_time already in it when skew is on,
- * else NULL). */
-#define ST_RECORDS(X)                                                                                        \
-    X(ENTER, enter) X(LEAVE, leave) X(SEND, send) X(ISEND, isend) X(ISEND_COMPLETE, isend_complete)           \
-    X(IRECV_REQUEST, irecv_request) X(RECV, recv) X(IRECV, irecv) X(REQUEST_CANCELLED, request_cancelled)    \
-    X(IRECV_FREED, irecv_freed) X(COLL_BEGIN, coll_begin) X(COLL_END, coll_end) X(NBC_REQUEST, nbc_request)  \
-    X(NBC_COMPLETE, nbc_complete) X(RMA_WIN_CREATE, rma_win_create) X(RMA_WIN_DESTROY, rma_win_destroy)     \
-    X(RMA_COLLECTIVE_BEGIN, rma_collective_begin) X(RMA_COLLECTIVE_END, rma_collective_end)                  \
-    X(RMA_PUT, rma_put) X(RMA_GET, rma_get) X(RMA_ATOMIC, rma_atomic)                                       \
-    X(RMA_OP_COMPLETE_REMOTE, rma_op_complete_remote) X(RMA_REQUEST_LOCK, rma_request_lock)                 \
-    X(RMA_RELEASE_LOCK, rma_release_lock) X(RMA_SYNC, rma_sync) X(ENTER_CALLS, enter_calls)      \
-    X(RMA_OP_COMPLETE_NON_BLOCKING, rma_op_complete_non_blocking) X(COMM_CREATE, comm_create)              \
-    X(COMM_DESTROY, comm_destroy) X(FLUSH, flush)
-
-#define ST_REC_ENUM(kind, fn) REC_##kind,
-enum { ST_RECORDS(ST_REC_ENUM) REC_KINDS };
-
-#define CONVERTER(fn, call)                                                                                  \
-    static inline void cv_##fn(struct st_loc *loc, OTF2_AttributeList *a, OTF2_TimeStamp t, uint32_t a0,           \
-                               const uint64_t *v, uint32_t n)                                                \
-    {                                                                                                        \
-        (void)a; (void)t; (void)a0; (void)v; (void)n;                                                        \
-        call;                                                                                                \
-    }
-#define U32(i) ((uint32_t)v[i])
-/* The upper half of a word: a tag packed with its communicator. */
-#define HI32(i) ((uint32_t)(v[i] >> 32))
+/* The upper half of a word carries a tag packed with its communicator. */
 #define PAIR(lo, hi) ((uint64_t)(uint32_t)(lo) | (uint64_t)(uint32_t)(hi) << 32)
 
-/* The attributes of a sparse member's sources: v[0] the slot count, then
- * the bit words; the list carries true_time already when skew is on. */
-static OTF2_AttributeList *with_sources(struct st_loc *loc, OTF2_AttributeList *list, const uint64_t *v, uint32_t n)
-{
-    uint32_t nslots = (uint32_t)v[0];
-    if (!nslots)
-        return list;
-    OTF2_AttributeList_AddUint32(loc->attrs, A.slots, nslots);
-    for (uint32_t k = 0; k + 1 < n && k < SOURCE_WORDS_TRACKED; k++) {
-        uint32_t ref = v[1 + k] ? atomic_load_explicit(&S.ref[k], memory_order_acquire) : 0;
-        if (ref)   /* given when it was recorded (note_source_words) */
-            OTF2_AttributeList_AddUint64(loc->attrs, ref, v[1 + k]);
-    }
-    return loc->attrs;
-}
-
-CONVERTER(enter, OTF2_EvtWriter_Enter(loc->evt, a, t, a0))
-CONVERTER(leave, OTF2_EvtWriter_Leave(loc->evt, a, t, a0))
-/* The Enter of v[1] polling calls collapsed into one region (polling.c):
- * the collapsed_calls attribute when more than one. */
-static OTF2_AttributeList *with_calls(struct st_loc *loc, OTF2_AttributeList *list, uint64_t calls)
-{
-    if (calls <= 1)
-        return list;
-    OTF2_AttributeList_AddUint64(loc->attrs, A.collapsed_calls, calls);
-    return loc->attrs;
-}
-CONVERTER(enter_calls, OTF2_EvtWriter_Enter(loc->evt, with_calls(loc, a, v[0]), t, a0))
-/* Point-to-point: the peer in the header, communicator and tag one word. */
-CONVERTER(send, OTF2_EvtWriter_MpiSend(loc->evt, a, t, a0, U32(0), HI32(0), v[1]))
-CONVERTER(isend, OTF2_EvtWriter_MpiIsend(loc->evt, a, t, a0, U32(0), HI32(0), v[1], v[2]))
-CONVERTER(isend_complete, OTF2_EvtWriter_MpiIsendComplete(loc->evt, a, t, v[0]))
-CONVERTER(irecv_request, OTF2_EvtWriter_MpiIrecvRequest(loc->evt, a, t, v[0]))
-CONVERTER(recv, OTF2_EvtWriter_MpiRecv(loc->evt, a, t, a0, U32(0), HI32(0), v[1]))
-CONVERTER(irecv, OTF2_EvtWriter_MpiIrecv(loc->evt, a, t, a0, U32(0), HI32(0), v[1], v[2]))
-CONVERTER(request_cancelled, OTF2_EvtWriter_MpiRequestCancelled(loc->evt, a, t, v[0]))
-CONVERTER(irecv_freed,
-          OTF2_AttributeList_AddCommRef(loc->attrs, A.freed_receive[0], U32(0));
-          OTF2_AttributeList_AddInt32(loc->attrs, A.freed_receive[1], (int32_t)U32(1));
-          OTF2_AttributeList_AddInt32(loc->attrs, A.freed_receive[2], (int32_t)U32(2));
-          OTF2_EvtWriter_MpiRequestTest(loc->evt, loc->attrs, t, v[3]))
-CONVERTER(coll_begin, OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, a, t))
-CONVERTER(coll_end, OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, with_sources(loc, a, v + 5, n - 5), t,
-                                                    (OTF2_CollectiveOp)v[0], U32(1), U32(2), v[3], v[4]))
-CONVERTER(nbc_request, OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, a, t, v[0]))
-CONVERTER(nbc_complete,
-          OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, with_sources(loc, a, v + 6, n - 6), t,
-                                                       (OTF2_CollectiveOp)v[0], U32(1), U32(2), v[3], v[4], v[5]))
-CONVERTER(rma_win_create, OTF2_EvtWriter_RmaWinCreate(loc->evt, a, t, U32(0)))
-CONVERTER(rma_win_destroy, OTF2_EvtWriter_RmaWinDestroy(loc->evt, a, t, U32(0)))
-CONVERTER(rma_collective_begin, OTF2_EvtWriter_RmaCollectiveBegin(loc->evt, a, t))
-CONVERTER(rma_collective_end, OTF2_EvtWriter_RmaCollectiveEnd(loc->evt, a, t, (OTF2_CollectiveOp)v[0],
-                                                              (OTF2_RmaSyncLevel)v[1], U32(2),
-                                                              OTF2_UNDEFINED_UINT32, 0, 0))
-CONVERTER(rma_put, OTF2_EvtWriter_RmaPut(loc->evt, a, t, U32(0), U32(1), v[2], v[3]))
-CONVERTER(rma_get, OTF2_EvtWriter_RmaGet(loc->evt, a, t, U32(0), U32(1), v[2], v[3]))
-CONVERTER(rma_atomic, OTF2_EvtWriter_RmaAtomic(loc->evt, a, t, U32(0), U32(1), (OTF2_RmaAtomicType)v[2], v[3],
-                                               v[4], v[5]))
-CONVERTER(rma_op_complete_remote, OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, a, t, U32(0), v[1]))
-CONVERTER(rma_op_complete_non_blocking, OTF2_EvtWriter_RmaOpCompleteNonBlocking(loc->evt, a, t, U32(0), v[1]))
-CONVERTER(rma_request_lock,
-          OTF2_EvtWriter_RmaRequestLock(loc->evt, a, t, U32(0), U32(1), 0, (OTF2_LockType)v[2]))
-CONVERTER(rma_release_lock, OTF2_EvtWriter_RmaReleaseLock(loc->evt, a, t, U32(0), U32(1), 0))
-CONVERTER(comm_create, OTF2_EvtWriter_CommCreate(loc->evt, a, t, a0))
-CONVERTER(comm_destroy, OTF2_EvtWriter_CommDestroy(loc->evt, a, t, a0))
-CONVERTER(flush, OTF2_EvtWriter_BufferFlush(loc->evt, a, t, v[0]))
-CONVERTER(rma_sync, OTF2_EvtWriter_RmaSync(loc->evt, a, t, U32(0), U32(1), (OTF2_RmaSyncType)v[2]))
-
-/* Convert the records [w, end) of location loc; records.c calls this for
- * each full chunk, in order. One switch made from ST_RECORDS, so that the
- * compiler inlines each converter. */
 void st_writer_convert(struct st_loc *loc, const uint64_t *w, const uint64_t *end)
 {
-    while (w < end) {
-        uint64_t h = w[0];
-        uint32_t n = ST_REC_NARGS(h);
-        OTF2_TimeStamp t = w[1];
-        const uint64_t *v = w + 2;
-        OTF2_AttributeList *a = NULL;
-        if (h & ST_REC_TRUTH) {
-            OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_TRUE_TIME, v[n]);
-            a = loc->attrs;
-        }
-#define ST_REC_CASE(kind, fn)                                                                                \
-    case REC_##kind:                                                                                         \
-        cv_##fn(loc, a, t, ST_REC_A0(h), v, n);                                                                            \
-        break;
-        switch (ST_REC_KIND(h)) {
-            ST_RECORDS(ST_REC_CASE)
-        default:
-            break;
-        }
-        w += 2 + n + ((h & ST_REC_TRUTH) != 0);
-    }
+    static const struct st_convert_refs refs = { &A, S.ref };
+    st_convert(&loc->evt, &refs, w, end);
 }
 
 _Static_assert((int)REC_ENTER == (int)ST_REC_ENTER_KIND && (int)REC_LEAVE == (int)ST_REC_LEAVE_KIND, "recput.h writes these inline");
