@@ -39,7 +39,6 @@ static struct {
     struct rf_defs defs;      /* communicators (and their names) as they come */
     struct rf_clock_offset *offsets;
     uint32_t noffsets, offsets_cap;
-    size_t mem_used;          /* bytes of chunk memory handed to OTF2 */
     size_t evt_chunk;         /* the archive's event chunk size */
     uint64_t resolution;      /* ticks per second, once fixed */
     char dir[4096];
@@ -421,88 +420,30 @@ void st_writer_property(const char *name, const char *value)
     }
 }
 
-/* ---------- bounded chunk memory: returning NULL makes OTF2 flush ---------- */
+/* ---------- bounded memory ---------- */
 
-struct st_chunk {
-    struct st_chunk *next;
-    uint64_t size;
-};
+/* SYNCTRACE_BUFFER_MB holds the chunks of compact records (records.c),
+ * which keep the events until a flush, and each location's OTF2 event
+ * chunk (evtchunk.h), which only passes encoded events on to its file.
+ * The event chunk is the largest power of two from 1 MiB down to OTF2's
+ * smallest, 256 KiB, that takes at most an eighth of the buffer; the main
+ * location's comes out of the buffer, and each other thread that records
+ * adds one. OTF2 itself keeps only definitions, written at close. */
+#define EVT_CHUNK_MAX ((size_t)1 << 20)
+#define EVT_CHUNK_MIN ((size_t)256 * 1024)
 
-/* SYNCTRACE_BUFFER_MB is shared: OTF2's event chunks only pass converted
- * events on to the file, and get a quarter, but at least the two chunks
- * of OTF2's smallest size (256 KiB); the chunks of compact records
- * (records.c), which hold the events until a flush, get the rest. */
-#define OTF2_CHUNK_MIN ((size_t)256 * 1024)
-
-static size_t otf2_budget(void)
+static size_t event_chunk_size(void)
 {
-    size_t quarter = st_cfg.buffer_bytes / 4;
-    return quarter < 2 * OTF2_CHUNK_MIN ? 2 * OTF2_CHUNK_MIN : quarter;
+    size_t chunk = EVT_CHUNK_MAX;
+    while (chunk > EVT_CHUNK_MIN && chunk * 8 > st_cfg.buffer_bytes)
+        chunk /= 2;
+    return chunk;
 }
 
 static size_t record_budget(void)
 {
-    return st_cfg.buffer_bytes - otf2_budget();
-}
-
-/* Chunks released by a flush go to a pool and are reused: fresh memory from
- * the system would fault in page by page, which costs more than the trace
- * records written into it. */
-static struct st_chunk *chunk_pool;
-/* The pool and the count are shared by the locations of concurrent threads. */
-static pthread_mutex_t chunk_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void *chunk_alloc_unlocked(OTF2_FileType type, void **per_buffer, uint64_t size)
-{
-    struct st_chunk *c = NULL;
-    for (struct st_chunk **p = &chunk_pool; *p; p = &(*p)->next)
-        if ((*p)->size == size) {
-            c = *p;
-            *p = c->next;
-            break;
-        }
-    if (!c) {
-        /* Only event buffers are bounded; definitions are written once, at close. */
-        if (type == OTF2_FILETYPE_EVENTS && W.mem_used + size > otf2_budget() && *per_buffer)
-            return NULL;
-        if (!(c = malloc(sizeof *c + size)))
-            return NULL;
-        c->size = size;
-        W.mem_used += size;
-    }
-    c->next = *per_buffer;
-    *per_buffer = c;
-    return c + 1;
-}
-
-static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, uint64_t size)
-{
-    (void)user; (void)loc;
-    if (!st_threads_concurrent)
-        return chunk_alloc_unlocked(type, per_buffer, size);
-    pthread_mutex_lock(&chunk_lock);
-    void *chunk = chunk_alloc_unlocked(type, per_buffer, size);
-    pthread_mutex_unlock(&chunk_lock);
-    return chunk;
-}
-
-static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, bool final)
-{
-    (void)user; (void)type; (void)loc;
-    int locked = st_threads_concurrent && pthread_mutex_lock(&chunk_lock) == 0;
-    for (struct st_chunk *c = *per_buffer, *next; c; c = next) {
-        next = c->next;
-        if (final) {
-            W.mem_used -= c->size;
-            free(c);
-        } else {
-            c->next = chunk_pool;
-            chunk_pool = c;
-        }
-    }
-    *per_buffer = NULL;
-    if (locked)
-        pthread_mutex_unlock(&chunk_lock);
+    size_t chunk = event_chunk_size();
+    return st_cfg.buffer_bytes > 2 * chunk ? st_cfg.buffer_bytes - chunk : chunk;
 }
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
@@ -516,7 +457,6 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
  * (st_write_flush) with what it cost the program: no post-flush callback,
  * so OTF2 writes no BufferFlush record of its own. */
 static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
-static const OTF2_MemoryCallbacks memory_callbacks = { chunk_alloc, chunk_free_all };
 
 /* ---------- closing on abnormal termination ---------- */
 
@@ -680,9 +620,7 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     W.size = size;
     rf_attr_layout(&A, st_clock_skew_enabled());   /* before any event: the references events carry */
     snprintf(W.dir, sizeof W.dir, "%s", dir);
-    uint64_t chunk = 1 << 20;
-    while (chunk > OTF2_CHUNK_MIN && chunk * 2 > otf2_budget())
-        chunk /= 2;
+    uint64_t chunk = event_chunk_size();
     W.archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, chunk, RF_DEF_CHUNK_SIZE,
                                   OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!W.archive) {
@@ -690,7 +628,6 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
         return -1;
     }
     if (OTF2_Archive_SetFlushCallbacks(W.archive, &flush_callbacks, NULL) != OTF2_SUCCESS
-        || OTF2_Archive_SetMemoryCallbacks(W.archive, &memory_callbacks, NULL) != OTF2_SUCCESS
         || OTF2_Archive_SetSerialCollectiveCallbacks(W.archive) != OTF2_SUCCESS
         || OTF2_Archive_SetCreator(W.archive, "synctrace " PACKAGE_VERSION) != OTF2_SUCCESS
         || OTF2_Archive_OpenEvtFiles(W.archive) != OTF2_SUCCESS) {
@@ -858,12 +795,6 @@ void st_writer_close(void)
     journal_remove();
     st_rec_release(all ? all : &main_loc, all ? T.n + 1 : 1);
     free(all);
-    while (chunk_pool) {
-        struct st_chunk *next = chunk_pool->next;
-        W.mem_used -= chunk_pool->size;
-        free(chunk_pool);
-        chunk_pool = next;
-    }
     /* Threads check the phase before they touch their location again. */
     for (uint32_t i = 0; i < T.n; i++)
         free(T.v[i]);
