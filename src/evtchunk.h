@@ -103,8 +103,11 @@ static inline void st_evt_end(struct st_evtfile *f, uint8_t *p)
 
 /* Compressed integers as OTF2_Buffer_WriteUint32/64 write them: 0 and the
  * all-ones value as that byte, else the count of significant bytes and
- * the bytes, little-endian (this file assumes a little-endian host, as
- * the chunk header says: configure checks). */
+ * the bytes, little-endian (a little-endian host, as the chunk header
+ * says, stores them with one memcpy). */
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "evtchunk.h encodes OTF2 chunks for little-endian hosts only"
+#endif
 static inline uint8_t *st_evt_u64(uint8_t *p, uint64_t v)
 {
     if (v == 0 || v == UINT64_MAX) {
