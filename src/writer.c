@@ -43,6 +43,7 @@ static struct {
     uint64_t resolution;      /* ticks per second, once fixed */
     char dir[4096];
     int closing;
+    pid_t pid;                /* the process that opened the archive: a forked child never closes it */
     int journal;              /* fd of DIR/rank-NNNNNN.journal, or -1 */
 } W = { .journal = -1 };
 
@@ -535,7 +536,7 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
         return;
     }
     static volatile sig_atomic_t once;
-    if (!once) {
+    if (!once && getpid() == W.pid) {   /* not in a child the program forked */
         once = 1;
         alarm(5);
         st_g.phase = ST_DONE;
@@ -618,6 +619,7 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     }
     W.rank = rank;
     W.size = size;
+    W.pid = getpid();
     rf_attr_layout(&A, st_clock_skew_enabled());   /* before any event: the references events carry */
     snprintf(W.dir, sizeof W.dir, "%s", dir);
     uint64_t chunk = event_chunk_size();
@@ -737,7 +739,9 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, const struct rf_location
 
 void st_writer_close(void)
 {
-    if (!W.archive || W.closing)
+    /* A child the program forked runs our atexit and signal handlers on a
+     * copy of the parent's state: the archive is the parent's to close. */
+    if (!W.archive || W.closing || getpid() != W.pid)
         return;
     W.closing = 1;
     close_under_way = 1;
