@@ -44,8 +44,8 @@ int st_evt_open(struct st_evtfile *f, const char *path, size_t chunk_size)
     return 0;
 }
 
-/* Write `len` bytes of the chunk; a failure marks the file failed (the
- * definitions then count what it holds: tools read it as far as it goes). */
+/* Write `len` bytes of the chunk; a failure marks the file failed, and
+ * nothing more is written to it (its whole chunks stay readable). */
 static void write_out(struct st_evtfile *f, size_t len)
 {
     if (f->failed)
@@ -54,6 +54,7 @@ static void write_out(struct st_evtfile *f, size_t len)
         f->fd = open(f->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (f->fd < 0) {
             f->failed = 1;
+            f->error = errno;
             return;
         }
     }
@@ -64,11 +65,13 @@ static void write_out(struct st_evtfile *f, size_t len)
             continue;
         if (n <= 0) {
             f->failed = 1;
+            f->error = n < 0 ? errno : ENOSPC;
             return;
         }
         p += n;
         len -= (size_t)n;
     }
+    f->nwritten = f->nevents;   /* the chunk being written ends with the last event encoded */
 }
 
 /* The chunk's last event number, then the chunk ends at the mark. */
@@ -103,8 +106,10 @@ int st_evt_close(struct st_evtfile *f)
     /* A reader stops at END_OF_FILE: the chunk never grows past its size. */
     size_t len = (size_t)(f->pos + 2 - f->chunk);
     write_out(f, len > f->chunk_size ? f->chunk_size : len);
-    if (f->fd >= 0 && close(f->fd) != 0)
+    if (f->fd >= 0 && close(f->fd) != 0 && !f->failed) {
         f->failed = 1;
+        f->error = errno;
+    }
     f->fd = -1;
     free(f->chunk);
     free(f->path);

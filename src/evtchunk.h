@@ -33,11 +33,13 @@ struct st_evtfile {
     uint8_t *chunk;           /* chunk_size bytes: the chunk being filled */
     uint8_t *pos, *end;
     uint64_t time;            /* the last timestamp written */
-    uint64_t nevents;         /* events written (all chunks) */
+    uint64_t nevents;         /* events encoded (all chunks) */
+    uint64_t nwritten;        /* of them, in chunks that reached the file */
     uint64_t chunk_first;     /* the number (from 1) of the chunk's first event */
     size_t chunk_size;
     int fd;                   /* -1 until the first chunk is written */
     int failed;               /* the file cannot be written: events are counted, not kept */
+    int error;                /* errno of the failure */
     char *path;
 };
 
@@ -72,7 +74,8 @@ struct st_evtattr {
  * chunk; 0, or -1 when out of memory. */
 int st_evt_open(struct st_evtfile *f, const char *path, size_t chunk_size);
 /* End the file (its last chunk written) and free it; 0, or -1 when some
- * of it could not be written (f->failed). */
+ * of it could not be written (f->failed, f->error; f->nwritten events are
+ * in the file: the definitions must say so). */
 int st_evt_close(struct st_evtfile *f);
 /* Write the full chunk and start the next one at time t. */
 void st_evt_next_chunk(struct st_evtfile *f, uint64_t t);

@@ -600,10 +600,11 @@ static int open_event_file(struct st_loc *loc)
 /* End a location's event file; say so when some of it could not be written. */
 static void close_event_file(struct st_loc *loc)
 {
-    loc->nevents = loc->evt.nevents;
-    if (st_evt_close(&loc->evt) != 0)
+    int failed = st_evt_close(&loc->evt) != 0;
+    loc->nevents = loc->evt.nwritten;   /* what the file holds, whole chunks, even when a write failed */
+    if (failed)
         st_warn("rank %d: cannot write all of location %llu's events (%s); the trace keeps what was written",
-                W.rank, (unsigned long long)loc->id, strerror(errno));
+                W.rank, (unsigned long long)loc->id, strerror(loc->evt.error));
 }
 
 
