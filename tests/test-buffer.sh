@@ -3,7 +3,7 @@
 # trace data than the buffer flushes (BufferFlush records, in order), keeps
 # every event, and its peak memory grows by about the buffer, not the trace.
 . "$top_srcdir/tests/lib.sh"
-plan 7
+plan 9
 tmp=$(scratch)
 prog=$(build_mpi mpi_many "$tmp") || { ok 1 "build mpi_many"; finish; }
 calls=600000     # 1.2M Enter/Leave records, ~14 MB of trace
@@ -32,4 +32,17 @@ SYNCTRACE_BUFFER_MB=64 run_traced "$tmp/big" 1 "$prog" "$calls" 2>"$tmp/big.err"
 big=$(awk '/^hwm_kb/ {print $3}' "$tmp/big.err")
 ok $([ "$big" -gt "$small" ] && [ "$(grep -c " FLUSH " <("$SYNCTRACE_BIN" dump --events "$tmp/big"))" -eq 0 ]; echo $?) \
     "64 MiB buffer: no flush, and more memory (${big} kB) than with 1 MiB"
+
+# A file size limit (ulimit -f, as batch systems set): a write past it
+# raises SIGXFSZ, which ends the program. The tracer's event file stops at
+# the limit instead (whole chunks, declared as such); the program runs on.
+(ulimit -f 4096 && run_traced "$tmp/fsize" 1 "$prog" "$calls" >/dev/null 2>"$tmp/fsize.err")
+rc=$?
+evt=$(stat -c %s "$tmp/fsize/rank-000000/0.evt" 2>/dev/null)
+[ $rc -eq 0 ] && [ "$(grep -c "cannot write all of location 0's events (File too large)" "$tmp/fsize.err")" -eq 1 ] \
+    && [ "${evt:-0}" -gt 0 ] && [ "${evt:-0}" -le 4194304 ]
+ok $? "4 MiB file size limit: the program ends as untraced (exit $rc), one line says the events were cut ($evt bytes)"
+"$SYNCTRACE_BIN" merge "$tmp/fsize" -o "$tmp/fsize.m" >/dev/null 2>&1 \
+    && [ "$("$SYNCTRACE_BIN" dump --events "$tmp/fsize" | wc -l)" -gt 100000 ]
+ok $? "4 MiB file size limit: the events up to the limit read and merge"
 finish

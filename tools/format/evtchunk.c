@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define CHUNK_HEADER 3        /* OTF2_BUFFER_CHUNK_HEADER */
@@ -14,6 +15,9 @@
 #define END_OF_FILE 2
 #define HEADER_SIZE 18        /* type, endianness, first event, last event */
 #define HEADER_LAST_EVENT 10
+/* A last chunk without events (header, END_OF_FILE, END_OF_BUFFER): what
+ * ends a file whose writing had to stop. */
+#define TERMINATOR_SIZE (HEADER_SIZE + 2)
 
 static void start_chunk(struct st_evtfile *f)
 {
@@ -40,6 +44,9 @@ int st_evt_open(struct st_evtfile *f, const char *path, size_t chunk_size)
         return -1;
     }
     f->end = f->chunk + chunk_size;
+    struct rlimit fsize;
+    f->limit = getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY ? (uint64_t)fsize.rlim_cur
+                                                                                       : UINT64_MAX;
     start_chunk(f);
     return 0;
 }
@@ -50,6 +57,13 @@ static void write_out(struct st_evtfile *f, size_t len)
 {
     if (f->failed)
         return;
+    /* The program's file size limit is not ours to hit: past it the kernel
+     * sends SIGXFSZ, whose default action ends the program. */
+    if (f->offset > f->limit || len + TERMINATOR_SIZE > f->limit - f->offset) {
+        f->failed = 1;
+        f->error = EFBIG;
+        return;
+    }
     if (f->fd < 0) {
         f->fd = open(f->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (f->fd < 0) {
@@ -71,6 +85,7 @@ static void write_out(struct st_evtfile *f, size_t len)
         p += n;
         len -= (size_t)n;
     }
+    f->offset += (uint64_t)(p - f->chunk);   /* whole writes only: a failed one leaves its part to be cut */
     f->nwritten = f->nevents;   /* the chunk being written ends with the last event encoded */
 }
 
@@ -106,6 +121,22 @@ int st_evt_close(struct st_evtfile *f)
     /* A reader stops at END_OF_FILE: the chunk never grows past its size. */
     size_t len = (size_t)(f->pos + 2 - f->chunk);
     write_out(f, len > f->chunk_size ? f->chunk_size : len);
+    /* A file whose writing had to stop still ends as OTF2 files end
+     * (readers would otherwise read on past its last chunk): its whole
+     * chunks, then an empty last chunk (room for it is kept below the file
+     * size limit; on a full disk it may not fit, and the merge's reader
+     * reads no more events than the definitions declare). */
+    if (f->failed && f->fd >= 0 && ftruncate(f->fd, (off_t)f->offset) == 0
+        && lseek(f->fd, (off_t)f->offset, SEEK_SET) == (off_t)f->offset) {
+        uint8_t end[TERMINATOR_SIZE] = { CHUNK_HEADER, LITTLE_ENDIAN_MARK };
+        uint64_t first = f->nwritten + 1, last = f->nwritten;
+        memcpy(end + 2, &first, 8);
+        memcpy(end + HEADER_LAST_EVENT, &last, 8);
+        end[HEADER_SIZE] = END_OF_FILE;
+        end[HEADER_SIZE + 1] = END_OF_BUFFER;
+        if (write(f->fd, end, sizeof end) != (ssize_t)sizeof end)
+            f->error = errno;
+    }
     if (f->fd >= 0 && close(f->fd) != 0 && !f->failed) {
         f->failed = 1;
         f->error = errno;

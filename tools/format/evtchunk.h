@@ -38,6 +38,8 @@ struct st_evtfile {
     uint64_t chunk_first;     /* the number (from 1) of the chunk's first event */
     size_t chunk_size;
     int fd;                   /* -1 until the first chunk is written */
+    uint64_t offset;          /* bytes of the whole chunks written to the file */
+    uint64_t limit;           /* RLIMIT_FSIZE: a write past it would raise SIGXFSZ, which ends the program */
     int failed;               /* the file cannot be written: events are counted, not kept */
     int error;                /* errno of the failure */
     char *path;

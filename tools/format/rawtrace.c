@@ -782,8 +782,11 @@ int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errl
         out->path = strdup(anchor);
         return -1;
     }
+    /* Exactly the events its definitions declare: a file whose writing had
+     * to stop (disk full) may lack its end-of-file chunk, and OTF2's reader
+     * would read on past its last chunk without end. */
     if (sealed == 0)
-        return read_archive(anchor, anchor, 0, out, err, errlen);
+        return read_archive(anchor, anchor, 1, out, err, errlen);
     int journal = rc_has_journal(anchor);
     if (rc_anchor_complete(anchor) || !journal) {
         struct stat st;
