@@ -15,10 +15,9 @@
 #include <stdatomic.h>
 
 /* A converter turns the arguments v[0..n-1] of one record into one OTF2
- * event in loc's event file (evtchunk.h), at time t, with the attributes
- * at[0..na) (true_time first when skew is on) and room in `at` for the
- * ones it adds. The field sizes OTF2 bounds each record by decide, as in
- * OTF2, when a record starts a new chunk. */
+ * event of the event file f (evtchunk.h) at time t, with the attributes
+ * a->at[0..a->n) (true_time first when skew is on) and room there for the
+ * ones it adds (a collective's source words: one per record word at most). */
 struct cv_attrs {
     uint32_t n;
     struct st_evtattr at[ST_REC_MAX_WORDS + 4];

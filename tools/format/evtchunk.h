@@ -70,7 +70,6 @@ struct st_evtattr {
     uint8_t type;
     uint64_t value;
 };
-#define EVT_ATTRS_MAX 72      /* true time, collapsed calls / freed receive, slots, source words */
 
 /* Open PATH for writing (created, truncated) lazily at the first full
  * chunk; 0, or -1 when out of memory. */
