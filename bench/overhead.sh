@@ -12,6 +12,9 @@
 #   LOOP_N           loop iterations (4 MPI calls each), default 2000000
 #   PP0_N            0-byte ping-pong round trips, default 1000000
 #   PP4096_N         4096-byte ping-pong round trips, default 40000
+#   BASELINE_LIB     another libsynctrace.so (an older build) run in the same
+#                    alternations, after the traced run: its added times and
+#                    the ratio of its added time to LIB's ("baseline" fields)
 #   OVERHEAD_COUNT   which traced runs to count events of with otf2-print:
 #                    first (default: first alternation only), all, none
 #   MPIRUN           mpirun command, default "mpirun"
@@ -32,6 +35,11 @@ case $ALTS in '' | *[!0-9]* | 0) echo "$0: ALTERNATIONS must be a positive integ
 if [ -n "$LIB" ]; then
     [ -f "$LIB" ] || { echo "$0: library '$LIB' not found" >&2; exit 2; }
     LIB=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB")
+fi
+BASELINE_LIB=${BASELINE_LIB:-}
+if [ -n "$BASELINE_LIB" ]; then
+    [ -n "$LIB" ] && [ -f "$BASELINE_LIB" ] || { echo "$0: BASELINE_LIB '$BASELINE_LIB' not found (or no LIB)" >&2; exit 2; }
+    BASELINE_LIB=$(cd "$(dirname "$BASELINE_LIB")" && pwd)/$(basename "$BASELINE_LIB")
 fi
 
 LOOP_N=${LOOP_N:-2000000}
@@ -61,13 +69,13 @@ fi
 RESULTS=$WORK/results.tsv   # section alt variant value bytes events
 : >"$RESULTS"
 
-# run_one NP TRACEDIR|"" ARGS... -> prints the benchmark's stdout
+# run_one NP TRACEDIR|"" LIBRARY ARGS... -> prints the benchmark's stdout
 run_one() {
-    local np=$1 dir=$2
-    shift 2
+    local np=$1 dir=$2 lib=$3
+    shift 3
     local cmd=("$MPIRUN" --oversubscribe --allow-run-as-root -np "$np" "${MPIRUN_EXTRA[@]}")
     if [ -n "$dir" ]; then
-        cmd+=(-x "LD_PRELOAD=$LIB" -x "SYNCTRACE_DIR=$dir")
+        cmd+=(-x "LD_PRELOAD=$lib" -x "SYNCTRACE_DIR=$dir")
     fi
     if ! "${cmd[@]}" "$BIN" "$@" >"$WORK/out" 2>"$WORK/err"; then
         echo "$0: failed: ${cmd[*]} $BIN $*" >&2
@@ -111,14 +119,14 @@ measure() {
     local section=$1 alt=$2 key=$3 np=$4
     shift 4
     local v dir bytes events
-    v=$(run_one "$np" "" "$@" | value_of "$key")
+    v=$(run_one "$np" "" "" "$@" | value_of "$key")
     [ -n "$v" ] || { echo "$0: no $key in output of '$*'" >&2; exit 1; }
     printf '%s\t%s\tplain\t%s\tnull\tnull\n' "$section" "$alt" "$v" >>"$RESULTS"
     echo "  $section plain:  $key=$v" >&2
     [ -n "$LIB" ] || return 0
 
     dir=$(mktemp -d "$WORK/trace.XXXXXX")
-    v=$(run_one "$np" "$dir" "$@" | value_of "$key")
+    v=$(run_one "$np" "$dir" "$LIB" "$@" | value_of "$key")
     [ -n "$v" ] || { echo "$0: no $key in traced output of '$*'" >&2; exit 1; }
     bytes=$(trace_bytes "$dir")
     events=null
@@ -128,6 +136,14 @@ measure() {
     rm -rf "$dir"
     printf '%s\t%s\ttraced\t%s\t%s\t%s\n' "$section" "$alt" "$v" "$bytes" "$events" >>"$RESULTS"
     echo "  $section traced: $key=$v trace_bytes=$bytes events=$events" >&2
+    [ -n "$BASELINE_LIB" ] || return 0
+
+    dir=$(mktemp -d "$WORK/trace.XXXXXX")
+    v=$(run_one "$np" "$dir" "$BASELINE_LIB" "$@" | value_of "$key")
+    [ -n "$v" ] || { echo "$0: no $key in baseline output of '$*'" >&2; exit 1; }
+    rm -rf "$dir"
+    printf '%s\t%s\tbaseline\t%s\tnull\tnull\n' "$section" "$alt" "$v" >>"$RESULTS"
+    echo "  $section baseline: $key=$v" >&2
 }
 
 # --- the alternations -------------------------------------------------------
@@ -166,6 +182,7 @@ all_bytes = all_events = 0
 for section in ("loop", "pingpong0", "pingpong4096"):
     u = unit[section]
     plain, traced, added, ratio, tbytes, tevents, bpe = [], [], [], [], [], [], []
+    base_added, base_ratio = [], []
     for a in range(1, alts + 1):
         p = runs[(section, a, "plain")][0]
         plain.append(p)
@@ -174,6 +191,11 @@ for section in ("loop", "pingpong0", "pingpong4096"):
             continue
         traced.append(t[0])
         added.append(t[0] - p)
+        b = runs.get((section, a, "baseline"))
+        if b is not None:
+            base_added.append(b[0] - p)
+            if t[0] - p > 0:
+                base_ratio.append((b[0] - p) / (t[0] - p))
         if p > 0:
             ratio.append(t[0] / p)
         if t[1] is not None:
@@ -195,6 +217,9 @@ for section in ("loop", "pingpong0", "pingpong4096"):
         "trace_events_median": rnd(median(tevents), 0),
         "trace_bytes_per_event": rnd(median(bpe), 2),
     }
+    if base_added:
+        out[section]["baseline_added_%s_median" % u] = rnd(median(base_added))
+        out[section]["baseline_added_over_added_median"] = rnd(median(base_ratio), 3)
 out["trace_bytes_per_event"] = rnd(all_bytes / all_events, 2) if all_events else None
 print(json.dumps(out, allow_nan=False))
 EOF
