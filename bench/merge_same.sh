@@ -28,10 +28,11 @@ same_index() {
 status=0
 for raw in "$@"; do
     rm -rf "$tmp/old" "$tmp/new"
-    if ! "$old" merge "$raw" -o "$tmp/old" >/dev/null 2>"$tmp/old.err" \
-        || ! "$new" merge "$raw" -o "$tmp/new" >/dev/null 2>"$tmp/new.err"; then
+    "$old" merge "$raw" -o "$tmp/old" >/dev/null 2>"$tmp/old.err"; rc_old=$?
+    "$new" merge "$raw" -o "$tmp/new" >/dev/null 2>"$tmp/new.err"; rc_new=$?
+    if [ $rc_old -ne 0 ] || [ $rc_new -ne 0 ]; then
         # a trace both refuse the same way is the same result
-        if [ ! -e "$tmp/old" ] && [ ! -e "$tmp/new" ] && cmp -s "$tmp/old.err" "$tmp/new.err"; then
+        if [ $rc_old = $rc_new ] && [ ! -e "$tmp/old" ] && [ ! -e "$tmp/new" ] && cmp -s "$tmp/old.err" "$tmp/new.err"; then
             echo "$raw: same (both refuse: $(head -1 "$tmp/old.err"))"
         else
             echo "$raw: DIFFERENT: one merge failed ($(head -1 "$tmp/old.err") | $(head -1 "$tmp/new.err"))"
