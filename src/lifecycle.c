@@ -104,6 +104,14 @@ static int agree_on_directory(void)
     PMPI_Bcast(shared, (int)sizeof shared, MPI_CHAR, 0, sync_comm);
     memcpy(run_id, shared, sizeof run_id);
     memcpy(trace_dir, shared + 64, sizeof trace_dir);
+    /* Files of the trace are opened long after this (event chunks as they
+     * fill, the definitions at close), and a program may change its working
+     * directory meanwhile: a relative directory (the default one is) is
+     * made absolute now, from where the run started. */
+    char cwd[4096], absolute[sizeof trace_dir];
+    if (trace_dir[0] && trace_dir[0] != '/' && getcwd(cwd, sizeof cwd)
+        && (size_t)snprintf(absolute, sizeof absolute, "%s/%s", cwd, trace_dir) < sizeof absolute)
+        memcpy(trace_dir, absolute, sizeof trace_dir);
     return shared[sizeof shared - 1] ? -1 : 0;
 }
 

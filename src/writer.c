@@ -4,6 +4,8 @@
 #include "rawformat.h"
 #include "writer.h"
 #include "records.h"
+#include "reckinds.h"
+#include "convert.h"
 #include "polling.h"
 #include "defs_write.h"
 #include "members.h"
@@ -37,10 +39,11 @@ static struct {
     struct rf_defs defs;      /* communicators (and their names) as they come */
     struct rf_clock_offset *offsets;
     uint32_t noffsets, offsets_cap;
-    size_t mem_used;          /* bytes of chunk memory handed to OTF2 */
+    size_t evt_chunk;         /* the archive's event chunk size */
     uint64_t resolution;      /* ticks per second, once fixed */
     char dir[4096];
     int closing;
+    pid_t pid;                /* the process that opened the archive: a forked child never closes it */
     int journal;              /* fd of DIR/rank-NNNNNN.journal, or -1 */
 } W = { .journal = -1 };
 
@@ -418,88 +421,30 @@ void st_writer_property(const char *name, const char *value)
     }
 }
 
-/* ---------- bounded chunk memory: returning NULL makes OTF2 flush ---------- */
+/* ---------- bounded memory ---------- */
 
-struct st_chunk {
-    struct st_chunk *next;
-    uint64_t size;
-};
+/* SYNCTRACE_BUFFER_MB holds the chunks of compact records (records.c),
+ * which keep the events until a flush, and each location's OTF2 event
+ * chunk (evtchunk.h), which only passes encoded events on to its file.
+ * The event chunk is the largest power of two from 1 MiB down to OTF2's
+ * smallest, 256 KiB, that takes at most an eighth of the buffer; the main
+ * location's comes out of the buffer, and each other thread that records
+ * adds one. OTF2 itself keeps only definitions, written at close. */
+#define EVT_CHUNK_MAX ((size_t)1 << 20)
+#define EVT_CHUNK_MIN ((size_t)256 * 1024)
 
-/* SYNCTRACE_BUFFER_MB is shared: OTF2's event chunks only pass converted
- * events on to the file, and get a quarter, but at least the two chunks
- * of OTF2's smallest size (256 KiB); the chunks of compact records
- * (records.c), which hold the events until a flush, get the rest. */
-#define OTF2_CHUNK_MIN ((size_t)256 * 1024)
-
-static size_t otf2_budget(void)
+static size_t event_chunk_size(void)
 {
-    size_t quarter = st_cfg.buffer_bytes / 4;
-    return quarter < 2 * OTF2_CHUNK_MIN ? 2 * OTF2_CHUNK_MIN : quarter;
+    size_t chunk = EVT_CHUNK_MAX;
+    while (chunk > EVT_CHUNK_MIN && chunk * 8 > st_cfg.buffer_bytes)
+        chunk /= 2;
+    return chunk;
 }
 
 static size_t record_budget(void)
 {
-    return st_cfg.buffer_bytes - otf2_budget();
-}
-
-/* Chunks released by a flush go to a pool and are reused: fresh memory from
- * the system would fault in page by page, which costs more than the trace
- * records written into it. */
-static struct st_chunk *chunk_pool;
-/* The pool and the count are shared by the locations of concurrent threads. */
-static pthread_mutex_t chunk_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void *chunk_alloc_unlocked(OTF2_FileType type, void **per_buffer, uint64_t size)
-{
-    struct st_chunk *c = NULL;
-    for (struct st_chunk **p = &chunk_pool; *p; p = &(*p)->next)
-        if ((*p)->size == size) {
-            c = *p;
-            *p = c->next;
-            break;
-        }
-    if (!c) {
-        /* Only event buffers are bounded; definitions are written once, at close. */
-        if (type == OTF2_FILETYPE_EVENTS && W.mem_used + size > otf2_budget() && *per_buffer)
-            return NULL;
-        if (!(c = malloc(sizeof *c + size)))
-            return NULL;
-        c->size = size;
-        W.mem_used += size;
-    }
-    c->next = *per_buffer;
-    *per_buffer = c;
-    return c + 1;
-}
-
-static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, uint64_t size)
-{
-    (void)user; (void)loc;
-    if (!st_threads_concurrent)
-        return chunk_alloc_unlocked(type, per_buffer, size);
-    pthread_mutex_lock(&chunk_lock);
-    void *chunk = chunk_alloc_unlocked(type, per_buffer, size);
-    pthread_mutex_unlock(&chunk_lock);
-    return chunk;
-}
-
-static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, bool final)
-{
-    (void)user; (void)type; (void)loc;
-    int locked = st_threads_concurrent && pthread_mutex_lock(&chunk_lock) == 0;
-    for (struct st_chunk *c = *per_buffer, *next; c; c = next) {
-        next = c->next;
-        if (final) {
-            W.mem_used -= c->size;
-            free(c);
-        } else {
-            c->next = chunk_pool;
-            chunk_pool = c;
-        }
-    }
-    *per_buffer = NULL;
-    if (locked)
-        pthread_mutex_unlock(&chunk_lock);
+    size_t chunk = event_chunk_size();
+    return st_cfg.buffer_bytes > 2 * chunk ? st_cfg.buffer_bytes - chunk : chunk;
 }
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
@@ -513,7 +458,6 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
  * (st_write_flush) with what it cost the program: no post-flush callback,
  * so OTF2 writes no BufferFlush record of its own. */
 static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
-static const OTF2_MemoryCallbacks memory_callbacks = { chunk_alloc, chunk_free_all };
 
 /* ---------- closing on abnormal termination ---------- */
 
@@ -592,7 +536,7 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
         return;
     }
     static volatile sig_atomic_t once;
-    if (!once) {
+    if (!once && getpid() == W.pid) {   /* not in a child the program forked */
         once = 1;
         alarm(5);
         st_g.phase = ST_DONE;
@@ -640,6 +584,30 @@ static void close_at_exit(void)
 
 /* ---------- open / close ---------- */
 
+/* A location's event file, DIR/rank-NNNNNN/ID.evt: where OTF2's reader
+ * looks for it (the archive's directory is made here if OTF2 has not yet). */
+static int open_event_file(struct st_loc *loc)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/" RF_RANK_NAME_FMT, W.dir, W.rank);
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return -1;
+    snprintf(path, sizeof path, "%s/" RF_RANK_NAME_FMT "/%llu" RF_EVT_SUFFIX, W.dir, W.rank,
+             (unsigned long long)loc->id);
+    return st_evt_open(&loc->evt, path, W.evt_chunk);
+}
+
+/* End a location's event file; say so when some of it could not be written. */
+static void close_event_file(struct st_loc *loc)
+{
+    int failed = st_evt_close(&loc->evt) != 0;
+    loc->nevents = loc->evt.nwritten;   /* what the file holds, whole chunks, even when a write failed */
+    if (failed)
+        st_warn("rank %d: cannot write all of location %llu's events (%s); the trace keeps what was written",
+                W.rank, (unsigned long long)loc->id, strerror(loc->evt.error));
+}
+
+
 int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen)
 {
     char name[32];
@@ -652,11 +620,10 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     }
     W.rank = rank;
     W.size = size;
+    W.pid = getpid();
     rf_attr_layout(&A, st_clock_skew_enabled());   /* before any event: the references events carry */
     snprintf(W.dir, sizeof W.dir, "%s", dir);
-    uint64_t chunk = 1 << 20;
-    while (chunk > OTF2_CHUNK_MIN && chunk * 2 > otf2_budget())
-        chunk /= 2;
+    uint64_t chunk = event_chunk_size();
     W.archive = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, chunk, RF_DEF_CHUNK_SIZE,
                                   OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!W.archive) {
@@ -664,7 +631,6 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
         return -1;
     }
     if (OTF2_Archive_SetFlushCallbacks(W.archive, &flush_callbacks, NULL) != OTF2_SUCCESS
-        || OTF2_Archive_SetMemoryCallbacks(W.archive, &memory_callbacks, NULL) != OTF2_SUCCESS
         || OTF2_Archive_SetSerialCollectiveCallbacks(W.archive) != OTF2_SUCCESS
         || OTF2_Archive_SetCreator(W.archive, "synctrace " PACKAGE_VERSION) != OTF2_SUCCESS
         || OTF2_Archive_OpenEvtFiles(W.archive) != OTF2_SUCCESS) {
@@ -674,10 +640,9 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
         return -1;
     }
     W.main.id = (uint64_t)rank;
-    W.main.evt = OTF2_Archive_GetEvtWriter(W.archive, W.main.id);
-    W.main.attrs = OTF2_AttributeList_New();
-    if (!W.main.evt || !W.main.attrs) {
-        snprintf(err, errlen, "%s: cannot open the event writer", anchor);
+    W.evt_chunk = chunk;
+    if (open_event_file(&W.main) != 0) {
+        snprintf(err, errlen, "%s: cannot set up the event file of location %d", anchor, rank);
         OTF2_Archive_Close(W.archive);
         W.archive = NULL;
         return -1;
@@ -775,7 +740,9 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, const struct rf_location
 
 void st_writer_close(void)
 {
-    if (!W.archive || W.closing)
+    /* A child the program forked runs our atexit and signal handlers on a
+     * copy of the parent's state: the archive is the parent's to close. */
+    if (!W.archive || W.closing || getpid() != W.pid)
         return;
     W.closing = 1;
     close_under_way = 1;
@@ -792,15 +759,12 @@ void st_writer_close(void)
             all[i + 1] = T.v[i];
     }
     st_rec_drain(all ? all : &main_loc, all ? T.n + 1 : 1);
-    uint64_t nevents = 0;
-    OTF2_EvtWriter_GetNumberOfEvents(W.main.evt, &nevents);
-    OTF2_Archive_CloseEvtWriter(W.archive, W.main.evt);
+    close_event_file(&W.main);
+    uint64_t nevents = W.main.nevents;
     /* MPI_Finalize comes after the other threads' last MPI call (MPI says
-     * so), so their writers are idle now. */
-    for (uint32_t i = 0; i < T.n; i++) {
-        OTF2_EvtWriter_GetNumberOfEvents(T.v[i]->evt, &T.v[i]->nevents);
-        OTF2_Archive_CloseEvtWriter(W.archive, T.v[i]->evt);
-    }
+     * so), so their locations are idle now. */
+    for (uint32_t i = 0; i < T.n; i++)
+        close_event_file(T.v[i]);
     OTF2_Archive_CloseEvtFiles(W.archive);
 
     /* Clock offsets are local definitions of each location; all threads
@@ -836,21 +800,9 @@ void st_writer_close(void)
     journal_remove();
     st_rec_release(all ? all : &main_loc, all ? T.n + 1 : 1);
     free(all);
-    while (chunk_pool) {
-        struct st_chunk *next = chunk_pool->next;
-        W.mem_used -= chunk_pool->size;
-        free(chunk_pool);
-        chunk_pool = next;
-    }
-    if (W.main.attrs)
-        OTF2_AttributeList_Delete(W.main.attrs);
-    W.main.attrs = NULL;
     /* Threads check the phase before they touch their location again. */
-    for (uint32_t i = 0; i < T.n; i++) {
-        if (T.v[i]->attrs)
-            OTF2_AttributeList_Delete(T.v[i]->attrs);
+    for (uint32_t i = 0; i < T.n; i++)
         free(T.v[i]);
-    }
     free(T.v);
     T.v = NULL;
     T.n = T.cap = 0;
@@ -889,9 +841,8 @@ struct st_loc *st_loc_attach(void)
         }
         if (T.n < T.cap && (loc = calloc(1, sizeof *loc)) != NULL) {
             loc->id = RF_THREAD_LOCATION(T.n + 1, W.rank);
-            loc->evt = OTF2_Archive_GetEvtWriter(W.archive, loc->id);
-            loc->attrs = OTF2_AttributeList_New();
-            if (loc->evt && loc->attrs && st_rec_attach(loc) == 0) {
+            int file = open_event_file(loc) == 0;
+            if (file && st_rec_attach(loc) == 0) {
                 T.v[T.n++] = loc;
                 /* Before its first event: a SIGKILL leaves its flushed
                  * chunks (rank-N/ID.evt) to be recovered by this. */
@@ -899,10 +850,8 @@ struct st_loc *st_loc_attach(void)
                 snprintf(tail, sizeof tail, " %llu", (unsigned long long)loc->id);
                 journal_record(RF_JR_LOCATION, NULL, tail);
             } else {
-                if (loc->evt)
-                    OTF2_Archive_CloseEvtWriter(W.archive, loc->evt);
-                if (loc->attrs)
-                    OTF2_AttributeList_Delete(loc->attrs);
+                if (file)
+                    st_evt_close(&loc->evt);
                 free(loc);
                 loc = NULL;
             }
@@ -942,132 +891,13 @@ void st_writer_slow_end(void)
         close_deferred();
 }
 
-/* The record kinds: ST_RECORDS(X) lists X(KIND, converter) once; the enum
- * and the converter switch (st_writer_convert) are made from it. A converter turns the
- * arguments v[0..n-1] of one record into an OTF2 event of loc's writer,
- * with `a` the attribute list (true_time already in it when skew is on,
- * else NULL). */
-#define ST_RECORDS(X)                                                                                        \
-    X(ENTER, enter) X(LEAVE, leave) X(SEND, send) X(ISEND, isend) X(ISEND_COMPLETE, isend_complete)           \
-    X(IRECV_REQUEST, irecv_request) X(RECV, recv) X(IRECV, irecv) X(REQUEST_CANCELLED, request_cancelled)    \
-    X(IRECV_FREED, irecv_freed) X(COLL_BEGIN, coll_begin) X(COLL_END, coll_end) X(NBC_REQUEST, nbc_request)  \
-    X(NBC_COMPLETE, nbc_complete) X(RMA_WIN_CREATE, rma_win_create) X(RMA_WIN_DESTROY, rma_win_destroy)     \
-    X(RMA_COLLECTIVE_BEGIN, rma_collective_begin) X(RMA_COLLECTIVE_END, rma_collective_end)                  \
-    X(RMA_PUT, rma_put) X(RMA_GET, rma_get) X(RMA_ATOMIC, rma_atomic)                                       \
-    X(RMA_OP_COMPLETE_REMOTE, rma_op_complete_remote) X(RMA_REQUEST_LOCK, rma_request_lock)                 \
-    X(RMA_RELEASE_LOCK, rma_release_lock) X(RMA_SYNC, rma_sync) X(ENTER_CALLS, enter_calls)      \
-    X(RMA_OP_COMPLETE_NON_BLOCKING, rma_op_complete_non_blocking) X(COMM_CREATE, comm_create)              \
-    X(COMM_DESTROY, comm_destroy) X(FLUSH, flush)
-
-#define ST_REC_ENUM(kind, fn) REC_##kind,
-enum { ST_RECORDS(ST_REC_ENUM) REC_KINDS };
-
-#define CONVERTER(fn, call)                                                                                  \
-    static inline void cv_##fn(struct st_loc *loc, OTF2_AttributeList *a, OTF2_TimeStamp t, uint32_t a0,           \
-                               const uint64_t *v, uint32_t n)                                                \
-    {                                                                                                        \
-        (void)a; (void)t; (void)a0; (void)v; (void)n;                                                        \
-        call;                                                                                                \
-    }
-#define U32(i) ((uint32_t)v[i])
-/* The upper half of a word: a tag packed with its communicator. */
-#define HI32(i) ((uint32_t)(v[i] >> 32))
+/* The upper half of a word carries a tag packed with its communicator. */
 #define PAIR(lo, hi) ((uint64_t)(uint32_t)(lo) | (uint64_t)(uint32_t)(hi) << 32)
 
-/* The attributes of a sparse member's sources: v[0] the slot count, then
- * the bit words; the list carries true_time already when skew is on. */
-static OTF2_AttributeList *with_sources(struct st_loc *loc, OTF2_AttributeList *list, const uint64_t *v, uint32_t n)
-{
-    uint32_t nslots = (uint32_t)v[0];
-    if (!nslots)
-        return list;
-    OTF2_AttributeList_AddUint32(loc->attrs, A.slots, nslots);
-    for (uint32_t k = 0; k + 1 < n && k < SOURCE_WORDS_TRACKED; k++) {
-        uint32_t ref = v[1 + k] ? atomic_load_explicit(&S.ref[k], memory_order_acquire) : 0;
-        if (ref)   /* given when it was recorded (note_source_words) */
-            OTF2_AttributeList_AddUint64(loc->attrs, ref, v[1 + k]);
-    }
-    return loc->attrs;
-}
-
-CONVERTER(enter, OTF2_EvtWriter_Enter(loc->evt, a, t, a0))
-CONVERTER(leave, OTF2_EvtWriter_Leave(loc->evt, a, t, a0))
-/* The Enter of v[1] polling calls collapsed into one region (polling.c):
- * the collapsed_calls attribute when more than one. */
-static OTF2_AttributeList *with_calls(struct st_loc *loc, OTF2_AttributeList *list, uint64_t calls)
-{
-    if (calls <= 1)
-        return list;
-    OTF2_AttributeList_AddUint64(loc->attrs, A.collapsed_calls, calls);
-    return loc->attrs;
-}
-CONVERTER(enter_calls, OTF2_EvtWriter_Enter(loc->evt, with_calls(loc, a, v[0]), t, a0))
-/* Point-to-point: the peer in the header, communicator and tag one word. */
-CONVERTER(send, OTF2_EvtWriter_MpiSend(loc->evt, a, t, a0, U32(0), HI32(0), v[1]))
-CONVERTER(isend, OTF2_EvtWriter_MpiIsend(loc->evt, a, t, a0, U32(0), HI32(0), v[1], v[2]))
-CONVERTER(isend_complete, OTF2_EvtWriter_MpiIsendComplete(loc->evt, a, t, v[0]))
-CONVERTER(irecv_request, OTF2_EvtWriter_MpiIrecvRequest(loc->evt, a, t, v[0]))
-CONVERTER(recv, OTF2_EvtWriter_MpiRecv(loc->evt, a, t, a0, U32(0), HI32(0), v[1]))
-CONVERTER(irecv, OTF2_EvtWriter_MpiIrecv(loc->evt, a, t, a0, U32(0), HI32(0), v[1], v[2]))
-CONVERTER(request_cancelled, OTF2_EvtWriter_MpiRequestCancelled(loc->evt, a, t, v[0]))
-CONVERTER(irecv_freed,
-          OTF2_AttributeList_AddCommRef(loc->attrs, A.freed_receive[0], U32(0));
-          OTF2_AttributeList_AddInt32(loc->attrs, A.freed_receive[1], (int32_t)U32(1));
-          OTF2_AttributeList_AddInt32(loc->attrs, A.freed_receive[2], (int32_t)U32(2));
-          OTF2_EvtWriter_MpiRequestTest(loc->evt, loc->attrs, t, v[3]))
-CONVERTER(coll_begin, OTF2_EvtWriter_MpiCollectiveBegin(loc->evt, a, t))
-CONVERTER(coll_end, OTF2_EvtWriter_MpiCollectiveEnd(loc->evt, with_sources(loc, a, v + 5, n - 5), t,
-                                                    (OTF2_CollectiveOp)v[0], U32(1), U32(2), v[3], v[4]))
-CONVERTER(nbc_request, OTF2_EvtWriter_NonBlockingCollectiveRequest(loc->evt, a, t, v[0]))
-CONVERTER(nbc_complete,
-          OTF2_EvtWriter_NonBlockingCollectiveComplete(loc->evt, with_sources(loc, a, v + 6, n - 6), t,
-                                                       (OTF2_CollectiveOp)v[0], U32(1), U32(2), v[3], v[4], v[5]))
-CONVERTER(rma_win_create, OTF2_EvtWriter_RmaWinCreate(loc->evt, a, t, U32(0)))
-CONVERTER(rma_win_destroy, OTF2_EvtWriter_RmaWinDestroy(loc->evt, a, t, U32(0)))
-CONVERTER(rma_collective_begin, OTF2_EvtWriter_RmaCollectiveBegin(loc->evt, a, t))
-CONVERTER(rma_collective_end, OTF2_EvtWriter_RmaCollectiveEnd(loc->evt, a, t, (OTF2_CollectiveOp)v[0],
-                                                              (OTF2_RmaSyncLevel)v[1], U32(2),
-                                                              OTF2_UNDEFINED_UINT32, 0, 0))
-CONVERTER(rma_put, OTF2_EvtWriter_RmaPut(loc->evt, a, t, U32(0), U32(1), v[2], v[3]))
-CONVERTER(rma_get, OTF2_EvtWriter_RmaGet(loc->evt, a, t, U32(0), U32(1), v[2], v[3]))
-CONVERTER(rma_atomic, OTF2_EvtWriter_RmaAtomic(loc->evt, a, t, U32(0), U32(1), (OTF2_RmaAtomicType)v[2], v[3],
-                                               v[4], v[5]))
-CONVERTER(rma_op_complete_remote, OTF2_EvtWriter_RmaOpCompleteRemote(loc->evt, a, t, U32(0), v[1]))
-CONVERTER(rma_op_complete_non_blocking, OTF2_EvtWriter_RmaOpCompleteNonBlocking(loc->evt, a, t, U32(0), v[1]))
-CONVERTER(rma_request_lock,
-          OTF2_EvtWriter_RmaRequestLock(loc->evt, a, t, U32(0), U32(1), 0, (OTF2_LockType)v[2]))
-CONVERTER(rma_release_lock, OTF2_EvtWriter_RmaReleaseLock(loc->evt, a, t, U32(0), U32(1), 0))
-CONVERTER(comm_create, OTF2_EvtWriter_CommCreate(loc->evt, a, t, a0))
-CONVERTER(comm_destroy, OTF2_EvtWriter_CommDestroy(loc->evt, a, t, a0))
-CONVERTER(flush, OTF2_EvtWriter_BufferFlush(loc->evt, a, t, v[0]))
-CONVERTER(rma_sync, OTF2_EvtWriter_RmaSync(loc->evt, a, t, U32(0), U32(1), (OTF2_RmaSyncType)v[2]))
-
-/* Convert the records [w, end) of location loc; records.c calls this for
- * each full chunk, in order. One switch made from ST_RECORDS, so that the
- * compiler inlines each converter. */
 void st_writer_convert(struct st_loc *loc, const uint64_t *w, const uint64_t *end)
 {
-    while (w < end) {
-        uint64_t h = w[0];
-        uint32_t n = ST_REC_NARGS(h);
-        OTF2_TimeStamp t = w[1];
-        const uint64_t *v = w + 2;
-        OTF2_AttributeList *a = NULL;
-        if (h & ST_REC_TRUTH) {
-            OTF2_AttributeList_AddUint64(loc->attrs, RF_ATTR_TRUE_TIME, v[n]);
-            a = loc->attrs;
-        }
-#define ST_REC_CASE(kind, fn)                                                                                \
-    case REC_##kind:                                                                                         \
-        cv_##fn(loc, a, t, ST_REC_A0(h), v, n);                                                                            \
-        break;
-        switch (ST_REC_KIND(h)) {
-            ST_RECORDS(ST_REC_CASE)
-        default:
-            break;
-        }
-        w += 2 + n + ((h & ST_REC_TRUTH) != 0);
-    }
+    static const struct st_convert_refs refs = { &A, S.ref };
+    st_convert(&loc->evt, &refs, w, end);
 }
 
 _Static_assert((int)REC_ENTER == (int)ST_REC_ENTER_KIND && (int)REC_LEAVE == (int)ST_REC_LEAVE_KIND, "recput.h writes these inline");

@@ -1,7 +1,8 @@
 /* writer.h — one self-contained OTF2 archive per rank.
  *
- * Events go straight into OTF2's chunked event buffer, bounded by
- * SYNCTRACE_BUFFER_MB; definitions are kept here and written at close.
+ * Events are recorded compactly (records.h) and become OTF2 event chunks
+ * (evtchunk.h), bounded by SYNCTRACE_BUFFER_MB; definitions are kept here
+ * and written through OTF2 at close.
  * No collective step: each rank opens and closes its own archive, so the
  * death of one rank cannot make another rank's data unreadable. */
 #ifndef SYNCTRACE_WRITER_H
@@ -10,6 +11,7 @@
 #include <otf2/otf2.h>
 #include "tracer.h"
 #include "rawformat.h"
+#include "evtchunk.h"
 
 /* Regions of the tracer's own, after the generated MPI ones. */
 #include "regions.h"
@@ -17,8 +19,7 @@ enum { ST_REGION_SYNC = ST_REGION_MPI_COUNT, ST_REGION_ALL_COUNT };
 
 struct st_loc {
     struct st_recbuf rec;        /* first (recput.h): the call path touches only this */
-    OTF2_EvtWriter *evt;
-    OTF2_AttributeList *attrs;   /* carries true_time when skew is on */
+    struct st_evtfile evt;       /* its OTF2 event file, encoded by evtchunk.h */
     uint64_t id;
     uint64_t nevents;            /* counted at close */
 };

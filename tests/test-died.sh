@@ -115,16 +115,17 @@ if crash=$(build_mpi mpi_crash "$tmp") && mpicc -shared -fPIC -O1 -o "$tmp/siw.s
     job "" "$crash" term 1000 >/dev/null 2>&1
     plain_rc=$?
     timeout -k 5 60 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD="$tmp/siw.so:$SYNCTRACE_LIB" \
-        -x SYNCTRACE_DIR="$tmp/w" -x SIGNAL_IN_WRITE=300 -x SIGNAL_IN_WRITE_RANK=3 "$crash" term 1000 >/dev/null 2>&1
+        -x SYNCTRACE_DIR="$tmp/w" -x SIGNAL_IN_WRITE=1 -x SIGNAL_IN_WRITE_RANK=3 "$crash" term 1000 >/dev/null 2>&1
     rc=$?
 fi
 [ "${rc:-0}" -ne 0 ] && [ "${rc:-0}" -eq "${plain_rc:-1}" ]
 ok $? "in-write: the job ends as when rank 3 is sent SIGTERM untraced (exit ${rc:-?}, untraced ${plain_rc:-?})"
 "$SYNCTRACE_BIN" dump "$tmp/w" >"$tmp/w.dump" 2>"$tmp/w.err"
 # Events are recorded as compact records and written as OTF2 events later
-# (in a flush, at the close): the 300th Enter is written while
-# the archive is closed on rank 3's own SIGTERM, after its 1000 calls. The
-# shim's signal waits for that close, which writes every recorded event.
+# (in a flush, at the close): rank 3's 1000 calls fit one event chunk, which
+# is written (the shim's signal comes inside that write) while the archive
+# is closed on rank 3's own SIGTERM. The shim's signal waits for that
+# close, which writes every recorded event.
 [ -f "$tmp/w/rank-000003.sum" ] && [ "$(grep -c '^3 [0-9]* ENTER .*region=MPI_Topo_test$' "$tmp/w.dump")" -eq 1000 ] \
     && grep '^3 ' "$tmp/w.dump" | tail -1 | grep -q 'LEAVE .*region=MPI_Topo_test$'
 ok $? "in-write: rank 3's archive is closed after the interrupted write, with all 1000 calls it made ($(grep -c '^3 [0-9]* ENTER .*region=MPI_Topo_test$' "$tmp/w.dump") Enters; last: $(grep '^3 ' "$tmp/w.dump" | tail -1 | cut -d' ' -f3,5))"

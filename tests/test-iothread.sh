@@ -69,15 +69,16 @@ small=$(awk '/^hwm_kb/ {print $3}' "$tmp/b.err")
 ok $([ -n "$small" ] && [ -n "$plain" ] && [ $((small - plain)) -lt 12000 ]; echo $?) \
     "1 MiB buffer: peak memory grows by $((${small:-0} - ${plain:-0})) kB (< 12 MB, trace is ~14 MB)"
 
-# --- SIGTERM while the I/O thread writes an event (4 ranks): the shim sends
-# it to the process from inside the 300th Enter rank 3's I/O thread writes.
+# --- SIGTERM while the I/O thread writes events (4 ranks): the shim sends
+# it to the process from inside the 3rd event chunk rank 3's I/O thread
+# writes to its file.
 if crash=$(build_mpi mpi_crash "$tmp") && mpicc -shared -fPIC -O1 -o "$tmp/siw.so" "$top_srcdir/tests/signal_in_write.c" -ldl; then
     timeout -k 5 60 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 "$crash" term 200000 >/dev/null 2>&1
     plain_rc=$?
-    # Rank 3 makes 200000 calls before its own SIGTERM: the chunk holding the
-    # 300th Enter is full, and converted, long before.
+    # Rank 3 makes 200000 calls before its own SIGTERM (about 16 chunks of
+    # 256 KiB): the 3rd is full, and written, long before.
     timeout -k 5 60 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD="$tmp/siw.so:$SYNCTRACE_LIB" \
-        -x SYNCTRACE_DIR="$tmp/w" -x SYNCTRACE_IO_THREAD=1 -x SYNCTRACE_BUFFER_MB=1 -x SIGNAL_IN_WRITE=300 \
+        -x SYNCTRACE_DIR="$tmp/w" -x SYNCTRACE_IO_THREAD=1 -x SYNCTRACE_BUFFER_MB=1 -x SIGNAL_IN_WRITE=3 \
         -x SIGNAL_IN_WRITE_RANK=3 -x SIGNAL_IN_WRITE_PROCESS=1 "$crash" term 200000 >/dev/null 2>&1
     rc=$?
 fi
@@ -86,7 +87,7 @@ ok $? "in-conversion SIGTERM: the job ends as when rank 3 is sent SIGTERM untrac
 "$SYNCTRACE_BIN" dump "$tmp/w" >"$tmp/w.dump" 2>"$tmp/w.err"
 n3=$(grep -c '^3 [0-9]* ENTER' "$tmp/w.dump")
 [ -f "$tmp/w/rank-000003.sum" ] && [ "$n3" -ge 300 ] && [ "$n3" -lt 200000 ]
-ok $? "in-conversion SIGTERM: rank 3's archive is closed and holds the Enter being written and all before ($n3 Enters)"
+ok $? "in-conversion SIGTERM: rank 3's archive is closed and holds the chunk being written and all before ($n3 Enters)"
 "$SYNCTRACE_BIN" merge "$tmp/w" -o "$tmp/w.m" >/dev/null 2>"$tmp/w.merge.err" && [ -f "$tmp/w.m/traces.otf2" ]
 ok $? "in-conversion SIGTERM: the trace merges"
 finish

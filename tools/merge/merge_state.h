@@ -84,6 +84,9 @@ void merge_state_free(struct merge_state *st);
 
 /* The stages, in order; each returns 0 or -1 (the line already printed). */
 int merge_read(struct merge_state *st);
+/* memcheck.c: one line on stderr when the trace's events seem not to fit
+ * in the memory available (read calls it before reading events). */
+void merge_memory_check(const struct merge_state *st);
 int merge_outside(struct merge_state *st);
 /* jobs_merge.c: the spawned jobs' ranks, clocks and communicators made
  * ranks of one run after their parents' (read calls it). */

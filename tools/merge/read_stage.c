@@ -210,6 +210,7 @@ int merge_read(struct merge_state *st)
     int n = list_jobs(st, err, sizeof err);
     if (n < 0)
         return -1;
+    merge_memory_check(st);
     st->locs = calloc((size_t)n, sizeof *st->locs);
     if (!st->locs) {
         fprintf(stderr, "synctrace merge: out of memory\n");

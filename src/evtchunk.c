@@ -1,0 +1,155 @@
+/* evtchunk.c — see evtchunk.h: a location's event chunks, and the file
+ * they are written to. */
+#include "evtchunk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define CHUNK_HEADER 3        /* OTF2_BUFFER_CHUNK_HEADER */
+#define LITTLE_ENDIAN_MARK 0x42
+#define END_OF_CHUNK 0
+#define END_OF_BUFFER 1
+#define END_OF_FILE 2
+#define HEADER_SIZE 18        /* type, endianness, first event, last event */
+#define HEADER_LAST_EVENT 10
+
+static void start_chunk(struct st_evtfile *f)
+{
+    f->chunk_first = f->nevents + 1;
+    f->chunk[0] = CHUNK_HEADER;
+    f->chunk[1] = LITTLE_ENDIAN_MARK;
+    memcpy(f->chunk + 2, &f->chunk_first, 8);
+    memset(f->chunk + HEADER_LAST_EVENT, 0, 8);
+    f->pos = f->chunk + HEADER_SIZE;
+}
+
+int st_evt_open(struct st_evtfile *f, const char *path, size_t chunk_size)
+{
+    memset(f, 0, sizeof *f);
+    f->fd = -1;
+    f->chunk_size = chunk_size;
+    f->chunk = malloc(chunk_size + 2);   /* + the end marks when the last record filled it */
+    f->path = strdup(path);
+    if (!f->chunk || !f->path) {
+        free(f->chunk);
+        free(f->path);
+        f->chunk = NULL;
+        f->path = NULL;
+        return -1;
+    }
+    f->end = f->chunk + chunk_size;
+    start_chunk(f);
+    return 0;
+}
+
+/* Write `len` bytes of the chunk; a failure marks the file failed, and
+ * nothing more is written to it (its whole chunks stay readable). */
+static void write_out(struct st_evtfile *f, size_t len)
+{
+    if (f->failed)
+        return;
+    if (f->fd < 0) {
+        f->fd = open(f->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (f->fd < 0) {
+            f->failed = 1;
+            f->error = errno;
+            return;
+        }
+    }
+    const uint8_t *p = f->chunk;
+    while (len > 0) {
+        ssize_t n = write(f->fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            f->failed = 1;
+            f->error = n < 0 ? errno : ENOSPC;
+            return;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    f->nwritten = f->nevents;   /* the chunk being written ends with the last event encoded */
+}
+
+/* The chunk's last event number, then the chunk ends at the mark. */
+static void finish_chunk(struct st_evtfile *f)
+{
+    uint64_t last = f->nevents;
+    memcpy(f->chunk + HEADER_LAST_EVENT, &last, 8);
+}
+
+void st_evt_next_chunk(struct st_evtfile *f, uint64_t t)
+{
+    finish_chunk(f);
+    *f->pos = END_OF_CHUNK;
+    /* The rest is never read; zeros keep the file the same run to run. */
+    memset(f->pos + 1, 0, (size_t)(f->end - f->pos - 1));
+    write_out(f, f->chunk_size);
+    start_chunk(f);
+    /* Every chunk starts with the time of its first event. */
+    *f->pos++ = 5;
+    memcpy(f->pos, &t, 8);
+    f->pos += 8;
+    f->time = t;
+}
+
+int st_evt_close(struct st_evtfile *f)
+{
+    if (!f->chunk)
+        return 0;
+    finish_chunk(f);
+    f->pos[0] = END_OF_FILE;
+    f->pos[1] = END_OF_BUFFER;
+    /* A reader stops at END_OF_FILE: the chunk never grows past its size. */
+    size_t len = (size_t)(f->pos + 2 - f->chunk);
+    write_out(f, len > f->chunk_size ? f->chunk_size : len);
+    if (f->fd >= 0 && close(f->fd) != 0 && !f->failed) {
+        f->failed = 1;
+        f->error = errno;
+    }
+    f->fd = -1;
+    free(f->chunk);
+    free(f->path);
+    f->chunk = f->pos = f->end = NULL;
+    f->path = NULL;
+    return f->failed ? -1 : 0;
+}
+
+uint8_t *st_evt_attrs(uint8_t *p, const struct st_evtattr *a, uint32_t n)
+{
+    size_t data = (size_t)n * 15 + 5;
+    *p++ = 6;   /* OTF2_ATTRIBUTE_LIST */
+    uint8_t *len_at = p;
+    if (data < 255)
+        p++;
+    else {
+        *p = 0xff;
+        p += 9;
+    }
+    uint8_t *start = p;
+    p = st_evt_u32(p, n);
+    for (uint32_t i = 0; i < n; i++) {
+        p = st_evt_u32(p, a[i].ref);
+        *p++ = a[i].type;
+        switch (a[i].type) {
+        case 7:   /* OTF2_TYPE_INT32 */
+            p = st_evt_i32(p, (int32_t)(uint32_t)a[i].value);
+            break;
+        case 4:   /* OTF2_TYPE_UINT64 */
+            p = st_evt_u64(p, a[i].value);
+            break;
+        default:  /* UINT32 and references (COMM) */
+            p = st_evt_u32(p, (uint32_t)a[i].value);
+            break;
+        }
+    }
+    uint64_t len = (uint64_t)(p - start);
+    if (data < 255)
+        *len_at = (uint8_t)len;
+    else
+        memcpy(len_at + 1, &len, 8);
+    return p;
+}

@@ -1,0 +1,115 @@
+/* memcheck.c — before the merge reads anything: will the trace fit?
+ *
+ * The merge holds every event in memory (docs/design.md, "Traces larger
+ * than memory"). A trace that does not fit ends with the kernel killing
+ * the merge, often after reading for a long time, and without a word. So
+ * the size of the event files is compared first with the memory this
+ * process may use (MemAvailable, or its cgroup's limit when lower, or
+ * SYNCTRACE_MEMORY_MB), and when the estimate is larger the merge says
+ * so at once, in one line, and goes on (an estimate is not a certainty). */
+#include <config.h>
+#include "merge_state.h"
+#include "rawformat.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Raw bytes per event (tracer and synctrace-gen: 10-11 without true
+ * times, about 20 with them) and merge bytes per event (peak memory over
+ * events of bench/merge traces, the causal index build included). */
+#define RAW_BYTES_PER_EVENT 10.5
+#define MERGE_BYTES_PER_EVENT 85.0
+
+/* The bytes of the event files of the archive of `anchor`
+ * (DIR/rank-NNNNNN.otf2: its events are in DIR/rank-NNNNNN/ *.evt). */
+static uint64_t event_bytes(const char *anchor)
+{
+    size_t len = strlen(anchor), suffix = strlen(RF_ANCHOR_SUFFIX);
+    if (len <= suffix || len - suffix >= 4096)
+        return 0;
+    char dir[4200];
+    memcpy(dir, anchor, len - suffix);
+    dir[len - suffix] = '\0';
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    uint64_t sum = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        if (n <= strlen(RF_EVT_SUFFIX) || strcmp(e->d_name + n - strlen(RF_EVT_SUFFIX), RF_EVT_SUFFIX) != 0)
+            continue;
+        char path[8400];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            sum += (uint64_t)st.st_size;
+    }
+    closedir(d);
+    return sum;
+}
+
+/* A number from the first line of PATH ("max" and errors: 0). */
+static uint64_t read_number(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[64];
+    uint64_t v = 0;
+    if (fgets(line, sizeof line, f) && line[0] >= '0' && line[0] <= '9')
+        v = strtoull(line, NULL, 10);
+    fclose(f);
+    return v;
+}
+
+/* Bytes this process may still use: SYNCTRACE_MEMORY_MB when set, else
+ * MemAvailable, lowered to what the cgroup (v2) leaves; 0 when unknown. */
+static uint64_t memory_available(void)
+{
+    const char *mb = getenv("SYNCTRACE_MEMORY_MB");
+    if (mb && *mb) {
+        char *end;
+        double v = strtod(mb, &end);
+        if (*end == '\0' && v > 0)
+            return (uint64_t)(v * 1048576.0);
+    }
+    uint64_t avail = 0;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        unsigned long long kb;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+                avail = (uint64_t)kb * 1024;
+                break;
+            }
+        fclose(f);
+    }
+    uint64_t limit = read_number("/sys/fs/cgroup/memory.max");
+    if (limit) {
+        uint64_t used = read_number("/sys/fs/cgroup/memory.current");
+        uint64_t left = limit > used ? limit - used : 0;
+        if (!avail || left < avail)
+            avail = left;
+    }
+    return avail;
+}
+
+void merge_memory_check(const struct merge_state *st)
+{
+    uint64_t bytes = 0;
+    for (int i = 0; i < st->nanchors; i++)
+        bytes += event_bytes(st->anchors[i]);
+    uint64_t avail = memory_available();
+    double events = (double)bytes / RAW_BYTES_PER_EVENT, need = events * MERGE_BYTES_PER_EVENT;
+    if (!avail || need <= (double)avail)
+        return;
+    fprintf(stderr,
+            "synctrace merge: %s: about %.3g events (%.3g GB of event files) take about %.3g GB to merge in "
+            "memory, more than the %.3g GB available here: the merge may be killed for lack of memory "
+            "(README, \"Large traces\")\n",
+            st->opt.raw, events, (double)bytes / 1e9, need / 1e9, (double)avail / 1e9);
+}
