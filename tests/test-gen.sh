@@ -8,7 +8,7 @@
 # bounds; the output is deterministic; bad arguments get a one-line error
 # and exit status 2.
 . "$top_srcdir/tests/lib.sh"
-plan 42
+plan 43
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 tmp=$(scratch)
@@ -273,7 +273,7 @@ bad_args "two OUT_DIRs" "$tmp/never" "$tmp/never2" --ranks 4
 # few events each. Every rank lists MPI_COMM_WORLD's 3000 members, and each
 # location's event array was allocated for 4096 events: 575 MB before the
 # lists were shared and the arrays fitted, 173 MB after (the causal index's
-# build budget included); 300 MB is the bound.
+# build budget included), 157 MB with 32-byte event slots; 200 MB is the bound.
 "$GEN" "$tmp/wide" --ranks 3000 --pattern ring --iterations 4 --no-true-time >/dev/null
 peak=$("$PYTHON3" - "$top_builddir/synctrace" "$tmp/wide" "$tmp/wide.out" <<'PY'
 import resource, subprocess, sys
@@ -281,5 +281,29 @@ rc = subprocess.call([sys.argv[1], 'merge', sys.argv[2], '-o', sys.argv[3]], std
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024 if rc == 0 else -1)
 PY
 )
-ok $([ "$peak" -gt 0 ] && [ "$peak" -lt 300 ]; echo $?) "3000 ranks merged in ${peak} MB peak RSS (< 300: per location, not per location squared)"
+ok $([ "$peak" -gt 0 ] && [ "$peak" -lt 200 ]; echo $?) "3000 ranks merged in ${peak} MB peak RSS (< 200: per location, not per location squared)"
+
+# The in-memory merge's bytes per event: the growth of its peak RSS from a
+# stencil trace to one three times longer (what does not grow with events
+# cancels), without the causal index (its own budget) or true times. 86
+# bytes when every event was a 56-byte struct and every send and receive a
+# 56-byte match endpoint, 51 since (32-byte slots, 40-byte endpoints, the
+# request tables freed before the sort): 64 is the bound.
+merge_peak_kb() {
+    "$PYTHON3" - "$top_builddir/synctrace" "$1" "$2" <<'PY'
+import resource, subprocess, sys
+rc = subprocess.call([sys.argv[1], 'merge', sys.argv[2], '-o', sys.argv[3], '--no-causal'], stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -1)
+PY
+}
+"$GEN" "$tmp/bpe_short" --ranks 64 --pattern stencil2d --iterations 300 --no-true-time >/dev/null
+"$GEN" "$tmp/bpe_long" --ranks 64 --pattern stencil2d --iterations 900 --no-true-time >/dev/null
+kb_short=$(merge_peak_kb "$tmp/bpe_short" "$tmp/bpe_short.out")
+kb_long=$(merge_peak_kb "$tmp/bpe_long" "$tmp/bpe_long.out")
+ev_short=$(json "$tmp/bpe_short.out/report.json" "d['events']" 2>/dev/null || echo 0)
+ev_long=$(json "$tmp/bpe_long.out/report.json" "d['events']" 2>/dev/null || echo 0)
+per_event=$([ "$kb_short" -gt 0 ] && [ "$kb_long" -gt 0 ] && [ "$ev_long" -gt "$ev_short" ] \
+             && echo $(( (kb_long - kb_short) * 1024 / (ev_long - ev_short) )) || echo -1)
+ok $([ "$per_event" -gt 0 ] && [ "$per_event" -le 64 ]; echo $?) \
+   "the merge holds ${per_event} bytes per event (<= 64; peak RSS ${kb_short} KB for $ev_short events, ${kb_long} KB for $ev_long)"
 finish

@@ -250,17 +250,12 @@ static void make_ranks(const struct trace *tr, const struct clock *clocks, struc
         rk[r].rank = rk[r].domain = (int)r;
         rk[r].world_size = (int)tr->R;
         rk[r].resolution = 1000000000;
-        rk[r].nevents = tr->n[r];
-        rk[r].events = calloc(tr->n[r], sizeof *rk[r].events);
-        if (!rk[r].events)
-            abort();
         for (uint64_t i = 0; i < tr->n[r]; i++) {
             double T = tr->ev[r][i].T;
-            struct rt_event *e = &rk[r].events[i];
-            e->time = (uint64_t)llround(clocks ? local(&clocks[r], T) : T);
-            e->truth = (uint64_t)llround(T);
-            e->has_truth = 1;
-            e->kind = tr->ev[r][i].kind;
+            struct rt_event e = { .time = (uint64_t)llround(clocks ? local(&clocks[r], T) : T),
+                                  .truth = (uint64_t)llround(T), .has_truth = 1, .kind = tr->ev[r][i].kind };
+            if (rt_store_event(&rk[r], &e) != 0)
+                abort();
         }
         if (clocks) {
             const struct clock *c = &clocks[r];
@@ -279,7 +274,7 @@ static void make_ranks(const struct trace *tr, const struct clock *clocks, struc
 static void free_ranks(struct rt_rank *rk, uint32_t R)
 {
     for (uint32_t r = 0; r < R; r++) {
-        free(rk[r].events);
+        rt_store_free(&rk[r]);
         free(rk[r].offsets);
     }
 }
@@ -598,11 +593,11 @@ int main(void)
         if (rc == 0) {
             check_output(&A, &tr, e, ne, g, t, 0.99, "clc");
             /* accuracy against the truth, offset removed by the first event of rank 0 */
-            double base_i = t[0][0] - (double)rk[0].events[0].truth, base_c = (double)g[0][0] - (double)rk[0].events[0].truth;
+            double base_i = t[0][0] - (double)rt_truth(&rk[0], 0), base_c = (double)g[0][0] - (double)rt_truth(&rk[0], 0);
             for (uint32_t r = 0; r < R; r++)
                 for (uint64_t i = 0; i < tr.n[r]; i++) {
-                    sum_err_interp += fabs(t[r][i] - (double)rk[r].events[i].truth - base_i);
-                    sum_err_clc += fabs((double)g[r][i] - (double)rk[r].events[i].truth - base_c);
+                    sum_err_interp += fabs(t[r][i] - (double)rt_truth(&rk[r], i) - base_i);
+                    sum_err_clc += fabs((double)g[r][i] - (double)rt_truth(&rk[r], i) - base_c);
                     nerr++;
                 }
             /* the plain-times interface gives the same, and ranks no violation
@@ -676,13 +671,13 @@ int main(void)
         if (rc == 0) {
             uint64_t t0 = UINT64_MAX;
             for (uint32_t r = 0; r < R; r++)
-                t0 = rk[r].events[0].truth < t0 ? rk[r].events[0].truth : t0;
+                t0 = rt_truth(&rk[r], 0) < t0 ? rt_truth(&rk[r], 0) : t0;
             for (uint32_t r = 0; r < R; r++)
                 for (uint64_t i = 0; i < tr.n[r]; i++)
-                    check(&ident_truth, g[r][i] == rk[r].events[i].truth - t0,
+                    check(&ident_truth, g[r][i] == rt_truth(&rk[r], i) - t0,
                           "trace %d: true times, rank %u event %llu moved to %llu from %llu", it, r,
                           (unsigned long long)i, (unsigned long long)g[r][i],
-                          (unsigned long long)(rk[r].events[i].truth - t0));
+                          (unsigned long long)(rt_truth(&rk[r], i) - t0));
             /* cm_interpolated's ns -> s -> ns can leave 1e-11 ns: a jump that small
              * is no move; without it, no jump at all */
             if (violated(e, ne, t) == 0)

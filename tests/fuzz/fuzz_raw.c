@@ -69,7 +69,7 @@ static void walk(const struct rt_rank *r)
     for (uint32_t i = 0; i < r->noffsets; i++)
         h += r->offsets[i].time;
     for (uint64_t i = 0; i < r->nevents; i++) {
-        const struct rt_event *e = &r->events[i];
+        const struct rt_event ev = rt_event_at(r, i), *e = &ev;
         h += e->time + e->truth + strlen(rt_kind_name(e->kind));
         if (e->kind == RT_COLL_END || e->kind == RT_NBC_COMPLETE)
             h += strlen(rt_collective_name(e->tag));

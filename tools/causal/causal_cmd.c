@@ -58,19 +58,11 @@ static int collect(void *user, uint32_t location, const struct rt_event *e)
 {
     struct loader *l = user;
     struct rt_rank *r = &l->locs[location];
-    if (r->nevents == l->cap[location]) {
-        /* the definition's count is the size; growing past it means the
-         * archive disagrees with itself, but take the events and say so */
-        uint64_t cap = l->cap[location] ? l->cap[location] * 2 : 1024;
-        struct rt_event *nv = realloc(r->events, sizeof *nv * cap);
-        if (!nv)
-            return -1;
-        r->events = nv;
-        l->cap[location] = cap;
+    /* the definition's count is the size; growing past it means the
+     * archive disagrees with itself, but take the events and say so */
+    if (r->nevents == l->cap[location])
         l->too_many = 1;
-    }
-    r->events[r->nevents++] = *e;
-    return 0;
+    return rt_store_event(r, e);
 }
 
 /* A sparse collective member's sources, for the data-flow rule (flow.h). */
@@ -90,7 +82,7 @@ static void free_locations(struct rt_rank *locs, uint32_t n)
         free(locs[k].source_words);
     }
     for (uint32_t k = 0; k < n; k++)
-        free(locs[k].events);
+        rt_store_free(&locs[k]);
     free(locs);
 }
 
@@ -133,7 +125,7 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, struct rt_r
         r->ncomms = t->ncomms;
         r->declared_events = t->location_events[k];
         l.cap[k] = t->location_events[k];
-        if (l.cap[k] && !(r->events = malloc(sizeof *r->events * l.cap[k]))) {
+        if (rt_store_reserve(r, l.cap[k]) != 0) {
             snprintf(err, errlen, "%s: out of memory for %llu events", t->path,
                      (unsigned long long)t->location_events[k]);
             goto fail;
@@ -390,8 +382,7 @@ int cmd_causal(int argc, char **argv)
         nevents[k] = locs[k].nevents;
     /* The events are no longer needed: the build uses the matches only. */
     for (uint32_t k = 0; k < t.nlocations; k++) {
-        free(locs[k].events);
-        locs[k].events = NULL;
+        rt_store_free(&locs[k]);
     }
 
     struct causal_summary s;

@@ -140,7 +140,7 @@ static void dump_rank(const struct rt_rank *r, int events_only)
         snprintf(who, sizeof who, "%d", r->rank);
     }
     for (uint64_t i = 0; i < r->nevents; i++) {
-        const struct rt_event *e = &r->events[i];
+        const struct rt_event ev = rt_event_at(r, i), *e = &ev;
         printf("%s %" PRIu64 " %s time=%" PRIu64, who, i, rt_kind_name(e->kind), e->time);
         if (e->has_truth)
             printf(" true=%" PRIu64, e->truth);

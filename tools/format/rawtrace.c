@@ -17,7 +17,8 @@
 
 struct ctx {
     struct rt_rank *r;
-    size_t cap;
+    struct rt_event ev;       /* the event being read, stored once the next one begins (commit) */
+    int pending;
     int failed;
     uint32_t attr_true_time;
     int have_true_attr;
@@ -32,38 +33,38 @@ struct ctx {
 
 /* ---------- events ---------- */
 
-/* The event array grows by doubling; what a location did not fill is given
- * back once it is read (up to half of it: at 10,000 locations of a few
- * hundred events each, the slack was most of the merge's memory). */
-static void shrink_events(struct rt_rank *r)
+/* A callback fills c->ev; it joins the location's events when the next
+ * event begins or the location ends. */
+static int commit(struct ctx *c)
 {
-    if (!r->events || !r->nevents)
-        return;
-    struct rt_event *e = realloc(r->events, sizeof *e * r->nevents);
-    if (e)
-        r->events = e;
+    if (!c->pending)
+        return 0;
+    c->pending = 0;
+    if (rt_store_event(c->r, &c->ev) != 0) {
+        c->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* The index the event being read will have. */
+static uint64_t current_index(const struct ctx *c)
+{
+    return c->r->nevents + (uint64_t)c->pending - 1;
 }
 
 static struct rt_event *push(struct ctx *c, enum rt_kind kind, uint64_t time, OTF2_AttributeList *attrs)
 {
-    struct rt_rank *r = c->r;
-    if (r->nevents == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 64;
-        struct rt_event *nv = realloc(r->events, sizeof *nv * cap);
-        if (!nv) {
-            c->failed = 1;
-            return NULL;
-        }
-        r->events = nv;
-        c->cap = cap;
-    }
-    struct rt_event *e = &r->events[r->nevents++];
+    if (commit(c) != 0)
+        return NULL;
+    struct rt_event *e = &c->ev;
     memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
     e->time = time;
     if (c->have_true_attr && attrs
         && OTF2_AttributeList_GetUint64(attrs, c->attr_true_time, &e->truth) == OTF2_SUCCESS)
         e->has_truth = 1;
+    c->pending = 1;
     return e;
 }
 
@@ -73,13 +74,10 @@ static struct rt_event *push(struct ctx *c, enum rt_kind kind, uint64_t time, OT
  * the same timestamp. (Its stop has none: only the start is a measurement.) */
 static void flush_truth(struct rt_rank *r)
 {
-    for (uint64_t i = 0; i + 1 < r->nevents; i++) {
-        struct rt_event *e = &r->events[i], *next = &r->events[i + 1];
-        if (e->kind == RT_FLUSH && !e->has_truth && next->has_truth && next->time == e->time) {
-            e->truth = next->truth;
-            e->has_truth = 1;
-        }
-    }
+    for (uint64_t i = 0; i + 1 < r->nevents; i++)
+        if (r->events[i].kind == RT_FLUSH && !rt_truth_known(r, i) && rt_truth_known(r, i + 1)
+            && r->events[i + 1].time == r->events[i].time)
+            rt_set_truth(r, i, rt_truth(r, i + 1));
 }
 
 #define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos, void *ud, OTF2_AttributeList *attrs
@@ -347,7 +345,7 @@ static int note_sources(struct ctx *c, OTF2_AttributeList *attrs)
     uint32_t nslots;
     if (rt_source_attr_read(&c->src_attrs, attrs, &c->src_buf, &c->csrc_buf, &nslots) != 0)
         return -1;
-    return nslots ? rt_add_sources(c->r, c->r->nevents - 1, nslots, c->src_buf) : 0;
+    return nslots ? rt_add_sources(c->r, current_index(c), nslots, c->src_buf) : 0;
 }
 
 static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
@@ -670,7 +668,6 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
             out->nthreads = k;
         }
         c.r = dst;
-        c.cap = 0;
         if (exact && locs[k].nevents == 0)
             continue;
         OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, dst->location);
@@ -691,7 +688,8 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
             status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
         }
         OTF2_Reader_CloseEvtReader(rd, er);
-        shrink_events(dst);
+        commit(&c);
+        rt_store_shrink(dst);
     }
     c.r = out;
     OTF2_EvtReaderCallbacks_Delete(ecb);
@@ -714,6 +712,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
         t->borrowed = 1;
         t->events = keep.events;
         t->nevents = keep.nevents;
+        t->side = keep.side;
         t->sources = keep.sources;
         t->nsources = keep.nsources;
         t->source_words = keep.source_words;
@@ -757,8 +756,9 @@ static int read_recovered(const char *anchor, struct rt_rank *out, char *err, si
     for (uint32_t k = 0; k <= out->nthreads; k++) {
         const struct rt_rank *l = k == 0 ? out : &out->threads[k - 1];
         for (uint64_t i = 0; i < l->nevents; i++) {
-            const struct rt_event *e = &l->events[i];
-            uint64_t t = e->kind == RT_FLUSH && e->req > e->time ? e->req : e->time;
+            const struct rt_slot *e = &l->events[i];
+            uint64_t stop = e->kind == RT_FLUSH ? rt_req(l, i) : 0;
+            uint64_t t = stop > e->time ? stop : e->time;
             if (t > last)
                 last = t;
         }
@@ -812,7 +812,7 @@ void rt_free_rank(struct rt_rank *r)
     for (uint32_t k = 0; k < r->nthreads; k++)
         rt_free_rank(&r->threads[k]);
     free(r->threads);
-    free(r->events);
+    rt_store_free(r);
     free(r->sources);
     free(r->source_words);
     if (!r->borrowed) {

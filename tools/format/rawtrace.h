@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "eventstore.h"
 #include "rawformat.h"
 
 enum rt_kind {
@@ -36,6 +37,8 @@ enum rt_rma {
 };
 #define RT_ANY UINT32_MAX
 
+/* One event, decoded: what streaming readers (mtread.h) are handed and
+ * rt_event_at returns. A whole trace is held in rt_slot form (eventstore.h). */
 struct rt_event {
     uint64_t time;
     uint64_t truth;           /* the true_time attribute, when has_truth */
@@ -119,8 +122,9 @@ struct rt_rank {
     uint32_t nwins;
     struct rt_offset *offsets;
     uint32_t noffsets;
-    struct rt_event *events;
+    struct rt_slot *events;   /* eventstore.h: time, kind, ref, peer, tag; the rest through rt_event_at */
     uint64_t nevents;
+    struct rt_store_side side;   /* the events' rare and wide fields */
     struct rt_sources *sources;   /* by event index, ascending; only sparse members */
     size_t nsources;
     uint64_t *source_words;
@@ -176,6 +180,26 @@ int rt_source_attr_def(struct rt_source_attrs *a, uint32_t self, const char *nam
 int rt_source_attr_read(const struct rt_source_attrs *a, void *otf2_attrs, uint64_t **buf, size_t *cap,
                         uint32_t *nslots);
 void rt_source_attr_free(struct rt_source_attrs *a);
+/* eventstore.c: append e to r's events (0, or -1 out of memory); give
+ * back the unused room once r is read; free the events. */
+int rt_store_event(struct rt_rank *r, const struct rt_event *e);
+int rt_store_reserve(struct rt_rank *r, uint64_t n);   /* room for n events: 0 or -1 */
+void rt_store_shrink(struct rt_rank *r);
+void rt_store_free(struct rt_rank *r);
+/* Free the events but keep their number (nevents): for a reader that needs
+ * only the count from then on (the merge once a location is written). */
+void rt_store_release(struct rt_rank *r);
+/* Event i of r, decoded; and its fields that are not read from the slot. */
+struct rt_event rt_event_at(const struct rt_rank *r, uint64_t i);
+uint64_t rt_req(const struct rt_rank *r, uint64_t i);
+uint64_t rt_bytes(const struct rt_rank *r, uint64_t i);
+uint64_t rt_received(const struct rt_rank *r, uint64_t i);
+int rt_truth_known(const struct rt_rank *r, uint64_t i);
+uint64_t rt_truth(const struct rt_rank *r, uint64_t i);   /* 0 when unknown or taken */
+void rt_set_truth(struct rt_rank *r, uint64_t i, uint64_t truth);
+/* The raw true times (by event; NULL when none), now the caller's to free:
+ * the merge converts them in place. rt_truth_known still answers. */
+uint64_t *rt_take_truth(struct rt_rank *r);
 const char *rt_kind_name(enum rt_kind kind);
 const char *rt_collective_name(uint32_t op);
 

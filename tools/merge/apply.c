@@ -37,16 +37,16 @@ int merge_apply(struct merge_state *st)
                 v = prev;   /* rounding only: c() is monotonic */
             gt[i] = prev = v;
         }
-        if (rk->nevents && rk->events[0].has_truth) {
-            uint64_t *tt = st->truth[r] = malloc(sizeof *tt * rk->nevents);
-            if (!tt)
-                goto oom;
+        /* The raw true times become the report's, in ns, in place: the raw
+         * ones have no other reader. (Only when the first event has one.) */
+        if (rk->nevents && rt_truth_known(rk, 0)) {
+            uint64_t *tt = st->truth[r] = rt_take_truth(&st->locs[r]);
             /* true_time is one clock for the whole run (the undistorted node
              * clock): one rate for every rank, or calibration differences of a
              * few ppb times ticks since boot would show as microseconds. */
             double res = locs[0].resolution ? (double)locs[0].resolution : 1e9;
             for (uint64_t i = 0; i < rk->nevents; i++)
-                tt[i] = (uint64_t)llround((double)rk->events[i].truth / res * 1e9);
+                tt[i] = (uint64_t)llround((double)tt[i] / res * 1e9);
         }
     }
     return 0;

@@ -74,9 +74,9 @@ void mg_flow_free(struct mg_flow *f)
     memset(f, 0, sizeof *f);
 }
 
-static const struct rt_event *exit_event(const struct rt_rank *ranks, const struct mg_member *m)
+static struct rt_event exit_event(const struct rt_rank *ranks, const struct mg_member *m)
 {
-    return &ranks[m->exit.rank].events[m->exit.index];
+    return rt_event_at(&ranks[m->exit.rank], m->exit.index);
 }
 
 /* The communicator definition the member's exit names (its own view: the
@@ -84,7 +84,7 @@ static const struct rt_event *exit_event(const struct rt_rank *ranks, const stru
 static const struct rt_comm *comm_of(const struct rt_rank *ranks, const struct mg_member *m)
 {
     const struct rt_rank *r = &ranks[m->exit.rank];
-    uint32_t ref = exit_event(ranks, m)->ref;
+    uint32_t ref = ranks[m->exit.rank].events[m->exit.index].ref;
     return ref < r->ncomms ? &r->comms[ref] : NULL;
 }
 
@@ -145,8 +145,8 @@ int mg_flow_facts(const struct rt_rank *ranks, uint32_t nranks, struct mg_result
                 x.member_of[WORLD(k)] = k;
         for (uint32_t k = 0; k < c->nmembers; k++) {
             struct mg_member *mk = &c->members[k];
-            const struct rt_event *e = exit_event(ranks, mk);
-            mk->quiet = (uint8_t)((e->bytes ? 0 : MG_QUIET_SEND) | (e->received ? 0 : MG_QUIET_RECV));
+            const struct rt_event e = exit_event(ranks, mk);
+            mk->quiet = (uint8_t)((e.bytes ? 0 : MG_QUIET_SEND) | (e.received ? 0 : MG_QUIET_RECV));
         }
         /* Two groups on an intercommunicator: a definition lists one of
          * them (a raw archive the member's remote group), so some member

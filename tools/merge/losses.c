@@ -35,7 +35,7 @@ void losses_note(struct report *rep, const struct rt_rank *r, const char *anchor
         all += r->threads[k].nevents;
     int finalized = 0;
     for (uint64_t k = r->nevents; k-- > 0 && !finalized;) {
-        const struct rt_event *e = &r->events[k];
+        const struct rt_event ev = rt_event_at(r, k), *e = &ev;
         finalized = e->kind == RT_ENTER && e->ref < r->nregions && r->regions[e->ref]
                     && strcmp(r->regions[e->ref], "MPI_Finalize") == 0;
     }

@@ -134,14 +134,22 @@ static const struct req_index *find_req(const struct req_index *v, size_t n, uin
 
 /* ---------- messages ---------- */
 
+/* One per send and receive of the trace, so kept small (40 bytes): the
+ * event as two fields (an mg_event_ref has padding), its length read from
+ * the event when the pair is made. */
 struct endpoint {
     uint32_t comm, src, dst, tag;   /* src, dst: world ranks */
     uint64_t order;           /* issue (sends) or posting (receives) time on the rank's clock: the
                                * rank's threads, each a location of its own, interleave by it */
-    struct mg_event_ref ev;
-    uint64_t bytes;
-    int open;                 /* a receive released by MPI_Request_free: its completion is not known */
+    uint64_t index;           /* the event: its index on location `stream` */
+    uint32_t stream;
+    uint32_t open;            /* a receive released by MPI_Request_free: its completion is not known */
 };
+
+static struct mg_event_ref event_of(const struct endpoint *e)
+{
+    return (struct mg_event_ref){ e->stream, e->index };
+}
 
 /* (communicator, sender, receiver, tag) */
 static int by_channel(const struct endpoint *x, const struct endpoint *y)
@@ -159,8 +167,8 @@ static int by_key(const void *a, const void *b)
     int c = by_channel(x, y);
     if (c) return c;
     if (x->order != y->order) return x->order < y->order ? -1 : 1;
-    if (x->ev.rank != y->ev.rank) return x->ev.rank < y->ev.rank ? -1 : 1;
-    return (x->ev.index > y->ev.index) - (x->ev.index < y->ev.index);
+    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
 }
 
 static int same_key(const struct endpoint *x, const struct endpoint *y)
@@ -272,7 +280,7 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
         const struct rt_rank *rk = &ranks[r];
         uint32_t region = UINT32_MAX;
         for (uint64_t i = 0; i < rk->nevents; i++) {
-            const struct rt_event *e = &rk->events[i];
+            const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
             if (e->kind == RT_ENTER)
                 region = e->ref;
             struct req_index ri = { (uint32_t)rk->rank, r, e->req, i };
@@ -299,9 +307,9 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
         uint32_t me = (uint32_t)rk->rank;
         uint64_t entered = 0;   /* when the current MPI call began: a blocking receive is posted then */
         for (uint64_t i = 0; i < rk->nevents; i++) {
-            const struct rt_event *e = &rk->events[i];
+            const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
             uint32_t comm = e->ref < rk->ncomms ? comm_ids[r][e->ref] : UINT32_MAX;
-            struct endpoint ep = { comm, 0, 0, e->tag, e->time, { r, i }, e->bytes, 0 };
+            struct endpoint ep = { comm, 0, 0, e->tag, e->time, i, r, 0 };
             switch (e->kind) {
             case RT_ENTER:
                 region = e->ref;
@@ -405,6 +413,12 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
         }
     }
 
+    /* The request tables' last reader was that pass: their room goes to the sort. */
+    free(posted);
+    free(cancelled);
+    free(nbc);
+    posted = cancelled = nbc = NULL;
+
     /* Messages: walk equal keys side by side, k-th send with k-th receive. */
     sort(sends, nsends, sizeof *sends, by_key);
     sort(recvs, nrecvs, sizeof *recvs, by_key);
@@ -415,12 +429,12 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
         if (!cmp)
             cmp = by_channel(&sends[i], &recvs[j]);
         if (cmp < 0) {
-            struct mg_unmatched u = { sends[i].ev, sends[i].comm, sends[i].dst, sends[i].tag };
+            struct mg_unmatched u = { event_of(&sends[i]), sends[i].comm, sends[i].dst, sends[i].tag };
             PUSH(out->unmatched_sends, out->nunmatched_sends, cus, u);
             i++;
         } else if (cmp > 0) {
             if (!recvs[j].open) {
-                struct mg_unmatched u = { recvs[j].ev, recvs[j].comm, recvs[j].src, recvs[j].tag };
+                struct mg_unmatched u = { event_of(&recvs[j]), recvs[j].comm, recvs[j].src, recvs[j].tag };
                 PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
             }
             j++;
@@ -433,21 +447,26 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                     out->freed_receives++;
                     continue;
                 }
-                struct mg_message m = { sends[i].ev, recvs[j].ev, sends[i].comm, sends[i].tag, sends[i].bytes };
+                struct mg_message m = { event_of(&sends[i]), event_of(&recvs[j]), sends[i].comm, sends[i].tag,
+                                        rt_bytes(&ranks[sends[i].stream], sends[i].index) };
                 PUSH(out->messages, out->nmessages, cmsg, m);
             }
             for (; i < i_end; i++) {
-                struct mg_unmatched u = { sends[i].ev, sends[i].comm, sends[i].dst, sends[i].tag };
+                struct mg_unmatched u = { event_of(&sends[i]), sends[i].comm, sends[i].dst, sends[i].tag };
                 PUSH(out->unmatched_sends, out->nunmatched_sends, cus, u);
             }
             for (; j < j_end; j++) {
                 if (recvs[j].open)
                     continue;   /* released before any message came: legal */
-                struct mg_unmatched u = { recvs[j].ev, recvs[j].comm, recvs[j].src, recvs[j].tag };
+                struct mg_unmatched u = { event_of(&recvs[j]), recvs[j].comm, recvs[j].src, recvs[j].tag };
                 PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
             }
         }
     }
+
+    free(sends);
+    free(recvs);
+    sends = recvs = NULL;
 
     /* Collectives: per communicator, the k-th call of every member. */
     sort(calls, ncalls, sizeof *calls, by_call);

@@ -19,9 +19,11 @@
 
 /* Raw bytes per event (tracer and synctrace-gen: 10-11 without true
  * times, about 20 with them) and merge bytes per event (peak memory over
- * events of bench/merge traces, the causal index build included). */
+ * events of bench/merge traces, the causal index build included: 85
+ * with 56-byte events, 0.72 of that with 32-byte slots, bench/merge_mem.sh
+ * on a 1000-rank stencil of 3.6 M events: 110 -> 79). */
 #define RAW_BYTES_PER_EVENT 10.5
-#define MERGE_BYTES_PER_EVENT 85.0
+#define MERGE_BYTES_PER_EVENT 61.0
 
 /* The bytes of the event files of the archive of `anchor`
  * (DIR/rank-NNNNNN.otf2: its events are in DIR/rank-NNNNNN/ *.evt). */

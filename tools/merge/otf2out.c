@@ -241,7 +241,7 @@ uint64_t ow_location_id(const struct rt_rank *r)
 
 int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
              const struct mg_result *match, uint64_t *const *gtime, uint64_t *const *truth_ns,
-             char *err, size_t errlen)
+             void (*written)(void *ctx, uint32_t r), void *ctx, char *err, size_t errlen)
 {
     struct st_strtab strings = { 0 };
     struct st_strtab regions = { 0 };     /* region names; ref = index */
@@ -336,7 +336,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         }
         const uint32_t *cm = match->rank_comm[r];
         for (uint64_t i = 0; i < rk->nevents; i++) {
-            const struct rt_event *e = &rk->events[i];
+            const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
             uint64_t t = gtime[r][i];
             if (t > last_time)
                 last_time = t;
@@ -450,6 +450,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             snprintf(err, errlen, "%s/%s: cannot write the events of rank %d", dir, name, rk->rank);
             goto done;
         }
+        if (written)
+            written(ctx, r);
     }
     /* Processes outside the trace (outside.c): a location each, without
      * events, after the trace's ranks (their ids are their ranks). */

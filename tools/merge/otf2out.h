@@ -13,8 +13,11 @@
 /* The id of a location (a rank's thread) in the merged archive. */
 uint64_t ow_location_id(const struct rt_rank *r);
 
+/* written(ctx, r), when not NULL, is called once rank r's events are
+ * written: ow_write reads them no more (only nevents), nor gtime[r] and
+ * truth_ns[r], so the caller may free them. */
 int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
              const struct mg_result *match, uint64_t *const *gtime, uint64_t *const *truth_ns,
-             char *err, size_t errlen);
+             void (*written)(void *ctx, uint32_t r), void *ctx, char *err, size_t errlen);
 
 #endif

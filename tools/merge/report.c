@@ -43,7 +43,7 @@ static void json_escaped(FILE *f, const char *s)
  * buffer flush OTF2 writes by itself, would read as time 0). */
 static int known(const struct rt_rank *ranks, uint64_t *const *truth, uint32_t q, uint64_t i)
 {
-    return truth && truth[q] && ranks[q].events[i].has_truth;
+    return truth && truth[q] && rt_truth_known(&ranks[q], i);
 }
 
 /* The first true time of the run's first rank that has one: errors are
@@ -242,9 +242,9 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     r->outside_collectives = match->outside_collectives;
     for (uint32_t q = 0; q < nranks; q++)
         for (uint64_t i = 0; i < ranks[q].nevents; i++)
-            if (ranks[q].events[i].kind == RT_ENTER && ranks[q].events[i].bytes > 1) {
+            if (ranks[q].events[i].kind == RT_ENTER && rt_bytes(&ranks[q], i) > 1) {
                 r->polling_regions++;
-                r->polling_calls += ranks[q].events[i].bytes;
+                r->polling_calls += rt_bytes(&ranks[q], i);
             }
     size_t used = 0;
     used = list_unmatched(r->unmatched_examples, sizeof r->unmatched_examples, used, "send", "to",

@@ -146,7 +146,7 @@ static int scan(const struct rt_rank *rk, const uint32_t *win_map, struct rank_r
     size_t ninside = 0;
     int open = 0;
     for (uint64_t i = 0; i < rk->nevents; i++) {
-        const struct rt_event *e = &rk->events[i];
+        const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
         if (e->kind != RT_RMA)
             continue;
         uint32_t what = e->tag & 0xff;

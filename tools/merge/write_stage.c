@@ -1,21 +1,38 @@
-/* write_stage.c — the write stage: the merged OTF2 archive (otf2out.c)
- * and OUT/rawview.map (rawview.c), into the output being built. */
+/* write_stage.c — the write stage: OUT/rawview.map (rawview.c) and the
+ * merged OTF2 archive (otf2out.c), into the output being built. */
 #include <config.h>
 #include "merge_state.h"
 #include "otf2out.h"
 #include "rawview.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+/* A location is written: its events and their times have no reader left
+ * (the report is filled; the causal index, still building, reads only the
+ * matches and the counts), so their memory goes back while the index's
+ * build grows. */
+static void release_location(void *ctx, uint32_t r)
+{
+    struct merge_state *st = ctx;
+    rt_store_release(&st->locs[r]);
+    free(st->gtime[r]);
+    st->gtime[r] = NULL;
+    free(st->truth[r]);
+    st->truth[r] = NULL;
+}
 
 int merge_write(struct merge_state *st)
 {
     char err[4400];
-    if (ow_write(st->tmp, "traces", st->locs, st->nlocs, &st->match, st->gtime, st->truth, err, sizeof err) != 0) {
+    /* The events' raw (interpolated ClockOffsets) times, for the HTML view:
+     * first, as the archive's writer lets the events go. */
+    if (rv_write(st->tmp, st->locs, st->nlocs, st->gtime, NULL, err, sizeof err) != 0)
+        fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
+    if (ow_write(st->tmp, "traces", st->locs, st->nlocs, &st->match, st->gtime, st->truth, release_location, st,
+                 err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
     }
-    /* The events' raw (interpolated ClockOffsets) times, for the HTML view. */
-    if (rv_write(st->tmp, st->locs, st->nlocs, st->gtime, NULL, err, sizeof err) != 0)
-        fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
     return 0;
 }

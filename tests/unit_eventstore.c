@@ -1,0 +1,113 @@
+/* unit_eventstore.c — the 32-byte event slots and their side columns
+ * (tools/format/eventstore.c): every field of every event comes back as it
+ * was stored, at the edges of the 32-bit slot fields too, whatever the
+ * order in which true times appear; reserve, shrink, release and free. */
+#include <config.h>
+#include "rawtrace.h"
+#include "tap.h"
+
+#include <string.h>
+
+/* Values around the slot's 32-bit limit (RT_WIDE) and beyond. */
+static const uint64_t edges[] = { 0, 1, UINT32_MAX - 1, UINT32_MAX, (uint64_t)UINT32_MAX + 1, UINT64_MAX - 1,
+                                  UINT64_MAX };
+#define NEDGES (sizeof edges / sizeof edges[0])
+
+/* Event i of the test sequence: fields drawn from the edges, kinds cycling,
+ * a true time on events from `first_truth` on (none when UINT64_MAX),
+ * every third of those without one. */
+static struct rt_event event(uint64_t i, uint64_t first_truth)
+{
+    struct rt_event e = {
+        .time = 1000 + 7 * i, .req = edges[i % NEDGES], .bytes = edges[(i / NEDGES) % NEDGES],
+        .received = i % 5 == 0 ? edges[(i / 5) % NEDGES] : 0, .ref = (uint32_t)(i * 3),
+        .peer = i % 11 == 0 ? RT_ANY : (uint32_t)i, .tag = (uint32_t)(UINT32_MAX - i),
+        .kind = (uint8_t)(i % RT_KIND_COUNT),
+    };
+    if (i >= first_truth && i % 3 != 1) {
+        e.has_truth = 1;
+        e.truth = i == first_truth ? 0 : UINT64_MAX - i;   /* 0 is a true time too */
+    }
+    return e;
+}
+
+static int same(const struct rt_event *a, const struct rt_event *b)
+{
+    return a->time == b->time && a->truth == b->truth && a->req == b->req && a->bytes == b->bytes
+           && a->received == b->received && a->ref == b->ref && a->peer == b->peer && a->tag == b->tag
+           && a->kind == b->kind && a->has_truth == b->has_truth;
+}
+
+/* Store n events, then check them all (decoded and through each accessor). */
+static void round_trip(uint64_t n, uint64_t first_truth, uint64_t reserve, const char *what)
+{
+    struct rt_rank r;
+    memset(&r, 0, sizeof r);
+    int stored = rt_store_reserve(&r, reserve) == 0;
+    for (uint64_t i = 0; stored && i < n; i++) {
+        struct rt_event e = event(i, first_truth);
+        stored = rt_store_event(&r, &e) == 0;
+    }
+    rt_store_shrink(&r);
+    uint64_t bad = UINT64_MAX;
+    for (uint64_t i = 0; stored && i < n && bad == UINT64_MAX; i++) {
+        struct rt_event want = event(i, first_truth), got = rt_event_at(&r, i);
+        if (!same(&want, &got) || rt_req(&r, i) != want.req || rt_bytes(&r, i) != want.bytes
+            || rt_received(&r, i) != want.received || rt_truth_known(&r, i) != want.has_truth
+            || rt_truth(&r, i) != want.truth || r.events[i].time != want.time || r.events[i].kind != want.kind)
+            bad = i;
+    }
+    ok(stored && r.nevents == n && bad == UINT64_MAX, "%s: %llu events come back as stored%s", what,
+       (unsigned long long)n, bad == UINT64_MAX ? "" : " (not all)");
+    if (bad != UINT64_MAX)
+        diag("first wrong event: %llu", (unsigned long long)bad);
+    rt_store_free(&r);
+    ok(r.events == NULL && r.nevents == 0 && r.side.truth == NULL && r.side.req.v == NULL, "%s: freed", what);
+}
+
+int main(void)
+{
+    round_trip(1000, 0, 0, "true times from the first event");
+    round_trip(1000, 700, 0, "true times from event 700 (after the array grew)");
+    round_trip(1000, UINT64_MAX, 0, "no true times");
+    round_trip(1000, 5, 1000, "reserved room");
+
+    /* A slot is 32 bytes: the point of it. */
+    ok(sizeof(struct rt_slot) == 32, "a slot is %zu bytes", sizeof(struct rt_slot));
+
+    /* Only what does not fit is in the columns. */
+    struct rt_rank r;
+    memset(&r, 0, sizeof r);
+    for (uint64_t i = 0; i < 100; i++) {
+        struct rt_event e = event(i, UINT64_MAX);
+        if (rt_store_event(&r, &e) != 0)
+            abort();
+    }
+    size_t wide_req = 0, wide_bytes = 0, received = 0;
+    for (uint64_t i = 0; i < 100; i++) {
+        struct rt_event e = event(i, UINT64_MAX);
+        wide_req += e.req >= UINT32_MAX;
+        wide_bytes += e.bytes >= UINT32_MAX;
+        received += e.received != 0;
+    }
+    ok(r.side.req.n == wide_req && r.side.bytes.n == wide_bytes && r.side.received.n == received
+       && r.side.truth == NULL,
+       "the side columns hold only the wide values (%zu ids, %zu lengths), the non-zero received bytes (%zu) "
+       "and no true times", r.side.req.n, r.side.bytes.n, r.side.received.n);
+
+    /* rt_take_truth: the array leaves, the flags stay. */
+    struct rt_event t = { .time = 1, .truth = 42, .has_truth = 1 };
+    rt_store_event(&r, &t);
+    uint64_t *taken = rt_take_truth(&r);
+    ok(taken && taken[100] == 42 && taken[0] == 0 && r.side.truth == NULL && rt_truth_known(&r, 100)
+       && !rt_truth_known(&r, 99) && rt_truth(&r, 100) == 0,
+       "rt_take_truth hands over the true times (zero where none); rt_truth_known still answers");
+    free(taken);
+
+    /* rt_store_release: the count stays for readers that need only it. */
+    rt_store_release(&r);
+    ok(r.events == NULL && r.nevents == 101 && r.side.received.v == NULL,
+       "rt_store_release frees the events and keeps their number");
+    rt_store_free(&r);
+    return tap_finish();
+}

@@ -1,0 +1,42 @@
+/* eventstore.h — one location's events as readers of a whole trace hold
+ * them (rawtrace.h's rt_rank): 32 bytes each instead of the 56 of a decoded
+ * struct rt_event. What few events use lives beside the array: request ids
+ * and lengths of 2^32 - 1 or more, collectives' received bytes, and true
+ * times (only in traces that carry them).
+ *
+ * The slot's time, kind, ref, peer and tag are read directly; req, bytes,
+ * received and the true time through the accessors, or the whole event
+ * through rt_event_at. */
+#ifndef SYNCTRACE_EVENTSTORE_H
+#define SYNCTRACE_EVENTSTORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RT_WIDE UINT32_MAX    /* a slot's req or bytes that did not fit: the value is in a side table */
+
+struct rt_slot {
+    uint64_t time;
+    uint32_t ref;             /* as struct rt_event (rawtrace.h) says */
+    uint32_t peer;
+    uint32_t tag;
+    uint32_t req;             /* or RT_WIDE */
+    uint32_t bytes;           /* or RT_WIDE */
+    uint8_t kind;             /* enum rt_kind */
+};
+
+/* Values by event index, ascending: a sparse column. */
+struct rt_column {
+    struct { uint64_t index, value; } *v;
+    size_t n, cap;
+};
+
+struct rt_store_side {
+    struct rt_column req, bytes;  /* the values behind RT_WIDE */
+    struct rt_column received;    /* non-zero received bytes (collectives, RMA) */
+    uint64_t *truth;          /* raw true_time by event; NULL when no event has one (or taken) */
+    uint64_t *truth_known;    /* bit i: event i has a true time */
+    uint64_t cap;             /* slots allocated (and truth entries, when truth is set) */
+};
+
+#endif
