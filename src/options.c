@@ -187,6 +187,15 @@ int st_config_load(char *err, size_t errlen)
      * (README, Overhead: 50-55 -> 40-41 ns per call on the loop). */
     st_cfg.io_thread = strcmp(io, "1") == 0 ? 1 : strcmp(io, "auto") == 0 ? io_thread_auto() : 0;
 
+    const char *kill_safe = env("SYNCTRACE_KILL_SAFE");
+    if (*kill_safe && strcmp(kill_safe, "0") != 0 && strcmp(kill_safe, "1") != 0) {
+        snprintf(err, errlen, "SYNCTRACE_KILL_SAFE: '%s' is not 0 or 1", kill_safe);
+        return -1;
+    }
+    /* On by default: records kept in the records file's pages cost the
+     * call path one store per record, and a SIGKILL then loses nothing. */
+    st_cfg.kill_safe = strcmp(kill_safe, "0") != 0;
+
     const char *collapse = env("SYNCTRACE_POLL_COLLAPSE");
     if (*collapse && strcmp(collapse, "0") != 0 && strcmp(collapse, "1") != 0) {
         snprintf(err, errlen, "SYNCTRACE_POLL_COLLAPSE: '%s' is not 0 or 1", collapse);

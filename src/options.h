@@ -18,6 +18,7 @@ struct st_config {
     int verbose;             /* SYNCTRACE_VERBOSE */
     int io_thread;           /* SYNCTRACE_IO_THREAD (default 0): convert records on a thread of the tracer's own */
     unsigned mpi_groups;     /* SYNCTRACE_MPI_GROUPS: bit g = group g of regions.h is recorded */
+    int kill_safe;           /* SYNCTRACE_KILL_SAFE (default 1): records in the records file, which a SIGKILL leaves */
     int poll_collapse;       /* SYNCTRACE_POLL_COLLAPSE: runs of unsuccessful polling calls as one region */
 };
 

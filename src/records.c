@@ -12,29 +12,54 @@
  * from which the I/O thread converts in order; a recording thread that
  * finds every chunk in use waits for it, and that wait is the flush
  * recorded. Either way a location's records reach its OTF2 event writer
- * in the order they were made, and chunk memory is bounded. */
+ * in the order they were made, and chunk memory is bounded.
+ *
+ * Chunks are pages of the records file (recfile.h, MAP_SHARED) when it
+ * could be made: a process killed outright leaves what it recorded in the
+ * page cache, and the merge's recovery converts it. A converted chunk is
+ * therefore kept (its location's `done` list) until all its events are in
+ * whole chunks of the event file; a location may so hold, beyond the
+ * budget, the records behind one event chunk. Where the file cannot grow
+ * (disk full, file size limit, SYNCTRACE_KILL_SAFE=0) chunks are anonymous
+ * memory, as they were: a SIGKILL then loses them. */
 #include <config.h>
 #include "records.h"
 #include "tracer.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23   /* Linux 5.14 */
+#endif
+
 /* Chunks of at most 128 KiB (few hand-overs, still cache-friendly to
- * convert), at least 8 KiB, and at least four in the budget. */
-#define CHUNK_WORDS_MAX 16384
-#define CHUNK_WORDS_MIN 1024
+ * convert), at least 8 KiB, and at least four in the budget; whole pages,
+ * since they are mapped from the records file. */
+#define CHUNK_BYTES_MAX ((size_t)128 * 1024)
+#define CHUNK_BYTES_MIN ((size_t)8 * 1024)
 
 struct st_recchunk {
+    struct rf_recchunk_head head;   /* in the records file: what the recovery reads */
     struct st_recchunk *next;
+    struct st_recchunk *all;        /* every chunk made, newest first (fork remaps them) */
     struct st_loc *loc;
-    uint64_t *end;          /* the first word not written */
+    uint64_t *end;                  /* the first word not written */
+    uint64_t last;                  /* loc's events once this chunk is converted */
+    uint64_t file_offset;           /* its place in the records file; 0: anonymous memory */
+    uint64_t pad[4];
     uint64_t words[];
 };
+_Static_assert(offsetof(struct st_recchunk, words) == RF_RECCHUNK_WORDS_AT, "recfile.h: where a chunk's records start");
 
 static struct {
     pthread_mutex_t lock;
@@ -42,30 +67,116 @@ static struct {
     pthread_cond_t space;    /* chunks were freed */
     struct st_recchunk *head, *tail;   /* full chunks, oldest first */
     struct st_recchunk *pool;          /* free chunks */
-    size_t nqueued, nchunks, max_chunks;
+    struct st_recchunk *all;           /* every chunk made */
+    size_t nqueued, nchunks, max_chunks, chunk_bytes;
     uint32_t nlocs, chunk_words;
     atomic_int threaded;
-    int stop, waiting;
+    int stop, waiting, converting;
     pthread_t thread;
-} R = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .space = PTHREAD_COND_INITIALIZER };
+    int fd;                            /* the records file, or -1 */
+    uint64_t file_bytes;               /* its size: the header page and the chunks made */
+    uint64_t file_limit;               /* RLIMIT_FSIZE: growing past it would raise SIGXFSZ */
+    char *path;
+} R = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .space = PTHREAD_COND_INITIALIZER,
+        .fd = -1 };
 
-static void convert_chunk(const struct st_recchunk *c)
+static void convert_chunk(struct st_recchunk *c)
 {
-    st_writer_convert(c->loc, c->words, c->end);
+    struct st_loc *loc = c->loc;
+    c->head.first = loc->evt.nevents;   /* one event per record: the recovery's place in the event file */
+    st_writer_convert(loc, c->words, c->end);
+    c->last = loc->evt.nevents;
 }
 
-static size_t chunk_bytes(void)
+/* Room for `bytes` more at the end of the records file, its blocks
+ * allocated now: a store to a page of a shared mapping that the file
+ * system cannot back is a SIGBUS. */
+static int file_grow(uint64_t bytes)
 {
-    return sizeof(struct st_recchunk) + sizeof(uint64_t) * R.chunk_words;
+    if (R.fd < 0 || R.file_bytes > R.file_limit || bytes > R.file_limit - R.file_bytes)
+        return -1;
+    int rc = posix_fallocate(R.fd, (off_t)R.file_bytes, (off_t)bytes);
+    if (rc == EINTR)
+        rc = posix_fallocate(R.fd, (off_t)R.file_bytes, (off_t)bytes);
+    return rc == 0 ? 0 : -1;
+}
+
+/* A chunk in the records file, its pages made writable now (a shared
+ * mapping is populated read-only, and the first store to each page would
+ * fault on the call path); NULL when the file cannot grow. */
+static struct st_recchunk *chunk_map_file(void)
+{
+    if (file_grow(R.chunk_bytes) != 0)
+        return NULL;
+    void *p = mmap(NULL, R.chunk_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, R.fd, (off_t)R.file_bytes);
+    if (p == MAP_FAILED)
+        return NULL;
+    if (madvise(p, R.chunk_bytes, MADV_POPULATE_WRITE) != 0) {
+        long page = sysconf(_SC_PAGESIZE);
+        for (size_t k = 0; k < R.chunk_bytes; k += (size_t)(page > 0 ? page : 4096))
+            ((volatile uint8_t *)p)[k] = 0;   /* the file's new blocks read as zeros */
+    }
+    struct st_recchunk *c = p;
+    c->file_offset = R.file_bytes;
+    R.file_bytes += R.chunk_bytes;
+    return c;
 }
 
 /* Fresh chunk memory with its pages already there: faulting them in one
  * by one as records fill them costs more than the records (a fault per
- * 4 KiB, some 50 calls' worth); the kernel populates a mapping at once. */
+ * 4 KiB, some 50 calls' worth); the kernel populates a mapping at once.
+ * From the records file while it can grow, else anonymous. Lock held. */
 static struct st_recchunk *chunk_map(void)
 {
-    void *p = mmap(NULL, chunk_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    struct st_recchunk *c = chunk_map_file();
+    if (!c) {
+        void *p = mmap(NULL, R.chunk_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        c = p;
+        c->file_offset = 0;
+    }
+    c->all = R.all;
+    R.all = c;
+    return c;
+}
+
+/* A chunk free again: no longer its location's (magic 0: the recovery
+ * passes over it), back in the pool. */
+static void to_pool(struct st_recchunk *c)
+{
+    c->head.magic = 0;
+    pthread_mutex_lock(&R.lock);
+    c->next = R.pool;
+    R.pool = c;
+    pthread_mutex_unlock(&R.lock);
+}
+
+/* Give back loc's converted chunks whose events are all in whole chunks
+ * of its event file (or never will be: the file failed). Only the thread
+ * converting loc's records calls this. */
+static void release_written(struct st_loc *loc)
+{
+    struct st_recchunk *c;
+    while ((c = loc->rec.done) != NULL && (c->last <= loc->evt.nwritten || loc->evt.failed)) {
+        loc->rec.done = c->next;
+        if (!loc->rec.done)
+            loc->rec.done_tail = NULL;
+        to_pool(c);
+    }
+}
+
+/* A chunk just converted: kept until its events reach the file. */
+static void retire(struct st_recchunk *c)
+{
+    struct st_loc *loc = c->loc;
+    c->next = NULL;
+    if (loc->rec.done_tail)
+        loc->rec.done_tail->next = c;
+    else
+        loc->rec.done = c;
+    loc->rec.done_tail = c;
+    release_written(loc);
 }
 
 /* A chunk from the pool or fresh memory; lock held. NULL only when out of
@@ -84,13 +195,21 @@ static struct st_recchunk *take_chunk(int bounded)
     return c;
 }
 
+/* Make c loc's current chunk: its head says so before its magic does. */
 static void give_chunk(struct st_loc *loc, struct st_recchunk *c)
 {
     c->loc = loc;
     c->next = NULL;
+    c->head.location = loc->id;
+    c->head.seq = ++loc->rec.nchunks;
+    c->head.first = RF_RECCHUNK_UNCONVERTED;
+    c->head.base = c->head.fill = (uint64_t)(uintptr_t)c->words;
+    atomic_signal_fence(memory_order_release);
+    c->head.magic = RF_RECCHUNK_LIVE;
     loc->rec.chunk = c;
     loc->rec.cur = c->words;
     loc->rec.end = c->words + R.chunk_words;
+    loc->rec.fill = &c->head.fill;
 }
 
 /* mpirun binds each rank to a core, and a thread inherits its binding: the
@@ -123,11 +242,12 @@ static void *io_main(void *arg)
         if (!R.head)
             R.tail = NULL;
         R.nqueued--;
+        R.converting = 1;
         pthread_mutex_unlock(&R.lock);
         convert_chunk(c);
+        retire(c);
         pthread_mutex_lock(&R.lock);
-        c->next = R.pool;
-        R.pool = c;
+        R.converting = 0;
         /* Wake a waiting recorder only once a good part is free (or all
          * is converted): fewer sleeps and wake-ups on both sides. */
         if (R.waiting && R.nqueued <= R.max_chunks / 4)
@@ -137,13 +257,85 @@ static void *io_main(void *arg)
     return NULL;
 }
 
-int st_rec_start(size_t budget, int io_thread)
+/* A child the program forks gets the parent's mappings: shared ones would
+ * let it write into the parent's records file. Its chunks become private
+ * copies (the records file is the parent's), and it makes no new file
+ * chunks. The lock is held across fork so that the list is whole. */
+static int fork_locked;
+static void before_fork(void)
 {
-    size_t words = budget / 4 / sizeof(uint64_t);
-    R.chunk_words = words > CHUNK_WORDS_MAX ? CHUNK_WORDS_MAX : words < CHUNK_WORDS_MIN ? CHUNK_WORDS_MIN : (uint32_t)words;
-    R.max_chunks = budget / (sizeof(uint64_t) * R.chunk_words);
+    fork_locked = pthread_mutex_trylock(&R.lock) == 0;   /* never wait: fork may come from a signal handler */
+}
+
+static void parent_after_fork(void)
+{
+    if (fork_locked)
+        pthread_mutex_unlock(&R.lock);
+}
+
+static void child_after_fork(void)
+{
+    /* Without the file (never made, or closed with the archive) no chunk
+     * is remapped: R.all may then name unmapped ones. */
+    for (struct st_recchunk *c = R.fd >= 0 ? R.all : NULL; c; c = c->all) {
+        if (!c->file_offset)
+            continue;
+        off_t off = (off_t)c->file_offset;
+        if (mmap(c, R.chunk_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, R.fd, off) == MAP_FAILED)
+            mmap(c, R.chunk_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    }
+    if (R.fd >= 0)
+        close(R.fd);
+    R.fd = -1;
+    if (fork_locked)
+        pthread_mutex_unlock(&R.lock);
+}
+
+/* The records file at `path`: its header page, written now. -1 when it
+ * cannot be made (then chunks are anonymous memory). */
+static int file_open(const char *path, size_t page)
+{
+    struct rlimit fsize;
+    R.file_limit = getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY ? (uint64_t)fsize.rlim_cur
+                                                                                         : UINT64_MAX;
+    if (!(R.path = strdup(path)))
+        return -1;
+    R.fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (R.fd < 0)
+        return -1;
+    uint8_t header[RF_RECORDS_CHUNK_BYTES_AT + 8] = { 0 };
+    uint64_t header_bytes = page, chunk = R.chunk_bytes;
+    memcpy(header, RF_RECORDS_MAGIC, sizeof RF_RECORDS_MAGIC - 1);
+    memcpy(header + RF_RECORDS_HEADER_AT, &header_bytes, 8);
+    memcpy(header + RF_RECORDS_CHUNK_BYTES_AT, &chunk, 8);
+    if (file_grow(page) != 0 || pwrite(R.fd, header, sizeof header, 0) != (ssize_t)sizeof header) {
+        close(R.fd);
+        R.fd = -1;
+        unlink(path);
+        return -1;
+    }
+    R.file_bytes = page;
+    static int registered;
+    if (!registered++)
+        pthread_atfork(before_fork, parent_after_fork, child_after_fork);
+    return 0;
+}
+
+int st_rec_start(size_t budget, int io_thread, const char *records_path)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t pg = page > 0 ? (size_t)page : 4096;
+    size_t bytes = budget / 4;
+    bytes = bytes > CHUNK_BYTES_MAX ? CHUNK_BYTES_MAX : bytes < CHUNK_BYTES_MIN ? CHUNK_BYTES_MIN : bytes;
+    bytes = bytes < pg ? pg : bytes / pg * pg;
+    R.chunk_bytes = bytes;
+    R.chunk_words = (uint32_t)((bytes - RF_RECCHUNK_WORDS_AT) / sizeof(uint64_t));
+    R.max_chunks = budget / bytes;
     if (R.max_chunks < 4)
         R.max_chunks = 4;
+    if (records_path && file_open(records_path, pg) != 0)
+        st_verbose("%s: %s: records are kept in memory only (a SIGKILL loses those not yet written out)",
+                   records_path, strerror(errno ? errno : EIO));
     if (!io_thread)
         return 0;
     /* The I/O thread takes no signal: those sent to the process go to the
@@ -206,10 +398,7 @@ static void flush_held(struct st_loc *loc)
     while (c) {
         struct st_recchunk *next = c->next;
         convert_chunk(c);
-        pthread_mutex_lock(&R.lock);
-        c->next = R.pool;
-        R.pool = c;
-        pthread_mutex_unlock(&R.lock);
+        retire(c);
         c = next;
     }
 }
@@ -247,7 +436,9 @@ static struct st_recchunk *hand_over(struct st_loc *loc, struct st_recchunk *c, 
         return fresh;
     }
     pthread_mutex_lock(&R.lock);
-    while (!(fresh = take_chunk(1)) && R.threaded) {
+    /* Converted chunks wait for their events to reach the file: when
+     * nothing is left to convert, waiting frees nothing; go over. */
+    while (!(fresh = take_chunk(1)) && R.threaded && (R.nqueued || R.converting)) {
         *flushed = 1;
         R.waiting++;
         pthread_cond_wait(&R.space, &R.lock);
@@ -284,8 +475,10 @@ static uint64_t *more(struct st_loc *loc, uint32_t need, struct st_time t)
     int flushed = 0;
     struct st_recchunk *fresh = hand_over(loc, c, &flushed);
     if (!fresh) {
-        /* Out of memory: this chunk's records are lost, recording goes on. */
-        give_chunk(loc, c);
+        /* Out of memory: this chunk's records are lost, recording goes on
+         * in it (the same chunk to the recovery: its seq stays). */
+        loc->rec.cur = c->words;
+        *loc->rec.fill = c->head.base;
         return loc->rec.cur;
     }
     give_chunk(loc, fresh);
@@ -323,22 +516,39 @@ void st_rec_release(struct st_loc *const *locs, uint32_t n)
 {
     pthread_mutex_lock(&R.lock);
     for (uint32_t i = 0; i < n; i++) {
-        struct st_recchunk *c = locs[i]->rec.chunk;
-        if (!c)
-            continue;
-        locs[i]->rec.chunk = NULL;
-        locs[i]->rec.cur = locs[i]->rec.end = NULL;
-        c->next = R.pool;
-        R.pool = c;
+        struct st_recbuf *b = &locs[i]->rec;
+        struct st_recchunk *c = b->chunk;
+        b->chunk = NULL;
+        b->cur = b->end = NULL;
+        if (c) {
+            c->next = b->done;   /* the converted ones too: their events are in the closed file */
+            b->done = c;
+        }
+        while ((c = b->done) != NULL) {
+            b->done = c->next;
+            c->head.magic = 0;
+            c->next = R.pool;
+            R.pool = c;
+        }
+        b->done_tail = NULL;
     }
+    /* The archive is complete: the records file has done its job. */
+    if (R.fd >= 0) {
+        close(R.fd);
+        R.fd = -1;
+        unlink(R.path);
+    }
+    R.all = NULL;
     /* Another thread may still be inside a traced call when a fatal signal
      * closes the archive: it would write to an unmapped chunk. Such memory
      * is left to the process's end (bounded by the buffer). */
-    while (R.pool && n <= 1) {
-        struct st_recchunk *next = R.pool->next;
-        munmap(R.pool, chunk_bytes());
-        R.pool = next;
-        R.nchunks--;
+    if (n <= 1) {
+        while (R.pool) {
+            struct st_recchunk *next = R.pool->next;
+            munmap(R.pool, R.chunk_bytes);
+            R.pool = next;
+            R.nchunks--;
+        }
     }
     R.nlocs = 0;
     pthread_mutex_unlock(&R.lock);

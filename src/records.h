@@ -9,8 +9,9 @@
  * into OTF2 events (writer.c's table of record kinds) by the I/O thread, or
  * by the recording thread itself in a flush once the buffer is spent
  * (records.c); the last chunks are converted when the archive is closed
- * (MPI_Finalize, exit, fatal signal, MPI_Abort). Chunks not converted when
- * the process is SIGKILLed are lost, as OTF2's unflushed buffer is. */
+ * (MPI_Finalize, exit, fatal signal, MPI_Abort). The chunks are pages of
+ * the records file (tools/format/recfile.h), so that those not yet in the
+ * event file when the process is SIGKILLed are recovered by the merge. */
 #ifndef SYNCTRACE_RECORDS_H
 #define SYNCTRACE_RECORDS_H
 
@@ -23,8 +24,10 @@
 
 /* Start recording: chunk memory at most `budget` bytes (at least two
  * chunks per location); `io_thread` converts on a thread of the tracer's
- * own. Returns 0 or -1. */
-int st_rec_start(size_t budget, int io_thread);
+ * own; the chunks are kept in the records file `records_path` (recfile.h)
+ * where it can be made, else (or when NULL) in anonymous memory. Returns
+ * 0, or -1 when the I/O thread could not be started. */
+int st_rec_start(size_t budget, int io_thread, const char *records_path);
 /* Whether an I/O thread converts (so OTF2 is used by two threads). */
 int st_rec_threaded(void);
 /* Give a new location its first chunk; -1 when out of memory. */
@@ -32,7 +35,8 @@ int st_rec_attach(struct st_loc *loc);
 /* Convert everything still recorded, in order, for the `n` locations
  * given, and stop the I/O thread: the archive is about to be closed. */
 void st_rec_drain(struct st_loc *const *locs, uint32_t n);
-/* Release the chunks of the n locations (after st_rec_drain). */
+/* Release the chunks of the n locations (after st_rec_drain and the
+ * event files' close) and remove the records file. */
 void st_rec_release(struct st_loc *const *locs, uint32_t n);
 
 /* Writer.c: around a chunk's hand-over, which takes locks and may convert,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "clock.h"
+#include "recfile.h"   /* the record layout */
 
 struct st_loc;
 struct st_recchunk;
@@ -14,26 +15,15 @@ struct st_recchunk;
 /* A location's current chunk: the first member of struct st_loc. */
 struct st_recbuf {
     uint64_t *cur, *end;
+    uint64_t *fill;   /* the chunk's commit point in the records file (recfile.h) */
     struct st_recchunk *chunk;
     /* Full chunks kept for a flush (no I/O thread: records.c), oldest first. */
     struct st_recchunk *held, *held_tail;
+    /* Converted chunks kept until their events are in the event file, so
+     * that a SIGKILL loses none of them (records.c), oldest first. */
+    struct st_recchunk *done, *done_tail;
+    uint64_t nchunks;   /* chunks given to the location so far (their seq) */
 };
-
-/* A record: header word, timestamp, arguments, [true time]. The header
- * holds the kind, the number of argument words, whether a true time
- * follows, and in its upper half one 32-bit argument (a region, a peer, a
- * communicator): an Enter or Leave is two words. */
-#define ST_REC_KIND(h) ((uint32_t)(h) & 0xff)
-#define ST_REC_NARGS(h) (((uint32_t)(h) >> 8) & 0xffff)
-#define ST_REC_TRUTH ((uint64_t)1 << 24)
-#define ST_REC_A0(h) ((uint32_t)((h) >> 32))
-/* A BufferFlush record (writer.c): header, time, stop time, true time. */
-#define ST_REC_FLUSH_WORDS 4
-/* The largest record every chunk holds, in words. */
-#define ST_REC_MAX_WORDS 1000
-
-/* The first two kinds of writer.c's ST_RECORDS, written inline here. */
-enum { ST_REC_ENTER_KIND = 0, ST_REC_LEAVE_KIND = 1 };
 
 /* Room for `need` more words in loc's chunk, handing the full one over
  * for conversion; NULL when the record cannot be kept (too large). `t` is
@@ -66,6 +56,7 @@ static inline void st_rec_put(struct st_loc *loc, uint32_t kind, struct st_time 
      * archive converts up to cur. */
     atomic_signal_fence(memory_order_release);
     b->cur = w + need;
+    *b->fill = (uint64_t)(uintptr_t)(w + need);
 }
 
 #endif

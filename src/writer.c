@@ -5,6 +5,7 @@
 #include "writer.h"
 #include "records.h"
 #include "reckinds.h"
+#include "recfile.h"
 #include "convert.h"
 #include "polling.h"
 #include "defs_write.h"
@@ -647,7 +648,9 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
         W.archive = NULL;
         return -1;
     }
-    if (st_rec_start(record_budget(), st_cfg.io_thread) != 0)
+    char records[4200];
+    snprintf(records, sizeof records, "%s/%s" RF_RECORDS_SUFFIX, dir, name);
+    if (st_rec_start(record_budget(), st_cfg.io_thread, st_cfg.kill_safe ? records : NULL) != 0)
         st_verbose("rank %d: no I/O thread could be started: records are converted in flushes", rank);
     else
         st_verbose("rank %d: event records are converted to OTF2 %s", rank,
@@ -658,6 +661,7 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
         || st_rec_attach(&W.main) != 0) {
         snprintf(err, errlen, "%s: cannot set up the event records", anchor);
         st_rec_drain(NULL, 0);
+        st_rec_release(NULL, 0);
         OTF2_Archive_Close(W.archive);
         W.archive = NULL;
         return -1;
@@ -682,7 +686,7 @@ void st_writer_discard(void)
     const char *names[] = { "%s/" RF_RANK_NAME_FMT RF_ANCHOR_SUFFIX, "%s/" RF_RANK_NAME_FMT RF_DEF_SUFFIX,
                             "%s/" RF_RANK_NAME_FMT "/%d" RF_EVT_SUFFIX, "%s/" RF_RANK_NAME_FMT "/%d" RF_DEF_SUFFIX,
                             "%s/" RF_RANK_NAME_FMT RF_JOURNAL_SUFFIX, "%s/" RF_RANK_NAME_FMT RF_SUM_SUFFIX,
-                            "%s/" RF_RANK_NAME_FMT RF_MEMBERS_SUFFIX };
+                            "%s/" RF_RANK_NAME_FMT RF_MEMBERS_SUFFIX, "%s/" RF_RANK_NAME_FMT RF_RECORDS_SUFFIX };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, names[i], W.dir, W.rank, W.rank);
         unlink(path);

@@ -9,7 +9,11 @@
 #             exit status
 #   abortall  every rank calls MPI_Abort
 #   kill9     rank 2 is SIGKILLed before its first buffer flush
-#             (tests/mpi_kill9.c): a rank without events, the others merge
+#             (tests/mpi_kill9.c): everything it recorded comes back from
+#             its records file (src/records.c) but its last MPI_Iprobe, a
+#             polling run still open; without that file (a tracer with
+#             SYNCTRACE_KILL_SAFE=0) it is a rank without events; the
+#             others merge either way
 #   in-write  SIGTERM comes while the tracer writes an event (made
 #             deterministic by tests/signal_in_write.c, a shim preloaded
 #             before the tracer that raises it inside the 300th OTF2 Enter
@@ -98,17 +102,27 @@ ok $? "abortall: all 80 ring messages are merged"
 
 # --- kill9: rank 2 killed before its first flush
 job "$tmp/k" "$kill9" 10 >/dev/null 2>&1
-[ ! -e "$tmp/k/rank-000002.sum" ] && [ -f "$tmp/k/rank-000002.journal" ] && [ ! -s "$tmp/k/rank-000002/2.evt" ]
-ok $? "kill9: rank 2 left only its journal (no checksum file, no flushed events)"
+[ ! -e "$tmp/k/rank-000002.sum" ] && [ -f "$tmp/k/rank-000002.journal" ] && [ ! -s "$tmp/k/rank-000002/2.evt" ] \
+    && [ -s "$tmp/k/rank-000002.records" ]
+ok $? "kill9: rank 2 left its journal and records file (no checksum file, no flushed events)"
+# MPI_Init (its sync inside), Comm_rank, Comm_size, Comm_dup, Barrier and 9 of its 10 MPI_Iprobe
+cp -r "$tmp/k" "$tmp/k0"
+"$SYNCTRACE_BIN" dump "$tmp/k" >"$tmp/k.dump" 2>/dev/null
+n=$(grep -c '^2 ' "$tmp/k.dump")
 merge_ok "$tmp/k" "rank 0 ended without MPI_Finalize" "rank 1 ended without MPI_Finalize" \
+    "rank-000002: recovered $n events from a rank that was killed \($n of them from its records file\): all it had recorded" \
+    "rank 3 ended without MPI_Finalize" && [ "$(grep -c '^2 [0-9]* ENTER .*region=MPI_Iprobe$' "$tmp/k.dump")" -eq 9 ]
+ok $? "kill9: the other ranks merge; rank 2's line says its $n events came from its records file, 9 MPI_Iprobe among them ($(sed -n 3p "$tmp/k.merge.err"))"
+rm "$tmp/k0/rank-000002.records"
+merge_ok "$tmp/k0" "rank 0 ended without MPI_Finalize" "rank 1 ended without MPI_Finalize" \
     "rank-000002: killed before its first buffer flush, and before it could close its archive: no events survived" \
-    "rank 3 ended without MPI_Finalize"
-ok $? "kill9: the other ranks merge; rank 2's line says it was killed before its first flush ($(sed -n 3p "$tmp/k.merge.err"))"
-[ "$(json "$tmp/k.m/report.json" "d['ranks'] == 4 and [x['rank'] for x in d['incomplete']] == [0, 1, 2, 3] and 'no events survived' in d['incomplete'][2]['why']")" = True ]
-ok $? "kill9: report.json records it"
-"$SYNCTRACE_BIN" query "$tmp/k.m" --precedes 0:0 2:0 >/dev/null 2>"$tmp/k.q"
-[ $? -ne 0 ] && grep -q "rank 2 has no events" "$tmp/k.q" && "$SYNCTRACE_BIN" query "$tmp/k.m" --precedes 0:0 1:1 >/dev/null
-ok $? "kill9: the causal index reads, and names rank 2 as a rank without events ($(cat "$tmp/k.q"))"
+    "rank 3 ended without MPI_Finalize" \
+    && [ "$(json "$tmp/k0.m/report.json" "d['ranks'] == 4 and [x['rank'] for x in d['incomplete']] == [0, 1, 2, 3] and 'no events survived' in d['incomplete'][2]['why']")" = True ]
+ok $? "kill9 without its records file: rank 2 merges as a rank without events, and report.json says so ($(sed -n 3p "$tmp/k0.merge.err"))"
+"$SYNCTRACE_BIN" query "$tmp/k0.m" --precedes 0:0 2:0 >/dev/null 2>"$tmp/k.q"
+[ $? -ne 0 ] && grep -q "rank 2 has no events" "$tmp/k.q" && "$SYNCTRACE_BIN" query "$tmp/k0.m" --precedes 0:0 1:1 >/dev/null \
+    && "$SYNCTRACE_BIN" query "$tmp/k.m" --precedes 0:0 2:$((n - 1)) >/dev/null
+ok $? "kill9: the causal index reads rank 2's recovered events, and without them names it as a rank without events ($(cat "$tmp/k.q"))"
 
 # --- in-write: SIGTERM while the tracer writes an event
 if crash=$(build_mpi mpi_crash "$tmp") && mpicc -shared -fPIC -O1 -o "$tmp/siw.so" "$top_srcdir/tests/signal_in_write.c" -ldl; then

@@ -1,13 +1,14 @@
 #!/bin/bash
 # test-recover-threads.sh — a threaded rank killed with SIGKILL keeps the
-# flushed events of every thread (tests/mpi_kill9_threads.c, 3 ranks,
+# events of every thread, flushed or still in its records file (tests/mpi_kill9_threads.c, 3 ranks,
 # MPI_THREAD_MULTIPLE, SYNCTRACE_BUFFER_MB=1): on rank 1 the main thread and
 # 3 other threads each make 100000 MPI_Iprobe calls, flushing their buffers
 # several times, a 4th thread makes one call (its location is made but
 # never flushed), then the rank kills itself. Its journal names each
-# thread's location; `synctrace dump` and `merge` must rebuild every
-# location that has whole chunks, exactly up to its last one, as
-# tests/test-recover.sh checks for the main thread alone.
+# thread's location, its records file the records of each; `synctrace dump`
+# and `merge` must rebuild every location from its whole chunks continued
+# by its records, as tests/test-recover.sh checks for the main thread alone
+# (and, without the records file, exactly up to the last whole chunk).
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
 N=16
@@ -65,6 +66,7 @@ ok $? "synctrace dump reads the trace with rank 1 recovered (exit $rc$([ -s "$tm
 cat >"$tmp/check.py" <<'EOF'
 import os, re, struct, sys
 dump, journal, base = sys.argv[1:4]
+calls = int(sys.argv[4])
 ok = lambda c, m: print(('ok - ' if c else 'not ok - ') + m)
 rank, chunk, locs, after = None, None, [], False
 for line in open(journal):
@@ -117,11 +119,15 @@ ok(len(flushed) == 4 and locs[0] in flushed and all(expect[loc][0] >= 2 for loc 
 ok(all(n == loc >> 32 and loc & 0xffffffff == rank for n, loc in names.items())
    and sorted(names.values()) == sorted(flushed[1:]),
    "dump shows the flushed thread locations, each as thread N of id N << 32 | %d: %s" % (rank, sorted(names.items())))
-bad = [loc for loc in locs if len(events.get(loc, [])) != expect[loc][1]
-       or (loc != locs[0] and loc in declared and declared[loc] != expect[loc][1])]
+# The whole chunks, continued by the records file: every call of each
+# busy location but its last, a polling run still open at the kill.
+probes = lambda loc: sum(e[1] == 'ENTER' and e[4] == 'MPI_Iprobe' for e in events.get(loc, []))
+bad = [loc for loc in flushed if len(events.get(loc, [])) <= expect[loc][1] or probes(loc) != calls - 1
+       or (loc != locs[0] and loc in declared and declared[loc] != len(events[loc]))]
 ok(not bad and set(events) <= set(flushed),
-   "each location's recovered events = its whole chunks' events (%d in all)%s"
-   % (total, "; differ: " + ', '.join('%d: %d vs %d' % (l, len(events.get(l, [])), expect[l][1]) for l in bad) if bad else ""))
+   "each busy location's events = its whole chunks' and then its records' (%d + %d), %d MPI_Iprobe of its %d calls%s"
+   % (total, sum(len(v) for v in events.values()) - total, calls - 1, calls,
+      "; differ: " + ', '.join('%d: %d events (%d in chunks), %d MPI_Iprobe' % (l, len(events.get(l, [])), expect[l][1], probes(l)) for l in bad) if bad else ""))
 unsorted = [loc for loc, ev in events.items() if [e[0] for e in ev] != list(range(len(ev)))
             or any(ev[i][2] < ev[i - 1][2] for i in range(1, len(ev)))]
 ok(not unsorted and events, "every location's events are numbered in order and their times never decrease%s"
@@ -134,12 +140,15 @@ calls = [loc for loc in flushed[1:]
          or sum(e[1] == 'FLUSH' for e in events.get(loc, [])) < 1]
 ok(not calls, "the other threads' events are their MPI_Iprobe calls and buffer flushes%s" % (" (not: %s)" % calls if calls else ""))
 print('total %d' % total)
+print('main %d' % expect[locs[0]][1])
+print('recovered %d' % sum(len(v) for v in events.values()))
 EOF
-"$PYTHON3" "$tmp/check.py" "$tmp/dump" "$j" "$dir/rank-000001" >"$tmp/check" 2>&1
+"$PYTHON3" "$tmp/check.py" "$tmp/dump" "$j" "$dir/rank-000001" $calls >"$tmp/check" 2>&1
 rc=$?
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/check"
 tap_from_checker "" "$tmp/check"
 total=$(sed -n 's/^total //p' "$tmp/check")
+recovered=$(sed -n 's/^recovered //p' "$tmp/check")
 
 st merge "$dir" -o "$tmp/merged" >"$tmp/merge.out" 2>"$tmp/merge.err"
 rc=$?
@@ -148,16 +157,17 @@ nev=$(grep -cE '^[0-9]+(\.[0-9]+)? ' "$tmp/dump")
 [ $rc -eq 0 ] && [ -f "$tmp/merged/traces.otf2" ] \
     && [ "$(json "$tmp/merged/report.json" "(d['events'], d['ranks'], d['threads'])")" = "($nev, 3, 3)" ]
 ok $? "synctrace merge merges all $nev events, rank 1's 3 recovered threads included (exit $rc)"
-grep -q "^synctrace merge: warning: rank-000001: recovered ${total:-?} events from a rank that was killed; events after its last buffer flush are lost$" "$tmp/merge.err"
-ok $? "synctrace merge warns that rank 1 was recovered, with its ${total:-?} events of all locations"
+grep -q "^synctrace merge: warning: rank-000001: recovered ${recovered:-?} events from a rank that was killed ($((${recovered:-0} - ${total:-0})) of them from its records file): all it had recorded$" "$tmp/merge.err"
+ok $? "synctrace merge warns that rank 1 was recovered, with its ${recovered:-?} events of all locations"
 
 fingerprint "$dir" >"$tmp/fp.after"
 cmp -s "$tmp/fp.before" "$tmp/fp.after" && [ -z "$(ls -A "$rtmp")" ]
 ok $? "dump and merge left the input directory as it was and nothing behind in TMPDIR"
 
 # A journal of an older tracer has no location records: one location.
-main=$(grep -c '^1 ' "$tmp/dump")
+main=$(sed -n 's/^main //p' "$tmp/check")   # the main location's events in whole chunks
 cp -r "$dir" "$tmp/old"
+rm "$tmp/old/rank-000001.records"   # and no records file: the whole chunks alone
 sed -i '/^header_end /,$ { /^location /d }' "$tmp/old/rank-000001.journal"
 st dump "$tmp/old" >"$tmp/old.dump" 2>"$tmp/old.err"
 rc=$?
@@ -165,9 +175,10 @@ rc=$?
     && ! grep -q '^1\.' "$tmp/old.dump" && ! grep -q '^# rank 1 thread' "$tmp/old.dump"
 ok $? "a journal without location records recovers the main location alone ($main events, exit $rc)"
 
-# A main thread that never flushed: the other threads' events still count.
+# A main thread that never flushed: the other threads' events still count
+# (a tracer without records file: the whole chunks alone).
 cp -r "$dir" "$tmp/nomain"
-rm "$tmp/nomain/rank-000001/1.evt"
+rm "$tmp/nomain/rank-000001/1.evt" "$tmp/nomain/rank-000001.records"
 st dump "$tmp/nomain" >"$tmp/nomain.dump" 2>"$tmp/nomain.err"
 rc=$?
 threads=$(grep -cE '^1\.[0-9]+ ' "$tmp/nomain.dump")
@@ -180,7 +191,7 @@ ok $? "main thread never flushed: dump shows the threads' $threads events, merge
 
 # No location flushed at all: a rank without events, and the others merge.
 cp -r "$dir" "$tmp/none"
-rm "$tmp/none/rank-000001/"*.evt
+rm "$tmp/none/rank-000001/"*.evt "$tmp/none/rank-000001.records"
 st dump "$tmp/none" >"$tmp/none.dump" 2>"$tmp/none.err"
 rc=$?
 st merge "$tmp/none" -o "$tmp/none.merged" >/dev/null 2>"$tmp/none.merge"

@@ -8,7 +8,7 @@
 #include "tap.h"
 #include "convert.h"
 #include "reckinds.h"
-#include "tracer.h"
+#include "recfile.h"
 
 #include <otf2/otf2.h>
 #include <stdlib.h>

@@ -2,11 +2,14 @@
  * the rebuild of a killed rank's archive (tools/format/recover.c, reached as
  * the merge reaches it: rt_read_rank on a rank with a journal and no anchor).
  *
- * Input: one selector byte, then the new contents of the killed rank's
- * journal in a real trace (templates "killed": tests/mpi_kill9, rank 2
- * killed after flushing; "killed-threads": tests/mpi_kill9_threads, rank 1
- * and its threads). The selector picks the template (sel % 2). The event
- * files stay as the kill left them. The read must give 0 or -1 with one
+ * Input: one selector byte, then the new contents of one file of a killed
+ * rank in a real trace: the journal of templates "killed"
+ * (tests/mpi_kill9, rank 2 killed after flushing) and "killed-threads"
+ * (tests/mpi_kill9_threads, rank 1 and its threads), the records file
+ * (tools/format/recfile.h) of "killed-records" (tests/mpi_kill9, rank 2
+ * killed before its first flush: all its events are replayed from it). The
+ * selector picks the template (sel % 3). The other files stay as the kill
+ * left them. The read must give 0 or -1 with one
  * line, never a crash, a hang or an unbounded allocation, and must leave
  * nothing behind in TMPDIR (rc_rebuild's scratch archive).
  *
@@ -20,10 +23,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define NT 2
-static const char *const names[NT] = { "killed", "killed-threads" };
+#define NT 3
+static const char *const names[NT] = { "killed", "killed-threads", "killed-records" };
+static const char *const fuzzed[NT] = { ".journal", ".journal", ".records" };
 static struct fz_tree trees[NT];
-static size_t journal[NT];
+static size_t journal[NT];   /* the file each template's inputs replace */
 static char anchor[NT][4200];
 static char scratch[4200];    /* TMPDIR of rc_rebuild: must stay empty */
 static volatile uint64_t sink;
@@ -50,14 +54,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         for (size_t k = 0; k < trees[t].nfiles; k++) {
             const char *rel = trees[t].files[k].rel;
             size_t n = strlen(rel);
-            if (n > 8 && strcmp(rel + n - 8, ".journal") == 0 && !strchr(rel, '/'))
+            if (n > 8 && strcmp(rel + n - 8, fuzzed[t]) == 0 && !strchr(rel, '/'))
                 journal[t] = k;
         }
         if (journal[t] == trees[t].nfiles) {
-            fprintf(stderr, "fuzz_journal: template %s has no journal\n", names[t]);
+            fprintf(stderr, "fuzz_journal: template %s has no %s file\n", names[t], fuzzed[t]);
             exit(1);
         }
-        /* rank-NNNNNN.journal -> rank-NNNNNN.otf2 (absent: the rank was killed) */
+        /* rank-NNNNNN.journal (.records) -> rank-NNNNNN.otf2 (absent: the rank was killed) */
         char rel[4096];
         snprintf(rel, sizeof rel, "%.*s.otf2", (int)strlen(trees[t].files[journal[t]].rel) - 8,
                  trees[t].files[journal[t]].rel);

@@ -8,6 +8,8 @@
 #   OUT_DIR/templates/killed         rank 2's journal and event file, tests/mpi_kill9 sparse
 #                                    (SIGKILL after flushing)
 #   OUT_DIR/templates/killed-threads rank 1's journal and event files, tests/mpi_kill9_threads
+#   OUT_DIR/templates/killed-records rank 2's journal and records file, tests/mpi_kill9 killed
+#                                    before its first flush (all its events in the records)
 #   OUT_DIR/templates/merged         the merge of the p2p trace (archive, causal.idx,
 #                                    rawview.map, report.json, cluster_sizes.csv)
 #   OUT_DIR/templates/merged-threads the merge of the threads trace
@@ -34,7 +36,7 @@ mpi() { timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe "$@"; }
 traced() {   # traced DIR NP PROGRAM ARGS...
     local dir=$1 np=$2; shift 2
     mpi -np "$np" -x LD_PRELOAD="$lib" -x SYNCTRACE_DIR="$dir" -x SYNCTRACE_SKEW=seed=5,offset_us=300,drift_ppm=10 \
-        -x SYNCTRACE_BUFFER_MB=1 "$@"
+        -x SYNCTRACE_BUFFER_MB="${SEED_BUFFER_MB:-1}" "$@"
 }
 for p in mpi_p2p mpi_threads mpi_kill9 mpi_kill9_threads; do
     mpicc -std=c11 -D_GNU_SOURCE -O1 -pthread -o "$work/$p" "$top/tests/$p.c" -lm || fail "cannot build tests/$p.c"
@@ -45,7 +47,7 @@ rank_files() {   # rank_files TRACE RANK DEST [journal]
     local base
     base=$(printf '%s/rank-%06d' "$1" "$2")
     mkdir -p "$3"
-    for f in "$base".otf2 "$base".def "$base".members "$base".journal "$base"; do
+    for f in "$base".otf2 "$base".def "$base".members "$base".journal "$base".records "$base"; do
         [ -e "$f" ] && cp -r "$f" "$3/"
     done
     return 0
@@ -56,14 +58,22 @@ traced "$work/threads" 2 "$work/mpi_threads" 4 >/dev/null || fail "tests/mpi_thr
 # The killed ones exit non-zero by design; their leftovers are checked below.
 traced "$work/killed" 3 "$work/mpi_kill9" 300000 sparse >/dev/null 2>&1 || true   # sparse: its journal has a source_word record
 traced "$work/killed-threads" 3 "$work/mpi_kill9_threads" 100000 >/dev/null 2>&1 || true
+# 2000 calls in the default 16 MB buffer: no flush, a records file of one 128 KB chunk
+SEED_BUFFER_MB=16 traced "$work/killed-records" 3 "$work/mpi_kill9" 2000 sparse >/dev/null 2>&1 || true
 [ -s "$work/killed/rank-000002.journal" ] && [ -s "$work/killed/rank-000002/2.evt" ] \
     || fail "tests/mpi_kill9 left no journal and event file for rank 2"
 [ -s "$work/killed-threads/rank-000001.journal" ] || fail "tests/mpi_kill9_threads left no journal for rank 1"
+[ -s "$work/killed-records/rank-000002.records" ] && [ ! -e "$work/killed-records/rank-000002/2.evt" ] \
+    || fail "tests/mpi_kill9 2000 left no records file (or flushed) for rank 2"
 
 rank_files "$work/p2p" 0 "$out/templates/p2p"
 rank_files "$work/threads" 0 "$out/templates/threads"
 rank_files "$work/killed" 2 "$out/templates/killed"
 rank_files "$work/killed-threads" 1 "$out/templates/killed-threads"
+rank_files "$work/killed-records" 2 "$out/templates/killed-records"
+# the records file is fuzzed there only: the other templates' are the
+# truncated event files' continuation no more (below)
+rm -f "$out/templates/killed"/*.records "$out/templates/killed-threads"/*.records
 # Each killed location keeps only its first whole chunk (as if killed
 # during its second flush): the rebuild is the same, and a read of 8 chunks
 # per input would make the fuzzing 8 times slower.

@@ -51,6 +51,29 @@ int st_evt_open(struct st_evtfile *f, const char *path, size_t chunk_size)
     return 0;
 }
 
+int st_evt_resume(struct st_evtfile *f, const char *path, size_t chunk_size, uint64_t chunks, uint64_t events)
+{
+    if (st_evt_open(f, path, chunk_size) != 0)
+        return -1;
+    f->offset = chunks * chunk_size;
+    f->fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (f->fd < 0 || ftruncate(f->fd, (off_t)f->offset) != 0
+        || lseek(f->fd, (off_t)f->offset, SEEK_SET) != (off_t)f->offset) {
+        int e = errno;
+        if (f->fd >= 0)
+            close(f->fd);
+        free(f->chunk);   /* not st_evt_close: it would write an end to the file */
+        free(f->path);
+        memset(f, 0, sizeof *f);
+        f->fd = -1;
+        errno = e;
+        return -1;
+    }
+    f->nevents = f->nwritten = events;
+    start_chunk(f);
+    return 0;
+}
+
 /* Write `len` bytes of the chunk; a failure marks the file failed, and
  * nothing more is written to it (its whole chunks stay readable). */
 static void write_out(struct st_evtfile *f, size_t len)

@@ -74,6 +74,10 @@ struct st_evtattr {
 /* Open PATH for writing (created, truncated) lazily at the first full
  * chunk; 0, or -1 when out of memory. */
 int st_evt_open(struct st_evtfile *f, const char *path, size_t chunk_size);
+/* Continue PATH, an existing file whose first `chunks` whole chunks hold
+ * `events` events (a killed rank's, tools/format/recover.c): what is
+ * encoded next is written after them. 0, or -1 (errno set). */
+int st_evt_resume(struct st_evtfile *f, const char *path, size_t chunk_size, uint64_t chunks, uint64_t events);
 /* End the file (its last chunk written) and free it; 0, or -1 when some
  * of it could not be written (f->failed, f->error; f->nwritten events are
  * in the file: the definitions must say so). */

@@ -6,7 +6,8 @@
  * (rank-NNNNNN.otf2, its .def and its rank-NNNNNN/ folder of local files)
  * with its membership file rank-NNNNNN.members beside it, rank 0's
  * run.meta, and, while a rank runs, its recovery journal
- * rank-NNNNNN.journal; once it closed, its checksum file rank-NNNNNN.sum. Changing any value here changes the format: bump
+ * rank-NNNNNN.journal and its records file rank-NNNNNN.records
+ * (recfile.h); once it closed, its checksum file rank-NNNNNN.sum. Changing any value here changes the format: bump
  * the journal or run.meta format version with it, and keep the readers
  * able to read what older tracers wrote. */
 #ifndef SYNCTRACE_RAWFORMAT_H

@@ -745,12 +745,19 @@ static int read_recovered(const char *anchor, struct rt_rank *out, char *err, si
         return -1;
     }
     int rc = read_archive(a.anchor, anchor, 1, out, err, errlen);
+    uint64_t from_records = a.from_records;
+    int records_file = a.records_file;
+    char *note = a.records_note[0] ? strdup(a.records_note) : NULL;
     rc_remove(&a);
     if (rc != 0) {
+        free(note);
         size_t used = strlen(err);
         snprintf(err + used, errlen - used, " (archive rebuilt from the journal of a killed rank)");
         return -1;
     }
+    out->recovered_from_records = from_records;
+    out->recovered_records_file = records_file;
+    out->recovered_note = note;
     /* The length is not journaled: the events of all locations tell it. */
     uint64_t last = out->global_offset;
     for (uint32_t k = 0; k <= out->nthreads; k++) {
@@ -843,6 +850,7 @@ void rt_free_rank(struct rt_rank *r)
             free(r->wins[i].name);
         free(r->wins);
         free(r->offsets);
+        free(r->recovered_note);
     }
     memset(r, 0, sizeof *r);
 }

@@ -132,7 +132,12 @@ struct rt_rank {
     uint64_t declared_events; /* what the location definition says (recovered: its whole chunks' events) */
     int recovered;            /* the rank was killed before closing its archive: rebuilt
                                * from its journal, each location's events up to its last
-                               * buffer flush (its threads' too, when they had flushed) */
+                               * buffer flush (its threads' too, when they had flushed),
+                               * continued by its records file's */
+    uint64_t recovered_from_records;   /* of the main location's rank, all locations' events
+                                        * that came from its records file */
+    int recovered_records_file;        /* it left a records file (recfile.h) */
+    char *recovered_note;              /* why some of its records could not be used, or NULL */
     /* One rt_rank per OTF2 location. A rank whose threads called MPI
      * (MPI_THREAD_SERIALIZED or MULTIPLE) has several: the main one (the
      * thread that called MPI_Init, location id = rank) holds the others in

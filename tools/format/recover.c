@@ -70,6 +70,8 @@
 #include <config.h>
 #include "rawformat.h"
 #include "recover.h"
+#include "recfile.h"
+#include "recfile_read.h"
 #include "defs_write.h"
 #include "members.h"
 #include "fsutil.h"
@@ -81,6 +83,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -998,13 +1001,67 @@ static int place_events(const char *base, const char *sub, const struct rc_locat
     return ok || copy_prefix(evt, copy, l->evt_used) == 0 ? 0 : -1;
 }
 
+/* The attribute references of the rank's events, as its tracer had them:
+ * the fixed layout, and each collective source word's from the journal. */
+static _Atomic uint32_t *source_refs(const struct journal *j, struct rf_attr_layout *l)
+{
+    rf_attr_layout(l, j->true_time);
+    _Atomic uint32_t *ref = calloc(ST_REC_MAX_WORDS, sizeof *ref);
+    for (uint32_t i = 0; ref && i < j->nsource_words; i++)
+        if (j->source_words[i] < ST_REC_MAX_WORDS)
+            atomic_store(&ref[j->source_words[i]], l->sources + i);
+    return ref;
+}
+
+/* The event file of l in DIR (DIR/ID.evt.records): the whole chunks of
+ * BASE/ID.evt, then the events of its records that continue them. 0, or
+ * -1 (errno set). */
+static int replay_location(const char *base, const char *dir, const struct journal *j, const struct rf_records *rec,
+                           const struct st_convert_refs *refs, struct rc_location *l, const char **why)
+{
+    char evt[4400], out[4400];
+    snprintf(evt, sizeof evt, "%s/%llu" RF_EVT_SUFFIX, base, (unsigned long long)l->id);
+    snprintf(out, sizeof out, "%s/%llu" RF_EVT_SUFFIX RF_RECORDS_SUFFIX, dir, (unsigned long long)l->id);
+    int fd;
+    if (l->chunks ? copy_prefix(evt, out, l->evt_used) != 0
+                  : (fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0 || close(fd) != 0)
+        return -1;
+    struct st_evtfile f;
+    if (st_evt_resume(&f, out, j->chunk_size, l->chunks, l->events) != 0)
+        return -1;
+    uint64_t added = rf_records_replay(rec, l->id, l->events, j->true_time, &f, refs, why);
+    int rc = st_evt_close(&f);
+    if (rc != 0) {
+        errno = f.error ? f.error : EIO;
+        return -1;
+    }
+    l->from_records = added;
+    l->events = f.nwritten;
+    l->chunks = f.offset / j->chunk_size + (f.offset % j->chunk_size != 0);
+    l->evt_used = f.offset;
+    l->replayed = 1;
+    return 0;
+}
+
+/* Put l's event file into SUB: the replayed one from DIR, or the original. */
+static int place_location(const char *base, const char *dir, const char *sub, const struct rc_location *l)
+{
+    if (!l->replayed)
+        return place_events(base, sub, l);
+    char from[4400], to[4400];
+    snprintf(from, sizeof from, "%s/%llu" RF_EVT_SUFFIX RF_RECORDS_SUFFIX, dir, (unsigned long long)l->id);
+    snprintf(to, sizeof to, "%s/%llu" RF_EVT_SUFFIX, sub, (unsigned long long)l->id);
+    return rename(from, to);
+}
+
 int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    char journal_path[4200], base[4200];
+    char journal_path[4200], records_path[4200], base[4200];
     char name[32];   /* "rank-NNNNNN", the archive's name */
     const char *slash = NULL;
     if (sibling(anchor, RF_JOURNAL_SUFFIX, journal_path, sizeof journal_path) != 0
+        || sibling(anchor, RF_RECORDS_SUFFIX, records_path, sizeof records_path) != 0
         || sibling(anchor, "", base, sizeof base) != 0
         || strlen((slash = strrchr(base, '/')) ? slash + 1 : base) >= sizeof name) {
         snprintf(err, errlen, "%s: not a rank archive name (rank-NNNNNN.otf2)", anchor);
@@ -1014,14 +1071,26 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
     struct journal j;
     if (journal_read(journal_path, &j, err, errlen) != 0)
         return -1;
+    struct rf_records rec;
+    _Atomic uint32_t *refs_of_words = NULL;
+    struct rf_attr_layout layout;
     out->chunk_size = j.chunk_size;
     if (!(out->locs = calloc((size_t)j.nthreads + 1, sizeof *out->locs))) {
         snprintf(err, errlen, "%s: out of memory", anchor);
+        memset(&rec, 0, sizeof rec);
         goto fail;
     }
+    /* The records its tracer had not yet written out as events (a tracer
+     * with SYNCTRACE_KILL_SAFE=1, the default). A damaged file costs those
+     * records, not the rank. */
+    char rec_err[4600];
+    int records = rf_records_open(records_path, &rec, rec_err, sizeof rec_err);
+    out->records_file = records != 1;
+    if (records < 0)
+        snprintf(out->records_note, sizeof out->records_note, "%s", rec_err);
 
-    /* The main location, then each thread's that has whole chunks: a
-     * thread killed before its first flush left nothing to read. */
+    /* The main location, then each thread's that has events: a thread
+     * killed before its first record left nothing to read. */
     out->locs[0].id = j.location;
     out->nlocs = 1;
     int failed = scan_location(anchor, base, j.chunk_size, &out->locs[0], err, errlen);
@@ -1029,13 +1098,11 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
         struct rc_location *l = &out->locs[out->nlocs];
         l->id = j.threads[i];
         failed = scan_location(anchor, base, j.chunk_size, l, err, errlen);
-        if (!failed && l->events > 0)
+        if (!failed && (l->events > 0 || (records == 0 && rf_records_replay(&rec, l->id, 0, j.true_time, NULL, NULL, NULL))))
             out->nlocs++;
         else
             memset(l, 0, sizeof *l);
     }
-    for (uint32_t k = 0; k < out->nlocs; k++)
-        out->events += out->locs[k].events;
     /* No whole chunk anywhere (killed before its first buffer flush): the
      * archive is rebuilt all the same, a rank without events, so that the
      * merge keeps the other ranks. */
@@ -1057,6 +1124,40 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
         out->dir[0] = '\0';
         goto fail;
     }
+    /* Each location's records continue its event file: replayed into a
+     * new one here, before the definitions, which declare its events. */
+    if (records == 0) {
+        if (!(refs_of_words = source_refs(&j, &layout))) {
+            snprintf(err, errlen, "%s: out of memory", anchor);
+            st_remove_tree(out->dir);
+            out->dir[0] = '\0';
+            goto fail;
+        }
+        const struct st_convert_refs refs = { &layout, refs_of_words };
+        for (uint32_t k = 0; k < out->nlocs; k++) {
+            struct rc_location *l = &out->locs[k];
+            const char *why = NULL;
+            if (!rf_records_replay(&rec, l->id, l->events, j.true_time, NULL, NULL, &why)) {
+                if (why && !out->records_note[0])
+                    snprintf(out->records_note, sizeof out->records_note, "%s: location %llu: %s", records_path,
+                             (unsigned long long)l->id, why);
+                continue;
+            }
+            if (replay_location(base, out->dir, &j, &rec, &refs, l, &why) != 0) {
+                snprintf(err, errlen, "%s: cannot write the recovered events of location %llu in %s: %s", anchor,
+                         (unsigned long long)l->id, out->dir, strerror(errno));
+                st_remove_tree(out->dir);
+                out->dir[0] = '\0';
+                goto fail;
+            }
+            if (why && !out->records_note[0])
+                snprintf(out->records_note, sizeof out->records_note, "%s: location %llu: %s", records_path,
+                         (unsigned long long)l->id, why);
+            out->from_records += l->from_records;
+        }
+    }
+    for (uint32_t k = 0; k < out->nlocs; k++)
+        out->events += out->locs[k].events;
     snprintf(out->anchor, sizeof out->anchor, "%s/%s" RF_ANCHOR_SUFFIX, out->dir, name);
     char *meta_id = journal_property(&j, RF_PROP_RUN_ID) ? NULL : run_id_from_meta(anchor);
     int ok = write_archive(out->dir, name, &j, meta_id, out->locs, out->nlocs);
@@ -1067,16 +1168,20 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
         ok = 0;
     for (uint32_t k = 0; ok && k < out->nlocs; k++)
         if (out->locs[k].events > 0)   /* the main one may have none */
-            ok = place_events(base, sub, &out->locs[k]) == 0;
+            ok = place_location(base, out->dir, sub, &out->locs[k]) == 0;
     if (!ok) {
         snprintf(err, errlen, "%s: cannot write the recovered archive in %s", anchor, out->dir);
         st_remove_tree(out->dir);   /* made by mkdtemp: all ours */
         out->dir[0] = '\0';
         goto fail;
     }
+    free(refs_of_words);
+    rf_records_close(&rec);
     journal_free(&j);
     return 0;
 fail:
+    free(refs_of_words);
+    rf_records_close(&rec);
     free(out->locs);
     out->locs = NULL;
     out->nlocs = 0;

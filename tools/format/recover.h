@@ -1,12 +1,14 @@
 /* recover.h — rebuild a readable archive for a rank that was killed (SIGKILL,
  * the OOM killer, a batch system's hard kill) before it could close its
- * archive: its flushed events are in DIR/rank-NNNNNN/LOCATION.evt, but its
- * definitions and anchor file were never written. The tracer keeps what they
+ * archive: its flushed events are in DIR/rank-NNNNNN/LOCATION.evt, the
+ * records not yet written out as events in DIR/rank-NNNNNN.records
+ * (recfile.h), but its definitions and anchor file were never written. The tracer keeps what they
  * are made of in DIR/rank-NNNNNN.journal (src/writer.c), with the locations
  * of its threads; from it this module writes a fresh archive of the same
  * name and chunk size into a temporary directory and puts the original
- * event files into it (symbolic links, or copies), so that the ordinary
- * OTF2 reader can read the events. The input
+ * event files into it (symbolic links, or copies; a location with records
+ * gets a copy of its whole chunks continued by their events), so that the
+ * ordinary OTF2 reader can read the events. The input
  * directory is never modified. */
 #ifndef SYNCTRACE_RECOVER_H
 #define SYNCTRACE_RECOVER_H
@@ -26,6 +28,8 @@ struct rc_location {
     uint64_t events;          /* the events in them: read exactly these */
     uint64_t evt_bytes;       /* size of the original event file (0: none) */
     uint64_t evt_used;        /* bytes of it that are read: chunks * chunk_size */
+    uint64_t from_records;    /* of `events`, those replayed from the records file */
+    int replayed;             /* its event file was written anew (whole chunks + records) */
 };
 
 struct rc_archive {
@@ -39,6 +43,9 @@ struct rc_archive {
     struct rc_location *locs;
     uint32_t nlocs;
     uint64_t events;          /* all locations' */
+    uint64_t from_records;    /* of them, replayed from the records file (recfile.h) */
+    int records_file;         /* the rank left a records file (its tracer kept one) */
+    char records_note[8800];  /* why some of its records could not be used; "" when all were */
 };
 
 /* Rebuild the archive of ANCHOR's rank from its journal and event files.

@@ -39,12 +39,25 @@ void losses_note(struct report *rep, const struct rt_rank *r, const char *anchor
         finalized = e->kind == RT_ENTER && e->ref < r->nregions && r->regions[e->ref]
                     && strcmp(r->regions[e->ref], "MPI_Finalize") == 0;
     }
-    if (r->recovered && all == 0)
+    if (r->recovered && all == 0 && !r->recovered_records_file)
         note(rep, r->rank, RF_RANK_NAME_FMT ": killed before its first buffer flush, and before it could close its archive: "
                            "no events survived; merged as a rank without events", r->rank);
-    else if (r->recovered)
+    else if (r->recovered && r->recovered_records_file && !r->recovered_note)
         /* Killed (SIGKILL) before it could close its archive: rebuilt from
-         * its journal, with what its locations' buffer flushes had written. */
+         * its journal, its event files and its records file, which kept
+         * what it recorded up to the kill. */
+        note(rep, r->rank, RF_RANK_NAME_FMT ": recovered %llu events from a rank that was killed "
+                           "(%llu of them from its records file): all it had recorded",
+             r->rank, (unsigned long long)all, (unsigned long long)r->recovered_from_records);
+    else if (r->recovered && r->recovered_records_file)
+        note(rep, r->rank, RF_RANK_NAME_FMT ": recovered %llu events from a rank that was killed "
+                           "(%llu of them from its records file); the rest of its records are lost: %s",
+             r->rank, (unsigned long long)all, (unsigned long long)r->recovered_from_records, r->recovered_note);
+    else if (r->recovered)
+        /* Killed (SIGKILL) before it could close its archive, by a tracer
+         * that kept no records file (SYNCTRACE_KILL_SAFE=0, or an older
+         * one): rebuilt from its journal, with what its locations' buffer
+         * flushes had written. */
         note(rep, r->rank, RF_RANK_NAME_FMT ": recovered %llu events from a rank that was killed; "
                            "events after its last buffer flush are lost", r->rank, (unsigned long long)all);
     else if (all == 0)

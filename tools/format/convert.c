@@ -9,7 +9,7 @@
 #include "convert.h"
 #include "rawformat.h"
 #include "reckinds.h"
-#include "tracer.h"   /* recput.h's record layout */
+#include "recfile.h"
 
 #include <otf2/OTF2_GeneralDefinitions.h>
 #include <stdatomic.h>
@@ -191,7 +191,7 @@ void st_convert(struct st_evtfile *f, const struct st_convert_refs *r, const uin
         a.n = 0;
         if (h & ST_REC_TRUTH)
             add_attr(&a, RF_ATTR_TRUE_TIME, OTF2_TYPE_UINT64, v[n]);
-#define ST_REC_CASE(kind, fn)                                                                                \
+#define ST_REC_CASE(kind, fn, least)                                                                           \
     case REC_##kind:                                                                                         \
         cv_##fn(f, r, &a, t, ST_REC_A0(h), v, n);                                                             \
         break;
