@@ -15,7 +15,7 @@
 # from the journal's source_word records, with the same references.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-N=31
+N=33
 plan $N
 
 tmp=$(scratch)
@@ -384,4 +384,29 @@ ok $? "sparse: a source word beyond the world's (1 word for 4 ranks): one-line e
 st merge "$dir3" -o "$tmp/merged3" >"$tmp/merge3.out" 2>"$tmp/merge3.err"
 rc=$?
 ok $rc "sparse: synctrace merge merges the trace with the recovered sparse member (exit $rc)"
+
+# --- killed before its first flush, records converted by an I/O thread:
+# every event, the sparse Alltoallv's sources too, comes back from the
+# records file alone (tools/format/recfile.c converts them as the tracer
+# would have, with the journal's source_word reference).
+dir4=$tmp/trace-noflush
+timeout -k 5 25 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 \
+    -x LD_PRELOAD="$SYNCTRACE_LIB" -x SYNCTRACE_DIR="$dir4" -x SYNCTRACE_IO_THREAD=1 \
+    -x SYNCTRACE_SKEW=seed=3,offset_us=500,drift_ppm=20 \
+    "$prog" 2000 sparse >"$tmp/out4" 2>"$tmp/err4"
+left=$(pgrep -f "$prog" | tr '\n' ' ')
+for pid in $left; do kill -9 "$pid" 2>/dev/null; done   # only this test's own program
+st dump "$dir4" >"$tmp/dump4" 2>"$tmp/dump4.err"
+rc=$?
+got="0:[$(sources 0 dump4)] 1:[$(sources 1 dump4)] 2:[$(sources 2 dump4)] 3:[$(sources 3 dump4)]"
+probes=$(grep -c '^2 [0-9]* ENTER .*region=MPI_Iprobe$' "$tmp/dump4")
+untrue=$(grep '^2 ' "$tmp/dump4" | grep -vc ' true=')
+[ $rc -eq 0 ] && grep -q "^KILLING rank 2 after 2000 calls" "$tmp/out4" && [ ! -e "$dir4/rank-000002/2.evt" ] \
+    && [ "$got" = "0:[] 1:[] 2:[1 ] 3:[2 ]" ] && [ "$probes" -eq 1999 ] && [ "$untrue" -eq 0 ]
+ok $? "no flush, I/O thread: rank 2's events all from its records file: $probes MPI_Iprobe of 2000, sources $got, every one with its true time (exit $rc)"
+st merge "$dir4" -o "$tmp/merged4" >"$tmp/merge4.out" 2>"$tmp/merge4.err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "^synctrace merge: warning: rank-000002: recovered $(grep -c '^2 ' "$tmp/dump4") events from a rank that was killed ($(grep -c '^2 ' "$tmp/dump4") of them from its records file): all it had recorded$" "$tmp/merge4.err" \
+    && [ "$("$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['tachyons_after'], d['unmatched_sends'] + d['unmatched_receives'])" "$tmp/merged4/report.json")" = "0 0" ]
+ok $? "no flush: the merge takes all of rank 2's events from its records, no tachyon, every message matched (exit $rc)"
 finish
