@@ -7,7 +7,9 @@
  * by SYNCTRACE_MPI_GROUPS (MPI_Wtime by default) records nothing, so it
  * does not end a run. Runs are heap records on a list of their own, so that
  * the archive's close (MPI_Finalize, exit, a fatal signal) writes every
- * location's open run, whichever thread closes. */
+ * location's open run, whichever thread closes; each is copied into its
+ * location's current chunk of records (recfile.h), so that a SIGKILL does
+ * not lose it. */
 #include "polling.h"
 #include "writer.h"
 
@@ -19,6 +21,7 @@ int st_poll_on = 1;
 
 struct st_poll_run {
     struct st_loc *loc;
+    struct rf_recrun *kept;        /* its copy in the records file (recfile.h), or NULL */
     struct st_time enter, leave;   /* the first call's Enter, the last call's Leave */
     uint64_t key;
     uint64_t calls;
@@ -35,6 +38,8 @@ static _Atomic(struct st_poll_run *) all_runs;
 static void write_run(struct st_poll_run *run)
 {
     run->open = 0;
+    if (run->kept)
+        run->kept->open = 0;   /* before its records: a kill in between loses it, never doubles it */
     atomic_signal_fence(memory_order_seq_cst);
     st_write_enter_calls(run->loc, run->enter, run->region, run->calls);
     st_write_leave(run->loc, run->leave, run->region);
@@ -85,6 +90,11 @@ int st_poll_after(struct st_call *call, int idle, uint64_t key)
     if (idle && run && run->open && run->region == call->region && run->key == key && run->loc == call->loc) {
         run->leave = call->leave;
         run->calls++;
+        if (run->kept) {
+            run->kept->leave = call->leave.t;
+            run->kept->leave_truth = call->leave.truth;
+            run->kept->calls = run->calls;
+        }
         return 1;
     }
     if (run)
@@ -96,6 +106,13 @@ int st_poll_after(struct st_call *call, int idle, uint64_t key)
         run->key = key;
         run->calls = 1;
         run->region = call->region;
+        /* A copy where a SIGKILL leaves it: the records file. */
+        if ((run->kept = st_rec_run_slot(call->loc)) != NULL) {
+            *run->kept = (struct rf_recrun){ 0, call->region, 1, call->enter.t, call->enter.truth, call->leave.t,
+                                             call->leave.truth };
+            atomic_signal_fence(memory_order_seq_cst);
+            run->kept->open = RF_RECRUN_OPEN;
+        }
         atomic_signal_fence(memory_order_seq_cst);
         run->open = 1;
         st_poll_open = run;

@@ -43,10 +43,10 @@
 #endif
 
 /* Chunks of at most 128 KiB (few hand-overs, still cache-friendly to
- * convert), at least 8 KiB, and at least four in the budget; whole pages,
+ * convert), at least 16 KiB, and at least four in the budget; whole pages,
  * since they are mapped from the records file. */
 #define CHUNK_BYTES_MAX ((size_t)128 * 1024)
-#define CHUNK_BYTES_MIN ((size_t)8 * 1024)
+#define CHUNK_BYTES_MIN ((size_t)16 * 1024)   /* a record of ST_REC_MAX_WORDS fits */
 
 struct st_recchunk {
     struct rf_recchunk_head head;   /* in the records file: what the recovery reads */
@@ -56,7 +56,7 @@ struct st_recchunk {
     uint64_t *end;                  /* the first word not written */
     uint64_t last;                  /* loc's events once this chunk is converted */
     uint64_t file_offset;           /* its place in the records file; 0: anonymous memory */
-    uint64_t pad[4];
+    uint64_t pad[5];
     uint64_t words[];
 };
 _Static_assert(offsetof(struct st_recchunk, words) == RF_RECCHUNK_WORDS_AT, "recfile.h: where a chunk's records start");
@@ -204,6 +204,7 @@ static void give_chunk(struct st_loc *loc, struct st_recchunk *c)
     c->head.seq = ++loc->rec.nchunks;
     c->head.first = RF_RECCHUNK_UNCONVERTED;
     c->head.base = c->head.fill = (uint64_t)(uintptr_t)c->words;
+    c->head.run.open = 0;
     atomic_signal_fence(memory_order_release);
     c->head.magic = RF_RECCHUNK_LIVE;
     loc->rec.chunk = c;
@@ -371,6 +372,11 @@ int st_rec_attach(struct st_loc *loc)
 }
 
 static uint64_t *more(struct st_loc *loc, uint32_t need, struct st_time t);
+
+struct rf_recrun *st_rec_run_slot(struct st_loc *loc)
+{
+    return loc->rec.chunk ? &loc->rec.chunk->head.run : NULL;
+}
 
 int st_rec_last_enter_at(const struct st_loc *loc, uint64_t t)
 {

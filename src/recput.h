@@ -31,6 +31,11 @@ struct st_recbuf {
  * recorded there (records.c). */
 uint64_t *st_rec_more(struct st_loc *loc, uint32_t need, struct st_time t);
 
+/* Where loc's open polling run is kept for the recovery (recfile.h): in
+ * its current chunk, which no record changes while the run is open (any
+ * record of the location ends the run first). NULL without a chunk. */
+struct rf_recrun *st_rec_run_slot(struct st_loc *loc);
+
 /* Whether loc's last record is an Enter stamped t: nothing was recorded
  * since (no nested call: an attribute callback's, an error handler's). */
 int st_rec_last_enter_at(const struct st_loc *loc, uint64_t t);

@@ -4,14 +4,15 @@
 # MPI_THREAD_MULTIPLE, SYNCTRACE_BUFFER_MB=1): on rank 1 the main thread and
 # 3 other threads each make 100000 MPI_Iprobe calls, flushing their buffers
 # several times, a 4th thread makes one call (its location is made but
-# never flushed), then the rank kills itself. Its journal names each
+# never flushed: the call, an open polling run, is kept by its records),
+# then the rank kills itself. Its journal names each
 # thread's location, its records file the records of each; `synctrace dump`
 # and `merge` must rebuild every location from its whole chunks continued
 # by its records, as tests/test-recover.sh checks for the main thread alone
 # (and, without the records file, exactly up to the last whole chunk).
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-N=16
+N=17
 plan $N
 
 tmp=$(scratch)
@@ -117,16 +118,17 @@ print('# ' + ', '.join('%d: %d chunks, %d events' % (loc, expect[loc][0], expect
 ok(len(flushed) == 4 and locs[0] in flushed and all(expect[loc][0] >= 2 for loc in flushed),
    "the main thread and 3 others flushed at least 2 whole chunks each (%d locations flushed)" % len(flushed))
 ok(all(n == loc >> 32 and loc & 0xffffffff == rank for n, loc in names.items())
-   and sorted(names.values()) == sorted(flushed[1:]),
-   "dump shows the flushed thread locations, each as thread N of id N << 32 | %d: %s" % (rank, sorted(names.items())))
+   and sorted(names.values()) == sorted(locs[1:]),
+   "dump shows every thread location, the one that never flushed too, each as thread N of id N << 32 | %d: %s"
+   % (rank, sorted(names.items())))
 # The whole chunks, continued by the records file: every call of each
 # busy location but its last, a polling run still open at the kill.
 probes = lambda loc: sum(e[1] == 'ENTER' and e[4] == 'MPI_Iprobe' for e in events.get(loc, []))
-bad = [loc for loc in flushed if len(events.get(loc, [])) <= expect[loc][1] or probes(loc) != calls - 1
+bad = [loc for loc in flushed if len(events.get(loc, [])) <= expect[loc][1] or probes(loc) != calls
        or (loc != locs[0] and loc in declared and declared[loc] != len(events[loc]))]
-ok(not bad and set(events) <= set(flushed),
-   "each busy location's events = its whole chunks' and then its records' (%d + %d), %d MPI_Iprobe of its %d calls%s"
-   % (total, sum(len(v) for v in events.values()) - total, calls - 1, calls,
+ok(not bad and set(events) == set(locs),
+   "each busy location's events = its whole chunks' and then its records' (%d + %d), all %d MPI_Iprobe calls%s"
+   % (total, sum(len(v) for v in events.values()) - total, calls,
       "; differ: " + ', '.join('%d: %d events (%d in chunks), %d MPI_Iprobe' % (l, len(events.get(l, [])), expect[l][1], probes(l)) for l in bad) if bad else ""))
 unsorted = [loc for loc, ev in events.items() if [e[0] for e in ev] != list(range(len(ev)))
             or any(ev[i][2] < ev[i - 1][2] for i in range(1, len(ev)))]
@@ -134,6 +136,12 @@ ok(not unsorted and events, "every location's events are numbered in order and t
    % (" (not: %s)" % unsorted if unsorted else ""))
 ok(all(e[3] for ev in events.values() for e in ev if e[1] != 'FLUSH'),
    "every recovered event but the flushes carries its true time")
+# The thread of one call never flushed: its one MPI_Iprobe, an open polling
+# run at the kill, from its records file's current chunk.
+idle = [loc for loc in locs if loc not in flushed]
+ok(len(idle) == 1 and [(e[1], e[4]) for e in events.get(idle[0], [])] == [('ENTER', 'MPI_Iprobe'), ('LEAVE', 'MPI_Iprobe')],
+   "the thread that made one call and never flushed: its MPI_Iprobe, from the records (%s)"
+   % [(e[1], e[4]) for loc in idle for e in events.get(loc, [])])
 calls = [loc for loc in flushed[1:]
          if any(e[1] not in ('ENTER', 'LEAVE', 'FLUSH') or (e[1] != 'FLUSH' and e[4] != 'MPI_Iprobe')
                 for e in events.get(loc, []))
@@ -155,8 +163,8 @@ rc=$?
 json() { "$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
 nev=$(grep -cE '^[0-9]+(\.[0-9]+)? ' "$tmp/dump")
 [ $rc -eq 0 ] && [ -f "$tmp/merged/traces.otf2" ] \
-    && [ "$(json "$tmp/merged/report.json" "(d['events'], d['ranks'], d['threads'])")" = "($nev, 3, 3)" ]
-ok $? "synctrace merge merges all $nev events, rank 1's 3 recovered threads included (exit $rc)"
+    && [ "$(json "$tmp/merged/report.json" "(d['events'], d['ranks'], d['threads'])")" = "($nev, 3, 4)" ]
+ok $? "synctrace merge merges all $nev events, rank 1's 4 recovered threads included (exit $rc)"
 grep -q "^synctrace merge: warning: rank-000001: recovered ${recovered:-?} events from a rank that was killed ($((${recovered:-0} - ${total:-0})) of them from its records file): all it had recorded$" "$tmp/merge.err"
 ok $? "synctrace merge warns that rank 1 was recovered, with its ${recovered:-?} events of all locations"
 

@@ -3,6 +3,7 @@
  * src/records.c lays them out, against what the recovery must make of them:
  * exactly the records after the event file's last whole chunk, in order,
  * each converted once (checked by the timestamps of the encoded events),
+ * then the open polling run the current chunk keeps,
  * and every kind of damage (missing, out-of-order, damaged chunks and
  * records, a header that is not one) costs only the records from there on,
  * with its reason. */
@@ -106,8 +107,8 @@ static long replay(const struct file *f, uint64_t in_file, const char **why, uin
     uint64_t n = rf_records_replay(&r, LOC, in_file, 0, &e, &refs, why);
     st_evt_close(&e);
     rf_records_close(&r);
-    /* The events: one chunk, each an Enter after its own timestamp:
-     * 05 t(8) 0C count bytes... */
+    /* The events: one chunk, each an Enter or Leave after its own
+     * timestamp: 05 t(8) [06 len attributes] 0C|0D count bytes... */
     *nts = 0;
     FILE *in = fopen(evt, "rb");
     uint8_t buf[EVT_CHUNK];
@@ -117,7 +118,9 @@ static long replay(const struct file *f, uint64_t in_file, const char **why, uin
     for (size_t p = 18; p + 10 < len && buf[p] == 5 && *nts < cap;) {
         memcpy(&ts[(*nts)++], buf + p + 1, 8);
         p += 9;
-        if (buf[p] != 12)
+        if (buf[p] == 6)   /* an attribute list (collapsed_calls): its length byte, then that many */
+            p += 2 + buf[p + 1];
+        if (buf[p] != 12 && buf[p] != 13)   /* Enter, Leave */
             break;
         p += 2 + (buf[p + 1] == 0 || buf[p + 1] == 0xff ? 0 : buf[p + 1]);
     }
@@ -218,6 +221,24 @@ int main(void)
     }
     n = replay(&f, 0, &why, ts, 4096, &nts);
     ok(n == 25 && !why, "mended, all 25 again (%ld)", n);
+
+    /* An open polling run in the current chunk: after every record. */
+    struct rf_recrun *run = &chunk_head(&f, 3)->run;
+    *run = (struct rf_recrun){ RF_RECRUN_OPEN, 2, 7, 1100, 1100, 1160, 1160 };
+    n = replay(&f, 20, &why, ts, 4096, &nts);
+    ok(n == 7 && nts == 7 && consecutive(ts, 5, 1020) && ts[5] == 1100 && ts[6] == 1160 && !why,
+       "an open polling run: its Enter and Leave after the records (%ld events, %zu stamps)", n, nts);
+    chunk_head(&f, 2)->run = *run;   /* a stale one in an older chunk counts for nothing */
+    run->open = 0;
+    n = replay(&f, 20, &why, ts, 4096, &nts);
+    ok(n == 5 && !why, "a run kept by a chunk that is no longer the current one is not added (%ld)", n);
+    run->open = RF_RECRUN_OPEN;
+    run->calls = 0;
+    n = replay(&f, 20, &why, ts, 4096, &nts);
+    ok(n == 5 && why && strstr(why, "polling run is damaged"), "a run of no calls: not added, the reason given (%s)",
+       why ? why : "none");
+    memset(run, 0, sizeof *run);
+    memset(&chunk_head(&f, 2)->run, 0, sizeof *run);
 
     /* The file itself. */
     char err[4400];

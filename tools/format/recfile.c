@@ -78,6 +78,7 @@ struct live {
     uint64_t seq, first;
     const uint64_t *words;
     uint64_t nwords;
+    struct rf_recrun run;
 };
 
 static int by_seq(const void *a, const void *b)
@@ -115,7 +116,7 @@ static int collect(const struct rf_records *r, uint64_t loc, struct live **out, 
             *out = v;
         }
         (*out)[(*n)++] = (struct live){ h.seq, h.first, (const uint64_t *)(c + RF_RECCHUNK_WORDS_AT),
-                                        nwords > capacity(r) ? UINT64_MAX : nwords };
+                                        nwords > capacity(r) ? UINT64_MAX : nwords, h.run };
     }
     if (*n > 1)
         qsort(*out, *n, sizeof **out, by_seq);
@@ -204,7 +205,28 @@ uint64_t rf_records_replay(const struct rf_records *r, uint64_t loc, uint64_t in
         }
     }
     /* Records that end within the file are those whose chunks were not
-     * yet given back when the process died: nothing to add. */
+     * yet given back when the process died: nothing to add. The open
+     * polling run, kept by the current (last) chunk, comes after them all. */
+    if (!reason && n > 0 && c[n - 1].run.open == RF_RECRUN_OPEN) {
+        const struct rf_recrun *run = &c[n - 1].run;
+        if (run->calls == 0 || run->region > UINT32_MAX || run->leave < run->enter) {
+            reason = "its open polling run is damaged";
+        } else {
+            uint64_t truth = true_time ? ST_REC_TRUTH : 0, w[7], *p = w;
+            *p++ = REC_ENTER_CALLS | (uint64_t)1 << 8 | truth | run->region << 32;
+            *p++ = run->enter;
+            *p++ = run->calls;
+            if (true_time)
+                *p++ = run->enter_truth;
+            *p++ = REC_LEAVE | truth | run->region << 32;
+            *p++ = run->leave;
+            if (true_time)
+                *p++ = run->leave_truth;
+            if (f)
+                st_convert(f, refs, w, p);
+            added += 2;
+        }
+    }
 out:
     free(c);
     if (why)

@@ -22,7 +22,8 @@
  * chunk stays live until every event converted from it is in a whole
  * chunk of the event file, so the live chunks of a location, in seq order,
  * continue its event file. A free chunk has magic 0. The file is removed
- * when the archive is closed. */
+ * when the archive is closed. The header page and chunks are the tracer's
+ * native (little-endian) words. */
 #ifndef SYNCTRACE_RECFILE_H
 #define SYNCTRACE_RECFILE_H
 
@@ -55,6 +56,20 @@ enum { ST_REC_ENTER_KIND = 0, ST_REC_LEAVE_KIND = 1 };
 #define RF_RECCHUNK_LIVE UINT64_C(0x45564c4b48435453)   /* "STCHKLVE" */
 #define RF_RECCHUNK_UNCONVERTED UINT64_MAX
 
+/* A polling run still open (src/polling.c: consecutive unsuccessful polls,
+ * written as one region when the run ends) is in no record yet: its
+ * location's current chunk keeps it, set as it opens and grows, cleared
+ * before its records are written. The recovery adds it after the records:
+ * an Enter with the collapsed_calls attribute and a Leave. */
+struct rf_recrun {
+    uint64_t open;       /* RF_RECRUN_OPEN while open, else 0 */
+    uint64_t region;
+    uint64_t calls;
+    uint64_t enter, enter_truth;   /* the first call's Enter (and its true time) */
+    uint64_t leave, leave_truth;   /* the last call's Leave */
+};
+#define RF_RECRUN_OPEN UINT64_C(0x4e55524e45504f53)   /* "SOPENRUN" */
+
 struct rf_recchunk_head {
     uint64_t magic;      /* RF_RECCHUNK_LIVE while it holds a location's records, 0 when free */
     uint64_t location;   /* the OTF2 location id */
@@ -62,10 +77,11 @@ struct rf_recchunk_head {
     uint64_t first;      /* the location's events before its first record, or RF_RECCHUNK_UNCONVERTED */
     uint64_t base;       /* the tracer's address of the chunk's first record word */
     uint64_t fill;       /* the tracer's address just past its last whole record */
+    struct rf_recrun run;   /* the location's open polling run, while this is its current chunk */
 };
 
 /* A chunk's record words start this far into it (the head, then the
  * tracer's own bookkeeping, which readers skip). */
-#define RF_RECCHUNK_WORDS_AT 128
+#define RF_RECCHUNK_WORDS_AT 192
 
 #endif
