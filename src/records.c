@@ -439,6 +439,20 @@ static struct st_recchunk *hand_over(struct st_loc *loc, struct st_recchunk *c, 
         pthread_mutex_lock(&R.lock);
         fresh = take_chunk(0);
         pthread_mutex_unlock(&R.lock);
+        if (!fresh) {
+            /* Out of memory: the converted chunks kept for the recovery
+             * go back (c among them: it must not stay current), and a
+             * SIGKILL may then lose their events not yet in the file. */
+            struct st_recchunk *d;
+            while ((d = loc->rec.done) != NULL) {
+                loc->rec.done = d->next;
+                to_pool(d);
+            }
+            loc->rec.done_tail = NULL;
+            pthread_mutex_lock(&R.lock);
+            fresh = take_chunk(0);
+            pthread_mutex_unlock(&R.lock);
+        }
         return fresh;
     }
     pthread_mutex_lock(&R.lock);
@@ -481,8 +495,9 @@ static uint64_t *more(struct st_loc *loc, uint32_t need, struct st_time t)
     int flushed = 0;
     struct st_recchunk *fresh = hand_over(loc, c, &flushed);
     if (!fresh) {
-        /* Out of memory: this chunk's records are lost, recording goes on
-         * in it (the same chunk to the recovery: its seq stays). */
+        /* Out of memory (with an I/O thread: c was not handed over): this
+         * chunk's records are lost, recording goes on in it (the same
+         * chunk to the recovery: its seq stays). */
         loc->rec.cur = c->words;
         *loc->rec.fill = c->head.base;
         return loc->rec.cur;
