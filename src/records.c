@@ -166,17 +166,22 @@ static void release_written(struct st_loc *loc)
     }
 }
 
+/* Append c to the list head..tail (a location's held or done chunks). */
+static void append(struct st_recchunk **head, struct st_recchunk **tail, struct st_recchunk *c)
+{
+    c->next = NULL;
+    if (*tail)
+        (*tail)->next = c;
+    else
+        *head = c;
+    *tail = c;
+}
+
 /* A chunk just converted: kept until its events reach the file. */
 static void retire(struct st_recchunk *c)
 {
-    struct st_loc *loc = c->loc;
-    c->next = NULL;
-    if (loc->rec.done_tail)
-        loc->rec.done_tail->next = c;
-    else
-        loc->rec.done = c;
-    loc->rec.done_tail = c;
-    release_written(loc);
+    append(&c->loc->rec.done, &c->loc->rec.done_tail, c);
+    release_written(c->loc);
 }
 
 /* A chunk from the pool or fresh memory; lock held. NULL only when out of
@@ -411,12 +416,7 @@ static void flush_held(struct st_loc *loc)
 
 static void hold(struct st_loc *loc, struct st_recchunk *c)
 {
-    c->next = NULL;
-    if (loc->rec.held_tail)
-        loc->rec.held_tail->next = c;
-    else
-        loc->rec.held = c;
-    loc->rec.held_tail = c;
+    append(&loc->rec.held, &loc->rec.held_tail, c);
 }
 
 /* A fresh chunk for loc, its full chunk c handed over; *flushed set when
