@@ -2,8 +2,15 @@
  * exit() (so atexit handlers run in it), or is killed with SIGTERM, while
  * the parent goes on calling MPI: the child must not touch the parent's
  * trace (traced, the parent checks that its archive is still open after
- * the child ended). Usage: mpi_fork CALLS exit|term. Prints "rank R ok"
- * per rank. */
+ * the child ended). Usage: mpi_fork CALLS exit|term|kill. Prints "rank R ok"
+ * per rank. With "kill" the child calls MPI_Comm_rank 2000 times (a local
+ * call that the tracer records, into its copy of the parent's chunk of
+ * records) before it exits, and rank 0 then prints "KILLING rank 0" and
+ * SIGKILLs itself: its trace is recovered from its records file, which
+ * must hold the parent's records only. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* kill() */
+#endif
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,12 +38,17 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int calls = argc > 1 ? atoi(argv[1]) : 100;
     int term = argc > 2 && strcmp(argv[2], "term") == 0;
+    int killed = argc > 2 && strcmp(argv[2], "kill") == 0;
     ring(rank, size, calls);
     fflush(stdout);
     pid_t child = fork();
     if (child == 0) {
         if (term)
             raise(SIGTERM);
+        for (int i = 0; killed && i < 2000; i++) {
+            int r;
+            MPI_Comm_rank(MPI_COMM_WORLD, &r);
+        }
         exit(0);   /* atexit handlers run here, in the child */
     }
     int status = 0;
@@ -44,6 +56,11 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 4);
     if (term ? !(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) : !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
         printf("rank %d: the child did not end as it should (status %#x)\n", rank, status);
+    if (killed && rank == 0) {
+        printf("KILLING rank 0\n");
+        fflush(stdout);
+        kill(getpid(), SIGKILL);
+    }
     /* Traced, the rank's archive is still open: its journal is there and
      * its checksum file (written last, at close) is not. */
     const char *dir = getenv("SYNCTRACE_DIR");

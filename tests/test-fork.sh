@@ -6,7 +6,7 @@
 # journal removal, no events written over the parent's), and every event
 # of the parent, before and after the fork, must be in the trace.
 . "$top_srcdir/tests/lib.sh"
-plan 6
+plan 8
 tmp=$(scratch)
 prog=$(build_mpi mpi_fork "$tmp") || { ok 1 "build tests/mpi_fork.c"; finish; }
 
@@ -21,4 +21,20 @@ for how in exit term; do
     "$SYNCTRACE_BIN" merge "$tmp/$how" -o "$tmp/$how.m" >/dev/null 2>"$tmp/$how.merge.err" && [ ! -s "$tmp/$how.merge.err" ]
     ok $? "child ends with $how: the trace merges without a word on stderr"
 done
+
+# The child's records go to its own copy of the chunks (records.c remaps
+# them private at fork), never into the parent's records file: rank 0 is
+# SIGKILLed once its child made 2000 MPI_Comm_rank calls, and its trace,
+# recovered from that file, holds its own calls only.
+timeout -k 5 30 "$MPIRUN" --allow-run-as-root --oversubscribe -np 2 -x LD_PRELOAD="$SYNCTRACE_LIB" \
+    -x SYNCTRACE_DIR="$tmp/kill" "$prog" 300 kill >"$tmp/kill.out" 2>"$tmp/kill.err"
+left=$(pgrep -f "$prog 300 kill" | tr '\n' ' ')
+for pid in $left; do kill -9 "$pid" 2>/dev/null; done   # only this test's own program
+grep -q '^KILLING rank 0$' "$tmp/kill.out" && [ -s "$tmp/kill/rank-000000.records" ] && [ ! -e "$tmp/kill/rank-000000.sum" ]
+ok $? "kill: rank 0 was killed after its child's 2000 MPI_Comm_rank calls, and left its records file"
+"$SYNCTRACE_BIN" dump "$tmp/kill" >"$tmp/kill.dump" 2>/dev/null
+ranks=$(grep -c '^0 [0-9]* ENTER .*region=MPI_Comm_rank$' "$tmp/kill.dump")
+rings=$(grep -c '^0 [0-9]* ENTER .*region=MPI_Sendrecv$' "$tmp/kill.dump")
+[ "$ranks" -eq 1 ] && [ "$rings" -eq 300 ]
+ok $? "kill: rank 0's recovered trace is its own: 1 MPI_Comm_rank (the child's 2000 are not in it), 300 MPI_Sendrecv ($ranks, $rings)"
 finish
