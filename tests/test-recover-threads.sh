@@ -12,7 +12,7 @@
 # (and, without the records file, exactly up to the last whole chunk).
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-N=17
+N=18
 plan $N
 
 tmp=$(scratch)
@@ -215,4 +215,21 @@ st dump "$tmp/bad" >/dev/null 2>"$tmp/bad.err"
 rc=$?
 [ $rc -ne 0 ] && [ "$(wc -l <"$tmp/bad.err")" -eq 1 ] && grep -q "rank-000001.journal: line [0-9]*: malformed record 'location 4294967298'" "$tmp/bad.err"
 ok $? "a location record of another rank: one-line error ($(head -1 "$tmp/bad.err"))"
+
+# With the I/O thread: converted chunks wait for their event chunk to be
+# written before they go back (records.c), so 5 recording threads in a
+# 1 MB buffer can have every chunk waiting; a recorder then takes one over
+# the budget instead of waiting for conversions that free nothing (it
+# hung there before: the job ran into its time limit). Every call of
+# every thread comes back.
+timeout -k 5 40 "$MPIRUN" --allow-run-as-root --oversubscribe -np 3 \
+    -x LD_PRELOAD="$SYNCTRACE_LIB" -x SYNCTRACE_DIR="$tmp/io" -x SYNCTRACE_BUFFER_MB=1 -x SYNCTRACE_IO_THREAD=1 \
+    "$prog" $calls >"$tmp/io.out" 2>"$tmp/io.err"
+rc=$?
+left=$(pgrep -f "$prog" | tr '\n' ' ')
+for pid in $left; do kill -9 "$pid" 2>/dev/null; done   # only this test's own program
+st dump "$tmp/io" >"$tmp/io.dump" 2>/dev/null
+probes=$(grep -cE '^1(\.[0-9]+)? [0-9]* ENTER .*region=MPI_Iprobe$' "$tmp/io.dump")
+[ $rc -ne 124 ] && grep -q "^KILLING rank 1 after $calls calls in each of 4 threads" "$tmp/io.out" && [ "$probes" -eq $((4 * calls + 1)) ]
+ok $? "I/O thread, 1 MB buffer: rank 1's 5 threads record to the kill (exit $rc), and all $probes of their $((4 * calls + 1)) MPI_Iprobe come back"
 finish
