@@ -1023,11 +1023,23 @@ static _Atomic uint32_t *source_refs(const struct journal *j, struct rf_attr_lay
     return ref;
 }
 
+/* How many events l's records add to its event file (l->from_records),
+ * and, the first time some cannot be used, why (out->records_note). */
+static void count_pending(const struct rf_records *rec, const struct journal *j, const char *records_path,
+                          struct rc_location *l, struct rc_archive *out)
+{
+    const char *why = NULL;
+    l->from_records = rf_records_replay(rec, l->id, l->events, j->true_time, NULL, NULL, &why);
+    if (why && !out->records_note[0])
+        snprintf(out->records_note, sizeof out->records_note, "%s: location %llu: %s", records_path,
+                 (unsigned long long)l->id, why);
+}
+
 /* The event file of l in DIR (DIR/ID.evt.records): the whole chunks of
  * BASE/ID.evt, then the events of its records that continue them. 0, or
  * -1 (errno set). */
 static int replay_location(const char *base, const char *dir, const struct journal *j, const struct rf_records *rec,
-                           const struct st_convert_refs *refs, struct rc_location *l, const char **why)
+                           const struct st_convert_refs *refs, struct rc_location *l)
 {
     char evt[4400], out[4400];
     snprintf(evt, sizeof evt, "%s/%llu" RF_EVT_SUFFIX, base, (unsigned long long)l->id);
@@ -1039,7 +1051,7 @@ static int replay_location(const char *base, const char *dir, const struct journ
     struct st_evtfile f;
     if (st_evt_resume(&f, out, j->chunk_size, l->chunks, l->events) != 0)
         return -1;
-    uint64_t added = rf_records_replay(rec, l->id, l->events, j->true_time, &f, refs, why);
+    uint64_t added = rf_records_replay(rec, l->id, l->events, j->true_time, &f, refs, NULL);
     int rc = st_evt_close(&f);
     if (rc != 0) {
         errno = f.error ? f.error : EIO;
@@ -1104,11 +1116,15 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
     out->locs[0].id = j.location;
     out->nlocs = 1;
     int failed = scan_location(anchor, base, j.chunk_size, &out->locs[0], err, errlen);
+    if (!failed && records == 0)
+        count_pending(&rec, &j, records_path, &out->locs[0], out);
     for (uint32_t i = 0; !failed && i < j.nthreads; i++) {
         struct rc_location *l = &out->locs[out->nlocs];
         l->id = j.threads[i];
         failed = scan_location(anchor, base, j.chunk_size, l, err, errlen);
-        if (!failed && (l->events > 0 || (records == 0 && rf_records_replay(&rec, l->id, 0, j.true_time, NULL, NULL, NULL))))
+        if (!failed && records == 0)
+            count_pending(&rec, &j, records_path, l, out);
+        if (!failed && (l->events > 0 || l->from_records > 0))
             out->nlocs++;
         else
             memset(l, 0, sizeof *l);
@@ -1146,23 +1162,15 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
         const struct st_convert_refs refs = { &layout, refs_of_words };
         for (uint32_t k = 0; k < out->nlocs; k++) {
             struct rc_location *l = &out->locs[k];
-            const char *why = NULL;
-            if (!rf_records_replay(&rec, l->id, l->events, j.true_time, NULL, NULL, &why)) {
-                if (why && !out->records_note[0])
-                    snprintf(out->records_note, sizeof out->records_note, "%s: location %llu: %s", records_path,
-                             (unsigned long long)l->id, why);
+            if (!l->from_records)
                 continue;
-            }
-            if (replay_location(base, out->dir, &j, &rec, &refs, l, &why) != 0) {
+            if (replay_location(base, out->dir, &j, &rec, &refs, l) != 0) {
                 snprintf(err, errlen, "%s: cannot write the recovered events of location %llu in %s: %s", anchor,
                          (unsigned long long)l->id, out->dir, strerror(errno));
                 st_remove_tree(out->dir);
                 out->dir[0] = '\0';
                 goto fail;
             }
-            if (why && !out->records_note[0])
-                snprintf(out->records_note, sizeof out->records_note, "%s: location %llu: %s", records_path,
-                         (unsigned long long)l->id, why);
             out->from_records += l->from_records;
         }
     }

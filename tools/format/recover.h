@@ -28,7 +28,7 @@ struct rc_location {
     uint64_t events;          /* the events in them: read exactly these */
     uint64_t evt_bytes;       /* size of the original event file (0: none) */
     uint64_t evt_used;        /* bytes of it that are read: chunks * chunk_size */
-    uint64_t from_records;    /* of `events`, those replayed from the records file */
+    uint64_t from_records;    /* of `events`, those its records file adds (counted, then replayed) */
     int replayed;             /* its event file was written anew (whole chunks + records) */
 };
 
