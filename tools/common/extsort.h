@@ -43,9 +43,10 @@ int st_extsort_put(struct st_extsort *s, const void *rec);
 /* No more records: sort what is buffered, merge runs down to what the
  * budget can read at once. No put afterwards. 0, or -1. */
 int st_extsort_finish(struct st_extsort *s);
-/* The records in order, each valid until the next call and aligned as
- * malloc aligns a struct of record_bytes; NULL at the end or on an error
- * (st_extsort_failed tells which). */
+/* The records in order, each valid until the next call on s (other
+ * sorters' records stay valid) and aligned as malloc aligns a struct of
+ * record_bytes; NULL at the end or on an error (st_extsort_failed tells
+ * which). */
 const void *st_extsort_next(struct st_extsort *s);
 /* Read again from the first record (callers make several passes). 0, or -1. */
 int st_extsort_rewind(struct st_extsort *s);
