@@ -6,8 +6,8 @@
  * written to a spill file as a sorted run. When everything fits, no file is
  * made and the records are read back from memory. Otherwise the runs are
  * merged k ways (a heap of run cursors, each reading through an equal
- * share of the budget, at least 64 KiB); when there are too many runs for
- * that, groups of runs are first merged into longer ones. Spill files have
+ * share of the budget, from 64 KiB to 4 MiB); when there are too many runs
+ * for that, groups of runs are first merged into longer ones. Spill files have
  * no name (O_TMPFILE, or unlinked at once): nothing is left behind, even
  * when the process is killed.
  *
