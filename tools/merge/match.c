@@ -1,7 +1,10 @@
 /* match.c — see match.h. Everything is done by sorting: sends and receives
  * by (communicator, sender, receiver, tag, order), collective calls by
- * (communicator, rank, order); then equal keys are walked side by side. */
+ * (communicator, rank, order); then equal keys are walked side by side.
+ * The sorts are external (extsort.h): beyond their memory they spill to
+ * disk, so the match's own tables never grow with the trace. */
 #include "match.h"
+#include "extsort.h"
 #include "table.h"
 #include "flow.h"
 
@@ -103,35 +106,6 @@ static uint32_t local_rank(const struct rt_comm *c, uint32_t me)
     return 0;
 }
 
-/* ---------- request ids -> event, per rank ---------- */
-
-/* Request ids are unique per rank, not per location: one thread may post a
- * request and another complete it. */
-struct req_index {
-    uint32_t rank, stream;    /* world rank; the location that posted it */
-    uint64_t req, index;      /* index: of the posting event (nbc: bit 63 = neighbourhood) */
-};
-
-static int by_req(const void *a, const void *b)
-{
-    const struct req_index *x = a, *y = b;
-    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    return (x->req > y->req) - (x->req < y->req);
-}
-
-/* qsort, but an empty array may be NULL (qsort's is declared nonnull) */
-static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-    if (n)
-        qsort(v, n, size, cmp);
-}
-
-static const struct req_index *find_req(const struct req_index *v, size_t n, uint32_t rank, uint64_t req)
-{
-    struct req_index key = { rank, 0, req, 0 };
-    return n ? bsearch(&key, v, n, sizeof *v, by_req) : NULL;   /* v may be NULL when empty */
-}
-
 /* ---------- messages ---------- */
 
 /* One per send and receive of the trace, so kept small (40 bytes): the
@@ -171,10 +145,6 @@ static int by_key(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-static int same_key(const struct endpoint *x, const struct endpoint *y)
-{
-    return x->comm == y->comm && x->src == y->src && x->dst == y->dst && x->tag == y->tag;
-}
 
 /* ---------- collectives ---------- */
 
@@ -182,7 +152,9 @@ struct call {
     uint32_t comm, rank, op, comm_rank;   /* rank: the world rank (its threads' calls interleave by time) */
     int root, neighbor;
     int root_self;            /* the caller is the root (MPI_ROOT on an intercommunicator) */
+    uint32_t owner;           /* MPI_COMM_SELF: the rank whose instances these are; else 0 */
     uint64_t order;
+    uint64_t nth;             /* its place among its rank's calls on the communicator: the instance */
     struct mg_event_ref enter, exit;
 };
 
@@ -194,6 +166,57 @@ static int by_call(const void *a, const void *b)
     if (x->order != y->order) return x->order < y->order ? -1 : 1;
     if (x->enter.rank != y->enter.rank) return x->enter.rank < y->enter.rank ? -1 : 1;
     return (x->enter.index > y->enter.index) - (x->enter.index < y->enter.index);
+}
+
+/* Instances: (communicator, owner, nth), members in rank order. */
+static int by_instance(const void *a, const void *b)
+{
+    const struct call *x = a, *y = b;
+    if (x->comm != y->comm) return x->comm < y->comm ? -1 : 1;
+    if (x->owner != y->owner) return x->owner < y->owner ? -1 : 1;
+    if (x->nth != y->nth) return x->nth < y->nth ? -1 : 1;
+    return by_call(a, b);
+}
+
+/* ---------- request ids: posting and completion joined by sorting ---------- */
+
+/* A request's events are often far apart (posted on one location,
+ * completed on another thread's, cancelled in between): each is a record
+ * keyed by (rank, request id); request ids are unique per rank. The
+ * definitions (posted, cancelled, a collective's posting) sort first in
+ * their group, then the uses they complete: an endpoint or a call waiting
+ * for its posting time, or a count. */
+enum req_role {
+    REQ_POSTED,               /* an irecv posted: when */
+    REQ_NBC,                  /* a non-blocking collective posted: where and when */
+    REQ_CANCELLED,            /* MPI_Cancel succeeded on it */
+    REQ_USE                   /* the uses, in event order */
+};
+enum req_use { USE_ISEND, USE_RECEIVE, USE_CANCELLED, USE_NBC };
+
+struct req_record {
+    uint32_t rank;            /* world rank */
+    uint8_t role, use;        /* enum req_role; for REQ_USE, enum req_use */
+    uint8_t outside;          /* USE_ISEND: to a process outside the trace */
+    uint8_t neighbor;         /* REQ_NBC: a neighbourhood collective */
+    uint64_t req;
+    uint32_t stream;          /* the event: location and index */
+    uint64_t index;
+    uint64_t time;            /* the definition's time */
+    union {
+        struct endpoint ep;   /* USE_ISEND, USE_RECEIVE: order filled from REQ_POSTED */
+        struct call c;        /* USE_NBC: enter, order and neighbor filled from REQ_NBC */
+    } u;
+};
+
+static int by_request(const void *a, const void *b)
+{
+    const struct req_record *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (x->req != y->req) return x->req < y->req ? -1 : 1;
+    if (x->role != y->role) return x->role < y->role ? -1 : 1;
+    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
 }
 
 #define PUSH(vec, n, cap, item)                                                      \
@@ -215,17 +238,108 @@ static int is_neighbor_region(const struct rt_rank *r, uint32_t region)
                || strncmp(r->regions[region], "MPI_Ineighbor_", 14) == 0);
 }
 
-int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen)
+/* Each request's uses completed from its definitions, and sent on to the
+ * sort of sends, receives or calls; the counts of cancelled requests.
+ * 0, or -1 when a sort failed (st_extsort_failed tells which). */
+static int join_requests(struct st_extsort *requests, struct mg_result *out, struct st_extsort *sends,
+                         struct st_extsort *recvs, struct st_extsort *calls)
+{
+    if (st_extsort_finish(requests) != 0)
+        return -1;
+    uint32_t rank = 0;
+    uint64_t req = 0;
+    int first = 1, posted = 0, cancelled = 0, nbc = 0;
+    uint64_t posted_time = 0, nbc_time = 0;
+    struct mg_event_ref nbc_enter = { 0, 0 };
+    int nbc_neighbor = 0;
+    for (const struct req_record *x; (x = st_extsort_next(requests));) {
+        if (first || x->rank != rank || x->req != req) {   /* a new request */
+            first = 0;
+            rank = x->rank;
+            req = x->req;
+            posted = cancelled = nbc = 0;
+        }
+        switch (x->role) {
+        case REQ_POSTED:   /* the first posting, should an id repeat */
+            if (!posted++)
+                posted_time = x->time;
+            continue;
+        case REQ_NBC:
+            if (!nbc++) {
+                nbc_time = x->time;
+                nbc_enter = (struct mg_event_ref){ x->stream, x->index };
+                nbc_neighbor = x->neighbor;
+            }
+            continue;
+        case REQ_CANCELLED:
+            cancelled = 1;
+            continue;
+        }
+        struct endpoint ep;
+        struct call c;
+        switch (x->use) {
+        case USE_ISEND:
+            if (cancelled)
+                out->cancelled++;
+            else if (x->outside)   /* to a process outside the trace */
+                out->outside_sends++;
+            else if (st_extsort_put(sends, &x->u.ep) != 0)
+                return -1;
+            break;
+        case USE_RECEIVE:
+            ep = x->u.ep;
+            ep.order = posted ? posted_time : x->time;
+            if (st_extsort_put(recvs, &ep) != 0)
+                return -1;
+            break;
+        case USE_CANCELLED:
+            out->cancelled += posted != 0;   /* a receive's (a send's is counted at the send) */
+            break;
+        case USE_NBC:
+            if (!nbc)
+                break;   /* a completion without its posting: not a call we can place */
+            c = x->u.c;
+            c.enter = nbc_enter;
+            c.order = nbc_time;
+            c.neighbor = nbc_neighbor;
+            if (st_extsort_put(calls, &c) != 0)
+                return -1;
+            break;
+        }
+    }
+    return st_extsort_failed(requests) ? -1 : 0;
+}
+
+static void note_spill(struct mg_result *out, const struct st_extsort *s)
+{
+    out->sort_runs += st_extsort_runs(s);
+    out->sort_spilled_bytes += st_extsort_spilled_bytes(s);
+}
+
+/* The sort that failed says why (its spill file), once. */
+static void sort_failed(const struct st_extsort *s, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "while matching messages: %s", st_extsort_error(s));
+}
+
+int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+                    struct mg_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     struct interner names = { 0 };
     uint32_t **comm_ids = calloc(nranks ? nranks : 1, sizeof *comm_ids);
-    struct endpoint *sends = NULL, *recvs = NULL;
-    size_t nsends = 0, csends = 0, nrecvs = 0, crecvs = 0;
-    struct call *calls = NULL;
-    size_t ncalls = 0, ccalls = 0;
-    struct req_index *posted = NULL, *cancelled = NULL, *nbc = NULL;
-    size_t nposted = 0, cposted = 0, ncancelled = 0, ccancelled = 0, nnbc = 0, cnbc = 0;
+    /* Four sorts fill at once (requests, sends, receives, calls), then
+     * calls are sorted again by instance: each has a quarter of the memory. */
+    struct mg_sort_config defaults = { NULL, MG_SORT_MEMORY_DEFAULT };
+    if (!cfg)
+        cfg = &defaults;
+    const char *spill = cfg->spill_dir ? cfg->spill_dir : mg_default_spill_dir();
+    size_t share = cfg->memory / 4;
+    struct st_extsort *sends = NULL, *recvs = NULL, *calls = NULL, *instances = NULL;
+    struct mg_member *members = NULL;
+    size_t cmembers = 0;
+    uint32_t *callers = NULL;   /* per communicator (and one for unknown ones): ranks that called */
+    struct st_extsort *requests = NULL;
     if (!comm_ids)
         goto oom;
     for (uint32_t r = 0; r < nranks; r++)   /* the ranks' main locations */
@@ -246,6 +360,16 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
     out->comms = calloc(names.n ? names.n : 1, sizeof *out->comms);
     if (!out->comms)
         goto oom;
+    if (!(sends = st_extsort_new(sizeof(struct endpoint), by_key, share, spill, err, errlen))
+        || !(recvs = st_extsort_new(sizeof(struct endpoint), by_key, share, spill, err, errlen))
+        || !(calls = st_extsort_new(sizeof(struct call), by_call, share, spill, err, errlen))
+        || !(instances = st_extsort_new(sizeof(struct call), by_instance, share, spill, err, errlen))
+        || !(requests = st_extsort_new(sizeof(struct req_record), by_request, share, spill, err, errlen))) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "while matching messages: %s", why);
+        goto fail;
+    }
     for (uint32_t r = 0; r < nranks; r++)
         for (uint32_t c = 0; c < ranks[r].ncomms; c++) {
             struct mg_comm *g = &out->comms[comm_ids[r][c]];
@@ -273,35 +397,13 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 goto oom;
         }
 
-    /* First pass, over every location: where each receive request was
-     * posted, which requests were cancelled, and where non-blocking
-     * collectives were posted. */
-    for (uint32_t r = 0; r < nranks; r++) {
-        const struct rt_rank *rk = &ranks[r];
-        uint32_t region = UINT32_MAX;
-        for (uint64_t i = 0; i < rk->nevents; i++) {
-            const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
-            if (e->kind == RT_ENTER)
-                region = e->ref;
-            struct req_index ri = { (uint32_t)rk->rank, r, e->req, i };
-            if (e->kind == RT_IRECV_REQUEST)
-                PUSH(posted, nposted, cposted, ri);
-            else if (e->kind == RT_CANCELLED)
-                PUSH(cancelled, ncancelled, ccancelled, ri);
-            else if (e->kind == RT_NBC_REQUEST) {
-                ri.index = i | (is_neighbor_region(rk, region) ? 1ULL << 63 : 0);
-                PUSH(nbc, nnbc, cnbc, ri);
-            }
-        }
-    }
-    sort(posted, nposted, sizeof *posted, by_req);
-    sort(cancelled, ncancelled, sizeof *cancelled, by_req);
-    sort(nbc, nnbc, sizeof *nbc, by_req);
-
+    /* One pass over every location. What needs a request's other events
+     * (when it was posted, whether it was cancelled) goes to `requests`,
+     * joined after the pass. */
     for (uint32_t r = 0; r < nranks; r++) {
         const struct rt_rank *rk = &ranks[r];
         uint32_t region;
-        uint64_t open_begin = UINT64_MAX;
+        uint64_t open_begin = UINT64_MAX, open_time = 0;
         int open_neighbor = 0;
         region = UINT32_MAX;
         uint32_t me = (uint32_t)rk->rank;
@@ -310,32 +412,51 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
             const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
             uint32_t comm = e->ref < rk->ncomms ? comm_ids[r][e->ref] : UINT32_MAX;
             struct endpoint ep = { comm, 0, 0, e->tag, e->time, i, r, 0 };
+            struct req_record q = { .rank = me, .role = REQ_USE, .req = e->req, .stream = r, .index = i,
+                                    .time = e->time };
             switch (e->kind) {
+            case RT_IRECV_REQUEST:
+                q.role = REQ_POSTED;
+                goto request;
+            case RT_CANCELLED:
+                /* a definition for the send it cancels; for a receive, counted once posted */
+                q.role = REQ_CANCELLED;
+                if (st_extsort_put(requests, &q) != 0)
+                    goto requests_failed;
+                q.role = REQ_USE;
+                q.use = USE_CANCELLED;
+                goto request;
+            case RT_NBC_REQUEST:
+                q.role = REQ_NBC;
+                q.neighbor = (uint8_t)is_neighbor_region(rk, region);
+            request:
+                if (st_extsort_put(requests, &q) != 0)
+                    goto requests_failed;
+                break;
             case RT_ENTER:
                 region = e->ref;
                 entered = e->time;
                 break;
             case RT_ISEND:
-                if (find_req(cancelled, ncancelled, me, e->req)) {
-                    out->cancelled++;
-                    break;
-                }
-                /* fall through */
             case RT_SEND: {
                 int dst = rt_world_rank(rk, e->ref, e->peer);
-                if (dst >= (int)out->nworld) {   /* to a process outside the trace */
-                    out->outside_sends++;
-                    break;
-                }
                 ep.src = me;
                 ep.dst = dst < 0 ? UINT32_MAX : (uint32_t)dst;
-                PUSH(sends, nsends, csends, ep);
+                if (e->kind == RT_ISEND) {   /* unless it was cancelled */
+                    q.use = USE_ISEND;
+                    q.outside = dst >= (int)out->nworld;
+                    q.u.ep = ep;
+                    if (st_extsort_put(requests, &q) != 0)
+                        goto requests_failed;
+                } else if (dst >= (int)out->nworld) {   /* to a process outside the trace */
+                    out->outside_sends++;
+                } else if (st_extsort_put(sends, &ep) != 0) {
+                    goto sends_failed;
+                }
                 break;
             }
-            case RT_IRECV: {
-                const struct req_index *p = find_req(posted, nposted, me, e->req);
-                ep.order = p ? ranks[p->stream].events[p->index].time : e->time;
-            }
+            case RT_IRECV:
+                q.use = USE_RECEIVE;   /* in turn where it was posted */
                 goto receive;
             case RT_RECV:
                 ep.order = entered;
@@ -347,36 +468,40 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                 }
                 ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
                 ep.dst = me;
-                PUSH(recvs, nrecvs, crecvs, ep);
+                if (q.use == USE_RECEIVE) {
+                    q.u.ep = ep;
+                    if (st_extsort_put(requests, &q) != 0)
+                        goto requests_failed;
+                } else if (st_extsort_put(recvs, &ep) != 0) {
+                    goto recvs_failed;
+                }
                 break;
             }
-            case RT_CANCELLED:
-                if (find_req(posted, nposted, me, e->req))
-                    out->cancelled++;
-                break;
             case RT_IRECV_FREED: {
                 /* It takes its turn where it was posted; a wildcard one
                  * cannot be placed (its send is reported unmatched). */
                 if (e->peer == RT_ANY || e->tag == RT_ANY)
                     break;
-                const struct req_index *p = find_req(posted, nposted, me, e->req);
                 int src = rt_world_rank(rk, e->ref, e->peer);
                 if (src >= (int)out->nworld)
                     break;   /* from a process outside the trace: nothing to pair */
-                ep.order = p ? ranks[p->stream].events[p->index].time : e->time;
                 ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
                 ep.dst = me;
                 ep.open = 1;
-                PUSH(recvs, nrecvs, crecvs, ep);
+                q.use = USE_RECEIVE;
+                q.u.ep = ep;
+                if (st_extsort_put(requests, &q) != 0)
+                    goto requests_failed;
                 break;
             }
             case RT_COLL_BEGIN:
                 open_begin = i;
+                open_time = e->time;
                 open_neighbor = is_neighbor_region(rk, region);
                 break;
             case RT_COLL_END:
             case RT_NBC_COMPLETE: {
-                struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, { r, 0 }, { r, i } };
+                struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, 0, 0, { r, 0 }, { r, i } };
                 /* The root: MPI_ROOT on an intercommunicator is the caller
                  * itself; MPI_PROC_NULL (the rest of the root's group) names
                  * none; else a rank of the (remote) group. */
@@ -390,21 +515,21 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
                     if (open_begin == UINT64_MAX)
                         break;   /* an end without a begin: not a call we can place */
                     c.enter.index = open_begin;
-                    c.order = rk->events[open_begin].time;
+                    c.order = open_time;
                     c.neighbor = open_neighbor;
                     open_begin = UINT64_MAX;
-                } else {
-                    const struct req_index *p = find_req(nbc, nnbc, me, e->req);
-                    if (!p)
-                        break;
-                    c.enter = (struct mg_event_ref){ p->stream, p->index & ~(1ULL << 63) };
-                    c.order = ranks[p->stream].events[c.enter.index].time;
-                    c.neighbor = (p->index >> 63) != 0;
                 }
                 /* the caller's rank in the communicator (an intercommunicator's: in its local group) */
                 if (e->ref < rk->ncomms)
                     c.comm_rank = local_rank(&rk->comms[e->ref], me);
-                PUSH(calls, ncalls, ccalls, c);
+                if (e->kind == RT_NBC_COMPLETE) {   /* entered where it was posted */
+                    q.use = USE_NBC;
+                    q.u.c = c;
+                    if (st_extsort_put(requests, &q) != 0)
+                        goto requests_failed;
+                } else if (st_extsort_put(calls, &c) != 0) {
+                    goto calls_failed;
+                }
                 break;
             }
             default:
@@ -413,137 +538,152 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
         }
     }
 
-    /* The request tables' last reader was that pass: their room goes to the sort. */
-    free(posted);
-    free(cancelled);
-    free(nbc);
-    posted = cancelled = nbc = NULL;
+    if (join_requests(requests, out, sends, recvs, calls) != 0)
+        goto join_failed;
+    note_spill(out, requests);
+    st_extsort_free(requests);
+    requests = NULL;
 
-    /* Messages: walk equal keys side by side, k-th send with k-th receive. */
-    sort(sends, nsends, sizeof *sends, by_key);
-    sort(recvs, nrecvs, sizeof *recvs, by_key);
+    /* Messages: walk equal keys side by side, k-th send with k-th receive:
+     * the smaller key of the two heads has no partner. */
+    if (st_extsort_finish(sends) != 0)
+        goto sends_failed;
+    if (st_extsort_finish(recvs) != 0)
+        goto recvs_failed;
     size_t cmsg = 0, cus = 0, cur = 0;
-    size_t i = 0, j = 0;
-    while (i < nsends || j < nrecvs) {
-        int cmp = i >= nsends ? 1 : j >= nrecvs ? -1 : 0;
-        if (!cmp)
-            cmp = by_channel(&sends[i], &recvs[j]);
+    const struct endpoint *snd = st_extsort_next(sends), *rcv = st_extsort_next(recvs);
+    while (snd || rcv) {
+        int cmp = !snd ? 1 : !rcv ? -1 : by_channel(snd, rcv);
         if (cmp < 0) {
-            struct mg_unmatched u = { event_of(&sends[i]), sends[i].comm, sends[i].dst, sends[i].tag };
+            struct mg_unmatched u = { event_of(snd), snd->comm, snd->dst, snd->tag };
             PUSH(out->unmatched_sends, out->nunmatched_sends, cus, u);
-            i++;
+            snd = st_extsort_next(sends);
         } else if (cmp > 0) {
-            if (!recvs[j].open) {
-                struct mg_unmatched u = { event_of(&recvs[j]), recvs[j].comm, recvs[j].src, recvs[j].tag };
+            if (!rcv->open) {   /* an open one was released before any message came: legal */
+                struct mg_unmatched u = { event_of(rcv), rcv->comm, rcv->src, rcv->tag };
                 PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
             }
-            j++;
+            rcv = st_extsort_next(recvs);
         } else {
-            size_t i_end = i, j_end = j;
-            while (i_end < nsends && same_key(&sends[i_end], &sends[i])) i_end++;
-            while (j_end < nrecvs && same_key(&recvs[j_end], &recvs[j])) j_end++;
-            for (; i < i_end && j < j_end; i++, j++) {
-                if (recvs[j].open) {   /* paired; nothing known of when it arrived */
-                    out->freed_receives++;
-                    continue;
-                }
-                struct mg_message m = { event_of(&sends[i]), event_of(&recvs[j]), sends[i].comm, sends[i].tag,
-                                        rt_bytes(&ranks[sends[i].stream], sends[i].index) };
+            if (rcv->open) {   /* paired; nothing known of when it arrived */
+                out->freed_receives++;
+            } else {
+                struct mg_message m = { event_of(snd), event_of(rcv), snd->comm, snd->tag,
+                                        rt_bytes(&ranks[snd->stream], snd->index) };
                 PUSH(out->messages, out->nmessages, cmsg, m);
             }
-            for (; i < i_end; i++) {
-                struct mg_unmatched u = { event_of(&sends[i]), sends[i].comm, sends[i].dst, sends[i].tag };
-                PUSH(out->unmatched_sends, out->nunmatched_sends, cus, u);
-            }
-            for (; j < j_end; j++) {
-                if (recvs[j].open)
-                    continue;   /* released before any message came: legal */
-                struct mg_unmatched u = { event_of(&recvs[j]), recvs[j].comm, recvs[j].src, recvs[j].tag };
-                PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
-            }
+            snd = st_extsort_next(sends);
+            rcv = st_extsort_next(recvs);
         }
     }
-
-    free(sends);
-    free(recvs);
+    if (st_extsort_failed(sends))
+        goto sends_failed;
+    if (st_extsort_failed(recvs))
+        goto recvs_failed;
+    note_spill(out, sends);
+    note_spill(out, recvs);
+    st_extsort_free(sends);
+    st_extsort_free(recvs);
     sends = recvs = NULL;
 
-    /* Collectives: per communicator, the k-th call of every member. */
-    sort(calls, ncalls, sizeof *calls, by_call);
+    /* Collectives: per communicator, the k-th call of every member. A
+     * rank's calls come in order: number them, and count the ranks that
+     * called (an instance with fewer members is incomplete). Then sorted by
+     * instance, each instance's members are consecutive. On MPI_COMM_SELF
+     * one rank's calls are its own instances. */
+    if (st_extsort_finish(calls) != 0)
+        goto calls_failed;
+    if (!(callers = calloc((size_t)out->ncomms + 1, sizeof *callers)))
+        goto oom;
+    {
+        uint32_t prev_comm = 0, prev_rank = 0;
+        uint64_t nth = 0, seen = 0;
+        for (const struct call *y; (y = st_extsort_next(calls)); seen++) {
+            struct call c = *y;   /* y lasts until the next call of the sort */
+            int same_rank = seen && prev_comm == c.comm && prev_rank == c.rank;
+            nth = same_rank ? nth + 1 : 0;
+            if (!same_rank)
+                callers[c.comm < out->ncomms ? c.comm : out->ncomms]++;
+            c.nth = nth;
+            c.owner = c.comm < out->ncomms && out->comms[c.comm].self ? c.rank : 0;
+            prev_comm = c.comm;
+            prev_rank = c.rank;
+            if (st_extsort_put(instances, &c) != 0)
+                goto instances_failed;
+        }
+        if (st_extsort_failed(calls))
+            goto calls_failed;
+    }
+    note_spill(out, calls);
+    st_extsort_free(calls);
+    calls = NULL;
+    if (st_extsort_finish(instances) != 0)
+        goto instances_failed;
     size_t ccoll = 0;
-    for (size_t a = 0; a < ncalls;) {
-        size_t b = a;
-        /* MPI_COMM_SELF: one rank's calls are its own instances */
-        int self = calls[a].comm < out->ncomms && out->comms[calls[a].comm].self;
-        while (b < ncalls && calls[b].comm == calls[a].comm && (!self || calls[b].rank == calls[a].rank))
-            b++;
-        /* runs of one rank each inside [a, b) */
-        uint32_t nr = 0;
-        size_t maxlen = 0;
-        for (size_t k = a; k < b;) {
-            size_t l = k;
-            while (l < b && calls[l].rank == calls[k].rank)
-                l++;
-            nr++;
-            if (l - k > maxlen)
-                maxlen = l - k;
-            k = l;
-        }
-        size_t *start = malloc(sizeof *start * (nr + 1));
-        if (!start)
-            goto oom;
-        nr = 0;
-        for (size_t k = a; k < b;) {
-            start[nr++] = k;
-            while (k < b && calls[k].rank == calls[start[nr - 1]].rank)
-                k++;
-        }
-        start[nr] = b;
-        const struct mg_comm *g = calls[a].comm < out->ncomms ? &out->comms[calls[a].comm] : NULL;
-        uint32_t comm_size = !g ? nr : g->self ? 1 : g->size + (g->inter ? g->size_b : 0);
+    const struct call *x = st_extsort_next(instances);
+    while (x) {
+        uint32_t comm = x->comm, owner = x->owner;
+        uint64_t nth = x->nth;
+        const struct mg_comm *g = comm < out->ncomms ? &out->comms[comm] : NULL;
+        uint32_t comm_size = !g ? callers[out->ncomms] : g->self ? 1 : g->size + (g->inter ? g->size_b : 0);
         int outside = 0;
         for (uint32_t m = 0; g && !g->self && m < g->size; m++)
             outside |= g->members[m] >= out->nworld;
         for (uint32_t m = 0; g && g->inter && m < g->size_b; m++)
             outside |= g->members_b[m] >= out->nworld;
-        for (size_t k = 0; k < maxlen; k++) {
-            struct mg_collective c = { .comm = calls[a].comm, .root = -1 };
-            c.members = malloc(sizeof *c.members * nr);
-            if (!c.members) {
-                free(start);
-                goto oom;
-            }
-            int root_said = 0;
-            for (uint32_t q = 0; q < nr; q++) {
-                if (start[q] + k >= start[q + 1])
-                    continue;
-                const struct call *x = &calls[start[q] + k];
-                c.op = x->op;
-                /* the root's own word first: the other group names it by a
-                 * remote rank, resolved through a definition */
-                if (x->root >= 0 && (x->root_self || !root_said))
-                    c.root = x->root;
-                root_said |= x->root_self;
-                c.neighbor |= x->neighbor;
-                c.members[c.nmembers++] = (struct mg_member){ .enter = x->enter, .exit = x->exit, .comm_rank = x->comm_rank };
-            }
-            if (outside)
-                out->outside_collectives++;
-            else if (c.nmembers < comm_size)
-                out->incomplete_collectives++;
-            PUSH(out->collectives, out->ncollectives, ccoll, c);
+        struct mg_collective c = { .comm = comm, .root = -1 };
+        int root_said = 0;
+        for (; x && x->comm == comm && x->owner == owner && x->nth == nth; x = st_extsort_next(instances)) {
+            c.op = x->op;
+            /* the root's own word first: the other group names it by a
+             * remote rank, resolved through a definition */
+            if (x->root >= 0 && (x->root_self || !root_said))
+                c.root = x->root;
+            root_said |= x->root_self;
+            c.neighbor |= x->neighbor;
+            struct mg_member m = { .enter = x->enter, .exit = x->exit, .comm_rank = x->comm_rank };
+            PUSH(members, c.nmembers, cmembers, m);
         }
-        free(start);
-        a = b;
+        if (!(c.members = malloc(sizeof *c.members * (c.nmembers ? c.nmembers : 1))))
+            goto oom;
+        memcpy(c.members, members, sizeof *c.members * c.nmembers);
+        if (outside)
+            out->outside_collectives++;
+        else if (c.nmembers < comm_size)
+            out->incomplete_collectives++;
+        PUSH(out->collectives, out->ncollectives, ccoll, c);
     }
+    if (st_extsort_failed(instances))
+        goto instances_failed;
 
+    note_spill(out, instances);
     int rc = 0;
     if (mg_flow_facts(ranks, nranks, out) != 0)
         goto oom;
     goto done;
+sends_failed:
+    sort_failed(sends, err, errlen);
+    goto fail;
+recvs_failed:
+    sort_failed(recvs, err, errlen);
+    goto fail;
+calls_failed:
+    sort_failed(calls, err, errlen);
+    goto fail;
+instances_failed:
+    sort_failed(instances, err, errlen);
+    goto fail;
+requests_failed:
+    sort_failed(requests, err, errlen);
+    goto fail;
+join_failed:   /* the first sort that failed */
+    sort_failed(st_extsort_failed(requests) ? requests : st_extsort_failed(sends) ? sends
+                : st_extsort_failed(recvs) ? recvs : calls, err, errlen);
+    goto fail;
 oom:
-    rc = -1;
     snprintf(err, errlen, "out of memory while matching messages");
+fail:
+    rc = -1;
 done:
     if (rc == 0) {
         out->rank_comm = comm_ids;   /* kept: the writer maps references with it */
@@ -556,15 +696,27 @@ done:
     free(comm_ids);
     free(names.keys);
     free(names.slots);
-    free(sends);
-    free(recvs);
-    free(calls);
-    free(posted);
-    free(cancelled);
-    free(nbc);
+    st_extsort_free(sends);
+    st_extsort_free(recvs);
+    st_extsort_free(calls);
+    st_extsort_free(instances);
+    free(members);
+    free(callers);
+    st_extsort_free(requests);
     if (rc)
         mg_free(out);
     return rc;
+}
+
+int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen)
+{
+    return mg_match_sorted(ranks, nranks, NULL, out, err, errlen);
+}
+
+const char *mg_default_spill_dir(void)
+{
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
 }
 
 void mg_free(struct mg_result *r)

@@ -108,6 +108,9 @@ struct mg_result {
      * at its origin, recv = the end of the target's closing fence */
     struct mg_message *rma_flows;
     size_t nrma_flows;
+    /* what the sorts wrote to disk beyond their memory (0, 0: none) */
+    uint32_t sort_runs;
+    uint64_t sort_spilled_bytes;
 };
 
 /* The pattern of a collective operation; what it forces between members
@@ -125,7 +128,19 @@ enum mg_shape mg_shape_of(uint32_t otf2_op);
  * say (then the instance constrains nothing). */
 const uint64_t *mg_in_neighbours(const struct rt_rank *ranks, const struct mg_member *m, uint32_t *n);
 
-/* Returns 0, or -1 with a one-line message (allocation failure). */
+/* The match's sorts (extsort.h) hold at most `memory` bytes between them
+ * and spill the rest to files in spill_dir (NULL: mg_default_spill_dir). */
+#define MG_SORT_MEMORY_DEFAULT ((size_t)64 << 20)
+struct mg_sort_config {
+    const char *spill_dir;
+    size_t memory;
+};
+const char *mg_default_spill_dir(void);   /* $TMPDIR, else /tmp */
+
+/* Returns 0, or -1 with a one-line message (allocation failure, a spill
+ * file that could not be written or read back). cfg NULL: the defaults. */
+int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+                    struct mg_result *out, char *err, size_t errlen);
 int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen);
 void mg_free(struct mg_result *r);
 

@@ -11,6 +11,7 @@
 #include "rawdir.h"
 #include "rma_flow.h"
 
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,14 +58,22 @@ void merge_state_free(struct merge_state *st)
 
 int merge_match(struct merge_state *st)
 {
-    char err[4400];
-    if (mg_match(st->locs, st->nlocs, &st->match, err, sizeof err) != 0
+    char err[4400], out_dir[4200];
+    struct mg_sort_config sort = { st->opt.spill_dir, st->opt.sort_memory };
+    if (!sort.spill_dir) {   /* beside OUT: the disk the user chose for the output */
+        snprintf(out_dir, sizeof out_dir, "%s", st->opt.out);
+        sort.spill_dir = dirname(out_dir);
+    }
+    if (mg_match_sorted(st->locs, st->nlocs, &sort, &st->match, err, sizeof err) != 0
         || rf_fence_flows(st->locs, st->nlocs, &st->match, &st->match.rma_flows, &st->match.nrma_flows, err,
                           sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
     }
     st->match.outside = &st->outside;
+    st->rep.sort_memory = sort.memory;
+    st->rep.sort_runs = st->match.sort_runs;
+    st->rep.sort_spilled_bytes = st->match.sort_spilled_bytes;
     return 0;
 }
 

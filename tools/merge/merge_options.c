@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DEFAULT_CLUSTER_LEVELS CAUSAL_DEFAULT_LEVELS   /* causal_report.h: why 8 */
@@ -19,6 +20,7 @@ static int usage(FILE *to)
                 "                      [--timebase reference|median] [--min-latency NS] [--max-drift-ppm P]\n"
                 "                      [--drift-model auto|line|segments] [--no-drift] [--jobs N] [--force]\n"
                 "                      [--cluster-levels S[,S...]] [--no-causal] [--precision-sources N]\n"
+                "                      [--sort-memory MB] [--spill-dir DIR]\n"
                 "Merge a raw trace into one OTF2 archive with synchronised, tachyon-free timestamps\n"
                 "(OUT_DIR/traces.otf2) and write OUT_DIR/report.json.\n"
                 "  --reference RANK   clock that defines global time (default 0)\n"
@@ -39,7 +41,10 @@ static int usage(FILE *to)
                 "  --causal           build it (the default, at any number of locations)\n"
                 "  --precision-sources N  report.json's pair precision from N clocks, each paired with every\n"
                 "                     other (the reference first, then a seeded sample); default: every pair\n"
-                "                     up to 2000 clocks and 4000 clock segments, beyond that N = 32\n");
+                "                     up to 2000 clocks and 4000 clock segments, beyond that N = 32\n"
+                "  --sort-memory MB   memory for the match's sorts; beyond it they spill to disk (default 64)\n"
+                "  --spill-dir DIR    where they spill (default: the directory that will hold OUT_DIR);\n"
+                "                     the files have no name and vanish when the merge ends\n");
     return to == stdout ? 0 : 2;
 }
 
@@ -63,6 +68,7 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
     o->cluster_levels = DEFAULT_CLUSTER_LEVELS;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o->jobs = cores > 0 ? (int)cores : 1;
+    o->sort_memory = MG_SORT_MEMORY_DEFAULT;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         double v;
@@ -70,7 +76,8 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
             return usage(stdout) - 1;
         if ((!strcmp(a, "-o") || !strcmp(a, "--reference") || !strcmp(a, "--alpha") || !strcmp(a, "--timebase")
              || !strcmp(a, "--min-latency") || !strcmp(a, "--max-drift-ppm") || !strcmp(a, "--jobs")
-             || !strcmp(a, "--drift-model") || !strcmp(a, "--cluster-levels")) && i + 1 >= argc) {
+             || !strcmp(a, "--drift-model") || !strcmp(a, "--cluster-levels") || !strcmp(a, "--precision-sources")
+             || !strcmp(a, "--spill-dir") || !strcmp(a, "--sort-memory")) && i + 1 >= argc) {
             fprintf(stderr, "synctrace merge: %s needs a value\n", a);
             return 2;
         }
@@ -133,6 +140,21 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
                 return 2;
             }
             o->precision_sources = (uint32_t)v;
+        } else if (!strcmp(a, "--spill-dir")) {
+            o->spill_dir = argv[++i];
+            struct stat sb;
+            if (stat(o->spill_dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(o->spill_dir, W_OK | X_OK) != 0) {
+                fprintf(stderr, "synctrace merge: --spill-dir %s: not a directory this process can write to\n",
+                        o->spill_dir);
+                return 2;
+            }
+        } else if (!strcmp(a, "--sort-memory")) {
+            if (parse_number(argv[++i], &v) || !(v > 0 && v <= 1048576)) {
+                fprintf(stderr, "synctrace merge: --sort-memory takes megabytes, more than 0 and at most 1048576, "
+                                "not '%s'\n", argv[i]);
+                return 2;
+            }
+            o->sort_memory = (size_t)(v * 1048576);
         } else if (!strcmp(a, "--no-causal")) {
             o->no_causal = 1;
         } else if (!strcmp(a, "--causal")) {

@@ -45,6 +45,8 @@ struct merge_options {
     const char *cluster_levels;   /* causal index: maximum cluster sizes per level */
     int no_causal;            /* 1: --no-causal; -1: --causal (the default, kept for old scripts) */
     uint32_t precision_sources;   /* --precision-sources: sampled pair precision from so many clocks; 0 default */
+    size_t sort_memory;       /* --sort-memory, bytes: the match's sorts spill beyond it */
+    const char *spill_dir;    /* --spill-dir; NULL: OUT's directory */
 };
 
 /* One solve of a clock model's constraint graph, and everything it produced. */

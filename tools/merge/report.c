@@ -608,6 +608,8 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
                 r->clc.cycles_broken, r->seconds_clc);
     }
     causal_report_json(f, r->causal);
+    fprintf(f, "  \"match_sorts\": { \"memory_bytes\": %llu, \"runs_spilled\": %u, \"spilled_bytes\": %llu },\n",
+            (unsigned long long)r->sort_memory, r->sort_runs, (unsigned long long)r->sort_spilled_bytes);
     fprintf(f, "  \"seconds\": { \"read\": %.6f, \"match\": %.6f, \"solve\": %.6f, \"apply\": %.6f, "
                "\"write\": %.6f, \"total\": %.6f }\n}\n",
             r->seconds_read, r->seconds_match, r->seconds_solve, r->seconds_apply, r->seconds_write,

@@ -1,0 +1,112 @@
+#!/bin/bash
+# The match's sorts beyond their memory (--sort-memory): a merge whose
+# sorts spill to disk writes the same archive and report as one that sorts
+# in memory, file for file; report.json says that it spilled; the spill
+# files leave nothing behind; a spill directory that cannot be used, or a
+# spill write that fails, gets one line and a non-zero exit, never a crash,
+# and no output. Traces: generator patterns (point-to-point, wildcard
+# receives, collectives) and a traced program with threads.
+. "$top_srcdir/tests/lib.sh"
+plan 16
+: "${PYTHON3:=python3}"
+GEN="$top_builddir/synctrace-gen"
+ST="$top_builddir/synctrace"
+tmp=$(scratch)
+json() { "$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
+
+# Every file of two merged outputs, compared byte for byte, except what
+# holds timings (report.json's "seconds", report.txt's time lines), what
+# tells how the sorts ran (report.json's "match_sorts") and the anchor's
+# random trace id; prints what differs, or nothing.
+differences() {
+    local a=$1 b=$2 f
+    (cd "$a" && find . -type f | sort) >"$tmp/files.a"
+    (cd "$b" && find . -type f | sort) >"$tmp/files.b"
+    cmp -s "$tmp/files.a" "$tmp/files.b" || echo "file lists differ"
+    while read -r f; do
+        case $f in
+        ./report.json)
+            cmp -s <(sed -E 's/"seconds": (\{[^}]*\}|[0-9.e+-]+)/_/g; /"match_sorts"/d' "$a/$f") \
+                   <(sed -E 's/"seconds": (\{[^}]*\}|[0-9.e+-]+)/_/g; /"match_sorts"/d' "$b/$f") || echo "$f"
+            ;;
+        ./report.txt)
+            cmp -s <(sed -E '1s/\([0-9.]+ s\)//; /^  time /d' "$a/$f") \
+                   <(sed -E '1s/\([0-9.]+ s\)//; /^  time /d' "$b/$f") || echo "$f"
+            ;;
+        ./traces.otf2)
+            cmp -s <(otf2-print -A "$a/$f" 2>&1 | grep -v -i 'identifier') \
+                   <(otf2-print -A "$b/$f" 2>&1 | grep -v -i 'identifier') || echo "$f"
+            ;;
+        *) cmp -s "$a/$f" "$b/$f" || echo "$f" ;;
+        esac
+    done <"$tmp/files.a"
+}
+
+spill=$tmp/spill
+mkdir -p "$spill"
+# Merge $1 in memory and with 1 MB for the sorts; the two must agree, and
+# the second must have spilled ($2: the least number of runs it must write).
+same_when_spilled() {
+    local raw=$1 least=$2 name
+    name=$(basename "$raw")
+    "$ST" merge "$raw" -o "$tmp/$name.mem" --no-causal >/dev/null 2>"$tmp/$name.err" || {
+        ok 1 "$name: merged in memory ($(head -1 "$tmp/$name.err"))"; ok 1 "$name: spilled"; return; }
+    "$ST" merge "$raw" -o "$tmp/$name.disk" --no-causal --sort-memory 1 --spill-dir "$spill" >/dev/null \
+        2>"$tmp/$name.err" || {
+        ok 1 "$name: merged spilling ($(head -1 "$tmp/$name.err"))"; ok 1 "$name: spilled"; return; }
+    local runs diff
+    runs=$(json "$tmp/$name.disk/report.json" "d['match_sorts']['runs_spilled']")
+    diff=$(differences "$tmp/$name.mem" "$tmp/$name.disk" | tr '\n' ' ')
+    [ -z "$diff" ]
+    ok $? "$name: the merge that spilled wrote what the one in memory wrote${diff:+ (differ: $diff)}"
+    [ "$runs" -ge "$least" ] && [ "$(json "$tmp/$name.mem/report.json" "d['match_sorts']['runs_spilled']")" = 0 ]
+    ok $? "$name: its sorts spilled $runs runs to disk (at least $least), the one in memory none"
+}
+
+for pattern in stencil2d random tree alltoall; do
+    "$GEN" "$tmp/gen_$pattern" --ranks 16 --pattern $pattern --iterations 400 --ranks-per-node 2 >/dev/null
+    same_when_spilled "$tmp/gen_$pattern" 2
+done
+
+# A traced program: what only real runs hold (threads of one rank as
+# locations of their own, requests posted on one thread and completed on
+# another, non-blocking collectives, MPI_COMM_SELF).
+if mpicc -std=c11 -D_GNU_SOURCE -O1 -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi_threads.c" -lm &&
+    SYNCTRACE_SKEW=seed=5,offset_us=300,drift_ppm=10 run_traced "$tmp/raw_threads" 4 "$tmp/mpi_threads" 400 \
+        >/dev/null 2>&1; then
+    same_when_spilled "$tmp/raw_threads" 2
+else
+    ok 1 "mpi_threads: traced"
+    ok 1 "mpi_threads: traced"
+fi
+
+left=$(ls -A "$spill" | wc -l)
+[ "$left" = 0 ]
+ok $? "the spill directory is empty after the merges ($left entries)"
+
+# A spill directory that cannot be used: one line, exit 2, before any reading.
+"$ST" merge "$tmp/gen_tree" -o "$tmp/bad.out" --spill-dir "$tmp/none" >/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] && grep -q "$tmp/none" "$tmp/bad.err" && [ ! -e "$tmp/bad.out" ]
+ok $? "a missing --spill-dir: exit $rc, one line naming it: $(head -1 "$tmp/bad.err")"
+"$ST" merge "$tmp/gen_tree" -o "$tmp/bad.out" --sort-memory 0 >/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ]
+ok $? "--sort-memory 0: exit $rc, one line: $(head -1 "$tmp/bad.err")"
+"$ST" merge "$tmp/gen_tree" -o "$tmp/bad.out" --precision-sources >/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ]
+ok $? "an option without its value at the end of the line: exit $rc, one line: $(head -1 "$tmp/bad.err")"
+
+# A spill that cannot be written (a file-size limit; SIGXFSZ would kill a
+# process that did not expect it): one line naming the spill directory,
+# exit 1, no output directory, nothing left behind.
+(ulimit -f 256; exec "$ST" merge "$tmp/gen_stencil2d" -o "$tmp/full.out" --no-causal --sort-memory 1 \
+    --spill-dir "$spill") >/dev/null 2>"$tmp/full.err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$tmp/full.err")" = 1 ] && grep -q "$spill" "$tmp/full.err"
+ok $? "a spill write that fails: exit $rc, one line: $(head -1 "$tmp/full.err")"
+[ ! -e "$tmp/full.out" ] && [ -z "$(ls -A "$tmp" | grep '^full.out')" ] && [ "$(ls -A "$spill" | wc -l)" = 0 ]
+ok $? "a spill write that fails leaves no output and no spill file"
+
+finish
