@@ -4,6 +4,7 @@
  * The sorts are external (extsort.h): beyond their memory they spill to
  * disk, so the match's own tables never grow with the trace. */
 #include "match.h"
+#include "match_private.h"
 #include "extsort.h"
 #include "table.h"
 #include "flow.h"
@@ -108,18 +109,6 @@ static uint32_t local_rank(const struct rt_comm *c, uint32_t me)
 
 /* ---------- messages ---------- */
 
-/* One per send and receive of the trace, so kept small (40 bytes): the
- * event as two fields (an mg_event_ref has padding), its length read from
- * the event when the pair is made. */
-struct endpoint {
-    uint32_t comm, src, dst, tag;   /* src, dst: world ranks */
-    uint64_t order;           /* issue (sends) or posting (receives) time on the rank's clock: the
-                               * rank's threads, each a location of its own, interleave by it */
-    uint64_t index;           /* the event: its index on location `stream` */
-    uint32_t stream;
-    uint32_t open;            /* a receive released by MPI_Request_free: its completion is not known */
-};
-
 static struct mg_event_ref event_of(const struct endpoint *e)
 {
     return (struct mg_event_ref){ e->stream, e->index };
@@ -148,16 +137,6 @@ static int by_key(const void *a, const void *b)
 
 /* ---------- collectives ---------- */
 
-struct call {
-    uint32_t comm, rank, op, comm_rank;   /* rank: the world rank (its threads' calls interleave by time) */
-    int root, neighbor;
-    int root_self;            /* the caller is the root (MPI_ROOT on an intercommunicator) */
-    uint32_t owner;           /* MPI_COMM_SELF: the rank whose instances these are; else 0 */
-    uint64_t order;
-    uint64_t nth;             /* its place among its rank's calls on the communicator: the instance */
-    struct mg_event_ref enter, exit;
-};
-
 static int by_call(const void *a, const void *b)
 {
     const struct call *x = a, *y = b;
@@ -178,47 +157,6 @@ static int by_instance(const void *a, const void *b)
     return by_call(a, b);
 }
 
-/* ---------- request ids: posting and completion joined by sorting ---------- */
-
-/* A request's events are often far apart (posted on one location,
- * completed on another thread's, cancelled in between): each is a record
- * keyed by (rank, request id); request ids are unique per rank. The
- * definitions (posted, cancelled, a collective's posting) sort first in
- * their group, then the uses they complete: an endpoint or a call waiting
- * for its posting time, or a count. */
-enum req_role {
-    REQ_POSTED,               /* an irecv posted: when */
-    REQ_NBC,                  /* a non-blocking collective posted: where and when */
-    REQ_CANCELLED,            /* MPI_Cancel succeeded on it */
-    REQ_USE                   /* the uses, in event order */
-};
-enum req_use { USE_ISEND, USE_RECEIVE, USE_CANCELLED, USE_NBC };
-
-struct req_record {
-    uint32_t rank;            /* world rank */
-    uint8_t role, use;        /* enum req_role; for REQ_USE, enum req_use */
-    uint8_t outside;          /* USE_ISEND: to a process outside the trace */
-    uint8_t neighbor;         /* REQ_NBC: a neighbourhood collective */
-    uint64_t req;
-    uint32_t stream;          /* the event: location and index */
-    uint64_t index;
-    uint64_t time;            /* the definition's time */
-    union {
-        struct endpoint ep;   /* USE_ISEND, USE_RECEIVE: order filled from REQ_POSTED */
-        struct call c;        /* USE_NBC: enter, order and neighbor filled from REQ_NBC */
-    } u;
-};
-
-static int by_request(const void *a, const void *b)
-{
-    const struct req_record *x = a, *y = b;
-    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    if (x->req != y->req) return x->req < y->req ? -1 : 1;
-    if (x->role != y->role) return x->role < y->role ? -1 : 1;
-    if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
 #define PUSH(vec, n, cap, item)                                                      \
     do {                                                                             \
         if ((n) == (cap)) {                                                          \
@@ -236,78 +174,6 @@ static int is_neighbor_region(const struct rt_rank *r, uint32_t region)
     return region < r->nregions && r->regions[region]
            && (strncmp(r->regions[region], "MPI_Neighbor_", 13) == 0
                || strncmp(r->regions[region], "MPI_Ineighbor_", 14) == 0);
-}
-
-/* Each request's uses completed from its definitions, and sent on to the
- * sort of sends, receives or calls; the counts of cancelled requests.
- * 0, or -1 when a sort failed (st_extsort_failed tells which). */
-static int join_requests(struct st_extsort *requests, struct mg_result *out, struct st_extsort *sends,
-                         struct st_extsort *recvs, struct st_extsort *calls)
-{
-    if (st_extsort_finish(requests) != 0)
-        return -1;
-    uint32_t rank = 0;
-    uint64_t req = 0;
-    int first = 1, posted = 0, cancelled = 0, nbc = 0;
-    uint64_t posted_time = 0, nbc_time = 0;
-    struct mg_event_ref nbc_enter = { 0, 0 };
-    int nbc_neighbor = 0;
-    for (const struct req_record *x; (x = st_extsort_next(requests));) {
-        if (first || x->rank != rank || x->req != req) {   /* a new request */
-            first = 0;
-            rank = x->rank;
-            req = x->req;
-            posted = cancelled = nbc = 0;
-        }
-        switch (x->role) {
-        case REQ_POSTED:   /* the first posting, should an id repeat */
-            if (!posted++)
-                posted_time = x->time;
-            continue;
-        case REQ_NBC:
-            if (!nbc++) {
-                nbc_time = x->time;
-                nbc_enter = (struct mg_event_ref){ x->stream, x->index };
-                nbc_neighbor = x->neighbor;
-            }
-            continue;
-        case REQ_CANCELLED:
-            cancelled = 1;
-            continue;
-        }
-        struct endpoint ep;
-        struct call c;
-        switch (x->use) {
-        case USE_ISEND:
-            if (cancelled)
-                out->cancelled++;
-            else if (x->outside)   /* to a process outside the trace */
-                out->outside_sends++;
-            else if (st_extsort_put(sends, &x->u.ep) != 0)
-                return -1;
-            break;
-        case USE_RECEIVE:
-            ep = x->u.ep;
-            ep.order = posted ? posted_time : x->time;
-            if (st_extsort_put(recvs, &ep) != 0)
-                return -1;
-            break;
-        case USE_CANCELLED:
-            out->cancelled += posted != 0;   /* a receive's (a send's is counted at the send) */
-            break;
-        case USE_NBC:
-            if (!nbc)
-                break;   /* a completion without its posting: not a call we can place */
-            c = x->u.c;
-            c.enter = nbc_enter;
-            c.order = nbc_time;
-            c.neighbor = nbc_neighbor;
-            if (st_extsort_put(calls, &c) != 0)
-                return -1;
-            break;
-        }
-    }
-    return st_extsort_failed(requests) ? -1 : 0;
 }
 
 static void note_spill(struct mg_result *out, const struct st_extsort *s)
@@ -340,6 +206,8 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
     size_t cmembers = 0;
     uint32_t *callers = NULL;   /* per communicator (and one for unknown ones): ranks that called */
     struct st_extsort *requests = NULL;
+    struct req_pending *pending = NULL;
+    struct match_sinks sinks = { NULL, NULL, NULL, NULL, out };
     if (!comm_ids)
         goto oom;
     for (uint32_t r = 0; r < nranks; r++)   /* the ranks' main locations */
@@ -370,6 +238,9 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
         snprintf(err, errlen, "while matching messages: %s", why);
         goto fail;
     }
+    sinks = (struct match_sinks){ sends, recvs, calls, requests, out };
+    if (!(pending = req_pending_new()))
+        goto oom;
     for (uint32_t r = 0; r < nranks; r++)
         for (uint32_t c = 0; c < ranks[r].ncomms; c++) {
             struct mg_comm *g = &out->comms[comm_ids[r][c]];
@@ -421,16 +292,15 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
             case RT_CANCELLED:
                 /* a definition for the send it cancels; for a receive, counted once posted */
                 q.role = REQ_CANCELLED;
-                if (st_extsort_put(requests, &q) != 0)
-                    goto requests_failed;
-                q.role = REQ_USE;
-                q.use = USE_CANCELLED;
+                goto request;
+            case RT_ISEND_COMPLETE:
+                q.use = USE_ISEND_DONE;
                 goto request;
             case RT_NBC_REQUEST:
                 q.role = REQ_NBC;
                 q.neighbor = (uint8_t)is_neighbor_region(rk, region);
             request:
-                if (st_extsort_put(requests, &q) != 0)
+                if (req_put(pending, &sinks, &q) != 0)
                     goto requests_failed;
                 break;
             case RT_ENTER:
@@ -446,7 +316,7 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                     q.use = USE_ISEND;
                     q.outside = dst >= (int)out->nworld;
                     q.u.ep = ep;
-                    if (st_extsort_put(requests, &q) != 0)
+                    if (req_put(pending, &sinks, &q) != 0)
                         goto requests_failed;
                 } else if (dst >= (int)out->nworld) {   /* to a process outside the trace */
                     out->outside_sends++;
@@ -470,7 +340,7 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                 ep.dst = me;
                 if (q.use == USE_RECEIVE) {
                     q.u.ep = ep;
-                    if (st_extsort_put(requests, &q) != 0)
+                    if (req_put(pending, &sinks, &q) != 0)
                         goto requests_failed;
                 } else if (st_extsort_put(recvs, &ep) != 0) {
                     goto recvs_failed;
@@ -490,7 +360,7 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                 ep.open = 1;
                 q.use = USE_RECEIVE;
                 q.u.ep = ep;
-                if (st_extsort_put(requests, &q) != 0)
+                if (req_put(pending, &sinks, &q) != 0)
                     goto requests_failed;
                 break;
             }
@@ -525,7 +395,7 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                 if (e->kind == RT_NBC_COMPLETE) {   /* entered where it was posted */
                     q.use = USE_NBC;
                     q.u.c = c;
-                    if (st_extsort_put(requests, &q) != 0)
+                    if (req_put(pending, &sinks, &q) != 0)
                         goto requests_failed;
                 } else if (st_extsort_put(calls, &c) != 0) {
                     goto calls_failed;
@@ -536,10 +406,11 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                 break;
             }
         }
+        if (req_location_end(pending, &sinks) != 0)
+            goto requests_failed;
     }
-
-    if (join_requests(requests, out, sends, recvs, calls) != 0)
-        goto join_failed;
+    if (req_join(&sinks) != 0)
+        goto requests_failed;
     note_spill(out, requests);
     st_extsort_free(requests);
     requests = NULL;
@@ -673,10 +544,10 @@ calls_failed:
 instances_failed:
     sort_failed(instances, err, errlen);
     goto fail;
-requests_failed:
-    sort_failed(requests, err, errlen);
-    goto fail;
-join_failed:   /* the first sort that failed */
+requests_failed:   /* a table that could not grow, or the first sort that failed */
+    if (!st_extsort_failed(requests) && !st_extsort_failed(sends) && !st_extsort_failed(recvs)
+        && !st_extsort_failed(calls))
+        goto oom;
     sort_failed(st_extsort_failed(requests) ? requests : st_extsort_failed(sends) ? sends
                 : st_extsort_failed(recvs) ? recvs : calls, err, errlen);
     goto fail;
@@ -703,6 +574,7 @@ done:
     free(members);
     free(callers);
     st_extsort_free(requests);
+    req_pending_free(pending);
     if (rc)
         mg_free(out);
     return rc;
