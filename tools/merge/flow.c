@@ -74,18 +74,12 @@ void mg_flow_free(struct mg_flow *f)
     memset(f, 0, sizeof *f);
 }
 
-static struct rt_event exit_event(const struct rt_rank *ranks, const struct mg_member *m)
-{
-    return rt_event_at(&ranks[m->exit.rank], m->exit.index);
-}
-
 /* The communicator definition the member's exit names (its own view: the
  * remote group on an intercommunicator), or NULL. */
 static const struct rt_comm *comm_of(const struct rt_rank *ranks, const struct mg_member *m)
 {
     const struct rt_rank *r = &ranks[m->exit.rank];
-    uint32_t ref = ranks[m->exit.rank].events[m->exit.index].ref;
-    return ref < r->ncomms ? &r->comms[ref] : NULL;
+    return m->comm_ref < r->ncomms ? &r->comms[m->comm_ref] : NULL;
 }
 
 struct facts_ctx {
@@ -143,11 +137,6 @@ int mg_flow_facts(const struct rt_rank *ranks, uint32_t nranks, struct mg_result
         for (uint32_t k = 0; k < c->nmembers; k++)
             if (WORLD(k) < nranks)
                 x.member_of[WORLD(k)] = k;
-        for (uint32_t k = 0; k < c->nmembers; k++) {
-            struct mg_member *mk = &c->members[k];
-            const struct rt_event e = exit_event(ranks, mk);
-            mk->quiet = (uint8_t)((e.bytes ? 0 : MG_QUIET_SEND) | (e.received ? 0 : MG_QUIET_RECV));
-        }
         /* Two groups on an intercommunicator: a definition lists one of
          * them (a raw archive the member's remote group), so some member
          * is not in member 0's list; side 1 is the listed group. */

@@ -54,8 +54,10 @@ struct mg_flow {
 };
 
 /* Fill what each member of every collective of `out` moved (mg_member's
- * quiet, side, sparse sources; mg_collective.inter) from the events and
- * definitions of `ranks`: called by mg_match. Returns 0, or -1 (memory). */
+ * side and sparse sources; mg_collective.inter) from the members' quiet
+ * and comm_ref (which mg_match took from their exits), the sources the
+ * exits recorded and the definitions of `ranks`: called by mg_match. No
+ * event is read. Returns 0, or -1 (memory). */
 int mg_flow_facts(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out);
 
 /* Fill f (zeroed by the caller, or reused) with the data flow of instance

@@ -282,7 +282,7 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
         for (uint64_t i = 0; i < rk->nevents; i++) {
             const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
             uint32_t comm = e->ref < rk->ncomms ? comm_ids[r][e->ref] : UINT32_MAX;
-            struct endpoint ep = { comm, 0, 0, e->tag, e->time, i, r, 0 };
+            struct endpoint ep = { comm, 0, 0, e->tag, e->time, i, r, 0, e->bytes };
             struct req_record q = { .rank = me, .role = REQ_USE, .req = e->req, .stream = r, .index = i,
                                     .time = e->time };
             switch (e->kind) {
@@ -371,7 +371,8 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                 break;
             case RT_COLL_END:
             case RT_NBC_COMPLETE: {
-                struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, 0, 0, { r, 0 }, { r, i } };
+                struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, 0, 0, { r, 0 }, { r, i }, e->ref,
+                                  (uint8_t)((e->bytes ? 0 : MG_QUIET_SEND) | (e->received ? 0 : MG_QUIET_RECV)) };
                 /* The root: MPI_ROOT on an intercommunicator is the caller
                  * itself; MPI_PROC_NULL (the rest of the root's group) names
                  * none; else a rank of the (remote) group. */
@@ -439,8 +440,7 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
             if (rcv->open) {   /* paired; nothing known of when it arrived */
                 out->freed_receives++;
             } else {
-                struct mg_message m = { event_of(snd), event_of(rcv), snd->comm, snd->tag,
-                                        rt_bytes(&ranks[snd->stream], snd->index) };
+                struct mg_message m = { event_of(snd), event_of(rcv), snd->comm, snd->tag, snd->bytes };
                 PUSH(out->messages, out->nmessages, cmsg, m);
             }
             snd = st_extsort_next(sends);
@@ -512,7 +512,8 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                 c.root = x->root;
             root_said |= x->root_self;
             c.neighbor |= x->neighbor;
-            struct mg_member m = { .enter = x->enter, .exit = x->exit, .comm_rank = x->comm_rank };
+            struct mg_member m = { .enter = x->enter, .exit = x->exit, .comm_rank = x->comm_rank, .quiet = x->quiet,
+                                   .comm_ref = x->comm_ref };
             PUSH(members, c.nmembers, cmembers, m);
         }
         if (!(c.members = malloc(sizeof *c.members * (c.nmembers ? c.nmembers : 1))))
@@ -647,7 +648,7 @@ enum mg_shape mg_shape_of(uint32_t op)
 const uint64_t *mg_in_neighbours(const struct rt_rank *ranks, const struct mg_member *m, uint32_t *n)
 {
     const struct rt_rank *r = &ranks[m->exit.rank];
-    uint32_t comm = r->events[m->exit.index].ref;   /* the exit event names the communicator */
+    uint32_t comm = m->comm_ref;   /* the exit event named the communicator */
     *n = 0;
     if (comm >= r->ncomms || !r->comms[comm].has_in)
         return NULL;

@@ -41,6 +41,7 @@ struct mg_member {
     uint8_t sparse;           /* received only from the members sources[src_at, src_at + nsrc) of the result
                                * (a sparse alltoallv/w member; every neighbourhood member) */
     uint32_t nsrc;
+    uint32_t comm_ref;        /* the communicator its exit names, as a reference of its location's archive */
     size_t src_at;
 };
 

@@ -8,9 +8,10 @@
 #include "extsort.h"
 #include "match.h"
 
-/* One per send and receive of the trace, so kept small (40 bytes): the
- * event as two fields (an mg_event_ref has padding), its length read from
- * the event when the pair is made. */
+/* One per send and receive of the trace, so kept small (48 bytes): the
+ * event as two fields (an mg_event_ref has padding), and all the pair
+ * needs of it, so that no event is read again once its location's pass
+ * is over. */
 struct endpoint {
     uint32_t comm, src, dst, tag;   /* src, dst: world ranks */
     uint64_t order;           /* issue (sends) or posting (receives) time on the rank's clock: the
@@ -18,6 +19,7 @@ struct endpoint {
     uint64_t index;           /* the event: its index on location `stream` */
     uint32_t stream;
     uint32_t open;            /* a receive released by MPI_Request_free: its completion is not known */
+    uint64_t bytes;           /* a send's length */
 };
 
 /* One per collective call (its exit), sorted twice: by rank, to number a
@@ -30,6 +32,8 @@ struct call {
     uint64_t order;
     uint64_t nth;             /* its place among its rank's calls on the communicator: the instance */
     struct mg_event_ref enter, exit;
+    uint32_t comm_ref;        /* the communicator its exit names, in its location's archive */
+    uint8_t quiet;            /* MG_QUIET_*, from the bytes its exit says it moved */
 };
 
 /* A request's events, one record each (match_requests.c). The
