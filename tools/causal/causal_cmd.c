@@ -369,7 +369,9 @@ int cmd_causal(int argc, char **argv)
         fprintf(stderr, "synctrace causal: %s\n", err);
         goto done;
     }
-    if (mg_match(locs, t.nlocations, &match, err, sizeof err) != 0) {
+    /* the match's sorts spill into OUT_DIR, on the disk that holds the trace */
+    struct mg_sort_config sort = { dir, MG_SORT_MEMORY_DEFAULT };
+    if (mg_match_sorted(locs, t.nlocations, &sort, &match, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace causal: %s\n", err);
         goto done;
     }
