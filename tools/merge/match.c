@@ -176,17 +176,15 @@ static int is_neighbor_region(const struct rt_rank *r, uint32_t region)
                || strncmp(r->regions[region], "MPI_Ineighbor_", 14) == 0);
 }
 
-static void note_spill(struct mg_result *out, const struct st_extsort *s)
+/* A sort read to its end: what it spilled is counted, its memory and files go. */
+static void retire(struct mg_result *out, struct st_extsort **s)
 {
-    out->sort_runs += st_extsort_runs(s);
-    out->sort_spilled_bytes += st_extsort_spilled_bytes(s);
+    out->sort_runs += st_extsort_runs(*s);
+    out->sort_spilled_bytes += st_extsort_spilled_bytes(*s);
+    st_extsort_free(*s);
+    *s = NULL;
 }
 
-/* The sort that failed says why (its spill file), once. */
-static void sort_failed(const struct st_extsort *s, char *err, size_t errlen)
-{
-    snprintf(err, errlen, "while matching messages: %s", st_extsort_error(s));
-}
 
 int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
                     struct mg_result *out, char *err, size_t errlen)
@@ -301,7 +299,7 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                 q.neighbor = (uint8_t)is_neighbor_region(rk, region);
             request:
                 if (req_put(pending, &sinks, &q) != 0)
-                    goto requests_failed;
+                    goto sort_error;
                 break;
             case RT_ENTER:
                 region = e->ref;
@@ -317,11 +315,11 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                     q.outside = dst >= (int)out->nworld;
                     q.u.ep = ep;
                     if (req_put(pending, &sinks, &q) != 0)
-                        goto requests_failed;
+                        goto sort_error;
                 } else if (dst >= (int)out->nworld) {   /* to a process outside the trace */
                     out->outside_sends++;
                 } else if (st_extsort_put(sends, &ep) != 0) {
-                    goto sends_failed;
+                    goto sort_error;
                 }
                 break;
             }
@@ -341,9 +339,9 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                 if (q.use == USE_RECEIVE) {
                     q.u.ep = ep;
                     if (req_put(pending, &sinks, &q) != 0)
-                        goto requests_failed;
+                        goto sort_error;
                 } else if (st_extsort_put(recvs, &ep) != 0) {
-                    goto recvs_failed;
+                    goto sort_error;
                 }
                 break;
             }
@@ -361,7 +359,7 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                 q.use = USE_RECEIVE;
                 q.u.ep = ep;
                 if (req_put(pending, &sinks, &q) != 0)
-                    goto requests_failed;
+                    goto sort_error;
                 break;
             }
             case RT_COLL_BEGIN:
@@ -397,9 +395,9 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                     q.use = USE_NBC;
                     q.u.c = c;
                     if (req_put(pending, &sinks, &q) != 0)
-                        goto requests_failed;
+                        goto sort_error;
                 } else if (st_extsort_put(calls, &c) != 0) {
-                    goto calls_failed;
+                    goto sort_error;
                 }
                 break;
             }
@@ -408,20 +406,18 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
             }
         }
         if (req_location_end(pending, &sinks) != 0)
-            goto requests_failed;
+            goto sort_error;
     }
     if (req_join(&sinks) != 0)
-        goto requests_failed;
-    note_spill(out, requests);
-    st_extsort_free(requests);
-    requests = NULL;
+        goto sort_error;
+    retire(out, &requests);
 
     /* Messages: walk equal keys side by side, k-th send with k-th receive:
      * the smaller key of the two heads has no partner. */
     if (st_extsort_finish(sends) != 0)
-        goto sends_failed;
+        goto sort_error;
     if (st_extsort_finish(recvs) != 0)
-        goto recvs_failed;
+        goto sort_error;
     size_t cmsg = 0, cus = 0, cur = 0;
     const struct endpoint *snd = st_extsort_next(sends), *rcv = st_extsort_next(recvs);
     while (snd || rcv) {
@@ -448,14 +444,11 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
         }
     }
     if (st_extsort_failed(sends))
-        goto sends_failed;
+        goto sort_error;
     if (st_extsort_failed(recvs))
-        goto recvs_failed;
-    note_spill(out, sends);
-    note_spill(out, recvs);
-    st_extsort_free(sends);
-    st_extsort_free(recvs);
-    sends = recvs = NULL;
+        goto sort_error;
+    retire(out, &sends);
+    retire(out, &recvs);
 
     /* Collectives: per communicator, the k-th call of every member. A
      * rank's calls come in order: number them, and count the ranks that
@@ -463,7 +456,7 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
      * instance, each instance's members are consecutive. On MPI_COMM_SELF
      * one rank's calls are its own instances. */
     if (st_extsort_finish(calls) != 0)
-        goto calls_failed;
+        goto sort_error;
     if (!(callers = calloc((size_t)out->ncomms + 1, sizeof *callers)))
         goto oom;
     {
@@ -480,16 +473,14 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
             prev_comm = c.comm;
             prev_rank = c.rank;
             if (st_extsort_put(instances, &c) != 0)
-                goto instances_failed;
+                goto sort_error;
         }
         if (st_extsort_failed(calls))
-            goto calls_failed;
+            goto sort_error;
     }
-    note_spill(out, calls);
-    st_extsort_free(calls);
-    calls = NULL;
+    retire(out, &calls);
     if (st_extsort_finish(instances) != 0)
-        goto instances_failed;
+        goto sort_error;
     size_t ccoll = 0;
     const struct call *x = st_extsort_next(instances);
     while (x) {
@@ -526,32 +517,22 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
         PUSH(out->collectives, out->ncollectives, ccoll, c);
     }
     if (st_extsort_failed(instances))
-        goto instances_failed;
+        goto sort_error;
 
-    note_spill(out, instances);
+    retire(out, &instances);
     int rc = 0;
     if (mg_flow_facts(ranks, nranks, out) != 0)
         goto oom;
     goto done;
-sends_failed:
-    sort_failed(sends, err, errlen);
-    goto fail;
-recvs_failed:
-    sort_failed(recvs, err, errlen);
-    goto fail;
-calls_failed:
-    sort_failed(calls, err, errlen);
-    goto fail;
-instances_failed:
-    sort_failed(instances, err, errlen);
-    goto fail;
-requests_failed:   /* a table that could not grow, or the first sort that failed */
-    if (!st_extsort_failed(requests) && !st_extsort_failed(sends) && !st_extsort_failed(recvs)
-        && !st_extsort_failed(calls))
+sort_error: {   /* the first sort that failed says why; none did: a table could not grow */
+        struct st_extsort *all[] = { requests, sends, recvs, calls, instances };
+        for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+            if (all[k] && st_extsort_failed(all[k])) {
+                snprintf(err, errlen, "while matching messages: %s", st_extsort_error(all[k]));
+                goto fail;
+            }
         goto oom;
-    sort_failed(st_extsort_failed(requests) ? requests : st_extsort_failed(sends) ? sends
-                : st_extsort_failed(recvs) ? recvs : calls, err, errlen);
-    goto fail;
+    }
 oom:
     snprintf(err, errlen, "out of memory while matching messages");
 fail:
