@@ -1,10 +1,12 @@
 #!/bin/bash
-# The merge's memory check (tools/merge/memcheck.c): before reading, a
-# trace whose events seem not to fit in the memory available gets one line
-# on stderr saying so, and the merge goes on; a trace that fits gets none.
-# SYNCTRACE_MEMORY_MB stands in for the machine's memory.
+# The merge's memory and disk checks (tools/merge/memcheck.c): before
+# reading, a trace whose events seem not to fit in the memory available
+# gets one line on stderr saying so, and the merge goes on; a trace that
+# fits gets none. Likewise a merged archive, or spill files of the match's
+# sorts, that seem not to fit on their file system. SYNCTRACE_MEMORY_MB
+# and SYNCTRACE_DISK_MB stand in for the machine's memory and free space.
 . "$top_srcdir/tests/lib.sh"
-plan 4
+plan 7
 GEN="$top_builddir/synctrace-gen"
 tmp=$(scratch)
 
@@ -29,4 +31,23 @@ ok $? "100 GB assumed: not a word on stderr"
 "$top_builddir/synctrace" merge "$tmp/g" -o "$tmp/auto" >/dev/null 2>"$tmp/auto.err"
 [ $? -eq 0 ] && [ ! -s "$tmp/auto.err" ] && cmp -s "$tmp/small/traces/0.evt" "$tmp/big/traces/0.evt"
 ok $? "this machine's own memory: not a word either; the merged events are the same whatever was assumed"
+
+# Disk: the archive takes about the raw event files' size on OUT_DIR's file
+# system, the spill files (beyond --sort-memory) on --spill-dir's.
+SYNCTRACE_DISK_MB=0.01 "$top_builddir/synctrace" merge "$tmp/g" -o "$tmp/d1" >/dev/null 2>"$tmp/d1.err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/d1.err")" -eq 1 ] && grep -q "^synctrace merge: $tmp: about .* GB for the merged archive, more than the .* GB free there" "$tmp/d1.err" &&
+    cmp -s "$tmp/d1/traces/0.evt" "$tmp/big/traces/0.evt"
+ok $? "10 KB free assumed: one line names OUT_DIR's directory, and the merge goes on ($(cat "$tmp/d1.err"))"
+mkdir -p "$tmp/spill"
+SYNCTRACE_DISK_MB=0.01 "$top_builddir/synctrace" merge "$tmp/g" -o "$tmp/d2" --sort-memory 0.1 --spill-dir "$tmp/spill" \
+    >/dev/null 2>"$tmp/d2.err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/d2.err")" -eq 1 ] &&
+    grep -q "GB for the merged archive and the match's spill files, more than" "$tmp/d2.err"
+ok $? "sorts that spill on the same file system: counted with the archive ($(cat "$tmp/d2.err"))"
+SYNCTRACE_DISK_MB=100000 "$top_builddir/synctrace" merge "$tmp/g" -o "$tmp/d3" --sort-memory 0.1 --spill-dir "$tmp/spill" \
+    >/dev/null 2>"$tmp/d3.err"
+[ $? -eq 0 ] && [ ! -s "$tmp/d3.err" ]
+ok $? "100 GB free assumed: not a word"
 finish

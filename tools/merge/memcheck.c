@@ -1,4 +1,5 @@
-/* memcheck.c — before the merge reads anything: will the trace fit?
+/* memcheck.c — before the merge reads anything: will the trace fit, in
+ * memory and on disk?
  *
  * The merge holds every event in memory (docs/design.md, "Traces larger
  * than memory"). A trace that does not fit ends with the kernel killing
@@ -6,7 +7,11 @@
  * the size of the event files is compared first with the memory this
  * process may use (MemAvailable, or its cgroup's limit when lower, or
  * SYNCTRACE_MEMORY_MB), and when the estimate is larger the merge says
- * so at once, in one line, and goes on (an estimate is not a certainty). */
+ * so at once, in one line, and goes on (an estimate is not a certainty).
+ * Likewise the disk: the merged archive takes about what the raw event
+ * files take, on OUT_DIR's file system, and the match's sorts spill what
+ * exceeds their memory to --spill-dir; a merge that runs out of space
+ * fails (one line, no output), but only once it gets there. */
 #include <config.h>
 #include "merge_state.h"
 #include "rawformat.h"
@@ -15,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libgen.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 /* Raw bytes per event (tracer and synctrace-gen: 10-11 without true
  * times, about 20 with them) and merge bytes per event (peak memory over
@@ -24,6 +31,10 @@
  * on a 1000-rank stencil of 3.6 M events: 110 -> 79). */
 #define RAW_BYTES_PER_EVENT 10.5
 #define MERGE_BYTES_PER_EVENT 61.0
+/* What the match's sorts write per event beyond their memory (endpoints,
+ * collective calls, requests spread over locations; bench/merge_scaling.sh
+ * on 1000-rank stencils: 11.6-14.4 bytes per event spilled). */
+#define SPILL_BYTES_PER_EVENT 14.0
 
 /* The bytes of the event files of the archive of `anchor`
  * (DIR/rank-NNNNNN.otf2: its events are in DIR/rank-NNNNNN/ *.evt). */
@@ -100,6 +111,51 @@ static uint64_t memory_available(void)
     return avail;
 }
 
+/* Bytes this process may write to the file system holding `dir`
+ * (SYNCTRACE_DISK_MB when set), and that file system's id; 0 when unknown. */
+static uint64_t disk_available(const char *dir, dev_t *dev)
+{
+    struct stat sb;
+    *dev = stat(dir, &sb) == 0 ? sb.st_dev : 0;
+    const char *mb = getenv("SYNCTRACE_DISK_MB");
+    if (mb && *mb) {
+        char *end;
+        double v = strtod(mb, &end);
+        if (*end == '\0' && v > 0)
+            return (uint64_t)(v * 1048576.0);
+    }
+    struct statvfs vs;
+    return statvfs(dir, &vs) == 0 ? (uint64_t)vs.f_bavail * vs.f_frsize : 0;
+}
+
+static void disk_check(const struct merge_state *st, uint64_t bytes, double events)
+{
+    char out[4200], spill[4200];
+    snprintf(out, sizeof out, "%s", st->opt.out);
+    snprintf(spill, sizeof spill, "%s", st->opt.spill_dir ? st->opt.spill_dir : st->opt.out);
+    const char *out_dir = dirname(out), *spill_dir = st->opt.spill_dir ? st->opt.spill_dir : dirname(spill);
+    /* runs hold half the sorts' memory, and one sort may fill first: all
+     * of it is counted once any of it may spill */
+    double archive = (double)bytes, spilled = events * SPILL_BYTES_PER_EVENT;
+    if (spilled <= (double)st->opt.sort_memory / 2)
+        spilled = 0;
+    dev_t out_dev, spill_dev;
+    uint64_t out_free = disk_available(out_dir, &out_dev), spill_free = disk_available(spill_dir, &spill_dev);
+    if (out_dev && out_dev == spill_dev) {   /* one file system holds both */
+        archive += spilled;
+        spilled = 0;
+    }
+    if (out_free && archive > (double)out_free)
+        fprintf(stderr, "synctrace merge: %s: about %.3g GB for the merged archive%s, more than the %.3g GB free "
+                        "there: the merge may fail for lack of space (--spill-dir, README \"Large traces\")\n",
+                out_dir, archive / 1e9, archive > (double)bytes ? " and the match's spill files" : "",
+                (double)out_free / 1e9);
+    if (spill_free && spilled > (double)spill_free)
+        fprintf(stderr, "synctrace merge: %s: about %.3g GB for the match's spill files, more than the %.3g GB free "
+                        "there: the merge may fail for lack of space (--spill-dir, --sort-memory)\n",
+                spill_dir, spilled / 1e9, (double)spill_free / 1e9);
+}
+
 void merge_memory_check(const struct merge_state *st)
 {
     uint64_t bytes = 0;
@@ -107,6 +163,7 @@ void merge_memory_check(const struct merge_state *st)
         bytes += event_bytes(st->anchors[i]);
     uint64_t avail = memory_available();
     double events = (double)bytes / RAW_BYTES_PER_EVENT, need = events * MERGE_BYTES_PER_EVENT;
+    disk_check(st, bytes, events);
     if (!avail || need <= (double)avail)
         return;
     fprintf(stderr,
