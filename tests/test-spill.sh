@@ -7,7 +7,7 @@
 # and no output. Traces: generator patterns (point-to-point, wildcard
 # receives, collectives) and a traced program with threads.
 . "$top_srcdir/tests/lib.sh"
-plan 16
+plan 18
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -67,6 +67,19 @@ for pattern in stencil2d random tree alltoall; do
     "$GEN" "$tmp/gen_$pattern" --ranks 16 --pattern $pattern --iterations 400 --ranks-per-node 2 >/dev/null
     same_when_spilled "$tmp/gen_$pattern" 2
 done
+
+# The least memory: the table of a location's open requests holds only a
+# few, so nearly every request goes through the sort by (rank, request):
+# still the same output, and more spilled than with 1 MB.
+"$ST" merge "$tmp/gen_stencil2d" -o "$tmp/least" --no-causal --sort-memory 0.002 --spill-dir "$spill" >/dev/null \
+    2>"$tmp/least.err"
+diff=$(differences "$tmp/gen_stencil2d.mem" "$tmp/least" | tr '\n' ' ')
+[ -z "$diff" ]
+ok $? "gen_stencil2d with 2 KB for the sorts: the same output${diff:+ (differ: $diff)}"
+a=$(json "$tmp/least/report.json" "d['match_sorts']['spilled_bytes']")
+b=$(json "$tmp/gen_stencil2d.disk/report.json" "d['match_sorts']['spilled_bytes']")
+[ "$a" -gt "$b" ]
+ok $? "with 2 KB the requests go through the sort: $a bytes spilled, $b with 1 MB"
 
 # A traced program: what only real runs hold (threads of one rank as
 # locations of their own, requests posted on one thread and completed on

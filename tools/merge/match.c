@@ -237,7 +237,7 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
         goto fail;
     }
     sinks = (struct match_sinks){ sends, recvs, calls, requests, out };
-    if (!(pending = req_pending_new()))
+    if (!(pending = req_pending_new(share / sizeof(struct req_record) / 3)))
         goto oom;
     for (uint32_t r = 0; r < nranks; r++)
         for (uint32_t c = 0; c < ranks[r].ncomms; c++) {

@@ -79,9 +79,11 @@ struct match_sinks {
 
 /* The requests of the location being read that are still open: most
  * requests are posted and completed on one location, and are resolved
- * there without a sort. */
+ * there without a sort. At most `room` of them are held: beyond, all go
+ * to the join (a send released by MPI_Request_free records no completion,
+ * so a program may leave any number open). */
 struct req_pending;
-struct req_pending *req_pending_new(void);
+struct req_pending *req_pending_new(size_t room);
 void req_pending_free(struct req_pending *p);
 /* One request record of the location being read, in event order; a
  * cancellation is one REQ_CANCELLED record. 0, or -1: out of memory

@@ -79,6 +79,7 @@ struct pending {
 struct req_pending {
     struct pending *slots;
     size_t cap, n;            /* cap: a power of two, n < cap / 2 */
+    size_t room;              /* most entries held; then all go to the join */
 };
 
 static size_t slot_of(const struct req_pending *p, uint64_t req)
@@ -87,15 +88,18 @@ static size_t slot_of(const struct req_pending *p, uint64_t req)
     return (size_t)(h >> 32) & (p->cap - 1);
 }
 
-struct req_pending *req_pending_new(void)
+struct req_pending *req_pending_new(size_t room)
 {
     struct req_pending *p = calloc(1, sizeof *p);
     if (p && !(p->slots = calloc(p->cap = 64, sizeof *p->slots))) {
         free(p);
         p = NULL;
     }
+    if (p)
+        p->room = room > 4 ? room : 4;
     return p;
 }
+
 
 void req_pending_free(struct req_pending *p)
 {
@@ -144,6 +148,15 @@ static struct pending *add(struct req_pending *p, uint64_t req)
     return &p->slots[i];
 }
 
+/* A new entry for `req`, after sending every open one to the join when
+ * the table is full; NULL (errno set) when memory or a sort failed. */
+static struct pending *add_room(struct req_pending *p, struct match_sinks *k, uint64_t req)
+{
+    if (p->n >= p->room && req_location_end(p, k) != 0)
+        return NULL;
+    return add(p, req);
+}
+
 /* Linear probing's deletion: later entries of the run move back into the
  * hole, so that every lookup still finds its entry before an empty slot. */
 static void drop(struct req_pending *p, struct pending *e)
@@ -181,7 +194,7 @@ int req_put(struct req_pending *p, struct match_sinks *k, const struct req_recor
     switch (q->role == REQ_USE ? -1 : (int)q->role) {
     case REQ_POSTED:
     case REQ_NBC:
-        if (!e && !(e = add(p, q->req)))
+        if (!e && !(e = add_room(p, k, q->req)))
             return -1;
         if (q->role == REQ_POSTED ? e->has_posted : e->has_nbc)
             return st_extsort_put(k->requests, q);   /* an id posted twice: the join takes the first */
@@ -209,7 +222,7 @@ int req_put(struct req_pending *p, struct match_sinks *k, const struct req_recor
     }
     switch (q->use) {
     case USE_ISEND:   /* open until it completes or is cancelled */
-        if (!e && !(e = add(p, q->req)))
+        if (!e && !(e = add_room(p, k, q->req)))
             return -1;
         if (e->has_isend)
             return st_extsort_put(k->requests, q);
