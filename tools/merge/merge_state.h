@@ -4,7 +4,8 @@
  *   options     merge_options.c  the command line
  *   read        read_stage.c     rank archives -> one rt_rank per location
  *   outside     outside.c        members of other jobs (spawn, connect) -> ranks after the trace's
- *   match       match.c          messages and collectives
+ *   match       match.c          messages and collectives, paired by external sorts
+ *               match_requests.c (extsort.h; a request's events put together)
  *   clock model model_select.c   which drift model the events contradict least
  *   constraints constraints.c    } one model's constraint graph and its
  *   solve       solve.c          } offsets: solution.c
