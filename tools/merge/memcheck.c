@@ -78,18 +78,24 @@ static uint64_t read_number(const char *path)
     return v;
 }
 
+/* Bytes from an environment variable holding MiB (a positive number), else 0. */
+static uint64_t mib_from_env(const char *name)
+{
+    const char *mb = getenv(name);
+    if (!mb || !*mb)
+        return 0;
+    char *end;
+    double v = strtod(mb, &end);
+    return *end == '\0' && v > 0 ? (uint64_t)(v * 1048576.0) : 0;
+}
+
 /* Bytes this process may still use: SYNCTRACE_MEMORY_MB when set, else
  * MemAvailable, lowered to what the cgroup (v2) leaves; 0 when unknown. */
 static uint64_t memory_available(void)
 {
-    const char *mb = getenv("SYNCTRACE_MEMORY_MB");
-    if (mb && *mb) {
-        char *end;
-        double v = strtod(mb, &end);
-        if (*end == '\0' && v > 0)
-            return (uint64_t)(v * 1048576.0);
-    }
-    uint64_t avail = 0;
+    uint64_t avail = mib_from_env("SYNCTRACE_MEMORY_MB");
+    if (avail)
+        return avail;
     FILE *f = fopen("/proc/meminfo", "r");
     if (f) {
         char line[256];
@@ -117,13 +123,9 @@ static uint64_t disk_available(const char *dir, dev_t *dev)
 {
     struct stat sb;
     *dev = stat(dir, &sb) == 0 ? sb.st_dev : 0;
-    const char *mb = getenv("SYNCTRACE_DISK_MB");
-    if (mb && *mb) {
-        char *end;
-        double v = strtod(mb, &end);
-        if (*end == '\0' && v > 0)
-            return (uint64_t)(v * 1048576.0);
-    }
+    uint64_t given = mib_from_env("SYNCTRACE_DISK_MB");
+    if (given)
+        return given;
     struct statvfs vs;
     return statvfs(dir, &vs) == 0 ? (uint64_t)vs.f_bavail * vs.f_frsize : 0;
 }
