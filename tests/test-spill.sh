@@ -7,7 +7,7 @@
 # and no output. Traces: generator patterns (point-to-point, wildcard
 # receives, collectives) and a traced program with threads.
 . "$top_srcdir/tests/lib.sh"
-plan 18
+plan 19
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -110,6 +110,14 @@ ok $? "--sort-memory 0: exit $rc, one line: $(head -1 "$tmp/bad.err")"
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ]
 ok $? "an option without its value at the end of the line: exit $rc, one line: $(head -1 "$tmp/bad.err")"
+
+# OUT_DIR's directory (where OUT is built, and the match spills) missing:
+# said before anything is read.
+"$ST" merge "$tmp/gen_tree" -o "$tmp/none/out" >/dev/null 2>"$tmp/noout.err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$tmp/noout.err")" = 1 ] && grep -q "^synctrace merge: $tmp/none: " "$tmp/noout.err" &&
+    [ ! -e "$tmp/none" ]
+ok $? "OUT_DIR in a missing directory: exit $rc, one line naming it: $(head -1 "$tmp/noout.err")"
 
 # A spill that cannot be written (a file-size limit; SIGXFSZ would kill a
 # process that did not expect it): one line naming the spill directory,
