@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <libgen.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
@@ -132,10 +131,7 @@ static uint64_t disk_available(const char *dir, dev_t *dev)
 
 static void disk_check(const struct merge_state *st, uint64_t bytes, double events)
 {
-    char out[4200], spill[4200];
-    snprintf(out, sizeof out, "%s", st->opt.out);
-    snprintf(spill, sizeof spill, "%s", st->opt.spill_dir ? st->opt.spill_dir : st->opt.out);
-    const char *out_dir = dirname(out), *spill_dir = st->opt.spill_dir ? st->opt.spill_dir : dirname(spill);
+    const char *out_dir = st->opt.out_parent, *spill_dir = st->opt.spill_dir;
     /* runs hold half the sorts' memory, and one sort may fill first: all
      * of it is counted once any of it may spill */
     double archive = (double)bytes, spilled = events * SPILL_BYTES_PER_EVENT;

@@ -11,7 +11,6 @@
 #include "rawdir.h"
 #include "rma_flow.h"
 
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,8 @@ void merge_state_init(struct merge_state *st, const struct merge_options *o)
 {
     memset(st, 0, sizeof *st);
     st->opt = *o;
+    if (o->spill_dir == o->out_parent)   /* the copy's own */
+        st->opt.spill_dir = st->opt.out_parent;
     member_pool_init(&st->members);
     report_init(&st->rep);
 }
@@ -58,12 +59,8 @@ void merge_state_free(struct merge_state *st)
 
 int merge_match(struct merge_state *st)
 {
-    char err[4400], out_dir[4200];
+    char err[4400];
     struct mg_sort_config sort = { st->opt.spill_dir, st->opt.sort_memory };
-    if (!sort.spill_dir) {   /* beside OUT: the disk the user chose for the output */
-        snprintf(out_dir, sizeof out_dir, "%s", st->opt.out);
-        sort.spill_dir = dirname(out_dir);
-    }
     if (mg_match_sorted(st->locs, st->nlocs, &sort, &st->match, err, sizeof err) != 0
         || rf_fence_flows(st->locs, st->nlocs, &st->match, &st->match.rma_flows, &st->match.nrma_flows, err,
                           sizeof err) != 0) {

@@ -6,6 +6,7 @@
 #include "merge_state.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,16 @@ static int parse_number(const char *s, double *out)
         return -1;
     *out = v;
     return 0;
+}
+
+const char *merge_unwritable_dir(const char *dir)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0)
+        return strerror(errno);
+    if (!S_ISDIR(sb.st_mode))
+        return "not a directory";
+    return access(dir, W_OK | X_OK) != 0 ? strerror(errno) : NULL;
 }
 
 int merge_parse_options(int argc, char **argv, struct merge_options *o)
@@ -142,10 +153,9 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
             o->precision_sources = (uint32_t)v;
         } else if (!strcmp(a, "--spill-dir")) {
             o->spill_dir = argv[++i];
-            struct stat sb;
-            if (stat(o->spill_dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(o->spill_dir, W_OK | X_OK) != 0) {
-                fprintf(stderr, "synctrace merge: --spill-dir %s: not a directory this process can write to\n",
-                        o->spill_dir);
+            const char *why = merge_unwritable_dir(o->spill_dir);
+            if (why) {
+                fprintf(stderr, "synctrace merge: --spill-dir %s: %s\n", o->spill_dir, why);
                 return 2;
             }
         } else if (!strcmp(a, "--sort-memory")) {
@@ -174,5 +184,10 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
         fprintf(stderr, "synctrace merge: need RAW_DIR and -o OUT_DIR (see --help)\n");
         return 2;
     }
+    char path[sizeof o->out_parent];
+    snprintf(path, sizeof path, "%s", o->out);
+    snprintf(o->out_parent, sizeof o->out_parent, "%s", dirname(path));
+    if (!o->spill_dir)   /* beside OUT: the disk the user chose for the output */
+        o->spill_dir = o->out_parent;
     return 0;
 }

@@ -47,7 +47,8 @@ struct merge_options {
     int no_causal;            /* 1: --no-causal; -1: --causal (the default, kept for old scripts) */
     uint32_t precision_sources;   /* --precision-sources: sampled pair precision from so many clocks; 0 default */
     size_t sort_memory;       /* --sort-memory, bytes: the match's sorts spill beyond it */
-    const char *spill_dir;    /* --spill-dir; NULL: OUT's directory */
+    const char *spill_dir;    /* --spill-dir, else out_parent */
+    char out_parent[4200];    /* the directory that will hold OUT (where it is built) */
 };
 
 /* One solve of a clock model's constraint graph, and everything it produced. */
@@ -81,6 +82,8 @@ struct merge_state {
 
 /* merge_options.c: 0 to go on, else the exit status (-1: --help, exit 0). */
 int merge_parse_options(int argc, char **argv, struct merge_options *o);
+/* NULL when this process can make files in directory `dir`, else why not. */
+const char *merge_unwritable_dir(const char *dir);
 
 void merge_state_init(struct merge_state *st, const struct merge_options *o);
 void merge_state_free(struct merge_state *st);

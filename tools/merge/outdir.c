@@ -9,7 +9,6 @@
 #include "merge_state.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,13 +35,9 @@ int outdir_refuse_existing(const struct merge_options *o)
     }
     /* OUT is built beside itself (and the match spills there): a directory
      * that cannot hold it is said now, not after reading the whole trace */
-    char parent[4200];
-    snprintf(parent, sizeof parent, "%s", o->out);
-    const char *dir = dirname(parent);
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
-        fprintf(stderr, "synctrace merge: %s: %s, so OUT_DIR %s cannot be made there\n", dir,
-                stat(dir, &sb) != 0 ? strerror(errno) : !S_ISDIR(sb.st_mode) ? "not a directory" : strerror(errno),
-                o->out);
+    const char *why = merge_unwritable_dir(o->out_parent);
+    if (why) {
+        fprintf(stderr, "synctrace merge: %s: %s, so OUT_DIR %s cannot be made there\n", o->out_parent, why, o->out);
         return 1;
     }
     return 0;
