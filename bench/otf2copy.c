@@ -51,7 +51,7 @@ int main(int argc, char **argv)
             times[r][i] = (uint64_t)((double)(ranks[r].events[i].time - origin) / res * 1e9);
     }
     mkdir(argv[2], 0777);
-    if (ow_write(argv[2], "traces", ranks, (uint32_t)n, &match, times, NULL, NULL, NULL, err, sizeof err) != 0) {
+    if (ow_write(argv[2], "traces", ranks, (uint32_t)n, &match, times, NULL, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "otf2copy: %s\n", err);
         goto done_match;
     }

@@ -44,7 +44,7 @@ SYNCTRACE_DISK_MB=0.01 "$top_builddir/synctrace" merge "$tmp/g" -o "$tmp/d2" --s
     >/dev/null 2>"$tmp/d2.err"
 rc=$?
 [ $rc -eq 0 ] && [ "$(wc -l <"$tmp/d2.err")" -eq 1 ] &&
-    grep -q "GB for the merged archive and the match's spill files, more than" "$tmp/d2.err"
+    grep -q "GB for the merged archive and the spill files, more than" "$tmp/d2.err"
 ok $? "sorts that spill on the same file system: counted with the archive ($(cat "$tmp/d2.err"))"
 SYNCTRACE_DISK_MB=100000 "$top_builddir/synctrace" merge "$tmp/g" -o "$tmp/d3" --sort-memory 0.1 --spill-dir "$tmp/spill" \
     >/dev/null 2>"$tmp/d3.err"

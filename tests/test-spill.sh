@@ -1,13 +1,15 @@
 #!/bin/bash
-# The match's sorts beyond their memory (--sort-memory): a merge whose
-# sorts spill to disk writes the same archive and report as one that sorts
-# in memory, file for file; report.json says that it spilled; the spill
+# The match's sorts beyond their memory (--sort-memory) and the events set
+# aside until the write beyond theirs (--event-memory): a merge whose sorts
+# spill to disk and whose events wait there writes the same archive and
+# report as one that holds all in memory, file for file; report.json says
+# that it spilled; the spill
 # files leave nothing behind; a spill directory that cannot be used, or a
 # spill write that fails, gets one line and a non-zero exit, never a crash,
 # and no output. Traces: generator patterns (point-to-point, wildcard
 # receives, collectives) and a traced program with threads.
 . "$top_srcdir/tests/lib.sh"
-plan 19
+plan 21
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -44,14 +46,16 @@ differences() {
 
 spill=$tmp/spill
 mkdir -p "$spill"
-# Merge $1 in memory and with 1 MB for the sorts; the two must agree, and
-# the second must have spilled ($2: the least number of runs it must write).
+# Merge $1 in memory and with 1 MB for the sorts and no memory for the
+# events; the two must agree, and the second must have spilled ($2: the
+# least number of runs it must write) and set every event aside.
 same_when_spilled() {
     local raw=$1 least=$2 name
     name=$(basename "$raw")
     "$ST" merge "$raw" -o "$tmp/$name.mem" --no-causal >/dev/null 2>"$tmp/$name.err" || {
         ok 1 "$name: merged in memory ($(head -1 "$tmp/$name.err"))"; ok 1 "$name: spilled"; return; }
-    "$ST" merge "$raw" -o "$tmp/$name.disk" --no-causal --sort-memory 1 --spill-dir "$spill" >/dev/null \
+    "$ST" merge "$raw" -o "$tmp/$name.disk" --no-causal --sort-memory 1 --event-memory 0 --spill-dir "$spill" \
+        >/dev/null \
         2>"$tmp/$name.err" || {
         ok 1 "$name: merged spilling ($(head -1 "$tmp/$name.err"))"; ok 1 "$name: spilled"; return; }
     local runs diff
@@ -59,8 +63,12 @@ same_when_spilled() {
     diff=$(differences "$tmp/$name.mem" "$tmp/$name.disk" | tr '\n' ' ')
     [ -z "$diff" ]
     ok $? "$name: the merge that spilled wrote what the one in memory wrote${diff:+ (differ: $diff)}"
-    [ "$runs" -ge "$least" ] && [ "$(json "$tmp/$name.mem/report.json" "d['match_sorts']['runs_spilled']")" = 0 ]
-    ok $? "$name: its sorts spilled $runs runs to disk (at least $least), the one in memory none"
+    local aside events
+    aside=$(json "$tmp/$name.disk/report.json" "d['events_set_aside_bytes']")
+    events=$(json "$tmp/$name.disk/report.json" "d['events']")
+    [ "$runs" -ge "$least" ] && [ "$(json "$tmp/$name.mem/report.json" "d['match_sorts']['runs_spilled']")" = 0 ] &&
+        [ "$aside" -ge $((events * 32)) ] && [ "$(json "$tmp/$name.mem/report.json" "d['events_set_aside_bytes']")" = 0 ]
+    ok $? "$name: its sorts spilled $runs runs to disk (at least $least) and it set $aside bytes of its $events events aside, the one in memory neither"
 }
 
 for pattern in stencil2d random tree alltoall; do
@@ -129,5 +137,13 @@ rc=$?
 ok $? "a spill write that fails: exit $rc, one line: $(head -1 "$tmp/full.err")"
 [ ! -e "$tmp/full.out" ] && [ -z "$(ls -A "$tmp" | grep '^full.out')" ] && [ "$(ls -A "$spill" | wc -l)" = 0 ]
 ok $? "a spill write that fails leaves no output and no spill file"
+# ... and so does setting the events aside (the sorts in memory).
+(ulimit -f 256; exec "$ST" merge "$tmp/gen_stencil2d" -o "$tmp/full.out" --no-causal --event-memory 0 \
+    --spill-dir "$spill") >/dev/null 2>"$tmp/full.err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$tmp/full.err")" = 1 ] && grep -q "events set aside in $spill: write: File too large" "$tmp/full.err"
+ok $? "setting events aside fails: exit $rc, one line: $(head -1 "$tmp/full.err")"
+[ ! -e "$tmp/full.out" ] && [ -z "$(ls -A "$tmp" | grep '^full.out')" ] && [ "$(ls -A "$spill" | wc -l)" = 0 ]
+ok $? "setting events aside fails: no output and no spill file left"
 
 finish

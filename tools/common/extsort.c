@@ -1,5 +1,6 @@
 /* extsort.c — see extsort.h. */
 #include "extsort.h"
+#include "fsutil.h"
 #include "table.h"
 
 #include <errno.h>
@@ -80,66 +81,6 @@ static int no_memory(struct st_extsort *s)
     return fail(s, "sort spilling to %s: out of memory", s->dir);
 }
 
-static int write_all(int fd, const void *p, size_t len)
-{
-    while (len) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return -1;
-        }
-        p = (const char *)p + w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Read up to len bytes at off; *got < len only at the end of the file. */
-static int read_at(int fd, void *p, size_t len, uint64_t off, size_t *got)
-{
-    *got = 0;
-    while (*got < len) {
-        ssize_t r = pread(fd, (char *)p + *got, len - *got, (off_t)(off + *got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            break;
-        *got += (size_t)r;
-    }
-    return 0;
-}
-
-/* A nameless file in dir: O_TMPFILE, so that it vanishes even when the
- * process is killed; where the kernel or the file system lack it, a
- * named file unlinked at once. */
-static int spill_open(const char *dir)
-{
-    int fd = -1;
-#ifdef O_TMPFILE
-    fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
-        return fd;
-#endif
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/synctrace-sort.XXXXXX", dir) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    fd = mkostemp(path, O_CLOEXEC);
-    if (fd >= 0 && unlink(path) != 0) {
-        int e = errno;
-        close(fd);
-        fd = -1;
-        errno = e;
-    }
-    return fd;
-}
-
 /* A new spill file for a run of n records, kept in s->runs (closed by
  * free whatever happens next): its descriptor, or -1. */
 static int run_create(struct st_extsort *s, uint64_t n)
@@ -153,7 +94,7 @@ static int run_create(struct st_extsort *s, uint64_t n)
                     s->dir, strerror(EFBIG), bytes, (uint64_t)rl.rlim_cur);
     if (s->nruns == s->runs_cap && st_grow((void **)&s->runs, &s->runs_cap, sizeof *s->runs) != 0)
         return no_memory(s);
-    int fd = spill_open(s->dir);
+    int fd = st_nameless_file(s->dir, "synctrace-sort");
     if (fd < 0)
         return fail(s, "spill file in %s: create: %s", s->dir, strerror(errno));
     s->runs[s->nruns++] = (struct run){ fd, n };
@@ -162,7 +103,7 @@ static int run_create(struct st_extsort *s, uint64_t n)
 
 static int run_write(struct st_extsort *s, int fd, const void *p, size_t len)
 {
-    if (write_all(fd, p, len) != 0)
+    if (st_write_all(fd, p, len) != 0)
         return fail(s, "spill file in %s: write: %s", s->dir, strerror(errno));
     s->spilled += len;
     return 0;
@@ -185,7 +126,7 @@ static int refill(struct st_extsort *s, const struct merge *m, struct cursor *c)
 {
     uint64_t left = c->run.n - c->read;
     size_t want = left < m->bufrecs ? (size_t)left : m->bufrecs, got;
-    if (read_at(c->run.fd, c->buf, want * s->rec, c->read * s->rec, &got) != 0)
+    if (st_pread_all(c->run.fd, c->buf, want * s->rec, c->read * s->rec, &got) != 0)
         return fail(s, "spill file in %s: read: %s", s->dir, strerror(errno));
     struct stat st;
     if (got < want * s->rec)

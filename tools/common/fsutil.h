@@ -8,4 +8,18 @@ int st_mkdir_p(const char *path);
  * 0, or -1 when something could not be removed. */
 int st_remove_tree(const char *path);
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* A nameless file in dir, for reading and writing: O_TMPFILE, so that it
+ * vanishes even when the process is killed; where the kernel or the file
+ * system lack it, a file named stem.XXXXXX unlinked at once. Its
+ * descriptor, or -1 with errno. */
+int st_nameless_file(const char *dir, const char *stem);
+/* All len bytes written (retrying short writes): 0, or -1 with errno. */
+int st_write_all(int fd, const void *p, size_t len);
+/* Up to len bytes read at off; *got < len only at the end of the file.
+ * 0, or -1 with errno. */
+int st_pread_all(int fd, void *p, size_t len, uint64_t off, size_t *got);
+
 #endif

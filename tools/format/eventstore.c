@@ -150,6 +150,8 @@ void rt_store_free(struct rt_rank *r)
 void rt_store_release(struct rt_rank *r)
 {
     struct rt_store_side *s = &r->side;
+    free(r->times);
+    r->times = NULL;
     free(r->events);
     free(s->req.v);
     free(s->bytes.v);
@@ -211,4 +213,32 @@ struct rt_event rt_event_at(const struct rt_rank *r, uint64_t i)
         .has_truth = (uint8_t)rt_truth_known(r, i),
     };
     return e;
+}
+
+void rt_facts(const struct rt_rank *r, struct rt_facts *f)
+{
+    if (!r->events) {   /* set aside, or none */
+        *f = r->times ? r->spilled_facts : (struct rt_facts){ 0 };
+        return;
+    }
+    memset(f, 0, sizeof *f);
+    for (uint64_t i = 0; i < r->nevents; i++)
+        if (r->events[i].kind == RT_ENTER && rt_bytes(r, i) > 1) {
+            f->polling_regions++;
+            f->polling_calls += rt_bytes(r, i);
+        }
+    for (size_t k = 0; k < r->nsources; k++) {
+        uint64_t i = r->sources[k].index;
+        uint8_t kind = i < r->nevents ? r->events[i].kind : RT_ENTER;
+        if (kind != RT_COLL_END && kind != RT_NBC_COMPLETE)
+            continue;
+        uint32_t nslots;
+        const uint64_t *bits = rt_sources_of(r, i, &nslots);
+        if (!nslots)
+            continue;
+        uint32_t words = bits ? (nslots + 63) / 64 : 0;
+        if (words > f->source_words)
+            f->source_words = words;
+        f->sparse_members = 1;
+    }
 }

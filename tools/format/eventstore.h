@@ -39,4 +39,13 @@ struct rt_store_side {
     uint64_t cap;             /* slots allocated (and truth entries, when truth is set) */
 };
 
+/* What readers after the merge's match need of a location's events
+ * besides their times (rt_facts, rawtrace.h). */
+struct rt_facts {
+    uint64_t polling_regions; /* ENTER events standing for several polling calls */
+    uint64_t polling_calls;   /* ... and the calls they stand for */
+    uint32_t source_words;    /* the most 64-bit words of a sparse member's sources */
+    int sparse_members;       /* some collective exit has a sources list */
+};
+
 #endif

@@ -423,7 +423,24 @@ static int by_location(const void *a, const void *b)
  * each location exactly the number of events its definition declares, no
  * more (a recovered event file has no end-of-file record; a location
  * declaring none has no event file). */
-static int read_archive(const char *path, const char *anchor, int exact, struct rt_rank *out, char *err,
+/* The rank's k-th location (k > 0), one of its other threads. */
+static void set_thread(struct rt_rank *out, uint32_t k, const struct rf_read_location *loc)
+{
+    struct rt_rank *dst = &out->threads[k - 1];
+    dst->location = loc->id;
+    dst->declared_events = loc->nevents;
+    /* the tracer's N-th thread has id N << 32 | rank: keep N (a recovered
+     * archive lacks the threads that never flushed) */
+    uint64_t id = loc->id;
+    dst->thread = (id & 0xffffffffu) == (uint32_t)out->rank && (id >> 32) > 0 && (id >> 32) < UINT32_MAX
+                  ? (uint32_t)(id >> 32) : k;
+    out->nthreads = k;
+}
+
+/* mode: READ_DEFS reads definitions and locations, no events. */
+enum { READ_ALL = 0, READ_DEFS = 1 };
+
+static int read_archive(const char *path, const char *anchor, int exact, int mode, struct rt_rank *out, char *err,
                         size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -619,6 +636,11 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     out->noffsets = noffsets;
     free(offsets);
 
+    if (mode == READ_DEFS) {   /* the locations, without their events */
+        for (uint32_t k = 1; k < nlocs; k++)
+            set_thread(out, k, &locs[k]);
+        goto share;
+    }
     if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
         snprintf(err, errlen, "%s: cannot open the event files", anchor);
         goto done;
@@ -657,16 +679,8 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     uint64_t n = 0;
     for (uint32_t k = 0; k < nlocs && status == OTF2_SUCCESS && !c.failed; k++) {
         struct rt_rank *dst = k == 0 ? out : &out->threads[k - 1];
-        if (k > 0) {
-            dst->location = locs[k].id;
-            dst->declared_events = locs[k].nevents;
-            /* the tracer's N-th thread has id N << 32 | rank: keep N (a
-             * recovered archive lacks the threads that never flushed) */
-            uint64_t id = locs[k].id;
-            dst->thread = (id & 0xffffffffu) == (uint32_t)out->rank && (id >> 32) > 0 && (id >> 32) < UINT32_MAX
-                          ? (uint32_t)(id >> 32) : k;
-            out->nthreads = k;
-        }
+        if (k > 0)
+            set_thread(out, k, &locs[k]);
         c.r = dst;
         if (exact && locs[k].nevents == 0)
             continue;
@@ -702,6 +716,7 @@ static int read_archive(const char *path, const char *anchor, int exact, struct 
     flush_truth(out);
     for (uint32_t k = 0; k < out->nthreads; k++)
         flush_truth(&out->threads[k]);
+share:
     /* The threads read the rank's clock and share its definitions. */
     for (uint32_t k = 0; k < out->nthreads; k++) {
         struct rt_rank *t = &out->threads[k];
@@ -734,7 +749,7 @@ done:
 
 /* A rank killed before it closed its archive: rebuild the archive from the
  * journal, read it, and drop it. */
-static int read_recovered(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
+static int read_recovered(const char *anchor, int mode, struct rt_rank *out, char *err, size_t errlen)
 {
     struct rc_archive a;
     rf_otf2_quiet();
@@ -744,7 +759,7 @@ static int read_recovered(const char *anchor, struct rt_rank *out, char *err, si
         out->path = strdup(anchor);
         return -1;
     }
-    int rc = read_archive(a.anchor, anchor, 1, out, err, errlen);
+    int rc = read_archive(a.anchor, anchor, 1, mode, out, err, errlen);
     uint64_t from_records = a.from_records;
     int records_file = a.records_file;
     char *note = a.records_note[0] ? strdup(a.records_note) : NULL;
@@ -779,7 +794,7 @@ static int read_recovered(const char *anchor, struct rt_rank *out, char *err, si
     return 0;
 }
 
-int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
+static int read_rank(const char *anchor, int mode, struct rt_rank *out, char *err, size_t errlen)
 {
     /* A closed archive (it has its checksum file) is read only when every
      * byte of it verifies, and then as it is: no journal, no recovery. */
@@ -792,8 +807,11 @@ int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errl
     /* Exactly the events its definitions declare: a file whose writing had
      * to stop (disk full) may lack its end-of-file chunk, and OTF2's reader
      * would read on past its last chunk without end. */
-    if (sealed == 0)
-        return read_archive(anchor, anchor, 1, out, err, errlen);
+    if (sealed == 0) {
+        int rc = read_archive(anchor, anchor, 1, mode, out, err, errlen);
+        out->verified_seal = rc == 0;
+        return rc;
+    }
     int journal = rc_has_journal(anchor);
     if (rc_anchor_complete(anchor) || !journal) {
         struct stat st;
@@ -803,7 +821,7 @@ int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errl
             snprintf(err, errlen, "%s: missing: this rank left neither an archive nor a recovery journal", anchor);
             return -1;
         }
-        int rc = read_archive(anchor, anchor, 0, out, err, errlen);
+        int rc = read_archive(anchor, anchor, 0, mode, out, err, errlen);
         if (rc == 0 || !journal)
             return rc;
         /* Killed while closing, with the anchor cut short: the journal is
@@ -811,7 +829,67 @@ int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errl
         rt_free_rank(out);
     }
     /* No anchor, or an empty one (the rank died as OTF2 began writing it). */
-    return read_recovered(anchor, out, err, errlen);
+    return read_recovered(anchor, mode, out, err, errlen);
+}
+
+int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
+{
+    return read_rank(anchor, READ_ALL, out, err, errlen);
+}
+
+int rt_read_rank_defs(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
+{
+    return read_rank(anchor, READ_DEFS, out, err, errlen);
+}
+
+/* Location l's events (and what the rank's events told of it) into *to. */
+static void move_events(struct rt_rank *l, struct rt_rank *to, const struct rt_rank *rank)
+{
+    to->events = l->events;
+    to->nevents = l->nevents;
+    to->side = l->side;
+    to->sources = l->sources;
+    to->nsources = l->nsources;
+    to->source_words = l->source_words;
+    to->nsource_words = l->nsource_words;
+    to->trace_length = rank->trace_length;
+    l->events = NULL;
+    l->nevents = 0;
+    memset(&l->side, 0, sizeof l->side);
+    l->sources = NULL;
+    l->source_words = NULL;
+    l->nsources = l->nsource_words = 0;
+}
+
+int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, char *err, size_t errlen)
+{
+    struct rt_rank *main = locs[0];
+    const char *anchor = main->path;
+    struct rt_rank full;
+    int rc;
+    if (main->verified_seal)   /* its checksums held when its definitions were read */
+        rc = read_archive(anchor, anchor, 1, READ_ALL, &full, err, errlen);
+    else
+        rc = read_rank(anchor, READ_ALL, &full, err, errlen);
+    for (uint32_t k = 0; rc == 0 && k <= full.nthreads; k++) {
+        struct rt_rank *l = k == 0 ? &full : &full.threads[k - 1];
+        uint32_t at = 0;
+        while (at < nlocs && locs[at]->location != l->location)
+            at++;
+        if (at == nlocs || locs[at]->nevents || locs[at]->events) {
+            snprintf(err, errlen, "%s: location %llu changed while the trace was read", anchor,
+                     (unsigned long long)l->location);
+            rc = -1;
+            break;
+        }
+        move_events(l, locs[at], &full);
+    }
+    if (rc == 0 && full.recovered) {   /* what its events tell: its length, which they extend */
+        main->recovered_from_records = full.recovered_from_records;
+        main->recovered_records_file = full.recovered_records_file;
+    }
+    rt_free_rank(&full);
+    return rc;
 }
 
 void rt_free_rank(struct rt_rank *r)

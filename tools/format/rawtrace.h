@@ -125,11 +125,18 @@ struct rt_rank {
     struct rt_slot *events;   /* eventstore.h: time, kind, ref, peer, tag; the rest through rt_event_at */
     uint64_t nevents;
     struct rt_store_side side;   /* the events' rare and wide fields */
+    /* Set aside (eventspill.h): events, their side columns but true times,
+     * and sources are in a spill file from spill_at, and only the times
+     * are here, with what later readers need of the rest (rt_facts). */
+    uint64_t *times;
+    uint64_t spill_at;
+    struct rt_facts spilled_facts;
     struct rt_sources *sources;   /* by event index, ascending; only sparse members */
     size_t nsources;
     uint64_t *source_words;
     size_t nsource_words;
     uint64_t declared_events; /* what the location definition says (recovered: its whole chunks' events) */
+    int verified_seal;        /* a closed archive whose checksums held when it was read */
     int recovered;            /* the rank was killed before closing its archive: rebuilt
                                * from its journal, each location's events up to its last
                                * buffer flush (its threads' too, when they had flushed),
@@ -157,6 +164,15 @@ struct rt_rank {
  * and read from there, and out->recovered is set. Returns 0, or -1 with a
  * one-line message naming the file. */
 int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen);
+/* The same in two steps, for a reader that wants every rank's definitions
+ * before any event (the merge): rt_read_rank_defs reads all rt_read_rank
+ * reads but the events (the locations are there, with no events; a sealed
+ * archive's checksums are verified here); rt_read_rank_events then reads
+ * them into the rank's locations, locs[0] its main one (as defs made it,
+ * maybe moved out of it: rt_take_threads), matched by location id. Each
+ * returns 0, or -1 with a one-line message naming the file. */
+int rt_read_rank_defs(const char *anchor, struct rt_rank *out, char *err, size_t errlen);
+int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, char *err, size_t errlen);
 void rt_free_rank(struct rt_rank *r);
 /* Move a rank's thread locations out of it: *out (malloc'd) gets them,
  * returns how many. They borrow r's definitions: free them first. */
@@ -194,6 +210,14 @@ void rt_store_free(struct rt_rank *r);
 /* Free the events but keep their number (nevents): for a reader that needs
  * only the count from then on (the merge once a location is written). */
 void rt_store_release(struct rt_rank *r);
+/* Event i's time, whether the events are held or set aside (times). */
+static inline uint64_t rt_time(const struct rt_rank *r, uint64_t i)
+{
+    return r->times ? r->times[i] : r->events[i].time;
+}
+/* What the merge's stages after the match need of a location's events
+ * besides their times, from its events or, set aside, as they were. */
+void rt_facts(const struct rt_rank *r, struct rt_facts *f);
 /* Event i of r, decoded; and its fields that are not read from the slot. */
 struct rt_event rt_event_at(const struct rt_rank *r, uint64_t i);
 uint64_t rt_req(const struct rt_rank *r, uint64_t i);

@@ -21,8 +21,8 @@ int merge_apply(struct merge_state *st)
     double gmin = INFINITY;
     for (uint32_t r = 0; r < n; r++)
         if (locs[r].nevents)
-            gmin = fmin(gmin, cm_corrected(model, r, locs[r].events[0].time)
-                                  + x[cm_vertex(model, r, locs[r].events[0].time)]);
+            gmin = fmin(gmin, cm_corrected(model, r, rt_time(&locs[r], 0))
+                                  + x[cm_vertex(model, r, rt_time(&locs[r], 0))]);
     for (uint32_t r = 0; r < n; r++) {
         const struct rt_rank *rk = &locs[r];
         uint64_t *gt = st->gtime[r] = malloc(sizeof *gt * (rk->nevents ? rk->nevents : 1));
@@ -30,7 +30,7 @@ int merge_apply(struct merge_state *st)
             goto oom;
         uint64_t prev = 0;
         for (uint64_t i = 0; i < rk->nevents; i++) {
-            uint64_t ti = rk->events[i].time;
+            uint64_t ti = rt_time(rk, i);
             double g = cm_corrected(model, r, ti) + x[cm_vertex(model, r, ti)] - gmin;
             uint64_t v = g <= 0 ? 0 : (uint64_t)llround(g);
             if (v < prev)

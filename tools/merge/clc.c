@@ -711,7 +711,7 @@ int clc_correct(const struct rt_rank *ranks, uint32_t nranks, const struct mg_re
         if (!t[r])
             goto oom;
         for (uint64_t i = 0; i < nev[r]; i++)
-            t[r][i] = cm_interpolated(&ranks[r], ranks[r].events[i].time);
+            t[r][i] = cm_interpolated(&ranks[r], rt_time(&ranks[r], i));
     }
     /* corrected in place: clc_correct_times copies its input first */
     if (clc_correct_times((const double *const *)t, nev, nranks, match, m ? m->domain_of : NULL,

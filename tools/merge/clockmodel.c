@@ -80,8 +80,8 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
         while (d < m->ndomains && m->domains[d].id != id)
             d++;
         struct cm_domain *dom = &m->domains[d];
-        uint64_t first = ranks[r].nevents ? ranks[r].events[0].time : ranks[r].global_offset;
-        uint64_t end = ranks[r].nevents ? ranks[r].events[ranks[r].nevents - 1].time : first;
+        uint64_t first = ranks[r].nevents ? rt_time(&ranks[r], 0) : ranks[r].global_offset;
+        uint64_t end = ranks[r].nevents ? rt_time(&ranks[r], ranks[r].nevents - 1) : first;
         if (d == m->ndomains) {
             m->ndomains++;
             dom->id = id;

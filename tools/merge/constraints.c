@@ -77,12 +77,12 @@ static int pair_put(struct pair_min *p, uint32_t u, uint32_t v, double w)
 
 static double corrected(const struct rt_rank *ranks, const struct cm_model *m, struct mg_event_ref e)
 {
-    return cm_corrected(m, e.rank, ranks[e.rank].events[e.index].time);
+    return cm_corrected(m, e.rank, rt_time(&ranks[e.rank], e.index));
 }
 
 static uint32_t vertex(const struct rt_rank *ranks, const struct cm_model *m, struct mg_event_ref e)
 {
-    return cm_vertex(m, e.rank, ranks[e.rank].events[e.index].time);
+    return cm_vertex(m, e.rank, rt_time(&ranks[e.rank], e.index));
 }
 
 /* Per-domain extreme entry and exit of one collective instance. */
@@ -302,8 +302,8 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
             uint32_t prev_v = UINT32_MAX;
             double prev_c = 0;
             for (uint64_t i = 0; i < rk->nevents; i++) {
-                uint32_t v = cm_vertex(m, r, rk->events[i].time);
-                double c = cm_corrected(m, r, rk->events[i].time);
+                uint32_t v = cm_vertex(m, r, rt_time(rk, i));
+                double c = cm_corrected(m, r, rt_time(rk, i));
                 if (prev_v != UINT32_MAX && v != prev_v) {
                     if (pair_put(&pairs, prev_v, v, c - prev_c) != 0)
                         goto fail;

@@ -10,7 +10,8 @@
  * so at once, in one line, and goes on (an estimate is not a certainty).
  * Likewise the disk: the merged archive takes about what the raw event
  * files take, on OUT_DIR's file system, and the match's sorts spill what
- * exceeds their memory to --spill-dir; a merge that runs out of space
+ * exceeds their memory to --spill-dir, as do the events beyond
+ * --event-memory (eventspill.h); a merge that runs out of space
  * fails (one line, no output), but only once it gets there. */
 #include <config.h>
 #include "merge_state.h"
@@ -137,6 +138,10 @@ static void disk_check(const struct merge_state *st, uint64_t bytes, double even
     double archive = (double)bytes, spilled = events * SPILL_BYTES_PER_EVENT;
     if (spilled <= (double)st->opt.sort_memory / 2)
         spilled = 0;
+    /* and the events beyond --event-memory wait on disk for the write */
+    double aside = events * (double)sizeof(struct rt_slot) - (double)st->opt.event_memory;
+    if (aside > 0)
+        spilled += aside;
     dev_t out_dev, spill_dev;
     uint64_t out_free = disk_available(out_dir, &out_dev), spill_free = disk_available(spill_dir, &spill_dev);
     if (out_dev && out_dev == spill_dev) {   /* one file system holds both */
@@ -146,11 +151,11 @@ static void disk_check(const struct merge_state *st, uint64_t bytes, double even
     if (out_free && archive > (double)out_free)
         fprintf(stderr, "synctrace merge: %s: about %.3g GB for the merged archive%s, more than the %.3g GB free "
                         "there: the merge may fail for lack of space (--spill-dir, README \"Large traces\")\n",
-                out_dir, archive / 1e9, archive > (double)bytes ? " and the match's spill files" : "",
+                out_dir, archive / 1e9, archive > (double)bytes ? " and the spill files" : "",
                 (double)out_free / 1e9);
     if (spill_free && spilled > (double)spill_free)
-        fprintf(stderr, "synctrace merge: %s: about %.3g GB for the match's spill files, more than the %.3g GB free "
-                        "there: the merge may fail for lack of space (--spill-dir, --sort-memory)\n",
+        fprintf(stderr, "synctrace merge: %s: about %.3g GB for the spill files, more than the %.3g GB free "
+                        "there: the merge may fail for lack of space (--spill-dir, --sort-memory, --event-memory)\n",
                 spill_dir, spilled / 1e9, (double)spill_free / 1e9);
 }
 

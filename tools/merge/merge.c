@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "merge_state.h"
 #include "progress.h"
+#include "eventspill.h"
 #include "rawdir.h"
 #include "rma_flow.h"
 
@@ -52,6 +53,7 @@ void merge_state_free(struct merge_state *st)
         rt_free_rank(&st->locs[r]);
     free(st->locs);
     member_pool_free(&st->members);   /* after the ranks that point into it */
+    rt_spill_free(st->spill);
     rawdir_free(st->anchors, st->nanchors);
     jobs_free(st->jobs, st->njobs);
     report_free(&st->rep);
@@ -71,6 +73,35 @@ int merge_match(struct merge_state *st)
     st->rep.sort_memory = sort.memory;
     st->rep.sort_runs = st->match.sort_runs;
     st->rep.sort_spilled_bytes = st->match.sort_spilled_bytes;
+    return merge_set_aside(st);
+}
+
+/* Until the write, the stages read only the events' times (and the true
+ * times, kept beside them). Beyond --event-memory, the rest of a location's
+ * events goes to disk (eventspill.h), 24 of every 32 bytes, and comes back
+ * as the location is written: the locations first in order are kept, the
+ * others set aside, so the choice depends on the budget alone. */
+int merge_set_aside(struct merge_state *st)
+{
+    char err[4400];
+    uint64_t held = 0;
+    for (uint32_t r = 0; r < st->nlocs; r++) {
+        struct rt_rank *l = &st->locs[r];
+        uint64_t bytes = l->nevents * sizeof *l->events;
+        if (held + bytes <= st->opt.event_memory) {
+            held += bytes;
+            continue;
+        }
+        if (!st->spill && !(st->spill = rt_spill_new(st->opt.spill_dir, err, sizeof err))) {
+            fprintf(stderr, "synctrace merge: %s\n", err);
+            return -1;
+        }
+        if (rt_spill_out(st->spill, l) != 0) {
+            fprintf(stderr, "synctrace merge: %s\n", rt_spill_error(st->spill));
+            return -1;
+        }
+    }
+    st->rep.events_set_aside_bytes = rt_spill_bytes(st->spill);
     return 0;
 }
 

@@ -21,7 +21,7 @@ static int usage(FILE *to)
                 "                      [--timebase reference|median] [--min-latency NS] [--max-drift-ppm P]\n"
                 "                      [--drift-model auto|line|segments] [--no-drift] [--jobs N] [--force]\n"
                 "                      [--cluster-levels S[,S...]] [--no-causal] [--precision-sources N]\n"
-                "                      [--sort-memory MB] [--spill-dir DIR]\n"
+                "                      [--sort-memory MB] [--event-memory MB] [--spill-dir DIR]\n"
                 "Merge a raw trace into one OTF2 archive with synchronised, tachyon-free timestamps\n"
                 "(OUT_DIR/traces.otf2) and write OUT_DIR/report.json.\n"
                 "  --reference RANK   clock that defines global time (default 0)\n"
@@ -44,7 +44,9 @@ static int usage(FILE *to)
                 "                     other (the reference first, then a seeded sample); default: every pair\n"
                 "                     up to 2000 clocks and 4000 clock segments, beyond that N = 32\n"
                 "  --sort-memory MB   memory for the match's sorts; beyond it they spill to disk (default 64)\n"
-                "  --spill-dir DIR    where they spill (default: the directory that will hold OUT_DIR);\n"
+                "  --event-memory MB  memory for the events between the match and the write beyond their\n"
+                "                     times; the rest waits on disk (default 64; 0: all of them)\n"
+                "  --spill-dir DIR    where both spill (default: the directory that will hold OUT_DIR);\n"
                 "                     the files have no name and vanish when the merge ends\n");
     return to == stdout ? 0 : 2;
 }
@@ -80,6 +82,7 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o->jobs = cores > 0 ? (int)cores : 1;
     o->sort_memory = MG_SORT_MEMORY_DEFAULT;
+    o->event_memory = MERGE_EVENT_MEMORY_DEFAULT;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         double v;
@@ -88,7 +91,8 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
         if ((!strcmp(a, "-o") || !strcmp(a, "--reference") || !strcmp(a, "--alpha") || !strcmp(a, "--timebase")
              || !strcmp(a, "--min-latency") || !strcmp(a, "--max-drift-ppm") || !strcmp(a, "--jobs")
              || !strcmp(a, "--drift-model") || !strcmp(a, "--cluster-levels") || !strcmp(a, "--precision-sources")
-             || !strcmp(a, "--spill-dir") || !strcmp(a, "--sort-memory")) && i + 1 >= argc) {
+             || !strcmp(a, "--spill-dir") || !strcmp(a, "--sort-memory")
+             || !strcmp(a, "--event-memory")) && i + 1 >= argc) {
             fprintf(stderr, "synctrace merge: %s needs a value\n", a);
             return 2;
         }
@@ -165,6 +169,13 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
                 return 2;
             }
             o->sort_memory = (size_t)(v * 1048576);
+        } else if (!strcmp(a, "--event-memory")) {
+            if (parse_number(argv[++i], &v) || !(v >= 0 && v <= 1048576)) {
+                fprintf(stderr, "synctrace merge: --event-memory takes megabytes, from 0 to 1048576, not '%s'\n",
+                        argv[i]);
+                return 2;
+            }
+            o->event_memory = (size_t)(v * 1048576);
         } else if (!strcmp(a, "--no-causal")) {
             o->no_causal = 1;
         } else if (!strcmp(a, "--causal")) {

@@ -5,7 +5,8 @@
  *   read        read_stage.c     rank archives -> one rt_rank per location
  *   outside     outside.c        members of other jobs (spawn, connect) -> ranks after the trace's
  *   match       match.c          messages and collectives, paired by external sorts
- *               match_requests.c (extsort.h; a request's events put together)
+ *               match_requests.c (extsort.h; a request's events put together); then the
+ *                                events but their times go to disk (eventspill.h) until the write
  *   clock model model_select.c   which drift model the events contradict least
  *   constraints constraints.c    } one model's constraint graph and its
  *   solve       solve.c          } offsets: solution.c
@@ -28,10 +29,13 @@
 #include "constraints.h"
 #include "jobs.h"
 #include "match.h"
+#include "eventspill.h"
 #include "rawtrace.h"
 #include "report.h"
 #include "solve.h"
 #include "timing.h"
+
+#define MERGE_EVENT_MEMORY_DEFAULT ((size_t)64 << 20)
 
 struct merge_options {
     const char *raw, *out;
@@ -47,6 +51,8 @@ struct merge_options {
     int no_causal;            /* 1: --no-causal; -1: --causal (the default, kept for old scripts) */
     uint32_t precision_sources;   /* --precision-sources: sampled pair precision from so many clocks; 0 default */
     size_t sort_memory;       /* --sort-memory, bytes: the match's sorts spill beyond it */
+    size_t event_memory;      /* --event-memory, bytes: events held beyond their times from the match to
+                               * the write; the rest is set aside on disk */
     const char *spill_dir;    /* --spill-dir, else out_parent */
     char out_parent[4200];    /* the directory that will hold OUT (where it is built) */
 };
@@ -70,6 +76,7 @@ struct merge_state {
     uint32_t nlocs;
     struct outside_table outside;   /* outside: processes of other jobs, ranks from rep.ranks on */
     struct mg_result match;   /* match */
+    struct rt_spill *spill;   /* match: the events but their times, until the write (eventspill.h) */
     struct cm_model model;    /* clock model */
     struct merge_solution sol;   /* constraints + solve: the offsets of the chosen model */
     uint32_t tau;             /* the reference clock's domain */
@@ -99,6 +106,7 @@ int merge_outside(struct merge_state *st);
 int jobs_renumber(struct merge_state *st);
 void outside_table_free(struct outside_table *t);
 int merge_match(struct merge_state *st);
+int merge_set_aside(struct merge_state *st);          /* merge.c: the match ends with it */
 int merge_choose_model(struct merge_state *st);
 int merge_apply(struct merge_state *st);
 int merge_repair(struct merge_state *st);             /* repair.c: only when delta > 0 */

@@ -241,8 +241,11 @@ uint64_t ow_location_id(const struct rt_rank *r)
 
 int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
              const struct mg_result *match, uint64_t *const *gtime, uint64_t *const *truth_ns,
-             void (*written)(void *ctx, uint32_t r), void *ctx, char *err, size_t errlen)
+             const struct ow_hooks *hooks, char *err, size_t errlen)
 {
+    static const struct ow_hooks none = { NULL, NULL, NULL };
+    if (!hooks)
+        hooks = &none;
     struct st_strtab strings = { 0 };
     struct st_strtab regions = { 0 };     /* region names; ref = index */
     uint8_t *roles = NULL;                /* OTF2_RegionRole by region ref */
@@ -288,20 +291,13 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             any_truth = 1;
     uint32_t pre_words = 0;
     int pre_sources = 0;
-    for (uint32_t r = 0; r < nranks; r++)
-        for (uint64_t i = 0; i < ranks[r].nevents; i++) {
-            uint8_t kind = ranks[r].events[i].kind;
-            if (kind != RT_COLL_END && kind != RT_NBC_COMPLETE)
-                continue;
-            uint32_t nslots;
-            const uint64_t *bits = rt_sources_of(&ranks[r], i, &nslots);
-            if (!nslots)
-                continue;
-            uint32_t words = bits ? (nslots + 63) / 64 : 0;
-            if (words > pre_words)
-                pre_words = words;
-            pre_sources = 1;
-        }
+    for (uint32_t r = 0; r < nranks; r++) {
+        struct rt_facts f;
+        rt_facts(&ranks[r], &f);
+        if (f.source_words > pre_words)
+            pre_words = f.source_words;
+        pre_sources |= f.sparse_members;
+    }
     const uint32_t freed = pre_sources ? 2 + pre_words : any_truth ? 1 : 0;
     uint64_t last_time = 0;
     for (uint32_t r = 0; r < nranks; r++) {
@@ -335,6 +331,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             goto oom;
         }
         const uint32_t *cm = match->rank_comm[r];
+        if (hooks->load && hooks->load(hooks->ctx, r, err, errlen) != 0) {
+            OTF2_AttributeList_Delete(attrs);
+            goto done;
+        }
         for (uint64_t i = 0; i < rk->nevents; i++) {
             const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
             uint64_t t = gtime[r][i];
@@ -450,8 +450,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             snprintf(err, errlen, "%s/%s: cannot write the events of rank %d", dir, name, rk->rank);
             goto done;
         }
-        if (written)
-            written(ctx, r);
+        if (hooks->written)
+            hooks->written(hooks->ctx, r);
     }
     /* Processes outside the trace (outside.c): a location each, without
      * events, after the trace's ranks (their ids are their ranks). */

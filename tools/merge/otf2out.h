@@ -13,11 +13,20 @@
 /* The id of a location (a rank's thread) in the merged archive. */
 uint64_t ow_location_id(const struct rt_rank *r);
 
-/* written(ctx, r), when not NULL, is called once rank r's events are
- * written: ow_write reads them no more (only nevents), nor gtime[r] and
- * truth_ns[r], so the caller may free them. */
+/* The caller's part in writing, each NULL when not wanted:
+ * load(ctx, r) is called before location r's events are read (the merge
+ * keeps them on disk until then: eventspill.h), 0 or -1 with a one-line
+ * message; written(ctx, r) once they are written: ow_write reads them no
+ * more (only nevents), nor gtime[r] and truth_ns[r], so the caller may free
+ * them. Before load, ow_write reads only the locations' definitions, event
+ * counts and facts (rt_facts). */
+struct ow_hooks {
+    int (*load)(void *ctx, uint32_t r, char *err, size_t errlen);
+    void (*written)(void *ctx, uint32_t r);
+    void *ctx;
+};
 int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
              const struct mg_result *match, uint64_t *const *gtime, uint64_t *const *truth_ns,
-             void (*written)(void *ctx, uint32_t r), void *ctx, char *err, size_t errlen);
+             const struct ow_hooks *hooks, char *err, size_t errlen);
 
 #endif

@@ -139,13 +139,13 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, uint64_t 
     double origin = INFINITY;
     for (uint32_t r = 0; r < n; r++)
         if (ranks[r].nevents)
-            origin = fmin(origin, cm_interpolated(&ranks[r], ranks[r].events[0].time));
+            origin = fmin(origin, cm_interpolated(&ranks[r], rt_time(&ranks[r], 0)));
     double worst = 0;
     for (uint32_t r = 0; r < n; r++) {
         const struct rt_rank *rk = &ranks[r];
         for (uint64_t i = 0; i < rk->nevents; i++) {
             x[i] = (double)gtime[r][i];
-            y[i] = cm_interpolated(rk, rk->events[i].time) - origin;
+            y[i] = cm_interpolated(rk, rt_time(rk, i)) - origin;
         }
         /* a little below the bound: the file rounds to 1/1000 ns; the global
          * times themselves are rounded to whole ns, so ±0.5 ns is noise */

@@ -22,6 +22,17 @@ static void release_location(void *ctx, uint32_t r)
     st->truth[r] = NULL;
 }
 
+/* A location is about to be written: its events come back from disk. */
+static int load_location(void *ctx, uint32_t r, char *err, size_t errlen)
+{
+    struct merge_state *st = ctx;
+    if (st->spill && rt_spill_in(st->spill, &st->locs[r]) != 0) {
+        snprintf(err, errlen, "%s", rt_spill_error(st->spill));
+        return -1;
+    }
+    return 0;
+}
+
 int merge_write(struct merge_state *st)
 {
     char err[4400];
@@ -29,8 +40,9 @@ int merge_write(struct merge_state *st)
      * first, as the archive's writer lets the events go. */
     if (rv_write(st->tmp, st->locs, st->nlocs, st->gtime, NULL, err, sizeof err) != 0)
         fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
-    if (ow_write(st->tmp, "traces", st->locs, st->nlocs, &st->match, st->gtime, st->truth, release_location, st,
-                 err, sizeof err) != 0) {
+    struct ow_hooks hooks = { load_location, release_location, st };
+    if (ow_write(st->tmp, "traces", st->locs, st->nlocs, &st->match, st->gtime, st->truth, &hooks, err,
+                 sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
     }

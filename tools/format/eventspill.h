@@ -1,0 +1,32 @@
+/* eventspill.h — locations' events set aside on disk while a reader needs
+ * only their times (the merge between its match and its write): about 32
+ * bytes per event leave memory, 8 stay.
+ *
+ * rt_spill_out writes a location's slots, their side columns (not the true
+ * times, which stay), and its sparse members' sources to one nameless file
+ * (O_TMPFILE in dir: gone when the process ends, killed or not), keeps the
+ * times in r->times and what later stages need of the rest (rt_facts).
+ * rt_spill_in reads them back; rt_store_release frees them again. Any
+ * number of locations share a file, in any order. */
+#ifndef SYNCTRACE_EVENTSPILL_H
+#define SYNCTRACE_EVENTSPILL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rawtrace.h"
+
+struct rt_spill;
+
+/* NULL with a one-line message when the file cannot be made in dir. */
+struct rt_spill *rt_spill_new(const char *dir, char *err, size_t errlen);
+/* 0, or -1 (rt_spill_error says why; r is then unchanged). A location
+ * already set aside, or without events, is left as it is; one brought back
+ * by rt_spill_in lets its events go again (the file still has them). */
+int rt_spill_out(struct rt_spill *s, struct rt_rank *r);
+/* 0 (r holds its events again, and still its times), or -1. */
+int rt_spill_in(struct rt_spill *s, struct rt_rank *r);
+const char *rt_spill_error(const struct rt_spill *s);
+uint64_t rt_spill_bytes(const struct rt_spill *s);   /* written so far */
+void rt_spill_free(struct rt_spill *s);
+
+#endif
