@@ -872,9 +872,11 @@ int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, char *err, 
     else
         rc = read_rank(anchor, READ_ALL, &full, err, errlen);
     for (uint32_t k = 0; rc == 0 && k <= full.nthreads; k++) {
+        /* by thread number: a reader may have renumbered the rank (and
+         * so its location ids) in between, as the merge does spawned jobs */
         struct rt_rank *l = k == 0 ? &full : &full.threads[k - 1];
         uint32_t at = 0;
-        while (at < nlocs && locs[at]->location != l->location)
+        while (k > 0 && at < nlocs && (at == 0 || locs[at]->thread != l->thread))
             at++;
         if (at == nlocs || locs[at]->nevents || locs[at]->events) {
             snprintf(err, errlen, "%s: location %llu changed while the trace was read", anchor,

@@ -169,7 +169,8 @@ int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errl
  * reads but the events (the locations are there, with no events; a sealed
  * archive's checksums are verified here); rt_read_rank_events then reads
  * them into the rank's locations, locs[0] its main one (as defs made it,
- * maybe moved out of it: rt_take_threads), matched by location id. Each
+ * maybe moved out of it: rt_take_threads), matched by thread number (the
+ * main one first; the rank may have been renumbered in between). Each
  * returns 0, or -1 with a one-line message naming the file. */
 int rt_read_rank_defs(const char *anchor, struct rt_rank *out, char *err, size_t errlen);
 int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, char *err, size_t errlen);

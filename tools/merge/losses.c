@@ -26,19 +26,21 @@ static void note(struct report *rep, int rank, const char *fmt, ...)
     rep->nlosses++;
 }
 
-void losses_note(struct report *rep, const struct rt_rank *r, const char *anchor)
+int losses_finalized(const struct rt_rank *r)
 {
-    /* A recovered rank's main thread may have flushed nothing while its
-     * other threads did. */
-    uint64_t all = r->nevents;
-    for (uint32_t k = 0; k < r->nthreads; k++)
-        all += r->threads[k].nevents;
     int finalized = 0;
     for (uint64_t k = r->nevents; k-- > 0 && !finalized;) {
         const struct rt_event ev = rt_event_at(r, k), *e = &ev;
         finalized = e->kind == RT_ENTER && e->ref < r->nregions && r->regions[e->ref]
                     && strcmp(r->regions[e->ref], "MPI_Finalize") == 0;
     }
+    return finalized;
+}
+
+void losses_note(struct report *rep, const struct rt_rank *r, const char *anchor, uint64_t all, int finalized)
+{
+    /* A recovered rank's main thread may have flushed nothing while its
+     * other threads did: `all` counts them too. */
     if (r->recovered && all == 0 && !r->recovered_records_file)
         note(rep, r->rank, RF_RANK_NAME_FMT ": killed before its first buffer flush, and before it could close its archive: "
                            "no events survived; merged as a rank without events", r->rank);

@@ -11,8 +11,13 @@
 #include "rawtrace.h"
 #include "report.h"
 
-/* Say what rank R (its main location; its threads with it) lost, if
- * anything, and record it in REP. ANCHOR names its archive. */
-void losses_note(struct report *rep, const struct rt_rank *r, const char *anchor);
+/* Did rank R's main location end in MPI_Finalize? From its events, which
+ * must be held (ask before they are set aside). */
+int losses_finalized(const struct rt_rank *r);
+/* Say what rank R (its main location) lost, if anything, and record it in
+ * REP: ALL_EVENTS its locations hold in all, FINALIZED as above. ANCHOR
+ * names its archive. */
+void losses_note(struct report *rep, const struct rt_rank *r, const char *anchor, uint64_t all_events,
+                 int finalized);
 
 #endif

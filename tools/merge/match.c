@@ -176,22 +176,63 @@ static int is_neighbor_region(const struct rt_rank *r, uint32_t region)
                || strncmp(r->regions[region], "MPI_Ineighbor_", 14) == 0);
 }
 
-/* A sort read to its end: what it spilled is counted, its memory and files go. */
-static void retire(struct mg_result *out, struct st_extsort **s)
+/* The match in three steps, so that a reader can hand each location over
+ * as soon as its events are read (match.h). */
+struct mg_matcher {
+    const struct rt_rank *ranks;
+    uint32_t nranks;
+    struct mg_result *out;
+    struct interner names;
+    uint32_t **comm_ids;      /* [location][archive comm ref] -> global communicator id */
+    struct st_extsort *sends, *recvs, *calls, *instances, *requests;
+    struct req_pending *pending;
+    struct match_sinks sinks;
+    int failed;
+    char err[1024];
+};
+
+/* The first sort that failed says why; none did: a table could not grow.
+ * Returns -1. */
+static int matcher_fail(struct mg_matcher *m)
 {
-    out->sort_runs += st_extsort_runs(*s);
-    out->sort_spilled_bytes += st_extsort_spilled_bytes(*s);
-    st_extsort_free(*s);
-    *s = NULL;
+    if (m->failed)
+        return -1;
+    m->failed = 1;
+    struct st_extsort *all[] = { m->requests, m->sends, m->recvs, m->calls, m->instances };
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+        if (all[k] && st_extsort_failed(all[k])) {
+            snprintf(m->err, sizeof m->err, "while matching messages: %s", st_extsort_error(all[k]));
+            return -1;
+        }
+    snprintf(m->err, sizeof m->err, "out of memory while matching messages");
+    return -1;
 }
 
+static void matcher_free(struct mg_matcher *m)
+{
+    free(m->names.keys);   /* comm_ids are the result's (rank_comm) */
+    free(m->names.slots);
+    st_extsort_free(m->sends);
+    st_extsort_free(m->recvs);
+    st_extsort_free(m->calls);
+    st_extsort_free(m->instances);
+    st_extsort_free(m->requests);
+    req_pending_free(m->pending);
+    free(m);
+}
 
-int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
-                    struct mg_result *out, char *err, size_t errlen)
+struct mg_matcher *mg_match_begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+                                  struct mg_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    struct interner names = { 0 };
-    uint32_t **comm_ids = calloc(nranks ? nranks : 1, sizeof *comm_ids);
+    struct mg_matcher *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(err, errlen, "out of memory while matching messages");
+        return NULL;
+    }
+    m->ranks = ranks;
+    m->nranks = nranks;
+    m->out = out;
     /* Four sorts fill at once (requests, sends, receives, calls), then
      * calls are sorted again by instance: each has a quarter of the memory. */
     struct mg_sort_config defaults = { NULL, MG_SORT_MEMORY_DEFAULT };
@@ -199,49 +240,47 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
         cfg = &defaults;
     const char *spill = cfg->spill_dir ? cfg->spill_dir : mg_default_spill_dir();
     size_t share = cfg->memory / 4;
-    struct st_extsort *sends = NULL, *recvs = NULL, *calls = NULL, *instances = NULL;
-    struct mg_member *members = NULL;
-    size_t cmembers = 0;
-    uint32_t *callers = NULL;   /* per communicator (and one for unknown ones): ranks that called */
-    struct st_extsort *requests = NULL;
-    struct req_pending *pending = NULL;
-    struct match_sinks sinks = { NULL, NULL, NULL, NULL, out };
-    if (!comm_ids)
+    if (!(m->comm_ids = calloc(nranks ? nranks : 1, sizeof *m->comm_ids)))
         goto oom;
+    /* the result's from the start: the writer maps references with it, and
+     * rf_order_begin (rma_flow.h) needs it before the pairing */
+    out->rank_comm = m->comm_ids;
+    out->nranks = nranks;
     for (uint32_t r = 0; r < nranks; r++)   /* the ranks' main locations */
         out->nworld += !ranks[r].thread;
 
     for (uint32_t r = 0; r < nranks; r++) {
         const struct rt_rank *rk = &ranks[r];
-        comm_ids[r] = malloc(sizeof **comm_ids * (rk->ncomms ? rk->ncomms : 1));
-        if (!comm_ids[r])
+        m->comm_ids[r] = malloc(sizeof **m->comm_ids * (rk->ncomms ? rk->ncomms : 1));
+        if (!m->comm_ids[r])
             goto oom;
         for (uint32_t c = 0; c < rk->ncomms; c++) {
             int fresh;
-            if (intern(&names, identity(&rk->comms[c]), &comm_ids[r][c], &fresh) != 0)
+            if (intern(&m->names, identity(&rk->comms[c]), &m->comm_ids[r][c], &fresh) != 0)
                 goto oom;
         }
     }
-    out->ncomms = names.n;
-    out->comms = calloc(names.n ? names.n : 1, sizeof *out->comms);
+    out->ncomms = m->names.n;
+    out->comms = calloc(m->names.n ? m->names.n : 1, sizeof *out->comms);
     if (!out->comms)
         goto oom;
-    if (!(sends = st_extsort_new(sizeof(struct endpoint), by_key, share, spill, err, errlen))
-        || !(recvs = st_extsort_new(sizeof(struct endpoint), by_key, share, spill, err, errlen))
-        || !(calls = st_extsort_new(sizeof(struct call), by_call, share, spill, err, errlen))
-        || !(instances = st_extsort_new(sizeof(struct call), by_instance, share, spill, err, errlen))
-        || !(requests = st_extsort_new(sizeof(struct req_record), by_request, share, spill, err, errlen))) {
+    if (!(m->sends = st_extsort_new(sizeof(struct endpoint), by_key, share, spill, err, errlen))
+        || !(m->recvs = st_extsort_new(sizeof(struct endpoint), by_key, share, spill, err, errlen))
+        || !(m->calls = st_extsort_new(sizeof(struct call), by_call, share, spill, err, errlen))
+        || !(m->instances = st_extsort_new(sizeof(struct call), by_instance, share, spill, err, errlen))
+        || !(m->requests = st_extsort_new(sizeof(struct req_record), by_request, share, spill, err,
+                                          errlen))) {
         char why[1024];
         snprintf(why, sizeof why, "%s", err);
         snprintf(err, errlen, "while matching messages: %s", why);
         goto fail;
     }
-    sinks = (struct match_sinks){ sends, recvs, calls, requests, out };
-    if (!(pending = req_pending_new(share / sizeof(struct req_record) / 3)))
+    m->sinks = (struct match_sinks){ m->sends, m->recvs, m->calls, m->requests, out };
+    if (!(m->pending = req_pending_new(share / sizeof(struct req_record) / 3)))
         goto oom;
     for (uint32_t r = 0; r < nranks; r++)
         for (uint32_t c = 0; c < ranks[r].ncomms; c++) {
-            struct mg_comm *g = &out->comms[comm_ids[r][c]];
+            struct mg_comm *g = &out->comms[m->comm_ids[r][c]];
             const struct rt_comm *rc = &ranks[r].comms[c];
             if (g->name)
                 continue;
@@ -265,204 +304,234 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
             if (!g->name || !g->members)
                 goto oom;
         }
+    return m;
+oom:
+    snprintf(err, errlen, "out of memory while matching messages");
+fail:
+    matcher_free(m);
+    mg_free(out);
+    return NULL;
+}
 
-    /* One pass over every location. What needs a request's other events
-     * (when it was posted, whether it was cancelled) goes to `requests`,
-     * joined after the pass. */
-    for (uint32_t r = 0; r < nranks; r++) {
-        const struct rt_rank *rk = &ranks[r];
-        uint32_t region;
-        uint64_t open_begin = UINT64_MAX, open_time = 0;
-        int open_neighbor = 0;
-        region = UINT32_MAX;
-        uint32_t me = (uint32_t)rk->rank;
-        uint64_t entered = 0;   /* when the current MPI call began: a blocking receive is posted then */
-        for (uint64_t i = 0; i < rk->nevents; i++) {
-            const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
-            uint32_t comm = e->ref < rk->ncomms ? comm_ids[r][e->ref] : UINT32_MAX;
-            struct endpoint ep = { comm, 0, 0, e->tag, e->time, i, r, 0, e->bytes };
-            struct req_record q = { .rank = me, .role = REQ_USE, .req = e->req, .stream = r, .index = i,
-                                    .time = e->time };
-            switch (e->kind) {
-            case RT_IRECV_REQUEST:
-                q.role = REQ_POSTED;
-                goto request;
-            case RT_CANCELLED:
-                /* a definition for the send it cancels; for a receive, counted once posted */
-                q.role = REQ_CANCELLED;
-                goto request;
-            case RT_ISEND_COMPLETE:
-                q.use = USE_ISEND_DONE;
-                goto request;
-            case RT_NBC_REQUEST:
-                q.role = REQ_NBC;
-                q.neighbor = (uint8_t)is_neighbor_region(rk, region);
-            request:
-                if (req_put(pending, &sinks, &q) != 0)
-                    goto sort_error;
-                break;
-            case RT_ENTER:
-                region = e->ref;
-                entered = e->time;
-                break;
-            case RT_ISEND:
-            case RT_SEND: {
-                int dst = rt_world_rank(rk, e->ref, e->peer);
-                ep.src = me;
-                ep.dst = dst < 0 ? UINT32_MAX : (uint32_t)dst;
-                if (e->kind == RT_ISEND) {   /* unless it was cancelled */
-                    q.use = USE_ISEND;
-                    q.outside = dst >= (int)out->nworld;
-                    q.u.ep = ep;
-                    if (req_put(pending, &sinks, &q) != 0)
-                        goto sort_error;
-                } else if (dst >= (int)out->nworld) {   /* to a process outside the trace */
-                    out->outside_sends++;
-                } else if (st_extsort_put(sends, &ep) != 0) {
-                    goto sort_error;
-                }
-                break;
-            }
-            case RT_IRECV:
-                q.use = USE_RECEIVE;   /* in turn where it was posted */
-                goto receive;
-            case RT_RECV:
-                ep.order = entered;
-            receive: {
-                int src = rt_world_rank(rk, e->ref, e->peer);
-                if (src >= (int)out->nworld) {   /* from a process outside the trace */
-                    out->outside_recvs++;
-                    break;
-                }
-                ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
-                ep.dst = me;
-                if (q.use == USE_RECEIVE) {
-                    q.u.ep = ep;
-                    if (req_put(pending, &sinks, &q) != 0)
-                        goto sort_error;
-                } else if (st_extsort_put(recvs, &ep) != 0) {
-                    goto sort_error;
-                }
-                break;
-            }
-            case RT_IRECV_FREED: {
-                /* It takes its turn where it was posted; a wildcard one
-                 * cannot be placed (its send is reported unmatched). */
-                if (e->peer == RT_ANY || e->tag == RT_ANY)
-                    break;
-                int src = rt_world_rank(rk, e->ref, e->peer);
-                if (src >= (int)out->nworld)
-                    break;   /* from a process outside the trace: nothing to pair */
-                ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
-                ep.dst = me;
-                ep.open = 1;
-                q.use = USE_RECEIVE;
+/* One pass over location r's events. What needs a request's other events
+ * (when it was posted, whether it was cancelled) goes to `requests`, joined
+ * at the end. */
+int mg_match_location(struct mg_matcher *m, uint32_t r)
+{
+    if (m->failed)
+        return -1;
+    const struct rt_rank *rk = &m->ranks[r];
+    struct mg_result *out = m->out;
+    struct req_pending *pending = m->pending;
+    struct match_sinks *sinks = &m->sinks;
+    const uint32_t *comm_ids = m->comm_ids[r];
+    uint32_t region = UINT32_MAX;
+    uint64_t open_begin = UINT64_MAX, open_time = 0;
+    int open_neighbor = 0;
+    uint32_t me = (uint32_t)rk->rank;
+    uint64_t entered = 0;   /* when the current MPI call began: a blocking receive is posted then */
+    for (uint64_t i = 0; i < rk->nevents; i++) {
+        const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
+        uint32_t comm = e->ref < rk->ncomms ? comm_ids[e->ref] : UINT32_MAX;
+        struct endpoint ep = { comm, 0, 0, e->tag, e->time, i, r, 0, e->bytes };
+        struct req_record q = { .rank = me, .role = REQ_USE, .req = e->req, .stream = r, .index = i,
+                                .time = e->time };
+        switch (e->kind) {
+        case RT_IRECV_REQUEST:
+            q.role = REQ_POSTED;
+            goto request;
+        case RT_CANCELLED:
+            /* a definition for the send it cancels; for a receive, counted once posted */
+            q.role = REQ_CANCELLED;
+            goto request;
+        case RT_ISEND_COMPLETE:
+            q.use = USE_ISEND_DONE;
+            goto request;
+        case RT_NBC_REQUEST:
+            q.role = REQ_NBC;
+            q.neighbor = (uint8_t)is_neighbor_region(rk, region);
+        request:
+            if (req_put(pending, sinks, &q) != 0)
+                return matcher_fail(m);
+            break;
+        case RT_ENTER:
+            region = e->ref;
+            entered = e->time;
+            break;
+        case RT_ISEND:
+        case RT_SEND: {
+            int dst = rt_world_rank(rk, e->ref, e->peer);
+            ep.src = me;
+            ep.dst = dst < 0 ? UINT32_MAX : (uint32_t)dst;
+            if (e->kind == RT_ISEND) {   /* unless it was cancelled */
+                q.use = USE_ISEND;
+                q.outside = dst >= (int)out->nworld;
                 q.u.ep = ep;
-                if (req_put(pending, &sinks, &q) != 0)
-                    goto sort_error;
-                break;
+                if (req_put(pending, sinks, &q) != 0)
+                    return matcher_fail(m);
+            } else if (dst >= (int)out->nworld) {   /* to a process outside the trace */
+                out->outside_sends++;
+            } else if (st_extsort_put(m->sends, &ep) != 0) {
+                return matcher_fail(m);
             }
-            case RT_COLL_BEGIN:
-                open_begin = i;
-                open_time = e->time;
-                open_neighbor = is_neighbor_region(rk, region);
-                break;
-            case RT_COLL_END:
-            case RT_NBC_COMPLETE: {
-                struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, 0, 0, { r, 0 }, { r, i }, e->ref,
-                                  (uint8_t)((e->bytes ? 0 : MG_QUIET_SEND) | (e->received ? 0 : MG_QUIET_RECV)) };
-                /* The root: MPI_ROOT on an intercommunicator is the caller
-                 * itself; MPI_PROC_NULL (the rest of the root's group) names
-                 * none; else a rank of the (remote) group. */
-                if (e->peer == OTF2_COLLECTIVE_ROOT_SELF) {
-                    c.root = (int)me;
-                    c.root_self = 1;
-                }
-                else if (e->peer < OTF2_COLLECTIVE_ROOT_THIS_GROUP)
-                    c.root = rt_world_rank(rk, e->ref, e->peer);
-                if (e->kind == RT_COLL_END) {
-                    if (open_begin == UINT64_MAX)
-                        break;   /* an end without a begin: not a call we can place */
-                    c.enter.index = open_begin;
-                    c.order = open_time;
-                    c.neighbor = open_neighbor;
-                    open_begin = UINT64_MAX;
-                }
-                /* the caller's rank in the communicator (an intercommunicator's: in its local group) */
-                if (e->ref < rk->ncomms)
-                    c.comm_rank = local_rank(&rk->comms[e->ref], me);
-                if (e->kind == RT_NBC_COMPLETE) {   /* entered where it was posted */
-                    q.use = USE_NBC;
-                    q.u.c = c;
-                    if (req_put(pending, &sinks, &q) != 0)
-                        goto sort_error;
-                } else if (st_extsort_put(calls, &c) != 0) {
-                    goto sort_error;
-                }
-                break;
-            }
-            default:
-                break;
-            }
+            break;
         }
-        if (req_location_end(pending, &sinks) != 0)
-            goto sort_error;
+        case RT_IRECV:
+            q.use = USE_RECEIVE;   /* in turn where it was posted */
+            goto receive;
+        case RT_RECV:
+            ep.order = entered;
+        receive: {
+            int src = rt_world_rank(rk, e->ref, e->peer);
+            if (src >= (int)out->nworld) {   /* from a process outside the trace */
+                out->outside_recvs++;
+                break;
+            }
+            ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
+            ep.dst = me;
+            if (q.use == USE_RECEIVE) {
+                q.u.ep = ep;
+                if (req_put(pending, sinks, &q) != 0)
+                    return matcher_fail(m);
+            } else if (st_extsort_put(m->recvs, &ep) != 0) {
+                return matcher_fail(m);
+            }
+            break;
+        }
+        case RT_IRECV_FREED: {
+            /* It takes its turn where it was posted; a wildcard one
+             * cannot be placed (its send is reported unmatched). */
+            if (e->peer == RT_ANY || e->tag == RT_ANY)
+                break;
+            int src = rt_world_rank(rk, e->ref, e->peer);
+            if (src >= (int)out->nworld)
+                break;   /* from a process outside the trace: nothing to pair */
+            ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
+            ep.dst = me;
+            ep.open = 1;
+            q.use = USE_RECEIVE;
+            q.u.ep = ep;
+            if (req_put(pending, sinks, &q) != 0)
+                return matcher_fail(m);
+            break;
+        }
+        case RT_COLL_BEGIN:
+            open_begin = i;
+            open_time = e->time;
+            open_neighbor = is_neighbor_region(rk, region);
+            break;
+        case RT_COLL_END:
+        case RT_NBC_COMPLETE: {
+            struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, 0, 0, { r, 0 }, { r, i }, e->ref,
+                              (uint8_t)((e->bytes ? 0 : MG_QUIET_SEND) | (e->received ? 0 : MG_QUIET_RECV)) };
+            /* The root: MPI_ROOT on an intercommunicator is the caller
+             * itself; MPI_PROC_NULL (the rest of the root's group) names
+             * none; else a rank of the (remote) group. */
+            if (e->peer == OTF2_COLLECTIVE_ROOT_SELF) {
+                c.root = (int)me;
+                c.root_self = 1;
+            }
+            else if (e->peer < OTF2_COLLECTIVE_ROOT_THIS_GROUP)
+                c.root = rt_world_rank(rk, e->ref, e->peer);
+            if (e->kind == RT_COLL_END) {
+                if (open_begin == UINT64_MAX)
+                    break;   /* an end without a begin: not a call we can place */
+                c.enter.index = open_begin;
+                c.order = open_time;
+                c.neighbor = open_neighbor;
+                open_begin = UINT64_MAX;
+            }
+            /* the caller's rank in the communicator (an intercommunicator's: in its local group) */
+            if (e->ref < rk->ncomms)
+                c.comm_rank = local_rank(&rk->comms[e->ref], me);
+            if (e->kind == RT_NBC_COMPLETE) {   /* entered where it was posted */
+                q.use = USE_NBC;
+                q.u.c = c;
+                if (req_put(pending, sinks, &q) != 0)
+                    return matcher_fail(m);
+            } else if (st_extsort_put(m->calls, &c) != 0) {
+                return matcher_fail(m);
+            }
+            break;
+        }
+        default:
+            break;
+        }
     }
-    if (req_join(&sinks) != 0)
-        goto sort_error;
-    retire(out, &requests);
+    if (req_location_end(pending, sinks) != 0)
+        return matcher_fail(m);
+    return 0;
+}
 
-    /* Messages: walk equal keys side by side, k-th send with k-th receive:
-     * the smaller key of the two heads has no partner. */
-    if (st_extsort_finish(sends) != 0)
-        goto sort_error;
-    if (st_extsort_finish(recvs) != 0)
-        goto sort_error;
+/* A sort read to its end: what it spilled is counted, its memory and files go. */
+static void retire(struct mg_result *out, struct st_extsort **s)
+{
+    out->sort_runs += st_extsort_runs(*s);
+    out->sort_spilled_bytes += st_extsort_spilled_bytes(*s);
+    st_extsort_free(*s);
+    *s = NULL;
+}
+
+/* Messages: walk equal keys side by side, k-th send with k-th receive: the
+ * smaller key of the two heads has no partner. */
+static int pair_messages(struct mg_matcher *m)
+{
+    struct mg_result *out = m->out;
+    if (st_extsort_finish(m->sends) != 0 || st_extsort_finish(m->recvs) != 0)
+        return matcher_fail(m);
     size_t cmsg = 0, cus = 0, cur = 0;
-    const struct endpoint *snd = st_extsort_next(sends), *rcv = st_extsort_next(recvs);
+    const struct endpoint *snd = st_extsort_next(m->sends), *rcv = st_extsort_next(m->recvs);
     while (snd || rcv) {
         int cmp = !snd ? 1 : !rcv ? -1 : by_channel(snd, rcv);
         if (cmp < 0) {
             struct mg_unmatched u = { event_of(snd), snd->comm, snd->dst, snd->tag };
             PUSH(out->unmatched_sends, out->nunmatched_sends, cus, u);
-            snd = st_extsort_next(sends);
+            snd = st_extsort_next(m->sends);
         } else if (cmp > 0) {
             if (!rcv->open) {   /* an open one was released before any message came: legal */
                 struct mg_unmatched u = { event_of(rcv), rcv->comm, rcv->src, rcv->tag };
                 PUSH(out->unmatched_recvs, out->nunmatched_recvs, cur, u);
             }
-            rcv = st_extsort_next(recvs);
+            rcv = st_extsort_next(m->recvs);
         } else {
             if (rcv->open) {   /* paired; nothing known of when it arrived */
                 out->freed_receives++;
             } else {
-                struct mg_message m = { event_of(snd), event_of(rcv), snd->comm, snd->tag, snd->bytes };
-                PUSH(out->messages, out->nmessages, cmsg, m);
+                struct mg_message msg = { event_of(snd), event_of(rcv), snd->comm, snd->tag, snd->bytes };
+                PUSH(out->messages, out->nmessages, cmsg, msg);
             }
-            snd = st_extsort_next(sends);
-            rcv = st_extsort_next(recvs);
+            snd = st_extsort_next(m->sends);
+            rcv = st_extsort_next(m->recvs);
         }
     }
-    if (st_extsort_failed(sends))
-        goto sort_error;
-    if (st_extsort_failed(recvs))
-        goto sort_error;
-    retire(out, &sends);
-    retire(out, &recvs);
+    if (st_extsort_failed(m->sends) || st_extsort_failed(m->recvs))
+        return matcher_fail(m);
+    retire(out, &m->sends);
+    retire(out, &m->recvs);
+    return 0;
+oom:
+    return matcher_fail(m);
+}
 
-    /* Collectives: per communicator, the k-th call of every member. A
-     * rank's calls come in order: number them, and count the ranks that
-     * called (an instance with fewer members is incomplete). Then sorted by
-     * instance, each instance's members are consecutive. On MPI_COMM_SELF
-     * one rank's calls are its own instances. */
-    if (st_extsort_finish(calls) != 0)
-        goto sort_error;
+/* Collectives: per communicator, the k-th call of every member. A rank's
+ * calls come in order: number them, and count the ranks that called (an
+ * instance with fewer members is incomplete). Then sorted by instance,
+ * each instance's members are consecutive. On MPI_COMM_SELF one rank's
+ * calls are its own instances. */
+static int gather_instances(struct mg_matcher *m)
+{
+    struct mg_result *out = m->out;
+    struct mg_member *members = NULL;
+    size_t cmembers = 0;
+    uint32_t *callers = NULL;   /* per communicator (and one for unknown ones): ranks that called */
+    if (st_extsort_finish(m->calls) != 0)
+        goto fail;
     if (!(callers = calloc((size_t)out->ncomms + 1, sizeof *callers)))
-        goto oom;
+        goto fail;
     {
         uint32_t prev_comm = 0, prev_rank = 0;
         uint64_t nth = 0, seen = 0;
-        for (const struct call *y; (y = st_extsort_next(calls)); seen++) {
+        for (const struct call *y; (y = st_extsort_next(m->calls)); seen++) {
             struct call c = *y;   /* y lasts until the next call of the sort */
             int same_rank = seen && prev_comm == c.comm && prev_rank == c.rank;
             nth = same_rank ? nth + 1 : 0;
@@ -472,30 +541,30 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
             c.owner = c.comm < out->ncomms && out->comms[c.comm].self ? c.rank : 0;
             prev_comm = c.comm;
             prev_rank = c.rank;
-            if (st_extsort_put(instances, &c) != 0)
-                goto sort_error;
+            if (st_extsort_put(m->instances, &c) != 0)
+                goto fail;
         }
-        if (st_extsort_failed(calls))
-            goto sort_error;
+        if (st_extsort_failed(m->calls))
+            goto fail;
     }
-    retire(out, &calls);
-    if (st_extsort_finish(instances) != 0)
-        goto sort_error;
+    retire(out, &m->calls);
+    if (st_extsort_finish(m->instances) != 0)
+        goto fail;
     size_t ccoll = 0;
-    const struct call *x = st_extsort_next(instances);
+    const struct call *x = st_extsort_next(m->instances);
     while (x) {
         uint32_t comm = x->comm, owner = x->owner;
         uint64_t nth = x->nth;
         const struct mg_comm *g = comm < out->ncomms ? &out->comms[comm] : NULL;
         uint32_t comm_size = !g ? callers[out->ncomms] : g->self ? 1 : g->size + (g->inter ? g->size_b : 0);
         int outside = 0;
-        for (uint32_t m = 0; g && !g->self && m < g->size; m++)
-            outside |= g->members[m] >= out->nworld;
-        for (uint32_t m = 0; g && g->inter && m < g->size_b; m++)
-            outside |= g->members_b[m] >= out->nworld;
+        for (uint32_t k = 0; g && !g->self && k < g->size; k++)
+            outside |= g->members[k] >= out->nworld;
+        for (uint32_t k = 0; g && g->inter && k < g->size_b; k++)
+            outside |= g->members_b[k] >= out->nworld;
         struct mg_collective c = { .comm = comm, .root = -1 };
         int root_said = 0;
-        for (; x && x->comm == comm && x->owner == owner && x->nth == nth; x = st_extsort_next(instances)) {
+        for (; x && x->comm == comm && x->owner == owner && x->nth == nth; x = st_extsort_next(m->instances)) {
             c.op = x->op;
             /* the root's own word first: the other group names it by a
              * remote rank, resolved through a definition */
@@ -503,9 +572,9 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
                 c.root = x->root;
             root_said |= x->root_self;
             c.neighbor |= x->neighbor;
-            struct mg_member m = { .enter = x->enter, .exit = x->exit, .comm_rank = x->comm_rank, .quiet = x->quiet,
-                                   .comm_ref = x->comm_ref };
-            PUSH(members, c.nmembers, cmembers, m);
+            struct mg_member mb = { .enter = x->enter, .exit = x->exit, .comm_rank = x->comm_rank,
+                                    .quiet = x->quiet, .comm_ref = x->comm_ref };
+            PUSH(members, c.nmembers, cmembers, mb);
         }
         if (!(c.members = malloc(sizeof *c.members * (c.nmembers ? c.nmembers : 1))))
             goto oom;
@@ -516,50 +585,60 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
             out->incomplete_collectives++;
         PUSH(out->collectives, out->ncollectives, ccoll, c);
     }
-    if (st_extsort_failed(instances))
-        goto sort_error;
-
-    retire(out, &instances);
-    int rc = 0;
-    if (mg_flow_facts(ranks, nranks, out) != 0)
-        goto oom;
-    goto done;
-sort_error: {   /* the first sort that failed says why; none did: a table could not grow */
-        struct st_extsort *all[] = { requests, sends, recvs, calls, instances };
-        for (size_t k = 0; k < sizeof all / sizeof *all; k++)
-            if (all[k] && st_extsort_failed(all[k])) {
-                snprintf(err, errlen, "while matching messages: %s", st_extsort_error(all[k]));
-                goto fail;
-            }
-        goto oom;
-    }
-oom:
-    snprintf(err, errlen, "out of memory while matching messages");
-fail:
-    rc = -1;
-done:
-    if (rc == 0) {
-        out->rank_comm = comm_ids;   /* kept: the writer maps references with it */
-        out->nranks = nranks;
-        comm_ids = NULL;
-    }
-    if (comm_ids)
-        for (uint32_t r = 0; r < nranks; r++)
-            free(comm_ids[r]);
-    free(comm_ids);
-    free(names.keys);
-    free(names.slots);
-    st_extsort_free(sends);
-    st_extsort_free(recvs);
-    st_extsort_free(calls);
-    st_extsort_free(instances);
+    if (st_extsort_failed(m->instances))
+        goto fail;
+    retire(out, &m->instances);
     free(members);
     free(callers);
-    st_extsort_free(requests);
-    req_pending_free(pending);
-    if (rc)
+    return 0;
+oom:
+fail:
+    free(members);
+    free(callers);
+    return matcher_fail(m);
+}
+
+int mg_match_end(struct mg_matcher *m, char *err, size_t errlen)
+{
+    struct mg_result *out = m->out;
+    int rc = m->failed ? -1 : 0;
+    if (rc == 0 && req_join(&m->sinks) != 0)
+        rc = matcher_fail(m);
+    if (rc == 0)
+        retire(out, &m->requests);
+    if (rc == 0)
+        rc = pair_messages(m);
+    if (rc == 0)
+        rc = gather_instances(m);
+    if (rc == 0 && mg_flow_facts(m->ranks, m->nranks, out) != 0) {
+        snprintf(m->err, sizeof m->err, "out of memory while matching messages");
+        rc = -1;
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "%s", m->err);
         mg_free(out);
+    }
+    matcher_free(m);
     return rc;
+}
+
+void mg_match_abandon(struct mg_matcher *m)
+{
+    if (!m)
+        return;
+    mg_free(m->out);
+    matcher_free(m);
+}
+
+int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+                    struct mg_result *out, char *err, size_t errlen)
+{
+    struct mg_matcher *m = mg_match_begin(ranks, nranks, cfg, out, err, errlen);
+    if (!m)
+        return -1;
+    for (uint32_t r = 0; r < nranks; r++)
+        mg_match_location(m, r);   /* the first failure sticks: the end reports it */
+    return mg_match_end(m, err, errlen);
 }
 
 int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen)

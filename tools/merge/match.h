@@ -143,6 +143,24 @@ const char *mg_default_spill_dir(void);   /* $TMPDIR, else /tmp */
 int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
                     struct mg_result *out, char *err, size_t errlen);
 int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen);
+
+/* The same in steps, for a reader that hands each location over as soon
+ * as its events are read and may then let them go (the merge):
+ * mg_match_begin reads only the definitions of `ranks` (communicators;
+ * the array must stay in place until the end) and fills out's
+ * communicators (comms, rank_comm, nworld), mg_match_location one
+ * location's events, in any order of locations, one at a time (the caller
+ * serialises threads), mg_match_end pairs what they left in the sorts and
+ * frees the matcher. The result is the same whatever the order. begin
+ * returns NULL with a one-line message; location 0 or -1 (the error
+ * sticks: end reports it); end 0, or -1 with a one-line message (out is
+ * then freed). mg_match_abandon frees a matcher and out without pairing. */
+struct mg_matcher;
+struct mg_matcher *mg_match_begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+                                  struct mg_result *out, char *err, size_t errlen);
+int mg_match_location(struct mg_matcher *m, uint32_t r);
+int mg_match_end(struct mg_matcher *m, char *err, size_t errlen);
+void mg_match_abandon(struct mg_matcher *m);
 void mg_free(struct mg_result *r);
 
 #endif

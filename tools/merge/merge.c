@@ -11,6 +11,7 @@
 #include "eventspill.h"
 #include "rawdir.h"
 #include "rma_flow.h"
+#include "rawtrace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,48 +60,87 @@ void merge_state_free(struct merge_state *st)
     report_free(&st->rep);
 }
 
+/* What the match needs while the events are read: the matcher, the
+ * one-sided orderings, and which locations keep their events in memory. */
+struct fused {
+    struct merge_state *st;
+    struct mg_matcher *matcher;
+    struct rf_orderer *rma;
+    uint32_t keep_below;      /* locations from here on are set aside (eventspill.h) */
+};
+
+/* Until the write, the stages read only the events' times (and the true
+ * times, kept beside them). Beyond --event-memory, the rest of a
+ * location's events goes to disk as soon as the match has seen them, 24
+ * of every 32 bytes, and comes back as the location is written. The
+ * locations first in order are kept, as many as their declared events fit
+ * in the budget: the choice depends on the trace and the budget alone,
+ * not on the order the threads read them in. */
+static uint32_t kept_locations(const struct merge_state *st)
+{
+    uint64_t held = 0;
+    for (uint32_t r = 0; r < st->nlocs; r++) {
+        held += st->locs[r].declared_events * sizeof(struct rt_slot);
+        if (held > st->opt.event_memory)
+            return r;
+    }
+    return st->nlocs;
+}
+
+/* A location's events are read (one at a time: read_stage.c serialises). */
+static int hand_over(void *ctx, uint32_t r, char *err, size_t errlen)
+{
+    struct fused *f = ctx;
+    struct merge_state *st = f->st;
+    /* a failure sticks in the matcher or the orderer: their ends say it */
+    mg_match_location(f->matcher, r);
+    rf_order_location(f->rma, r);
+    if (r < f->keep_below)
+        return 0;
+    if (!st->spill && !(st->spill = rt_spill_new(st->opt.spill_dir, err, errlen)))
+        return -1;
+    if (rt_spill_out(st->spill, &st->locs[r]) != 0) {
+        snprintf(err, errlen, "%s", rt_spill_error(st->spill));
+        return -1;
+    }
+    return 0;
+}
+
+/* The events, read rank by rank and handed to the match as they come:
+ * sends, receives, calls and requests go into its sorts (match.c), and a
+ * location's events leave memory beyond --event-memory. Then the pairing. */
 int merge_match(struct merge_state *st)
 {
     char err[4400];
     struct mg_sort_config sort = { st->opt.spill_dir, st->opt.sort_memory };
-    if (mg_match_sorted(st->locs, st->nlocs, &sort, &st->match, err, sizeof err) != 0
-        || rf_fence_flows(st->locs, st->nlocs, &st->match, &st->match.rma_flows, &st->match.nrma_flows, err,
-                          sizeof err) != 0) {
+    struct fused f = { st, NULL, NULL, kept_locations(st) };
+    if (!(f.matcher = mg_match_begin(st->locs, st->nlocs, &sort, &st->match, err, sizeof err))) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
     }
+    if (!(f.rma = rf_order_begin(st->locs, st->nlocs, &st->match))) {
+        mg_match_abandon(f.matcher);
+        fprintf(stderr, "synctrace merge: out of memory while ordering one-sided operations\n");
+        return -1;
+    }
+    int rc = merge_read_events(st, hand_over, &f);
+    st->rep.seconds_read += st_now_s() - st->t_read_start;
+    if (rc != 0) {
+        mg_match_abandon(f.matcher);
+        rf_order_free(f.rma);
+        return -1;
+    }
+    if (mg_match_end(f.matcher, err, sizeof err) != 0
+        || rf_order_end(f.rma, &st->match.rma_flows, &st->match.nrma_flows, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace merge: %s\n", err);
+        rf_order_free(f.rma);
+        return -1;
+    }
+    rf_order_free(f.rma);
     st->match.outside = &st->outside;
     st->rep.sort_memory = sort.memory;
     st->rep.sort_runs = st->match.sort_runs;
     st->rep.sort_spilled_bytes = st->match.sort_spilled_bytes;
-    return merge_set_aside(st);
-}
-
-/* Until the write, the stages read only the events' times (and the true
- * times, kept beside them). Beyond --event-memory, the rest of a location's
- * events goes to disk (eventspill.h), 24 of every 32 bytes, and comes back
- * as the location is written: the locations first in order are kept, the
- * others set aside, so the choice depends on the budget alone. */
-int merge_set_aside(struct merge_state *st)
-{
-    char err[4400];
-    uint64_t held = 0;
-    for (uint32_t r = 0; r < st->nlocs; r++) {
-        struct rt_rank *l = &st->locs[r];
-        uint64_t bytes = l->nevents * sizeof *l->events;
-        if (held + bytes <= st->opt.event_memory) {
-            held += bytes;
-            continue;
-        }
-        if (!st->spill && !(st->spill = rt_spill_new(st->opt.spill_dir, err, sizeof err))) {
-            fprintf(stderr, "synctrace merge: %s\n", err);
-            return -1;
-        }
-        if (rt_spill_out(st->spill, l) != 0) {
-            fprintf(stderr, "synctrace merge: %s\n", rt_spill_error(st->spill));
-            return -1;
-        }
-    }
     st->rep.events_set_aside_bytes = rt_spill_bytes(st->spill);
     return 0;
 }
@@ -110,13 +150,11 @@ static int run_stages(struct merge_state *st)
 {
     struct report *rep = &st->rep;
     double t_start = st_now_s(), t = t_start;
-    if (merge_read(st) != 0 || merge_outside(st) != 0)
+    /* read: every rank's definitions, then (in the match) its events */
+    st->t_read_start = t_start;
+    if (merge_read(st) != 0 || merge_outside(st) != 0 || merge_match(st) != 0)
         return -1;
-    rep->seconds_read = lap(&t);
-    progress_update("matching messages and collectives", 0, 0);
-    if (merge_match(st) != 0)
-        return -1;
-    rep->seconds_match = lap(&t);
+    rep->seconds_match = lap(&t) - rep->seconds_read;
     progress_update("solving the clock constraints", 0, 0);
     if (merge_choose_model(st) != 0)
         return -1;

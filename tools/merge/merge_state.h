@@ -2,11 +2,13 @@
  * what they hand each other. cmd_merge (merge.c) only wires them:
  *
  *   options     merge_options.c  the command line
- *   read        read_stage.c     rank archives -> one rt_rank per location
+ *   read        read_stage.c     rank archives -> one rt_rank per location: definitions first,
+ *                                then (from the match) events, location by location
  *   outside     outside.c        members of other jobs (spawn, connect) -> ranks after the trace's
  *   match       match.c          messages and collectives, paired by external sorts
- *               match_requests.c (extsort.h; a request's events put together); then the
- *                                events but their times go to disk (eventspill.h) until the write
+ *               match_requests.c (extsort.h; a request's events put together), fed as the
+ *                                events are read; beyond --event-memory a location's events but
+ *                                their times then go to disk until the write (eventspill.h)
  *   clock model model_select.c   which drift model the events contradict least
  *   constraints constraints.c    } one model's constraint graph and its
  *   solve       solve.c          } offsets: solution.c
@@ -77,6 +79,7 @@ struct merge_state {
     struct outside_table outside;   /* outside: processes of other jobs, ranks from rep.ranks on */
     struct mg_result match;   /* match */
     struct rt_spill *spill;   /* match: the events but their times, until the write (eventspill.h) */
+    double t_read_start;      /* the read's time ends in the match, with the last event read */
     struct cm_model model;    /* clock model */
     struct merge_solution sol;   /* constraints + solve: the offsets of the chosen model */
     uint32_t tau;             /* the reference clock's domain */
@@ -105,8 +108,15 @@ int merge_outside(struct merge_state *st);
  * ranks of one run after their parents' (read calls it). */
 int jobs_renumber(struct merge_state *st);
 void outside_table_free(struct outside_table *t);
+/* merge.c: reads the events (merge_read_events) into the match's sorts as
+ * they come, then pairs them. */
 int merge_match(struct merge_state *st);
-int merge_set_aside(struct merge_state *st);          /* merge.c: the match ends with it */
+/* read_stage.c, the second pass: each rank's events into its locations;
+ * hand_over(ctx, location) is called for each of them once read, by one
+ * thread at a time (0, or -1 with a one-line message). Then the losses of
+ * ranks that died are said, and the events counted. */
+int merge_read_events(struct merge_state *st, int (*hand_over)(void *ctx, uint32_t loc, char *err, size_t errlen),
+                      void *ctx);
 int merge_choose_model(struct merge_state *st);
 int merge_apply(struct merge_state *st);
 int merge_repair(struct merge_state *st);             /* repair.c: only when delta > 0 */

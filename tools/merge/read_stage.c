@@ -16,7 +16,8 @@
 
 /* Read the rank archives, `jobs` at a time: each has its own OTF2 reader,
  * and reading is most of a merge's time. The first error (in rank order)
- * is reported. */
+ * is reported. `read_one` reads rank i: its definitions (first pass) or
+ * its events (second pass). */
 struct read_work {
     char **anchors;
     struct rt_rank *ranks;
@@ -25,6 +26,9 @@ struct read_work {
     pthread_mutex_t lock;
     char **errors;            /* per rank, NULL when read */
     struct member_pool *members;
+    const char *stage;
+    int (*read_one)(struct read_work *w, int i, char *err, size_t errlen);
+    void *ctx;                /* read_one's */
 };
 
 /* A rank's error when even its message could not be copied. */
@@ -37,60 +41,63 @@ static void *read_worker(void *arg)
     for (;;) {
         pthread_mutex_lock(&w->lock);
         int i = w->next < w->n ? w->next++ : -1;
-        progress_update("reading rank archives", (uint64_t)(i < 0 ? w->n : i), (uint64_t)w->n);
+        progress_update(w->stage, (uint64_t)(i < 0 ? w->n : i), (uint64_t)w->n);
         pthread_mutex_unlock(&w->lock);
         if (i < 0)
             return NULL;
-        if (rt_read_rank(w->anchors[i], &w->ranks[i], err, sizeof err) != 0) {
-            if (!(w->errors[i] = strdup(err)))
-                w->errors[i] = no_memory;
-        } else {
-            member_pool_share(w->members, &w->ranks[i]);   /* as it is read: the lists never pile up */
-        }
+        if (w->read_one(w, i, err, sizeof err) != 0 && !(w->errors[i] = strdup(err)))
+            w->errors[i] = no_memory;
     }
 }
 
-static int read_ranks(char **anchors, int n, struct rt_rank *ranks, int jobs, struct member_pool *members, char *err,
-                      size_t errlen)
+static int read_ranks(struct read_work *w, int jobs, char *err, size_t errlen)
 {
-    struct read_work w = { anchors, ranks, n, 0, PTHREAD_MUTEX_INITIALIZER, calloc((size_t)n, sizeof(char *)),
-                           members };
-    if (!w.errors) {
+    w->next = 0;
+    if (!(w->errors = calloc((size_t)(w->n > 0 ? w->n : 1), sizeof(char *)))) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (jobs > n)
-        jobs = n;
+    if (jobs > w->n)
+        jobs = w->n;
     pthread_t *threads = malloc(sizeof *threads * (size_t)(jobs > 1 ? jobs - 1 : 1));
     int started = 0;
     for (int k = 1; threads && k < jobs; k++)
-        if (pthread_create(&threads[started], NULL, read_worker, &w) == 0)
+        if (pthread_create(&threads[started], NULL, read_worker, w) == 0)
             started++;
-    read_worker(&w);   /* this thread works too */
+    read_worker(w);   /* this thread works too */
     for (int k = 0; k < started; k++)
         pthread_join(threads[k], NULL);
     free(threads);
     int rc = 0;
-    for (int i = 0; i < n; i++)
-        if (w.errors[i]) {
+    for (int i = 0; i < w->n; i++)
+        if (w->errors[i]) {
             if (rc == 0)
-                snprintf(err, errlen, "%s", w.errors[i]);
+                snprintf(err, errlen, "%s", w->errors[i]);
             rc = -1;
-            if (w.errors[i] != no_memory)
-                free(w.errors[i]);
+            if (w->errors[i] != no_memory)
+                free(w->errors[i]);
         }
-    free(w.errors);
+    free(w->errors);
+    w->errors = NULL;
     return rc;
 }
 
-/* One run, every rank once, in rank order; say what a rank that died
- * lost. For job `job` (its ranks from offset on). Returns 0 or -1. */
+/* First pass: rank i's definitions and locations, without events. */
+static int read_definitions(struct read_work *w, int i, char *err, size_t errlen)
+{
+    if (rt_read_rank_defs(w->anchors[i], &w->ranks[i], err, errlen) != 0)
+        return -1;
+    member_pool_share(w->members, &w->ranks[i]);   /* as it is read: the lists never pile up */
+    return 0;
+}
+
+/* One run, every rank once, in rank order. For job `job` (its ranks from
+ * offset on). Returns 0 or -1. */
 static int check_ranks(struct merge_state *st, const struct merge_job *job)
 {
     const struct rt_rank *ranks = st->locs + job->offset;
     char **anchors = st->anchors + job->offset;
     int n = (int)job->n;
-    struct report *rep = &st->rep;
     const char *raw = job->dir;
     for (int i = 0; i < n; i++) {
         if (ranks[i].world_size != n || ranks[i].rank != i) {
@@ -108,10 +115,7 @@ static int check_ranks(struct merge_state *st, const struct merge_job *job)
                     ranks[0].run_id ? ranks[0].run_id : "?");
             return -1;
         }
-        rep->events += ranks[i].nevents;
     }
-    for (int i = 0; i < n; i++)   /* one run: now say what each rank of it lost (losses.c) */
-        losses_note(rep, &ranks[i], anchors[i]);
     return 0;
 }
 
@@ -143,8 +147,6 @@ static int spread_threads(struct merge_state *st)
     for (int i = 0; i < n; i++) {
         nth[i] = rt_take_threads(&st->locs[i], &th[i]);
         total += nth[i];
-        for (uint32_t j = 0; j < nth[i]; j++)
-            st->rep.events += th[i][j].nevents;
     }
     struct rt_rank *all = realloc(st->locs, sizeof *all * total);
     if (all) {
@@ -217,7 +219,9 @@ int merge_read(struct merge_state *st)
         return -1;
     }
     st->nlocs = (uint32_t)n;
-    if (read_ranks(st->anchors, n, st->locs, st->opt.jobs, &st->members, err, sizeof err) != 0) {
+    struct read_work w = { .anchors = st->anchors, .ranks = st->locs, .n = n, .lock = PTHREAD_MUTEX_INITIALIZER,
+                           .members = &st->members, .stage = "reading definitions", .read_one = read_definitions };
+    if (read_ranks(&w, st->opt.jobs, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
     }
@@ -232,4 +236,90 @@ int merge_read(struct merge_state *st)
         return -1;
     st->rep.ranks = (uint32_t)n;
     return spread_threads(st);
+}
+
+/* ---------- the second pass: events ---------- */
+
+struct events_pass {
+    struct merge_state *st;
+    uint32_t *first, *locs;   /* rank i's locations: locs[first[i] .. first[i + 1]), its main one first */
+    int *finalized;           /* per rank: its main location ended in MPI_Finalize */
+    int (*hand_over)(void *ctx, uint32_t loc, char *err, size_t errlen);
+    void *ctx;
+    pthread_mutex_t hand_lock;   /* hand_over is called by one thread at a time */
+};
+
+static int read_events(struct read_work *w, int i, char *err, size_t errlen)
+{
+    struct events_pass *p = w->ctx;
+    struct merge_state *st = p->st;
+    uint32_t n = p->first[i + 1] - p->first[i];
+    if (n == 0)
+        return 0;   /* not met: every rank has its main location */
+    struct rt_rank **mine = malloc(sizeof *mine * n);
+    if (!mine) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        mine[k] = &st->locs[p->locs[p->first[i] + k]];
+    int read = rt_read_rank_events(mine, n, err, errlen);
+    if (read == 0)
+        p->finalized[i] = losses_finalized(mine[0]);
+    free(mine);
+    if (read != 0)
+        return -1;
+    int rc = 0;
+    pthread_mutex_lock(&p->hand_lock);
+    for (uint32_t k = 0; k < n && rc == 0; k++)
+        rc = p->hand_over(p->ctx, p->locs[p->first[i] + k], err, errlen);
+    pthread_mutex_unlock(&p->hand_lock);
+    return rc;
+}
+
+int merge_read_events(struct merge_state *st, int (*hand_over)(void *ctx, uint32_t loc, char *err, size_t errlen),
+                      void *ctx)
+{
+    char err[4400];
+    int n = st->nanchors;
+    struct events_pass p = { .st = st, .hand_over = hand_over, .ctx = ctx,
+                             .hand_lock = PTHREAD_MUTEX_INITIALIZER };
+    p.first = calloc((size_t)n + 2, sizeof *p.first);
+    p.locs = malloc(sizeof *p.locs * (st->nlocs ? st->nlocs : 1));
+    p.finalized = calloc((size_t)(n > 0 ? n : 1), sizeof *p.finalized);
+    int rc = -1;
+    if (!p.first || !p.locs || !p.finalized) {
+        fprintf(stderr, "synctrace merge: out of memory\n");
+        goto done;
+    }
+    /* group the locations by rank: the main one (entry i), then its threads in order */
+    for (uint32_t r = 0; r < st->nlocs; r++)
+        p.first[st->locs[r].rank + 2]++;
+    for (int i = 0; i < n; i++)
+        p.first[i + 2] += p.first[i + 1];
+    for (uint32_t r = 0; r < st->nlocs; r++)
+        p.locs[p.first[st->locs[r].rank + 1]++] = r;
+    struct read_work w = { .anchors = st->anchors, .ranks = st->locs, .n = n, .lock = PTHREAD_MUTEX_INITIALIZER,
+                           .members = &st->members, .stage = "reading rank archives", .read_one = read_events,
+                           .ctx = &p };
+    if (read_ranks(&w, st->opt.jobs, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace merge: %s\n", err);
+        goto done;
+    }
+    /* one run read: say what each rank of each job lost (losses.c), in order */
+    for (int j = 0; j < st->njobs; j++)
+        for (uint32_t i = st->jobs[j].offset; i < st->jobs[j].offset + st->jobs[j].n; i++) {
+            uint64_t all = 0;
+            for (uint32_t k = p.first[i]; k < p.first[i + 1]; k++)
+                all += st->locs[p.locs[k]].nevents;
+            losses_note(&st->rep, &st->locs[i], st->anchors[i], all, p.finalized[i]);
+        }
+    for (uint32_t r = 0; r < st->nlocs; r++)
+        st->rep.events += st->locs[r].nevents;
+    rc = 0;
+done:
+    free(p.first);
+    free(p.locs);
+    free(p.finalized);
+    return rc;
 }

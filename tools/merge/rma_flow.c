@@ -183,49 +183,99 @@ static int scan(const struct rt_rank *rk, const uint32_t *win_map, struct rank_r
     return 0;
 }
 
-int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
-                   struct mg_message **flows, size_t *n, char *err, size_t errlen)
+/* The fence and PSCW orderings in steps (rma_flow.h). */
+struct rf_orderer {
+    const struct rt_rank *ranks;
+    uint32_t nranks;
+    const struct mg_result *match;
+    uint32_t nwins, *comm_of;
+    const char **names;
+    uint32_t **win_map;
+    struct rank_rma *rr;
+    uint32_t *main_of;        /* world rank -> index of its main location */
+    int any, failed;
+};
+
+void rf_order_free(struct rf_orderer *o)
+{
+    if (!o)
+        return;
+    for (uint32_t r = 0; o->rr && r < o->nranks; r++) {
+        free(o->rr[r].ops);
+        free(o->rr[r].fences);
+        free(o->rr[r].notes);
+    }
+    free(o->rr);
+    for (uint32_t r = 0; o->win_map && r < o->nranks; r++)
+        free(o->win_map[r]);
+    free(o->win_map);
+    free(o->names);
+    free(o->comm_of);
+    free(o->main_of);
+    free(o);
+}
+
+struct rf_orderer *rf_order_begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match)
+{
+    struct rf_orderer *o = calloc(1, sizeof *o);
+    if (!o)
+        return NULL;
+    o->ranks = ranks;
+    o->nranks = nranks;
+    o->match = match;
+    for (uint32_t r = 0; r < nranks; r++)
+        o->any |= ranks[r].nwins > 0;
+    if (!o->any)
+        return o;   /* nothing one-sided: every step is a no-op */
+    o->win_map = calloc(nranks ? nranks : 1, sizeof *o->win_map);
+    o->rr = calloc(nranks ? nranks : 1, sizeof *o->rr);
+    if (!o->win_map || !o->rr)
+        goto oom;
+    for (uint32_t r = 0; r < nranks; r++)
+        if (!(o->win_map[r] = malloc(sizeof **o->win_map * (ranks[r].nwins ? ranks[r].nwins : 1))))
+            goto oom;
+    if (rf_unify_windows(ranks, nranks, match, o->win_map, &o->nwins, &o->names, &o->comm_of) != 0)
+        goto oom;
+    if (!(o->main_of = malloc(sizeof *o->main_of * (nranks ? nranks : 1))))
+        goto oom;
+    for (uint32_t r = 0; r < nranks; r++)
+        o->main_of[r] = UINT32_MAX;
+    for (uint32_t r = 0; r < nranks; r++)
+        if (!ranks[r].thread && ranks[r].rank >= 0 && (uint32_t)ranks[r].rank < nranks)
+            o->main_of[ranks[r].rank] = r;
+    return o;
+oom:
+    rf_order_free(o);
+    return NULL;
+}
+
+int rf_order_location(struct rf_orderer *o, uint32_t r)
+{
+    /* the tracer records fences of the main thread's windows; threads' one-sided calls are left out */
+    if (!o->any || o->failed || o->ranks[r].thread)
+        return o->failed ? -1 : 0;
+    if (scan(&o->ranks[r], o->win_map[r], &o->rr[r]) != 0) {
+        o->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+int rf_order_end(struct rf_orderer *o, struct mg_message **flows, size_t *n, char *err, size_t errlen)
 {
     *flows = NULL;
     *n = 0;
-    int rc = -1;
-    uint32_t nwins = 0, *comm_of = NULL;
-    const char **names = NULL;
-    uint32_t **win_map = calloc(nranks ? nranks : 1, sizeof *win_map);
-    struct rank_rma *rr = calloc(nranks ? nranks : 1, sizeof *rr);
-    uint32_t *main_of = NULL;   /* world rank -> index of its main location */
-    int any = 0;
-    for (uint32_t r = 0; r < nranks; r++)
-        any |= ranks[r].nwins > 0;
-    if (!any) {
-        free(win_map);
-        free(rr);
+    if (o->failed)
+        goto oom;
+    if (!o->any)
         return 0;
-    }
-    if (!win_map || !rr)
-        goto oom;
-    for (uint32_t r = 0; r < nranks; r++)
-        if (!(win_map[r] = malloc(sizeof **win_map * (ranks[r].nwins ? ranks[r].nwins : 1))))
-            goto oom;
-    if (rf_unify_windows(ranks, nranks, match, win_map, &nwins, &names, &comm_of) != 0)
-        goto oom;
-    if (!(main_of = malloc(sizeof *main_of * (nranks ? nranks : 1))))
-        goto oom;
-    for (uint32_t r = 0; r < nranks; r++)
-        main_of[r] = UINT32_MAX;
-    for (uint32_t r = 0; r < nranks; r++)
-        if (!ranks[r].thread && ranks[r].rank >= 0 && (uint32_t)ranks[r].rank < nranks)
-            main_of[ranks[r].rank] = r;
+    const struct rt_rank *ranks = o->ranks;
+    const struct mg_result *match = o->match;
+    uint32_t nranks = o->nranks, nwins = o->nwins, *comm_of = o->comm_of, *main_of = o->main_of;
+    struct rank_rma *rr = o->rr;
     size_t total = 0;
-    for (uint32_t r = 0; r < nranks; r++) {
-        if (ranks[r].thread)
-            continue;   /* the tracer records fences of the main thread's windows; threads' one-sided calls are left out */
-        if (scan(&ranks[r], win_map[r], &rr[r]) != 0)
-            goto oom;
-        total += rr[r].nops;
-    }
     for (uint32_t r = 0; r < nranks; r++)
-        total += rr[r].nnotes;
+        total += rr[r].nops + rr[r].nnotes;
     if (!(*flows = malloc(sizeof **flows * (total ? total : 1))))
         goto oom;
     /* PSCW: origin o's k-th complete toward target t (its NOTIFY_OUT)
@@ -262,8 +312,8 @@ int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg
         }
     }
     for (uint32_t r = 0; r < nranks; r++) {
-        for (size_t o = 0; o < rr[r].nops; o++) {
-            const struct op *op = &rr[r].ops[o];
+        for (size_t k = 0; k < rr[r].nops; k++) {
+            const struct op *op = &rr[r].ops[k];
             if (op->fence == UINT32_MAX || op->win >= nwins || comm_of[op->win] >= match->ncomms)
                 continue;
             const struct mg_comm *c = &match->comms[comm_of[op->win]];
@@ -279,25 +329,28 @@ int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg
             (*flows)[(*n)++] = (struct mg_message){ { r, op->index }, { q, f->index }, comm_of[op->win], 0, 0 };
         }
     }
-    rc = 0;
-    goto done;
+    return 0;
 oom:
     snprintf(err, errlen, "out of memory while ordering one-sided operations");
     free(*flows);
     *flows = NULL;
     *n = 0;
-done:
-    for (uint32_t r = 0; rr && r < nranks; r++) {
-        free(rr[r].ops);
-        free(rr[r].fences);
-        free(rr[r].notes);
+    return -1;
+}
+
+int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+                   struct mg_message **flows, size_t *n, char *err, size_t errlen)
+{
+    struct rf_orderer *o = rf_order_begin(ranks, nranks, match);
+    if (!o) {
+        *flows = NULL;
+        *n = 0;
+        snprintf(err, errlen, "out of memory while ordering one-sided operations");
+        return -1;
     }
-    free(rr);
-    for (uint32_t r = 0; win_map && r < nranks; r++)
-        free(win_map[r]);
-    free(win_map);
-    free(names);
-    free(comm_of);
-    free(main_of);
+    for (uint32_t r = 0; r < nranks; r++)
+        rf_order_location(o, r);   /* a failure sticks: the end reports it */
+    int rc = rf_order_end(o, flows, n, err, errlen);
+    rf_order_free(o);
     return rc;
 }

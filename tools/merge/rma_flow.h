@@ -45,5 +45,14 @@ int rf_unify_windows(const struct rt_rank *ranks, uint32_t nranks, const struct 
  * fence (or wait) (malloc'd, *n of them). Returns 0, or -1 with a one-line message. */
 int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
                    struct mg_message **flows, size_t *n, char *err, size_t errlen);
+/* The same in steps, like mg_match_begin (match.h): begin reads the
+ * definitions (NULL when out of memory), location one location's events
+ * (any order, one at a time; 0 or -1, which sticks), end joins them (0,
+ * or -1 with a one-line message); free frees the orderer. */
+struct rf_orderer;
+struct rf_orderer *rf_order_begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match);
+int rf_order_location(struct rf_orderer *o, uint32_t r);
+int rf_order_end(struct rf_orderer *o, struct mg_message **flows, size_t *n, char *err, size_t errlen);
+void rf_order_free(struct rf_orderer *o);
 
 #endif
