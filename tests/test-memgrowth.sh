@@ -1,0 +1,41 @@
+#!/bin/bash
+# The merge's memory against the events (issue 12): two generated traces
+# of the same 500 ranks, one three times as long as the other, merged
+# with --no-causal and the least memory for the sorts; peak RSS (GNU
+# time) grows by at most 32 bytes per event with the events set aside
+# (--event-memory 0: what stays is each event's time and global time and
+# the messages, about 23 bytes), and by more than 40 when every event is
+# held (32-byte slots beside that): the measure sees the difference, so a
+# change that kept the events in memory again fails here.
+. "$top_srcdir/tests/lib.sh"
+plan 3
+: "${PYTHON3:=python3}"
+GEN="$top_builddir/synctrace-gen"
+ST="$top_builddir/synctrace"
+tmp=$(scratch)
+
+# peak KB of merging $1 with --event-memory $2
+peak() {
+    rm -rf "$tmp/out"
+    /usr/bin/time -f '%M' -o "$tmp/time" "$ST" merge "$1" -o "$tmp/out" --no-causal --sort-memory 4 \
+        --event-memory "$2" >/dev/null 2>"$tmp/merge.err" || { echo 0; return; }
+    cat "$tmp/time"
+}
+events() { "$PYTHON3" -c "import json,sys; print(json.load(open(sys.argv[1]))['events'])" "$tmp/out/report.json"; }
+
+"$GEN" "$tmp/short" --ranks 500 --iterations 40 --no-true-time >/dev/null &&
+    "$GEN" "$tmp/long" --ranks 500 --iterations 120 --no-true-time >/dev/null
+ok $? "two traces of 500 ranks generated"
+
+a=$(peak "$tmp/short" 0); ea=$(events)
+b=$(peak "$tmp/long" 0); eb=$(events)
+growth=$(awk -v a="$a" -v b="$b" -v ea="$ea" -v eb="$eb" 'BEGIN { printf "%.1f", (b - a) * 1024 / (eb - ea) }')
+awk -v g="$growth" -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b > 0 && g <= 32) }'
+ok $? "events set aside: peak RSS $a -> $b KB for $ea -> $eb events, $growth bytes per event (at most 32)"
+
+c=$(peak "$tmp/short" 100000)
+d=$(peak "$tmp/long" 100000)
+held=$(awk -v a="$c" -v b="$d" -v ea="$ea" -v eb="$eb" 'BEGIN { printf "%.1f", (b - a) * 1024 / (eb - ea) }')
+awk -v g="$held" -v c="$c" -v d="$d" 'BEGIN { exit !(c > 0 && d > 0 && g > 40) }'
+ok $? "every event held: $c -> $d KB, $held bytes per event (the measure sees the 32-byte slots)"
+finish
