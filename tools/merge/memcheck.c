@@ -18,6 +18,7 @@
 #include "rawformat.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +26,15 @@
 #include <sys/statvfs.h>
 
 /* Raw bytes per event (tracer and synctrace-gen: 10-11 without true
- * times, about 20 with them) and merge bytes per event (peak memory over
- * events of bench/merge traces, the causal index build included: 85
- * with 56-byte events, 0.72 of that with 32-byte slots, bench/merge_mem.sh
- * on a 1000-rank stencil of 3.6 M events: 110 -> 79). */
+ * times, about 20 with them) and what the merge holds per event beyond
+ * its budgets (--sort-memory, --event-memory): each event's time and
+ * global time and the messages, and with the causal index its build
+ * (bench/merge_scaling.sh, 1000-rank stencils of 1.9 to 7.0 M events:
+ * peak RSS grows by 22.3 MB per million events without the index, 43.3
+ * with it). */
 #define RAW_BYTES_PER_EVENT 10.5
-#define MERGE_BYTES_PER_EVENT 61.0
+#define MERGE_BYTES_PER_EVENT 23.0
+#define MERGE_INDEX_BYTES_PER_EVENT 44.0
 /* What the match's sorts write per event beyond their memory (endpoints,
  * collective calls, requests spread over locations; bench/merge_scaling.sh
  * on 1000-rank stencils: 11.6-14.4 bytes per event spilled). */
@@ -165,7 +169,10 @@ void merge_memory_check(const struct merge_state *st)
     for (int i = 0; i < st->nanchors; i++)
         bytes += event_bytes(st->anchors[i]);
     uint64_t avail = memory_available();
-    double events = (double)bytes / RAW_BYTES_PER_EVENT, need = events * MERGE_BYTES_PER_EVENT;
+    double events = (double)bytes / RAW_BYTES_PER_EVENT;
+    double need = events * (st->opt.no_causal > 0 ? MERGE_BYTES_PER_EVENT : MERGE_INDEX_BYTES_PER_EVENT)
+                  + fmin(events * (double)sizeof(struct rt_slot), (double)st->opt.event_memory)
+                  + fmin(events * SPILL_BYTES_PER_EVENT, (double)st->opt.sort_memory);
     disk_check(st, bytes, events);
     if (!avail || need <= (double)avail)
         return;
