@@ -9,7 +9,7 @@
 # and no output. Traces: generator patterns (point-to-point, wildcard
 # receives, collectives) and a traced program with threads.
 . "$top_srcdir/tests/lib.sh"
-plan 21
+plan 22
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -75,6 +75,15 @@ for pattern in stencil2d random tree alltoall; do
     "$GEN" "$tmp/gen_$pattern" --ranks 16 --pattern $pattern --iterations 400 --ranks-per-node 2 >/dev/null
     same_when_spilled "$tmp/gen_$pattern" 2
 done
+
+# The readers hand locations to the match in whatever order their threads
+# finish: one thread or four, the output is the same.
+"$ST" merge "$tmp/gen_random" -o "$tmp/jobs4" --no-causal --jobs 4 --sort-memory 1 --event-memory 0.5 \
+    --spill-dir "$spill" >/dev/null 2>"$tmp/jobs4.err" &&
+    "$ST" merge "$tmp/gen_random" -o "$tmp/jobs1" --no-causal --jobs 1 >/dev/null 2>>"$tmp/jobs4.err"
+diff=$(differences "$tmp/jobs1" "$tmp/jobs4" | tr '\n' ' ')
+[ -z "$diff" ] && [ -s "$tmp/jobs4/report.json" ]
+ok $? "gen_random read by 1 thread and by 4 (spilling, and most of its events set aside): the same output${diff:+ (differ: $diff)}$(head -1 "$tmp/jobs4.err")"
 
 # The least memory: the table of a location's open requests holds only a
 # few, so nearly every request goes through the sort by (rank, request):

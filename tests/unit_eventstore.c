@@ -158,9 +158,48 @@ static void spill_round_trip(void)
     rt_spill_free(sp);
 }
 
+/* Times set aside in 32-bit distances from a block's base: blocks that
+ * span 2^32 ns or more, times that go back, times at the top of the range
+ * and a last block cut short all come back exactly through rt_time. */
+static void compact_times(void)
+{
+    enum { N = 64 * 9 + 17 };
+    struct rt_rank r;
+    memset(&r, 0, sizeof r);
+    uint64_t want[N];
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t t = 1000000 + 10 * i;
+        if (i / 64 == 2 && i % 64 == 40)
+            t += (uint64_t)UINT32_MAX + 5;    /* a jump over 4 s inside block 2: its times kept whole */
+        if (i / 64 == 3)
+            t = 5000000 - 7 * (i % 64);       /* going back */
+        if (i / 64 == 5)
+            t = UINT64_MAX - 3 * (i % 64);    /* the top bit set */
+        if (i / 64 == 7 && i % 64 == 63)
+            t = (uint64_t)1 << 40;            /* one far time ends a block */
+        want[i] = t;
+        struct rt_event e = { .time = t, .kind = RT_LEAVE };
+        if (rt_store_event(&r, &e) != 0)
+            abort();
+    }
+    char err[256] = "";
+    struct rt_spill *sp = rt_spill_new("/tmp", err, sizeof err);
+    int out = sp && rt_spill_out(sp, &r) == 0;
+    uint64_t bad = UINT64_MAX;
+    for (uint64_t i = 0; out && i < N && bad == UINT64_MAX; i++)
+        if (rt_time(&r, i) != want[i])
+            bad = i;
+    ok(out && bad == UINT64_MAX && r.times->nwide == 3 * 64,
+       "compact times: %d events, 3 wide blocks (%zu times kept whole), every time exact%s", N,
+       out ? r.times->nwide : 0, bad == UINT64_MAX ? "" : " (not all)");
+    rt_free_rank(&r);
+    rt_spill_free(sp);
+}
+
 int main(void)
 {
     spill_round_trip();
+    compact_times();
     round_trip(1000, 0, 0, "true times from the first event");
     round_trip(1000, 700, 0, "true times from event 700 (after the array grew)");
     round_trip(1000, UINT64_MAX, 0, "no true times");

@@ -112,7 +112,7 @@ int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
     }
     struct header h = { SPILL_MAGIC, r->nevents, r->side.req.n, r->side.bytes.n, r->side.received.n, r->nsources,
                         r->nsource_words };
-    uint64_t *times = malloc(sizeof *times * r->nevents);
+    struct rt_times *times = rt_times_of(r);
     if (!times)
         return fail(s, "events set aside in %s: out of memory", s->dir);
     struct piece v[8];
@@ -120,13 +120,11 @@ int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
     uint64_t at = s->end;
     for (size_t k = 0; k < n; k++) {
         if (v[k].len && st_write_all(s->fd, v[k].p, v[k].len) != 0) {
-            free(times);
+            rt_times_free(times);
             return fail(s, "events set aside in %s: write: %s", s->dir, strerror(errno));
         }
         s->end += v[k].len;
     }
-    for (uint64_t i = 0; i < r->nevents; i++)
-        times[i] = r->events[i].time;
     rt_facts(r, &r->spilled_facts);
     drop_events(r);   /* the true times stay: the apply stage converts them */
     r->times = times;

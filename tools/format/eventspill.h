@@ -1,6 +1,6 @@
 /* eventspill.h — locations' events set aside on disk while a reader needs
- * only their times (the merge between its match and its write): about 32
- * bytes per event leave memory, 8 stay.
+ * only their times (the merge between its match and its write): 32 bytes
+ * per event leave memory, about 4 stay (struct rt_times, eventstore.h).
  *
  * rt_spill_out writes a location's slots, their side columns (not the true
  * times, which stay), and its sparse members' sources to one nameless file

@@ -150,7 +150,7 @@ void rt_store_free(struct rt_rank *r)
 void rt_store_release(struct rt_rank *r)
 {
     struct rt_store_side *s = &r->side;
-    free(r->times);
+    rt_times_free(r->times);
     r->times = NULL;
     free(r->events);
     free(s->req.v);
@@ -241,4 +241,61 @@ void rt_facts(const struct rt_rank *r, struct rt_facts *f)
             f->source_words = words;
         f->sparse_members = 1;
     }
+}
+
+struct rt_times *rt_times_of(const struct rt_rank *r)
+{
+    uint64_t n = r->nevents, nblocks = (n + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK;
+    struct rt_times *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->base = malloc(sizeof *t->base * (nblocks ? nblocks : 1));
+    t->delta = malloc(sizeof *t->delta * (n ? n : 1));
+    if (!t->base || !t->delta) {
+        rt_times_free(t);
+        return NULL;
+    }
+    size_t wide_cap = 0;
+    for (uint64_t b = 0; b < nblocks; b++) {
+        uint64_t first = b * RT_TIME_BLOCK, end = first + RT_TIME_BLOCK < n ? first + RT_TIME_BLOCK : n;
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (uint64_t i = first; i < end; i++) {
+            uint64_t v = r->events[i].time;
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        if (hi - lo <= UINT32_MAX && !(lo & RT_TIME_WIDE)) {
+            t->base[b] = lo;
+            for (uint64_t i = first; i < end; i++)
+                t->delta[i] = (uint32_t)(r->events[i].time - lo);
+            continue;
+        }
+        if (t->nwide + RT_TIME_BLOCK > wide_cap) {   /* rare: more than 4 s within 64 events */
+            size_t cap = wide_cap ? wide_cap * 2 : 4 * RT_TIME_BLOCK;
+            uint64_t *w = realloc(t->wide, sizeof *w * cap);
+            if (!w) {
+                rt_times_free(t);
+                return NULL;
+            }
+            t->wide = w;
+            wide_cap = cap;
+        }
+        t->base[b] = RT_TIME_WIDE | t->nwide;
+        for (uint64_t i = first; i < end; i++) {
+            t->wide[t->nwide + (i - first)] = r->events[i].time;
+            t->delta[i] = 0;
+        }
+        t->nwide += RT_TIME_BLOCK;
+    }
+    return t;
+}
+
+void rt_times_free(struct rt_times *t)
+{
+    if (!t)
+        return;
+    free(t->base);
+    free(t->delta);
+    free(t->wide);
+    free(t);
 }

@@ -39,6 +39,21 @@ struct rt_store_side {
     uint64_t cap;             /* slots allocated (and truth entries, when truth is set) */
 };
 
+/* A location's times while its events are set aside (eventspill.h), in
+ * about 4 bytes each: per block of RT_TIME_BLOCK events a base (the
+ * block's least time) and each event's 32-bit distance from it; a block
+ * spanning 2^32 ns or more (over 4 s between its first and last event)
+ * keeps its times whole in `wide`, and its base is RT_TIME_WIDE | where
+ * they start. Read through rt_time (rawtrace.h). */
+#define RT_TIME_BLOCK 64
+#define RT_TIME_WIDE (UINT64_C(1) << 63)
+struct rt_times {
+    uint64_t *base;           /* per block */
+    uint32_t *delta;          /* per event */
+    uint64_t *wide;           /* the wide blocks' times, RT_TIME_BLOCK each */
+    size_t nwide;
+};
+
 /* What readers after the merge's match need of a location's events
  * besides their times (rt_facts, rawtrace.h). */
 struct rt_facts {

@@ -128,7 +128,7 @@ struct rt_rank {
     /* Set aside (eventspill.h): events, their side columns but true times,
      * and sources are in a spill file from spill_at, and only the times
      * are here, with what later readers need of the rest (rt_facts). */
-    uint64_t *times;
+    struct rt_times *times;
     uint64_t spill_at;
     struct rt_facts spilled_facts;
     struct rt_sources *sources;   /* by event index, ascending; only sparse members */
@@ -214,11 +214,18 @@ void rt_store_release(struct rt_rank *r);
 /* Event i's time, whether the events are held or set aside (times). */
 static inline uint64_t rt_time(const struct rt_rank *r, uint64_t i)
 {
-    return r->times ? r->times[i] : r->events[i].time;
+    if (!r->times)
+        return r->events[i].time;
+    uint64_t b = r->times->base[i / RT_TIME_BLOCK];
+    return b & RT_TIME_WIDE ? r->times->wide[(b & ~RT_TIME_WIDE) + i % RT_TIME_BLOCK] : b + r->times->delta[i];
 }
 /* What the merge's stages after the match need of a location's events
  * besides their times, from its events or, set aside, as they were. */
 void rt_facts(const struct rt_rank *r, struct rt_facts *f);
+/* eventstore.c: r's event times in rt_times form (NULL when out of memory);
+ * freed by rt_times_free. */
+struct rt_times *rt_times_of(const struct rt_rank *r);
+void rt_times_free(struct rt_times *t);
 /* Event i of r, decoded; and its fields that are not read from the slot. */
 struct rt_event rt_event_at(const struct rt_rank *r, uint64_t i);
 uint64_t rt_req(const struct rt_rank *r, uint64_t i);
