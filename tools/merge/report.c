@@ -124,6 +124,15 @@ struct walker {
     void *ctx;
 };
 
+/* An event's time as today's tools show it, the ClockOffsets
+ * interpolated, in whole ns (mg_flow_violations_at; ctx: the ranks). */
+static uint64_t interpolated_ns(const void *ctx, uint32_t q, uint64_t i)
+{
+    const struct rt_rank *ranks = ctx;
+    double t = cm_interpolated(&ranks[q], rt_time(&ranks[q], i));
+    return t <= 0 ? 0 : (uint64_t)llround(t);
+}
+
 /* A series of times to compare with true time: times[q][i], or with times
  * NULL the ClockOffsets interpolated as today's tools do. */
 static double series_time(const struct rt_rank *ranks, uint64_t *const *times, uint32_t q, uint64_t i)
@@ -281,23 +290,8 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     int any_neighbour = 0;
     for (size_t i = 0; i < match->ncollectives && !any_neighbour; i++)
         any_neighbour = match->collectives[i].neighbor;
-    if (any_neighbour) {   /* as today's tools show them: the ClockOffsets interpolated */
-        uint64_t **raw = calloc(nranks ? nranks : 1, sizeof *raw);
-        int ok = raw != NULL;
-        for (uint32_t q = 0; ok && q < nranks; q++) {
-            raw[q] = malloc(sizeof **raw * (ranks[q].nevents ? ranks[q].nevents : 1));
-            ok = raw[q] != NULL;
-            for (uint64_t i = 0; ok && i < ranks[q].nevents; i++) {
-                double t = cm_interpolated(&ranks[q], rt_time(&ranks[q], i));
-                raw[q][i] = t <= 0 ? 0 : (uint64_t)llround(t);
-            }
-        }
-        if (ok)
-            r->neighbour_violations_raw = mg_flow_violations(match, raw, 1);
-        for (uint32_t q = 0; raw && q < nranks; q++)
-            free(raw[q]);
-        free(raw);
-    }
+    if (any_neighbour)   /* as today's tools show them: the ClockOffsets interpolated */
+        r->neighbour_violations_raw = mg_flow_violations_at(match, interpolated_ns, ranks, 1);
     for (uint32_t q = 0; q < nranks; q++)
         for (uint64_t i = 1; i < ranks[q].nevents; i++)
             if (gtime[q][i] < gtime[q][i - 1])
