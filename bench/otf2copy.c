@@ -51,7 +51,8 @@ int main(int argc, char **argv)
             times[r][i] = (uint64_t)((double)(ranks[r].events[i].time - origin) / res * 1e9);
     }
     mkdir(argv[2], 0777);
-    if (ow_write(argv[2], "traces", ranks, (uint32_t)n, &match, times, NULL, NULL, err, sizeof err) != 0) {
+    struct gtime_map stored = { .locs = ranks, .n = (uint32_t)n, .stored = times };   /* every location stored */
+    if (ow_write(argv[2], "traces", ranks, (uint32_t)n, &match, &stored, NULL, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "otf2copy: %s\n", err);
         goto done_match;
     }

@@ -116,14 +116,14 @@ static void spill_round_trip(void)
     for (int l = 0; l < NLOC && aside; l++) {
         struct rt_facts f;
         rt_facts(&r[l], &f);
-        aside = r[l].events == NULL && r[l].times && r[l].nevents == N && r[l].sources == NULL
-                && !memcmp(&f, &before[l], sizeof f);
+        aside = r[l].events == NULL && r[l].times && r[l].nevents == N && !memcmp(&f, &before[l], sizeof f)
+                && (l != 2 || r[l].nsources == N / 50);   /* the sources stay: the match reads them */
         for (uint64_t i = 0; aside && i < N; i++) {
             struct rt_event want = event(i + (uint64_t)l, l == 1 ? 10 : UINT64_MAX);
             aside = rt_time(&r[l], i) == want.time && rt_truth_known(&r[l], i) == want.has_truth;
         }
     }
-    ok(aside, "set aside: the slots leave memory; times, true-time flags and facts stay (%s)", rt_spill_error(sp));
+    ok(aside, "set aside: the slots leave memory; times, true-time flags, sources and facts stay (%s)", rt_spill_error(sp));
     ok(before[2].sparse_members && before[2].source_words == 2 && before[1].polling_regions > 0,
        "the facts: sparse members with 2 words of sources, polling regions (%llu)",
        (unsigned long long)before[1].polling_regions);

@@ -3,8 +3,10 @@
  *   header   (struct header)
  *   slots    nevents x struct rt_slot
  *   columns  req, bytes, received: n x { index, value }
- *   sources  nsources x struct rt_sources, then nsource_words x uint64_t
  *
+ * A location's sparse members' sources stay in memory: the match reads
+ * them after the pass (flow.c, which members a sparse collective member
+ * received from), and they are few (one entry per sparse member).
  * The file lives as long as the process; nothing in it outlives the run,
  * so it is in memory's layout, not a portable format. */
 #include <config.h>
@@ -21,7 +23,7 @@
 #define SPILL_MAGIC UINT64_C(0x53545350494c4c31)   /* "STSPILL1" */
 
 struct header {
-    uint64_t magic, nevents, nreq, nbytes, nreceived, nsources, nsource_words;
+    uint64_t magic, nevents, nreq, nbytes, nreceived;
 };
 
 struct rt_spill {
@@ -67,7 +69,7 @@ struct piece {
     size_t len;
 };
 
-static size_t pieces_of(struct rt_rank *r, const struct header *h, struct piece v[8])
+static size_t pieces_of(struct rt_rank *r, const struct header *h, struct piece v[6])
 {
     struct rt_store_side *side = &r->side;
     size_t n = 0;
@@ -76,8 +78,6 @@ static size_t pieces_of(struct rt_rank *r, const struct header *h, struct piece 
     v[n++] = (struct piece){ side->req.v, sizeof *side->req.v * h->nreq };
     v[n++] = (struct piece){ side->bytes.v, sizeof *side->bytes.v * h->nbytes };
     v[n++] = (struct piece){ side->received.v, sizeof *side->received.v * h->nreceived };
-    v[n++] = (struct piece){ r->sources, sizeof *r->sources * h->nsources };
-    v[n++] = (struct piece){ r->source_words, sizeof *r->source_words * h->nsource_words };
     return n;
 }
 
@@ -92,12 +92,7 @@ static void drop_events(struct rt_rank *r)
     memset(&side->req, 0, sizeof side->req);
     memset(&side->bytes, 0, sizeof side->bytes);
     memset(&side->received, 0, sizeof side->received);
-    free(r->sources);
-    free(r->source_words);
     r->events = NULL;
-    r->sources = NULL;
-    r->source_words = NULL;
-    r->nsources = r->nsource_words = 0;
 }
 
 int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
@@ -110,12 +105,11 @@ int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
         drop_events(r);
         return 0;
     }
-    struct header h = { SPILL_MAGIC, r->nevents, r->side.req.n, r->side.bytes.n, r->side.received.n, r->nsources,
-                        r->nsource_words };
+    struct header h = { SPILL_MAGIC, r->nevents, r->side.req.n, r->side.bytes.n, r->side.received.n };
     struct rt_times *times = rt_times_of(r);
     if (!times)
         return fail(s, "events set aside in %s: out of memory", s->dir);
-    struct piece v[8];
+    struct piece v[6];
     size_t n = pieces_of(r, &h, v);
     uint64_t at = s->end;
     for (size_t k = 0; k < n; k++) {
@@ -152,13 +146,11 @@ int rt_spill_in(struct rt_spill *s, struct rt_rank *r)
     in.side.req.v = malloc(sizeof *in.side.req.v * (h.nreq ? h.nreq : 1));
     in.side.bytes.v = malloc(sizeof *in.side.bytes.v * (h.nbytes ? h.nbytes : 1));
     in.side.received.v = malloc(sizeof *in.side.received.v * (h.nreceived ? h.nreceived : 1));
-    in.sources = malloc(sizeof *in.sources * (h.nsources ? h.nsources : 1));
-    in.source_words = malloc(sizeof *in.source_words * (h.nsource_words ? h.nsource_words : 1));
     int rc = 0;
-    if (!in.events || !in.side.req.v || !in.side.bytes.v || !in.side.received.v || !in.sources || !in.source_words) {
+    if (!in.events || !in.side.req.v || !in.side.bytes.v || !in.side.received.v) {
         rc = fail(s, "events set aside in %s: out of memory", s->dir);
     } else {
-        struct piece v[8];
+        struct piece v[6];
         size_t n = pieces_of(&in, &h, v);
         uint64_t at = r->spill_at;
         for (size_t k = 0; k < n && rc == 0; k++) {
@@ -173,18 +165,12 @@ int rt_spill_in(struct rt_spill *s, struct rt_rank *r)
         free(in.side.req.v);
         free(in.side.bytes.v);
         free(in.side.received.v);
-        free(in.sources);
-        free(in.source_words);
         return -1;
     }
     r->events = in.events;
     side->req = (struct rt_column){ in.side.req.v, h.nreq, h.nreq ? h.nreq : 1 };
     side->bytes = (struct rt_column){ in.side.bytes.v, h.nbytes, h.nbytes ? h.nbytes : 1 };
     side->received = (struct rt_column){ in.side.received.v, h.nreceived, h.nreceived ? h.nreceived : 1 };
-    r->sources = in.sources;
-    r->nsources = h.nsources;
-    r->source_words = in.source_words;
-    r->nsource_words = h.nsource_words;
     return 0;
 }
 

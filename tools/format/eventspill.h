@@ -2,8 +2,8 @@
  * only their times (the merge between its match and its write): 32 bytes
  * per event leave memory, about 4 stay (struct rt_times, eventstore.h).
  *
- * rt_spill_out writes a location's slots, their side columns (not the true
- * times, which stay), and its sparse members' sources to one nameless file
+ * rt_spill_out writes a location's slots and their side columns (not the
+ * true times, nor its sparse members' sources, which stay) to one nameless file
  * (O_TMPFILE in dir: gone when the process ends, killed or not), keeps the
  * times in r->times and what later stages need of the rest (rt_facts).
  * rt_spill_in reads them back; rt_store_release frees them again. Any

@@ -40,11 +40,9 @@ void merge_state_free(struct merge_state *st)
 {
     merge_index_abandon(st);   /* before the matches it reads are freed */
     outdir_abandon(st);
-    for (uint32_t r = 0; r < st->nlocs; r++) {
-        free(st->gtime ? st->gtime[r] : NULL);
-        free(st->truth ? st->truth[r] : NULL);
-    }
-    free(st->gtime);
+    for (uint32_t r = 0; st->truth && r < st->nlocs; r++)
+        free(st->truth[r]);
+    gt_free(&st->gtime);
     free(st->truth);
     merge_solution_free(&st->sol);
     cm_free(&st->model);
@@ -113,7 +111,7 @@ int merge_match(struct merge_state *st)
 {
     char err[4400];
     struct mg_sort_config sort = { st->opt.spill_dir, st->opt.sort_memory };
-    struct fused f = { st, NULL, NULL, kept_locations(st) };
+    struct fused f = { st, NULL, NULL, st->kept_locations = kept_locations(st) };
     if (!(f.matcher = mg_match_begin(st->locs, st->nlocs, &sort, &st->match, err, sizeof err))) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
@@ -163,7 +161,7 @@ static int run_stages(struct merge_state *st)
         return -1;
     progress_update("measuring the result", 0, 0);
     report_fill(rep, st->locs, st->nlocs, &st->match, &st->model, st->sol.x, st->sol.lo, st->sol.hi, st->tau,
-                st->opt.min_latency, st->gtime, st->truth);
+                st->opt.min_latency, &st->gtime, st->truth);
     merge_compare_clc(st);
     merge_precision(st);
     rep->seconds_apply = lap(&t);

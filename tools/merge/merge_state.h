@@ -32,6 +32,7 @@
 #include "jobs.h"
 #include "match.h"
 #include "eventspill.h"
+#include "gtime.h"
 #include "rawtrace.h"
 #include "report.h"
 #include "solve.h"
@@ -83,7 +84,9 @@ struct merge_state {
     struct cm_model model;    /* clock model */
     struct merge_solution sol;   /* constraints + solve: the offsets of the chosen model */
     uint32_t tau;             /* the reference clock's domain */
-    uint64_t **gtime, **truth;   /* apply: per location and event, global and true ns */
+    uint32_t kept_locations;  /* match: locations [0, this) keep their events in memory */
+    struct gtime_map gtime;   /* apply: every event's global ns (gtime.h) */
+    uint64_t **truth;         /* apply: per location and event, true ns (NULL: none) */
     char tmp[4200];           /* the output directory being built, "" when none */
     struct causal_job *causal_job;
     struct causal_summary causal;

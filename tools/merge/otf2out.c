@@ -240,7 +240,7 @@ uint64_t ow_location_id(const struct rt_rank *r)
 }
 
 int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
-             const struct mg_result *match, uint64_t *const *gtime, uint64_t *const *truth_ns,
+             const struct mg_result *match, const struct gtime_map *gtime, uint64_t *const *truth_ns,
              const struct ow_hooks *hooks, char *err, size_t errlen)
 {
     static const struct ow_hooks none = { NULL, NULL, NULL };
@@ -337,7 +337,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         }
         for (uint64_t i = 0; i < rk->nevents; i++) {
             const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
-            uint64_t t = gtime[r][i];
+            uint64_t t = gt_at(gtime, r, i);
             if (t > last_time)
                 last_time = t;
             OTF2_AttributeList *a = NULL;
@@ -433,7 +433,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             case RT_COMM_DESTROY: CHECK(OTF2_EvtWriter_CommDestroy(w, a, t, comm)); break;
             case RT_FLUSH: {
                 /* the stop time moves with the rank's clock like any other */
-                uint64_t stop = i + 1 < rk->nevents ? gtime[r][i + 1] : t;
+                uint64_t stop = i + 1 < rk->nevents ? gt_at(gtime, r, i + 1) : t;
                 CHECK(OTF2_EvtWriter_BufferFlush(w, a, t, stop > t ? stop : t));
                 break;
             }

@@ -5,10 +5,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "gtime.h"
 #include "match.h"
 #include "rawtrace.h"
 
-/* gtime[r][i]: global ns of event i of rank r (non-decreasing per rank).
+/* gt_at(gtime, r, i): global ns of event i of location r (non-decreasing).
  * truth_ns[r] non-NULL: the true_time attribute in ns for rank r's events. */
 /* The id of a location (a rank's thread) in the merged archive. */
 uint64_t ow_location_id(const struct rt_rank *r);
@@ -26,7 +27,7 @@ struct ow_hooks {
     void *ctx;
 };
 int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
-             const struct mg_result *match, uint64_t *const *gtime, uint64_t *const *truth_ns,
+             const struct mg_result *match, const struct gtime_map *gtime, uint64_t *const *truth_ns,
              const struct ow_hooks *hooks, char *err, size_t errlen);
 
 #endif

@@ -120,8 +120,8 @@ double rv_raw(const struct rv_rank *r, uint64_t index, double g)
     return a->raw + (g - a->g);   /* a step: the event is on a's side */
 }
 
-int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, uint64_t *const *gtime, double *max_err_ns,
-             char *err, size_t errlen)
+int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
+             double *max_err_ns, char *err, size_t errlen)
 {
     char path[4300];
     snprintf(path, sizeof path, "%s/rawview.map", dir);
@@ -144,7 +144,7 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, uint64_t 
     for (uint32_t r = 0; r < n; r++) {
         const struct rt_rank *rk = &ranks[r];
         for (uint64_t i = 0; i < rk->nevents; i++) {
-            x[i] = (double)gtime[r][i];
+            x[i] = (double)gt_at(gtime, r, i);
             y[i] = cm_interpolated(rk, rt_time(rk, i)) - origin;
         }
         /* a little below the bound: the file rounds to 1/1000 ns; the global

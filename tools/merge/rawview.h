@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "gtime.h"
 #include "rawtrace.h"
 
 #define RV_TOLERANCE_NS 1.0
@@ -49,8 +50,8 @@ struct rv_map {
 /* Build the map of n ranks from their events' global times and write
  * DIR/rawview.map. Returns 0, or -1 with a one-line message. *max_err_ns
  * (if not NULL) gets the largest deviation found when checking every event. */
-int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, uint64_t *const *gtime, double *max_err_ns,
-             char *err, size_t errlen);
+int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
+             double *max_err_ns, char *err, size_t errlen);
 
 /* Read a map; -1 with a one-line message naming the file and the problem. */
 int rv_read(const char *path, struct rv_map *m, char *err, size_t errlen);

@@ -24,7 +24,8 @@ int merge_repair(struct merge_state *st)
     uint64_t *nev = calloc(n, sizeof *nev);
     double *lmin = NULL;
     int rc = -1;
-    if (!t || !nev)
+    /* the repair rewrites every location's times: all stored (gtime.h) */
+    if (!t || !nev || gt_store_all(&st->gtime) != 0)
         goto oom;
     if (st->opt.min_latency > 0) {
         if (!(lmin = malloc(sizeof *lmin * (size_t)nd * nd)))
@@ -37,7 +38,7 @@ int merge_repair(struct merge_state *st)
         if (!(t[r] = malloc(sizeof **t * (nev[r] ? nev[r] : 1))))
             goto oom;
         for (uint64_t i = 0; i < nev[r]; i++)
-            t[r][i] = (double)st->gtime[r][i];
+            t[r][i] = (double)st->gtime.stored[r][i];
     }
     struct clc_stats cs;
     char err[4400];
@@ -51,7 +52,7 @@ int merge_repair(struct merge_state *st)
         for (uint64_t i = 0; i < nev[r]; i++) {
             /* round up: a repaired receive must not fall back before its send */
             uint64_t v = t[r][i] <= 0 ? 0 : (uint64_t)ceil(t[r][i]);
-            st->gtime[r][i] = prev = v < prev ? prev : v;
+            st->gtime.stored[r][i] = prev = v < prev ? prev : v;
         }
     }
     st->rep.repair_done = 1;

@@ -133,11 +133,19 @@ static uint64_t interpolated_ns(const void *ctx, uint32_t q, uint64_t i)
     return t <= 0 ? 0 : (uint64_t)llround(t);
 }
 
-/* A series of times to compare with true time: times[q][i], or with times
- * NULL the ClockOffsets interpolated as today's tools do. */
-static double series_time(const struct rt_rank *ranks, uint64_t *const *times, uint32_t q, uint64_t i)
+/* A series of times to compare with true time: global times (gtime.h),
+ * times[q][i], or with neither the ClockOffsets interpolated as today's
+ * tools do. */
+struct series {
+    const struct gtime_map *g;
+    uint64_t *const *times;
+};
+
+static double series_time(const struct rt_rank *ranks, const struct series *s, uint32_t q, uint64_t i)
 {
-    return times ? (double)times[q][i] : cm_interpolated(&ranks[q], rt_time(&ranks[q], i));
+    if (s->g)
+        return (double)gt_at(s->g, q, i);
+    return s->times ? (double)s->times[q][i] : cm_interpolated(&ranks[q], rt_time(&ranks[q], i));
 }
 
 #define MAX_SERIES 2
@@ -159,7 +167,7 @@ static double series_time(const struct rt_rank *ranks, uint64_t *const *times, u
  * same passes, as long as it wants more. Returns -1 when out of memory
  * (outputs untouched; `also` has seen no pass). */
 static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, uint64_t *const *truth, int nser,
-                         uint64_t *const *const *times, double *rate, double *max_out, double *median_out,
+                         const struct series *times, double *rate, double *max_out, double *median_out,
                          const struct walker *also)
 {
     double origin = truth_origin(ranks, nranks, truth);
@@ -183,15 +191,15 @@ static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, uint64_t 
                 if (pass == 0) {
                     mx += tt;
                     for (int s = 0; s < nser; s++)
-                        my[s] += series_time(ranks, times[s], q, i) - tt;
+                        my[s] += series_time(ranks, &times[s], q, i) - tt;
                     k++;
                 } else if (pass == 1) {
                     sxx += (tt - mx) * (tt - mx);
                     for (int s = 0; s < nser; s++)
-                        sxy[s] += (tt - mx) * (series_time(ranks, times[s], q, i) - tt - my[s]);
+                        sxy[s] += (tt - mx) * (series_time(ranks, &times[s], q, i) - tt - my[s]);
                 } else {
                     for (int s = 0; s < nser; s++) {
-                        double y = fabs(series_time(ranks, times[s], q, i) - tt - (my[s] + slope[s] * (tt - mx)));
+                        double y = fabs(series_time(ranks, &times[s], q, i) - tt - (my[s] + slope[s] * (tt - mx)));
                         if (y > mxr[s])
                             mxr[s] = y;
                         ms_feed(&ms, (uint32_t)s, y);
@@ -237,7 +245,7 @@ static size_t list_unmatched(char *buf, size_t len, size_t used, const char *wha
 
 void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
                  const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
-                 double lmin, uint64_t *const *gtime, uint64_t *const *truth)
+                 double lmin, const struct gtime_map *gtime, uint64_t *const *truth)
 {
     r->messages = match->nmessages;
     r->collectives = match->ncollectives;
@@ -269,7 +277,8 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         double raw_r = cm_interpolated(v, rt_time(v, msg->recv.index));
         if (raw_r < raw_s)
             r->tachyons_raw++;
-        uint64_t gs = gtime[msg->send.rank][msg->send.index], gr = gtime[msg->recv.rank][msg->recv.index];
+        uint64_t gs = gt_at(gtime, msg->send.rank, msg->send.index);
+        uint64_t gr = gt_at(gtime, msg->recv.rank, msg->recv.index);
         if (gr < gs)
             r->tachyons_after++;
         uint32_t du = m->domain_of[msg->send.rank], dv = m->domain_of[msg->recv.rank];
@@ -282,20 +291,22 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         const struct rt_rank *s = &ranks[f->send.rank], *v = &ranks[f->recv.rank];
         r->rma_violations_raw += cm_interpolated(v, rt_time(v, f->recv.index))
                                  < cm_interpolated(s, rt_time(s, f->send.index));
-        r->rma_violations_after += gtime[f->recv.rank][f->recv.index] < gtime[f->send.rank][f->send.index];
+        r->rma_violations_after += gt_at(gtime, f->recv.rank, f->recv.index) < gt_at(gtime, f->send.rank, f->send.index);
     }
     /* the data-flow rule (flow.h), as the constraints use it */
-    r->collective_violations_after = mg_flow_violations(match, gtime, 0);
-    r->neighbour_violations_after = mg_flow_violations(match, gtime, 1);
+    r->collective_violations_after = mg_flow_violations_at(match, gt_at_cb, gtime, 0);
+    r->neighbour_violations_after = mg_flow_violations_at(match, gt_at_cb, gtime, 1);
     int any_neighbour = 0;
     for (size_t i = 0; i < match->ncollectives && !any_neighbour; i++)
         any_neighbour = match->collectives[i].neighbor;
     if (any_neighbour)   /* as today's tools show them: the ClockOffsets interpolated */
         r->neighbour_violations_raw = mg_flow_violations_at(match, interpolated_ns, ranks, 1);
     for (uint32_t q = 0; q < nranks; q++)
-        for (uint64_t i = 1; i < ranks[q].nevents; i++)
-            if (gtime[q][i] < gtime[q][i - 1])
-                r->nonmonotonic_after++;
+        for (uint64_t i = 0, prev = 0; i < ranks[q].nevents; i++) {
+            uint64_t v = gt_at(gtime, q, i);
+            r->nonmonotonic_after += i > 0 && v < prev;
+            prev = v;
+        }
     /* With true times, check the inputs themselves: a matched message or a
      * collective whose true times break its constraint means a wrong match
      * or wrong semantics, not imprecision. */
@@ -339,7 +350,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         int offsets = ref && nref >= 2 && ms_init(&to.ms, nv, SEGMENT_BINS) == 0;
         struct walker also = { truth_offset_of, truth_offsets_end_pass, &to };
         /* Errors of global time against true time: ours and today's. */
-        uint64_t *const *series[MAX_SERIES] = { gtime, NULL };
+        const struct series series[MAX_SERIES] = { { gtime, NULL }, { NULL, NULL } };
         double rates[MAX_SERIES], maxes[MAX_SERIES], medians[MAX_SERIES];
         int fitted = fit_residuals(ranks, nranks, truth, 2, series, rates, maxes, medians, offsets ? &also : NULL);
         if (offsets && fitted != 0) {   /* out of memory before any pass: the offsets alone */
@@ -375,7 +386,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                     if (!known(ranks, truth, q, i))
                         continue;
                     if (p != UINT64_MAX) {
-                        double ours = (double)gtime[q][i] - (double)gtime[q][p];
+                        double ours = (double)gt_at(gtime, q, i) - (double)gt_at(gtime, q, p);
                         double real = ((double)truth[q][i] - (double)truth[q][p]) * (1 + rate);
                         if (fabs(ours - real) > r->interval_distortion_max_ns)
                             r->interval_distortion_max_ns = fabs(ours - real);
@@ -452,7 +463,7 @@ void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nra
     /* errors and interval distortion, measured as ours are in report_fill:
      * residuals of a least-squares line against true time, intervals in
      * the fitted rate */
-    uint64_t *const *series[1] = { ctime };
+    const struct series series[1] = { { NULL, ctime } };
     double rate = 0;
     if (fit_residuals(ranks, nranks, truth, 1, series, &rate, &r->clc_err_max_ns, &r->clc_err_median_ns, NULL) == 0) {
         r->clc_interval_distortion_max_ns = 0;

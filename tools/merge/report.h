@@ -8,6 +8,7 @@
 #include "clc.h"
 #include "clockmodel.h"
 #include "causal_report.h"
+#include "gtime.h"
 #include "match.h"
 #include "rawtrace.h"
 
@@ -110,7 +111,7 @@ struct report {
 void report_init(struct report *r);
 void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
                  const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
-                 double lmin, uint64_t *const *gtime, uint64_t *const *truth);
+                 double lmin, const struct gtime_map *gtime, uint64_t *const *truth);
 /* With true_time: how the controlled logical clock's global times ctime
  * (clc_correct) fare, measured as ours are. */
 void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,

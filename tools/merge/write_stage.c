@@ -16,8 +16,7 @@ static void release_location(void *ctx, uint32_t r)
 {
     struct merge_state *st = ctx;
     rt_store_release(&st->locs[r]);
-    free(st->gtime[r]);
-    st->gtime[r] = NULL;
+    gt_release(&st->gtime, r);
     free(st->truth[r]);
     st->truth[r] = NULL;
 }
@@ -38,10 +37,10 @@ int merge_write(struct merge_state *st)
     char err[4400];
     /* The events' raw (interpolated ClockOffsets) times, for the HTML view:
      * first, as the archive's writer lets the events go. */
-    if (rv_write(st->tmp, st->locs, st->nlocs, st->gtime, NULL, err, sizeof err) != 0)
+    if (rv_write(st->tmp, st->locs, st->nlocs, &st->gtime, NULL, err, sizeof err) != 0)
         fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
     struct ow_hooks hooks = { load_location, release_location, st };
-    if (ow_write(st->tmp, "traces", st->locs, st->nlocs, &st->match, st->gtime, st->truth, &hooks, err,
+    if (ow_write(st->tmp, "traces", st->locs, st->nlocs, &st->match, &st->gtime, st->truth, &hooks, err,
                  sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;

@@ -1,0 +1,96 @@
+/* gtime.c — see gtime.h. */
+#include <config.h>
+#include "gtime.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t gt_at_cb(const void *ctx, uint32_t r, uint64_t i)
+{
+    return gt_at(ctx, r, i);
+}
+
+/* Location r's times, clamped never to go back (rounding only: the
+ * corrected time is monotonic in the raw one, the raw ones are not always
+ * in order); *clamped says whether that changed any. NULL when out of memory. */
+static uint64_t *times_of(const struct gtime_map *g, uint32_t r, int *clamped)
+{
+    const struct rt_rank *rk = &g->locs[r];
+    uint64_t *gt = malloc(sizeof *gt * (rk->nevents ? rk->nevents : 1));
+    if (!gt)
+        return NULL;
+    uint64_t prev = 0;
+    *clamped = 0;
+    for (uint64_t i = 0; i < rk->nevents; i++) {
+        uint64_t v = gt_compute(g, r, rt_time(rk, i));
+        if (v < prev) {
+            v = prev;
+            *clamped = 1;
+        }
+        gt[i] = prev = v;
+    }
+    return gt;
+}
+
+int gt_build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
+             const double *x, uint32_t store_below)
+{
+    memset(g, 0, sizeof *g);
+    g->locs = locs;
+    g->model = model;
+    g->x = x;
+    g->n = n;
+    g->gmin = INFINITY;
+    for (uint32_t r = 0; r < n; r++)
+        if (locs[r].nevents)
+            g->gmin = fmin(g->gmin, cm_corrected(model, r, rt_time(&locs[r], 0))
+                                        + x[cm_vertex(model, r, rt_time(&locs[r], 0))]);
+    if (!(g->stored = calloc(n ? n : 1, sizeof *g->stored)))
+        return -1;
+    for (uint32_t r = 0; r < n; r++) {
+        int clamped;
+        uint64_t *gt = times_of(g, r, &clamped);
+        if (!gt)
+            return -1;
+        if (r < store_below || clamped)
+            g->stored[r] = gt;
+        else
+            free(gt);   /* computed on each read: the same values */
+    }
+    return 0;
+}
+
+int gt_store_all(struct gtime_map *g)
+{
+    for (uint32_t r = 0; r < g->n; r++) {
+        int clamped;
+        if (!g->stored[r] && !(g->stored[r] = times_of(g, r, &clamped)))
+            return -1;
+    }
+    return 0;
+}
+
+void gt_release(struct gtime_map *g, uint32_t r)
+{
+    if (g->stored && g->stored[r]) {
+        free(g->stored[r]);
+        g->stored[r] = NULL;
+    }
+}
+
+void gt_free(struct gtime_map *g)
+{
+    for (uint32_t r = 0; g->stored && r < g->n; r++)
+        free(g->stored[r]);
+    free(g->stored);
+    memset(g, 0, sizeof *g);
+}
+
+size_t gt_stored_locations(const struct gtime_map *g)
+{
+    size_t k = 0;
+    for (uint32_t r = 0; g->stored && r < g->n; r++)
+        k += g->stored[r] != NULL;
+    return k;
+}

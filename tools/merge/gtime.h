@@ -1,0 +1,55 @@
+/* gtime.h — every event's global time (ns, the earliest event 0): from its
+ * raw time and the solved offsets, computed when it is read, or stored.
+ *
+ * A location whose events are held in memory (the merge's --event-memory)
+ * has its global times stored, 8 bytes each, as before; one whose events
+ * were set aside (eventspill.h) has them computed from its time on each
+ * read, by the same function that fills the stored ones, so the two agree
+ * to the bit. A location where rounding would make a time go back (the
+ * clamp that keeps times non-decreasing changed something) is stored
+ * whatever its kind, and the repair stage (delta > 0) stores all. */
+#ifndef SYNCTRACE_GTIME_H
+#define SYNCTRACE_GTIME_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "clockmodel.h"
+#include "rawtrace.h"
+
+struct gtime_map {
+    const struct rt_rank *locs;
+    const struct cm_model *model;
+    const double *x;          /* the solution's offsets, by vertex */
+    double gmin;              /* the earliest corrected time: global time 0 */
+    uint32_t n;
+    uint64_t **stored;        /* per location, NULL where computed */
+};
+
+/* Location r's global time of raw time t, unclamped. */
+static inline uint64_t gt_compute(const struct gtime_map *g, uint32_t r, uint64_t t)
+{
+    double v = cm_corrected(g->model, r, t) + g->x[cm_vertex(g->model, r, t)] - g->gmin;
+    return v <= 0 ? 0 : (uint64_t)llround(v);
+}
+
+static inline uint64_t gt_at(const struct gtime_map *g, uint32_t r, uint64_t i)
+{
+    return g->stored[r] ? g->stored[r][i] : gt_compute(g, r, rt_time(&g->locs[r], i));
+}
+
+/* gt_at for readers that take a callback (mg_flow_violations_at); ctx: the map. */
+uint64_t gt_at_cb(const void *ctx, uint32_t r, uint64_t i);
+
+/* Build the map: locations r < store_below (and those the clamp changes)
+ * stored. 0, or -1 when out of memory. */
+int gt_build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
+             const double *x, uint32_t store_below);
+/* Store every location's (the repair rewrites them): 0 or -1. */
+int gt_store_all(struct gtime_map *g);
+/* Location r's stored times are no longer needed (it is written). */
+void gt_release(struct gtime_map *g, uint32_t r);
+void gt_free(struct gtime_map *g);
+size_t gt_stored_locations(const struct gtime_map *g);
+
+#endif
