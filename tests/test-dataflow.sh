@@ -42,9 +42,13 @@ check() {   # check NP SEED
     # On a loaded machine (the suite's parallel jobs, 4 ranks on 2 cores) a
     # sync round can misjudge a drift, and the merge then finds its inputs
     # contradicting (delta > 0), as tests/test-neighbours.sh explains: such a
-    # run is taken again, at most twice; every attempt must still be free of
-    # tachyons and collectives out of order, and each one's figures are in
-    # the check's line. A wrong offset bound would fail every run.
+    # run is taken again, at most four times (in one CI run on this 2-core
+    # machine three runs in a row had deltas of 114-647 ns; the runs, not
+    # the merge: unloaded, the same program gives delta 0 with this merge
+    # and an older one alike);
+    # every attempt must still be free of tachyons and collectives out of
+    # order, and each one's figures are in the check's line. A wrong offset
+    # bound would fail every run.
     local attempt=1 said="" rr=$r good=1
     while :; do
         said="$said [run $attempt: delta $(json "$rr" "d['delta_ns']") ns, true offsets inside $(json "$rr" "d['truth']['domains_inside_bounds']") of $(json "$rr" "len(d['domains'])")]"
@@ -53,7 +57,7 @@ check() {   # check NP SEED
             break
         fi
         [ "$(json "$rr" "d['tachyons_after'] + d['collective_order_violations_after'] + d['nonmonotonic_after']")" = 0 ] || break
-        [ $attempt -ge 3 ] && break
+        [ $attempt -ge 5 ] && break
         attempt=$((attempt + 1))
         SYNCTRACE_SKEW=seed=$seed,offset_us=2000,drift_ppm=30 run_traced "$raw.$attempt" "$np" "$prog" 6 20 >/dev/null 2>&1
         "$SYNCTRACE_BIN" merge "$raw.$attempt" -o "$raw.$attempt.m" >/dev/null 2>&1
