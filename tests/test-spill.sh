@@ -10,7 +10,7 @@
 # receives, collectives) and traced programs with threads, zero-byte and
 # neighbourhood collectives.
 . "$top_srcdir/tests/lib.sh"
-plan 26
+plan 27
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -137,6 +137,11 @@ ok $? "a missing --spill-dir: exit $rc, one line naming it: $(head -1 "$tmp/bad.
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ]
 ok $? "--sort-memory 0: exit $rc, one line: $(head -1 "$tmp/bad.err")"
+"$ST" merge "$tmp/gen_tree" -o "$tmp/bad.out" --event-memory -1 >/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] && grep -q "^synctrace merge: --event-memory takes megabytes" "$tmp/bad.err" &&
+    [ ! -e "$tmp/bad.out" ]
+ok $? "--event-memory -1: exit $rc, one line: $(head -1 "$tmp/bad.err")"
 "$ST" merge "$tmp/gen_tree" -o "$tmp/bad.out" --precision-sources >/dev/null 2>"$tmp/bad.err"
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ]
@@ -152,21 +157,22 @@ ok $? "OUT_DIR in a missing directory: exit $rc, one line naming it: $(head -1 "
 
 # A spill that cannot be written (a file-size limit; SIGXFSZ would kill a
 # process that did not expect it): one line naming the spill directory,
-# exit 1, no output directory, nothing left behind.
-(ulimit -f 256; exec "$ST" merge "$tmp/gen_stencil2d" -o "$tmp/full.out" --no-causal --sort-memory 1 \
-    --spill-dir "$spill") >/dev/null 2>"$tmp/full.err"
-rc=$?
-[ $rc = 1 ] && [ "$(wc -l <"$tmp/full.err")" = 1 ] && grep -q "$spill" "$tmp/full.err"
-ok $? "a spill write that fails: exit $rc, one line: $(head -1 "$tmp/full.err")"
-[ ! -e "$tmp/full.out" ] && [ -z "$(ls -A "$tmp" | grep '^full.out')" ] && [ "$(ls -A "$spill" | wc -l)" = 0 ]
-ok $? "a spill write that fails leaves no output and no spill file"
+# exit 1, no output directory, nothing left behind. fails_cleanly LABEL
+# PATTERN OPTIONS...: the merge of gen_stencil2d with OPTIONS under a
+# 256 KB file-size limit, its one line matching PATTERN.
+fails_cleanly() {
+    local label=$1 pattern=$2 rc
+    shift 2
+    (ulimit -f 256; exec "$ST" merge "$tmp/gen_stencil2d" -o "$tmp/full.out" --no-causal --spill-dir "$spill" "$@") \
+        >/dev/null 2>"$tmp/full.err"
+    rc=$?
+    [ $rc = 1 ] && [ "$(wc -l <"$tmp/full.err")" = 1 ] && grep -q "$pattern" "$tmp/full.err"
+    ok $? "$label fails: exit $rc, one line: $(head -1 "$tmp/full.err")"
+    [ ! -e "$tmp/full.out" ] && [ -z "$(ls -A "$tmp" | grep '^full.out')" ] && [ "$(ls -A "$spill" | wc -l)" = 0 ]
+    ok $? "$label fails: no output and no spill file left"
+}
+fails_cleanly "a spill write" "$spill" --sort-memory 1
 # ... and so does setting the events aside (the sorts in memory).
-(ulimit -f 256; exec "$ST" merge "$tmp/gen_stencil2d" -o "$tmp/full.out" --no-causal --event-memory 0 \
-    --spill-dir "$spill") >/dev/null 2>"$tmp/full.err"
-rc=$?
-[ $rc = 1 ] && [ "$(wc -l <"$tmp/full.err")" = 1 ] && grep -q "events set aside in $spill: write: File too large" "$tmp/full.err"
-ok $? "setting events aside fails: exit $rc, one line: $(head -1 "$tmp/full.err")"
-[ ! -e "$tmp/full.out" ] && [ -z "$(ls -A "$tmp" | grep '^full.out')" ] && [ "$(ls -A "$spill" | wc -l)" = 0 ]
-ok $? "setting events aside fails: no output and no spill file left"
+fails_cleanly "setting events aside" "events set aside in $spill: write: File too large" --event-memory 0
 
 finish

@@ -299,3 +299,20 @@ void rt_times_free(struct rt_times *t)
     free(t->wide);
     free(t);
 }
+
+void rt_store_move(struct rt_rank *to, struct rt_rank *from)
+{
+    to->events = from->events;
+    to->nevents = from->nevents;
+    to->side = from->side;
+    to->sources = from->sources;
+    to->nsources = from->nsources;
+    to->source_words = from->source_words;
+    to->nsource_words = from->nsource_words;
+    from->events = NULL;
+    from->nevents = 0;
+    memset(&from->side, 0, sizeof from->side);
+    from->sources = NULL;
+    from->source_words = NULL;
+    from->nsources = from->nsource_words = 0;
+}

@@ -418,11 +418,6 @@ static int by_location(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Read the archive of anchor file `path`; messages name `anchor` (the
- * original one when `path` is a recovered copy). With `exact`, read of
- * each location exactly the number of events its definition declares, no
- * more (a recovered event file has no end-of-file record; a location
- * declaring none has no event file). */
 /* The rank's k-th location (k > 0), one of its other threads. */
 static void set_thread(struct rt_rank *out, uint32_t k, const struct rf_read_location *loc)
 {
@@ -437,9 +432,14 @@ static void set_thread(struct rt_rank *out, uint32_t k, const struct rf_read_loc
     out->nthreads = k;
 }
 
-/* mode: READ_DEFS reads definitions and locations, no events. */
 enum { READ_ALL = 0, READ_DEFS = 1 };
 
+/* Read the archive of anchor file `path`; messages name `anchor` (the
+ * original one when `path` is a recovered copy). With `exact`, read of
+ * each location exactly the number of events its definition declares, no
+ * more (a recovered event file has no end-of-file record; a location
+ * declaring none has no event file). With mode READ_DEFS, definitions and
+ * locations only, no events. */
 static int read_archive(const char *path, const char *anchor, int exact, int mode, struct rt_rank *out, char *err,
                         size_t errlen)
 {
@@ -725,13 +725,7 @@ share:
         t->threads = NULL;
         t->nthreads = 0;
         t->borrowed = 1;
-        t->events = keep.events;
-        t->nevents = keep.nevents;
-        t->side = keep.side;
-        t->sources = keep.sources;
-        t->nsources = keep.nsources;
-        t->source_words = keep.source_words;
-        t->nsource_words = keep.nsource_words;
+        rt_store_move(t, &keep);
         t->location = keep.location;
         t->declared_events = keep.declared_events;
         t->thread = keep.thread;
@@ -842,25 +836,6 @@ int rt_read_rank_defs(const char *anchor, struct rt_rank *out, char *err, size_t
     return read_rank(anchor, READ_DEFS, out, err, errlen);
 }
 
-/* Location l's events (and what the rank's events told of it) into *to. */
-static void move_events(struct rt_rank *l, struct rt_rank *to, const struct rt_rank *rank)
-{
-    to->events = l->events;
-    to->nevents = l->nevents;
-    to->side = l->side;
-    to->sources = l->sources;
-    to->nsources = l->nsources;
-    to->source_words = l->source_words;
-    to->nsource_words = l->nsource_words;
-    to->trace_length = rank->trace_length;
-    l->events = NULL;
-    l->nevents = 0;
-    memset(&l->side, 0, sizeof l->side);
-    l->sources = NULL;
-    l->source_words = NULL;
-    l->nsources = l->nsource_words = 0;
-}
-
 int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, char *err, size_t errlen)
 {
     struct rt_rank *main = locs[0];
@@ -884,7 +859,8 @@ int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, char *err, 
             rc = -1;
             break;
         }
-        move_events(l, locs[at], &full);
+        rt_store_move(locs[at], l);
+        locs[at]->trace_length = full.trace_length;   /* a recovered rank's: what its events tell */
     }
     if (rc == 0 && full.recovered) {   /* what its events tell: its length, which they extend */
         main->recovered_from_records = full.recovered_from_records;

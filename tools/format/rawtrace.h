@@ -211,6 +211,9 @@ void rt_store_free(struct rt_rank *r);
 /* Free the events but keep their number (nevents): for a reader that needs
  * only the count from then on (the merge once a location is written). */
 void rt_store_release(struct rt_rank *r);
+/* Move from's events (slots, side columns, sources) to `to`, whose own are
+ * overwritten unfreed; from is left without events. */
+void rt_store_move(struct rt_rank *to, struct rt_rank *from);
 /* Event i's time, whether the events are held or set aside (times). */
 static inline uint64_t rt_time(const struct rt_rank *r, uint64_t i)
 {

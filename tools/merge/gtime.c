@@ -11,26 +11,35 @@ uint64_t gt_at_cb(const void *ctx, uint32_t r, uint64_t i)
     return gt_at(ctx, r, i);
 }
 
-/* Location r's times, clamped never to go back (rounding only: the
- * corrected time is monotonic in the raw one, the raw ones are not always
- * in order); *clamped says whether that changed any. NULL when out of memory. */
-static uint64_t *times_of(const struct gtime_map *g, uint32_t r, int *clamped)
+/* Location r's times into gt (NULL: only look), clamped never to go back
+ * (rounding only: the corrected time is monotonic in the raw one, the raw
+ * ones are not always in order). Returns whether the clamp changed any. */
+static int fill(const struct gtime_map *g, uint32_t r, uint64_t *gt)
 {
     const struct rt_rank *rk = &g->locs[r];
-    uint64_t *gt = malloc(sizeof *gt * (rk->nevents ? rk->nevents : 1));
-    if (!gt)
-        return NULL;
     uint64_t prev = 0;
-    *clamped = 0;
+    int clamped = 0;
     for (uint64_t i = 0; i < rk->nevents; i++) {
         uint64_t v = gt_compute(g, r, rt_time(rk, i));
         if (v < prev) {
             v = prev;
-            *clamped = 1;
+            clamped = 1;
         }
-        gt[i] = prev = v;
+        if (gt)
+            gt[i] = v;
+        prev = v;
     }
-    return gt;
+    return clamped;
+}
+
+/* Store location r's times: 0, or -1 when out of memory. */
+static int store(struct gtime_map *g, uint32_t r)
+{
+    uint64_t n = g->locs[r].nevents;
+    if (!(g->stored[r] = malloc(sizeof *g->stored[r] * (n ? n : 1))))
+        return -1;
+    fill(g, r, g->stored[r]);
+    return 0;
 }
 
 int gt_build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
@@ -48,26 +57,18 @@ int gt_build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const 
                                         + x[cm_vertex(model, r, rt_time(&locs[r], 0))]);
     if (!(g->stored = calloc(n ? n : 1, sizeof *g->stored)))
         return -1;
-    for (uint32_t r = 0; r < n; r++) {
-        int clamped;
-        uint64_t *gt = times_of(g, r, &clamped);
-        if (!gt)
+    /* the others are computed on each read: the same values, unless the clamp changed one */
+    for (uint32_t r = 0; r < n; r++)
+        if ((r < store_below || fill(g, r, NULL)) && store(g, r) != 0)
             return -1;
-        if (r < store_below || clamped)
-            g->stored[r] = gt;
-        else
-            free(gt);   /* computed on each read: the same values */
-    }
     return 0;
 }
 
 int gt_store_all(struct gtime_map *g)
 {
-    for (uint32_t r = 0; r < g->n; r++) {
-        int clamped;
-        if (!g->stored[r] && !(g->stored[r] = times_of(g, r, &clamped)))
+    for (uint32_t r = 0; r < g->n; r++)
+        if (!g->stored[r] && store(g, r) != 0)
             return -1;
-    }
     return 0;
 }
 
@@ -85,12 +86,4 @@ void gt_free(struct gtime_map *g)
         free(g->stored[r]);
     free(g->stored);
     memset(g, 0, sizeof *g);
-}
-
-size_t gt_stored_locations(const struct gtime_map *g)
-{
-    size_t k = 0;
-    for (uint32_t r = 0; g->stored && r < g->n; r++)
-        k += g->stored[r] != NULL;
-    return k;
 }

@@ -50,6 +50,5 @@ int gt_store_all(struct gtime_map *g);
 /* Location r's stored times are no longer needed (it is written). */
 void gt_release(struct gtime_map *g, uint32_t r);
 void gt_free(struct gtime_map *g);
-size_t gt_stored_locations(const struct gtime_map *g);
 
 #endif

@@ -58,13 +58,12 @@ void merge_state_free(struct merge_state *st)
     report_free(&st->rep);
 }
 
-/* What the match needs while the events are read: the matcher, the
- * one-sided orderings, and which locations keep their events in memory. */
+/* What the match needs while the events are read: the matcher and the
+ * one-sided orderings. */
 struct fused {
     struct merge_state *st;
     struct mg_matcher *matcher;
     struct rf_orderer *rma;
-    uint32_t keep_below;      /* locations from here on are set aside (eventspill.h) */
 };
 
 /* Until the write, the stages read only the events' times (and the true
@@ -93,7 +92,7 @@ static int hand_over(void *ctx, uint32_t r, char *err, size_t errlen)
     /* a failure sticks in the matcher or the orderer: their ends say it */
     mg_match_location(f->matcher, r);
     rf_order_location(f->rma, r);
-    if (r < f->keep_below)
+    if (r < st->kept_locations)
         return 0;
     if (!st->spill && !(st->spill = rt_spill_new(st->opt.spill_dir, err, errlen)))
         return -1;
@@ -111,7 +110,8 @@ int merge_match(struct merge_state *st)
 {
     char err[4400];
     struct mg_sort_config sort = { st->opt.spill_dir, st->opt.sort_memory };
-    struct fused f = { st, NULL, NULL, st->kept_locations = kept_locations(st) };
+    st->kept_locations = kept_locations(st);
+    struct fused f = { st, NULL, NULL };
     if (!(f.matcher = mg_match_begin(st->locs, st->nlocs, &sort, &st->match, err, sizeof err))) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
