@@ -1,7 +1,8 @@
 #!/bin/bash
 # The match's sorts beyond their memory (--sort-memory) and the events set
-# aside until the write beyond theirs (--event-memory): a merge whose sorts
-# spill to disk and whose events wait there writes the same archive and
+# aside until the write beyond theirs (--event-memory, which the matched
+# messages share): a merge whose sorts spill to disk and whose events and
+# messages wait there writes the same archive, causal index and
 # report as one that holds all in memory, file for file; report.json says
 # that it spilled; the spill
 # files leave nothing behind; a spill directory that cannot be used, or a
@@ -10,7 +11,7 @@
 # receives, collectives) and traced programs with threads, zero-byte and
 # neighbourhood collectives.
 . "$top_srcdir/tests/lib.sh"
-plan 27
+plan 28
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -64,12 +65,15 @@ same_when_spilled() {
     diff=$(differences "$tmp/$name.mem" "$tmp/$name.disk" | tr '\n' ' ')
     [ -z "$diff" ]
     ok $? "$name: the merge that spilled wrote what the one in memory wrote${diff:+ (differ: $diff)}"
-    local aside events
+    local aside events msgs messages
     aside=$(json "$tmp/$name.disk/report.json" "d['events_set_aside_bytes']")
     events=$(json "$tmp/$name.disk/report.json" "d['events']")
+    msgs=$(json "$tmp/$name.disk/report.json" "d['messages_set_aside_bytes']")
+    messages=$(json "$tmp/$name.disk/report.json" "d['messages']")
     [ "$runs" -ge "$least" ] && [ "$(json "$tmp/$name.mem/report.json" "d['match_sorts']['runs_spilled']")" = 0 ] &&
-        [ "$aside" -ge $((events * 32)) ] && [ "$(json "$tmp/$name.mem/report.json" "d['events_set_aside_bytes']")" = 0 ]
-    ok $? "$name: its sorts spilled $runs runs to disk (at least $least) and it set $aside bytes of its $events events aside, the one in memory neither"
+        [ "$aside" -ge $((events * 32)) ] && [ "$(json "$tmp/$name.mem/report.json" "d['events_set_aside_bytes']")" = 0 ] &&
+        [ "$msgs" = $((messages * 48)) ] && [ "$(json "$tmp/$name.mem/report.json" "d['messages_set_aside_bytes']")" = 0 ]
+    ok $? "$name: its sorts spilled $runs runs to disk (at least $least), it set $aside bytes of its $events events and $msgs of its $messages messages aside, the one in memory none"
 }
 
 for pattern in stencil2d random tree alltoall; do
@@ -98,6 +102,17 @@ a=$(json "$tmp/least/report.json" "d['match_sorts']['spilled_bytes']")
 b=$(json "$tmp/gen_stencil2d.disk/report.json" "d['match_sorts']['spilled_bytes']")
 [ "$a" -gt "$b" ]
 ok $? "with 2 KB the requests go through the sort: $a bytes spilled, $b with 1 MB"
+
+# The causal index reads the matched messages too: built from messages
+# set aside, it is the one built from messages in memory (its header's
+# fingerprint and checksums apart, as bench/merge_same.sh compares).
+"$ST" merge "$tmp/gen_stencil2d" -o "$tmp/idx.mem" >/dev/null 2>"$tmp/idx.err" &&
+    "$ST" merge "$tmp/gen_stencil2d" -o "$tmp/idx.disk" --event-memory 0 --spill-dir "$spill" >/dev/null \
+        2>>"$tmp/idx.err"
+a=$tmp/idx.mem/causal.idx b=$tmp/idx.disk/causal.idx
+[ -s "$a" ] && [ -s "$b" ] && [ "$(stat -c %s "$a")" = "$(stat -c %s "$b")" ] && cmp -s -n 168 "$a" "$b" &&
+    cmp -s -i 256 "$a" "$b" && [ "$(json "$tmp/idx.disk/report.json" "d['messages_set_aside_bytes']")" -gt 0 ]
+ok $? "gen_stencil2d: the causal index built from messages set aside is the one built from messages in memory$(head -1 "$tmp/idx.err")"
 
 # A traced program: what only real runs hold (threads of one rank as
 # locations of their own, requests posted on one thread and completed on

@@ -21,6 +21,7 @@
  * can need them). W is the largest the vector budget allows. */
 #include "causal.h"
 #include "flow.h"
+#include "msgstream.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -383,9 +384,17 @@ static int setup_roles(struct builder *b, char *err, size_t errlen)
     if (!cap)
         return -1;
     int rc = 0;
-    for (size_t k = 0; k < m->nmessages && !rc; k++)
-        rc = add_role(b, m->messages[k].send, ROLE_SEND, (uint32_t)k, 0, cap, err, errlen)
-             || add_role(b, m->messages[k].recv, ROLE_RECV, (uint32_t)k, 0, cap, err, errlen);
+    /* a receive's role keeps its sender's rank (in `member`): the
+     * messages are read once, in order (msgstream.h) */
+    struct mg_msg_reader it;
+    mg_msgs_begin(m, &it);
+    for (const struct mg_message *msg; !rc && (msg = mg_msgs_next(&it));)
+        rc = add_role(b, msg->send, ROLE_SEND, (uint32_t)it.index, 0, cap, err, errlen)
+             || add_role(b, msg->recv, ROLE_RECV, (uint32_t)it.index, msg->send.rank, cap, err, errlen);
+    if (!rc && mg_msgs_error(m)) {
+        snprintf(err, errlen, "%s", mg_msgs_error(m));
+        rc = -1;
+    }
     for (size_t c = 0; c < m->ncollectives && !rc; c++) {
         if (b->inst[c].done)
             continue;
@@ -794,7 +803,7 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
         re++;
     for (size_t x = rp; x < re; x++) {
         if (ro[x].kind == ROLE_RECV && !b->msg_sent[ro[x].id]) {
-            *wait = b->match->messages[ro[x].id].send.rank;
+            *wait = ro[x].member;   /* the sender */
             return 0;
         }
         if (ro[x].kind == ROLE_EXIT && !exit_ready(b, ro[x].id, ro[x].member, wait))
@@ -813,7 +822,7 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
             join(v, b->msg_vec[m], b->W);
             vec_put(b, b->msg_vec[m]);
             b->msg_vec[m] = NULL;
-            add_partner(b, b->match->messages[m].send.rank, r);
+            add_partner(b, ro[x].member, r);
         } else if (ro[x].kind == ROLE_EXIT) {
             exit_receive(b, ro[x].id, ro[x].member, r, v);
         }

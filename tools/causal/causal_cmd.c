@@ -370,7 +370,7 @@ int cmd_causal(int argc, char **argv)
         goto done;
     }
     /* the match's sorts spill into OUT_DIR, on the disk that holds the trace */
-    struct mg_sort_config sort = { dir, MG_SORT_MEMORY_DEFAULT };
+    struct mg_sort_config sort = { dir, MG_SORT_MEMORY_DEFAULT, SIZE_MAX };
     if (mg_match_sorted(locs, t.nlocations, &sort, &match, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace causal: %s\n", err);
         goto done;

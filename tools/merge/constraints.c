@@ -21,6 +21,7 @@
  * tell) never makes a result wrong, only less precise. */
 #include "constraints.h"
 #include "flow.h"
+#include "msgstream.h"
 
 #include <math.h>
 #include <otf2/otf2.h>
@@ -148,9 +149,14 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
 
     /* messages, then the one-sided orderings, which are the same kind of
      * fact: one event precedes another on another clock */
-    for (size_t i = 0; i < match->nmessages + match->nrma_flows; i++) {
-        const struct mg_message *msg = i < match->nmessages ? &match->messages[i]
-                                                             : &match->rma_flows[i - match->nmessages];
+    struct mg_msg_reader it;
+    mg_msgs_begin(match, &it);
+    for (size_t nflows = 0;;) {
+        const struct mg_message *msg = mg_msgs_next(&it);
+        if (!msg && nflows == match->nrma_flows)
+            break;
+        if (!msg)
+            msg = &match->rma_flows[nflows++];
         uint32_t du = m->domain_of[msg->send.rank], dv = m->domain_of[msg->recv.rank];
         uint32_t u = vertex(ranks, m, msg->send), v = vertex(ranks, m, msg->recv);
         if (u == v) {
@@ -165,6 +171,8 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
             goto fail;
         stats->message_edges++;
     }
+    if (mg_msgs_error(match))
+        goto fail;   /* the caller says why */
 
     for (size_t i = 0; i < match->ncollectives; i++) {
         const struct mg_collective *c = &match->collectives[i];

@@ -8,6 +8,7 @@
 #include "extsort.h"
 #include "table.h"
 #include "flow.h"
+#include "msgstream.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -187,6 +188,9 @@ struct mg_matcher {
     struct st_extsort *sends, *recvs, *calls, *instances, *requests;
     struct req_pending *pending;
     struct match_sinks sinks;
+    const char *spill_dir;    /* the sorts' and the messages' (msgstream.h) */
+    size_t message_memory;
+    size_t cmessages;         /* room in out->messages */
     int failed;
     char err[1024];
 };
@@ -235,10 +239,12 @@ struct mg_matcher *mg_match_begin(const struct rt_rank *ranks, uint32_t nranks, 
     m->out = out;
     /* Four sorts fill at once (requests, sends, receives, calls), then
      * calls are sorted again by instance: each has a quarter of the memory. */
-    struct mg_sort_config defaults = { NULL, MG_SORT_MEMORY_DEFAULT };
+    struct mg_sort_config defaults = { NULL, MG_SORT_MEMORY_DEFAULT, SIZE_MAX };
     if (!cfg)
         cfg = &defaults;
     const char *spill = cfg->spill_dir ? cfg->spill_dir : mg_default_spill_dir();
+    m->spill_dir = spill;
+    m->message_memory = cfg->message_memory;
     size_t share = cfg->memory / 4;
     if (!(m->comm_ids = calloc(nranks ? nranks : 1, sizeof *m->comm_ids)))
         goto oom;
@@ -472,6 +478,42 @@ static void retire(struct mg_result *out, struct st_extsort **s)
     *s = NULL;
 }
 
+/* A matched message joins the result: in memory while they fit in the
+ * budget, else from then on in the file (msgstream.h), those held so far
+ * first. 0, or -1 (m->err says why). */
+static int put_message(struct mg_matcher *m, const struct mg_message *msg)
+{
+    struct mg_result *out = m->out;
+    if (!out->message_file && (out->nmessages + 1) > m->message_memory / sizeof *msg) {
+        char err[600];
+        if (!(out->message_file = ms_file_new(m->spill_dir, err, sizeof err))) {
+            m->failed = 1;
+            snprintf(m->err, sizeof m->err, "while matching messages: %s", err);
+            return -1;
+        }
+        for (size_t i = 0; i < out->nmessages; i++)
+            if (ms_file_append(out->message_file, &out->messages[i]) != 0)
+                goto failed;
+        free(out->messages);
+        out->messages = NULL;
+        m->cmessages = 0;
+    }
+    if (out->message_file) {
+        if (ms_file_append(out->message_file, msg) != 0)
+            goto failed;
+        out->nmessages++;
+        return 0;
+    }
+    PUSH(out->messages, out->nmessages, m->cmessages, *msg);
+    return 0;
+oom:
+    return matcher_fail(m);
+failed:
+    m->failed = 1;
+    snprintf(m->err, sizeof m->err, "while matching messages: %s", ms_file_error(out->message_file));
+    return -1;
+}
+
 /* Messages: walk equal keys side by side, k-th send with k-th receive: the
  * smaller key of the two heads has no partner. */
 static int pair_messages(struct mg_matcher *m)
@@ -479,7 +521,7 @@ static int pair_messages(struct mg_matcher *m)
     struct mg_result *out = m->out;
     if (st_extsort_finish(m->sends) != 0 || st_extsort_finish(m->recvs) != 0)
         return matcher_fail(m);
-    size_t cmsg = 0, cus = 0, cur = 0;
+    size_t cus = 0, cur = 0;
     const struct endpoint *snd = st_extsort_next(m->sends), *rcv = st_extsort_next(m->recvs);
     while (snd || rcv) {
         int cmp = !snd ? 1 : !rcv ? -1 : by_channel(snd, rcv);
@@ -498,7 +540,8 @@ static int pair_messages(struct mg_matcher *m)
                 out->freed_receives++;
             } else {
                 struct mg_message msg = { event_of(snd), event_of(rcv), snd->comm, snd->tag, snd->bytes };
-                PUSH(out->messages, out->nmessages, cmsg, msg);
+                if (put_message(m, &msg) != 0)
+                    return -1;
             }
             snd = st_extsort_next(m->sends);
             rcv = st_extsort_next(m->recvs);
@@ -506,6 +549,11 @@ static int pair_messages(struct mg_matcher *m)
     }
     if (st_extsort_failed(m->sends) || st_extsort_failed(m->recvs))
         return matcher_fail(m);
+    if (out->message_file && ms_file_flush(out->message_file) != 0) {
+        m->failed = 1;
+        snprintf(m->err, sizeof m->err, "while matching messages: %s", ms_file_error(out->message_file));
+        return -1;
+    }
     retire(out, &m->sends);
     retire(out, &m->recvs);
     return 0;
@@ -665,6 +713,7 @@ void mg_free(struct mg_result *r)
     }
     free(r->comms);
     free(r->messages);
+    ms_file_free(r->message_file);
     free(r->rma_flows);
     for (size_t c = 0; c < r->ncollectives; c++)
         free(r->collectives[c].members);

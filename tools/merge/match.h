@@ -86,8 +86,12 @@ struct mg_result {
     uint32_t ncomms;
     uint32_t **rank_comm;     /* [rank][archive comm ref] -> global communicator id */
     uint32_t nranks;
+    /* Read them with mg_msgs_begin/next (msgstream.h): held in `messages`,
+     * or set aside in message_file when they outgrew the match's budget
+     * (then messages is NULL). */
     struct mg_message *messages;
     size_t nmessages;
+    struct ms_file *message_file;
     struct mg_collective *collectives;
     size_t ncollectives;
     struct mg_unmatched *unmatched_sends, *unmatched_recvs;
@@ -130,11 +134,14 @@ enum mg_shape mg_shape_of(uint32_t otf2_op);
 const uint64_t *mg_in_neighbours(const struct rt_rank *ranks, const struct mg_member *m, uint32_t *n);
 
 /* The match's sorts (extsort.h) hold at most `memory` bytes between them
- * and spill the rest to files in spill_dir (NULL: mg_default_spill_dir). */
+ * and spill the rest to files in spill_dir (NULL: mg_default_spill_dir);
+ * the matched messages stay in memory up to message_memory bytes, else go
+ * to a file there (msgstream.h; SIZE_MAX: always in memory). */
 #define MG_SORT_MEMORY_DEFAULT ((size_t)64 << 20)
 struct mg_sort_config {
     const char *spill_dir;
     size_t memory;
+    size_t message_memory;
 };
 const char *mg_default_spill_dir(void);   /* $TMPDIR, else /tmp */
 

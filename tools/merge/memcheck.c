@@ -27,14 +27,17 @@
 
 /* Raw bytes per event (tracer and synctrace-gen: 10-11 without true
  * times, about 20 with them) and what the merge holds per event beyond
- * its budgets (--sort-memory, --event-memory): each event's time and
- * global time and the messages, and with the causal index its build
- * (bench/merge_scaling.sh, 1000-rank stencils of 1.9 to 7.0 M events:
- * peak RSS grows by 22.3 MB per million events without the index, 43.3
- * with it). */
+ * its budgets (--sort-memory, --event-memory): each event's time (about
+ * 4 bytes) and the collective members, and with the causal index its
+ * build (bench/merge_scaling.sh, 1000-rank stencils of 1.9 to 7.0 M
+ * events: peak RSS grows by 5.8 MB per million events without the index,
+ * 25.8 with it). */
 #define RAW_BYTES_PER_EVENT 10.5
-#define MERGE_BYTES_PER_EVENT 23.0
-#define MERGE_INDEX_BYTES_PER_EVENT 44.0
+#define MERGE_BYTES_PER_EVENT 8.0
+#define MERGE_INDEX_BYTES_PER_EVENT 28.0
+/* The matched messages beyond --event-memory wait on disk too, 48 bytes
+ * each: one message in 7 to 9 events on generated and traced stencils. */
+#define MESSAGE_BYTES_PER_EVENT 7.0
 /* What the match's sorts write per event beyond their memory (endpoints,
  * collective calls, requests spread over locations; bench/merge_scaling.sh
  * on 1000-rank stencils: 11.6-14.4 bytes per event spilled). */
@@ -142,8 +145,8 @@ static void disk_check(const struct merge_state *st, uint64_t bytes, double even
     double archive = (double)bytes, spilled = events * SPILL_BYTES_PER_EVENT;
     if (spilled <= (double)st->opt.sort_memory / 2)
         spilled = 0;
-    /* and the events beyond --event-memory wait on disk for the write */
-    double aside = events * (double)sizeof(struct rt_slot) - (double)st->opt.event_memory;
+    /* and the events and messages beyond --event-memory wait on disk */
+    double aside = events * ((double)sizeof(struct rt_slot) + MESSAGE_BYTES_PER_EVENT) - (double)st->opt.event_memory;
     if (aside > 0)
         spilled += aside;
     dev_t out_dev, spill_dev;
@@ -171,7 +174,8 @@ void merge_memory_check(const struct merge_state *st)
     uint64_t avail = memory_available();
     double events = (double)bytes / RAW_BYTES_PER_EVENT;
     double need = events * (st->opt.no_causal > 0 ? MERGE_BYTES_PER_EVENT : MERGE_INDEX_BYTES_PER_EVENT)
-                  + fmin(events * (double)sizeof(struct rt_slot), (double)st->opt.event_memory)
+                  + fmin(events * ((double)sizeof(struct rt_slot) + MESSAGE_BYTES_PER_EVENT),
+                         (double)st->opt.event_memory)
                   + fmin(events * SPILL_BYTES_PER_EVENT, (double)st->opt.sort_memory);
     disk_check(st, bytes, events);
     if (!avail || need <= (double)avail)

@@ -9,6 +9,7 @@
 #include "merge_state.h"
 #include "progress.h"
 #include "eventspill.h"
+#include "msgstream.h"
 #include "rawdir.h"
 #include "rma_flow.h"
 #include "rawtrace.h"
@@ -73,13 +74,14 @@ struct fused {
  * locations first in order are kept, as many as their declared events fit
  * in the budget: the choice depends on the trace and the budget alone,
  * not on the order the threads read them in. */
-static uint32_t kept_locations(const struct merge_state *st)
+static uint32_t kept_locations(const struct merge_state *st, uint64_t *held)
 {
-    uint64_t held = 0;
+    *held = 0;
     for (uint32_t r = 0; r < st->nlocs; r++) {
-        held += st->locs[r].declared_events * sizeof(struct rt_slot);
-        if (held > st->opt.event_memory)
+        uint64_t more = st->locs[r].declared_events * sizeof(struct rt_slot);
+        if (*held + more > st->opt.event_memory)
             return r;
+        *held += more;
     }
     return st->nlocs;
 }
@@ -109,8 +111,10 @@ static int hand_over(void *ctx, uint32_t r, char *err, size_t errlen)
 int merge_match(struct merge_state *st)
 {
     char err[4400];
-    struct mg_sort_config sort = { st->opt.spill_dir, st->opt.sort_memory };
-    st->kept_locations = kept_locations(st);
+    uint64_t held;
+    st->kept_locations = kept_locations(st, &held);
+    /* the matched messages share the budget: what the kept events leave */
+    struct mg_sort_config sort = { st->opt.spill_dir, st->opt.sort_memory, (size_t)(st->opt.event_memory - held) };
     struct fused f = { st, NULL, NULL };
     if (!(f.matcher = mg_match_begin(st->locs, st->nlocs, &sort, &st->match, err, sizeof err))) {
         fprintf(stderr, "synctrace merge: %s\n", err);
@@ -140,7 +144,18 @@ int merge_match(struct merge_state *st)
     st->rep.sort_runs = st->match.sort_runs;
     st->rep.sort_spilled_bytes = st->match.sort_spilled_bytes;
     st->rep.events_set_aside_bytes = rt_spill_bytes(st->spill);
+    st->rep.messages_set_aside_bytes = ms_file_bytes(st->match.message_file);
     return 0;
+}
+
+/* A stage read the matched messages from their file and a read failed:
+ * its results are incomplete, so nothing of OUT may be put in place. */
+static int messages_unread(const struct merge_state *st)
+{
+    const char *why = mg_msgs_error(&st->match);
+    if (why)
+        fprintf(stderr, "synctrace merge: %s\n", why);
+    return why != NULL;
 }
 
 /* Every stage in order; 0 when OUT is in place. */
@@ -164,6 +179,8 @@ static int run_stages(struct merge_state *st)
                 st->opt.min_latency, &st->gtime, st->truth);
     merge_compare_clc(st);
     merge_precision(st);
+    if (messages_unread(st))
+        return -1;
     rep->seconds_apply = lap(&t);
     if (outdir_create(st) != 0)
         return -1;
@@ -171,7 +188,7 @@ static int run_stages(struct merge_state *st)
     if (merge_index_start(st) != 0 || merge_write(st) != 0)
         return -1;
     rep->seconds_write = lap(&t);
-    if (merge_index_finish(st) != 0)
+    if (merge_index_finish(st) != 0 || messages_unread(st))
         return -1;
     rep->seconds_total = st_now_s() - t_start;
     char err[4400];

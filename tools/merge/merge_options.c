@@ -45,7 +45,8 @@ static int usage(FILE *to)
                 "                     up to 2000 clocks and 4000 clock segments, beyond that N = 32\n"
                 "  --sort-memory MB   memory for the match's sorts; beyond it they spill to disk (default 64)\n"
                 "  --event-memory MB  memory for the events between the match and the write beyond their\n"
-                "                     times; the rest waits on disk (default 64; 0: all of them)\n"
+                "                     times, and for the matched messages; the rest waits on disk\n"
+                "                     (default 64; 0: all of them)\n"
                 "  --spill-dir DIR    where both spill (default: the directory that will hold OUT_DIR);\n"
                 "                     the files have no name and vanish when the merge ends\n");
     return to == stdout ? 0 : 2;

@@ -1,6 +1,7 @@
 /* report.c — see report.h. */
 #include "report.h"
 #include "flow.h"
+#include "msgstream.h"
 #include "commands.h"
 #include "multiselect.h"
 
@@ -270,8 +271,9 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                    match->unmatched_recvs, match->nunmatched_recvs);
 
     uint32_t nd = m->ndomains;
-    for (size_t i = 0; i < match->nmessages; i++) {
-        const struct mg_message *msg = &match->messages[i];
+    struct mg_msg_reader it;   /* a read that fails is the caller's to say (mg_msgs_error) */
+    mg_msgs_begin(match, &it);
+    for (const struct mg_message *msg; (msg = mg_msgs_next(&it));) {
         const struct rt_rank *s = &ranks[msg->send.rank], *v = &ranks[msg->recv.rank];
         double raw_s = cm_interpolated(s, rt_time(s, msg->send.index));
         double raw_r = cm_interpolated(v, rt_time(v, msg->recv.index));
@@ -311,8 +313,8 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
      * collective whose true times break its constraint means a wrong match
      * or wrong semantics, not imprecision. */
     if (truth && nranks && truth[0]) {
-        for (size_t i = 0; i < match->nmessages; i++) {
-            const struct mg_message *msg = &match->messages[i];
+        mg_msgs_begin(match, &it);
+        for (const struct mg_message *msg; (msg = mg_msgs_next(&it));) {
             if (known(ranks, truth, msg->recv.rank, msg->recv.index)
                 && known(ranks, truth, msg->send.rank, msg->send.index)
                 && truth[msg->recv.rank][msg->recv.index] < truth[msg->send.rank][msg->send.index])
@@ -454,8 +456,9 @@ void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nra
     if (!truth || !nranks || !truth[0])
         return;
     r->clc_tachyons_after = 0;
-    for (size_t i = 0; i < match->nmessages; i++) {
-        const struct mg_message *msg = &match->messages[i];
+    struct mg_msg_reader it;
+    mg_msgs_begin(match, &it);
+    for (const struct mg_message *msg; (msg = mg_msgs_next(&it));) {
         if (ctime[msg->recv.rank][msg->recv.index] < ctime[msg->send.rank][msg->send.index])
             r->clc_tachyons_after++;
     }
@@ -615,9 +618,9 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     causal_report_json(f, r->causal);
     /* one line: what went to disk (bench/merge_same.sh leaves it out) */
     fprintf(f, "  \"match_sorts\": { \"memory_bytes\": %llu, \"runs_spilled\": %u, \"spilled_bytes\": %llu }, "
-            "\"events_set_aside_bytes\": %llu,\n",
+            "\"events_set_aside_bytes\": %llu, \"messages_set_aside_bytes\": %llu,\n",
             (unsigned long long)r->sort_memory, r->sort_runs, (unsigned long long)r->sort_spilled_bytes,
-            (unsigned long long)r->events_set_aside_bytes);
+            (unsigned long long)r->events_set_aside_bytes, (unsigned long long)r->messages_set_aside_bytes);
     fprintf(f, "  \"seconds\": { \"read\": %.6f, \"match\": %.6f, \"solve\": %.6f, \"apply\": %.6f, "
                "\"write\": %.6f, \"total\": %.6f }\n}\n",
             r->seconds_read, r->seconds_match, r->seconds_solve, r->seconds_apply, r->seconds_write,
