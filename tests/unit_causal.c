@@ -301,7 +301,9 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
     enum { NCFG = sizeof cfgs / sizeof cfgs[0] };
     struct ci_index ix[NCFG];
     struct ci_stats st[NCFG];
-    struct ci_log log;
+    struct ci_sweeps *sweeps = ci_sweeps_new(N, N);
+    if (!sweeps)
+        bail("out of memory");
     struct agg build = { 0 }, values = { 0 }, sweep = { 0 };
     for (int c = 0; c < NCFG; c++) {
         struct ci_config cfg = { 0 };
@@ -310,8 +312,7 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
         cfg.policy = cfgs[c].policy;
         cfg.chunk_shift = cfgs[c].chunk;
         cfg.vector_budget = cfgs[c].budget;
-        cfg.keep_log = 1;
-        int rc = ci_build(nev, N, mp, &cfg, &ix[c], &st[c], c == 0 ? &log : NULL, err, sizeof err);
+        int rc = ci_build(nev, N, mp, &cfg, &ix[c], &st[c], c == 0 ? sweeps : NULL, err, sizeof err);
         check(&build, rc == 0, "%s: %s", cfgs[c].name, err);
         if (rc != 0)
             bail(err);
@@ -347,7 +348,7 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
         if (cfgs[c].policy || ix[c].nlevels != 1)
             continue;
         double so, co;
-        ci_sweep(&log, N, ix[c].maxsize[0] > N ? N : ix[c].maxsize[0], &so, &co);
+        ci_sweeps_result(sweeps, ix[c].maxsize[0] > N ? N : ix[c].maxsize[0], &so, &co);
         double want = st[c].paper_entries / total;
         check(&sweep, so > want - 1e-9 && so < want + 1e-9, "%s: sweep %.6f, build %.6f", cfgs[c].name, so, want);
         check(&sweep, co >= 1 && co <= N, "%s: contiguous %.3f", cfgs[c].name, co);
@@ -581,7 +582,7 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
 
     for (int c = 0; c < NCFG; c++)
         ci_free(&ix[c]);
-    ci_log_free(&log);
+    ci_sweeps_free(sweeps);
     free(pairs);
 }
 

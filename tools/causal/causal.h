@@ -167,7 +167,6 @@ struct ci_config {
     uint32_t maxsize[CI_MAX_LEVELS];      /* increasing */
     ci_merge_policy policy;               /* NULL: ci_merge_first_communication */
     void *policy_arg;
-    int keep_log;                         /* record the causal order for ci_sweep */
     /* non-NULL: write the full vectors' chunks straight into this new
      * file, where ci_write_in_place will complete the index (they are most
      * of it: written once instead of in memory and again to the file) */
@@ -176,19 +175,21 @@ struct ci_config {
     uint32_t chunk_shift;                 /* 0: CI_CHUNK_SHIFT; else 1 .. 16 */
 };
 
-/* The causal order as processed, for the cluster-size sweep: per item, a
- * rank's `plain` events without partners, then (has_receive) one receive
- * with partners part[part_first .. part_first + npart). */
-struct ci_log_item {
-    uint32_t rank, plain, npart, has_receive;
-    uint64_t part_first;
-};
-struct ci_log {
-    struct ci_log_item *items;
-    size_t nitems, citems;
-    uint32_t *part;
-    size_t npart, cpart;
-};
+/* The cluster-size sweep (causal_sweep.c, the paper's Fig. 7), for every
+ * maximum size from 1 to max_size (at most nranks) at once, fed with the
+ * causal order as the build processes it: per item, a rank's `plain`
+ * events without partners, then (receive) one receive with partners
+ * part[0 .. npart). NULL when out of memory. */
+struct ci_sweeps;
+struct ci_sweeps *ci_sweeps_new(uint32_t nranks, uint32_t max_size);
+void ci_sweeps_item(struct ci_sweeps *s, uint32_t r, uint64_t plain, int receive, const uint32_t *part,
+                    uint32_t npart);
+/* Average timestamp entries per event with the two-level algorithm and
+ * first-communication merging up to max_size (self_organizing), and with
+ * fixed contiguous clusters of that size (contiguous); Fidge/Mattern has
+ * nranks. */
+void ci_sweeps_result(const struct ci_sweeps *s, uint32_t max_size, double *self_organizing, double *contiguous);
+void ci_sweeps_free(struct ci_sweeps *s);
 
 struct ci_stats {
     uint64_t events, receives, records, entries;
@@ -207,10 +208,10 @@ int ci_parse_levels(const char *s, struct ci_config *cfg, char *err, size_t errl
 
 /* Build the index of a trace: nevents[r] events on rank r, edges from
  * match. Returns 0, or -1 with a one-line message (a cycle in the matched
- * edges, a rank of more than 2^32-1 events, out of memory). log may be NULL. */
+ * edges, a rank of more than 2^32-1 events, out of memory). sweeps (may
+ * be NULL) is fed the causal order as it is processed. */
 int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match, const struct ci_config *cfg,
-             struct ci_index *out, struct ci_stats *stats, struct ci_log *log, char *err, size_t errlen);
-void ci_log_free(struct ci_log *log);
+             struct ci_index *out, struct ci_stats *stats, struct ci_sweeps *sweeps, char *err, size_t errlen);
 
 /* Derive the membership lists (after building or loading). 0 or -1. */
 int ci_prepare(struct ci_index *ix);
@@ -257,13 +258,6 @@ int ci_precedes(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb
 /* The same answer by Figs. 4 and 6 alone, without the full-vector bounds
  * ci_precedes tries first (tests and benchmarks). */
 int ci_precedes_clusters(const struct ci_index *ix, uint32_t ra, uint64_t ia, uint32_t rb, uint64_t ib);
-
-/* Paper's Fig. 7 comparison (causal_sweep.c): average timestamp entries per
- * event with the two-level algorithm and first-communication merging up to
- * max_size (self_organizing), and with fixed contiguous clusters of that
- * size (contiguous); Fidge/Mattern has nranks. */
-void ci_sweep(const struct ci_log *log, uint32_t nranks, uint32_t max_size, double *self_organizing,
-              double *contiguous);
 
 /* The body checksum (causal_file.c): hash_bytes over each section in
  * blocks of CI_HASH_BLOCK bytes, chained from CI_SUM_SEED. */

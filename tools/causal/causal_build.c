@@ -124,7 +124,10 @@ struct builder {
     uint32_t **free_vecs;
     size_t nfree, cfree, live, peak;
     struct ci_stats *st;
-    struct ci_log *log;
+    struct ci_sweeps *sweeps;     /* fed the causal order: the pending item's rank and plain events */
+    uint32_t sweep_rank;
+    uint64_t sweep_plain;
+    int sweep_pending;
     int oom;
 };
 
@@ -754,42 +757,31 @@ static int try_merge(struct builder *b, uint32_t k, uint32_t r, uint64_t i)
     return 1;
 }
 
-static int log_event(struct builder *b, uint32_t r, int receive)
+/* The causal order for the sweep (causal_sweep.c), in items: a rank's
+ * consecutive events without partners, closed by a receive (with its
+ * partners) or by another rank's event. */
+static void sweep_flush(struct builder *b)
 {
-    struct ci_log *l = b->log;
-    struct ci_log_item *last = l->nitems ? &l->items[l->nitems - 1] : NULL;
-    if (!last || last->rank != r || last->has_receive) {
-        if (l->nitems == l->citems) {
-            size_t cap = l->citems ? l->citems * 2 : 1024;
-            struct ci_log_item *nv = realloc(l->items, sizeof *nv * cap);
-            if (!nv)
-                return -1;
-            l->items = nv;
-            l->citems = cap;
-        }
-        last = &l->items[l->nitems++];
-        *last = (struct ci_log_item){ r, 0, 0, 0, l->npart };
+    if (b->sweep_pending)
+        ci_sweeps_item(b->sweeps, b->sweep_rank, b->sweep_plain, 0, NULL, 0);
+    b->sweep_pending = 0;
+}
+
+static void sweep_event(struct builder *b, uint32_t r, int receive)
+{
+    if (b->sweep_pending && b->sweep_rank != r)
+        sweep_flush(b);
+    if (!b->sweep_pending) {
+        b->sweep_pending = 1;
+        b->sweep_rank = r;
+        b->sweep_plain = 0;
     }
     if (!receive) {
-        last->plain++;
-        return 0;
+        b->sweep_plain++;
+        return;
     }
-    last->has_receive = 1;
-    last->part_first = l->npart;
-    last->npart = b->npart;
-    if (l->npart + b->npart > l->cpart) {
-        size_t cap = l->cpart ? l->cpart : 1024;
-        while (cap < l->npart + b->npart)
-            cap *= 2;
-        uint32_t *nv = realloc(l->part, sizeof *nv * cap);
-        if (!nv)
-            return -1;
-        l->part = nv;
-        l->cpart = cap;
-    }
-    memcpy(l->part + l->npart, b->part, sizeof *b->part * b->npart);
-    l->npart += b->npart;
-    return 0;
+    ci_sweeps_item(b->sweeps, r, b->sweep_plain, 1, b->part, b->npart);
+    b->sweep_pending = 0;
 }
 
 /* Stamp event pos[r] of rank r if it can go. Returns 1 when stamped, 0 when
@@ -860,8 +852,8 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
                 return -1;
         st->paper_entries += (double)b->cmap[0][c].n;
     }
-    if (b->structure && b->log && log_event(b, r, b->npart != 0))
-        return -1;
+    if (b->structure && b->sweeps)
+        sweep_event(b, r, b->npart != 0);
     for (size_t x = rp; x < re; x++) {
         if (ro[x].kind == ROLE_SEND) {
             if (!(b->msg_vec[ro[x].id] = vec_copy(b, v)))
@@ -1140,14 +1132,12 @@ static uint32_t choose_window(const struct builder *b, size_t budget)
 }
 
 int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match, const struct ci_config *cfg,
-             struct ci_index *out, struct ci_stats *stats, struct ci_log *log, char *err, size_t errlen)
+             struct ci_index *out, struct ci_stats *stats, struct ci_sweeps *sweeps, char *err, size_t errlen)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     memset(stats, 0, sizeof *stats);
     memset(out, 0, sizeof *out);
-    if (log)
-        memset(log, 0, sizeof *log);
     if (!nranks || cfg->nlevels < 1 || cfg->nlevels > CI_MAX_LEVELS || cfg->chunk_shift > 12) {
         snprintf(err, errlen, "causal index: %s",
                  !nranks ? "no ranks" : cfg->chunk_shift > 12 ? "chunks of 2 to 4096 columns" : "1 to 8 cluster levels");
@@ -1167,7 +1157,7 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     b.policy = cfg->policy ? cfg->policy : ci_merge_first_communication;
     b.nevents = nevents;
     b.st = stats;
-    b.log = log;
+    b.sweeps = sweeps;
     b.fd = -1;
     b.cshift = cfg->chunk_shift ? cfg->chunk_shift : CI_CHUNK_SHIFT;
     b.nchunks = (uint32_t)(((uint64_t)nranks + (1u << b.cshift) - 1) >> b.cshift);
@@ -1225,6 +1215,8 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     if (run_pass(&b, waiters, next_waiter, stack, queued, err, errlen) != 0)
         goto done;
     b.structure = 0;
+    if (sweeps)
+        sweep_flush(&b);   /* the last item */
     stats->peak_live_vectors = b.peak;
     stats->top_records = b.ntop;
     if (b.ntop >= CI_NONE) {   /* records name full vectors in 32 bits (rec_bound) */
@@ -1266,8 +1258,6 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     stats->entries = out->nentries + b.ntop * N;
     rc = 0;
 done:
-    if (rc && log)
-        ci_log_free(log);
     builder_free(&b);
     free(waiters);
     free(next_waiter);
@@ -1276,11 +1266,4 @@ done:
     clock_gettime(CLOCK_MONOTONIC, &t1);
     stats->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
     return rc;
-}
-
-void ci_log_free(struct ci_log *log)
-{
-    free(log->items);
-    free(log->part);
-    memset(log, 0, sizeof *log);
 }

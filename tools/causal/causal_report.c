@@ -117,16 +117,22 @@ struct causal_job {
     char entries_file[4300];
 };
 
-/* Build, and the sweep from the build's log: all that needs only the matches. */
+/* Build, with the sweep fed along: all that needs only the matches. */
 static void run(struct causal_job *j)
 {
     struct causal_summary *s = &j->s;
     struct ci_stats st;
-    struct ci_log log;
     double t = st_now_s();
-    j->cfg.keep_log = 1;
-    if (ci_build(j->nevents, j->nranks, j->match, &j->cfg, &j->ix, &st, &log, s->error, sizeof s->error) != 0)
+    /* the sweep runs along the build, every size at once */
+    struct ci_sweeps *sweeps = ci_sweeps_new(j->nranks, CAUSAL_SWEEP_MAX);
+    if (!sweeps) {
+        snprintf(s->error, sizeof s->error, "causal index: out of memory for %u ranks", j->nranks);
         return;
+    }
+    if (ci_build(j->nevents, j->nranks, j->match, &j->cfg, &j->ix, &st, sweeps, s->error, sizeof s->error) != 0) {
+        ci_sweeps_free(sweeps);
+        return;
+    }
     j->built = 1;
     s->seconds_build = st_now_s() - t;
     s->events = st.events;
@@ -148,9 +154,9 @@ static void run(struct causal_job *j)
             s->sweep_contiguous[k] = s->sweep_contiguous[j->nranks];
             continue;
         }
-        ci_sweep(&log, j->nranks, k, &s->sweep_self[k], &s->sweep_contiguous[k]);
+        ci_sweeps_result(sweeps, k, &s->sweep_self[k], &s->sweep_contiguous[k]);
     }
-    ci_log_free(&log);
+    ci_sweeps_free(sweeps);
     s->seconds_sweep = st_now_s() - t;
 }
 

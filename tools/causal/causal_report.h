@@ -28,7 +28,8 @@ struct causal_summary {
     size_t peak_live_vectors;
     uint32_t passes, window;        /* the build's passes over windows of `window` columns */
     size_t vector_bytes;            /* the vectors a pass kept (SYNCTRACE_CAUSAL_MEMORY_MB bounds them) */
-    double seconds_build, seconds_write, seconds_sweep;
+    double seconds_build;           /* with the sweep, which runs along the build */
+    double seconds_write, seconds_sweep;   /* sweep: reading its results */
     double seconds_wait;            /* the merge waiting for the build (it runs while the archive is written) */
     uint32_t nsweep;                /* rows of the sweep: max cluster size 1 .. nsweep */
     double sweep_self[CAUSAL_SWEEP_MAX + 1], sweep_contiguous[CAUSAL_SWEEP_MAX + 1];

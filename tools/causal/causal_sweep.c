@@ -1,80 +1,140 @@
 /* causal_sweep.c — the paper's Fig. 7 comparison: average cluster-timestamp
  * size per event against the maximum cluster size, for self-organizing
  * clusters (the two-level algorithm with causal_build.c's default merge
- * policy, replayed on the recorded causal order) and for pre-determined
- * contiguous clusters (ranks [0, s), [s, 2s), ...). An event's timestamp has
- * as many entries as its cluster had members when it was stamped, or
- * nranks (the Fidge/Mattern vector) for a cluster receive. */
+ * policy, replayed on the causal order) and for pre-determined contiguous
+ * clusters (ranks [0, s), [s, 2s), ...). An event's timestamp has as many
+ * entries as its cluster had members when it was stamped, or nranks (the
+ * Fidge/Mattern vector) for a cluster receive.
+ *
+ * Every maximum size is replayed at once, item by item as the build
+ * stamps events (causal.h, ci_sweeps_item): memory per rank and size,
+ * none per event (a recorded causal order took 7 bytes an event). */
 #include "causal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void ci_sweep(const struct ci_log *log, uint32_t nranks, uint32_t max_size, double *self_organizing,
-              double *contiguous)
+/* The two-level algorithm at one maximum size. */
+struct sweep {
+    uint32_t s;
+    uint32_t *cluster_of, *size, *next, *last, *mark, *clist;   /* members as linked lists */
+    uint32_t stamp;
+    double so, co, events;
+};
+
+struct ci_sweeps {
+    uint32_t nranks, nsizes;
+    struct sweep *by_size;    /* [size - 1] */
+};
+
+static void sweep_free(struct sweep *w)
 {
-    uint32_t N = nranks, s = max_size ? max_size : 1;
-    uint32_t *cluster_of = malloc(sizeof *cluster_of * N), *size = malloc(sizeof *size * N);
-    uint32_t *next = malloc(sizeof *next * N);   /* members as linked lists */
-    uint32_t *last = malloc(sizeof *last * N), *mark = calloc(N, sizeof *mark), *clist = malloc(sizeof *clist * N);
-    if (!cluster_of || !size || !next || !last || !mark || !clist) {
+    free(w->cluster_of);
+    free(w->size);
+    free(w->next);
+    free(w->last);
+    free(w->mark);
+    free(w->clist);
+}
+
+void ci_sweeps_free(struct ci_sweeps *s)
+{
+    if (!s)
+        return;
+    for (uint32_t k = 0; s->by_size && k < s->nsizes; k++)
+        sweep_free(&s->by_size[k]);
+    free(s->by_size);
+    free(s);
+}
+
+struct ci_sweeps *ci_sweeps_new(uint32_t nranks, uint32_t max_size)
+{
+    uint32_t N = nranks ? nranks : 1, n = max_size < N ? max_size : N;
+    struct ci_sweeps *s = calloc(1, sizeof *s);
+    if (!s || !(s->by_size = calloc(n ? n : 1, sizeof *s->by_size))) {
+        free(s);
+        return NULL;
+    }
+    s->nranks = nranks;
+    s->nsizes = n;
+    for (uint32_t k = 0; k < n; k++) {
+        struct sweep *w = &s->by_size[k];
+        w->s = k + 1;
+        w->cluster_of = malloc(sizeof *w->cluster_of * N);
+        w->size = malloc(sizeof *w->size * N);
+        w->next = malloc(sizeof *w->next * N);
+        w->last = malloc(sizeof *w->last * N);
+        w->mark = calloc(N, sizeof *w->mark);
+        w->clist = malloc(sizeof *w->clist * N);
+        if (!w->cluster_of || !w->size || !w->next || !w->last || !w->mark || !w->clist) {
+            ci_sweeps_free(s);
+            return NULL;
+        }
+        for (uint32_t r = 0; r < N; r++) {
+            w->cluster_of[r] = w->last[r] = r;
+            w->size[r] = 1;
+            w->next[r] = UINT32_MAX;
+        }
+    }
+    return s;
+}
+
+static void sweep_item(struct sweep *w, uint32_t N, uint32_t r, uint64_t plain, int receive, const uint32_t *part,
+                       uint32_t npart)
+{
+    uint32_t s = w->s, block = r / s * s, bsize = block + s <= N ? s : N - block;
+    w->so += (double)plain * w->size[w->cluster_of[r]];
+    w->co += (double)plain * bsize;
+    w->events += (double)plain;
+    if (!receive)
+        return;
+    w->events++;
+    /* contiguous: a partner outside the block makes a cluster receive */
+    int outside = 0;
+    for (uint32_t j = 0; j < npart && !outside; j++)
+        outside = part[j] / s * s != block;
+    w->co += outside ? N : bsize;
+    /* self-organizing: merge every partner's cluster if the union fits */
+    uint32_t own = w->cluster_of[r], n = 0, usize = w->size[own];
+    w->stamp++;
+    for (uint32_t j = 0; j < npart; j++) {
+        uint32_t c = w->cluster_of[part[j]];
+        if (c != own && w->mark[c] != w->stamp) {
+            w->mark[c] = w->stamp;
+            w->clist[n++] = c;
+            usize += w->size[c];
+        }
+    }
+    if (n && usize <= s) {
+        for (uint32_t x = 0; x < n; x++) {
+            uint32_t c = w->clist[x];
+            for (uint32_t q = c; q != UINT32_MAX; q = w->next[q])
+                w->cluster_of[q] = own;
+            w->next[w->last[own]] = c;
+            w->last[own] = w->last[c];
+            w->size[own] += w->size[c];
+        }
+        w->so += w->size[own];
+    } else {
+        w->so += n ? N : w->size[own];
+    }
+}
+
+void ci_sweeps_item(struct ci_sweeps *s, uint32_t r, uint64_t plain, int receive, const uint32_t *part,
+                    uint32_t npart)
+{
+    for (uint32_t k = 0; k < s->nsizes; k++)
+        sweep_item(&s->by_size[k], s->nranks, r, plain, receive, part, npart);
+}
+
+void ci_sweeps_result(const struct ci_sweeps *s, uint32_t max_size, double *self_organizing, double *contiguous)
+{
+    if (!s->nsizes) {
         *self_organizing = *contiguous = -1;
-        goto done;
+        return;
     }
-    for (uint32_t r = 0; r < N; r++) {
-        cluster_of[r] = last[r] = r;
-        size[r] = 1;
-        next[r] = UINT32_MAX;
-    }
-    double so = 0, co = 0, events = 0;
-    uint32_t stamp = 0;
-    for (size_t k = 0; k < log->nitems; k++) {
-        const struct ci_log_item *it = &log->items[k];
-        uint32_t r = it->rank, block = r / s * s, bsize = block + s <= N ? s : N - block;
-        so += (double)it->plain * size[cluster_of[r]];
-        co += (double)it->plain * bsize;
-        events += it->plain;
-        if (!it->has_receive)
-            continue;
-        events++;
-        const uint32_t *part = log->part + it->part_first;
-        /* contiguous: a partner outside the block makes a cluster receive */
-        int outside = 0;
-        for (uint32_t j = 0; j < it->npart && !outside; j++)
-            outside = part[j] / s * s != block;
-        co += outside ? N : bsize;
-        /* self-organizing: merge every partner's cluster if the union fits */
-        uint32_t own = cluster_of[r], n = 0, usize = size[own];
-        stamp++;
-        for (uint32_t j = 0; j < it->npart; j++) {
-            uint32_t c = cluster_of[part[j]];
-            if (c != own && mark[c] != stamp) {
-                mark[c] = stamp;
-                clist[n++] = c;
-                usize += size[c];
-            }
-        }
-        if (n && usize <= s) {
-            for (uint32_t x = 0; x < n; x++) {
-                uint32_t c = clist[x];
-                for (uint32_t q = c; q != UINT32_MAX; q = next[q])
-                    cluster_of[q] = own;
-                next[last[own]] = c;
-                last[own] = last[c];
-                size[own] += size[c];
-            }
-            so += size[own];
-        } else {
-            so += n ? N : size[own];
-        }
-    }
-    *self_organizing = events ? so / events : 0;
-    *contiguous = events ? co / events : 0;
-done:
-    free(cluster_of);
-    free(size);
-    free(next);
-    free(last);
-    free(mark);
-    free(clist);
+    uint32_t k = max_size < 1 ? 0 : max_size > s->nsizes ? s->nsizes - 1 : max_size - 1;
+    const struct sweep *w = &s->by_size[k];
+    *self_organizing = w->events ? w->so / w->events : 0;
+    *contiguous = w->events ? w->co / w->events : 0;
 }
