@@ -34,9 +34,11 @@
 
 enum role_kind { ROLE_RECV, ROLE_EXIT, ROLE_SEND, ROLE_ENTER };   /* dependencies sort first */
 
+/* An event's part in a message or a collective: two per message and per
+ * member, the most numerous thing the build keeps, so 16 bytes (a rank's
+ * events are fewer than 2^32: ci_build checks). */
 struct role {
-    uint64_t idx;
-    uint32_t kind, id, member;
+    uint32_t idx, kind, id, member;
 };
 
 struct rec {
@@ -357,8 +359,10 @@ static void instance_free(struct builder *b, struct instance *in)
     in->done = 1;
 }
 
-static int add_role(struct builder *b, struct mg_event_ref ev, uint32_t kind, uint32_t id, uint32_t member,
-                    size_t *cap, char *err, size_t errlen)
+/* The roles are walked twice: counted per rank, then put into arrays of
+ * exactly that size (fill: NULL when counting). */
+static int add_role(struct builder *b, size_t *fill, struct mg_event_ref ev, uint32_t kind, uint32_t id,
+                    uint32_t member, char *err, size_t errlen)
 {
     if (ev.rank >= b->N || ev.index >= b->nevents[ev.rank]) {
         snprintf(err, errlen, "a matched event (%u:%llu) is not in the trace", ev.rank,
@@ -366,34 +370,24 @@ static int add_role(struct builder *b, struct mg_event_ref ev, uint32_t kind, ui
         return -1;
     }
     uint32_t r = ev.rank;
-    if (b->nroles[r] == cap[r]) {
-        size_t nc = cap[r] ? cap[r] * 2 : 64;
-        struct role *nv = realloc(b->roles[r], sizeof *nv * nc);
-        if (!nv) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        b->roles[r] = nv;
-        cap[r] = nc;
-    }
-    b->roles[r][b->nroles[r]++] = (struct role){ ev.index, kind, id, member };
+    if (!fill)
+        b->nroles[r]++;
+    else
+        b->roles[r][fill[r]++] = (struct role){ (uint32_t)ev.index, kind, id, member };
     return 0;
 }
 
-static int setup_roles(struct builder *b, char *err, size_t errlen)
+static int walk_roles(struct builder *b, size_t *fill, char *err, size_t errlen)
 {
     const struct mg_result *m = b->match;
-    size_t *cap = calloc(b->N, sizeof *cap);
-    if (!cap)
-        return -1;
     int rc = 0;
     /* a receive's role keeps its sender's rank (in `member`): the
-     * messages are read once, in order (msgstream.h) */
+     * messages are read in order (msgstream.h) */
     struct mg_msg_reader it;
     mg_msgs_begin(m, &it);
     for (const struct mg_message *msg; !rc && (msg = mg_msgs_next(&it));)
-        rc = add_role(b, msg->send, ROLE_SEND, (uint32_t)it.index, 0, cap, err, errlen)
-             || add_role(b, msg->recv, ROLE_RECV, (uint32_t)it.index, msg->send.rank, cap, err, errlen);
+        rc = add_role(b, fill, msg->send, ROLE_SEND, (uint32_t)it.index, 0, err, errlen)
+             || add_role(b, fill, msg->recv, ROLE_RECV, (uint32_t)it.index, msg->send.rank, err, errlen);
     if (!rc && mg_msgs_error(m)) {
         snprintf(err, errlen, "%s", mg_msgs_error(m));
         rc = -1;
@@ -401,11 +395,28 @@ static int setup_roles(struct builder *b, char *err, size_t errlen)
     for (size_t c = 0; c < m->ncollectives && !rc; c++) {
         if (b->inst[c].done)
             continue;
-        for (uint32_t k = 0; k < m->collectives[c].nmembers && !rc; k++)
-            rc = add_role(b, m->collectives[c].members[k].enter, ROLE_ENTER, (uint32_t)c, k, cap, err, errlen)
-                 || add_role(b, m->collectives[c].members[k].exit, ROLE_EXIT, (uint32_t)c, k, cap, err, errlen);
+        const struct mg_collective *col = &m->collectives[c];
+        for (uint32_t k = 0; k < col->nmembers && !rc; k++)
+            rc = add_role(b, fill, col->members[k].enter, ROLE_ENTER, (uint32_t)c, k, err, errlen)
+                 || add_role(b, fill, col->members[k].exit, ROLE_EXIT, (uint32_t)c, k, err, errlen);
     }
-    free(cap);
+    return rc ? -1 : 0;
+}
+
+static int setup_roles(struct builder *b, char *err, size_t errlen)
+{
+    if (walk_roles(b, NULL, err, errlen) != 0)
+        return -1;
+    size_t *fill = calloc(b->N, sizeof *fill);
+    int rc = fill ? 0 : -1;
+    for (uint32_t r = 0; r < b->N && !rc; r++)
+        if (b->nroles[r] && !(b->roles[r] = malloc(sizeof *b->roles[r] * b->nroles[r])))
+            rc = -1;
+    if (rc)
+        snprintf(err, errlen, "out of memory");
+    else
+        rc = walk_roles(b, fill, err, errlen);
+    free(fill);
     for (uint32_t r = 0; r < b->N && !rc; r++)
         if (b->nroles[r] > 1)   /* a location without messages or collectives has no array: qsort(NULL) is undefined */
             qsort(b->roles[r], b->nroles[r], sizeof *b->roles[r], by_idx);
