@@ -110,3 +110,35 @@ run_checked() {
     tap_from_checker "$name: " "$f.check"
     ok $rc "$name: checker ran to the end"
 }
+
+# merged_differences A B: every file of two merged outputs compared byte
+# for byte, except what holds timings (report.json's "seconds", report.txt's
+# time lines), what tells how much went to disk (report.json's
+# "match_sorts" line), the anchor's random trace id and causal.idx's header
+# fields of build identity (bytes 168..255, as bench/merge_same.sh skips);
+# prints what differs, or nothing.
+merged_differences() {
+    local a=$1 b=$2 f
+    cmp -s <(cd "$a" && find . -type f | sort) <(cd "$b" && find . -type f | sort) || echo "file lists differ"
+    while read -r f; do
+        case $f in
+        ./report.json)
+            cmp -s <(sed -E 's/"seconds": (\{[^}]*\}|[0-9.e+-]+)/_/g; /"match_sorts"/d' "$a/$f") \
+                   <(sed -E 's/"seconds": (\{[^}]*\}|[0-9.e+-]+)/_/g; /"match_sorts"/d' "$b/$f") || echo "$f"
+            ;;
+        ./report.txt)
+            cmp -s <(sed -E '1s/\([0-9.]+ s\)//; /^  time /d' "$a/$f") \
+                   <(sed -E '1s/\([0-9.]+ s\)//; /^  time /d' "$b/$f") || echo "$f"
+            ;;
+        ./traces.otf2)
+            cmp -s <(otf2-print -A "$a/$f" 2>&1 | grep -v -i 'identifier') \
+                   <(otf2-print -A "$b/$f" 2>&1 | grep -v -i 'identifier') || echo "$f"
+            ;;
+        ./causal.idx)
+            [ "$(stat -c %s "$a/$f")" = "$(stat -c %s "$b/$f")" ] && cmp -s -n 168 "$a/$f" "$b/$f" &&
+                cmp -s -i 256 "$a/$f" "$b/$f" || echo "$f"
+            ;;
+        *) cmp -s "$a/$f" "$b/$f" || echo "$f" ;;
+        esac
+    done < <(cd "$a" && find . -type f | sort)
+}

@@ -201,6 +201,11 @@ static int run_stages(struct merge_state *st)
 
 int cmd_merge(int argc, char **argv)
 {
+    /* one merge, whatever the number of processes mpirun started (launcher.c) */
+    uint32_t place, processes;
+    merge_launch_place(&place, &processes);
+    if (place > 0)
+        return 0;
     struct merge_options o;
     int rc = merge_parse_options(argc, argv, &o);
     if (rc)
@@ -213,6 +218,10 @@ int cmd_merge(int argc, char **argv)
         return 1;
     }
     merge_state_init(st, &o);
+    if (processes > 1)
+        fprintf(stderr, "synctrace merge: started as %u processes: the MPI-parallel merge is not built yet, so "
+                        "this one merges alone (with %d threads: --jobs) and the others ended at once\n",
+                processes, o.jobs);
     progress_begin("synctrace merge");
     rc = run_stages(st);
     progress_end();

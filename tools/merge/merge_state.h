@@ -93,6 +93,10 @@ struct merge_state {
     struct report rep;
 };
 
+/* launcher.c: this process's place among those an MPI launcher started
+ * with this command (0 of 1 when none did). */
+void merge_launch_place(uint32_t *rank, uint32_t *size);
+
 /* merge_options.c: 0 to go on, else the exit status (-1: --help, exit 0). */
 int merge_parse_options(int argc, char **argv, struct merge_options *o);
 /* NULL when this process can make files in directory `dir`, else why not. */

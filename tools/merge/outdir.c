@@ -62,6 +62,12 @@ int outdir_commit(struct merge_state *st)
 {
     const char *out = st->opt.out;
     struct stat sb;
+    if (stat(out, &sb) == 0 && !st->opt.force) {
+        /* made while we merged (it was not there when we began): not ours to replace */
+        fprintf(stderr, "synctrace merge: %s appeared while the merge ran: left as it is, nothing written "
+                        "(--force replaces it)\n", out);
+        return -1;
+    }
     if (stat(out, &sb) == 0) {
         char old[sizeof st->tmp];
         if (sibling(old, sizeof old, out, "old") != 0)
