@@ -8,9 +8,10 @@
 # the messages were held), and by more than 40 when every event is held
 # (32-byte slots and 8-byte global times beside that): the measure sees
 # the difference, so a change that kept the events, their global times or
-# the messages in memory again fails here.
+# the messages in memory again fails here. Then the same with 2 ranks, whose
+# locations are read chunk by chunk.
 . "$top_srcdir/tests/lib.sh"
-plan 3
+plan 5
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -40,4 +41,16 @@ d=$(peak "$tmp/long" 100000)
 held=$(awk -v a="$c" -v b="$d" -v ea="$ea" -v eb="$eb" 'BEGIN { printf "%.1f", (b - a) * 1024 / (eb - ea) }')
 awk -v g="$held" -v c="$c" -v d="$d" 'BEGIN { exit !(c > 0 && d > 0 && g > 40) }'
 ok $? "every event held: $c -> $d KB, $held bytes per event (the measure sees the 32-byte slots)"
+
+# Few ranks, many events each (NetPIPE's shape): a location is read in
+# chunks and set aside chunk by chunk, never held whole, so the growth is
+# the same few bytes per event (a location read whole: 33).
+"$GEN" "$tmp/two_short" --ranks 2 --pattern ring --iterations 50000 --no-true-time >/dev/null &&
+    "$GEN" "$tmp/two_long" --ranks 2 --pattern ring --iterations 150000 --no-true-time >/dev/null
+ok $? "two traces of 2 ranks generated"
+a=$(peak "$tmp/two_short" 0); ea=$(events)
+b=$(peak "$tmp/two_long" 0); eb=$(events)
+growth=$(awk -v a="$a" -v b="$b" -v ea="$ea" -v eb="$eb" 'BEGIN { printf "%.1f", (b - a) * 1024 / (eb - ea) }')
+awk -v g="$growth" -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b > 0 && g <= 8) }'
+ok $? "2 ranks, read in chunks: peak RSS $a -> $b KB for $ea -> $eb events, $growth bytes per event (at most 8)"
 finish

@@ -3,7 +3,8 @@
  * was stored, at the edges of the 32-bit slot fields too, whatever the
  * order in which true times appear; reserve, shrink, release and free;
  * set aside on disk (eventspill.c) and back, several locations in one
- * file, in another order than they went. */
+ * file, in another order than they went; a location set aside chunk by
+ * chunk and brought back a chunk at a time. */
 #include <config.h>
 #include "eventspill.h"
 #include "rawtrace.h"
@@ -196,10 +197,93 @@ static void compact_times(void)
     rt_spill_free(sp);
 }
 
+/* One location read and set aside chunk by chunk, in chunks of uneven
+ * sizes (blocks of times left partial and completed by the next chunk),
+ * with wide blocks, times going back, true times and sparse members: its
+ * times, facts and true-time flags are those of the location set aside
+ * whole; any event comes back with its chunk (rt_spill_in_at), in any
+ * order, and the whole location with rt_spill_in. */
+static uint64_t chunk_time(uint64_t i)
+{
+    uint64_t t = 1000000 + 10 * i;
+    if (i % 700 == 650)
+        t += (uint64_t)UINT32_MAX + 5;   /* wide blocks, some across a chunk's end */
+    if (i / 64 % 9 == 4)
+        t = 9000000 - 7 * (i % 64);      /* going back */
+    return t;
+}
+
+static void chunked(void)
+{
+    enum { N = 20000 };
+    static const uint64_t sizes[] = { 1000, 37, 64, 3001, 1, 128, 5000, 63, 65 };
+    struct rt_rank whole, part;
+    memset(&whole, 0, sizeof whole);
+    memset(&part, 0, sizeof part);
+    char err[256] = "";
+    struct rt_spill *sp = rt_spill_new("/tmp", err, sizeof err);
+    int built = sp != NULL;
+    uint64_t chunks = 0;
+    for (uint64_t i = 0, k = 0, upto = sizes[0]; built && i < N; i++) {
+        struct rt_event e = event(i, 500);
+        e.time = chunk_time(i);
+        built = rt_store_event(&whole, &e) == 0 && rt_store_event(&part, &e) == 0;
+        if (built && (i + 1 == upto || i + 1 == N)) {   /* a chunk read: set it aside */
+            built = part.events_from + part.nheld == i + 1 && rt_spill_out(sp, &part) == 0 && !part.events
+                    && part.events_from == i + 1;
+            chunks++;
+            k = (k + 1) % (sizeof sizes / sizeof *sizes);
+            upto = i + 1 + sizes[k];
+        }
+    }
+    struct rt_facts fw, fp;
+    rt_facts(&whole, &fw);
+    int aside = built && rt_spill_out(sp, &whole) == 0;
+    rt_facts(&part, &fp);
+    uint64_t bad = UINT64_MAX;
+    for (uint64_t i = 0; aside && i < N && bad == UINT64_MAX; i++)
+        if (rt_time(&part, i) != chunk_time(i) || rt_time(&whole, i) != chunk_time(i)
+            || rt_truth_known(&part, i) != rt_truth_known(&whole, i) || rt_truth(&part, i) != rt_truth(&whole, i))
+            bad = i;
+    ok(aside && bad == UINT64_MAX && part.nspill_chunks == chunks && !memcmp(&fw, &fp, sizeof fw)
+           && part.times->nwide == whole.times->nwide && fp.polling_regions > 0,
+       "%d events set aside in %llu chunks of uneven sizes: times (%zu kept whole), true times and facts as "
+       "set aside whole%s%s", N, (unsigned long long)chunks, aside ? part.times->nwide : 0,
+       bad == UINT64_MAX ? "" : " (not all)", rt_spill_error(sp));
+    /* any event back with its chunk, in a scattered order */
+    int back = aside;
+    uint64_t loads = 0;
+    for (uint64_t n = 0; back && n < 3000; n++) {
+        uint64_t i = (n * 7919 + (n % 3) * 13) % N;
+        uint64_t from = part.events_from, held = part.events ? part.nheld : 0;
+        if (rt_spill_in_at(sp, &part, i) != 0)
+            back = 0;
+        loads += !(held && i >= from && i < from + held);
+        struct rt_event want = event(i, 500), got;
+        want.time = chunk_time(i);
+        got = back ? rt_event_at(&part, i) : want;
+        back = back && same(&want, &got) && i >= part.events_from && i < part.events_from + part.nheld
+               && part.nheld <= 5000;
+    }
+    ok(back, "3000 events brought back each with its chunk alone (%llu chunk loads), as stored",
+       (unsigned long long)loads);
+    int all = back && rt_spill_in(sp, &part) == 0 && part.events_from == 0 && part.nheld == N;
+    for (uint64_t i = 0; all && i < N; i++) {
+        struct rt_event want = event(i, 500), got = rt_event_at(&part, i);
+        want.time = chunk_time(i);
+        all = same(&want, &got);
+    }
+    ok(all, "the whole location back from its %llu chunks, as stored", (unsigned long long)chunks);
+    rt_free_rank(&whole);
+    rt_free_rank(&part);
+    rt_spill_free(sp);
+}
+
 int main(void)
 {
     spill_round_trip();
     compact_times();
+    chunked();
     round_trip(1000, 0, 0, "true times from the first event");
     round_trip(1000, 700, 0, "true times from event 700 (after the array grew)");
     round_trip(1000, UINT64_MAX, 0, "no true times");

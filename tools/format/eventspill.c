@@ -1,8 +1,10 @@
-/* eventspill.c — see eventspill.h. A location's record in the file:
+/* eventspill.c — see eventspill.h. A location's events are one or more
+ * chunks in the file (a reader taking a location chunk by chunk sets each
+ * aside as it comes), each a record:
  *
  *   header   (struct header)
- *   slots    nevents x struct rt_slot
- *   columns  req, bytes, received: n x { index, value }
+ *   slots    n x struct rt_slot: events [first, first + n)
+ *   columns  req, bytes, received of those events: n x { index, value }
  *
  * A location's sparse members' sources stay in memory: the match reads
  * them after the pass (flow.c, which members a sparse collective member
@@ -20,10 +22,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SPILL_MAGIC UINT64_C(0x53545350494c4c31)   /* "STSPILL1" */
+#define SPILL_MAGIC UINT64_C(0x53545350494c4c32)   /* "STSPILL2" */
 
 struct header {
-    uint64_t magic, nevents, nreq, nbytes, nreceived;
+    uint64_t magic, first, nevents, nreq, nbytes, nreceived;
 };
 
 struct rt_spill {
@@ -63,7 +65,7 @@ struct rt_spill *rt_spill_new(const char *dir, char *err, size_t errlen)
     return s;
 }
 
-/* The pieces of a location's record, in file order. */
+/* The pieces of a chunk's record, in file order. */
 struct piece {
     void *p;
     size_t len;
@@ -81,85 +83,94 @@ static size_t pieces_of(struct rt_rank *r, const struct header *h, struct piece 
     return n;
 }
 
-/* Everything but the times and the true times leaves memory. */
-static void drop_events(struct rt_rank *r)
-{
-    struct rt_store_side *side = &r->side;
-    free(r->events);
-    free(side->req.v);
-    free(side->bytes.v);
-    free(side->received.v);
-    memset(&side->req, 0, sizeof side->req);
-    memset(&side->bytes, 0, sizeof side->bytes);
-    memset(&side->received, 0, sizeof side->received);
-    r->events = NULL;
-}
-
 int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
 {
     if (s->failed)
         return -1;
-    if (!r->events || !r->nevents)
+    if (!r->events || !r->nheld)
         return 0;
-    if (r->times) {   /* brought back before: the file still holds them */
-        drop_events(r);
+    if (r->times && r->events_from < r->times->n) {   /* brought back: the file still has them */
+        rt_store_drop(r);
         return 0;
     }
-    struct header h = { SPILL_MAGIC, r->nevents, r->side.req.n, r->side.bytes.n, r->side.received.n };
-    struct rt_times *times = rt_times_of(r);
-    if (!times)
+    struct rt_spill_chunk *chunks = realloc(r->spill_chunks, sizeof *chunks * (r->nspill_chunks + 1));
+    if (!chunks)
         return fail(s, "events set aside in %s: out of memory", s->dir);
+    r->spill_chunks = chunks;
+    struct header h = { SPILL_MAGIC, r->events_from, r->nheld, r->side.req.n, r->side.bytes.n,
+                        r->side.received.n };
     struct piece v[6];
     size_t n = pieces_of(r, &h, v);
     uint64_t at = s->end;
     for (size_t k = 0; k < n; k++) {
-        if (v[k].len && st_write_all(s->fd, v[k].p, v[k].len) != 0) {
-            rt_times_free(times);
+        if (v[k].len && st_write_all(s->fd, v[k].p, v[k].len) != 0)
             return fail(s, "events set aside in %s: write: %s", s->dir, strerror(errno));
-        }
         s->end += v[k].len;
     }
-    rt_facts(r, &r->spilled_facts);
-    drop_events(r);   /* the true times stay: the apply stage converts them */
-    r->times = times;
-    r->spill_at = at;
+    int first_chunk = !r->times;
+    if (rt_times_append(&r->times, r) != 0)
+        return fail(s, "events set aside in %s: out of memory", s->dir);
+    struct rt_facts f;
+    rt_facts_held(r, &f);
+    if (first_chunk)
+        r->spilled_facts = f;
+    else
+        rt_facts_add(&r->spilled_facts, &f);
+    chunks[r->nspill_chunks++] = (struct rt_spill_chunk){ r->events_from, r->nheld, at };
+    rt_store_drop(r);   /* the true times and sources stay: later stages read them */
     return 0;
 }
 
-int rt_spill_in(struct rt_spill *s, struct rt_rank *r)
+/* Chunk c's record read into `in` (slots at in->events + into, columns
+ * appended): 0, or -1. */
+static int read_chunk(struct rt_spill *s, const struct rt_spill_chunk *c, struct rt_rank *in, uint64_t into)
 {
-    if (s->failed)
-        return -1;
-    if (r->events || !r->times)
-        return 0;
     struct header h;
     size_t got;
-    if (st_pread_all(s->fd, &h, sizeof h, r->spill_at, &got) != 0 || got != sizeof h)
+    if (st_pread_all(s->fd, &h, sizeof h, c->at, &got) != 0 || got != sizeof h)
         return fail(s, "events set aside in %s: read: %s", s->dir, got == sizeof h ? strerror(errno) : "cut short");
-    if (h.magic != SPILL_MAGIC || h.nevents != r->nevents)
+    if (h.magic != SPILL_MAGIC || h.first != c->first || h.nevents != c->n)
         return fail(s, "events set aside in %s: the file was changed under us", s->dir);
-    struct rt_store_side *side = &r->side;
-    /* as many slots as the side columns have room for (the true times) */
-    uint64_t cap = side->cap > h.nevents ? side->cap : h.nevents;
-    struct rt_rank in = { 0 };
-    in.events = malloc(sizeof *in.events * cap);
-    in.side.req.v = malloc(sizeof *in.side.req.v * (h.nreq ? h.nreq : 1));
-    in.side.bytes.v = malloc(sizeof *in.side.bytes.v * (h.nbytes ? h.nbytes : 1));
-    in.side.received.v = malloc(sizeof *in.side.received.v * (h.nreceived ? h.nreceived : 1));
-    int rc = 0;
-    if (!in.events || !in.side.req.v || !in.side.bytes.v || !in.side.received.v) {
-        rc = fail(s, "events set aside in %s: out of memory", s->dir);
-    } else {
-        struct piece v[6];
-        size_t n = pieces_of(&in, &h, v);
-        uint64_t at = r->spill_at;
-        for (size_t k = 0; k < n && rc == 0; k++) {
-            if (k > 0 && v[k].len && (st_pread_all(s->fd, v[k].p, v[k].len, at, &got) != 0 || got != v[k].len))
-                rc = fail(s, "events set aside in %s: read: %s", s->dir,
-                          got == v[k].len ? strerror(errno) : "cut short");
-            at += v[k].len;
+    struct rt_store_side *side = &in->side;
+    struct rt_column *cols[3] = { &side->req, &side->bytes, &side->received };
+    uint64_t counts[3] = { h.nreq, h.nbytes, h.nreceived };
+    for (int k = 0; k < 3; k++)
+        if (cols[k]->n + counts[k] > cols[k]->cap) {
+            size_t cap = cols[k]->n + counts[k];
+            void *nv = realloc(cols[k]->v, sizeof *cols[k]->v * (cap ? cap : 1));
+            if (!nv)
+                return fail(s, "events set aside in %s: out of memory", s->dir);
+            cols[k]->v = nv;
+            cols[k]->cap = cap;
         }
+    struct piece v[4] = {
+        { in->events + into, sizeof *in->events * h.nevents },
+        { side->req.v + side->req.n, sizeof *side->req.v * h.nreq },
+        { side->bytes.v + side->bytes.n, sizeof *side->bytes.v * h.nbytes },
+        { side->received.v + side->received.n, sizeof *side->received.v * h.nreceived },
+    };
+    uint64_t at = c->at + sizeof h;
+    for (int k = 0; k < 4; k++) {
+        if (v[k].len && (st_pread_all(s->fd, v[k].p, v[k].len, at, &got) != 0 || got != v[k].len))
+            return fail(s, "events set aside in %s: read: %s", s->dir, got == v[k].len ? strerror(errno) : "cut short");
+        at += v[k].len;
     }
+    for (int k = 0; k < 3; k++)
+        cols[k]->n += counts[k];
+    return 0;
+}
+
+/* Chunks [c0, c1) back into r, which holds none: events [first of c0, end of c1 - 1). */
+static int load(struct rt_spill *s, struct rt_rank *r, uint32_t c0, uint32_t c1)
+{
+    const struct rt_spill_chunk *c = r->spill_chunks;
+    uint64_t from = c[c0].first, n = c[c1 - 1].first + c[c1 - 1].n - from;
+    struct rt_rank in = { 0 };
+    if (!(in.events = malloc(sizeof *in.events * (n ? n : 1))))
+        return fail(s, "events set aside in %s: out of memory", s->dir);
+    int rc = 0;
+    for (uint32_t k = c0; k < c1 && rc == 0; k++)
+        rc = read_chunk(s, &c[k], &in, c[k].first - from);
     if (rc != 0) {
         free(in.events);
         free(in.side.req.v);
@@ -167,11 +178,43 @@ int rt_spill_in(struct rt_spill *s, struct rt_rank *r)
         free(in.side.received.v);
         return -1;
     }
+    struct rt_store_side *side = &r->side;
     r->events = in.events;
-    side->req = (struct rt_column){ in.side.req.v, h.nreq, h.nreq ? h.nreq : 1 };
-    side->bytes = (struct rt_column){ in.side.bytes.v, h.nbytes, h.nbytes ? h.nbytes : 1 };
-    side->received = (struct rt_column){ in.side.received.v, h.nreceived, h.nreceived ? h.nreceived : 1 };
+    r->events_from = from;
+    r->nheld = n;
+    side->slot_cap = n;
+    side->req = in.side.req;
+    side->bytes = in.side.bytes;
+    side->received = in.side.received;
     return 0;
+}
+
+int rt_spill_in(struct rt_spill *s, struct rt_rank *r)
+{
+    if (s->failed)
+        return -1;
+    if (!r->times || !r->nspill_chunks || (r->events && r->events_from == 0 && r->nheld == r->nevents))
+        return 0;
+    rt_store_drop(r);
+    return load(s, r, 0, r->nspill_chunks);
+}
+
+int rt_spill_in_at(struct rt_spill *s, struct rt_rank *r, uint64_t i)
+{
+    if (s->failed)
+        return -1;
+    if (!r->times || !r->nspill_chunks || (r->events && i >= r->events_from && i < r->events_from + r->nheld))
+        return 0;
+    uint32_t lo = 0, hi = r->nspill_chunks;   /* the last chunk beginning at or before i */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->spill_chunks[mid].first <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    rt_store_drop(r);
+    return load(s, r, lo, lo + 1);
 }
 
 const char *rt_spill_error(const struct rt_spill *s)

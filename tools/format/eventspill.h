@@ -19,12 +19,18 @@ struct rt_spill;
 
 /* NULL with a one-line message when the file cannot be made in dir. */
 struct rt_spill *rt_spill_new(const char *dir, char *err, size_t errlen);
-/* 0, or -1 (rt_spill_error says why; r is then unchanged). A location
- * already set aside, or without events, is left as it is; one brought back
- * by rt_spill_in lets its events go again (the file still has them). */
+/* The slots r holds (all its events, or the next chunk of them: they
+ * continue what was set aside before) go to the file: 0, or -1
+ * (rt_spill_error says why; r is then unchanged). A location holding no
+ * events is left as it is; one brought back by rt_spill_in lets its
+ * events go again (the file still has them). */
 int rt_spill_out(struct rt_spill *s, struct rt_rank *r);
-/* 0 (r holds its events again, and still its times), or -1. */
+/* 0 (r holds its events again, and still its times), or -1. _at: only
+ * the chunk that holds event i (the one set aside with it), in place of
+ * what r held: a writer walking a location through holds one chunk at a
+ * time. */
 int rt_spill_in(struct rt_spill *s, struct rt_rank *r);
+int rt_spill_in_at(struct rt_spill *s, struct rt_rank *r, uint64_t i);
 const char *rt_spill_error(const struct rt_spill *s);
 uint64_t rt_spill_bytes(const struct rt_spill *s);   /* written so far */
 void rt_spill_free(struct rt_spill *s);

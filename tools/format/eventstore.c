@@ -58,14 +58,21 @@ static int narrow(uint32_t *slot, struct rt_column *c, uint64_t index, uint64_t 
     return column_add(c, index, value);
 }
 
-/* Room for cap events (cap > s->cap). */
-static int grow_to(struct rt_rank *r, uint64_t cap)
+/* Room for slot_cap slots from events_from. */
+static int grow_slots(struct rt_rank *r, uint64_t slot_cap)
 {
-    struct rt_store_side *s = &r->side;
-    struct rt_slot *nv = realloc(r->events, sizeof *nv * cap);
+    struct rt_slot *nv = realloc(r->events, sizeof *nv * slot_cap);
     if (!nv)
         return -1;
     r->events = nv;
+    r->side.slot_cap = slot_cap;
+    return 0;
+}
+
+/* Room in the truth arrays for events [0, cap) (cap > s->cap). */
+static int grow_side(struct rt_rank *r, uint64_t cap)
+{
+    struct rt_store_side *s = &r->side;
     uint64_t *known = realloc(s->truth_known, sizeof *known * ((cap + 63) / 64));
     if (!known)
         return -1;
@@ -83,16 +90,20 @@ static int grow_to(struct rt_rank *r, uint64_t cap)
 
 int rt_store_reserve(struct rt_rank *r, uint64_t n)
 {
-    return n > r->side.cap ? grow_to(r, n) : 0;
+    if (n > r->side.cap && grow_side(r, n) != 0)
+        return -1;
+    return n > r->events_from + r->side.slot_cap ? grow_slots(r, n - r->events_from) : 0;
 }
 
 int rt_store_event(struct rt_rank *r, const struct rt_event *e)
 {
     struct rt_store_side *s = &r->side;
-    if (r->nevents == s->cap && grow_to(r, s->cap ? s->cap * 2 : 64) != 0)
+    if (r->nheld == s->slot_cap && grow_slots(r, s->slot_cap ? s->slot_cap * 2 : 64) != 0)
+        return -1;
+    if (r->nevents == s->cap && grow_side(r, s->cap ? s->cap * 2 : 64) != 0)
         return -1;
     uint64_t i = r->nevents;
-    struct rt_slot *slot = &r->events[i];
+    struct rt_slot *slot = &r->events[r->nheld];
     memset(slot, 0, sizeof *slot);
     slot->time = e->time;
     slot->ref = e->ref;
@@ -114,6 +125,7 @@ int rt_store_event(struct rt_rank *r, const struct rt_event *e)
         s->truth[i] = 0;
     }
     r->nevents++;
+    r->nheld++;
     return 0;
 }
 
@@ -123,12 +135,15 @@ void rt_store_shrink(struct rt_rank *r)
     column_shrink(&s->req);
     column_shrink(&s->bytes);
     column_shrink(&s->received);
+    if (r->nheld && r->nheld < s->slot_cap) {
+        struct rt_slot *e = realloc(r->events, sizeof *e * r->nheld);
+        if (e) {
+            r->events = e;
+            s->slot_cap = r->nheld;
+        }
+    }
     if (!r->nevents || r->nevents == s->cap)
         return;
-    struct rt_slot *e = realloc(r->events, sizeof *e * r->nevents);
-    if (!e)
-        return;
-    r->events = e;
     uint64_t *known = realloc(s->truth_known, sizeof *known * ((r->nevents + 63) / 64));
     if (known)
         s->truth_known = known;
@@ -137,7 +152,7 @@ void rt_store_shrink(struct rt_rank *r)
         if (t)
             s->truth = t;
     }
-    /* every array holds at least nevents now, whichever realloc failed */
+    /* both hold at least nevents now, whichever realloc failed */
     s->cap = r->nevents;
 }
 
@@ -152,6 +167,9 @@ void rt_store_release(struct rt_rank *r)
     struct rt_store_side *s = &r->side;
     rt_times_free(r->times);
     r->times = NULL;
+    free(r->spill_chunks);
+    r->spill_chunks = NULL;
+    r->nspill_chunks = 0;
     free(r->events);
     free(s->req.v);
     free(s->bytes.v);
@@ -159,18 +177,35 @@ void rt_store_release(struct rt_rank *r)
     free(s->truth);
     free(s->truth_known);
     r->events = NULL;
+    r->events_from = r->nheld = 0;
     memset(s, 0, sizeof *s);
+}
+
+void rt_store_drop(struct rt_rank *r)
+{
+    struct rt_store_side *s = &r->side;
+    free(r->events);
+    free(s->req.v);
+    free(s->bytes.v);
+    free(s->received.v);
+    memset(&s->req, 0, sizeof s->req);
+    memset(&s->bytes, 0, sizeof s->bytes);
+    memset(&s->received, 0, sizeof s->received);
+    r->events = NULL;
+    s->slot_cap = 0;
+    r->events_from = r->nevents;
+    r->nheld = 0;
 }
 
 uint64_t rt_req(const struct rt_rank *r, uint64_t i)
 {
-    uint32_t v = r->events[i].req;
+    uint32_t v = r->events[i - r->events_from].req;
     return v == RT_WIDE ? column_get(&r->side.req, i) : v;
 }
 
 uint64_t rt_bytes(const struct rt_rank *r, uint64_t i)
 {
-    uint32_t v = r->events[i].bytes;
+    uint32_t v = r->events[i - r->events_from].bytes;
     return v == RT_WIDE ? column_get(&r->side.bytes, i) : v;
 }
 
@@ -206,7 +241,7 @@ uint64_t *rt_take_truth(struct rt_rank *r)
 
 struct rt_event rt_event_at(const struct rt_rank *r, uint64_t i)
 {
-    const struct rt_slot *s = &r->events[i];
+    const struct rt_slot *s = &r->events[i - r->events_from];
     struct rt_event e = {
         .time = s->time, .truth = rt_truth(r, i), .req = rt_req(r, i), .bytes = rt_bytes(r, i),
         .received = rt_received(r, i), .ref = s->ref, .peer = s->peer, .tag = s->tag, .kind = s->kind,
@@ -215,21 +250,21 @@ struct rt_event rt_event_at(const struct rt_rank *r, uint64_t i)
     return e;
 }
 
-void rt_facts(const struct rt_rank *r, struct rt_facts *f)
+/* The facts of the slots held (a whole location's, or one chunk's). */
+void rt_facts_held(const struct rt_rank *r, struct rt_facts *f)
 {
-    if (!r->events) {   /* set aside, or none */
-        *f = r->times ? r->spilled_facts : (struct rt_facts){ 0 };
-        return;
-    }
     memset(f, 0, sizeof *f);
-    for (uint64_t i = 0; i < r->nevents; i++)
-        if (r->events[i].kind == RT_ENTER && rt_bytes(r, i) > 1) {
+    uint64_t from = r->events_from, end = from + r->nheld;
+    for (uint64_t i = from; r->events && i < end; i++)
+        if (r->events[i - from].kind == RT_ENTER && rt_bytes(r, i) > 1) {
             f->polling_regions++;
             f->polling_calls += rt_bytes(r, i);
         }
-    for (size_t k = 0; k < r->nsources; k++) {
+    for (size_t k = 0; r->events && k < r->nsources; k++) {
         uint64_t i = r->sources[k].index;
-        uint8_t kind = i < r->nevents ? r->events[i].kind : RT_ENTER;
+        if (i < from || i >= end)
+            continue;
+        uint8_t kind = r->events[i - from].kind;
         if (kind != RT_COLL_END && kind != RT_NBC_COMPLETE)
             continue;
         uint32_t nslots;
@@ -243,51 +278,125 @@ void rt_facts(const struct rt_rank *r, struct rt_facts *f)
     }
 }
 
-struct rt_times *rt_times_of(const struct rt_rank *r)
+void rt_facts_add(struct rt_facts *to, const struct rt_facts *f)
 {
-    uint64_t n = r->nevents, nblocks = (n + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK;
-    struct rt_times *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
-    t->base = malloc(sizeof *t->base * (nblocks ? nblocks : 1));
-    t->delta = malloc(sizeof *t->delta * (n ? n : 1));
-    if (!t->base || !t->delta) {
-        rt_times_free(t);
-        return NULL;
+    to->polling_regions += f->polling_regions;
+    to->polling_calls += f->polling_calls;
+    if (f->source_words > to->source_words)
+        to->source_words = f->source_words;
+    to->sparse_members |= f->sparse_members;
+}
+
+void rt_facts(const struct rt_rank *r, struct rt_facts *f)
+{
+    if (r->times)   /* set aside: as they were, whatever chunk is held again */
+        *f = r->spilled_facts;
+    else
+        rt_facts_held(r, f);
+}
+
+/* Block b of t (its first event first) from the times v[0 .. n). */
+static void put_block(struct rt_times *t, uint64_t b, const uint64_t *v, uint64_t n, uint64_t wide_at)
+{
+    uint64_t first = b * RT_TIME_BLOCK, lo = UINT64_MAX, hi = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        lo = v[k] < lo ? v[k] : lo;
+        hi = v[k] > hi ? v[k] : hi;
     }
-    size_t wide_cap = 0;
-    for (uint64_t b = 0; b < nblocks; b++) {
+    if (wide_at == UINT64_MAX) {
+        t->base[b] = lo;
+        for (uint64_t k = 0; k < n; k++)
+            t->delta[first + k] = (uint32_t)(v[k] - lo);
+        return;
+    }
+    t->base[b] = RT_TIME_WIDE | wide_at;
+    for (uint64_t k = 0; k < n; k++) {
+        t->wide[wide_at + k] = v[k];
+        t->delta[first + k] = 0;
+    }
+}
+
+/* Whether times v[0 .. n) need a wide block. */
+static int wide(const uint64_t *v, uint64_t n)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        lo = v[k] < lo ? v[k] : lo;
+        hi = v[k] > hi ? v[k] : hi;
+    }
+    return hi - lo > UINT32_MAX || (lo & RT_TIME_WIDE);
+}
+
+int rt_times_append(struct rt_times **tp, const struct rt_rank *r)
+{
+    struct rt_times *t = *tp, *made = NULL;
+    if (!t && !(t = made = calloc(1, sizeof *t)))
+        return -1;
+    if (r->events_from != t->n) {
+        free(made);
+        return -1;
+    }
+    uint64_t n = t->n + r->nheld, nblocks = (n + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK;
+    if (n > t->cap) {   /* room for the events the location declares, when they are more */
+        uint64_t cap = n <= r->declared_events ? r->declared_events : t->cap * 2 > n ? t->cap * 2 : n;
+        cap = (cap + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK * RT_TIME_BLOCK;
+        uint32_t *d = realloc(t->delta, sizeof *d * (cap ? cap : 1));
+        if (d)
+            t->delta = d;
+        uint64_t *b = d ? realloc(t->base, sizeof *b * (cap / RT_TIME_BLOCK ? cap / RT_TIME_BLOCK : 1)) : NULL;
+        if (b)
+            t->base = b;
+        if (!d || !b) {
+            if (made)
+                rt_times_free(made);
+            return -1;
+        }
+        t->cap = cap;
+    }
+    /* a block left partial by the last append takes the new times too */
+    uint64_t first_block = t->n / RT_TIME_BLOCK;
+    for (uint64_t b = first_block; b < nblocks; b++) {
         uint64_t first = b * RT_TIME_BLOCK, end = first + RT_TIME_BLOCK < n ? first + RT_TIME_BLOCK : n;
-        uint64_t lo = UINT64_MAX, hi = 0;
+        uint64_t v[RT_TIME_BLOCK];
+        size_t old_wide = SIZE_MAX;
         for (uint64_t i = first; i < end; i++) {
-            uint64_t v = r->events[i].time;
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-        }
-        if (hi - lo <= UINT32_MAX && !(lo & RT_TIME_WIDE)) {
-            t->base[b] = lo;
-            for (uint64_t i = first; i < end; i++)
-                t->delta[i] = (uint32_t)(r->events[i].time - lo);
-            continue;
-        }
-        if (t->nwide + RT_TIME_BLOCK > wide_cap) {   /* rare: more than 4 s within 64 events */
-            size_t cap = wide_cap ? wide_cap * 2 : 4 * RT_TIME_BLOCK;
-            uint64_t *w = realloc(t->wide, sizeof *w * cap);
-            if (!w) {
-                rt_times_free(t);
-                return NULL;
+            if (i >= t->n) {
+                v[i - first] = r->events[i - r->events_from].time;
+                continue;
             }
-            t->wide = w;
-            wide_cap = cap;
+            uint64_t base = t->base[b];   /* an event already there */
+            if (base & RT_TIME_WIDE) {
+                old_wide = (size_t)(base & ~RT_TIME_WIDE);
+                v[i - first] = t->wide[old_wide + (i - first)];
+            } else {
+                v[i - first] = base + t->delta[i];
+            }
         }
-        t->base[b] = RT_TIME_WIDE | t->nwide;
-        for (uint64_t i = first; i < end; i++) {
-            t->wide[t->nwide + (i - first)] = r->events[i].time;
-            t->delta[i] = 0;
+        uint64_t at = UINT64_MAX;
+        if (wide(v, end - first)) {
+            if (old_wide != SIZE_MAX) {
+                at = old_wide;   /* the block's own place again */
+            } else {
+                if (t->nwide + RT_TIME_BLOCK > t->cwide) {   /* rare: more than 4 s within 64 events */
+                    size_t cap = t->cwide ? t->cwide * 2 : 4 * RT_TIME_BLOCK;
+                    uint64_t *w = realloc(t->wide, sizeof *w * cap);
+                    if (!w) {
+                        if (made)
+                            rt_times_free(made);
+                        return -1;   /* blocks [first_block, b) rewritten with the same values: t unchanged */
+                    }
+                    t->wide = w;
+                    t->cwide = cap;
+                }
+                at = t->nwide;
+                t->nwide += RT_TIME_BLOCK;
+            }
         }
-        t->nwide += RT_TIME_BLOCK;
+        put_block(t, b, v, end - first, at);
     }
-    return t;
+    t->n = n;
+    *tp = t;
+    return 0;
 }
 
 void rt_times_free(struct rt_times *t)
@@ -304,13 +413,15 @@ void rt_store_move(struct rt_rank *to, struct rt_rank *from)
 {
     to->events = from->events;
     to->nevents = from->nevents;
+    to->events_from = from->events_from;
+    to->nheld = from->nheld;
     to->side = from->side;
     to->sources = from->sources;
     to->nsources = from->nsources;
     to->source_words = from->source_words;
     to->nsource_words = from->nsource_words;
     from->events = NULL;
-    from->nevents = 0;
+    from->nevents = from->events_from = from->nheld = 0;
     memset(&from->side, 0, sizeof from->side);
     from->sources = NULL;
     from->source_words = NULL;

@@ -32,11 +32,12 @@ struct rt_column {
 };
 
 struct rt_store_side {
-    struct rt_column req, bytes;  /* the values behind RT_WIDE */
+    struct rt_column req, bytes;  /* the values behind RT_WIDE (by event index) */
     struct rt_column received;    /* non-zero received bytes (collectives, RMA) */
     uint64_t *truth;          /* raw true_time by event; NULL when no event has one (or taken) */
     uint64_t *truth_known;    /* bit i: event i has a true time */
-    uint64_t cap;             /* slots allocated (and truth entries, when truth is set) */
+    uint64_t cap;             /* events the truth arrays have room for (by index, from 0) */
+    uint64_t slot_cap;        /* slots allocated (from events_from) */
 };
 
 /* A location's times while its events are set aside (eventspill.h), in
@@ -51,7 +52,14 @@ struct rt_times {
     uint64_t *base;           /* per block */
     uint32_t *delta;          /* per event */
     uint64_t *wide;           /* the wide blocks' times, RT_TIME_BLOCK each */
-    size_t nwide;
+    size_t nwide, cwide;
+    uint64_t n, cap;          /* events, and room for them (delta) */
+};
+
+/* Where one chunk of a set-aside location's events lies in the spill
+ * file (eventspill.c): events [first, first + n). */
+struct rt_spill_chunk {
+    uint64_t first, n, at;
 };
 
 /* What readers after the merge's match need of a location's events

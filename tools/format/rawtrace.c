@@ -20,6 +20,9 @@ struct ctx {
     struct rt_event ev;       /* the event being read, stored once the next one begins (commit) */
     int pending;
     int failed;
+    struct rt_event prev;     /* the location's event stored last (prev_set) */
+    int prev_set;
+    uint64_t last_time;       /* the latest time of any event (a flush's stop included) */
     uint32_t attr_true_time;
     int have_true_attr;
     uint32_t attr_calls;      /* collapsed_calls (have_calls_attr) */
@@ -40,10 +43,23 @@ static int commit(struct ctx *c)
     if (!c->pending)
         return 0;
     c->pending = 0;
-    if (rt_store_event(c->r, &c->ev) != 0) {
+    const struct rt_event *e = &c->ev;
+    if (rt_store_event(c->r, e) != 0) {
         c->failed = 1;
         return -1;
     }
+    /* OTF2 writes a BufferFlush record by itself, while writing the event
+     * that filled the buffer, stamped with that event's time; it cannot
+     * carry an attribute. Its start then has that event's true time: the
+     * next event's, at the same timestamp. (Its stop has none: only the
+     * start is a measurement.) */
+    if (c->prev_set && c->prev.kind == RT_FLUSH && !c->prev.has_truth && e->has_truth && e->time == c->prev.time)
+        rt_set_truth(c->r, c->r->nevents - 2, e->truth);
+    uint64_t stop = e->kind == RT_FLUSH ? e->req : 0, t = stop > e->time ? stop : e->time;
+    if (t > c->last_time)
+        c->last_time = t;
+    c->prev = *e;
+    c->prev_set = 1;
     return 0;
 }
 
@@ -66,18 +82,6 @@ static struct rt_event *push(struct ctx *c, enum rt_kind kind, uint64_t time, OT
         e->has_truth = 1;
     c->pending = 1;
     return e;
-}
-
-/* OTF2 writes a BufferFlush record by itself, while writing the event that
- * filled the buffer, stamped with that event's time; it cannot carry an
- * attribute. Its start then has that event's true time: the next event, at
- * the same timestamp. (Its stop has none: only the start is a measurement.) */
-static void flush_truth(struct rt_rank *r)
-{
-    for (uint64_t i = 0; i + 1 < r->nevents; i++)
-        if (r->events[i].kind == RT_FLUSH && !rt_truth_known(r, i) && rt_truth_known(r, i + 1)
-            && r->events[i + 1].time == r->events[i].time)
-            rt_set_truth(r, i, rt_truth(r, i + 1));
 }
 
 #define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos, void *ud, OTF2_AttributeList *attrs
@@ -434,14 +438,34 @@ static void set_thread(struct rt_rank *out, uint32_t k, const struct rf_read_loc
 
 enum { READ_ALL = 0, READ_DEFS = 1 };
 
+/* Events read straight into a reader's locations (rt_read_rank_events),
+ * handed to its sink as they come. */
+struct into {
+    struct rt_rank *const *locs;
+    uint32_t nlocs;
+    const struct rt_event_sink *sink;
+};
+
+/* The location of thread number `thread` (0: the main one), if it has no
+ * events yet; else NULL. */
+static struct rt_rank *into_target(const struct into *into, uint32_t thread)
+{
+    uint32_t at = 0;
+    while (thread > 0 && at < into->nlocs && (at == 0 || into->locs[at]->thread != thread))
+        at++;
+    if (at == into->nlocs || into->locs[at]->nevents || into->locs[at]->events)
+        return NULL;
+    return into->locs[at];
+}
+
 /* Read the archive of anchor file `path`; messages name `anchor` (the
  * original one when `path` is a recovered copy). With `exact`, read of
  * each location exactly the number of events its definition declares, no
  * more (a recovered event file has no end-of-file record; a location
  * declaring none has no event file). With mode READ_DEFS, definitions and
  * locations only, no events. */
-static int read_archive(const char *path, const char *anchor, int exact, int mode, struct rt_rank *out, char *err,
-                        size_t errlen)
+static int read_archive(const char *path, const char *anchor, int exact, int mode, const struct into *into,
+                        struct rt_rank *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (!(out->path = strdup(anchor))) {
@@ -676,46 +700,65 @@ static int read_archive(const char *path, const char *anchor, int exact, int mod
     OTF2_EvtReaderCallbacks_SetCommCreateCallback(ecb, ev_comm_create);
     OTF2_EvtReaderCallbacks_SetCommDestroyCallback(ecb, ev_comm_destroy);
     OTF2_ErrorCode status = OTF2_SUCCESS;
-    uint64_t n = 0;
-    for (uint32_t k = 0; k < nlocs && status == OTF2_SUCCESS && !c.failed; k++) {
+    int sink_failed = 0;
+    for (uint32_t k = 0; k < nlocs && status == OTF2_SUCCESS && !c.failed && !sink_failed; k++) {
         struct rt_rank *dst = k == 0 ? out : &out->threads[k - 1];
         if (k > 0)
             set_thread(out, k, &locs[k]);
-        c.r = dst;
-        if (exact && locs[k].nevents == 0)
-            continue;
-        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, dst->location);
-        if (!er) {
-            snprintf(err, errlen, "%s: no event data for location %llu", anchor, (unsigned long long)dst->location);
+        if (into && !(dst = into_target(into, k == 0 ? 0 : dst->thread))) {
+            snprintf(err, errlen, "%s: location %llu changed while the trace was read", anchor,
+                     (unsigned long long)locs[k].id);
             OTF2_EvtReaderCallbacks_Delete(ecb);
             OTF2_Reader_CloseEvtFiles(rd);
             goto done;
         }
-        /* The raw times are what we want: the merge does the correcting. */
-        OTF2_EvtReader_ApplyClockOffsets(er, false);
-        OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &c);
-        if (exact) {
-            status = OTF2_Reader_ReadLocalEvents(rd, er, locs[k].nevents, &n);
-            if (status == OTF2_SUCCESS && n != locs[k].nevents)
-                status = OTF2_ERROR_INVALID_DATA;
-        } else {
-            status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
+        c.r = dst;
+        c.prev_set = 0;
+        uint64_t chunk = into && into->sink->chunk ? into->sink->chunk(into->sink->ctx, dst) : 0;
+        OTF2_EvtReader *er = NULL;
+        if (!exact || locs[k].nevents > 0) {
+            if (!(er = OTF2_Reader_GetEvtReader(rd, locs[k].id))) {
+                snprintf(err, errlen, "%s: no event data for location %llu", anchor, (unsigned long long)locs[k].id);
+                OTF2_EvtReaderCallbacks_Delete(ecb);
+                OTF2_Reader_CloseEvtFiles(rd);
+                goto done;
+            }
+            /* The raw times are what we want: the merge does the correcting. */
+            OTF2_EvtReader_ApplyClockOffsets(er, false);
+            OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &c);
         }
-        OTF2_Reader_CloseEvtReader(rd, er);
-        commit(&c);
-        rt_store_shrink(dst);
+        /* all at once, or chunk by chunk, each handed to the sink */
+        for (int last = 0; !last && status == OTF2_SUCCESS && !c.failed && !sink_failed;) {
+            uint64_t want = exact ? locs[k].nevents - dst->nevents : chunk ? chunk : UINT64_MAX, n = 0;
+            if (chunk && want > chunk)
+                want = chunk;
+            if (er && want > 0)
+                status = OTF2_Reader_ReadLocalEvents(rd, er, want, &n);
+            commit(&c);
+            if (status == OTF2_SUCCESS && exact && n != want)
+                status = OTF2_ERROR_INVALID_DATA;
+            last = n < want || (exact && dst->nevents == locs[k].nevents);
+            if (last)
+                rt_store_shrink(dst);
+            if (into && into->sink->done && status == OTF2_SUCCESS && !c.failed
+                && into->sink->done(into->sink->ctx, dst, last, err, errlen) != 0)
+                sink_failed = 1;
+        }
+        if (er)
+            OTF2_Reader_CloseEvtReader(rd, er);
     }
+    uint64_t read_so_far = c.r ? c.r->nevents : 0;   /* of the location read last */
     c.r = out;
     OTF2_EvtReaderCallbacks_Delete(ecb);
     OTF2_Reader_CloseEvtFiles(rd);
+    if (sink_failed)
+        goto done;
     if (status != OTF2_SUCCESS || c.failed) {
         snprintf(err, errlen, "%s: corrupt or truncated event data after %llu events", anchor,
-                 (unsigned long long)out->nevents);
+                 (unsigned long long)read_so_far);
         goto done;
     }
-    flush_truth(out);
-    for (uint32_t k = 0; k < out->nthreads; k++)
-        flush_truth(&out->threads[k]);
+    out->last_time = c.last_time;
 share:
     /* The threads read the rank's clock and share its definitions. */
     for (uint32_t k = 0; k < out->nthreads; k++) {
@@ -743,7 +786,8 @@ done:
 
 /* A rank killed before it closed its archive: rebuild the archive from the
  * journal, read it, and drop it. */
-static int read_recovered(const char *anchor, int mode, struct rt_rank *out, char *err, size_t errlen)
+static int read_recovered(const char *anchor, int mode, const struct into *into, struct rt_rank *out, char *err,
+                          size_t errlen)
 {
     struct rc_archive a;
     rf_otf2_quiet();
@@ -753,7 +797,7 @@ static int read_recovered(const char *anchor, int mode, struct rt_rank *out, cha
         out->path = strdup(anchor);
         return -1;
     }
-    int rc = read_archive(a.anchor, anchor, 1, mode, out, err, errlen);
+    int rc = read_archive(a.anchor, anchor, 1, mode, into, out, err, errlen);
     uint64_t from_records = a.from_records;
     int records_file = a.records_file;
     char *note = a.records_note[0] ? strdup(a.records_note) : NULL;
@@ -768,17 +812,7 @@ static int read_recovered(const char *anchor, int mode, struct rt_rank *out, cha
     out->recovered_records_file = records_file;
     out->recovered_note = note;
     /* The length is not journaled: the events of all locations tell it. */
-    uint64_t last = out->global_offset;
-    for (uint32_t k = 0; k <= out->nthreads; k++) {
-        const struct rt_rank *l = k == 0 ? out : &out->threads[k - 1];
-        for (uint64_t i = 0; i < l->nevents; i++) {
-            const struct rt_slot *e = &l->events[i];
-            uint64_t stop = e->kind == RT_FLUSH ? rt_req(l, i) : 0;
-            uint64_t t = stop > e->time ? stop : e->time;
-            if (t > last)
-                last = t;
-        }
-    }
+    uint64_t last = out->last_time > out->global_offset ? out->last_time : out->global_offset;
     out->recovered = 1;
     out->trace_length = last - out->global_offset;
     for (uint32_t k = 0; k < out->nthreads; k++) {
@@ -788,7 +822,8 @@ static int read_recovered(const char *anchor, int mode, struct rt_rank *out, cha
     return 0;
 }
 
-static int read_rank(const char *anchor, int mode, struct rt_rank *out, char *err, size_t errlen)
+static int read_rank(const char *anchor, int mode, const struct into *into, struct rt_rank *out, char *err,
+                     size_t errlen)
 {
     /* A closed archive (it has its checksum file) is read only when every
      * byte of it verifies, and then as it is: no journal, no recovery. */
@@ -802,7 +837,7 @@ static int read_rank(const char *anchor, int mode, struct rt_rank *out, char *er
      * to stop (disk full) may lack its end-of-file chunk, and OTF2's reader
      * would read on past its last chunk without end. */
     if (sealed == 0) {
-        int rc = read_archive(anchor, anchor, 1, mode, out, err, errlen);
+        int rc = read_archive(anchor, anchor, 1, mode, into, out, err, errlen);
         out->verified_seal = rc == 0;
         return rc;
     }
@@ -815,7 +850,7 @@ static int read_rank(const char *anchor, int mode, struct rt_rank *out, char *er
             snprintf(err, errlen, "%s: missing: this rank left neither an archive nor a recovery journal", anchor);
             return -1;
         }
-        int rc = read_archive(anchor, anchor, 0, mode, out, err, errlen);
+        int rc = read_archive(anchor, anchor, 0, mode, into, out, err, errlen);
         if (rc == 0 || !journal)
             return rc;
         /* Killed while closing, with the anchor cut short: the journal is
@@ -823,45 +858,57 @@ static int read_rank(const char *anchor, int mode, struct rt_rank *out, char *er
         rt_free_rank(out);
     }
     /* No anchor, or an empty one (the rank died as OTF2 began writing it). */
-    return read_recovered(anchor, mode, out, err, errlen);
+    return read_recovered(anchor, mode, into, out, err, errlen);
 }
 
 int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
 {
-    return read_rank(anchor, READ_ALL, out, err, errlen);
+    return read_rank(anchor, READ_ALL, NULL, out, err, errlen);
 }
 
 int rt_read_rank_defs(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
 {
-    return read_rank(anchor, READ_DEFS, out, err, errlen);
+    return read_rank(anchor, READ_DEFS, NULL, out, err, errlen);
 }
 
-int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, char *err, size_t errlen)
+int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, const struct rt_event_sink *sink, char *err,
+                        size_t errlen)
 {
     struct rt_rank *main = locs[0];
     const char *anchor = main->path;
+    for (uint32_t k = 0; k < nlocs; k++)
+        if (locs[k]->nevents || locs[k]->events) {
+            snprintf(err, errlen, "%s: location %llu was read before", anchor, (unsigned long long)locs[k]->location);
+            return -1;
+        }
+    static const struct rt_event_sink none = { NULL, NULL, NULL };
+    const struct into into = { locs, nlocs, sink ? sink : &none };
     struct rt_rank full;
     int rc;
-    if (main->verified_seal)   /* its checksums held when its definitions were read */
-        rc = read_archive(anchor, anchor, 1, READ_ALL, &full, err, errlen);
-    else
-        rc = read_rank(anchor, READ_ALL, &full, err, errlen);
-    for (uint32_t k = 0; rc == 0 && k <= full.nthreads; k++) {
-        /* by thread number: a reader may have renumbered the rank (and
-         * so its location ids) in between, as the merge does spawned jobs */
-        struct rt_rank *l = k == 0 ? &full : &full.threads[k - 1];
-        uint32_t at = 0;
-        while (k > 0 && at < nlocs && (at == 0 || locs[at]->thread != l->thread))
-            at++;
-        if (at == nlocs || locs[at]->nevents || locs[at]->events) {
-            snprintf(err, errlen, "%s: location %llu changed while the trace was read", anchor,
-                     (unsigned long long)l->location);
-            rc = -1;
-            break;
+    /* the definitions again (cheap), the events into locs */
+    if (main->verified_seal) {   /* its checksums held when its definitions were read */
+        rc = read_archive(anchor, anchor, 1, READ_ALL, &into, &full, err, errlen);
+    } else if (!rc_has_journal(anchor)) {
+        rc = read_rank(anchor, READ_ALL, &into, &full, err, errlen);
+    } else {
+        /* A killed rank may be read twice (its archive, then rebuilt from
+         * its journal when that fails): read whole, then handed over. */
+        rc = read_rank(anchor, READ_ALL, NULL, &full, err, errlen);
+        for (uint32_t k = 0; rc == 0 && k <= full.nthreads; k++) {
+            struct rt_rank *l = k == 0 ? &full : &full.threads[k - 1], *to = into_target(&into, l->thread);
+            if (!to) {
+                snprintf(err, errlen, "%s: location %llu changed while the trace was read", anchor,
+                         (unsigned long long)l->location);
+                rc = -1;
+                break;
+            }
+            rt_store_move(to, l);
+            if (sink && sink->done && sink->done(sink->ctx, to, 1, err, errlen) != 0)
+                rc = -1;
         }
-        rt_store_move(locs[at], l);
-        locs[at]->trace_length = full.trace_length;   /* a recovered rank's: what its events tell */
     }
+    for (uint32_t k = 0; rc == 0 && k < nlocs; k++)
+        locs[k]->trace_length = full.trace_length;   /* a recovered rank's: what its events tell */
     if (rc == 0 && full.recovered) {   /* what its events tell: its length, which they extend */
         main->recovered_from_records = full.recovered_from_records;
         main->recovered_records_file = full.recovered_records_file;

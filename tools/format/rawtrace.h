@@ -110,6 +110,7 @@ struct rt_rank {
     char *host, *clock, *run_id, *version;
     double skew_offset_us, skew_drift_ppm;
     uint64_t resolution, global_offset, trace_length;
+    uint64_t last_time;       /* as read: the latest raw time of the rank's events (a flush's stop included) */
     char **regions;           /* region names by reference */
     uint32_t nregions;
     uint8_t *region_roles;    /* OTF2_RegionRole by region reference, as the tracer wrote it */
@@ -122,14 +123,21 @@ struct rt_rank {
     uint32_t nwins;
     struct rt_offset *offsets;
     uint32_t noffsets;
-    struct rt_slot *events;   /* eventstore.h: time, kind, ref, peer, tag; the rest through rt_event_at */
+    /* eventstore.h: time, kind, ref, peer, tag; the rest through
+     * rt_event_at. The slots held are events [events_from, events_from +
+     * nheld): all of them (from 0) unless a reader takes a location chunk
+     * by chunk (the merge, beyond --event-memory). */
+    struct rt_slot *events;
     uint64_t nevents;
-    struct rt_store_side side;   /* the events' rare and wide fields */
+    uint64_t events_from, nheld;
+    struct rt_store_side side;   /* the events' rare and wide fields (of the slots held) */
     /* Set aside (eventspill.h): events, their side columns but true times,
-     * and sources are in a spill file from spill_at, and only the times
-     * are here, with what later readers need of the rest (rt_facts). */
+     * and sources are in a spill file, in chunks (spill_chunks), and only
+     * the times are here, with what later readers need of the rest
+     * (rt_facts). */
     struct rt_times *times;
-    uint64_t spill_at;
+    struct rt_spill_chunk *spill_chunks;
+    uint32_t nspill_chunks;
     struct rt_facts spilled_facts;
     struct rt_sources *sources;   /* by event index, ascending; only sparse members */
     size_t nsources;
@@ -173,7 +181,22 @@ int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errl
  * main one first; the rank may have been renumbered in between). Each
  * returns 0, or -1 with a one-line message naming the file. */
 int rt_read_rank_defs(const char *anchor, struct rt_rank *out, char *err, size_t errlen);
-int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, char *err, size_t errlen);
+/* A reader that takes each location as it is read (the merge): sink->chunk
+ * (NULL: always 0) says how many events of a location to read at a time
+ * (0: all), and sink->done is called after each of them with that chunk's
+ * slots held (loc->events_from ..; last = 1 for the location's last
+ * chunk, maybe empty), the main location first, then the others in
+ * order. done may let the slots go (rt_spill_out, rt_store_drop): the
+ * next chunk continues after them. It returns 0, or -1 with a one-line
+ * message, which ends the read. A killed rank (read from its journal) is
+ * read whole, then handed over. sink may be NULL. */
+struct rt_event_sink {
+    uint64_t (*chunk)(void *ctx, const struct rt_rank *loc);
+    int (*done)(void *ctx, struct rt_rank *loc, int last, char *err, size_t errlen);
+    void *ctx;
+};
+int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, const struct rt_event_sink *sink, char *err,
+                        size_t errlen);
 void rt_free_rank(struct rt_rank *r);
 /* Move a rank's thread locations out of it: *out (malloc'd) gets them,
  * returns how many. They borrow r's definitions: free them first. */
@@ -218,17 +241,26 @@ void rt_store_move(struct rt_rank *to, struct rt_rank *from);
 static inline uint64_t rt_time(const struct rt_rank *r, uint64_t i)
 {
     if (!r->times)
-        return r->events[i].time;
+        return r->events[i - r->events_from].time;
     uint64_t b = r->times->base[i / RT_TIME_BLOCK];
     return b & RT_TIME_WIDE ? r->times->wide[(b & ~RT_TIME_WIDE) + i % RT_TIME_BLOCK] : b + r->times->delta[i];
 }
 /* What the merge's stages after the match need of a location's events
  * besides their times, from its events or, set aside, as they were. */
 void rt_facts(const struct rt_rank *r, struct rt_facts *f);
-/* eventstore.c: r's event times in rt_times form (NULL when out of memory);
- * freed by rt_times_free. */
-struct rt_times *rt_times_of(const struct rt_rank *r);
+/* The facts of the slots r holds alone (one chunk's), and two chunks' put together. */
+void rt_facts_held(const struct rt_rank *r, struct rt_facts *f);
+void rt_facts_add(struct rt_facts *to, const struct rt_facts *f);
+/* eventstore.c: the times of the slots r holds appended to *t in
+ * rt_times form (*t NULL: made; they must continue it: r->events_from ==
+ * (*t)->n). 0, or -1 out of memory (*t unchanged). Freed by
+ * rt_times_free. */
+int rt_times_append(struct rt_times **t, const struct rt_rank *r);
 void rt_times_free(struct rt_times *t);
+/* The slots held and their side columns freed; the window moves to the
+ * end (events_from = nevents): what is read next continues it. True
+ * times and sources stay. */
+void rt_store_drop(struct rt_rank *r);
 /* Event i of r, decoded; and its fields that are not read from the slot. */
 struct rt_event rt_event_at(const struct rt_rank *r, uint64_t i);
 uint64_t rt_req(const struct rt_rank *r, uint64_t i);

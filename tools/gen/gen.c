@@ -52,6 +52,7 @@
 #include "skew.h"
 #include "timing.h"
 #include "sumfile.h"
+#include "otf2_memory.h"
 #include <config.h>
 
 #include <dirent.h>
@@ -731,47 +732,8 @@ static void simulate(void)
 
 /* ---------- writing: one archive per rank, as src/writer.c ---------- */
 
-struct chunk {
-    struct chunk *next;
-    uint64_t size;
-};
-static struct chunk *chunk_pool;
-static size_t chunk_mem;
-
-static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, uint64_t size)
-{
-    (void)user; (void)loc;
-    struct chunk *c = NULL;
-    for (struct chunk **p = &chunk_pool; *p; p = &(*p)->next)
-        if ((*p)->size == size) {
-            c = *p;
-            *p = c->next;
-            break;
-        }
-    if (!c) {
-        /* Over budget, an event buffer that holds chunks is flushed instead. */
-        if (type == OTF2_FILETYPE_EVENTS && chunk_mem + size > EVT_BUDGET && *per_buffer)
-            return NULL;
-        if (!(c = malloc(sizeof *c + size)))
-            return NULL;
-        c->size = size;
-        chunk_mem += size;
-    }
-    c->next = *per_buffer;
-    *per_buffer = c;
-    return c + 1;
-}
-
-static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer, bool final)
-{
-    (void)user; (void)type; (void)loc; (void)final;
-    for (struct chunk *c = *per_buffer, *next; c; c = next) {   /* kept for the next archive */
-        next = c->next;
-        c->next = chunk_pool;
-        chunk_pool = c;
-    }
-    *per_buffer = NULL;
-}
+/* OTF2's event chunks: EVT_BUDGET for all archives (otf2_memory.h). */
+static struct om_pool chunks = { NULL, 0, EVT_BUDGET };
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
 {
@@ -782,7 +744,6 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
 /* No post-flush callback: a flush writes no BufferFlush record (the
  * generator takes no time of its own). */
 static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
-static const OTF2_MemoryCallbacks memory_callbacks = { chunk_alloc, chunk_free_all };
 
 static char run_id[64];
 static uint64_t *world_members;
@@ -836,7 +797,7 @@ static void write_rank(int r)
     if (!ar)
         die(1, "%s: cannot create the OTF2 archive", anchor);
     check(OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL), anchor, "flush callbacks");
-    check(OTF2_Archive_SetMemoryCallbacks(ar, &memory_callbacks, NULL), anchor, "memory callbacks");
+    check(OTF2_Archive_SetMemoryCallbacks(ar, &om_callbacks, &chunks), anchor, "memory callbacks");
     check(OTF2_Archive_SetSerialCollectiveCallbacks(ar), anchor, "collective callbacks");
     check(OTF2_Archive_SetCreator(ar, "synctrace-gen " PACKAGE_VERSION), anchor, "creator");
     check(OTF2_Archive_OpenEvtFiles(ar), anchor, "event files");
@@ -1250,10 +1211,6 @@ int main(int argc, char **argv)
            " messages, %" PRIu64 " collectives, %d sync rounds, %.3f ms simulated -> %s (%.2f s: simulate %.2f, write %.2f)\n",
            P, nnodes, pattern_names[C.pattern], C.iterations, total_events, n_messages, n_collectives, nepochs,
            (double)true_span / 1e6, C.out, t_end - t_start, t_sim - t_start, t_end - t_sim);
-    while (chunk_pool) {
-        struct chunk *next = chunk_pool->next;
-        free(chunk_pool);
-        chunk_pool = next;
-    }
+    om_pool_free(&chunks);
     return 0;
 }

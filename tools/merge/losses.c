@@ -29,7 +29,7 @@ static void note(struct report *rep, int rank, const char *fmt, ...)
 int losses_finalized(const struct rt_rank *r)
 {
     int finalized = 0;
-    for (uint64_t k = r->nevents; k-- > 0 && !finalized;) {
+    for (uint64_t k = r->events_from + r->nheld; k-- > r->events_from && !finalized;) {
         const struct rt_event ev = rt_event_at(r, k), *e = &ev;
         finalized = e->kind == RT_ENTER && e->ref < r->nregions && r->regions[e->ref]
                     && strcmp(r->regions[e->ref], "MPI_Finalize") == 0;

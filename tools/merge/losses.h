@@ -11,8 +11,8 @@
 #include "rawtrace.h"
 #include "report.h"
 
-/* Did rank R's main location end in MPI_Finalize? From its events, which
- * must be held (ask before they are set aside). */
+/* Did rank R's main location enter MPI_Finalize? From the events it
+ * holds (ask of each chunk before it is set aside, and take any yes). */
 int losses_finalized(const struct rt_rank *r);
 /* Say what rank R (its main location) lost, if anything, and record it in
  * REP: ALL_EVENTS its locations hold in all, FINALIZED as above. ANCHOR

@@ -177,6 +177,17 @@ static int is_neighbor_region(const struct rt_rank *r, uint32_t region)
                || strncmp(r->regions[region], "MPI_Ineighbor_", 14) == 0);
 }
 
+/* One location's walk through its events (mg_match_chunk), kept from one
+ * chunk to the next: the call it is in, an open collective call, its open
+ * requests. */
+struct location_pass {
+    struct req_pending *pending;   /* NULL: not begun, or ended */
+    uint32_t region;
+    uint64_t open_begin, open_time;
+    int open_neighbor;
+    uint64_t entered;         /* when the current MPI call began: a blocking receive is posted then */
+};
+
 /* The match in three steps, so that a reader can hand each location over
  * as soon as its events are read (match.h). */
 struct mg_matcher {
@@ -186,7 +197,10 @@ struct mg_matcher {
     struct interner names;
     uint32_t **comm_ids;      /* [location][archive comm ref] -> global communicator id */
     struct st_extsort *sends, *recvs, *calls, *instances, *requests;
-    struct req_pending *pending;
+    struct location_pass *passes;   /* [location]: its walk so far, kept across its chunks */
+    struct req_pending **idle;   /* open-request tables of walks that ended, for the next ones */
+    size_t nidle;
+    size_t pending_room;
     struct match_sinks sinks;
     const char *spill_dir;    /* the sorts' and the messages' (msgstream.h) */
     size_t message_memory;
@@ -221,7 +235,12 @@ static void matcher_free(struct mg_matcher *m)
     st_extsort_free(m->calls);
     st_extsort_free(m->instances);
     st_extsort_free(m->requests);
-    req_pending_free(m->pending);
+    for (uint32_t r = 0; m->passes && r < m->nranks; r++)
+        req_pending_free(m->passes[r].pending);
+    free(m->passes);
+    for (size_t k = 0; k < m->nidle; k++)
+        req_pending_free(m->idle[k]);
+    free(m->idle);
     free(m);
 }
 
@@ -282,7 +301,11 @@ struct mg_matcher *mg_match_begin(const struct rt_rank *ranks, uint32_t nranks, 
         goto fail;
     }
     m->sinks = (struct match_sinks){ m->sends, m->recvs, m->calls, m->requests, out };
-    if (!(m->pending = req_pending_new(share / sizeof(struct req_record) / 3)))
+    /* each walk under way has a table of its locations's open requests;
+     * a reader has a few under way at once (one per thread) */
+    m->pending_room = share / sizeof(struct req_record) / 3 / 4;
+    if (!(m->passes = calloc(nranks ? nranks : 1, sizeof *m->passes))
+        || !(m->idle = malloc(sizeof *m->idle * (nranks ? nranks : 1))))
         goto oom;
     for (uint32_t r = 0; r < nranks; r++)
         for (uint32_t c = 0; c < ranks[r].ncomms; c++) {
@@ -324,19 +347,35 @@ fail:
  * at the end. */
 int mg_match_location(struct mg_matcher *m, uint32_t r)
 {
+    return mg_match_chunk(m, r, 1);
+}
+
+int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
+{
     if (m->failed)
         return -1;
     const struct rt_rank *rk = &m->ranks[r];
     struct mg_result *out = m->out;
-    struct req_pending *pending = m->pending;
+    struct location_pass *ps = &m->passes[r];
+    if (!ps->pending) {   /* the location's first chunk */
+        ps->pending = m->nidle ? m->idle[--m->nidle] : req_pending_new(m->pending_room);
+        if (!ps->pending)
+            return matcher_fail(m);
+        ps->region = UINT32_MAX;
+        ps->open_begin = UINT64_MAX;
+        ps->open_time = 0;
+        ps->open_neighbor = 0;
+        ps->entered = 0;
+    }
+    struct req_pending *pending = ps->pending;
     struct match_sinks *sinks = &m->sinks;
     const uint32_t *comm_ids = m->comm_ids[r];
-    uint32_t region = UINT32_MAX;
-    uint64_t open_begin = UINT64_MAX, open_time = 0;
-    int open_neighbor = 0;
+    uint32_t region = ps->region;
+    uint64_t open_begin = ps->open_begin, open_time = ps->open_time;
+    int open_neighbor = ps->open_neighbor;
     uint32_t me = (uint32_t)rk->rank;
-    uint64_t entered = 0;   /* when the current MPI call began: a blocking receive is posted then */
-    for (uint64_t i = 0; i < rk->nevents; i++) {
+    uint64_t entered = ps->entered;
+    for (uint64_t i = rk->events_from; i < rk->events_from + rk->nheld; i++) {
         const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
         uint32_t comm = e->ref < rk->ncomms ? comm_ids[e->ref] : UINT32_MAX;
         struct endpoint ep = { comm, 0, 0, e->tag, e->time, i, r, 0, e->bytes };
@@ -464,8 +503,17 @@ int mg_match_location(struct mg_matcher *m, uint32_t r)
             break;
         }
     }
+    ps->region = region;
+    ps->open_begin = open_begin;
+    ps->open_time = open_time;
+    ps->open_neighbor = open_neighbor;
+    ps->entered = entered;
+    if (!last)
+        return 0;
     if (req_location_end(pending, sinks) != 0)
         return matcher_fail(m);
+    m->idle[m->nidle++] = pending;   /* emptied: the next walk takes it */
+    ps->pending = NULL;
     return 0;
 }
 
@@ -484,7 +532,10 @@ static void retire(struct mg_result *out, struct st_extsort **s)
 static int put_message(struct mg_matcher *m, const struct mg_message *msg)
 {
     struct mg_result *out = m->out;
-    if (!out->message_file && (out->nmessages + 1) > m->message_memory / sizeof *msg) {
+    /* the array grows by doubling: the file takes over before it would
+     * pass the budget */
+    size_t grown = m->cmessages ? m->cmessages * 2 : 1024;
+    if (!out->message_file && out->nmessages == m->cmessages && grown > m->message_memory / sizeof *msg) {
         char err[600];
         if (!(out->message_file = ms_file_new(m->spill_dir, err, sizeof err))) {
             m->failed = 1;

@@ -166,6 +166,11 @@ struct mg_matcher;
 struct mg_matcher *mg_match_begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
                                   struct mg_result *out, char *err, size_t errlen);
 int mg_match_location(struct mg_matcher *m, uint32_t r);
+/* The same for a location read in chunks: each call walks the events it
+ * holds (r->events_from ..), continuing where the last one stopped;
+ * `last` ends the location. Chunks of different locations may come in
+ * any order, one call at a time. */
+int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last);
 int mg_match_end(struct mg_matcher *m, char *err, size_t errlen);
 void mg_match_abandon(struct mg_matcher *m);
 void mg_free(struct mg_result *r);

@@ -65,6 +65,7 @@ struct fused {
     struct merge_state *st;
     struct mg_matcher *matcher;
     struct rf_orderer *rma;
+    uint64_t chunk;           /* events read at a time of a location not kept */
 };
 
 /* Until the write, the stages read only the events' times (and the true
@@ -86,14 +87,33 @@ static uint32_t kept_locations(const struct merge_state *st, uint64_t *held)
     return st->nlocs;
 }
 
-/* A location's events are read (one at a time: read_stage.c serialises). */
-static int hand_over(void *ctx, uint32_t r, char *err, size_t errlen)
+/* A location beyond the kept ones is read in chunks that fit in the
+ * budget, a share of it per reading thread (at least RT_TIME_BLOCK x 64
+ * events, and a whole number of blocks): one location of many events
+ * never has to be held whole. */
+static uint64_t read_chunk(const struct merge_state *st)
+{
+    uint64_t share = st->opt.event_memory / sizeof(struct rt_slot) / 2 / (uint64_t)(st->opt.jobs > 0 ? st->opt.jobs : 1);
+    uint64_t least = (uint64_t)RT_TIME_BLOCK * 64;
+    share = share < least ? least : share;
+    return share / RT_TIME_BLOCK * RT_TIME_BLOCK;
+}
+
+static uint64_t chunk_of(void *ctx, uint32_t r)
+{
+    const struct fused *f = ctx;
+    return r < f->st->kept_locations ? 0 : f->chunk;
+}
+
+/* A chunk of a location's events is read (one at a time: read_stage.c
+ * serialises); `last` ends the location. */
+static int hand_over(void *ctx, uint32_t r, int last, char *err, size_t errlen)
 {
     struct fused *f = ctx;
     struct merge_state *st = f->st;
     /* a failure sticks in the matcher or the orderer: their ends say it */
-    mg_match_location(f->matcher, r);
-    rf_order_location(f->rma, r);
+    mg_match_chunk(f->matcher, r, last);
+    rf_order_chunk(f->rma, r, last);
     if (r < st->kept_locations)
         return 0;
     if (!st->spill && !(st->spill = rt_spill_new(st->opt.spill_dir, err, errlen)))
@@ -115,7 +135,7 @@ int merge_match(struct merge_state *st)
     st->kept_locations = kept_locations(st, &held);
     /* the matched messages share the budget: what the kept events leave */
     struct mg_sort_config sort = { st->opt.spill_dir, st->opt.sort_memory, (size_t)(st->opt.event_memory - held) };
-    struct fused f = { st, NULL, NULL };
+    struct fused f = { st, NULL, NULL, read_chunk(st) };
     if (!(f.matcher = mg_match_begin(st->locs, st->nlocs, &sort, &st->match, err, sizeof err))) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
@@ -125,7 +145,8 @@ int merge_match(struct merge_state *st)
         fprintf(stderr, "synctrace merge: out of memory while ordering one-sided operations\n");
         return -1;
     }
-    int rc = merge_read_events(st, hand_over, &f);
+    const struct merge_hand_over h = { chunk_of, hand_over, &f };
+    int rc = merge_read_events(st, &h);
     st->rep.seconds_read += st_now_s() - st->t_read_start;
     if (rc != 0) {
         mg_match_abandon(f.matcher);

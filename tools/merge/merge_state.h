@@ -118,12 +118,18 @@ void outside_table_free(struct outside_table *t);
 /* merge.c: reads the events (merge_read_events) into the match's sorts as
  * they come, then pairs them. */
 int merge_match(struct merge_state *st);
-/* read_stage.c, the second pass: each rank's events into its locations;
- * hand_over(ctx, location) is called for each of them once read, by one
- * thread at a time (0, or -1 with a one-line message). Then the losses of
- * ranks that died are said, and the events counted. */
-int merge_read_events(struct merge_state *st, int (*hand_over)(void *ctx, uint32_t loc, char *err, size_t errlen),
-                      void *ctx);
+/* read_stage.c, the second pass: each rank's events into its locations,
+ * chunk(ctx, location) events at a time (0, or chunk NULL: all at once);
+ * done(ctx, location, last) is called after each chunk with its events
+ * held, by one thread at a time (0, or -1 with a one-line message), and
+ * may set them aside. Then the losses of ranks that died are said, and the
+ * events counted. */
+struct merge_hand_over {
+    uint64_t (*chunk)(void *ctx, uint32_t loc);
+    int (*done)(void *ctx, uint32_t loc, int last, char *err, size_t errlen);
+    void *ctx;
+};
+int merge_read_events(struct merge_state *st, const struct merge_hand_over *h);
 int merge_choose_model(struct merge_state *st);
 int merge_apply(struct merge_state *st);
 int merge_repair(struct merge_state *st);             /* repair.c: only when delta > 0 */

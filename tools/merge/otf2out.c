@@ -2,6 +2,7 @@
  * hosts) or by the matcher's global ids (communicators); location ids stay
  * the world ranks. Times were made global by the caller. */
 #include "otf2out.h"
+#include "otf2_memory.h"
 #include "rawformat.h"
 #include "rma_flow.h"
 #include "strtab.h"
@@ -18,6 +19,11 @@ static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, vo
 }
 
 static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
+
+/* OTF2's encoded events held at once: beyond, a location's buffer goes to
+ * its file (otf2_memory.h), so a location of many events is never held
+ * whole. One location is written at a time: a few 1 MiB chunks do. */
+#define OW_EVENT_BUDGET ((size_t)4 << 20)
 
 /* A region's role when its archive did not say (an older or generated raw
  * archive): what the tracer would have written for it, as far as the name
@@ -257,6 +263,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     struct cart_index carts = { 0 };
     uint8_t *life = NULL;                 /* by global communicator: CREATE_DESTROY_EVENTS */
     int rc = -1;
+    struct om_pool chunks = { NULL, 0, OW_EVENT_BUDGET };
     OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar || !region_map) {
@@ -267,6 +274,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     OTF2_ErrorCode failed = OTF2_SUCCESS;
 #define CHECK(call) do { OTF2_ErrorCode status_ = (call); if (status_ != OTF2_SUCCESS) failed = status_; } while (0)
     CHECK(OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL));
+    CHECK(OTF2_Archive_SetMemoryCallbacks(ar, &om_callbacks, &chunks));
     CHECK(OTF2_Archive_SetSerialCollectiveCallbacks(ar));
     CHECK(OTF2_Archive_SetCreator(ar, "synctrace merge"));
     CHECK(OTF2_Archive_SetDescription(ar, "synchronised by synctrace: global time in ns, tachyon-free"));
@@ -331,11 +339,13 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             goto oom;
         }
         const uint32_t *cm = match->rank_comm[r];
-        if (hooks->load && hooks->load(hooks->ctx, r, err, errlen) != 0) {
-            OTF2_AttributeList_Delete(attrs);
-            goto done;
-        }
         for (uint64_t i = 0; i < rk->nevents; i++) {
+            /* set aside: brought back chunk by chunk */
+            int held = rk->events && i >= rk->events_from && i < rk->events_from + rk->nheld;
+            if (!held && hooks->load && hooks->load(hooks->ctx, r, i, err, errlen) != 0) {
+                OTF2_AttributeList_Delete(attrs);
+                goto done;
+            }
             const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
             uint64_t t = gt_at(gtime, r, i);
             if (t > last_time)
@@ -700,6 +710,7 @@ done:
         snprintf(err, errlen, "%s/%s.otf2: cannot complete the merged archive", dir, name);
         rc = -1;
     }
+    om_pool_free(&chunks);   /* the archive has given its chunks back */
     st_strtab_free(&strings);
     st_strtab_free(&regions);
     cart_index_free(&carts);

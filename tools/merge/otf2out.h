@@ -15,14 +15,15 @@
 uint64_t ow_location_id(const struct rt_rank *r);
 
 /* The caller's part in writing, each NULL when not wanted:
- * load(ctx, r) is called before location r's events are read (the merge
- * keeps them on disk until then: eventspill.h), 0 or -1 with a one-line
+ * load(ctx, r, i) is called when location r's event i is not held (the
+ * merge keeps them on disk until then, in chunks: eventspill.h); it makes
+ * it held, and may let the events before it go; 0 or -1 with a one-line
  * message; written(ctx, r) once they are written: ow_write reads them no
  * more (only nevents), nor gtime[r] and truth_ns[r], so the caller may free
  * them. Before load, ow_write reads only the locations' definitions, event
  * counts and facts (rt_facts). */
 struct ow_hooks {
-    int (*load)(void *ctx, uint32_t r, char *err, size_t errlen);
+    int (*load)(void *ctx, uint32_t r, uint64_t i, char *err, size_t errlen);
     void (*written)(void *ctx, uint32_t r);
     void *ctx;
 };

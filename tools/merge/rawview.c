@@ -8,35 +8,69 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One run of points without steps: the cone of slopes through the anchor
- * that pass within tol of every point so far; when it empties at point i,
- * the segment ends at the last point left of x[i] (on the line of the cone
- * nearest that point), which becomes the anchor, and the points from there
- * to i are taken again. Events at the same global time share one x: a
- * segment never ends between them. Breakpoints get indices from `base`. */
-static uint32_t simplify_run(const double *x, const double *y, uint64_t n, uint64_t base, double tol,
-                             struct rv_point *out)
+/* The points, read through `at` (point i of the series is (*x, *y)), so
+ * that a rank of many events needs no array of them; breakpoints go to a
+ * growing array (failed: out of memory). */
+struct series {
+    void (*at)(const void *ctx, uint64_t i, double *x, double *y);
+    const void *ctx;
+};
+
+struct points {
+    struct rv_point *v;
+    uint32_t n, cap;
+    int failed;
+};
+
+static void put(struct points *o, struct rv_point p)
 {
-    uint32_t k = 0;
+    if (o->failed)
+        return;
+    if (o->n == o->cap) {
+        uint32_t cap = o->cap ? o->cap * 2 : 16;
+        struct rv_point *nv = cap > o->cap ? realloc(o->v, sizeof *nv * cap) : NULL;
+        if (!nv) {
+            o->failed = 1;
+            return;
+        }
+        o->v = nv;
+        o->cap = cap;
+    }
+    o->v[o->n++] = p;
+}
+
+/* One run of points [first, first + n) without steps: the cone of slopes
+ * through the anchor that pass within tol of every point so far; when it
+ * empties at point i, the segment ends at the last point left of x[i] (on
+ * the line of the cone nearest that point), which becomes the anchor, and
+ * the points from there to i are taken again. Events at the same global
+ * time share one x: a segment never ends between them. */
+static void simplify_run(const struct series *sr, uint64_t first, uint64_t n, double tol, struct points *out)
+{
+#define X(k) (sr->at(sr->ctx, first + (k), &px, &py), px)
+#define Y(k) (sr->at(sr->ctx, first + (k), &px, &py), py)
+    double px, py;
     /* the first anchor: the middle of the events at the first time */
     uint64_t i = 0;
-    double lo_y = y[0], hi_y = y[0];
-    while (i + 1 < n && x[i + 1] <= x[0]) {
+    double x0 = X(0), lo_y = Y(0), hi_y = lo_y;
+    while (i + 1 < n && X(i + 1) <= x0) {
         i++;
-        lo_y = fmin(lo_y, y[i]);
-        hi_y = fmax(hi_y, y[i]);
+        lo_y = fmin(lo_y, Y(i));
+        hi_y = fmax(hi_y, Y(i));
     }
-    double ax = x[0], ay = (lo_y + hi_y) / 2;
-    out[k++] = (struct rv_point){ base, ax, ay };
+    double ax = x0, ay = (lo_y + hi_y) / 2;
+    put(out, (struct rv_point){ first, ax, ay });
     double lo = -INFINITY, hi = INFINITY;
     uint64_t last = i;   /* the last point inside the current segment */
     for (i++; i < n; i++) {
-        double dx = x[i] - ax;
+        double xi, yi;
+        sr->at(sr->ctx, first + i, &xi, &yi);
+        double dx = xi - ax;
         if (dx <= 0) {   /* at the anchor's own time: within tol of it */
             last = i;
             continue;
         }
-        double l = (y[i] - tol - ay) / dx, h = (y[i] + tol - ay) / dx;
+        double l = (yi - tol - ay) / dx, h = (yi + tol - ay) / dx;
         double nlo = fmax(lo, l), nhi = fmin(hi, h);
         if (nlo <= nhi) {
             lo = nlo;
@@ -46,9 +80,9 @@ static uint32_t simplify_run(const double *x, const double *y, uint64_t n, uint6
         }
         /* close the segment at the last point left of x[i] */
         uint64_t j = i;
-        while (j > 0 && x[j - 1] >= x[i])
+        while (j > 0 && X(j - 1) >= xi)
             j--;
-        if (j == 0 || x[j - 1] <= ax) {
+        if (j == 0 || X(j - 1) <= ax) {
             /* the events at x[i] alone spread wider than 2 tol: no line
              * fits them; keep going (rv_write checks every event) */
             lo = nlo < nhi ? nlo : fmin(nlo, nhi);
@@ -58,11 +92,13 @@ static uint32_t simplify_run(const double *x, const double *y, uint64_t n, uint6
         }
         /* of the slopes that fit, the one closest to the point itself:
          * the next segment then starts where the events are */
-        double ex = x[j - 1], s = (y[j - 1] - ay) / (ex - ax);
+        double ex, ey;
+        sr->at(sr->ctx, first + j - 1, &ex, &ey);
+        double s = (ey - ay) / (ex - ax);
         s = fmin(fmax(s, lo), hi);
         ay += s * (ex - ax);
         ax = ex;
-        out[k++] = (struct rv_point){ base + j - 1, ax, ay };
+        put(out, (struct rv_point){ first + j - 1, ax, ay });
         lo = -INFINITY;
         hi = INFINITY;
         last = j - 1;
@@ -70,24 +106,56 @@ static uint32_t simplify_run(const double *x, const double *y, uint64_t n, uint6
     }
     /* the run's last event closes it (its index bounds the run's last piece) */
     double s = isfinite(lo) && isfinite(hi) ? (lo + hi) / 2 : 1;
-    if (x[last] > ax || base + n - 1 > out[k - 1].index)
-        out[k++] = (struct rv_point){ base + n - 1, x[last], ay + s * (x[last] - ax) };
-    return k;
+    double xl = X(last);
+    if (!out->failed && (xl > ax || first + n - 1 > out->v[out->n - 1].index))
+        put(out, (struct rv_point){ first + n - 1, xl, ay + s * (xl - ax) });
+#undef X
+#undef Y
+}
+
+/* Runs end where two events at one global time are further apart in raw
+ * time than a line through them could cover. */
+static void simplify(const struct series *sr, uint64_t n, double tol, struct points *out)
+{
+    for (uint64_t start = 0; start < n && !out->failed;) {
+        uint64_t end = start + 1;
+        double xp, yp, xe, ye;
+        sr->at(sr->ctx, start, &xp, &yp);
+        for (; end < n; end++, xp = xe, yp = ye) {
+            sr->at(sr->ctx, end, &xe, &ye);
+            if (xe <= xp && fabs(ye - yp) > 2 * tol)
+                break;
+        }
+        simplify_run(sr, start, end - start, tol, out);
+        start = end;
+    }
+}
+
+struct arrays {
+    const double *x, *y;
+};
+
+static void array_at(const void *ctx, uint64_t i, double *x, double *y)
+{
+    const struct arrays *a = ctx;
+    *x = a->x[i];
+    *y = a->y[i];
 }
 
 uint32_t rv_simplify(const double *x, const double *y, uint64_t n, double tol, struct rv_point *out)
 {
-    uint32_t k = 0;
-    /* runs end where two events at one global time are further apart in
-     * raw time than a line through them could cover */
-    for (uint64_t start = 0; start < n;) {
-        uint64_t end = start + 1;
-        while (end < n && !(x[end] <= x[end - 1] && fabs(y[end] - y[end - 1]) > 2 * tol))
-            end++;
-        k += simplify_run(x + start, y + start, end - start, start, tol, out + k);
-        start = end;
+    const struct arrays a = { x, y };
+    const struct series sr = { array_at, &a };
+    struct points p = { 0 };
+    simplify(&sr, n, tol, &p);
+    if (p.failed) {
+        free(p.v);
+        return 0;
     }
-    return k;
+    if (p.n)
+        memcpy(out, p.v, sizeof *out * p.n);
+    free(p.v);
+    return p.n;
 }
 
 double rv_raw(const struct rv_rank *r, uint64_t index, double g)
@@ -120,18 +188,30 @@ double rv_raw(const struct rv_rank *r, uint64_t index, double g)
     return a->raw + (g - a->g);   /* a step: the event is on a's side */
 }
 
+/* A rank's events as points: global time, raw (interpolated ClockOffsets)
+ * time from the run's earliest, each computed when asked. */
+struct rank_points {
+    const struct rt_rank *rk;
+    const struct gtime_map *gtime;
+    uint32_t r;
+    double origin;
+};
+
+static void rank_at(const void *ctx, uint64_t i, double *x, double *y)
+{
+    const struct rank_points *p = ctx;
+    *x = (double)gt_at(p->gtime, p->r, i);
+    *y = cm_interpolated(p->rk, rt_time(p->rk, i)) - p->origin;
+}
+
 int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
              double *max_err_ns, char *err, size_t errlen)
 {
     char path[4300];
     snprintf(path, sizeof path, "%s/rawview.map", dir);
     struct rv_map m = { calloc(n ? n : 1, sizeof *m.ranks), n };
-    uint64_t most = 1;
-    for (uint32_t r = 0; r < n; r++)
-        most = ranks[r].nevents > most ? ranks[r].nevents : most;
-    double *x = malloc(sizeof *x * most), *y = malloc(sizeof *y * most);
     int rc = -1;
-    if (!m.ranks || !x || !y) {
+    if (!m.ranks) {
         snprintf(err, errlen, "%s: out of memory", path);
         goto done;
     }
@@ -143,23 +223,25 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const str
     double worst = 0;
     for (uint32_t r = 0; r < n; r++) {
         const struct rt_rank *rk = &ranks[r];
-        for (uint64_t i = 0; i < rk->nevents; i++) {
-            x[i] = (double)gt_at(gtime, r, i);
-            y[i] = cm_interpolated(rk, rt_time(rk, i)) - origin;
-        }
+        const struct rank_points rp = { rk, gtime, r, origin };
+        const struct series sr = { rank_at, &rp };
         /* a little below the bound: the file rounds to 1/1000 ns; the global
          * times themselves are rounded to whole ns, so ±0.5 ns is noise */
-        struct rv_point *pts = malloc(sizeof *pts * (rk->nevents + 1));
-        if (!pts) {
+        struct points pts = { 0 };
+        simplify(&sr, rk->nevents, RV_TOLERANCE_NS * 0.9, &pts);
+        if (pts.failed) {
+            free(pts.v);
             snprintf(err, errlen, "%s: out of memory", path);
             goto done;
         }
-        uint32_t k = rv_simplify(x, y, rk->nevents, RV_TOLERANCE_NS * 0.9, pts);
-        struct rv_point *fit = realloc(pts, sizeof *pts * (k ? k : 1));
-        m.ranks[r].v = fit ? fit : pts;
-        m.ranks[r].n = k;
-        for (uint64_t i = 0; i < rk->nevents; i++)
-            worst = fmax(worst, fabs(rv_raw(&m.ranks[r], i, x[i]) - y[i]));
+        struct rv_point *fit = pts.n ? realloc(pts.v, sizeof *pts.v * pts.n) : NULL;
+        m.ranks[r].v = fit ? fit : pts.v;
+        m.ranks[r].n = pts.n;
+        for (uint64_t i = 0; i < rk->nevents; i++) {
+            double x, y;
+            rank_at(&rp, i, &x, &y);
+            worst = fmax(worst, fabs(rv_raw(&m.ranks[r], i, x) - y));
+        }
     }
     if (max_err_ns)
         *max_err_ns = worst;
@@ -187,8 +269,6 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const str
     }
     rc = 0;
 done:
-    free(x);
-    free(y);
     rv_free(&m);
     return rc;
 }

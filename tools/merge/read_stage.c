@@ -243,11 +243,35 @@ int merge_read(struct merge_state *st)
 struct events_pass {
     struct merge_state *st;
     uint32_t *first, *locs;   /* rank i's locations: locs[first[i] .. first[i + 1]), its main one first */
-    int *finalized;           /* per rank: its main location ended in MPI_Finalize */
-    int (*hand_over)(void *ctx, uint32_t loc, char *err, size_t errlen);
-    void *ctx;
-    pthread_mutex_t hand_lock;   /* hand_over is called by one thread at a time */
+    int *finalized;           /* per rank: its main location entered MPI_Finalize */
+    const struct merge_hand_over *h;
+    pthread_mutex_t hand_lock;   /* h->done is called by one thread at a time */
 };
+
+/* What one reading thread hands over: rank i's locations, chunk by chunk. */
+struct rank_sink {
+    struct events_pass *p;
+    int i;
+};
+
+static uint64_t chunk_of(void *ctx, const struct rt_rank *loc)
+{
+    struct rank_sink *k = ctx;
+    return k->p->h->chunk ? k->p->h->chunk(k->p->h->ctx, (uint32_t)(loc - k->p->st->locs)) : 0;
+}
+
+static int chunk_done(void *ctx, struct rt_rank *loc, int last, char *err, size_t errlen)
+{
+    struct rank_sink *k = ctx;
+    struct events_pass *p = k->p;
+    uint32_t r = (uint32_t)(loc - p->st->locs);
+    if (r == p->locs[p->first[k->i]])   /* the main location: asked of each chunk while it is held */
+        p->finalized[k->i] |= losses_finalized(loc);
+    pthread_mutex_lock(&p->hand_lock);
+    int rc = p->h->done(p->h->ctx, r, last, err, errlen);
+    pthread_mutex_unlock(&p->hand_lock);
+    return rc;
+}
 
 static int read_events(struct read_work *w, int i, char *err, size_t errlen)
 {
@@ -263,27 +287,18 @@ static int read_events(struct read_work *w, int i, char *err, size_t errlen)
     }
     for (uint32_t k = 0; k < n; k++)
         mine[k] = &st->locs[p->locs[p->first[i] + k]];
-    int read = rt_read_rank_events(mine, n, err, errlen);
-    if (read == 0)
-        p->finalized[i] = losses_finalized(mine[0]);
+    struct rank_sink k = { p, i };
+    const struct rt_event_sink sink = { chunk_of, chunk_done, &k };
+    int rc = rt_read_rank_events(mine, n, &sink, err, errlen);
     free(mine);
-    if (read != 0)
-        return -1;
-    int rc = 0;
-    pthread_mutex_lock(&p->hand_lock);
-    for (uint32_t k = 0; k < n && rc == 0; k++)
-        rc = p->hand_over(p->ctx, p->locs[p->first[i] + k], err, errlen);
-    pthread_mutex_unlock(&p->hand_lock);
     return rc;
 }
 
-int merge_read_events(struct merge_state *st, int (*hand_over)(void *ctx, uint32_t loc, char *err, size_t errlen),
-                      void *ctx)
+int merge_read_events(struct merge_state *st, const struct merge_hand_over *h)
 {
     char err[4400];
     int n = st->nanchors;
-    struct events_pass p = { .st = st, .hand_over = hand_over, .ctx = ctx,
-                             .hand_lock = PTHREAD_MUTEX_INITIALIZER };
+    struct events_pass p = { .st = st, .h = h, .hand_lock = PTHREAD_MUTEX_INITIALIZER };
     p.first = calloc((size_t)n + 2, sizeof *p.first);
     p.locs = malloc(sizeof *p.locs * (st->nlocs ? st->nlocs : 1));
     p.finalized = calloc((size_t)(n > 0 ? n : 1), sizeof *p.finalized);

@@ -119,67 +119,92 @@ struct notify {
 
 struct rank_rma {
     struct op *ops;
-    size_t nops;
+    size_t nops, cops;
     struct fence *fences;
-    size_t nfences;
+    size_t nfences, cfences;
     struct notify *notes;
-    size_t nnotes;
+    size_t nnotes, cnotes;
+    /* the walk so far (scan), kept from one chunk of events to the next */
+    uint64_t *inside;         /* completions in the open collective */
+    size_t ninside, cinside;
+    uint32_t *count;          /* fences so far, by local window */
+    int open;
 };
 
-/* One location's operations and fences, and which fence completed which
- * operation (its completions lie between the fence's begin and end). */
-static int scan(const struct rt_rank *rk, const uint32_t *win_map, struct rank_rma *out)
+/* Room for one more in an array grown by doubling: 0, or -1. */
+static int room(void **v, size_t n, size_t *cap, size_t size)
 {
-    size_t nrma = 0;
-    for (uint64_t i = 0; i < rk->nevents; i++)
-        nrma += rk->events[i].kind == RT_RMA;
-    out->ops = malloc(sizeof *out->ops * (nrma ? nrma : 1));
-    out->fences = malloc(sizeof *out->fences * (nrma ? nrma : 1));
-    out->notes = malloc(sizeof *out->notes * (nrma ? nrma : 1));
-    uint64_t *inside = malloc(sizeof *inside * (nrma ? nrma : 1));   /* completions in the open collective */
-    uint32_t *count = calloc(rk->nwins ? rk->nwins : 1, sizeof *count);  /* fences so far, by local window */
-    if (!out->ops || !out->fences || !out->notes || !inside || !count) {
-        free(inside);
-        free(count);
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 16;
+    void *nv = realloc(*v, size * c);
+    if (!nv)
         return -1;
-    }
-    size_t ninside = 0;
-    int open = 0;
-    for (uint64_t i = 0; i < rk->nevents; i++) {
-        const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
-        if (e->kind != RT_RMA)
+    *v = nv;
+    *cap = c;
+    return 0;
+}
+#define ROOM(arr, n, cap) room((void **)&(arr), (n), &(cap), sizeof *(arr))
+
+/* One location's operations and fences, and which fence completed which
+ * operation (its completions lie between the fence's begin and end): the
+ * events held (a chunk: rk->events_from ..), continuing the walk in out;
+ * `last` sorts what it found. */
+static int scan(const struct rt_rank *rk, const uint32_t *win_map, struct rank_rma *out, int last)
+{
+    if (!out->count && !(out->count = calloc(rk->nwins ? rk->nwins : 1, sizeof *out->count)))
+        return -1;
+    uint32_t *count = out->count;
+    for (uint64_t i = rk->events_from; i < rk->events_from + rk->nheld; i++) {
+        if (rk->events[i - rk->events_from].kind != RT_RMA)
             continue;
+        const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
         uint32_t what = e->tag & 0xff;
         if (what == RT_RMA_COLL_BEGIN) {
-            open = 1;
-            ninside = 0;
-        } else if (what == RT_RMA_OP_COMPLETE_REMOTE && open) {
-            inside[ninside++] = e->req;
+            out->open = 1;
+            out->ninside = 0;
+        } else if (what == RT_RMA_OP_COMPLETE_REMOTE && out->open) {
+            if (ROOM(out->inside, out->ninside, out->cinside) != 0)
+                return -1;
+            out->inside[out->ninside++] = e->req;
         } else if (what == RT_RMA_COLL_END) {
             if ((e->req >> 32) == OTF2_COLLECTIVE_OP_BARRIER && e->ref < rk->nwins) {
                 uint32_t ordinal = count[e->ref]++;
+                if (ROOM(out->fences, out->nfences, out->cfences) != 0)
+                    return -1;
                 out->fences[out->nfences++] = (struct fence){ win_map[e->ref], ordinal, i };
-                for (size_t k = 0; k < ninside; k++)
+                for (size_t k = 0; k < out->ninside; k++)
                     for (size_t o = out->nops; o-- > 0;)   /* ids grow with time: the latest first */
-                        if (out->ops[o].id == inside[k]) {
+                        if (out->ops[o].id == out->inside[k]) {
                             out->ops[o].fence = ordinal;
                             break;
                         }
             }
-            open = 0;
-            ninside = 0;
+            out->open = 0;
+            out->ninside = 0;
         } else if (what == RT_RMA_SYNC && e->ref < rk->nwins
                    && (e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_OUT || e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_IN)) {
+            if (ROOM(out->notes, out->nnotes, out->cnotes) != 0)
+                return -1;
             out->notes[out->nnotes++] = (struct notify){ win_map[e->ref], e->peer,
                                                          e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_OUT, i };
         } else if ((what == RT_RMA_PUT || what == RT_RMA_GET || what == RT_RMA_ATOMIC) && e->ref < rk->nwins) {
+            if (ROOM(out->ops, out->nops, out->cops) != 0)
+                return -1;
             out->ops[out->nops++] = (struct op){ e->req, i, win_map[e->ref], e->peer, UINT32_MAX };
         }
     }
-    free(inside);
-    free(count);
-    qsort(out->ops, out->nops, sizeof *out->ops, by_id);
-    qsort(out->fences, out->nfences, sizeof *out->fences, by_win_ordinal);
+    if (!last)
+        return 0;
+    free(out->inside);
+    free(out->count);
+    out->inside = NULL;
+    out->count = NULL;
+    out->ninside = out->cinside = 0;
+    if (out->nops > 1)
+        qsort(out->ops, out->nops, sizeof *out->ops, by_id);
+    if (out->nfences > 1)
+        qsort(out->fences, out->nfences, sizeof *out->fences, by_win_ordinal);
     return 0;
 }
 
@@ -204,6 +229,8 @@ void rf_order_free(struct rf_orderer *o)
         free(o->rr[r].ops);
         free(o->rr[r].fences);
         free(o->rr[r].notes);
+        free(o->rr[r].inside);
+        free(o->rr[r].count);
     }
     free(o->rr);
     for (uint32_t r = 0; o->win_map && r < o->nranks; r++)
@@ -251,10 +278,15 @@ oom:
 
 int rf_order_location(struct rf_orderer *o, uint32_t r)
 {
+    return rf_order_chunk(o, r, 1);
+}
+
+int rf_order_chunk(struct rf_orderer *o, uint32_t r, int last)
+{
     /* the tracer records fences of the main thread's windows; threads' one-sided calls are left out */
     if (!o->any || o->failed || o->ranks[r].thread)
         return o->failed ? -1 : 0;
-    if (scan(&o->ranks[r], o->win_map[r], &o->rr[r]) != 0) {
+    if (scan(&o->ranks[r], o->win_map[r], &o->rr[r], last) != 0) {
         o->failed = 1;
         return -1;
     }

@@ -52,6 +52,8 @@ int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg
 struct rf_orderer;
 struct rf_orderer *rf_order_begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match);
 int rf_order_location(struct rf_orderer *o, uint32_t r);
+/* The same for a location read in chunks (as mg_match_chunk, match.h). */
+int rf_order_chunk(struct rf_orderer *o, uint32_t r, int last);
 int rf_order_end(struct rf_orderer *o, struct mg_message **flows, size_t *n, char *err, size_t errlen);
 void rf_order_free(struct rf_orderer *o);
 

@@ -21,11 +21,12 @@ static void release_location(void *ctx, uint32_t r)
     st->truth[r] = NULL;
 }
 
-/* A location is about to be written: its events come back from disk. */
-static int load_location(void *ctx, uint32_t r, char *err, size_t errlen)
+/* A location is being written: its events come back from disk, the
+ * chunk that holds event i in place of the one before. */
+static int load_location(void *ctx, uint32_t r, uint64_t i, char *err, size_t errlen)
 {
     struct merge_state *st = ctx;
-    if (st->spill && rt_spill_in(st->spill, &st->locs[r]) != 0) {
+    if (st->spill && rt_spill_in_at(st->spill, &st->locs[r], i) != 0) {
         snprintf(err, errlen, "%s", rt_spill_error(st->spill));
         return -1;
     }
