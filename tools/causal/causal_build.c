@@ -28,9 +28,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Free pages inside the heap back to the system (glibc's malloc_trim;
+ * elsewhere nothing): the build frees many small arrays while it makes
+ * large ones. */
+static void give_back_memory(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
 
 enum role_kind { ROLE_RECV, ROLE_EXIT, ROLE_SEND, ROLE_ENTER };   /* dependencies sort first */
 
@@ -950,6 +963,21 @@ static void builder_free(struct builder *b)
 
 /* Lay the per-rank and per-cluster lists out as the flat arrays of
  * struct ci_index. */
+/* The replay is over: its roles and vectors go before finish copies the
+ * records, and their pages back to the system (many small arrays freed in
+ * the middle of the heap otherwise stay resident, and finish's large
+ * arrays cannot use them). */
+static void release_replay(struct builder *b)
+{
+    pass_free(b);
+    for (uint32_t r = 0; b->roles && r < b->N; r++) {
+        free(b->roles[r]);
+        b->roles[r] = NULL;
+        b->nroles[r] = 0;
+    }
+    give_back_memory();
+}
+
 static int finish(struct builder *b, struct ci_index *ix)
 {
     memset(ix, 0, sizeof *ix);
@@ -984,7 +1012,13 @@ static int finish(struct builder *b, struct ci_index *ix)
             ix->rec_vec[at] = x->vec;
             ix->rec_level[at] = (uint8_t)x->level;
         }
+        free(b->recs[r]);   /* copied: its memory goes as the index's grows */
+        b->recs[r] = NULL;
+        b->crecs[r] = 0;
+        if (r % 256 == 255)
+            give_back_memory();
     }
+    give_back_memory();
     ix->rec_first[b->N] = at;
     for (uint32_t r = 0; r < b->N; r++) {
         uint32_t t = CI_NONE;
@@ -1017,9 +1051,13 @@ static int finish(struct builder *b, struct ci_index *ix)
             nm += b->cmap[k][c].n;
         }
         ix->map_first[k][b->N] = nm;
-        for (uint32_t r = 0; r < b->N; r++)
+        for (uint32_t r = 0; r < b->N; r++) {
             if (b->nrecs[r])
                 memcpy(ix->rec_gcr[k] + ix->rec_first[r], b->gcr[k][r].v, sizeof **ix->rec_gcr * b->nrecs[r]);
+            free(b->gcr[k][r].v);
+            b->gcr[k][r] = (struct u32vec){ 0 };
+        }
+        give_back_memory();
     }
     ix->nentries = b->nentries;
     ix->entries = b->entries;
@@ -1260,6 +1298,7 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
             goto done;
         stats->passes++;
     }
+    release_replay(&b);
     if (finish(&b, out) != 0) {
         ci_free(out);
         snprintf(err, errlen, "causal index: %s", errno == ENOSPC ? "disk full" : "out of memory");
