@@ -26,21 +26,27 @@ peak() {
 }
 events() { "$PYTHON3" -c "import json,sys; print(json.load(open(sys.argv[1]))['events'])" "$tmp/out/report.json"; }
 
+# measure SHORT LONG MB: merges both with --event-memory MB; sets a, b (peak
+# KB), ea, eb (events) and growth (peak bytes per event added)
+measure() {
+    a=$(peak "$1" "$3"); ea=$(events)
+    b=$(peak "$2" "$3"); eb=$(events)
+    growth=$(awk -v a="$a" -v b="$b" -v ea="$ea" -v eb="$eb" 'BEGIN { printf "%.1f", (b - a) * 1024 / (eb - ea) }')
+}
+# growth_is TEST: both merges ran and the growth passes the awk test on g
+growth_is() { awk -v g="$growth" -v a="$a" -v b="$b" "BEGIN { exit !(a > 0 && b > 0 && ($1)) }"; }
+
 "$GEN" "$tmp/short" --ranks 500 --iterations 40 --no-true-time >/dev/null &&
     "$GEN" "$tmp/long" --ranks 500 --iterations 120 --no-true-time >/dev/null
 ok $? "two traces of 500 ranks generated"
 
-a=$(peak "$tmp/short" 0); ea=$(events)
-b=$(peak "$tmp/long" 0); eb=$(events)
-growth=$(awk -v a="$a" -v b="$b" -v ea="$ea" -v eb="$eb" 'BEGIN { printf "%.1f", (b - a) * 1024 / (eb - ea) }')
-awk -v g="$growth" -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b > 0 && g <= 8) }'
+measure "$tmp/short" "$tmp/long" 0
+growth_is "g <= 8"
 ok $? "events and messages set aside: peak RSS $a -> $b KB for $ea -> $eb events, $growth bytes per event (at most 8)"
 
-c=$(peak "$tmp/short" 100000)
-d=$(peak "$tmp/long" 100000)
-held=$(awk -v a="$c" -v b="$d" -v ea="$ea" -v eb="$eb" 'BEGIN { printf "%.1f", (b - a) * 1024 / (eb - ea) }')
-awk -v g="$held" -v c="$c" -v d="$d" 'BEGIN { exit !(c > 0 && d > 0 && g > 40) }'
-ok $? "every event held: $c -> $d KB, $held bytes per event (the measure sees the 32-byte slots)"
+measure "$tmp/short" "$tmp/long" 100000
+growth_is "g > 40"
+ok $? "every event held: $a -> $b KB, $growth bytes per event (the measure sees the 32-byte slots)"
 
 # Few ranks, many events each (NetPIPE's shape): a location is read in
 # chunks and set aside chunk by chunk, never held whole, so the growth is
@@ -48,9 +54,7 @@ ok $? "every event held: $c -> $d KB, $held bytes per event (the measure sees th
 "$GEN" "$tmp/two_short" --ranks 2 --pattern ring --iterations 50000 --no-true-time >/dev/null &&
     "$GEN" "$tmp/two_long" --ranks 2 --pattern ring --iterations 150000 --no-true-time >/dev/null
 ok $? "two traces of 2 ranks generated"
-a=$(peak "$tmp/two_short" 0); ea=$(events)
-b=$(peak "$tmp/two_long" 0); eb=$(events)
-growth=$(awk -v a="$a" -v b="$b" -v ea="$ea" -v eb="$eb" 'BEGIN { printf "%.1f", (b - a) * 1024 / (eb - ea) }')
-awk -v g="$growth" -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b > 0 && g <= 8) }'
+measure "$tmp/two_short" "$tmp/two_long" 0
+growth_is "g <= 8"
 ok $? "2 ranks, read in chunks: peak RSS $a -> $b KB for $ea -> $eb events, $growth bytes per event (at most 8)"
 finish
