@@ -531,7 +531,7 @@ static void enter_send(struct builder *b, uint32_t c, uint32_t k, const uint32_t
 static int push_rec(struct builder *b, uint32_t r, struct rec x)
 {
     if (b->nrecs[r] == b->crecs[r]) {
-        size_t cap = b->crecs[r] ? b->crecs[r] * 2 : 16;
+        size_t cap = b->crecs[r] ? b->crecs[r] + b->crecs[r] / 2 : 16;   /* records are most of the build: little room to spare */
         struct rec *nv = realloc(b->recs[r], sizeof *nv * cap);
         if (!nv)
             return -1;
