@@ -47,10 +47,19 @@ static int usage(FILE *to)
 
 /* ---------------------------------------------------------------- reading the archive */
 
+/* The events go to the match as they are read, a chunk of each location
+ * at a time, and leave: the index needs only the matches and the counts,
+ * so memory follows the locations, not the events (a merged archive of
+ * 10^9 events is indexed in what its index takes). */
+#define CHUNK_MEMORY ((uint64_t)64 << 20)   /* bytes of held events, all locations together */
+
 struct loader {
     struct rt_rank *locs;
     uint32_t nlocs;
     uint64_t *cap;
+    uint64_t chunk;           /* events a location holds before they go to the match */
+    struct mg_matcher *matcher;
+    int match_failed;         /* the matcher stopped the read: its end says why */
     int too_many;             /* a location has more events than its definition says */
 };
 
@@ -62,7 +71,16 @@ static int collect(void *user, uint32_t location, const struct rt_event *e)
      * archive disagrees with itself, but take the events and say so */
     if (r->nevents == l->cap[location])
         l->too_many = 1;
-    return rt_store_event(r, e);
+    if (rt_store_event(r, e) != 0)
+        return -1;
+    if (r->nheld < l->chunk)
+        return 0;
+    if (mg_match_chunk(l->matcher, location, 0) != 0) {
+        l->match_failed = 1;   /* the matcher says why at its end */
+        return -1;
+    }
+    rt_store_drop(r);
+    return 0;
 }
 
 /* A sparse collective member's sources, for the data-flow rule (flow.h). */
@@ -86,10 +104,12 @@ static void free_locations(struct rt_rank *locs, uint32_t n)
     free(locs);
 }
 
-/* One rt_rank per location of the archive t, events included; their
+/* One rt_rank per location of the archive t, its events read into the
+ * match (mg_match_begin .. mg_match_end into *match) and let go; their
  * regions and communicators point into t and comms. Returns 0, or -1 with
  * a one-line message. */
-static int load_locations(struct mt_trace *t, struct rt_comm *comms, struct rt_rank **out, char *err, size_t errlen)
+static int load_locations(struct mt_trace *t, struct rt_comm *comms, const struct mg_sort_config *sort,
+                          struct mg_result *match, struct rt_rank **out, char *err, size_t errlen)
 {
     uint32_t n = t->nlocations, nmain = 0;
     if (n == 0) {
@@ -103,7 +123,9 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, struct rt_r
                               "(ranks 0 to P-1, then their threads)", t->path, (unsigned long long)t->locations[bad]);
         return -1;
     }
-    struct loader l = { calloc(n, sizeof *l.locs), n, calloc(n, sizeof *l.cap), 0 };
+    uint64_t chunk = CHUNK_MEMORY / sizeof(struct rt_slot) / n;
+    struct loader l = { calloc(n, sizeof *l.locs), n, calloc(n, sizeof *l.cap), chunk > 256 ? chunk : 256, NULL, 0,
+                        0 };
     if (!l.locs || !l.cap) {
         free(l.locs);
         free(l.cap);
@@ -125,16 +147,17 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, struct rt_r
         r->ncomms = t->ncomms;
         r->declared_events = t->location_events[k];
         l.cap[k] = t->location_events[k];
-        if (rt_store_reserve(r, l.cap[k]) != 0) {
-            snprintf(err, errlen, "%s: out of memory for %llu events", t->path,
-                     (unsigned long long)t->location_events[k]);
-            goto fail;
-        }
     }
+    if (!(l.matcher = mg_match_begin(l.locs, n, sort, match, err, errlen)))
+        goto fail;
     t->on_sources = collect_sources;
     if (mt_read_events(t, collect, &l, err, errlen) != 0) {
-        if (!err[0])
+        if (l.match_failed) {   /* the matcher's reason (its end frees the result) */
+            mg_match_end(l.matcher, err, errlen);
+            l.matcher = NULL;
+        } else if (!err[0]) {
             snprintf(err, errlen, "out of memory");
+        }
         goto fail;
     }
     for (uint32_t k = 0; k < n; k++)
@@ -144,10 +167,19 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, struct rt_r
                      (unsigned long long)t->location_events[k]);
             goto fail;
         }
+    for (uint32_t k = 0; k < n; k++) {   /* each location's last events */
+        mg_match_chunk(l.matcher, k, 1);   /* a failure sticks: the end says it */
+        rt_store_drop(&l.locs[k]);
+    }
+    int rc = mg_match_end(l.matcher, err, errlen);
+    l.matcher = NULL;
+    if (rc != 0)
+        goto fail;
     free(l.cap);
     *out = l.locs;
     return 0;
 fail:
+    mg_match_abandon(l.matcher);
     free_locations(l.locs, n);
     free(l.cap);
     return -1;
@@ -365,13 +397,10 @@ int cmd_causal(int argc, char **argv)
         }
     }
     err[0] = '\0';
-    if (load_locations(&t, comms, &locs, err, sizeof err) != 0) {
-        fprintf(stderr, "synctrace causal: %s\n", err);
-        goto done;
-    }
-    /* the match's sorts spill into OUT_DIR, on the disk that holds the trace */
-    struct mg_sort_config sort = { dir, MG_SORT_MEMORY_DEFAULT, SIZE_MAX };
-    if (mg_match_sorted(locs, t.nlocations, &sort, &match, err, sizeof err) != 0) {
+    /* the match's sorts and messages spill into OUT_DIR, on the disk that
+     * holds the trace; the messages beyond 64 MB */
+    struct mg_sort_config sort = { dir, MG_SORT_MEMORY_DEFAULT, (size_t)64 << 20 };
+    if (load_locations(&t, comms, &sort, &match, &locs, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace causal: %s\n", err);
         goto done;
     }

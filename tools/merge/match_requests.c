@@ -91,7 +91,7 @@ static size_t slot_of(const struct req_pending *p, uint64_t req)
 struct req_pending *req_pending_new(size_t room)
 {
     struct req_pending *p = calloc(1, sizeof *p);
-    if (p && !(p->slots = calloc(p->cap = 64, sizeof *p->slots))) {
+    if (p && !(p->slots = calloc(p->cap = 8, sizeof *p->slots))) {   /* many may be open at once: small, grown */
         free(p);
         p = NULL;
     }
