@@ -264,7 +264,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     uint8_t *life = NULL;                 /* by global communicator: CREATE_DESTROY_EVENTS */
     int rc = -1;
     struct om_pool chunks = { NULL, 0, OW_EVENT_BUDGET };
-    OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+    /* Event chunks of OTF2's least size: a reader of the whole trace in
+     * time order (Vampir, export, causal) holds one chunk per location at
+     * once, 1 GB for 1000 locations at OTF2's default 1 MiB. */
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN, 4 * 1024 * 1024,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar || !region_map) {
         snprintf(err, errlen, "%s/%s.otf2: cannot create the merged archive", dir, name);
