@@ -31,10 +31,10 @@
  * 4 bytes) and the collective members, and with the causal index its
  * build (bench/merge_scaling.sh, 1000-rank stencils of 1.9 to 7.0 M
  * events: peak RSS grows by 5.8 MB per million events without the index,
- * 25.8 with it). */
+ * 14.8 with it). */
 #define RAW_BYTES_PER_EVENT 10.5
 #define MERGE_BYTES_PER_EVENT 8.0
-#define MERGE_INDEX_BYTES_PER_EVENT 28.0
+#define MERGE_INDEX_BYTES_PER_EVENT 18.0
 /* The matched messages beyond --event-memory wait on disk too, 48 bytes
  * each: one message in 7 to 9 events on generated and traced stencils. */
 #define MESSAGE_BYTES_PER_EVENT 7.0
