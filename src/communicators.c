@@ -341,7 +341,7 @@ static uint64_t define_new(uint64_t parent_key, MPI_Comm like, MPI_Comm comm, co
         if (reserved) {
             key = *reserved;
         } else {
-            uint64_t set;
+            uint64_t set = 0;   /* set by spawn_relative_set when it returns 0 */
             if (spawn_relative_set(local, lw, nl, remote, rw, nr, &set) != 0) {
                 set = set_hash(lw, nl, rw, nr);
                 if (job_salt)
