@@ -2,12 +2,14 @@
  * only their times (the merge between its match and its write): 32 bytes
  * per event leave memory, about 4 stay (struct rt_times, eventstore.h).
  *
- * rt_spill_out writes a location's slots and their side columns (not the
- * true times, nor its sparse members' sources, which stay) to one nameless file
- * (O_TMPFILE in dir: gone when the process ends, killed or not), keeps the
- * times in r->times and what later stages need of the rest (rt_facts).
- * rt_spill_in reads them back; rt_store_release frees them again. Any
- * number of locations share a file, in any order. */
+ * rt_spill_out writes the slots a location holds and their side columns
+ * (not the true times, nor its sparse members' sources, which stay) to one
+ * nameless file (O_TMPFILE in dir: gone when the process ends, killed or
+ * not), keeps their times in r->times and what later stages need of the
+ * rest (rt_facts). A location read in chunks is set aside chunk by chunk,
+ * each a record of its own. rt_spill_in reads a location back whole,
+ * rt_spill_in_at one chunk; rt_store_release frees them again. Any number
+ * of locations share a file, their chunks in any order. */
 #ifndef SYNCTRACE_EVENTSPILL_H
 #define SYNCTRACE_EVENTSPILL_H
 
