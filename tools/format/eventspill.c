@@ -107,15 +107,11 @@ int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
             return fail(s, "events set aside in %s: write: %s", s->dir, strerror(errno));
         s->end += v[k].len;
     }
-    int first_chunk = !r->times;
     if (rt_times_append(&r->times, r) != 0)
         return fail(s, "events set aside in %s: out of memory", s->dir);
-    struct rt_facts f;
+    struct rt_facts f;   /* added to the chunks' before (none: zero) */
     rt_facts_held(r, &f);
-    if (first_chunk)
-        r->spilled_facts = f;
-    else
-        rt_facts_add(&r->spilled_facts, &f);
+    rt_facts_add(&r->spilled_facts, &f);
     chunks[r->nspill_chunks++] = (struct rt_spill_chunk){ r->events_from, r->nheld, at };
     rt_store_drop(r);   /* the true times and sources stay: later stages read them */
     return 0;

@@ -296,13 +296,12 @@ void rt_facts(const struct rt_rank *r, struct rt_facts *f)
 }
 
 /* Block b of t (its first event first) from the times v[0 .. n). */
-static void put_block(struct rt_times *t, uint64_t b, const uint64_t *v, uint64_t n, uint64_t wide_at)
+/* Block b of t (its first event first) from the times v[0 .. n), whose
+ * least is lo: as distances from lo, or whole at wide[wide_at ..]
+ * (wide_at UINT64_MAX: not wide). */
+static void put_block(struct rt_times *t, uint64_t b, const uint64_t *v, uint64_t n, uint64_t lo, uint64_t wide_at)
 {
-    uint64_t first = b * RT_TIME_BLOCK, lo = UINT64_MAX, hi = 0;
-    for (uint64_t k = 0; k < n; k++) {
-        lo = v[k] < lo ? v[k] : lo;
-        hi = v[k] > hi ? v[k] : hi;
-    }
+    uint64_t first = b * RT_TIME_BLOCK;
     if (wide_at == UINT64_MAX) {
         t->base[b] = lo;
         for (uint64_t k = 0; k < n; k++)
@@ -314,17 +313,6 @@ static void put_block(struct rt_times *t, uint64_t b, const uint64_t *v, uint64_
         t->wide[wide_at + k] = v[k];
         t->delta[first + k] = 0;
     }
-}
-
-/* Whether times v[0 .. n) need a wide block. */
-static int wide(const uint64_t *v, uint64_t n)
-{
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (uint64_t k = 0; k < n; k++) {
-        lo = v[k] < lo ? v[k] : lo;
-        hi = v[k] > hi ? v[k] : hi;
-    }
-    return hi - lo > UINT32_MAX || (lo & RT_TIME_WIDE);
 }
 
 int rt_times_append(struct rt_times **tp, const struct rt_rank *r)
@@ -372,8 +360,13 @@ int rt_times_append(struct rt_times **tp, const struct rt_rank *r)
                 v[i - first] = base + t->delta[i];
             }
         }
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (uint64_t k = 0; k < end - first; k++) {
+            lo = v[k] < lo ? v[k] : lo;
+            hi = v[k] > hi ? v[k] : hi;
+        }
         uint64_t at = UINT64_MAX;
-        if (wide(v, end - first)) {
+        if (hi - lo > UINT32_MAX || (lo & RT_TIME_WIDE)) {   /* 32-bit distances cannot hold them */
             if (old_wide != SIZE_MAX) {
                 at = old_wide;   /* the block's own place again */
             } else {
@@ -392,7 +385,7 @@ int rt_times_append(struct rt_times **tp, const struct rt_rank *r)
                 t->nwide += RT_TIME_BLOCK;
             }
         }
-        put_block(t, b, v, end - first, at);
+        put_block(t, b, v, end - first, lo, at);
     }
     t->n = n;
     *tp = t;
