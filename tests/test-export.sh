@@ -11,7 +11,7 @@
 # bad input gets a one-line error; the merge shows progress only on a
 # terminal; `synctrace report` is short and readable.
 . "$top_srcdir/tests/lib.sh"
-plan 90
+plan 91
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 tmp=$(scratch)
@@ -99,6 +99,21 @@ if [ -x /usr/bin/time ]; then
     small=$(tail -1 "$tmp/m300.rss") big=$(tail -1 "$tmp/m6000.rss")
     ok $([ "$big" -le $((small + 4096)) ]; echo $?) \
         "chrome export memory does not grow with the trace: $small KB for 20k events, $big KB for 400k"
+else
+    skip "/usr/bin/time not installed"
+fi
+# ... but with the locations: OTF2's reader holds one event chunk of each,
+# and the merge writes chunks of 256 KiB (1 MiB, OTF2's default, would
+# take 300 MB for 300 locations).
+"$GEN" "$tmp/wide" --ranks 300 --iterations 5 --seed 2 --no-true-time >/dev/null &&
+    "$SYNCTRACE_BIN" merge "$tmp/wide" -o "$tmp/wide.out" --no-causal >/dev/null 2>&1
+chunk=$(otf2-print -A "$tmp/wide.out/traces.otf2" 2>/dev/null | awk '/Chunk size events/ { print $4 }')
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f %M -o "$tmp/wide.rss" "$SYNCTRACE_BIN" export "$tmp/wide.out" --format chrome \
+        -o "$tmp/wide.json" 2>/dev/null
+    rss=$(tail -1 "$tmp/wide.rss")
+    ok $([ "$chunk" = 262144 ] && [ "$rss" -le $((150 * 1024)) ]; echo $?) \
+        "300 locations: event chunks of $chunk bytes, the export takes $rss KB (at most 150 MB)"
 else
     skip "/usr/bin/time not installed"
 fi
