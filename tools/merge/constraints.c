@@ -76,14 +76,16 @@ static int pair_put(struct pair_min *p, uint32_t u, uint32_t v, double w)
     return 0;
 }
 
-static double corrected(const struct rt_rank *ranks, const struct cm_model *m, struct mg_event_ref e)
+/* An event's corrected time and clock vertex, from the raw time the match
+ * took with it. */
+static double corrected(const struct cm_model *m, struct mg_event_ref e)
 {
-    return cm_corrected(m, e.rank, rt_time(&ranks[e.rank], e.index));
+    return cm_corrected(m, e.rank, e.time);
 }
 
-static uint32_t vertex(const struct rt_rank *ranks, const struct cm_model *m, struct mg_event_ref e)
+static uint32_t vertex(const struct cm_model *m, struct mg_event_ref e)
 {
-    return cm_vertex(m, e.rank, rt_time(&ranks[e.rank], e.index));
+    return cm_vertex(m, e.rank, e.time);
 }
 
 /* Per-domain extreme entry and exit of one collective instance. */
@@ -158,14 +160,14 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
         if (!msg)
             msg = &match->rma_flows[nflows++];
         uint32_t du = m->domain_of[msg->send.rank], dv = m->domain_of[msg->recv.rank];
-        uint32_t u = vertex(ranks, m, msg->send), v = vertex(ranks, m, msg->recv);
+        uint32_t u = vertex(m, msg->send), v = vertex(m, msg->recv);
         if (u == v) {
             stats->skipped_same_clock++;   /* one offset: nothing to learn about offsets */
             continue;
         }
         /* one clock's segments: its own ticks order the two, no latency assumed */
         double l = du == dv ? 0 : lmin;
-        double w = corrected(ranks, m, msg->recv) - corrected(ranks, m, msg->send) - l
+        double w = corrected(m, msg->recv) - corrected(m, msg->send) - l
                    - ROUNDING_MARGIN_NS;
         if (pair_put(&pairs, u, v, w) != 0)
             goto fail;
@@ -194,15 +196,15 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
             uint32_t first_hub = nvert;
             for (uint32_t k = 0; k < flow.n; k++) {
                 const struct mg_member *mk = &c->members[flow.order[k]];
-                uint32_t h = first_hub + k, d = vertex(ranks, m, mk->enter);
-                HUB_EDGE(d, h, -corrected(ranks, m, mk->enter));
+                uint32_t h = first_hub + k, d = vertex(m, mk->enter);
+                HUB_EDGE(d, h, -corrected(m, mk->enter));
                 if (k > 0)
                     HUB_EDGE(h - 1, h, 0.0);
                 if (sh == MG_SCAN)
-                    HUB_EDGE(h, vertex(ranks, m, mk->exit), corrected(ranks, m, mk->exit) - ROUNDING_MARGIN_NS);
+                    HUB_EDGE(h, vertex(m, mk->exit), corrected(m, mk->exit) - ROUNDING_MARGIN_NS);
                 else if (k + 1 < flow.n) {
                     const struct mg_member *next = &c->members[flow.order[k + 1]];
-                    HUB_EDGE(h, vertex(ranks, m, next->exit), corrected(ranks, m, next->exit) - ROUNDING_MARGIN_NS);
+                    HUB_EDGE(h, vertex(m, next->exit), corrected(m, next->exit) - ROUNDING_MARGIN_NS);
                 }
             }
             nvert += flow.n;
@@ -219,22 +221,22 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
             const struct mg_flow_group *x = &flow.groups[g];
             for (uint32_t a = 0; a < x->nsrc; a++) {
                 struct mg_event_ref e = c->members[x->src[a]].enter;
-                struct side *sd = &sides[vertex(ranks, m, e)];
-                double in = corrected(ranks, m, e);
+                struct side *sd = &sides[vertex(m, e)];
+                double in = corrected(m, e);
                 sd->max_enter = sd->seen ? fmax(sd->max_enter, in) : in;
                 sd->seen = 1;
             }
             for (uint32_t a = 0; a < x->ndst; a++) {
                 struct mg_event_ref e = c->members[x->dst[a]].exit;
-                struct side *ex = &exits[vertex(ranks, m, e)];
-                double out = corrected(ranks, m, e);
+                struct side *ex = &exits[vertex(m, e)];
+                double out = corrected(m, e);
                 ex->min_exit = ex->seen ? fmin(ex->min_exit, out) : out;
                 ex->seen = 1;
             }
             /* the distinct vertices on each side, listed in place */
             uint32_t nu = 0, nv = 0;
             for (uint32_t a = 0; a < x->nsrc; a++) {
-                uint32_t d = vertex(ranks, m, c->members[x->src[a]].enter);
+                uint32_t d = vertex(m, c->members[x->src[a]].enter);
                 if (sides[d].seen == 1) {
                     sides[d].seen = 2;
                     if (ensure_scratch(&su, &csu, nu + 1))
@@ -243,7 +245,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                 }
             }
             for (uint32_t a = 0; a < x->ndst; a++) {
-                uint32_t d = vertex(ranks, m, c->members[x->dst[a]].exit);
+                uint32_t d = vertex(m, c->members[x->dst[a]].exit);
                 if (exits[d].seen == 1) {
                     exits[d].seen = 2;
                     if (ensure_scratch(&sv, &csv, nv + 1))

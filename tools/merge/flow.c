@@ -355,10 +355,10 @@ int mg_flow_pair(const struct mg_flow *f, uint32_t i, uint32_t j)
     return 0;
 }
 
-static uint64_t from_arrays(const void *ctx, uint32_t r, uint64_t i)
+static uint64_t from_arrays(const void *ctx, const struct mg_event_ref *e)
 {
     uint64_t *const *times = ctx;
-    return times[r][i];
+    return times[e->rank][e->index];
 }
 
 size_t mg_flow_violations(const struct mg_result *match, uint64_t *const *times, int neighbour)
@@ -366,8 +366,9 @@ size_t mg_flow_violations(const struct mg_result *match, uint64_t *const *times,
     return mg_flow_violations_at(match, from_arrays, times, neighbour);
 }
 
-size_t mg_flow_violations_at(const struct mg_result *match, uint64_t (*at)(const void *ctx, uint32_t r, uint64_t i),
-                             const void *ctx, int neighbour)
+size_t mg_flow_violations_at(const struct mg_result *match,
+                             uint64_t (*at)(const void *ctx, const struct mg_event_ref *e), const void *ctx,
+                             int neighbour)
 {
     struct mg_flow f = { 0 };
     size_t bad = 0;
@@ -378,8 +379,8 @@ size_t mg_flow_violations_at(const struct mg_result *match, uint64_t (*at)(const
         if (mg_flow_of(match, c, &f) != 0)
             break;
         size_t here = 0;
-#define ENTRY(k) at(ctx, c->members[k].enter.rank, c->members[k].enter.index)
-#define EXIT(k) at(ctx, c->members[k].exit.rank, c->members[k].exit.index)
+#define ENTRY(k) at(ctx, &c->members[k].enter)
+#define EXIT(k) at(ctx, &c->members[k].exit)
         for (uint32_t g = 0; g < f.ngroups; g++) {
             const struct mg_flow_group *x = &f.groups[g];
             if (neighbour) {   /* pairs: a neighbourhood group has one sink */

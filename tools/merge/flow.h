@@ -76,9 +76,10 @@ int mg_flow_pair(const struct mg_flow *f, uint32_t i, uint32_t j);
  * an exit is later than it; with neighbour = 1, the (member, in-neighbour)
  * pairs of neighbourhood instances that are out of order. */
 size_t mg_flow_violations(const struct mg_result *match, uint64_t *const *times, int neighbour);
-/* The same with each time from at(ctx, location, event): for times that
- * are computed, not stored. */
-size_t mg_flow_violations_at(const struct mg_result *match, uint64_t (*at)(const void *ctx, uint32_t r, uint64_t i),
-                             const void *ctx, int neighbour);
+/* The same with each time from at(ctx, event): for times that are
+ * computed (from the event's raw time, e->time), not stored. */
+size_t mg_flow_violations_at(const struct mg_result *match,
+                             uint64_t (*at)(const void *ctx, const struct mg_event_ref *e), const void *ctx,
+                             int neighbour);
 
 #endif

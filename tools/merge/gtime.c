@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t gt_at_cb(const void *ctx, uint32_t r, uint64_t i)
+uint64_t gt_of_cb(const void *ctx, const struct mg_event_ref *e)
 {
-    return gt_at(ctx, r, i);
+    return gt_of(ctx, e);
 }
 
 /* Location r's times into gt (NULL: only look), clamped never to go back

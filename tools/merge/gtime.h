@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "clockmodel.h"
+#include "match.h"
 #include "rawtrace.h"
 
 struct gtime_map {
@@ -38,8 +39,15 @@ static inline uint64_t gt_at(const struct gtime_map *g, uint32_t r, uint64_t i)
     return g->stored[r] ? g->stored[r][i] : gt_compute(g, r, rt_time(&g->locs[r], i));
 }
 
-/* gt_at for readers that take a callback (mg_flow_violations_at); ctx: the map. */
-uint64_t gt_at_cb(const void *ctx, uint32_t r, uint64_t i);
+/* The same for an event the match took with its raw time (match.h):
+ * nothing is looked up by index unless the location is stored. */
+static inline uint64_t gt_of(const struct gtime_map *g, const struct mg_event_ref *e)
+{
+    return g->stored[e->rank] ? g->stored[e->rank][e->index] : gt_compute(g, e->rank, e->time);
+}
+
+/* gt_of for readers that take a callback (mg_flow_violations_at); ctx: the map. */
+uint64_t gt_of_cb(const void *ctx, const struct mg_event_ref *e);
 
 /* Build the map: locations r < store_below (and those the clamp changes)
  * stored. 0, or -1 when out of memory. */

@@ -112,7 +112,7 @@ static uint32_t local_rank(const struct rt_comm *c, uint32_t me)
 
 static struct mg_event_ref event_of(const struct endpoint *e)
 {
-    return (struct mg_event_ref){ e->stream, e->index };
+    return (struct mg_event_ref){ e->stream, e->index, e->time };
 }
 
 /* (communicator, sender, receiver, tag) */
@@ -378,7 +378,7 @@ int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
     for (uint64_t i = rk->events_from; i < rk->events_from + rk->nheld; i++) {
         const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
         uint32_t comm = e->ref < rk->ncomms ? comm_ids[e->ref] : UINT32_MAX;
-        struct endpoint ep = { comm, 0, 0, e->tag, e->time, i, r, 0, e->bytes };
+        struct endpoint ep = { comm, 0, 0, e->tag, e->time, i, r, 0, e->bytes, e->time };
         struct req_record q = { .rank = me, .role = REQ_USE, .req = e->req, .stream = r, .index = i,
                                 .time = e->time };
         switch (e->kind) {
@@ -467,7 +467,7 @@ int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
             break;
         case RT_COLL_END:
         case RT_NBC_COMPLETE: {
-            struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, 0, 0, { r, 0 }, { r, i }, e->ref,
+            struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, 0, 0, { r, 0, 0 }, { r, i, e->time }, e->ref,
                               (uint8_t)((e->bytes ? 0 : MG_QUIET_SEND) | (e->received ? 0 : MG_QUIET_RECV)) };
             /* The root: MPI_ROOT on an intercommunicator is the caller
              * itself; MPI_PROC_NULL (the rest of the root's group) names
@@ -482,6 +482,7 @@ int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
                 if (open_begin == UINT64_MAX)
                     break;   /* an end without a begin: not a call we can place */
                 c.enter.index = open_begin;
+                c.enter.time = open_time;
                 c.order = open_time;
                 c.neighbor = open_neighbor;
                 open_begin = UINT64_MAX;

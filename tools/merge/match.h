@@ -16,6 +16,8 @@
 struct mg_event_ref {
     uint32_t rank;            /* index into the ranks array (= world rank) */
     uint64_t index;           /* event index on that rank */
+    uint64_t time;            /* its raw time (rt_time), taken while the match held it: the stages
+                               * after it (constraints, report) read no event time by index */
 };
 
 struct mg_message {

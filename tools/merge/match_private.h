@@ -8,7 +8,7 @@
 #include "extsort.h"
 #include "match.h"
 
-/* One per send and receive of the trace, so kept small (48 bytes): the
+/* One per send and receive of the trace, so kept small (56 bytes): the
  * event as two fields (an mg_event_ref has padding), and all the pair
  * needs of it, so that no event is read again once its location's pass
  * is over. */
@@ -20,6 +20,7 @@ struct endpoint {
     uint32_t stream;
     uint32_t open;            /* a receive released by MPI_Request_free: its completion is not known */
     uint64_t bytes;           /* a send's length */
+    uint64_t time;            /* the event's raw time */
 };
 
 /* One per collective call (its exit), sorted twice: by rank, to number a

@@ -28,7 +28,7 @@ static void state_add(struct req_state *s, const struct req_record *d)
         s->posted_time = d->time;
     else if (d->role == REQ_NBC && !s->nbc++) {
         s->nbc_time = d->time;
-        s->nbc_enter = (struct mg_event_ref){ d->stream, d->index };
+        s->nbc_enter = (struct mg_event_ref){ d->stream, d->index, d->time };
         s->nbc_neighbor = d->neighbor;
     } else if (d->role == REQ_CANCELLED)
         s->cancelled = 1;

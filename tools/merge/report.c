@@ -127,10 +127,10 @@ struct walker {
 
 /* An event's time as today's tools show it, the ClockOffsets
  * interpolated, in whole ns (mg_flow_violations_at; ctx: the ranks). */
-static uint64_t interpolated_ns(const void *ctx, uint32_t q, uint64_t i)
+static uint64_t interpolated_ns(const void *ctx, const struct mg_event_ref *e)
 {
     const struct rt_rank *ranks = ctx;
-    double t = cm_interpolated(&ranks[q], rt_time(&ranks[q], i));
+    double t = cm_interpolated(&ranks[e->rank], e->time);
     return t <= 0 ? 0 : (uint64_t)llround(t);
 }
 
@@ -275,12 +275,12 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     mg_msgs_begin(match, &it);
     for (const struct mg_message *msg; (msg = mg_msgs_next(&it));) {
         const struct rt_rank *s = &ranks[msg->send.rank], *v = &ranks[msg->recv.rank];
-        double raw_s = cm_interpolated(s, rt_time(s, msg->send.index));
-        double raw_r = cm_interpolated(v, rt_time(v, msg->recv.index));
+        double raw_s = cm_interpolated(s, msg->send.time);
+        double raw_r = cm_interpolated(v, msg->recv.time);
         if (raw_r < raw_s)
             r->tachyons_raw++;
-        uint64_t gs = gt_at(gtime, msg->send.rank, msg->send.index);
-        uint64_t gr = gt_at(gtime, msg->recv.rank, msg->recv.index);
+        uint64_t gs = gt_of(gtime, &msg->send);
+        uint64_t gr = gt_of(gtime, &msg->recv);
         if (gr < gs)
             r->tachyons_after++;
         uint32_t du = m->domain_of[msg->send.rank], dv = m->domain_of[msg->recv.rank];
@@ -291,13 +291,12 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     for (size_t i = 0; i < match->nrma_flows; i++) {
         const struct mg_message *f = &match->rma_flows[i];
         const struct rt_rank *s = &ranks[f->send.rank], *v = &ranks[f->recv.rank];
-        r->rma_violations_raw += cm_interpolated(v, rt_time(v, f->recv.index))
-                                 < cm_interpolated(s, rt_time(s, f->send.index));
-        r->rma_violations_after += gt_at(gtime, f->recv.rank, f->recv.index) < gt_at(gtime, f->send.rank, f->send.index);
+        r->rma_violations_raw += cm_interpolated(v, f->recv.time) < cm_interpolated(s, f->send.time);
+        r->rma_violations_after += gt_of(gtime, &f->recv) < gt_of(gtime, &f->send);
     }
     /* the data-flow rule (flow.h), as the constraints use it */
-    r->collective_violations_after = mg_flow_violations_at(match, gt_at_cb, gtime, 0);
-    r->neighbour_violations_after = mg_flow_violations_at(match, gt_at_cb, gtime, 1);
+    r->collective_violations_after = mg_flow_violations_at(match, gt_of_cb, gtime, 0);
+    r->neighbour_violations_after = mg_flow_violations_at(match, gt_of_cb, gtime, 1);
     int any_neighbour = 0;
     for (size_t i = 0; i < match->ncollectives && !any_neighbour; i++)
         any_neighbour = match->collectives[i].neighbor;

@@ -86,14 +86,14 @@ int rf_unify_windows(const struct rt_rank *ranks, uint32_t nranks, const struct 
 /* An operation at its origin: its matching id, event, window, target, and
  * the fence (ordinal on the window) that completed it, if one did. */
 struct op {
-    uint64_t id, index;
+    uint64_t id, index, time;
     uint32_t win, target, fence;
 };
 
 /* A fence's end at a rank: window, ordinal, event. */
 struct fence {
     uint32_t win, ordinal;
-    uint64_t index;
+    uint64_t index, time;
 };
 
 static int by_id(const void *a, const void *b)
@@ -114,7 +114,7 @@ static int by_win_ordinal(const void *a, const void *b)
  * NOTIFY_IN from an origin (window, remote window rank, event). */
 struct notify {
     uint32_t win, remote, out;
-    uint64_t index;
+    uint64_t index, time;
 };
 
 struct rank_rma {
@@ -172,7 +172,7 @@ static int scan(const struct rt_rank *rk, const uint32_t *win_map, struct rank_r
                 uint32_t ordinal = count[e->ref]++;
                 if (ROOM(out->fences, out->nfences, out->cfences) != 0)
                     return -1;
-                out->fences[out->nfences++] = (struct fence){ win_map[e->ref], ordinal, i };
+                out->fences[out->nfences++] = (struct fence){ win_map[e->ref], ordinal, i, e->time };
                 for (size_t k = 0; k < out->ninside; k++)
                     for (size_t o = out->nops; o-- > 0;)   /* ids grow with time: the latest first */
                         if (out->ops[o].id == out->inside[k]) {
@@ -187,11 +187,11 @@ static int scan(const struct rt_rank *rk, const uint32_t *win_map, struct rank_r
             if (ROOM(out->notes, out->nnotes, out->cnotes) != 0)
                 return -1;
             out->notes[out->nnotes++] = (struct notify){ win_map[e->ref], e->peer,
-                                                         e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_OUT, i };
+                                                         e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_OUT, i, e->time };
         } else if ((what == RT_RMA_PUT || what == RT_RMA_GET || what == RT_RMA_ATOMIC) && e->ref < rk->nwins) {
             if (ROOM(out->ops, out->nops, out->cops) != 0)
                 return -1;
-            out->ops[out->nops++] = (struct op){ e->req, i, win_map[e->ref], e->peer, UINT32_MAX };
+            out->ops[out->nops++] = (struct op){ e->req, i, e->time, win_map[e->ref], e->peer, UINT32_MAX };
         }
     }
     if (!last)
@@ -337,7 +337,8 @@ int rf_order_end(struct rf_orderer *o, struct mg_message **flows, size_t *n, cha
                 if (in->out || in->win != no->win || in->remote != my)
                     continue;
                 if (k-- == 0) {
-                    (*flows)[(*n)++] = (struct mg_message){ { r, no->index }, { q, in->index }, comm_of[no->win], 0, 0 };
+                    (*flows)[(*n)++] = (struct mg_message){ { r, no->index, no->time }, { q, in->index, in->time },
+                                                            comm_of[no->win], 0, 0 };
                     break;
                 }
             }
@@ -354,11 +355,12 @@ int rf_order_end(struct rf_orderer *o, struct mg_message **flows, size_t *n, cha
             uint32_t q = main_of[c->members[op->target]];
             if (q == UINT32_MAX)
                 continue;
-            struct fence key = { op->win, op->fence, 0 };
+            struct fence key = { op->win, op->fence, 0, 0 };
             const struct fence *f = bsearch(&key, rr[q].fences, rr[q].nfences, sizeof key, by_win_ordinal);
             if (!f)
                 continue;   /* the target's fence was not recorded (a rank that died) */
-            (*flows)[(*n)++] = (struct mg_message){ { r, op->index }, { q, f->index }, comm_of[op->win], 0, 0 };
+            (*flows)[(*n)++] = (struct mg_message){ { r, op->index, op->time }, { q, f->index, f->time },
+                                                    comm_of[op->win], 0, 0 };
         }
     }
     return 0;
