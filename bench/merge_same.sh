@@ -12,7 +12,9 @@
 #                (bytes 168..255, as tests/test-causal-rebuild.sh compares);
 #   traces.otf2  the anchor's random trace identifier (compared as
 #                `otf2-print -A` shows it, without that line).
-# Prints one line per trace ("same" or what differs); exits 1 if any differs.
+# MERGE_OPTIONS adds options to both merges (e.g. --event-memory 0, which
+# sets every event aside). Prints one line per trace ("same" or what
+# differs); exits 1 if any differs.
 set -uo pipefail
 old=${1:?usage: bench/merge_same.sh OLD_SYNCTRACE NEW_SYNCTRACE RAW_DIR...}
 new=${2:?usage: bench/merge_same.sh OLD_SYNCTRACE NEW_SYNCTRACE RAW_DIR...}
@@ -30,8 +32,10 @@ same_index() {
 status=0
 for raw in "$@"; do
     rm -rf "$tmp/old" "$tmp/new"
-    "$old" merge "$raw" -o "$tmp/old" >/dev/null 2>"$tmp/old.err"; rc_old=$?
-    "$new" merge "$raw" -o "$tmp/new" >/dev/null 2>"$tmp/new.err"; rc_new=$?
+    # shellcheck disable=SC2086
+    "$old" merge "$raw" -o "$tmp/old" ${MERGE_OPTIONS:-} >/dev/null 2>"$tmp/old.err"; rc_old=$?
+    # shellcheck disable=SC2086
+    "$new" merge "$raw" -o "$tmp/new" ${MERGE_OPTIONS:-} >/dev/null 2>"$tmp/new.err"; rc_new=$?
     if [ $rc_old -ne 0 ] || [ $rc_new -ne 0 ]; then
         # a trace both refuse the same way is the same result
         if [ $rc_old = $rc_new ] && [ ! -e "$tmp/old" ] && [ ! -e "$tmp/new" ] && cmp -s "$tmp/old.err" "$tmp/new.err"; then

@@ -117,14 +117,21 @@ static void spill_round_trip(void)
     for (int l = 0; l < NLOC && aside; l++) {
         struct rt_facts f;
         rt_facts(&r[l], &f);
-        aside = r[l].events == NULL && r[l].times && r[l].nevents == N && !memcmp(&f, &before[l], sizeof f)
+        /* only the location with true times keeps its times in memory */
+        aside = r[l].events == NULL && !r[l].times == (l != 1) && r[l].nevents == N
+                && !memcmp(&f, &before[l], sizeof f)
                 && (l != 2 || r[l].nsources == N / 50);   /* the sources stay: the match reads them */
+        struct rt_time_reader tr;
+        rt_time_reader_init(&tr, &r[l]);
         for (uint64_t i = 0; aside && i < N; i++) {
             struct rt_event want = event(i + (uint64_t)l, l == 1 ? 10 : UINT64_MAX);
-            aside = rt_time(&r[l], i) == want.time && rt_truth_known(&r[l], i) == want.has_truth;
+            aside = rt_time_read(&tr, i) == want.time && rt_truth_known(&r[l], i) == want.has_truth
+                    && (l != 1 || rt_time(&r[l], i) == want.time);
         }
+        rt_time_reader_free(&tr);
     }
-    ok(aside, "set aside: the slots leave memory; times, true-time flags, sources and facts stay (%s)", rt_spill_error(sp));
+    ok(aside, "set aside: the slots and, without true times, the times leave memory; times (read back), "
+       "true-time flags, sources and facts as they were (%s)", rt_spill_error(sp));
     ok(before[2].sparse_members && before[2].source_words == 2 && before[1].polling_regions > 0,
        "the facts: sparse members with 2 words of sources, polling regions (%llu)",
        (unsigned long long)before[1].polling_regions);
@@ -151,7 +158,7 @@ static void spill_round_trip(void)
        bad == UINT64_MAX ? "" : " (not all)");
     /* brought back twice, then set aside again: nothing more is written */
     uint64_t written = rt_spill_bytes(sp);
-    ok(rt_spill_in(sp, &r[0]) == 0 && rt_spill_out(sp, &r[0]) == 0 && r[0].times && r[0].events == NULL
+    ok(rt_spill_in(sp, &r[0]) == 0 && rt_spill_out(sp, &r[0]) == 0 && r[0].nspill_chunks == 1 && r[0].events == NULL
        && rt_spill_bytes(sp) == written && rt_spill_in(sp, &r[0]) == 0 && rt_event_at(&r[0], 7).time == event(7, UINT64_MAX).time,
        "a location set aside again lets its events go without writing them twice; they still come back");
     for (int l = 0; l < NLOC; l++)
@@ -187,12 +194,15 @@ static void compact_times(void)
     struct rt_spill *sp = rt_spill_new("/tmp", err, sizeof err);
     int out = sp && rt_spill_out(sp, &r) == 0;
     uint64_t bad = UINT64_MAX;
+    struct rt_time_reader tr;
+    rt_time_reader_init(&tr, &r);
     for (uint64_t i = 0; out && i < N && bad == UINT64_MAX; i++)
-        if (rt_time(&r, i) != want[i])
+        if (rt_time_read(&tr, i) != want[i])
             bad = i;
-    ok(out && bad == UINT64_MAX && r.times->nwide == 3 * 64,
-       "compact times: %d events, 3 wide blocks (%zu times kept whole), every time exact%s", N,
-       out ? r.times->nwide : 0, bad == UINT64_MAX ? "" : " (not all)");
+    ok(out && bad == UINT64_MAX && !r.times && tr.t.nwide == 3 * 64,
+       "compact times: %d events, 3 wide blocks (%zu times kept whole), every time exact from the file%s", N,
+       out ? tr.t.nwide : 0, bad == UINT64_MAX ? "" : " (not all)");
+    rt_time_reader_free(&tr);
     rt_free_rank(&r);
     rt_spill_free(sp);
 }
@@ -213,7 +223,7 @@ static uint64_t chunk_time(uint64_t i)
     return t;
 }
 
-static void chunked(void)
+static void chunked(uint64_t first_truth, const char *what)
 {
     enum { N = 20000 };
     static const uint64_t sizes[] = { 1000, 37, 64, 3001, 1, 128, 5000, 63, 65 };
@@ -225,7 +235,7 @@ static void chunked(void)
     int built = sp != NULL;
     uint64_t chunks = 0;
     for (uint64_t i = 0, k = 0, upto = sizes[0]; built && i < N; i++) {
-        struct rt_event e = event(i, 500);
+        struct rt_event e = event(i, first_truth);
         e.time = chunk_time(i);
         built = rt_store_event(&whole, &e) == 0 && rt_store_event(&part, &e) == 0;
         if (built && (i + 1 == upto || i + 1 == N)) {   /* a chunk read: set it aside */
@@ -241,14 +251,24 @@ static void chunked(void)
     int aside = built && rt_spill_out(sp, &whole) == 0;
     rt_facts(&part, &fp);
     uint64_t bad = UINT64_MAX;
-    for (uint64_t i = 0; aside && i < N && bad == UINT64_MAX; i++)
-        if (rt_time(&part, i) != chunk_time(i) || rt_time(&whole, i) != chunk_time(i)
+    struct rt_time_reader tp, tw;   /* forwards, then backwards (a chunk's times loaded again) */
+    rt_time_reader_init(&tp, &part);
+    rt_time_reader_init(&tw, &whole);
+    for (uint64_t n = 0; aside && n < 2 * N && bad == UINT64_MAX; n++) {
+        uint64_t i = n < N ? n : 2 * N - 1 - n;
+        if (rt_time_read(&tp, i) != chunk_time(i) || rt_time_read(&tw, i) != chunk_time(i)
+            || (part.times && rt_time(&part, i) != chunk_time(i))
             || rt_truth_known(&part, i) != rt_truth_known(&whole, i) || rt_truth(&part, i) != rt_truth(&whole, i))
             bad = i;
+    }
+    rt_time_reader_free(&tp);
+    rt_time_reader_free(&tw);
+    int kept = first_truth < N;   /* true times: the times stay in memory too, from the first event */
     ok(aside && bad == UINT64_MAX && part.nspill_chunks == chunks && !memcmp(&fw, &fp, sizeof fw)
-           && part.times->nwide == whole.times->nwide && fp.polling_regions > 0,
-       "%d events set aside in %llu chunks of uneven sizes: times (%zu kept whole), true times and facts as "
-       "set aside whole%s%s", N, (unsigned long long)chunks, aside ? part.times->nwide : 0,
+           && !part.times == !kept && !whole.times == !kept && (!kept || part.times->n == N)
+           && (!kept || part.times->nwide == whole.times->nwide) && fp.polling_regions > 0,
+       "%s: %d events set aside in %llu chunks of uneven sizes: times (%s), true times and facts as "
+       "set aside whole%s%s", what, N, (unsigned long long)chunks, kept ? "kept in memory too" : "in the file only",
        bad == UINT64_MAX ? "" : " (not all)", rt_spill_error(sp));
     /* any event back with its chunk, in a scattered order */
     int back = aside;
@@ -259,21 +279,21 @@ static void chunked(void)
         if (rt_spill_in_at(sp, &part, i) != 0)
             back = 0;
         loads += !(held && i >= from && i < from + held);
-        struct rt_event want = event(i, 500), got;
+        struct rt_event want = event(i, first_truth), got;
         want.time = chunk_time(i);
         got = back ? rt_event_at(&part, i) : want;
         back = back && same(&want, &got) && i >= part.events_from && i < part.events_from + part.nheld
                && part.nheld <= 5000;
     }
-    ok(back, "3000 events brought back each with its chunk alone (%llu chunk loads), as stored",
+    ok(back, "%s: 3000 events brought back each with its chunk alone (%llu chunk loads), as stored", what,
        (unsigned long long)loads);
     int all = back && rt_spill_in(sp, &part) == 0 && part.events_from == 0 && part.nheld == N;
     for (uint64_t i = 0; all && i < N; i++) {
-        struct rt_event want = event(i, 500), got = rt_event_at(&part, i);
+        struct rt_event want = event(i, first_truth), got = rt_event_at(&part, i);
         want.time = chunk_time(i);
         all = same(&want, &got);
     }
-    ok(all, "the whole location back from its %llu chunks, as stored", (unsigned long long)chunks);
+    ok(all, "%s: the whole location back from its %llu chunks, as stored", what, (unsigned long long)chunks);
     rt_free_rank(&whole);
     rt_free_rank(&part);
     rt_spill_free(sp);
@@ -283,7 +303,9 @@ int main(void)
 {
     spill_round_trip();
     compact_times();
-    chunked();
+    chunked(500, "true times from event 500");
+    chunked(5000, "true times from event 5000 (after six chunks without)");
+    chunked(UINT64_MAX, "no true times");
     round_trip(1000, 0, 0, "true times from the first event");
     round_trip(1000, 700, 0, "true times from event 700 (after the array grew)");
     round_trip(1000, UINT64_MAX, 0, "no true times");

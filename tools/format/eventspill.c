@@ -5,6 +5,11 @@
  *   header   (struct header)
  *   slots    n x struct rt_slot: events [first, first + n)
  *   columns  req, bytes, received of those events: n x { index, value }
+ *   times    (struct times_header) the same events' times in rt_times
+ *            form from the chunk's first event: base per block, delta
+ *            per event, the wide blocks' times; about 4 bytes an event,
+ *            for the stages that walk the times (rt_time_read) without
+ *            the slots
  *
  * A location's sparse members' sources stay in memory: the match reads
  * them after the pass (flow.c, which members a sparse collective member
@@ -26,6 +31,12 @@
 
 struct header {
     uint64_t magic, first, nevents, nreq, nbytes, nreceived;
+};
+
+#define TIMES_MAGIC UINT64_C(0x5354544d45533031)   /* "STTMES01" */
+
+struct times_header {
+    uint64_t magic, first, nevents, nwide;
 };
 
 struct rt_spill {
@@ -83,13 +94,72 @@ static size_t pieces_of(struct rt_rank *r, const struct header *h, struct piece 
     return n;
 }
 
+/* The events a location has in the file: [0, end). */
+static uint64_t spilled_end(const struct rt_rank *r)
+{
+    const struct rt_spill_chunk *c = r->nspill_chunks ? &r->spill_chunks[r->nspill_chunks - 1] : NULL;
+    return c ? c->first + c->n : 0;
+}
+
+/* The held slots' times as a times record at the file's end: 0 or -1. */
+static int write_times(struct rt_spill *s, const struct rt_rank *r, uint64_t *at)
+{
+    struct rt_rank view = { .events = r->events, .nheld = r->nheld, .declared_events = r->nheld };
+    struct rt_times *t = NULL;   /* numbered from the chunk's first event */
+    if (rt_times_append(&t, &view) != 0)
+        return fail(s, "events set aside in %s: out of memory", s->dir);
+    uint64_t nblocks = (r->nheld + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK;
+    struct times_header h = { TIMES_MAGIC, r->events_from, r->nheld, t->nwide };
+    struct piece v[4] = {
+        { &h, sizeof h },
+        { t->base, sizeof *t->base * nblocks },
+        { t->delta, sizeof *t->delta * r->nheld },
+        { t->wide, sizeof *t->wide * t->nwide },
+    };
+    *at = s->end;
+    int rc = 0;
+    for (int k = 0; k < 4 && rc == 0; k++) {
+        if (v[k].len && st_write_all(s->fd, v[k].p, v[k].len) != 0)
+            rc = fail(s, "events set aside in %s: write: %s", s->dir, strerror(errno));
+        s->end += v[k].len;
+    }
+    rt_times_free(t);
+    return rc;
+}
+
+static int load_times(struct rt_spill *s, const struct rt_spill_chunk *c, struct rt_times *t);
+
+/* A location that keeps its times in memory (it has true times) but set
+ * earlier chunks aside without them (its first true time came later):
+ * those chunks' times from the file first, so that r->times starts at 0. */
+static int keep_earlier_times(struct rt_spill *s, struct rt_rank *r)
+{
+    for (uint32_t k = 0; k < r->nspill_chunks; k++) {
+        const struct rt_spill_chunk *c = &r->spill_chunks[k];
+        struct rt_times t = { 0 };
+        struct rt_slot *slots = load_times(s, c, &t) == 0 ? calloc(c->n ? c->n : 1, sizeof *slots) : NULL;
+        for (uint64_t i = 0; slots && i < c->n; i++)
+            slots[i].time = rt_times_get(&t, i);
+        struct rt_rank view = { .events = slots, .events_from = c->first, .nheld = c->n,
+                                .declared_events = r->declared_events };
+        int rc = slots ? rt_times_append(&r->times, &view) : -1;
+        free(slots);
+        free(t.base);
+        free(t.delta);
+        free(t.wide);
+        if (rc != 0)
+            return fail(s, "events set aside in %s: out of memory", s->dir);
+    }
+    return 0;
+}
+
 int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
 {
     if (s->failed)
         return -1;
     if (!r->events || !r->nheld)
         return 0;
-    if (r->times && r->events_from < r->times->n) {   /* brought back: the file still has them */
+    if (r->events_from < spilled_end(r)) {   /* brought back: the file still has them */
         rt_store_drop(r);
         return 0;
     }
@@ -101,20 +171,41 @@ int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
                         r->side.received.n };
     struct piece v[6];
     size_t n = pieces_of(r, &h, v);
-    uint64_t at = s->end;
+    uint64_t at = s->end, times_at = 0;
     for (size_t k = 0; k < n; k++) {
         if (v[k].len && st_write_all(s->fd, v[k].p, v[k].len) != 0)
             return fail(s, "events set aside in %s: write: %s", s->dir, strerror(errno));
         s->end += v[k].len;
     }
-    if (rt_times_append(&r->times, r) != 0)
+    if (write_times(s, r, &times_at) != 0)
+        return -1;
+    /* true times: the report looks their events' times up by index */
+    int keep = r->times || r->side.truth;
+    if (keep && !r->times && r->nspill_chunks && keep_earlier_times(s, r) != 0)
+        return -1;
+    if (keep && rt_times_append(&r->times, r) != 0)
         return fail(s, "events set aside in %s: out of memory", s->dir);
     struct rt_facts f;   /* added to the chunks' before (none: zero) */
     rt_facts_held(r, &f);
     rt_facts_add(&r->spilled_facts, &f);
-    chunks[r->nspill_chunks++] = (struct rt_spill_chunk){ r->events_from, r->nheld, at };
+    chunks[r->nspill_chunks++] = (struct rt_spill_chunk){ r->events_from, r->nheld, at, times_at };
+    r->spill = s;
     rt_store_drop(r);   /* the true times and sources stay: later stages read them */
     return 0;
+}
+
+/* The chunk that holds event i of a set-aside location. */
+static uint32_t chunk_of(const struct rt_rank *r, uint64_t i)
+{
+    uint32_t lo = 0, hi = r->nspill_chunks;   /* the last chunk beginning at or before i */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->spill_chunks[mid].first <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* Chunk c's record read into `in` (slots at in->events + into, columns
@@ -189,7 +280,7 @@ int rt_spill_in(struct rt_spill *s, struct rt_rank *r)
 {
     if (s->failed)
         return -1;
-    if (!r->times || !r->nspill_chunks || (r->events && r->events_from == 0 && r->nheld == r->nevents))
+    if (!r->nspill_chunks || (r->events && r->events_from == 0 && r->nheld == r->nevents))
         return 0;
     rt_store_drop(r);
     return load(s, r, 0, r->nspill_chunks);
@@ -199,18 +290,80 @@ int rt_spill_in_at(struct rt_spill *s, struct rt_rank *r, uint64_t i)
 {
     if (s->failed)
         return -1;
-    if (!r->times || !r->nspill_chunks || (r->events && i >= r->events_from && i < r->events_from + r->nheld))
+    if (!r->nspill_chunks || (r->events && i >= r->events_from && i < r->events_from + r->nheld))
         return 0;
-    uint32_t lo = 0, hi = r->nspill_chunks;   /* the last chunk beginning at or before i */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->spill_chunks[mid].first <= i)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    uint32_t k = chunk_of(r, i);
     rt_store_drop(r);
-    return load(s, r, lo, lo + 1);
+    return load(s, r, k, k + 1);
+}
+
+/* A chunk's times record read into t (its arrays made; numbered from the
+ * chunk's first event): 0, or -1. */
+static int load_times(struct rt_spill *s, const struct rt_spill_chunk *c, struct rt_times *t)
+{
+    struct times_header h;
+    size_t got;
+    if (st_pread_all(s->fd, &h, sizeof h, c->times_at, &got) != 0 || got != sizeof h)
+        return fail(s, "events set aside in %s: read: %s", s->dir, got == sizeof h ? strerror(errno) : "cut short");
+    if (h.magic != TIMES_MAGIC || h.first != c->first || h.nevents != c->n)
+        return fail(s, "events set aside in %s: the file was changed under us", s->dir);
+    uint64_t nblocks = (h.nevents + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK;
+    t->base = malloc(sizeof *t->base * (nblocks ? nblocks : 1));
+    t->delta = malloc(sizeof *t->delta * (h.nevents ? h.nevents : 1));
+    t->wide = malloc(sizeof *t->wide * (h.nwide ? h.nwide : 1));
+    t->n = t->cap = h.nevents;
+    t->nwide = t->cwide = h.nwide;
+    if (!t->base || !t->delta || !t->wide)
+        return fail(s, "events set aside in %s: out of memory", s->dir);
+    struct piece v[3] = {
+        { t->base, sizeof *t->base * nblocks },
+        { t->delta, sizeof *t->delta * h.nevents },
+        { t->wide, sizeof *t->wide * h.nwide },
+    };
+    uint64_t at = c->times_at + sizeof h;
+    for (int k = 0; k < 3; k++) {
+        if (v[k].len && (st_pread_all(s->fd, v[k].p, v[k].len, at, &got) != 0 || got != v[k].len))
+            return fail(s, "events set aside in %s: read: %s", s->dir, got == v[k].len ? strerror(errno) : "cut short");
+        at += v[k].len;
+    }
+    return 0;
+}
+
+static void times_release(struct rt_times *t)
+{
+    free(t->base);
+    free(t->delta);
+    free(t->wide);
+    memset(t, 0, sizeof *t);
+}
+
+void rt_time_reader_init(struct rt_time_reader *tr, const struct rt_rank *r)
+{
+    memset(tr, 0, sizeof *tr);
+    tr->r = r;
+}
+
+uint64_t rt_time_read_far(struct rt_time_reader *tr, uint64_t i)
+{
+    const struct rt_rank *r = tr->r;
+    if (!r->nspill_chunks || !r->spill || i >= spilled_end(r))
+        return 0;   /* no such event: a caller's error, never read past the file */
+    times_release(&tr->t);
+    tr->first = tr->n = 0;
+    const struct rt_spill_chunk *c = &r->spill_chunks[chunk_of(r, i)];
+    if (load_times(r->spill, c, &tr->t) != 0) {
+        times_release(&tr->t);
+        return 0;   /* the failure sticks in the file: the merge fails (rt_spill_error) */
+    }
+    tr->first = c->first;
+    tr->n = c->n;
+    return rt_times_get(&tr->t, i - tr->first);
+}
+
+void rt_time_reader_free(struct rt_time_reader *tr)
+{
+    times_release(&tr->t);
+    tr->first = tr->n = 0;
 }
 
 const char *rt_spill_error(const struct rt_spill *s)

@@ -1,12 +1,15 @@
 /* eventspill.h — locations' events set aside on disk while a reader needs
- * only their times (the merge between its match and its write): 32 bytes
- * per event leave memory, about 4 stay (struct rt_times, eventstore.h).
+ * only their times (the merge between its match and its write): the 32
+ * bytes of each event's slot leave memory, and so does its time (about 4
+ * bytes in the file, struct rt_times, eventstore.h), read back in order
+ * through rt_time_read.
  *
- * rt_spill_out writes the slots a location holds and their side columns
- * (not the true times, nor its sparse members' sources, which stay) to one
- * nameless file (O_TMPFILE in dir: gone when the process ends, killed or
- * not), keeps their times in r->times and what later stages need of the
- * rest (rt_facts). A location read in chunks is set aside chunk by chunk,
+ * rt_spill_out writes the slots a location holds, their side columns and
+ * their times (not the true times, nor its sparse members' sources, which
+ * stay) to one nameless file (O_TMPFILE in dir: gone when the process
+ * ends, killed or not), and keeps what later stages need of the rest
+ * (rt_facts). A location with true times keeps its times in r->times too:
+ * the report's checks against true time look them up by index. A location read in chunks is set aside chunk by chunk,
  * each a record of its own. rt_spill_in reads a location back whole,
  * rt_spill_in_at one chunk; rt_store_release frees them again. Any number
  * of locations share a file, their chunks in any order. */
@@ -34,6 +37,29 @@ int rt_spill_out(struct rt_spill *s, struct rt_rank *r);
 int rt_spill_in(struct rt_spill *s, struct rt_rank *r);
 int rt_spill_in_at(struct rt_spill *s, struct rt_rank *r, uint64_t i);
 const char *rt_spill_error(const struct rt_spill *s);
+
+/* A location's times read in order, or near it, whatever holds them: its
+ * slots held, its times kept, or the file, one chunk's times (about 4
+ * bytes an event) at a time. Each reader has its own. A read that fails
+ * gives 0 and sticks in the file (rt_spill_error): the caller's result is
+ * then not to be used. */
+struct rt_time_reader {
+    const struct rt_rank *r;
+    uint64_t first, n;        /* the chunk loaded: events [first, first + n) */
+    struct rt_times t;        /* its times, numbered from first */
+};
+void rt_time_reader_init(struct rt_time_reader *tr, const struct rt_rank *r);
+uint64_t rt_time_read_far(struct rt_time_reader *tr, uint64_t i);
+void rt_time_reader_free(struct rt_time_reader *tr);
+static inline uint64_t rt_time_read(struct rt_time_reader *tr, uint64_t i)
+{
+    const struct rt_rank *r = tr->r;
+    if (r->times || !r->nspill_chunks || (r->events && i - r->events_from < r->nheld))
+        return rt_time(r, i);
+    if (i - tr->first < tr->n)
+        return rt_times_get(&tr->t, i - tr->first);
+    return rt_time_read_far(tr, i);
+}
 uint64_t rt_spill_bytes(const struct rt_spill *s);   /* written so far */
 void rt_spill_free(struct rt_spill *s);
 

@@ -289,7 +289,7 @@ void rt_facts_add(struct rt_facts *to, const struct rt_facts *f)
 
 void rt_facts(const struct rt_rank *r, struct rt_facts *f)
 {
-    if (r->times)   /* set aside: as they were, whatever chunk is held again */
+    if (r->nspill_chunks)   /* set aside: as they were, whatever chunk is held again */
         *f = r->spilled_facts;
     else
         rt_facts_held(r, f);

@@ -56,10 +56,18 @@ struct rt_times {
     uint64_t n, cap;          /* events, and room for them (delta) */
 };
 
+/* Time i of t. */
+static inline uint64_t rt_times_get(const struct rt_times *t, uint64_t i)
+{
+    uint64_t b = t->base[i / RT_TIME_BLOCK];
+    return b & RT_TIME_WIDE ? t->wide[(b & ~RT_TIME_WIDE) + i % RT_TIME_BLOCK] : b + t->delta[i];
+}
+
 /* Where one chunk of a set-aside location's events lies in the spill
- * file (eventspill.c): events [first, first + n). */
+ * file (eventspill.c): events [first, first + n), and their times in
+ * rt_times form (from the chunk's first event) at times_at. */
 struct rt_spill_chunk {
-    uint64_t first, n, at;
+    uint64_t first, n, at, times_at;
 };
 
 /* What readers after the merge's match need of a location's events

@@ -132,12 +132,15 @@ struct rt_rank {
     uint64_t events_from, nheld;
     struct rt_store_side side;   /* the events' rare and wide fields (of the slots held) */
     /* Set aside (eventspill.h): events, their side columns but true times,
-     * and sources are in a spill file, in chunks (spill_chunks), and only
-     * the times are here, with what later readers need of the rest
-     * (rt_facts). */
+     * and sources are in a spill file (`spill`), in chunks (spill_chunks),
+     * with what later readers need of the rest (rt_facts). Their times are
+     * in the file too, read through rt_time_read; only a location with
+     * true times keeps them here as well (`times`: the report's checks
+     * against true time look them up by index). */
     struct rt_times *times;
     struct rt_spill_chunk *spill_chunks;
     uint32_t nspill_chunks;
+    struct rt_spill *spill;
     struct rt_facts spilled_facts;
     struct rt_sources *sources;   /* by event index, ascending; only sparse members */
     size_t nsources;
@@ -237,13 +240,14 @@ void rt_store_release(struct rt_rank *r);
 /* Move from's events (slots, side columns, sources) to `to`, whose own are
  * overwritten unfreed; from is left without events. */
 void rt_store_move(struct rt_rank *to, struct rt_rank *from);
-/* Event i's time, whether the events are held or set aside (times). */
+/* Event i's time where it is in memory: its slot held, or its location's
+ * times kept (set aside with true times). Any other event of a set-aside
+ * location is read through rt_time_read (eventspill.h). */
 static inline uint64_t rt_time(const struct rt_rank *r, uint64_t i)
 {
     if (!r->times)
         return r->events[i - r->events_from].time;
-    uint64_t b = r->times->base[i / RT_TIME_BLOCK];
-    return b & RT_TIME_WIDE ? r->times->wide[(b & ~RT_TIME_WIDE) + i % RT_TIME_BLOCK] : b + r->times->delta[i];
+    return rt_times_get(r->times, i);
 }
 /* What the merge's stages after the match need of a location's events
  * besides their times, from its events or, set aside, as they were. */

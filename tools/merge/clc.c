@@ -10,6 +10,7 @@
  * about linear in events and collective members; scan instances wake their
  * waiters each time their prefix grows (quadratic in their size). */
 #include "clc.h"
+#include "eventspill.h"
 #include "flow.h"
 #include "msgstream.h"
 
@@ -731,8 +732,11 @@ int clc_correct(const struct rt_rank *ranks, uint32_t nranks, const struct mg_re
         t[r] = malloc(sizeof **t * (nev[r] ? nev[r] : 1));
         if (!t[r])
             goto oom;
+        struct rt_time_reader tr;
+        rt_time_reader_init(&tr, &ranks[r]);
         for (uint64_t i = 0; i < nev[r]; i++)
-            t[r][i] = cm_interpolated(&ranks[r], rt_time(&ranks[r], i));
+            t[r][i] = cm_interpolated(&ranks[r], rt_time_read(&tr, i));
+        rt_time_reader_free(&tr);
     }
     /* corrected in place: clc_correct_times copies its input first */
     if (clc_correct_times((const double *const *)t, nev, nranks, match, m ? m->domain_of : NULL,

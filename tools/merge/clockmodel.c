@@ -1,5 +1,6 @@
 /* clockmodel.c — see clockmodel.h. */
 #include "clockmodel.h"
+#include "eventspill.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -80,8 +81,11 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
         while (d < m->ndomains && m->domains[d].id != id)
             d++;
         struct cm_domain *dom = &m->domains[d];
-        uint64_t first = ranks[r].nevents ? rt_time(&ranks[r], 0) : ranks[r].global_offset;
-        uint64_t end = ranks[r].nevents ? rt_time(&ranks[r], ranks[r].nevents - 1) : first;
+        struct rt_time_reader tr;
+        rt_time_reader_init(&tr, &ranks[r]);
+        uint64_t first = ranks[r].nevents ? rt_time_read(&tr, 0) : ranks[r].global_offset;
+        uint64_t end = ranks[r].nevents ? rt_time_read(&tr, ranks[r].nevents - 1) : first;
+        rt_time_reader_free(&tr);
         if (d == m->ndomains) {
             m->ndomains++;
             dom->id = id;

@@ -20,6 +20,7 @@
  * Leaving a constraint out (an operation whose semantics the trace does not
  * tell) never makes a result wrong, only less precise. */
 #include "constraints.h"
+#include "eventspill.h"
 #include "flow.h"
 #include "msgstream.h"
 
@@ -309,19 +310,23 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     if (nclk > nd)
         for (uint32_t r = 0; r < m->nranks; r++) {
             const struct rt_rank *rk = &ranks[r];
+            struct rt_time_reader tr;
+            rt_time_reader_init(&tr, rk);
             uint32_t prev_v = UINT32_MAX;
             double prev_c = 0;
             for (uint64_t i = 0; i < rk->nevents; i++) {
-                uint32_t v = cm_vertex(m, r, rt_time(rk, i));
-                double c = cm_corrected(m, r, rt_time(rk, i));
-                if (prev_v != UINT32_MAX && v != prev_v) {
-                    if (pair_put(&pairs, prev_v, v, c - prev_c) != 0)
-                        goto fail;
-                    stats->continuity_edges++;
+                uint64_t t = rt_time_read(&tr, i);
+                uint32_t v = cm_vertex(m, r, t);
+                double c = cm_corrected(m, r, t);
+                if (prev_v != UINT32_MAX && v != prev_v && pair_put(&pairs, prev_v, v, c - prev_c) != 0) {
+                    rt_time_reader_free(&tr);
+                    goto fail;
                 }
+                stats->continuity_edges += prev_v != UINT32_MAX && v != prev_v;
                 prev_v = v;
                 prev_c = c;
             }
+            rt_time_reader_free(&tr);
         }
     g = sv_graph_new(nvert, pairs.n + nhub);
     if (!g)

@@ -17,10 +17,12 @@ uint64_t gt_of_cb(const void *ctx, const struct mg_event_ref *e)
 static int fill(const struct gtime_map *g, uint32_t r, uint64_t *gt)
 {
     const struct rt_rank *rk = &g->locs[r];
+    struct rt_time_reader tr;
+    rt_time_reader_init(&tr, rk);
     uint64_t prev = 0;
     int clamped = 0;
     for (uint64_t i = 0; i < rk->nevents; i++) {
-        uint64_t v = gt_compute(g, r, rt_time(rk, i));
+        uint64_t v = gt_compute(g, r, rt_time_read(&tr, i));
         if (v < prev) {
             v = prev;
             clamped = 1;
@@ -29,6 +31,7 @@ static int fill(const struct gtime_map *g, uint32_t r, uint64_t *gt)
             gt[i] = v;
         prev = v;
     }
+    rt_time_reader_free(&tr);
     return clamped;
 }
 
@@ -52,9 +55,13 @@ int gt_build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const 
     g->n = n;
     g->gmin = INFINITY;
     for (uint32_t r = 0; r < n; r++)
-        if (locs[r].nevents)
-            g->gmin = fmin(g->gmin, cm_corrected(model, r, rt_time(&locs[r], 0))
-                                        + x[cm_vertex(model, r, rt_time(&locs[r], 0))]);
+        if (locs[r].nevents) {
+            struct rt_time_reader tr;
+            rt_time_reader_init(&tr, &locs[r]);
+            uint64_t t = rt_time_read(&tr, 0);
+            rt_time_reader_free(&tr);
+            g->gmin = fmin(g->gmin, cm_corrected(model, r, t) + x[cm_vertex(model, r, t)]);
+        }
     if (!(g->stored = calloc(n ? n : 1, sizeof *g->stored)))
         return -1;
     /* the others are computed on each read: the same values, unless the clamp changed one */

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "clockmodel.h"
+#include "eventspill.h"
 #include "match.h"
 #include "rawtrace.h"
 
@@ -34,9 +35,18 @@ static inline uint64_t gt_compute(const struct gtime_map *g, uint32_t r, uint64_
     return v <= 0 ? 0 : (uint64_t)llround(v);
 }
 
+/* Event i of location r, whose time is in memory (rt_time: held, or the
+ * location keeps its times). */
 static inline uint64_t gt_at(const struct gtime_map *g, uint32_t r, uint64_t i)
 {
     return g->stored[r] ? g->stored[r][i] : gt_compute(g, r, rt_time(&g->locs[r], i));
+}
+
+/* Event i of location r, through tr, a reader of its times: for a walk
+ * over a location whose times may be set aside. */
+static inline uint64_t gt_read(const struct gtime_map *g, uint32_t r, struct rt_time_reader *tr, uint64_t i)
+{
+    return g->stored[r] ? g->stored[r][i] : gt_compute(g, r, rt_time_read(tr, i));
 }
 
 /* The same for an event the match took with its raw time (match.h):

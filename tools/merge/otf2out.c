@@ -254,6 +254,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         hooks = &none;
     struct st_strtab strings = { 0 };
     struct st_strtab regions = { 0 };     /* region names; ref = index */
+    struct rt_time_reader tr = { 0 };     /* the location being written: its times (a flush's next event's
+                                           * may be in the chunk after the one held) */
     uint8_t *roles = NULL;                /* OTF2_RegionRole by region ref */
     uint32_t nroles = 0;
     uint32_t **win_map = NULL;            /* [rank][window ref] -> merged window id */
@@ -342,6 +344,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             goto oom;
         }
         const uint32_t *cm = match->rank_comm[r];
+        rt_time_reader_free(&tr);
+        rt_time_reader_init(&tr, rk);
         for (uint64_t i = 0; i < rk->nevents; i++) {
             /* set aside: brought back chunk by chunk */
             int held = rk->events && i >= rk->events_from && i < rk->events_from + rk->nheld;
@@ -350,7 +354,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                 goto done;
             }
             const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
-            uint64_t t = gt_at(gtime, r, i);
+            uint64_t t = gt_read(gtime, r, &tr, i);
             if (t > last_time)
                 last_time = t;
             OTF2_AttributeList *a = NULL;
@@ -446,7 +450,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             case RT_COMM_DESTROY: CHECK(OTF2_EvtWriter_CommDestroy(w, a, t, comm)); break;
             case RT_FLUSH: {
                 /* the stop time moves with the rank's clock like any other */
-                uint64_t stop = i + 1 < rk->nevents ? gt_at(gtime, r, i + 1) : t;
+                uint64_t stop = i + 1 < rk->nevents ? gt_read(gtime, r, &tr, i + 1) : t;
                 CHECK(OTF2_EvtWriter_BufferFlush(w, a, t, stop > t ? stop : t));
                 break;
             }
@@ -713,6 +717,7 @@ done:
         snprintf(err, errlen, "%s/%s.otf2: cannot complete the merged archive", dir, name);
         rc = -1;
     }
+    rt_time_reader_free(&tr);
     om_pool_free(&chunks);   /* the archive has given its chunks back */
     st_strtab_free(&strings);
     st_strtab_free(&regions);

@@ -195,13 +195,14 @@ struct rank_points {
     const struct gtime_map *gtime;
     uint32_t r;
     double origin;
+    struct rt_time_reader *tr;   /* the rank's times, read nearly in order */
 };
 
 static void rank_at(const void *ctx, uint64_t i, double *x, double *y)
 {
     const struct rank_points *p = ctx;
-    *x = (double)gt_at(p->gtime, p->r, i);
-    *y = cm_interpolated(p->rk, rt_time(p->rk, i)) - p->origin;
+    *x = (double)gt_read(p->gtime, p->r, p->tr, i);
+    *y = cm_interpolated(p->rk, rt_time_read(p->tr, i)) - p->origin;
 }
 
 int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
@@ -218,18 +219,25 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const str
     /* the earliest raw event of the run is 0, as in global time */
     double origin = INFINITY;
     for (uint32_t r = 0; r < n; r++)
-        if (ranks[r].nevents)
-            origin = fmin(origin, cm_interpolated(&ranks[r], rt_time(&ranks[r], 0)));
+        if (ranks[r].nevents) {
+            struct rt_time_reader tr;
+            rt_time_reader_init(&tr, &ranks[r]);
+            origin = fmin(origin, cm_interpolated(&ranks[r], rt_time_read(&tr, 0)));
+            rt_time_reader_free(&tr);
+        }
     double worst = 0;
     for (uint32_t r = 0; r < n; r++) {
         const struct rt_rank *rk = &ranks[r];
-        const struct rank_points rp = { rk, gtime, r, origin };
+        struct rt_time_reader tr;
+        rt_time_reader_init(&tr, rk);
+        const struct rank_points rp = { rk, gtime, r, origin, &tr };
         const struct series sr = { rank_at, &rp };
         /* a little below the bound: the file rounds to 1/1000 ns; the global
          * times themselves are rounded to whole ns, so ±0.5 ns is noise */
         struct points pts = { 0 };
         simplify(&sr, rk->nevents, RV_TOLERANCE_NS * 0.9, &pts);
         if (pts.failed) {
+            rt_time_reader_free(&tr);
             free(pts.v);
             snprintf(err, errlen, "%s: out of memory", path);
             goto done;
@@ -242,6 +250,7 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const str
             rank_at(&rp, i, &x, &y);
             worst = fmax(worst, fabs(rv_raw(&m.ranks[r], i, x) - y));
         }
+        rt_time_reader_free(&tr);
     }
     if (max_err_ns)
         *max_err_ns = worst;

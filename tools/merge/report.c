@@ -302,12 +302,16 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         any_neighbour = match->collectives[i].neighbor;
     if (any_neighbour)   /* as today's tools show them: the ClockOffsets interpolated */
         r->neighbour_violations_raw = mg_flow_violations_at(match, interpolated_ns, ranks, 1);
-    for (uint32_t q = 0; q < nranks; q++)
+    for (uint32_t q = 0; q < nranks; q++) {
+        struct rt_time_reader tr;
+        rt_time_reader_init(&tr, &ranks[q]);
         for (uint64_t i = 0, prev = 0; i < ranks[q].nevents; i++) {
-            uint64_t v = gt_at(gtime, q, i);
+            uint64_t v = gt_read(gtime, q, &tr, i);
             r->nonmonotonic_after += i > 0 && v < prev;
             prev = v;
         }
+        rt_time_reader_free(&tr);
+    }
     /* With true times, check the inputs themselves: a matched message or a
      * collective whose true times break its constraint means a wrong match
      * or wrong semantics, not imprecision. */
