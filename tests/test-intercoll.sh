@@ -20,5 +20,18 @@ run np=4 4
 run np=3 3
 run "np=2 skewed" 2 SYNCTRACE_SKEW=seed=5,offset_us=300,drift_ppm=10
 
+# Merged without true times but with sparse members: the attributes are
+# numbered from 0 without a gap (they started at 1, where true_time would
+# be, and otf2-print warned of every one), and still found by name.
+"$SYNCTRACE_BIN" merge "$tmp/np_4.trace" -o "$tmp/merged" >/dev/null 2>"$tmp/merge.err"
+ok $? "np=4: merged"
+"${OTF2_PRINT:-otf2-print}" "$tmp/merged/traces.otf2" >/dev/null 2>"$tmp/print.err" && [ ! -s "$tmp/print.err" ]
+ok $? "np=4: otf2-print reads the merged archive without a warning$(head -1 "$tmp/print.err" | sed 's/^/ (/; s/$/)/')"
+"${OTF2_PRINT:-otf2-print}" -G "$tmp/merged/traces.otf2" 2>/dev/null \
+    | grep -E '^ATTRIBUTE +0 +Name: "coll_sources_slots"' >/dev/null
+ok $? "np=4: the merged archive's first attribute is coll_sources_slots (no true_time)"
+"$SYNCTRACE_BIN" causal "$tmp/merged" --force >/dev/null 2>"$tmp/causal.err"
+ok $? "np=4: synctrace causal reads the merged archive back"
+
 plan "$_tap_n"
 finish

@@ -44,7 +44,7 @@ same_when_spilled() {
     messages=$(json "$tmp/$name.disk/report.json" "d['messages']")
     [ "$runs" -ge "$least" ] && [ "$(json "$tmp/$name.mem/report.json" "d['match_sorts']['runs_spilled']")" = 0 ] &&
         [ "$aside" -ge $((events * 32)) ] && [ "$(json "$tmp/$name.mem/report.json" "d['events_set_aside_bytes']")" = 0 ] &&
-        [ "$msgs" = $((messages * 48)) ] && [ "$(json "$tmp/$name.mem/report.json" "d['messages_set_aside_bytes']")" = 0 ]
+        [ "$msgs" = $((messages * 64)) ] && [ "$(json "$tmp/$name.mem/report.json" "d['messages_set_aside_bytes']")" = 0 ]
     ok $? "$name: its sorts spilled $runs runs to disk (at least $least), it set $aside bytes of its $events events and $msgs of its $messages messages aside, the one in memory none"
 }
 

@@ -169,11 +169,14 @@ int merge_match(struct merge_state *st)
     return 0;
 }
 
-/* A stage read the matched messages from their file and a read failed:
- * its results are incomplete, so nothing of OUT may be put in place. */
-static int messages_unread(const struct merge_state *st)
+/* A stage read the matched messages or the events' times from their
+ * files and a read failed: its results are incomplete, so nothing of OUT
+ * may be put in place. */
+static int set_aside_unread(const struct merge_state *st)
 {
     const char *why = mg_msgs_error(&st->match);
+    if (!why && st->spill && *rt_spill_error(st->spill))
+        why = rt_spill_error(st->spill);
     if (why)
         fprintf(stderr, "synctrace merge: %s\n", why);
     return why != NULL;
@@ -200,7 +203,7 @@ static int run_stages(struct merge_state *st)
                 st->opt.min_latency, &st->gtime, st->truth);
     merge_compare_clc(st);
     merge_precision(st);
-    if (messages_unread(st))
+    if (set_aside_unread(st))
         return -1;
     rep->seconds_apply = lap(&t);
     if (outdir_create(st) != 0)
@@ -209,7 +212,7 @@ static int run_stages(struct merge_state *st)
     if (merge_index_start(st) != 0 || merge_write(st) != 0)
         return -1;
     rep->seconds_write = lap(&t);
-    if (merge_index_finish(st) != 0 || messages_unread(st))
+    if (merge_index_finish(st) != 0 || set_aside_unread(st))
         return -1;
     rep->seconds_total = st_now_s() - t_start;
     char err[4400];

@@ -295,10 +295,12 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             goto oom;
     if (!win_map || rf_unify_windows(ranks, nranks, match, win_map, &nwins, &win_names, &win_comm) != 0)
         goto oom;
-    int any_truth = 0, any_sources = 0;
-    uint32_t source_words = 0;   /* coll_sources_<k> attributes to define */
-    /* the freed_receive_* attributes (then collapsed_calls) follow every other one: true_time (0),
-     * the collective source ones (1, 2 + k); a first pass finds how many */
+    int any_truth = 0;
+    /* Attributes numbered densely (otf2-print warns of a gap; readers find
+     * them by name, rawformat.h): true_time (0) when any event has one,
+     * then the collective source ones (coll_sources_slots, coll_sources_<k>)
+     * when any member is sparse, then the freed_receive_* and
+     * collapsed_calls; a first pass finds which there are. */
     for (uint32_t r = 0; truth_ns && r < nranks; r++)
         if (truth_ns[r])
             any_truth = 1;
@@ -311,7 +313,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             pre_words = f.source_words;
         pre_sources |= f.sparse_members;
     }
-    const uint32_t freed = pre_sources ? 2 + pre_words : any_truth ? 1 : 0;
+    const uint32_t src_slots = any_truth ? 1 : 0, src_bits = src_slots + 1;
+    const uint32_t freed = pre_sources ? src_bits + pre_words : src_slots;
     uint64_t last_time = 0;
     for (uint32_t r = 0; r < nranks; r++) {
         const struct rt_rank *rk = &ranks[r];
@@ -361,7 +364,6 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             if (truth_ns && truth_ns[r] && e->has_truth) {
                 CHECK(OTF2_AttributeList_AddUint64(attrs, RF_ATTR_TRUE_TIME, truth_ns[r][i]));
                 a = attrs;
-                any_truth = 1;
             }
             uint32_t comm = e->ref < rk->ncomms ? cm[e->ref] : OTF2_UNDEFINED_COMM;
             if (e->kind == RT_COLL_END || e->kind == RT_NBC_COMPLETE) {
@@ -370,13 +372,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                 const uint64_t *bits = rt_sources_of(rk, i, &nslots);
                 if (nslots) {
                     uint32_t words = bits ? (nslots + 63) / 64 : 0;
-                    CHECK(OTF2_AttributeList_AddUint32(attrs, RF_ATTR_SOURCES_SLOTS, nslots));
-                    for (uint32_t k = 0; k < words; k++)
+                    CHECK(OTF2_AttributeList_AddUint32(attrs, src_slots, nslots));
+                    for (uint32_t k = 0; k < words && k < pre_words; k++)
                         if (bits[k])
-                            CHECK(OTF2_AttributeList_AddUint64(attrs, RF_ATTR_SOURCES_BITS + k, bits[k]));
-                    if (words > source_words)
-                        source_words = words;
-                    any_sources = 1;
+                            CHECK(OTF2_AttributeList_AddUint64(attrs, src_bits + k, bits[k]));
                     a = attrs;
                 }
             }
@@ -516,10 +515,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     uint32_t s_freed_desc = st_strtab_ref(&strings, RF_ATTR_FREED_RECEIVE_DESC);
     uint32_t s_calls = st_strtab_ref(&strings, RF_ATTR_COLLAPSED_CALLS_NAME);
     uint32_t s_calls_desc = st_strtab_ref(&strings, RF_ATTR_COLLAPSED_CALLS_DESC);
-    uint32_t *source_str = malloc(sizeof *source_str * (source_words ? source_words : 1));
+    uint32_t *source_str = malloc(sizeof *source_str * (pre_words ? pre_words : 1));
     if (!source_str)
         goto oom;
-    for (uint32_t k = 0; k < source_words; k++) {
+    for (uint32_t k = 0; k < pre_words; k++) {
         char buf[32];
         snprintf(buf, sizeof buf, RF_ATTR_SOURCES_BITS_FMT, k);
         source_str[k] = st_strtab_ref(&strings, buf);
@@ -631,11 +630,10 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     }
     if (any_truth)
         CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_TRUE_TIME, s_true, s_true_desc, OTF2_TYPE_UINT64));
-    if (any_sources) {
-        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_SLOTS, s_slots, s_slots_desc,
-                                                  OTF2_TYPE_UINT32));
-        for (uint32_t k = 0; k < source_words; k++)
-            CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, RF_ATTR_SOURCES_BITS + k, source_str[k], s_bits_desc,
+    if (pre_sources) {
+        CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, src_slots, s_slots, s_slots_desc, OTF2_TYPE_UINT32));
+        for (uint32_t k = 0; k < pre_words; k++)
+            CHECK(OTF2_GlobalDefWriter_WriteAttribute(gd, src_bits + k, source_str[k], s_bits_desc,
                                                       OTF2_TYPE_UINT64));
     }
     free(source_str);
