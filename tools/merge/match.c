@@ -376,6 +376,16 @@ int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
     uint32_t me = (uint32_t)rk->rank;
     uint64_t entered = ps->entered;
     for (uint64_t i = rk->events_from; i < rk->events_from + rk->nheld; i++) {
+        /* most events are regions' ends and beginnings: from the slot alone */
+        const struct rt_slot *slot = &rk->events[i - rk->events_from];
+        if (slot->kind == RT_ENTER) {
+            region = slot->ref;
+            entered = slot->time;
+            continue;
+        }
+        if (slot->kind == RT_LEAVE || slot->kind == RT_FLUSH || slot->kind == RT_RMA || slot->kind == RT_COMM_CREATE
+            || slot->kind == RT_COMM_DESTROY)
+            continue;
         const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
         uint32_t comm = e->ref < rk->ncomms ? comm_ids[e->ref] : UINT32_MAX;
         struct endpoint ep = { comm, 0, 0, e->tag, e->time, i, r, 0, e->bytes, e->time };
@@ -398,10 +408,6 @@ int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
         request:
             if (req_put(pending, sinks, &q) != 0)
                 return matcher_fail(m);
-            break;
-        case RT_ENTER:
-            region = e->ref;
-            entered = e->time;
             break;
         case RT_ISEND:
         case RT_SEND: {

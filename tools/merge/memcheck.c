@@ -27,21 +27,24 @@
 
 /* Raw bytes per event (tracer and synctrace-gen: 10-11 without true
  * times, about 20 with them) and what the merge holds per event beyond
- * its budgets (--sort-memory, --event-memory): each event's time (about
- * 4 bytes) and the collective members, and with the causal index its
+ * its budgets (--sort-memory, --event-memory): the collective members
+ * (events and their times are set aside), and with the causal index its
  * build (bench/merge_scaling.sh, 1000-rank stencils of 1.9 to 7.0 M
- * events: peak RSS grows by 5.8 MB per million events without the index,
- * 14.8 with it). */
+ * events: peak RSS grows by 2.5 MB per million events without the index,
+ * 1.0 from 3.6 M on, and by 11.7 with it). */
 #define RAW_BYTES_PER_EVENT 10.5
-#define MERGE_BYTES_PER_EVENT 8.0
-#define MERGE_INDEX_BYTES_PER_EVENT 18.0
-/* The matched messages beyond --event-memory wait on disk too, 48 bytes
- * each: one message in 7 to 9 events on generated and traced stencils. */
-#define MESSAGE_BYTES_PER_EVENT 7.0
+#define MERGE_BYTES_PER_EVENT 3.0
+#define MERGE_INDEX_BYTES_PER_EVENT 15.0
+/* An event set aside takes its 32-byte slot and its time (about 4 bytes)
+ * on disk; the matched messages beyond --event-memory wait there too, 64
+ * bytes each: one message in 7 to 9 events on generated and traced
+ * stencils. */
+#define ASIDE_BYTES_PER_EVENT 36.0
+#define MESSAGE_BYTES_PER_EVENT 9.0
 /* What the match's sorts write per event beyond their memory (endpoints,
  * collective calls, requests spread over locations; bench/merge_scaling.sh
- * on 1000-rank stencils: 11.6-14.4 bytes per event spilled). */
-#define SPILL_BYTES_PER_EVENT 14.0
+ * on 1000-rank stencils: 13.5-16.4 bytes per event spilled). */
+#define SPILL_BYTES_PER_EVENT 16.0
 
 /* The bytes of the event files of the archive of `anchor`
  * (DIR/rank-NNNNNN.otf2: its events are in DIR/rank-NNNNNN/ *.evt). */
@@ -146,7 +149,7 @@ static void disk_check(const struct merge_state *st, uint64_t bytes, double even
     if (spilled <= (double)st->opt.sort_memory / 2)
         spilled = 0;
     /* and the events and messages beyond --event-memory wait on disk */
-    double aside = events * ((double)sizeof(struct rt_slot) + MESSAGE_BYTES_PER_EVENT) - (double)st->opt.event_memory;
+    double aside = events * (ASIDE_BYTES_PER_EVENT + MESSAGE_BYTES_PER_EVENT) - (double)st->opt.event_memory;
     if (aside > 0)
         spilled += aside;
     dev_t out_dev, spill_dev;

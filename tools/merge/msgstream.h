@@ -2,7 +2,7 @@
  * their order (by channel) whether they are held in memory or were set
  * aside on disk.
  *
- * A trace's messages grow with its events (48 bytes each; one in every
+ * A trace's messages grow with its events (64 bytes each; one in every
  * 4 to 10 events), and every stage after the match reads them front to
  * back: the constraints, the report, the causal index. So the match keeps
  * them in memory only up to a budget (mg_sort_config.message_memory) and
