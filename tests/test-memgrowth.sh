@@ -10,7 +10,7 @@
 # global times beside that): the measure sees the difference, so a change
 # that kept the events, their times, their global times or the messages in
 # memory again fails here. Then the same with 2 ranks, whose locations are
-# read chunk by chunk (at most 3.5: measured 2.1, 4.6-4.9 with the times in
+# read chunk by chunk (at most 4: measured 1.9-3.3, 4.6-4.9 with the times in
 # memory).
 . "$top_srcdir/tests/lib.sh"
 plan 5
@@ -57,6 +57,6 @@ ok $? "every event held: $a -> $b KB, $growth bytes per event (the measure sees 
     "$GEN" "$tmp/two_long" --ranks 2 --pattern ring --iterations 150000 --no-true-time >/dev/null
 ok $? "two traces of 2 ranks generated"
 measure "$tmp/two_short" "$tmp/two_long" 0
-growth_is "g <= 3.5"
-ok $? "2 ranks, read in chunks: peak RSS $a -> $b KB for $ea -> $eb events, $growth bytes per event (at most 3.5)"
+growth_is "g <= 4"
+ok $? "2 ranks, read in chunks: peak RSS $a -> $b KB for $ea -> $eb events, $growth bytes per event (at most 4)"
 finish
