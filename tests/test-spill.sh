@@ -37,15 +37,19 @@ same_when_spilled() {
     diff=$(merged_differences "$tmp/$name.mem" "$tmp/$name.disk" | tr '\n' ' ')
     [ -z "$diff" ]
     ok $? "$name: the merge that spilled wrote what the one in memory wrote${diff:+ (differ: $diff)}"
-    local aside events msgs messages
+    local aside events msgs messages colls collectives
     aside=$(json "$tmp/$name.disk/report.json" "d['events_set_aside_bytes']")
     events=$(json "$tmp/$name.disk/report.json" "d['events']")
     msgs=$(json "$tmp/$name.disk/report.json" "d['messages_set_aside_bytes']")
     messages=$(json "$tmp/$name.disk/report.json" "d['messages']")
+    colls=$(json "$tmp/$name.disk/report.json" "d['collectives_set_aside_bytes']")
+    collectives=$(json "$tmp/$name.disk/report.json" "d['collectives']")
+    # an instance is 40 bytes and 72 per member (at least one)
     [ "$runs" -ge "$least" ] && [ "$(json "$tmp/$name.mem/report.json" "d['match_sorts']['runs_spilled']")" = 0 ] &&
-        [ "$aside" -ge $((events * 32)) ] && [ "$(json "$tmp/$name.mem/report.json" "d['events_set_aside_bytes']")" = 0 ] &&
-        [ "$msgs" = $((messages * 64)) ] && [ "$(json "$tmp/$name.mem/report.json" "d['messages_set_aside_bytes']")" = 0 ]
-    ok $? "$name: its sorts spilled $runs runs to disk (at least $least), it set $aside bytes of its $events events and $msgs of its $messages messages aside, the one in memory none"
+        [ "$aside" -ge $((events * 36)) ] && [ "$(json "$tmp/$name.mem/report.json" "d['events_set_aside_bytes']")" = 0 ] &&
+        [ "$msgs" = $((messages * 64)) ] && [ "$(json "$tmp/$name.mem/report.json" "d['messages_set_aside_bytes']")" = 0 ] &&
+        [ "$colls" -ge $((collectives * 112)) ] && [ "$(json "$tmp/$name.mem/report.json" "d['collectives_set_aside_bytes']")" = 0 ]
+    ok $? "$name: its sorts spilled $runs runs to disk (at least $least), it set $aside bytes of its $events events, $msgs of its $messages messages and $colls of its $collectives collectives aside, the one in memory none"
 }
 
 for pattern in stencil2d random tree alltoall; do

@@ -20,6 +20,7 @@
  * the paper keeps ("clean up Fidge/Mattern timestamps" once no later event
  * can need them). W is the largest the vector budget allows. */
 #include "causal.h"
+#include "collstream.h"
 #include "flow.h"
 #include "msgstream.h"
 
@@ -1180,8 +1181,9 @@ static uint32_t choose_window(const struct builder *b, size_t budget)
     return chunks << b->cshift >= b->N ? b->N : (uint32_t)(chunks << b->cshift);
 }
 
-int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match, const struct ci_config *cfg,
-             struct ci_index *out, struct ci_stats *stats, struct ci_sweeps *sweeps, char *err, size_t errlen)
+static int build_held(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
+                      const struct ci_config *cfg, struct ci_index *out, struct ci_stats *stats,
+                      struct ci_sweeps *sweeps, char *err, size_t errlen)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1315,5 +1317,25 @@ done:
     free(queued);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     stats->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    return rc;
+}
+
+/* The build walks the instances by number while it replays: when the
+ * match set them aside (collstream.h), it loads them for its duration. */
+int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match, const struct ci_config *cfg,
+             struct ci_index *out, struct ci_stats *stats, struct ci_sweeps *sweeps, char *err, size_t errlen)
+{
+    if (!match->coll_file)
+        return build_held(nevents, nranks, match, cfg, out, stats, sweeps, err, errlen);
+    struct mg_result held = *match;
+    held.coll_file = NULL;
+    if (!(held.collectives = mg_colls_load(match))) {
+        memset(stats, 0, sizeof *stats);
+        memset(out, 0, sizeof *out);
+        snprintf(err, errlen, "causal index: %s", mg_colls_error(match) ? mg_colls_error(match) : "out of memory");
+        return -1;
+    }
+    int rc = build_held(nevents, nranks, &held, cfg, out, stats, sweeps, err, errlen);
+    mg_colls_free(held.collectives, match->ncollectives);
     return rc;
 }

@@ -12,6 +12,7 @@
 #include "clc.h"
 #include "eventspill.h"
 #include "flow.h"
+#include "collstream.h"
 #include "msgstream.h"
 
 #include <math.h>
@@ -703,16 +704,24 @@ int clc_correct_times(const double *const *t, const uint64_t *nevents, uint32_t 
                       const uint32_t *domain_of, uint32_t ndomains, const double *lmin, const struct clc_params *p,
                       double *const *out, struct clc_stats *stats, char *err, size_t errlen)
 {
-    if (!match->message_file)
+    if (!match->message_file && !match->coll_file)
         return correct_held(t, nevents, nranks, match, domain_of, ndomains, lmin, p, out, stats, err, errlen);
     struct mg_result held = *match;
     held.message_file = NULL;
-    if (!(held.messages = mg_msgs_load(match))) {
-        snprintf(err, errlen, "clc: %s", mg_msgs_error(match) ? mg_msgs_error(match) : "out of memory");
-        return -1;
+    held.coll_file = NULL;
+    held.messages = match->message_file ? mg_msgs_load(match) : match->messages;
+    held.collectives = match->coll_file ? mg_colls_load(match) : match->collectives;
+    int rc = -1;
+    if ((match->message_file && !held.messages) || (match->coll_file && !held.collectives)) {
+        const char *why = mg_msgs_error(match) ? mg_msgs_error(match) : mg_colls_error(match);
+        snprintf(err, errlen, "clc: %s", why ? why : "out of memory");
+    } else {
+        rc = correct_held(t, nevents, nranks, &held, domain_of, ndomains, lmin, p, out, stats, err, errlen);
     }
-    int rc = correct_held(t, nevents, nranks, &held, domain_of, ndomains, lmin, p, out, stats, err, errlen);
-    free(held.messages);
+    if (match->message_file)
+        free(held.messages);
+    if (match->coll_file)
+        mg_colls_free(held.collectives, held.collectives ? match->ncollectives : 0);
     return rc;
 }
 

@@ -20,6 +20,7 @@
  * Leaving a constraint out (an operation whose semantics the trace does not
  * tell) never makes a result wrong, only less precise. */
 #include "constraints.h"
+#include "collstream.h"
 #include "eventspill.h"
 #include "flow.h"
 #include "msgstream.h"
@@ -133,6 +134,8 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     struct side *exits = calloc(nclock ? nclock : 1, sizeof *exits);
     struct sv_graph *g = NULL;
     struct mg_flow flow = { 0 };
+    struct mg_coll_reader colls;   /* the instances, in order, held or set aside */
+    mg_colls_begin(match, &colls);
     uint32_t *su = NULL, *sv = NULL;   /* a group's distinct source and sink vertices */
     size_t csu = 0, csv = 0;
     if (!sides || !exits)
@@ -177,8 +180,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     if (mg_msgs_error(match))
         goto fail;   /* the caller says why */
 
-    for (size_t i = 0; i < match->ncollectives; i++) {
-        const struct mg_collective *c = &match->collectives[i];
+    for (const struct mg_collective *c; (c = mg_colls_next(&colls));) {
         if (mg_flow_of(match, c, &flow) != 0)
             goto fail;
         if (c->neighbor)
@@ -289,6 +291,9 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
         }
     }
 
+    if (mg_colls_error(match))
+        goto fail;   /* the caller says why */
+
     /* Consecutive vertices of one clock (segments, or windows inside them):
      * the offset may move by at most the drift bound times the distance
      * between their middles (docs/design.md, segment continuity) ... */
@@ -348,6 +353,7 @@ fail:
         sv_graph_free(g);
     g = NULL;
 done:
+    mg_colls_end(&colls);
     free(pairs.keys);
     free(pairs.w);
     free(hub);

@@ -1,5 +1,6 @@
 /* flow.c — see flow.h. */
 #include "flow.h"
+#include "collstream.h"
 
 #include <otf2/otf2.h>
 #include <stdlib.h>
@@ -82,14 +83,7 @@ static const struct rt_comm *comm_of(const struct rt_rank *ranks, const struct m
     return m->comm_ref < r->ncomms ? &r->comms[m->comm_ref] : NULL;
 }
 
-struct facts_ctx {
-    uint32_t *member_of;      /* world rank -> member, NONE between instances */
-    uint32_t n;
-    uint32_t *pool;
-    size_t npool, cpool;
-};
-
-static int facts_push(struct facts_ctx *x, uint32_t v)
+static int facts_push(struct mg_facts *x, uint32_t v)
 {
     if (x->npool == x->cpool) {
         size_t c = x->cpool ? x->cpool * 2 : 256;
@@ -105,7 +99,7 @@ static int facts_push(struct facts_ctx *x, uint32_t v)
 
 /* Member k received only from the slots set in bits (all slots when bits
  * is NULL), slot s naming world rank slot_world[s]. */
-static int facts_sources(struct facts_ctx *x, struct mg_member *mk, uint32_t k, const uint64_t *bits, uint32_t nslots,
+static int facts_sources(struct mg_facts *x, struct mg_member *mk, uint32_t k, const uint64_t *bits, uint32_t nslots,
                          const uint64_t *slot_world, uint32_t nworld)
 {
     mk->sparse = 1;
@@ -124,26 +118,49 @@ static int facts_sources(struct facts_ctx *x, struct mg_member *mk, uint32_t k, 
 /* a member's world rank (its thread's location borrows the rank's) */
 #define WORLD(k) ((uint32_t)ranks[c->members[k].exit.rank].rank)
 
-int mg_flow_facts(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out)
+int mg_flow_facts_begin(struct mg_facts *x, const struct rt_rank *ranks, uint32_t nranks)
 {
-    struct facts_ctx x = { calloc(nranks ? nranks : 1, sizeof *x.member_of), nranks, NULL, 0, 0 };
-    if (!x.member_of)
+    memset(x, 0, sizeof *x);
+    x->ranks = ranks;
+    x->n = nranks;
+    if (!(x->member_of = calloc(nranks ? nranks : 1, sizeof *x->member_of)))
         return -1;
     for (uint32_t w = 0; w < nranks; w++)
-        x.member_of[w] = NONE;
+        x->member_of[w] = NONE;
+    return 0;
+}
+
+void mg_flow_facts_end(struct mg_facts *x, struct mg_result *out)
+{
+    free(x->member_of);
+    out->sources = x->pool;
+    out->nsources = x->npool;
+    memset(x, 0, sizeof *x);
+}
+
+void mg_flow_facts_abandon(struct mg_facts *x)
+{
+    free(x->member_of);
+    free(x->pool);
+    memset(x, 0, sizeof *x);
+}
+
+int mg_flow_facts_one(struct mg_facts *x, struct mg_collective *c)
+{
+    const struct rt_rank *ranks = x->ranks;
+    uint32_t nranks = x->n;
     int rc = 0;
-    for (size_t i = 0; i < out->ncollectives && !rc; i++) {
-        struct mg_collective *c = &out->collectives[i];
+    {
         for (uint32_t k = 0; k < c->nmembers; k++)
             if (WORLD(k) < nranks)
-                x.member_of[WORLD(k)] = k;
+                x->member_of[WORLD(k)] = k;
         /* Two groups on an intercommunicator: a definition lists one of
          * them (a raw archive the member's remote group), so some member
          * is not in member 0's list; side 1 is the listed group. */
         const struct rt_comm *c0 = c->nmembers ? comm_of(ranks, &c->members[0]) : NULL;
         if (c0 && !c->neighbor) {
             for (uint32_t s = 0; s < c0->nmembers; s++) {
-                uint32_t k = c0->members[s] < nranks ? x.member_of[c0->members[s]] : NONE;
+                uint32_t k = c0->members[s] < nranks ? x->member_of[c0->members[s]] : NONE;
                 if (k != NONE)
                     c->members[k].side = 1;
             }
@@ -162,29 +179,22 @@ int mg_flow_facts(const struct rt_rank *ranks, uint32_t nranks, struct mg_result
                 if (!in || nslots == RT_SOURCES_UNKNOWN)
                     mk->sparse = 1;   /* whom it received from is not known: nothing */
                 else
-                    rc = facts_sources(&x, mk, k, bits, nin, in, nin);
+                    rc = facts_sources(x, mk, k, bits, nin, in, nin);
             } else if (nslots == RT_SOURCES_UNKNOWN) {
                 mk->sparse = 1;
             } else if (bits) {
                 const struct rt_comm *ck = comm_of(ranks, mk);
                 if (ck)
-                    rc = facts_sources(&x, mk, k, bits, nslots, ck->members, ck->nmembers);
+                    rc = facts_sources(x, mk, k, bits, nslots, ck->members, ck->nmembers);
                 else
                     mk->sparse = 1;
             }
         }
         for (uint32_t k = 0; k < c->nmembers; k++)
             if (WORLD(k) < nranks)
-                x.member_of[WORLD(k)] = NONE;
+                x->member_of[WORLD(k)] = NONE;
     }
-    free(x.member_of);
-    if (rc) {
-        free(x.pool);
-        return -1;
-    }
-    out->sources = x.pool;
-    out->nsources = x.npool;
-    return 0;
+    return rc ? -1 : 0;
 }
 
 #undef WORLD
@@ -372,8 +382,9 @@ size_t mg_flow_violations_at(const struct mg_result *match,
 {
     struct mg_flow f = { 0 };
     size_t bad = 0;
-    for (size_t i = 0; i < match->ncollectives; i++) {
-        const struct mg_collective *c = &match->collectives[i];
+    struct mg_coll_reader colls;   /* a failed read ends the walk: the caller checks mg_colls_error */
+    mg_colls_begin(match, &colls);
+    for (const struct mg_collective *c; (c = mg_colls_next(&colls));) {
         if (!c->neighbor != !neighbour)
             continue;
         if (mg_flow_of(match, c, &f) != 0)
@@ -413,6 +424,7 @@ size_t mg_flow_violations_at(const struct mg_result *match,
 #undef EXIT
         bad += neighbour ? here : here > 0;
     }
+    mg_colls_end(&colls);
     mg_flow_free(&f);
     return bad;
 }

@@ -53,12 +53,24 @@ struct mg_flow {
     uint32_t cgroups;
 };
 
-/* Fill what each member of every collective of `out` moved (mg_member's
- * side and sparse sources; mg_collective.inter) from the members' quiet
- * and comm_ref (which mg_match took from their exits), the sources the
- * exits recorded and the definitions of `ranks`: called by mg_match. No
- * event is read. Returns 0, or -1 (memory). */
-int mg_flow_facts(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out);
+/* Fill what each member of a collective moved (mg_member's side and
+ * sparse sources; mg_collective.inter) from the members' quiet and
+ * comm_ref (which mg_match took from their exits), the sources the exits
+ * recorded and the definitions of `ranks`: called by mg_match for each
+ * instance as it is gathered, in order, before it may be set aside. No
+ * event is read. begin and one return 0, or -1 (memory); end hands the
+ * sources to out (mg_result.sources), abandon frees them. */
+struct mg_facts {
+    const struct rt_rank *ranks;
+    uint32_t *member_of;      /* world rank -> member, NONE between instances */
+    uint32_t n;
+    uint32_t *pool;
+    size_t npool, cpool;
+};
+int mg_flow_facts_begin(struct mg_facts *x, const struct rt_rank *ranks, uint32_t nranks);
+int mg_flow_facts_one(struct mg_facts *x, struct mg_collective *c);
+void mg_flow_facts_end(struct mg_facts *x, struct mg_result *out);
+void mg_flow_facts_abandon(struct mg_facts *x);
 
 /* Fill f (zeroed by the caller, or reused) with the data flow of instance
  * c of result m, by the facts its members carry. Returns 0, or -1 when

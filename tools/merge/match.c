@@ -8,6 +8,7 @@
 #include "extsort.h"
 #include "table.h"
 #include "flow.h"
+#include "collstream.h"
 #include "msgstream.h"
 
 #include <otf2/otf2.h>
@@ -203,8 +204,10 @@ struct mg_matcher {
     size_t pending_room;
     struct match_sinks sinks;
     const char *spill_dir;    /* the sorts' and the messages' (msgstream.h) */
-    size_t message_memory;
+    size_t message_memory;    /* the messages' budget, and the collectives' (collstream.h) */
     size_t cmessages;         /* room in out->messages */
+    size_t coll_bytes;        /* the collectives held in out->collectives, members included */
+    size_t ccoll;             /* room in out->collectives */
     int failed;
     char err[1024];
 };
@@ -619,6 +622,49 @@ oom:
     return matcher_fail(m);
 }
 
+/* A gathered instance joins the result (it owns c->members): in memory
+ * while they fit in the budget, else from then on in the file
+ * (collstream.h), those held so far first. 0, or -1 (m->err says why). */
+static int put_collective(struct mg_matcher *m, struct mg_collective *c)
+{
+    struct mg_result *out = m->out;
+    m->coll_bytes += sizeof *c + sizeof *c->members * c->nmembers;
+    if (!out->coll_file && m->coll_bytes > m->message_memory) {
+        char err[600];
+        if (!(out->coll_file = mc_file_new(m->spill_dir, err, sizeof err))) {
+            free(c->members);
+            m->failed = 1;
+            snprintf(m->err, sizeof m->err, "while matching collectives: %s", err);
+            return -1;
+        }
+        for (size_t i = 0; i < out->ncollectives; i++)
+            if (mc_file_append(out->coll_file, &out->collectives[i]) != 0)
+                goto failed;
+        for (size_t i = 0; i < out->ncollectives; i++)
+            free(out->collectives[i].members);
+        free(out->collectives);
+        out->collectives = NULL;
+        m->ccoll = 0;
+    }
+    if (out->coll_file) {
+        int rc = mc_file_append(out->coll_file, c);
+        free(c->members);
+        if (rc != 0)
+            goto failed;
+        out->ncollectives++;
+        return 0;
+    }
+    PUSH(out->collectives, out->ncollectives, m->ccoll, *c);
+    return 0;
+oom:
+    free(c->members);
+    return matcher_fail(m);
+failed:
+    m->failed = 1;
+    snprintf(m->err, sizeof m->err, "while matching collectives: %s", mc_file_error(out->coll_file));
+    return -1;
+}
+
 /* Collectives: per communicator, the k-th call of every member. A rank's
  * calls come in order: number them, and count the ranks that called (an
  * instance with fewer members is incomplete). Then sorted by instance,
@@ -630,6 +676,11 @@ static int gather_instances(struct mg_matcher *m)
     struct mg_member *members = NULL;
     size_t cmembers = 0;
     uint32_t *callers = NULL;   /* per communicator (and one for unknown ones): ranks that called */
+    struct mg_facts facts;      /* what each member moved (flow.h), filled as each instance is gathered */
+    if (mg_flow_facts_begin(&facts, m->ranks, m->nranks) != 0) {
+        free(facts.member_of);
+        return matcher_fail(m);
+    }
     if (st_extsort_finish(m->calls) != 0)
         goto fail;
     if (!(callers = calloc((size_t)out->ncomms + 1, sizeof *callers)))
@@ -656,7 +707,6 @@ static int gather_instances(struct mg_matcher *m)
     retire(out, &m->calls);
     if (st_extsort_finish(m->instances) != 0)
         goto fail;
-    size_t ccoll = 0;
     const struct call *x = st_extsort_next(m->instances);
     while (x) {
         uint32_t comm = x->comm, owner = x->owner;
@@ -689,19 +739,36 @@ static int gather_instances(struct mg_matcher *m)
             out->outside_collectives++;
         else if (c.nmembers < comm_size)
             out->incomplete_collectives++;
-        PUSH(out->collectives, out->ncollectives, ccoll, c);
+        if (mg_flow_facts_one(&facts, &c) != 0) {
+            free(c.members);
+            goto oom;
+        }
+        if (put_collective(m, &c) != 0)
+            goto failed;
     }
     if (st_extsort_failed(m->instances))
         goto fail;
+    if (out->coll_file && mc_file_flush(out->coll_file) != 0) {
+        snprintf(m->err, sizeof m->err, "while matching collectives: %s", mc_file_error(out->coll_file));
+        m->failed = 1;
+        goto failed;
+    }
     retire(out, &m->instances);
+    mg_flow_facts_end(&facts, out);
     free(members);
     free(callers);
     return 0;
 oom:
 fail:
+    mg_flow_facts_abandon(&facts);
     free(members);
     free(callers);
     return matcher_fail(m);
+failed:
+    mg_flow_facts_abandon(&facts);
+    free(members);
+    free(callers);
+    return -1;
 }
 
 int mg_match_end(struct mg_matcher *m, char *err, size_t errlen)
@@ -716,10 +783,6 @@ int mg_match_end(struct mg_matcher *m, char *err, size_t errlen)
         rc = pair_messages(m);
     if (rc == 0)
         rc = gather_instances(m);
-    if (rc == 0 && mg_flow_facts(m->ranks, m->nranks, out) != 0) {
-        snprintf(m->err, sizeof m->err, "out of memory while matching messages");
-        rc = -1;
-    }
     if (rc != 0) {
         snprintf(err, errlen, "%s", m->err);
         mg_free(out);
@@ -773,9 +836,10 @@ void mg_free(struct mg_result *r)
     free(r->messages);
     ms_file_free(r->message_file);
     free(r->rma_flows);
-    for (size_t c = 0; c < r->ncollectives; c++)
+    for (size_t c = 0; r->collectives && c < r->ncollectives; c++)
         free(r->collectives[c].members);
     free(r->collectives);
+    mc_file_free(r->coll_file);
     free(r->unmatched_sends);
     free(r->unmatched_recvs);
     free(r->sources);

@@ -94,8 +94,12 @@ struct mg_result {
     struct mg_message *messages;
     size_t nmessages;
     struct ms_file *message_file;
+    /* Read them with mg_colls_begin/next (collstream.h): held in
+     * `collectives`, or set aside in coll_file when they outgrew the
+     * match's budget (then collectives is NULL). */
     struct mg_collective *collectives;
     size_t ncollectives;
+    struct mc_file *coll_file;
     struct mg_unmatched *unmatched_sends, *unmatched_recvs;
     size_t nunmatched_sends, nunmatched_recvs;
     size_t incomplete_collectives;   /* instances that not every member reached */

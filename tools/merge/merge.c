@@ -9,6 +9,7 @@
 #include "merge_state.h"
 #include "progress.h"
 #include "eventspill.h"
+#include "collstream.h"
 #include "msgstream.h"
 #include "rawdir.h"
 #include "rma_flow.h"
@@ -166,15 +167,18 @@ int merge_match(struct merge_state *st)
     st->rep.sort_spilled_bytes = st->match.sort_spilled_bytes;
     st->rep.events_set_aside_bytes = rt_spill_bytes(st->spill);
     st->rep.messages_set_aside_bytes = ms_file_bytes(st->match.message_file);
+    st->rep.collectives_set_aside_bytes = mc_file_bytes(st->match.coll_file);
     return 0;
 }
 
-/* A stage read the matched messages or the events' times from their
- * files and a read failed: its results are incomplete, so nothing of OUT
+/* A stage read the matched messages, collectives or the events' times
+ * from their files and a read failed: its results are incomplete, so nothing of OUT
  * may be put in place. */
 static int set_aside_unread(const struct merge_state *st)
 {
     const char *why = mg_msgs_error(&st->match);
+    if (!why)
+        why = mg_colls_error(&st->match);
     if (!why && st->spill && *rt_spill_error(st->spill))
         why = rt_spill_error(st->spill);
     if (why)

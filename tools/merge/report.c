@@ -1,6 +1,7 @@
 /* report.c — see report.h. */
 #include "report.h"
 #include "flow.h"
+#include "collstream.h"
 #include "msgstream.h"
 #include "commands.h"
 #include "multiselect.h"
@@ -298,8 +299,11 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     r->collective_violations_after = mg_flow_violations_at(match, gt_of_cb, gtime, 0);
     r->neighbour_violations_after = mg_flow_violations_at(match, gt_of_cb, gtime, 1);
     int any_neighbour = 0;
-    for (size_t i = 0; i < match->ncollectives && !any_neighbour; i++)
-        any_neighbour = match->collectives[i].neighbor;
+    struct mg_coll_reader colls;
+    mg_colls_begin(match, &colls);
+    for (const struct mg_collective *c; !any_neighbour && (c = mg_colls_next(&colls));)
+        any_neighbour = c->neighbor;
+    mg_colls_end(&colls);
     if (any_neighbour)   /* as today's tools show them: the ClockOffsets interpolated */
         r->neighbour_violations_raw = mg_flow_violations_at(match, interpolated_ns, ranks, 1);
     for (uint32_t q = 0; q < nranks; q++) {
@@ -621,9 +625,11 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     causal_report_json(f, r->causal);
     /* one line: what went to disk (bench/merge_same.sh leaves it out) */
     fprintf(f, "  \"match_sorts\": { \"memory_bytes\": %llu, \"runs_spilled\": %u, \"spilled_bytes\": %llu }, "
-            "\"events_set_aside_bytes\": %llu, \"messages_set_aside_bytes\": %llu,\n",
+            "\"events_set_aside_bytes\": %llu, \"messages_set_aside_bytes\": %llu, "
+            "\"collectives_set_aside_bytes\": %llu,\n",
             (unsigned long long)r->sort_memory, r->sort_runs, (unsigned long long)r->sort_spilled_bytes,
-            (unsigned long long)r->events_set_aside_bytes, (unsigned long long)r->messages_set_aside_bytes);
+            (unsigned long long)r->events_set_aside_bytes, (unsigned long long)r->messages_set_aside_bytes,
+            (unsigned long long)r->collectives_set_aside_bytes);
     fprintf(f, "  \"seconds\": { \"read\": %.6f, \"match\": %.6f, \"solve\": %.6f, \"apply\": %.6f, "
                "\"write\": %.6f, \"total\": %.6f }\n}\n",
             r->seconds_read, r->seconds_match, r->seconds_solve, r->seconds_apply, r->seconds_write,

@@ -102,6 +102,7 @@ struct report {
     uint64_t sort_memory, sort_spilled_bytes;   /* the match's sorts: their memory, what they spilled */
     uint64_t events_set_aside_bytes;   /* the events kept on disk from the match to the write (eventspill.h) */
     uint64_t messages_set_aside_bytes; /* the matched messages kept on disk (msgstream.h) */
+    uint64_t collectives_set_aside_bytes; /* the matched collectives kept on disk (collstream.h) */
     uint32_t sort_runs;
     double seconds_read, seconds_match, seconds_solve, seconds_apply, seconds_write, seconds_total;
     const struct causal_summary *causal;   /* the causal index (causal_report.c), or NULL */
