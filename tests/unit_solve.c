@@ -686,7 +686,7 @@ static void random_small(void)
  * Johnson's all-pairs path, SPFA on longer paths. */
 static void random_medium(void)
 {
-    struct agg karp = {0}, allp = {0}, dist = {0};
+    struct agg karp = {0}, allp = {0}, dist = {0}, rowp = {0};
     for (int i = 0; i < 24; i++) {
         int n = irand(100, 220), kind = i % K_KINDS;
         double deg = 1.2 + 2.0 * unif();
@@ -723,6 +723,19 @@ static void random_medium(void)
         for (int k = 0; ra == 0 && k < n * n; k++)
             check(&allp, close_to(A[k], k % (n + 1) == 0 ? 0 : D[k], dt, 1e-12), "medium n=%d: all_pairs[%d] %.17g, FW %.17g",
                   n, k, A[k], D[k]);
+        /* some rows only (the precision's clocks among hub vertices): every 5th vertex, backwards */
+        uint32_t rows[64], nrows = 0;
+        for (int s = n - 1; s >= 0 && nrows < 64; s -= 5)
+            rows[nrows++] = (uint32_t)s;
+        double *R = xmalloc((size_t)nrows * n * sizeof *R);
+        int rr = sv_rows_pairs(g, delta, rows, nrows, R);
+        check(&rowp, rr == 0, "medium n=%d: rows_pairs rc %d", n, rr);
+        for (uint32_t k = 0; rr == 0 && k < nrows; k++)
+            for (int t = 0; t < n; t++)
+                check(&rowp, close_to(R[(size_t)k * n + t], (int)rows[k] == t ? 0 : D[rows[k] * n + t], dt, 1e-12),
+                      "medium n=%d: rows_pairs[%u][%d] %.17g, FW %.17g", n, rows[k], t, R[(size_t)k * n + t],
+                      D[rows[k] * n + t]);
+        free(R);
         for (int s = 0; s < n; s += 7) {
             int r = sv_dist_from(g, (uint32_t)s, delta, d);
             check(&dist, r == 0, "medium n=%d: dist_from rc %d", n, r);
@@ -738,6 +751,7 @@ static void random_medium(void)
     }
     report(&karp, "medium sparse graphs (n 100..220, several SCCs): min mean cycle matches Karp");
     report(&allp, "medium sparse graphs: all_pairs (Johnson path) matches Floyd-Warshall");
+    report(&rowp, "medium sparse graphs: rows_pairs (some sources' rows) matches Floyd-Warshall");
     report(&dist, "medium sparse graphs: dist_from matches Floyd-Warshall");
 }
 

@@ -968,6 +968,9 @@ static void dijkstra(const struct sv_graph *g, const double *rw, uint32_t s, dou
     }
 }
 
+static int johnson_rows(const struct sv_graph *g, double delta, double eps, const uint32_t *rows, uint32_t nrows,
+                        double *matrix);
+
 int sv_all_pairs(const struct sv_graph *g, double delta, uint32_t max_n, double *matrix)
 {
     if (!g || !g->finished || !isfinite(delta) || !matrix) {
@@ -986,9 +989,33 @@ int sv_all_pairs(const struct sv_graph *g, double delta, uint32_t max_n, double 
     double fw_cost = (double)n * n * n, dj_cost = 4.0 * n * ((double)g->ne + n) * lg;
     if (n <= 64 || fw_cost <= dj_cost)
         return floyd_warshall(g, delta, eps, matrix);
+    return johnson_rows(g, delta, eps, NULL, n, matrix);
+}
 
-    /* Johnson: potentials p (p[t] <= p[s] + w + delta + eps on every edge),
-     * reduced weights w + delta + p[s] - p[t] >= -eps, clamped to 0. */
+int sv_rows_pairs(const struct sv_graph *g, double delta, const uint32_t *rows, uint32_t nrows, double *matrix)
+{
+    if (!g || !g->finished || !isfinite(delta) || !matrix || (nrows && !rows)) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (uint32_t k = 0; k < nrows; k++)
+        if (rows[k] >= g->n) {
+            errno = EINVAL;
+            return -1;
+        }
+    if (g->n == 0 || nrows == 0)
+        return 0;
+    return johnson_rows(g, delta, sv_tolerance(g, delta), rows, nrows, matrix);
+}
+
+/* Johnson's rows: matrix[k*n + t] = wbar(rows[k], t) (rows NULL: every
+ * vertex, k itself): potentials p from a multi-source SPFA (p[t] <= p[s] + w
+ * + delta + eps on every edge), reduced weights w + delta + p[s] - p[t] >=
+ * -eps, clamped to 0, then one Dijkstra per row. */
+static int johnson_rows(const struct sv_graph *g, double delta, double eps, const uint32_t *rows, uint32_t nrows,
+                        double *matrix)
+{
+    uint32_t n = g->n;
     double *p = alloc_arr(n, sizeof *p), *rw = alloc_arr(g->ne, sizeof *rw);
     uint32_t *heap = alloc_arr(n, sizeof *heap), *pos = alloc_arr(n, sizeof *pos);
     int rc = -1;
@@ -1002,8 +1029,9 @@ int sv_all_pairs(const struct sv_graph *g, double delta, uint32_t max_n, double 
             double v = p[s] + (g->fw[e] + delta) - p[g->ft[e]];
             rw[e] = v > 0 ? v : 0;
         }
-    for (uint32_t s = 0; s < n; s++) {
-        double *row = matrix + (size_t)s * n;
+    for (uint32_t k = 0; k < nrows; k++) {
+        uint32_t s = rows ? rows[k] : k;
+        double *row = matrix + (size_t)k * n;
         dijkstra(g, rw, s, row, heap, pos);
         for (uint32_t t = 0; t < n; t++)
             if (row[t] != INFINITY)

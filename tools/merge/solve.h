@@ -122,6 +122,11 @@ int sv_solve(const struct sv_graph *g, uint32_t tau, double alpha, double *g_out
  * skips the report; errno ERANGE), on allocation failure or bad argument; 1
  * if the relaxed graph has a negative cycle (matrix then undefined). */
 int sv_all_pairs(const struct sv_graph *g, double delta, uint32_t max_n, double *matrix);
+/* Some rows of it: matrix[k*n + t] = wbar(rows[k], t), by Johnson's method
+ * (nrows Dijkstra runs, an nrows x n matrix): for the pairs of a few
+ * vertices of a graph with many more (the clocks among collectives' hub
+ * vertices). Returns as sv_all_pairs (no size limit). */
+int sv_rows_pairs(const struct sv_graph *g, double delta, const uint32_t *rows, uint32_t nrows, double *matrix);
 
 /* Precision summary from an all-pairs matrix: max and mean of
  * wbar(s,t) + wbar(t,s) over unordered pairs s < t (the paper's Table 1).
