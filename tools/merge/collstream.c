@@ -4,68 +4,40 @@
  * as a format. */
 #include <config.h>
 #include "collstream.h"
-#include "fsutil.h"
+#include "asidefile.h"
 
-#include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define BLOCK ((size_t)64 << 10)   /* written and read 64 KB at a time */
 
 struct mc_file {
-    int fd;
-    uint64_t end;             /* bytes written */
+    struct st_aside a;
     uint8_t *pending;         /* BLOCK bytes buffered before a write */
     size_t npending;
-    char *dir;
-    pthread_mutex_t lock;     /* readers of several threads may fail at once */
-    int failed;               /* the first error sticks */
-    char err[512];
 };
-
-static int fail(struct mc_file *f, const char *what, const char *why)
-{
-    pthread_mutex_lock(&f->lock);
-    if (!f->failed) {
-        snprintf(f->err, sizeof f->err, "the matched collectives set aside in %s: %s: %s", f->dir, what, why);
-        f->failed = 1;
-    }
-    pthread_mutex_unlock(&f->lock);
-    return -1;
-}
 
 struct mc_file *mc_file_new(const char *dir, char *err, size_t errlen)
 {
     struct mc_file *f = calloc(1, sizeof *f);
-    if (!f || !(f->dir = strdup(dir)) || !(f->pending = malloc(BLOCK))) {
-        if (f)
-            free(f->dir);
+    if (!f || !(f->pending = malloc(BLOCK))) {
         free(f);
         snprintf(err, errlen, "setting the matched collectives aside in %s: out of memory", dir);
         return NULL;
     }
-    if ((f->fd = st_nameless_file(dir, "synctrace-collectives")) < 0) {
-        snprintf(err, errlen, "%s: cannot make a file to set the matched collectives aside: %s", dir,
-                 strerror(errno));
+    if (st_aside_open(&f->a, dir, "synctrace-collectives", "the matched collectives", err, errlen) != 0) {
         free(f->pending);
-        free(f->dir);
         free(f);
         return NULL;
     }
-    pthread_mutex_init(&f->lock, NULL);
     return f;
 }
 
 int mc_file_flush(struct mc_file *f)
 {
-    if (f->failed)
+    if (st_aside_write(&f->a, f->pending, f->npending) != 0)
         return -1;
-    if (f->npending && st_write_all(f->fd, f->pending, f->npending) != 0)
-        return fail(f, "write", strerror(errno));
-    f->end += f->npending;
     f->npending = 0;
     return 0;
 }
@@ -87,30 +59,27 @@ static int put(struct mc_file *f, const void *p, size_t len)
 
 int mc_file_append(struct mc_file *f, const struct mg_collective *c)
 {
-    if (f->failed)
+    if (f->a.failed)
         return -1;
     return put(f, c, sizeof *c) || put(f, c->members, sizeof *c->members * c->nmembers) ? -1 : 0;
 }
 
 const char *mc_file_error(const struct mc_file *f)
 {
-    return f && f->failed ? f->err : "";
+    return f && f->a.failed ? f->a.err : "";
 }
 
 uint64_t mc_file_bytes(const struct mc_file *f)
 {
-    return f ? f->end + f->npending : 0;
+    return f ? f->a.end + f->npending : 0;
 }
 
 void mc_file_free(struct mc_file *f)
 {
     if (!f)
         return;
-    if (f->fd >= 0)
-        close(f->fd);
-    pthread_mutex_destroy(&f->lock);
+    st_aside_close(&f->a);
     free(f->pending);
-    free(f->dir);
     free(f);
 }
 
@@ -127,17 +96,12 @@ static int take(struct mg_coll_reader *it, void *dst, size_t len)
     uint8_t *d = dst;
     while (len) {
         if (it->at == it->n) {
-            size_t got;
             if (!it->buf && !(it->buf = malloc(BLOCK)))
-                return fail(f, "read", "out of memory");
-            uint64_t left = f->end > it->off ? f->end - it->off : 0;
+                return st_aside_fail(&f->a, "read", "out of memory");
+            uint64_t left = f->a.end > it->off ? f->a.end - it->off : 0;
             size_t want = left < BLOCK ? (size_t)left : BLOCK;
-            if (!want)
-                return fail(f, "read", "cut short");
-            if (st_pread_all(f->fd, it->buf, want, it->off, &got) != 0)
-                return fail(f, "read", strerror(errno));
-            if (got != want)
-                return fail(f, "read", "cut short");
+            if (st_aside_read(&f->a, it->buf, want ? want : 1, it->off) != 0)   /* nothing left: cut short */
+                return -1;
             it->off += want;
             it->at = 0;
             it->n = want;
@@ -160,12 +124,12 @@ const struct mg_collective *mg_colls_next(struct mg_coll_reader *it)
         it->index = it->next++;
         return &r->collectives[it->index];
     }
-    if (r->coll_file->failed || take(it, &it->cur, sizeof it->cur) != 0)
+    if (r->coll_file->a.failed || take(it, &it->cur, sizeof it->cur) != 0)
         return NULL;
     if (it->cur.nmembers > it->cmembers) {
         struct mg_member *v = realloc(it->members, sizeof *v * it->cur.nmembers);
         if (!v) {
-            fail(r->coll_file, "read", "out of memory");
+            st_aside_fail(&r->coll_file->a, "read", "out of memory");
             return NULL;
         }
         it->members = v;
@@ -189,7 +153,7 @@ void mg_colls_end(struct mg_coll_reader *it)
 
 const char *mg_colls_error(const struct mg_result *r)
 {
-    return r->coll_file && r->coll_file->failed ? r->coll_file->err : NULL;
+    return r->coll_file && r->coll_file->a.failed ? r->coll_file->a.err : NULL;
 }
 
 void mg_colls_free(struct mg_collective *c, size_t n)
