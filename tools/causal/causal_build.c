@@ -20,7 +20,9 @@
  * the paper keeps ("clean up Fidge/Mattern timestamps" once no later event
  * can need them). W is the largest the vector budget allows. */
 #include "causal.h"
+#include "asidefile.h"
 #include "collstream.h"
+#include "extsort.h"
 #include "flow.h"
 #include "msgstream.h"
 
@@ -49,10 +51,28 @@ static void give_back_memory(void)
 enum role_kind { ROLE_RECV, ROLE_EXIT, ROLE_SEND, ROLE_ENTER };   /* dependencies sort first */
 
 /* An event's part in a message or a collective: two per message and per
- * member, the most numerous thing the build keeps, so 16 bytes (a rank's
- * events are fewer than 2^32: ci_build checks). */
+ * member, the most numerous thing the build reads, so 16 bytes (a rank's
+ * events are fewer than 2^32: ci_build checks). They do not stay in
+ * memory: setup_roles sorts them by (rank, event, kind) in an external
+ * sort and writes them rank after rank to one nameless file, and each
+ * rank reads its own in order through a window (struct role_window). */
 struct role {
     uint32_t idx, kind, id, member;
+};
+
+struct role_rec {             /* what the sort holds: a role and its rank */
+    uint32_t rank;
+    struct role ro;
+};
+
+#define ROLE_SORT_MEMORY ((size_t)16 << 20)
+#define ROLE_WINDOW 64        /* roles a rank reads at a time, at first */
+
+/* Roles [first, first + n) of one rank, read from the file. */
+struct role_window {
+    struct role *v;
+    size_t first;
+    uint32_t n, cap;
 };
 
 struct rec {
@@ -94,6 +114,79 @@ struct instance {
     uint8_t *entered_flag;        /* per member */
 };
 
+/* The messages in flight during a pass, by number: stamped at their send,
+ * taken at their receive (each once), so they are few at any time (not
+ * one slot per message of the trace). Open addressing, linear probing,
+ * deletion by backward shift. */
+struct flight {
+    uint64_t key;                 /* message number + 1; 0: empty */
+    uint32_t *vec;
+};
+
+struct in_flight {
+    struct flight *v;
+    size_t cap, n;                /* cap a power of two, or 0 */
+};
+
+static size_t flight_slot(const struct in_flight *f, uint64_t key)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (f->cap - 1);
+}
+
+/* Message m sent with vector vec (may be NULL): 0, or -1 (memory). */
+static int flight_put(struct in_flight *f, uint64_t m, uint32_t *vec)
+{
+    if ((f->n + 1) * 2 > f->cap) {
+        struct in_flight g = { calloc(f->cap ? f->cap * 2 : 64, sizeof *g.v), f->cap ? f->cap * 2 : 64, 0 };
+        if (!g.v)
+            return -1;
+        for (size_t i = 0; i < f->cap; i++)
+            if (f->v[i].key) {
+                size_t s = flight_slot(&g, f->v[i].key);
+                while (g.v[s].key)
+                    s = (s + 1) & (g.cap - 1);
+                g.v[s] = f->v[i];
+                g.n++;
+            }
+        free(f->v);
+        *f = g;
+    }
+    size_t s = flight_slot(f, m + 1);
+    while (f->v[s].key)
+        s = (s + 1) & (f->cap - 1);
+    f->v[s] = (struct flight){ m + 1, vec };
+    f->n++;
+    return 0;
+}
+
+/* The slot of message m, or SIZE_MAX when it is not in flight. */
+static size_t flight_find(const struct in_flight *f, uint64_t m)
+{
+    if (!f->cap)
+        return SIZE_MAX;
+    for (size_t s = flight_slot(f, m + 1); f->v[s].key; s = (s + 1) & (f->cap - 1))
+        if (f->v[s].key == m + 1)
+            return s;
+    return SIZE_MAX;
+}
+
+/* Take slot s out (its vector is the caller's). */
+static void flight_remove(struct in_flight *f, size_t s)
+{
+    size_t hole = s;
+    f->v[hole].key = 0;
+    f->n--;
+    for (size_t i = (hole + 1) & (f->cap - 1); f->v[i].key; i = (i + 1) & (f->cap - 1)) {
+        size_t home = flight_slot(f, f->v[i].key);
+        /* moves back unless its home lies cyclically in (hole, i] */
+        if ((i > hole && (home <= hole || home > i)) || (i < hole && home <= hole && home > i)) {
+            f->v[hole] = f->v[i];
+            f->v[i].key = 0;
+            hole = i;
+        }
+    }
+}
+
 struct builder {
     uint32_t N, L;
     const struct mg_result *match;
@@ -101,11 +194,14 @@ struct builder {
     ci_merge_policy policy;
     const uint64_t *nevents;
     uint32_t *cur;                /* N x N: each rank's current vector */
-    struct role **roles;          /* per rank, by event */
+    struct st_aside roles_file;   /* every rank's roles, by event, rank after rank */
+    int roles_open;
+    uint64_t *role_first;         /* per rank: where its roles start in the file (in roles) */
+    struct role_window *rwin;     /* per rank: the roles read */
+    int roles_failed;             /* a read of the file failed (roles_file.err says why) */
     size_t *nroles, *rpos;
     uint64_t *pos;                /* next event per rank */
-    uint32_t **msg_vec;           /* per message: the send's vector until its receive */
-    uint8_t *msg_sent;
+    struct in_flight sent;        /* messages sent and not yet received: the send's vector */
     struct instance *inst;
     /* clusters */
     uint32_t *cluster_of[CI_MAX_LEVELS];   /* [rank] */
@@ -239,14 +335,6 @@ static void join(uint32_t *restrict v, const uint32_t *restrict w, uint32_t n)
         v[q] = v[q] > w[q] ? v[q] : w[q];
 }
 
-static int by_idx(const void *a, const void *b)
-{
-    const struct role *x = a, *y = b;
-    if (x->idx != y->idx)
-        return x->idx < y->idx ? -1 : 1;
-    return (x->kind > y->kind) - (x->kind < y->kind);
-}
-
 /* Member -> groups, both ways (counting sort). */
 static int index_groups(struct instance *in)
 {
@@ -373,9 +461,23 @@ static void instance_free(struct builder *b, struct instance *in)
     in->done = 1;
 }
 
-/* The roles are walked twice: counted per rank, then put into arrays of
- * exactly that size (fill: NULL when counting). */
-static int add_role(struct builder *b, size_t *fill, struct mg_event_ref ev, uint32_t kind, uint32_t id,
+/* (rank, event, kind): one event has one role of a kind (a send, a
+ * receive, a collective's entry or exit), so this is a total order. */
+static int by_rank_idx(const void *a, const void *b)
+{
+    const struct role_rec *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->ro.idx != y->ro.idx)
+        return x->ro.idx < y->ro.idx ? -1 : 1;
+    if (x->ro.kind != y->ro.kind)
+        return x->ro.kind < y->ro.kind ? -1 : 1;
+    if (x->ro.id != y->ro.id)
+        return x->ro.id < y->ro.id ? -1 : 1;
+    return (x->ro.member > y->ro.member) - (x->ro.member < y->ro.member);
+}
+
+static int add_role(struct builder *b, struct st_extsort *fill, struct mg_event_ref ev, uint32_t kind, uint32_t id,
                     uint32_t member, char *err, size_t errlen)
 {
     if (ev.rank >= b->N || ev.index >= b->nevents[ev.rank]) {
@@ -384,14 +486,16 @@ static int add_role(struct builder *b, size_t *fill, struct mg_event_ref ev, uin
         return -1;
     }
     uint32_t r = ev.rank;
-    if (!fill)
-        b->nroles[r]++;
-    else
-        b->roles[r][fill[r]++] = (struct role){ (uint32_t)ev.index, kind, id, member };
+    b->nroles[r]++;
+    struct role_rec x = { r, { (uint32_t)ev.index, kind, id, member } };
+    if (st_extsort_put(fill, &x) != 0) {
+        snprintf(err, errlen, "%s", st_extsort_error(fill));
+        return -1;
+    }
     return 0;
 }
 
-static int walk_roles(struct builder *b, size_t *fill, char *err, size_t errlen)
+static int walk_roles(struct builder *b, struct st_extsort *fill, char *err, size_t errlen)
 {
     const struct mg_result *m = b->match;
     int rc = 0;
@@ -417,24 +521,113 @@ static int walk_roles(struct builder *b, size_t *fill, char *err, size_t errlen)
     return rc ? -1 : 0;
 }
 
+/* The directory for the roles' file and sort: the index file's, else
+ * $TMPDIR or /tmp. */
+static const char *roles_dir(const struct builder *b, char *buf, size_t len)
+{
+    const char *f = b->cfg->entries_file, *slash = f ? strrchr(f, '/') : NULL;
+    if (!f)
+        return mg_default_spill_dir();
+    if (!slash)
+        return ".";
+    snprintf(buf, len, "%.*s", (int)(slash - f), f);
+    return *buf ? buf : "/";
+}
+
 static int setup_roles(struct builder *b, char *err, size_t errlen)
 {
-    if (walk_roles(b, NULL, err, errlen) != 0)
+    char dirbuf[4300];
+    const char *dir = roles_dir(b, dirbuf, sizeof dirbuf);
+    struct st_extsort *sort = st_extsort_new(sizeof(struct role_rec), by_rank_idx, ROLE_SORT_MEMORY, dir, err, errlen);
+    if (!sort)
         return -1;
-    size_t *fill = calloc(b->N, sizeof *fill);
-    int rc = fill ? 0 : -1;
-    for (uint32_t r = 0; r < b->N && !rc; r++)
-        if (b->nroles[r] && !(b->roles[r] = malloc(sizeof *b->roles[r] * b->nroles[r])))
-            rc = -1;
-    if (rc)
-        snprintf(err, errlen, "out of memory");
-    else
-        rc = walk_roles(b, fill, err, errlen);
-    free(fill);
-    for (uint32_t r = 0; r < b->N && !rc; r++)
-        if (b->nroles[r] > 1)   /* a location without messages or collectives has no array: qsort(NULL) is undefined */
-            qsort(b->roles[r], b->nroles[r], sizeof *b->roles[r], by_idx);
+    int rc = walk_roles(b, sort, err, errlen);
+    if (!rc && st_extsort_finish(sort) != 0) {
+        snprintf(err, errlen, "%s", st_extsort_error(sort));
+        rc = -1;
+    }
+    if (!rc && st_aside_open(&b->roles_file, dir, "synctrace-roles", "the causal index's roles", err, errlen) != 0)
+        rc = -1;
+    b->roles_open = !rc;
+    /* rank after rank, as sorted */
+    struct role buf[1024];
+    size_t n = 0;
+    for (const struct role_rec *x; !rc && (x = st_extsort_next(sort));) {
+        buf[n++] = x->ro;
+        if (n == sizeof buf / sizeof *buf) {
+            rc = st_aside_write(&b->roles_file, buf, sizeof *buf * n);
+            n = 0;
+        }
+    }
+    if (!rc && st_extsort_failed(sort)) {
+        snprintf(err, errlen, "%s", st_extsort_error(sort));
+        rc = -1;
+    } else if (!rc && st_aside_write(&b->roles_file, buf, sizeof *buf * n) != 0) {
+        rc = -1;
+    }
+    if (rc && b->roles_open && b->roles_file.failed)
+        snprintf(err, errlen, "%s", b->roles_file.err);
+    st_extsort_free(sort);
+    for (uint64_t r = 0, at = 0; !rc && r < b->N; r++) {
+        b->role_first[r] = at;
+        at += b->nroles[r];
+    }
     return rc ? -1 : 0;
+}
+
+/* Roles [rp, re) of rank r are those of its event i: a pointer to them
+ * (read from the file as needed; the window grows when one event's roles
+ * do not fit), valid until the next call for r; NULL when a read failed. */
+static const struct role *roles_of(struct builder *b, uint32_t r, size_t rp, uint64_t i, size_t *re)
+{
+    static const struct role none;   /* a rank's roles all taken: no role, not a failure */
+    struct role_window *w = &b->rwin[r];
+    if (rp >= b->nroles[r]) {
+        *re = rp;
+        return &none;
+    }
+    for (;;) {
+        if (w->v && rp >= w->first && rp <= w->first + w->n) {
+            size_t off = rp - w->first, k = off;
+            while (k < w->n && w->v[k].idx == i)
+                k++;
+            if (k < w->n || w->first + w->n == b->nroles[r]) {
+                *re = w->first + k;
+                return w->v + off;
+            }
+            if (off == 0 && w->n == w->cap) {   /* one event's roles fill the window: more room */
+                struct role *v = realloc(w->v, sizeof *v * 2 * w->cap);
+                if (!v)
+                    return NULL;
+                w->v = v;
+                w->cap *= 2;
+            }
+        }
+        if (!w->v) {
+            if (!(w->v = malloc(sizeof *w->v * ROLE_WINDOW)))
+                return NULL;
+            w->cap = ROLE_WINDOW;
+        }
+        size_t left = b->nroles[r] - rp;
+        w->first = rp;
+        w->n = left < w->cap ? (uint32_t)left : w->cap;
+        if (st_aside_read(&b->roles_file, w->v, sizeof *w->v * w->n, (b->role_first[r] + rp) * sizeof *w->v) != 0) {
+            w->n = 0;
+            b->roles_failed = 1;
+            return NULL;
+        }
+    }
+}
+
+static void roles_free(struct builder *b)
+{
+    for (uint32_t r = 0; b->rwin && r < b->N; r++) {
+        free(b->rwin[r].v);
+        b->rwin[r] = (struct role_window){ 0 };
+    }
+    if (b->roles_open)
+        st_aside_close(&b->roles_file);
+    b->roles_open = 0;
 }
 
 /* Can the exit of member k go now? If not, *wait is a rank to wait for. */
@@ -815,11 +1008,14 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
 {
     uint64_t i = b->pos[r];
     size_t rp = b->rpos[r], re = rp;
-    const struct role *ro = b->roles[r];
-    while (re < b->nroles[r] && ro[re].idx == i)
-        re++;
-    for (size_t x = rp; x < re; x++) {
-        if (ro[x].kind == ROLE_RECV && !b->msg_sent[ro[x].id]) {
+    const struct role *ro = roles_of(b, r, rp, i, &re);   /* event i's roles: ro[0 .. re - rp) */
+    if (!ro) {
+        b->oom = !b->roles_failed;
+        return -1;
+    }
+    size_t nr = re - rp;
+    for (size_t x = 0; x < nr; x++) {
+        if (ro[x].kind == ROLE_RECV && flight_find(&b->sent, ro[x].id) == SIZE_MAX) {
             *wait = ro[x].member;   /* the sender */
             return 0;
         }
@@ -833,12 +1029,13 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
         v[r - b->lo] = (uint32_t)(i + 1);
     b->npart = 0;
     b->stamp++;
-    for (size_t x = rp; x < re; x++) {
+    for (size_t x = 0; x < nr; x++) {
         if (ro[x].kind == ROLE_RECV) {
             uint32_t m = ro[x].id;
-            join(v, b->msg_vec[m], b->W);
-            vec_put(b, b->msg_vec[m]);
-            b->msg_vec[m] = NULL;
+            size_t s = flight_find(&b->sent, m);   /* there: the wait above */
+            join(v, b->sent.v[s].vec, b->W);
+            vec_put(b, b->sent.v[s].vec);
+            flight_remove(&b->sent, s);
             add_partner(b, ro[x].member, r);
         } else if (ro[x].kind == ROLE_EXIT) {
             exit_receive(b, ro[x].id, ro[x].member, r, v);
@@ -879,11 +1076,14 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
     }
     if (b->structure && b->sweeps)
         sweep_event(b, r, b->npart != 0);
-    for (size_t x = rp; x < re; x++) {
+    for (size_t x = 0; x < nr; x++) {
         if (ro[x].kind == ROLE_SEND) {
-            if (!(b->msg_vec[ro[x].id] = vec_copy(b, v)))
+            uint32_t *sv = vec_copy(b, v);
+            if (!sv || flight_put(&b->sent, ro[x].id, sv) != 0) {
+                free(sv);
+                b->oom = 1;
                 return -1;
-            b->msg_sent[ro[x].id] = 1;
+            }
         } else if (ro[x].kind == ROLE_ENTER) {
             enter_send(b, ro[x].id, ro[x].member, v);
         } else if (ro[x].kind == ROLE_EXIT) {
@@ -908,11 +1108,11 @@ static void pass_free(struct builder *b)
             instance_free(b, &b->inst[c]);
     free(b->inst);
     b->inst = NULL;
-    if (b->msg_vec)
-        for (size_t m = 0; m < b->match->nmessages; m++) {
-            free(b->msg_vec[m]);
-            b->msg_vec[m] = NULL;
-        }
+    for (size_t s = 0; s < b->sent.cap; s++)
+        if (b->sent.v[s].key)   /* an empty slot may keep a moved entry's old pointer */
+            free(b->sent.v[s].vec);
+    free(b->sent.v);
+    b->sent = (struct in_flight){ 0 };
     for (size_t k = 0; k < b->nfree; k++)
         free(b->free_vecs[k]);
     b->nfree = 0;
@@ -921,17 +1121,14 @@ static void pass_free(struct builder *b)
 static void builder_free(struct builder *b)
 {
     pass_free(b);
-    free(b->msg_vec);
-    free(b->msg_sent);
     free(b->free_vecs);
     free(b->cur);
-    for (uint32_t r = 0; r < b->N; r++) {
-        if (b->roles)
-            free(b->roles[r]);
+    roles_free(b);
+    free(b->rwin);
+    free(b->role_first);
+    for (uint32_t r = 0; r < b->N; r++)
         if (b->recs)
             free(b->recs[r]);
-    }
-    free(b->roles);
     free(b->recs);
     free(b->nroles);
     free(b->rpos);
@@ -971,11 +1168,7 @@ static void builder_free(struct builder *b)
 static void release_replay(struct builder *b)
 {
     pass_free(b);
-    for (uint32_t r = 0; b->roles && r < b->N; r++) {
-        free(b->roles[r]);
-        b->roles[r] = NULL;
-        b->nroles[r] = 0;
-    }
+    roles_free(b);
     give_back_memory();
 }
 
@@ -1110,7 +1303,6 @@ static int run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter,
     memset(b->pos, 0, sizeof *b->pos * N);
     memset(b->rpos, 0, sizeof *b->rpos * N);
     memset(b->rcur, 0, sizeof *b->rcur * N);
-    memset(b->msg_sent, 0, b->match->nmessages ? b->match->nmessages : 1);
     memset(b->cur, 0, sizeof *b->cur * N * (size_t)(b->Wmax ? b->Wmax : 1));
     if (b->keytop)
         for (size_t x = 0; x < (size_t)N * b->cpw; x++)
@@ -1136,7 +1328,8 @@ static int run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter,
             uint32_t wait = NONE;
             int s = step(b, r, &wait);
             if (s < 0) {
-                snprintf(err, errlen, "causal index: %s", b->oom || b->fd < 0 ? "out of memory"
+                snprintf(err, errlen, "causal index: %s", b->roles_failed ? b->roles_file.err
+                                                          : b->oom || b->fd < 0 ? "out of memory"
                                                           : "cannot write the index file (disk full?)");
                 return -1;
             }
@@ -1225,7 +1418,8 @@ static int build_held(const uint64_t *nevents, uint32_t nranks, const struct mg_
     int rc = -1;
     size_t N = nranks;
     b.cur = calloc(N, sizeof *b.cur);   /* the first pass: no vectors */
-    b.roles = calloc(N, sizeof *b.roles);
+    b.rwin = calloc(N, sizeof *b.rwin);
+    b.role_first = calloc(N, sizeof *b.role_first);
     b.nroles = calloc(N, sizeof *b.nroles);
     b.rpos = calloc(N, sizeof *b.rpos);
     b.rcur = calloc(N, sizeof *b.rcur);
@@ -1233,16 +1427,14 @@ static int build_held(const uint64_t *nevents, uint32_t nranks, const struct mg_
     b.recs = calloc(N, sizeof *b.recs);
     b.nrecs = calloc(N, sizeof *b.nrecs);
     b.crecs = calloc(N, sizeof *b.crecs);
-    b.msg_vec = calloc(match->nmessages ? match->nmessages : 1, sizeof *b.msg_vec);
-    b.msg_sent = calloc(match->nmessages ? match->nmessages : 1, 1);
     b.mark = calloc(N, sizeof *b.mark);
     b.part = malloc(sizeof *b.part * N);
     b.clist = malloc(sizeof *b.clist * N);
     uint32_t *waiters = malloc(sizeof *waiters * N), *next_waiter = malloc(sizeof *next_waiter * N);
     uint32_t *stack = malloc(sizeof *stack * N);
     uint8_t *queued = calloc(N, 1);
-    int ok = b.cur && b.roles && b.nroles && b.rpos && b.rcur && b.pos && b.recs && b.nrecs && b.crecs && b.msg_vec
-             && b.msg_sent && b.mark && b.part && b.clist && waiters && next_waiter && stack && queued;
+    int ok = b.cur && b.rwin && b.role_first && b.nroles && b.rpos && b.rcur && b.pos && b.recs && b.nrecs && b.crecs
+             && b.mark && b.part && b.clist && waiters && next_waiter && stack && queued;
     for (uint32_t k = 0; ok && k < b.L; k++) {
         b.cluster_of[k] = malloc(sizeof *b.cluster_of[k] * N);
         b.cmap[k] = calloc(N, sizeof *b.cmap[k]);
