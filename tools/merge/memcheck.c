@@ -30,11 +30,11 @@
  * its budgets (--sort-memory, --event-memory): the collective members
  * (events and their times are set aside), and with the causal index its
  * build (bench/merge_scaling.sh, 1000-rank stencils of 1.9 to 7.0 M
- * events: peak RSS grows by 2.5 MB per million events without the index,
- * 1.0 from 3.6 M on, and by 11.7 with it). */
+ * events: peak RSS grows by 2.4 MB per million events without the index,
+ * 0.4 from 3.6 M on, and by 6.4 with it; 4.8 from 7.0 to 29.4 M). */
 #define RAW_BYTES_PER_EVENT 10.5
 #define MERGE_BYTES_PER_EVENT 3.0
-#define MERGE_INDEX_BYTES_PER_EVENT 15.0
+#define MERGE_INDEX_BYTES_PER_EVENT 8.0
 /* An event set aside takes its 32-byte slot and its time (about 4 bytes)
  * on disk; the matched messages beyond --event-memory wait there too, 64
  * bytes each: one message in 7 to 9 events on generated and traced
