@@ -967,6 +967,22 @@ uint32_t rt_take_threads(struct rt_rank *r, struct rt_rank **out)
     return n;
 }
 
+const uint64_t *rt_peer_group(const struct rt_rank *r, const struct rt_comm *c, uint32_t *n)
+{
+    const uint64_t *v = c->members;
+    *n = c->nmembers;
+    if (c->inter && c->both_groups) {
+        int in_b = 0;
+        for (uint32_t i = 0; i < c->nmembers && !in_b; i++)
+            in_b = c->members[i] == (uint64_t)r->rank;
+        if (in_b) {
+            v = c->local;
+            *n = c->nlocal;
+        }
+    }
+    return v;
+}
+
 int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local)
 {
     if (comm >= r->ncomms)
@@ -974,17 +990,8 @@ int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local)
     const struct rt_comm *c = &r->comms[comm];
     if (c->self)   /* MPI_COMM_SELF: its one rank is this one */
         return local == 0 ? r->rank : -1;
-    const uint64_t *v = c->members;
-    uint32_t n = c->nmembers;
-    if (c->inter && c->both_groups) {
-        int in_b = 0;
-        for (uint32_t i = 0; i < c->nmembers && !in_b; i++)
-            in_b = c->members[i] == (uint64_t)r->rank;
-        if (in_b) {
-            v = c->local;
-            n = c->nlocal;
-        }
-    }
+    uint32_t n;
+    const uint64_t *v = rt_peer_group(r, c, &n);
     if (local >= n)
         return -1;
     uint64_t w = v[local];

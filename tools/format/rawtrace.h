@@ -206,6 +206,10 @@ void rt_free_rank(struct rt_rank *r);
 uint32_t rt_take_threads(struct rt_rank *r, struct rt_rank **out);
 /* The world rank behind a communicator-local rank, or -1. */
 int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local);
+/* The group whose ranks r's peers on communicator c name (world ranks, *n
+ * of them): c's members, but on an intercommunicator read from a merged
+ * archive (both_groups) the group r is not in. */
+const uint64_t *rt_peer_group(const struct rt_rank *r, const struct rt_comm *c, uint32_t *n);
 /* The source slots of event `index` (a collective's exit): NULL with
  * *nslots = 0 when it received from every slot or none (the common case),
  * NULL with RT_SOURCES_UNKNOWN when sparse but unrecorded, else the bits. */

@@ -183,9 +183,12 @@ int mg_flow_facts_one(struct mg_facts *x, struct mg_collective *c)
             } else if (nslots == RT_SOURCES_UNKNOWN) {
                 mk->sparse = 1;
             } else if (bits) {
+                /* slot s is the rank s its peers name: on an intercommunicator, of the other group */
                 const struct rt_comm *ck = comm_of(ranks, mk);
+                uint32_t npeers = 0;
+                const uint64_t *peers = ck ? rt_peer_group(&ranks[mk->exit.rank], ck, &npeers) : NULL;
                 if (ck)
-                    rc = facts_sources(x, mk, k, bits, nslots, ck->members, ck->nmembers);
+                    rc = facts_sources(x, mk, k, bits, nslots, peers, npeers);
                 else
                     mk->sparse = 1;
             }
