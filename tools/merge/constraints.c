@@ -345,6 +345,12 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     for (size_t i = 0; i < nhub; i++)
         if (sv_add_edge(g, hub[i].u, hub[i].v, hub[i].w) != 0)
             goto fail;
+    /* the graph has them: their memory goes before the graph's CSR is made */
+    free(pairs.keys);
+    free(pairs.w);
+    free(hub);
+    pairs = (struct pair_min){ 0 };
+    hub = NULL;
     if (sv_finish(g) != 0)
         goto fail;
     goto done;

@@ -8,6 +8,7 @@
  * no estimate from the sync rounds is a bound the truth cannot violate. */
 #include <config.h>
 #include "merge_state.h"
+#include "collstream.h"
 #include "msgstream.h"
 
 #include <errno.h>
@@ -24,6 +25,8 @@ int merge_solve_model(const struct rt_rank *locs, const struct cm_model *model, 
             fprintf(stderr, "synctrace merge: the constraint graph would have more than 2^32-1 vertices\n");
         else if (mg_msgs_error(match))
             fprintf(stderr, "synctrace merge: %s\n", mg_msgs_error(match));
+        else if (mg_colls_error(match))
+            fprintf(stderr, "synctrace merge: %s\n", mg_colls_error(match));
         else
             fprintf(stderr, "synctrace merge: out of memory while building the constraint graph\n");
         return -1;

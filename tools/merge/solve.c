@@ -175,24 +175,15 @@ int sv_finish(struct sv_graph *g)
         return -1;
     }
     size_t n = g->n, m = g->m;
+    /* Made in turns, each array once the one before it is no longer
+     * needed: a graph of many collectives' hub edges peaks here. */
     size_t *cnt = calloc_arr(n + 1, sizeof *cnt);
-    size_t *p1 = alloc_arr(m, sizeof *p1), *p2 = alloc_arr(m, sizeof *p2);
-    size_t *fo = calloc_arr(n + 1, sizeof *fo), *ro = calloc_arr(n + 1, sizeof *ro);
-    uint32_t *ft = alloc_arr(m, sizeof *ft), *rt = alloc_arr(m, sizeof *rt);
-    double *fw = alloc_arr(m, sizeof *fw), *rw = alloc_arr(m, sizeof *rw);
-    if (!cnt || !p1 || !p2 || !fo || !ro || !ft || !rt || !fw || !rw) {
-        free(cnt);
-        free(p1);
-        free(p2);
-        free(fo);
-        free(ro);
-        free(ft);
-        free(rt);
-        free(fw);
-        free(rw);
-        errno = ENOMEM;
-        return -1;
-    }
+    size_t *p1 = alloc_arr(m, sizeof *p1), *p2 = NULL;
+    size_t *fo = NULL, *ro = NULL;
+    uint32_t *ft = NULL, *rt = NULL;
+    double *fw = NULL, *rw = NULL;
+    if (!cnt || !p1)
+        goto oom;
     /* Two stable counting sorts: by target, then by source -> sorted by (s,t). */
     for (size_t i = 0; i < m; i++)
         cnt[g->et[i] + 1]++;
@@ -200,6 +191,8 @@ int sv_finish(struct sv_graph *g)
         cnt[v + 1] += cnt[v];
     for (size_t i = 0; i < m; i++)
         p1[cnt[g->et[i]]++] = i;
+    if (!(p2 = alloc_arr(m, sizeof *p2)))
+        goto oom;
     memset(cnt, 0, (n + 1) * sizeof *cnt);
     for (size_t i = 0; i < m; i++)
         cnt[g->es[i] + 1]++;
@@ -209,6 +202,14 @@ int sv_finish(struct sv_graph *g)
         size_t i = p1[k];
         p2[cnt[g->es[i]]++] = i;
     }
+    free(p1);
+    p1 = NULL;
+    fo = calloc_arr(n + 1, sizeof *fo);
+    ro = calloc_arr(n + 1, sizeof *ro);
+    ft = alloc_arr(m, sizeof *ft);
+    fw = alloc_arr(m, sizeof *fw);
+    if (!fo || !ro || !ft || !fw)
+        goto oom;
     /* Forward CSR, keeping the smallest weight of each (s,t). */
     size_t ne = 0;
     uint32_t ls = NONE, lt = NONE;
@@ -229,6 +230,12 @@ int sv_finish(struct sv_graph *g)
         ls = s;
         lt = t;
     }
+    free(p2);
+    p2 = NULL;
+    rt = alloc_arr(ne ? ne : 1, sizeof *rt);
+    rw = alloc_arr(ne ? ne : 1, sizeof *rw);
+    if (!rt || !rw)
+        goto oom;
     for (size_t v = 0; v < n; v++)
         fo[v + 1] += fo[v];
     /* Reverse CSR (in-edges), sources in increasing order. */
@@ -247,8 +254,6 @@ int sv_finish(struct sv_graph *g)
             rw[p] = fw[e];
         }
     free(cnt);
-    free(p1);
-    free(p2);
     free(g->es);
     free(g->et);
     free(g->ew);
@@ -265,6 +270,18 @@ int sv_finish(struct sv_graph *g)
     g->wmax = wmax;
     g->finished = 1;
     return 0;
+oom:
+    free(cnt);
+    free(p1);
+    free(p2);
+    free(fo);
+    free(ro);
+    free(ft);
+    free(rt);
+    free(fw);
+    free(rw);
+    errno = ENOMEM;
+    return -1;
 }
 
 static struct adj fwd_adj(const struct sv_graph *g)
