@@ -117,21 +117,19 @@ static void spill_round_trip(void)
     for (int l = 0; l < NLOC && aside; l++) {
         struct rt_facts f;
         rt_facts(&r[l], &f);
-        /* only the location with true times keeps its times in memory */
-        aside = r[l].events == NULL && !r[l].times == (l != 1) && r[l].nevents == N
+        aside = r[l].events == NULL && r[l].nevents == N && r[l].nspill_chunks == 1
                 && !memcmp(&f, &before[l], sizeof f)
                 && (l != 2 || r[l].nsources == N / 50);   /* the sources stay: the match reads them */
         struct rt_time_reader tr;
         rt_time_reader_init(&tr, &r[l]);
         for (uint64_t i = 0; aside && i < N; i++) {
             struct rt_event want = event(i + (uint64_t)l, l == 1 ? 10 : UINT64_MAX);
-            aside = rt_time_read(&tr, i) == want.time && rt_truth_known(&r[l], i) == want.has_truth
-                    && (l != 1 || rt_time(&r[l], i) == want.time);
+            aside = rt_time_read(&tr, i) == want.time && rt_truth_known(&r[l], i) == want.has_truth;
         }
         rt_time_reader_free(&tr);
     }
-    ok(aside, "set aside: the slots and, without true times, the times leave memory; times (read back), "
-       "true-time flags, sources and facts as they were (%s)", rt_spill_error(sp));
+    ok(aside, "set aside: the slots and their times leave memory; times (read back), true-time flags, "
+       "sources and facts as they were (%s)", rt_spill_error(sp));
     ok(before[2].sparse_members && before[2].source_words == 2 && before[1].polling_regions > 0,
        "the facts: sparse members with 2 words of sources, polling regions (%llu)",
        (unsigned long long)before[1].polling_regions);
@@ -199,7 +197,7 @@ static void compact_times(void)
     for (uint64_t i = 0; out && i < N && bad == UINT64_MAX; i++)
         if (rt_time_read(&tr, i) != want[i])
             bad = i;
-    ok(out && bad == UINT64_MAX && !r.times && tr.t.nwide == 3 * 64,
+    ok(out && bad == UINT64_MAX && tr.t.nwide == 3 * 64,
        "compact times: %d events, 3 wide blocks (%zu times kept whole), every time exact from the file%s", N,
        out ? tr.t.nwide : 0, bad == UINT64_MAX ? "" : " (not all)");
     rt_time_reader_free(&tr);
@@ -257,18 +255,15 @@ static void chunked(uint64_t first_truth, const char *what)
     for (uint64_t n = 0; aside && n < 2 * N && bad == UINT64_MAX; n++) {
         uint64_t i = n < N ? n : 2 * N - 1 - n;
         if (rt_time_read(&tp, i) != chunk_time(i) || rt_time_read(&tw, i) != chunk_time(i)
-            || (part.times && rt_time(&part, i) != chunk_time(i))
             || rt_truth_known(&part, i) != rt_truth_known(&whole, i) || rt_truth(&part, i) != rt_truth(&whole, i))
             bad = i;
     }
     rt_time_reader_free(&tp);
     rt_time_reader_free(&tw);
-    int kept = first_truth < N;   /* true times: the times stay in memory too, from the first event */
-    ok(aside && bad == UINT64_MAX && part.nspill_chunks == chunks && !memcmp(&fw, &fp, sizeof fw)
-           && !part.times == !kept && !whole.times == !kept && (!kept || part.times->n == N)
-           && (!kept || part.times->nwide == whole.times->nwide) && fp.polling_regions > 0,
-       "%s: %d events set aside in %llu chunks of uneven sizes: times (%s), true times and facts as "
-       "set aside whole%s%s", what, N, (unsigned long long)chunks, kept ? "kept in memory too" : "in the file only",
+    ok(aside && bad == UINT64_MAX && part.nspill_chunks == chunks && whole.nspill_chunks == 1
+           && !memcmp(&fw, &fp, sizeof fw) && fp.polling_regions > 0,
+       "%s: %d events set aside in %llu chunks of uneven sizes: times (read back forwards and backwards), "
+       "true times and facts as set aside whole%s%s", what, N, (unsigned long long)chunks,
        bad == UINT64_MAX ? "" : " (not all)", rt_spill_error(sp));
     /* any event back with its chunk, in a scattered order */
     int back = aside;

@@ -127,32 +127,6 @@ static int write_times(struct rt_spill *s, const struct rt_rank *r, uint64_t *at
     return rc;
 }
 
-static int load_times(struct rt_spill *s, const struct rt_spill_chunk *c, struct rt_times *t);
-
-/* A location that keeps its times in memory (it has true times) but set
- * earlier chunks aside without them (its first true time came later):
- * those chunks' times from the file first, so that r->times starts at 0. */
-static int keep_earlier_times(struct rt_spill *s, struct rt_rank *r)
-{
-    for (uint32_t k = 0; k < r->nspill_chunks; k++) {
-        const struct rt_spill_chunk *c = &r->spill_chunks[k];
-        struct rt_times t = { 0 };
-        struct rt_slot *slots = load_times(s, c, &t) == 0 ? calloc(c->n ? c->n : 1, sizeof *slots) : NULL;
-        for (uint64_t i = 0; slots && i < c->n; i++)
-            slots[i].time = rt_times_get(&t, i);
-        struct rt_rank view = { .events = slots, .events_from = c->first, .nheld = c->n,
-                                .declared_events = r->declared_events };
-        int rc = slots ? rt_times_append(&r->times, &view) : -1;
-        free(slots);
-        free(t.base);
-        free(t.delta);
-        free(t.wide);
-        if (rc != 0)
-            return fail(s, "events set aside in %s: out of memory", s->dir);
-    }
-    return 0;
-}
-
 int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
 {
     if (s->failed)
@@ -179,12 +153,6 @@ int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
     }
     if (write_times(s, r, &times_at) != 0)
         return -1;
-    /* true times: the report looks their events' times up by index */
-    int keep = r->times || r->side.truth;
-    if (keep && !r->times && r->nspill_chunks && keep_earlier_times(s, r) != 0)
-        return -1;
-    if (keep && rt_times_append(&r->times, r) != 0)
-        return fail(s, "events set aside in %s: out of memory", s->dir);
     struct rt_facts f;   /* added to the chunks' before (none: zero) */
     rt_facts_held(r, &f);
     rt_facts_add(&r->spilled_facts, &f);

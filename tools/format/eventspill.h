@@ -8,8 +8,7 @@
  * their times (not the true times, nor its sparse members' sources, which
  * stay) to one nameless file (O_TMPFILE in dir: gone when the process
  * ends, killed or not), and keeps what later stages need of the rest
- * (rt_facts). A location with true times keeps its times in r->times too:
- * the report's checks against true time look them up by index. A location read in chunks is set aside chunk by chunk,
+ * (rt_facts). A location read in chunks is set aside chunk by chunk,
  * each a record of its own. rt_spill_in reads a location back whole,
  * rt_spill_in_at one chunk; rt_store_release frees them again. Any number
  * of locations share a file, their chunks in any order. */
@@ -39,8 +38,8 @@ int rt_spill_in_at(struct rt_spill *s, struct rt_rank *r, uint64_t i);
 const char *rt_spill_error(const struct rt_spill *s);
 
 /* A location's times read in order, or near it, whatever holds them: its
- * slots held, its times kept, or the file, one chunk's times (about 4
- * bytes an event) at a time. Each reader has its own. A read that fails
+ * slots held, or the file, one chunk's times (about 4 bytes an event) at
+ * a time. Each reader has its own. A read that fails
  * gives 0 and sticks in the file (rt_spill_error): the caller's result is
  * then not to be used. */
 struct rt_time_reader {
@@ -54,7 +53,7 @@ void rt_time_reader_free(struct rt_time_reader *tr);
 static inline uint64_t rt_time_read(struct rt_time_reader *tr, uint64_t i)
 {
     const struct rt_rank *r = tr->r;
-    if (r->times || !r->nspill_chunks || (r->events && i - r->events_from < r->nheld))
+    if (!r->nspill_chunks || (r->events && i - r->events_from < r->nheld))
         return rt_time(r, i);
     if (i - tr->first < tr->n)
         return rt_times_get(&tr->t, i - tr->first);

@@ -165,8 +165,6 @@ void rt_store_free(struct rt_rank *r)
 void rt_store_release(struct rt_rank *r)
 {
     struct rt_store_side *s = &r->side;
-    rt_times_free(r->times);
-    r->times = NULL;
     free(r->spill_chunks);
     r->spill_chunks = NULL;
     r->nspill_chunks = 0;

@@ -40,12 +40,12 @@ struct rt_store_side {
     uint64_t slot_cap;        /* slots allocated (from events_from) */
 };
 
-/* A location's times while its events are set aside (eventspill.h), in
- * about 4 bytes each: per block of RT_TIME_BLOCK events a base (the
+/* Times as a chunk of set-aside events keeps them in the spill file
+ * (eventspill.h) and rt_time_read reads them back, in about 4 bytes each: per block of RT_TIME_BLOCK events a base (the
  * block's least time) and each event's 32-bit distance from it; a block
  * spanning 2^32 ns or more (over 4 s between its first and last event)
  * keeps its times whole in `wide`, and its base is RT_TIME_WIDE | where
- * they start. Read through rt_time (rawtrace.h). */
+ * they start. Read through rt_times_get. */
 #define RT_TIME_BLOCK 64
 #define RT_TIME_WIDE (UINT64_C(1) << 63)
 struct rt_times {

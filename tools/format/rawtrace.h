@@ -134,10 +134,7 @@ struct rt_rank {
     /* Set aside (eventspill.h): events, their side columns but true times,
      * and sources are in a spill file (`spill`), in chunks (spill_chunks),
      * with what later readers need of the rest (rt_facts). Their times are
-     * in the file too, read through rt_time_read; only a location with
-     * true times keeps them here as well (`times`: the report's checks
-     * against true time look them up by index). */
-    struct rt_times *times;
+     * in the file too, read through rt_time_read. */
     struct rt_spill_chunk *spill_chunks;
     uint32_t nspill_chunks;
     struct rt_spill *spill;
@@ -244,14 +241,11 @@ void rt_store_release(struct rt_rank *r);
 /* Move from's events (slots, side columns, sources) to `to`, whose own are
  * overwritten unfreed; from is left without events. */
 void rt_store_move(struct rt_rank *to, struct rt_rank *from);
-/* Event i's time where it is in memory: its slot held, or its location's
- * times kept (set aside with true times). Any other event of a set-aside
- * location is read through rt_time_read (eventspill.h). */
+/* Event i's time, its slot held; an event of a set-aside location is read
+ * through rt_time_read (eventspill.h). */
 static inline uint64_t rt_time(const struct rt_rank *r, uint64_t i)
 {
-    if (!r->times)
-        return r->events[i - r->events_from].time;
-    return rt_times_get(r->times, i);
+    return r->events[i - r->events_from].time;
 }
 /* What the merge's stages after the match need of a location's events
  * besides their times, from its events or, set aside, as they were. */

@@ -35,15 +35,15 @@ static inline uint64_t gt_compute(const struct gtime_map *g, uint32_t r, uint64_
     return v <= 0 ? 0 : (uint64_t)llround(v);
 }
 
-/* Event i of location r, whose time is in memory (rt_time: held, or the
- * location keeps its times). */
-static inline uint64_t gt_at(const struct gtime_map *g, uint32_t r, uint64_t i)
+/* Event i of location r, whose raw time is t: stored, or computed. */
+static inline uint64_t gt_with(const struct gtime_map *g, uint32_t r, uint64_t i, uint64_t t)
 {
-    return g->stored[r] ? g->stored[r][i] : gt_compute(g, r, rt_time(&g->locs[r], i));
+    return g->stored[r] ? g->stored[r][i] : gt_compute(g, r, t);
 }
 
-/* Event i of location r, through tr, a reader of its times: for a walk
- * over a location whose times may be set aside. */
+/* Event i of location r, through tr, a reader of its times (eventspill.h):
+ * for a walk over a location whose times may be set aside. The reader is
+ * not asked when the time is stored. */
 static inline uint64_t gt_read(const struct gtime_map *g, uint32_t r, struct rt_time_reader *tr, uint64_t i)
 {
     return g->stored[r] ? g->stored[r][i] : gt_compute(g, r, rt_time_read(tr, i));
@@ -53,7 +53,7 @@ static inline uint64_t gt_read(const struct gtime_map *g, uint32_t r, struct rt_
  * nothing is looked up by index unless the location is stored. */
 static inline uint64_t gt_of(const struct gtime_map *g, const struct mg_event_ref *e)
 {
-    return g->stored[e->rank] ? g->stored[e->rank][e->index] : gt_compute(g, e->rank, e->time);
+    return gt_with(g, e->rank, e->index, e->time);
 }
 
 /* gt_of for readers that take a callback (mg_flow_violations_at); ctx: the map. */

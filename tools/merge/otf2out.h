@@ -9,7 +9,7 @@
 #include "match.h"
 #include "rawtrace.h"
 
-/* gt_at(gtime, r, i): global ns of event i of location r (non-decreasing).
+/* gtime (gtime.h): the global ns of event i of location r (non-decreasing).
  * truth_ns[r] non-NULL: the true_time attribute in ns for rank r's events. */
 /* The id of a location (a rank's thread) in the merged archive. */
 uint64_t ow_location_id(const struct rt_rank *r);

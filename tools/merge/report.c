@@ -72,15 +72,15 @@ struct truth_offsets {
     uint32_t ref_rank;
     const uint64_t *ref;
     uint64_t nref;
+    struct rt_time_reader ref_times;   /* the reference's times, near ref[j] */
     struct multiselect ms;
     uint32_t q;               /* the rank being walked, UINT32_MAX before the first */
     uint64_t j;               /* where in ref its events' true times are */
 };
 
-static void truth_offset_of(void *ctx, uint32_t q, uint64_t i)
+static void truth_offset_of(void *ctx, uint32_t q, uint64_t i, uint64_t t)
 {
     struct truth_offsets *to = ctx;
-    const struct rt_rank *rr = &to->ranks[to->ref_rank];
     const uint64_t *rt = to->truth[to->ref_rank], *ref = to->ref;
     uint64_t tt = to->truth[q][i];
     if (q != to->q) {
@@ -99,14 +99,13 @@ static void truth_offset_of(void *ctx, uint32_t q, uint64_t i)
     }
     while (to->j + 2 < to->nref && rt[ref[to->j + 1]] <= tt)
         to->j++;
-    uint64_t t = rt_time(&to->ranks[q], i);
     uint32_t vertex = cm_vertex(to->m, q, t);
     if (!ms_wants(&to->ms, vertex))
         return;
     uint64_t j = to->j;
     double t0 = (double)rt[ref[j]], t1 = (double)rt[ref[j + 1]];
-    double c0 = cm_corrected(to->m, to->ref_rank, rt_time(rr, ref[j]));
-    double c1 = cm_corrected(to->m, to->ref_rank, rt_time(rr, ref[j + 1]));
+    double c0 = cm_corrected(to->m, to->ref_rank, rt_time_read(&to->ref_times, ref[j]));
+    double c1 = cm_corrected(to->m, to->ref_rank, rt_time_read(&to->ref_times, ref[j + 1]));
     double cref = t1 > t0 ? c0 + (c1 - c0) * ((double)tt - t0) / (t1 - t0) : c0;
     ms_feed(&to->ms, vertex, cref - cm_corrected(to->m, q, t));
 }
@@ -119,9 +118,10 @@ static int truth_offsets_end_pass(void *ctx)
 }
 
 /* Another measure that walks the events with true time alongside
- * fit_residuals, sharing its passes over the events. */
+ * fit_residuals, sharing its passes over the events (t: event i's raw
+ * time). */
 struct walker {
-    void (*event)(void *ctx, uint32_t q, uint64_t i);
+    void (*event)(void *ctx, uint32_t q, uint64_t i, uint64_t t);
     int (*end_pass)(void *ctx);   /* 1: one more pass wanted */
     void *ctx;
 };
@@ -143,11 +143,12 @@ struct series {
     uint64_t *const *times;
 };
 
-static double series_time(const struct rt_rank *ranks, const struct series *s, uint32_t q, uint64_t i)
+/* Event i of rank q, whose raw time is t, in series s. */
+static double series_time(const struct rt_rank *ranks, const struct series *s, uint32_t q, uint64_t i, uint64_t t)
 {
     if (s->g)
-        return (double)gt_at(s->g, q, i);
-    return s->times ? (double)s->times[q][i] : cm_interpolated(&ranks[q], rt_time(&ranks[q], i));
+        return (double)gt_with(s->g, q, i, t);
+    return s->times ? (double)s->times[q][i] : cm_interpolated(&ranks[q], t);
 }
 
 #define MAX_SERIES 2
@@ -181,33 +182,38 @@ static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, uint64_t 
         return -1;
     int fitting = 1, also_more = also != NULL;
     for (int pass = 0; fitting || also_more; pass++) {
-        for (uint32_t q = 0; q < nranks; q++)
+        for (uint32_t q = 0; q < nranks; q++) {
+            struct rt_time_reader tr;
+            rt_time_reader_init(&tr, &ranks[q]);
             for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
                 if (!known(ranks, truth, q, i))
                     continue;
+                uint64_t t = rt_time_read(&tr, i);
                 if (also_more)
-                    also->event(also->ctx, q, i);
+                    also->event(also->ctx, q, i, t);
                 if (!fitting)
                     continue;
                 double tt = (double)truth[q][i] - origin;
                 if (pass == 0) {
                     mx += tt;
                     for (int s = 0; s < nser; s++)
-                        my[s] += series_time(ranks, &times[s], q, i) - tt;
+                        my[s] += series_time(ranks, &times[s], q, i, t) - tt;
                     k++;
                 } else if (pass == 1) {
                     sxx += (tt - mx) * (tt - mx);
                     for (int s = 0; s < nser; s++)
-                        sxy[s] += (tt - mx) * (series_time(ranks, &times[s], q, i) - tt - my[s]);
+                        sxy[s] += (tt - mx) * (series_time(ranks, &times[s], q, i, t) - tt - my[s]);
                 } else {
                     for (int s = 0; s < nser; s++) {
-                        double y = fabs(series_time(ranks, &times[s], q, i) - tt - (my[s] + slope[s] * (tt - mx)));
+                        double y = fabs(series_time(ranks, &times[s], q, i, t) - tt - (my[s] + slope[s] * (tt - mx)));
                         if (y > mxr[s])
                             mxr[s] = y;
                         ms_feed(&ms, (uint32_t)s, y);
                     }
                 }
             }
+            rt_time_reader_free(&tr);
+        }
         if (also_more)
             also_more = also->end_pass(also->ctx);
         if (!fitting)
@@ -356,6 +362,8 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                 ref[nref++] = i;
         struct truth_offsets to = { .ranks = ranks, .m = m, .truth = truth, .ref_rank = ref_rank, .ref = ref,
                                     .nref = nref, .q = UINT32_MAX };
+        if (rr)
+            rt_time_reader_init(&to.ref_times, rr);
         int offsets = ref && nref >= 2 && ms_init(&to.ms, nv, SEGMENT_BINS) == 0;
         struct walker also = { truth_offset_of, truth_offsets_end_pass, &to };
         /* Errors of global time against true time: ours and today's. */
@@ -365,10 +373,14 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         if (offsets && fitted != 0) {   /* out of memory before any pass: the offsets alone */
             int more;
             do {
-                for (uint32_t q = 0; q < nranks; q++)
+                for (uint32_t q = 0; q < nranks; q++) {
+                    struct rt_time_reader tr;
+                    rt_time_reader_init(&tr, &ranks[q]);
                     for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++)
                         if (known(ranks, truth, q, i))
-                            truth_offset_of(&to, q, i);
+                            truth_offset_of(&to, q, i, rt_time_read(&tr, i));
+                    rt_time_reader_free(&tr);
+                }
                 more = truth_offsets_end_pass(&to);
             } while (more);
         }
@@ -379,6 +391,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             }
         if (offsets)
             ms_free(&to.ms);
+        rt_time_reader_free(&to.ref_times);
         free(ref);
         if (fitted == 0) {
             r->true_err_max_ns = maxes[0];
@@ -390,23 +403,27 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             /* how much intervals inside a rank changed (consecutive events),
              * measured in global time's own rate like the errors above */
             for (uint32_t q = 0; q < nranks; q++) {
-                uint64_t p = UINT64_MAX;   /* the previous event with a true time */
+                struct rt_time_reader tr;
+                rt_time_reader_init(&tr, &ranks[q]);
+                uint64_t p = UINT64_MAX, pt = 0;   /* the previous event with a true time, its raw time */
                 for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
                     if (!known(ranks, truth, q, i))
                         continue;
+                    uint64_t t = rt_time_read(&tr, i);
                     if (p != UINT64_MAX) {
-                        double ours = (double)gt_at(gtime, q, i) - (double)gt_at(gtime, q, p);
+                        double ours = (double)gt_with(gtime, q, i, t) - (double)gt_with(gtime, q, p, pt);
                         double real = ((double)truth[q][i] - (double)truth[q][p]) * (1 + rate);
                         if (fabs(ours - real) > r->interval_distortion_max_ns)
                             r->interval_distortion_max_ns = fabs(ours - real);
-                        double interp = cm_interpolated(&ranks[q], rt_time(&ranks[q], i))
-                                        - cm_interpolated(&ranks[q], rt_time(&ranks[q], p));
+                        double interp = cm_interpolated(&ranks[q], t) - cm_interpolated(&ranks[q], pt);
                         real = ((double)truth[q][i] - (double)truth[q][p]) * (1 + raw_rate);
                         if (fabs(interp - real) > r->raw_interval_distortion_max_ns)
                             r->raw_interval_distortion_max_ns = fabs(interp - real);
                     }
                     p = i;
+                    pt = t;
                 }
+                rt_time_reader_free(&tr);
             }
         }
     }
