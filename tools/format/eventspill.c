@@ -104,9 +104,8 @@ static uint64_t spilled_end(const struct rt_rank *r)
 /* The held slots' times as a times record at the file's end: 0 or -1. */
 static int write_times(struct rt_spill *s, const struct rt_rank *r, uint64_t *at)
 {
-    struct rt_rank view = { .events = r->events, .nheld = r->nheld, .declared_events = r->nheld };
-    struct rt_times *t = NULL;   /* numbered from the chunk's first event */
-    if (rt_times_append(&t, &view) != 0)
+    struct rt_times *t = rt_times_of(r->events, r->nheld);   /* numbered from the chunk's first event */
+    if (!t)
         return fail(s, "events set aside in %s: out of memory", s->dir);
     uint64_t nblocks = (r->nheld + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK;
     struct times_header h = { TIMES_MAGIC, r->events_from, r->nheld, t->nwide };

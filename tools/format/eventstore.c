@@ -293,7 +293,6 @@ void rt_facts(const struct rt_rank *r, struct rt_facts *f)
         rt_facts_held(r, f);
 }
 
-/* Block b of t (its first event first) from the times v[0 .. n). */
 /* Block b of t (its first event first) from the times v[0 .. n), whose
  * least is lo: as distances from lo, or whole at wide[wide_at ..]
  * (wide_at UINT64_MAX: not wide). */
@@ -313,81 +312,42 @@ static void put_block(struct rt_times *t, uint64_t b, const uint64_t *v, uint64_
     }
 }
 
-int rt_times_append(struct rt_times **tp, const struct rt_rank *r)
+struct rt_times *rt_times_of(const struct rt_slot *slots, uint64_t n)
 {
-    struct rt_times *t = *tp, *made = NULL;
-    if (!t && !(t = made = calloc(1, sizeof *t)))
-        return -1;
-    if (r->events_from != t->n) {
-        free(made);
-        return -1;
+    uint64_t nblocks = (n + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK;
+    struct rt_times *t = calloc(1, sizeof *t);
+    if (!t || !(t->delta = malloc(sizeof *t->delta * (n ? n : 1)))
+        || !(t->base = malloc(sizeof *t->base * (nblocks ? nblocks : 1)))) {
+        rt_times_free(t);
+        return NULL;
     }
-    uint64_t n = t->n + r->nheld, nblocks = (n + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK;
-    if (n > t->cap) {   /* room for the events the location declares, when they are more */
-        uint64_t cap = n <= r->declared_events ? r->declared_events : t->cap * 2 > n ? t->cap * 2 : n;
-        cap = (cap + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK * RT_TIME_BLOCK;
-        uint32_t *d = realloc(t->delta, sizeof *d * (cap ? cap : 1));
-        if (d)
-            t->delta = d;
-        uint64_t *b = d ? realloc(t->base, sizeof *b * (cap / RT_TIME_BLOCK ? cap / RT_TIME_BLOCK : 1)) : NULL;
-        if (b)
-            t->base = b;
-        if (!d || !b) {
-            if (made)
-                rt_times_free(made);
-            return -1;
-        }
-        t->cap = cap;
-    }
-    /* a block left partial by the last append takes the new times too */
-    uint64_t first_block = t->n / RT_TIME_BLOCK;
-    for (uint64_t b = first_block; b < nblocks; b++) {
+    t->n = t->cap = n;
+    for (uint64_t b = 0; b < nblocks; b++) {
         uint64_t first = b * RT_TIME_BLOCK, end = first + RT_TIME_BLOCK < n ? first + RT_TIME_BLOCK : n;
-        uint64_t v[RT_TIME_BLOCK];
-        size_t old_wide = SIZE_MAX;
+        uint64_t v[RT_TIME_BLOCK], lo = UINT64_MAX, hi = 0;
         for (uint64_t i = first; i < end; i++) {
-            if (i >= t->n) {
-                v[i - first] = r->events[i - r->events_from].time;
-                continue;
-            }
-            uint64_t base = t->base[b];   /* an event already there */
-            if (base & RT_TIME_WIDE) {
-                old_wide = (size_t)(base & ~RT_TIME_WIDE);
-                v[i - first] = t->wide[old_wide + (i - first)];
-            } else {
-                v[i - first] = base + t->delta[i];
-            }
-        }
-        uint64_t lo = UINT64_MAX, hi = 0;
-        for (uint64_t k = 0; k < end - first; k++) {
-            lo = v[k] < lo ? v[k] : lo;
-            hi = v[k] > hi ? v[k] : hi;
+            v[i - first] = slots[i].time;
+            lo = v[i - first] < lo ? v[i - first] : lo;
+            hi = v[i - first] > hi ? v[i - first] : hi;
         }
         uint64_t at = UINT64_MAX;
         if (hi - lo > UINT32_MAX || (lo & RT_TIME_WIDE)) {   /* 32-bit distances cannot hold them */
-            if (old_wide != SIZE_MAX) {
-                at = old_wide;   /* the block's own place again */
-            } else {
-                if (t->nwide + RT_TIME_BLOCK > t->cwide) {   /* rare: more than 4 s within 64 events */
-                    size_t cap = t->cwide ? t->cwide * 2 : 4 * RT_TIME_BLOCK;
-                    uint64_t *w = realloc(t->wide, sizeof *w * cap);
-                    if (!w) {
-                        if (made)
-                            rt_times_free(made);
-                        return -1;   /* blocks [first_block, b) rewritten with the same values: t unchanged */
-                    }
-                    t->wide = w;
-                    t->cwide = cap;
+            if (t->nwide + RT_TIME_BLOCK > t->cwide) {   /* rare: more than 4 s within 64 events */
+                size_t cap = t->cwide ? t->cwide * 2 : 4 * RT_TIME_BLOCK;
+                uint64_t *w = realloc(t->wide, sizeof *w * cap);
+                if (!w) {
+                    rt_times_free(t);
+                    return NULL;
                 }
-                at = t->nwide;
-                t->nwide += RT_TIME_BLOCK;
+                t->wide = w;
+                t->cwide = cap;
             }
+            at = t->nwide;
+            t->nwide += RT_TIME_BLOCK;
         }
         put_block(t, b, v, end - first, lo, at);
     }
-    t->n = n;
-    *tp = t;
-    return 0;
+    return t;
 }
 
 void rt_times_free(struct rt_times *t)

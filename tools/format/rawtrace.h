@@ -253,11 +253,9 @@ void rt_facts(const struct rt_rank *r, struct rt_facts *f);
 /* The facts of the slots r holds alone (one chunk's), and two chunks' put together. */
 void rt_facts_held(const struct rt_rank *r, struct rt_facts *f);
 void rt_facts_add(struct rt_facts *to, const struct rt_facts *f);
-/* eventstore.c: the times of the slots r holds appended to *t in
- * rt_times form (*t NULL: made; they must continue it: r->events_from ==
- * (*t)->n). 0, or -1 out of memory (*t unchanged). Freed by
- * rt_times_free. */
-int rt_times_append(struct rt_times **t, const struct rt_rank *r);
+/* eventstore.c: the times of n slots in rt_times form (numbered from 0),
+ * or NULL when out of memory. Freed by rt_times_free. */
+struct rt_times *rt_times_of(const struct rt_slot *slots, uint64_t n);
 void rt_times_free(struct rt_times *t);
 /* The slots held and their side columns freed; the window moves to the
  * end (events_from = nevents): what is read next continues it. True
