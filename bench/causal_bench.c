@@ -99,9 +99,8 @@ static void reset_peak(void)
  * 4-byte entries (format 1). */
 static void breakdown(const struct ci_index *ix, const struct ci_stats *st)
 {
-    uint64_t top = 0, maps = 0;
-    for (uint64_t x = 0; x < ix->nrecords; x++)
-        top += ix->rec_level[x] >= ix->nlevels;
+    /* built into its file: the index has its counts, not its arrays */
+    uint64_t top = st->top_records, maps = 0;
     for (uint32_t k = 0; k < ix->nlevels; k++)
         maps += 8 * ((uint64_t)ix->nranks + 1) + 4 * ix->nmap[k];
     uint64_t meta = ix->nrecords * (4 + 4 + 4 + 8 + 8 + 1 + 4 * (uint64_t)ix->nlevels) + 16 * (uint64_t)ix->nranks;

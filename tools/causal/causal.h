@@ -81,6 +81,14 @@ struct ci_line {
 /* bytes of one value of width code w: 0, 1, 2, 4 */
 #define CI_W_BYTES(w) ((0x4210u >> (4 * (w))) & 15)
 
+/* The sections of an index file, in file order (causal_file.c): then
+ * per level k, CI_SEC_LEVELS + 3k: map_first, map, rec_gcr. */
+enum ci_section {
+    CI_SEC_TLINE, CI_SEC_CBYTES, CI_SEC_ENTRIES, CI_SEC_NEVENTS, CI_SEC_REC_FIRST, CI_SEC_REC_START,
+    CI_SEC_REC_CLUSTER, CI_SEC_REC_SIZE, CI_SEC_REC_VEC, CI_SEC_REC_BOUND, CI_SEC_REC_LEVEL, CI_SEC_LEVELS
+};
+#define CI_MAX_SECTIONS (CI_SEC_LEVELS + 3 * CI_MAX_LEVELS)
+
 /* Derived when opened: per 2^bucket_shift events of a rank, the record of
  * its first event (counted from rec_first[rank]), and the full vectors
  * (numbers, or CI_NONE) before its first event's record and after its last
@@ -127,8 +135,11 @@ struct ci_index {
      * of every full vector in turn (ci_chunk_at), in lines (above). */
     struct ci_line *tline;
     uint8_t *cbytes;                      /* the chunks' data */
-    uint64_t sums[2];                     /* built into a file: the checksums of tchunk and cbytes, */
-    int sums_ok;                          /* computed as written (causal_file.c) */
+    /* Built into a file (ci_config.entries_file): every section is in the
+     * file at its place (ci_layout) and the arrays above are NULL; sums
+     * are the sections' checksums, computed as they were written. */
+    int body_in_file;
+    uint64_t sums[CI_MAX_SECTIONS];
     /* derived when opened: where each rank stands in each cluster's map */
     uint64_t *memb_first[CI_MAX_LEVELS];  /* [rank + 1] */
     uint32_t *memb[CI_MAX_LEVELS];        /* (cluster, position) pairs */
@@ -136,10 +147,7 @@ struct ci_index {
     uint32_t bucket_shift;                /* CI_BUCKET_SHIFT, or more when records are sparse (ci_prepare) */
     struct ci_bucket *bucket;             /* per 2^bucket_shift events of a rank */
     /* storage */
-    size_t entries_mapped;                /* built into a file: cbytes lie in a read-only mapping of this
-                                           * size at entries_base (else cbytes and entries are malloc'd) */
-    void *entries_base;
-    int entries_fd;                       /* > 0: cbytes were written into this file (ci_config.entries_file) */
+    int entries_fd;                       /* > 0: the file the build wrote the index into (body_in_file) */
     char *entries_path;
     int written_fd;                       /* > 0: that file, complete (ci_write_in_place): ci_free drops it
                                            * from the page cache once unmapped (ci_drop_cached) */
@@ -167,9 +175,10 @@ struct ci_config {
     uint32_t maxsize[CI_MAX_LEVELS];      /* increasing */
     ci_merge_policy policy;               /* NULL: ci_merge_first_communication */
     void *policy_arg;
-    /* non-NULL: write the full vectors' chunks straight into this new
-     * file, where ci_write_in_place will complete the index (they are most
-     * of it: written once instead of in memory and again to the file) */
+    /* non-NULL: write the whole index straight into this new file, where
+     * ci_write_in_place completes it with its header (nothing of it that
+     * grows with the events stays in memory: causal_aside.h); the index
+     * built has its counts only (body_in_file) */
     const char *entries_file;
     size_t vector_budget;                 /* bytes of vectors at once; 0: CI_VECTOR_BUDGET */
     uint32_t chunk_shift;                 /* 0: CI_CHUNK_SHIFT; else 1 .. 16 */
@@ -267,6 +276,10 @@ uint64_t ci_hash_bytes(uint64_t h, const void *data, size_t n);
 
 /* Bytes before the full vectors' chunks in an index file (its header). */
 size_t ci_header_size(void);
+/* Where each section of ix's file starts and its size in bytes (without
+ * the padding to 8 bytes that follows it), from ix's counts alone;
+ * returns the number of sections (CI_SEC_LEVELS + 3 x nlevels). */
+int ci_layout(const struct ci_index *ix, uint64_t off[CI_MAX_SECTIONS], uint64_t size[CI_MAX_SECTIONS]);
 
 /* Index files (causal_file.c). The fingerprint identifies the merged archive
  * in dir (see causal_file.c for what it covers). */

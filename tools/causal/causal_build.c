@@ -20,6 +20,7 @@
  * the paper keeps ("clean up Fidge/Mattern timestamps" once no later event
  * can need them). W is the largest the vector budget allows. */
 #include "causal.h"
+#include "causal_aside.h"
 #include "asidefile.h"
 #include "collstream.h"
 #include "extsort.h"
@@ -75,9 +76,10 @@ struct role_window {
     uint32_t n, cap;
 };
 
-struct rec {
-    uint32_t start, cluster, size, level;
-    uint64_t vec;
+/* A rank's latest record (the first pass): whether its next event without
+ * partners starts a new one. */
+struct rec_last {
+    uint32_t level, cluster, size;
 };
 
 struct u32vec {
@@ -208,11 +210,13 @@ struct builder {
     struct u32vec *cmap[CI_MAX_LEVELS];    /* [cluster]: members; size = n */
     uint32_t *mark;               /* [cluster or rank] stamps for de-duplication */
     uint32_t stamp;
-    /* output */
-    struct rec **recs;
-    size_t *nrecs, *crecs;
-    struct u32vec *gcr[CI_MAX_LEVELS];     /* [rank]: per record, see ci_index.rec_gcr */
-    uint32_t *entries;            /* cluster entries, nentries of them (allocated after the first pass) */
+    /* output: the records and cluster entries wait on disk (causal_aside.h) */
+    char aside_dir[4300];
+    struct ci_recs *recs;
+    uint64_t *nrecs;              /* [rank]: records so far */
+    struct rec_last *last;        /* [rank]: its latest record, the first pass */
+    uint32_t *gcr[CI_MAX_LEVELS]; /* [rank]: the latest record's, see ci_index.rec_gcr */
+    struct ci_entries *ent;       /* cluster entries, nentries of them (made after the first pass) */
     uint64_t nentries, ntop;      /* counted by the first pass */
     /* The chunk codes (strip by strip: causal.h) and the chunks' bytes,
      * each written in order as the passes produce them. */
@@ -722,20 +726,6 @@ static void enter_send(struct builder *b, uint32_t c, uint32_t k, const uint32_t
     }
 }
 
-static int push_rec(struct builder *b, uint32_t r, struct rec x)
-{
-    if (b->nrecs[r] == b->crecs[r]) {
-        size_t cap = b->crecs[r] ? b->crecs[r] + b->crecs[r] / 2 : 16;   /* records are most of the build: little room to spare */
-        struct rec *nv = realloc(b->recs[r], sizeof *nv * cap);
-        if (!nv)
-            return -1;
-        b->recs[r] = nv;
-        b->crecs[r] = cap;
-    }
-    b->recs[r][b->nrecs[r]++] = x;
-    return 0;
-}
-
 static int os_flush(struct ostream *o)
 {
     if (o->fd < 0 || !o->n)
@@ -890,12 +880,16 @@ static int encode_chunk(struct builder *b, uint32_t r, uint32_t c, const uint32_
  * level k is a cluster receive of every level below); its vector's place. */
 static int stamp(struct builder *b, uint32_t r, uint64_t i, uint32_t k, int receive)
 {
-    struct rec x = { (uint32_t)i, 0, b->N, k, 0 };
+    struct ci_rec x = { 0 };
+    x.rank = r;
+    x.start = (uint32_t)i;
+    x.size = b->N;
+    x.level = k;
     uint32_t self = (uint32_t)b->nrecs[r];
     for (uint32_t lv = 0; lv < b->L; lv++) {
-        const struct u32vec *g = &b->gcr[lv][r];
-        if (u32_push(&b->gcr[lv][r], receive && lv < k ? self : g->n ? g->v[g->n - 1] : CI_NONE))
-            return -1;
+        if (receive && lv < k)
+            b->gcr[lv][r] = self;
+        x.gcr[lv] = b->gcr[lv][r];
     }
     if (k < b->L) {
         x.cluster = b->cluster_of[k][r];
@@ -905,15 +899,19 @@ static int stamp(struct builder *b, uint32_t r, uint64_t i, uint32_t k, int rece
     } else {
         x.vec = b->ntop++;
     }
-    return push_rec(b, r, x);
+    b->last[r] = (struct rec_last){ k, x.cluster, x.size };
+    b->nrecs[r]++;
+    return ci_recs_put(b->recs, &x);
 }
 
 /* A window pass: the columns of v (window-relative) in record x. */
-static int stamp_window(struct builder *b, uint32_t r, const struct rec *x, const uint32_t *v)
+static int stamp_window(struct builder *b, uint32_t r, const struct ci_rec *x, const uint32_t *v)
 {
     if (x->level < b->L) {
         const uint32_t *map = b->cmap[x->level][x->cluster].v;
-        uint32_t *out = b->entries + x->vec;
+        uint32_t *out = ci_entries_span(b->ent, x->vec, x->size);
+        if (!out)
+            return -1;
         for (uint32_t j = 0; j < x->size; j++)
             if (map[j] - b->lo < b->W)
                 out[j] = v[map[j] - b->lo];
@@ -1044,9 +1042,16 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
     struct ci_stats *st = b->st;
     if (!b->structure) {
         /* replay: the first pass decided the records */
-        if (b->rcur[r] < b->nrecs[r] && b->recs[r][b->rcur[r]].start == i
-            && stamp_window(b, r, &b->recs[r][b->rcur[r]++], v))
-            return -1;
+        if (b->rcur[r] < b->nrecs[r]) {
+            const struct ci_rec *x = ci_recs_at(b->recs, r, b->rcur[r]);
+            if (!x)
+                return -1;
+            if (x->start == i) {
+                b->rcur[r]++;
+                if (stamp_window(b, r, x, v))
+                    return -1;
+            }
+        }
     } else if (b->npart) {
         /* Fig. 5: climb while the partners lie outside and the clusters cannot merge */
         uint32_t k = 0;
@@ -1068,8 +1073,8 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
         st->top_events += k == b->L;
     } else {
         uint32_t c = b->cluster_of[0][r];
-        const struct rec *last = b->nrecs[r] ? &b->recs[r][b->nrecs[r] - 1] : NULL;
-        if (!last || last->level != 0 || last->cluster != c || last->size != b->cmap[0][c].n)
+        const struct rec_last *last = &b->last[r];
+        if (!b->nrecs[r] || last->level != 0 || last->cluster != c || last->size != b->cmap[0][c].n)
             if (stamp(b, r, i, 0, 0))
                 return -1;
         st->paper_entries += (double)b->cmap[0][c].n;
@@ -1126,15 +1131,13 @@ static void builder_free(struct builder *b)
     roles_free(b);
     free(b->rwin);
     free(b->role_first);
-    for (uint32_t r = 0; r < b->N; r++)
-        if (b->recs)
-            free(b->recs[r]);
-    free(b->recs);
+    ci_recs_free(b->recs);
+    ci_entries_free(b->ent);
+    free(b->last);
     free(b->nroles);
     free(b->rpos);
     free(b->pos);
     free(b->nrecs);
-    free(b->crecs);
     free(b->rcur);
     free(b->key);
     free(b->keytop);
@@ -1143,11 +1146,8 @@ static void builder_free(struct builder *b)
         for (uint32_t c = 0; b->cmap[k] && c < b->N; c++)
             free(b->cmap[k][c].v);
         free(b->cmap[k]);
-        for (uint32_t r = 0; b->gcr[k] && r < b->N; r++)
-            free(b->gcr[k][r].v);
         free(b->gcr[k]);
     }
-    free(b->entries);
     free(b->codes.buf);
     free(b->bytes.buf);
     if (b->fd >= 0) {
@@ -1159,19 +1159,122 @@ static void builder_free(struct builder *b)
     free(b->clist);
 }
 
-/* Lay the per-rank and per-cluster lists out as the flat arrays of
- * struct ci_index. */
-/* The replay is over: its roles and vectors go before finish copies the
- * records, and their pages back to the system (many small arrays freed in
- * the middle of the heap otherwise stay resident, and finish's large
- * arrays cannot use them). */
+/* The replay is over: its roles and vectors go before the index is
+ * written, and their pages back to the system (many small arrays freed in
+ * the middle of the heap otherwise stay resident). */
 static void release_replay(struct builder *b)
 {
     pass_free(b);
     roles_free(b);
+    ci_recs_drop_windows(b->recs);
     give_back_memory();
 }
 
+/* Section k of the index, written in order: at its place in the index
+ * file, or into memory (no file). */
+static int sec_open(const struct builder *b, struct ostream *o, const uint64_t *off, int k)
+{
+    return os_open(o, b->fd, b->fd >= 0 ? off[k] : 0);
+}
+
+/* The section is complete: its checksum (in the file), or its bytes
+ * (memory: *mem owns them); it must have the layout's size. */
+static int sec_close(struct ostream *o, uint64_t size, uint64_t *sum, void *mem)
+{
+    int bad = os_flush(o) != 0 || o->total != size;
+    *sum = o->sum;
+    if (o->fd >= 0) {
+        free(o->buf);
+    } else {
+        /* a section of no bytes still points somewhere (queries take its address) */
+        *(void **)mem = o->buf ? o->buf : malloc(8);
+        if (!*(void **)mem)
+            bad = 1;
+    }
+    o->buf = NULL;
+    return bad ? -1 : 0;
+}
+
+/* Every record in order (rank after rank): the record sections, written at
+ * once. rec_bound: between two full-vector records of a rank, every record
+ * has the same pair (the one before, the one after), so a run waits as a
+ * count until the next full vector (or the rank's end) says its second. */
+struct bounds {
+    struct ostream *o;
+    uint64_t pending;
+    uint32_t before;
+};
+
+static int bounds_emit(struct bounds *bd, uint32_t after)
+{
+    uint32_t pair[2] = { bd->before, after };
+    for (; bd->pending; bd->pending--)
+        if (os_put(bd->o, pair, sizeof pair))
+            return -1;
+    return 0;
+}
+
+static int write_records(struct builder *b, const uint64_t *off, struct ci_index *ix, uint64_t *sums,
+                         const uint64_t *size)
+{
+    enum { COLS = 6 };
+    static const int col[COLS] = { CI_SEC_REC_START, CI_SEC_REC_CLUSTER, CI_SEC_REC_SIZE, CI_SEC_REC_VEC,
+                                   CI_SEC_REC_BOUND, CI_SEC_REC_LEVEL };
+    void *dest[COLS] = { &ix->rec_start, &ix->rec_cluster, &ix->rec_size, &ix->rec_vec, &ix->rec_bound, &ix->rec_level };
+    struct ostream o[COLS + CI_MAX_LEVELS];
+    memset(o, 0, sizeof o);
+    int bad = 0, n = COLS + (int)b->L;
+    for (int k = 0; k < n && !bad; k++)
+        bad = sec_open(b, &o[k], off, k < COLS ? col[k] : CI_SEC_LEVELS + 3 * (k - COLS) + 2);
+    enum { BATCH = 4096 };
+    struct ci_rec *batch = malloc(sizeof *batch * BATCH);
+    bad = bad || !batch;
+    uint64_t at = 0;
+    for (uint32_t r = 0; r < b->N && !bad; r++) {
+        struct bounds bd = { &o[4], 0, CI_NONE };
+        for (uint64_t k = 0; k < b->nrecs[r] && !bad;) {
+            size_t m = b->nrecs[r] - k < BATCH ? (size_t)(b->nrecs[r] - k) : BATCH;
+            if (ci_recs_read(b->recs, at, batch, m) != 0) {
+                bad = 1;
+                break;
+            }
+            for (size_t q = 0; q < m && !bad; q++) {
+                const struct ci_rec *x = &batch[q];
+                uint8_t level = (uint8_t)x->level;
+                bad = x->rank != r || os_put(&o[0], &x->start, 4) || os_put(&o[1], &x->cluster, 4)
+                      || os_put(&o[2], &x->size, 4) || os_put(&o[3], &x->vec, 8) || os_put(&o[5], &level, 1);
+                for (uint32_t lv = 0; lv < b->L && !bad; lv++)
+                    bad = os_put(&o[COLS + lv], &x->gcr[lv], 4);
+                if (bad)
+                    break;
+                bd.pending++;
+                if (x->level == b->L) {   /* a full vector: < 2^32 - 1 (ci_build) */
+                    uint32_t t = (uint32_t)x->vec;
+                    bd.pending--;
+                    bad = bounds_emit(&bd, t);
+                    bd.before = t;
+                    bd.pending = 1;
+                    bad = bad || bounds_emit(&bd, t);
+                }
+            }
+            k += m;
+            at += m;
+        }
+        bad = bad || bounds_emit(&bd, CI_NONE);
+    }
+    free(batch);
+    for (int k = 0; k < n; k++) {
+        int sec = k < COLS ? col[k] : CI_SEC_LEVELS + 3 * (k - COLS) + 2;
+        void *mem = k < COLS ? dest[k] : (void *)&ix->rec_gcr[k - COLS];
+        if (sec_close(&o[k], size[sec], &sums[sec], mem) != 0)
+            bad = 1;
+    }
+    return bad ? -1 : 0;
+}
+
+/* The index: its counts, then every section after the full vectors' (which
+ * the passes wrote) in turn, each at its place in the file (or in memory),
+ * from the records and entries set aside and the clusters. */
 static int finish(struct builder *b, struct ci_index *ix)
 {
     memset(ix, 0, sizeof *ix);
@@ -1179,83 +1282,12 @@ static int finish(struct builder *b, struct ci_index *ix)
     ix->nlevels = b->L;
     ix->chunk_shift = b->cshift;
     memcpy(ix->maxsize, b->cfg->maxsize, sizeof ix->maxsize);
-    uint64_t nrec = 0;
     for (uint32_t r = 0; r < b->N; r++)
-        nrec += b->nrecs[r];
-    ix->nrecords = nrec;
-    ix->nevents = malloc(sizeof *ix->nevents * b->N);
-    ix->rec_first = malloc(sizeof *ix->rec_first * (b->N + 1));
-    ix->rec_start = malloc(sizeof *ix->rec_start * (nrec ? nrec : 1));
-    ix->rec_cluster = malloc(sizeof *ix->rec_cluster * (nrec ? nrec : 1));
-    ix->rec_size = malloc(sizeof *ix->rec_size * (nrec ? nrec : 1));
-    ix->rec_vec = malloc(sizeof *ix->rec_vec * (nrec ? nrec : 1));
-    ix->rec_level = malloc(nrec ? nrec : 1);
-    ix->rec_bound = malloc(sizeof *ix->rec_bound * 2 * (nrec ? nrec : 1));
-    if (!ix->rec_bound || !ix->nevents || !ix->rec_first || !ix->rec_start || !ix->rec_cluster || !ix->rec_size || !ix->rec_vec
-        || !ix->rec_level)
-        return -1;
-    uint64_t at = 0;
-    for (uint32_t r = 0; r < b->N; r++) {
-        ix->nevents[r] = b->nevents[r];
-        ix->rec_first[r] = at;
-        for (size_t k = 0; k < b->nrecs[r]; k++, at++) {
-            const struct rec *x = &b->recs[r][k];
-            ix->rec_start[at] = x->start;
-            ix->rec_cluster[at] = x->cluster;
-            ix->rec_size[at] = x->size;
-            ix->rec_vec[at] = x->vec;
-            ix->rec_level[at] = (uint8_t)x->level;
-        }
-        free(b->recs[r]);   /* copied: its memory goes as the index's grows */
-        b->recs[r] = NULL;
-        b->crecs[r] = 0;
-        if (r % 256 == 255)
-            give_back_memory();
-    }
-    give_back_memory();
-    ix->rec_first[b->N] = at;
-    for (uint32_t r = 0; r < b->N; r++) {
-        uint32_t t = CI_NONE;
-        for (uint64_t x = ix->rec_first[r]; x < ix->rec_first[r + 1]; x++) {
-            if (ix->rec_level[x] == b->L)
-                t = (uint32_t)ix->rec_vec[x];   /* < 2^32 - 1 (ci_build) */
-            ix->rec_bound[2 * x] = t;
-        }
-        t = CI_NONE;
-        for (uint64_t x = ix->rec_first[r + 1]; x-- > ix->rec_first[r];) {
-            if (ix->rec_level[x] == b->L)
-                t = (uint32_t)ix->rec_vec[x];
-            ix->rec_bound[2 * x + 1] = t;
-        }
-    }
-    for (uint32_t k = 0; k < b->L; k++) {
-        uint64_t nm = 0;
+        ix->nrecords += b->nrecs[r];
+    for (uint32_t k = 0; k < b->L; k++)
         for (uint32_t c = 0; c < b->N; c++)
-            nm += b->cmap[k][c].n;
-        ix->nmap[k] = nm;
-        ix->map_first[k] = malloc(sizeof **ix->map_first * (b->N + 1));
-        ix->map[k] = malloc(sizeof **ix->map * (nm ? nm : 1));
-        ix->rec_gcr[k] = malloc(sizeof **ix->rec_gcr * (nrec ? nrec : 1));
-        if (!ix->map_first[k] || !ix->map[k] || !ix->rec_gcr[k])
-            return -1;
-        nm = 0;
-        for (uint32_t c = 0; c < b->N; c++) {
-            ix->map_first[k][c] = nm;
-            memcpy(ix->map[k] + nm, b->cmap[k][c].v, sizeof *ix->map[k] * b->cmap[k][c].n);
-            nm += b->cmap[k][c].n;
-        }
-        ix->map_first[k][b->N] = nm;
-        for (uint32_t r = 0; r < b->N; r++) {
-            if (b->nrecs[r])
-                memcpy(ix->rec_gcr[k] + ix->rec_first[r], b->gcr[k][r].v, sizeof **ix->rec_gcr * b->nrecs[r]);
-            free(b->gcr[k][r].v);
-            b->gcr[k][r] = (struct u32vec){ 0 };
-        }
-        give_back_memory();
-    }
+            ix->nmap[k] += b->cmap[k][c].n;
     ix->nentries = b->nentries;
-    ix->entries = b->entries;
-    b->entries = NULL;
     ix->ntop = b->ntop;
     ix->strip_chunks = b->cpw;
     ix->nchunks = b->nchunks;
@@ -1263,35 +1295,92 @@ static int finish(struct builder *b, struct ci_index *ix)
     ix->ntchunks = b->ntop * b->nchunks;
     ix->nlines = (ix->ntchunks + CI_LINE_CODES - 1) / CI_LINE_CODES;
     ix->nbytes = b->bytes.total;
-    if (flush_line(b) || b->codes.total != sizeof(struct ci_line) * ix->nlines)
+    uint64_t off[CI_MAX_SECTIONS], size[CI_MAX_SECTIONS], *sums = ix->sums;
+    int ns = ci_layout(ix, off, size);
+    if (flush_line(b) || b->codes.total != size[CI_SEC_TLINE] || os_flush(&b->codes) || os_flush(&b->bytes))
         return -1;
-    if (b->fd >= 0) {
-        if (os_flush(&b->codes) || os_flush(&b->bytes))
-            return -1;
-        ix->sums[0] = b->codes.sum;
-        ix->sums[1] = b->bytes.sum;
-        ix->sums_ok = 1;
-        /* the chunks stay in the file: read them from there (page cache, not heap) */
-        size_t size = (size_t)(b->bytes.base + b->bytes.total);
-        void *p = mmap(NULL, size, PROT_READ, MAP_SHARED, b->fd, 0);
-        if (p == MAP_FAILED)
-            return -1;
-        ix->entries_base = p;
-        ix->entries_mapped = size;
-        ix->tline = (struct ci_line *)(void *)((uint8_t *)p + b->codes.base);
-        ix->cbytes = (uint8_t *)p + b->bytes.base;
-        ix->entries_fd = b->fd;
-        if (!(ix->entries_path = strdup(b->cfg->entries_file)))
-            return -1;
-        b->fd = -1;
-    } else {
+    sums[CI_SEC_TLINE] = b->codes.sum;
+    sums[CI_SEC_CBYTES] = b->bytes.sum;
+    if (b->fd < 0) {
         ix->tline = b->codes.buf ? (struct ci_line *)(void *)b->codes.buf : malloc(sizeof *ix->tline);
         ix->cbytes = b->bytes.buf ? b->bytes.buf : malloc(1);
         b->codes.buf = b->bytes.buf = NULL;
         if (!ix->tline || !ix->cbytes)
             return -1;
     }
-    return ci_prepare(ix);
+    struct ostream o;
+    /* the cluster entries, copied from their file */
+    if (ci_entries_flush(b->ent) != 0 || sec_open(b, &o, off, CI_SEC_ENTRIES))
+        return -1;
+    uint64_t at = 0;
+    unsigned char buf[1 << 16];
+    while (at < size[CI_SEC_ENTRIES]) {
+        size_t k = size[CI_SEC_ENTRIES] - at < sizeof buf ? (size_t)(size[CI_SEC_ENTRIES] - at) : sizeof buf;
+        if (ci_entries_read(b->ent, buf, k, at) != 0 || os_put(&o, buf, k)) {
+            free(o.buf);
+            return -1;
+        }
+        at += k;
+    }
+    if (sec_close(&o, size[CI_SEC_ENTRIES], &sums[CI_SEC_ENTRIES], &ix->entries) != 0)
+        return -1;
+    ci_entries_free(b->ent);
+    b->ent = NULL;
+    /* events and where each rank's records start */
+    int bad = sec_open(b, &o, off, CI_SEC_NEVENTS);
+    for (uint32_t r = 0; r < b->N && !bad; r++)
+        bad = os_put(&o, &b->nevents[r], 8);
+    if (sec_close(&o, size[CI_SEC_NEVENTS], &sums[CI_SEC_NEVENTS], &ix->nevents) != 0 || bad)
+        return -1;
+    bad = sec_open(b, &o, off, CI_SEC_REC_FIRST);
+    at = 0;
+    for (uint32_t r = 0; r <= b->N && !bad; r++) {
+        bad = os_put(&o, &at, 8);
+        at += r < b->N ? b->nrecs[r] : 0;
+    }
+    if (sec_close(&o, size[CI_SEC_REC_FIRST], &sums[CI_SEC_REC_FIRST], &ix->rec_first) != 0 || bad)
+        return -1;
+    if (write_records(b, off, ix, sums, size) != 0)
+        return -1;
+    /* per level: the clusters' maps */
+    for (uint32_t k = 0; k < b->L; k++) {
+        int sec = CI_SEC_LEVELS + 3 * (int)k;
+        bad = sec_open(b, &o, off, sec);
+        at = 0;
+        for (uint32_t c = 0; c <= b->N && !bad; c++) {
+            bad = os_put(&o, &at, 8);
+            at += c < b->N ? b->cmap[k][c].n : 0;
+        }
+        if (sec_close(&o, size[sec], &sums[sec], &ix->map_first[k]) != 0 || bad)
+            return -1;
+        bad = sec_open(b, &o, off, sec + 1);
+        for (uint32_t c = 0; c < b->N && !bad; c++)
+            bad = os_put(&o, b->cmap[k][c].v, sizeof *b->cmap[k][c].v * b->cmap[k][c].n);
+        if (sec_close(&o, size[sec + 1], &sums[sec + 1], &ix->map[k]) != 0 || bad)
+            return -1;
+    }
+    (void)ns;
+    if (b->fd < 0)
+        return ci_prepare(ix);
+    /* everything is in the file: ci_write_in_place adds the header */
+    ix->body_in_file = 1;
+    ix->entries_fd = b->fd;
+    if (!(ix->entries_path = strdup(b->cfg->entries_file)))
+        return -1;
+    b->fd = -1;
+    return 0;
+}
+
+/* Why a step failed, one line. */
+static const char *build_error(const struct builder *b)
+{
+    if (b->roles_failed)
+        return b->roles_file.err;
+    if (b->recs && *ci_recs_error(b->recs))
+        return ci_recs_error(b->recs);
+    if (b->ent && *ci_entries_error(b->ent))
+        return ci_entries_error(b->ent);
+    return b->oom || b->fd < 0 ? "out of memory" : "cannot write the index file (disk full?)";
 }
 
 /* Run every rank until each is done or waits on another: one pass in
@@ -1328,9 +1417,7 @@ static int run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter,
             uint32_t wait = NONE;
             int s = step(b, r, &wait);
             if (s < 0) {
-                snprintf(err, errlen, "causal index: %s", b->roles_failed ? b->roles_file.err
-                                                          : b->oom || b->fd < 0 ? "out of memory"
-                                                          : "cannot write the index file (disk full?)");
+                snprintf(err, errlen, "causal index: %s", build_error(b));
                 return -1;
             }
             if (s == 0) {
@@ -1424,24 +1511,24 @@ static int build_held(const uint64_t *nevents, uint32_t nranks, const struct mg_
     b.rpos = calloc(N, sizeof *b.rpos);
     b.rcur = calloc(N, sizeof *b.rcur);
     b.pos = calloc(N, sizeof *b.pos);
-    b.recs = calloc(N, sizeof *b.recs);
     b.nrecs = calloc(N, sizeof *b.nrecs);
-    b.crecs = calloc(N, sizeof *b.crecs);
+    b.last = calloc(N, sizeof *b.last);
     b.mark = calloc(N, sizeof *b.mark);
     b.part = malloc(sizeof *b.part * N);
     b.clist = malloc(sizeof *b.clist * N);
     uint32_t *waiters = malloc(sizeof *waiters * N), *next_waiter = malloc(sizeof *next_waiter * N);
     uint32_t *stack = malloc(sizeof *stack * N);
     uint8_t *queued = calloc(N, 1);
-    int ok = b.cur && b.rwin && b.role_first && b.nroles && b.rpos && b.rcur && b.pos && b.recs && b.nrecs && b.crecs
+    int ok = b.cur && b.rwin && b.role_first && b.nroles && b.rpos && b.rcur && b.pos && b.nrecs && b.last
              && b.mark && b.part && b.clist && waiters && next_waiter && stack && queued;
     for (uint32_t k = 0; ok && k < b.L; k++) {
         b.cluster_of[k] = malloc(sizeof *b.cluster_of[k] * N);
         b.cmap[k] = calloc(N, sizeof *b.cmap[k]);
-        b.gcr[k] = calloc(N, sizeof *b.gcr[k]);
+        b.gcr[k] = malloc(sizeof *b.gcr[k] * N);
         ok = b.cluster_of[k] && b.cmap[k] && b.gcr[k];
         for (uint32_t r = 0; ok && r < N; r++) {
             b.cluster_of[k][r] = r;
+            b.gcr[k][r] = CI_NONE;
             ok = u32_push(&b.cmap[k][r], r) == 0;
         }
     }
@@ -1452,12 +1539,21 @@ static int build_held(const uint64_t *nevents, uint32_t nranks, const struct mg_
     if (setup_roles(&b, err, errlen) != 0)
         goto done;
     pass_free(&b);
+    const char *adir = roles_dir(&b, b.aside_dir, sizeof b.aside_dir);
+    if (adir != b.aside_dir)
+        snprintf(b.aside_dir, sizeof b.aside_dir, "%s", adir);
+    if (!(b.recs = ci_recs_new(b.N, b.L, b.aside_dir, ROLE_SORT_MEMORY, err, errlen)))
+        goto done;
 
     /* the records, without vectors */
     b.structure = 1;
     if (run_pass(&b, waiters, next_waiter, stack, queued, err, errlen) != 0)
         goto done;
     b.structure = 0;
+    if (ci_recs_seal(b.recs) != 0) {
+        snprintf(err, errlen, "causal index: %s", ci_recs_error(b.recs));
+        goto done;
+    }
     if (sweeps)
         sweep_flush(&b);   /* the last item */
     stats->peak_live_vectors = b.peak;
@@ -1475,10 +1571,11 @@ static int build_held(const uint64_t *nevents, uint32_t nranks, const struct mg_
     b.cur = calloc(N * b.Wmax, sizeof *b.cur);
     b.key = malloc(sizeof *b.key * N * b.Wmax);
     b.keytop = malloc(sizeof *b.keytop * N * b.cpw);
-    b.entries = calloc(b.nentries ? b.nentries : 1, sizeof *b.entries);
+    if (!(b.ent = ci_entries_new(b.nentries, b.aside_dir, err, errlen)))
+        goto done;
     /* the file: header, chunk codes' lines (their size is known now), chunk bytes */
     uint64_t codes_size = sizeof(struct ci_line) * ((b.ntop * b.nchunks + CI_LINE_CODES - 1) / CI_LINE_CODES);
-    if (!b.cur || !b.key || !b.keytop || !b.entries || os_open(&b.codes, b.fd, b.skip)
+    if (!b.cur || !b.key || !b.keytop || os_open(&b.codes, b.fd, b.skip)
         || os_open(&b.bytes, b.fd, b.skip + ((codes_size + 7) & ~(uint64_t)7))) {
         snprintf(err, errlen, "causal index: out of memory for %u ranks (%u columns at once)", nranks, b.Wmax);
         goto done;
@@ -1488,14 +1585,20 @@ static int build_held(const uint64_t *nevents, uint32_t nranks, const struct mg_
     for (b.lo = 0; b.lo < N; b.lo += b.Wmax) {
         b.W = N - b.lo < b.Wmax ? (uint32_t)(N - b.lo) : b.Wmax;
         b.next_top = 0;
-        if (run_pass(&b, waiters, next_waiter, stack, queued, err, errlen) != 0)
+        if ((b.lo > 0 && ci_entries_rewind(b.ent) != 0)
+            || run_pass(&b, waiters, next_waiter, stack, queued, err, errlen) != 0) {
+            if (*ci_entries_error(b.ent))
+                snprintf(err, errlen, "causal index: %s", ci_entries_error(b.ent));
             goto done;
+        }
         stats->passes++;
     }
     release_replay(&b);
     if (finish(&b, out) != 0) {
         ci_free(out);
-        snprintf(err, errlen, "causal index: %s", errno == ENOSPC ? "disk full" : "out of memory");
+        snprintf(err, errlen, "causal index: %s", *ci_recs_error(b.recs) ? ci_recs_error(b.recs)
+                                                  : b.ent && *ci_entries_error(b.ent) ? ci_entries_error(b.ent)
+                                                  : errno == ENOSPC ? "disk full" : "out of memory");
         goto done;
     }
     stats->records = out->nrecords;

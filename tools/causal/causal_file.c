@@ -233,11 +233,25 @@ static int sections(struct ci_index *ix, struct section *s)
     return n;
 }
 
-#define MAX_SECTIONS (12 + 4 * CI_MAX_LEVELS)
+#define MAX_SECTIONS CI_MAX_SECTIONS
 
 size_t ci_header_size(void)
 {
     return sizeof(struct file_header);
+}
+
+int ci_layout(const struct ci_index *ix_in, uint64_t off[CI_MAX_SECTIONS], uint64_t size[CI_MAX_SECTIONS])
+{
+    struct ci_index ix = *ix_in;   /* sections() wants places for pointers: a copy's */
+    struct section s[MAX_SECTIONS];
+    int ns = sections(&ix, s);
+    uint64_t at = sizeof(struct file_header);
+    for (int k = 0; k < ns; k++) {
+        off[k] = at;
+        size[k] = s[k].size;
+        at += pad8(s[k].size);
+    }
+    return ns;
 }
 
 /* The header of an index whose body is the sections s: sizes, fingerprint
@@ -267,8 +281,8 @@ static void make_header(const struct ci_index *ix, const struct section *s, int 
     uint64_t sum = CI_SUM_SEED;
     for (int k = 0; k < ns; k++) {
         h->file_size += pad8(s[k].size);
-        /* the full vectors written into their file were hashed as written */
-        uint64_t sec = k < 2 && ix->sums_ok ? ix->sums[k] : hash_section(CI_SUM_SEED, *s[k].ptr, s[k].size);
+        /* an index built into its file was hashed as written */
+        uint64_t sec = ix->body_in_file ? ix->sums[k] : hash_section(CI_SUM_SEED, *s[k].ptr, s[k].size);
         sec = hash_bytes(sec, zeros, (size_t)(pad8(s[k].size) - s[k].size));
         sum = hash_bytes(sum, &sec, sizeof sec);
     }
@@ -314,29 +328,17 @@ int ci_write(const struct ci_index *ix_in, const char *path, const uint64_t fp[2
 
 int ci_write_in_place(struct ci_index *ix_in, const char *path, const uint64_t fp[2], char *err, size_t errlen)
 {
-    if (ix_in->entries_fd <= 0)
+    if (!ix_in->body_in_file)
         return ci_write(ix_in, path, fp, err, errlen);
     struct ci_index ix = *ix_in;
     struct section s[MAX_SECTIONS];
     int ns = sections(&ix, s);
     struct file_header h;
     make_header(&ix, s, ns, fp, &h);
-    int fd = ix_in->entries_fd, bad = 0;
-    /* the full vectors are in place (sections 0 and 1); the rest follows them */
-    off_t at = (off_t)(sizeof h + pad8(s[0].size) + pad8(s[1].size));
-    bad = ftruncate(fd, (off_t)h.file_size) != 0;
-    for (int k = 2; k < ns && !bad; k++) {
-        if (s[k].size && pwrite(fd, *s[k].ptr, (size_t)s[k].size, at) != (ssize_t)s[k].size)
-            bad = 1;
-        at += (off_t)pad8(s[k].size);   /* padding: zeros from ftruncate */
-    }
-    /* the bytes' own padding: zero it (lines are 64 bytes each: none) */
-    off_t end1 = (off_t)(sizeof h + pad8(s[0].size) + s[1].size);
-    if (!bad && pad8(s[1].size) > s[1].size
-        && pwrite(fd, zeros, (size_t)(pad8(s[1].size) - s[1].size), end1) != (ssize_t)(pad8(s[1].size) - s[1].size))
-        bad = 1;
-    if (!bad && pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
-        bad = 1;
+    int fd = ix_in->entries_fd;
+    /* every section is in place; the padding between them was never
+     * written (zeros), and the header goes last */
+    int bad = ftruncate(fd, (off_t)h.file_size) != 0 || pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h;
     /* on disk before its name: then its cached pages can go (ci_free) */
     if (!bad && fdatasync(fd) != 0)
         bad = 1;

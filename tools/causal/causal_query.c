@@ -133,12 +133,8 @@ void ci_free(struct ci_index *ix)
             free(ix->rec_gcr[k]);
         }
         free(ix->entries);
-        if (ix->entries_mapped) {   /* built into a file: the full vectors are mapped from it */
-            munmap(ix->entries_base, ix->entries_mapped);
-        } else {
-            free(ix->tline);
-            free(ix->cbytes);
-        }
+        free(ix->tline);
+        free(ix->cbytes);
         if (ix->entries_fd > 0) {   /* never completed by ci_write_in_place */
             close(ix->entries_fd);
             unlink(ix->entries_path);

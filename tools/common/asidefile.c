@@ -50,6 +50,34 @@ int st_aside_write(struct st_aside *a, const void *p, size_t len)
     return 0;
 }
 
+int st_aside_pwrite(struct st_aside *a, const void *p, size_t len, uint64_t off)
+{
+    const char *c = p;
+    if (a->failed)
+        return -1;
+    for (size_t done = 0; done < len;) {
+        ssize_t k = pwrite(a->fd, c + done, len - done, (off_t)(off + done));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return st_aside_fail(a, "write", k < 0 ? strerror(errno) : "nothing written");
+        done += (size_t)k;
+    }
+    if (off + len > a->end)
+        a->end = off + len;
+    return 0;
+}
+
+int st_aside_resize(struct st_aside *a, uint64_t size)
+{
+    if (a->failed)
+        return -1;
+    if (ftruncate(a->fd, (off_t)size) != 0)
+        return st_aside_fail(a, "resize", strerror(errno));
+    a->end = size;
+    return 0;
+}
+
 int st_aside_read(struct st_aside *a, void *p, size_t len, uint64_t off)
 {
     size_t got;

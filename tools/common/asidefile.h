@@ -29,6 +29,11 @@ int st_aside_open(struct st_aside *a, const char *dir, const char *stem, const c
 int st_aside_fail(struct st_aside *a, const char *op, const char *why);
 /* len bytes appended: 0, or -1 (the error sticks). */
 int st_aside_write(struct st_aside *a, const void *p, size_t len);
+/* len bytes written at off (the file grows as needed): 0, or -1 (the
+ * error sticks). */
+int st_aside_pwrite(struct st_aside *a, const void *p, size_t len, uint64_t off);
+/* The file made `size` bytes long, zeros beyond what was written: 0 or -1. */
+int st_aside_resize(struct st_aside *a, uint64_t size);
 /* Exactly len bytes at off, never past what was written ("cut short"):
  * 0, or -1 (the error sticks). */
 int st_aside_read(struct st_aside *a, void *p, size_t len, uint64_t off);
