@@ -99,6 +99,8 @@ struct ostream {
 };
 
 struct instance {
+    struct mg_collective col;     /* its members: the match's, or read from its file (own) */
+    int own;
     uint8_t shape, done;          /* shape: MG_SCAN / MG_EXSCAN (a prefix), else the flow's groups */
     int32_t root;                 /* unused */
     uint32_t n, entered, exited, prefix;
@@ -116,13 +118,15 @@ struct instance {
     uint8_t *entered_flag;        /* per member */
 };
 
-/* The messages in flight during a pass, by number: stamped at their send,
- * taken at their receive (each once), so they are few at any time (not
- * one slot per message of the trace). Open addressing, linear probing,
- * deletion by backward shift. */
+/* What a pass holds by number while it is in progress: the messages in
+ * flight (stamped at their send, taken at their receive, each once: their
+ * send's vector) and the collective instances under way (set up at their
+ * first entry or exit, gone at their last: struct instance), so they are
+ * few at any time (not one slot per message or instance of the trace).
+ * Open addressing, linear probing, deletion by backward shift. */
 struct flight {
-    uint64_t key;                 /* message number + 1; 0: empty */
-    uint32_t *vec;
+    uint64_t key;                 /* number + 1; 0: empty */
+    void *vec;
 };
 
 struct in_flight {
@@ -135,8 +139,8 @@ static size_t flight_slot(const struct in_flight *f, uint64_t key)
     return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (f->cap - 1);
 }
 
-/* Message m sent with vector vec (may be NULL): 0, or -1 (memory). */
-static int flight_put(struct in_flight *f, uint64_t m, uint32_t *vec)
+/* Number m with its value vec (may be NULL): 0, or -1 (memory). */
+static int flight_put(struct in_flight *f, uint64_t m, void *vec)
 {
     if ((f->n + 1) * 2 > f->cap) {
         struct in_flight g = { calloc(f->cap ? f->cap * 2 : 64, sizeof *g.v), f->cap ? f->cap * 2 : 64, 0 };
@@ -204,7 +208,9 @@ struct builder {
     size_t *nroles, *rpos;
     uint64_t *pos;                /* next event per rank */
     struct in_flight sent;        /* messages sent and not yet received: the send's vector */
-    struct instance *inst;
+    struct in_flight under_way;   /* collective instances under way: their struct instance */
+    uint64_t *coll_off;           /* instances set aside (collstream.h): where each starts, or NULL */
+    int coll_failed;              /* reading one failed (mg_colls_error says why) */
     /* clusters */
     uint32_t *cluster_of[CI_MAX_LEVELS];   /* [rank] */
     struct u32vec *cmap[CI_MAX_LEVELS];    /* [cluster]: members; size = n */
@@ -387,53 +393,62 @@ static int index_groups(struct instance *in)
     return 0;
 }
 
-/* What each collective instance forces: its data flow (flow.h), as the
- * constraint graph reads it; instances where no data flowed say nothing. */
-static int setup_instances(struct builder *b)
+/* Does instance col force anything? Neighbourhood instances apart: the
+ * merged archive does not carry the topologies, and the index rebuilt
+ * from it (synctrace causal) must be the merge's own. Instances where no
+ * data flowed say nothing either. 1, 0, or -1 (memory). */
+static int says_something(const struct mg_result *m, const struct mg_collective *col)
+{
+    if (col->neighbor)
+        return 0;
+    struct mg_flow f;
+    memset(&f, 0, sizeof f);
+    if (mg_flow_of(m, col, &f) != 0)
+        return -1;
+    int yes = f.order || f.ngroups;
+    mg_flow_free(&f);
+    return yes ? 1 : 0;
+}
+
+/* Instance c's state for what it forces (its data flow, flow.h, as the
+ * constraint graph reads it), made at its first role in a pass. */
+static int instance_setup(struct builder *b, struct instance *in, size_t c)
 {
     const struct mg_result *m = b->match;
-    b->inst = calloc(m->ncollectives ? m->ncollectives : 1, sizeof *b->inst);
-    if (!b->inst)
+    if (b->coll_off) {
+        if (mg_colls_read_at(m, b->coll_off[c], &in->col) != 0) {
+            b->coll_failed = 1;
+            return -1;
+        }
+        in->own = 1;
+    } else {
+        in->col = m->collectives[c];
+    }
+    const struct mg_collective *col = &in->col;
+    in->root = -1;
+    in->n = col->nmembers;
+    if (mg_flow_of(m, col, &in->flow) != 0)
         return -1;
-    for (size_t c = 0; c < m->ncollectives; c++) {
-        const struct mg_collective *col = &m->collectives[c];
-        struct instance *in = &b->inst[c];
-        in->root = -1;
-        in->n = col->nmembers;
-        in->done = 1;
-        /* Neighbourhood instances apart: the merged archive does not carry
-         * the topologies, and the index rebuilt from it (synctrace causal)
-         * must be the merge's own. */
-        if (col->neighbor)
-            continue;
-        if (mg_flow_of(m, col, &in->flow) != 0)
+    if (!(in->entered_flag = calloc(in->n ? in->n : 1, 1)))
+        return -1;
+    if (in->flow.order) {
+        enum mg_shape sh = in->flow.prefix;
+        in->shape = (uint8_t)sh;
+        in->sorted_pos = malloc(sizeof *in->sorted_pos * (in->n ? in->n : 1));
+        in->sorted_rank = malloc(sizeof *in->sorted_rank * (in->n ? in->n : 1));
+        in->enter_copy = calloc(in->n ? in->n : 1, sizeof *in->enter_copy);
+        in->pre = calloc(in->n ? in->n : 1, sizeof *in->pre);
+        if (!in->sorted_pos || !in->sorted_rank || !in->enter_copy || !in->pre)
             return -1;
-        if (!in->flow.order && !in->flow.ngroups) {
-            mg_flow_free(&in->flow);
-            continue;
+        /* position in communicator rank order, as the flow gives it */
+        for (uint32_t s = 0; s < in->n; s++) {
+            in->sorted_pos[in->flow.order[s]] = s;
+            in->sorted_rank[s] = col->members[in->flow.order[s]].enter.rank;
         }
-        in->done = 0;
-        if (!(in->entered_flag = calloc(in->n, 1)))
+    } else {
+        in->shape = MG_ALL_TO_ALL;   /* groups */
+        if (index_groups(in) != 0)
             return -1;
-        if (in->flow.order) {
-            enum mg_shape sh = in->flow.prefix;
-            in->shape = (uint8_t)sh;
-            in->sorted_pos = malloc(sizeof *in->sorted_pos * in->n);
-            in->sorted_rank = malloc(sizeof *in->sorted_rank * in->n);
-            in->enter_copy = calloc(in->n, sizeof *in->enter_copy);
-            in->pre = calloc(in->n, sizeof *in->pre);
-            if (!in->sorted_pos || !in->sorted_rank || !in->enter_copy || !in->pre)
-                return -1;
-            /* position in communicator rank order, as the flow gives it */
-            for (uint32_t s = 0; s < in->n; s++) {
-                in->sorted_pos[in->flow.order[s]] = s;
-                in->sorted_rank[s] = col->members[in->flow.order[s]].enter.rank;
-            }
-        } else {
-            in->shape = MG_ALL_TO_ALL;   /* groups */
-            if (index_groups(in) != 0)
-                return -1;
-        }
     }
     return 0;
 }
@@ -461,8 +476,39 @@ static void instance_free(struct builder *b, struct instance *in)
     free(in->enter_copy);
     free(in->pre);
     free(in->entered_flag);
+    if (in->own)
+        free(in->col.members);
     memset(in, 0, sizeof *in);
     in->done = 1;
+}
+
+/* Instance c, set up at its first role of the pass; NULL on failure. */
+static struct instance *instance_get(struct builder *b, size_t c)
+{
+    size_t s = flight_find(&b->under_way, c);
+    if (s != SIZE_MAX)
+        return b->under_way.v[s].vec;
+    struct instance *in = calloc(1, sizeof *in);
+    if (!in || flight_put(&b->under_way, c, in) != 0) {
+        free(in);
+        b->oom = 1;
+        return NULL;
+    }
+    if (instance_setup(b, in, c) != 0) {
+        b->oom = !b->coll_failed;
+        return NULL;   /* pass_free frees it */
+    }
+    return in;
+}
+
+/* Every member entered and exited: nothing of the pass needs it again. */
+static void instance_retire(struct builder *b, size_t c, struct instance *in)
+{
+    if (in->entered < in->n || in->exited < in->n)
+        return;
+    instance_free(b, in);
+    free(in);
+    flight_remove(&b->under_way, flight_find(&b->under_way, c));
 }
 
 /* (rank, event, kind): one event has one role of a kind (a send, a
@@ -514,13 +560,30 @@ static int walk_roles(struct builder *b, struct st_extsort *fill, char *err, siz
         snprintf(err, errlen, "%s", mg_msgs_error(m));
         rc = -1;
     }
-    for (size_t c = 0; c < m->ncollectives && !rc; c++) {
-        if (b->inst[c].done)
+    /* the instances in order, wherever they are (collstream.h): where
+     * each one that forces anything starts, when set aside, to read it
+     * back by number during the passes */
+    struct mg_coll_reader cr;
+    mg_colls_begin(m, &cr);
+    for (const struct mg_collective *col; !rc && (col = mg_colls_next(&cr));) {
+        size_t c = cr.index;
+        int yes = says_something(m, col);
+        if (yes < 0) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+        }
+        if (yes <= 0)
             continue;
-        const struct mg_collective *col = &m->collectives[c];
+        if (b->coll_off)
+            b->coll_off[c] = cr.offset;
         for (uint32_t k = 0; k < col->nmembers && !rc; k++)
             rc = add_role(b, fill, col->members[k].enter, ROLE_ENTER, (uint32_t)c, k, err, errlen)
                  || add_role(b, fill, col->members[k].exit, ROLE_EXIT, (uint32_t)c, k, err, errlen);
+    }
+    mg_colls_end(&cr);
+    if (!rc && mg_colls_error(m)) {
+        snprintf(err, errlen, "%s", mg_colls_error(m));
+        rc = -1;
     }
     return rc ? -1 : 0;
 }
@@ -635,10 +698,9 @@ static void roles_free(struct builder *b)
 }
 
 /* Can the exit of member k go now? If not, *wait is a rank to wait for. */
-static int exit_ready(const struct builder *b, uint32_t c, uint32_t k, uint32_t *wait)
+static int exit_ready(const struct instance *in, uint32_t k, uint32_t *wait)
 {
-    const struct instance *in = &b->inst[c];
-    const struct mg_collective *col = &b->match->collectives[c];
+    const struct mg_collective *col = &in->col;
     if (in->done)
         return 1;
     if (in->shape == MG_SCAN || in->shape == MG_EXSCAN) {
@@ -671,10 +733,9 @@ static void add_partner(struct builder *b, uint32_t q, uint32_t self)
 }
 
 /* Fold what an exit receives into v and note its partners. */
-static void exit_receive(struct builder *b, uint32_t c, uint32_t k, uint32_t self, uint32_t *v)
+static void exit_receive(struct builder *b, struct instance *in, uint32_t k, uint32_t self, uint32_t *v)
 {
-    struct instance *in = &b->inst[c];
-    const struct mg_collective *col = &b->match->collectives[c];
+    const struct mg_collective *col = &in->col;
     if (in->done)
         return;
     if (in->shape == MG_SCAN || in->shape == MG_EXSCAN) {
@@ -696,9 +757,8 @@ static void exit_receive(struct builder *b, uint32_t c, uint32_t k, uint32_t sel
     }
 }
 
-static void enter_send(struct builder *b, uint32_t c, uint32_t k, const uint32_t *v)
+static void enter_send(struct builder *b, struct instance *in, uint32_t k, const uint32_t *v)
 {
-    struct instance *in = &b->inst[c];
     if (in->done)
         return;
     in->entered_flag[k] = 1;
@@ -1017,8 +1077,13 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
             *wait = ro[x].member;   /* the sender */
             return 0;
         }
-        if (ro[x].kind == ROLE_EXIT && !exit_ready(b, ro[x].id, ro[x].member, wait))
-            return 0;
+        if (ro[x].kind == ROLE_EXIT) {
+            const struct instance *in = instance_get(b, ro[x].id);
+            if (!in)
+                return -1;
+            if (!exit_ready(in, ro[x].member, wait))
+                return 0;
+        }
     }
     uint32_t *v = b->cur + (size_t)r * b->Wmax;
     if (i >= UINT32_MAX)
@@ -1036,7 +1101,7 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
             flight_remove(&b->sent, s);
             add_partner(b, ro[x].member, r);
         } else if (ro[x].kind == ROLE_EXIT) {
-            exit_receive(b, ro[x].id, ro[x].member, r, v);
+            exit_receive(b, instance_get(b, ro[x].id), ro[x].member, r, v);   /* set up: the wait above */
         }
     }
     struct ci_stats *st = b->st;
@@ -1090,11 +1155,17 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
                 return -1;
             }
         } else if (ro[x].kind == ROLE_ENTER) {
-            enter_send(b, ro[x].id, ro[x].member, v);
+            struct instance *in = instance_get(b, ro[x].id);
+            if (!in)
+                return -1;
+            enter_send(b, in, ro[x].member, v);
+            instance_retire(b, ro[x].id, in);
         } else if (ro[x].kind == ROLE_EXIT) {
-            struct instance *in = &b->inst[ro[x].id];
-            if (++in->exited == in->n)
-                instance_free(b, in);
+            struct instance *in = instance_get(b, ro[x].id);
+            if (!in)
+                return -1;
+            in->exited++;
+            instance_retire(b, ro[x].id, in);
         }
     }
     if (b->oom)
@@ -1108,11 +1179,13 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
 /* What one pass holds: instances, vectors in flight, the vector pool. */
 static void pass_free(struct builder *b)
 {
-    if (b->inst)
-        for (size_t c = 0; c < b->match->ncollectives; c++)
-            instance_free(b, &b->inst[c]);
-    free(b->inst);
-    b->inst = NULL;
+    for (size_t s = 0; s < b->under_way.cap; s++)
+        if (b->under_way.v[s].key) {
+            instance_free(b, b->under_way.v[s].vec);
+            free(b->under_way.v[s].vec);
+        }
+    free(b->under_way.v);
+    b->under_way = (struct in_flight){ 0 };
     for (size_t s = 0; s < b->sent.cap; s++)
         if (b->sent.v[s].key)   /* an empty slot may keep a moved entry's old pointer */
             free(b->sent.v[s].vec);
@@ -1127,6 +1200,7 @@ static void builder_free(struct builder *b)
 {
     pass_free(b);
     free(b->free_vecs);
+    free(b->coll_off);
     free(b->cur);
     roles_free(b);
     free(b->rwin);
@@ -1376,6 +1450,8 @@ static const char *build_error(const struct builder *b)
 {
     if (b->roles_failed)
         return b->roles_file.err;
+    if (b->coll_failed && mg_colls_error(b->match))
+        return mg_colls_error(b->match);
     if (b->recs && *ci_recs_error(b->recs))
         return ci_recs_error(b->recs);
     if (b->ent && *ci_entries_error(b->ent))
@@ -1396,10 +1472,6 @@ static int run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter,
     if (b->keytop)
         for (size_t x = 0; x < (size_t)N * b->cpw; x++)
             b->keytop[x] = NO_KEY;
-    if (setup_instances(b) != 0) {
-        snprintf(err, errlen, "causal index: out of memory for %u ranks", N);
-        return -1;
-    }
     b->live = N;   /* the ranks' own vectors */
     if (b->peak < N)
         b->peak = N;
@@ -1461,7 +1533,7 @@ static uint32_t choose_window(const struct builder *b, size_t budget)
     return chunks << b->cshift >= b->N ? b->N : (uint32_t)(chunks << b->cshift);
 }
 
-static int build_held(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
+static int build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
                       const struct ci_config *cfg, struct ci_index *out, struct ci_stats *stats,
                       struct ci_sweeps *sweeps, char *err, size_t errlen)
 {
@@ -1532,7 +1604,10 @@ static int build_held(const uint64_t *nevents, uint32_t nranks, const struct mg_
             ok = u32_push(&b.cmap[k][r], r) == 0;
         }
     }
-    if (!ok || setup_instances(&b) != 0) {
+    /* instances set aside are read back by number as the passes reach them */
+    if (ok && match->coll_file && !(b.coll_off = malloc(sizeof *b.coll_off * (match->ncollectives ? match->ncollectives : 1))))
+        ok = 0;
+    if (!ok) {
         snprintf(err, errlen, "causal index: out of memory for %u ranks", nranks);
         goto done;
     }
@@ -1615,22 +1690,8 @@ done:
     return rc;
 }
 
-/* The build walks the instances by number while it replays: when the
- * match set them aside (collstream.h), it loads them for its duration. */
 int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match, const struct ci_config *cfg,
              struct ci_index *out, struct ci_stats *stats, struct ci_sweeps *sweeps, char *err, size_t errlen)
 {
-    if (!match->coll_file)
-        return build_held(nevents, nranks, match, cfg, out, stats, sweeps, err, errlen);
-    struct mg_result held = *match;
-    held.coll_file = NULL;
-    if (!(held.collectives = mg_colls_load(match))) {
-        memset(stats, 0, sizeof *stats);
-        memset(out, 0, sizeof *out);
-        snprintf(err, errlen, "causal index: %s", mg_colls_error(match) ? mg_colls_error(match) : "out of memory");
-        return -1;
-    }
-    int rc = build_held(nevents, nranks, &held, cfg, out, stats, sweeps, err, errlen);
-    mg_colls_free(held.collectives, match->ncollectives);
-    return rc;
+    return build(nevents, nranks, match, cfg, out, stats, sweeps, err, errlen);
 }

@@ -124,6 +124,7 @@ const struct mg_collective *mg_colls_next(struct mg_coll_reader *it)
         it->index = it->next++;
         return &r->collectives[it->index];
     }
+    it->offset = it->off - (it->n - it->at);
     if (r->coll_file->a.failed || take(it, &it->cur, sizeof it->cur) != 0)
         return NULL;
     if (it->cur.nmembers > it->cmembers) {
@@ -154,6 +155,22 @@ void mg_colls_end(struct mg_coll_reader *it)
 const char *mg_colls_error(const struct mg_result *r)
 {
     return r->coll_file && r->coll_file->a.failed ? r->coll_file->a.err : NULL;
+}
+
+int mg_colls_read_at(const struct mg_result *r, uint64_t offset, struct mg_collective *out)
+{
+    struct st_aside *a = &r->coll_file->a;
+    out->members = NULL;
+    if (st_aside_read(a, out, sizeof *out, offset) != 0)
+        return -1;
+    if (!(out->members = malloc(sizeof *out->members * (out->nmembers ? out->nmembers : 1))))
+        return st_aside_fail(a, "read", "out of memory");
+    if (st_aside_read(a, out->members, sizeof *out->members * out->nmembers, offset + sizeof *out) != 0) {
+        free(out->members);
+        out->members = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 void mg_colls_free(struct mg_collective *c, size_t n)

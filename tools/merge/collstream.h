@@ -53,6 +53,7 @@ struct mg_coll_reader {
     struct mg_collective cur;
     struct mg_member *members;
     size_t cmembers;
+    uint64_t offset;          /* set aside: where the one last returned starts (mg_colls_read_at) */
 };
 void mg_colls_begin(const struct mg_result *r, struct mg_coll_reader *it);
 const struct mg_collective *mg_colls_next(struct mg_coll_reader *it);
@@ -60,6 +61,13 @@ void mg_colls_end(struct mg_coll_reader *it);
 
 /* NULL while every read of r's instances succeeded, else why one did not. */
 const char *mg_colls_error(const struct mg_result *r);
+
+/* The instance that starts at `offset` of r's file (a reader's offset),
+ * into *out with members of its own (free(out->members)): 0, or -1 (out
+ * of memory or a read failed: mg_colls_error). Readers that need a few
+ * instances at a time by number keep their offsets instead of loading
+ * them all. */
+int mg_colls_read_at(const struct mg_result *r, uint64_t offset, struct mg_collective *out);
 
 /* All of r's instances in one malloc'd array, each with its own members
  * (mg_colls_free), or NULL (out of memory, or a read failed:
