@@ -8,18 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REC_WINDOW 16         /* records a rank reads at a time */
+/* A rank reads its records a window at a time: the windows of all ranks
+ * share WINDOWS_BYTES (each of 16 to 256 records as stored), so that a
+ * pass over 10,000 ranks does not make a read per few records. */
+#define WINDOWS_BYTES ((size_t)16 << 20)
 
-/* Rank r's records [first, first + n), unpacked. */
+/* Rank r's records [first, first + n), as stored; cur: the one last
+ * asked for, unpacked. */
 struct rec_window {
-    struct ci_rec *v;
+    unsigned char *rows;
     uint64_t first;
     uint32_t n;
+    struct ci_rec cur;
+    uint64_t cur_k;               /* + 1; 0: none (a pass asks for the same one at each event until it starts) */
 };
 
 struct ci_recs {
     uint32_t nranks, nlevels;
     size_t row;                   /* bytes of a record on disk: a prefix of struct ci_rec */
+    uint32_t window;              /* records a window holds */
     struct st_extsort *sort;      /* until sealed */
     uint64_t *count, *first;      /* per rank: its records, where they start (in records) */
     struct st_aside file;
@@ -60,6 +67,8 @@ struct ci_recs *ci_recs_new(uint32_t nranks, uint32_t nlevels, const char *dir, 
     s->nranks = nranks;
     s->nlevels = nlevels;
     s->row = row_bytes(nlevels);
+    size_t w = WINDOWS_BYTES / s->row / (nranks ? nranks : 1);
+    s->window = w < 16 ? 16 : w > 256 ? 256 : (uint32_t)w;
     if (!(s->sort = st_extsort_new(s->row, by_rank_start, sort_memory, dir, err, errlen))) {
         ci_recs_free(s);
         return NULL;
@@ -132,6 +141,12 @@ uint64_t ci_recs_count(const struct ci_recs *s, uint32_t r)
     return s->count[r];
 }
 
+static void unpack(const struct ci_recs *s, const unsigned char *row, struct ci_rec *out)
+{
+    memset(out, 0, sizeof *out);
+    memcpy(out, row, s->row);
+}
+
 /* n rows from record `first` of all into out, unpacked. */
 static int read_rows(struct ci_recs *s, uint64_t first, struct ci_rec *out, size_t n)
 {
@@ -145,40 +160,44 @@ static int read_rows(struct ci_recs *s, uint64_t first, struct ci_rec *out, size
     }
     if (st_aside_read(&s->file, s->scratch, bytes, first * s->row) != 0)
         return recs_fail(s, s->file.err);
-    for (size_t k = 0; k < n; k++) {
-        memset(&out[k], 0, sizeof out[k]);
-        memcpy(&out[k], s->scratch + k * s->row, s->row);
-    }
+    for (size_t k = 0; k < n; k++)
+        unpack(s, s->scratch + k * s->row, &out[k]);
     return 0;
 }
 
 const struct ci_rec *ci_recs_at(struct ci_recs *s, uint32_t r, uint64_t k)
 {
     struct rec_window *w = &s->win[r];
-    if (w->v && k >= w->first && k < w->first + w->n)
-        return &w->v[k - w->first];
-    if (k >= s->count[r]) {
-        recs_fail(s, "the causal index's records: read past a rank's last");
-        return NULL;
+    if (w->cur_k == k + 1)
+        return &w->cur;
+    if (!w->rows || k < w->first || k >= w->first + w->n) {
+        if (k >= s->count[r]) {
+            recs_fail(s, "the causal index's records: read past a rank's last");
+            return NULL;
+        }
+        if (!w->rows && !(w->rows = malloc(s->row * s->window))) {
+            recs_fail(s, "out of memory");
+            return NULL;
+        }
+        uint64_t left = s->count[r] - k;
+        w->cur_k = 0;
+        w->first = k;
+        w->n = left < s->window ? (uint32_t)left : s->window;
+        if (st_aside_read(&s->file, w->rows, s->row * w->n, (s->first[r] + k) * s->row) != 0) {
+            w->n = 0;
+            recs_fail(s, s->file.err);
+            return NULL;
+        }
     }
-    if (!w->v && !(w->v = malloc(sizeof *w->v * REC_WINDOW))) {
-        recs_fail(s, "out of memory");
-        return NULL;
-    }
-    uint64_t left = s->count[r] - k;
-    w->first = k;
-    w->n = left < REC_WINDOW ? (uint32_t)left : REC_WINDOW;
-    if (read_rows(s, s->first[r] + k, w->v, w->n) != 0) {
-        w->n = 0;
-        return NULL;
-    }
-    return w->v;
+    unpack(s, w->rows + (k - w->first) * s->row, &w->cur);
+    w->cur_k = k + 1;
+    return &w->cur;
 }
 
 void ci_recs_drop_windows(struct ci_recs *s)
 {
     for (uint32_t r = 0; s->win && r < s->nranks; r++) {
-        free(s->win[r].v);
+        free(s->win[r].rows);
         s->win[r] = (struct rec_window){ 0 };
     }
 }
