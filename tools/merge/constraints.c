@@ -5,8 +5,9 @@
  * Only the tightest bound per ordered pair of domains matters, so message
  * edges are reduced to one per pair before the solver sees them.
  * Collectives, by their data flow (tools/merge/flow.h, the one rule): each
- *   group of sources and sinks as direct edges when one side is a single
- *   clock vertex, else through a hub h with
+ *   group of sources and sinks as direct edges (into the pairs' table, the
+ *   tightest per pair) when one side is a single clock vertex or the group
+ *   has few vertices (SMALL_GROUP), else through a hub h with
  *     x_v - x_h <= -max entry on v,  x_h - x_w <= min exit on w;
  *   scan/exscan: the entries of ranks <= r (< r) before the exit of r,
  *     through a chain of prefix hubs.
@@ -31,6 +32,17 @@
 #include <string.h>
 
 #define ROUNDING_MARGIN_NS 1.0
+
+/* A group of nu source and nv sink vertices (both > 1) is nu x nv direct
+ * constraints, or a hub vertex and nu + nv edges. The direct ones go into
+ * the table of the tightest constraint per pair of vertices, which does
+ * not grow with the instances: a hub per instance does (a vertex and its
+ * edges, some 80 bytes per member). So direct edges while they are at
+ * most SMALL_GROUP times the hub's (up to 8 x 8 vertices): a trace of few
+ * clocks and many collectives (2 to 8 ranks, an allreduce in a loop)
+ * then adds nothing per instance; the bounds are the same (a path through
+ * the hub is the sum of the two edges the direct one adds). */
+#define SMALL_GROUP 4
 
 struct pair_min {
     uint64_t *keys;      /* (u << 32 | v) + 1, 0 = empty */
@@ -256,7 +268,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                     sv[nv++] = d;
                 }
             }
-            if (nu == 1 || nv == 1) {
+            if (nu == 1 || nv == 1 || (uint64_t)nu * nv <= SMALL_GROUP * ((uint64_t)nu + nv)) {
                 for (uint32_t a = 0; a < nu; a++)
                     for (uint32_t b = 0; b < nv; b++) {
                         if (su[a] == sv[b])
