@@ -96,6 +96,7 @@ struct ostream {
     uint8_t *buf;
     size_t n, cap;
     uint64_t flushed, total, sum;
+    int *err;                     /* where the first failed write leaves its errno */
 };
 
 struct instance {
@@ -231,7 +232,8 @@ struct builder {
     uint32_t inline_n;
     uint64_t next_top;            /* a pass's next top-level record: they come in order */
     size_t skip;
-    int fd;                       /* the entries file, or -1 */
+    int fd;                       /* the index file being written, or -1 */
+    int write_errno;              /* its first failed write's errno, or 0 */
     /* passes */
     int structure;                /* the first pass: records, no vectors */
     uint32_t lo, W, Wmax;         /* the window's columns [lo, lo + W); vectors hold W entries */
@@ -790,8 +792,18 @@ static int os_flush(struct ostream *o)
 {
     if (o->fd < 0 || !o->n)
         return 0;
-    if (pwrite(o->fd, o->buf, o->n, (off_t)(o->base + o->flushed)) != (ssize_t)o->n)
-        return -1;
+    /* a write cut short is followed by one that says why (EFBIG, ENOSPC) */
+    for (size_t done = 0; done < o->n;) {
+        ssize_t k = pwrite(o->fd, o->buf + done, o->n - done, (off_t)(o->base + o->flushed + done));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (o->err && !*o->err)
+                *o->err = k < 0 ? errno : EIO;
+            return -1;
+        }
+        done += (size_t)k;
+    }
     o->sum = ci_hash_bytes(o->sum, o->buf, o->n);
     o->flushed += o->n;
     o->n = 0;
@@ -831,9 +843,10 @@ static int os_put(struct ostream *o, const void *p, size_t n)
     return 0;
 }
 
-static int os_open(struct ostream *o, int fd, uint64_t base)
+static int os_open(struct ostream *o, int fd, uint64_t base, int *err)
 {
     memset(o, 0, sizeof *o);
+    o->err = err;
     o->fd = fd;
     o->base = base;
     o->sum = CI_SUM_SEED;
@@ -1246,9 +1259,9 @@ static void release_replay(struct builder *b)
 
 /* Section k of the index, written in order: at its place in the index
  * file, or into memory (no file). */
-static int sec_open(const struct builder *b, struct ostream *o, const uint64_t *off, int k)
+static int sec_open(struct builder *b, struct ostream *o, const uint64_t *off, int k)
 {
-    return os_open(o, b->fd, b->fd >= 0 ? off[k] : 0);
+    return os_open(o, b->fd, b->fd >= 0 ? off[k] : 0, &b->write_errno);
 }
 
 /* The section is complete: its checksum (in the file), or its bytes
@@ -1445,6 +1458,15 @@ static int finish(struct builder *b, struct ci_index *ix)
     return 0;
 }
 
+/* A write into the index file failed: its name and why. */
+static const char *write_problem(const struct builder *b)
+{
+    static __thread char why[4600];
+    snprintf(why, sizeof why, "%s: write: %s", b->cfg->entries_file ? b->cfg->entries_file : "the index",
+             strerror(b->write_errno));
+    return why;
+}
+
 /* Why a step failed, one line. */
 static const char *build_error(const struct builder *b)
 {
@@ -1456,7 +1478,9 @@ static const char *build_error(const struct builder *b)
         return ci_recs_error(b->recs);
     if (b->ent && *ci_entries_error(b->ent))
         return ci_entries_error(b->ent);
-    return b->oom || b->fd < 0 ? "out of memory" : "cannot write the index file (disk full?)";
+    if (b->write_errno)
+        return write_problem(b);
+    return "out of memory";
 }
 
 /* Run every rank until each is done or waits on another: one pass in
@@ -1650,8 +1674,8 @@ static int build(const uint64_t *nevents, uint32_t nranks, const struct mg_resul
         goto done;
     /* the file: header, chunk codes' lines (their size is known now), chunk bytes */
     uint64_t codes_size = sizeof(struct ci_line) * ((b.ntop * b.nchunks + CI_LINE_CODES - 1) / CI_LINE_CODES);
-    if (!b.cur || !b.key || !b.keytop || os_open(&b.codes, b.fd, b.skip)
-        || os_open(&b.bytes, b.fd, b.skip + ((codes_size + 7) & ~(uint64_t)7))) {
+    if (!b.cur || !b.key || !b.keytop || os_open(&b.codes, b.fd, b.skip, &b.write_errno)
+        || os_open(&b.bytes, b.fd, b.skip + ((codes_size + 7) & ~(uint64_t)7), &b.write_errno)) {
         snprintf(err, errlen, "causal index: out of memory for %u ranks (%u columns at once)", nranks, b.Wmax);
         goto done;
     }
@@ -1671,9 +1695,7 @@ static int build(const uint64_t *nevents, uint32_t nranks, const struct mg_resul
     release_replay(&b);
     if (finish(&b, out) != 0) {
         ci_free(out);
-        snprintf(err, errlen, "causal index: %s", *ci_recs_error(b.recs) ? ci_recs_error(b.recs)
-                                                  : b.ent && *ci_entries_error(b.ent) ? ci_entries_error(b.ent)
-                                                  : errno == ENOSPC ? "disk full" : "out of memory");
+        snprintf(err, errlen, "causal index: %s", build_error(&b));
         goto done;
     }
     stats->records = out->nrecords;
