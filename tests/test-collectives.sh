@@ -27,5 +27,16 @@ m=$(grep -c " SEND .*comm=synctrace sync" "$tmp/np_4_periodic_sync.dump" 2>/dev/
 [ "${n:-0}" -gt 2 ] && [ "${m:-0}" -gt 0 ]
 ok $? "np=4 periodic sync: rounds besides init and finalize, with messages (${n:-0} rounds on rank 0, ${m:-0} sends)"
 
+# Merged, the collectives of 3 ranks on one clock add no hub vertex (a
+# collective over few clocks is direct edges, scans and exscans included),
+# and unbounded_domains counts clocks only (hub vertices out of the
+# reference's reach were counted once: 2 here), at most the domains there are.
+"$SYNCTRACE_BIN" merge "$tmp/np_3.trace" -o "$tmp/np_3.merged" >/dev/null 2>"$tmp/np_3.merge.err"
+facts=$("$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['solver']; \
+print(s['hubs'], s['unbounded_domains'], len(d['domains']))" "$tmp/np_3.merged/report.json" 2>/dev/null)
+read -r hubs unbounded domains <<<"$facts"
+[ "${hubs:-x}" = 0 ] && [ "${unbounded:-x}" = 0 ] && [ "${domains:-0}" -ge 1 ]
+ok $? "np=3 merged: ${hubs:-?} hub vertices, ${unbounded:-?} unbounded of ${domains:-?} clock domains"
+
 plan "$_tap_n"
 finish

@@ -11,7 +11,7 @@
 # receives, collectives) and traced programs with threads, zero-byte and
 # neighbourhood collectives.
 . "$top_srcdir/tests/lib.sh"
-plan 34
+plan 36
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -174,5 +174,19 @@ fails_cleanly() {
 fails_cleanly "a spill write" "$spill" --sort-memory 1
 # ... and so does setting the events aside (the sorts in memory).
 fails_cleanly "setting events aside" "events set aside in $spill: write: File too large" --event-memory 0
+
+# The causal index written straight into its file (2.4 MB here) beyond a
+# 1 MB file-size limit the archive's files stay within: the merge goes on
+# without it and says why in one line naming the file (not "out of
+# memory"); report.json says the same; no index or temporary file is left.
+(ulimit -f 1024; exec "$ST" merge "$tmp/gen_stencil2d" -o "$tmp/noidx" >/dev/null 2>"$tmp/noidx.err")
+rc=$?
+[ $rc = 0 ] && [ "$(wc -l <"$tmp/noidx.err")" = 1 ] &&
+    grep -q "^synctrace merge: warning: no causal index: causal index: causal.idx: write: File too large$" "$tmp/noidx.err"
+ok $? "an index over the file-size limit: exit $rc, one line: $(head -1 "$tmp/noidx.err")"
+[ -e "$tmp/noidx/traces.otf2" ] && [ -z "$(ls "$tmp/noidx" | grep causal)" ] &&
+    [ "$(json "$tmp/noidx/report.json" "d['causal_index']['built']")" = False ] &&
+    json "$tmp/noidx/report.json" "d['causal_index']['error']" | grep -q "File too large"
+ok $? "an index over the file-size limit: the archive in place, no causal.idx or temporary file, report.json says why"
 
 finish

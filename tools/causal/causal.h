@@ -180,6 +180,7 @@ struct ci_config {
      * grows with the events stays in memory: causal_aside.h); the index
      * built has its counts only (body_in_file) */
     const char *entries_file;
+    const char *name;                     /* the file in messages (e.g. "causal.idx"); NULL: entries_file */
     size_t vector_budget;                 /* bytes of vectors at once; 0: CI_VECTOR_BUDGET */
     uint32_t chunk_shift;                 /* 0: CI_CHUNK_SHIFT; else 1 .. 16 */
 };

@@ -1462,8 +1462,8 @@ static int finish(struct builder *b, struct ci_index *ix)
 static const char *write_problem(const struct builder *b)
 {
     static __thread char why[4600];
-    snprintf(why, sizeof why, "%s: write: %s", b->cfg->entries_file ? b->cfg->entries_file : "the index",
-             strerror(b->write_errno));
+    const char *name = b->cfg->name ? b->cfg->name : b->cfg->entries_file ? b->cfg->entries_file : "the index";
+    snprintf(why, sizeof why, "%s: write: %s", name, strerror(b->write_errno));
     return why;
 }
 

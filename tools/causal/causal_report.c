@@ -199,6 +199,7 @@ struct causal_job *causal_start(const char *dir, const uint64_t *nevents, uint32
     /* the entries go straight into the index file, completed by causal_finish */
     snprintf(j->entries_file, sizeof j->entries_file, "%s/causal.idx.tmp-%ld", dir, (long)getpid());
     j->cfg.entries_file = j->entries_file;
+    j->cfg.name = "causal.idx";   /* what the user will find (under its temporary name while it is built) */
     j->threaded = pthread_create(&j->thread, NULL, run_thread, j) == 0;
     if (!j->threaded)
         run(j);   /* no thread: build now */

@@ -10,7 +10,7 @@
  *   has few vertices (SMALL_GROUP), else through a hub h with
  *     x_v - x_h <= -max entry on v,  x_h - x_w <= min exit on w;
  *   scan/exscan: the entries of ranks <= r (< r) before the exit of r,
- *     through a chain of prefix hubs.
+ *     direct for few members, else through a chain of prefix hubs.
  * Every bound keeps a margin of ROUNDING_MARGIN_NS, so that rounding the
  * global times to whole nanoseconds (monotone) can never turn a bound met
  * within the solver's tolerance into a 1 ns tachyon: a >= b + 1 implies
@@ -201,7 +201,25 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                 if (!mg_in_neighbours(ranks, &c->members[k], &nin))
                     stats->skipped_neighbor++;
             }
-        if (flow.order) {
+        if (flow.order && (uint64_t)flow.n * (flow.n + 1) / 2 <= SMALL_GROUP * 3 * (uint64_t)flow.n) {
+            /* few members: each exit after the entries of the positions up
+             * to its own (scan) or before it (exscan), direct */
+            int inclusive = flow.prefix == MG_SCAN;
+            for (uint32_t k = 0; k < flow.n; k++) {
+                const struct mg_member *mk = &c->members[flow.order[k]];
+                uint32_t dv = vertex(m, mk->exit);
+                double out = corrected(m, mk->exit);
+                for (uint32_t j = 0; j < k + (uint32_t)inclusive; j++) {
+                    const struct mg_member *mj = &c->members[flow.order[j]];
+                    uint32_t du = vertex(m, mj->enter);
+                    if (du == dv)
+                        continue;   /* one clock: its ticks order them */
+                    if (pair_put(&pairs, du, dv, out - corrected(m, mj->enter) - ROUNDING_MARGIN_NS))
+                        goto fail;
+                    stats->collective_edges++;
+                }
+            }
+        } else if (flow.order) {
             /* prefix hubs in communicator rank order */
             enum mg_shape sh = flow.prefix;
             if (flow.n > MAX_VERTICES - nvert) {   /* a hub vertex per member */
