@@ -341,10 +341,66 @@ static uint32_t *vec_copy(struct builder *b, const uint32_t *src)
     return v;
 }
 
+/* Four 32-bit lanes at a time (GCC's and Clang's vector extensions:
+ * the target's SIMD, SSE2 or NEON, without intrinsics): the build's inner
+ * loops, joining vectors and measuring chunks, run over every column of
+ * every receive and full vector, and the compiler keeps them scalar. */
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+
+static inline u32x4 load4(const uint32_t *p)
+{
+    u32x4 x;
+    memcpy(&x, p, sizeof x);
+    return x;
+}
+
 static void join(uint32_t *restrict v, const uint32_t *restrict w, uint32_t n)
 {
-    for (uint32_t q = 0; q < n; q++)
+    uint32_t q = 0;
+    for (; q + 4 <= n; q += 4) {
+        u32x4 a = load4(v + q), b = load4(w + q), gt = (u32x4)(a > b);
+        a = (a & gt) | (b & ~gt);
+        memcpy(v + q, &a, sizeof a);
+    }
+    for (; q < n; q++)
         v[q] = v[q] > w[q] ? v[q] : w[q];
+}
+
+/* The OR of x[0 .. n), whose highest bit is the maximum's (so the same
+ * width code); with a key, the OR of x - key and whether any x lies below
+ * its key. */
+static uint32_t or_of(const uint32_t *x, uint32_t n)
+{
+    u32x4 o = { 0 };
+    uint32_t j = 0, r = 0;
+    for (; j + 4 <= n; j += 4)
+        o |= load4(x + j);
+    for (int k = 0; k < 4; k++)
+        r |= o[k];
+    for (; j < n; j++)
+        r |= x[j];
+    return r;
+}
+
+static uint32_t or_of_differences(const uint32_t *x, const uint32_t *key, uint32_t n, int *below)
+{
+    u32x4 o = { 0 }, lt = { 0 };
+    uint32_t j = 0, r = 0, l = 0;
+    for (; j + 4 <= n; j += 4) {
+        u32x4 a = load4(x + j), k = load4(key + j);
+        o |= a - k;
+        lt |= (u32x4)(a < k);
+    }
+    for (int q = 0; q < 4; q++) {
+        r |= o[q];
+        l |= lt[q];
+    }
+    for (; j < n; j++) {
+        r |= x[j] - key[j];
+        l |= x[j] < key[j];
+    }
+    *below = l != 0;
+    return r;
 }
 
 /* Member -> groups, both ways (counting sort). */
@@ -869,21 +925,38 @@ static int emit(struct builder *b, const uint32_t *x, const uint32_t *base, uint
 {
     if (w == 0)
         return 0;
-    unsigned char buf[4 << 12];   /* chunks have at most 2^12 columns */
-    uint32_t cols = 1u << b->cshift;
-    memset(buf, 0, (size_t)cols * CI_W_BYTES(w));
-    for (uint32_t j = 0; j < n; j++) {
-        uint32_t d = x[j] - (base ? base[j] : 0);
-        if (w == 1) {
-            buf[j] = (unsigned char)d;
-        } else if (w == 2) {
-            uint16_t h = (uint16_t)d;
-            memcpy(buf + 2 * j, &h, 2);
-        } else {
-            memcpy(buf + 4 * j, &d, 4);
-        }
+    union {   /* chunks have at most 2^12 columns; values in native byte order */
+        uint8_t u8[1 << 12];
+        uint16_t u16[1 << 12];
+        uint32_t u32[1 << 12];
+    } buf;
+    uint32_t cols = 1u << b->cshift, j;
+    /* one loop per width and kind, each simple enough to vectorise */
+    if (w == 1) {
+        if (base)
+            for (j = 0; j < n; j++)
+                buf.u8[j] = (uint8_t)(x[j] - base[j]);
+        else
+            for (j = 0; j < n; j++)
+                buf.u8[j] = (uint8_t)x[j];
+        memset(buf.u8 + n, 0, cols - n);
+    } else if (w == 2) {
+        if (base)
+            for (j = 0; j < n; j++)
+                buf.u16[j] = (uint16_t)(x[j] - base[j]);
+        else
+            for (j = 0; j < n; j++)
+                buf.u16[j] = (uint16_t)x[j];
+        memset(buf.u16 + n, 0, 2 * (size_t)(cols - n));
+    } else {
+        if (base)
+            for (j = 0; j < n; j++)
+                buf.u32[j] = x[j] - base[j];
+        else
+            memcpy(buf.u32, x, 4 * (size_t)n);
+        memset(buf.u32 + n, 0, 4 * (size_t)(cols - n));
     }
-    return os_put(&b->bytes, buf, (size_t)cols * CI_W_BYTES(w));
+    return os_put(&b->bytes, &buf, (size_t)cols * CI_W_BYTES(w));
 }
 
 /* Append a chunk's code to the current line; a full line goes out. */
@@ -916,20 +989,15 @@ static int encode_chunk(struct builder *b, uint32_t r, uint32_t c, const uint32_
     const uint32_t *x = v + (c0 - b->lo);
     uint32_t *key = b->key + (size_t)r * b->Wmax + (c0 - b->lo);
     uint64_t *kt = &b->keytop[(size_t)r * b->cpw + ((c0 - b->lo) >> b->cshift)];
-    uint32_t maxabs = 0, maxd = 0;
     uint64_t dist = *kt == NO_KEY ? 0 : (b->bytes.total - (*kt >> 2)) >> b->cshift;
     int down = *kt == NO_KEY || dist > CI_DIST_MAX || (*kt & 3) == 0;   /* (a zero key: absolute values are as small) */
-    for (uint32_t j = 0; j < n; j++) {
-        if (x[j] > maxabs)
-            maxabs = x[j];
-        if (!down) {
-            if (x[j] < key[j])
-                down = 1;   /* cannot happen (V grows along a rank): a key then */
-            else if (x[j] - key[j] > maxd)
-                maxd = x[j] - key[j];
-        }
+    uint32_t ordiff = 0;
+    if (!down) {
+        int below;
+        ordiff = or_of_differences(x, key, n, &below);
+        down = below;   /* cannot happen (V grows along a rank): a key then */
     }
-    uint32_t wa = width_code(maxabs), wd = width_code(maxd), code;
+    uint32_t wa = width_code(or_of(x, n)), wd = width_code(ordiff), code;
     if (b->inline_n == 0)
         b->line.base = b->bytes.total;   /* the line's first chunk starts here */
     if (!down && CI_W_BYTES(wd) < CI_W_BYTES(wa)) {
