@@ -47,11 +47,12 @@ static int usage(FILE *to)
 
 /* ---------------------------------------------------------------- reading the archive */
 
-/* The events go to the match as they are read, a chunk of each location
- * at a time, and leave: the index needs only the matches and the counts,
- * so memory follows the locations, not the events (a merged archive of
- * 10^9 events is indexed in what its index takes). */
-#define CHUNK_MEMORY ((uint64_t)64 << 20)   /* bytes of held events, all locations together */
+/* The events go to the match as they are read, location after location
+ * (one OTF2 reader at a time: time order would hold a 256 KiB buffer per
+ * location at once, 2.5 GB at 10,000), a chunk at a time, and leave: the
+ * index needs only the matches and the counts, so memory follows neither
+ * the locations nor the events. */
+#define CHUNK_MEMORY ((uint64_t)64 << 20)   /* bytes of a location's events held at once */
 
 struct loader {
     struct rt_rank *locs;
@@ -80,6 +81,18 @@ static int collect(void *user, uint32_t location, const struct rt_event *e)
         return -1;
     }
     rt_store_drop(r);
+    return 0;
+}
+
+/* A location's last events: to the match, and gone. */
+static int location_done(void *user, uint32_t location)
+{
+    struct loader *l = user;
+    if (mg_match_chunk(l->matcher, location, 1) != 0) {
+        l->match_failed = 1;
+        return -1;
+    }
+    rt_store_drop(&l->locs[location]);
     return 0;
 }
 
@@ -123,7 +136,7 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, const struc
                               "(ranks 0 to P-1, then their threads)", t->path, (unsigned long long)t->locations[bad]);
         return -1;
     }
-    uint64_t chunk = CHUNK_MEMORY / sizeof(struct rt_slot) / n;
+    uint64_t chunk = CHUNK_MEMORY / sizeof(struct rt_slot);
     struct loader l = { calloc(n, sizeof *l.locs), n, calloc(n, sizeof *l.cap), chunk > 256 ? chunk : 256, NULL, 0,
                         0 };
     if (!l.locs || !l.cap) {
@@ -151,7 +164,7 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, const struc
     if (!(l.matcher = mg_match_begin(l.locs, n, sort, match, err, errlen)))
         goto fail;
     t->on_sources = collect_sources;
-    if (mt_read_events(t, collect, &l, err, errlen) != 0) {
+    if (mt_read_location_events(t, collect, location_done, &l, err, errlen) != 0) {
         if (l.match_failed) {   /* the matcher's reason (its end frees the result) */
             mg_match_end(l.matcher, err, errlen);
             l.matcher = NULL;
@@ -167,10 +180,6 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, const struc
                      (unsigned long long)t->location_events[k]);
             goto fail;
         }
-    for (uint32_t k = 0; k < n; k++) {   /* each location's last events */
-        mg_match_chunk(l.matcher, k, 1);   /* a failure sticks: the end says it */
-        rt_store_drop(&l.locs[k]);
-    }
     int rc = mg_match_end(l.matcher, err, errlen);
     l.matcher = NULL;
     if (rc != 0)
@@ -341,17 +350,16 @@ int cmd_causal(int argc, char **argv)
         return 1;
     }
     /* A valid index is the user's; a stale or damaged one is replaced
-     * (said once the new one is written: an error stays one line). */
+     * (said once the new one is written: an error stays one line). With
+     * --force it is replaced either way, so it is not read: checking one
+     * reads all of it (4 GB at 10,000 ranks). */
     char replaced[4600] = "";
-    if (access(index, F_OK) == 0) {
+    if (!force && access(index, F_OK) == 0) {
         struct ci_index old;
         if (ci_read(index, dir, &old, replaced, sizeof replaced) == 0) {
             ci_free(&old);
-            replaced[0] = '\0';
-            if (!force) {
-                fprintf(stderr, "synctrace causal: %s: a valid causal index exists (--force replaces it)\n", index);
-                return 1;
-            }
+            fprintf(stderr, "synctrace causal: %s: a valid causal index exists (--force replaces it)\n", index);
+            return 1;
         }
     }
 

@@ -359,38 +359,293 @@ static OTF2_CallbackCode ev_flush(EV_HEAD, OTF2_TimeStamp stop)
     return deliver(ud, loc, &e);
 }
 
-int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, size_t errlen)
+/* One-sided records: kind RT_RMA, `tag` says which (rawtrace.h): the index
+ * counts them as events of their location (its R:I numbering) and the
+ * exporters pass them by. */
+#define RMA_BEGIN(which_) EV_BEGIN(RT_RMA); e.tag = (which_); e.ref = win
+static OTF2_CallbackCode ev_rma_win_create(EV_HEAD, OTF2_RmaWinRef win)
+{
+    RMA_BEGIN(RT_RMA_WIN_CREATE);
+    return deliver(ud, loc, &e);
+}
+static OTF2_CallbackCode ev_rma_win_destroy(EV_HEAD, OTF2_RmaWinRef win)
+{
+    RMA_BEGIN(RT_RMA_WIN_DESTROY);
+    return deliver(ud, loc, &e);
+}
+static OTF2_CallbackCode ev_rma_coll_begin(EV_HEAD)
+{
+    EV_BEGIN(RT_RMA);
+    e.tag = RT_RMA_COLL_BEGIN;
+    e.ref = OTF2_UNDEFINED_RMA_WIN;
+    return deliver(ud, loc, &e);
+}
+static OTF2_CallbackCode ev_rma_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win,
+                                         uint32_t root, uint64_t sent, uint64_t received)
+{
+    RMA_BEGIN(RT_RMA_COLL_END);
+    e.req = (uint64_t)op << 32 | level;
+    e.peer = root;
+    e.bytes = sent;
+    e.received = received;
+    return deliver(ud, loc, &e);
+}
+static OTF2_CallbackCode rma_op(EV_HEAD, uint32_t which, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
+                                uint64_t received, uint64_t id)
+{
+    RMA_BEGIN(which);
+    e.peer = remote;
+    e.bytes = bytes;
+    e.received = received;
+    e.req = id;
+    return deliver(ud, loc, &e);
+}
+static OTF2_CallbackCode ev_rma_put(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    return rma_op(loc, time, ud, attrs, RT_RMA_PUT, win, remote, bytes, 0, id);
+}
+static OTF2_CallbackCode ev_rma_get(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    return rma_op(loc, time, ud, attrs, RT_RMA_GET, win, remote, bytes, 0, id);
+}
+static OTF2_CallbackCode ev_rma_atomic(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaAtomicType type,
+                                       uint64_t sent, uint64_t received, uint64_t id)
+{
+    return rma_op(loc, time, ud, attrs, RT_RMA_ATOMIC | (uint32_t)type << 8, win, remote, sent, received, id);
+}
+static OTF2_CallbackCode ev_rma_complete_remote(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
+{
+    return rma_op(loc, time, ud, attrs, RT_RMA_OP_COMPLETE_REMOTE, win, 0, 0, 0, id);
+}
+static OTF2_CallbackCode ev_rma_complete_non_blocking(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
+{
+    return rma_op(loc, time, ud, attrs, RT_RMA_OP_COMPLETE_NON_BLOCKING, win, 0, 0, 0, id);
+}
+static OTF2_CallbackCode ev_rma_request_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock,
+                                             OTF2_LockType type)
+{
+    return rma_op(loc, time, ud, attrs, RT_RMA_REQUEST_LOCK, win, remote, type, 0, lock);
+}
+static OTF2_CallbackCode ev_rma_release_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock)
+{
+    return rma_op(loc, time, ud, attrs, RT_RMA_RELEASE_LOCK, win, remote, 0, 0, lock);
+}
+static OTF2_CallbackCode ev_rma_sync(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaSyncType type)
+{
+    return rma_op(loc, time, ud, attrs, RT_RMA_SYNC, win, remote, type, 0, 0);
+}
+
+/* The same callbacks for a location's own reader, whose events also carry
+ * their position (unused). */
+#define LV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos __attribute__((unused)), void *ud, OTF2_AttributeList *attrs
+#define LV_ARGS loc, time, ud, attrs
+static OTF2_CallbackCode lv_enter(LV_HEAD, OTF2_RegionRef r) { return ev_enter(LV_ARGS, r); }
+static OTF2_CallbackCode lv_leave(LV_HEAD, OTF2_RegionRef r) { return ev_leave(LV_ARGS, r); }
+static OTF2_CallbackCode lv_send(LV_HEAD, uint32_t p, OTF2_CommRef c, uint32_t t, uint64_t n)
+{
+    return ev_send(LV_ARGS, p, c, t, n);
+}
+static OTF2_CallbackCode lv_isend(LV_HEAD, uint32_t p, OTF2_CommRef c, uint32_t t, uint64_t n, uint64_t q)
+{
+    return ev_isend(LV_ARGS, p, c, t, n, q);
+}
+static OTF2_CallbackCode lv_recv(LV_HEAD, uint32_t p, OTF2_CommRef c, uint32_t t, uint64_t n)
+{
+    return ev_recv(LV_ARGS, p, c, t, n);
+}
+static OTF2_CallbackCode lv_irecv(LV_HEAD, uint32_t p, OTF2_CommRef c, uint32_t t, uint64_t n, uint64_t q)
+{
+    return ev_irecv(LV_ARGS, p, c, t, n, q);
+}
+static OTF2_CallbackCode lv_isend_complete(LV_HEAD, uint64_t q) { return ev_isend_complete(LV_ARGS, q); }
+static OTF2_CallbackCode lv_irecv_request(LV_HEAD, uint64_t q) { return ev_irecv_request(LV_ARGS, q); }
+static OTF2_CallbackCode lv_cancelled(LV_HEAD, uint64_t q) { return ev_cancelled(LV_ARGS, q); }
+static OTF2_CallbackCode lv_nbc_request(LV_HEAD, uint64_t q) { return ev_nbc_request(LV_ARGS, q); }
+static OTF2_CallbackCode lv_request_test(LV_HEAD, uint64_t q) { return ev_request_test(LV_ARGS, q); }
+static OTF2_CallbackCode lv_coll_begin(LV_HEAD) { return ev_coll_begin(LV_ARGS); }
+static OTF2_CallbackCode lv_coll_end(LV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root, uint64_t sent,
+                                     uint64_t received)
+{
+    return ev_coll_end(LV_ARGS, op, c, root, sent, received);
+}
+static OTF2_CallbackCode lv_nbc_complete(LV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root, uint64_t sent,
+                                         uint64_t received, uint64_t q)
+{
+    return ev_nbc_complete(LV_ARGS, op, c, root, sent, received, q);
+}
+static OTF2_CallbackCode lv_comm_create(LV_HEAD, OTF2_CommRef c) { return ev_comm_create(LV_ARGS, c); }
+static OTF2_CallbackCode lv_comm_destroy(LV_HEAD, OTF2_CommRef c) { return ev_comm_destroy(LV_ARGS, c); }
+static OTF2_CallbackCode lv_flush(LV_HEAD, OTF2_TimeStamp stop) { return ev_flush(LV_ARGS, stop); }
+
+static OTF2_CallbackCode lv_rma_win_create(LV_HEAD, OTF2_RmaWinRef w) { return ev_rma_win_create(LV_ARGS, w); }
+static OTF2_CallbackCode lv_rma_win_destroy(LV_HEAD, OTF2_RmaWinRef w) { return ev_rma_win_destroy(LV_ARGS, w); }
+static OTF2_CallbackCode lv_rma_coll_begin(LV_HEAD) { return ev_rma_coll_begin(LV_ARGS); }
+static OTF2_CallbackCode lv_rma_coll_end(LV_HEAD, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, OTF2_RmaWinRef w,
+                                         uint32_t root, uint64_t sent, uint64_t received)
+{
+    return ev_rma_coll_end(LV_ARGS, op, level, w, root, sent, received);
+}
+static OTF2_CallbackCode lv_rma_put(LV_HEAD, OTF2_RmaWinRef w, uint32_t r, uint64_t n, uint64_t id)
+{
+    return ev_rma_put(LV_ARGS, w, r, n, id);
+}
+static OTF2_CallbackCode lv_rma_get(LV_HEAD, OTF2_RmaWinRef w, uint32_t r, uint64_t n, uint64_t id)
+{
+    return ev_rma_get(LV_ARGS, w, r, n, id);
+}
+static OTF2_CallbackCode lv_rma_atomic(LV_HEAD, OTF2_RmaWinRef w, uint32_t r, OTF2_RmaAtomicType type, uint64_t sent,
+                                       uint64_t received, uint64_t id)
+{
+    return ev_rma_atomic(LV_ARGS, w, r, type, sent, received, id);
+}
+static OTF2_CallbackCode lv_rma_complete_remote(LV_HEAD, OTF2_RmaWinRef w, uint64_t id)
+{
+    return ev_rma_complete_remote(LV_ARGS, w, id);
+}
+static OTF2_CallbackCode lv_rma_complete_non_blocking(LV_HEAD, OTF2_RmaWinRef w, uint64_t id)
+{
+    return ev_rma_complete_non_blocking(LV_ARGS, w, id);
+}
+static OTF2_CallbackCode lv_rma_request_lock(LV_HEAD, OTF2_RmaWinRef w, uint32_t r, uint64_t lock, OTF2_LockType type)
+{
+    return ev_rma_request_lock(LV_ARGS, w, r, lock, type);
+}
+static OTF2_CallbackCode lv_rma_release_lock(LV_HEAD, OTF2_RmaWinRef w, uint32_t r, uint64_t lock)
+{
+    return ev_rma_release_lock(LV_ARGS, w, r, lock);
+}
+static OTF2_CallbackCode lv_rma_sync(LV_HEAD, OTF2_RmaWinRef w, uint32_t r, OTF2_RmaSyncType type)
+{
+    return ev_rma_sync(LV_ARGS, w, r, type);
+}
+
+/* A new reader of every location, their local definitions read first:
+ * OTF2 reads a location's events only once per reader, so each pass opens
+ * its own (the archive's definitions stay read). NULL with a message. */
+static OTF2_Reader *open_for_events(struct mt_trace *t, char *err, size_t errlen, int *have_defs)
 {
     rf_otf2_quiet();
-    /* OTF2 reads a location's events only once per reader: a new pass
-     * needs a new reader (definitions are kept). */
     if (t->reader)
         OTF2_Reader_Close(t->reader);
     OTF2_Reader *rd = t->reader = OTF2_Reader_Open(t->path);
     if (!rd) {
         snprintf(err, errlen, "%s: not a readable OTF2 archive", t->path);
         rf_otf2_explain(err, errlen);
-        return -1;
+        return NULL;
     }
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
     for (uint32_t i = 0; i < t->nlocations; i++)
         OTF2_Reader_SelectLocation(rd, t->locations[i]);
-    /* Every location's local definitions must be read before its events. */
-    int have_defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
+    *have_defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
     if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
         snprintf(err, errlen, "%s: cannot open the event files", t->path);
         rf_otf2_explain(err, errlen);
+        return NULL;
+    }
+    return rd;
+}
+
+static void read_local_defs(OTF2_Reader *rd, OTF2_LocationRef loc)
+{
+    OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, loc);
+    if (dr) {
+        uint64_t n;
+        OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+        OTF2_Reader_CloseDefReader(rd, dr);
+    }
+}
+
+int mt_read_location_events(struct mt_trace *t, mt_event_fn fn, mt_location_fn done, void *user, char *err,
+                            size_t errlen)
+{
+    int have_defs, rc = 0;
+    OTF2_Reader *rd = open_for_events(t, err, errlen, &have_defs);
+    if (!rd)
+        return -1;
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    if (!cb) {
+        snprintf(err, errlen, "out of memory");
+        OTF2_Reader_CloseEvtFiles(rd);
         return -1;
     }
-    for (uint32_t i = 0; i < t->nlocations; i++) {
-        if (have_defs) {
-            OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, t->locations[i]);
-            if (dr) {
-                uint64_t n;
-                OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
-                OTF2_Reader_CloseDefReader(rd, dr);
-            }
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, lv_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, lv_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, lv_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, lv_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, lv_isend_complete);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, lv_irecv_request);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, lv_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, lv_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, lv_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(cb, lv_request_test);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, lv_coll_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, lv_coll_end);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, lv_nbc_request);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, lv_nbc_complete);
+    OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, lv_flush);
+    OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, lv_comm_create);
+    OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, lv_comm_destroy);
+    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, lv_rma_win_create);
+    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, lv_rma_win_destroy);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(cb, lv_rma_coll_begin);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, lv_rma_coll_end);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, lv_rma_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, lv_rma_get);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, lv_rma_atomic);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(cb, lv_rma_complete_remote);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, lv_rma_complete_non_blocking);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, lv_rma_request_lock);
+    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, lv_rma_release_lock);
+    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, lv_rma_sync);
+    struct evt_ctx c = { t, fn, user, 0, 0, NULL, 0 };
+    /* one location's reader (and its buffer) at a time */
+    for (uint32_t i = 0; i < t->nlocations && !rc; i++) {
+        if (have_defs)
+            read_local_defs(rd, t->locations[i]);
+        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, t->locations[i]);
+        if (!er) {
+            snprintf(err, errlen, "%s: no event data for location %llu", t->path, (unsigned long long)t->locations[i]);
+            rf_otf2_explain(err, errlen);
+            rc = -1;
+            break;
         }
+        uint64_t n = 0;
+        OTF2_ErrorCode status = OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, &c);
+        if (status == OTF2_SUCCESS)
+            status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
+        OTF2_Reader_CloseEvtReader(rd, er);
+        if (c.stopped) {
+            rc = -1;   /* the callback said why */
+        } else if (c.bad_location) {
+            snprintf(err, errlen, "%s: an event of an undefined location", t->path);
+            rc = -1;
+        } else if (status != OTF2_SUCCESS && status != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
+            snprintf(err, errlen, "%s: corrupt or truncated event data of location %llu after %llu events", t->path,
+                     (unsigned long long)t->locations[i], (unsigned long long)n);
+            rf_otf2_explain(err, errlen);
+            rc = -1;
+        } else if (done && done(user, i) != 0) {
+            rc = -1;   /* the caller says why */
+        }
+    }
+    OTF2_EvtReaderCallbacks_Delete(cb);
+    if (have_defs)
+        OTF2_Reader_CloseDefFiles(rd);
+    OTF2_Reader_CloseEvtFiles(rd);
+    free(c.src_buf);
+    return rc;
+}
+
+int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, size_t errlen)
+{
+    int have_defs;
+    OTF2_Reader *rd = open_for_events(t, err, errlen, &have_defs);
+    if (!rd)
+        return -1;
+    /* Every location's local definitions must be read before its events. */
+    for (uint32_t i = 0; i < t->nlocations; i++) {
+        if (have_defs)
+            read_local_defs(rd, t->locations[i]);
         if (!OTF2_Reader_GetEvtReader(rd, t->locations[i])) {
             snprintf(err, errlen, "%s: no event data for location %llu", t->path,
                      (unsigned long long)t->locations[i]);
@@ -427,6 +682,18 @@ int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, si
     OTF2_GlobalEvtReaderCallbacks_SetBufferFlushCallback(cb, ev_flush);
     OTF2_GlobalEvtReaderCallbacks_SetCommCreateCallback(cb, ev_comm_create);
     OTF2_GlobalEvtReaderCallbacks_SetCommDestroyCallback(cb, ev_comm_destroy);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaWinCreateCallback(cb, ev_rma_win_create);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaWinDestroyCallback(cb, ev_rma_win_destroy);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveBeginCallback(cb, ev_rma_coll_begin);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, ev_rma_coll_end);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(cb, ev_rma_put);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(cb, ev_rma_get);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaAtomicCallback(cb, ev_rma_atomic);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(cb, ev_rma_complete_remote);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, ev_rma_complete_non_blocking);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaRequestLockCallback(cb, ev_rma_request_lock);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaReleaseLockCallback(cb, ev_rma_release_lock);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaSyncCallback(cb, ev_rma_sync);
     struct evt_ctx c = { t, fn, user, 0, 0, NULL, 0 };
     OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, cb, &c);
     OTF2_GlobalEvtReaderCallbacks_Delete(cb);

@@ -60,6 +60,14 @@ typedef int (*mt_event_fn)(void *user, uint32_t location, const struct rt_event 
 
 /* Read every event once (a second call reopens the archive: a second pass). */
 int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, size_t errlen);
+/* Read every event once, location after location (each in its own
+ * order, not in time order), done(user, location) after each location's
+ * last: one location's reader and buffer at a time, where mt_read_events's
+ * time order holds one per location at once (256 KiB each). A non-zero
+ * return of fn or done stops the read (the caller says why). */
+typedef int (*mt_location_fn)(void *user, uint32_t location);
+int mt_read_location_events(struct mt_trace *t, mt_event_fn fn, mt_location_fn done, void *user, char *err,
+                            size_t errlen);
 void mt_close(struct mt_trace *t);
 
 /* The world rank behind a communicator-local rank, or -1 (no intercommunicator
