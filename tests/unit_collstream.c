@@ -2,7 +2,8 @@
  * (tools/merge/collstream.c): every instance and member comes back in
  * order, with instances of no member, one, and more than a read block,
  * to several readers interleaved; held in memory they read the same way;
- * mg_colls_load copies them; a file cut short and a write over the
+ * mg_colls_load copies them; mg_colls_read_at reads one by the offset a
+ * reader gave; a file cut short and a write over the
  * file-size limit each give a one-line error that sticks, never an
  * instance that was not written. */
 #include <config.h>
@@ -122,6 +123,37 @@ static void round_trips(void)
     }
 }
 
+/* By number: the offsets a reader gives, read back in reverse order (as
+ * the causal index reads those it reaches), each with members of its own. */
+static void by_offset(void)
+{
+    char err[600] = "";
+    struct mg_result r;
+    enum { N = 300 };
+    int good = written(&r, N, err, sizeof err) == 0;
+    static uint64_t off[N];
+    struct mg_coll_reader it;
+    mg_colls_begin(&r, &it);
+    size_t n = 0;
+    for (const struct mg_collective *c; good && (c = mg_colls_next(&it)); n++)
+        off[it.index] = it.offset;
+    mg_colls_end(&it);
+    good = good && n == N;
+    for (size_t i = N; good && i-- > 0;) {
+        struct mg_collective c;
+        good = mg_colls_read_at(&r, off[i], &c) == 0 && same(&c, i);
+        free(c.members);
+    }
+    ok(good && !mg_colls_error(&r), "%d instances read back by the offsets a reader gave, in reverse order%s%s", N,
+       *err ? ": " : "", err);
+    /* an offset past the end: one line, sticky, no instance */
+    struct mg_collective c;
+    int rc = mg_colls_read_at(&r, mc_file_bytes(r.coll_file), &c);
+    ok(rc != 0 && !c.members && mg_colls_error(&r) && strstr(mg_colls_error(&r), "cut short"),
+       "an offset past the end: %s", mg_colls_error(&r) ? mg_colls_error(&r) : "no error");
+    mg_free(&r);
+}
+
 /* Instances held in memory read the same way. */
 static void held(void)
 {
@@ -187,6 +219,7 @@ int main(void)
 {
     round_trips();
     held();
+    by_offset();
     cut_short();
     too_big();
     return tap_finish();
