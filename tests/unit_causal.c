@@ -618,14 +618,14 @@ static void synthetic(uint32_t nranks, int steps, struct mg_result *m)
     uint32_t *perm = malloc(sizeof *perm * N);
     if (!nev || !pend || !open || !perm)
         abort();
-#define EV(r) ((struct mg_event_ref){ (r), nev[(r)]++ })
+#define EV(r) ((struct mg_event_ref){ .rank = (r), .index = nev[(r)]++ })
     for (int t = 0; t < steps; t++) {
         uint64_t a = rnd() % 20;
         if (a < 7) {
             (void)EV((uint32_t)(rnd() % N));
         } else if (a < 12) {
             uint32_t s = (uint32_t)(rnd() % N), d = rnd() % 10 ? (uint32_t)(rnd() % N) : s;
-            pend[npend++] = (struct mg_message){ EV(s), { d, 0 }, 0, 0, 0 };
+            pend[npend++] = (struct mg_message){ EV(s), { d, 0, 0 }, 0, 0, 0 };
         } else if (a < 18 && npend) {
             size_t k = rnd() % npend;
             struct mg_message msg = pend[k];

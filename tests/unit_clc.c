@@ -162,7 +162,7 @@ static void gen(struct trace *tr, uint32_t R, int actions, double lmin, double s
             double lat = lmin + slack + (rndn(4) == 0 ? 0 : unif(0, 3000));
             now[d] = fmax(now[d] + unif(10, 500), now[s] + lat);
             uint64_t ri = add_ev(tr, d, now[d], RT_RECV);
-            add_msg(tr, (struct mg_message){ { s, si }, { d, ri }, 0, 0, 8 });
+            add_msg(tr, (struct mg_message){ { s, si, 0 }, { d, ri, 0 }, 0, 0, 8 });
         } else {
             size_t o = rndn(NOPS);
             uint32_t perm[MAXR], k = 2 + rndn(R - 1);
@@ -446,8 +446,8 @@ static void hand_message(int send_limit)
     double *res[2] = { o0, o1 };
     uint64_t n[2] = { send_limit ? 4 : 3, 6 };
     struct mg_message msgs[2] = {
-        { { 0, send_limit ? 2 : 1 }, { 1, 3 }, 0, 0, 0 },
-        { { 1, 2 }, { 0, 1 }, 0, 0, 0 },
+        { { 0, send_limit ? 2 : 1, 0 }, { 1, 3, 0 }, 0, 0, 0 },
+        { { 1, 2, 0 }, { 0, 1, 0 }, 0, 0, 0 },
     };
     struct mg_result m = { 0 };
     m.messages = msgs;
@@ -511,7 +511,7 @@ static void hand_cycle(void)
     const double *t[2] = { a, b };
     double *res[2] = { oa, ob };
     uint64_t n[2] = { 3, 3 };
-    struct mg_message msgs[2] = { { { 0, 2 }, { 1, 1 }, 0, 0, 0 }, { { 1, 2 }, { 0, 1 }, 0, 0, 0 } };
+    struct mg_message msgs[2] = { { { 0, 2, 0 }, { 1, 1, 0 }, 0, 0, 0 }, { { 1, 2, 0 }, { 0, 1, 0 }, 0, 0, 0 } };
     struct mg_result m = { 0 };
     m.messages = msgs;
     m.nmessages = 2;
@@ -530,7 +530,7 @@ static void hand_errors(void)
     const double *t[1] = { a };
     double *res[1] = { oa };
     uint64_t n[1] = { 2 };
-    struct mg_message msg = { { 0, 0 }, { 0, 7 }, 0, 0, 0 };
+    struct mg_message msg = { { 0, 0, 0 }, { 0, 7, 0 }, 0, 0, 0 };
     struct mg_result m = { 0 };
     m.messages = &msg;
     m.nmessages = 1;

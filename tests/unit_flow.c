@@ -140,8 +140,8 @@ static void facts(const struct inst *x, struct mg_collective *c, struct mg_membe
     size_t npool = 0;
     for (uint32_t k = 0; k < x->n; k++) {
         memset(&m[k], 0, sizeof m[k]);
-        m[k].enter = (struct mg_event_ref){ k, 0 };
-        m[k].exit = (struct mg_event_ref){ k, 1 };
+        m[k].enter = (struct mg_event_ref){ k, 0, 0 };
+        m[k].exit = (struct mg_event_ref){ k, 1, 0 };
         m[k].comm_rank = k;
         m[k].side = x->side[k];
         uint64_t sent = 0, recv = 0;

@@ -15,7 +15,7 @@
 
 static struct mg_message message(size_t i)
 {
-    struct mg_message m = { { (uint32_t)(i % 7), i * 3 }, { (uint32_t)(i % 5), UINT64_MAX - i },
+    struct mg_message m = { { (uint32_t)(i % 7), i * 3, i }, { (uint32_t)(i % 5), UINT64_MAX - i, i + 1 },
                             (uint32_t)(i % 3), (uint32_t)i, (uint64_t)i << 20 };
     return m;
 }

@@ -39,7 +39,7 @@ struct ci_recs *ci_recs_new(uint32_t nranks, uint32_t nlevels, const char *dir, 
 int ci_recs_put(struct ci_recs *s, const struct ci_rec *x);
 /* Every record put: sorted and written out rank after rank. 0 or -1. */
 int ci_recs_seal(struct ci_recs *s);
-/* Records of rank r (after ci_recs_seal). */
+/* Records of rank r put so far (all of them once sealed). */
 uint64_t ci_recs_count(const struct ci_recs *s, uint32_t r);
 /* Record k of rank r, read through r's window (a pass reads a rank's
  * records in order): valid until the next call for r; NULL when a read

@@ -102,10 +102,8 @@ struct ostream {
 struct instance {
     struct mg_collective col;     /* its members: the match's, or read from its file (own) */
     int own;
-    uint8_t shape, done;          /* shape: MG_SCAN / MG_EXSCAN (a prefix), else the flow's groups */
-    int32_t root;                 /* unused */
+    uint8_t shape;                /* MG_SCAN / MG_EXSCAN (a prefix), else the flow's groups */
     uint32_t n, entered, exited, prefix;
-    uint32_t *acc;                /* unused */
     /* the data flow (flow.h): every entry of a group's sources before every exit of its sinks */
     struct mg_flow flow;
     uint32_t **gacc;              /* per group: join of its sources' entries so far */
@@ -220,7 +218,6 @@ struct builder {
     /* output: the records and cluster entries wait on disk (causal_aside.h) */
     char aside_dir[4300];
     struct ci_recs *recs;
-    uint64_t *nrecs;              /* [rank]: records so far */
     struct rec_last *last;        /* [rank]: its latest record, the first pass */
     uint32_t *gcr[CI_MAX_LEVELS]; /* [rank]: the latest record's, see ci_index.rec_gcr */
     struct ci_entries *ent;       /* cluster entries, nentries of them (made after the first pass) */
@@ -483,7 +480,6 @@ static int instance_setup(struct builder *b, struct instance *in, size_t c)
         in->col = m->collectives[c];
     }
     const struct mg_collective *col = &in->col;
-    in->root = -1;
     in->n = col->nmembers;
     if (mg_flow_of(m, col, &in->flow) != 0)
         return -1;
@@ -513,7 +509,6 @@ static int instance_setup(struct builder *b, struct instance *in, size_t c)
 
 static void instance_free(struct builder *b, struct instance *in)
 {
-    vec_put(b, in->acc);
     for (uint32_t g = 0; in->gacc && g < in->flow.ngroups; g++)
         vec_put(b, in->gacc[g]);
     free(in->gacc);
@@ -537,7 +532,6 @@ static void instance_free(struct builder *b, struct instance *in)
     if (in->own)
         free(in->col.members);
     memset(in, 0, sizeof *in);
-    in->done = 1;
 }
 
 /* Instance c, set up at its first role of the pass; NULL on failure. */
@@ -759,8 +753,6 @@ static void roles_free(struct builder *b)
 static int exit_ready(const struct instance *in, uint32_t k, uint32_t *wait)
 {
     const struct mg_collective *col = &in->col;
-    if (in->done)
-        return 1;
     if (in->shape == MG_SCAN || in->shape == MG_EXSCAN) {
         uint32_t need = in->sorted_pos[k] + (in->shape == MG_SCAN);
         if (in->prefix >= need)
@@ -794,8 +786,6 @@ static void add_partner(struct builder *b, uint32_t q, uint32_t self)
 static void exit_receive(struct builder *b, struct instance *in, uint32_t k, uint32_t self, uint32_t *v)
 {
     const struct mg_collective *col = &in->col;
-    if (in->done)
-        return;
     if (in->shape == MG_SCAN || in->shape == MG_EXSCAN) {
         uint32_t need = in->sorted_pos[k] + (in->shape == MG_SCAN);
         if (need) {
@@ -817,8 +807,6 @@ static void exit_receive(struct builder *b, struct instance *in, uint32_t k, uin
 
 static void enter_send(struct builder *b, struct instance *in, uint32_t k, const uint32_t *v)
 {
-    if (in->done)
-        return;
     in->entered_flag[k] = 1;
     in->entered++;
     if (in->shape == MG_SCAN || in->shape == MG_EXSCAN) {
@@ -1026,7 +1014,7 @@ static int stamp(struct builder *b, uint32_t r, uint64_t i, uint32_t k, int rece
     x.start = (uint32_t)i;
     x.size = b->N;
     x.level = k;
-    uint32_t self = (uint32_t)b->nrecs[r];
+    uint32_t self = (uint32_t)ci_recs_count(b->recs, r);
     for (uint32_t lv = 0; lv < b->L; lv++) {
         if (receive && lv < k)
             b->gcr[lv][r] = self;
@@ -1041,7 +1029,6 @@ static int stamp(struct builder *b, uint32_t r, uint64_t i, uint32_t k, int rece
         x.vec = b->ntop++;
     }
     b->last[r] = (struct rec_last){ k, x.cluster, x.size };
-    b->nrecs[r]++;
     return ci_recs_put(b->recs, &x);
 }
 
@@ -1188,7 +1175,7 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
     struct ci_stats *st = b->st;
     if (!b->structure) {
         /* replay: the first pass decided the records */
-        if (b->rcur[r] < b->nrecs[r]) {
+        if (b->rcur[r] < ci_recs_count(b->recs, r)) {
             const struct ci_rec *x = ci_recs_at(b->recs, r, b->rcur[r]);
             if (!x)
                 return -1;
@@ -1220,7 +1207,7 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
     } else {
         uint32_t c = b->cluster_of[0][r];
         const struct rec_last *last = &b->last[r];
-        if (!b->nrecs[r] || last->level != 0 || last->cluster != c || last->size != b->cmap[0][c].n)
+        if (!ci_recs_count(b->recs, r) || last->level != 0 || last->cluster != c || last->size != b->cmap[0][c].n)
             if (stamp(b, r, i, 0, 0))
                 return -1;
         st->paper_entries += (double)b->cmap[0][c].n;
@@ -1292,7 +1279,6 @@ static void builder_free(struct builder *b)
     free(b->nroles);
     free(b->rpos);
     free(b->pos);
-    free(b->nrecs);
     free(b->rcur);
     free(b->key);
     free(b->keytop);
@@ -1387,8 +1373,8 @@ static int write_records(struct builder *b, const uint64_t *off, struct ci_index
     uint64_t at = 0;
     for (uint32_t r = 0; r < b->N && !bad; r++) {
         struct bounds bd = { &o[4], 0, CI_NONE };
-        for (uint64_t k = 0; k < b->nrecs[r] && !bad;) {
-            size_t m = b->nrecs[r] - k < BATCH ? (size_t)(b->nrecs[r] - k) : BATCH;
+        for (uint64_t k = 0; k < ci_recs_count(b->recs, r) && !bad;) {
+            size_t m = ci_recs_count(b->recs, r) - k < BATCH ? (size_t)(ci_recs_count(b->recs, r) - k) : BATCH;
             if (ci_recs_read(b->recs, at, batch, m) != 0) {
                 bad = 1;
                 break;
@@ -1438,7 +1424,7 @@ static int finish(struct builder *b, struct ci_index *ix)
     ix->chunk_shift = b->cshift;
     memcpy(ix->maxsize, b->cfg->maxsize, sizeof ix->maxsize);
     for (uint32_t r = 0; r < b->N; r++)
-        ix->nrecords += b->nrecs[r];
+        ix->nrecords += ci_recs_count(b->recs, r);
     for (uint32_t k = 0; k < b->L; k++)
         for (uint32_t c = 0; c < b->N; c++)
             ix->nmap[k] += b->cmap[k][c].n;
@@ -1451,7 +1437,7 @@ static int finish(struct builder *b, struct ci_index *ix)
     ix->nlines = (ix->ntchunks + CI_LINE_CODES - 1) / CI_LINE_CODES;
     ix->nbytes = b->bytes.total;
     uint64_t off[CI_MAX_SECTIONS], size[CI_MAX_SECTIONS], *sums = ix->sums;
-    int ns = ci_layout(ix, off, size);
+    ci_layout(ix, off, size);
     if (flush_line(b) || b->codes.total != size[CI_SEC_TLINE] || os_flush(&b->codes) || os_flush(&b->bytes))
         return -1;
     sums[CI_SEC_TLINE] = b->codes.sum;
@@ -1491,7 +1477,7 @@ static int finish(struct builder *b, struct ci_index *ix)
     at = 0;
     for (uint32_t r = 0; r <= b->N && !bad; r++) {
         bad = os_put(&o, &at, 8);
-        at += r < b->N ? b->nrecs[r] : 0;
+        at += r < b->N ? ci_recs_count(b->recs, r) : 0;
     }
     if (sec_close(&o, size[CI_SEC_REC_FIRST], &sums[CI_SEC_REC_FIRST], &ix->rec_first) != 0 || bad)
         return -1;
@@ -1514,7 +1500,6 @@ static int finish(struct builder *b, struct ci_index *ix)
         if (sec_close(&o, size[sec + 1], &sums[sec + 1], &ix->map[k]) != 0 || bad)
             return -1;
     }
-    (void)ns;
     if (b->fd < 0)
         return ci_prepare(ix);
     /* everything is in the file: ci_write_in_place adds the header */
@@ -1625,9 +1610,8 @@ static uint32_t choose_window(const struct builder *b, size_t budget)
     return chunks << b->cshift >= b->N ? b->N : (uint32_t)(chunks << b->cshift);
 }
 
-static int build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
-                      const struct ci_config *cfg, struct ci_index *out, struct ci_stats *stats,
-                      struct ci_sweeps *sweeps, char *err, size_t errlen)
+int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match, const struct ci_config *cfg,
+             struct ci_index *out, struct ci_stats *stats, struct ci_sweeps *sweeps, char *err, size_t errlen)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1675,7 +1659,6 @@ static int build(const uint64_t *nevents, uint32_t nranks, const struct mg_resul
     b.rpos = calloc(N, sizeof *b.rpos);
     b.rcur = calloc(N, sizeof *b.rcur);
     b.pos = calloc(N, sizeof *b.pos);
-    b.nrecs = calloc(N, sizeof *b.nrecs);
     b.last = calloc(N, sizeof *b.last);
     b.mark = calloc(N, sizeof *b.mark);
     b.part = malloc(sizeof *b.part * N);
@@ -1683,7 +1666,7 @@ static int build(const uint64_t *nevents, uint32_t nranks, const struct mg_resul
     uint32_t *waiters = malloc(sizeof *waiters * N), *next_waiter = malloc(sizeof *next_waiter * N);
     uint32_t *stack = malloc(sizeof *stack * N);
     uint8_t *queued = calloc(N, 1);
-    int ok = b.cur && b.rwin && b.role_first && b.nroles && b.rpos && b.rcur && b.pos && b.nrecs && b.last
+    int ok = b.cur && b.rwin && b.role_first && b.nroles && b.rpos && b.rcur && b.pos && b.last
              && b.mark && b.part && b.clist && waiters && next_waiter && stack && queued;
     for (uint32_t k = 0; ok && k < b.L; k++) {
         b.cluster_of[k] = malloc(sizeof *b.cluster_of[k] * N);
@@ -1778,10 +1761,4 @@ done:
     clock_gettime(CLOCK_MONOTONIC, &t1);
     stats->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
     return rc;
-}
-
-int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *match, const struct ci_config *cfg,
-             struct ci_index *out, struct ci_stats *stats, struct ci_sweeps *sweeps, char *err, size_t errlen)
-{
-    return build(nevents, nranks, match, cfg, out, stats, sweeps, err, errlen);
 }

@@ -359,80 +359,84 @@ static OTF2_CallbackCode ev_flush(EV_HEAD, OTF2_TimeStamp stop)
     return deliver(ud, loc, &e);
 }
 
-/* One-sided records: kind RT_RMA, `tag` says which (rawtrace.h): the index
- * counts them as events of their location (its R:I numbering) and the
- * exporters pass them by. */
-#define RMA_BEGIN(which_) EV_BEGIN(RT_RMA); e.tag = (which_); e.ref = win
+/* One-sided records, their fields as rawtrace.h maps them (rt_rma_*): the
+ * index counts them as events of their location (its R:I numbering) and
+ * the exporters pass them by. */
+#define RMA_BEGIN EV_BEGIN(RT_RMA)
 static OTF2_CallbackCode ev_rma_win_create(EV_HEAD, OTF2_RmaWinRef win)
 {
-    RMA_BEGIN(RT_RMA_WIN_CREATE);
+    RMA_BEGIN;
+    rt_rma_fields(&e, RT_RMA_WIN_CREATE, win);
     return deliver(ud, loc, &e);
 }
 static OTF2_CallbackCode ev_rma_win_destroy(EV_HEAD, OTF2_RmaWinRef win)
 {
-    RMA_BEGIN(RT_RMA_WIN_DESTROY);
+    RMA_BEGIN;
+    rt_rma_fields(&e, RT_RMA_WIN_DESTROY, win);
     return deliver(ud, loc, &e);
 }
 static OTF2_CallbackCode ev_rma_coll_begin(EV_HEAD)
 {
-    EV_BEGIN(RT_RMA);
-    e.tag = RT_RMA_COLL_BEGIN;
-    e.ref = OTF2_UNDEFINED_RMA_WIN;
+    RMA_BEGIN;
+    rt_rma_fields(&e, RT_RMA_COLL_BEGIN, OTF2_UNDEFINED_RMA_WIN);
     return deliver(ud, loc, &e);
 }
 static OTF2_CallbackCode ev_rma_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win,
                                          uint32_t root, uint64_t sent, uint64_t received)
 {
-    RMA_BEGIN(RT_RMA_COLL_END);
-    e.req = (uint64_t)op << 32 | level;
-    e.peer = root;
-    e.bytes = sent;
-    e.received = received;
-    return deliver(ud, loc, &e);
-}
-static OTF2_CallbackCode rma_op(EV_HEAD, uint32_t which, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
-                                uint64_t received, uint64_t id)
-{
-    RMA_BEGIN(which);
-    e.peer = remote;
-    e.bytes = bytes;
-    e.received = received;
-    e.req = id;
+    RMA_BEGIN;
+    rt_rma_coll_end(&e, win, op, level, root, sent, received);
     return deliver(ud, loc, &e);
 }
 static OTF2_CallbackCode ev_rma_put(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    return rma_op(loc, time, ud, attrs, RT_RMA_PUT, win, remote, bytes, 0, id);
+    RMA_BEGIN;
+    rt_rma_access(&e, RT_RMA_PUT, win, remote, bytes, id);
+    return deliver(ud, loc, &e);
 }
 static OTF2_CallbackCode ev_rma_get(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    return rma_op(loc, time, ud, attrs, RT_RMA_GET, win, remote, bytes, 0, id);
+    RMA_BEGIN;
+    rt_rma_access(&e, RT_RMA_GET, win, remote, bytes, id);
+    return deliver(ud, loc, &e);
 }
 static OTF2_CallbackCode ev_rma_atomic(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaAtomicType type,
                                        uint64_t sent, uint64_t received, uint64_t id)
 {
-    return rma_op(loc, time, ud, attrs, RT_RMA_ATOMIC | (uint32_t)type << 8, win, remote, sent, received, id);
+    RMA_BEGIN;
+    rt_rma_atomic(&e, win, remote, type, sent, received, id);
+    return deliver(ud, loc, &e);
 }
 static OTF2_CallbackCode ev_rma_complete_remote(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
 {
-    return rma_op(loc, time, ud, attrs, RT_RMA_OP_COMPLETE_REMOTE, win, 0, 0, 0, id);
+    RMA_BEGIN;
+    rt_rma_complete(&e, RT_RMA_OP_COMPLETE_REMOTE, win, id);
+    return deliver(ud, loc, &e);
 }
 static OTF2_CallbackCode ev_rma_complete_non_blocking(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
 {
-    return rma_op(loc, time, ud, attrs, RT_RMA_OP_COMPLETE_NON_BLOCKING, win, 0, 0, 0, id);
+    RMA_BEGIN;
+    rt_rma_complete(&e, RT_RMA_OP_COMPLETE_NON_BLOCKING, win, id);
+    return deliver(ud, loc, &e);
 }
 static OTF2_CallbackCode ev_rma_request_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock,
                                              OTF2_LockType type)
 {
-    return rma_op(loc, time, ud, attrs, RT_RMA_REQUEST_LOCK, win, remote, type, 0, lock);
+    RMA_BEGIN;
+    rt_rma_lock(&e, RT_RMA_REQUEST_LOCK, win, remote, lock, type);
+    return deliver(ud, loc, &e);
 }
 static OTF2_CallbackCode ev_rma_release_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock)
 {
-    return rma_op(loc, time, ud, attrs, RT_RMA_RELEASE_LOCK, win, remote, 0, 0, lock);
+    RMA_BEGIN;
+    rt_rma_lock(&e, RT_RMA_RELEASE_LOCK, win, remote, lock, 0);
+    return deliver(ud, loc, &e);
 }
 static OTF2_CallbackCode ev_rma_sync(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaSyncType type)
 {
-    return rma_op(loc, time, ud, attrs, RT_RMA_SYNC, win, remote, type, 0, 0);
+    RMA_BEGIN;
+    rt_rma_sync(&e, win, remote, type);
+    return deliver(ud, loc, &e);
 }
 
 /* The same callbacks for a location's own reader, whose events also carry

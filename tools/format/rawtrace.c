@@ -102,88 +102,79 @@ static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region)
 }
 static OTF2_CallbackCode ev_leave(EV_HEAD, OTF2_RegionRef region) { EV_UNUSED; PUSH(RT_LEAVE); e->ref = region; return OTF2_CALLBACK_SUCCESS; }
 
-#define RMA(which) PUSH(RT_RMA); e->tag = (which); e->ref = win
+/* One-sided records: their fields as rawtrace.h maps them (rt_rma_*). */
 static OTF2_CallbackCode ev_rma_win_create(EV_HEAD, OTF2_RmaWinRef win)
 {
-    EV_UNUSED; RMA(RT_RMA_WIN_CREATE);
+    EV_UNUSED; PUSH(RT_RMA); rt_rma_fields(e, RT_RMA_WIN_CREATE, win);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_rma_win_destroy(EV_HEAD, OTF2_RmaWinRef win)
 {
-    EV_UNUSED; RMA(RT_RMA_WIN_DESTROY);
+    EV_UNUSED; PUSH(RT_RMA); rt_rma_fields(e, RT_RMA_WIN_DESTROY, win);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_rma_coll_begin(EV_HEAD)
 {
-    EV_UNUSED; PUSH(RT_RMA); e->tag = RT_RMA_COLL_BEGIN; e->ref = OTF2_UNDEFINED_RMA_WIN;
+    EV_UNUSED; PUSH(RT_RMA); rt_rma_fields(e, RT_RMA_COLL_BEGIN, OTF2_UNDEFINED_RMA_WIN);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_rma_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win,
                                          uint32_t root, uint64_t sent, uint64_t received)
 {
-    EV_UNUSED; RMA(RT_RMA_COLL_END);
-    e->req = (uint64_t)op << 32 | level; e->peer = root; e->bytes = sent; e->received = received;
+    EV_UNUSED; PUSH(RT_RMA); rt_rma_coll_end(e, win, op, level, root, sent, received);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_rma_put(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    EV_UNUSED; RMA(RT_RMA_PUT);
-    e->peer = remote; e->bytes = bytes; e->req = id;
+    EV_UNUSED; PUSH(RT_RMA); rt_rma_access(e, RT_RMA_PUT, win, remote, bytes, id);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_rma_get(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    EV_UNUSED; RMA(RT_RMA_GET);
-    e->peer = remote; e->bytes = bytes; e->req = id;
+    EV_UNUSED; PUSH(RT_RMA); rt_rma_access(e, RT_RMA_GET, win, remote, bytes, id);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_rma_atomic(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaAtomicType type,
                                        uint64_t sent, uint64_t received, uint64_t id)
 {
-    EV_UNUSED; RMA(RT_RMA_ATOMIC);
-    e->tag |= (uint32_t)type << 8; e->peer = remote; e->bytes = sent; e->received = received; e->req = id;
+    EV_UNUSED; PUSH(RT_RMA); rt_rma_atomic(e, win, remote, type, sent, received, id);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_rma_complete_remote(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
 {
-    EV_UNUSED; RMA(RT_RMA_OP_COMPLETE_REMOTE);
-    e->req = id;
+    EV_UNUSED; PUSH(RT_RMA); rt_rma_complete(e, RT_RMA_OP_COMPLETE_REMOTE, win, id);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_rma_complete_non_blocking(EV_HEAD, OTF2_RmaWinRef win, uint64_t id)
 {
-    EV_UNUSED; RMA(RT_RMA_OP_COMPLETE_NON_BLOCKING);
-    e->req = id;
+    EV_UNUSED; PUSH(RT_RMA); rt_rma_complete(e, RT_RMA_OP_COMPLETE_NON_BLOCKING, win, id);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_rma_request_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock,
                                              OTF2_LockType type)
 {
-    EV_UNUSED; RMA(RT_RMA_REQUEST_LOCK);
-    e->peer = remote; e->req = lock; e->bytes = type;
+    EV_UNUSED; PUSH(RT_RMA); rt_rma_lock(e, RT_RMA_REQUEST_LOCK, win, remote, lock, type);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_rma_release_lock(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, uint64_t lock)
 {
-    EV_UNUSED; RMA(RT_RMA_RELEASE_LOCK);
-    e->peer = remote; e->req = lock;
+    EV_UNUSED; PUSH(RT_RMA); rt_rma_lock(e, RT_RMA_RELEASE_LOCK, win, remote, lock, 0);
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode ev_rma_sync(EV_HEAD, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaSyncType type)
 {
-    EV_UNUSED; RMA(RT_RMA_SYNC);
-    e->peer = remote; e->bytes = type;
+    EV_UNUSED; PUSH(RT_RMA); rt_rma_sync(e, win, remote, type);
     return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -54,6 +54,60 @@ struct rt_event {
     uint8_t has_truth;
 };
 
+/* A one-sided record's fields (kind RT_RMA, enum rt_rma above), from
+ * OTF2's arguments: the one mapping, for the readers of raw archives
+ * (rawtrace.c) and of merged ones (mtread.c). e is zeroed but for its
+ * time; window `win` is OTF2_UNDEFINED_RMA_WIN for a collective's begin. */
+static inline void rt_rma_fields(struct rt_event *e, enum rt_rma which, uint32_t win)
+{
+    e->kind = RT_RMA;
+    e->tag = which;
+    e->ref = win;
+}
+static inline void rt_rma_coll_end(struct rt_event *e, uint32_t win, uint32_t op, uint32_t level, uint32_t root,
+                                   uint64_t sent, uint64_t received)
+{
+    rt_rma_fields(e, RT_RMA_COLL_END, win);
+    e->req = (uint64_t)op << 32 | level;
+    e->peer = root;
+    e->bytes = sent;
+    e->received = received;
+}
+static inline void rt_rma_access(struct rt_event *e, enum rt_rma which, uint32_t win, uint32_t remote,
+                                 uint64_t bytes, uint64_t id)   /* put, get */
+{
+    rt_rma_fields(e, which, win);
+    e->peer = remote;
+    e->bytes = bytes;
+    e->req = id;
+}
+static inline void rt_rma_atomic(struct rt_event *e, uint32_t win, uint32_t remote, uint32_t type, uint64_t sent,
+                                 uint64_t received, uint64_t id)
+{
+    rt_rma_access(e, RT_RMA_ATOMIC, win, remote, sent, id);
+    e->tag |= type << 8;
+    e->received = received;
+}
+static inline void rt_rma_complete(struct rt_event *e, enum rt_rma which, uint32_t win, uint64_t id)
+{
+    rt_rma_fields(e, which, win);
+    e->req = id;
+}
+static inline void rt_rma_lock(struct rt_event *e, enum rt_rma which, uint32_t win, uint32_t remote, uint64_t lock,
+                               uint32_t type)   /* request (type: the lock's), release (type 0) */
+{
+    rt_rma_fields(e, which, win);
+    e->peer = remote;
+    e->req = lock;
+    e->bytes = type;
+}
+static inline void rt_rma_sync(struct rt_event *e, uint32_t win, uint32_t remote, uint32_t type)
+{
+    rt_rma_fields(e, RT_RMA_SYNC, win);
+    e->peer = remote;
+    e->bytes = type;
+}
+
 struct rt_comm {
     char *name;               /* MPI's name ("" for none); older tracers wrote the key here */
     uint64_t key;             /* the key its members agree on (has_key) */
