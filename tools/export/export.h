@@ -9,10 +9,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Chrome trace-event JSON (Perfetto, chrome://tracing). */
-int export_chrome(const char *outdir, FILE *to, char *err, size_t errlen);
-/* One self-contained HTML page. */
-int export_html(const char *outdir, FILE *to, char *err, size_t errlen);
+/* How the archive is read (mtread.h): locations read at once (0: the
+ * default), and where the events of more are put in time order (NULL:
+ * $TMPDIR, else /tmp). */
+struct export_reading {
+    uint32_t max_open;
+    const char *spill_dir;
+};
+
+/* Chrome trace-event JSON (Perfetto, chrome://tracing). rd may be NULL. */
+int export_chrome(const char *outdir, FILE *to, const struct export_reading *rd, char *err, size_t errlen);
+/* One self-contained HTML page. rd may be NULL. */
+int export_html(const char *outdir, FILE *to, const struct export_reading *rd, char *err, size_t errlen);
 
 /* Counters both exporters fill, for the command's one-line summary. */
 struct export_stats {

@@ -186,13 +186,17 @@ oom:
     return -1;
 }
 
-int export_chrome(const char *outdir, FILE *to, char *err, size_t errlen)
+int export_chrome(const char *outdir, FILE *to, const struct export_reading *rd, char *err, size_t errlen)
 {
     char path[4300];
     snprintf(path, sizeof path, "%s/traces.otf2", outdir);
     struct chrome c = { .to = to, .err = err, .errlen = errlen };
     if (mt_open(path, &c.t, err, errlen) != 0)
         return -1;
+    if (rd) {
+        c.t.max_open = rd->max_open;
+        c.t.spill_dir = rd->spill_dir;
+    }
     int rc = -1;
     c.tracks = calloc(c.t.nlocations, sizeof *c.tracks);
     c.fm = fm_new(c.t.nlocations, on_end, &c);

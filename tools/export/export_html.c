@@ -456,13 +456,17 @@ static void embed_bins(FILE *to, const struct html *h)
     }
 }
 
-int export_html(const char *outdir, FILE *to, char *err, size_t errlen)
+int export_html(const char *outdir, FILE *to, const struct export_reading *rd, char *err, size_t errlen)
 {
     char path[4300], rawerr[4400] = "";
     struct html h = { .to = to, .err = err, .errlen = errlen, .first_slice = 1, .first_msg = 1 };
     snprintf(path, sizeof path, "%s/traces.otf2", outdir);
     if (mt_open(path, &h.t, err, errlen) != 0)
         return -1;
+    if (rd) {
+        h.t.max_open = rd->max_open;
+        h.t.spill_dir = rd->spill_dir;
+    }
     int rc = -1;
     uint32_t nt = h.t.nlocations;
     snprintf(path, sizeof path, "%s/rawview.map", outdir);

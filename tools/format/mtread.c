@@ -1,5 +1,6 @@
 /* mtread.c — see mtread.h. */
 #include "mtread.h"
+#include "mtread_events.h"
 #include "defs_read.h"
 #include "otf2_quiet.h"
 #include "anchor_check.h"
@@ -19,6 +20,7 @@ static int by_id(const void *a, const void *b)
 void mt_close(struct mt_trace *t)
 {
     rt_source_attr_free(&t->source_attrs);
+    mt_order_free(t->order);
     if (t->reader)
         OTF2_Reader_Close(t->reader);
     for (uint32_t i = 0; i < t->nlocations; i++)
@@ -176,6 +178,7 @@ struct evt_ctx {
     const struct mt_trace *t;
     mt_event_fn fn;
     void *user;
+    mt_sources_fn sources;    /* t->on_sources, or the time order's own (mtorder.c) */
     int stopped, bad_location;
     uint64_t *src_buf;        /* a collective's sources (on_sources) */
     size_t csrc_buf;
@@ -312,11 +315,11 @@ static OTF2_CallbackCode collective(EV_HEAD, enum rt_kind kind, OTF2_CollectiveO
     OTF2_CallbackCode rc = deliver(ud, loc, &e);
     struct evt_ctx *c = ud;
     uint32_t nslots;
-    if (rc != OTF2_CALLBACK_SUCCESS || !c->t->on_sources)
+    if (rc != OTF2_CALLBACK_SUCCESS || !c->sources)
         return rc;
     if (rt_source_attr_read(&c->t->source_attrs, attrs, &c->src_buf, &c->csrc_buf, &nslots) != 0
-        || (nslots && c->t->on_sources(c->user, track_of(c, loc), nslots,
-                                       nslots == RT_SOURCES_UNKNOWN ? NULL : c->src_buf) != 0)) {
+        || (nslots && c->sources(c->user, track_of(c, loc), nslots,
+                                 nslots == RT_SOURCES_UNKNOWN ? NULL : c->src_buf) != 0)) {
         c->stopped = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
@@ -559,19 +562,12 @@ static void read_local_defs(OTF2_Reader *rd, OTF2_LocationRef loc)
     }
 }
 
-int mt_read_location_events(struct mt_trace *t, mt_event_fn fn, mt_location_fn done, void *user, char *err,
-                            size_t errlen)
+/* The local callbacks, made once per reading. */
+static OTF2_EvtReaderCallbacks *local_callbacks(void)
 {
-    int have_defs, rc = 0;
-    OTF2_Reader *rd = open_for_events(t, err, errlen, &have_defs);
-    if (!rd)
-        return -1;
     OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
-    if (!cb) {
-        snprintf(err, errlen, "out of memory");
-        OTF2_Reader_CloseEvtFiles(rd);
-        return -1;
-    }
+    if (!cb)
+        return NULL;
     OTF2_EvtReaderCallbacks_SetEnterCallback(cb, lv_enter);
     OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, lv_leave);
     OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, lv_send);
@@ -601,122 +597,125 @@ int mt_read_location_events(struct mt_trace *t, mt_event_fn fn, mt_location_fn d
     OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, lv_rma_request_lock);
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, lv_rma_release_lock);
     OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, lv_rma_sync);
-    struct evt_ctx c = { t, fn, user, 0, 0, NULL, 0 };
-    /* one location's reader (and its buffer) at a time */
-    for (uint32_t i = 0; i < t->nlocations && !rc; i++) {
-        if (have_defs)
-            read_local_defs(rd, t->locations[i]);
-        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, t->locations[i]);
-        if (!er) {
-            snprintf(err, errlen, "%s: no event data for location %llu", t->path, (unsigned long long)t->locations[i]);
-            rf_otf2_explain(err, errlen);
-            rc = -1;
-            break;
-        }
-        uint64_t n = 0;
-        OTF2_ErrorCode status = OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, &c);
-        if (status == OTF2_SUCCESS)
-            status = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
-        OTF2_Reader_CloseEvtReader(rd, er);
-        if (c.stopped) {
-            rc = -1;   /* the callback said why */
-        } else if (c.bad_location) {
-            snprintf(err, errlen, "%s: an event of an undefined location", t->path);
-            rc = -1;
-        } else if (status != OTF2_SUCCESS && status != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
-            snprintf(err, errlen, "%s: corrupt or truncated event data of location %llu after %llu events", t->path,
-                     (unsigned long long)t->locations[i], (unsigned long long)n);
-            rf_otf2_explain(err, errlen);
-            rc = -1;
-        } else if (done && done(user, i) != 0) {
-            rc = -1;   /* the caller says why */
-        }
-    }
-    OTF2_EvtReaderCallbacks_Delete(cb);
-    if (have_defs)
-        OTF2_Reader_CloseDefFiles(rd);
-    OTF2_Reader_CloseEvtFiles(rd);
-    free(c.src_buf);
-    return rc;
+    return cb;
 }
 
-int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, size_t errlen)
-{
+struct mt_events {
+    struct mt_trace *t;
+    OTF2_Reader *rd;
+    OTF2_EvtReaderCallbacks *cb;
     int have_defs;
-    OTF2_Reader *rd = open_for_events(t, err, errlen, &have_defs);
-    if (!rd)
-        return -1;
-    /* Every location's local definitions must be read before its events. */
-    for (uint32_t i = 0; i < t->nlocations; i++) {
-        if (have_defs)
-            read_local_defs(rd, t->locations[i]);
-        if (!OTF2_Reader_GetEvtReader(rd, t->locations[i])) {
-            snprintf(err, errlen, "%s: no event data for location %llu", t->path,
-                     (unsigned long long)t->locations[i]);
+    struct evt_ctx c;
+    OTF2_EvtReader **open;    /* by location: its reader while open */
+    uint8_t *ended;           /* by location: its last event was read */
+};
+
+struct mt_events *mt_events_begin(struct mt_trace *t, mt_event_fn fn, mt_sources_fn sources, void *user, char *err,
+                                  size_t errlen)
+{
+    struct mt_events *ev = calloc(1, sizeof *ev);
+    if (!ev || !(ev->open = calloc(t->nlocations ? t->nlocations : 1, sizeof *ev->open))
+        || !(ev->ended = calloc(t->nlocations ? t->nlocations : 1, 1)) || !(ev->cb = local_callbacks())) {
+        snprintf(err, errlen, "out of memory");
+        if (ev) {
+            free(ev->open);
+            free(ev->ended);
+        }
+        free(ev);
+        return NULL;
+    }
+    ev->t = t;
+    ev->c = (struct evt_ctx){ t, fn, user, sources, 0, 0, NULL, 0 };
+    if (!(ev->rd = open_for_events(t, err, errlen, &ev->have_defs))) {
+        OTF2_EvtReaderCallbacks_Delete(ev->cb);
+        free(ev->open);
+        free(ev->ended);
+        free(ev);
+        return NULL;
+    }
+    return ev;
+}
+
+int mt_events_read(struct mt_events *ev, uint32_t i, uint64_t max, uint64_t *got, char *err, size_t errlen)
+{
+    struct mt_trace *t = ev->t;
+    *got = 0;
+    if (!ev->open[i]) {
+        /* a location's local definitions are read before its events */
+        if (ev->have_defs)
+            read_local_defs(ev->rd, t->locations[i]);
+        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(ev->rd, t->locations[i]);
+        if (!er || OTF2_Reader_RegisterEvtCallbacks(ev->rd, er, ev->cb, &ev->c) != OTF2_SUCCESS) {
+            snprintf(err, errlen, "%s: no event data for location %llu", t->path, (unsigned long long)t->locations[i]);
             rf_otf2_explain(err, errlen);
-            OTF2_Reader_CloseEvtFiles(rd);
+            if (er)
+                OTF2_Reader_CloseEvtReader(ev->rd, er);
             return -1;
         }
+        ev->open[i] = er;
     }
-    if (have_defs)
-        OTF2_Reader_CloseDefFiles(rd);
-    OTF2_GlobalEvtReader *ger = OTF2_Reader_GetGlobalEvtReader(rd);
-    OTF2_GlobalEvtReaderCallbacks *cb = OTF2_GlobalEvtReaderCallbacks_New();
-    if (!ger || !cb) {
-        OTF2_GlobalEvtReaderCallbacks_Delete(cb);
-        snprintf(err, errlen, "%s: cannot read the events", t->path);
-        rf_otf2_explain(err, errlen);
-        OTF2_Reader_CloseEvtFiles(rd);
-        return -1;
-    }
-    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
-    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_isend_complete);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_request);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_cancelled);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiRequestTestCallback(cb, ev_request_test);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
-    OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
-    OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
-    OTF2_GlobalEvtReaderCallbacks_SetBufferFlushCallback(cb, ev_flush);
-    OTF2_GlobalEvtReaderCallbacks_SetCommCreateCallback(cb, ev_comm_create);
-    OTF2_GlobalEvtReaderCallbacks_SetCommDestroyCallback(cb, ev_comm_destroy);
-    OTF2_GlobalEvtReaderCallbacks_SetRmaWinCreateCallback(cb, ev_rma_win_create);
-    OTF2_GlobalEvtReaderCallbacks_SetRmaWinDestroyCallback(cb, ev_rma_win_destroy);
-    OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveBeginCallback(cb, ev_rma_coll_begin);
-    OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, ev_rma_coll_end);
-    OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(cb, ev_rma_put);
-    OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(cb, ev_rma_get);
-    OTF2_GlobalEvtReaderCallbacks_SetRmaAtomicCallback(cb, ev_rma_atomic);
-    OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(cb, ev_rma_complete_remote);
-    OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, ev_rma_complete_non_blocking);
-    OTF2_GlobalEvtReaderCallbacks_SetRmaRequestLockCallback(cb, ev_rma_request_lock);
-    OTF2_GlobalEvtReaderCallbacks_SetRmaReleaseLockCallback(cb, ev_rma_release_lock);
-    OTF2_GlobalEvtReaderCallbacks_SetRmaSyncCallback(cb, ev_rma_sync);
-    struct evt_ctx c = { t, fn, user, 0, 0, NULL, 0 };
-    OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, cb, &c);
-    OTF2_GlobalEvtReaderCallbacks_Delete(cb);
-    uint64_t n = 0;
-    OTF2_ErrorCode status = OTF2_Reader_ReadAllGlobalEvents(rd, ger, &n);
-    OTF2_Reader_CloseGlobalEvtReader(rd, ger);
-    OTF2_Reader_CloseEvtFiles(rd);
-    free(c.src_buf);
-    if (c.stopped)
+    if (ev->ended[i])
+        return 0;
+    OTF2_ErrorCode status = OTF2_Reader_ReadLocalEvents(ev->rd, ev->open[i], max, got);
+    /* OTF2 3.0 reads past a location's end if asked again (a record of
+     * garbage and OTF2_ERROR_INVALID_DATA): a short read is the end */
+    if (*got < max)
+        ev->ended[i] = 1;
+    if (ev->c.stopped)
         return -1;   /* the callback said why */
-    if (c.bad_location) {
+    if (ev->c.bad_location) {
         snprintf(err, errlen, "%s: an event of an undefined location", t->path);
         return -1;
     }
     if (status != OTF2_SUCCESS && status != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
-        snprintf(err, errlen, "%s: corrupt or truncated event data after %llu events", t->path,
-                 (unsigned long long)n);
+        snprintf(err, errlen, "%s: corrupt or truncated event data of location %llu", t->path,
+                 (unsigned long long)t->locations[i]);
         rf_otf2_explain(err, errlen);
         return -1;
     }
     return 0;
+}
+
+void mt_events_close_location(struct mt_events *ev, uint32_t i)
+{
+    if (ev->open[i])
+        OTF2_Reader_CloseEvtReader(ev->rd, ev->open[i]);
+    ev->open[i] = NULL;
+}
+
+void mt_events_end(struct mt_events *ev)
+{
+    if (!ev)
+        return;
+    for (uint32_t i = 0; i < ev->t->nlocations; i++)
+        mt_events_close_location(ev, i);
+    OTF2_EvtReaderCallbacks_Delete(ev->cb);
+    if (ev->have_defs)
+        OTF2_Reader_CloseDefFiles(ev->rd);
+    OTF2_Reader_CloseEvtFiles(ev->rd);
+    free(ev->c.src_buf);
+    free(ev->open);
+    free(ev->ended);
+    free(ev);
+}
+
+int mt_read_location_events(struct mt_trace *t, mt_event_fn fn, mt_location_fn done, void *user, char *err,
+                            size_t errlen)
+{
+    struct mt_events *ev = mt_events_begin(t, fn, t->on_sources, user, err, errlen);
+    if (!ev)
+        return -1;
+    int rc = 0;
+    /* one location's reader (and its buffer) at a time */
+    for (uint32_t i = 0; i < t->nlocations && !rc; i++) {
+        uint64_t got;
+        do
+            rc = mt_events_read(ev, i, UINT64_MAX, &got, err, errlen);
+        while (!rc && got);
+        mt_events_close_location(ev, i);
+        if (!rc && done && done(user, i) != 0)
+            rc = -1;   /* the caller says why */
+    }
+    mt_events_end(ev);
+    return rc;
 }

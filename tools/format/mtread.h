@@ -49,7 +49,17 @@ struct mt_trace {
      * coll_sources_* attributes; bits NULL with RT_SOURCES_UNKNOWN). */
     int (*on_sources)(void *user, uint32_t location, uint32_t nslots, const uint64_t *bits);
     struct rt_source_attrs source_attrs;   /* (the definitions) */
+    /* Optional, set by the caller before mt_read_events: how many
+     * locations it reads at once (0: MT_OPEN_LOCATIONS), and where the
+     * events of more go to be put in time order (NULL: $TMPDIR, else /tmp). */
+    uint32_t max_open;
+    const char *spill_dir;
+    struct mt_order *order;   /* (the events put in order, kept for another pass) */
 };
+
+/* OTF2 holds a chunk of 256 KiB per location being read (the merged
+ * archive's chunk size): 64 MiB of them by default. */
+#define MT_OPEN_LOCATIONS 256u
 
 /* Open the archive and read its definitions. Returns 0, or -1 with a
  * one-line message naming the file. */
@@ -58,7 +68,16 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen);
 /* Called for each event in time order; a non-zero return stops the read. */
 typedef int (*mt_event_fn)(void *user, uint32_t location, const struct rt_event *e);
 
-/* Read every event once (a second call reopens the archive: a second pass). */
+typedef int (*mt_sources_fn)(void *user, uint32_t location, uint32_t nslots, const uint64_t *bits);
+
+/* Read every event once, in time order: by time, then by location index
+ * (each location in its own order), whatever the number of locations.
+ * Up to max_open locations are read at once, each by its own OTF2 reader;
+ * beyond, every location is first read alone and its events written,
+ * compactly encoded, to a nameless file in spill_dir (some 10-14 bytes an
+ * event), and the time order is merged from that file through a 4 KiB
+ * window per location (mtorder.c). A second call is a second pass (over
+ * the same file, if there is one). */
 int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, size_t errlen);
 /* Read every event once, location after location (each in its own
  * order, not in time order), done(user, location) after each location's
