@@ -24,6 +24,7 @@
 #include "collstream.h"
 #include "eventspill.h"
 #include "flow.h"
+#include "hubstore.h"
 #include "msgstream.h"
 
 #include <math.h>
@@ -124,16 +125,28 @@ static int ensure_scratch(uint32_t **v, size_t *cap, size_t n)
     return 0;
 }
 
+static int ensure_weights(double **w, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 64;
+    while (c < n)
+        c *= 2;
+    double *nw = realloc(*w, sizeof *nw * c);
+    if (!nw)
+        return -1;
+    *w = nw;
+    *cap = c;
+    return 0;
+}
+
 struct hub_edge {
     uint32_t u, v;
     double w;
 };
 
-/* Vertex numbers are uint32_t, and UINT32_MAX means none. */
-#define MAX_VERTICES (UINT32_MAX - 1)
-
 struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m, const struct mg_result *match,
-                          double lmin, struct cs_stats *stats)
+                          double lmin, struct hub_store *hubs, struct cs_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
     uint32_t nd = m->ndomains;
@@ -150,6 +163,9 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     mg_colls_begin(match, &colls);
     uint32_t *su = NULL, *sv = NULL;   /* a group's distinct source and sink vertices */
     size_t csu = 0, csv = 0;
+    double *wa = NULL, *wb = NULL;     /* their weights (a group's hub, a chain) */
+    uint32_t *xv = NULL;               /* a chain's exits */
+    size_t cwa = 0, cwb = 0, cxv = 0;
     if (!sides || !exits)
         goto fail;
 
@@ -220,27 +236,24 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                 }
             }
         } else if (flow.order) {
-            /* prefix hubs in communicator rank order */
+            /* prefix hubs in communicator rank order (hubstore.c makes
+             * their edges): entry k into hub k, hub k-1 into hub k, hub k
+             * into the exit it bounds */
             enum mg_shape sh = flow.prefix;
-            if (flow.n > MAX_VERTICES - nvert) {   /* a hub vertex per member */
-                stats->too_large = 1;
+            if (ensure_scratch(&su, &csu, flow.n) || ensure_scratch(&xv, &cxv, flow.n)
+                || ensure_weights(&wa, &cwa, flow.n) || ensure_weights(&wb, &cwb, flow.n))
                 goto fail;
-            }
-            uint32_t first_hub = nvert;
             for (uint32_t k = 0; k < flow.n; k++) {
                 const struct mg_member *mk = &c->members[flow.order[k]];
-                uint32_t h = first_hub + k, d = vertex(m, mk->enter);
-                HUB_EDGE(d, h, -corrected(m, mk->enter));
-                if (k > 0)
-                    HUB_EDGE(h - 1, h, 0.0);
-                if (sh == MG_SCAN)
-                    HUB_EDGE(h, vertex(m, mk->exit), corrected(m, mk->exit) - ROUNDING_MARGIN_NS);
-                else if (k + 1 < flow.n) {
-                    const struct mg_member *next = &c->members[flow.order[k + 1]];
-                    HUB_EDGE(h, vertex(m, next->exit), corrected(m, next->exit) - ROUNDING_MARGIN_NS);
-                }
+                su[k] = vertex(m, mk->enter);
+                wa[k] = -corrected(m, mk->enter);
+                const struct mg_member *bound = sh == MG_SCAN ? mk
+                                                : k + 1 < flow.n ? &c->members[flow.order[k + 1]] : NULL;
+                xv[k] = bound ? vertex(m, bound->exit) : UINT32_MAX;
+                wb[k] = bound ? corrected(m, bound->exit) - ROUNDING_MARGIN_NS : 0;
             }
-            nvert += flow.n;
+            if (hs_add_chain(hubs, flow.n, su, wa, xv, wb) != 0)
+                goto fail;
             stats->hubs += flow.n;
             stats->collective_edges += 3 * (size_t)flow.n;
         }
@@ -299,20 +312,17 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                             stats->neighbour_edges++;
                     }
             } else {
-                if (nvert >= MAX_VERTICES) {   /* room for this group's hub vertex */
-                    stats->too_large = 1;
+                /* a hub (hubstore.c: in the graph, or kept beside it) */
+                if (ensure_weights(&wa, &cwa, nu) || ensure_weights(&wb, &cwb, nv))
                     goto fail;
-                }
-                uint32_t h = nvert++;
+                for (uint32_t a = 0; a < nu; a++)
+                    wa[a] = -sides[su[a]].max_enter;
+                for (uint32_t b = 0; b < nv; b++)
+                    wb[b] = exits[sv[b]].min_exit - ROUNDING_MARGIN_NS;
+                if (hs_add_group(hubs, nu, su, wa, nv, sv, wb) != 0)
+                    goto fail;
                 stats->hubs++;
-                for (uint32_t a = 0; a < nu; a++) {
-                    HUB_EDGE(su[a], h, -sides[su[a]].max_enter);
-                    stats->collective_edges++;
-                }
-                for (uint32_t b = 0; b < nv; b++) {
-                    HUB_EDGE(h, sv[b], exits[sv[b]].min_exit - ROUNDING_MARGIN_NS);
-                    stats->collective_edges++;
-                }
+                stats->collective_edges += (size_t)nu + nv;
             }
             for (uint32_t a = 0; a < nu; a++)
                 sides[su[a]].seen = 0;
@@ -363,7 +373,12 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
             }
             rt_time_reader_free(&tr);
         }
-    g = sv_graph_new(nvert, pairs.n + nhub);
+    /* the hubs' vertices follow the clocks' */
+    if (hs_plan(hubs, nvert, hs_explicit_edges(), &nvert) != 0) {
+        stats->too_large = 1;
+        goto fail;
+    }
+    g = sv_graph_new(nvert, pairs.n + nhub + (hubs->lazy ? 0 : (size_t)hubs->group_edges) + 3 * hubs->chain_hubs);
     if (!g)
         goto fail;
     for (size_t i = 0; i < pairs.cap; i++)
@@ -375,6 +390,8 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     for (size_t i = 0; i < nhub; i++)
         if (sv_add_edge(g, hub[i].u, hub[i].v, hub[i].w) != 0)
             goto fail;
+    if (hs_add_edges(hubs, g, cm_nvertices(m)) != 0)
+        goto fail;
     /* the graph has them: their memory goes before the graph's CSR is made */
     free(pairs.keys);
     free(pairs.w);
@@ -383,6 +400,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     hub = NULL;
     if (sv_finish(g) != 0)
         goto fail;
+    hubs->base_edges = sv_edges(g);
     goto done;
 fail:
     if (g)
@@ -398,6 +416,9 @@ done:
     mg_flow_free(&flow);
     free(su);
     free(sv);
+    free(wa);
+    free(wb);
+    free(xv);
     return g;
 #undef HUB_EDGE
 }

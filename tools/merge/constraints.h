@@ -6,6 +6,7 @@
 #define SYNCTRACE_CONSTRAINTS_H
 
 #include "clockmodel.h"
+#include "hubstore.h"
 #include "match.h"
 #include "solve.h"
 
@@ -18,9 +19,13 @@ struct cs_stats {
 };
 
 /* lmin: minimum latency (ns) of a message between two clocks (inside one
- * clock none is assumed: its ticks order the two ends). Returns the
- * finished graph, or NULL when out of memory (or too large: stats->too_large). */
+ * clock none is assumed: its ticks order the two ends). The collectives'
+ * hubs are written to `hubs` (hs_init'ed by the caller), which puts them
+ * into the graph or, when there are many, keeps the groups beside it
+ * (hubstore.h: the solve then checks its answers against them). Returns
+ * the finished graph, or NULL when out of memory, when the hubs could not
+ * be set aside (hubs->err), or too large (stats->too_large). */
 struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m, const struct mg_result *match,
-                          double lmin, struct cs_stats *stats);
+                          double lmin, struct hub_store *hubs, struct cs_stats *stats);
 
 #endif

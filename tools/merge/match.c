@@ -266,6 +266,7 @@ struct mg_matcher *mg_match_begin(const struct rt_rank *ranks, uint32_t nranks, 
         cfg = &defaults;
     const char *spill = cfg->spill_dir ? cfg->spill_dir : mg_default_spill_dir();
     m->spill_dir = spill;
+    out->spill_dir = spill;
     m->message_memory = cfg->message_memory;
     size_t share = cfg->memory / 4;
     if (!(m->comm_ids = calloc(nranks ? nranks : 1, sizeof *m->comm_ids)))

@@ -122,6 +122,7 @@ struct mg_result {
     /* what the sorts wrote to disk beyond their memory (0, 0: none) */
     uint32_t sort_runs;
     uint64_t sort_spilled_bytes;
+    const char *spill_dir;    /* where it set things aside (the constraints' hubs go there too) */
 };
 
 /* The pattern of a collective operation; what it forces between members

@@ -63,6 +63,7 @@ struct merge_options {
 /* One solve of a clock model's constraint graph, and everything it produced. */
 struct merge_solution {
     struct sv_graph *graph;
+    struct hub_store *hubs;   /* the collectives' hubs (hubstore.h): in the graph, or beside it */
     double *x, *lo, *hi, delta;
     uint32_t unbounded;
     struct cs_stats cs;
@@ -138,7 +139,13 @@ int merge_write(struct merge_state *st);              /* the index starts and en
 /* solution.c: build the constraint graph of `model` and solve it. */
 int merge_solve_model(const struct rt_rank *locs, const struct cm_model *model, const struct mg_result *match,
                       double lmin, uint32_t tau, double alpha, struct merge_solution *s);
+/* Labels computed on the solution's graph (precision.c: distances from or
+ * to clocks, backward[k]) lowered until they hold for the hubs kept beside
+ * it too (hubstore.h): 0, or -1 (said on stderr). */
+int merge_hubs_settle(struct merge_solution *s, double *const *vec, const int *backward, uint32_t nvec);
 void merge_solution_free(struct merge_solution *s);
+/* report.json's "hubs_beside_graph" from the chosen solution. */
+void merge_note_hubs(struct merge_state *st);
 
 /* compare_clc.c, precision.c: measures for the report (warnings only). */
 void merge_compare_clc(struct merge_state *st);

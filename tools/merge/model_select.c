@@ -263,9 +263,11 @@ int merge_choose_model(struct merge_state *st)
         return -1;
     st->rep.delta_ns = st->sol.delta;
     st->rep.unbounded = st->sol.unbounded;
-    st->rep.vertices = sv_vertices(st->sol.graph);
-    st->rep.edges = sv_edges(st->sol.graph);
+    /* the whole graph's, hubs kept beside it included */
+    st->rep.vertices = hs_full_vertices(st->sol.hubs, sv_vertices(st->sol.graph));
+    st->rep.edges = hs_full_edges(st->sol.hubs, sv_edges(st->sol.graph));
     st->rep.hubs = st->sol.cs.hubs;
+    merge_note_hubs(st);
     st->rep.neighbour_edges = st->sol.cs.neighbour_edges;
     return 0;
 }

@@ -62,6 +62,47 @@ static void all_pairs(struct merge_state *st)
     free(block);
 }
 
+/* The same with hubs kept beside the graph (hubstore.h): the clocks' rows
+ * in blocks, each block's lowered through the hubs and the graph until
+ * they hold for the whole graph. */
+#define ROWS_BLOCK 32
+static void all_pairs_beside(struct merge_state *st)
+{
+    const struct cm_model *model = &st->model;
+    uint32_t nd = model->ndomains;
+    double *block = malloc(sizeof *block * (size_t)nd * nd);
+    uint32_t rows[ROWS_BLOCK];
+    double *ap = NULL, *vec[ROWS_BLOCK];
+    int backward[ROWS_BLOCK] = { 0 };
+    int ok = block != NULL;
+    for (uint32_t a0 = 0; ok && a0 < nd; a0 += ROWS_BLOCK) {
+        uint32_t nb = nd - a0 < ROWS_BLOCK ? nd - a0 : ROWS_BLOCK;
+        for (uint32_t k = 0; k < nb; k++)
+            rows[k] = cm_domain_vertex(model, a0 + k);
+        uint32_t nv = sv_vertices(st->sol.graph);
+        if (!ap)
+            ap = malloc(sizeof *ap * (size_t)ROWS_BLOCK * nv);
+        if (!ap || sv_rows_pairs(st->sol.graph, st->sol.delta, rows, nb, ap) != 0) {
+            ok = 0;
+            break;
+        }
+        for (uint32_t k = 0; k < nb; k++)
+            vec[k] = ap + (size_t)k * nv;
+        if (merge_hubs_settle(&st->sol, vec, backward, nb) != 0)
+            ok = 0;
+        for (uint32_t k = 0; ok && k < nb; k++)
+            for (uint32_t b = 0; b < nd; b++)
+                block[(size_t)(a0 + k) * nd + b] = vec[k][cm_domain_vertex(model, b)];
+    }
+    if (ok) {
+        sv_pair_uncertainty(block, nd, &st->rep.pair_max_ns, &st->rep.pair_mean_ns);
+        st->rep.have_pairs = 1;
+        st->rep.pairs_measured = (uint64_t)nd * (nd - 1) / 2;
+    }
+    free(ap);
+    free(block);
+}
+
 /* The sources: the reference's domain tau, then a seeded shuffle of the
  * others, the first n of them. */
 static uint32_t *choose_sources(uint32_t nd, uint32_t tau, uint32_t n)
@@ -83,40 +124,61 @@ static uint32_t *choose_sources(uint32_t nd, uint32_t tau, uint32_t n)
     return order;
 }
 
+/* Sources in blocks: with hubs kept beside the graph (hubstore.h), a
+ * block's distances from and to its sources are lowered through them and
+ * the graph until they hold for the whole graph; else one at a time. */
+#define SOURCES_BLOCK 16
 static void sampled_pairs(struct merge_state *st, uint32_t nsources)
 {
     const struct cm_model *model = &st->model;
-    uint32_t nd = model->ndomains, nv = sv_vertices(st->sol.graph);
+    uint32_t nd = model->ndomains;
+    int beside = st->sol.hubs && st->sol.hubs->lazy;
+    uint32_t per = beside ? SOURCES_BLOCK : 1;
     if (nsources > nd)
         nsources = nd;
     uint32_t *order = choose_sources(nd, st->tau, nsources);
     unsigned char *is_source = calloc(nd, 1);
-    double *from = malloc(sizeof *from * nv), *to = malloc(sizeof *to * nv);
-    int ok = order && is_source && from && to;
+    double *vec[2 * SOURCES_BLOCK] = { NULL };
+    int backward[2 * SOURCES_BLOCK];
+    for (uint32_t k = 0; k < 2 * SOURCES_BLOCK; k++)
+        backward[k] = k % 2;
+    int ok = order && is_source;
     double mx = 0, sum = 0;
     uint64_t finite = 0, pairs = 0;
     uint32_t worst_a = 0, worst_b = 0;
-    for (uint32_t i = 0; ok && i < nsources; i++) {
-        uint32_t a = order[i], va = cm_domain_vertex(model, a);
-        ok = sv_dist_from(st->sol.graph, va, st->sol.delta, from) == 0
-             && sv_dist_to(st->sol.graph, va, st->sol.delta, to) == 0;
-        is_source[a] = 1;
-        for (uint32_t b = 0; ok && b < nd; b++) {
-            if (is_source[b])   /* itself, or a pair an earlier source measured */
-                continue;
-            uint32_t vb = cm_domain_vertex(model, b);
-            double u = from[vb] + to[vb];
-            pairs++;
-            if (!(u < INFINITY)) {
-                if (mx < INFINITY)
-                    worst_a = a, worst_b = b;
-                mx = INFINITY;
-                continue;
+    for (uint32_t i0 = 0; ok && i0 < nsources; i0 += per) {
+        uint32_t nb = nsources - i0 < per ? nsources - i0 : per;
+        uint32_t nv = sv_vertices(st->sol.graph);
+        for (uint32_t k = 0; ok && k < 2 * nb; k++)
+            ok = vec[k] || (vec[k] = malloc(sizeof *vec[k] * nv)) != NULL;
+        for (uint32_t k = 0; ok && k < nb; k++) {
+            uint32_t va = cm_domain_vertex(model, order[i0 + k]);
+            ok = sv_dist_from(st->sol.graph, va, st->sol.delta, vec[2 * k]) == 0
+                 && sv_dist_to(st->sol.graph, va, st->sol.delta, vec[2 * k + 1]) == 0;
+        }
+        if (ok && beside && merge_hubs_settle(&st->sol, vec, backward, 2 * nb) != 0)
+            ok = 0;
+        for (uint32_t k = 0; ok && k < nb; k++) {
+            uint32_t a = order[i0 + k];
+            const double *from = vec[2 * k], *to = vec[2 * k + 1];
+            is_source[a] = 1;
+            for (uint32_t b = 0; b < nd; b++) {
+                if (is_source[b])   /* itself, or a pair an earlier source measured */
+                    continue;
+                uint32_t vb = cm_domain_vertex(model, b);
+                double u = from[vb] + to[vb];
+                pairs++;
+                if (!(u < INFINITY)) {
+                    if (mx < INFINITY)
+                        worst_a = a, worst_b = b;
+                    mx = INFINITY;
+                    continue;
+                }
+                if (u > mx)
+                    mx = u, worst_a = a, worst_b = b;
+                sum += u;
+                finite++;
             }
-            if (u > mx)
-                mx = u, worst_a = a, worst_b = b;
-            sum += u;
-            finite++;
         }
     }
     if (ok) {
@@ -132,13 +194,14 @@ static void sampled_pairs(struct merge_state *st, uint32_t nsources)
     }
     free(order);
     free(is_source);
-    free(from);
-    free(to);
+    for (uint32_t k = 0; k < 2 * SOURCES_BLOCK; k++)
+        free(vec[k]);
 }
 
 void merge_precision(struct merge_state *st)
 {
-    uint32_t nd = st->model.ndomains, nv = sv_vertices(st->sol.graph);
+    /* the whole graph's vertices, hubs kept beside it included */
+    uint32_t nd = st->model.ndomains, nv = hs_full_vertices(st->sol.hubs, sv_vertices(st->sol.graph));
     if (nd <= 1)
         return;
     double t0 = st_now_s();
@@ -146,8 +209,9 @@ void merge_precision(struct merge_state *st)
     if (st->opt.precision_sources)
         sampled_pairs(st, st->opt.precision_sources);
     else if (nd <= PRECISION_MAX_DOMAINS && nv <= PRECISION_MAX_VERTICES)
-        all_pairs(st);
+        (st->sol.hubs->lazy ? all_pairs_beside : all_pairs)(st);
     else
         sampled_pairs(st, PRECISION_SAMPLE_SOURCES);
     st->rep.seconds_precision = st_now_s() - t0;
+    merge_note_hubs(st);   /* the checks above count too */
 }

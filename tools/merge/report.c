@@ -567,6 +567,10 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     fprintf(f, "  \"solver\": { \"vertices\": %u, \"edges\": %zu, \"hubs\": %u, \"neighbour_edges\": %zu, "
                "\"unbounded_domains\": %u },\n",
             r->vertices, r->edges, r->hubs, r->neighbour_edges, r->unbounded);
+    if (r->hubs_beside)
+        fprintf(f, "  \"hubs_beside_graph\": { \"groups\": %llu, \"passes\": %llu, \"pair_vertices\": %llu },\n",
+                (unsigned long long)r->hub_groups_beside, (unsigned long long)r->hub_passes,
+                (unsigned long long)r->hub_pairs);
     json_number(f, "delta_ns", r->delta_ns, 0);
     fprintf(f, "  \"repair\": { \"applied\": %s, \"events_moved\": %zu, \"max_move_ns\": %.3f, "
                "\"backward_moved\": %zu },\n",

@@ -66,6 +66,9 @@ struct report {
     size_t neighbour_edges;
     uint32_t vertices, hubs, unbounded;
     size_t edges;
+    /* hubstore.h: groups kept beside the graph, passes over them, pair vertices made */
+    int hubs_beside;
+    uint64_t hub_groups_beside, hub_passes, hub_pairs;
     double delta_ns, median_rate;
     /* repair.c: with delta > 0, the controlled logical clock's moves */
     int repair_done;

@@ -30,6 +30,7 @@ struct sv_graph {
     uint32_t *ft, *rt;
     double *fw, *rw;
     double wmax; /* max |w| */
+    double wcount; /* |w| of edges kept beside the graph, counted in wmax */
     double tol_abs, tol_rel;
 };
 
@@ -108,6 +109,33 @@ void sv_graph_free(struct sv_graph *g)
     free(g->rt);
     free(g->rw);
     free(g);
+}
+
+struct sv_graph *sv_graph_grow(const struct sv_graph *g, uint32_t more, size_t nedges_hint)
+{
+    if (!g || !g->finished || more > UINT32_MAX - 1 - g->n) {
+        errno = EINVAL;
+        return NULL;
+    }
+    struct sv_graph *ng = sv_graph_new(g->n + more, g->ne + nedges_hint);
+    if (!ng)
+        return NULL;
+    ng->tol_abs = g->tol_abs;
+    ng->tol_rel = g->tol_rel;
+    ng->wcount = g->wcount;
+    for (uint32_t s = 0; s < g->n; s++)
+        for (size_t e = g->fo[s]; e < g->fo[s + 1]; e++)
+            if (sv_add_edge(ng, s, g->ft[e], g->fw[e]) != 0) {
+                sv_graph_free(ng);
+                return NULL;
+            }
+    return ng;
+}
+
+void sv_count_weight(struct sv_graph *g, double w)
+{
+    if (g && !g->finished && fabs(w) > g->wcount)
+        g->wcount = fabs(w);
 }
 
 uint32_t sv_vertices(const struct sv_graph *g)
@@ -267,7 +295,7 @@ int sv_finish(struct sv_graph *g)
     g->ro = ro;
     g->rt = rt;
     g->rw = rw;
-    g->wmax = wmax;
+    g->wmax = wmax > g->wcount ? wmax : g->wcount;
     g->finished = 1;
     return 0;
 oom:
@@ -315,6 +343,8 @@ static struct adj rev_adj(const struct sv_graph *g)
  * multi = 0: single source src, unreachable vertices stay +INFINITY.
  * multi = 1: virtual root (index n) with 0-weight edges to every vertex:
  *            d = feasible potentials (d[v] <= d[u] + w + delta + eps).
+ * multi = 2: the same root, its edges weighing the labels d has (warm:
+ *            d lowered from there; INFINITY ones are not linked).
  * `back` is the opposite direction; it is used only in the rare repair step
  * after the queue empties (see below).
  * Returns 0, 1 (negative cycle), -1 (ENOMEM). */
@@ -338,12 +368,17 @@ static int spfa(uint32_t n, struct adj a, struct adj back, int multi, uint32_t s
 
     uint32_t root;
     if (multi) {
+        /* 1: every label 0; 2 (warm): the labels given, each a real path
+         * weight (or INFINITY, left out until relabeled) */
         root = n;
         depth[root] = 0;
         flag[root] = F_TREE;
         uint32_t last = root;
         for (uint32_t v = 0; v < n; v++) {
-            d[v] = 0;
+            if (multi == 1)
+                d[v] = 0;
+            else if (d[v] == INFINITY)
+                continue;
             depth[v] = 1;
             flag[v] = F_TREE;
             next[last] = v;
@@ -465,6 +500,30 @@ int sv_dist_from(const struct sv_graph *g, uint32_t src, double delta, double *d
         return -1;
     }
     return spfa(g->n, fwd_adj(g), rev_adj(g), 0, src, delta, sv_tolerance(g, delta), dist);
+}
+
+int sv_relax(const struct sv_graph *g, double delta, int backward, double *d)
+{
+    if (!g || !g->finished || !isfinite(delta) || !d) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (uint32_t v = 0; v < g->n; v++)
+        if (isnan(d[v]) || d[v] == -INFINITY) {
+            errno = EINVAL;
+            return -1;
+        }
+    return backward ? spfa(g->n, rev_adj(g), fwd_adj(g), 2, 0, delta, sv_tolerance(g, delta), d)
+                    : spfa(g->n, fwd_adj(g), rev_adj(g), 2, 0, delta, sv_tolerance(g, delta), d);
+}
+
+int sv_potential(const struct sv_graph *g, double delta, double *p)
+{
+    if (!g || !g->finished || !isfinite(delta) || !p) {
+        errno = EINVAL;
+        return -1;
+    }
+    return spfa(g->n, fwd_adj(g), rev_adj(g), 1, 0, delta, sv_tolerance(g, delta), p);
 }
 
 int sv_dist_to(const struct sv_graph *g, uint32_t dst, double delta, double *dist)
@@ -815,6 +874,26 @@ out:
 
 /* --------------------------------------------------------------- pipeline */
 
+uint32_t sv_offsets(uint32_t n, const double *df, const double *dt, double alpha, double *g_out, double *lo,
+                    double *hi)
+{
+    uint32_t unb = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        double f = df[v], t = dt[v];
+        if (lo)
+            lo[v] = -f;
+        if (hi)
+            hi[v] = t;
+        if (f == INFINITY || t == INFINITY) {
+            g_out[v] = NAN;
+            unb++;
+        } else {
+            g_out[v] = alpha * t - (1 - alpha) * f;
+        }
+    }
+    return unb;
+}
+
 int sv_solve(const struct sv_graph *g, uint32_t tau, double alpha, double *g_out, double *delta_out, double *lo,
              double *hi, uint32_t *unbounded)
 {
@@ -854,20 +933,7 @@ int sv_solve(const struct sv_graph *g, uint32_t tau, double alpha, double *g_out
         delta += bump;
         bump *= 2;
     }
-    uint32_t unb = 0;
-    for (uint32_t v = 0; v < n; v++) {
-        double f = df[v], t = dt[v];
-        if (lo)
-            lo[v] = -f;
-        if (hi)
-            hi[v] = t;
-        if (f == INFINITY || t == INFINITY) {
-            g_out[v] = NAN;
-            unb++;
-        } else {
-            g_out[v] = alpha * t - (1 - alpha) * f;
-        }
-    }
+    uint32_t unb = sv_offsets(n, df, dt, alpha, g_out, lo, hi);
     if (delta_out)
         *delta_out = delta;
     if (unbounded)

@@ -60,6 +60,14 @@ int sv_finish(struct sv_graph *g);
 
 void sv_graph_free(struct sv_graph *g);
 
+/* A new, unfinished graph with g's vertices and `more` others after them,
+ * g's edges (g finished), its tolerance and counted weights: edges may be
+ * added, then sv_finish. NULL (ENOMEM, EINVAL). */
+struct sv_graph *sv_graph_grow(const struct sv_graph *g, uint32_t more, size_t nedges_hint);
+/* The tolerance counts |w| as if an edge of weight w were in the graph (for
+ * constraints kept beside it: hubstore.h). Before sv_finish. */
+void sv_count_weight(struct sv_graph *g, double w);
+
 uint32_t sv_vertices(const struct sv_graph *g);
 /* Distinct (s,t) edges after sv_finish (parallel edges merged). */
 size_t sv_edges(const struct sv_graph *g);
@@ -80,6 +88,18 @@ void sv_set_tolerance(struct sv_graph *g, double abs_ns, double rel);
  * close one, and skips vertices whose label is known to be stale. */
 int sv_dist_from(const struct sv_graph *g, uint32_t src, double delta, double *dist);
 int sv_dist_to(const struct sv_graph *g, uint32_t dst, double delta, double *dist);
+
+/* Feasible potentials of the graph relaxed by delta: p[v] <= p[u] + w +
+ * delta + tol for every edge u->v (the multi-source SPFA, all labels 0 at
+ * first). Returns 0, 1 if a negative cycle remains, -1 (ENOMEM, EINVAL). */
+int sv_potential(const struct sv_graph *g, double delta, double *p);
+
+/* Labels d (each a real path weight from a source, or to a target when
+ * backward, or INFINITY) lowered along the graph's edges relaxed by delta
+ * until every edge holds within tol: Bellman-Ford from where a caller got
+ * (hubstore.h: edges kept beside the graph lower some labels between
+ * runs). Returns 0, 1 (a negative cycle), -1 (ENOMEM, EINVAL). */
+int sv_relax(const struct sv_graph *g, double delta, int backward, double *d);
 
 /* Minimum mean cycle weight lambda* (cycle weight / number of edges) over
  * all cycles, self-loops included; INFINITY if the graph is acyclic, NAN on
@@ -113,6 +133,10 @@ double sv_min_mean_cycle(const struct sv_graph *g);
  * tau out of range, alpha not in [0,1]). */
 int sv_solve(const struct sv_graph *g, uint32_t tau, double alpha, double *g_out, double *delta_out,
              double *lo, double *hi, uint32_t *unbounded);
+/* sv_solve's last step: offsets and bounds from df = wbar(tau, v) and
+ * dt = wbar(v, tau); returns the number of unbounded vertices. */
+uint32_t sv_offsets(uint32_t n, const double *df, const double *dt, double alpha, double *g_out, double *lo,
+                    double *hi);
 
 /* All-pairs bounds: matrix[s*n + t] = wbar(s,t) after relaxation by delta
  * (n = sv_vertices(g), diagonal 0, +INFINITY where unreachable).  Floyd-

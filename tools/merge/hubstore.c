@@ -1,0 +1,489 @@
+/* hubstore.c — see hubstore.h.
+ *
+ * A record: a u32 kind and count(s), then the members.
+ *   group: HS_GROUP, nsrc, ndst; nsrc (u32 vertex, f64 weight); ndst likewise
+ *   chain: HS_CHAIN, n, 0;       n (u32 enter vertex, f64 weight, u32 exit vertex, f64 weight)
+ * The records are read back front to back through a buffer that holds at
+ * least the largest record. */
+#include <config.h>
+#include "hubstore.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { HS_GROUP = 1, HS_CHAIN = 2 };
+#define READ_BLOCK ((size_t)1 << 20)
+
+struct rec_head {
+    uint32_t kind, a, b;
+};
+
+void hs_init(struct hub_store *h, const char *dir)
+{
+    memset(h, 0, sizeof *h);
+    h->file.fd = -1;
+    h->dir = dir;
+}
+
+void hs_free(struct hub_store *h)
+{
+    free(h->mem);
+    if (h->spilled)
+        st_aside_close(&h->file);
+    free(h->pairs);
+    free(h->pair_keys);
+    free(h->pair_slot);
+    memset(h, 0, sizeof *h);
+    h->file.fd = -1;
+}
+
+static int fail(struct hub_store *h, const char *why)
+{
+    if (!h->failed)
+        snprintf(h->err, sizeof h->err, "%s", why);
+    h->failed = 1;
+    return -1;
+}
+
+/* n bytes at the end of the records: memory, or the file beyond HS_MEMORY */
+static int append(struct hub_store *h, const void *p, size_t n)
+{
+    if (h->failed)
+        return -1;
+    if (!h->spilled && h->len + n > HS_MEMORY) {
+        char err[512];
+        if (st_aside_open(&h->file, h->dir, "synctrace-hubs", "the collectives' hubs", err, sizeof err) != 0)
+            return fail(h, err);
+        h->spilled = 1;
+        if (st_aside_write(&h->file, h->mem, h->len) != 0)
+            return fail(h, h->file.err);
+        h->len = 0;
+    }
+    if (h->len + n > h->cap) {
+        size_t cap = h->cap ? h->cap : 4096;
+        while (cap < h->len + n)
+            cap *= 2;
+        uint8_t *m = realloc(h->mem, cap);
+        if (!m)
+            return fail(h, "out of memory");
+        h->mem = m;
+        h->cap = cap;
+    }
+    memcpy(h->mem + h->len, p, n);
+    h->len += n;
+    /* spilled: the buffer goes out whole, a block at a time */
+    if (h->spilled && h->len >= READ_BLOCK) {
+        if (st_aside_write(&h->file, h->mem, h->len) != 0)
+            return fail(h, h->file.err);
+        h->len = 0;
+    }
+    return 0;
+}
+
+static int append_side(struct hub_store *h, uint32_t n, const uint32_t *v, const double *w)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        uint8_t one[12];
+        memcpy(one, &v[k], 4);
+        memcpy(one + 4, &w[k], 8);
+        if (append(h, one, sizeof one) != 0)
+            return -1;
+        if (fabs(w[k]) > h->wmax)
+            h->wmax = fabs(w[k]);
+    }
+    return 0;
+}
+
+int hs_add_group(struct hub_store *h, uint32_t nsrc, const uint32_t *src, const double *sw, uint32_t ndst,
+                 const uint32_t *dst, const double *dw)
+{
+    struct rec_head head = { HS_GROUP, nsrc, ndst };
+    if (append(h, &head, sizeof head) != 0 || append_side(h, nsrc, src, sw) != 0
+        || append_side(h, ndst, dst, dw) != 0)
+        return -1;
+    h->groups++;
+    h->group_edges += (uint64_t)nsrc + ndst;
+    return 0;
+}
+
+int hs_add_chain(struct hub_store *h, uint32_t n, const uint32_t *enter_v, const double *enter_w,
+                 const uint32_t *exit_v, const double *exit_w)
+{
+    struct rec_head head = { HS_CHAIN, n, 0 };
+    if (append(h, &head, sizeof head) != 0)
+        return -1;
+    for (uint32_t k = 0; k < n; k++) {
+        uint8_t one[24];
+        memcpy(one, &enter_v[k], 4);
+        memcpy(one + 4, &enter_w[k], 8);
+        memcpy(one + 12, &exit_v[k], 4);
+        memcpy(one + 16, &exit_w[k], 8);
+        if (append(h, one, sizeof one) != 0)
+            return -1;
+    }
+    h->chain_hubs += n;
+    return 0;
+}
+
+/* ---------- reading the records back ---------- */
+
+struct reader {
+    struct hub_store *h;
+    uint8_t *buf;
+    size_t cap, pos, len;
+    uint64_t off;             /* next byte of the file */
+    int in_memory_done;
+};
+
+/* The next record, whole, at *p (its head first): 1, 0 at the end, -1. */
+static int next_record(struct reader *r, const uint8_t **p, struct rec_head *head)
+{
+    struct hub_store *h = r->h;
+    if (!h->spilled) {   /* all in memory */
+        if (r->pos >= h->len)
+            return 0;
+        memcpy(head, h->mem + r->pos, sizeof *head);
+        size_t n = sizeof *head + (head->kind == HS_GROUP ? 12 * ((size_t)head->a + head->b) : 24 * (size_t)head->a);
+        *p = h->mem + r->pos;
+        r->pos += n;
+        return 1;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        size_t avail = r->len - r->pos;
+        if (avail >= sizeof *head) {
+            memcpy(head, r->buf + r->pos, sizeof *head);
+            size_t n = sizeof *head
+                       + (head->kind == HS_GROUP ? 12 * ((size_t)head->a + head->b) : 24 * (size_t)head->a);
+            if (avail >= n) {
+                *p = r->buf + r->pos;
+                r->pos += n;
+                return 1;
+            }
+            if (n > r->cap) {   /* a record larger than the buffer */
+                uint8_t *b = realloc(r->buf, n);
+                if (!b)
+                    return fail(h, "out of memory");
+                r->buf = b;
+                r->cap = n;
+            }
+        }
+        /* refill: what is left to the front, then the file */
+        memmove(r->buf, r->buf + r->pos, avail);
+        r->pos = 0;
+        r->len = avail;
+        uint64_t left = h->file.end - r->off;
+        size_t want = r->cap - r->len;
+        if (want > left)
+            want = (size_t)left;
+        if (want && st_aside_read(&h->file, r->buf + r->len, want, r->off) != 0)
+            return fail(h, h->file.err);
+        r->off += want;
+        r->len += want;
+        if (!want && avail == 0)
+            return 0;
+        if (!want)
+            return fail(h, "the collectives' hubs set aside: a record cut short");
+    }
+    return fail(h, "the collectives' hubs set aside: a damaged record");
+}
+
+static int reader_begin(struct reader *r, struct hub_store *h)
+{
+    memset(r, 0, sizeof *r);
+    r->h = h;
+    if (h->spilled) {
+        /* what is still buffered goes to the file first */
+        if (h->len) {
+            if (st_aside_write(&h->file, h->mem, h->len) != 0)
+                return fail(h, h->file.err);
+            h->len = 0;
+        }
+        r->cap = READ_BLOCK;
+        if (!(r->buf = malloc(r->cap)))
+            return fail(h, "out of memory");
+    }
+    return 0;
+}
+
+static void reader_end(struct reader *r)
+{
+    free(r->buf);
+}
+
+static void side_at(const uint8_t *p, uint32_t k, uint32_t *v, double *w)
+{
+    memcpy(v, p + 12 * (size_t)k, 4);
+    memcpy(w, p + 12 * (size_t)k + 4, 8);
+}
+
+/* ---------- into the graph ---------- */
+
+uint64_t hs_explicit_edges(void)
+{
+    const char *v = getenv("SYNCTRACE_HUB_EDGES");
+    if (v && *v) {
+        char *end;
+        unsigned long long n = strtoull(v, &end, 10);
+        if (!*end)
+            return n;
+    }
+    return HS_EXPLICIT_EDGES;
+}
+
+int hs_plan(struct hub_store *h, uint32_t nbefore, uint64_t explicit_edges, uint32_t *nvert)
+{
+    h->lazy = h->group_edges > explicit_edges;
+    uint64_t add = h->chain_hubs + (h->lazy ? 0 : h->groups);
+    if (add > (uint64_t)UINT32_MAX - 1 - nbefore)
+        return -1;
+    *nvert = nbefore + (uint32_t)add;
+    h->base_vertices = *nvert;
+    return 0;
+}
+
+int hs_add_edges(struct hub_store *h, struct sv_graph *g, uint32_t first)
+{
+    struct reader r;
+    if (reader_begin(&r, h) != 0)
+        return -1;
+    uint32_t next = first;
+    const uint8_t *p;
+    struct rec_head head;
+    int rc;
+    while ((rc = next_record(&r, &p, &head)) == 1) {
+        const uint8_t *m = p + sizeof head;
+        if (head.kind == HS_GROUP) {
+            if (h->lazy)
+                continue;
+            uint32_t hub = next++, v;
+            double w;
+            for (uint32_t k = 0; k < head.a; k++) {
+                side_at(m, k, &v, &w);
+                if (sv_add_edge(g, v, hub, w) != 0)
+                    goto oom;
+            }
+            for (uint32_t k = 0; k < head.b; k++) {
+                side_at(m + 12 * (size_t)head.a, k, &v, &w);
+                if (sv_add_edge(g, hub, v, w) != 0)
+                    goto oom;
+            }
+        } else {
+            /* prefix hubs in communicator rank order: entry k into hub k,
+             * hub k-1 into hub k, hub k into the exit it bounds */
+            uint32_t base = next;
+            next += head.a;
+            for (uint32_t k = 0; k < head.a; k++) {
+                const uint8_t *q = m + 24 * (size_t)k;
+                uint32_t ev, xv;
+                double ew, xw;
+                memcpy(&ev, q, 4);
+                memcpy(&ew, q + 4, 8);
+                memcpy(&xv, q + 12, 4);
+                memcpy(&xw, q + 16, 8);
+                if (sv_add_edge(g, ev, base + k, ew) != 0 || (k > 0 && sv_add_edge(g, base + k - 1, base + k, 0.0) != 0)
+                    || (xv != UINT32_MAX && sv_add_edge(g, base + k, xv, xw) != 0))
+                    goto oom;
+            }
+        }
+    }
+    reader_end(&r);
+    if (rc < 0)
+        return -1;
+    if (h->lazy)
+        sv_count_weight(g, h->wmax);
+    return 0;
+oom:
+    reader_end(&r);
+    return fail(h, "out of memory");
+}
+
+/* ---------- the lazy groups: checks and pair vertices ---------- */
+
+static int pair_find(struct hub_store *h, uint32_t s, uint32_t t, size_t *slot)
+{
+    uint64_t key = (((uint64_t)s << 32) | t) + 1;
+    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (h->pair_cap - 1);
+    for (; h->pair_keys[i]; i = (i + 1) & (h->pair_cap - 1))
+        if (h->pair_keys[i] == key) {
+            *slot = i;
+            return 1;
+        }
+    *slot = i;
+    return 0;
+}
+
+/* The pair (s, t) at weight w, or tighter: 1 if made or tightened, 0 if
+ * it already was at least as tight, -1 (memory). */
+static int pair_put(struct hub_store *h, uint32_t s, uint32_t t, double w)
+{
+    if ((h->npairs + 1) * 2 > h->pair_cap) {
+        size_t cap = h->pair_cap ? h->pair_cap * 2 : 1024;
+        uint64_t *keys = calloc(cap, sizeof *keys);
+        uint32_t *slots = malloc(sizeof *slots * cap);
+        if (!keys || !slots) {
+            free(keys);
+            free(slots);
+            return -1;
+        }
+        uint64_t *ok = h->pair_keys;
+        uint32_t *os = h->pair_slot;
+        size_t ocap = h->pair_cap;
+        h->pair_keys = keys;
+        h->pair_slot = slots;
+        h->pair_cap = cap;
+        for (size_t i = 0; i < ocap; i++)
+            if (ok[i]) {
+                size_t at;
+                uint64_t key = ok[i] - 1;
+                pair_find(h, (uint32_t)(key >> 32), (uint32_t)key, &at);
+                h->pair_keys[at] = ok[i];
+                h->pair_slot[at] = os[i];
+            }
+        free(ok);
+        free(os);
+    }
+    size_t at;
+    if (pair_find(h, s, t, &at)) {
+        struct hs_pair *p = &h->pairs[h->pair_slot[at]];
+        if (!(w < p->w))
+            return 0;
+        p->w = w;
+        return 1;
+    }
+    if (h->npairs == h->cpairs) {
+        size_t c = h->cpairs ? h->cpairs * 2 : 256;
+        struct hs_pair *np = realloc(h->pairs, sizeof *np * c);
+        if (!np)
+            return -1;
+        h->pairs = np;
+        h->cpairs = c;
+    }
+    if (h->base_vertices + (uint64_t)h->npairs >= UINT32_MAX - 1)
+        return -1;
+    h->pairs[h->npairs] = (struct hs_pair){ s, t, h->base_vertices + (uint32_t)h->npairs, w };
+    h->pair_keys[at] = (((uint64_t)s << 32) | t) + 1;
+    h->pair_slot[at] = (uint32_t)h->npairs;
+    h->npairs++;
+    return 1;
+}
+
+int hs_check(struct hub_store *h, double *const *vec, const int *backward, uint32_t nvec, uint32_t nv,
+             double delta, double tol, size_t *pairs_made)
+{
+    int pairs = pairs_made != NULL;
+    if (!h->lazy || !h->groups)
+        return 0;
+    struct reader r;
+    if (reader_begin(&r, h) != 0)
+        return -1;
+    h->passes++;
+    int lowered = 0, rc;
+    size_t made = 0;
+    const uint8_t *p;
+    struct rec_head head;
+    double two = 2 * tol;
+    while ((rc = next_record(&r, &p, &head)) == 1) {
+        if (head.kind != HS_GROUP)
+            continue;
+        const uint8_t *src = p + sizeof head, *dst = src + 12 * (size_t)head.a;
+        for (uint32_t k = 0; k < nvec; k++) {
+            double *d = vec[k];
+            uint32_t v, best_v = UINT32_MAX;
+            double w, best = INFINITY, best_w = 0;
+            if (!backward[k]) {
+                /* through the hub: min over sources of d[s] + (a_s + delta) */
+                for (uint32_t j = 0; j < head.a; j++) {
+                    side_at(src, j, &v, &w);
+                    double x = v < nv ? d[v] + (w + delta) : INFINITY;
+                    if (x < best)
+                        best = x, best_v = v, best_w = w;
+                }
+                if (!(best < INFINITY))
+                    continue;
+                for (uint32_t j = 0; j < head.b; j++) {
+                    side_at(dst, j, &v, &w);
+                    double x = best + (w + delta);
+                    if (v < nv && x < d[v] - two) {
+                        int put = pairs ? pair_put(h, best_v, v, best_w + w) : 0;
+                        if (put < 0)
+                            goto oom;
+                        made += put;
+                        lowered++;
+                        d[v] = x;
+                    }
+                }
+            } else {
+                /* distances to: min over sinks of d[t] + (b_t + delta) */
+                for (uint32_t j = 0; j < head.b; j++) {
+                    side_at(dst, j, &v, &w);
+                    double x = v < nv ? d[v] + (w + delta) : INFINITY;
+                    if (x < best)
+                        best = x, best_v = v, best_w = w;
+                }
+                if (!(best < INFINITY))
+                    continue;
+                for (uint32_t j = 0; j < head.a; j++) {
+                    side_at(src, j, &v, &w);
+                    double x = best + (w + delta);
+                    if (v < nv && x < d[v] - two) {
+                        int put = pairs ? pair_put(h, v, best_v, w + best_w) : 0;
+                        if (put < 0)
+                            goto oom;
+                        made += put;
+                        lowered++;
+                        d[v] = x;
+                    }
+                }
+            }
+        }
+    }
+    reader_end(&r);
+    if (rc < 0)
+        return -1;
+    if (pairs) {
+        h->checks_failed += (uint64_t)made;
+        *pairs_made = made;
+    }
+    return lowered;
+oom:
+    reader_end(&r);
+    return fail(h, "out of memory");
+}
+
+struct sv_graph *hs_regraph(struct hub_store *h, struct sv_graph *g)
+{
+    uint32_t nv = h->base_vertices + (uint32_t)h->npairs;
+    struct sv_graph *ng = sv_graph_grow(g, nv - sv_vertices(g), 2 * h->npairs);
+    if (!ng)
+        return NULL;
+    for (size_t i = 0; i < h->npairs; i++) {
+        const struct hs_pair *p = &h->pairs[i];
+        if (sv_add_edge(ng, p->s, p->m, p->w) != 0 || sv_add_edge(ng, p->m, p->t, 0.0) != 0) {
+            sv_graph_free(ng);
+            return NULL;
+        }
+    }
+    if (sv_finish(ng) != 0) {
+        sv_graph_free(ng);
+        return NULL;
+    }
+    sv_graph_free(g);
+    return ng;
+}
+
+uint32_t hs_full_vertices(const struct hub_store *h, uint32_t nv_graph)
+{
+    if (!h->lazy)
+        return nv_graph;
+    uint64_t n = (uint64_t)h->base_vertices + h->groups;
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+size_t hs_full_edges(const struct hub_store *h, size_t ne_graph)
+{
+    (void)ne_graph;
+    return h->lazy ? h->base_edges + (size_t)h->group_edges : ne_graph;
+}
