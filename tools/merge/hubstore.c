@@ -370,16 +370,82 @@ static int pair_put(struct hub_store *h, uint32_t s, uint32_t t, double w)
     return 1;
 }
 
+/* One side of a group, decoded once for all the vectors of a pass. */
+struct side {
+    uint32_t *v;
+    double *w;                /* the edge's weight */
+    double *wd;               /* w + delta, as the solver adds them */
+    uint32_t cap;
+};
+
+static int side_load(struct side *x, const uint8_t *p, uint32_t n, double delta)
+{
+    if (n > x->cap) {
+        uint32_t *v = realloc(x->v, sizeof *v * n);
+        double *w = v ? realloc(x->w, sizeof *w * n) : NULL, *wd = w ? realloc(x->wd, sizeof *wd * n) : NULL;
+        if (v)
+            x->v = v;
+        if (w)
+            x->w = w;
+        if (wd)
+            x->wd = wd;
+        if (!v || !w || !wd)
+            return -1;
+        x->cap = n;
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        side_at(p, j, &x->v[j], &x->w[j]);
+        x->wd[j] = x->w[j] + delta;
+    }
+    return 0;
+}
+
+/* Through the hub from side `from` to side `to` (forward: sources to
+ * sinks; for distances to a vertex, sinks to sources): the labels of `to`
+ * the best of `from` lowers by more than `two`. Returns how many, or -1. */
+static int through(struct hub_store *h, double *d, uint32_t nv, const struct side *from, uint32_t nfrom,
+                   const struct side *to, uint32_t nto, double two, int backward, int pairs, size_t *made)
+{
+    uint32_t best_j = UINT32_MAX;
+    double best = INFINITY;
+    for (uint32_t j = 0; j < nfrom; j++) {
+        uint32_t v = from->v[j];
+        double x = v < nv ? d[v] + from->wd[j] : INFINITY;
+        if (x < best)
+            best = x, best_j = j;
+    }
+    if (!(best < INFINITY))
+        return 0;
+    int lowered = 0;
+    for (uint32_t j = 0; j < nto; j++) {
+        uint32_t v = to->v[j];
+        double x = best + to->wd[j];
+        if (v >= nv || !(x < d[v] - two))
+            continue;
+        if (pairs) {
+            uint32_t b = from->v[best_j];
+            int put = backward ? pair_put(h, v, b, to->w[j] + from->w[best_j])
+                               : pair_put(h, b, v, from->w[best_j] + to->w[j]);
+            if (put < 0)
+                return -1;
+            *made += (size_t)put;
+        }
+        d[v] = x;
+        lowered++;
+    }
+    return lowered;
+}
+
 int hs_check(struct hub_store *h, double *const *vec, const int *backward, uint32_t nvec, uint32_t nv,
              double delta, double tol, size_t *pairs_made)
 {
-    int pairs = pairs_made != NULL;
     if (!h->lazy || !h->groups)
         return 0;
     struct reader r;
     if (reader_begin(&r, h) != 0)
         return -1;
     h->passes++;
+    struct side src = { 0 }, dst = { 0 };
     int lowered = 0, rc;
     size_t made = 0;
     const uint8_t *p;
@@ -388,68 +454,31 @@ int hs_check(struct hub_store *h, double *const *vec, const int *backward, uint3
     while ((rc = next_record(&r, &p, &head)) == 1) {
         if (head.kind != HS_GROUP)
             continue;
-        const uint8_t *src = p + sizeof head, *dst = src + 12 * (size_t)head.a;
+        if (side_load(&src, p + sizeof head, head.a, delta) != 0
+            || side_load(&dst, p + sizeof head + 12 * (size_t)head.a, head.b, delta) != 0)
+            goto oom;
         for (uint32_t k = 0; k < nvec; k++) {
-            double *d = vec[k];
-            uint32_t v, best_v = UINT32_MAX;
-            double w, best = INFINITY, best_w = 0;
-            if (!backward[k]) {
-                /* through the hub: min over sources of d[s] + (a_s + delta) */
-                for (uint32_t j = 0; j < head.a; j++) {
-                    side_at(src, j, &v, &w);
-                    double x = v < nv ? d[v] + (w + delta) : INFINITY;
-                    if (x < best)
-                        best = x, best_v = v, best_w = w;
-                }
-                if (!(best < INFINITY))
-                    continue;
-                for (uint32_t j = 0; j < head.b; j++) {
-                    side_at(dst, j, &v, &w);
-                    double x = best + (w + delta);
-                    if (v < nv && x < d[v] - two) {
-                        int put = pairs ? pair_put(h, best_v, v, best_w + w) : 0;
-                        if (put < 0)
-                            goto oom;
-                        made += put;
-                        lowered++;
-                        d[v] = x;
-                    }
-                }
-            } else {
-                /* distances to: min over sinks of d[t] + (b_t + delta) */
-                for (uint32_t j = 0; j < head.b; j++) {
-                    side_at(dst, j, &v, &w);
-                    double x = v < nv ? d[v] + (w + delta) : INFINITY;
-                    if (x < best)
-                        best = x, best_v = v, best_w = w;
-                }
-                if (!(best < INFINITY))
-                    continue;
-                for (uint32_t j = 0; j < head.a; j++) {
-                    side_at(src, j, &v, &w);
-                    double x = best + (w + delta);
-                    if (v < nv && x < d[v] - two) {
-                        int put = pairs ? pair_put(h, v, best_v, w + best_w) : 0;
-                        if (put < 0)
-                            goto oom;
-                        made += put;
-                        lowered++;
-                        d[v] = x;
-                    }
-                }
-            }
+            int n = backward[k] ? through(h, vec[k], nv, &dst, head.b, &src, head.a, two, 1, pairs_made != NULL, &made)
+                                : through(h, vec[k], nv, &src, head.a, &dst, head.b, two, 0, pairs_made != NULL, &made);
+            if (n < 0)
+                goto oom;
+            lowered += n;
         }
     }
     reader_end(&r);
+    free(src.v), free(src.w), free(src.wd);
+    free(dst.v), free(dst.w), free(dst.wd);
     if (rc < 0)
         return -1;
-    if (pairs) {
+    if (pairs_made) {
         h->checks_failed += (uint64_t)made;
         *pairs_made = made;
     }
     return lowered;
 oom:
     reader_end(&r);
+    free(src.v), free(src.w), free(src.wd);
+    free(dst.v), free(dst.w), free(dst.wd);
     return fail(h, "out of memory");
 }
 
