@@ -25,6 +25,7 @@
 #include "eventspill.h"
 #include "flow.h"
 #include "hubstore.h"
+#include "pairmin.h"
 #include "msgstream.h"
 
 #include <math.h>
@@ -45,52 +46,6 @@
  * the hub is the sum of the two edges the direct one adds). */
 #define SMALL_GROUP 4
 
-struct pair_min {
-    uint64_t *keys;      /* (u << 32 | v) + 1, 0 = empty */
-    double *w;
-    size_t cap, n;
-};
-
-static int pair_put(struct pair_min *p, uint32_t u, uint32_t v, double w)
-{
-    if ((p->n + 1) * 2 > p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 1024;
-        uint64_t *keys = calloc(cap, sizeof *keys);
-        double *ws = malloc(sizeof *ws * cap);
-        if (!keys || !ws) {
-            free(keys);
-            free(ws);
-            return -1;
-        }
-        for (size_t i = 0; i < p->cap; i++) {
-            if (!p->keys[i])
-                continue;
-            size_t s = (size_t)((p->keys[i] * 0x9e3779b97f4a7c15ULL) >> 20) & (cap - 1);
-            while (keys[s])
-                s = (s + 1) & (cap - 1);
-            keys[s] = p->keys[i];
-            ws[s] = p->w[i];
-        }
-        free(p->keys);
-        free(p->w);
-        p->keys = keys;
-        p->w = ws;
-        p->cap = cap;
-    }
-    uint64_t key = (((uint64_t)u << 32) | v) + 1;
-    size_t s = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (p->cap - 1);
-    for (; p->keys[s]; s = (s + 1) & (p->cap - 1))
-        if (p->keys[s] == key) {
-            if (w < p->w[s])
-                p->w[s] = w;
-            return 0;
-        }
-    p->keys[s] = key;
-    p->w[s] = w;
-    p->n++;
-    return 0;
-}
-
 /* An event's corrected time and clock vertex, from the raw time the match
  * took with it. */
 static double corrected(const struct cm_model *m, struct mg_event_ref e)
@@ -110,34 +65,31 @@ struct side {
 };
 
 
-static int ensure_scratch(uint32_t **v, size_t *cap, size_t n)
+/* p, or where realloc moved it, with room for n elements of `size` bytes
+ * (capacity *cap); NULL if that failed (p is then unchanged). */
+static void *room_for(void *p, size_t *cap, size_t n, size_t size)
 {
     if (n <= *cap)
-        return 0;
+        return p;
     size_t c = *cap ? *cap * 2 : 64;
     while (c < n)
         c *= 2;
-    uint32_t *nv = realloc(*v, sizeof *nv * c);
-    if (!nv)
-        return -1;
-    *v = nv;
-    *cap = c;
-    return 0;
+    void *np = realloc(p, size * c);
+    if (np)
+        *cap = c;
+    return np;
+}
+
+static int ensure_scratch(uint32_t **v, size_t *cap, size_t n)
+{
+    uint32_t *nv = room_for(*v, cap, n, sizeof **v);
+    return nv ? (*v = nv, 0) : -1;
 }
 
 static int ensure_weights(double **w, size_t *cap, size_t n)
 {
-    if (n <= *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    while (c < n)
-        c *= 2;
-    double *nw = realloc(*w, sizeof *nw * c);
-    if (!nw)
-        return -1;
-    *w = nw;
-    *cap = c;
-    return 0;
+    double *nw = room_for(*w, cap, n, sizeof **w);
+    return nw ? (*w = nw, 0) : -1;
 }
 
 struct hub_edge {
@@ -201,7 +153,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
         double l = du == dv ? 0 : lmin;
         double w = corrected(m, msg->recv) - corrected(m, msg->send) - l
                    - ROUNDING_MARGIN_NS;
-        if (pair_put(&pairs, u, v, w) != 0)
+        if (pm_put(&pairs, u, v, w) < 0)
             goto fail;
         stats->message_edges++;
     }
@@ -230,7 +182,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                     uint32_t du = vertex(m, mj->enter);
                     if (du == dv)
                         continue;   /* one clock: its ticks order them */
-                    if (pair_put(&pairs, du, dv, out - corrected(m, mj->enter) - ROUNDING_MARGIN_NS))
+                    if (pm_put(&pairs, du, dv, out - corrected(m, mj->enter) - ROUNDING_MARGIN_NS) < 0)
                         goto fail;
                     stats->collective_edges++;
                 }
@@ -305,7 +257,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                         if (su[a] == sv[b])
                             continue;   /* one clock: its ticks order them */
                         double w = exits[sv[b]].min_exit - sides[su[a]].max_enter - ROUNDING_MARGIN_NS;
-                        if (pair_put(&pairs, su[a], sv[b], w))
+                        if (pm_put(&pairs, su[a], sv[b], w) < 0)
                             goto fail;
                         stats->collective_edges++;
                         if (c->neighbor)
@@ -363,7 +315,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                 uint64_t t = rt_time_read(&tr, i);
                 uint32_t v = cm_vertex(m, r, t);
                 double c = cm_corrected(m, r, t);
-                if (prev_v != UINT32_MAX && v != prev_v && pair_put(&pairs, prev_v, v, c - prev_c) != 0) {
+                if (prev_v != UINT32_MAX && v != prev_v && pm_put(&pairs, prev_v, v, c - prev_c) < 0) {
                     rt_time_reader_free(&tr);
                     goto fail;
                 }
@@ -381,22 +333,17 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     g = sv_graph_new(nvert, pairs.n + nhub + (hubs->lazy ? 0 : (size_t)hubs->group_edges) + 3 * hubs->chain_hubs);
     if (!g)
         goto fail;
-    for (size_t i = 0; i < pairs.cap; i++)
-        if (pairs.keys[i]) {
-            uint64_t key = pairs.keys[i] - 1;
-            if (sv_add_edge(g, (uint32_t)(key >> 32), (uint32_t)key, pairs.w[i]) != 0)
-                goto fail;
-        }
+    for (size_t i = 0; i < pairs.n; i++)
+        if (sv_add_edge(g, pairs.u[i], pairs.v[i], pairs.w[i]) != 0)
+            goto fail;
     for (size_t i = 0; i < nhub; i++)
         if (sv_add_edge(g, hub[i].u, hub[i].v, hub[i].w) != 0)
             goto fail;
     if (hs_add_edges(hubs, g, cm_nvertices(m)) != 0)
         goto fail;
     /* the graph has them: their memory goes before the graph's CSR is made */
-    free(pairs.keys);
-    free(pairs.w);
+    pm_free(&pairs);
     free(hub);
-    pairs = (struct pair_min){ 0 };
     hub = NULL;
     if (sv_finish(g) != 0)
         goto fail;
@@ -408,8 +355,7 @@ fail:
     g = NULL;
 done:
     mg_colls_end(&colls);
-    free(pairs.keys);
-    free(pairs.w);
+    pm_free(&pairs);
     free(hub);
     free(sides);
     free(exits);

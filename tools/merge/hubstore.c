@@ -33,9 +33,7 @@ void hs_free(struct hub_store *h)
     free(h->mem);
     if (h->spilled)
         st_aside_close(&h->file);
-    free(h->pairs);
-    free(h->pair_keys);
-    free(h->pair_slot);
+    pm_free(&h->pairs);
     memset(h, 0, sizeof *h);
     h->file.fd = -1;
 }
@@ -302,72 +300,13 @@ oom:
 
 /* ---------- the lazy groups: checks and pair vertices ---------- */
 
-static int pair_find(struct hub_store *h, uint32_t s, uint32_t t, size_t *slot)
-{
-    uint64_t key = (((uint64_t)s << 32) | t) + 1;
-    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (h->pair_cap - 1);
-    for (; h->pair_keys[i]; i = (i + 1) & (h->pair_cap - 1))
-        if (h->pair_keys[i] == key) {
-            *slot = i;
-            return 1;
-        }
-    *slot = i;
-    return 0;
-}
-
-/* The pair (s, t) at weight w, or tighter: 1 if made or tightened, 0 if
- * it already was at least as tight, -1 (memory). */
+/* The pair (s, t) at weight w or tighter; its vertex follows the base
+ * ones in the order pairs were first made. 1, 0, -1 as pm_put. */
 static int pair_put(struct hub_store *h, uint32_t s, uint32_t t, double w)
 {
-    if ((h->npairs + 1) * 2 > h->pair_cap) {
-        size_t cap = h->pair_cap ? h->pair_cap * 2 : 1024;
-        uint64_t *keys = calloc(cap, sizeof *keys);
-        uint32_t *slots = malloc(sizeof *slots * cap);
-        if (!keys || !slots) {
-            free(keys);
-            free(slots);
-            return -1;
-        }
-        uint64_t *ok = h->pair_keys;
-        uint32_t *os = h->pair_slot;
-        size_t ocap = h->pair_cap;
-        h->pair_keys = keys;
-        h->pair_slot = slots;
-        h->pair_cap = cap;
-        for (size_t i = 0; i < ocap; i++)
-            if (ok[i]) {
-                size_t at;
-                uint64_t key = ok[i] - 1;
-                pair_find(h, (uint32_t)(key >> 32), (uint32_t)key, &at);
-                h->pair_keys[at] = ok[i];
-                h->pair_slot[at] = os[i];
-            }
-        free(ok);
-        free(os);
-    }
-    size_t at;
-    if (pair_find(h, s, t, &at)) {
-        struct hs_pair *p = &h->pairs[h->pair_slot[at]];
-        if (!(w < p->w))
-            return 0;
-        p->w = w;
-        return 1;
-    }
-    if (h->npairs == h->cpairs) {
-        size_t c = h->cpairs ? h->cpairs * 2 : 256;
-        struct hs_pair *np = realloc(h->pairs, sizeof *np * c);
-        if (!np)
-            return -1;
-        h->pairs = np;
-        h->cpairs = c;
-    }
-    if (h->base_vertices + (uint64_t)h->npairs >= UINT32_MAX - 1)
+    if (h->base_vertices + (uint64_t)h->pairs.n >= UINT32_MAX - 1)
         return -1;
-    h->pairs[h->npairs] = (struct hs_pair){ s, t, h->base_vertices + (uint32_t)h->npairs, w };
-    h->pair_keys[at] = (((uint64_t)s << 32) | t) + 1;
-    h->pair_slot[at] = (uint32_t)h->npairs;
-    h->npairs++;
-    return 1;
+    return pm_put(&h->pairs, s, t, w);
 }
 
 /* One side of a group, decoded once for all the vectors of a pass. */
@@ -484,13 +423,14 @@ oom:
 
 struct sv_graph *hs_regraph(struct hub_store *h, struct sv_graph *g)
 {
-    uint32_t nv = h->base_vertices + (uint32_t)h->npairs;
-    struct sv_graph *ng = sv_graph_grow(g, nv - sv_vertices(g), 2 * h->npairs);
+    const struct pair_min *p = &h->pairs;
+    uint32_t nv = h->base_vertices + (uint32_t)p->n;
+    struct sv_graph *ng = sv_graph_grow(g, nv - sv_vertices(g), 2 * p->n);
     if (!ng)
         return NULL;
-    for (size_t i = 0; i < h->npairs; i++) {
-        const struct hs_pair *p = &h->pairs[i];
-        if (sv_add_edge(ng, p->s, p->m, p->w) != 0 || sv_add_edge(ng, p->m, p->t, 0.0) != 0) {
+    for (size_t i = 0; i < p->n; i++) {
+        uint32_t m = h->base_vertices + (uint32_t)i;
+        if (sv_add_edge(ng, p->u[i], m, p->w[i]) != 0 || sv_add_edge(ng, m, p->v[i], 0.0) != 0) {
             sv_graph_free(ng);
             return NULL;
         }

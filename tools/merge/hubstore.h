@@ -26,16 +26,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "asidefile.h"
+#include "pairmin.h"
 #include "solve.h"
 
 #define HS_EXPLICIT_EDGES ((uint64_t)1 << 18)   /* beyond: the groups stay out of the graph */
 #define HS_MEMORY ((size_t)16 << 20)             /* the records held; beyond, a file */
-
-/* A pair vertex: s -> m -> t, the tightest hub path between s and t found. */
-struct hs_pair {
-    uint32_t s, t, m;
-    double w;
-};
 
 struct hub_store {
     /* the records: in memory, or (spilled) in a file */
@@ -49,12 +44,9 @@ struct hub_store {
     uint64_t chain_hubs;            /* prefix chains' hubs */
     double wmax;                    /* largest |w| of the groups' edges (the solver's tolerance) */
     int lazy;                       /* the groups stay out of the graph */
-    /* pair vertices made so far (lazy), by (s, t) */
-    struct hs_pair *pairs;
-    size_t npairs, cpairs;
-    uint64_t *pair_keys;            /* open addressing: (s << 32 | t) + 1, 0 empty */
-    uint32_t *pair_slot;            /* index into pairs */
-    size_t pair_cap;
+    /* pair vertices made so far (lazy): entry i is s -> m -> t with
+     * m = base_vertices + i, the tightest hub path between s and t found */
+    struct pair_min pairs;
     uint32_t base_vertices;         /* clocks + chain hubs: pair vertices follow */
     size_t base_edges;              /* the graph's edges before any pair vertex */
     uint64_t passes, checks_failed; /* passes over the groups; pair vertices made or tightened */

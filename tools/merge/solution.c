@@ -205,7 +205,7 @@ void merge_note_hubs(struct merge_state *st)
     st->rep.hubs_beside = h && h->lazy;
     st->rep.hub_groups_beside = h && h->lazy ? h->groups : 0;
     st->rep.hub_passes = h ? h->passes : 0;
-    st->rep.hub_pairs = h ? h->npairs : 0;
+    st->rep.hub_pairs = h ? h->pairs.n : 0;
 }
 
 void merge_solution_free(struct merge_solution *s)
