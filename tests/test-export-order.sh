@@ -12,7 +12,7 @@
 #     peak RSS stays small, well below what reading them all at once takes;
 #   - bad options and a file that cannot be written: one line, no output.
 . "$top_srcdir/tests/lib.sh"
-plan 32
+plan 33
 GEN="$top_builddir/synctrace-gen"
 CHECK="$top_builddir/tests/mtorder_check"
 ST="$SYNCTRACE_BIN"
@@ -82,6 +82,12 @@ ok $? "600 locations: the same JSON through a file (default) and all read at onc
 ok $? "600 locations: peak RSS $((rss_file / 1024)) MB through a file, $((rss_all / 1024)) MB all at once (at most 64, and half)"
 [ "$(ls -A "$tmp" | grep -c -e 'tmp-' -e 'synctrace-order')" = 0 ]
 ok $? "600 locations: nothing left beside the output (the file has no name)"
+
+# ... and within the files a process may open: 600 readers asked for
+# under a limit of 300 open files, the same JSON (the rest through the file).
+(ulimit -n 300; exec "$ST" export "$tmp/w.out" --format chrome -o "$tmp/w3.json" --memory 1000 2>/dev/null) &&
+    cmp -s "$tmp/w1.json" "$tmp/w3.json"
+ok $? "600 locations under ulimit -n 300: the same JSON (as many read at once as files may be opened)"
 
 # 4. Bad input: one line, exit 2, nothing written.
 "$ST" export "$tmp/g.out" --format chrome -o "$tmp/bad.json" --memory lots >/dev/null 2>"$tmp/bad.err"

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 enum {
     F_TRUTH = 1, F_REQ = 2, F_BYTES = 4, F_RECEIVED = 8, F_REF = 16, F_PEER = 32, F_TAG = 64, F_SOURCES = 128
@@ -416,9 +417,23 @@ static int deliver(struct run *r, uint32_t i, mt_event_fn fn, void *user)
     return 0;
 }
 
+/* Locations read at once: as asked, within the files this process may
+ * open (OTF2 keeps a location's event file open while its reader is). */
+static uint32_t open_at_once(const struct mt_trace *t)
+{
+    uint32_t n = t->max_open ? t->max_open : MT_OPEN_LOCATIONS;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        rlim_t room = rl.rlim_cur > 64 ? rl.rlim_cur - 64 : 1;
+        if (room < n)
+            n = (uint32_t)room;
+    }
+    return n;
+}
+
 int mt_read_events(struct mt_trace *t, mt_event_fn fn, void *user, char *err, size_t errlen)
 {
-    uint32_t n = t->nlocations, max_open = t->max_open ? t->max_open : MT_OPEN_LOCATIONS;
+    uint32_t n = t->nlocations, max_open = open_at_once(t);
     struct run r = { .t = t };
     struct mt_events *ev = NULL;
     struct window *win = NULL;
