@@ -74,7 +74,7 @@ typedef int (*mt_sources_fn)(void *user, uint32_t location, uint32_t nslots, con
  * (each location in its own order), whatever the number of locations.
  * Up to max_open locations are read at once, each by its own OTF2 reader;
  * beyond, every location is first read alone and its events written,
- * compactly encoded, to a nameless file in spill_dir (some 10-14 bytes an
+ * compactly encoded, to a nameless file in spill_dir (some 6 bytes an
  * event), and the time order is merged from that file through a 4 KiB
  * window per location (mtorder.c). A second call is a second pass (over
  * the same file, if there is one). */
