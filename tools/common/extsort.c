@@ -277,11 +277,8 @@ static int merge_group(struct st_extsort *s, uint32_t g)
 struct st_extsort *st_extsort_new(size_t record_bytes, int (*cmp)(const void *, const void *),
                                   size_t budget_bytes, const char *spill_dir, char *err, size_t errlen)
 {
-    if (!spill_dir || !*spill_dir) {
-        spill_dir = getenv("TMPDIR");
-        if (!spill_dir || !*spill_dir)
-            spill_dir = "/tmp";
-    }
+    if (!spill_dir || !*spill_dir)
+        spill_dir = st_temp_dir();
     if (record_bytes == 0 || record_bytes > MAX_RECORD || !cmp) {
         if (cmp)
             say(err, errlen, "sort spilling to %s: records of %zu bytes (from 1 to %d)", spill_dir, record_bytes, MAX_RECORD);

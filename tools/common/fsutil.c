@@ -39,6 +39,12 @@ int st_remove_tree(const char *path)
     return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+const char *st_temp_dir(void)
+{
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
+
 int st_nameless_file(const char *dir, const char *stem)
 {
     int fd = -1;

@@ -11,6 +11,8 @@ int st_remove_tree(const char *path);
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where temporary files go: $TMPDIR, else /tmp. */
+const char *st_temp_dir(void);
 /* A nameless file in dir, for reading and writing: O_TMPFILE, so that it
  * vanishes even when the process is killed; where the kernel or the file
  * system lack it, a file named stem.XXXXXX unlinked at once. Its

@@ -21,6 +21,7 @@
 #include <config.h>
 #include "mtread_events.h"
 #include "asidefile.h"
+#include "fsutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +66,8 @@ struct run {
 
 /* ---------- slots ---------- */
 
-static int keep_sources(struct slot *s, uint32_t nslots, const uint64_t *bits)
+/* The words may lie anywhere (the file's bytes): copied, never read in place. */
+static int keep_sources(struct slot *s, uint32_t nslots, const void *bits)
 {
     s->has_sources = 1;
     s->nslots = nslots;
@@ -83,7 +85,7 @@ static int keep_sources(struct slot *s, uint32_t nslots, const uint64_t *bits)
         s->bits = nb;
         s->cap = words;
     }
-    memcpy(s->bits, bits, sizeof *bits * words);
+    memcpy(s->bits, bits, sizeof *s->bits * words);
     return 0;
 }
 
@@ -226,15 +228,7 @@ static size_t decode(struct slot *s, uint64_t prev_time, const uint8_t *p, const
             size_t n = sizeof(uint64_t) * (size_t)((v + 63) / 64);
             if ((size_t)(end - q) < n)
                 return 0;
-            uint64_t words[64];
-            uint64_t *tmp = n <= sizeof words ? words : malloc(n);
-            if (!tmp)
-                return 0;
-            memcpy(tmp, q, n);
-            int rc = keep_sources(s, (uint32_t)v, tmp);
-            if (tmp != words)
-                free(tmp);
-            if (rc != 0)
+            if (keep_sources(s, (uint32_t)v, q) != 0)
                 return 0;
             q += n;
         }
@@ -311,14 +305,6 @@ void mt_order_free(struct mt_order *o)
     free(o);
 }
 
-static const char *spill_dir(const struct mt_trace *t)
-{
-    const char *d = t->spill_dir;
-    if (!d || !*d)
-        d = getenv("TMPDIR");
-    return d && *d ? d : "/tmp";
-}
-
 static struct mt_order *write_in_location_order(struct run *r, char *err, size_t errlen)
 {
     struct mt_trace *t = r->t;
@@ -331,7 +317,7 @@ static struct mt_order *write_in_location_order(struct run *r, char *err, size_t
         free(o);
         return NULL;
     }
-    if (st_aside_open(&o->file, spill_dir(t), "synctrace-order", "the events put in time order", err, errlen) != 0) {
+    if (st_aside_open(&o->file, t->spill_dir && *t->spill_dir ? t->spill_dir : st_temp_dir(), "synctrace-order", "the events put in time order", err, errlen) != 0) {
         free(o->start);
         free(o);
         return NULL;

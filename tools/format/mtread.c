@@ -211,8 +211,10 @@ static OTF2_CallbackCode deliver(struct evt_ctx *c, OTF2_LocationRef loc, struct
     return OTF2_CALLBACK_SUCCESS;
 }
 
-#define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp time, void *ud, OTF2_AttributeList *attrs
-#define EV_BEGIN(kind_) (void)attrs; struct rt_event e = { .time = time, .kind = (kind_) }
+/* A location's own reader's callbacks (the event's position is not used). */
+#define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos, void *ud, OTF2_AttributeList *attrs
+#define EV_ARGS loc, time, pos, ud, attrs
+#define EV_BEGIN(kind_) (void)attrs; (void)pos; struct rt_event e = { .time = time, .kind = (kind_) }
 
 static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region)
 {
@@ -247,22 +249,22 @@ static OTF2_CallbackCode message(EV_HEAD, enum rt_kind kind, uint32_t peer, OTF2
 
 static OTF2_CallbackCode ev_send(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-    return message(loc, time, ud, attrs, RT_SEND, peer, comm, tag, len, 0);
+    return message(EV_ARGS, RT_SEND, peer, comm, tag, len, 0);
 }
 
 static OTF2_CallbackCode ev_isend(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
 {
-    return message(loc, time, ud, attrs, RT_ISEND, peer, comm, tag, len, req);
+    return message(EV_ARGS, RT_ISEND, peer, comm, tag, len, req);
 }
 
 static OTF2_CallbackCode ev_recv(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-    return message(loc, time, ud, attrs, RT_RECV, peer, comm, tag, len, 0);
+    return message(EV_ARGS, RT_RECV, peer, comm, tag, len, 0);
 }
 
 static OTF2_CallbackCode ev_irecv(EV_HEAD, uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len, uint64_t req)
 {
-    return message(loc, time, ud, attrs, RT_IRECV, peer, comm, tag, len, req);
+    return message(EV_ARGS, RT_IRECV, peer, comm, tag, len, req);
 }
 
 static OTF2_CallbackCode request(EV_HEAD, enum rt_kind kind, uint64_t req)
@@ -272,10 +274,10 @@ static OTF2_CallbackCode request(EV_HEAD, enum rt_kind kind, uint64_t req)
     return deliver(ud, loc, &e);
 }
 
-static OTF2_CallbackCode ev_isend_complete(EV_HEAD, uint64_t req) { return request(loc, time, ud, attrs, RT_ISEND_COMPLETE, req); }
-static OTF2_CallbackCode ev_irecv_request(EV_HEAD, uint64_t req) { return request(loc, time, ud, attrs, RT_IRECV_REQUEST, req); }
-static OTF2_CallbackCode ev_cancelled(EV_HEAD, uint64_t req) { return request(loc, time, ud, attrs, RT_CANCELLED, req); }
-static OTF2_CallbackCode ev_nbc_request(EV_HEAD, uint64_t req) { return request(loc, time, ud, attrs, RT_NBC_REQUEST, req); }
+static OTF2_CallbackCode ev_isend_complete(EV_HEAD, uint64_t req) { return request(EV_ARGS, RT_ISEND_COMPLETE, req); }
+static OTF2_CallbackCode ev_irecv_request(EV_HEAD, uint64_t req) { return request(EV_ARGS, RT_IRECV_REQUEST, req); }
+static OTF2_CallbackCode ev_cancelled(EV_HEAD, uint64_t req) { return request(EV_ARGS, RT_CANCELLED, req); }
+static OTF2_CallbackCode ev_nbc_request(EV_HEAD, uint64_t req) { return request(EV_ARGS, RT_NBC_REQUEST, req); }
 
 /* Kept only as the tracer's record of a receive released by MPI_Request_free. */
 static OTF2_CallbackCode ev_request_test(EV_HEAD, uint64_t req)
@@ -329,13 +331,13 @@ static OTF2_CallbackCode collective(EV_HEAD, enum rt_kind kind, OTF2_CollectiveO
 static OTF2_CallbackCode ev_coll_end(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
                                      uint64_t received)
 {
-    return collective(loc, time, ud, attrs, RT_COLL_END, op, comm, root, sent, received, 0);
+    return collective(EV_ARGS, RT_COLL_END, op, comm, root, sent, received, 0);
 }
 
 static OTF2_CallbackCode ev_nbc_complete(EV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
                                          uint64_t sent, uint64_t received, uint64_t req)
 {
-    return collective(loc, time, ud, attrs, RT_NBC_COMPLETE, op, comm, root, sent, received, req);
+    return collective(EV_ARGS, RT_NBC_COMPLETE, op, comm, root, sent, received, req);
 }
 
 static OTF2_CallbackCode comm_life(EV_HEAD, enum rt_kind kind, OTF2_CommRef comm)
@@ -347,12 +349,12 @@ static OTF2_CallbackCode comm_life(EV_HEAD, enum rt_kind kind, OTF2_CommRef comm
 
 static OTF2_CallbackCode ev_comm_create(EV_HEAD, OTF2_CommRef comm)
 {
-    return comm_life(loc, time, ud, attrs, RT_COMM_CREATE, comm);
+    return comm_life(EV_ARGS, RT_COMM_CREATE, comm);
 }
 
 static OTF2_CallbackCode ev_comm_destroy(EV_HEAD, OTF2_CommRef comm)
 {
-    return comm_life(loc, time, ud, attrs, RT_COMM_DESTROY, comm);
+    return comm_life(EV_ARGS, RT_COMM_DESTROY, comm);
 }
 
 static OTF2_CallbackCode ev_flush(EV_HEAD, OTF2_TimeStamp stop)
@@ -442,90 +444,6 @@ static OTF2_CallbackCode ev_rma_sync(EV_HEAD, OTF2_RmaWinRef win, uint32_t remot
     return deliver(ud, loc, &e);
 }
 
-/* The same callbacks for a location's own reader, whose events also carry
- * their position (unused). */
-#define LV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos __attribute__((unused)), void *ud, OTF2_AttributeList *attrs
-#define LV_ARGS loc, time, ud, attrs
-static OTF2_CallbackCode lv_enter(LV_HEAD, OTF2_RegionRef r) { return ev_enter(LV_ARGS, r); }
-static OTF2_CallbackCode lv_leave(LV_HEAD, OTF2_RegionRef r) { return ev_leave(LV_ARGS, r); }
-static OTF2_CallbackCode lv_send(LV_HEAD, uint32_t p, OTF2_CommRef c, uint32_t t, uint64_t n)
-{
-    return ev_send(LV_ARGS, p, c, t, n);
-}
-static OTF2_CallbackCode lv_isend(LV_HEAD, uint32_t p, OTF2_CommRef c, uint32_t t, uint64_t n, uint64_t q)
-{
-    return ev_isend(LV_ARGS, p, c, t, n, q);
-}
-static OTF2_CallbackCode lv_recv(LV_HEAD, uint32_t p, OTF2_CommRef c, uint32_t t, uint64_t n)
-{
-    return ev_recv(LV_ARGS, p, c, t, n);
-}
-static OTF2_CallbackCode lv_irecv(LV_HEAD, uint32_t p, OTF2_CommRef c, uint32_t t, uint64_t n, uint64_t q)
-{
-    return ev_irecv(LV_ARGS, p, c, t, n, q);
-}
-static OTF2_CallbackCode lv_isend_complete(LV_HEAD, uint64_t q) { return ev_isend_complete(LV_ARGS, q); }
-static OTF2_CallbackCode lv_irecv_request(LV_HEAD, uint64_t q) { return ev_irecv_request(LV_ARGS, q); }
-static OTF2_CallbackCode lv_cancelled(LV_HEAD, uint64_t q) { return ev_cancelled(LV_ARGS, q); }
-static OTF2_CallbackCode lv_nbc_request(LV_HEAD, uint64_t q) { return ev_nbc_request(LV_ARGS, q); }
-static OTF2_CallbackCode lv_request_test(LV_HEAD, uint64_t q) { return ev_request_test(LV_ARGS, q); }
-static OTF2_CallbackCode lv_coll_begin(LV_HEAD) { return ev_coll_begin(LV_ARGS); }
-static OTF2_CallbackCode lv_coll_end(LV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root, uint64_t sent,
-                                     uint64_t received)
-{
-    return ev_coll_end(LV_ARGS, op, c, root, sent, received);
-}
-static OTF2_CallbackCode lv_nbc_complete(LV_HEAD, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root, uint64_t sent,
-                                         uint64_t received, uint64_t q)
-{
-    return ev_nbc_complete(LV_ARGS, op, c, root, sent, received, q);
-}
-static OTF2_CallbackCode lv_comm_create(LV_HEAD, OTF2_CommRef c) { return ev_comm_create(LV_ARGS, c); }
-static OTF2_CallbackCode lv_comm_destroy(LV_HEAD, OTF2_CommRef c) { return ev_comm_destroy(LV_ARGS, c); }
-static OTF2_CallbackCode lv_flush(LV_HEAD, OTF2_TimeStamp stop) { return ev_flush(LV_ARGS, stop); }
-
-static OTF2_CallbackCode lv_rma_win_create(LV_HEAD, OTF2_RmaWinRef w) { return ev_rma_win_create(LV_ARGS, w); }
-static OTF2_CallbackCode lv_rma_win_destroy(LV_HEAD, OTF2_RmaWinRef w) { return ev_rma_win_destroy(LV_ARGS, w); }
-static OTF2_CallbackCode lv_rma_coll_begin(LV_HEAD) { return ev_rma_coll_begin(LV_ARGS); }
-static OTF2_CallbackCode lv_rma_coll_end(LV_HEAD, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, OTF2_RmaWinRef w,
-                                         uint32_t root, uint64_t sent, uint64_t received)
-{
-    return ev_rma_coll_end(LV_ARGS, op, level, w, root, sent, received);
-}
-static OTF2_CallbackCode lv_rma_put(LV_HEAD, OTF2_RmaWinRef w, uint32_t r, uint64_t n, uint64_t id)
-{
-    return ev_rma_put(LV_ARGS, w, r, n, id);
-}
-static OTF2_CallbackCode lv_rma_get(LV_HEAD, OTF2_RmaWinRef w, uint32_t r, uint64_t n, uint64_t id)
-{
-    return ev_rma_get(LV_ARGS, w, r, n, id);
-}
-static OTF2_CallbackCode lv_rma_atomic(LV_HEAD, OTF2_RmaWinRef w, uint32_t r, OTF2_RmaAtomicType type, uint64_t sent,
-                                       uint64_t received, uint64_t id)
-{
-    return ev_rma_atomic(LV_ARGS, w, r, type, sent, received, id);
-}
-static OTF2_CallbackCode lv_rma_complete_remote(LV_HEAD, OTF2_RmaWinRef w, uint64_t id)
-{
-    return ev_rma_complete_remote(LV_ARGS, w, id);
-}
-static OTF2_CallbackCode lv_rma_complete_non_blocking(LV_HEAD, OTF2_RmaWinRef w, uint64_t id)
-{
-    return ev_rma_complete_non_blocking(LV_ARGS, w, id);
-}
-static OTF2_CallbackCode lv_rma_request_lock(LV_HEAD, OTF2_RmaWinRef w, uint32_t r, uint64_t lock, OTF2_LockType type)
-{
-    return ev_rma_request_lock(LV_ARGS, w, r, lock, type);
-}
-static OTF2_CallbackCode lv_rma_release_lock(LV_HEAD, OTF2_RmaWinRef w, uint32_t r, uint64_t lock)
-{
-    return ev_rma_release_lock(LV_ARGS, w, r, lock);
-}
-static OTF2_CallbackCode lv_rma_sync(LV_HEAD, OTF2_RmaWinRef w, uint32_t r, OTF2_RmaSyncType type)
-{
-    return ev_rma_sync(LV_ARGS, w, r, type);
-}
-
 /* A new reader of every location, their local definitions read first:
  * OTF2 reads a location's events only once per reader, so each pass opens
  * its own (the archive's definitions stay read). NULL with a message. */
@@ -568,35 +486,35 @@ static OTF2_EvtReaderCallbacks *local_callbacks(void)
     OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
     if (!cb)
         return NULL;
-    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, lv_enter);
-    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, lv_leave);
-    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, lv_send);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, lv_isend);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, lv_isend_complete);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, lv_irecv_request);
-    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, lv_recv);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, lv_irecv);
-    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, lv_cancelled);
-    OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(cb, lv_request_test);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, lv_coll_begin);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, lv_coll_end);
-    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, lv_nbc_request);
-    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, lv_nbc_complete);
-    OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, lv_flush);
-    OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, lv_comm_create);
-    OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, lv_comm_destroy);
-    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, lv_rma_win_create);
-    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, lv_rma_win_destroy);
-    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(cb, lv_rma_coll_begin);
-    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, lv_rma_coll_end);
-    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, lv_rma_put);
-    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, lv_rma_get);
-    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, lv_rma_atomic);
-    OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(cb, lv_rma_complete_remote);
-    OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, lv_rma_complete_non_blocking);
-    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, lv_rma_request_lock);
-    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, lv_rma_release_lock);
-    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, lv_rma_sync);
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_isend_complete);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_request);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(cb, ev_request_test);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
+    OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, ev_flush);
+    OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, ev_comm_create);
+    OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, ev_comm_destroy);
+    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, ev_rma_win_create);
+    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, ev_rma_win_destroy);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(cb, ev_rma_coll_begin);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, ev_rma_coll_end);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, ev_rma_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, ev_rma_get);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, ev_rma_atomic);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(cb, ev_rma_complete_remote);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, ev_rma_complete_non_blocking);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, ev_rma_request_lock);
+    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, ev_rma_release_lock);
+    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, ev_rma_sync);
     return cb;
 }
 

@@ -1135,8 +1135,7 @@ int rc_rebuild(const char *anchor, struct rc_archive *out, char *err, size_t err
     if (failed)
         goto fail;
 
-    const char *tmp = getenv("TMPDIR");
-    if (snprintf(out->dir, sizeof out->dir, "%s/synctrace-recover.XXXXXX", tmp && *tmp ? tmp : "/tmp")
+    if (snprintf(out->dir, sizeof out->dir, "%s/synctrace-recover.XXXXXX", st_temp_dir())
             >= (int)sizeof out->dir) {
         errno = ENAMETOOLONG;
         snprintf(err, errlen, "%s: cannot make a temporary directory for the recovered archive: TMPDIR: %s", anchor,

@@ -92,11 +92,6 @@ static int ensure_weights(double **w, size_t *cap, size_t n)
     return nw ? (*w = nw, 0) : -1;
 }
 
-struct hub_edge {
-    uint32_t u, v;
-    double w;
-};
-
 struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m, const struct mg_result *match,
                           double lmin, struct hub_store *hubs, struct cs_stats *stats)
 {
@@ -104,8 +99,6 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     uint32_t nd = m->ndomains;
     uint32_t nclock = cm_nvertices(m);   /* clock vertices: (domain, segment, window) */
     struct pair_min pairs = { 0 };
-    struct hub_edge *hub = NULL;
-    size_t nhub = 0, chub = 0;
     uint32_t nvert = nclock;
     struct side *sides = calloc(nclock ? nclock : 1, sizeof *sides);
     struct side *exits = calloc(nclock ? nclock : 1, sizeof *exits);
@@ -121,17 +114,6 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     if (!sides || !exits)
         goto fail;
 
-#define HUB_EDGE(a, b, weight)                                                       \
-    do {                                                                             \
-        if (nhub == chub) {                                                          \
-            size_t c_ = chub ? chub * 2 : 1024;                                      \
-            struct hub_edge *nv_ = realloc(hub, sizeof *hub * c_);                   \
-            if (!nv_) goto fail;                                                     \
-            hub = nv_;                                                               \
-            chub = c_;                                                               \
-        }                                                                            \
-        hub[nhub++] = (struct hub_edge){ (a), (b), (weight) };                       \
-    } while (0)
 
     /* messages, then the one-sided orderings, which are the same kind of
      * fact: one event precedes another on another clock */
@@ -298,8 +280,8 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
         if (da != db)
             continue;
         double step = m->max_drift * ((lb + lenb / 2) - (la + lena / 2));
-        HUB_EDGE(a, a + 1, step);
-        HUB_EDGE(a + 1, a, step);
+        if (pm_put(&pairs, a, a + 1, step) < 0 || pm_put(&pairs, a + 1, a, step) < 0)
+            goto fail;
     }
     /* ... and never so much that a rank's events reorder: where consecutive
      * events of a rank lie in different vertices a < b, the later one stays
@@ -330,21 +312,16 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
         stats->too_large = 1;
         goto fail;
     }
-    g = sv_graph_new(nvert, pairs.n + nhub + (hubs->lazy ? 0 : (size_t)hubs->group_edges) + 3 * hubs->chain_hubs);
+    g = sv_graph_new(nvert, pairs.n + (hubs->lazy ? 0 : (size_t)hubs->group_edges) + 3 * hubs->chain_hubs);
     if (!g)
         goto fail;
     for (size_t i = 0; i < pairs.n; i++)
         if (sv_add_edge(g, pairs.u[i], pairs.v[i], pairs.w[i]) != 0)
             goto fail;
-    for (size_t i = 0; i < nhub; i++)
-        if (sv_add_edge(g, hub[i].u, hub[i].v, hub[i].w) != 0)
-            goto fail;
     if (hs_add_edges(hubs, g, cm_nvertices(m)) != 0)
         goto fail;
     /* the graph has them: their memory goes before the graph's CSR is made */
     pm_free(&pairs);
-    free(hub);
-    hub = NULL;
     if (sv_finish(g) != 0)
         goto fail;
     hubs->base_edges = sv_edges(g);
@@ -356,7 +333,6 @@ fail:
 done:
     mg_colls_end(&colls);
     pm_free(&pairs);
-    free(hub);
     free(sides);
     free(exits);
     mg_flow_free(&flow);
@@ -366,5 +342,4 @@ done:
     free(wb);
     free(xv);
     return g;
-#undef HUB_EDGE
 }

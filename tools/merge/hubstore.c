@@ -133,8 +133,13 @@ struct reader {
     uint8_t *buf;
     size_t cap, pos, len;
     uint64_t off;             /* next byte of the file */
-    int in_memory_done;
 };
+
+/* A record's bytes, its head included. */
+static size_t record_size(const struct rec_head *head)
+{
+    return sizeof *head + (head->kind == HS_GROUP ? 12 * ((size_t)head->a + head->b) : 24 * (size_t)head->a);
+}
 
 /* The next record, whole, at *p (its head first): 1, 0 at the end, -1. */
 static int next_record(struct reader *r, const uint8_t **p, struct rec_head *head)
@@ -144,7 +149,7 @@ static int next_record(struct reader *r, const uint8_t **p, struct rec_head *hea
         if (r->pos >= h->len)
             return 0;
         memcpy(head, h->mem + r->pos, sizeof *head);
-        size_t n = sizeof *head + (head->kind == HS_GROUP ? 12 * ((size_t)head->a + head->b) : 24 * (size_t)head->a);
+        size_t n = record_size(head);
         *p = h->mem + r->pos;
         r->pos += n;
         return 1;
@@ -153,8 +158,7 @@ static int next_record(struct reader *r, const uint8_t **p, struct rec_head *hea
         size_t avail = r->len - r->pos;
         if (avail >= sizeof *head) {
             memcpy(head, r->buf + r->pos, sizeof *head);
-            size_t n = sizeof *head
-                       + (head->kind == HS_GROUP ? 12 * ((size_t)head->a + head->b) : 24 * (size_t)head->a);
+            size_t n = record_size(head);
             if (avail >= n) {
                 *p = r->buf + r->pos;
                 r->pos += n;
@@ -316,6 +320,13 @@ struct side {
     double *wd;               /* w + delta, as the solver adds them */
     uint32_t cap;
 };
+
+static void side_free(struct side *x)
+{
+    free(x->v);
+    free(x->w);
+    free(x->wd);
+}
 
 static int side_load(struct side *x, const uint8_t *p, uint32_t n, double delta)
 {
@@ -521,8 +532,8 @@ int hs_check(struct hub_store *h, double *const *vec, const int *backward, uint3
         }
     }
     reader_end(&r);
-    free(src.v), free(src.w), free(src.wd);
-    free(dst.v), free(dst.w), free(dst.wd);
+    side_free(&src);
+    side_free(&dst);
     if (has_fw)
         lanes_back(&fw, vec, nv);
     if (has_bw)
@@ -531,15 +542,13 @@ int hs_check(struct hub_store *h, double *const *vec, const int *backward, uint3
     lanes_free(&bw);
     if (rc < 0)
         return -1;
-    if (pairs_made) {
-        h->checks_failed += (uint64_t)made;
+    if (pairs_made)
         *pairs_made = made;
-    }
     return lowered > INT32_MAX ? INT32_MAX : (int)lowered;
 oom:
     reader_end(&r);
-    free(src.v), free(src.w), free(src.wd);
-    free(dst.v), free(dst.w), free(dst.wd);
+    side_free(&src);
+    side_free(&dst);
     lanes_free(&fw);
     lanes_free(&bw);
     return fail(h, "out of memory");
@@ -577,6 +586,5 @@ uint32_t hs_full_vertices(const struct hub_store *h, uint32_t nv_graph)
 
 size_t hs_full_edges(const struct hub_store *h, size_t ne_graph)
 {
-    (void)ne_graph;
     return h->lazy ? h->base_edges + (size_t)h->group_edges : ne_graph;
 }

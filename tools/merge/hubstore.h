@@ -51,7 +51,7 @@ struct hub_store {
     struct pair_min pairs;
     uint32_t base_vertices;         /* clocks + chain hubs: pair vertices follow */
     size_t base_edges;              /* the graph's edges before any pair vertex */
-    uint64_t passes, checks_failed; /* passes over the groups; pair vertices made or tightened */
+    uint64_t passes;                /* passes over the groups */
     char err[600];
 };
 

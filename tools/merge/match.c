@@ -6,6 +6,7 @@
 #include "match.h"
 #include "match_private.h"
 #include "extsort.h"
+#include "fsutil.h"
 #include "table.h"
 #include "flow.h"
 #include "collstream.h"
@@ -818,8 +819,7 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
 
 const char *mg_default_spill_dir(void)
 {
-    const char *t = getenv("TMPDIR");
-    return t && *t ? t : "/tmp";
+    return st_temp_dir();
 }
 
 void mg_free(struct mg_result *r)

@@ -31,6 +31,14 @@ static uint64_t splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* The report's figures from the nd x nd bounds between clocks. */
+static void report_all_pairs(struct merge_state *st, const double *block, uint32_t nd)
+{
+    sv_pair_uncertainty(block, nd, &st->rep.pair_max_ns, &st->rep.pair_mean_ns);
+    st->rep.have_pairs = 1;
+    st->rep.pairs_measured = (uint64_t)nd * (nd - 1) / 2;
+}
+
 static void all_pairs(struct merge_state *st)
 {
     const struct cm_model *model = &st->model;
@@ -53,9 +61,7 @@ static void all_pairs(struct merge_state *st)
             for (uint32_t b = 0; b < nd; b++)
                 block[(size_t)a * nd + b] = ap[(size_t)(some ? a : cm_domain_vertex(model, a)) * nv
                                                + cm_domain_vertex(model, b)];
-        sv_pair_uncertainty(block, nd, &st->rep.pair_max_ns, &st->rep.pair_mean_ns);
-        st->rep.have_pairs = 1;
-        st->rep.pairs_measured = (uint64_t)nd * (nd - 1) / 2;
+        report_all_pairs(st, block, nd);
     }
     free(rows);
     free(ap);
@@ -69,20 +75,17 @@ static void all_pairs(struct merge_state *st)
 static void all_pairs_beside(struct merge_state *st)
 {
     const struct cm_model *model = &st->model;
-    uint32_t nd = model->ndomains;
+    uint32_t nd = model->ndomains, nv = sv_vertices(st->sol.graph);   /* settling adds no vertex */
     double *block = malloc(sizeof *block * (size_t)nd * nd);
+    double *ap = malloc(sizeof *ap * (size_t)ROWS_BLOCK * nv), *vec[ROWS_BLOCK];
     uint32_t rows[ROWS_BLOCK];
-    double *ap = NULL, *vec[ROWS_BLOCK];
     int backward[ROWS_BLOCK] = { 0 };
-    int ok = block != NULL;
+    int ok = block && ap;
     for (uint32_t a0 = 0; ok && a0 < nd; a0 += ROWS_BLOCK) {
         uint32_t nb = nd - a0 < ROWS_BLOCK ? nd - a0 : ROWS_BLOCK;
         for (uint32_t k = 0; k < nb; k++)
             rows[k] = cm_domain_vertex(model, a0 + k);
-        uint32_t nv = sv_vertices(st->sol.graph);
-        if (!ap)
-            ap = malloc(sizeof *ap * (size_t)ROWS_BLOCK * nv);
-        if (!ap || sv_rows_pairs(st->sol.graph, st->sol.delta, rows, nb, ap) != 0) {
+        if (sv_rows_pairs(st->sol.graph, st->sol.delta, rows, nb, ap) != 0) {
             ok = 0;
             break;
         }
@@ -95,9 +98,7 @@ static void all_pairs_beside(struct merge_state *st)
                 block[(size_t)(a0 + k) * nd + b] = vec[k][cm_domain_vertex(model, b)];
     }
     if (ok) {
-        sv_pair_uncertainty(block, nd, &st->rep.pair_max_ns, &st->rep.pair_mean_ns);
-        st->rep.have_pairs = 1;
-        st->rep.pairs_measured = (uint64_t)nd * (nd - 1) / 2;
+        report_all_pairs(st, block, nd);
     }
     free(ap);
     free(block);

@@ -567,7 +567,7 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     fprintf(f, "  \"solver\": { \"vertices\": %u, \"edges\": %zu, \"hubs\": %u, \"neighbour_edges\": %zu, "
                "\"unbounded_domains\": %u },\n",
             r->vertices, r->edges, r->hubs, r->neighbour_edges, r->unbounded);
-    if (r->hubs_beside)
+    if (r->hub_groups_beside)
         fprintf(f, "  \"hubs_beside_graph\": { \"groups\": %llu, \"passes\": %llu, \"pair_vertices\": %llu },\n",
                 (unsigned long long)r->hub_groups_beside, (unsigned long long)r->hub_passes,
                 (unsigned long long)r->hub_pairs);

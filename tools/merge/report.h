@@ -66,8 +66,7 @@ struct report {
     size_t neighbour_edges;
     uint32_t vertices, hubs, unbounded;
     size_t edges;
-    /* hubstore.h: groups kept beside the graph, passes over them, pair vertices made */
-    int hubs_beside;
+    /* hubstore.h: groups kept beside the graph (0: none), passes over them, pair vertices made */
     uint64_t hub_groups_beside, hub_passes, hub_pairs;
     double delta_ns, median_rate;
     /* repair.c: with delta > 0, the controlled logical clock's moves */

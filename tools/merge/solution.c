@@ -202,7 +202,6 @@ int merge_hubs_settle(struct merge_solution *s, double *const *vec, const int *b
 void merge_note_hubs(struct merge_state *st)
 {
     const struct hub_store *h = st->sol.hubs;
-    st->rep.hubs_beside = h && h->lazy;
     st->rep.hub_groups_beside = h && h->lazy ? h->groups : 0;
     st->rep.hub_passes = h ? h->passes : 0;
     st->rep.hub_pairs = h ? h->pairs.n : 0;
