@@ -31,6 +31,16 @@ static int irand(int lo, int hi)
     return lo + (int)(st_splitmix64(&rng) % (uint64_t)(hi - lo + 1));
 }
 
+/* Fisher-Yates, from the seeded generator */
+static void shuffle(int *perm, int n)
+{
+    for (int v = n - 1; v > 0; v--) {
+        int j = irand(0, v), x = perm[v];
+        perm[v] = perm[j];
+        perm[j] = x;
+    }
+}
+
 #define MAXC 20
 #define MAXG 8
 #define MAXV (MAXC + MAXG)
@@ -65,22 +75,14 @@ static void gen(struct sys *y, int consistent)
         int perm[MAXC];
         for (int v = 0; v < y->nc; v++)
             perm[v] = v;
-        for (int v = y->nc - 1; v > 0; v--) {
-            int j = irand(0, v), x = perm[v];
-            perm[v] = perm[j];
-            perm[j] = x;
-        }
+        shuffle(perm, y->nc);
         y->ns[g] = irand(2, y->nc);
         for (int k = 0; k < y->ns[g]; k++) {
             int s = perm[k];
             y->src[g][k] = s;
             y->sw[g][k] = consistent ? truth[s] - truth[h] + irand(0, 50) : irand(-200, 300);
         }
-        for (int v = y->nc - 1; v > 0; v--) {
-            int j = irand(0, v), x = perm[v];
-            perm[v] = perm[j];
-            perm[j] = x;
-        }
+        shuffle(perm, y->nc);
         y->nd[g] = irand(2, y->nc);
         for (int k = 0; k < y->nd[g]; k++) {
             int t = perm[k];
