@@ -474,6 +474,15 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
         if (ok)
             ci_free(&built);
         check(&file, ok && access(tmp_path, F_OK) != 0, "an abandoned in-place build left %s", tmp_path);
+        /* cancelled (the merge failed elsewhere): it stops, says so, leaves nothing */
+        atomic_int stop;
+        atomic_init(&stop, 1);
+        cfg.cancel = &stop;
+        ok = ci_build(nev, N, mp, &cfg, &built, &bst, NULL, err, sizeof err) == 0;
+        if (ok)
+            ci_free(&built);
+        check(&file, !ok && strstr(err, "cancelled") && access(tmp_path, F_OK) != 0,
+              "a cancelled build: %s, file %s", ok ? "built" : err, access(tmp_path, F_OK) ? "gone" : "left");
     }
     report(&file, "the index file reads back and answers alike (written from memory and built in place)");
     FILE *f = fopen(path, "r+b");

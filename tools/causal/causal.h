@@ -47,6 +47,7 @@
 #ifndef SYNCTRACE_CAUSAL_H
 #define SYNCTRACE_CAUSAL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "match.h"
@@ -183,6 +184,9 @@ struct ci_config {
     const char *name;                     /* the file in messages (e.g. "causal.idx"); NULL: entries_file */
     size_t vector_budget;                 /* bytes of vectors at once; 0: CI_VECTOR_BUDGET */
     uint32_t chunk_shift;                 /* 0: CI_CHUNK_SHIFT; else 1 .. 16 */
+    /* non-NULL: once set, the build stops with an error at its next step
+     * (a merge that failed elsewhere does not wait for its index) */
+    const atomic_int *cancel;
 };
 
 /* The cluster-size sweep (causal_sweep.c, the paper's Fig. 7), for every

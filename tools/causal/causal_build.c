@@ -250,7 +250,14 @@ struct builder {
     uint64_t sweep_plain;
     int sweep_pending;
     int oom;
+    uint64_t steps;               /* taken by every pass: the cancel flag is looked at now and then */
 };
+
+/* The merge failed elsewhere and abandons the build (ci_config.cancel). */
+static int cancelled(const struct builder *b)
+{
+    return b->cfg->cancel && atomic_load_explicit(b->cfg->cancel, memory_order_relaxed);
+}
 
 int ci_merge_first_communication(const struct ci_merge_request *req, void *arg)
 {
@@ -585,6 +592,10 @@ static int add_role(struct builder *b, struct st_extsort *fill, struct mg_event_
     if (ev.rank >= b->N || ev.index >= b->nevents[ev.rank]) {
         snprintf(err, errlen, "a matched event (%u:%llu) is not in the trace", ev.rank,
                  (unsigned long long)ev.index);
+        return -1;
+    }
+    if ((++b->steps & 0xFFFF) == 1 && cancelled(b)) {
+        snprintf(err, errlen, "cancelled");
         return -1;
     }
     uint32_t r = ev.rank;
@@ -1523,6 +1534,8 @@ static const char *write_problem(const struct builder *b)
 /* Why a step failed, one line. */
 static const char *build_error(const struct builder *b)
 {
+    if (cancelled(b))
+        return "cancelled";
     if (b->roles_failed)
         return b->roles_file.err;
     if (b->coll_failed && mg_colls_error(b->match))
@@ -1564,7 +1577,7 @@ static int run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter,
         uint64_t before = b->pos[r];
         while (b->pos[r] < b->nevents[r]) {
             uint32_t wait = NONE;
-            int s = step(b, r, &wait);
+            int s = (++b->steps & 0xFFFF) == 1 && cancelled(b) ? -1 : step(b, r, &wait);
             if (s < 0) {
                 snprintf(err, errlen, "causal index: %s", build_error(b));
                 return -1;

@@ -107,6 +107,7 @@ static int write_svg(const char *dir, const struct causal_summary *s, char *err,
 struct causal_job {
     pthread_t thread;
     int threaded;
+    atomic_int cancel;            /* causal_abandon: stop building */
     uint64_t *nevents;
     uint32_t nranks;
     const struct mg_result *match;
@@ -200,6 +201,8 @@ struct causal_job *causal_start(const char *dir, const uint64_t *nevents, uint32
     snprintf(j->entries_file, sizeof j->entries_file, "%s/causal.idx.tmp-%ld", dir, (long)getpid());
     j->cfg.entries_file = j->entries_file;
     j->cfg.name = "causal.idx";   /* what the user will find (under its temporary name while it is built) */
+    atomic_init(&j->cancel, 0);
+    j->cfg.cancel = &j->cancel;
     j->threaded = pthread_create(&j->thread, NULL, run_thread, j) == 0;
     if (!j->threaded)
         run(j);   /* no thread: build now */
@@ -218,6 +221,7 @@ void causal_abandon(struct causal_job *j)
 {
     if (!j)
         return;
+    atomic_store(&j->cancel, 1);
     join(j);
     if (j->built)
         ci_free(&j->ix);

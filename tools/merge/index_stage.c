@@ -1,6 +1,7 @@
 /* index_stage.c — the causal index (OUT/causal.idx, synctrace query),
- * built on its own thread while write_stage.c writes the archive: it needs
- * only each location's event count and the matches. R:I of a query is the
+ * built on its own thread from the end of the match on, while the solve,
+ * the report and write_stage.c go on: it needs only each location's event
+ * count and the matches, which nothing changes after the match. R:I of a query is the
  * I-th event of location R (location_order.h): ow_write writes every event
  * of a location in order, one record each. */
 #include <config.h>

@@ -196,6 +196,11 @@ static int run_stages(struct merge_state *st)
     if (merge_read(st) != 0 || merge_outside(st) != 0 || merge_match(st) != 0)
         return -1;
     rep->seconds_match = lap(&t) - rep->seconds_read;
+    /* The causal index needs only the matches and the event counts: it
+     * builds on its own thread from here, beside the solve, the report and
+     * the write (its file goes into the output being built). */
+    if (outdir_create(st) != 0 || merge_index_start(st) != 0)
+        return -1;
     progress_update("solving the clock constraints", 0, 0);
     if (merge_choose_model(st) != 0)
         return -1;
@@ -210,10 +215,8 @@ static int run_stages(struct merge_state *st)
     if (set_aside_unread(st))
         return -1;
     rep->seconds_apply = lap(&t);
-    if (outdir_create(st) != 0)
-        return -1;
     progress_update("writing the merged archive", 0, 0);
-    if (merge_index_start(st) != 0 || merge_write(st) != 0)
+    if (merge_write(st) != 0)
         return -1;
     rep->seconds_write = lap(&t);
     if (merge_index_finish(st) != 0 || set_aside_unread(st))

@@ -16,7 +16,7 @@
  *   repair      repair.c         contradicted inputs (delta > 0): causal order restored
  *   measure     report.c, compare_clc.c (vs the controlled logical clock), precision.c
  *   write       write_stage.c    the merged archive and rawview.map, into outdir.c's temporary
- *   index       index_stage.c    the causal index, built while the archive is written
+ *   index       index_stage.c    the causal index, built from the match on, beside the rest
  *   report      report.c         report.json; then outdir.c renames OUT.tmp-PID to OUT
  *
  * A stage that fails says why in one line on stderr and returns -1; the
@@ -134,7 +134,7 @@ int merge_read_events(struct merge_state *st, const struct merge_hand_over *h);
 int merge_choose_model(struct merge_state *st);
 int merge_apply(struct merge_state *st);
 int merge_repair(struct merge_state *st);             /* repair.c: only when delta > 0 */
-int merge_write(struct merge_state *st);              /* the index starts and ends around it */
+int merge_write(struct merge_state *st);              /* the index ends after it */
 
 /* solution.c: build the constraint graph of `model` and solve it. */
 int merge_solve_model(const struct rt_rank *locs, const struct cm_model *model, const struct mg_result *match,
