@@ -22,6 +22,7 @@
 #include "causal.h"
 #include "causal_aside.h"
 #include "asidefile.h"
+#include "blockwriter.h"
 #include "collstream.h"
 #include "extsort.h"
 #include "flow.h"
@@ -97,6 +98,7 @@ struct ostream {
     size_t n, cap;
     uint64_t flushed, total, sum;
     int *err;                     /* where the first failed write leaves its errno */
+    struct bw_writer *bw;         /* non-NULL: blocks are written by its thread (sum final after os_done) */
 };
 
 struct instance {
@@ -225,6 +227,7 @@ struct builder {
     /* The chunk codes (strip by strip: causal.h) and the chunks' bytes,
      * each written in order as the passes produce them. */
     struct ostream codes, bytes;
+    struct bw_writer *bw;         /* writes the file's blocks (NULL: in memory, or written in the pass) */
     struct ci_line line;          /* the codes' line being filled: `inline_n` codes so far */
     uint32_t inline_n;
     uint64_t next_top;            /* a pass's next top-level record: they come in order */
@@ -843,10 +846,19 @@ static void enter_send(struct builder *b, struct instance *in, uint32_t k, const
     }
 }
 
+/* The block so far goes out: to the writer's thread (o->buf goes with
+ * it; os_put takes another), else written here. */
 static int os_flush(struct ostream *o)
 {
     if (o->fd < 0 || !o->n)
         return 0;
+    if (o->bw) {
+        int rc = bw_submit(o->bw, o->fd, o->base + o->flushed, o->buf, o->n, &o->sum, o->err);
+        o->buf = NULL;
+        o->flushed += o->n;
+        o->n = 0;
+        return rc;
+    }
     /* a write cut short is followed by one that says why (EFBIG, ENOSPC) */
     for (size_t done = 0; done < o->n;) {
         ssize_t k = pwrite(o->fd, o->buf + done, o->n - done, (off_t)(o->base + o->flushed + done));
@@ -863,6 +875,14 @@ static int os_flush(struct ostream *o)
     o->flushed += o->n;
     o->n = 0;
     return 0;
+}
+
+/* Everything put is written and o->sum final. */
+static int os_done(struct ostream *o)
+{
+    if (os_flush(o) != 0)
+        return -1;
+    return o->bw ? bw_drain(o->bw, o->err) : 0;
 }
 
 static int os_put(struct ostream *o, const void *p, size_t n)
@@ -887,6 +907,8 @@ static int os_put(struct ostream *o, const void *p, size_t n)
         return 0;
     }
     while (n) {
+        if (!o->buf && !(o->buf = bw_buffer(o->bw)))
+            return -1;
         size_t room = CI_HASH_BLOCK - o->n, k = n < room ? n : room;
         memcpy(o->buf + o->n, src, k);
         o->n += k;
@@ -898,17 +920,30 @@ static int os_put(struct ostream *o, const void *p, size_t n)
     return 0;
 }
 
-static int os_open(struct ostream *o, int fd, uint64_t base, int *err)
+/* A stream into fd at base (blocks written by bw's thread when bw is not
+ * NULL), or into memory (fd < 0). */
+static int os_open(struct ostream *o, int fd, uint64_t base, int *err, struct bw_writer *bw)
 {
     memset(o, 0, sizeof *o);
     o->err = err;
     o->fd = fd;
     o->base = base;
     o->sum = CI_SUM_SEED;
-    if (fd >= 0 && !(o->buf = malloc(CI_HASH_BLOCK)))
+    o->bw = fd >= 0 ? bw : NULL;
+    if (fd >= 0 && !o->bw && !(o->buf = malloc(CI_HASH_BLOCK)))
         return -1;
     o->cap = fd >= 0 ? CI_HASH_BLOCK : 0;
     return 0;
+}
+
+/* The stream's block, if it holds one, back where it came from. */
+static void os_release(struct ostream *o)
+{
+    if (o->bw)
+        bw_give_back(o->bw, o->buf);
+    else
+        free(o->buf);
+    o->buf = NULL;
 }
 
 static uint32_t width_code(uint32_t max)
@@ -1300,7 +1335,8 @@ static void builder_free(struct builder *b)
         free(b->cmap[k]);
         free(b->gcr[k]);
     }
-    free(b->codes.buf);
+    bw_free(b->bw);   /* every block written before the file closes */
+    free(b->codes.buf);   /* held, not in the writer's pool */
     free(b->bytes.buf);
     if (b->fd >= 0) {
         close(b->fd);
@@ -1326,17 +1362,17 @@ static void release_replay(struct builder *b)
  * file, or into memory (no file). */
 static int sec_open(struct builder *b, struct ostream *o, const uint64_t *off, int k)
 {
-    return os_open(o, b->fd, b->fd >= 0 ? off[k] : 0, &b->write_errno);
+    return os_open(o, b->fd, b->fd >= 0 ? off[k] : 0, &b->write_errno, b->bw);
 }
 
 /* The section is complete: its checksum (in the file), or its bytes
  * (memory: *mem owns them); it must have the layout's size. */
 static int sec_close(struct ostream *o, uint64_t size, uint64_t *sum, void *mem)
 {
-    int bad = os_flush(o) != 0 || o->total != size;
+    int bad = os_done(o) != 0 || o->total != size;
     *sum = o->sum;
     if (o->fd >= 0) {
-        free(o->buf);
+        os_release(o);
     } else {
         /* a section of no bytes still points somewhere (queries take its address) */
         *(void **)mem = o->buf ? o->buf : malloc(8);
@@ -1449,7 +1485,7 @@ static int finish(struct builder *b, struct ci_index *ix)
     ix->nbytes = b->bytes.total;
     uint64_t off[CI_MAX_SECTIONS], size[CI_MAX_SECTIONS], *sums = ix->sums;
     ci_layout(ix, off, size);
-    if (flush_line(b) || b->codes.total != size[CI_SEC_TLINE] || os_flush(&b->codes) || os_flush(&b->bytes))
+    if (flush_line(b) || b->codes.total != size[CI_SEC_TLINE] || os_done(&b->codes) || os_done(&b->bytes))
         return -1;
     sums[CI_SEC_TLINE] = b->codes.sum;
     sums[CI_SEC_CBYTES] = b->bytes.sum;
@@ -1738,8 +1774,12 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
         goto done;
     /* the file: header, chunk codes' lines (their size is known now), chunk bytes */
     uint64_t codes_size = sizeof(struct ci_line) * ((b.ntop * b.nchunks + CI_LINE_CODES - 1) / CI_LINE_CODES);
-    if (!b.cur || !b.key || !b.keytop || os_open(&b.codes, b.fd, b.skip, &b.write_errno)
-        || os_open(&b.bytes, b.fd, b.skip + ((codes_size + 7) & ~(uint64_t)7), &b.write_errno)) {
+    /* the chunks' bytes are most of the file: written by a thread of their
+     * own (blockwriter.h) while the pass goes on */
+    if (b.fd >= 0)
+        b.bw = bw_new(CI_HASH_BLOCK, 4, ci_hash_bytes);   /* NULL: written here */
+    if (!b.cur || !b.key || !b.keytop || os_open(&b.codes, b.fd, b.skip, &b.write_errno, b.bw)
+        || os_open(&b.bytes, b.fd, b.skip + ((codes_size + 7) & ~(uint64_t)7), &b.write_errno, b.bw)) {
         snprintf(err, errlen, "causal index: out of memory for %u ranks (%u columns at once)", nranks, b.Wmax);
         goto done;
     }
