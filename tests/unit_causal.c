@@ -304,6 +304,7 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
     struct ci_sweeps *sweeps = ci_sweeps_new(N, N);
     if (!sweeps)
         bail("out of memory");
+    ci_sweeps_start(sweeps);   /* its thread replays the items, as in the merge */
     struct agg build = { 0 }, values = { 0 }, sweep = { 0 };
     for (int c = 0; c < NCFG; c++) {
         struct ci_config cfg = { 0 };
@@ -343,6 +344,7 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
     }
     report(&build, "the index builds in every configuration and stamps every event");
     report(&values, "vector entries equal the oracle's in every configuration");
+    ci_sweeps_wait(sweeps);
     /* The sweep replays the two-level algorithm: same sizes as the builds */
     for (int c = 0; c < NCFG; c++) {
         if (cfgs[c].policy || ix[c].nlevels != 1)

@@ -198,12 +198,18 @@ struct ci_sweeps;
 struct ci_sweeps *ci_sweeps_new(uint32_t nranks, uint32_t max_size);
 void ci_sweeps_item(struct ci_sweeps *s, uint32_t r, uint64_t plain, int receive, const uint32_t *part,
                     uint32_t npart);
+/* From now on the items are replayed by a thread of the sweep's own, in
+ * order, while the build goes on (a tenth of its time at 1000 ranks);
+ * without a thread, at once as before. ci_sweeps_wait: every item
+ * replayed, the thread ended (before ci_sweeps_result). */
+void ci_sweeps_start(struct ci_sweeps *s);
+void ci_sweeps_wait(struct ci_sweeps *s);
 /* Average timestamp entries per event with the two-level algorithm and
  * first-communication merging up to max_size (self_organizing), and with
  * fixed contiguous clusters of that size (contiguous); Fidge/Mattern has
  * nranks. */
 void ci_sweeps_result(const struct ci_sweeps *s, uint32_t max_size, double *self_organizing, double *contiguous);
-void ci_sweeps_free(struct ci_sweeps *s);
+void ci_sweeps_free(struct ci_sweeps *s);   /* waits first */
 
 struct ci_stats {
     uint64_t events, receives, records, entries;

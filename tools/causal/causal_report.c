@@ -130,10 +130,12 @@ static void run(struct causal_job *j)
         snprintf(s->error, sizeof s->error, "causal index: out of memory for %u ranks", j->nranks);
         return;
     }
+    ci_sweeps_start(sweeps);   /* on a thread of its own, beside the build */
     if (ci_build(j->nevents, j->nranks, j->match, &j->cfg, &j->ix, &st, sweeps, s->error, sizeof s->error) != 0) {
         ci_sweeps_free(sweeps);
         return;
     }
+    ci_sweeps_wait(sweeps);
     j->built = 1;
     s->seconds_build = st_now_s() - t;
     s->events = st.events;
