@@ -22,7 +22,8 @@
 #include "causal.h"
 #include "causal_aside.h"
 #include "asidefile.h"
-#include "blockwriter.h"
+#include "blockqueue.h"
+#include "fsutil.h"
 #include "collstream.h"
 #include "extsort.h"
 #include "flow.h"
@@ -98,7 +99,7 @@ struct ostream {
     size_t n, cap;
     uint64_t flushed, total, sum;
     int *err;                     /* where the first failed write leaves its errno */
-    struct bw_writer *bw;         /* non-NULL: blocks are written by its thread (sum final after os_done) */
+    struct bq_queue *bq;          /* a file's blocks are written by its thread (sum final after os_done) */
 };
 
 struct instance {
@@ -227,7 +228,7 @@ struct builder {
     /* The chunk codes (strip by strip: causal.h) and the chunks' bytes,
      * each written in order as the passes produce them. */
     struct ostream codes, bytes;
-    struct bw_writer *bw;         /* writes the file's blocks (NULL: in memory, or written in the pass) */
+    struct bq_queue *bq;          /* writes the file's blocks (when there is a file) */
     struct ci_line line;          /* the codes' line being filled: `inline_n` codes so far */
     uint32_t inline_n;
     uint64_t next_top;            /* a pass's next top-level record: they come in order */
@@ -846,35 +847,28 @@ static void enter_send(struct builder *b, struct instance *in, uint32_t k, const
     }
 }
 
-/* The block so far goes out: to the writer's thread (o->buf goes with
- * it; os_put takes another), else written here. */
+/* A block of the stream, on the queue's thread: written at its offset,
+ * then hashed into the stream's sum. */
+static int write_job(void *arg, uint64_t off, const void *buf, size_t n)
+{
+    struct ostream *o = arg;
+    if (st_pwrite_all(o->fd, buf, n, off) != 0)
+        return errno;
+    o->sum = ci_hash_bytes(o->sum, buf, n);
+    return 0;
+}
+
+/* The block so far goes to the queue (o->buf with it; os_put takes
+ * another). */
 static int os_flush(struct ostream *o)
 {
     if (o->fd < 0 || !o->n)
         return 0;
-    if (o->bw) {
-        int rc = bw_submit(o->bw, o->fd, o->base + o->flushed, o->buf, o->n, &o->sum, o->err);
-        o->buf = NULL;
-        o->flushed += o->n;
-        o->n = 0;
-        return rc;
-    }
-    /* a write cut short is followed by one that says why (EFBIG, ENOSPC) */
-    for (size_t done = 0; done < o->n;) {
-        ssize_t k = pwrite(o->fd, o->buf + done, o->n - done, (off_t)(o->base + o->flushed + done));
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            if (o->err && !*o->err)
-                *o->err = k < 0 ? errno : EIO;
-            return -1;
-        }
-        done += (size_t)k;
-    }
-    o->sum = ci_hash_bytes(o->sum, o->buf, o->n);
+    int rc = bq_submit(o->bq, o->buf, o->n, write_job, o, o->base + o->flushed, o->err);
+    o->buf = NULL;
     o->flushed += o->n;
     o->n = 0;
-    return 0;
+    return rc;
 }
 
 /* Everything put is written and o->sum final. */
@@ -882,7 +876,7 @@ static int os_done(struct ostream *o)
 {
     if (os_flush(o) != 0)
         return -1;
-    return o->bw ? bw_drain(o->bw, o->err) : 0;
+    return o->fd >= 0 ? bq_drain(o->bq, o->err) : 0;
 }
 
 static int os_put(struct ostream *o, const void *p, size_t n)
@@ -907,7 +901,7 @@ static int os_put(struct ostream *o, const void *p, size_t n)
         return 0;
     }
     while (n) {
-        if (!o->buf && !(o->buf = bw_buffer(o->bw)))
+        if (!o->buf && !(o->buf = bq_buffer(o->bq)))
             return -1;
         size_t room = CI_HASH_BLOCK - o->n, k = n < room ? n : room;
         memcpy(o->buf + o->n, src, k);
@@ -920,27 +914,23 @@ static int os_put(struct ostream *o, const void *p, size_t n)
     return 0;
 }
 
-/* A stream into fd at base (blocks written by bw's thread when bw is not
- * NULL), or into memory (fd < 0). */
-static int os_open(struct ostream *o, int fd, uint64_t base, int *err, struct bw_writer *bw)
+/* A stream into fd at base, its blocks written through bq, or into
+ * memory (fd < 0). */
+static void os_open(struct ostream *o, int fd, uint64_t base, int *err, struct bq_queue *bq)
 {
     memset(o, 0, sizeof *o);
     o->err = err;
     o->fd = fd;
     o->base = base;
     o->sum = CI_SUM_SEED;
-    o->bw = fd >= 0 ? bw : NULL;
-    if (fd >= 0 && !o->bw && !(o->buf = malloc(CI_HASH_BLOCK)))
-        return -1;
-    o->cap = fd >= 0 ? CI_HASH_BLOCK : 0;
-    return 0;
+    o->bq = bq;
 }
 
 /* The stream's block, if it holds one, back where it came from. */
 static void os_release(struct ostream *o)
 {
-    if (o->bw)
-        bw_give_back(o->bw, o->buf);
+    if (o->fd >= 0)
+        bq_give_back(o->bq, o->buf);
     else
         free(o->buf);
     o->buf = NULL;
@@ -1335,9 +1325,14 @@ static void builder_free(struct builder *b)
         free(b->cmap[k]);
         free(b->gcr[k]);
     }
-    bw_free(b->bw);   /* every block written before the file closes */
-    free(b->codes.buf);   /* held, not in the writer's pool */
-    free(b->bytes.buf);
+    if (b->bq) {   /* every block written before the file closes */
+        os_release(&b->codes);
+        os_release(&b->bytes);
+        bq_free(b->bq);
+    } else {
+        free(b->codes.buf);
+        free(b->bytes.buf);
+    }
     if (b->fd >= 0) {
         close(b->fd);
         unlink(b->cfg->entries_file);
@@ -1360,9 +1355,9 @@ static void release_replay(struct builder *b)
 
 /* Section k of the index, written in order: at its place in the index
  * file, or into memory (no file). */
-static int sec_open(struct builder *b, struct ostream *o, const uint64_t *off, int k)
+static void sec_open(struct builder *b, struct ostream *o, const uint64_t *off, int k)
 {
-    return os_open(o, b->fd, b->fd >= 0 ? off[k] : 0, &b->write_errno, b->bw);
+    os_open(o, b->fd, b->fd >= 0 ? off[k] : 0, &b->write_errno, b->bq);
 }
 
 /* The section is complete: its checksum (in the file), or its bytes
@@ -1372,7 +1367,7 @@ static int sec_close(struct ostream *o, uint64_t size, uint64_t *sum, void *mem)
     int bad = os_done(o) != 0 || o->total != size;
     *sum = o->sum;
     if (o->fd >= 0) {
-        os_release(o);
+        os_release(o);   /* (nothing left after os_done: its block went to the queue) */
     } else {
         /* a section of no bytes still points somewhere (queries take its address) */
         *(void **)mem = o->buf ? o->buf : malloc(8);
@@ -1412,8 +1407,8 @@ static int write_records(struct builder *b, const uint64_t *off, struct ci_index
     struct ostream o[COLS + CI_MAX_LEVELS];
     memset(o, 0, sizeof o);
     int bad = 0, n = COLS + (int)b->L;
-    for (int k = 0; k < n && !bad; k++)
-        bad = sec_open(b, &o[k], off, k < COLS ? col[k] : CI_SEC_LEVELS + 3 * (k - COLS) + 2);
+    for (int k = 0; k < n; k++)
+        sec_open(b, &o[k], off, k < COLS ? col[k] : CI_SEC_LEVELS + 3 * (k - COLS) + 2);
     enum { BATCH = 4096 };
     struct ci_rec *batch = malloc(sizeof *batch * BATCH);
     bad = bad || !batch;
@@ -1498,14 +1493,15 @@ static int finish(struct builder *b, struct ci_index *ix)
     }
     struct ostream o;
     /* the cluster entries, copied from their file */
-    if (ci_entries_flush(b->ent) != 0 || sec_open(b, &o, off, CI_SEC_ENTRIES))
+    if (ci_entries_flush(b->ent) != 0)
         return -1;
+    sec_open(b, &o, off, CI_SEC_ENTRIES);
     uint64_t at = 0;
     unsigned char buf[1 << 16];
     while (at < size[CI_SEC_ENTRIES]) {
         size_t k = size[CI_SEC_ENTRIES] - at < sizeof buf ? (size_t)(size[CI_SEC_ENTRIES] - at) : sizeof buf;
         if (ci_entries_read(b->ent, buf, k, at) != 0 || os_put(&o, buf, k)) {
-            free(o.buf);
+            os_release(&o);
             return -1;
         }
         at += k;
@@ -1515,12 +1511,13 @@ static int finish(struct builder *b, struct ci_index *ix)
     ci_entries_free(b->ent);
     b->ent = NULL;
     /* events and where each rank's records start */
-    int bad = sec_open(b, &o, off, CI_SEC_NEVENTS);
+    int bad = 0;
+    sec_open(b, &o, off, CI_SEC_NEVENTS);
     for (uint32_t r = 0; r < b->N && !bad; r++)
         bad = os_put(&o, &b->nevents[r], 8);
     if (sec_close(&o, size[CI_SEC_NEVENTS], &sums[CI_SEC_NEVENTS], &ix->nevents) != 0 || bad)
         return -1;
-    bad = sec_open(b, &o, off, CI_SEC_REC_FIRST);
+    sec_open(b, &o, off, CI_SEC_REC_FIRST);
     at = 0;
     for (uint32_t r = 0; r <= b->N && !bad; r++) {
         bad = os_put(&o, &at, 8);
@@ -1533,7 +1530,7 @@ static int finish(struct builder *b, struct ci_index *ix)
     /* per level: the clusters' maps */
     for (uint32_t k = 0; k < b->L; k++) {
         int sec = CI_SEC_LEVELS + 3 * (int)k;
-        bad = sec_open(b, &o, off, sec);
+        sec_open(b, &o, off, sec);
         at = 0;
         for (uint32_t c = 0; c <= b->N && !bad; c++) {
             bad = os_put(&o, &at, 8);
@@ -1541,7 +1538,7 @@ static int finish(struct builder *b, struct ci_index *ix)
         }
         if (sec_close(&o, size[sec], &sums[sec], &ix->map_first[k]) != 0 || bad)
             return -1;
-        bad = sec_open(b, &o, off, sec + 1);
+        sec_open(b, &o, off, sec + 1);
         for (uint32_t c = 0; c < b->N && !bad; c++)
             bad = os_put(&o, b->cmap[k][c].v, sizeof *b->cmap[k][c].v * b->cmap[k][c].n);
         if (sec_close(&o, size[sec + 1], &sums[sec + 1], &ix->map[k]) != 0 || bad)
@@ -1775,14 +1772,13 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     /* the file: header, chunk codes' lines (their size is known now), chunk bytes */
     uint64_t codes_size = sizeof(struct ci_line) * ((b.ntop * b.nchunks + CI_LINE_CODES - 1) / CI_LINE_CODES);
     /* the chunks' bytes are most of the file: written by a thread of their
-     * own (blockwriter.h) while the pass goes on */
-    if (b.fd >= 0)
-        b.bw = bw_new(CI_HASH_BLOCK, 4, ci_hash_bytes);   /* NULL: written here */
-    if (!b.cur || !b.key || !b.keytop || os_open(&b.codes, b.fd, b.skip, &b.write_errno, b.bw)
-        || os_open(&b.bytes, b.fd, b.skip + ((codes_size + 7) & ~(uint64_t)7), &b.write_errno, b.bw)) {
+     * own (blockqueue.h) while the pass goes on */
+    if (!b.cur || !b.key || !b.keytop || (b.fd >= 0 && !(b.bq = bq_new(CI_HASH_BLOCK, 4)))) {
         snprintf(err, errlen, "causal index: out of memory for %u ranks (%u columns at once)", nranks, b.Wmax);
         goto done;
     }
+    os_open(&b.codes, b.fd, b.skip, &b.write_errno, b.bq);
+    os_open(&b.bytes, b.fd, b.skip + ((codes_size + 7) & ~(uint64_t)7), &b.write_errno, b.bq);
     stats->window = b.Wmax;
     stats->vector_bytes = (size_t)(4 * ((uint64_t)b.peak + 2 * N) * b.Wmax + 8 * N * b.cpw);
     for (b.lo = 0; b.lo < N; b.lo += b.Wmax) {

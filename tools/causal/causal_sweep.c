@@ -10,17 +10,16 @@
  * stamps events (causal.h, ci_sweeps_item): memory per rank and size,
  * none per event (a recorded causal order took 7 bytes an event). */
 #include "causal.h"
+#include "blockqueue.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Items go to the sweep's thread in batches of words: rank, plain (two
- * words), receive, npart, then the partners. */
+/* Items go to the sweep's thread (blockqueue.h) in batches of words:
+ * rank, plain (two words), receive, npart, then the partners. */
 #ifndef SWEEP_BATCH   /* (tests/unit_causal makes it small: many batches, items larger than one) */
 #define SWEEP_BATCH ((size_t)1 << 16)
 #endif
-#define SWEEP_BUFFERS 4
 #define ITEM_HEAD 5
 
 /* The two-level algorithm at one maximum size. */
@@ -35,17 +34,9 @@ struct ci_sweeps {
     uint32_t nranks, nsizes;
     struct sweep *by_size;    /* [size - 1] */
     /* the thread (ci_sweeps_start); by_size is its own while it runs */
-    int threaded, stop;
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t work, back;
+    struct bq_queue *q;
     uint32_t *fill;           /* the batch being filled, nfill words */
     size_t nfill;
-    uint32_t *queue[SWEEP_BUFFERS];   /* batches handed over, in order */
-    size_t qlen[SWEEP_BUFFERS];
-    int qhead, qcount, busy;
-    uint32_t *spare[SWEEP_BUFFERS];
-    int nspare;
 };
 
 static void sweep_free(struct sweep *w)
@@ -149,112 +140,54 @@ static void replay_item(struct ci_sweeps *s, uint32_t r, uint64_t plain, int rec
         sweep_item(&s->by_size[k], s->nranks, r, plain, receive, part, npart);
 }
 
-static void replay_batch(struct ci_sweeps *s, const uint32_t *w, size_t n)
-{
-    for (size_t i = 0; i < n; i += ITEM_HEAD + w[i + 4])
-        replay_item(s, w[i], w[i + 1] | (uint64_t)w[i + 2] << 32, (int)w[i + 3], w + i + ITEM_HEAD, w[i + 4]);
-}
-
-static void *sweep_main(void *arg)
+/* A batch on the queue's thread. */
+static int replay_batch(void *arg, uint64_t tag, const void *buf, size_t bytes)
 {
     struct ci_sweeps *s = arg;
-    pthread_mutex_lock(&s->mu);
-    for (;;) {
-        while (!s->qcount && !s->stop)
-            pthread_cond_wait(&s->work, &s->mu);
-        if (!s->qcount)
-            break;
-        uint32_t *w = s->queue[s->qhead];
-        size_t n = s->qlen[s->qhead];
-        s->qhead = (s->qhead + 1) % SWEEP_BUFFERS;
-        s->qcount--;
-        s->busy = 1;
-        pthread_mutex_unlock(&s->mu);
-        replay_batch(s, w, n);
-        pthread_mutex_lock(&s->mu);
-        s->busy = 0;
-        s->spare[s->nspare++] = w;
-        pthread_cond_broadcast(&s->back);
-    }
-    pthread_mutex_unlock(&s->mu);
-    return NULL;
+    const uint32_t *w = buf;
+    size_t n = bytes / sizeof *w;
+    (void)tag;
+    for (size_t i = 0; i < n; i += ITEM_HEAD + w[i + 4])
+        replay_item(s, w[i], w[i + 1] | (uint64_t)w[i + 2] << 32, (int)w[i + 3], w + i + ITEM_HEAD, w[i + 4]);
+    return 0;
 }
 
 void ci_sweeps_start(struct ci_sweeps *s)
 {
-    if (!s || s->threaded)
-        return;
-    for (int k = 0; k < SWEEP_BUFFERS; k++)
-        if (!(s->spare[s->nspare] = malloc(sizeof *s->fill * SWEEP_BATCH)))
-            break;
-        else
-            s->nspare++;
-    int ok = s->nspare == SWEEP_BUFFERS;   /* else the items are replayed at once */
-    if (ok) {
-        pthread_mutex_init(&s->mu, NULL);
-        pthread_cond_init(&s->work, NULL);
-        pthread_cond_init(&s->back, NULL);
-        s->fill = s->spare[--s->nspare];
-        s->nfill = 0;
-        s->stop = 0;
-        ok = pthread_create(&s->thread, NULL, sweep_main, s) == 0;
-        if (!ok) {
-            s->spare[s->nspare++] = s->fill;
-            s->fill = NULL;
-            pthread_cond_destroy(&s->back);
-            pthread_cond_destroy(&s->work);
-            pthread_mutex_destroy(&s->mu);
-        }
+    if (!s || s->q || !(s->q = bq_new(sizeof *s->fill * SWEEP_BATCH, 4)))
+        return;   /* (out of memory: the items are replayed at once) */
+    s->fill = bq_buffer(s->q);
+    s->nfill = 0;
+    if (!s->fill) {
+        bq_free(s->q);
+        s->q = NULL;
     }
-    s->threaded = ok;
-    if (!ok)
-        while (s->nspare)
-            free(s->spare[--s->nspare]);
 }
 
-/* The batch filled so far goes to the thread; an empty one to fill comes
- * back (there are as many queue places as batches: no overflow). */
+/* The batch filled so far goes to the thread; an empty one comes back
+ * (NULL when out of memory: then every batch has been replayed). */
 static void hand_over(struct ci_sweeps *s)
 {
     if (!s->nfill)
         return;
-    pthread_mutex_lock(&s->mu);
-    s->queue[(s->qhead + s->qcount) % SWEEP_BUFFERS] = s->fill;
-    s->qlen[(s->qhead + s->qcount) % SWEEP_BUFFERS] = s->nfill;
-    s->qcount++;
-    pthread_cond_signal(&s->work);
-    while (!s->nspare)
-        pthread_cond_wait(&s->back, &s->mu);
-    s->fill = s->spare[--s->nspare];
+    bq_submit(s->q, s->fill, sizeof *s->fill * s->nfill, replay_batch, s, 0, NULL);
     s->nfill = 0;
-    pthread_mutex_unlock(&s->mu);
-}
-
-/* Every batch handed over is replayed (by_size is the caller's again). */
-static void drain(struct ci_sweeps *s)
-{
-    hand_over(s);
-    pthread_mutex_lock(&s->mu);
-    while (s->qcount || s->busy)
-        pthread_cond_wait(&s->back, &s->mu);
-    pthread_mutex_unlock(&s->mu);
+    if (!(s->fill = bq_buffer(s->q)))
+        ci_sweeps_wait(s);
 }
 
 void ci_sweeps_item(struct ci_sweeps *s, uint32_t r, uint64_t plain, int receive, const uint32_t *part,
                     uint32_t npart)
 {
-    if (!s->threaded) {
-        replay_item(s, r, plain, receive, part, npart);
-        return;
-    }
     size_t need = ITEM_HEAD + (size_t)npart;
-    if (need > SWEEP_BATCH) {   /* larger than a batch (a collective of 65531 ranks and more): here */
-        drain(s);
+    if (s->q && need > SWEEP_BATCH - s->nfill)
+        hand_over(s);   /* no room left for it in this batch */
+    if (s->q && need > SWEEP_BATCH)
+        bq_drain(s->q, NULL);   /* larger than any batch (65531 partners and more): here, once the thread caught up */
+    if (!s->q || need > SWEEP_BATCH) {
         replay_item(s, r, plain, receive, part, npart);
         return;
     }
-    if (s->nfill + need > SWEEP_BATCH)
-        hand_over(s);
     uint32_t *w = s->fill + s->nfill;
     w[0] = r;
     w[1] = (uint32_t)plain;
@@ -268,22 +201,16 @@ void ci_sweeps_item(struct ci_sweeps *s, uint32_t r, uint64_t plain, int receive
 
 void ci_sweeps_wait(struct ci_sweeps *s)
 {
-    if (!s || !s->threaded)
+    if (!s || !s->q)
         return;
-    drain(s);
-    pthread_mutex_lock(&s->mu);
-    s->stop = 1;
-    pthread_cond_signal(&s->work);
-    pthread_mutex_unlock(&s->mu);
-    pthread_join(s->thread, NULL);
-    s->threaded = 0;
-    free(s->fill);
+    if (s->fill && s->nfill)
+        bq_submit(s->q, s->fill, sizeof *s->fill * s->nfill, replay_batch, s, 0, NULL);
+    else
+        bq_give_back(s->q, s->fill);
+    bq_free(s->q);   /* every batch replayed first */
+    s->q = NULL;
     s->fill = NULL;
-    while (s->nspare)
-        free(s->spare[--s->nspare]);
-    pthread_cond_destroy(&s->back);
-    pthread_cond_destroy(&s->work);
-    pthread_mutex_destroy(&s->mu);
+    s->nfill = 0;
 }
 
 void ci_sweeps_result(const struct ci_sweeps *s, uint32_t max_size, double *self_organizing, double *contiguous)

@@ -52,17 +52,10 @@ int st_aside_write(struct st_aside *a, const void *p, size_t len)
 
 int st_aside_pwrite(struct st_aside *a, const void *p, size_t len, uint64_t off)
 {
-    const char *c = p;
     if (a->failed)
         return -1;
-    for (size_t done = 0; done < len;) {
-        ssize_t k = pwrite(a->fd, c + done, len - done, (off_t)(off + done));
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return st_aside_fail(a, "write", k < 0 ? strerror(errno) : "nothing written");
-        done += (size_t)k;
-    }
+    if (st_pwrite_all(a->fd, p, len, off) != 0)
+        return st_aside_fail(a, "write", strerror(errno));
     if (off + len > a->end)
         a->end = off + len;
     return 0;

@@ -85,6 +85,24 @@ int st_write_all(int fd, const void *p, size_t len)
     return 0;
 }
 
+int st_pwrite_all(int fd, const void *p, size_t len, uint64_t off)
+{
+    while (len) {
+        ssize_t w = pwrite(fd, p, len, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {   /* a write cut short is followed by one that says why (EFBIG, ENOSPC) */
+            if (w == 0)
+                errno = EIO;
+            return -1;
+        }
+        p = (const char *)p + w;
+        len -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return 0;
+}
+
 int st_pread_all(int fd, void *p, size_t len, uint64_t off, size_t *got)
 {
     *got = 0;

@@ -20,6 +20,8 @@ const char *st_temp_dir(void);
 int st_nameless_file(const char *dir, const char *stem);
 /* All len bytes written (retrying short writes): 0, or -1 with errno. */
 int st_write_all(int fd, const void *p, size_t len);
+/* The same at offset off (pwrite; the file position is not used). */
+int st_pwrite_all(int fd, const void *p, size_t len, uint64_t off);
 /* Up to len bytes read at off; *got < len only at the end of the file.
  * 0, or -1 with errno. */
 int st_pread_all(int fd, void *p, size_t len, uint64_t off, size_t *got);

@@ -1,10 +1,11 @@
-/* unit_blockwriter.c — blocks written by the writer's thread: the same
- * file bytes and the same chained sums as writing them in place, several
- * streams interleaved; memory bounded while blocks are under way; a failed
- * write reported once, on the caller's side, and nothing after it lost
- * silently. */
+/* unit_blockqueue.c — blocks written by the queue's thread, as the causal
+ * index's file is: the same file bytes and the same chained sums as
+ * writing them in place, several streams interleaved; memory bounded
+ * while blocks are under way; a failed write reported once, on the
+ * caller's side, and no job run after it. */
 #include "tap.h"
-#include "blockwriter.h"
+#include "blockqueue.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,21 +33,38 @@ static uint64_t rnd(void)
     return rng;
 }
 
+/* A stream of the test: its file and its chained sum. */
+struct stream {
+    int fd;
+    uint64_t sum;
+};
+
+static int write_job(void *arg, uint64_t off, const void *buf, size_t n)
+{
+    struct stream *st = arg;
+    if (st_pwrite_all(st->fd, buf, n, off) != 0)
+        return errno;
+    st->sum = toy_hash(st->sum, buf, n);
+    return 0;
+}
+
 #define STREAMS 3
 #define BLOCKS 300
 
 int main(void)
 {
-    char path[] = "/tmp/unit_blockwriter.XXXXXX";
+    char path[] = "/tmp/unit_blockqueue.XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0)
         return 1;
     unlink(path);
     static unsigned char want[STREAMS][BLOCKS][BLOCK];
     size_t len[STREAMS][BLOCKS];
-    uint64_t want_sum[STREAMS], got_sum[STREAMS], base[STREAMS];
+    uint64_t want_sum[STREAMS], base[STREAMS];
+    struct stream got[STREAMS];
     for (int s = 0; s < STREAMS; s++) {
-        want_sum[s] = got_sum[s] = 0x1234 + (uint64_t)s;
+        want_sum[s] = got[s].sum = 0x1234 + (uint64_t)s;
+        got[s].fd = fd;
         base[s] = (uint64_t)s * BLOCKS * BLOCK;
         for (int k = 0; k < BLOCKS; k++) {
             len[s][k] = k == BLOCKS - 1 ? 1 + rnd() % BLOCK : BLOCK;   /* the last one partial */
@@ -57,7 +75,7 @@ int main(void)
     }
 
     /* streams interleaved at random, each holding one block at a time */
-    struct bw_writer *w = bw_new(BLOCK, 4, toy_hash);
+    struct bq_queue *w = bq_new(BLOCK, 4);
     int err = 0, bad = !w;
     int next[STREAMS] = { 0 };
     void *held[STREAMS] = { 0 };
@@ -66,20 +84,20 @@ int main(void)
         int s = (int)(rnd() % STREAMS);
         if (next[s] == BLOCKS)
             continue;
-        if (!held[s] && !(held[s] = bw_buffer(w))) {
+        if (!held[s] && !(held[s] = bq_buffer(w))) {
             bad = 1;
             break;
         }
         memcpy(held[s], want[s][next[s]], len[s][next[s]]);
-        bad |= bw_submit(w, fd, base[s] + (uint64_t)next[s] * BLOCK, held[s], len[s][next[s]], &got_sum[s], &err);
+        bad |= bq_submit(w, held[s], len[s][next[s]], write_job, &got[s], base[s] + (uint64_t)next[s] * BLOCK, &err);
         held[s] = NULL;
         next[s]++;
         left--;
     }
-    bad |= !w || bw_drain(w, &err) != 0;
+    bad |= !w || bq_drain(w, &err) != 0;
     int same_sums = 1;
     for (int s = 0; s < STREAMS; s++)
-        same_sums &= got_sum[s] == want_sum[s];
+        same_sums &= got[s].sum == want_sum[s];
     ok(!bad && !err && same_sums, "three streams interleaved, %d blocks: every sum as written in place (err %d)",
        STREAMS * BLOCKS, err);
     int same_bytes = 1;
@@ -93,27 +111,27 @@ int main(void)
     /* a block taken and not handed over goes back; several held at once
      * while none is under way are made (no wait for one that never comes) */
     void *many[8];
-    int got = 1;
+    int got_all = 1;
     for (int k = 0; k < 8; k++)
-        got &= (many[k] = bw_buffer(w)) != NULL;
+        got_all &= (many[k] = bq_buffer(w)) != NULL;
     for (int k = 0; k < 8; k++)
-        bw_give_back(w, many[k]);
-    ok(got, "eight blocks held at once with none under way");
-    bw_free(w);
+        bq_give_back(w, many[k]);
+    ok(got_all, "eight blocks held at once with none under way");
+    bq_free(w);
 
     /* a write that fails: reported once, as errno, on the caller's side;
      * later blocks are not written, and drain says so too */
     int ro = open("/dev/null", O_RDONLY);
-    w = bw_new(BLOCK, 2, toy_hash);
+    w = bq_new(BLOCK, 2);
     err = 0;
-    uint64_t sum = 7;
-    int rc1 = w ? bw_submit(w, ro, 0, memset(bw_buffer(w), 1, BLOCK), BLOCK, &sum, &err) : -1;
-    int rcd = w ? bw_drain(w, &err) : 0;
+    struct stream bad_stream = { ro, 7 };
+    int rc1 = w ? bq_submit(w, memset(bq_buffer(w), 1, BLOCK), BLOCK, write_job, &bad_stream, 0, &err) : -1;
+    int rcd = w ? bq_drain(w, &err) : 0;
     int first = err;
-    int rc2 = w ? bw_submit(w, ro, BLOCK, memset(bw_buffer(w), 2, BLOCK), BLOCK, &sum, &err) : 0;
-    ok(w && rc1 == 0 && rcd == -1 && first == EBADF && rc2 == -1 && err == EBADF && sum == 7,
+    int rc2 = w ? bq_submit(w, memset(bq_buffer(w), 2, BLOCK), BLOCK, write_job, &bad_stream, BLOCK, &err) : 0;
+    ok(w && rc1 == 0 && rcd == -1 && first == EBADF && rc2 == -1 && err == EBADF && bad_stream.sum == 7,
        "a failed write: drain -1 with EBADF (%d), later submits -1, the sum untouched", first);
-    bw_free(w);
+    bq_free(w);
     close(ro);
     close(fd);
     return tap_finish();
