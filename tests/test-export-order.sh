@@ -12,7 +12,7 @@
 #     peak RSS stays small, well below what reading them all at once takes;
 #   - bad options and a file that cannot be written: one line, no output.
 . "$top_srcdir/tests/lib.sh"
-plan 33
+plan 35
 GEN="$top_builddir/synctrace-gen"
 CHECK="$top_builddir/tests/mtorder_check"
 ST="$SYNCTRACE_BIN"
@@ -98,6 +98,28 @@ ok $? "--memory lots: exit $rc, one line: $(head -1 "$tmp/bad.err")"
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/bad.err")" = 1 ] && grep -q "$tmp/none" "$tmp/bad.err" && [ ! -e "$tmp/bad.json" ]
 ok $? "--spill-dir missing: exit $rc, one line naming it: $(head -1 "$tmp/bad.err")"
+# A location defined twice (the fuzzer's finding: OTF2 keeps one event
+# reader per location, so its twin read through a freed one and crashed):
+# location 3's definition made location 2's, in the global definitions.
+cp -r "$tmp/g.out" "$tmp/dup.out"
+"${PYTHON3:-python3}" - "$tmp/dup.out/traces.def" <<'EOF2'
+import re, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+# a Location record: type 14, its length, the id compressed (1 byte, 3)
+at = [m.start() for m in re.finditer(re.escape(bytes([14])) + b'.' + re.escape(bytes([1, 3])), bytes(d), re.S)]
+if len(at) != 1:
+    sys.exit('location 3 found %d times' % len(at))
+d[at[0] + 3] = 2
+open(sys.argv[1], 'wb').write(d)
+EOF2
+dup_ok=$?
+for mem in 64 0; do
+    "$ST" export "$tmp/dup.out" --format chrome -o "$tmp/dup.json" --memory $mem >/dev/null 2>"$tmp/dup.err"
+    rc=$?
+    [ $dup_ok = 0 ] && [ $rc = 1 ] && [ "$(wc -l <"$tmp/dup.err")" = 1 ] &&
+        grep -q "location 2 is defined twice" "$tmp/dup.err" && [ ! -e "$tmp/dup.json" ]
+    ok $? "a location defined twice, --memory $mem: exit $rc, one line: $(head -1 "$tmp/dup.err")"
+done
 # The file cannot be written (a file-size limit, 64 KB: the 600 ranks'
 # events take more): one line naming the directory, exit 1, no output.
 full=$(scratch)

@@ -118,6 +118,14 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
         }
     }
     qsort(d.locs, d.nlocs, sizeof *d.locs, by_id);
+    /* OTF2 keeps one event reader per location: a location defined twice
+     * would be read through a reader freed when its twin closes */
+    for (uint32_t i = 1; i < d.nlocs; i++)
+        if (d.locs[i].id == d.locs[i - 1].id) {
+            snprintf(err, errlen, "%s: location %llu is defined twice: corrupt definitions", anchor,
+                     (unsigned long long)d.locs[i].id);
+            goto done;
+        }
     t->nlocations = d.nlocs;
     t->locations = malloc(sizeof *t->locations * d.nlocs);
     t->location_events = malloc(sizeof *t->location_events * d.nlocs);
