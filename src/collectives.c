@@ -392,21 +392,53 @@ struct st_coll st_coll_scan(int count, MPI_Datatype type, MPI_Comm comm, OTF2_Co
     return make(op, comm, OTF2_UNDEFINED_UINT32, b, b);
 }
 
+void st_coll_defer_begin(struct st_call *call)
+{
+    call->begun = 0;
+    call->defers = ST_DEFER_COLL_BEGIN;
+    st_call_deferred = call;
+}
+
+/* The deferral ends with the call; 1 when a record made inside it (a
+ * user-defined reduction's or an error handler's MPI call) wrote the
+ * Begin, right after the call's Enter. A polling run opened inside the
+ * call ends before the call's own records. */
+static int undefer(struct st_call *call)
+{
+    if (st_call_deferred == call) {
+        st_call_deferred = NULL;
+        return 0;
+    }
+    if (st_poll_open)
+        st_poll_end_run();
+    return call->begun;
+}
+
 /* Both records are written after the call, stamped with its entry and exit:
  * a collective that MPI refused did not happen. (A periodic sync round runs
  * after the end record and moves the call's leave time past itself.) */
 void st_coll_end(struct st_call *call, int ret, struct st_coll info)
 {
+    int begun = undefer(call);
     if (ret != MPI_SUCCESS) {
         free(info.sources);
         return;
     }
-    st_write_coll_begin(call->loc, call->enter);
+    if (!begun)
+        st_write_coll_begin(call->loc, call->enter);
     st_write_coll_end(call->loc, call->leave, info.op, st_comm_ref(info.comm), info.root, info.sent,
                       info.received, info.nslots, info.sources);
     free(info.sources);
     if (info.comm == MPI_COMM_WORLD)
         st_sync_at_world_collective(call);
+}
+
+/* A refused call whose records inside it wrote the Begin keeps it alone:
+ * readers pair a Begin with the End that follows it (the merge's match
+ * places no Begin without one). */
+void st_coll_refused(struct st_call *call)
+{
+    undefer(call);
 }
 
 void st_coll_post(struct st_call *call, int ret, struct st_coll info, MPI_Request request)

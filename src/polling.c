@@ -31,7 +31,7 @@ struct st_poll_run {
 };
 
 _Thread_local struct st_poll_run *st_poll_open;
-_Thread_local struct st_call *st_poll_inflight;
+_Thread_local struct st_call *st_call_deferred;
 static _Thread_local struct st_poll_run *mine;
 static _Atomic(struct st_poll_run *) all_runs;
 
@@ -51,14 +51,21 @@ void st_poll_end_run(void)
     st_poll_open = NULL;
     if (run && run->open)
         write_run(run);
-    /* A record made inside a polling call (an error handler's MPI call):
-     * the polling call's Enter comes first, as an eager one would. */
-    struct st_call *call = st_poll_inflight;
+    /* A record made inside a call that deferred its opening record (an
+     * error handler's or a user-defined reduction's MPI call): that record
+     * comes first, as an eager one would. */
+    struct st_call *call = st_call_deferred;
     if (call) {
-        st_poll_inflight = NULL;
-        call->entered = 1;
-        if (call->loc)
-            st_write_enter(call->loc, call->enter, call->region);
+        st_call_deferred = NULL;
+        if (call->defers == ST_DEFER_COLL_BEGIN) {
+            call->begun = 1;
+            if (call->loc)
+                st_write_coll_begin(call->loc, call->enter);
+        } else {
+            call->entered = 1;
+            if (call->loc)
+                st_write_enter(call->loc, call->enter, call->region);
+        }
     }
 }
 
@@ -85,7 +92,7 @@ int st_poll_after(struct st_call *call, int idle, uint64_t key)
             st_poll_end_run();
         return 0;
     }
-    st_poll_inflight = NULL;
+    st_call_deferred = NULL;
     struct st_poll_run *run = st_poll_open;
     if (idle && run && run->open && run->region == call->region && run->key == key && run->loc == call->loc) {
         run->leave = call->leave;

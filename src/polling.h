@@ -39,13 +39,14 @@ static inline int st_poll_begin(struct st_call *call, uint32_t region)
         return 0;
     if (__builtin_expect(st_region_off[region], 0))
         return 0;
-    if (__builtin_expect(st_poll_inflight != NULL, 0))
+    if (__builtin_expect(st_call_deferred != NULL, 0))
         st_poll_end_run();   /* a polling call inside one (an error handler's): the outer one's Enter first */
     call->loc = loc;
     call->region = region;
     call->enter = st_now();
     call->entered = 0;
-    st_poll_inflight = call;
+    call->defers = ST_DEFER_ENTER;
+    st_call_deferred = call;
     return 1;
 }
 

@@ -27,7 +27,15 @@ struct st_call {
     struct st_time enter;
     struct st_time leave;
     uint8_t entered;   /* a polling call's Enter is written (set by st_poll_begin, polling.h) */
+    uint8_t begun;     /* a blocking collective's MpiCollectiveBegin is written (st_coll_defer_begin) */
+    uint8_t defers;    /* what its deferred opening record is (enum st_defer), while st_call_deferred */
 };
+
+/* The record a call under way may defer until the location's next one:
+ * a polling call's Enter (polling.h), a blocking collective's Begin
+ * (collectives.c: written after the call, unless a record is made inside
+ * it -- a user-defined reduction's or an error handler's MPI calls). */
+enum st_defer { ST_DEFER_ENTER = 0, ST_DEFER_COLL_BEGIN = 1 };
 
 enum st_phase { ST_OFF = 0, ST_RECORDING = 1, ST_DONE = 2 };
 
@@ -67,13 +75,15 @@ extern _Thread_local int st_in_tracer;
 /* Per MPI region: left out by SYNCTRACE_MPI_GROUPS (options.c). */
 extern unsigned char st_region_off[];
 /* The calling thread's open run of unsuccessful polling calls (polling.c),
- * NULL when none, and its polling call under way whose Enter is not
- * written yet (between st_poll_begin and st_poll_after, polling.h): the
- * location's next record, even one made inside that call (an error
- * handler's), ends the run and writes that Enter first (st_poll_end_run). */
+ * NULL when none, and its call under way whose opening record is not
+ * written yet (enum st_defer: between st_poll_begin and st_poll_after, or
+ * st_coll_defer_begin and st_coll_end): the location's next record, even
+ * one made inside that call, ends the run and writes that record first,
+ * at the call's entry time (st_poll_end_run), so that the location's
+ * records stay in time order. */
 struct st_poll_run;
 extern _Thread_local struct st_poll_run *st_poll_open;
-extern _Thread_local struct st_call *st_poll_inflight;
+extern _Thread_local struct st_call *st_call_deferred;
 void st_poll_end_run(void);
 
 static inline struct st_time st_now(void)
@@ -105,7 +115,7 @@ static inline int st_call_begin(struct st_call *call, uint32_t region)
         return 0;
     if (__builtin_expect(st_region_off[region], 0))   /* SYNCTRACE_MPI_GROUPS */
         return 0;
-    if (__builtin_expect((st_poll_open != NULL) | (st_poll_inflight != NULL), 0))
+    if (__builtin_expect((st_poll_open != NULL) | (st_call_deferred != NULL), 0))
         st_poll_end_run();
     call->loc = loc;
     call->region = region;

@@ -9,9 +9,10 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Allgather))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -21,9 +22,10 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Allgatherv))
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 0));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 0)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -33,9 +35,10 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Allreduce))
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allreduce(count, datatype, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allreduce(count, datatype, comm)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -45,9 +48,10 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Alltoall))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -57,9 +61,10 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Alltoallv))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 0));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 0)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -69,9 +74,10 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Alltoallw))
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 0));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 0)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -81,9 +87,10 @@ int MPI_Barrier(MPI_Comm comm)
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Barrier))
         return PMPI_Barrier(comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Barrier(comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_barrier(comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_barrier(comm)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -93,9 +100,10 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Bcast))
         return PMPI_Bcast(buffer, count, datatype, root, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Bcast(buffer, count, datatype, root, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_bcast(buffer, count, datatype, root, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_bcast(buffer, count, datatype, root, comm)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -105,9 +113,10 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Exscan))
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_EXSCAN));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_EXSCAN)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -117,9 +126,10 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Gather))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -129,9 +139,10 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Gatherv))
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -405,9 +416,10 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Neighbor_allgather))
         return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -417,9 +429,10 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Neighbor_allgatherv))
         return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 1));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 1)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -429,9 +442,10 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Neighbor_alltoall))
         return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -441,9 +455,10 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Neighbor_alltoallv))
         return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 1));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 1)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -453,9 +468,10 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Neighbor_alltoallw))
         return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 1));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 1)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -465,9 +481,10 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Reduce))
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce(count, datatype, root, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce(count, datatype, root, comm)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -477,9 +494,10 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Reduce_scatter))
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce_scatter(recvcounts, datatype, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce_scatter(recvcounts, datatype, comm)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -489,9 +507,10 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Reduce_scatter_block))
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce_scatter_block(recvcount, datatype, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce_scatter_block(recvcount, datatype, comm)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -501,9 +520,10 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Scan))
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_SCAN));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_SCAN)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -513,9 +533,10 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Scatter))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scatter(sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scatter(sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -525,9 +546,10 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Scatterv))
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    st_coll_defer_begin(&call);
     int ret = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scatterv(sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scatterv(sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm)); else st_coll_refused(&call);
     st_call_end_stamped(&call);
     return ret;
 }
