@@ -9,7 +9,8 @@ Every situation folds what this rank received into a CRC; rank 0 prints one
 line per situation with every rank's CRC, so the output is the same on
 every run, traced or not. The situations (and the test files that inspired
 them): buffer collectives on COMM_SELF and on duplicates, each rank late in
-turn (test_cco_buf, test_cco_nb_buf); object collectives on an
+turn (test_cco_buf, test_cco_nb_buf); reductions by Python functions, which
+make MPI calls inside the collective (test_op); object collectives on an
 intercommunicator with MPI.ROOT / MPI.PROC_NULL (test_cco_obj_inter);
 buffered, ready and synchronous sends, persistent variants, probes,
 Sendrecv_replace, cancelled receives and MPI_PROC_NULL peers
@@ -144,6 +145,39 @@ def world_collectives():
     fold(inout)
     blocks.Free()
     comm.Free()
+
+
+def python_ops():
+    """Reductions by Python functions (test_op): mpi4py's callback asks MPI
+    for the datatype's extent on every call, so MPI calls are made inside
+    the collective; a commutative and a non-commutative one, each taking a
+    millisecond, with one rank late in turn."""
+    def slow_sum(a, b, dt):
+        time.sleep(0.001)
+        x, y = array.array("i", bytes(a)), array.array("i", bytes(b))
+        b[:] = array.array("i", [p + q for p, q in zip(x, y)]).tobytes()
+
+    def slow_fold(a, b, dt):
+        time.sleep(0.001)
+        x, y = array.array("i", bytes(a)), array.array("i", bytes(b))
+        b[:] = array.array("i", [3 * q + p for p, q in zip(x, y)]).tobytes()
+
+    for commute, fn in ((True, slow_sum), (False, slow_fold)):
+        op = MPI.Op.Create(fn, commute=commute)
+        for k in range(SIZE):
+            late(k, 5)
+            s, r = ints(2, k), zeros(2)
+            WORLD.Allreduce([s, MPI.INT], [r, MPI.INT], op=op)
+            fold(r)
+            WORLD.Reduce([s, MPI.INT], [r, MPI.INT] if RANK == k else None, op=op, root=k)
+            if RANK == k:
+                fold(r)
+            WORLD.Scan([s, MPI.INT], [r, MPI.INT], op=op)
+            fold(r)
+            r = zeros(1)
+            WORLD.Reduce_scatter_block([ints(SIZE, k), MPI.INT], [r, MPI.INT], op=op)
+            fold(r)
+        op.Free()
 
 
 def intercomm_objects():
@@ -487,7 +521,7 @@ def generalized_and_io(scratch):
         os.unlink(name)
 
 
-SITUATIONS = [self_collectives, world_collectives, intercomm_objects, p2p_kinds, matched_probes,
+SITUATIONS = [self_collectives, world_collectives, python_ops, intercomm_objects, p2p_kinds, matched_probes,
               zero_length, communicators, rma_kinds, errors_returned, port_connect, spawn]
 
 
