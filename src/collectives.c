@@ -392,25 +392,26 @@ struct st_coll st_coll_scan(int count, MPI_Datatype type, MPI_Comm comm, OTF2_Co
     return make(op, comm, OTF2_UNDEFINED_UINT32, b, b);
 }
 
+static void write_begin(struct st_call *call)
+{
+    call->begun = 1;
+    if (call->loc)
+        st_write_coll_begin(call->loc, call->enter);
+}
+
 void st_coll_defer_begin(struct st_call *call)
 {
     call->begun = 0;
-    call->defers = ST_DEFER_COLL_BEGIN;
+    call->write_deferred = write_begin;
     st_call_deferred = call;
 }
 
 /* The deferral ends with the call; 1 when a record made inside it (a
  * user-defined reduction's or an error handler's MPI call) wrote the
- * Begin, right after the call's Enter. A polling run opened inside the
- * call ends before the call's own records. */
+ * Begin, right after the call's Enter. */
 static int undefer(struct st_call *call)
 {
-    if (st_call_deferred == call) {
-        st_call_deferred = NULL;
-        return 0;
-    }
-    if (st_poll_open)
-        st_poll_end_run();
+    st_call_undefer(call);
     return call->begun;
 }
 

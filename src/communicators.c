@@ -57,6 +57,7 @@ struct st_commrec {
     uint32_t ref;
     uint64_t key;
     int events;               /* it has a CommCreate: its free gets a CommDestroy */
+    int peers;                /* ranks a point-to-point call may name: its (remote) group's size */
 };
 
 static struct st_handlemap comms;       /* MPI_Comm -> struct st_commrec */
@@ -245,6 +246,7 @@ static struct st_commrec *remember(MPI_Comm comm, const struct st_comm_desc *des
         return NULL;
     rec->key = desc->key;
     rec->events = 0;
+    rec->peers = desc->inter ? desc->nremote : desc->nmembers;
     rec->ref = st_writer_define_comm(desc);
     if (st_handlemap_put(&comms, (uintptr_t)comm, rec) != 0) {
         free(rec);
@@ -707,6 +709,18 @@ void st_comms_finalize(void)
     st_state_lock();
     comms_finalize();
     st_state_unlock();
+}
+
+int st_comm_known(MPI_Comm comm, uint32_t *ref, int *peers)
+{
+    st_state_lock();
+    const struct st_commrec *rec = comm == MPI_COMM_NULL ? NULL : lookup(comm);
+    if (rec) {
+        *ref = rec->ref;
+        *peers = rec->peers;
+    }
+    st_state_unlock();
+    return rec ? 0 : -1;
 }
 
 uint32_t st_comm_ref(MPI_Comm comm)

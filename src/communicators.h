@@ -23,6 +23,10 @@ void st_comms_ending(struct st_call *call, struct st_time begun);
 void st_comms_finalize(void);
 /* The archive's reference for a communicator (registered on first sight). */
 uint32_t st_comm_ref(MPI_Comm comm);
+/* A communicator the tracer has met: its reference and the number of ranks
+ * a point-to-point call on it may name (its remote group's size on an
+ * intercommunicator), found without any MPI call: 0, or -1. */
+int st_comm_known(MPI_Comm comm, uint32_t *ref, int *peers);
 /* A spawned job's MPI_Comm_get_parent, at MPI_Init: key is the one its
  * parents took (NULL when they did not say). */
 void st_comm_parent(MPI_Comm parent, const uint64_t *key);

@@ -13,6 +13,8 @@ void st_lifecycle_finalize(struct st_call *call);
 void st_lifecycle_abort(struct st_call *call, MPI_Comm comm, int errorcode);
 
 /* p2p.c */
+/* st_p2p_send_defer before the PMPI call, st_p2p_send after it (p2p.c). */
+void st_p2p_send_defer(struct st_call *call, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 void st_p2p_send(struct st_call *call, int ret, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 void st_p2p_isend(struct st_call *call, int ret, int count, MPI_Datatype type, int dest, int tag,
                   MPI_Comm comm, MPI_Request request);
@@ -65,7 +67,7 @@ struct st_coll {
     uint64_t *sources;
 };
 /* A blocking collective: st_coll_defer_begin before the PMPI call defers
- * its MpiCollectiveBegin (tracer.h, enum st_defer); after it, st_coll_end
+ * its MpiCollectiveBegin (tracer.h, st_call_deferred); after it, st_coll_end
  * writes Begin (unless a record made inside the call wrote it already) and
  * End when the call succeeded, st_coll_refused ends the deferral when it
  * failed: a collective MPI refused did not happen. */

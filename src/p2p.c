@@ -8,11 +8,44 @@
 #include "requests.h"
 #include "writer.h"
 
-/* Written after the call (stamped with its entry): a call MPI refused moved
- * no message and must not show one. */
+/* A blocking send's record is written after the call, stamped with its
+ * entry: a call MPI refused moved no message and must not show one. But a
+ * send that waits makes progress, which may run the user-defined reduction
+ * of a pending nonblocking collective, whose MPI calls are recorded inside
+ * the send: its record must then come first (tracer.h, st_call_deferred),
+ * or it goes back in time and the merge takes a later send time than the
+ * true one. It is written there if its arguments are ones MPI cannot refuse
+ * and the tracer knows without an MPI call (a communicator it met, a
+ * predefined datatype, a rank of the communicator, a tag >= 0, a count >=
+ * 0): an MPI call on a handle MPI would refuse would run an error handler
+ * the program did not call. Otherwise, after the call as before. */
+static void write_send_early(struct st_call *call)
+{
+    const struct st_send_args *a = &call->send;
+    uint32_t ref;
+    int peers;
+    uint64_t bytes;
+    if (!call->loc || a->tag < 0 || st_comm_known(a->comm, &ref, &peers) != 0 || a->dest < 0
+        || a->dest >= peers || st_type_bytes_cached(a->count, a->type, &bytes) != 0)
+        return;
+    call->begun = 1;
+    st_write_send(call->loc, call->enter, (uint32_t)a->dest, ref, (uint32_t)a->tag, bytes);
+}
+
+void st_p2p_send_defer(struct st_call *call, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    call->begun = 0;
+    if (dest == MPI_PROC_NULL)
+        return;
+    call->send = (struct st_send_args){ comm, type, count, dest, tag };
+    call->write_deferred = write_send_early;
+    st_call_deferred = call;
+}
+
 void st_p2p_send(struct st_call *call, int ret, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    if (ret != MPI_SUCCESS || dest == MPI_PROC_NULL)
+    st_call_undefer(call);
+    if (ret != MPI_SUCCESS || dest == MPI_PROC_NULL || call->begun)
         return;
     st_write_send(call->loc, call->enter, (uint32_t)dest, st_comm_ref(comm), (uint32_t)tag,
                   st_type_bytes(count, type));

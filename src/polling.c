@@ -57,16 +57,23 @@ void st_poll_end_run(void)
     struct st_call *call = st_call_deferred;
     if (call) {
         st_call_deferred = NULL;
-        if (call->defers == ST_DEFER_COLL_BEGIN) {
-            call->begun = 1;
-            if (call->loc)
-                st_write_coll_begin(call->loc, call->enter);
-        } else {
-            call->entered = 1;
-            if (call->loc)
-                st_write_enter(call->loc, call->enter, call->region);
-        }
+        call->write_deferred(call);
     }
+}
+
+void st_poll_write_enter(struct st_call *call)
+{
+    call->entered = 1;
+    if (call->loc)
+        st_write_enter(call->loc, call->enter, call->region);
+}
+
+void st_call_undefer(struct st_call *call)
+{
+    if (st_call_deferred == call)
+        st_call_deferred = NULL;   /* no record was made inside the call */
+    else if (st_poll_open)
+        st_poll_end_run();         /* a run opened inside the call ends before its records */
 }
 
 static struct st_poll_run *my_run(void)

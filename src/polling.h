@@ -24,6 +24,9 @@
 /* 0 with SYNCTRACE_POLL_COLLAPSE=0: every call is written as it is made. */
 extern int st_poll_on;
 
+/* The deferred Enter of a polling call (st_call.write_deferred). */
+void st_poll_write_enter(struct st_call *call);
+
 /* st_call_begin without the Enter record, which st_poll_after writes
  * (unless the call joins a run). With collapsing off, st_call_begin. */
 static inline int st_poll_begin(struct st_call *call, uint32_t region)
@@ -45,7 +48,7 @@ static inline int st_poll_begin(struct st_call *call, uint32_t region)
     call->region = region;
     call->enter = st_now();
     call->entered = 0;
-    call->defers = ST_DEFER_ENTER;
+    call->write_deferred = st_poll_write_enter;
     st_call_deferred = call;
     return 1;
 }

@@ -27,15 +27,16 @@ struct st_call {
     struct st_time enter;
     struct st_time leave;
     uint8_t entered;   /* a polling call's Enter is written (set by st_poll_begin, polling.h) */
-    uint8_t begun;     /* a blocking collective's MpiCollectiveBegin is written (st_coll_defer_begin) */
-    uint8_t defers;    /* what its deferred opening record is (enum st_defer), while st_call_deferred */
+    uint8_t begun;     /* its deferred opening record is written (a collective's Begin, a send) */
+    /* While it is st_call_deferred: writes the record the call defers,
+     * stamped at its entry, when a record is made inside the call. */
+    void (*write_deferred)(struct st_call *call);
+    struct st_send_args {   /* a blocking send's, for its deferred record (p2p.c) */
+        MPI_Comm comm;
+        MPI_Datatype type;
+        int count, dest, tag;
+    } send;
 };
-
-/* The record a call under way may defer until the location's next one:
- * a polling call's Enter (polling.h), a blocking collective's Begin
- * (collectives.c: written after the call, unless a record is made inside
- * it -- a user-defined reduction's or an error handler's MPI calls). */
-enum st_defer { ST_DEFER_ENTER = 0, ST_DEFER_COLL_BEGIN = 1 };
 
 enum st_phase { ST_OFF = 0, ST_RECORDING = 1, ST_DONE = 2 };
 
@@ -76,15 +77,20 @@ extern _Thread_local int st_in_tracer;
 extern unsigned char st_region_off[];
 /* The calling thread's open run of unsuccessful polling calls (polling.c),
  * NULL when none, and its call under way whose opening record is not
- * written yet (enum st_defer: between st_poll_begin and st_poll_after, or
- * st_coll_defer_begin and st_coll_end): the location's next record, even
- * one made inside that call, ends the run and writes that record first,
- * at the call's entry time (st_poll_end_run), so that the location's
- * records stay in time order. */
+ * written yet: a polling call's Enter (between st_poll_begin and
+ * st_poll_after), a blocking collective's MpiCollectiveBegin or a blocking
+ * send's record (written after the call unless a record is made inside it:
+ * a user-defined reduction's MPI calls, run by the call itself or by the
+ * progress it makes on a pending nonblocking collective; an error
+ * handler's). The location's next record, even one made inside that call,
+ * ends the run and writes that record first, at the call's entry time
+ * (st_poll_end_run), so that the location's records stay in time order;
+ * st_call_undefer ends the deferral with the call. */
 struct st_poll_run;
 extern _Thread_local struct st_poll_run *st_poll_open;
 extern _Thread_local struct st_call *st_call_deferred;
 void st_poll_end_run(void);
+void st_call_undefer(struct st_call *call);
 
 static inline struct st_time st_now(void)
 {
@@ -156,6 +162,10 @@ MPI_Status *st_statuses_scratch(int count);
 /* Bytes of `count` elements of `type`; 0 for MPI_DATATYPE_NULL, which
  * programs pass for arguments MPI ignores. */
 uint64_t st_type_bytes(int count, MPI_Datatype type);
+/* The same without any MPI call, for a datatype whose size the tracer has
+ * cached (a predefined one it met before): 0, or -1 when it has not (or
+ * count < 0). */
+int st_type_bytes_cached(int count, MPI_Datatype type, uint64_t *bytes);
 
 /* Diagnostics go to stderr only when asked for, or for configuration errors
  * (on rank 0), never to stdout. */

@@ -71,6 +71,30 @@ static int type_size(MPI_Datatype type)
     return size;   /* table full: still correct, just not cached */
 }
 
+/* A cached (predefined) datatype's size, without any MPI call, or -1. */
+static int cached_size(MPI_Datatype type)
+{
+    uintptr_t key = (uintptr_t)type;
+    size_t home = slot_of(key);
+    for (size_t n = 0, i = home; key && n < SLOTS; n++, i = (i + 1) & (SLOTS - 1)) {
+        uintptr_t k = atomic_load_explicit(&cache[i].key, memory_order_acquire);
+        if (k == key)
+            return cache[i].size;
+        if (k == 0 && atomic_load_explicit(&cache[i].state, memory_order_relaxed) == 0)
+            break;
+    }
+    return -1;
+}
+
+int st_type_bytes_cached(int count, MPI_Datatype type, uint64_t *bytes)
+{
+    int size = count > 0 ? cached_size(type) : 0;
+    if (count < 0 || size < 0)
+        return -1;
+    *bytes = (uint64_t)count * (uint64_t)size;
+    return 0;
+}
+
 uint64_t st_type_bytes(int count, MPI_Datatype type)
 {
     if (type == MPI_DATATYPE_NULL || count <= 0)

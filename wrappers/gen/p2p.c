@@ -9,6 +9,7 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Bsend))
         return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+    st_p2p_send_defer(&call, count, datatype, dest, tag, comm);
     int ret = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     st_call_stamp(&call);
     st_p2p_send(&call, ret, count, datatype, dest, tag, comm);
@@ -206,6 +207,7 @@ int MPI_Rsend(const void *ibuf, int count, MPI_Datatype datatype, int dest, int 
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Rsend))
         return PMPI_Rsend(ibuf, count, datatype, dest, tag, comm);
+    st_p2p_send_defer(&call, count, datatype, dest, tag, comm);
     int ret = PMPI_Rsend(ibuf, count, datatype, dest, tag, comm);
     st_call_stamp(&call);
     st_p2p_send(&call, ret, count, datatype, dest, tag, comm);
@@ -230,6 +232,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Send))
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
+    st_p2p_send_defer(&call, count, datatype, dest, tag, comm);
     int ret = PMPI_Send(buf, count, datatype, dest, tag, comm);
     st_call_stamp(&call);
     st_p2p_send(&call, ret, count, datatype, dest, tag, comm);
@@ -255,6 +258,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (!st_call_begin(&call, ST_REGION_MPI_Sendrecv))
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     ST_STATUS_LOCAL(status);
+    st_p2p_send_defer(&call, sendcount, sendtype, dest, sendtag, comm);
     int ret = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     st_call_stamp(&call);
     st_p2p_send(&call, ret, sendcount, sendtype, dest, sendtag, comm);
@@ -269,6 +273,7 @@ int MPI_Sendrecv_replace(void * buf, int count, MPI_Datatype datatype, int dest,
     if (!st_call_begin(&call, ST_REGION_MPI_Sendrecv_replace))
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     ST_STATUS_LOCAL(status);
+    st_p2p_send_defer(&call, count, datatype, dest, sendtag, comm);
     int ret = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     st_call_stamp(&call);
     st_p2p_send(&call, ret, count, datatype, dest, sendtag, comm);
@@ -282,6 +287,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Ssend))
         return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+    st_p2p_send_defer(&call, count, datatype, dest, tag, comm);
     int ret = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     st_call_stamp(&call);
     st_p2p_send(&call, ret, count, datatype, dest, tag, comm);

@@ -1,0 +1,75 @@
+/* nbc_progress.c — a nonblocking reduction with a user-defined function
+ * left pending while blocking sends wait: their progress runs the
+ * function, whose MPI calls (it asks for the datatype's extent, as
+ * mpi4py's do) are recorded inside the send. The send's record, stamped at
+ * its entry, must come before them, or it goes back in time and the merge
+ * takes a later send time than the true one (ms too late: the function
+ * takes 1 ms). Large messages (a rendezvous: the send waits for its
+ * receiver, one rank late in turn) by MPI_Send, MPI_Ssend and
+ * MPI_Sendrecv. 4 ranks. */
+#include "conformance.h"
+
+#define BIG (256 * 1024)   /* ints: 1 MiB, well past Open MPI's eager limit */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void slow_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(*type, &lb, &extent);
+    if (extent != (MPI_Aint)sizeof(int))
+        cf_fail("the reduction's datatype");
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((const int *)in)[i];
+    double until = now_ms() + 1.0;
+    while (now_ms() < until)
+        ;
+}
+
+static int big_out[BIG], big_in[BIG];
+
+int main(int argc, char **argv)
+{
+    cf_init(&argc, &argv, 4);
+    int n = cf_size, me = cf_rank, partner = me ^ 1, right = (me + 1) % n, left = (me + n - 1) % n;
+    MPI_Op sum;
+    MPI_Op_create(slow_sum, 1, &sum);
+    for (int round = 0; round < 4; round++) {
+        int v[64], r[64];
+        cf_fill(v, 64, round);
+        cf_fill(big_out, BIG, round);
+        MPI_Request q;
+        MPI_Iallreduce(v, r, 64, MPI_INT, sum, MPI_COMM_WORLD, &q);
+        if (me == round)
+            cf_sleep_ms(3);   /* late: its partner's send waits, and progresses */
+        /* pairs: the even rank sends first in even rounds */
+        int first = (me % 2 == 0) == (round % 2 == 0);
+        for (int k = 0; k < 2; k++) {
+            if (first == (k == 0)) {
+                cf_expect(me, partner);
+                if (round < 2)
+                    MPI_Send(big_out, BIG, MPI_INT, partner, k, MPI_COMM_WORLD);
+                else
+                    MPI_Ssend(big_out, BIG, MPI_INT, partner, k, MPI_COMM_WORLD);
+            } else {
+                MPI_Recv(big_in, BIG, MPI_INT, partner, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                cf_fold_ints(big_in, 16);
+            }
+        }
+        /* a ring of large messages */
+        cf_expect(me, right);
+        MPI_Sendrecv(big_out, BIG, MPI_INT, right, 7, big_in, BIG, MPI_INT, left, 7, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        cf_fold_ints(big_in, 16);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        cf_fold_ints(r, 64);
+    }
+    MPI_Op_free(&sum);
+    cf_finish();
+    return 0;
+}
