@@ -5,8 +5,12 @@
 # fits gets none. Likewise a merged archive, or spill files of the match's
 # sorts, that seem not to fit on their file system. SYNCTRACE_MEMORY_MB
 # and SYNCTRACE_DISK_MB stand in for the machine's memory and free space.
+# The controlled logical clock holds every event's times: with true times
+# the comparison with it is left out when it does not fit (said on stderr
+# and in report.json); a repair (delta > 0) that does not fit is said in one
+# line and runs.
 . "$top_srcdir/tests/lib.sh"
-plan 7
+plan 10
 GEN="$top_builddir/synctrace-gen"
 tmp=$(scratch)
 
@@ -50,4 +54,30 @@ SYNCTRACE_DISK_MB=100000 "$top_builddir/synctrace" merge "$tmp/g" -o "$tmp/d3" -
     >/dev/null 2>"$tmp/d3.err"
 [ $? -eq 0 ] && [ ! -s "$tmp/d3.err" ]
 ok $? "100 GB free assumed: not a word"
+
+# True times: the comparison with the controlled logical clock (some 49
+# bytes per event) is left out when it does not fit; the archive is the same.
+"$GEN" "$tmp/t" --ranks 4 --iterations 2000 >/dev/null
+SYNCTRACE_MEMORY_MB=1 "$top_builddir/synctrace" merge "$tmp/t" -o "$tmp/t1" >/dev/null 2>"$tmp/t1.err"
+rc=$?
+SYNCTRACE_MEMORY_MB=100000 "$top_builddir/synctrace" merge "$tmp/t" -o "$tmp/t2" >/dev/null 2>"$tmp/t2.err"
+[ $rc -eq 0 ] && [ "$(grep -c "^synctrace merge: warning: no comparison with the controlled logical clock: it takes about .* GB, more than the .* GB available here$" "$tmp/t1.err")" = 1 ] \
+    && grep -q '"clc": { "skipped": "not enough memory", "bytes_needed": [0-9]* },' "$tmp/t1/report.json" \
+    && grep -q '"clc": { "tachyons_after": 0,' "$tmp/t2/report.json" && [ ! -s "$tmp/t2.err" ] \
+    && cmp -s "$tmp/t1/traces/0.evt" "$tmp/t2/traces/0.evt"
+ok $? "true times, 1 MiB assumed: the comparison with the controlled logical clock is left out, on stderr and in report.json; with 100 GB it runs; the same archive ($(grep "controlled logical" "$tmp/t1.err" | cut -c1-150))"
+
+# A repair (delta > 0: the drifts change faster than the line model lets
+# them) says at once when it may not fit, and runs.
+"$GEN" "$tmp/r" --ranks 2 --pattern ring --iterations 20000 --no-true-time --drift-slope 500 --latency-ns 100 >/dev/null
+SYNCTRACE_MEMORY_MB=1 "$top_builddir/synctrace" merge "$tmp/r" -o "$tmp/r1" --drift-model line >/dev/null 2>"$tmp/r1.err"
+rc=$?
+SYNCTRACE_MEMORY_MB=100000 "$top_builddir/synctrace" merge "$tmp/r" -o "$tmp/r2" --drift-model line >/dev/null 2>"$tmp/r2.err"
+[ $rc -eq 0 ] && [ "$(grep -c "^synctrace merge: the events contradict every clock model (delta .* ns): repairing them takes about .* GB, more than the .* GB available here: the merge may be killed for lack of memory" "$tmp/r1.err")" = 1 ] \
+    && grep -q '"repair": { "applied": true' "$tmp/r1/report.json" && [ ! -s "$tmp/r2.err" ] \
+    && cmp -s "$tmp/r1/traces/0.evt" "$tmp/r2/traces/0.evt"
+ok $? "a repair, 1 MiB assumed: one line says it may not fit, and it runs; with 100 GB not a word; the same archive ($(grep contradict "$tmp/r1.err" | cut -c1-150))"
+grep -q '"delta_ns": 0.000' "$tmp/r2/report.json"
+[ $? -ne 0 ]
+ok $? "that trace does contradict the line model ($(grep -o '"delta_ns": [0-9.]*' "$tmp/r2/report.json"))"
 finish

@@ -13,6 +13,15 @@ void merge_compare_clc(struct merge_state *st)
 {
     if (!st->truth[0])
         return;
+    /* It holds every event's times (the merge does not): a comparison that
+     * does not fit is left out, said on stderr and in report.json. */
+    double need, avail;
+    if (!merge_clc_fits(st, &need, &avail)) {
+        fprintf(stderr, "synctrace merge: warning: no comparison with the controlled logical clock: it takes about "
+                        "%.3g GB, more than the %.3g GB available here\n", need / 1e9, avail / 1e9);
+        st->rep.clc_skipped_bytes = need;
+        return;
+    }
     uint32_t n = st->nlocs, nd = st->model.ndomains;
     double lmin = st->opt.min_latency;
     char err[4400];

@@ -19,6 +19,15 @@ int merge_repair(struct merge_state *st)
 {
     if (!(st->sol.delta > 0))
         return 0;
+    /* Unlike the rest of the merge, the repair holds every event's times
+     * (docs/design.md, "Traces larger than memory"): say so at once, as
+     * memcheck.c does before reading, rather than be killed without a word. */
+    double need, avail;
+    if (!merge_clc_fits(st, &need, &avail))
+        fprintf(stderr, "synctrace merge: the events contradict every clock model (delta %.3g ns): repairing them "
+                        "takes about %.3g GB, more than the %.3g GB available here: the merge may be killed for "
+                        "lack of memory (README, \"Large traces\")\n",
+                st->sol.delta, need / 1e9, avail / 1e9);
     uint32_t n = st->nlocs, nd = st->model.ndomains;
     double **t = calloc(n, sizeof *t);
     uint64_t *nev = calloc(n, sizeof *nev);

@@ -643,6 +643,9 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
                 r->clc_interval_distortion_max_ns, r->clc.jumps, r->clc.max_jump_ns, r->clc.backward_moved,
                 r->clc.cycles_broken, r->seconds_clc);
     }
+    if (r->clc_skipped_bytes > 0)
+        fprintf(f, "  \"clc\": { \"skipped\": \"not enough memory\", \"bytes_needed\": %.0f },\n",
+                r->clc_skipped_bytes);
     causal_report_json(f, r->causal);
     /* one line: what went to disk (bench/merge_same.sh leaves it out) */
     fprintf(f, "  \"match_sorts\": { \"memory_bytes\": %llu, \"runs_spilled\": %u, \"spilled_bytes\": %llu }, "

@@ -95,6 +95,7 @@ struct report {
     double raw_interval_distortion_max_ns;   /* of the interpolated ClockOffsets */
     /* the controlled logical clock (Scalasca's repair) on the same input, with true_time only */
     int have_clc;
+    double clc_skipped_bytes;   /* > 0: the comparison was left out, needing so many bytes */
     size_t clc_tachyons_after, clc_collective_violations_after;
     double clc_err_max_ns, clc_err_median_ns, clc_interval_distortion_max_ns;
     struct clc_stats clc;
