@@ -226,6 +226,7 @@ static void start(int provided)
         st_warn("rank %d: cannot set up OTF2 for threads; only the thread that called MPI_Init_thread is traced",
                 st_g.rank);
     st_g.phase = ST_RECORDING;
+    st_type_sizes_init();
     st_comms_init(sync_comm, parent.known ? &parent.key : NULL);
     st_comm_parent(parent_comm, parent.known ? &parent.key : NULL);
     /* Periodic rounds run at agreed counts of MPI_COMM_WORLD collectives,

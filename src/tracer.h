@@ -166,6 +166,9 @@ uint64_t st_type_bytes(int count, MPI_Datatype type);
  * cached (a predefined one it met before): 0, or -1 when it has not (or
  * count < 0). */
 int st_type_bytes_cached(int count, MPI_Datatype type, uint64_t *bytes);
+/* The sizes of MPI's C datatypes cached at MPI_Init, so that a send's
+ * first use of one is known without an MPI call too (p2p.c). */
+void st_type_sizes_init(void);
 
 /* Diagnostics go to stderr only when asked for, or for configuration errors
  * (on rank 0), never to stdout. */

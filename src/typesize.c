@@ -95,6 +95,20 @@ int st_type_bytes_cached(int count, MPI_Datatype type, uint64_t *bytes)
     return 0;
 }
 
+void st_type_sizes_init(void)
+{
+    /* the C types MPI-3.1 defines (never MPI_DATATYPE_NULL in a C library) */
+    static const MPI_Datatype c_types[] = {
+        MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR, MPI_SHORT, MPI_UNSIGNED_SHORT,
+        MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG, MPI_FLOAT,
+        MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T,
+        MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T, MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+        MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_PACKED,
+    };
+    for (size_t k = 0; k < sizeof c_types / sizeof *c_types; k++)
+        type_size(c_types[k]);
+}
+
 uint64_t st_type_bytes(int count, MPI_Datatype type)
 {
     if (type == MPI_DATATYPE_NULL || count <= 0)
