@@ -135,6 +135,9 @@ const MPI_Info *st_spawn_infos(MPI_Comm comm, int root, int count, const MPI_Inf
 void st_spawn_infos_free(int count, const MPI_Info *used, const MPI_Info *caller);
 
 /* rma.c: one-sided communication (windows, operations, synchronisation) */
+/* Before a window's creation, free or fence: its RmaCollectiveBegin waits
+ * (rma.c); st_rma_created, st_rma_freed and st_rma_fence end the wait. */
+void st_rma_defer_begin(struct st_call *call);
 void st_rma_created(struct st_call *call, int ret, MPI_Comm comm, MPI_Win win);
 void st_rma_freed(struct st_call *call, int ret, MPI_Win win);
 void st_rma_named(int ret, MPI_Win win, const char *name);

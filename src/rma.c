@@ -72,8 +72,34 @@ static void complete(struct st_call *call, struct st_winrec *w, int target, stru
     w->npending = k;
 }
 
+/* The RmaCollectiveBegin of a window's creation, free or fence, written
+ * after the call at its Enter unless a record made inside it writes it
+ * first (tracer.h, st_call_deferred): a delete-attribute callback's MPI
+ * calls, a pending nonblocking collective's reduction run by the call's
+ * progress. */
+static void write_begin(struct st_call *call)
+{
+    call->begun = 1;
+    if (call->loc)
+        st_write_rma_collective_begin(call->loc, call->enter);
+}
+
+void st_rma_defer_begin(struct st_call *call)
+{
+    call->begun = 0;
+    call->write_deferred = write_begin;
+    st_call_deferred = call;
+}
+
+static void begin_once(struct st_call *call)
+{
+    if (!call->begun)
+        st_write_rma_collective_begin(call->loc, call->enter);
+}
+
 void st_rma_created(struct st_call *call, int ret, MPI_Comm comm, MPI_Win win)
 {
+    st_call_undefer(call);
     if (ret != MPI_SUCCESS || win == MPI_WIN_NULL)
         return;
     st_state_lock();
@@ -86,7 +112,7 @@ void st_rma_created(struct st_call *call, int ret, MPI_Comm comm, MPI_Win win)
         }
     }
     if (w) {
-        st_write_rma_collective_begin(call->loc, call->enter);
+        begin_once(call);
         st_write_rma_win_create(call->loc, call->leave, w->ref);
         st_write_rma_collective_end(call->loc, call->leave, OTF2_COLLECTIVE_OP_CREATE_HANDLE,
                                     OTF2_RMA_SYNC_LEVEL_PROCESS, w->ref);
@@ -96,12 +122,13 @@ void st_rma_created(struct st_call *call, int ret, MPI_Comm comm, MPI_Win win)
 
 void st_rma_freed(struct st_call *call, int ret, MPI_Win win)
 {
+    st_call_undefer(call);
     if (ret != MPI_SUCCESS)
         return;
     st_state_lock();
     struct st_winrec *w = st_handlemap_remove(&windows, (uintptr_t)win);
     if (w) {
-        st_write_rma_collective_begin(call->loc, call->enter);
+        begin_once(call);
         complete(call, w, -1, call->leave);
         st_write_rma_win_destroy(call->loc, call->leave, w->ref);
         st_write_rma_collective_end(call->loc, call->leave, OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
@@ -127,12 +154,13 @@ void st_rma_named(int ret, MPI_Win win, const char *name)
 
 void st_rma_fence(struct st_call *call, int ret, MPI_Win win)
 {
+    st_call_undefer(call);
     if (ret != MPI_SUCCESS)
         return;
     st_state_lock();
     struct st_winrec *w = lookup(win);
     if (w) {
-        st_write_rma_collective_begin(call->loc, call->enter);
+        begin_once(call);
         complete(call, w, -1, call->leave);
         st_write_rma_collective_end(call->loc, call->leave, OTF2_COLLECTIVE_OP_BARRIER,
                                     OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY, w->ref);

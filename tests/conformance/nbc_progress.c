@@ -6,7 +6,8 @@
  * takes a later send time than the true one (ms too late: the function
  * takes 1 ms). Large messages (a rendezvous: the send waits for its
  * receiver, one rank late in turn) by MPI_Send, MPI_Ssend and
- * MPI_Sendrecv. 4 ranks. */
+ * MPI_Sendrecv; and a window's creation, fences and free, whose
+ * RmaCollectiveBegin is stamped at their entry too. 4 ranks. */
 #include "conformance.h"
 
 #define BIG (256 * 1024)   /* ints: 1 MiB, well past Open MPI's eager limit */
@@ -39,6 +40,31 @@ int main(int argc, char **argv)
     int n = cf_size, me = cf_rank, partner = me ^ 1, right = (me + 1) % n, left = (me + n - 1) % n;
     MPI_Op sum;
     MPI_Op_create(slow_sum, 1, &sum);
+    int v0[8], r0[8], cell[8] = { 0 };
+    cf_fill(v0, 8, 9);
+    MPI_Request q0;
+    MPI_Iallreduce(v0, r0, 8, MPI_INT, sum, MPI_COMM_WORLD, &q0);
+    MPI_Win win;
+    MPI_Win_create(cell, sizeof cell, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_set_name(win, "progress window");
+    cf_expect_record("name progress window");
+    cf_expect_record("window");
+    for (int k = 0; k < 3; k++) {
+        if (me == k)
+            cf_sleep_ms(3);
+        MPI_Win_fence(0, win);
+        MPI_Put(v0, 2, MPI_INT, right, 2 * k, 2, MPI_INT, win);
+        cf_expect_record("put");
+        cf_expect_rma("progress window", "put", MPI_COMM_WORLD, right, 8, 0);
+    }
+    MPI_Win_fence(0, win);
+    MPI_Wait(&q0, MPI_STATUS_IGNORE);
+    cf_fold_ints(r0, 8);
+    cf_fold_ints(cell, 8);
+    MPI_Iallreduce(v0, r0, 8, MPI_INT, sum, MPI_COMM_WORLD, &q0);
+    MPI_Win_free(&win);
+    MPI_Wait(&q0, MPI_STATUS_IGNORE);
+    cf_fold_ints(r0, 8);
     for (int round = 0; round < 4; round++) {
         int v[64], r[64];
         cf_fill(v, 64, round);

@@ -129,6 +129,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Win_allocate))
         return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    st_rma_defer_begin(&call);
     int ret = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     st_call_stamp(&call);
     st_rma_created(&call, ret, comm, *win);
@@ -141,6 +142,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Win_allocate_shared))
         return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+    st_rma_defer_begin(&call);
     int ret = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     st_call_stamp(&call);
     st_rma_created(&call, ret, comm, *win);
@@ -185,6 +187,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Win_create))
         return PMPI_Win_create(base, size, disp_unit, info, comm, win);
+    st_rma_defer_begin(&call);
     int ret = PMPI_Win_create(base, size, disp_unit, info, comm, win);
     st_call_stamp(&call);
     st_rma_created(&call, ret, comm, *win);
@@ -197,6 +200,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Win_create_dynamic))
         return PMPI_Win_create_dynamic(info, comm, win);
+    st_rma_defer_begin(&call);
     int ret = PMPI_Win_create_dynamic(info, comm, win);
     st_call_stamp(&call);
     st_rma_created(&call, ret, comm, *win);
@@ -249,6 +253,7 @@ int MPI_Win_fence(int assert, MPI_Win win)
     struct st_call call;
     if (!st_call_begin(&call, ST_REGION_MPI_Win_fence))
         return PMPI_Win_fence(assert, win);
+    st_rma_defer_begin(&call);
     int ret = PMPI_Win_fence(assert, win);
     st_call_stamp(&call);
     st_rma_fence(&call, ret, win);
@@ -306,6 +311,7 @@ int MPI_Win_free(MPI_Win *win)
     if (!st_call_begin(&call, ST_REGION_MPI_Win_free))
         return PMPI_Win_free(win);
     MPI_Win st_win_ = *win;
+    st_rma_defer_begin(&call);
     int ret = PMPI_Win_free(win);
     st_call_stamp(&call);
     st_rma_freed(&call, ret, st_win_);
