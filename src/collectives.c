@@ -394,25 +394,14 @@ struct st_coll st_coll_scan(int count, MPI_Datatype type, MPI_Comm comm, OTF2_Co
 
 static void write_begin(struct st_call *call)
 {
-    call->begun = 1;
+    call->opened = 1;
     if (call->loc)
         st_write_coll_begin(call->loc, call->enter);
 }
 
 void st_coll_defer_begin(struct st_call *call)
 {
-    call->begun = 0;
-    call->write_deferred = write_begin;
-    st_call_deferred = call;
-}
-
-/* The deferral ends with the call; 1 when a record made inside it (a
- * user-defined reduction's or an error handler's MPI call) wrote the
- * Begin, right after the call's Enter. */
-static int undefer(struct st_call *call)
-{
-    st_call_undefer(call);
-    return call->begun;
+    st_call_defer(call, write_begin);
 }
 
 /* Both records are written after the call, stamped with its entry and exit:
@@ -420,7 +409,7 @@ static int undefer(struct st_call *call)
  * after the end record and moves the call's leave time past itself.) */
 void st_coll_end(struct st_call *call, int ret, struct st_coll info)
 {
-    int begun = undefer(call);
+    int begun = st_call_undefer(call);   /* by a record made inside the call (tracer.h) */
     if (ret != MPI_SUCCESS) {
         free(info.sources);
         return;
@@ -432,14 +421,6 @@ void st_coll_end(struct st_call *call, int ret, struct st_coll info)
     free(info.sources);
     if (info.comm == MPI_COMM_WORLD)
         st_sync_at_world_collective(call);
-}
-
-/* A refused call whose records inside it wrote the Begin keeps it alone:
- * readers pair a Begin with the End that follows it (the merge's match
- * places no Begin without one). */
-void st_coll_refused(struct st_call *call)
-{
-    undefer(call);
 }
 
 void st_coll_post(struct st_call *call, int ret, struct st_coll info, MPI_Request request)

@@ -69,11 +69,12 @@ struct st_coll {
 /* A blocking collective: st_coll_defer_begin before the PMPI call defers
  * its MpiCollectiveBegin (tracer.h, st_call_deferred); after it, st_coll_end
  * writes Begin (unless a record made inside the call wrote it already) and
- * End when the call succeeded, st_coll_refused ends the deferral when it
- * failed: a collective MPI refused did not happen. */
+ * End when the call succeeded; st_call_undefer ends the deferral when it
+ * failed: a collective MPI refused did not happen (a Begin that a record
+ * inside it wrote stays alone, and the merge's match places no Begin
+ * without its End). */
 void st_coll_defer_begin(struct st_call *call);
 void st_coll_end(struct st_call *call, int ret, struct st_coll info);
-void st_coll_refused(struct st_call *call);
 /* In- and out-degree of a neighbourhood collective on comm, else the
  * (remote) group size; `live` has bit i clear for an MPI_PROC_NULL slot of
  * a Cartesian topology (bits 0..63). */

@@ -258,7 +258,7 @@ static int init_common(int ret, int provided, uint32_t region, const struct st_c
         uint64_t raw = st_clock_early_raw(before);
         struct st_time entered = { st_clock_distort(raw), raw };
         st_writer_started_at(entered.t);
-        struct st_call call = { .loc = st_loc_self, .region = region, .enter = entered, .entered = 1 };
+        struct st_call call = { .loc = st_loc_self, .region = region, .enter = entered, .opened = 1 };
         st_write_enter(call.loc, call.enter, region);
         st_sync_at_init(&call);
         /* MPI_COMM_WORLD and MPI_COMM_SELF come into being inside MPI_Init */

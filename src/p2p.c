@@ -28,24 +28,22 @@ static void write_send_early(struct st_call *call)
     if (!call->loc || a->tag < 0 || st_comm_known(a->comm, &ref, &peers) != 0 || a->dest < 0
         || a->dest >= peers || st_type_bytes_cached(a->count, a->type, &bytes) != 0)
         return;
-    call->begun = 1;
+    call->opened = 1;
     st_write_send(call->loc, call->enter, (uint32_t)a->dest, ref, (uint32_t)a->tag, bytes);
 }
 
 void st_p2p_send_defer(struct st_call *call, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    call->begun = 0;
+    call->opened = 0;
     if (dest == MPI_PROC_NULL)
         return;
     call->send = (struct st_send_args){ comm, type, count, dest, tag };
-    call->write_deferred = write_send_early;
-    st_call_deferred = call;
+    st_call_defer(call, write_send_early);
 }
 
 void st_p2p_send(struct st_call *call, int ret, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    st_call_undefer(call);
-    if (ret != MPI_SUCCESS || dest == MPI_PROC_NULL || call->begun)
+    if (st_call_undefer(call) || ret != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return;
     st_write_send(call->loc, call->enter, (uint32_t)dest, st_comm_ref(comm), (uint32_t)tag,
                   st_type_bytes(count, type));

@@ -63,17 +63,18 @@ void st_poll_end_run(void)
 
 void st_poll_write_enter(struct st_call *call)
 {
-    call->entered = 1;
+    call->opened = 1;
     if (call->loc)
         st_write_enter(call->loc, call->enter, call->region);
 }
 
-void st_call_undefer(struct st_call *call)
+int st_call_undefer(struct st_call *call)
 {
     if (st_call_deferred == call)
         st_call_deferred = NULL;   /* no record was made inside the call */
     else if (st_poll_open)
         st_poll_end_run();         /* a run opened inside the call ends before its records */
+    return call->opened;
 }
 
 static struct st_poll_run *my_run(void)
@@ -91,7 +92,7 @@ static struct st_poll_run *my_run(void)
 
 int st_poll_after(struct st_call *call, int idle, uint64_t key)
 {
-    if (call->entered) {
+    if (call->opened) {
         /* Written already: by st_call_begin (collapsing off), or by a
          * record made inside this call, whose own polling calls may have
          * opened a run since: that run ends before this call's events. */

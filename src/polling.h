@@ -32,7 +32,7 @@ void st_poll_write_enter(struct st_call *call);
 static inline int st_poll_begin(struct st_call *call, uint32_t region)
 {
     if (!st_poll_on) {
-        call->entered = 1;
+        call->opened = 1;
         return st_call_begin(call, region);
     }
     struct st_loc *loc = st_loc_self;
@@ -47,9 +47,7 @@ static inline int st_poll_begin(struct st_call *call, uint32_t region)
     call->loc = loc;
     call->region = region;
     call->enter = st_now();
-    call->entered = 0;
-    call->write_deferred = st_poll_write_enter;
-    st_call_deferred = call;
+    st_call_defer(call, st_poll_write_enter);
     return 1;
 }
 

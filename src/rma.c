@@ -79,21 +79,19 @@ static void complete(struct st_call *call, struct st_winrec *w, int target, stru
  * progress. */
 static void write_begin(struct st_call *call)
 {
-    call->begun = 1;
+    call->opened = 1;
     if (call->loc)
         st_write_rma_collective_begin(call->loc, call->enter);
 }
 
 void st_rma_defer_begin(struct st_call *call)
 {
-    call->begun = 0;
-    call->write_deferred = write_begin;
-    st_call_deferred = call;
+    st_call_defer(call, write_begin);
 }
 
 static void begin_once(struct st_call *call)
 {
-    if (!call->begun)
+    if (!call->opened)
         st_write_rma_collective_begin(call->loc, call->enter);
 }
 

@@ -26,8 +26,7 @@ struct st_call {
     uint32_t region;
     struct st_time enter;
     struct st_time leave;
-    uint8_t entered;   /* a polling call's Enter is written (set by st_poll_begin, polling.h) */
-    uint8_t begun;     /* its deferred opening record is written (a collective's Begin, a send) */
+    uint8_t opened;    /* its opening record is written: a polling call's Enter, a deferred Begin or send */
     /* While it is st_call_deferred: writes the record the call defers,
      * stamped at its entry, when a record is made inside the call. */
     void (*write_deferred)(struct st_call *call);
@@ -90,7 +89,17 @@ struct st_poll_run;
 extern _Thread_local struct st_poll_run *st_poll_open;
 extern _Thread_local struct st_call *st_call_deferred;
 void st_poll_end_run(void);
-void st_call_undefer(struct st_call *call);
+/* The call ends: its deferral with it; whether its opening record was
+ * written by a record made inside it (else it is the caller's to write). */
+int st_call_undefer(struct st_call *call);
+
+/* Defer call's opening record to `write` (which sets call->opened). */
+static inline void st_call_defer(struct st_call *call, void (*write)(struct st_call *call))
+{
+    call->opened = 0;
+    call->write_deferred = write;
+    st_call_deferred = call;
+}
 
 static inline struct st_time st_now(void)
 {

@@ -41,17 +41,28 @@ static int named_size(MPI_Datatype type, int *size)
     return 1;
 }
 
-static int type_size(MPI_Datatype type)
+/* A cached (predefined) datatype's size, without any MPI call, or -1. */
+static int cached_size(MPI_Datatype type)
 {
     uintptr_t key = (uintptr_t)type;
     size_t home = slot_of(key);
-    for (size_t n = 0, i = home; n < SLOTS; n++, i = (i + 1) & (SLOTS - 1)) {
+    for (size_t n = 0, i = home; key && n < SLOTS; n++, i = (i + 1) & (SLOTS - 1)) {
         uintptr_t k = atomic_load_explicit(&cache[i].key, memory_order_acquire);
-        if (k == key && key != 0)
+        if (k == key)
             return cache[i].size;
         if (k == 0 && atomic_load_explicit(&cache[i].state, memory_order_relaxed) == 0)
             break;   /* the end of the probe sequence: not cached */
     }
+    return -1;
+}
+
+static int type_size(MPI_Datatype type)
+{
+    int cached = cached_size(type);
+    if (cached >= 0)
+        return cached;
+    uintptr_t key = (uintptr_t)type;
+    size_t home = slot_of(key);
     int size = 0;
     int named = named_size(type, &size);
     if (named < 0)
@@ -69,21 +80,6 @@ static int type_size(MPI_Datatype type)
             break;   /* another thread cached it meanwhile */
     }
     return size;   /* table full: still correct, just not cached */
-}
-
-/* A cached (predefined) datatype's size, without any MPI call, or -1. */
-static int cached_size(MPI_Datatype type)
-{
-    uintptr_t key = (uintptr_t)type;
-    size_t home = slot_of(key);
-    for (size_t n = 0, i = home; key && n < SLOTS; n++, i = (i + 1) & (SLOTS - 1)) {
-        uintptr_t k = atomic_load_explicit(&cache[i].key, memory_order_acquire);
-        if (k == key)
-            return cache[i].size;
-        if (k == 0 && atomic_load_explicit(&cache[i].state, memory_order_relaxed) == 0)
-            break;
-    }
-    return -1;
 }
 
 int st_type_bytes_cached(int count, MPI_Datatype type, uint64_t *bytes)

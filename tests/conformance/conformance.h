@@ -121,6 +121,18 @@ static inline void cf_sleep_ms(int ms)
         ;
 }
 
+/* Keep this rank busy for `ms` milliseconds (a user-defined reduction that
+ * takes time: a sleep would let Open MPI's progress run meanwhile). */
+static inline void cf_spin_ms(double ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double until = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6 + ms;
+    do
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+    while ((double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6 < until);
+}
+
 /* Fill `v` with values that depend on the rank, the round and the index. */
 static inline void cf_fill(int *v, int n, int round)
 {

@@ -12,13 +12,6 @@
 
 #define BIG (256 * 1024)   /* ints: 1 MiB, well past Open MPI's eager limit */
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void slow_sum(void *in, void *inout, int *len, MPI_Datatype *type)
 {
     MPI_Aint lb, extent;
@@ -27,9 +20,7 @@ static void slow_sum(void *in, void *inout, int *len, MPI_Datatype *type)
         cf_fail("the reduction's datatype");
     for (int i = 0; i < *len; i++)
         ((int *)inout)[i] += ((const int *)in)[i];
-    double until = now_ms() + 1.0;
-    while (now_ms() < until)
-        ;
+    cf_spin_ms(1.0);
 }
 
 static int big_out[BIG], big_in[BIG];

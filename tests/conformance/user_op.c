@@ -9,13 +9,6 @@
  * -1, errors returned), which records no collective. 4 ranks. */
 #include "conformance.h"
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* inout[i] = inout[i] * 3 + in[i]: not commutative, so MPI applies it in
  * rank order; MPI is asked about the datatype first */
 static void slow_fold(void *in, void *inout, int *len, MPI_Datatype *type)
@@ -28,9 +21,7 @@ static void slow_fold(void *in, void *inout, int *len, MPI_Datatype *type)
         cf_fail("the reduction's datatype");
     for (int i = 0; i < *len; i++)
         ((int *)inout)[i] = ((int *)inout)[i] * 3 + ((const int *)in)[i];
-    double until = now_ms() + 1.0;
-    while (now_ms() < until)
-        ;
+    cf_spin_ms(1.0);
 }
 
 static void reductions(MPI_Comm comm, MPI_Op op, int round)

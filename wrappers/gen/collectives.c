@@ -12,7 +12,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     st_coll_defer_begin(&call);
     int ret = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -25,7 +25,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     st_coll_defer_begin(&call);
     int ret = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 0)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 0)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -38,7 +38,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     st_coll_defer_begin(&call);
     int ret = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allreduce(count, datatype, comm)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allreduce(count, datatype, comm)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -51,7 +51,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     st_coll_defer_begin(&call);
     int ret = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 0)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -64,7 +64,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     st_coll_defer_begin(&call);
     int ret = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 0)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 0)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -77,7 +77,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
     st_coll_defer_begin(&call);
     int ret = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 0)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 0)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -90,7 +90,7 @@ int MPI_Barrier(MPI_Comm comm)
     st_coll_defer_begin(&call);
     int ret = PMPI_Barrier(comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_barrier(comm)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_barrier(comm)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -103,7 +103,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     st_coll_defer_begin(&call);
     int ret = PMPI_Bcast(buffer, count, datatype, root, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_bcast(buffer, count, datatype, root, comm)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_bcast(buffer, count, datatype, root, comm)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -116,7 +116,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     st_coll_defer_begin(&call);
     int ret = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_EXSCAN)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_EXSCAN)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -129,7 +129,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     st_coll_defer_begin(&call);
     int ret = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -142,7 +142,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     st_coll_defer_begin(&call);
     int ret = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -419,7 +419,7 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
     st_coll_defer_begin(&call);
     int ret = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -432,7 +432,7 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
     st_coll_defer_begin(&call);
     int ret = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 1)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm, 1)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -445,7 +445,7 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
     st_coll_defer_begin(&call);
     int ret = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, 1)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -458,7 +458,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
     st_coll_defer_begin(&call);
     int ret = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 1)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm, 1)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -471,7 +471,7 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
     st_coll_defer_begin(&call);
     int ret = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 1)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm, 1)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -484,7 +484,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     st_coll_defer_begin(&call);
     int ret = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce(count, datatype, root, comm)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce(count, datatype, root, comm)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -497,7 +497,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     st_coll_defer_begin(&call);
     int ret = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce_scatter(recvcounts, datatype, comm)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce_scatter(recvcounts, datatype, comm)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -510,7 +510,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     st_coll_defer_begin(&call);
     int ret = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce_scatter_block(recvcount, datatype, comm)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_reduce_scatter_block(recvcount, datatype, comm)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -523,7 +523,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
     st_coll_defer_begin(&call);
     int ret = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_SCAN)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scan(count, datatype, comm, OTF2_COLLECTIVE_OP_SCAN)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -536,7 +536,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     st_coll_defer_begin(&call);
     int ret = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scatter(sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scatter(sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
@@ -549,7 +549,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     st_coll_defer_begin(&call);
     int ret = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     st_call_stamp(&call);
-    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scatterv(sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm)); else st_coll_refused(&call);
+    if (ret == MPI_SUCCESS) st_coll_end(&call, ret, st_coll_scatterv(sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm)); else st_call_undefer(&call);
     st_call_end_stamped(&call);
     return ret;
 }
