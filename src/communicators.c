@@ -38,7 +38,11 @@
  * an MPI_Comm_idup's communicator inside the call that completed its
  * request, when it exists), and a CommDestroy inside MPI_Comm_free /
  * MPI_Comm_disconnect (MPI_COMM_WORLD and MPI_COMM_SELF inside
- * MPI_Finalize). Only communicators seen created get them and the
+ * MPI_Finalize). A communicator freed while requests on it are pending
+ * lives, as MPI says, until they are done: its CommDestroy then follows
+ * the last one's completion (or MPI_Request_free), so that no event of the
+ * trace names a communicator after its end; inside MPI_Finalize if one is
+ * never done. Only communicators seen created get them and the
  * definition's CREATE_DESTROY_EVENTS flag: one first met in use (made in a
  * call the tracer did not record) has neither, nor has the tracer's own. */
 #include "communicators.h"
@@ -79,6 +83,13 @@ static int noutside;
  * (its keys stay what they always were). */
 static uint64_t job_salt;
 static uint32_t world_ref;
+/* Communicators freed with requests still pending on them (see above):
+ * the reference and how many requests are left. Rare: a list. */
+struct st_dying {
+    uint32_t ref, pending;
+    struct st_dying *next;
+};
+static struct st_dying *dying;
 static uint64_t lazy_count;
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -419,6 +430,11 @@ static void comms_finalize(void)
             free(comms.values[i]);
     st_handlemap_clear(&comms);
     st_handlemap_clear(&creations);
+    while (dying) {
+        struct st_dying *next = dying->next;
+        free(dying);
+        dying = next;
+    }
     while (idups) {
         struct st_idup *next = idups->next;
         free(idups);
@@ -668,7 +684,16 @@ static void comm_freed(struct st_call *call, int ret, MPI_Comm comm)
     uint32_t ref = comm_ref(comm);   /* collective over the freed communicator */
     handle_begin_after(call);
     struct st_commrec *rec = st_handlemap_remove(&comms, (uintptr_t)comm);
-    life_ends(call, rec);
+    struct st_dying *d = NULL;
+    if (rec && rec->events && rec->ref != OTF2_UNDEFINED_COMM && (d = malloc(sizeof *d)) != NULL
+        && (d->pending = st_req_hold_comm(rec->ref)) > 0) {
+        d->ref = rec->ref;
+        d->next = dying;
+        dying = d;
+    } else {
+        free(d);   /* nothing pending (or no memory: ended now, as Score-P does) */
+        life_ends(call, rec);
+    }
     free(rec);
     handle_end(call, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, ref);
 }
@@ -698,6 +723,13 @@ void st_comms_ending(struct st_call *call, struct st_time begun)
 {
     st_state_lock();
     handle_begin(call, begun);
+    while (dying) {   /* requests never done: their communicators end with MPI */
+        struct st_dying *next = dying->next;
+        if (call->loc)
+            st_write_comm_destroy(call->loc, call->leave, dying->ref);
+        free(dying);
+        dying = next;
+    }
     life_ends(call, lookup(MPI_COMM_WORLD));
     life_ends(call, lookup(MPI_COMM_SELF));
     handle_end(call, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, world_ref);
@@ -777,6 +809,24 @@ void st_comm_freed(struct st_call *call, int ret, MPI_Comm comm)
 {
     st_state_lock();
     comm_freed(call, ret, comm);
+    st_state_unlock();
+}
+
+void st_comm_request_released(struct st_call *call, uint32_t ref)
+{
+    st_state_lock();
+    for (struct st_dying **p = &dying; *p; p = &(*p)->next) {
+        struct st_dying *d = *p;
+        if (d->ref != ref)
+            continue;
+        if (--d->pending == 0) {
+            if (call->loc)
+                st_write_comm_destroy(call->loc, call->leave, ref);
+            *p = d->next;
+            free(d);
+        }
+        break;
+    }
     st_state_unlock();
 }
 

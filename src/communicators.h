@@ -27,6 +27,9 @@ uint32_t st_comm_ref(MPI_Comm comm);
  * a point-to-point call on it may name (its remote group's size on an
  * intercommunicator), found without any MPI call: 0, or -1. */
 int st_comm_known(MPI_Comm comm, uint32_t *ref, int *peers);
+/* A request that held communicator `ref` past its MPI_Comm_free ended in
+ * `call` (st_req_hold_comm): the last one writes its CommDestroy there. */
+void st_comm_request_released(struct st_call *call, uint32_t ref);
 /* A spawned job's MPI_Comm_get_parent, at MPI_Init: key is the one its
  * parents took (NULL when they did not say). */
 void st_comm_parent(MPI_Comm parent, const uint64_t *key);

@@ -128,6 +128,7 @@ static struct st_req *req_new(MPI_Request handle, enum st_req_kind kind, uint32_
     r->active = 1;
     r->cancelled = 0;
     r->claimed = 0;
+    r->holds_comm = 0;
     r->comm = comm;
     r->owner = st_loc_self;
     r->coll.sources = NULL;   /* release() frees it for every kind */
@@ -148,8 +149,12 @@ struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t co
     return r;
 }
 
-static void release(MPI_Request handle, struct st_req *r)
+/* `call` is the call in which the request ends (its completion, or
+ * MPI_Request_free): a communicator freed before ends with it. */
+static void release(struct st_call *call, MPI_Request handle, struct st_req *r)
 {
+    if (r->holds_comm)
+        st_comm_request_released(call, r->comm);
     unlink_req(handle, r);
     free(r->coll.sources);   /* a non-blocking alltoallv/w's, written at its completion */
     r->coll.sources = NULL;
@@ -180,6 +185,31 @@ void st_requests_finalize(void)
         free_list = next;
     }
     st_state_unlock();
+}
+
+static uint32_t hold(struct st_req *r, uint32_t ref)
+{
+    uint32_t n = 0;
+    for (; r; r = r->next_same)
+        if (r->comm == ref && (r->kind == ST_KIND_ISEND || r->kind == ST_KIND_IRECV || r->kind == ST_KIND_NBC)
+            && !r->holds_comm) {
+            r->holds_comm = 1;
+            n++;
+        }
+    return n;
+}
+
+uint32_t st_req_hold_comm(uint32_t ref)
+{
+    uint32_t n = 0;
+    st_state_lock();
+    for (size_t i = 0; i < live.cap; i++)
+        if (live.keys[i] > 1)
+            n += hold(live.values[i], ref);
+    for (int i = 0; i < nfresh; i++)
+        n += hold(fresh[i].r, ref);
+    st_state_unlock();
+    return n;
 }
 
 void st_req_persistent(int ret, enum st_req_dir dir, int count, MPI_Datatype type, int peer, int tag,
@@ -337,7 +367,7 @@ static void finish(struct st_call *call, MPI_Request handle, struct st_req *r, c
     if (r->persistent)
         r->active = 0;
     else
-        release(handle, r);
+        release(call, handle, r);
 }
 
 /* Request i of the saved array completed with `status` (lock held). */
@@ -441,7 +471,7 @@ void st_req_freed(struct st_call *call, int ret, MPI_Request request)
     if (r) {
         if (r->active && r->kind == ST_KIND_IRECV && !r->cancelled && call->loc)
             st_write_irecv_freed(call->loc, call->leave, r->comm, r->peer, r->tag, r->id);
-        release(request, r);
+        release(call, request, r);
     }
     st_state_unlock();
 }

@@ -25,10 +25,17 @@ struct st_req {
     struct st_req *next_same;  /* the next (younger) live request with the same handle */
     const struct st_loc *owner;   /* the location that posted or started it */
     uint8_t claimed;           /* taken by a Wait/Test call in progress (MPI_THREAD_MULTIPLE) */
+    uint8_t holds_comm;        /* its communicator was freed while it lived: its release may end it */
 };
 
 /* Register a new request; returns its record with a fresh id, or NULL. */
 struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t comm);
 void st_requests_finalize(void);
+
+/* Communicator `ref` is being freed: mark the live point-to-point and
+ * non-blocking collective requests on it (a persistent one until it is
+ * freed) and return how many there are. MPI frees the communicator only
+ * when they are done; each one's release calls st_comm_request_released. */
+uint32_t st_req_hold_comm(uint32_t ref);
 
 #endif

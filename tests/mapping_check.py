@@ -179,17 +179,27 @@ def comm_life(defs, events, nranks):
                         region in CREATORS or (region or "").startswith(("MPI_Wait", "MPI_Test"))
                         or (init and c in inter))
                 else:
-                    fine = region == "MPI_Finalize" if c in predefined else region in ENDERS
+                    # freed with requests pending, a communicator ends when
+                    # the last is done: in the Wait/Test that completed it,
+                    # the MPI_Request_free of a persistent one, or
+                    # MPI_Finalize if never (MPI 4.0 6.4.3, MPI_COMM_FREE)
+                    fine = region == "MPI_Finalize" if c in predefined else (
+                        region in ENDERS or region in ("MPI_Request_free", "MPI_Finalize")
+                        or (region or "").startswith(("MPI_Wait", "MPI_Test")))
                 rest = [type(e).__name__ for e in evs[i + 1:i + 8]]
                 rest = [k for k in rest if k not in LIFE][:2]
                 # a wait or test may complete other requests after the idup's
-                last = rest == ["MpiCollectiveEnd", "Leave"] or (region or "").startswith(("MPI_Wait", "MPI_Test"))
+                # (or after the last pending request of a freed communicator)
+                alone = region not in ENDERS and c not in predefined and kind == "CommDestroy"
+                alone = alone or (region or "").startswith(("MPI_Wait", "MPI_Test"))
+                last = rest == ["MpiCollectiveEnd", "Leave"] or alone
                 if not fine or not last:
                     place_bad.append("rank %d: %s of %s <%d> in %s, followed by %s" % (rank, kind, names[c], c,
                                                                                       region, rest))
                 # an MPI_Comm_idup's communicator, created in the Wait/Test
-                # that completed it, has no pair (a nonblocking collective)
-                elif not (region or "").startswith(("MPI_Wait", "MPI_Test")):
+                # that completed it, and a communicator that outlived its
+                # free have no pair: nothing collective happens there
+                elif not alone:
                     scopes = (predefined - selfs, parent, lambda s, r=rank: r in members.get(s, ()))
                     bad = handle_pair(evs, i, c, region, scopes)
                     if bad:
