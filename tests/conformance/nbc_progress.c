@@ -6,8 +6,11 @@
  * takes a later send time than the true one (ms too late: the function
  * takes 1 ms). Large messages (a rendezvous: the send waits for its
  * receiver, one rank late in turn) by MPI_Send, MPI_Ssend and
- * MPI_Sendrecv; and a window's creation, fences and free, whose
- * RmaCollectiveBegin is stamped at their entry too. 4 ranks. */
+ * MPI_Sendrecv (the first send of MPI_DOUBLE, the program's first use
+ * of that type: its record can be written early only because the
+ * tracer learnt the C types' sizes at MPI_Init); and a window's creation,
+ * fences and free, whose RmaCollectiveBegin is stamped at their entry
+ * too. 4 ranks. */
 #include "conformance.h"
 
 #define BIG (256 * 1024)   /* ints: 1 MiB, well past Open MPI's eager limit */
@@ -69,10 +72,15 @@ int main(int argc, char **argv)
         for (int k = 0; k < 2; k++) {
             if (first == (k == 0)) {
                 cf_expect(me, partner);
-                if (round < 2)
+                if (round == 0)   /* the program's first MPI_DOUBLE: its size is known from MPI_Init on */
+                    MPI_Send(big_out, BIG / 2, MPI_DOUBLE, partner, k, MPI_COMM_WORLD);
+                else if (round < 2)
                     MPI_Send(big_out, BIG, MPI_INT, partner, k, MPI_COMM_WORLD);
                 else
                     MPI_Ssend(big_out, BIG, MPI_INT, partner, k, MPI_COMM_WORLD);
+            } else if (round == 0) {
+                MPI_Recv(big_in, BIG / 2, MPI_DOUBLE, partner, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                cf_fold_ints(big_in, 16);
             } else {
                 MPI_Recv(big_in, BIG, MPI_INT, partner, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 cf_fold_ints(big_in, 16);
