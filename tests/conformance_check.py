@@ -4,7 +4,9 @@ check of a merged archive and its report, for tests/test-conformance.sh and
 tests/test-clients.sh. It reads MERGED_DIR/traces.otf2 with OTF2's Python
 reader and MERGED_DIR/report.json, and shares no code with synctrace.
 
-It prints one line per check, "ok - NAME: detail" or "not ok - NAME: detail",
+Exit status: 0 when every check passed, 1 when one did not, 2 when the
+archive or report could not be read. It prints one line per check, "ok -
+NAME: detail" or "not ok - NAME: detail",
 NAME one of:
   monotonic     per location, merged times and true times never decrease
   tachyons      every message, paired by this script first-in-first-out per
@@ -89,8 +91,13 @@ def repair_intercomm_definition():
         otf2.definitions.InterComm._fields = (fields[0],) + tuple(fields[4:])
 
 
+failed = []
+
+
 def say(ok, name, detail):
     print("%s - %s: %s" % ("ok" if ok else "not ok", name, detail))
+    if not ok:
+        failed.append(name)
 
 
 class Comms:
@@ -266,7 +273,10 @@ def check_dataflow(comms, events):
     received) and check the flows that its kind and byte counts imply."""
     started = {}       # (loc, request) -> start time   (non-blocking)
     begin_at = {}      # loc -> time of the last MpiCollectiveBegin
-    per_loc = collections.defaultdict(list)   # (comm ref, comm type, loc) -> [(start, end, ...)]
+    # A rank's collectives on a communicator, over all its threads (MPI
+    # orders them per process, whichever thread calls): by time, they are
+    # its 1st, 2nd, ... instance.
+    per_rank = collections.defaultdict(list)   # (comm ref, comm type, rank) -> [(start, end, ...)]
     comm_of = {}
     stack = collections.defaultdict(list)      # loc -> region names entered
     neighbourly = {}   # (loc, request) -> issued by a neighbourhood collective
@@ -291,10 +301,10 @@ def check_dataflow(comms, events):
             c = ev.communicator
             key = (c._ref, type(c).__name__)
             comm_of[key] = c
-            per_loc[key + (loc,)].append((start, i, ev.time, me, ev.root, ev.size_sent, ev.size_received,
+            per_rank[key + (me,)].append((start, i, ev.time, me, ev.root, ev.size_sent, ev.size_received,
                                           str(ev.collective_op).split(".")[-1], neighbours))
     instances = collections.defaultdict(list)   # (comm key, sequence) -> members
-    for (cref, ctype, loc), lst in per_loc.items():
+    for (cref, ctype, _), lst in per_rank.items():
         for seq, m in enumerate(sorted(lst)):   # MPI orders a communicator's collectives alike on every member
             instances[(cref, ctype, seq)].append(m)
     checked = violations = 0
@@ -610,7 +620,8 @@ def check_life(path):
 
 def main(argv):
     if len(argv) not in (2, 4):
-        sys.exit("usage: conformance_check.py MERGED_DIR [PEERS_PREFIX NP]")
+        print("usage: conformance_check.py MERGED_DIR [PEERS_PREFIX NP]", file=sys.stderr)
+        return 2
     out = argv[1]
     repair_intercomm_definition()
     try:
@@ -620,7 +631,8 @@ def main(argv):
         with otf2.reader.open(os.path.join(out, "traces.otf2")) as trace:
             resolution = trace.timer_resolution
     except Exception as e:   # one line naming the problem, for the TAP output
-        sys.exit("conformance_check: %s: %s" % (out, e))
+        print("conformance_check: %s: %s" % (out, e), file=sys.stderr)
+        return 2
     peers, records = expected(argv[2], int(argv[3])) if len(argv) == 4 else (None, None)
     check_monotonic(events)
     check_messages(comms, events, peers, report)
@@ -631,7 +643,8 @@ def main(argv):
     check_life(os.path.join(out, "traces.otf2"))
     if records is not None:
         check_records(os.path.join(out, "traces.otf2"), records)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    sys.exit(main(sys.argv))

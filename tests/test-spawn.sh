@@ -32,9 +32,9 @@ independent() {
     [ -s "$2.print.err" ] && head -3 "$2.print.err" | sed 's/^/# /'
     if [ -n "$pyotf2" ]; then
         "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$2" >"$2.check" 2>&1
-        local rc=$?
+        local rc=$?   # 1: a check failed (its own line says so); 2: it could not read the archive
         tap_from_checker "$1: " "$2.check"
-        ok $rc "$1: the independent checker ran to the end"
+        ok $([ $rc -le 1 ]; echo $?) "$1: the independent checker ran to the end"
     else
         skip "python3-otf2 not installed"
     fi

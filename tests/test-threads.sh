@@ -99,6 +99,33 @@ else
     skip "python3-otf2 not installed"
 fi
 
+# Collectives on one communicator handed from thread to thread
+# (tests/mpi_thread_colls.c): a rank's instances are numbered over all its
+# threads. The independent checker's collective data flow, tachyons,
+# matching, order and life checks (conformance_check.py) must pass; numbered
+# per thread, its own data-flow check once failed on this very trace.
+mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_thread_colls" \
+    "$top_srcdir/tests/mpi_thread_colls.c" 2>>"$tmp/build.err"
+ok $? "build tests/mpi_thread_colls.c"
+run_plain 3 "$tmp/mpi_thread_colls" >"$tmp/colls.plain" 2>/dev/null
+SYNCTRACE_SKEW=seed=9,offset_us=1000,drift_ppm=50 run_traced "$tmp/colls" 3 "$tmp/mpi_thread_colls" \
+    >"$tmp/colls.traced" 2>/dev/null
+cmp -s "$tmp/colls.plain" "$tmp/colls.traced" && [ "$(wc -l <"$tmp/colls.plain")" = 3 ]
+ok $? "mpi_thread_colls: traced, the same sums as untraced"
+"$SYNCTRACE_BIN" merge "$tmp/colls" -o "$tmp/colls.out" >/dev/null 2>"$tmp/colls.merge.err"
+ok $? "mpi_thread_colls: merged$(head -1 "$tmp/colls.merge.err")"
+if [ -n "$pyotf2" ]; then
+    "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$tmp/colls.out" >"$tmp/colls.check" 2>&1
+    for c in monotonic tachyons matched dataflow life; do
+        line=$(grep -E "^(not )?ok - $c: " "$tmp/colls.check")
+        [ -n "$line" ] || line="not ok - $c: $(tail -1 "$tmp/colls.check")"
+        case $line in ok*) st=0 ;; *) st=1 ;; esac
+        ok $st "mpi_thread_colls: ${line#*ok - }"
+    done
+else
+    for c in monotonic tachyons matched dataflow life; do skip "python3-otf2 not installed"; done
+fi
+
 if [ -n "${SYNCTRACE_TSAN_LIB:-}" ]; then
     tsan=$(gcc -print-file-name=libtsan.so)
     mpicc -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=thread -pthread -o "$tmp/mpi_threads_tsan" \

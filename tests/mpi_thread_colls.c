@@ -1,0 +1,106 @@
+/* mpi_thread_colls.c — collectives on one communicator called from
+ * different threads of a rank, one after the other (MPI_THREAD_MULTIPLE;
+ * MPI asks only that a communicator's collectives be ordered alike on
+ * every rank, not that one thread call them). The odd rounds of every
+ * rank run on a second thread, the even ones on the main thread, each
+ * waiting while the other calls, and rank k % size is late in round k. A rank's instances must be numbered
+ * over all its threads, in time order: numbered per thread, the k-th
+ * barrier of one thread would pair with another's and constrain the
+ * clocks with calls that never met. Prints one line per rank: its sums. */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define ROUNDS 12
+
+static int rank, size;
+static long total;
+
+static void nap_ms(int ms)
+{
+    struct timespec ts = { 0, ms * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+static void one_round(int k)
+{
+    if (rank == k % size)
+        nap_ms(2);
+    switch (k % 3) {
+    case 0:
+        MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    case 1: {
+        long v = rank + k, s = 0;
+        MPI_Allreduce(&v, &s, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        total += s;
+        break;
+    }
+    default: {
+        long v = rank == k % size ? 1000 + k : -1;
+        MPI_Bcast(&v, 1, MPI_LONG, k % size, MPI_COMM_WORLD);
+        total += v;
+        break;
+    }
+    }
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn = PTHREAD_COND_INITIALIZER;
+static int next_round;   /* the round to run next; odd: the worker's */
+
+/* The worker runs the odd rounds as they come, then hands back. */
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (int k = 1; k < ROUNDS; k += 2) {
+        pthread_mutex_lock(&lock);
+        while (next_round != k)
+            pthread_cond_wait(&turn, &lock);
+        pthread_mutex_unlock(&lock);
+        one_round(k);
+        pthread_mutex_lock(&lock);
+        next_round = k + 1;
+        pthread_cond_broadcast(&turn);
+        pthread_mutex_unlock(&lock);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "MPI_THREAD_MULTIPLE not provided\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    pthread_t t;
+    if (pthread_create(&t, NULL, worker, NULL) != 0) {
+        fprintf(stderr, "pthread_create failed\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (int k = 0; k < ROUNDS; k += 2) {
+        pthread_mutex_lock(&lock);
+        while (next_round != k)
+            pthread_cond_wait(&turn, &lock);
+        pthread_mutex_unlock(&lock);
+        one_round(k);
+        pthread_mutex_lock(&lock);
+        next_round = k + 1;
+        pthread_cond_broadcast(&turn);
+        pthread_mutex_unlock(&lock);
+    }
+    pthread_join(t, NULL);
+    long all[64] = { 0 };
+    MPI_Gather(&total, 1, MPI_LONG, all, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        for (int r = 0; r < size && r < 64; r++)
+            printf("rank %d total %ld\n", r, all[r]);
+    MPI_Finalize();
+    return 0;
+}
