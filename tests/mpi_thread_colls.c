@@ -51,21 +51,26 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t turn = PTHREAD_COND_INITIALIZER;
 static int next_round;   /* the round to run next; odd: the worker's */
 
-/* The worker runs the odd rounds as they come, then hands back. */
+/* Wait for round k's turn, run it, hand the next round over. */
+static void take_turn(int k)
+{
+    pthread_mutex_lock(&lock);
+    while (next_round != k)
+        pthread_cond_wait(&turn, &lock);
+    pthread_mutex_unlock(&lock);
+    one_round(k);
+    pthread_mutex_lock(&lock);
+    next_round = k + 1;
+    pthread_cond_broadcast(&turn);
+    pthread_mutex_unlock(&lock);
+}
+
+/* The worker runs the odd rounds. */
 static void *worker(void *arg)
 {
     (void)arg;
-    for (int k = 1; k < ROUNDS; k += 2) {
-        pthread_mutex_lock(&lock);
-        while (next_round != k)
-            pthread_cond_wait(&turn, &lock);
-        pthread_mutex_unlock(&lock);
-        one_round(k);
-        pthread_mutex_lock(&lock);
-        next_round = k + 1;
-        pthread_cond_broadcast(&turn);
-        pthread_mutex_unlock(&lock);
-    }
+    for (int k = 1; k < ROUNDS; k += 2)
+        take_turn(k);
     return NULL;
 }
 
@@ -84,17 +89,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "pthread_create failed\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    for (int k = 0; k < ROUNDS; k += 2) {
-        pthread_mutex_lock(&lock);
-        while (next_round != k)
-            pthread_cond_wait(&turn, &lock);
-        pthread_mutex_unlock(&lock);
-        one_round(k);
-        pthread_mutex_lock(&lock);
-        next_round = k + 1;
-        pthread_cond_broadcast(&turn);
-        pthread_mutex_unlock(&lock);
-    }
+    for (int k = 0; k < ROUNDS; k += 2)
+        take_turn(k);
     pthread_join(t, NULL);
     long all[64] = { 0 };
     MPI_Gather(&total, 1, MPI_LONG, all, 1, MPI_LONG, 0, MPI_COMM_WORLD);
