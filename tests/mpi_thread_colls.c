@@ -6,11 +6,17 @@
  * waiting while the other calls, and rank k % size is late in round k. A rank's instances must be numbered
  * over all its threads, in time order: numbered per thread, the k-th
  * barrier of one thread would pair with another's and constrain the
- * clocks with calls that never met. Prints one line per rank: its sums. */
+ * clocks with calls that never met. Prints one line per rank: its sums.
+ *
+ * With the argument "overlap", it then breaks that rule on purpose: both
+ * threads of every rank call MPI_Barrier on MPI_COMM_WORLD at once, 4
+ * times each (erroneous: their order on a rank is a race; all barriers
+ * are alike, so Open MPI completes them). The merge must say so. */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define ROUNDS 12
@@ -74,6 +80,18 @@ static void *worker(void *arg)
     return NULL;
 }
 
+static pthread_barrier_t together;
+
+static void *overlapping(void *arg)
+{
+    (void)arg;
+    for (int k = 0; k < 4; k++) {
+        pthread_barrier_wait(&together);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -92,6 +110,16 @@ int main(int argc, char **argv)
     for (int k = 0; k < ROUNDS; k += 2)
         take_turn(k);
     pthread_join(t, NULL);
+    if (argc > 1 && !strcmp(argv[1], "overlap")) {
+        pthread_barrier_init(&together, NULL, 2);
+        if (pthread_create(&t, NULL, overlapping, NULL) != 0) {
+            fprintf(stderr, "pthread_create failed\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        overlapping(NULL);
+        pthread_join(t, NULL);
+        pthread_barrier_destroy(&together);
+    }
     long all[64] = { 0 };
     MPI_Gather(&total, 1, MPI_LONG, all, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0)

@@ -125,6 +125,16 @@ if [ -n "$pyotf2" ]; then
 else
     for c in monotonic tachyons matched dataflow life; do skip "python3-otf2 not installed"; done
 fi
+n=$(json "$tmp/colls.out/report.json" "d['thread_overlapping_collectives']" 2>&1)
+ok $([ "$n" = 0 ]; echo $?) "mpi_thread_colls: no collective said to overlap another thread's (got $n)"
+# ...and with both threads in MPI_Barrier at once (erroneous), the merge says so.
+run_traced "$tmp/overlap" 3 "$tmp/mpi_thread_colls" overlap >"$tmp/overlap.traced" 2>/dev/null
+cmp -s "$tmp/colls.plain" "$tmp/overlap.traced"
+ok $? "mpi_thread_colls overlap: traced, the same sums"
+"$SYNCTRACE_BIN" merge "$tmp/overlap" -o "$tmp/overlap.out" >"$tmp/overlap.merge" 2>&1
+n=$(json "$tmp/overlap.out/report.json" "d['thread_overlapping_collectives']" 2>&1)
+[ "$n" -ge 1 ] 2>/dev/null && [ "$n" -le 12 ] && grep -q "^  erroneous  *$n blocking collectives" "$tmp/overlap.merge"
+ok $? "mpi_thread_colls overlap: the merge says $n of the 12 barriers entered second overlapped another thread's"
 
 if [ -n "${SYNCTRACE_TSAN_LIB:-}" ]; then
     tsan=$(gcc -print-file-name=libtsan.so)

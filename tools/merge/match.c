@@ -479,7 +479,7 @@ int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
         case RT_COLL_END:
         case RT_NBC_COMPLETE: {
             struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, 0, 0, { r, 0, 0 }, { r, i, e->time }, e->ref,
-                              (uint8_t)((e->bytes ? 0 : MG_QUIET_SEND) | (e->received ? 0 : MG_QUIET_RECV)) };
+                              (uint8_t)((e->bytes ? 0 : MG_QUIET_SEND) | (e->received ? 0 : MG_QUIET_RECV)), 0 };
             /* The root: MPI_ROOT on an intercommunicator is the caller
              * itself; MPI_PROC_NULL (the rest of the root's group) names
              * none; else a rank of the (remote) group. */
@@ -496,6 +496,7 @@ int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
                 c.enter.time = open_time;
                 c.order = open_time;
                 c.neighbor = open_neighbor;
+                c.blocking = 1;
                 open_begin = UINT64_MAX;
             }
             /* the caller's rank in the communicator (an intercommunicator's: in its local group) */
@@ -690,10 +691,20 @@ static int gather_instances(struct mg_matcher *m)
     {
         uint32_t prev_comm = 0, prev_rank = 0;
         uint64_t nth = 0, seen = 0;
+        struct mg_event_ref last_blocking_exit = { UINT32_MAX, 0, 0 };   /* of this rank on this communicator */
         for (const struct call *y; (y = st_extsort_next(m->calls)); seen++) {
             struct call c = *y;   /* y lasts until the next call of the sort */
             int same_rank = seen && prev_comm == c.comm && prev_rank == c.rank;
             nth = same_rank ? nth + 1 : 0;
+            if (!same_rank)
+                last_blocking_exit.rank = UINT32_MAX;
+            if (c.blocking) {
+                /* entered by another thread (location) before the last one ended: one rank's threads share a clock */
+                if (last_blocking_exit.rank != UINT32_MAX && last_blocking_exit.rank != c.enter.rank
+                    && c.enter.time < last_blocking_exit.time)
+                    out->thread_overlapping_collectives++;
+                last_blocking_exit = c.exit;
+            }
             if (!same_rank)
                 callers[c.comm < out->ncomms ? c.comm : out->ncomms]++;
             c.nth = nth;

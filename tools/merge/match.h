@@ -103,6 +103,10 @@ struct mg_result {
     struct mg_unmatched *unmatched_sends, *unmatched_recvs;
     size_t nunmatched_sends, nunmatched_recvs;
     size_t incomplete_collectives;   /* instances that not every member reached */
+    /* Blocking collectives a thread entered while another thread of its
+     * rank was still in one on the same communicator: erroneous (MPI
+     * leaves their order undefined), so they may be paired as MPI did not. */
+    size_t thread_overlapping_collectives;
     /* Processes outside the trace (outside.h: world ranks from nworld on):
      * messages to and from them are counted here, never unmatched; a
      * collective with such members is counted here, not incomplete, and

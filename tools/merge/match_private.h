@@ -35,6 +35,7 @@ struct call {
     struct mg_event_ref enter, exit;
     uint32_t comm_ref;        /* the communicator its exit names, in its location's archive */
     uint8_t quiet;            /* MG_QUIET_*, from the bytes its exit says it moved */
+    uint8_t blocking;         /* a blocking call (Begin ... End), not a non-blocking one's request */
 };
 
 /* A request's events, one record each (match_requests.c). The

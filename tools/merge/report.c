@@ -260,6 +260,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     r->unmatched_sends = match->nunmatched_sends;
     r->unmatched_recvs = match->nunmatched_recvs;
     r->incomplete_collectives = match->incomplete_collectives;
+    r->thread_overlapping_collectives = match->thread_overlapping_collectives;
     r->cancelled = match->cancelled;
     r->freed_receives = match->freed_receives;
     r->outside_sends = match->outside_sends;
@@ -546,6 +547,7 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
             r->messages, r->collectives, r->unmatched_sends, r->unmatched_recvs);
     fprintf(f, "  \"unmatched_examples\": \"%s\",\n", r->unmatched_examples);
     fprintf(f, "  \"incomplete_collectives\": %zu,\n  \"cancelled\": %zu,\n", r->incomplete_collectives, r->cancelled);
+    fprintf(f, "  \"thread_overlapping_collectives\": %zu,\n", r->thread_overlapping_collectives);
     fprintf(f, "  \"freed_receives\": %zu,\n", r->freed_receives);
     fprintf(f, "  \"outside\": { \"processes\": %u, \"sends\": %zu, \"receives\": %zu, \"collectives\": %zu },\n",
             r->outside_processes, r->outside_sends, r->outside_recvs, r->outside_collectives);
@@ -732,6 +734,10 @@ void report_print_summary(const struct report *r, FILE *to)
     if (r->unmatched_sends || r->unmatched_recvs || r->incomplete_collectives)
         fprintf(to, "  unmatched     %zu sends, %zu receives, %zu incomplete collectives\n", r->unmatched_sends,
                 r->unmatched_recvs, r->incomplete_collectives);
+    if (r->thread_overlapping_collectives)
+        fprintf(to, "  erroneous     %zu blocking collectives entered while another thread of the rank was in one "
+                "on the same communicator (MPI leaves their order undefined: they may be paired as MPI did not)\n",
+                r->thread_overlapping_collectives);
     if (r->spawned_jobs || r->spawned_jobs_skipped)
         fprintf(to, "  spawned jobs  %d merged as further ranks%s\n", r->spawned_jobs,
                 r->spawned_jobs_skipped ? "; some spawn-N directories name no parent in this trace: not merged" : "");

@@ -49,6 +49,7 @@ struct report {
     uint32_t nlosses;
     uint64_t events;
     size_t messages, collectives, unmatched_sends, unmatched_recvs, incomplete_collectives, cancelled;
+    size_t thread_overlapping_collectives;   /* match.h: erroneous, said in report.json and the summary */
     /* processes outside the trace (spawned jobs, parents, connected jobs): how
      * many, and the messages and collectives with them (not unmatched) */
     uint32_t outside_processes;
