@@ -487,10 +487,16 @@ static void life_begins(struct st_call *call, MPI_Comm comm)
     st_write_comm_create(call->loc, call->leave, rec->ref);
 }
 
+static void write_destroy(const struct st_call *call, uint32_t ref)
+{
+    if (call->loc)
+        st_write_comm_destroy(call->loc, call->leave, ref);
+}
+
 static void life_ends(struct st_call *call, const struct st_commrec *rec)
 {
-    if (rec && rec->events && rec->ref != OTF2_UNDEFINED_COMM && call->loc)
-        st_write_comm_destroy(call->loc, call->leave, rec->ref);
+    if (rec && rec->events && rec->ref != OTF2_UNDEFINED_COMM)
+        write_destroy(call, rec->ref);
 }
 
 /* The collective pair Score-P writes around a communicator's life event:
@@ -725,8 +731,7 @@ void st_comms_ending(struct st_call *call, struct st_time begun)
     handle_begin(call, begun);
     while (dying) {   /* requests never done: their communicators end with MPI */
         struct st_dying *next = dying->next;
-        if (call->loc)
-            st_write_comm_destroy(call->loc, call->leave, dying->ref);
+        write_destroy(call, dying->ref);
         free(dying);
         dying = next;
     }
@@ -820,8 +825,7 @@ void st_comm_request_released(struct st_call *call, uint32_t ref)
         if (d->ref != ref)
             continue;
         if (--d->pending == 0) {
-            if (call->loc)
-                st_write_comm_destroy(call->loc, call->leave, ref);
+            write_destroy(call, ref);
             *p = d->next;
             free(d);
         }

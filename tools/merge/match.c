@@ -691,7 +691,8 @@ static int gather_instances(struct mg_matcher *m)
     {
         uint32_t prev_comm = 0, prev_rank = 0;
         uint64_t nth = 0, seen = 0;
-        struct mg_event_ref last_blocking_exit = { UINT32_MAX, 0, 0 };   /* of this rank on this communicator */
+        /* the latest exit of this rank's blocking calls on this communicator so far */
+        struct mg_event_ref last_blocking_exit = { UINT32_MAX, 0, 0 };
         for (const struct call *y; (y = st_extsort_next(m->calls)); seen++) {
             struct call c = *y;   /* y lasts until the next call of the sort */
             int same_rank = seen && prev_comm == c.comm && prev_rank == c.rank;
@@ -699,11 +700,13 @@ static int gather_instances(struct mg_matcher *m)
             if (!same_rank)
                 last_blocking_exit.rank = UINT32_MAX;
             if (c.blocking) {
-                /* entered by another thread (location) before the last one ended: one rank's threads share a clock */
-                if (last_blocking_exit.rank != UINT32_MAX && last_blocking_exit.rank != c.enter.rank
-                    && c.enter.time < last_blocking_exit.time)
+                /* entered before another thread (location) left one (a rank's threads share a clock; one
+                 * thread's own calls never overlap, so the latest exit is the only one to compare with) */
+                int none = last_blocking_exit.rank == UINT32_MAX;
+                if (!none && last_blocking_exit.rank != c.enter.rank && c.enter.time < last_blocking_exit.time)
                     out->thread_overlapping_collectives++;
-                last_blocking_exit = c.exit;
+                if (none || c.exit.time > last_blocking_exit.time)
+                    last_blocking_exit = c.exit;
             }
             if (!same_rank)
                 callers[c.comm < out->ncomms ? c.comm : out->ncomms]++;
