@@ -18,7 +18,7 @@ programs="self_comm split_single intercomm_p2p intercomm_rooted intercomm_all ze
           topology named persistent_nbc request_free group_idup flushes user_op nbc_progress comm_free_pending"
 checks="monotonic tachyons matched peers dataflow error bounds report records rma life"
 nchecks=$(echo $checks | wc -w)
-plan $(( $(echo $programs | wc -w) * (2 + nchecks) + 5 ))
+plan $(( $(echo $programs | wc -w) * (2 + nchecks) + 6 ))
 tmp=$(scratch)
 mkdir -p "$tmp/conformance"
 skew=seed=29,offset_us=1000,drift_ppm=50
@@ -111,12 +111,22 @@ PY
     for r in 0 1 2 3; do cp "$tmp/split_single.peers.$r" "$d.peers.$r"; done
     echo "0 3" >>"$d.peers.0"                                          # a message never sent
     "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$d" "$d.peers" 4 >"$d.check" 2>&1
+    rc=$?
     for c in error bounds report peers; do
         grep -q "^not ok - $c: " "$d.check"
         ok $? "the checker catches a doctored $c ($(grep -E "^(not )?ok - $c: " "$d.check" | cut -c1-120))"
     done
+    # its exit status: 0 on the clean result, 1 when a check fails, 2 with
+    # one line when there is nothing to read
+    "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$tmp/split_single.out" "$tmp/split_single.peers" 4 \
+        >/dev/null 2>&1
+    clean=$?
+    "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$tmp/no-such-dir" >"$d.none" 2>&1
+    none=$?
+    [ $clean = 0 ] && [ $rc = 1 ] && [ $none = 2 ] && [ "$(wc -l <"$d.none")" = 1 ]
+    ok $? "the checker's exit status: clean $clean, doctored $rc, nothing to read $none ($(head -1 "$d.none"))"
 else
-    for c in error bounds report peers; do skip "no clean split_single result or no Python otf2 module"; done
+    for c in error bounds report peers status; do skip "no clean split_single result or no Python otf2 module"; done
 fi
 # ...and its rma check reads targets and bytes: rma_passive's trace against
 # announcements with one put's target moved to another rank must fail.
