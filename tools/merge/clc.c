@@ -10,6 +10,7 @@
  * about linear in events and collective members; scan instances wake their
  * waiters each time their prefix grows (quadratic in their size). */
 #include "clc.h"
+#include "clc_coll.h"
 #include "eventspill.h"
 #include "flow.h"
 #include "collstream.h"
@@ -24,56 +25,8 @@
 
 enum role { R_NONE, R_RECV, R_ENTRY, R_EXIT };
 
-/* The largest value, and the largest from a domain other than its own:
- * enough to answer "max over members of v + (other domain ? lat : 0)". */
-struct top2 {
-    double v1, v2;
-    uint32_t d1;
-};
-
-static const struct top2 TOP2_EMPTY = { -INFINITY, -INFINITY, UINT32_MAX };
-
-static void top2_add(struct top2 *a, double v, uint32_t d)
-{
-    if (d == a->d1) {
-        if (v > a->v1)
-            a->v1 = v;
-    } else if (v > a->v1) {
-        a->v2 = a->v1;   /* the old maximum is from another domain than d */
-        a->v1 = v;
-        a->d1 = d;
-    } else if (v > a->v2) {
-        a->v2 = v;
-    }
-}
-
-/* max over added (v, dv) of v + (dv != d ? lat : 0) */
-static double top2_query(const struct top2 *a, uint32_t d, double lat)
-{
-    if (a->v1 == -INFINITY)
-        return -INFINITY;
-    if (d != a->d1)
-        return a->v1 + lat;
-    return fmax(a->v1, a->v2 + lat);
-}
-
 struct coll {
-    enum mg_shape sh;         /* MG_SCAN / MG_EXSCAN (a prefix), MG_ALL_TO_ALL (the flow's groups), MG_SKIP */
-    uint32_t n, done;
-    /* the data flow (flow.h): every entry of a group's sources before every exit of its sinks */
-    struct mg_flow flow;
-    struct top2 *gagg;        /* per group: over its sources' entries processed */
-    uint32_t *gpending;       /* per group: sources not processed yet */
-    uint32_t *src_first, *src_of;   /* member k is a source of groups src_of[src_first[k] .. src_first[k + 1]) */
-    uint32_t *dst_first, *dst_of;   /* ... and a sink of dst_of[dst_first[k] .. dst_first[k + 1]) */
-    /* scan and exscan: members in communicator rank order */
-    uint32_t *order;          /* position -> member */
-    uint32_t *pos;            /* member -> position */
-    double *val;              /* entry time by position */
-    uint32_t *dpos;           /* entry's domain by position */
-    unsigned char *have;      /* entry processed, by position */
-    struct top2 *pre;         /* aggregate of positions [0, k] */
-    uint32_t p;               /* positions [0, p) all processed */
+    struct clc_coll c;
     int64_t waiters;          /* head: ranks blocked on an exit of this instance */
 };
 
@@ -180,58 +133,6 @@ static void wake_rank(struct ctx *x, uint32_t a)
     }
 }
 
-/* Member -> groups, both ways (counting sort), and the groups' aggregates. */
-static int index_groups(struct coll *c)
-{
-    const struct mg_flow *f = &c->flow;
-    uint32_t n = c->n, ng = f->ngroups;
-    size_t ns = 0, nd = 0;
-    for (uint32_t g = 0; g < ng; g++) {
-        ns += f->groups[g].nsrc;
-        nd += f->groups[g].ndst;
-    }
-    c->src_first = calloc(n + 1, sizeof *c->src_first);
-    c->dst_first = calloc(n + 1, sizeof *c->dst_first);
-    c->src_of = malloc(sizeof *c->src_of * (ns ? ns : 1));
-    c->dst_of = malloc(sizeof *c->dst_of * (nd ? nd : 1));
-    c->gagg = malloc(sizeof *c->gagg * (ng ? ng : 1));
-    c->gpending = malloc(sizeof *c->gpending * (ng ? ng : 1));
-    uint32_t *sp = malloc(sizeof *sp * (n + 1)), *dp = malloc(sizeof *dp * (n + 1));
-    int ok = c->src_first && c->dst_first && c->src_of && c->dst_of && c->gagg && c->gpending && sp && dp;
-    if (ok) {
-        for (uint32_t g = 0; g < ng; g++) {
-            c->gagg[g] = TOP2_EMPTY;
-            c->gpending[g] = f->groups[g].nsrc;
-            for (uint32_t a = 0; a < f->groups[g].nsrc; a++)
-                c->src_first[f->groups[g].src[a] + 1]++;
-            for (uint32_t a = 0; a < f->groups[g].ndst; a++)
-                c->dst_first[f->groups[g].dst[a] + 1]++;
-        }
-        for (uint32_t k = 0; k < n; k++) {
-            c->src_first[k + 1] += c->src_first[k];
-            c->dst_first[k + 1] += c->dst_first[k];
-        }
-        memcpy(sp, c->src_first, sizeof *sp * (n + 1));
-        memcpy(dp, c->dst_first, sizeof *dp * (n + 1));
-        for (uint32_t g = 0; g < ng; g++) {
-            for (uint32_t a = 0; a < f->groups[g].nsrc; a++)
-                c->src_of[sp[f->groups[g].src[a]]++] = g;
-            for (uint32_t a = 0; a < f->groups[g].ndst; a++)
-                c->dst_of[dp[f->groups[g].dst[a]]++] = g;
-        }
-    }
-    free(sp);
-    free(dp);
-    return ok ? 0 : -1;
-}
-
-/* Position in the prefix whose aggregate an exit of member m needs, or -1. */
-static int64_t scan_need(const struct coll *c, uint32_t m)
-{
-    int64_t k = c->pos[m];
-    return c->sh == MG_SCAN ? k : k - 1;
-}
-
 /* Whether event g (the next one of its rank) has all its predecessors done. */
 static int ready(const struct ctx *x, size_t g)
 {
@@ -240,20 +141,8 @@ static int ready(const struct ctx *x, size_t g)
         const struct mg_message *msg = &x->match->messages[x->ref[g]];
         return x->cur[msg->send.rank] > msg->send.index;
     }
-    case R_EXIT: {
-        const struct coll *c = &x->co[x->ref[g]];
-        uint32_t m = x->mem[g];
-        switch (c->sh) {
-        case MG_ALL_TO_ALL:
-            for (uint32_t q = c->dst_first[m]; q < c->dst_first[m + 1]; q++)
-                if (c->gpending[c->dst_of[q]])
-                    return 0;
-            return 1;
-        case MG_SCAN:
-        case MG_EXSCAN: return scan_need(c, m) < (int64_t)c->p;
-        default: return 1;
-        }
-    }
+    case R_EXIT:
+        return clc_coll_exit_ready(&x->co[x->ref[g]].c, x->mem[g]);
     default:
         return 1;
     }
@@ -270,26 +159,8 @@ static double bound(const struct ctx *x, size_t g, uint32_t r)
             return -INFINITY;
         return x->c[gid(x, msg->send)] + msg_lat(x, msg->send.rank, r);
     }
-    case R_EXIT: {
-        const struct coll *c = &x->co[x->ref[g]];
-        uint32_t m = x->mem[g], d = dom_of(x, r);
-        switch (c->sh) {
-        case MG_ALL_TO_ALL: {
-            double v = -INFINITY;
-            for (uint32_t q = c->dst_first[m]; q < c->dst_first[m + 1]; q++)
-                v = fmax(v, top2_query(&c->gagg[c->dst_of[q]], d, x->lat_coll));
-            return v;
-        }
-        case MG_SCAN:
-        case MG_EXSCAN: {
-            int64_t k = scan_need(c, m);
-            if (k >= (int64_t)c->p)
-                k = (int64_t)c->p - 1;
-            return k >= 0 ? top2_query(&c->pre[k], d, x->lat_coll) : -INFINITY;
-        }
-        default: return -INFINITY;
-        }
-    }
+    case R_EXIT:
+        return clc_coll_exit_bound(&x->co[x->ref[g]].c, x->mem[g], dom_of(x, r), x->lat_coll);
     default:
         return -INFINITY;
     }
@@ -298,30 +169,7 @@ static double bound(const struct ctx *x, size_t g, uint32_t r)
 static void entry_done(struct ctx *x, size_t g, uint32_t r)
 {
     struct coll *c = &x->co[x->ref[g]];
-    uint32_t m = x->mem[g], d = dom_of(x, r);
-    double v = x->c[g];
-    c->done++;
-    int wake = 0;
-    if (c->sh == MG_ALL_TO_ALL)
-        for (uint32_t q = c->src_first[m]; q < c->src_first[m + 1]; q++) {
-            uint32_t k = c->src_of[q];
-            top2_add(&c->gagg[k], v, d);
-            wake |= --c->gpending[k] == 0;
-        }
-    if (c->sh == MG_SCAN || c->sh == MG_EXSCAN) {
-        uint32_t k = c->pos[m];
-        c->val[k] = v;
-        c->dpos[k] = d;
-        c->have[k] = 1;
-        uint32_t p0 = c->p;
-        while (c->p < c->n && c->have[c->p]) {
-            c->pre[c->p] = c->p ? c->pre[c->p - 1] : TOP2_EMPTY;
-            top2_add(&c->pre[c->p], c->val[c->p], c->dpos[c->p]);
-            c->p++;
-        }
-        wake |= c->p != p0;
-    }
-    if (wake)
+    if (clc_coll_entry(&c->c, x->mem[g], x->c[g], dom_of(x, r)))
         wake_coll(x, c);
 }
 
@@ -329,13 +177,7 @@ static void process(struct ctx *x, uint32_t r, double mu, struct clc_stats *st)
 {
     uint64_t i = x->cur[r];
     size_t g = x->base[r] + i;
-    double b = x->t[g];
-    if (i > 0) {
-        double dt = x->t[g] - x->t[g - 1];
-        double keep = x->c[g - 1] + mu * (dt > 0 ? dt : 0);
-        if (keep > b)
-            b = keep;
-    }
+    double b = clc_forward_base(x->t[g], i == 0, i ? x->t[g - 1] : 0, i ? x->c[g - 1] : 0, mu);
     double lo = bound(x, g, r);
     x->c[g] = b;
     x->j[g] = 0;
@@ -407,7 +249,7 @@ static void forward(struct ctx *x, double mu, struct clc_stats *st)
 /* Latest time each event may have so its cross-rank successors stay met:
  * lim[g] (initialised to +inf). Uses the forward times; backward shifts
  * only move successors later, so these limits stay safe. */
-static void limits(struct ctx *x, double *lim)
+static int limits(struct ctx *x, double *lim)
 {
     const struct mg_result *mt = x->match;
     for (size_t i = 0; i < mt->nmessages; i++) {
@@ -420,42 +262,36 @@ static void limits(struct ctx *x, double *lim)
             lim[gs] = l;
     }
     for (size_t ci = 0; ci < x->nco; ci++) {
-        const struct coll *c = &x->co[ci];
+        const struct clc_coll *c = &x->co[ci].c;
         const struct mg_collective *mc = &mt->collectives[ci];
         if (c->sh == MG_SKIP)
             continue;
-        /* aggregates of -C(exit): max of -C(f) + lat = -(min of C(f) - lat),
-         * per group over its sinks, limiting its sources */
-        if (c->sh == MG_ALL_TO_ALL) {
-            for (uint32_t q = 0; q < c->flow.ngroups; q++) {
-                const struct mg_flow_group *grp = &c->flow.groups[q];
-                struct top2 a = TOP2_EMPTY;
-                for (uint32_t k = 0; k < grp->ndst; k++)
-                    top2_add(&a, -x->c[gid(x, mc->members[grp->dst[k]].exit)],
-                             dom_of(x, mc->members[grp->dst[k]].exit.rank));
-                for (uint32_t k = 0; k < grp->nsrc; k++) {
-                    const struct mg_member *mb = &mc->members[grp->src[k]];
-                    size_t ge = gid(x, mb->enter);
-                    double l = -top2_query(&a, dom_of(x, mb->enter.rank), x->lat_coll);
-                    if (l < lim[ge])
-                        lim[ge] = l;
-                }
-            }
-        } else {   /* scan, exscan: exits at positions >= k (> k) */
-            struct top2 a = TOP2_EMPTY;
-            for (int64_t k = (int64_t)c->n - 1; k >= 0; k--) {
-                const struct mg_member *mb = &mc->members[c->order[k]];
-                if (c->sh == MG_SCAN)
-                    top2_add(&a, -x->c[gid(x, mb->exit)], dom_of(x, mb->exit.rank));
-                size_t ge = gid(x, mb->enter);
-                double q = top2_query(&a, dom_of(x, mb->enter.rank), x->lat_coll);
-                if (-q < lim[ge])
-                    lim[ge] = -q;
-                if (c->sh == MG_EXSCAN)
-                    top2_add(&a, -x->c[gid(x, mb->exit)], dom_of(x, mb->exit.rank));
+        uint32_t n = c->n;
+        double *xc = malloc(sizeof *xc * n), *lm = malloc(sizeof *lm * n);
+        uint32_t *xd = malloc(sizeof *xd * n), *ed = malloc(sizeof *ed * n);
+        int ok = xc && lm && xd && ed;
+        for (uint32_t k = 0; ok && k < n; k++) {
+            xc[k] = x->c[gid(x, mc->members[k].exit)];
+            xd[k] = dom_of(x, mc->members[k].exit.rank);
+            ed[k] = dom_of(x, mc->members[k].enter.rank);
+            lm[k] = INFINITY;
+        }
+        if (ok) {
+            clc_coll_limits(c, xc, xd, ed, x->lat_coll, lm);
+            for (uint32_t k = 0; k < n; k++) {
+                size_t ge = gid(x, mc->members[k].enter);
+                if (lm[k] < lim[ge])
+                    lim[ge] = lm[k];
             }
         }
+        free(xc);
+        free(lm);
+        free(xd);
+        free(ed);
+        if (!ok)
+            return -1;
     }
+    return 0;
 }
 
 static void backward(struct ctx *x, const double *lim, double gamma, double *const *out, struct clc_stats *st)
@@ -469,22 +305,7 @@ static void backward(struct ctx *x, const double *lim, double gamma, double *con
         double s = 0;   /* shift of event k + 1 */
         o[n - 1] = c[n - 1];
         for (uint64_t k = n - 1; k-- > 0;) {
-            double dprime = (c[k + 1] - j[k + 1]) - c[k];
-            if (dprime < 0)
-                dprime = 0;
-            double u = s + j[k + 1] - gamma * dprime;
-            double room = l[k] - c[k];
-            if (u > room)
-                u = room;
-            if (u < 0)
-                u = 0;
-            s = u;
-            double v = c[k] + s;
-            if (v > l[k])
-                v = l[k] > c[k] ? l[k] : c[k];   /* the limit itself, never below forward */
-            if (v > o[k + 1])
-                v = o[k + 1] > c[k] ? o[k + 1] : c[k];   /* floating-point rounding only */
-            o[k] = v;
+            o[k] = clc_backward_step(&s, c[k], l[k], c[k + 1], j[k + 1], o[k + 1], gamma);
             st->backward_moved += s > 0;
         }
     }
@@ -593,48 +414,34 @@ static int correct_held(const double *const *t, const uint64_t *nevents, uint32_
         const struct mg_collective *mc = &match->collectives[ci];
         struct coll *c = &x.co[ci];
         c->waiters = -1;
-        c->n = mc->nmembers;
         for (uint32_t k = 0; k < mc->nmembers; k++)
             if (!valid_ref(&x, mc->members[k].enter) || !valid_ref(&x, mc->members[k].exit)) {
                 snprintf(err, errlen, "clc: collective %zu refers to an event that does not exist", ci);
                 goto done;
             }
         /* what it forces: its data flow (flow.h) */
-        if (mg_flow_of(match, mc, &c->flow) != 0)
+        if (clc_coll_init(&c->c, match, mc) != 0)
             goto oom;
-        c->sh = c->flow.order ? c->flow.prefix : c->flow.ngroups ? MG_ALL_TO_ALL : MG_SKIP;
-        for (uint32_t k = 0; k < c->n && c->sh != MG_SKIP; k++) {
+        /* its events take their roles; one that has a role already (a
+         * receive's, another instance's, its own other end's) is a broken
+         * match: the instance is left out */
+        uint32_t k = 0;
+        for (; k < mc->nmembers && c->c.sh != MG_SKIP; k++) {
             size_t ge = gid(&x, mc->members[k].enter), gx = gid(&x, mc->members[k].exit);
             if (x.role[ge] != R_NONE || x.role[gx] != R_NONE || ge == gx)
-                c->sh = MG_SKIP;   /* an event in two roles: a broken match; leave it out */
-        }
-        if (c->sh == MG_SKIP) {
-            stats->skipped_collectives++;
-            continue;
-        }
-        if (c->sh == MG_SCAN || c->sh == MG_EXSCAN) {
-            c->order = malloc(sizeof *c->order * c->n);
-            c->pos = malloc(sizeof *c->pos * c->n);
-            c->val = malloc(sizeof *c->val * c->n);
-            c->dpos = malloc(sizeof *c->dpos * c->n);
-            c->have = calloc(c->n, 1);
-            c->pre = malloc(sizeof *c->pre * c->n);
-            if (!c->order || !c->pos || !c->val || !c->dpos || !c->have || !c->pre)
-                goto oom;
-            for (uint32_t k = 0; k < c->n; k++) {
-                c->order[k] = c->flow.order[k];
-                c->pos[c->order[k]] = k;
-            }
-        } else if (index_groups(c) != 0) {
-            goto oom;
-        }
-        for (uint32_t k = 0; k < c->n; k++) {
-            size_t ge = gid(&x, mc->members[k].enter), gx = gid(&x, mc->members[k].exit);
+                break;
             x.role[ge] = R_ENTRY;
             x.role[gx] = R_EXIT;
             x.ref[ge] = x.ref[gx] = ci;
             x.mem[ge] = x.mem[gx] = k;
         }
+        if (c->c.sh != MG_SKIP && k < mc->nmembers) {
+            while (k-- > 0)
+                x.role[gid(&x, mc->members[k].enter)] = x.role[gid(&x, mc->members[k].exit)] = R_NONE;
+            c->c.sh = MG_SKIP;
+        }
+        if (c->c.sh == MG_SKIP)
+            stats->skipped_collectives++;
     }
 
     forward(&x, p->mu, stats);
@@ -643,7 +450,8 @@ static int correct_held(const double *const *t, const uint64_t *nevents, uint32_
         /* t is not needed any more: it holds the limits */
         for (size_t g = 0; g < total; g++)
             x.t[g] = INFINITY;
-        limits(&x, x.t);
+        if (limits(&x, x.t) != 0)
+            goto oom;
         backward(&x, x.t, p->gamma_back, out, stats);
     } else {
         for (uint32_t r = 0; r < nranks; r++)
@@ -654,21 +462,8 @@ static int correct_held(const double *const *t, const uint64_t *nevents, uint32_
 oom:
     snprintf(err, errlen, "clc: out of memory");
 done:
-    for (size_t ci = 0; x.co && ci < x.nco; ci++) {
-        free(x.co[ci].order);
-        free(x.co[ci].pos);
-        free(x.co[ci].val);
-        free(x.co[ci].dpos);
-        free(x.co[ci].have);
-        free(x.co[ci].pre);
-        free(x.co[ci].gagg);
-        free(x.co[ci].gpending);
-        free(x.co[ci].src_first);
-        free(x.co[ci].src_of);
-        free(x.co[ci].dst_first);
-        free(x.co[ci].dst_of);
-        mg_flow_free(&x.co[ci].flow);
-    }
+    for (size_t ci = 0; x.co && ci < x.nco; ci++)
+        clc_coll_free(&x.co[ci].c);
     free(x.co);
     free(x.base);
     free(x.t);
