@@ -360,16 +360,7 @@ static int correct_held(const double *const *t, const uint64_t *nevents, uint32_
         }
     }
     /* collectives use one latency: the smallest between different domains */
-    x.lat_coll = 0;
-    if (lmin && x.ndomains > 1) {
-        x.lat_coll = INFINITY;
-        for (uint32_t a = 0; a < x.ndomains; a++)
-            for (uint32_t b = 0; b < x.ndomains; b++)
-                if (a != b && lmin[(size_t)a * x.ndomains + b] < x.lat_coll)
-                    x.lat_coll = lmin[(size_t)a * x.ndomains + b];
-        if (x.lat_coll < 0)
-            x.lat_coll = 0;
-    }
+    x.lat_coll = clc_coll_latency(lmin, x.ndomains);
     size_t tn = total ? total : 1, rn = nranks ? nranks : 1;
     x.t = malloc(sizeof *x.t * tn);
     x.c = malloc(sizeof *x.c * tn);

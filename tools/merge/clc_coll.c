@@ -49,6 +49,18 @@ static int index_groups(struct clc_coll *c)
     return ok ? 0 : -1;
 }
 
+double clc_coll_latency(const double *lmin, uint32_t ndomains)
+{
+    if (!lmin || ndomains < 2)
+        return 0;
+    double lat = INFINITY;
+    for (uint32_t a = 0; a < ndomains; a++)
+        for (uint32_t b = 0; b < ndomains; b++)
+            if (a != b && lmin[(size_t)a * ndomains + b] < lat)
+                lat = lmin[(size_t)a * ndomains + b];
+    return lat < 0 ? 0 : lat;
+}
+
 int clc_coll_init(struct clc_coll *c, const struct mg_result *m, const struct mg_collective *mc)
 {
     memset(c, 0, sizeof *c);

@@ -69,6 +69,11 @@ struct clc_coll {
     uint32_t p;               /* positions [0, p) all processed */
 };
 
+/* The one latency collectives use: the smallest between different
+ * domains of lmin (ndomains x ndomains; NULL: 0), conservative (a smaller
+ * bound is never violated by the truth). */
+double clc_coll_latency(const double *lmin, uint32_t ndomains);
+
 /* Set c up for instance mc of m: 0, or -1 (out of memory; c is then to be
  * freed all the same). c->sh == MG_SKIP: the instance forces nothing. */
 int clc_coll_init(struct clc_coll *c, const struct mg_result *m, const struct mg_collective *mc);

@@ -79,6 +79,14 @@ int gt_store_all(struct gtime_map *g)
     return 0;
 }
 
+void gt_set_repaired(struct gtime_map *g, struct clc_times *ct)
+{
+    for (uint32_t r = 0; r < g->n; r++)
+        gt_release(g, r);
+    clc_times_free(g->repaired);
+    g->repaired = ct;
+}
+
 void gt_release(struct gtime_map *g, uint32_t r)
 {
     if (g->stored && g->stored[r]) {
@@ -92,5 +100,6 @@ void gt_free(struct gtime_map *g)
     for (uint32_t r = 0; g->stored && r < g->n; r++)
         free(g->stored[r]);
     free(g->stored);
+    clc_times_free(g->repaired);
     memset(g, 0, sizeof *g);
 }

@@ -7,13 +7,16 @@
  * read, by the same function that fills the stored ones, so the two agree
  * to the bit. A location where rounding would make a time go back (the
  * clamp that keeps times non-decreasing changed something) is stored
- * whatever its kind, and the repair stage (delta > 0) stores all. */
+ * whatever its kind. The repair stage (delta > 0) replaces them all with
+ * its own, which wait on disk (clc_stream.h) and are read through a small
+ * cache: one reader at a time, as the report and the write read them. */
 #ifndef SYNCTRACE_GTIME_H
 #define SYNCTRACE_GTIME_H
 
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "clc_stream.h"
 #include "clockmodel.h"
 #include "eventspill.h"
 #include "match.h"
@@ -26,6 +29,7 @@ struct gtime_map {
     double gmin;              /* the earliest corrected time: global time 0 */
     uint32_t n;
     uint64_t **stored;        /* per location, NULL where computed */
+    struct clc_times *repaired;   /* the repair's times (every location's), or NULL */
 };
 
 /* Location r's global time of raw time t, unclamped. */
@@ -35,9 +39,19 @@ static inline uint64_t gt_compute(const struct gtime_map *g, uint32_t r, uint64_
     return v <= 0 ? 0 : (uint64_t)llround(v);
 }
 
-/* Event i of location r, whose raw time is t: stored, or computed. */
+/* A repaired time, rounded up: a repaired receive must not fall back
+ * before its send (they are non-decreasing per location, and so stay). */
+static inline uint64_t gt_repaired(const struct gtime_map *g, uint32_t r, uint64_t i)
+{
+    double v = clc_times_get(g->repaired, r, i);
+    return v <= 0 ? 0 : (uint64_t)ceil(v);
+}
+
+/* Event i of location r, whose raw time is t: repaired, stored, or computed. */
 static inline uint64_t gt_with(const struct gtime_map *g, uint32_t r, uint64_t i, uint64_t t)
 {
+    if (g->repaired)
+        return gt_repaired(g, r, i);
     return g->stored[r] ? g->stored[r][i] : gt_compute(g, r, t);
 }
 
@@ -46,6 +60,8 @@ static inline uint64_t gt_with(const struct gtime_map *g, uint32_t r, uint64_t i
  * not asked when the time is stored. */
 static inline uint64_t gt_read(const struct gtime_map *g, uint32_t r, struct rt_time_reader *tr, uint64_t i)
 {
+    if (g->repaired)
+        return gt_repaired(g, r, i);
     return g->stored[r] ? g->stored[r][i] : gt_compute(g, r, rt_time_read(tr, i));
 }
 
@@ -63,8 +79,11 @@ uint64_t gt_of_cb(const void *ctx, const struct mg_event_ref *e);
  * stored. 0, or -1 when out of memory. */
 int gt_build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
              const double *x, uint32_t store_below);
-/* Store every location's (the repair rewrites them): 0 or -1. */
+/* Store every location's (the in-memory repair rewrites them): 0 or -1. */
 int gt_store_all(struct gtime_map *g);
+/* From now on every time is ct's (the streaming repair's): the stored
+ * ones are freed, ct is the map's. */
+void gt_set_repaired(struct gtime_map *g, struct clc_times *ct);
 /* Location r's stored times are no longer needed (it is written). */
 void gt_release(struct gtime_map *g, uint32_t r);
 void gt_free(struct gtime_map *g);

@@ -6,7 +6,13 @@
  * logical clock (clc.h: forward and backward amortization, the repair
  * Scalasca applies), which moves events only as far as happened-before
  * demands and keeps every rank's order. With delta = 0 nothing runs and
- * every interval inside a clock segment stays exact. */
+ * every interval inside a clock segment stays exact.
+ *
+ * The repair streams (clc_stream.h): what it keeps per event waits on
+ * disk, in --spill-dir, and the global times are read back from there.
+ * SYNCTRACE_REPAIR=memory runs the in-memory pass instead (clc.c: every
+ * event's times in memory, some 49 bytes an event), the reference the
+ * streaming one is tested against, event for event. */
 #include <config.h>
 #include "clc.h"
 #include "merge_state.h"
@@ -14,14 +20,97 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-int merge_repair(struct merge_state *st)
+/* The repair's input, location by location: the global times so far. */
+struct fill_ctx {
+    struct gtime_map *g;
+    uint32_t r;
+    struct rt_time_reader tr;
+    int open;
+};
+
+static int fill_times(void *ctx, uint32_t r, uint64_t first, double *t, size_t n, char *err, size_t errlen)
 {
-    if (!(st->sol.delta > 0))
+    struct fill_ctx *f = ctx;
+    (void)err;
+    (void)errlen;
+    if (!f->open || f->r != r) {
+        if (f->open)
+            rt_time_reader_free(&f->tr);
+        rt_time_reader_init(&f->tr, &f->g->locs[r]);
+        f->r = r;
+        f->open = 1;
+    }
+    for (size_t k = 0; k < n; k++)
+        t[k] = (double)gt_read(f->g, r, &f->tr, first + k);
+    return 0;   /* a read that failed sticks in the spill file: the merge checks it (set_aside_unread) */
+}
+
+static void note_repair(struct merge_state *st, const struct clc_stats *cs)
+{
+    st->rep.repair_done = 1;
+    st->rep.repair_jumps = cs->jumps;
+    st->rep.repair_max_jump_ns = cs->max_jump_ns;
+    st->rep.repair_backward_moved = cs->backward_moved;
+}
+
+/* Every location's latency bound between clocks (NULL: none): *lmin. */
+static int latencies(const struct merge_state *st, double **lmin)
+{
+    uint32_t nd = st->model.ndomains;
+    *lmin = NULL;
+    if (!(st->opt.min_latency > 0))
         return 0;
-    /* Unlike the rest of the merge, the repair holds every event's times
-     * (docs/design.md, "Traces larger than memory"): say so at once, as
-     * memcheck.c does before reading, rather than be killed without a word. */
+    if (!(*lmin = malloc(sizeof **lmin * (size_t)nd * nd)))
+        return -1;
+    for (size_t k = 0; k < (size_t)nd * nd; k++)
+        (*lmin)[k] = st->opt.min_latency;
+    return 0;
+}
+
+static int repair_streaming(struct merge_state *st)
+{
+    uint32_t n = st->nlocs;
+    uint64_t *nev = malloc(sizeof *nev * (n ? n : 1));
+    double *lmin = NULL;
+    if (!nev || latencies(st, &lmin) != 0) {
+        free(nev);
+        fprintf(stderr, "synctrace merge: out of memory\n");
+        return -1;
+    }
+    for (uint32_t r = 0; r < n; r++)
+        nev[r] = st->locs[r].nevents;
+    struct fill_ctx f = { &st->gtime, 0, { 0 }, 0 };
+    struct clc_stream_config cfg = { st->match.spill_dir, st->opt.sort_memory };
+    struct clc_stats cs;
+    struct clc_stream_usage use;
+    struct clc_times *ct;
+    char err[4400];
+    int rc = clc_stream_correct(n, nev, fill_times, &f, &st->match, st->model.domain_of, st->model.ndomains, lmin,
+                                NULL, &cfg, &ct, &cs, &use, err, sizeof err);
+    if (f.open)
+        rt_time_reader_free(&f.tr);
+    free(nev);
+    free(lmin);
+    if (rc != 0) {
+        fprintf(stderr, "synctrace merge: repairing the contradicted times: %s\n", err);
+        return -1;
+    }
+    gt_set_repaired(&st->gtime, ct);
+    note_repair(st, &cs);
+    st->rep.repair_disk_bytes = use.disk_bytes;
+    st->rep.repair_max_in_flight = use.max_messages_in_flight;
+    st->rep.repair_max_open_instances = use.max_open_instances;
+    return 0;
+}
+
+/* The reference: every event's times in memory. */
+static int repair_in_memory(struct merge_state *st)
+{
+    /* it holds every event's times (docs/design.md, "Traces larger than
+     * memory"): say so at once, as memcheck.c does before reading, rather
+     * than be killed without a word */
     double need, avail;
     if (!merge_clc_fits(st, &need, &avail))
         fprintf(stderr, "synctrace merge: the events contradict every clock model (delta %.3g ns): repairing them "
@@ -34,14 +123,8 @@ int merge_repair(struct merge_state *st)
     double *lmin = NULL;
     int rc = -1;
     /* the repair rewrites every location's times: all stored (gtime.h) */
-    if (!t || !nev || gt_store_all(&st->gtime) != 0)
+    if (!t || !nev || gt_store_all(&st->gtime) != 0 || latencies(st, &lmin) != 0)
         goto oom;
-    if (st->opt.min_latency > 0) {
-        if (!(lmin = malloc(sizeof *lmin * (size_t)nd * nd)))
-            goto oom;
-        for (size_t k = 0; k < (size_t)nd * nd; k++)
-            lmin[k] = st->opt.min_latency;
-    }
     for (uint32_t r = 0; r < n; r++) {
         nev[r] = st->locs[r].nevents;
         if (!(t[r] = malloc(sizeof **t * (nev[r] ? nev[r] : 1))))
@@ -56,18 +139,10 @@ int merge_repair(struct merge_state *st)
         fprintf(stderr, "synctrace merge: repairing the contradicted times: %s\n", err);
         goto out;
     }
-    for (uint32_t r = 0; r < n; r++) {
-        uint64_t prev = 0;
-        for (uint64_t i = 0; i < nev[r]; i++) {
-            /* round up: a repaired receive must not fall back before its send */
-            uint64_t v = t[r][i] <= 0 ? 0 : (uint64_t)ceil(t[r][i]);
-            st->gtime.stored[r][i] = prev = v < prev ? prev : v;
-        }
-    }
-    st->rep.repair_done = 1;
-    st->rep.repair_jumps = cs.jumps;
-    st->rep.repair_max_jump_ns = cs.max_jump_ns;
-    st->rep.repair_backward_moved = cs.backward_moved;
+    for (uint32_t r = 0; r < n; r++)
+        for (uint64_t i = 0; i < nev[r]; i++)   /* rounded up, as gt_repaired does */
+            st->gtime.stored[r][i] = t[r][i] <= 0 ? 0 : (uint64_t)ceil(t[r][i]);
+    note_repair(st, &cs);
     rc = 0;
     goto out;
 oom:
@@ -79,4 +154,14 @@ out:
     free(nev);
     free(lmin);
     return rc;
+}
+
+int merge_repair(struct merge_state *st)
+{
+    if (!(st->sol.delta > 0))
+        return 0;
+    const char *how = getenv("SYNCTRACE_REPAIR");
+    if (how && strcmp(how, "memory") == 0)
+        return repair_in_memory(st);
+    return repair_streaming(st);
 }

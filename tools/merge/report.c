@@ -575,8 +575,11 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
                 (unsigned long long)r->hub_pairs);
     json_number(f, "delta_ns", r->delta_ns, 0);
     fprintf(f, "  \"repair\": { \"applied\": %s, \"events_moved\": %zu, \"max_move_ns\": %.3f, "
-               "\"backward_moved\": %zu },\n",
-            r->repair_done ? "true" : "false", r->repair_jumps, r->repair_max_jump_ns, r->repair_backward_moved);
+               "\"backward_moved\": %zu, \"disk_bytes\": %llu, \"max_sends_in_flight\": %llu, "
+               "\"max_open_collectives\": %llu },\n",
+            r->repair_done ? "true" : "false", r->repair_jumps, r->repair_max_jump_ns, r->repair_backward_moved,
+            (unsigned long long)r->repair_disk_bytes, (unsigned long long)r->repair_max_in_flight,
+            (unsigned long long)r->repair_max_open_instances);
     fprintf(f, "  \"drift_model\": \"%s\",\n  \"drift_refinement_passes\": %d,\n",
             r->drift_dropped ? "dropped (contradicted the events)"
             : r->segments_used ? "segments (a drift and an offset per span between sync rounds)"

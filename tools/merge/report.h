@@ -74,6 +74,8 @@ struct report {
     int repair_done;
     size_t repair_jumps, repair_backward_moved;
     double repair_max_jump_ns;
+    /* the streaming repair (clc_stream.h): its files, the sends and instances it held at most */
+    uint64_t repair_disk_bytes, repair_max_in_flight, repair_max_open_instances;
     int drift_dropped;        /* the drift model contradicted the events more than no drift */
     int segments_used;        /* clocks cut at their sync rounds (the events contradicted one drift per clock) */
     int drift_refined;        /* passes of drift refinement from the events that were kept */
