@@ -7,8 +7,10 @@
 # and SYNCTRACE_DISK_MB stand in for the machine's memory and free space.
 # The controlled logical clock holds every event's times: with true times
 # the comparison with it is left out when it does not fit (said on stderr
-# and in report.json); a repair (delta > 0) that does not fit is said in one
-# line and runs.
+# and in report.json). The repair (delta > 0) streams, its per-event
+# state on disk: nothing to say however little memory there is; its
+# in-memory reference (SYNCTRACE_REPAIR=memory) says in one line when it
+# may not fit, and runs.
 . "$top_srcdir/tests/lib.sh"
 plan 10
 GEN="$top_builddir/synctrace-gen"
@@ -68,15 +70,20 @@ SYNCTRACE_MEMORY_MB=100000 "$top_builddir/synctrace" merge "$tmp/t" -o "$tmp/t2"
 ok $? "true times, 1 MiB assumed: the comparison with the controlled logical clock is left out, on stderr and in report.json; with 100 GB it runs; the same archive ($(grep "controlled logical" "$tmp/t1.err" | cut -c1-150))"
 
 # A repair (delta > 0: the drifts change faster than the line model lets
-# them) says at once when it may not fit, and runs.
+# them) streams: not a word of it with 1 MiB assumed. The in-memory reference
+# says at once when it may not fit, and runs; the same archive all three ways.
 "$GEN" "$tmp/r" --ranks 2 --pattern ring --iterations 20000 --no-true-time --drift-slope 500 --latency-ns 100 >/dev/null
-SYNCTRACE_MEMORY_MB=1 "$top_builddir/synctrace" merge "$tmp/r" -o "$tmp/r1" --drift-model line >/dev/null 2>"$tmp/r1.err"
+SYNCTRACE_MEMORY_MB=1 "$top_builddir/synctrace" merge "$tmp/r" -o "$tmp/r0" --drift-model line >/dev/null 2>"$tmp/r0.err"
+rc0=$?
+SYNCTRACE_REPAIR=memory SYNCTRACE_MEMORY_MB=1 "$top_builddir/synctrace" merge "$tmp/r" -o "$tmp/r1" --drift-model line >/dev/null 2>"$tmp/r1.err"
 rc=$?
-SYNCTRACE_MEMORY_MB=100000 "$top_builddir/synctrace" merge "$tmp/r" -o "$tmp/r2" --drift-model line >/dev/null 2>"$tmp/r2.err"
-[ $rc -eq 0 ] && [ "$(grep -c "^synctrace merge: the events contradict every clock model (delta .* ns): repairing them takes about .* GB, more than the .* GB available here: the merge may be killed for lack of memory" "$tmp/r1.err")" = 1 ] \
+SYNCTRACE_REPAIR=memory SYNCTRACE_MEMORY_MB=100000 "$top_builddir/synctrace" merge "$tmp/r" -o "$tmp/r2" --drift-model line >/dev/null 2>"$tmp/r2.err"
+[ $rc0 -eq 0 ] && ! grep -q "contradict" "$tmp/r0.err" && grep -q '"repair": { "applied": true' "$tmp/r0/report.json" \
+    && [ $rc -eq 0 ] && [ "$(grep -c "^synctrace merge: the events contradict every clock model (delta .* ns): repairing them takes about .* GB, more than the .* GB available here: the merge may be killed for lack of memory" "$tmp/r1.err")" = 1 ] \
     && grep -q '"repair": { "applied": true' "$tmp/r1/report.json" && [ ! -s "$tmp/r2.err" ] \
-    && cmp -s "$tmp/r1/traces/0.evt" "$tmp/r2/traces/0.evt"
-ok $? "a repair, 1 MiB assumed: one line says it may not fit, and it runs; with 100 GB not a word; the same archive ($(grep contradict "$tmp/r1.err" | cut -c1-150))"
+    && cmp -s "$tmp/r1/traces/0.evt" "$tmp/r2/traces/0.evt" && cmp -s "$tmp/r0/traces/0.evt" "$tmp/r2/traces/0.evt" \
+    && cmp -s "$tmp/r0/traces/1.evt" "$tmp/r2/traces/1.evt"
+ok $? "a repair streams: 1 MiB assumed, not a word; in memory (SYNCTRACE_REPAIR=memory) one line says it may not fit, and it runs; with 100 GB not a word; the same archive all three ways ($(grep contradict "$tmp/r1.err" | cut -c1-150))"
 grep -q '"delta_ns": 0.000' "$tmp/r2/report.json"
 [ $? -ne 0 ]
 ok $? "that trace does contradict the line model ($(grep -o '"delta_ns": [0-9.]*' "$tmp/r2/report.json"))"
