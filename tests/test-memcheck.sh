@@ -12,7 +12,7 @@
 # in-memory reference (SYNCTRACE_REPAIR=memory) says in one line when it
 # may not fit, and runs.
 . "$top_srcdir/tests/lib.sh"
-plan 10
+plan 11
 GEN="$top_builddir/synctrace-gen"
 tmp=$(scratch)
 
@@ -84,6 +84,11 @@ SYNCTRACE_REPAIR=memory SYNCTRACE_MEMORY_MB=100000 "$top_builddir/synctrace" mer
     && cmp -s "$tmp/r1/traces/0.evt" "$tmp/r2/traces/0.evt" && cmp -s "$tmp/r0/traces/0.evt" "$tmp/r2/traces/0.evt" \
     && cmp -s "$tmp/r0/traces/1.evt" "$tmp/r2/traces/1.evt"
 ok $? "a repair streams: 1 MiB assumed, not a word; in memory (SYNCTRACE_REPAIR=memory) one line says it may not fit, and it runs; with 100 GB not a word; the same archive all three ways ($(grep contradict "$tmp/r1.err" | cut -c1-150))"
+# Its files wait in --spill-dir: too little space there is said in one line.
+SYNCTRACE_DISK_MB=1 "$top_builddir/synctrace" merge "$tmp/r" -o "$tmp/r3" --drift-model line >/dev/null 2>"$tmp/r3.err"
+[ $? -eq 0 ] && [ "$(grep -c "^synctrace merge: .*: the events contradict every clock model (delta .* ns): repairing them writes about .* GB there, more than the .* GB free: the merge may fail for lack of space" "$tmp/r3.err")" = 1 ] \
+    && ! grep -q "repairing them writes" "$tmp/r0.err" && cmp -s "$tmp/r3/traces/0.evt" "$tmp/r2/traces/0.evt"
+ok $? "a repair with 1 MiB free assumed: one line says its files may not fit, and it runs ($(grep "repairing them writes" "$tmp/r3.err" | cut -c1-200))"
 grep -q '"delta_ns": 0.000' "$tmp/r2/report.json"
 [ $? -ne 0 ]
 ok $? "that trace does contradict the line model ($(grep -o '"delta_ns": [0-9.]*' "$tmp/r2/report.json"))"

@@ -175,6 +175,25 @@ static void disk_check(const struct merge_state *st, uint64_t bytes, double even
                 spill_dir, spilled / 1e9, (double)spill_free / 1e9);
 }
 
+/* The streaming repair's files (clc_stream.h): the times and forward
+ * values (24 bytes an event), the roles of the events in messages and
+ * collectives (32 bytes each, sorted) and the limits (bench/merge_repair.sh,
+ * 2-rank rings: 49.3 bytes an event). Known only once the solve says delta
+ * > 0, so checked then: one line when they seem not to fit. */
+#define REPAIR_DISK_BYTES_PER_EVENT 50.0
+
+void merge_repair_disk_check(const struct merge_state *st, const char *spill_dir)
+{
+    dev_t dev;
+    uint64_t free_bytes = disk_available(spill_dir, &dev);
+    double need = (double)st->rep.events * REPAIR_DISK_BYTES_PER_EVENT;
+    if (free_bytes && need > (double)free_bytes)
+        fprintf(stderr, "synctrace merge: %s: the events contradict every clock model (delta %.3g ns): repairing "
+                        "them writes about %.3g GB there, more than the %.3g GB free: the merge may fail for lack "
+                        "of space (--spill-dir, README \"Large traces\")\n",
+                spill_dir, st->sol.delta, need / 1e9, (double)free_bytes / 1e9);
+}
+
 int merge_clc_fits(const struct merge_state *st, double *need, double *avail)
 {
     *need = (double)st->rep.events * CLC_BYTES_PER_EVENT;

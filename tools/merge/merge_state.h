@@ -115,6 +115,8 @@ void merge_memory_check(const struct merge_state *st);
  * repair, the comparison with it) seem to fit in the memory this process
  * may use: *need and *avail in bytes (*avail 0: unknown, taken as room). */
 int merge_clc_fits(const struct merge_state *st, double *need, double *avail);
+/* memcheck.c: the streaming repair's files seem not to fit in spill_dir: one line. */
+void merge_repair_disk_check(const struct merge_state *st, const char *spill_dir);
 int merge_outside(struct merge_state *st);
 /* jobs_merge.c: the spawned jobs' ranks, clocks and communicators made
  * ranks of one run after their parents' (read calls it). */

@@ -71,6 +71,7 @@ static int latencies(const struct merge_state *st, double **lmin)
 
 static int repair_streaming(struct merge_state *st)
 {
+    merge_repair_disk_check(st, st->match.spill_dir);
     uint32_t n = st->nlocs;
     uint64_t *nev = malloc(sizeof *nev * (n ? n : 1));
     double *lmin = NULL;
