@@ -1,8 +1,10 @@
 /* clc.h — the controlled logical clock (CLC): the repair of interpolated
  * timestamps that Scalasca applies (Rabenseifner 1997; Becker, Rabenseifner,
- * Wolf, Linford, Parallel Computing 35(12), 2009), reimplemented here as a
- * baseline to compare our constraint solver against. Only the merge's
- * accuracy report uses it; the merged archive never does.
+ * Wolf, Linford, Parallel Computing 35(12), 2009), reimplemented here: the
+ * merge's repair when the events contradict every clock model (delta > 0;
+ * streamed there, clc_stream.h, with this pass as its reference) and a
+ * baseline the accuracy report compares our constraint solver against.
+ * This pass holds every event's times in memory.
  *
  * Input: per event a timestamp t (ns; for clc_correct the ClockOffsets
  * interpolated linearly, cm_interpolated()), the matched messages and
