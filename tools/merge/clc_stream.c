@@ -1,9 +1,7 @@
 /* clc_stream.c — see clc_stream.h. The stages, in order:
  *
  *   roles     every message and instance member as records of the events
- *             they touch, sorted by (location, event) and written to a
- *             file, each location's records a run of it; events claimed
- *             twice (a broken match) are resolved as clc.c resolves them
+ *             they touch, a run per location in a file (clc_roles.h)
  *   input     the input times, location by location, into a file
  *   forward   a heap of locations by their next event's input time; each
  *             runs while it is the earliest and its next event's
@@ -18,6 +16,7 @@
 #include <config.h>
 #include "clc_stream.h"
 #include "clc_coll.h"
+#include "clc_roles.h"
 #include "collstream.h"
 #include "extsort.h"
 #include "fsutil.h"
@@ -31,21 +30,6 @@
 #include <string.h>
 #include <unistd.h>
 
-enum kind { K_SEND, K_RECV, K_ENTRY, K_EXIT };
-
-/* A message's or member's part in one event. kq: kind << 30 | (the send's
- * location for K_RECV, the member for K_ENTRY / K_EXIT). */
-struct role_rec {
-    uint64_t idx;             /* the event, on loc */
-    uint64_t ref;             /* message, or instance */
-    uint64_t aux;             /* K_RECV: the send's event; K_ENTRY / K_EXIT: the instance's place in the file */
-    uint32_t loc;
-    uint32_t kq;
-};
-#define KQ(kind, low) ((uint32_t)(kind) << 30 | (uint32_t)(low))
-#define KIND(rec) ((enum kind)((rec)->kq >> 30))
-#define LOW(rec) ((rec)->kq & ((1u << 30) - 1))
-
 /* The latest time an event may be moved to (clc.h, L(e)). */
 struct lim_rec {
     uint64_t idx;
@@ -57,16 +41,6 @@ struct lim_rec {
 static int cmp_u64(uint64_t a, uint64_t b)
 {
     return a < b ? -1 : a > b;
-}
-
-static int role_cmp(const void *pa, const void *pb)
-{
-    const struct role_rec *a = pa, *b = pb;
-    int c;
-    if ((c = cmp_u64(a->loc, b->loc)) || (c = cmp_u64(a->idx, b->idx)) || (c = cmp_u64(KIND(a), KIND(b)))
-        || (c = cmp_u64(a->ref, b->ref)))
-        return c;
-    return cmp_u64(a->kq, b->kq);
 }
 
 /* by location, events descending (the backward pass), the least value first */
@@ -124,11 +98,8 @@ struct sx {
     uint64_t *base;           /* first event of each location in the per-event files */
     struct sloc *loc;
     size_t win;               /* events (and role records) per window */
-    int fd_t, fd_c, fd_r;     /* input (then output) times, forward values, roles */
-    uint64_t nroles;
-    /* broken matches: sorted */
-    uint64_t *skipped, *losing;
-    size_t nskipped, nlosing;
+    int fd_t, fd_c;           /* input (then output) times, forward values */
+    struct clc_roles roles;
     /* in flight */
     struct u64map sent;       /* message -> its send's forward value (bits) */
     struct u64map waiting;    /* message -> the location blocked on its receive */
@@ -191,294 +162,6 @@ static int read_at(struct sx *x, int fd, void *p, size_t len, uint64_t off)
     return 0;
 }
 
-static int sorted_has(const uint64_t *v, size_t n, uint64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && v[lo] == key;
-}
-
-/* ------------------------------------------------------------ roles */
-
-static int valid_ref(const struct sx *x, const struct mg_event_ref *e)
-{
-    return e->rank < x->n && e->index < x->nev[e->rank];
-}
-
-static int put_role(struct sx *x, struct st_extsort *s, uint32_t loc, uint64_t idx, enum kind k, uint32_t low,
-                    uint64_t ref, uint64_t aux)
-{
-    struct role_rec r = { idx, ref, aux, loc, KQ(k, low) };
-    if (st_extsort_put(s, &r) != 0)
-        return fail(x, st_extsort_error(s));
-    return 0;
-}
-
-static int put_roles(struct sx *x, struct st_extsort *s)
-{
-    const struct mg_result *m = x->match;
-    struct mg_msg_reader it;
-    mg_msgs_begin(m, &it);
-    for (const struct mg_message *msg; (msg = mg_msgs_next(&it));) {
-        if (!valid_ref(x, &msg->send) || !valid_ref(x, &msg->recv)) {
-            char w[200];
-            snprintf(w, sizeof w, "message %zu refers to an event that does not exist", it.index);
-            return fail(x, w);
-        }
-        if (put_role(x, s, msg->recv.rank, msg->recv.index, K_RECV, msg->send.rank, it.index, msg->send.index) != 0
-            || put_role(x, s, msg->send.rank, msg->send.index, K_SEND, 0, it.index, 0) != 0)
-            return -1;
-    }
-    if (mg_msgs_error(m))
-        return fail(x, mg_msgs_error(m));
-    struct mg_coll_reader ct;
-    mg_colls_begin(m, &ct);
-    int rc = 0;
-    for (const struct mg_collective *c; rc == 0 && (c = mg_colls_next(&ct));) {
-        for (uint32_t k = 0; k < c->nmembers && rc == 0; k++)
-            if (!valid_ref(x, &c->members[k].enter) || !valid_ref(x, &c->members[k].exit)) {
-                char w[200];
-                snprintf(w, sizeof w, "collective %zu refers to an event that does not exist", ct.index);
-                rc = fail(x, w);
-            }
-        struct clc_coll shape;
-        int ok = rc == 0 && clc_coll_init(&shape, m, c) == 0;
-        enum mg_shape sh = shape.sh;
-        clc_coll_free(&shape);
-        if (rc == 0 && !ok)
-            rc = fail(x, "out of memory");
-        if (rc != 0)
-            break;
-        if (sh == MG_SKIP) {
-            x->st->skipped_collectives++;
-            continue;
-        }
-        uint64_t at = m->coll_file ? ct.offset : 0;
-        for (uint32_t k = 0; k < c->nmembers && rc == 0; k++)
-            if (put_role(x, s, c->members[k].enter.rank, c->members[k].enter.index, K_ENTRY, k, ct.index, at) != 0
-                || put_role(x, s, c->members[k].exit.rank, c->members[k].exit.index, K_EXIT, k, ct.index, at) != 0)
-                rc = -1;
-    }
-    mg_colls_end(&ct);
-    if (rc == 0 && mg_colls_error(m))
-        rc = fail(x, mg_colls_error(m));
-    return rc;
-}
-
-/* Events claimed by more than one role, seen while the sorted roles are
- * written: (instance, event) pairs, and whether a receive claimed it. */
-struct claims {
-    uint64_t (*pair)[2];      /* instance, conflict number */
-    size_t npair, cpair;
-    unsigned char *has_recv;  /* by conflict number */
-    size_t nconf, cconf;
-    uint64_t *losing;         /* messages whose receive event another took first */
-    size_t nlosing, closing;
-};
-
-static int push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t a)
-{
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        uint64_t *p = realloc(*v, sizeof *p * c);
-        if (!p)
-            return -1;
-        *v = p;
-        *cap = c;
-    }
-    (*v)[(*n)++] = a;
-    return 0;
-}
-
-/* The records of one event, g[0 .. n): a conflict when two claim it. */
-static int note_claims(struct claims *cl, const struct role_rec *g, size_t n)
-{
-    size_t nrecv = 0, ncoll = 0;
-    for (size_t i = 0; i < n; i++) {
-        nrecv += KIND(&g[i]) == K_RECV;
-        ncoll += KIND(&g[i]) == K_ENTRY || KIND(&g[i]) == K_EXIT;
-    }
-    if (nrecv + ncoll < 2)
-        return 0;
-    int first = 1;
-    for (size_t i = 0; i < n; i++)
-        if (KIND(&g[i]) == K_RECV) {
-            if (!first && push_u64(&cl->losing, &cl->nlosing, &cl->closing, g[i].ref) != 0)
-                return -1;
-            first = 0;
-        }
-    if (!ncoll)
-        return 0;
-    if (cl->nconf == cl->cconf) {
-        size_t c = cl->cconf ? cl->cconf * 2 : 16;
-        unsigned char *p = realloc(cl->has_recv, c);
-        if (!p)
-            return -1;
-        cl->has_recv = p;
-        cl->cconf = c;
-    }
-    cl->has_recv[cl->nconf] = nrecv > 0;
-    for (size_t i = 0; i < n; i++)
-        if (KIND(&g[i]) == K_ENTRY || KIND(&g[i]) == K_EXIT) {
-            if (cl->npair == cl->cpair) {
-                size_t c = cl->cpair ? cl->cpair * 2 : 16;
-                void *p = realloc(cl->pair, sizeof *cl->pair * c);
-                if (!p)
-                    return -1;
-                cl->pair = p;
-                cl->cpair = c;
-            }
-            cl->pair[cl->npair][0] = g[i].ref;
-            cl->pair[cl->npair++][1] = cl->nconf;
-        }
-    cl->nconf++;
-    return 0;
-}
-
-static int cmp_pair(const void *pa, const void *pb)
-{
-    const uint64_t *a = pa, *b = pb;
-    int c = cmp_u64(a[0], b[0]);
-    return c ? c : cmp_u64(a[1], b[1]);
-}
-
-static int cmp_pair_by_conflict(const void *pa, const void *pb)
-{
-    const uint64_t *a = pa, *b = pb;
-    int c = cmp_u64(a[1], b[1]);
-    return c ? c : cmp_u64(a[0], b[0]);
-}
-
-static int cmp_u64p(const void *a, const void *b)
-{
-    return cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
-}
-
-/* clc.c's rule, in its order: receives claim first; an instance is left
- * out when one of its events has a role already (a receive's, an earlier
- * instance's that was not left out, its own). Only the instances in
- * conflicts are looked at. */
-static int resolve(struct sx *x, struct claims *cl)
-{
-    qsort(cl->losing, cl->nlosing, sizeof *cl->losing, cmp_u64p);
-    x->losing = cl->losing;
-    x->nlosing = cl->nlosing;
-    cl->losing = NULL;
-    if (!cl->npair)
-        return 0;
-    uint64_t(*byc)[2] = malloc(sizeof *byc * cl->npair);
-    size_t *first = malloc(sizeof *first * (cl->nconf + 1));
-    if (!byc || !first) {
-        free(byc);
-        free(first);
-        return fail(x, "out of memory");
-    }
-    memcpy(byc, cl->pair, sizeof *byc * cl->npair);
-    qsort(byc, cl->npair, sizeof *byc, cmp_pair_by_conflict);
-    for (size_t c = 0, i = 0; c <= cl->nconf; c++) {
-        while (i < cl->npair && byc[i][1] < c)
-            i++;
-        first[c] = i;
-    }
-    qsort(cl->pair, cl->npair, sizeof *cl->pair, cmp_pair);
-    int rc = 0;
-    size_t nsk = 0, csk = 0;
-    uint64_t *sk = NULL;
-    for (size_t i = 0; i < cl->npair && rc == 0;) {
-        uint64_t ci = cl->pair[i][0];
-        int skip = 0;
-        for (; i < cl->npair && cl->pair[i][0] == ci; i++) {
-            uint64_t cf = cl->pair[i][1];
-            if (i + 1 < cl->npair && cl->pair[i + 1][0] == ci && cl->pair[i + 1][1] == cf)
-                skip = 1;   /* two of its own ends on one event */
-            if (cl->has_recv[cf])
-                skip = 1;
-            for (size_t q = first[cf]; q < first[cf + 1]; q++)
-                if (byc[q][0] < ci && !sorted_has(sk, nsk, byc[q][0]))
-                    skip = 1;   /* an earlier instance kept it */
-        }
-        if (skip) {
-            rc = push_u64(&sk, &nsk, &csk, ci);
-            x->st->skipped_collectives++;
-        }
-    }
-    free(byc);
-    free(first);
-    x->skipped = sk;
-    x->nskipped = nsk;
-    return rc == 0 ? 0 : fail(x, "out of memory");
-}
-
-/* Sort the roles, write them to the file (each location's a run: rstart),
- * and resolve what was claimed twice. */
-static int stage_roles(struct sx *x, size_t budget, uint64_t *spilled)
-{
-    char e[4400];
-    struct st_extsort *s = st_extsort_new(sizeof(struct role_rec), role_cmp, budget, x->dir, e, sizeof e);
-    if (!s)
-        return fail(x, e);
-    struct claims cl = { 0 };
-    int rc = put_roles(x, s);
-    if (rc == 0 && st_extsort_finish(s) != 0)
-        rc = fail(x, st_extsort_error(s));
-    enum { BLOCK = 4096 };
-    struct role_rec *buf = rc == 0 ? malloc(sizeof *buf * BLOCK) : NULL;
-    size_t nb = 0, gfrom = 0;   /* buf[gfrom .. nb): the event being gathered */
-    if (rc == 0 && !buf)
-        rc = fail(x, "out of memory");
-    uint64_t at = 0;
-    for (const struct role_rec *r; rc == 0;) {
-        r = st_extsort_next(s);
-        if (!r && st_extsort_failed(s)) {
-            rc = fail(x, st_extsort_error(s));
-            break;
-        }
-        if (!r || (nb > gfrom && (r->loc != buf[gfrom].loc || r->idx != buf[gfrom].idx))) {
-            if (nb > gfrom && note_claims(&cl, buf + gfrom, nb - gfrom) != 0)
-                rc = fail(x, "out of memory");
-            gfrom = nb;
-        }
-        if (rc != 0 || ((!r || nb == BLOCK) && nb > 0)) {
-            /* write the block; keep the event being gathered */
-            size_t keep = r ? nb - gfrom : 0;
-            if (rc == 0 && keep == BLOCK)
-                rc = fail(x, "an event with more than 4096 roles (a broken match)");
-            if (rc == 0)
-                rc = write_at(x, x->fd_r, buf, sizeof *buf * (nb - keep), at * sizeof *buf);
-            at += nb - keep;
-            memmove(buf, buf + gfrom, sizeof *buf * keep);
-            nb = keep;
-            gfrom = 0;
-        }
-        if (!r || rc != 0)
-            break;
-        x->loc[r->loc].rend++;
-        buf[nb++] = *r;
-    }
-    *spilled = st_extsort_spilled_bytes(s);
-    st_extsort_free(s);
-    free(buf);
-    x->nroles = at;
-    for (uint32_t l = 0, from = 0; l < x->n; l++) {
-        uint64_t cnt = x->loc[l].rend;
-        x->loc[l].rnext = from;
-        x->loc[l].rend = from + cnt;
-        from += cnt;
-    }
-    if (rc == 0)
-        rc = resolve(x, &cl);
-    free(cl.pair);
-    free(cl.has_recv);
-    free(cl.losing);
-    return rc;
-}
-
 /* ------------------------------------------------------------ input */
 
 static int stage_input(struct sx *x, clc_fill_fn fill, void *ctx)
@@ -526,7 +209,7 @@ static const struct role_rec *role_at(struct sx *x, uint32_t r, uint64_t j)
     struct sloc *l = &x->loc[r];
     if (j - l->rfirst >= l->rn) {
         uint64_t k = l->rend - j < x->win ? l->rend - j : x->win;
-        if (read_at(x, x->fd_r, l->rw, sizeof *l->rw * k, j * sizeof *l->rw) != 0)
+        if (read_at(x, x->roles.fd, l->rw, sizeof *l->rw * k, j * sizeof *l->rw) != 0)
             return NULL;
         l->rfirst = j;
         l->rn = (size_t)k;
@@ -560,7 +243,7 @@ static int gather(struct sx *x, uint32_t r)
 
 static int live_inst(const struct sx *x, const struct role_rec *rec)
 {
-    return (KIND(rec) == K_ENTRY || KIND(rec) == K_EXIT) && !sorted_has(x->skipped, x->nskipped, rec->ref);
+    return (KIND(rec) == K_ENTRY || KIND(rec) == K_EXIT) && !clc_sorted_has(x->roles.skipped, x->roles.nskipped, rec->ref);
 }
 
 /* The event's role: its receive (the first message: the others lost it),
@@ -788,7 +471,7 @@ static int process(struct sx *x, uint32_t r, const struct role_rec *role)
     memcpy(&bits, &c, sizeof bits);
     for (size_t k = 0; k < x->nev_rec; k++) {
         const struct role_rec *s = &x->ev[k];
-        if (KIND(s) != K_SEND || sorted_has(x->losing, x->nlosing, s->ref))
+        if (KIND(s) != K_SEND || clc_sorted_has(x->roles.losing, x->roles.nlosing, s->ref))
             continue;
         if (u64map_put(&x->sent, s->ref, bits) != 0)
             return fail(x, "out of memory");
@@ -1035,7 +718,8 @@ int clc_stream_correct(uint32_t nlocs, const uint64_t *nevents, clc_fill_fn fill
     x.err = err;
     x.errlen = errlen;
     x.dir = cfg && cfg->spill_dir ? cfg->spill_dir : st_temp_dir();
-    x.fd_t = x.fd_c = x.fd_r = -1;
+    x.fd_t = x.fd_c = -1;
+    x.roles.fd = -1;
     struct clc_times *ct = NULL;
     size_t nl = nlocs ? nlocs : 1;
     for (uint32_t r = 0; domain_of && r < nlocs; r++)
@@ -1066,22 +750,28 @@ int clc_stream_correct(uint32_t nlocs, const uint64_t *nevents, clc_fill_fn fill
         }
     }
     x.base[nlocs] = total;
-    if ((x.fd_t = st_nameless_file(x.dir, "clc")) < 0 || (x.fd_c = st_nameless_file(x.dir, "clc")) < 0
-        || (x.fd_r = st_nameless_file(x.dir, "clc")) < 0) {
+    if ((x.fd_t = st_nameless_file(x.dir, "clc")) < 0 || (x.fd_c = st_nameless_file(x.dir, "clc")) < 0) {
         fail_io(&x, "making");
         goto done;
     }
     char e[4400];
-    uint64_t role_spill = 0;
     if (!(x.lims = st_extsort_new(sizeof(struct lim_rec), lim_cmp, memory / 4, x.dir, e, sizeof e))) {
         fail(&x, e);
         goto done;
     }
-    if (stage_roles(&x, memory / 4, &role_spill) != 0 || stage_input(&x, fill, fill_ctx) != 0
-        || stage_forward(&x) != 0)
+    if (clc_roles_build(match, nlocs, nevents, x.dir, memory / 4, &x.roles, err, errlen) != 0) {
+        x.failed = 1;
         goto done;
-    close(x.fd_r);
-    x.fd_r = -1;
+    }
+    stats->skipped_collectives = x.roles.skipped_collectives;
+    for (uint32_t r = 0; r < nlocs; r++) {
+        x.loc[r].rnext = x.roles.first[r];
+        x.loc[r].rend = x.roles.first[r + 1];
+    }
+    if (stage_input(&x, fill, fill_ctx) != 0 || stage_forward(&x) != 0)
+        goto done;
+    uint64_t role_bytes = x.roles.n * sizeof(struct role_rec) + x.roles.spilled_bytes;
+    clc_roles_free(&x.roles);
     if (st_extsort_finish(x.lims) != 0) {
         fail(&x, st_extsort_error(x.lims));
         goto done;
@@ -1099,8 +789,7 @@ int clc_stream_correct(uint32_t nlocs, const uint64_t *nevents, clc_fill_fn fill
     x.base = NULL;
     ct->total = total;
     if (usage) {
-        usage->disk_bytes = role_spill + st_extsort_spilled_bytes(x.lims) + x.nroles * sizeof(struct role_rec)
-                            + total * 3 * sizeof(double);
+        usage->disk_bytes = role_bytes + st_extsort_spilled_bytes(x.lims) + total * 3 * sizeof(double);
         usage->max_messages_in_flight = x.max_sent;
         usage->max_open_instances = x.max_open;
     }
@@ -1122,13 +811,10 @@ done:
     free(x.heap);
     free(x.base);
     free(x.ev);
-    free(x.skipped);
-    free(x.losing);
+    clc_roles_free(&x.roles);
     if (x.fd_t >= 0)
         close(x.fd_t);
     if (x.fd_c >= 0)
         close(x.fd_c);
-    if (x.fd_r >= 0)
-        close(x.fd_r);
     return *out ? 0 : -1;
 }
