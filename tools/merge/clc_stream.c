@@ -629,8 +629,8 @@ static int stage_backward(struct sx *x, double gamma, int backward)
 
 /* ------------------------------------------------------------ output */
 
-#define CT_BLOCK 64           /* events a cache slot holds */
-#define CT_SLOTS 4096         /* 2 MiB of cache */
+#define CT_BLOCK 512          /* events a cache slot holds */
+#define CT_SLOTS 1024         /* 4 MiB of cache */
 
 struct clc_times {
     int fd;
@@ -729,7 +729,7 @@ int clc_stream_correct(uint32_t nlocs, const uint64_t *nevents, clc_fill_fn fill
         }
     /* windows: half the memory, shared by the locations, 4 to 4096 events each */
     x.win = memory / 2 / ((2 * sizeof(double) + sizeof(double) + sizeof(struct role_rec)) * nl);
-    x.win = x.win < 4 ? 4 : x.win > 4096 ? 4096 : x.win;
+    x.win = x.win < 4 ? 4 : x.win > 65536 ? 65536 : x.win;
     x.base = malloc(sizeof *x.base * (nl + 1));
     x.loc = calloc(nl, sizeof *x.loc);
     x.heap = malloc(sizeof *x.heap * nl);

@@ -66,7 +66,7 @@ int clc_stream_correct(uint32_t nlocs, const uint64_t *nevents, clc_fill_fn fill
 
 /* The corrected time of event i of location r. Reads go through a small
  * cache of blocks (one reader at a time: not thread-safe); near-ordered
- * reads cost one pread per 64 events. A read that fails gives 0 and sticks
+ * reads cost one pread per 512 events. A read that fails gives 0 and sticks
  * (clc_times_error). */
 double clc_times_get(struct clc_times *ct, uint32_t r, uint64_t i);
 /* NULL while every read succeeded, else why one did not. */
