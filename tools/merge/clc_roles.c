@@ -112,14 +112,17 @@ static int put_roles(struct rb *x, struct st_extsort *s)
                 snprintf(w, sizeof w, "collective %zu refers to an event that does not exist", ct.index);
                 rc = fail(x, w);
             }
-        struct clc_coll shape;
-        int ok = rc == 0 && clc_coll_init(&shape, m, c) == 0;
-        enum mg_shape sh = shape.sh;
-        clc_coll_free(&shape);
-        if (rc == 0 && !ok)
-            rc = fail(x, "out of memory");
         if (rc != 0)
             break;
+        /* what its data flow forces (nothing: no records) */
+        struct clc_coll shape;
+        int ok = clc_coll_init(&shape, m, c) == 0;
+        enum mg_shape sh = shape.sh;
+        clc_coll_free(&shape);
+        if (!ok) {
+            rc = fail(x, "out of memory");
+            break;
+        }
         if (sh == MG_SKIP) {
             x->out->skipped_collectives++;
             continue;

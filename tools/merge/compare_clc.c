@@ -1,46 +1,99 @@
 /* compare_clc.c — with true times, how the controlled logical clock
  * (Scalasca's repair of interpolated timestamps) fares on the same input,
- * for the report only: the archive keeps our times. Failing to compare is
- * a warning, never a failed merge. */
+ * for the report only: the archive keeps our times. It streams
+ * (clc_stream.h), as the repair does: its per-event state waits in
+ * --spill-dir, so the comparison runs at any size. Failing to compare is a
+ * warning, never a failed merge. */
 #include <config.h>
-#include "clc.h"
+#include "clc_stream.h"
 #include "merge_state.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* The input: each event's time with the ClockOffsets interpolated, what
+ * today's tools show (cm_interpolated), location by location. */
+struct interp_fill {
+    const struct rt_rank *locs;
+    uint32_t r;
+    struct rt_time_reader tr;
+    int open;
+};
+
+static int fill_interpolated(void *ctx, uint32_t r, uint64_t first, double *t, size_t n, char *err, size_t errlen)
+{
+    struct interp_fill *f = ctx;
+    (void)err;
+    (void)errlen;
+    if (!f->open || f->r != r) {
+        if (f->open)
+            rt_time_reader_free(&f->tr);
+        rt_time_reader_init(&f->tr, &f->locs[r]);
+        f->r = r;
+        f->open = 1;
+    }
+    for (size_t k = 0; k < n; k++)
+        t[k] = cm_interpolated(&f->locs[r], rt_time_read(&f->tr, first + k));
+    return 0;   /* a read that failed sticks in the spill file: the merge checks it */
+}
+
+/* The output as clc_correct gives it: ns, rounded, the earliest event 0. */
+struct clc_view {
+    struct clc_times *ct;
+    double gmin;
+};
+
+static uint64_t clc_at(const void *ctx, uint32_t r, uint64_t i)
+{
+    const struct clc_view *v = ctx;
+    double x = clc_times_get(v->ct, r, i) - v->gmin;
+    return x <= 0 ? 0 : (uint64_t)llround(x);
+}
 
 void merge_compare_clc(struct merge_state *st)
 {
     if (!st->truth[0])
         return;
-    /* It holds every event's times (the merge does not): a comparison that
-     * does not fit is left out, said on stderr and in report.json. */
-    double need, avail;
-    if (!merge_clc_fits(st, &need, &avail)) {
-        fprintf(stderr, "synctrace merge: warning: no comparison with the controlled logical clock: it takes about "
-                        "%.3g GB, more than the %.3g GB available here\n", need / 1e9, avail / 1e9);
-        st->rep.clc_skipped_bytes = need;
-        return;
-    }
     uint32_t n = st->nlocs, nd = st->model.ndomains;
     double lmin = st->opt.min_latency;
-    char err[4400];
     double t = st_now_s();
-    uint64_t **ctime = calloc(n, sizeof *ctime);
-    struct clc_stats cst;
+    uint64_t *nev = malloc(sizeof *nev * (n ? n : 1));
     /* clc takes a latency per pair of clocks; ours is one number (NULL: 0) */
     double *clc_lmin = NULL;
-    if (lmin > 0 && (clc_lmin = malloc(sizeof *clc_lmin * (size_t)nd * nd)) != NULL)
-        for (size_t k = 0; k < (size_t)nd * nd; k++)
-            clc_lmin[k] = lmin;
-    if (!ctime || (lmin > 0 && !clc_lmin))
+    if (!nev || (lmin > 0 && !(clc_lmin = malloc(sizeof *clc_lmin * (size_t)nd * nd)))) {
         fprintf(stderr, "synctrace merge: warning: out of memory: no comparison with the controlled logical clock\n");
-    else if (clc_correct(st->locs, n, &st->match, clc_lmin, &st->model, NULL, ctime, &cst, err, sizeof err) != 0)
+        free(nev);
+        return;
+    }
+    for (size_t k = 0; clc_lmin && k < (size_t)nd * nd; k++)
+        clc_lmin[k] = lmin;
+    for (uint32_t r = 0; r < n; r++)
+        nev[r] = st->locs[r].nevents;
+    struct interp_fill f = { st->locs, 0, { 0 }, 0 };
+    struct clc_stream_config cfg = { st->match.spill_dir, st->opt.sort_memory };
+    struct clc_stats cst;
+    struct clc_view view = { NULL, INFINITY };
+    char err[4400];
+    int rc = clc_stream_correct(n, nev, fill_interpolated, &f, &st->match, st->model.domain_of, nd, clc_lmin, NULL,
+                                &cfg, &view.ct, &cst, NULL, err, sizeof err);
+    if (f.open)
+        rt_time_reader_free(&f.tr);
+    if (rc != 0) {
         fprintf(stderr, "synctrace merge: warning: no comparison with the controlled logical clock: %s\n", err);
-    else
-        report_fill_clc(&st->rep, st->locs, n, &st->match, ctime, st->truth, &cst, st_now_s() - t);
-    if (ctime)
-        clc_free_times(ctime, n);
-    free(ctime);
+    } else {
+        for (uint32_t r = 0; r < n; r++)
+            if (nev[r])
+                view.gmin = fmin(view.gmin, clc_times_get(view.ct, r, 0));
+        const struct time_source src = { clc_at, &view };
+        report_fill_clc(&st->rep, st->locs, n, &st->match, &src, st->truth, &cst, st_now_s() - t);
+        if (clc_times_error(view.ct)) {   /* its numbers are not to be shown */
+            st->rep.have_clc = 0;
+            fprintf(stderr, "synctrace merge: warning: no comparison with the controlled logical clock: %s\n",
+                    clc_times_error(view.ct));
+        }
+    }
+    clc_times_free(view.ct);
+    free(nev);
     free(clc_lmin);
 }

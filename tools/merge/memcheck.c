@@ -45,11 +45,11 @@
  * collective calls, requests spread over locations; bench/merge_scaling.sh
  * on 1000-rank stencils: 13.5-16.4 bytes per event spilled). */
 #define SPILL_BYTES_PER_EVENT 16.0
-/* The controlled logical clock (clc.h) holds arrays per event: the repair
- * (delta > 0) every location's global times, a copy of them and its own
- * arrays; the comparison with it (true times only) about as much (2-rank
- * rings of 12 M events: peak RSS 727 MB repaired, 710 MB compared, 142 MB
- * with neither: 48.7 and 47.3 bytes per event). */
+/* The in-memory controlled logical clock (clc.c, the streaming repair's
+ * reference: SYNCTRACE_REPAIR=memory) holds arrays per event: every
+ * location's global times, a copy of them and its own arrays (2-rank rings
+ * of 12 M events: peak RSS 727 MB repaired, 142 MB without: 48.7 bytes per
+ * event). */
 #define CLC_BYTES_PER_EVENT 49.0
 
 /* The bytes of the event files of the archive of `anchor`

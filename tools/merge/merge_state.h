@@ -111,9 +111,10 @@ int merge_read(struct merge_state *st);
 /* memcheck.c: one line on stderr when the trace's events seem not to fit
  * in the memory available (read calls it before reading events). */
 void merge_memory_check(const struct merge_state *st);
-/* Whether the controlled logical clock's arrays for every event (the
- * repair, the comparison with it) seem to fit in the memory this process
- * may use: *need and *avail in bytes (*avail 0: unknown, taken as room). */
+/* Whether the in-memory controlled logical clock's arrays for every event
+ * (the repair's reference, SYNCTRACE_REPAIR=memory) seem to fit in the
+ * memory this process may use: *need and *avail in bytes (*avail 0:
+ * unknown, taken as room). */
 int merge_clc_fits(const struct merge_state *st, double *need, double *avail);
 /* memcheck.c: the streaming repair's files seem not to fit in spill_dir: one line. */
 void merge_repair_disk_check(const struct merge_state *st, const char *spill_dir);

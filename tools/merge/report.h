@@ -98,7 +98,6 @@ struct report {
     double raw_interval_distortion_max_ns;   /* of the interpolated ClockOffsets */
     /* the controlled logical clock (Scalasca's repair) on the same input, with true_time only */
     int have_clc;
-    double clc_skipped_bytes;   /* > 0: the comparison was left out, needing so many bytes */
     size_t clc_tachyons_after, clc_collective_violations_after;
     double clc_err_max_ns, clc_err_median_ns, clc_interval_distortion_max_ns;
     struct clc_stats clc;
@@ -122,8 +121,14 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                  double lmin, const struct gtime_map *gtime, uint64_t *const *truth);
 /* With true_time: how the controlled logical clock's global times ctime
  * (clc_correct) fare, measured as ours are. */
+/* Times read by event: at(ctx, location, event). */
+struct time_source {
+    uint64_t (*at)(const void *ctx, uint32_t r, uint64_t i);
+    const void *ctx;
+};
 void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
-                     uint64_t *const *ctime, uint64_t *const *truth, const struct clc_stats *st, double seconds);
+                     const struct time_source *ctime, uint64_t *const *truth, const struct clc_stats *st,
+                     double seconds);
 int report_write(const struct report *r, const char *dir, char *err, size_t errlen);
 void report_print_summary(const struct report *r, FILE *to);
 void report_free(struct report *r);
