@@ -83,7 +83,7 @@ struct sloc {
     uint64_t rfirst;
     size_t rn;
     uint64_t rnext, rend;     /* the location's records: [rnext, rend) not yet taken */
-    double *cw;               /* pairs (C, J) */
+    double *cw;               /* forward values (a jump is C - B, B found again from the input times) */
     uint64_t cfirst;
     size_t cn;
 };
@@ -386,7 +386,7 @@ static int ready_or_wait(struct sx *x, uint32_t r, const struct role_rec *role)
 static int flush_cw(struct sx *x, uint32_t r)
 {
     struct sloc *l = &x->loc[r];
-    int rc = l->cn ? write_at(x, x->fd_c, l->cw, sizeof *l->cw * 2 * l->cn, (x->base[r] + l->cfirst) * 16) : 0;
+    int rc = l->cn ? write_at(x, x->fd_c, l->cw, sizeof *l->cw * l->cn, (x->base[r] + l->cfirst) * sizeof *l->cw) : 0;
     l->cfirst += l->cn;
     l->cn = 0;
     return rc;
@@ -453,8 +453,7 @@ static int process(struct sx *x, uint32_t r, const struct role_rec *role)
         if (j > x->st->max_jump_ns)
             x->st->max_jump_ns = j;
     }
-    l->cw[2 * l->cn] = c;
-    l->cw[2 * l->cn + 1] = j;
+    l->cw[l->cn] = c;
     if (++l->cn == x->win && flush_cw(x, r) != 0)
         return -1;
     l->tp = t;
@@ -577,44 +576,53 @@ static int stage_forward(struct sx *x)
 
 /* ------------------------------------------------------------ backward */
 
-static int stage_backward(struct sx *x, double gamma, int backward)
+/* The jump J = C - B of each event is not stored: B is the forward base
+ * found again from the input times and the previous forward value, by the
+ * same function, so C - B is the forward pass's J to the bit (lo - b where
+ * it jumped, 0 where C = B). */
+static int stage_backward(struct sx *x, double gamma, double mu, int backward)
 {
     enum { BLOCK = 1 << 15 };
-    double *cj = malloc(sizeof *cj * 2 * BLOCK), *o = malloc(sizeof *o * BLOCK);
-    if (!cj || !o) {
-        free(cj);
-        free(o);
+    double *cb = malloc(sizeof *cb * BLOCK), *tb = malloc(sizeof *tb * BLOCK);
+    if (!cb || !tb) {
+        free(cb);
+        free(tb);
         return fail(x, "out of memory");
     }
     int rc = 0;
     const struct lim_rec *lr = backward ? st_extsort_next(x->lims) : NULL;
     for (uint32_t r = 0; r < x->n && rc == 0; r++) {
         uint64_t n = x->nev[r];
-        double s = 0, c1 = 0, j1 = 0, o1 = 0;   /* event k + 1's forward value, jump and output */
+        double s = 0, c1 = 0, t1 = 0, o1 = 0;   /* event k + 1's forward value, input and output */
         for (uint64_t hi = n; hi > 0 && rc == 0;) {
             uint64_t lo = hi > BLOCK ? hi - BLOCK : 0;
             size_t m = (size_t)(hi - lo);
-            if ((rc = read_at(x, x->fd_c, cj, sizeof *cj * 2 * m, (x->base[r] + lo) * 16)) != 0)
+            uint64_t at = (x->base[r] + lo) * sizeof(double);
+            if ((rc = read_at(x, x->fd_c, cb, sizeof *cb * m, at)) != 0
+                || (backward && (rc = read_at(x, x->fd_t, tb, sizeof *tb * m, at)) != 0))
                 break;
+            /* the output goes over the inputs of the block, read: tb[k - lo] becomes event k's output */
             for (uint64_t k = hi; k-- > lo;) {
-                double c = cj[2 * (k - lo)], j = cj[2 * (k - lo) + 1];
-                double lim = INFINITY;
-                while (lr && lr->loc == r && lr->idx >= k) {
-                    if (lr->idx == k && lr->v < lim)
-                        lim = lr->v;
-                    lr = st_extsort_next(x->lims);
+                double c = cb[k - lo], v = c;
+                if (backward) {
+                    double t = tb[k - lo], lim = INFINITY;
+                    while (lr && lr->loc == r && lr->idx >= k) {
+                        if (lr->idx == k && lr->v < lim)
+                            lim = lr->v;
+                        lr = st_extsort_next(x->lims);
+                    }
+                    if (k + 1 < n) {
+                        double j1 = c1 - clc_forward_base(t1, 0, t, c, mu);
+                        v = clc_backward_step(&s, c, lim, c1, j1, o1, gamma);
+                        x->st->backward_moved += s > 0;
+                    }
+                    t1 = t;
                 }
-                double v = c;
-                if (backward && k + 1 < n) {
-                    v = clc_backward_step(&s, c, lim, c1, j1, o1, gamma);
-                    x->st->backward_moved += s > 0;
-                }
-                o[k - lo] = v;
+                tb[k - lo] = v;
                 c1 = c;
-                j1 = j;
                 o1 = v;
             }
-            rc = write_at(x, x->fd_t, o, sizeof *o * m, (x->base[r] + lo) * sizeof *o);
+            rc = write_at(x, x->fd_t, tb, sizeof *tb * m, at);
             hi = lo;
         }
         while (rc == 0 && lr && lr->loc == r)   /* none: every event was passed */
@@ -622,8 +630,8 @@ static int stage_backward(struct sx *x, double gamma, int backward)
     }
     if (rc == 0 && backward && st_extsort_failed(x->lims))
         rc = fail(x, st_extsort_error(x->lims));
-    free(cj);
-    free(o);
+    free(cb);
+    free(tb);
     return rc;
 }
 
@@ -728,7 +736,7 @@ int clc_stream_correct(uint32_t nlocs, const uint64_t *nevents, clc_fill_fn fill
             return -1;
         }
     /* windows: half the memory, shared by the locations, 4 to 4096 events each */
-    x.win = memory / 2 / ((2 * sizeof(double) + sizeof(double) + sizeof(struct role_rec)) * nl);
+    x.win = memory / 2 / ((sizeof(double) + sizeof(double) + sizeof(struct role_rec)) * nl);
     x.win = x.win < 4 ? 4 : x.win > 65536 ? 65536 : x.win;
     x.base = malloc(sizeof *x.base * (nl + 1));
     x.loc = calloc(nl, sizeof *x.loc);
@@ -744,7 +752,7 @@ int clc_stream_correct(uint32_t nlocs, const uint64_t *nevents, clc_fill_fn fill
         x.loc[r].n = nevents[r];
         if (nevents[r] && (!(x.loc[r].tw = malloc(sizeof *x.loc[r].tw * x.win))
                            || !(x.loc[r].rw = malloc(sizeof *x.loc[r].rw * x.win))
-                           || !(x.loc[r].cw = malloc(sizeof *x.loc[r].cw * 2 * x.win)))) {
+                           || !(x.loc[r].cw = malloc(sizeof *x.loc[r].cw * x.win)))) {
             fail(&x, "out of memory");
             goto done;
         }
@@ -776,7 +784,7 @@ int clc_stream_correct(uint32_t nlocs, const uint64_t *nevents, clc_fill_fn fill
         fail(&x, st_extsort_error(x.lims));
         goto done;
     }
-    if (stage_backward(&x, p->gamma_back, p->backward) != 0)
+    if (stage_backward(&x, p->gamma_back, p->mu, p->backward) != 0)
         goto done;
     if (!(ct = calloc(1, sizeof *ct))) {
         fail(&x, "out of memory");
@@ -789,7 +797,7 @@ int clc_stream_correct(uint32_t nlocs, const uint64_t *nevents, clc_fill_fn fill
     x.base = NULL;
     ct->total = total;
     if (usage) {
-        usage->disk_bytes = role_bytes + st_extsort_spilled_bytes(x.lims) + total * 3 * sizeof(double);
+        usage->disk_bytes = role_bytes + st_extsort_spilled_bytes(x.lims) + total * 2 * sizeof(double);
         usage->max_messages_in_flight = x.max_sent;
         usage->max_open_instances = x.max_open;
     }
