@@ -234,7 +234,8 @@ static int cmp_u64p(const void *a, const void *b)
  * conflicts are looked at. */
 static int resolve(struct rb *x, struct claims *cl)
 {
-    qsort(cl->losing, cl->nlosing, sizeof *cl->losing, cmp_u64p);
+    if (cl->nlosing)
+        qsort(cl->losing, cl->nlosing, sizeof *cl->losing, cmp_u64p);
     x->out->losing = cl->losing;
     x->out->nlosing = cl->nlosing;
     cl->losing = NULL;
@@ -320,7 +321,8 @@ static int sort_roles(struct rb *x, size_t budget)
             if (rc == 0)
                 rc = write_at(x, buf, sizeof *buf * (nb - keep), at * sizeof *buf);
             at += nb - keep;
-            memmove(buf, buf + gfrom, sizeof *buf * keep);
+            if (keep)
+                memmove(buf, buf + gfrom, sizeof *buf * keep);
             nb = keep;
             gfrom = 0;
         }
