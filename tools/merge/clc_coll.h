@@ -69,6 +69,15 @@ struct clc_coll {
     uint32_t p;               /* positions [0, p) all processed */
 };
 
+/* The latency of a message between the clock domains of locations from
+ * and to (clc.h: dom NULL: every location its own; lmin NULL: 0). */
+static inline double clc_msg_latency(const uint32_t *dom, const double *lmin, uint32_t ndomains, uint32_t from,
+                                     uint32_t to)
+{
+    uint32_t du = dom ? dom[from] : from, dv = dom ? dom[to] : to;
+    return du == dv || !lmin ? 0 : lmin[(size_t)du * ndomains + dv];
+}
+
 /* The one latency collectives use: the smallest between different
  * domains of lmin (ndomains x ndomains; NULL: 0), conservative (a smaller
  * bound is never violated by the truth). */

@@ -124,10 +124,7 @@ static uint32_t dom_of(const struct sx *x, uint32_t r)
 
 static double msg_lat(const struct sx *x, uint32_t from, uint32_t to)
 {
-    uint32_t du = dom_of(x, from), dv = dom_of(x, to);
-    if (du == dv || !x->lmin)
-        return 0;
-    return x->lmin[(size_t)du * x->ndomains + dv];
+    return clc_msg_latency(x->dom, x->lmin, x->ndomains, from, to);
 }
 
 static int fail(struct sx *x, const char *what)

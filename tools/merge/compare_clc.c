@@ -12,32 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The input: each event's time with the ClockOffsets interpolated, what
- * today's tools show (cm_interpolated), location by location. */
-struct interp_fill {
-    const struct rt_rank *locs;
-    uint32_t r;
-    struct rt_time_reader tr;
-    int open;
-};
-
-static int fill_interpolated(void *ctx, uint32_t r, uint64_t first, double *t, size_t n, char *err, size_t errlen)
-{
-    struct interp_fill *f = ctx;
-    (void)err;
-    (void)errlen;
-    if (!f->open || f->r != r) {
-        if (f->open)
-            rt_time_reader_free(&f->tr);
-        rt_time_reader_init(&f->tr, &f->locs[r]);
-        f->r = r;
-        f->open = 1;
-    }
-    for (size_t k = 0; k < n; k++)
-        t[k] = cm_interpolated(&f->locs[r], rt_time_read(&f->tr, first + k));
-    return 0;   /* a read that failed sticks in the spill file: the merge checks it */
-}
-
 /* The output as clc_correct gives it: ns, rounded, the earliest event 0. */
 struct clc_view {
     struct clc_times *ct;
@@ -70,15 +44,14 @@ void merge_compare_clc(struct merge_state *st)
         clc_lmin[k] = lmin;
     for (uint32_t r = 0; r < n; r++)
         nev[r] = st->locs[r].nevents;
-    struct interp_fill f = { st->locs, 0, { 0 }, 0 };
+    struct gt_fill f = { NULL, st->locs, 0, 0, { 0 } };   /* the input: the ClockOffsets interpolated */
     struct clc_stream_config cfg = { st->match.spill_dir, st->opt.sort_memory };
     struct clc_stats cst;
     struct clc_view view = { NULL, INFINITY };
     char err[4400];
-    int rc = clc_stream_correct(n, nev, fill_interpolated, &f, &st->match, st->model.domain_of, nd, clc_lmin, NULL,
+    int rc = clc_stream_correct(n, nev, gt_fill_times, &f, &st->match, st->model.domain_of, nd, clc_lmin, NULL,
                                 &cfg, &view.ct, &cst, NULL, err, sizeof err);
-    if (f.open)
-        rt_time_reader_free(&f.tr);
+    gt_fill_end(&f);
     if (rc != 0) {
         fprintf(stderr, "synctrace merge: warning: no comparison with the controlled logical clock: %s\n", err);
     } else {

@@ -11,6 +11,30 @@ uint64_t gt_of_cb(const void *ctx, const struct mg_event_ref *e)
     return gt_of(ctx, e);
 }
 
+int gt_fill_times(void *ctx, uint32_t r, uint64_t first, double *t, size_t n, char *err, size_t errlen)
+{
+    struct gt_fill *f = ctx;
+    (void)err;
+    (void)errlen;
+    if (!f->open || f->r != r) {
+        gt_fill_end(f);
+        rt_time_reader_init(&f->tr, &f->locs[r]);
+        f->r = r;
+        f->open = 1;
+    }
+    for (size_t k = 0; k < n; k++)
+        t[k] = f->g ? (double)gt_read(f->g, r, &f->tr, first + k)
+                    : cm_interpolated(&f->locs[r], rt_time_read(&f->tr, first + k));
+    return 0;
+}
+
+void gt_fill_end(struct gt_fill *f)
+{
+    if (f->open)
+        rt_time_reader_free(&f->tr);
+    f->open = 0;
+}
+
 /* Location r's times into gt (NULL: only look), clamped never to go back
  * (rounding only: the corrected time is monotonic in the raw one, the raw
  * ones are not always in order). Returns whether the clamp changed any. */

@@ -75,6 +75,21 @@ static inline uint64_t gt_of(const struct gtime_map *g, const struct mg_event_re
 /* gt_of for readers that take a callback (mg_flow_violations_at); ctx: the map. */
 uint64_t gt_of_cb(const void *ctx, const struct mg_event_ref *e);
 
+/* The streaming clock's input (clc_stream.h, clc_fill_fn), location after
+ * location through one time reader: each event's global time (g set), or
+ * its time with the ClockOffsets interpolated (g NULL: what today's tools
+ * show). gt_fill_end frees the reader. A read that fails gives 0 and sticks
+ * in the spill file (rt_spill_error), which the merge checks. */
+struct gt_fill {
+    const struct gtime_map *g;
+    const struct rt_rank *locs;
+    uint32_t r;
+    int open;
+    struct rt_time_reader tr;
+};
+int gt_fill_times(void *ctx, uint32_t r, uint64_t first, double *t, size_t n, char *err, size_t errlen);
+void gt_fill_end(struct gt_fill *f);
+
 /* Build the map: locations r < store_below (and those the clamp changes)
  * stored. 0, or -1 when out of memory. */
 int gt_build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,

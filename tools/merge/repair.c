@@ -22,31 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The repair's input, location by location: the global times so far. */
-struct fill_ctx {
-    struct gtime_map *g;
-    uint32_t r;
-    struct rt_time_reader tr;
-    int open;
-};
-
-static int fill_times(void *ctx, uint32_t r, uint64_t first, double *t, size_t n, char *err, size_t errlen)
-{
-    struct fill_ctx *f = ctx;
-    (void)err;
-    (void)errlen;
-    if (!f->open || f->r != r) {
-        if (f->open)
-            rt_time_reader_free(&f->tr);
-        rt_time_reader_init(&f->tr, &f->g->locs[r]);
-        f->r = r;
-        f->open = 1;
-    }
-    for (size_t k = 0; k < n; k++)
-        t[k] = (double)gt_read(f->g, r, &f->tr, first + k);
-    return 0;   /* a read that failed sticks in the spill file: the merge checks it (set_aside_unread) */
-}
-
 static void note_repair(struct merge_state *st, const struct clc_stats *cs)
 {
     st->rep.repair_done = 1;
@@ -82,16 +57,15 @@ static int repair_streaming(struct merge_state *st)
     }
     for (uint32_t r = 0; r < n; r++)
         nev[r] = st->locs[r].nevents;
-    struct fill_ctx f = { &st->gtime, 0, { 0 }, 0 };
+    struct gt_fill f = { &st->gtime, st->locs, 0, 0, { 0 } };   /* the input: the global times so far */
     struct clc_stream_config cfg = { st->match.spill_dir, st->opt.sort_memory };
     struct clc_stats cs;
     struct clc_stream_usage use;
     struct clc_times *ct;
     char err[4400];
-    int rc = clc_stream_correct(n, nev, fill_times, &f, &st->match, st->model.domain_of, st->model.ndomains, lmin,
+    int rc = clc_stream_correct(n, nev, gt_fill_times, &f, &st->match, st->model.domain_of, st->model.ndomains, lmin,
                                 NULL, &cfg, &ct, &cs, &use, err, sizeof err);
-    if (f.open)
-        rt_time_reader_free(&f.tr);
+    gt_fill_end(&f);
     free(nev);
     free(lmin);
     if (rc != 0) {
