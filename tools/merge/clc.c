@@ -325,17 +325,12 @@ static int correct_held(const double *const *t, const uint64_t *nevents, uint32_
                         double *const *out, struct clc_stats *stats, char *err, size_t errlen)
 {
     struct clc_params def;
-    clc_default_params(&def);
-    if (!p)
-        p = &def;
+    if (!(p = clc_params_checked(p, &def, err, errlen)))
+        return -1;
     struct clc_stats dummy;
     if (!stats)
         stats = &dummy;
     memset(stats, 0, sizeof *stats);
-    if (!(p->mu >= 0 && p->mu <= 1) || !(p->gamma_back >= 0)) {
-        snprintf(err, errlen, "clc: mu must lie in [0, 1] and gamma_back be >= 0");
-        return -1;
-    }
     struct ctx x = { 0 };
     x.nranks = nranks;
     x.dom = domain_of;

@@ -1,6 +1,7 @@
 /* clc_coll.c — see clc_coll.h. */
 #include "clc_coll.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,19 @@ static int index_groups(struct clc_coll *c)
     free(sp);
     free(dp);
     return ok ? 0 : -1;
+}
+
+const struct clc_params *clc_params_checked(const struct clc_params *p, struct clc_params *def, char *err,
+                                            size_t errlen)
+{
+    clc_default_params(def);
+    if (!p)
+        p = def;
+    if (!(p->mu >= 0 && p->mu <= 1) || !(p->gamma_back >= 0)) {
+        snprintf(err, errlen, "clc: mu must lie in [0, 1] and gamma_back be >= 0");
+        return NULL;
+    }
+    return p;
 }
 
 double clc_coll_latency(const double *lmin, uint32_t ndomains)

@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include "clc.h"
 #include "flow.h"
 #include "match.h"
 
@@ -77,6 +78,11 @@ static inline double clc_msg_latency(const uint32_t *dom, const double *lmin, ui
     uint32_t du = dom ? dom[from] : from, dv = dom ? dom[to] : to;
     return du == dv || !lmin ? 0 : lmin[(size_t)du * ndomains + dv];
 }
+
+/* The parameters a pass runs with: p, or the defaults (into *def) when
+ * NULL; NULL with a one-line message when they are out of range. */
+const struct clc_params *clc_params_checked(const struct clc_params *p, struct clc_params *def, char *err,
+                                            size_t errlen);
 
 /* The one latency collectives use: the smallest between different
  * domains of lmin (ndomains x ndomains; NULL: 0), conservative (a smaller

@@ -692,19 +692,14 @@ int clc_stream_correct(uint32_t nlocs, const uint64_t *nevents, clc_fill_fn fill
 {
     *out = NULL;
     struct clc_params def;
-    clc_default_params(&def);
-    if (!p)
-        p = &def;
     struct clc_stats dummy;
     if (!stats)
         stats = &dummy;
     memset(stats, 0, sizeof *stats);
     if (usage)
         memset(usage, 0, sizeof *usage);
-    if (!(p->mu >= 0 && p->mu <= 1) || !(p->gamma_back >= 0)) {
-        snprintf(err, errlen, "clc: mu must lie in [0, 1] and gamma_back be >= 0");
+    if (!(p = clc_params_checked(p, &def, err, errlen)))
         return -1;
-    }
     if (nlocs >= (1u << 30)) {
         snprintf(err, errlen, "clc: %u locations: at most 2^30", nlocs);
         return -1;
