@@ -5,7 +5,7 @@
  *   input     the input times, location by location, into a file
  *   forward   a heap of locations by their next event's input time; each
  *             runs while it is the earliest and its next event's
- *             predecessors are done; forward values and jumps to a file,
+ *             predecessors are done; forward values to a file (a jump is C - B, found again later),
  *             limits to a sort
  *   backward  location by location, back to front, over the forward
  *             values and the limits; the output over the input times

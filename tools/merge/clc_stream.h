@@ -15,7 +15,7 @@
  * What grows with events is on disk, in nameless files in spill_dir:
  *   - the input times, then the output (8 bytes an event, a region per
  *     location);
- *   - the forward values and jumps (16 bytes an event);
+ *   - the forward values (8 bytes an event; the jumps are found again);
  *   - each event's role (receive of message m, entry or exit of member q
  *     of instance k, send of m): one external sort by (location, event);
  *   - the limits the receives and instances put on their predecessors

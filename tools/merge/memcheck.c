@@ -176,7 +176,7 @@ static void disk_check(const struct merge_state *st, uint64_t bytes, double even
 }
 
 /* The streaming repair's files (clc_stream.h): the times and forward
- * values (24 bytes an event), the roles of the events in messages and
+ * values (16 bytes an event), the roles of the events in messages and
  * collectives (32 bytes each, sorted) and the limits (bench/merge_repair.sh,
  * 2-rank rings: 41.3 bytes an event; 50 leaves room). Known only once the solve says delta
  * > 0, so checked then: one line when they seem not to fit. */
