@@ -1,16 +1,19 @@
 /* rawview.c — see rawview.h. */
 #include "rawview.h"
 #include "clockmodel.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The points, read through `at` (point i of the series is (*x, *y)), so
  * that a rank of many events needs no array of them; breakpoints go to a
- * growing array (failed: out of memory). */
+ * growing array, or to a file (f: a rank whose events were repaired may
+ * have one nearly every event), failed: out of memory or a write failed. */
 struct series {
     void (*at)(const void *ctx, uint64_t i, double *x, double *y);
     const void *ctx;
@@ -19,6 +22,8 @@ struct series {
 struct points {
     struct rv_point *v;
     uint32_t n, cap;
+    FILE *f;
+    struct rv_point last;
     int failed;
 };
 
@@ -26,6 +31,14 @@ static void put(struct points *o, struct rv_point p)
 {
     if (o->failed)
         return;
+    o->last = p;
+    if (o->f) {
+        if (o->n == UINT32_MAX || fwrite(&p, sizeof p, 1, o->f) != 1)
+            o->failed = 1;
+        else
+            o->n++;
+        return;
+    }
     if (o->n == o->cap) {
         uint32_t cap = o->cap ? o->cap * 2 : 16;
         struct rv_point *nv = cap > o->cap ? realloc(o->v, sizeof *nv * cap) : NULL;
@@ -107,7 +120,7 @@ static void simplify_run(const struct series *sr, uint64_t first, uint64_t n, do
     /* the run's last event closes it (its index bounds the run's last piece) */
     double s = isfinite(lo) && isfinite(hi) ? (lo + hi) / 2 : 1;
     double xl = X(last);
-    if (!out->failed && (xl > ax || first + n - 1 > out->v[out->n - 1].index))
+    if (!out->failed && (xl > ax || first + n - 1 > out->last.index))
         put(out, (struct rv_point){ first + n - 1, xl, ay + s * (xl - ax) });
 #undef X
 #undef Y
@@ -205,15 +218,61 @@ static void rank_at(const void *ctx, uint64_t i, double *x, double *y)
     *y = cm_interpolated(p->rk, rt_time_read(p->tr, i)) - p->origin;
 }
 
+/* The breakpoints of one rank, as put in file pts (count n), written to
+ * out after "rank R COUNT" while every event is checked against them the
+ * way rv_raw reads them: the last breakpoint at or before the event and
+ * the next, or the last two beyond the end. The largest deviation into
+ * *worst. 0, or -1 when a read fails. */
+static int copy_and_check(FILE *pts, uint32_t n, FILE *out, uint32_t r, const struct rank_points *rp,
+                          double *worst)
+{
+    fprintf(out, "rank %u %u\n", r, n);
+    if (fflush(pts) != 0 || fseek(pts, 0, SEEK_SET) != 0)
+        return -1;
+    struct rv_point w[3];     /* w[0] before w[1] (when held), w[1] the last at or before the event, w[2] next */
+    int have0 = 0, have2 = 0;
+    uint32_t read = 0;
+#define NEXT_POINT(dst) (read < n && fread(&(dst), sizeof(dst), 1, pts) == 1 \
+                         && (fprintf(out, "%llu %.3f %.3f\n", (unsigned long long)(dst).index, (dst).g, (dst).raw), \
+                             ++read))
+    if (n == 0 || !NEXT_POINT(w[1]))
+        return n == 0 ? 0 : -1;
+    have2 = NEXT_POINT(w[2]) != 0;
+    for (uint64_t i = 0; i < rp->rk->nevents; i++) {
+        while (have2 && w[2].index <= i) {
+            w[0] = w[1];
+            w[1] = w[2];
+            have0 = 1;
+            have2 = NEXT_POINT(w[2]) != 0;
+        }
+        const struct rv_rank win = have2 ? (struct rv_rank){ &w[1], 2 }
+                                         : (struct rv_rank){ have0 ? &w[0] : &w[1], have0 ? 2 : 1 };
+        double x, y;
+        rank_at(rp, i, &x, &y);
+        *worst = fmax(*worst, fabs(rv_raw(&win, i, x) - y));
+    }
+    while (have2 && NEXT_POINT(w[2]))   /* none: the last point is on the last event */
+        ;
+#undef NEXT_POINT
+    return read == n && !ferror(pts) ? 0 : -1;
+}
+
 int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
              double *max_err_ns, char *err, size_t errlen)
 {
-    char path[4300];
+    char path[4300], tmp[4400];
     snprintf(path, sizeof path, "%s/rawview.map", dir);
-    struct rv_map m = { calloc(n ? n : 1, sizeof *m.ranks), n };
+    snprintf(tmp, sizeof tmp, "%s/.rawview.map.tmp", dir);
+    /* written as it is found, checked, then put in place: a rank's
+     * breakpoints wait in a nameless file, not in memory */
+    int fd = st_nameless_file(dir, "rawview");
+    FILE *pts = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+    FILE *f = fopen(tmp, "w");
     int rc = -1;
-    if (!m.ranks) {
-        snprintf(err, errlen, "%s: out of memory", path);
+    if (!pts || !f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        if (!pts && fd >= 0)
+            close(fd);
         goto done;
     }
     /* the earliest raw event of the run is 0, as in global time */
@@ -226,6 +285,7 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const str
             rt_time_reader_free(&tr);
         }
     double worst = 0;
+    fprintf(f, "synctrace-rawview 2\nranks %u\n", n);
     for (uint32_t r = 0; r < n; r++) {
         const struct rt_rank *rk = &ranks[r];
         struct rt_time_reader tr;
@@ -234,23 +294,17 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const str
         const struct series sr = { rank_at, &rp };
         /* a little below the bound: the file rounds to 1/1000 ns; the global
          * times themselves are rounded to whole ns, so ±0.5 ns is noise */
-        struct points pts = { 0 };
-        simplify(&sr, rk->nevents, RV_TOLERANCE_NS * 0.9, &pts);
-        if (pts.failed) {
-            rt_time_reader_free(&tr);
-            free(pts.v);
-            snprintf(err, errlen, "%s: out of memory", path);
+        struct points p = { 0 };
+        p.f = pts;
+        rewind(pts);
+        simplify(&sr, rk->nevents, RV_TOLERANCE_NS * 0.9, &p);
+        int bad = p.failed || copy_and_check(pts, p.n, f, r, &rp, &worst) != 0;
+        rt_time_reader_free(&tr);
+        if (bad) {
+            snprintf(err, errlen, "%s: its breakpoints could not be set aside in %s: %s", path, dir,
+                     errno ? strerror(errno) : "write failed");
             goto done;
         }
-        struct rv_point *fit = pts.n ? realloc(pts.v, sizeof *pts.v * pts.n) : NULL;
-        m.ranks[r].v = fit ? fit : pts.v;
-        m.ranks[r].n = pts.n;
-        for (uint64_t i = 0; i < rk->nevents; i++) {
-            double x, y;
-            rank_at(&rp, i, &x, &y);
-            worst = fmax(worst, fabs(rv_raw(&m.ranks[r], i, x) - y));
-        }
-        rt_time_reader_free(&tr);
     }
     if (max_err_ns)
         *max_err_ns = worst;
@@ -259,26 +313,21 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const str
                  path, RV_TOLERANCE_NS, worst);
         goto done;
     }
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        goto done;
-    }
-    fprintf(f, "synctrace-rawview 2\nranks %u\n", n);
-    for (uint32_t r = 0; r < n; r++) {
-        fprintf(f, "rank %u %u\n", r, m.ranks[r].n);
-        for (uint32_t k = 0; k < m.ranks[r].n; k++)
-            fprintf(f, "%llu %.3f %.3f\n", (unsigned long long)m.ranks[r].v[k].index, m.ranks[r].v[k].g,
-                    m.ranks[r].v[k].raw);
-    }
     int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
+    FILE *closing = f;
+    f = NULL;
+    if (fclose(closing) != 0 || bad || rename(tmp, path) != 0) {
         snprintf(err, errlen, "%s: write failed", path);
         goto done;
     }
     rc = 0;
 done:
-    rv_free(&m);
+    if (f)
+        fclose(f);
+    if (rc != 0)
+        unlink(tmp);
+    if (pts)
+        fclose(pts);
     return rc;
 }
 
