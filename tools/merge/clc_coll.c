@@ -81,7 +81,7 @@ int clc_coll_init(struct clc_coll *c, const struct mg_result *m, const struct mg
     c->n = mc->nmembers;
     if (mg_flow_of(m, mc, &c->flow) != 0)
         return -1;
-    c->sh = c->flow.order ? c->flow.prefix : c->flow.ngroups ? MG_ALL_TO_ALL : MG_SKIP;
+    c->sh = clc_coll_shape(&c->flow);
     if (c->sh == MG_SKIP)
         return 0;
     if (c->sh == MG_ALL_TO_ALL)

@@ -89,6 +89,13 @@ const struct clc_params *clc_params_checked(const struct clc_params *p, struct c
  * bound is never violated by the truth). */
 double clc_coll_latency(const double *lmin, uint32_t ndomains);
 
+/* What an instance's data flow f (mg_flow_of) forces: MG_ALL_TO_ALL,
+ * MG_SCAN / MG_EXSCAN, or MG_SKIP (nothing). */
+static inline enum mg_shape clc_coll_shape(const struct mg_flow *f)
+{
+    return f->order ? f->prefix : f->ngroups ? MG_ALL_TO_ALL : MG_SKIP;
+}
+
 /* Set c up for instance mc of m: 0, or -1 (out of memory; c is then to be
  * freed all the same). c->sh == MG_SKIP: the instance forces nothing. */
 int clc_coll_init(struct clc_coll *c, const struct mg_result *m, const struct mg_collective *mc);

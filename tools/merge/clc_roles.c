@@ -6,6 +6,7 @@
 #include "extsort.h"
 #include "fsutil.h"
 #include "msgstream.h"
+#include "table.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -104,6 +105,7 @@ static int put_roles(struct rb *x, struct st_extsort *s)
         return fail(x, mg_msgs_error(m));
     struct mg_coll_reader ct;
     mg_colls_begin(m, &ct);
+    struct mg_flow flow = { 0 };   /* each instance's, in the same storage */
     int rc = 0;
     for (const struct mg_collective *c; rc == 0 && (c = mg_colls_next(&ct));) {
         for (uint32_t k = 0; k < c->nmembers && rc == 0; k++)
@@ -115,15 +117,11 @@ static int put_roles(struct rb *x, struct st_extsort *s)
         if (rc != 0)
             break;
         /* what its data flow forces (nothing: no records) */
-        struct clc_coll shape;
-        int ok = clc_coll_init(&shape, m, c) == 0;
-        enum mg_shape sh = shape.sh;
-        clc_coll_free(&shape);
-        if (!ok) {
+        if (mg_flow_of(m, c, &flow) != 0) {
             rc = fail(x, "out of memory");
             break;
         }
-        if (sh == MG_SKIP) {
+        if (clc_coll_shape(&flow) == MG_SKIP) {
             x->out->skipped_collectives++;
             continue;
         }
@@ -134,78 +132,66 @@ static int put_roles(struct rb *x, struct st_extsort *s)
                 rc = -1;
     }
     mg_colls_end(&ct);
+    mg_flow_free(&flow);
     if (rc == 0 && mg_colls_error(m))
         rc = fail(x, mg_colls_error(m));
     return rc;
 }
 
 /* Events claimed by more than one role, seen while the sorted roles are
- * written: (instance, event) pairs, and whether a receive claimed it. */
+ * written: (instance, conflict) pairs, and whether a receive claimed it;
+ * the event being read is noted as its records go by. */
 struct claims {
     uint64_t (*pair)[2];      /* instance, conflict number */
-    size_t npair, cpair;
+    uint32_t npair, cpair;
     unsigned char *has_recv;  /* by conflict number */
-    size_t nconf, cconf;
-    uint64_t *losing;         /* messages whose receive event another took first */
-    size_t nlosing, closing;
+    uint32_t nconf, cconf;
+    /* the event being read: its receives and instance ends so far, its first pair */
+    int open;
+    uint32_t loc, mark;
+    uint64_t idx;
+    uint32_t nrecv, ncoll;
 };
 
-static int push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t a)
+/* The event read so far ends: a conflict when two claimed it and one is an
+ * instance's end (between receives the lowest message's wins, as the
+ * forward pass takes the first). 0, or -1 when out of memory. */
+static int close_event(struct claims *cl)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        uint64_t *p = realloc(*v, sizeof *p * c);
-        if (!p)
-            return -1;
-        *v = p;
-        *cap = c;
+    if (!cl->open)
+        return 0;
+    cl->open = 0;
+    if (cl->nrecv + cl->ncoll < 2 || !cl->ncoll) {
+        cl->npair = cl->mark;   /* no conflict: its pairs were tentative */
+        return 0;
     }
-    (*v)[(*n)++] = a;
+    if (cl->nconf == cl->cconf && st_grow((void **)&cl->has_recv, &cl->cconf, 1) != 0)
+        return -1;
+    cl->has_recv[cl->nconf++] = cl->nrecv > 0;
     return 0;
 }
 
-/* The records of one event, g[0 .. n): a conflict when two claim it. */
-static int note_claims(struct claims *cl, const struct role_rec *g, size_t n)
+/* Record r's claim on its event (records come sorted by event). */
+static int note_claim(struct claims *cl, const struct role_rec *r)
 {
-    size_t nrecv = 0, ncoll = 0;
-    for (size_t i = 0; i < n; i++) {
-        nrecv += KIND(&g[i]) == K_RECV;
-        ncoll += KIND(&g[i]) == K_ENTRY || KIND(&g[i]) == K_EXIT;
+    if (cl->open && (r->loc != cl->loc || r->idx != cl->idx) && close_event(cl) != 0)
+        return -1;
+    if (!cl->open) {
+        cl->open = 1;
+        cl->loc = r->loc;
+        cl->idx = r->idx;
+        cl->nrecv = cl->ncoll = 0;
+        cl->mark = cl->npair;
     }
-    if (nrecv + ncoll < 2)
-        return 0;
-    int first = 1;
-    for (size_t i = 0; i < n; i++)
-        if (KIND(&g[i]) == K_RECV) {
-            if (!first && push_u64(&cl->losing, &cl->nlosing, &cl->closing, g[i].ref) != 0)
-                return -1;
-            first = 0;
-        }
-    if (!ncoll)
-        return 0;
-    if (cl->nconf == cl->cconf) {
-        size_t c = cl->cconf ? cl->cconf * 2 : 16;
-        unsigned char *p = realloc(cl->has_recv, c);
-        if (!p)
+    if (KIND(r) == K_RECV) {
+        cl->nrecv++;
+    } else if (KIND(r) == K_ENTRY || KIND(r) == K_EXIT) {
+        if (cl->npair == cl->cpair && st_grow((void **)&cl->pair, &cl->cpair, sizeof *cl->pair) != 0)
             return -1;
-        cl->has_recv = p;
-        cl->cconf = c;
+        cl->pair[cl->npair][0] = r->ref;
+        cl->pair[cl->npair++][1] = cl->nconf;   /* its number if it turns out a conflict */
+        cl->ncoll++;
     }
-    cl->has_recv[cl->nconf] = nrecv > 0;
-    for (size_t i = 0; i < n; i++)
-        if (KIND(&g[i]) == K_ENTRY || KIND(&g[i]) == K_EXIT) {
-            if (cl->npair == cl->cpair) {
-                size_t c = cl->cpair ? cl->cpair * 2 : 16;
-                void *p = realloc(cl->pair, sizeof *cl->pair * c);
-                if (!p)
-                    return -1;
-                cl->pair = p;
-                cl->cpair = c;
-            }
-            cl->pair[cl->npair][0] = g[i].ref;
-            cl->pair[cl->npair++][1] = cl->nconf;
-        }
-    cl->nconf++;
     return 0;
 }
 
@@ -223,22 +209,12 @@ static int cmp_pair_by_conflict(const void *pa, const void *pb)
     return c ? c : cmp_u64(a[0], b[0]);
 }
 
-static int cmp_u64p(const void *a, const void *b)
-{
-    return cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
-}
-
 /* clc.c's rule, in its order: receives claim first; an instance is left
  * out when one of its events has a role already (a receive's, an earlier
  * instance's that was not left out, its own). Only the instances in
  * conflicts are looked at. */
 static int resolve(struct rb *x, struct claims *cl)
 {
-    if (cl->nlosing)
-        qsort(cl->losing, cl->nlosing, sizeof *cl->losing, cmp_u64p);
-    x->out->losing = cl->losing;
-    x->out->nlosing = cl->nlosing;
-    cl->losing = NULL;
     if (!cl->npair)
         return 0;
     uint64_t(*byc)[2] = malloc(sizeof *byc * cl->npair);
@@ -257,7 +233,7 @@ static int resolve(struct rb *x, struct claims *cl)
     }
     qsort(cl->pair, cl->npair, sizeof *cl->pair, cmp_pair);
     int rc = 0;
-    size_t nsk = 0, csk = 0;
+    uint32_t nsk = 0, csk = 0;
     uint64_t *sk = NULL;
     for (size_t i = 0; i < cl->npair && rc == 0;) {
         uint64_t ci = cl->pair[i][0];
@@ -273,7 +249,10 @@ static int resolve(struct rb *x, struct claims *cl)
                     skip = 1;   /* an earlier instance kept it */
         }
         if (skip) {
-            rc = push_u64(&sk, &nsk, &csk, ci);
+            if (nsk == csk && st_grow((void **)&sk, &csk, sizeof *sk) != 0)
+                rc = -1;
+            else
+                sk[nsk++] = ci;
             x->out->skipped_collectives++;
         }
     }
@@ -298,39 +277,34 @@ static int sort_roles(struct rb *x, size_t budget)
         rc = fail(x, st_extsort_error(s));
     enum { BLOCK = 4096 };
     struct role_rec *buf = rc == 0 ? malloc(sizeof *buf * BLOCK) : NULL;
-    size_t nb = 0, gfrom = 0;   /* buf[gfrom .. nb): the event being gathered */
+    size_t nb = 0;
     if (rc == 0 && !buf)
         rc = fail(x, "out of memory");
     uint64_t at = 0;
-    for (const struct role_rec *r; rc == 0;) {
-        r = st_extsort_next(s);
-        if (!r && st_extsort_failed(s)) {
-            rc = fail(x, st_extsort_error(s));
-            break;
-        }
-        if (!r || (nb > gfrom && (r->loc != buf[gfrom].loc || r->idx != buf[gfrom].idx))) {
-            if (nb > gfrom && note_claims(&cl, buf + gfrom, nb - gfrom) != 0)
+    while (rc == 0) {
+        const struct role_rec *r = st_extsort_next(s);
+        if (!r) {
+            if (st_extsort_failed(s))
+                rc = fail(x, st_extsort_error(s));
+            else if (close_event(&cl) != 0)
                 rc = fail(x, "out of memory");
-            gfrom = nb;
-        }
-        if (rc != 0 || ((!r || nb == BLOCK) && nb > 0)) {
-            /* write the block; keep the event being gathered */
-            size_t keep = r ? nb - gfrom : 0;
-            if (rc == 0 && keep == BLOCK)
-                rc = fail(x, "an event with more than 4096 roles (a broken match)");
-            if (rc == 0)
-                rc = write_at(x, buf, sizeof *buf * (nb - keep), at * sizeof *buf);
-            at += nb - keep;
-            if (keep)
-                memmove(buf, buf + gfrom, sizeof *buf * keep);
-            nb = keep;
-            gfrom = 0;
-        }
-        if (!r || rc != 0)
             break;
+        }
+        if (note_claim(&cl, r) != 0) {
+            rc = fail(x, "out of memory");
+            break;
+        }
         x->out->first[r->loc + 1]++;
         buf[nb++] = *r;
+        if (nb == BLOCK) {
+            rc = write_at(x, buf, sizeof *buf * nb, at * sizeof *buf);
+            at += nb;
+            nb = 0;
+        }
     }
+    if (rc == 0 && nb)
+        rc = write_at(x, buf, sizeof *buf * nb, at * sizeof *buf);
+    at += nb;
     x->out->spilled_bytes = st_extsort_spilled_bytes(s);
     st_extsort_free(s);
     free(buf);
@@ -341,7 +315,6 @@ static int sort_roles(struct rb *x, size_t budget)
         rc = resolve(x, &cl);
     free(cl.pair);
     free(cl.has_recv);
-    free(cl.losing);
     return rc;
 }
 
@@ -368,7 +341,6 @@ void clc_roles_free(struct clc_roles *r)
         close(r->fd);
     free(r->first);
     free(r->skipped);
-    free(r->losing);
     memset(r, 0, sizeof *r);
     r->fd = -1;
 }

@@ -5,10 +5,10 @@
  * every location's next records through a small window of its own.
  *
  * Events claimed twice (a broken match) are resolved as clc.c resolves
- * them: receives claim first, the lowest message first (the others lose
- * their receive: `losing`); an instance that shares an event with a
- * receive, with an earlier instance that was kept, or between its own ends
- * is left out (`skipped`). Instances whose data flow forces nothing
+ * them: receives claim first, the lowest message first (a later message's
+ * send then has no receive to take its value); an instance that shares an
+ * event with a receive, with an earlier instance that was kept, or between
+ * its own ends is left out (`skipped`). Instances whose data flow forces nothing
  * (flow.h: zero counts, < 2 members) make no records. */
 #ifndef SYNCTRACE_CLC_ROLES_H
 #define SYNCTRACE_CLC_ROLES_H
@@ -35,8 +35,8 @@ struct clc_roles {
     int fd;                   /* the records; -1 when none made */
     uint64_t *first;          /* location r's: [first[r], first[r + 1]) */
     uint64_t n;
-    uint64_t *skipped, *losing;   /* sorted: instances left out, messages that lost their receive */
-    size_t nskipped, nlosing;
+    uint64_t *skipped;        /* sorted: the instances left out */
+    size_t nskipped;
     size_t skipped_collectives;   /* left out, those that force nothing included */
     uint64_t spilled_bytes;   /* the sort's */
 };

@@ -253,6 +253,15 @@ static const struct role_rec *role_of(const struct sx *x)
     return NULL;
 }
 
+static void inst_free(struct open_inst *o)
+{
+    clc_coll_free(&o->c);
+    free(o->xc);
+    if (o->owned)
+        free(o->mc.members);
+    free(o);
+}
+
 static struct open_inst *inst_of(struct sx *x, const struct role_rec *rec)
 {
     uint64_t v;
@@ -277,26 +286,13 @@ static struct open_inst *inst_of(struct sx *x, const struct role_rec *rec)
     }
     if (clc_coll_init(&o->c, m, &o->mc) != 0 || !(o->xc = malloc(sizeof *o->xc * (o->mc.nmembers + 1)))
         || u64map_put(&x->open, rec->ref, (uint64_t)(uintptr_t)o) != 0) {
-        clc_coll_free(&o->c);
-        free(o->xc);
-        if (o->owned)
-            free(o->mc.members);
-        free(o);
+        inst_free(o);
         fail(x, "out of memory");
         return NULL;
     }
     if (x->open.n > x->max_open)
         x->max_open = x->open.n;
     return o;
-}
-
-static void inst_free(struct open_inst *o)
-{
-    clc_coll_free(&o->c);
-    free(o->xc);
-    if (o->owned)
-        free(o->mc.members);
-    free(o);
 }
 
 /* ---- the heap of locations that may run, by (next input time, location) */
@@ -463,11 +459,12 @@ static int process(struct sx *x, uint32_t r, const struct role_rec *role)
         o->xc[LOW(role)] = c;
     if (o && ++o->reached == 2 * o->mc.nmembers && inst_done(x, role->ref, o) != 0)
         return -1;
-    /* its sends: the receive takes the value, now or when it comes */
+    /* its sends: the receive takes the value, now or when it comes (a
+     * message whose receive event another message took: never) */
     memcpy(&bits, &c, sizeof bits);
     for (size_t k = 0; k < x->nev_rec; k++) {
         const struct role_rec *s = &x->ev[k];
-        if (KIND(s) != K_SEND || clc_sorted_has(x->roles.losing, x->roles.nlosing, s->ref))
+        if (KIND(s) != K_SEND)
             continue;
         if (u64map_put(&x->sent, s->ref, bits) != 0)
             return fail(x, "out of memory");

@@ -29,34 +29,18 @@ void merge_compare_clc(struct merge_state *st)
 {
     if (!st->truth[0])
         return;
-    uint32_t n = st->nlocs, nd = st->model.ndomains;
-    double lmin = st->opt.min_latency;
+    uint32_t n = st->nlocs;
     double t = st_now_s();
-    uint64_t *nev = malloc(sizeof *nev * (n ? n : 1));
-    /* clc takes a latency per pair of clocks; ours is one number (NULL: 0) */
-    double *clc_lmin = NULL;
-    if (!nev || (lmin > 0 && !(clc_lmin = malloc(sizeof *clc_lmin * (size_t)nd * nd)))) {
-        fprintf(stderr, "synctrace merge: warning: out of memory: no comparison with the controlled logical clock\n");
-        free(nev);
-        return;
-    }
-    for (size_t k = 0; clc_lmin && k < (size_t)nd * nd; k++)
-        clc_lmin[k] = lmin;
-    for (uint32_t r = 0; r < n; r++)
-        nev[r] = st->locs[r].nevents;
-    struct gt_fill f = { NULL, st->locs, 0, 0, { 0 } };   /* the input: the ClockOffsets interpolated */
-    struct clc_stream_config cfg = { st->match.spill_dir, st->opt.sort_memory };
     struct clc_stats cst;
     struct clc_view view = { NULL, INFINITY };
     char err[4400];
-    int rc = clc_stream_correct(n, nev, gt_fill_times, &f, &st->match, st->model.domain_of, nd, clc_lmin, NULL,
-                                &cfg, &view.ct, &cst, NULL, err, sizeof err);
-    gt_fill_end(&f);
+    /* the input: the ClockOffsets interpolated, what today's tools show */
+    int rc = merge_clc_stream(st, NULL, &view.ct, &cst, NULL, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "synctrace merge: warning: no comparison with the controlled logical clock: %s\n", err);
     } else {
         for (uint32_t r = 0; r < n; r++)
-            if (nev[r])
+            if (st->locs[r].nevents)
                 view.gmin = fmin(view.gmin, clc_times_get(view.ct, r, 0));
         const struct time_source src = { clc_at, &view };
         report_fill_clc(&st->rep, st->locs, n, &st->match, &src, st->truth, &cst, st_now_s() - t);
@@ -67,6 +51,4 @@ void merge_compare_clc(struct merge_state *st)
         }
     }
     clc_times_free(view.ct);
-    free(nev);
-    free(clc_lmin);
 }

@@ -109,7 +109,6 @@ void gt_set_repaired(struct gtime_map *g, struct clc_times *ct)
         gt_release(g, r);
     clc_times_free(g->repaired);
     g->repaired = ct;
-    g->repaired_get = clc_times_get;
 }
 
 void gt_release(struct gtime_map *g, uint32_t r)

@@ -30,9 +30,6 @@ struct gtime_map {
     uint32_t n;
     uint64_t **stored;        /* per location, NULL where computed */
     struct clc_times *repaired;   /* the repair's times (every location's), or NULL */
-    /* clc_times_get, through a pointer: readers of the map that never
-     * repair (rawview.c's reader in the fuzz harness) link without it */
-    double (*repaired_get)(struct clc_times *ct, uint32_t r, uint64_t i);
 };
 
 /* Location r's global time of raw time t, unclamped. */
@@ -42,12 +39,16 @@ static inline uint64_t gt_compute(const struct gtime_map *g, uint32_t r, uint64_
     return v <= 0 ? 0 : (uint64_t)llround(v);
 }
 
-/* A repaired time, rounded up: a repaired receive must not fall back
- * before its send (they are non-decreasing per location, and so stay). */
+/* A repaired time in ns, rounded up: a repaired receive must not fall
+ * back before its send (they are non-decreasing per location, and so stay). */
+static inline uint64_t gt_round_repaired(double v)
+{
+    return v <= 0 ? 0 : (uint64_t)ceil(v);
+}
+
 static inline uint64_t gt_repaired(const struct gtime_map *g, uint32_t r, uint64_t i)
 {
-    double v = g->repaired_get(g->repaired, r, i);
-    return v <= 0 ? 0 : (uint64_t)ceil(v);
+    return gt_round_repaired(clc_times_get(g->repaired, r, i));
 }
 
 /* Event i of location r, whose raw time is t: repaired, stored, or computed. */

@@ -141,6 +141,11 @@ int merge_read_events(struct merge_state *st, const struct merge_hand_over *h);
 int merge_choose_model(struct merge_state *st);
 int merge_apply(struct merge_state *st);
 int merge_repair(struct merge_state *st);             /* repair.c: only when delta > 0 */
+/* repair.c: the streaming controlled logical clock (clc_stream.h) over the
+ * merge's locations and matches, with its latencies and budgets; input:
+ * the map's global times, or with NULL the ClockOffsets interpolated. */
+int merge_clc_stream(struct merge_state *st, const struct gtime_map *input, struct clc_times **out,
+                     struct clc_stats *cs, struct clc_stream_usage *use, char *err, size_t errlen);
 int merge_write(struct merge_state *st);              /* the index ends after it */
 
 /* solution.c: build the constraint graph of `model` and solve it. */

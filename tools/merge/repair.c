@@ -17,7 +17,6 @@
 #include "clc.h"
 #include "merge_state.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,31 +43,39 @@ static int latencies(const struct merge_state *st, double **lmin)
     return 0;
 }
 
-static int repair_streaming(struct merge_state *st)
+int merge_clc_stream(struct merge_state *st, const struct gtime_map *input, struct clc_times **out,
+                     struct clc_stats *cs, struct clc_stream_usage *use, char *err, size_t errlen)
 {
-    merge_repair_disk_check(st, st->match.spill_dir);
     uint32_t n = st->nlocs;
     uint64_t *nev = malloc(sizeof *nev * (n ? n : 1));
     double *lmin = NULL;
     if (!nev || latencies(st, &lmin) != 0) {
         free(nev);
-        fprintf(stderr, "synctrace merge: out of memory\n");
+        *out = NULL;
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
     for (uint32_t r = 0; r < n; r++)
         nev[r] = st->locs[r].nevents;
-    struct gt_fill f = { &st->gtime, st->locs, 0, 0, { 0 } };   /* the input: the global times so far */
+    struct gt_fill f = { input, st->locs, 0, 0, { 0 } };
     struct clc_stream_config cfg = { st->match.spill_dir, st->opt.sort_memory };
+    int rc = clc_stream_correct(n, nev, gt_fill_times, &f, &st->match, st->model.domain_of, st->model.ndomains, lmin,
+                                NULL, &cfg, out, cs, use, err, errlen);
+    gt_fill_end(&f);
+    free(nev);
+    free(lmin);
+    return rc;
+}
+
+static int repair_streaming(struct merge_state *st)
+{
+    merge_repair_disk_check(st, st->match.spill_dir);
     struct clc_stats cs;
     struct clc_stream_usage use;
     struct clc_times *ct;
     char err[4400];
-    int rc = clc_stream_correct(n, nev, gt_fill_times, &f, &st->match, st->model.domain_of, st->model.ndomains, lmin,
-                                NULL, &cfg, &ct, &cs, &use, err, sizeof err);
-    gt_fill_end(&f);
-    free(nev);
-    free(lmin);
-    if (rc != 0) {
+    /* the input: the global times so far */
+    if (merge_clc_stream(st, &st->gtime, &ct, &cs, &use, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: repairing the contradicted times: %s\n", err);
         return -1;
     }
@@ -115,8 +122,8 @@ static int repair_in_memory(struct merge_state *st)
         goto out;
     }
     for (uint32_t r = 0; r < n; r++)
-        for (uint64_t i = 0; i < nev[r]; i++)   /* rounded up, as gt_repaired does */
-            st->gtime.stored[r][i] = t[r][i] <= 0 ? 0 : (uint64_t)ceil(t[r][i]);
+        for (uint64_t i = 0; i < nev[r]; i++)
+            st->gtime.stored[r][i] = gt_round_repaired(t[r][i]);
     note_repair(st, &cs);
     rc = 0;
     goto out;
