@@ -44,14 +44,17 @@ for pat in ring random stencil2d tree alltoall; do
     ok $? "$pat: no tachyon after, and the report's comparison with true time ran on the repaired times (error max $(json "$tmp/$pat.stream/report.json" "round(d['truth']['error_max_ns'])") ns)"
 done
 
-# The spill directory is where the repair's files go: one that cannot be
-# written stops the merge with one line and no output.
-mkdir "$tmp/ro" && chmod 500 "$tmp/ro"
-if [ "$(id -u)" = 0 ]; then
-    skip "root writes anywhere: no unwritable --spill-dir to try"
-else
-    "$ST" merge "$tmp/ring" -o "$tmp/ring.ro" --drift-model line --spill-dir "$tmp/ro" >/dev/null 2>"$tmp/ro.err"
-    [ $? -ne 0 ] && [ "$(wc -l <"$tmp/ro.err")" = 1 ] && [ ! -e "$tmp/ring.ro" ]
-    ok $? "an unwritable --spill-dir: one line, no output ($(cat "$tmp/ro.err"))"
-fi
+# The repair's files go to --spill-dir: one that cannot take them (a
+# 500 KB file-size limit, below the repair's files and above the archive's)
+# stops the merge with one line naming it, exit 1, no output, nothing left
+# in the spill directory.
+mkdir "$tmp/spill"
+(ulimit -f 500; exec "$ST" merge "$tmp/ring" -o "$tmp/ring.full" --drift-model line --no-causal \
+    --spill-dir "$tmp/spill") >/dev/null 2>"$tmp/full.err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$tmp/full.err")" = 1 ] \
+    && grep -q "^synctrace merge: repairing the contradicted times: clc: writing a file in $tmp/spill: File too large$" \
+        "$tmp/full.err" \
+    && [ -z "$(ls -A "$tmp" | grep "^ring.full")" ] && [ -z "$(ls -A "$tmp/spill")" ]
+ok $? "the repair's files over a file-size limit: exit $rc, one line, no output, nothing left ($(head -1 "$tmp/full.err"))"
 finish
