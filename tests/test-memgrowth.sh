@@ -13,7 +13,7 @@
 # read chunk by chunk (at most 4: measured 1.9-3.3, 4.6-4.9 with the times in
 # memory).
 . "$top_srcdir/tests/lib.sh"
-plan 12
+plan 13
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -109,8 +109,41 @@ measure "$tmp/rep_long" "$tmp/rep_huge" 0 "--no-causal --drift-model line"
 points=$(grep -vc '^rank\|^synctrace\|^ranks' "$tmp/out/rawview.map")
 growth_is "g <= 1" && [ "$points" -gt 500000 ]
 ok $? "a repair whose raw-view map has $points breakpoints: peak RSS $a -> $b KB for $ea -> $eb events, $growth bytes per event (at most 1)"
-rm -rf "$tmp/rep_huge"
+rm -rf "$tmp/rep_huge" "$tmp/out_huge"
+mv "$tmp/out" "$tmp/out_huge"
+points_huge=$points
 SYNCTRACE_REPAIR=memory measure "$tmp/rep_short" "$tmp/rep_long" 0 "--no-causal --drift-model line"
 growth_is "g > 40" && grep -q '"repair": { "applied": true' "$tmp/out/report.json"
 ok $? "the same repair in memory: $a -> $b KB, $growth bytes per event (the measure sees its arrays)"
+# The HTML export of the two repaired outputs (rep_long's, just merged,
+# and rep_huge's): it reads the map through a file, a few blocks at a
+# time (rawview.c, a cache of at most 6 MB), and thins it to the page's
+# budget of 100000 points (export_html.c), so beyond the cache its peak
+# RSS grows by at most 1 byte per breakpoint (measured below 0; the build
+# that read the map whole: 15 and more); the page says the tolerance it
+# took, and its raw tachyons are the report's.
+xpeak() {
+    /usr/bin/time -f '%M' -o "$tmp/xtime" "$ST" export "$1" --format html -o "$1/page.html" 2>"$tmp/export.err" ||
+        { echo 0; return; }
+    cat "$tmp/xtime"
+}
+points_long=$(grep -vc '^rank\|^synctrace\|^ranks' "$tmp/out/rawview.map")
+xa=$(xpeak "$tmp/out") xb=$(xpeak "$tmp/out_huge")
+read -r page_points tol raw_page raw_report < <("$PYTHON3" - "$tmp/out_huge" <<'PY'
+import json, sys
+d = sys.argv[1]
+s = open(d + "/page.html").read()
+i = s.index('"raw":')
+j = s.index(',"rawToleranceNs":', i)
+raw = json.loads(s[i + 6:j])
+tol = float(s[j + 18:s.index(',', j + 18)])
+k = s.index('"tachyonsRaw":')
+print(sum(len(a) // 2 for a in raw), tol, int(s[k + 14:s.index(',', k)]), json.load(open(d + "/report.json"))["tachyons_raw"])
+PY
+)
+xgrowth=$(awk -v a="$xa" -v b="$xb" -v pa="$points_long" -v pb="$points_huge" \
+    'BEGIN { printf "%.1f", (b - a - 6144) * 1024 / (pb - pa) }')
+awk -v g="$xgrowth" -v a="$xa" -v b="$xb" 'BEGIN { exit !(a > 0 && b > 0 && g <= 1) }' &&
+    [ "$page_points" -le 100000 ] && awk -v t="$tol" 'BEGIN { exit !(t > 1) }' && [ "$raw_page" = "$raw_report" ]
+ok $? "HTML export: $xa -> $xb KB for $points_long -> $points_huge breakpoints ($xgrowth bytes each beyond the 6 MB cache, at most 1); the page holds $page_points, drawn within $tol ns; $raw_page raw tachyons (report: $raw_report)"
 finish

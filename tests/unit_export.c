@@ -1,7 +1,8 @@
 /* unit_export.c — the streaming message pairing of the exports
  * (tools/export/flowmatch.c) against a brute-force matcher, and the raw-view
- * simplification (tools/merge/rawview.c) against its error bound, on random
- * input.
+ * simplification (tools/merge/rawview_simplify.c) against its error bound,
+ * and the map read back through a file (tools/merge/rawview.c) against the
+ * same lookup on the whole list, on random input.
  *
  * Pairing: random per-rank streams of blocking and non-blocking sends and
  * receives, receive requests completed in random order (so completion
@@ -15,7 +16,10 @@
 #include "tap.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RANKS 4
 #define OPS 400
@@ -169,6 +173,154 @@ static void simplify(uint64_t seed, struct agg *within, struct agg *short_map)
           k, pieces);
 }
 
+/* A random map written as text: ranks of 0 to `most` points (n points
+ * of rank r in pts + off[r]; exactly `most` if exact), values in eighths of a ns so that the text's
+ * three decimals hold them exactly; some points share an index (a step)
+ * or a global time. */
+static uint32_t write_map(const char *path, uint64_t *s, uint32_t nranks, uint32_t most, int exact,
+                          struct rv_point *pts, uint32_t *off)
+{
+    FILE *f = fopen(path, "w");
+    fprintf(f, "synctrace-rawview 2\nranks %u\n", nranks);
+    uint32_t total = 0;
+    for (uint32_t r = 0; r < nranks; r++) {
+        uint32_t pick = (uint32_t)(st_splitmix64(s) % 8);
+        uint32_t n = exact ? most : pick == 0 ? 0 : pick == 1 ? 1 : pick == 2 ? 32 : pick == 3 ? 33
+                     : (uint32_t)(st_splitmix64(s) % (most + 1));
+        off[r] = total;
+        fprintf(f, "rank %u %u\n", r, n);
+        uint64_t idx = st_splitmix64(s) % 5;
+        double g = (double)(st_splitmix64(s) % 1000), raw = (double)(st_splitmix64(s) % 100000) / 8;
+        for (uint32_t k = 0; k < n; k++) {
+            struct rv_point *p = &pts[total + k];
+            *p = (struct rv_point){ idx, g, raw };
+            fprintf(f, "%llu %.3f %.3f\n", (unsigned long long)idx, g, raw);
+            uint64_t c = st_splitmix64(s) % 16;
+            idx += c == 0 ? 0 : 1 + st_splitmix64(s) % 40;
+            g += c == 1 ? 0 : (double)(st_splitmix64(s) % 8000) / 8;
+            raw += (double)(st_splitmix64(s) % 9000) / 8 - 40;
+        }
+        total += n;
+    }
+    fclose(f);
+    return total;
+}
+
+/* rv_file_raw on the map read back equals rv_raw on the rank's whole list,
+ * bit for bit, at random events (before the first point, between, on and
+ * beyond the last), in random rank order so that blocks are read again. */
+static void file_lookup(uint64_t seed, uint32_t nranks, uint32_t most, int exact, const char *dir, struct agg *same,
+                        struct agg *points)
+{
+    uint64_t s = seed;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/map", dir);
+    struct rv_point *pts = malloc(sizeof *pts * ((size_t)nranks * most + 1));
+    uint32_t *off = malloc(sizeof *off * (nranks + 1));
+    write_map(path, &s, nranks, most, exact, pts, off);
+    char err[512] = "";
+    struct rv_file *m = rv_open(path, nranks, dir, err, sizeof err);
+    if (!m) {
+        check(same, 0, "seed %llu: %s", (unsigned long long)seed, err);
+        free(pts);
+        free(off);
+        return;
+    }
+    uint64_t differ = 0, wrong = 0;
+    for (uint32_t r = 0; r < nranks; r++) {
+        struct rv_point p;
+        for (uint32_t k = 0; k < rv_count(m, r); k++)
+            wrong += rv_point_at(m, r, k, &p) != 0 || memcmp(&p, &pts[off[r] + k], sizeof p) != 0;
+    }
+    for (int q = 0; q < 20000; q++) {
+        uint32_t r = (uint32_t)(st_splitmix64(&s) % nranks);
+        uint32_t n = rv_count(m, r);
+        struct rv_rank whole = { &pts[off[r]], n };
+        uint64_t top = n ? whole.v[n - 1].index + 50 : 100;
+        uint64_t index = st_splitmix64(&s) % (top + 1);
+        double g = (double)(st_splitmix64(&s) % 4000000) / 8;
+        double a = rv_file_raw(m, r, index, g), b = rv_raw(&whole, index, g);
+        differ += memcmp(&a, &b, sizeof a) != 0;
+    }
+    check(same, differ == 0 && !*rv_file_error(m), "seed %llu: %llu of 20000 lookups differ %s", (unsigned long long)seed,
+          (unsigned long long)differ, rv_file_error(m));
+    check(points, wrong == 0, "seed %llu: %llu points read back wrong", (unsigned long long)seed,
+          (unsigned long long)wrong);
+    rv_close(m);
+    unlink(path);
+    free(pts);
+    free(off);
+}
+
+/* A map that is not right: NULL, and one line naming the file (and line). */
+static void bad_map(const char *dir, const char *text, uint32_t nranks, const char *expect, const char *what)
+{
+    char path[4200], err[512] = "";
+    snprintf(path, sizeof path, "%s/bad", dir);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    struct rv_file *m = rv_open(path, nranks, dir, err, sizeof err);
+    ok(!m && strstr(err, path) && strstr(err, expect) && !strchr(err, '\n'), "bad map, %s: %s", what, err);
+    rv_close(m);
+    unlink(path);
+}
+
+struct noisy {
+    const double *x, *y;
+};
+
+static void noisy_at(const void *ctx, uint64_t i, double *x, double *y)
+{
+    const struct noisy *a = ctx;
+    *x = a->x[i];
+    *y = a->y[i];
+}
+
+/* rv_simplify_within: at most `limit` breakpoints (2 at least), every
+ * point within the tolerance it says it used, and half that tolerance
+ * would not have fitted (the doubling stops at the first that fits). */
+static void within_limit(uint64_t seed, struct agg *fits)
+{
+    enum { N = 20000 };
+    static double x[N], y[N];
+    uint64_t s = seed;
+    double g = 0, raw = 0;
+    for (int i = 0; i < N; i++) {
+        g += (double)(st_splitmix64(&s) % 5000);
+        raw += (g - raw) * 0 + (double)(st_splitmix64(&s) % 5000) * (1 + 1e-3 * sin(i / 700.0));
+        x[i] = g;
+        y[i] = raw + (double)(st_splitmix64(&s) % 100) / 10;
+        if (i && st_splitmix64(&s) % 300 == 0)
+            x[i] = x[i - 1], y[i] = y[i - 1] + 500;   /* a step */
+    }
+    const uint32_t limits[] = { 1, 2, 10, 100, 1000, 30000 };
+    const struct noisy a = { x, y };
+    const struct rv_series sr = { noisy_at, &a };
+    for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
+        struct rv_points out = { 0 };
+        double tol = 0;
+        int rc = rv_simplify_within(&sr, N, limits[l], 1.0, &out, &tol);
+        struct rv_rank r = { out.v, out.n };
+        double worst = 0;
+        for (int i = 0; rc == 0 && i < N; i++)
+            worst = fmax(worst, fabs(rv_raw(&r, (uint64_t)i, x[i]) - y[i]));
+        uint32_t cap = limits[l] < 2 ? 2 : limits[l];
+        int tight = 1;
+        if (tol > 1.0) {   /* half of it did not fit */
+            struct rv_points half = { 0 };
+            half.limit = cap;
+            rv_simplify_series(&sr, N, tol / 2, &half);
+            tight = half.failed == RV_OVER;
+            free(half.v);
+        }
+        check(fits, rc == 0 && out.n <= cap && worst <= tol * (1 + 1e-9) && tight,
+              "seed %llu limit %u: %u breakpoints, %.3f ns off at tolerance %.3f, half would fit: %d",
+              (unsigned long long)seed, limits[l], out.n, worst, tol, !tight);
+        free(out.v);
+    }
+}
+
 int main(void)
 {
     struct agg pairs = { 0 }, within = { 0 }, short_map = { 0 };
@@ -199,5 +351,48 @@ int main(void)
     ok(sw <= 0.9 && sk <= 4, "a step at one global time: every event on its own side (%.3f ns off, %u breakpoints)",
        sw, sk);
     ok(rv_simplify(NULL, NULL, 0, 0.9, one) == 0, "no events: no breakpoints");
+
+    struct agg fits = { 0 };
+    for (uint64_t seed = 1; seed <= 20; seed++)
+        within_limit(seed, &fits);
+    report(&fits, "thinned for a page: at most the limit, within the tolerance used, the first doubling that fits "
+                  "(20 noisy runs of 20000 points with steps, limits 1 to 30000)");
+
+    char dir[] = "/tmp/unit_export.XXXXXX";
+    if (!mkdtemp(dir)) {
+        ok(0, "a scratch directory");
+        return tap_finish();
+    }
+    struct agg same = { 0 }, points = { 0 };
+    for (uint64_t seed = 1; seed <= 40; seed++)
+        file_lookup(seed, 1 + (uint32_t)(seed * 7 % 60), 3000, 0, dir, &same, &points);
+    /* more blocks than the cache's slots: blocks are read again, by other
+     * ranks' and (one rank of 300000 points) by the rank's own */
+    file_lookup(41, 40, 14000, 0, dir, &same, &points);
+    file_lookup(42, 1, 300000, 1, dir, &same, &points);
+    report(&same, "the map read back through its file: every lookup equals the whole list's, bit for bit (42 random "
+                  "maps, two with more blocks than the cache holds)");
+    report(&points, "the map read back through its file: every point as written");
+    bad_map(dir, "synctrace-rawview 2\nranks 3\n", 2, "3 ranks, the archive has 2", "another rank count");
+    bad_map(dir, "synctrace-rawview 2\nranks 2\nrank 0 1\n5 1.0 2.0\nrank 1 2\n7 3.0 4.0\n", 2, ":7: expected",
+            "cut short");
+    bad_map(dir, "synctrace-rawview 2\nranks 1\nrank 0 2\n5 3.0 2.0\n6 1.0 4.0\n", 1, ":5: expected 'event_index",
+            "global time going back");
+    bad_map(dir, "synctrace-rawview 2\nranks 1\nrank 0 2\n5 1.0 2.0\n4 3.0 4.0\n", 1, ":5: expected 'event_index",
+            "event index going back");
+    bad_map(dir, "synctrace-rawview 2\nranks 2\nrank 1 0\n", 2, ":3: expected 'rank 0 COUNT'", "ranks out of order");
+    bad_map(dir, "synctrace-rawview 1\n", 1, "version 1", "another version");
+    char err[512] = "";
+    ok(!rv_open("/nonexistent/rawview.map", 1, dir, err, sizeof err) && strstr(err, "/nonexistent/rawview.map: cannot open"),
+       "a missing map: %s", err);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/good", dir);
+    FILE *f = fopen(path, "w");
+    fputs("synctrace-rawview 2\nranks 1\nrank 0 1\n5 1.0 2.0\n", f);
+    fclose(f);
+    ok(!rv_open(path, 1, "/nonexistent", err, sizeof err) && strstr(err, "cannot be set aside in /nonexistent"),
+       "no directory for the points: %s", err);
+    unlink(path);
+    rmdir(dir);
     return tap_finish();
 }

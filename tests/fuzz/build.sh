@@ -39,7 +39,7 @@ LIBS="$(otf2-config --ldflags 2>/dev/null || true) $(otf2-config --libs 2>/dev/n
 # which needs its static checksum functions).
 # tools/common and tools/format whole, as libstcommon and libstformat are.
 sources="$(ls "$top"/tools/common/*.c "$top"/tools/format/*.c)
-         $top/tools/merge/rawview.c $top/tools/merge/clockmodel.c
+         $top/tools/merge/rawview.c $top/tools/merge/rawview_simplify.c $top/tools/merge/clockmodel.c
          $top/tools/causal/causal_query.c
          $top/tools/export/export.c $top/tools/export/export_chrome.c $top/tools/export/export_html.c
          $top/tools/export/flowmatch.c $top/tools/cli/progress.c"

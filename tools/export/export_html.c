@@ -16,8 +16,12 @@
  * The embedded data is bounded whatever the trace's length:
  *   HTML_BIN_CELLS bins in all ranks (4 bytes each, base64),
  *   HTML_SLICES slices and HTML_MESSAGES messages (about 30 bytes each),
- * plus the raw-view map and the report: about 10 MB at most for the
- * events (bench/export.sh measures it). */
+ *   HTML_RAW_POINTS points of the raw-view map (or 2 per rank), the map
+ *   thinned to fit by a wider tolerance where it has more (a repaired
+ *   trace's has a point nearly every few events), said in the page,
+ * plus the report: about 10 MB at most for the events (bench/export.sh
+ * measures it). Whether a message was a tachyon in raw time is decided
+ * here, on the whole map, and embedded with it. */
 #include "export.h"
 #include "export_html_page.h"
 #include "flowmatch.h"
@@ -36,6 +40,7 @@
 #endif
 #define HTML_SLICES 150000u
 #define HTML_MESSAGES 50000u
+#define HTML_RAW_POINTS 100000u
 #define MAX_DEPTH 64
 #define NCLASSES 4
 
@@ -65,7 +70,7 @@ static int class_of(const char *region)
 struct flight {
     struct fm_key key;
     uint64_t k, time;
-    uint64_t index;           /* the event's index on its location (for the raw-view map) */
+    double raw;               /* its raw time (rawview.map), when there is a map */
     uint32_t track;
     uint8_t used, is_send;
 };
@@ -185,8 +190,7 @@ struct track {
 struct html {
     FILE *to, *msgs;           /* msgs: pass 2's messages, copied in after the slices */
     struct mt_trace t;
-    struct rv_map raw;
-    int have_raw;
+    struct rv_file *raw;
     struct track *tracks;
     struct fm_matcher *fm;
     struct flights fl;
@@ -204,10 +208,6 @@ struct html {
     int failed;
 };
 
-static double raw_of(const struct html *h, uint32_t track, uint64_t index, uint64_t g)
-{
-    return rv_raw(&h->raw.ranks[track], index, (double)g);
-}
 
 static void add_busy(struct html *h, uint32_t track, int cls, uint64_t from, uint64_t to)
 {
@@ -228,7 +228,7 @@ static void add_busy(struct html *h, uint32_t track, int cls, uint64_t from, uin
 
 static void message_done(struct html *h, const struct flight *s, const struct flight *r)
 {
-    int tachyon = h->have_raw && raw_of(h, r->track, r->index, r->time) < raw_of(h, s->track, s->index, s->time);
+    int tachyon = h->raw && r->raw < s->raw;
     if (h->pass == 1) {
         h->messages++;
         h->raw_tachyons += tachyon;
@@ -239,8 +239,8 @@ static void message_done(struct html *h, const struct flight *s, const struct fl
         return;
     h->messages_kept++;
     h->tachyons_kept += tachyon;
-    fprintf(h->msgs, "%s%u,%llu,%u,%llu", h->first_msg ? "" : ",", s->track, (unsigned long long)s->time, r->track,
-            (unsigned long long)r->time);
+    fprintf(h->msgs, "%s%u,%llu,%u,%llu,%d", h->first_msg ? "" : ",", s->track, (unsigned long long)s->time, r->track,
+            (unsigned long long)r->time, tachyon);
     h->first_msg = 0;
 }
 
@@ -263,7 +263,9 @@ static void on_end(void *user, int is_send, const struct fm_key *key, uint64_t k
                    uint64_t cookie)
 {
     struct html *h = user;
-    struct flight end = { *key, k, time, cookie, rank, 1, (uint8_t)is_send };
+    /* its raw time now, while the map's reading is near the event */
+    double raw = h->raw && time != FM_TIME_UNKNOWN ? rv_file_raw(h->raw, rank, cookie, (double)time) : 0;
+    struct flight end = { *key, k, time, raw, rank, 1, (uint8_t)is_send };
     if (!h->failed)
         meet(h, &end);
 }
@@ -366,6 +368,10 @@ static int run_pass(struct html *h, int pass)
     if (mt_read_events(&h->t, on_event, h, h->err, h->errlen) != 0)
         return -1;
     fm_finish(h->fm);
+    if (!h->failed && h->raw && *rv_file_error(h->raw)) {
+        snprintf(h->err, h->errlen, "%s", rv_file_error(h->raw));
+        return -1;
+    }
     return h->failed ? -1 : 0;
 }
 
@@ -434,6 +440,90 @@ static void embed_clusters(FILE *to, const char *dir)
     export_json_string(to, note);
 }
 
+/* The most points per rank that keeps the page's map within
+ * HTML_RAW_POINTS (all of them when it is; at least 2). */
+static uint32_t raw_points_per_rank(const struct html *h)
+{
+    uint32_t nt = h->t.nlocations, most = 0;
+    uint64_t total = 0;
+    for (uint32_t r = 0; r < nt; r++) {
+        uint32_t c = rv_count(h->raw, r);
+        total += c;
+        most = c > most ? c : most;
+    }
+    if (total <= HTML_RAW_POINTS)
+        return most;
+    uint32_t lo = 2, hi = most;   /* the largest cap whose sum fits, by bisection */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        uint64_t sum = 0;
+        for (uint32_t r = 0; r < nt; r++) {
+            uint32_t c = rv_count(h->raw, r);
+            sum += c < mid ? c : mid;
+        }
+        if (sum <= HTML_RAW_POINTS)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+struct map_series {
+    struct rv_file *m;
+    uint32_t rank;
+};
+
+static void map_at(const void *ctx, uint64_t k, double *x, double *y)
+{
+    const struct map_series *ms = ctx;
+    struct rv_point p = { 0, 0, 0 };
+    rv_point_at(ms->m, ms->rank, (uint32_t)k, &p);   /* a failure sticks: looked at after */
+    *x = p.g;
+    *y = p.raw;
+}
+
+/* "raw": [[g,raw,...] per rank], thinned where a rank has more points
+ * than its share, and the tolerance that took (0: the map as it is). */
+static int embed_raw(FILE *to, struct html *h)
+{
+    uint32_t cap = raw_points_per_rank(h);
+    double widest = 0;
+    struct rv_points thin = { 0 };
+    fputc('[', to);
+    for (uint32_t r = 0; r < h->t.nlocations; r++) {
+        uint32_t n = rv_count(h->raw, r);
+        struct rv_point p;
+        fputs(r ? ",[" : "[", to);
+        if (n <= cap) {
+            for (uint32_t k = 0; k < n && rv_point_at(h->raw, r, k, &p) == 0; k++)
+                fprintf(to, "%s%.3f,%.3f", k ? "," : "", p.g, p.raw);
+        } else {
+            const struct map_series ms = { h->raw, r };
+            const struct rv_series sr = { map_at, &ms };
+            double tol;
+            if (rv_simplify_within(&sr, n, cap, RV_TOLERANCE_NS, &thin, &tol) != 0) {
+                snprintf(h->err, h->errlen, "out of memory while thinning the raw-view map");
+                free(thin.v);
+                return -1;
+            }
+            widest = tol > widest ? tol : widest;
+            for (uint32_t k = 0; k < thin.n; k++)
+                fprintf(to, "%s%.3f,%.3f", k ? "," : "", thin.v[k].g, thin.v[k].raw);
+        }
+        fputc(']', to);
+        if (*rv_file_error(h->raw)) {
+            snprintf(h->err, h->errlen, "%s", rv_file_error(h->raw));
+            free(thin.v);
+            return -1;
+        }
+    }
+    free(thin.v);
+    /* within the map's own tolerance of the events, plus the thinning's */
+    fprintf(to, "],\"rawToleranceNs\":%.3f,\"rawNote\":\"\"", widest > 0 ? widest + RV_TOLERANCE_NS : 0.0);
+    return 0;
+}
+
 /* base64 of the bins, as fractions of each bin's width in 0..255 */
 static void embed_bins(FILE *to, const struct html *h)
 {
@@ -470,14 +560,8 @@ int export_html(const char *outdir, FILE *to, const struct export_reading *rd, c
     int rc = -1;
     uint32_t nt = h.t.nlocations;
     snprintf(path, sizeof path, "%s/rawview.map", outdir);
-    if (rv_read(path, &h.raw, rawerr, sizeof rawerr) == 0) {
-        if (h.raw.nranks != nt) {
-            snprintf(rawerr, sizeof rawerr, "%s: %u ranks, the archive has %u", path, h.raw.nranks, nt);
-            rv_free(&h.raw);
-        } else
-            h.have_raw = 1;
-    }
-    if (!h.have_raw)
+    h.raw = rv_open(path, nt, rd ? rd->spill_dir : NULL, rawerr, sizeof rawerr);
+    if (!h.raw)
         fprintf(stderr, "synctrace export: warning: %s; the page has no raw view\n", rawerr);
     h.tracks = calloc(nt, sizeof *h.tracks);
     h.region_class = malloc(sizeof *h.region_class * (h.t.nregions ? h.t.nregions : 1));
@@ -516,7 +600,7 @@ int export_html(const char *outdir, FILE *to, const struct export_reading *rd, c
     export_last.events = h.events;
 
     fputs(HTML_PAGE_HEAD, to);
-    fputs("{\"version\":1,\"tracks\":[", to);
+    fputs("{\"version\":2,\"tracks\":[", to);
     for (uint32_t i = 0; i < nt; i++) {
         fputs(i ? "," : "", to);
         export_json_string(to, h.t.location_names[i][0] ? h.t.location_names[i] : "?");
@@ -554,17 +638,11 @@ int export_html(const char *outdir, FILE *to, const struct export_reading *rd, c
     fprintf(to, "],\n\"nbins\":%u,\"bins\":\"", h.nbins);
     embed_bins(to, &h);
     fputs("\",\n\"raw\":", to);
-    if (h.have_raw) {
-        fputc('[', to);
-        for (uint32_t r = 0; r < nt; r++) {
-            fputs(r ? ",[" : "[", to);
-            for (uint32_t k = 0; k < h.raw.ranks[r].n; k++)
-                fprintf(to, "%s%.3f,%.3f", k ? "," : "", h.raw.ranks[r].v[k].g, h.raw.ranks[r].v[k].raw);
-            fputc(']', to);
-        }
-        fputs("],\"rawNote\":\"\"", to);
+    if (h.raw) {
+        if (embed_raw(to, &h) != 0)
+            goto done;
     } else {
-        fputs("null,\"rawNote\":", to);
+        fputs("null,\"rawToleranceNs\":0,\"rawNote\":", to);
         export_json_string(to, rawerr);
     }
     fputs(",\n", to);
@@ -589,7 +667,7 @@ done:
     free(h.bins);
     free(h.region_class);
     free(h.tracks);
-    rv_free(&h.raw);
+    rv_close(h.raw);
     mt_close(&h.t);
     return rc;
 }

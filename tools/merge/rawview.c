@@ -1,12 +1,14 @@
 /* rawview.c — see rawview.h: the map read back (the exports); writing
  * it is rawview_write.c's. */
 #include "rawview.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 double rv_raw(const struct rv_rank *r, uint64_t index, double g)
 {
@@ -38,29 +40,203 @@ double rv_raw(const struct rv_rank *r, uint64_t index, double g)
     return a->raw + (g - a->g);   /* a step: the event is on a's side */
 }
 
-void rv_free(struct rv_map *m)
+/* Points are set aside as struct rv_point, RV_BLOCK to a block; a block
+ * is read whole into slot (its number in the file) mod the slots: when
+ * the map has no more blocks than RV_CACHE_SLOTS (6 MB), every block has
+ * its own and is read once. */
+#define RV_BLOCK 32u
+#define RV_CACHE_SLOTS 8192u
+
+struct rv_rank_file {
+    uint64_t first;           /* its first point's number in the file */
+    uint64_t block0;          /* its first block's */
+    uint32_t n;
+    uint64_t *fence;          /* the index of each block's first point */
+};
+
+struct rv_slot {
+    uint32_t rank, block, n, used;
+    struct rv_point v[RV_BLOCK];
+};
+
+struct rv_file {
+    int fd;
+    uint32_t nranks, nslots;
+    struct rv_rank_file *ranks;
+    struct rv_slot *slots;
+    char path[512];
+    char err[640];
+};
+
+static uint32_t blocks_of(uint32_t n)
 {
-    for (uint32_t r = 0; m->ranks && r < m->nranks; r++)
-        free(m->ranks[r].v);
-    free(m->ranks);
-    m->ranks = NULL;
-    m->nranks = 0;
+    return (n + RV_BLOCK - 1) / RV_BLOCK;
 }
 
-int rv_read(const char *path, struct rv_map *m, char *err, size_t errlen)
+const char *rv_file_error(const struct rv_file *m)
 {
-    memset(m, 0, sizeof *m);
+    return m->err;
+}
+
+void rv_close(struct rv_file *m)
+{
+    if (!m)
+        return;
+    for (uint32_t r = 0; m->ranks && r < m->nranks; r++)
+        free(m->ranks[r].fence);
+    free(m->ranks);
+    free(m->slots);
+    if (m->fd >= 0)
+        close(m->fd);
+    free(m);
+}
+
+uint32_t rv_count(const struct rv_file *m, uint32_t rank)
+{
+    return rank < m->nranks ? m->ranks[rank].n : 0;
+}
+
+/* The slot holding block b of rank r, read in if need be; NULL when the
+ * read failed (the failure sticks in m->err). */
+static const struct rv_slot *block_at(struct rv_file *m, uint32_t r, uint32_t b)
+{
+    if (m->err[0])
+        return NULL;
+    struct rv_slot *s = &m->slots[(m->ranks[r].block0 + b) % m->nslots];
+    if (s->used && s->rank == r && s->block == b)
+        return s;
+    const struct rv_rank_file *rk = &m->ranks[r];
+    uint32_t n = rk->n - b * RV_BLOCK < RV_BLOCK ? rk->n - b * RV_BLOCK : RV_BLOCK;
+    size_t got = 0;
+    s->used = 0;
+    errno = 0;
+    if (st_pread_all(m->fd, s->v, sizeof *s->v * n, (rk->first + (uint64_t)b * RV_BLOCK) * sizeof *s->v, &got) != 0
+        || got != sizeof *s->v * n) {
+        snprintf(m->err, sizeof m->err, "%s: its points set aside: read failed: %s", m->path,
+                 got != sizeof *s->v * n && errno == 0 ? "cut short" : strerror(errno));
+        return NULL;
+    }
+    s->rank = r;
+    s->block = b;
+    s->n = n;
+    s->used = 1;
+    return s;
+}
+
+int rv_point_at(struct rv_file *m, uint32_t rank, uint32_t k, struct rv_point *p)
+{
+    const struct rv_slot *s = block_at(m, rank, k / RV_BLOCK);
+    if (!s)
+        return -1;
+    *p = s->v[k % RV_BLOCK];
+    return 0;
+}
+
+double rv_file_raw(struct rv_file *m, uint32_t rank, uint64_t index, double g)
+{
+    const struct rv_rank_file *rk = &m->ranks[rank];
+    if (rk->n == 0)
+        return g;
+    /* k: the last point at or before the event (0 when none is) */
+    uint32_t lo = 0, hi = blocks_of(rk->n);
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (rk->fence[mid] <= index)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const struct rv_slot *s = block_at(m, rank, lo);
+    if (!s)
+        return g;
+    uint32_t a = 0, b = s->n;
+    while (b - a > 1) {
+        uint32_t mid = a + (b - a) / 2;
+        if (s->v[mid].index <= index)
+            a = mid;
+        else
+            b = mid;
+    }
+    uint32_t k = lo * RV_BLOCK + a;
+    /* the two points rv_raw would take of the whole list */
+    struct rv_point w[2];
+    struct rv_rank win = { w, rk->n == 1 ? 1 : 2 };
+    uint32_t first = rk->n == 1 ? 0 : k + 1 == rk->n ? k - 1 : k;
+    for (uint32_t j = 0; j < win.n; j++)
+        if (rv_point_at(m, rank, first + j, &w[j]) != 0)
+            return g;
+    return rv_raw(&win, index, g);
+}
+
+/* The points of one rank, from the text into the file, RV_BLOCK at a
+ * time; 0, or -1 with the message in err. */
+static int read_rank(FILE *f, struct rv_file *m, uint32_t r, uint64_t *written, uint64_t *blocks, unsigned long *lineno,
+                     struct rv_point *buf, char *err, size_t errlen)
+{
+    char line[256];
+    unsigned rr, cnt;
+    ++*lineno;
+    if (!fgets(line, sizeof line, f) || sscanf(line, "rank %u %u", &rr, &cnt) != 2 || rr != r || cnt > (1u << 28)) {
+        snprintf(err, errlen, "%s:%lu: expected 'rank %u COUNT'", m->path, *lineno, r);
+        return -1;
+    }
+    struct rv_rank_file *rk = &m->ranks[r];
+    rk->first = *written;
+    rk->block0 = *blocks;
+    if (cnt && !(rk->fence = malloc(sizeof *rk->fence * blocks_of(cnt)))) {
+        snprintf(err, errlen, "%s: out of memory", m->path);
+        return -1;
+    }
+    struct rv_point prev = { 0, 0, 0 };
+    for (uint32_t k = 0; k < cnt; k++) {
+        struct rv_point *p = &buf[k % RV_BLOCK];
+        char extra;
+        unsigned long long idx;
+        ++*lineno;
+        if (!fgets(line, sizeof line, f) || sscanf(line, "%llu %lf %lf %c", &idx, &p->g, &p->raw, &extra) != 3
+            || !isfinite(p->g) || !isfinite(p->raw) || (k && (p->g < prev.g || idx < prev.index))) {
+            snprintf(err, errlen, "%s:%lu: expected 'event_index global_ns raw_ns', both rising", m->path, *lineno);
+            return -1;
+        }
+        p->index = idx;
+        prev = *p;
+        if (k % RV_BLOCK == 0)
+            rk->fence[k / RV_BLOCK] = idx;
+        if ((k + 1) % RV_BLOCK == 0 || k + 1 == cnt) {
+            size_t n = k % RV_BLOCK + 1;
+            if (st_pwrite_all(m->fd, buf, sizeof *buf * n, (*written + k + 1 - n) * sizeof *buf) != 0) {
+                snprintf(err, errlen, "%s: its points cannot be set aside: %s", m->path, strerror(errno));
+                return -1;
+            }
+        }
+        rk->n = k + 1;
+    }
+    *written += cnt;
+    *blocks += blocks_of(cnt);
+    return 0;
+}
+
+struct rv_file *rv_open(const char *path, uint32_t expect_ranks, const char *tmpdir, char *err, size_t errlen)
+{
+    struct rv_file *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    m->fd = -1;
+    snprintf(m->path, sizeof m->path, "%s", path);
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
+        free(m);
+        return NULL;
     }
     char line[256];
-    unsigned long lineno = 0;
+    unsigned long lineno = 2;
     int version = 0;
     unsigned nranks = 0;
-#define NEXT() (lineno++, fgets(line, sizeof line, f) != NULL)
-    if (!NEXT() || sscanf(line, "synctrace-rawview %d", &version) != 1) {
+    struct rv_point *buf = NULL;
+    if (!fgets(line, sizeof line, f) || sscanf(line, "synctrace-rawview %d", &version) != 1) {
         snprintf(err, errlen, "%s: not a synctrace raw-view map (no 'synctrace-rawview' header)", path);
         goto bad;
     }
@@ -68,44 +244,44 @@ int rv_read(const char *path, struct rv_map *m, char *err, size_t errlen)
         snprintf(err, errlen, "%s: raw-view map version %d, this synctrace reads version 2", path, version);
         goto bad;
     }
-    if (!NEXT() || sscanf(line, "ranks %u", &nranks) != 1 || nranks > (1u << 24)) {
+    if (!fgets(line, sizeof line, f) || sscanf(line, "ranks %u", &nranks) != 1) {
         snprintf(err, errlen, "%s:%lu: expected 'ranks N'", path, lineno);
         goto bad;
     }
-    if (!(m->ranks = calloc(nranks ? nranks : 1, sizeof *m->ranks))) {
+    if (nranks != expect_ranks) {   /* before anything is made for them */
+        snprintf(err, errlen, "%s: %u ranks, the archive has %u", path, nranks, expect_ranks);
+        goto bad;
+    }
+    const char *dir = tmpdir ? tmpdir : st_temp_dir();
+    m->fd = st_nameless_file(dir, "rawview");
+    if (m->fd < 0) {
+        snprintf(err, errlen, "%s: its points cannot be set aside in %s: %s", path, dir, strerror(errno));
+        goto bad;
+    }
+    m->ranks = calloc(nranks ? nranks : 1, sizeof *m->ranks);
+    buf = malloc(sizeof *buf * RV_BLOCK);
+    if (!m->ranks || !buf) {
         snprintf(err, errlen, "%s: out of memory", path);
         goto bad;
     }
     m->nranks = nranks;
-    for (unsigned r = 0; r < nranks; r++) {
-        unsigned rr, cnt;
-        if (!NEXT() || sscanf(line, "rank %u %u", &rr, &cnt) != 2 || rr != r || cnt > (1u << 28)) {
-            snprintf(err, errlen, "%s:%lu: expected 'rank %u COUNT'", path, lineno, r);
+    uint64_t written = 0, blocks = 0;
+    for (uint32_t r = 0; r < nranks; r++) {
+        if (read_rank(f, m, r, &written, &blocks, &lineno, buf, err, errlen) != 0)
             goto bad;
-        }
-        if (!(m->ranks[r].v = malloc(sizeof *m->ranks[r].v * (cnt ? cnt : 1)))) {
-            snprintf(err, errlen, "%s: out of memory", path);
-            goto bad;
-        }
-        for (unsigned k = 0; k < cnt; k++) {
-            struct rv_point *p = &m->ranks[r].v[k];
-            char extra;
-            unsigned long long idx;
-            if (!NEXT() || sscanf(line, "%llu %lf %lf %c", &idx, &p->g, &p->raw, &extra) != 3 || !isfinite(p->g)
-                || !isfinite(p->raw)
-                || (k && (p->g < m->ranks[r].v[k - 1].g || idx < m->ranks[r].v[k - 1].index))) {
-                snprintf(err, errlen, "%s:%lu: expected 'event_index global_ns raw_ns', both rising", path, lineno);
-                goto bad;
-            }
-            p->index = idx;
-            m->ranks[r].n = k + 1;
-        }
     }
-#undef NEXT
+    /* as many slots as blocks, up to the cache's size */
+    m->nslots = blocks < RV_CACHE_SLOTS ? (uint32_t)(blocks ? blocks : 1) : RV_CACHE_SLOTS;
+    if (!(m->slots = calloc(m->nslots, sizeof *m->slots))) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        goto bad;
+    }
+    free(buf);
     fclose(f);
-    return 0;
+    return m;
 bad:
+    free(buf);
     fclose(f);
-    rv_free(m);
-    return -1;
+    rv_close(m);
+    return NULL;
 }

@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "gtime.h"
 #include "rawtrace.h"
 
@@ -42,20 +43,31 @@ struct rv_rank {
     uint32_t n;
 };
 
-struct rv_map {
-    struct rv_rank *ranks;
-    uint32_t nranks;
-};
-
 /* Build the map of n ranks from their events' global times and write
  * DIR/rawview.map. Returns 0, or -1 with a one-line message. *max_err_ns
  * (if not NULL) gets the largest deviation found when checking every event. */
 int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
              double *max_err_ns, char *err, size_t errlen);
 
-/* Read a map; -1 with a one-line message naming the file and the problem. */
-int rv_read(const char *path, struct rv_map *m, char *err, size_t errlen);
-void rv_free(struct rv_map *m);
+/* A map read back without holding it: its text checked line by line and
+ * its points set aside in a nameless file, of which a few blocks are held
+ * at a time (rawview.c): what is held is some 40 bytes per rank, 8 per
+ * 32 points and a cache of at most 6 MB, whatever the map's length (a
+ * repaired trace's has a point nearly every few events). */
+struct rv_file;
+
+/* Read PATH, which must describe `expect_ranks` ranks, its points set
+ * aside in tmpdir (NULL: $TMPDIR, else /tmp): NULL with a one-line message
+ * naming the file and line. */
+struct rv_file *rv_open(const char *path, uint32_t expect_ranks, const char *tmpdir, char *err, size_t errlen);
+uint32_t rv_count(const struct rv_file *m, uint32_t rank);
+/* Point k < rv_count() of a rank: 0, or -1 when the file's read failed
+ * (rv_file_error says why; the failure sticks). */
+int rv_point_at(struct rv_file *m, uint32_t rank, uint32_t k, struct rv_point *p);
+/* As rv_raw over the rank's whole list (g when a read failed). */
+double rv_file_raw(struct rv_file *m, uint32_t rank, uint64_t index, double g);
+const char *rv_file_error(const struct rv_file *m);   /* "" until a read fails */
+void rv_close(struct rv_file *m);
 
 /* The raw time of event `index` of one rank, at global time g (binary search). */
 double rv_raw(const struct rv_rank *r, uint64_t index, double g);
@@ -65,5 +77,33 @@ double rv_raw(const struct rv_rank *r, uint64_t index, double g);
  * than 2 tol; returns the count written to out (at most n + 1), or 0 when
  * n == 0. Exposed for the unit tests. */
 uint32_t rv_simplify(const double *x, const double *y, uint64_t n, double tol, struct rv_point *out);
+
+/* The simplification itself, over points read through `at` (point i of
+ * the series is (*x, *y)), so that a rank of many events needs no array
+ * of them (rawview_simplify.c). Breakpoints go to a growing array v, or to
+ * a file f; with a limit, the limit+1-th sets failed to RV_OVER and the
+ * pass stops; else failed is 1 when memory or a write failed. */
+struct rv_series {
+    void (*at)(const void *ctx, uint64_t i, double *x, double *y);
+    const void *ctx;
+};
+
+#define RV_OVER 2
+
+struct rv_points {
+    struct rv_point *v;
+    uint32_t n, cap, limit;   /* limit 0: none */
+    FILE *f;
+    struct rv_point last;
+    int failed;
+};
+
+void rv_simplify_series(const struct rv_series *sr, uint64_t n, double tol, struct rv_points *out);
+
+/* The same into at most max(limit, 2) breakpoints: the tolerance, from
+ * tol, doubles until they fit (*tol_used: the one that did). 0, or -1 when
+ * memory failed. Breakpoint indexes are the series' point numbers. */
+int rv_simplify_within(const struct rv_series *sr, uint64_t n, uint32_t limit, double tol, struct rv_points *out,
+                       double *tol_used);
 
 #endif
