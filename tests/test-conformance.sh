@@ -15,7 +15,8 @@
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
 programs="self_comm split_single intercomm_p2p intercomm_rooted intercomm_all zero_late in_place rma rma_passive
-          topology named persistent_nbc request_free group_idup flushes user_op nbc_progress comm_free_pending"
+          topology named persistent_nbc request_free group_idup flushes user_op nbc_progress comm_free_pending
+          foreign_requests"
 checks="monotonic tachyons matched peers dataflow error bounds report records rma life"
 nchecks=$(echo $checks | wc -w)
 plan $(( $(echo $programs | wc -w) * (2 + nchecks) + 6 ))
