@@ -2,7 +2,8 @@
 # tests/fuzz/run.sh SECONDS [HARNESS...] — build the fuzz harnesses (clang,
 # libFuzzer, ASan + UBSan: tests/fuzz/build.sh), make the seed traces
 # (tests/fuzz/make-seeds.sh) and run each harness (raw journal causal
-# export, or those named) for SECONDS, one after the other. Fails on any
+# export, or those named) for SECONDS, FUZZ_JOBS at once (default: one per
+# core). Fails on any
 # finding: a crash, a sanitizer report, a leak, an input slower than 10 s
 # (a hang) or one needing more than 2 GB (an unbounded allocation).
 #
@@ -59,28 +60,30 @@ tmp=${TMPDIR:-/tmp}
 [ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
 scratch=$(mktemp -d "$tmp/synctrace-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
-status=0
-for h in $harnesses; do
-    [ -x "$fuzz/fuzz_$h" ] || { echo "fuzz: no harness '$h' (raw journal causal export)" >&2; exit 2; }
+# One harness: its run, its summary line; 1 on a finding.
+run_one() {
+    local h=$1
     mkdir -p "$fuzz/corpus/$h" "$fuzz/findings"
-    log=$fuzz/fuzz_$h.log
+    local log=$fuzz/fuzz_$h.log start
     start=$(date +%s)
     # -len_control=0: the seeds are whole files, mutated in place; grown
     # slowly from short inputs, mutants would be cut short for minutes.
     # -close_fd_mask=3: the readers' warnings would fill the log (libFuzzer
     # keeps its own and the sanitizers' reports); TMPDIR: the harness's
-    # scratch copies and the journal's rebuilt archives.
-    rc=0
+    # scratch copies and the journal's rebuilt archives (one each).
+    local rc=0
     # The harnesses that hand damaged definitions to OTF2: libotf2 has no
     # frame pointers, so only the slow unwinder sees past its frames to the
     # entry point a leak of OTF2's own came through (lsan.supp names it).
     # Not for the others: unwinding every malloc and free that way made
     # the journal harness time out.
-    unwind=""
+    local unwind=""
     case $h in raw | export) unwind=":fast_unwind_on_malloc=0:malloc_context_size=12" ;; esac
-    ASAN_OPTIONS=$ASAN_OPTIONS$unwind TMPDIR=$scratch "$fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -len_control=0 \
+    mkdir -p "$scratch/$h"
+    ASAN_OPTIONS=$ASAN_OPTIONS$unwind TMPDIR=$scratch/$h "$fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -len_control=0 \
         -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$fuzz/findings/$h-" \
         "$fuzz/corpus/$h" "$fuzz/seeds/corpus/$h" >"$log" 2>&1 || rc=$?
+    local done_line execs findings
     done_line=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     findings=$(ls "$fuzz/findings" 2>/dev/null | grep -c "^$h-" || true)
@@ -89,7 +92,28 @@ for h in $harnesses; do
     if [ "$rc" -ne 0 ] || [ "$findings" -ne 0 ]; then
         grep -E -A25 '^==[0-9]+==ERROR|runtime error|^SUMMARY|ALARM|out-of-memory|malloc\(' "$log" | head -60 >&2 || true
         echo "fuzz_$h: FAILED (log: $log, findings: $fuzz/findings/$h-*)" >&2
-        status=1
+        return 1
     fi
+    return 0
+}
+
+for h in $harnesses; do
+    [ -x "$fuzz/fuzz_$h" ] || { echo "fuzz: no harness '$h' (raw journal causal export)" >&2; exit 2; }
+done
+# FUZZ_JOBS harnesses at once (default: one per core): each runs its
+# SECONDS on a core of its own, so the same fuzzing takes less time.
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+status=0 running=0
+for h in $harnesses; do
+    run_one "$h" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || status=1
+        running=$((running - 1))
+    fi
+done
+while [ "$running" -gt 0 ]; do
+    wait -n || status=1
+    running=$((running - 1))
 done
 exit $status
