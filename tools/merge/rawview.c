@@ -10,21 +10,27 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The last of v[0..n) at or before event `index` (0 when none is). */
+static uint32_t last_at_or_before(const struct rv_point *v, uint32_t n, uint64_t index)
+{
+    uint32_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid].index <= index)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 double rv_raw(const struct rv_rank *r, uint64_t index, double g)
 {
     if (r->n == 0)
         return g;
     if (r->n == 1)
         return r->v[0].raw + (g - r->v[0].g);
-    /* k: the last breakpoint at or before the event */
-    uint32_t lo = 0, hi = r->n;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->v[mid].index <= index)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    uint32_t lo = last_at_or_before(r->v, r->n, index);
     const struct rv_point *a, *b;
     if (lo + 1 == r->n) {   /* at or beyond the last breakpoint: its piece, extrapolated */
         a = &r->v[lo - 1];
@@ -137,7 +143,8 @@ double rv_file_raw(struct rv_file *m, uint32_t rank, uint64_t index, double g)
     const struct rv_rank_file *rk = &m->ranks[rank];
     if (rk->n == 0)
         return g;
-    /* k: the last point at or before the event (0 when none is) */
+    /* k: the last point at or before the event (0 when none is): its
+     * block by the fences, then within the block */
     uint32_t lo = 0, hi = blocks_of(rk->n);
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -149,15 +156,7 @@ double rv_file_raw(struct rv_file *m, uint32_t rank, uint64_t index, double g)
     const struct rv_slot *s = block_at(m, rank, lo);
     if (!s)
         return g;
-    uint32_t a = 0, b = s->n;
-    while (b - a > 1) {
-        uint32_t mid = a + (b - a) / 2;
-        if (s->v[mid].index <= index)
-            a = mid;
-        else
-            b = mid;
-    }
-    uint32_t k = lo * RV_BLOCK + a;
+    uint32_t k = lo * RV_BLOCK + last_at_or_before(s->v, s->n, index);
     /* the two points rv_raw would take of the whole list */
     struct rv_point w[2];
     struct rv_rank win = { w, rk->n == 1 ? 1 : 2 };
