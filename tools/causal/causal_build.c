@@ -28,6 +28,7 @@
 #include "extsort.h"
 #include "flow.h"
 #include "msgstream.h"
+#include "u64map.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -120,79 +121,16 @@ struct instance {
     uint8_t *entered_flag;        /* per member */
 };
 
-/* What a pass holds by number while it is in progress: the messages in
- * flight (stamped at their send, taken at their receive, each once: their
- * send's vector) and the collective instances under way (set up at their
- * first entry or exit, gone at their last: struct instance), so they are
- * few at any time (not one slot per message or instance of the trace).
- * Open addressing, linear probing, deletion by backward shift. */
-struct flight {
-    uint64_t key;                 /* number + 1; 0: empty */
-    void *vec;
-};
-
-struct in_flight {
-    struct flight *v;
-    size_t cap, n;                /* cap a power of two, or 0 */
-};
-
-static size_t flight_slot(const struct in_flight *f, uint64_t key)
+/* What a pass holds by number while it is in progress (u64map.h, the
+ * value a pointer): the messages in flight (stamped at their send, taken
+ * at their receive, each once: their send's vector) and the collective
+ * instances under way (set up at their first entry or exit, gone at their
+ * last: struct instance), so they are few at any time (not one slot per
+ * message or instance of the trace). */
+static void *flight_get(const struct u64map *f, uint64_t m)
 {
-    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (f->cap - 1);
-}
-
-/* Number m with its value vec (may be NULL): 0, or -1 (memory). */
-static int flight_put(struct in_flight *f, uint64_t m, void *vec)
-{
-    if ((f->n + 1) * 2 > f->cap) {
-        struct in_flight g = { calloc(f->cap ? f->cap * 2 : 64, sizeof *g.v), f->cap ? f->cap * 2 : 64, 0 };
-        if (!g.v)
-            return -1;
-        for (size_t i = 0; i < f->cap; i++)
-            if (f->v[i].key) {
-                size_t s = flight_slot(&g, f->v[i].key);
-                while (g.v[s].key)
-                    s = (s + 1) & (g.cap - 1);
-                g.v[s] = f->v[i];
-                g.n++;
-            }
-        free(f->v);
-        *f = g;
-    }
-    size_t s = flight_slot(f, m + 1);
-    while (f->v[s].key)
-        s = (s + 1) & (f->cap - 1);
-    f->v[s] = (struct flight){ m + 1, vec };
-    f->n++;
-    return 0;
-}
-
-/* The slot of message m, or SIZE_MAX when it is not in flight. */
-static size_t flight_find(const struct in_flight *f, uint64_t m)
-{
-    if (!f->cap)
-        return SIZE_MAX;
-    for (size_t s = flight_slot(f, m + 1); f->v[s].key; s = (s + 1) & (f->cap - 1))
-        if (f->v[s].key == m + 1)
-            return s;
-    return SIZE_MAX;
-}
-
-/* Take slot s out (its vector is the caller's). */
-static void flight_remove(struct in_flight *f, size_t s)
-{
-    size_t hole = s;
-    f->v[hole].key = 0;
-    f->n--;
-    for (size_t i = (hole + 1) & (f->cap - 1); f->v[i].key; i = (i + 1) & (f->cap - 1)) {
-        size_t home = flight_slot(f, f->v[i].key);
-        /* moves back unless its home lies cyclically in (hole, i] */
-        if ((i > hole && (home <= hole || home > i)) || (i < hole && home <= hole && home > i)) {
-            f->v[hole] = f->v[i];
-            f->v[i].key = 0;
-            hole = i;
-        }
-    }
+    uint64_t v;
+    return u64map_get(f, m, &v) ? (void *)(uintptr_t)v : NULL;
 }
 
 struct builder {
@@ -209,8 +147,8 @@ struct builder {
     int roles_failed;             /* a read of the file failed (roles_file.err says why) */
     size_t *nroles, *rpos;
     uint64_t *pos;                /* next event per rank */
-    struct in_flight sent;        /* messages sent and not yet received: the send's vector */
-    struct in_flight under_way;   /* collective instances under way: their struct instance */
+    struct u64map sent;           /* messages sent and not yet received: the send's vector */
+    struct u64map under_way;      /* collective instances under way: their struct instance */
     uint64_t *coll_off;           /* instances set aside (collstream.h): where each starts, or NULL */
     int coll_failed;              /* reading one failed (mg_colls_error says why) */
     /* clusters */
@@ -548,11 +486,11 @@ static void instance_free(struct builder *b, struct instance *in)
 /* Instance c, set up at its first role of the pass; NULL on failure. */
 static struct instance *instance_get(struct builder *b, size_t c)
 {
-    size_t s = flight_find(&b->under_way, c);
-    if (s != SIZE_MAX)
-        return b->under_way.v[s].vec;
-    struct instance *in = calloc(1, sizeof *in);
-    if (!in || flight_put(&b->under_way, c, in) != 0) {
+    struct instance *in = flight_get(&b->under_way, c);
+    if (in)
+        return in;
+    in = calloc(1, sizeof *in);
+    if (!in || u64map_put(&b->under_way, c, (uintptr_t)in) != 0) {
         free(in);
         b->oom = 1;
         return NULL;
@@ -571,7 +509,7 @@ static void instance_retire(struct builder *b, size_t c, struct instance *in)
         return;
     instance_free(b, in);
     free(in);
-    flight_remove(&b->under_way, flight_find(&b->under_way, c));
+    u64map_remove(&b->under_way, c, NULL);
 }
 
 /* (rank, event, kind): one event has one role of a kind (a send, a
@@ -1177,7 +1115,7 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
     }
     size_t nr = re - rp;
     for (size_t x = 0; x < nr; x++) {
-        if (ro[x].kind == ROLE_RECV && flight_find(&b->sent, ro[x].id) == SIZE_MAX) {
+        if (ro[x].kind == ROLE_RECV && !u64map_get(&b->sent, ro[x].id, NULL)) {
             *wait = ro[x].member;   /* the sender */
             return 0;
         }
@@ -1199,10 +1137,10 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
     for (size_t x = 0; x < nr; x++) {
         if (ro[x].kind == ROLE_RECV) {
             uint32_t m = ro[x].id;
-            size_t s = flight_find(&b->sent, m);   /* there: the wait above */
-            join(v, b->sent.v[s].vec, b->W);
-            vec_put(b, b->sent.v[s].vec);
-            flight_remove(&b->sent, s);
+            uint64_t sv;
+            u64map_remove(&b->sent, m, &sv);   /* there: the wait above */
+            join(v, (uint32_t *)(uintptr_t)sv, b->W);
+            vec_put(b, (uint32_t *)(uintptr_t)sv);
             add_partner(b, ro[x].member, r);
         } else if (ro[x].kind == ROLE_EXIT) {
             exit_receive(b, instance_get(b, ro[x].id), ro[x].member, r, v);   /* set up: the wait above */
@@ -1253,7 +1191,7 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
     for (size_t x = 0; x < nr; x++) {
         if (ro[x].kind == ROLE_SEND) {
             uint32_t *sv = vec_copy(b, v);
-            if (!sv || flight_put(&b->sent, ro[x].id, sv) != 0) {
+            if (!sv || u64map_put(&b->sent, ro[x].id, (uintptr_t)sv) != 0) {
                 free(sv);
                 b->oom = 1;
                 return -1;
@@ -1284,17 +1222,16 @@ static int step(struct builder *b, uint32_t r, uint32_t *wait)
 static void pass_free(struct builder *b)
 {
     for (size_t s = 0; s < b->under_way.cap; s++)
-        if (b->under_way.v[s].key) {
-            instance_free(b, b->under_way.v[s].vec);
-            free(b->under_way.v[s].vec);
+        if (b->under_way.used[s]) {
+            struct instance *in = (struct instance *)(uintptr_t)b->under_way.values[s];
+            instance_free(b, in);
+            free(in);
         }
-    free(b->under_way.v);
-    b->under_way = (struct in_flight){ 0 };
+    u64map_free(&b->under_way);
     for (size_t s = 0; s < b->sent.cap; s++)
-        if (b->sent.v[s].key)   /* an empty slot may keep a moved entry's old pointer */
-            free(b->sent.v[s].vec);
-    free(b->sent.v);
-    b->sent = (struct in_flight){ 0 };
+        if (b->sent.used[s])
+            free((void *)(uintptr_t)b->sent.values[s]);
+    u64map_free(&b->sent);
     for (size_t k = 0; k < b->nfree; k++)
         free(b->free_vecs[k]);
     b->nfree = 0;
