@@ -1,0 +1,240 @@
+/* causal_encode.c — the index file's sections written in order
+ * (struct ostream, through blockqueue.h's thread) and the full vectors'
+ * chunks encoded into them: a difference to the rank's key chunk when
+ * that is narrower, else a new key (causal.h). */
+#include "causal_builder.h"
+#include "fsutil.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A block of the stream, on the queue's thread: written at its offset,
+ * then hashed into the stream's sum. */
+static int write_job(void *arg, uint64_t off, const void *buf, size_t n)
+{
+    struct ostream *o = arg;
+    if (st_pwrite_all(o->fd, buf, n, off) != 0)
+        return errno;
+    o->sum = ci_hash_bytes(o->sum, buf, n);
+    return 0;
+}
+
+/* The block so far goes to the queue (o->buf with it; cb_os_put takes
+ * another). */
+static int os_flush(struct ostream *o)
+{
+    if (o->fd < 0 || !o->n)
+        return 0;
+    int rc = bq_submit(o->bq, o->buf, o->n, write_job, o, o->base + o->flushed, o->err);
+    o->buf = NULL;
+    o->flushed += o->n;
+    o->n = 0;
+    return rc;
+}
+
+/* Everything put is written and o->sum final. */
+int cb_os_done(struct ostream *o)
+{
+    if (os_flush(o) != 0)
+        return -1;
+    return o->fd >= 0 ? bq_drain(o->bq, o->err) : 0;
+}
+
+int cb_os_put(struct ostream *o, const void *p, size_t n)
+{
+    const char *src = p;
+    if (n == 0)
+        return 0;   /* nothing to copy, and o->buf may not exist yet */
+    o->total += n;
+    if (o->fd < 0) {
+        if (o->n + n > o->cap) {
+            size_t cap = o->cap ? o->cap * 2 : (size_t)1 << 16;
+            while (cap < o->n + n)
+                cap *= 2;
+            uint8_t *nv = realloc(o->buf, cap);
+            if (!nv)
+                return -1;
+            o->buf = nv;
+            o->cap = cap;
+        }
+        memcpy(o->buf + o->n, src, n);
+        o->n += n;
+        return 0;
+    }
+    while (n) {
+        if (!o->buf && !(o->buf = bq_buffer(o->bq)))
+            return -1;
+        size_t room = CI_HASH_BLOCK - o->n, k = n < room ? n : room;
+        memcpy(o->buf + o->n, src, k);
+        o->n += k;
+        src += k;
+        n -= k;
+        if (o->n == CI_HASH_BLOCK && os_flush(o))
+            return -1;
+    }
+    return 0;
+}
+
+/* A stream into fd at base, its blocks written through bq, or into
+ * memory (fd < 0). */
+void cb_os_open(struct ostream *o, int fd, uint64_t base, int *err, struct bq_queue *bq)
+{
+    memset(o, 0, sizeof *o);
+    o->err = err;
+    o->fd = fd;
+    o->base = base;
+    o->sum = CI_SUM_SEED;
+    o->bq = bq;
+}
+
+/* The stream's block, if it holds one, back where it came from. */
+void cb_os_release(struct ostream *o)
+{
+    if (o->fd >= 0)
+        bq_give_back(o->bq, o->buf);
+    else
+        free(o->buf);
+    o->buf = NULL;
+}
+
+static uint32_t width_code(uint32_t max)
+{
+    return max == 0 ? 0 : max <= UINT8_MAX ? 1 : max <= UINT16_MAX ? 2 : 3;
+}
+
+/* The OR of x[0 .. n), whose highest bit is the maximum's (so the same
+ * width code); with a key, the OR of x - key and whether any x lies below
+ * its key. */
+static uint32_t or_of(const uint32_t *x, uint32_t n)
+{
+    u32x4 o = { 0 };
+    uint32_t j = 0, r = 0;
+    for (; j + 4 <= n; j += 4)
+        o |= load4(x + j);
+    for (int k = 0; k < 4; k++)
+        r |= o[k];
+    for (; j < n; j++)
+        r |= x[j];
+    return r;
+}
+
+static uint32_t or_of_differences(const uint32_t *x, const uint32_t *key, uint32_t n, int *below)
+{
+    u32x4 o = { 0 }, lt = { 0 };
+    uint32_t j = 0, r = 0, l = 0;
+    for (; j + 4 <= n; j += 4) {
+        u32x4 a = load4(x + j), k = load4(key + j);
+        o |= a - k;
+        lt |= (u32x4)(a < k);
+    }
+    for (int q = 0; q < 4; q++) {
+        r |= o[q];
+        l |= lt[q];
+    }
+    for (; j < n; j++) {
+        r |= x[j] - key[j];
+        l |= x[j] < key[j];
+    }
+    *below = l != 0;
+    return r;
+}
+
+/* Write n values (x - base, base NULL: 0) at width code w, padded with
+ * zeros to the chunk's 2^cshift columns (offsets follow from widths). */
+static int emit(struct builder *b, const uint32_t *x, const uint32_t *base, uint32_t n, uint32_t w)
+{
+    if (w == 0)
+        return 0;
+    union {   /* chunks have at most 2^12 columns; values in native byte order */
+        uint8_t u8[1 << 12];
+        uint16_t u16[1 << 12];
+        uint32_t u32[1 << 12];
+    } buf;
+    uint32_t cols = 1u << b->cshift, j;
+    /* one loop per width and kind, each simple enough to vectorise */
+    if (w == 1) {
+        if (base)
+            for (j = 0; j < n; j++)
+                buf.u8[j] = (uint8_t)(x[j] - base[j]);
+        else
+            for (j = 0; j < n; j++)
+                buf.u8[j] = (uint8_t)x[j];
+        memset(buf.u8 + n, 0, cols - n);
+    } else if (w == 2) {
+        if (base)
+            for (j = 0; j < n; j++)
+                buf.u16[j] = (uint16_t)(x[j] - base[j]);
+        else
+            for (j = 0; j < n; j++)
+                buf.u16[j] = (uint16_t)x[j];
+        memset(buf.u16 + n, 0, 2 * (size_t)(cols - n));
+    } else {
+        if (base)
+            for (j = 0; j < n; j++)
+                buf.u32[j] = x[j] - base[j];
+        else
+            memcpy(buf.u32, x, 4 * (size_t)n);
+        memset(buf.u32 + n, 0, 4 * (size_t)(cols - n));
+    }
+    return cb_os_put(&b->bytes, &buf, (size_t)cols * CI_W_BYTES(w));
+}
+
+/* Append a chunk's code to the current line; a full line goes out. */
+static int put_code(struct builder *b, uint32_t code)
+{
+    b->line.code[b->inline_n++] = code;
+    if (b->inline_n < CI_LINE_CODES)
+        return 0;
+    b->inline_n = 0;
+    return cb_os_put(&b->codes, &b->line, sizeof b->line);
+}
+
+/* The last line, its unused codes zero. */
+int cb_flush_line(struct builder *b)
+{
+    if (!b->inline_n)
+        return 0;
+    while (b->inline_n < CI_LINE_CODES)
+        b->line.code[b->inline_n++] = 0;
+    b->inline_n = 0;
+    return cb_os_put(&b->codes, &b->line, sizeof b->line);
+}
+
+/* Chunk c of rank r's full vector v (window-relative), the next one:
+ * a difference to the rank's key chunk of those columns when that takes
+ * fewer bytes a column, else a new key chunk. */
+int cb_encode_chunk(struct builder *b, uint32_t r, uint32_t c, const uint32_t *v)
+{
+    uint32_t c0 = c << b->cshift, n = b->N - c0 < (1u << b->cshift) ? b->N - c0 : 1u << b->cshift;
+    const uint32_t *x = v + (c0 - b->lo);
+    uint32_t *key = b->key + (size_t)r * b->Wmax + (c0 - b->lo);
+    uint64_t *kt = &b->keytop[(size_t)r * b->cpw + ((c0 - b->lo) >> b->cshift)];
+    uint64_t dist = *kt == NO_KEY ? 0 : (b->bytes.total - (*kt >> 2)) >> b->cshift;
+    int down = *kt == NO_KEY || dist > CI_DIST_MAX || (*kt & 3) == 0;   /* (a zero key: absolute values are as small) */
+    uint32_t ordiff = 0;
+    if (!down) {
+        int below;
+        ordiff = or_of_differences(x, key, n, &below);
+        down = below;   /* cannot happen (V grows along a rank): a key then */
+    }
+    uint32_t wa = width_code(or_of(x, n)), wd = width_code(ordiff), code;
+    if (b->inline_n == 0)
+        b->line.base = b->bytes.total;   /* the line's first chunk starts here */
+    if (!down && CI_W_BYTES(wd) < CI_W_BYTES(wa)) {
+        b->st->chunks[wd]++;
+        code = CI_CODE(wd, (uint32_t)(*kt & 3), dist);
+        if (emit(b, x, key, n, wd))
+            return -1;
+    } else {
+        b->st->chunks[wa]++;
+        b->st->key_chunks++;
+        memcpy(key, x, sizeof *key * n);
+        *kt = b->bytes.total << 2 | wa;
+        code = CI_CODE(wa, 0, 0);
+        if (emit(b, x, NULL, n, wa))
+            return -1;
+    }
+    return put_code(b, code);
+}
