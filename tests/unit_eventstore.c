@@ -325,9 +325,9 @@ int main(void)
         received += e.received != 0;
     }
     ok(r.side.req.n == wide_req && r.side.bytes.n == wide_bytes && r.side.received.n == received
-       && r.side.truth == NULL,
+       && r.side.truth == NULL && r.side.truth_known == NULL,
        "the side columns hold only the wide values (%zu ids, %zu lengths), the non-zero received bytes (%zu) "
-       "and no true times", r.side.req.n, r.side.bytes.n, r.side.received.n);
+       "and nothing of true times, not even a bit per event", r.side.req.n, r.side.bytes.n, r.side.received.n);
 
     /* rt_take_truth: the array leaves, the flags stay. */
     struct rt_event t = { .time = 1, .truth = 42, .has_truth = 1 };

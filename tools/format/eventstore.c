@@ -69,16 +69,18 @@ static int grow_slots(struct rt_rank *r, uint64_t slot_cap)
     return 0;
 }
 
-/* Room in the truth arrays for events [0, cap) (cap > s->cap). */
+/* Room in the truth arrays for events [0, cap) (cap > s->cap). They are
+ * made at the first true time (rt_store_event): a trace without any keeps
+ * nothing per event here. */
 static int grow_side(struct rt_rank *r, uint64_t cap)
 {
     struct rt_store_side *s = &r->side;
-    uint64_t *known = realloc(s->truth_known, sizeof *known * ((cap + 63) / 64));
-    if (!known)
-        return -1;
-    memset(known + (s->cap + 63) / 64, 0, sizeof *known * ((cap + 63) / 64 - (s->cap + 63) / 64));
-    s->truth_known = known;
     if (s->truth) {
+        uint64_t *known = realloc(s->truth_known, sizeof *known * ((cap + 63) / 64));
+        if (!known)
+            return -1;
+        memset(known + (s->cap + 63) / 64, 0, sizeof *known * ((cap + 63) / 64 - (s->cap + 63) / 64));
+        s->truth_known = known;
         uint64_t *t = realloc(s->truth, sizeof *t * cap);
         if (!t)
             return -1;
@@ -116,8 +118,13 @@ int rt_store_event(struct rt_rank *r, const struct rt_event *e)
     if (e->has_truth) {
         if (!s->truth) {   /* the first true time: earlier events had none */
             s->truth = calloc(s->cap, sizeof *s->truth);
-            if (!s->truth)
+            s->truth_known = calloc((s->cap + 63) / 64, sizeof *s->truth_known);
+            if (!s->truth || !s->truth_known) {
+                free(s->truth);
+                free(s->truth_known);
+                s->truth = s->truth_known = NULL;
                 return -1;
+            }
         }
         s->truth[i] = e->truth;
         s->truth_known[i / 64] |= UINT64_C(1) << (i % 64);
@@ -144,10 +151,10 @@ void rt_store_shrink(struct rt_rank *r)
     }
     if (!r->nevents || r->nevents == s->cap)
         return;
-    uint64_t *known = realloc(s->truth_known, sizeof *known * ((r->nevents + 63) / 64));
-    if (known)
-        s->truth_known = known;
     if (s->truth) {
+        uint64_t *known = realloc(s->truth_known, sizeof *known * ((r->nevents + 63) / 64));
+        if (known)
+            s->truth_known = known;
         uint64_t *t = realloc(s->truth, sizeof *t * r->nevents);
         if (t)
             s->truth = t;
