@@ -48,8 +48,11 @@ done
 # 500 KB file-size limit, below the repair's files and above the archive's)
 # stops the merge with one line naming it, exit 1, no output, nothing left
 # in the spill directory.
+# (Without true times: those go to --spill-dir as they are read, first.)
 mkdir "$tmp/spill"
-(ulimit -f 500; exec "$ST" merge "$tmp/ring" -o "$tmp/ring.full" --drift-model line --no-causal \
+"$GEN" "$tmp/ring_nt" --ranks 6 --ranks-per-node 2 --pattern ring --iterations 3000 --drift-slope 3000 \
+    --compute-us 100 --latency-ns 100 --no-true-time >/dev/null
+(ulimit -f 500; exec "$ST" merge "$tmp/ring_nt" -o "$tmp/ring.full" --drift-model line --no-causal \
     --spill-dir "$tmp/spill") >/dev/null 2>"$tmp/full.err"
 rc=$?
 [ $rc = 1 ] && [ "$(wc -l <"$tmp/full.err")" = 1 ] \

@@ -294,6 +294,77 @@ static void chunked(uint64_t first_truth, const char *what)
     rt_spill_free(sp);
 }
 
+/* rt_truth_hand: true times handed over in chunks as a reader stores the
+ * events (64-aligned, the last event kept) come out as stored, and what
+ * stays in memory is the window since the last hand, not every event. */
+struct handed {
+    uint64_t *v;
+    uint8_t *known;
+    uint64_t next;            /* the next event expected */
+    int order, started;       /* chunks came in order, without gaps, from the first */
+};
+
+static int take(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known, uint64_t bit0)
+{
+    struct handed *h = ctx;
+    h->order &= !h->started || from == h->next;
+    h->started = 1;
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t b = from + k - bit0;
+        h->known[from + k] = (uint8_t)(known[b / 64] >> (b % 64) & 1);
+        h->v[from + k] = h->known[from + k] ? raw[k] : 0;
+    }
+    h->next = from + n;
+    return 0;
+}
+
+static void truth_hand(uint64_t first_truth, const char *what)
+{
+    enum { N = 20000, CHUNK = 1000 };
+    struct rt_rank r;
+    memset(&r, 0, sizeof r);
+    struct handed h = { calloc(N, sizeof *h.v), calloc(N, 1), 0, 1, 0 };
+    uint64_t widest = 0, bad = UINT64_MAX;
+    for (uint64_t i = 0; i < N; i++) {
+        struct rt_event e = event(i, first_truth);
+        if (rt_store_event(&r, &e) != 0)
+            abort();
+        /* a flush's true time set from the next event's, across a hand */
+        if (i > 0 && i % CHUNK == 0 && e.has_truth)
+            rt_set_truth(&r, i - 1, e.truth + 1);
+        if ((i + 1) % CHUNK == 0 || i + 1 == N) {
+            int last = i + 1 == N;
+            uint64_t upto = last ? r.nevents : (r.nevents - 1) / 64 * 64;
+            if (rt_truth_hand(&r, upto, take, &h) != 0)
+                abort();
+            uint64_t held = r.side.truth ? r.side.cap - r.side.truth_from : 0;
+            widest = held > widest ? held : widest;
+        }
+    }
+    for (uint64_t i = 0; i < N && bad == UINT64_MAX; i++) {
+        struct rt_event want = event(i, first_truth);
+        uint64_t v = want.truth;
+        int k = want.has_truth;
+        if ((i + 1) % CHUNK == 0 && i + 1 < N) {   /* set from the next event's */
+            struct rt_event next = event(i + 1, first_truth);
+            if (next.has_truth) {
+                k = 1;
+                v = next.truth + 1;
+            }
+        }
+        if (h.known[i] != k || (k && h.v[i] != v))
+            bad = i;
+    }
+    ok(h.order && h.next == (first_truth < N ? N : 0) && bad == UINT64_MAX && !rt_truth_known(&r, 5) && widest <= 4 * CHUNK,
+       "%s: handed over in order, as stored (flushes' included), none left; at most %llu held at once", what,
+       (unsigned long long)widest);
+    if (bad != UINT64_MAX)
+        diag("first wrong event: %llu", (unsigned long long)bad);
+    rt_store_free(&r);
+    free(h.v);
+    free(h.known);
+}
+
 int main(void)
 {
     spill_round_trip();
@@ -305,6 +376,9 @@ int main(void)
     round_trip(1000, 700, 0, "true times from event 700 (after the array grew)");
     round_trip(1000, UINT64_MAX, 0, "no true times");
     round_trip(1000, 5, 1000, "reserved room");
+    truth_hand(0, "true times handed over from the first event");
+    truth_hand(7000, "true times handed over from event 7000 (none in the first chunks)");
+    truth_hand(UINT64_MAX, "no true times to hand over");
 
     /* A slot is 32 bytes: the point of it. */
     ok(sizeof(struct rt_slot) == 32, "a slot is %zu bytes", sizeof(struct rt_slot));
@@ -329,14 +403,8 @@ int main(void)
        "the side columns hold only the wide values (%zu ids, %zu lengths), the non-zero received bytes (%zu) "
        "and nothing of true times, not even a bit per event", r.side.req.n, r.side.bytes.n, r.side.received.n);
 
-    /* rt_take_truth: the array leaves, the flags stay. */
     struct rt_event t = { .time = 1, .truth = 42, .has_truth = 1 };
     rt_store_event(&r, &t);
-    uint64_t *taken = rt_take_truth(&r);
-    ok(taken && taken[100] == 42 && taken[0] == 0 && r.side.truth == NULL && rt_truth_known(&r, 100)
-       && !rt_truth_known(&r, 99) && rt_truth(&r, 100) == 0,
-       "rt_take_truth hands over the true times (zero where none); rt_truth_known still answers");
-    free(taken);
 
     /* rt_store_release: the count stays for readers that need only it. */
     rt_store_release(&r);

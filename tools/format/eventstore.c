@@ -69,19 +69,20 @@ static int grow_slots(struct rt_rank *r, uint64_t slot_cap)
     return 0;
 }
 
-/* Room in the truth arrays for events [0, cap) (cap > s->cap). They are
- * made at the first true time (rt_store_event): a trace without any keeps
- * nothing per event here. */
+/* Room in the truth arrays for events [truth_from, cap) (cap > s->cap).
+ * They are made at the first true time (rt_store_event): a trace without
+ * any keeps nothing per event here. */
 static int grow_side(struct rt_rank *r, uint64_t cap)
 {
     struct rt_store_side *s = &r->side;
     if (s->truth) {
-        uint64_t *known = realloc(s->truth_known, sizeof *known * ((cap + 63) / 64));
+        uint64_t had = s->cap - s->truth_from, want = cap - s->truth_from;
+        uint64_t *known = realloc(s->truth_known, sizeof *known * ((want + 63) / 64));
         if (!known)
             return -1;
-        memset(known + (s->cap + 63) / 64, 0, sizeof *known * ((cap + 63) / 64 - (s->cap + 63) / 64));
+        memset(known + (had + 63) / 64, 0, sizeof *known * ((want + 63) / 64 - (had + 63) / 64));
         s->truth_known = known;
-        uint64_t *t = realloc(s->truth, sizeof *t * cap);
+        uint64_t *t = realloc(s->truth, sizeof *t * want);
         if (!t)
             return -1;
         s->truth = t;
@@ -102,7 +103,8 @@ int rt_store_event(struct rt_rank *r, const struct rt_event *e)
     struct rt_store_side *s = &r->side;
     if (r->nheld == s->slot_cap && grow_slots(r, s->slot_cap ? s->slot_cap * 2 : 64) != 0)
         return -1;
-    if (r->nevents == s->cap && grow_side(r, s->cap ? s->cap * 2 : 64) != 0)
+    /* the truth arrays' window doubles (their events since truth_from) */
+    if (r->nevents == s->cap && grow_side(r, s->cap + (s->cap - s->truth_from > 64 ? s->cap - s->truth_from : 64)) != 0)
         return -1;
     uint64_t i = r->nevents;
     struct rt_slot *slot = &r->events[r->nheld];
@@ -117,8 +119,8 @@ int rt_store_event(struct rt_rank *r, const struct rt_event *e)
         return -1;
     if (e->has_truth) {
         if (!s->truth) {   /* the first true time: earlier events had none */
-            s->truth = calloc(s->cap, sizeof *s->truth);
-            s->truth_known = calloc((s->cap + 63) / 64, sizeof *s->truth_known);
+            s->truth = calloc(s->cap - s->truth_from, sizeof *s->truth);
+            s->truth_known = calloc((s->cap - s->truth_from + 63) / 64, sizeof *s->truth_known);
             if (!s->truth || !s->truth_known) {
                 free(s->truth);
                 free(s->truth_known);
@@ -126,10 +128,11 @@ int rt_store_event(struct rt_rank *r, const struct rt_event *e)
                 return -1;
             }
         }
-        s->truth[i] = e->truth;
-        s->truth_known[i / 64] |= UINT64_C(1) << (i % 64);
+        uint64_t w = i - s->truth_from;
+        s->truth[w] = e->truth;
+        s->truth_known[w / 64] |= UINT64_C(1) << (w % 64);
     } else if (s->truth) {
-        s->truth[i] = 0;
+        s->truth[i - s->truth_from] = 0;
     }
     r->nevents++;
     r->nheld++;
@@ -151,11 +154,12 @@ void rt_store_shrink(struct rt_rank *r)
     }
     if (!r->nevents || r->nevents == s->cap)
         return;
-    if (s->truth) {
-        uint64_t *known = realloc(s->truth_known, sizeof *known * ((r->nevents + 63) / 64));
+    if (s->truth && r->nevents > s->truth_from) {
+        uint64_t keep = r->nevents - s->truth_from;
+        uint64_t *known = realloc(s->truth_known, sizeof *known * ((keep + 63) / 64));
         if (known)
             s->truth_known = known;
-        uint64_t *t = realloc(s->truth, sizeof *t * r->nevents);
+        uint64_t *t = realloc(s->truth, sizeof *t * keep);
         if (t)
             s->truth = t;
     }
@@ -221,27 +225,53 @@ uint64_t rt_received(const struct rt_rank *r, uint64_t i)
 
 int rt_truth_known(const struct rt_rank *r, uint64_t i)
 {
-    return r->side.truth_known && (r->side.truth_known[i / 64] >> (i % 64) & 1);
+    const struct rt_store_side *s = &r->side;
+    if (!s->truth_known || i < s->truth_from)
+        return 0;
+    uint64_t w = i - s->truth_from;
+    return s->truth_known[w / 64] >> (w % 64) & 1;
 }
 
 uint64_t rt_truth(const struct rt_rank *r, uint64_t i)
 {
-    return r->side.truth && rt_truth_known(r, i) ? r->side.truth[i] : 0;
+    return r->side.truth && rt_truth_known(r, i) ? r->side.truth[i - r->side.truth_from] : 0;
 }
 
 void rt_set_truth(struct rt_rank *r, uint64_t i, uint64_t truth)
 {
-    if (!r->side.truth)
+    struct rt_store_side *s = &r->side;
+    if (!s->truth || i < s->truth_from)
         return;   /* only called with a neighbour's true time: the array is there */
-    r->side.truth[i] = truth;
-    r->side.truth_known[i / 64] |= UINT64_C(1) << (i % 64);
+    uint64_t w = i - s->truth_from;
+    s->truth[w] = truth;
+    s->truth_known[w / 64] |= UINT64_C(1) << (w % 64);
 }
 
-uint64_t *rt_take_truth(struct rt_rank *r)
+int rt_truth_hand(struct rt_rank *r, uint64_t upto,
+                  int (*put)(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known,
+                             uint64_t bit0),
+                  void *ctx)
 {
-    uint64_t *t = r->side.truth;
-    r->side.truth = NULL;
-    return t;
+    struct rt_store_side *s = &r->side;
+    if (upto > r->nevents)
+        upto = r->nevents;
+    if (upto <= s->truth_from)
+        return 0;
+    uint64_t gone = upto - s->truth_from, keep = r->nevents - upto;
+    if (s->truth) {
+        if (put(ctx, s->truth_from, gone, s->truth, s->truth_known, s->truth_from) != 0)
+            return -1;
+        /* what is kept moves to the front: gone is a multiple of 64 unless
+         * nothing is kept */
+        uint64_t words = (s->cap - s->truth_from + 63) / 64, kept_words = (keep + 63) / 64;
+        memmove(s->truth, s->truth + gone, sizeof *s->truth * keep);
+        if (keep)
+            memmove(s->truth_known, s->truth_known + gone / 64, sizeof *s->truth_known * kept_words);
+        memset(s->truth_known + kept_words, 0, sizeof *s->truth_known * (words - kept_words));
+    }
+    s->cap += gone;   /* the same room, from upto on */
+    s->truth_from = upto;
+    return 0;
 }
 
 struct rt_event rt_event_at(const struct rt_rank *r, uint64_t i)

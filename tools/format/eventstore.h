@@ -34,9 +34,10 @@ struct rt_column {
 struct rt_store_side {
     struct rt_column req, bytes;  /* the values behind RT_WIDE (by event index) */
     struct rt_column received;    /* non-zero received bytes (collectives, RMA) */
-    uint64_t *truth;          /* raw true_time by event; NULL when no event has one (or taken) */
-    uint64_t *truth_known;    /* bit i: event i has a true time */
-    uint64_t cap;             /* events the truth arrays have room for (by index, from 0) */
+    uint64_t *truth;          /* raw true_time of events from truth_from on; NULL when none has one yet */
+    uint64_t *truth_known;    /* bit i - truth_from: event i has a true time */
+    uint64_t truth_from;      /* events before it were handed over (rt_truth_hand); a multiple of 64 */
+    uint64_t cap;             /* events the truth arrays have room for: up to this index */
     uint64_t slot_cap;        /* slots allocated (from events_from) */
 };
 

@@ -475,6 +475,7 @@ static int read_archive(const char *path, const char *anchor, int exact, int mod
     }
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
     int rc = -1;
+    int sink_failed = 0;   /* the sink said why: OTF2 has nothing to add */
     if (int_property(rd, RF_PROP_RANK, &out->rank) != 0
         || int_property(rd, RF_PROP_WORLD_SIZE, &out->world_size) != 0) {
         snprintf(err, errlen, "%s: not a synctrace raw archive (no SYNCTRACE::RANK property)", anchor);
@@ -691,7 +692,6 @@ static int read_archive(const char *path, const char *anchor, int exact, int mod
     OTF2_EvtReaderCallbacks_SetCommCreateCallback(ecb, ev_comm_create);
     OTF2_EvtReaderCallbacks_SetCommDestroyCallback(ecb, ev_comm_destroy);
     OTF2_ErrorCode status = OTF2_SUCCESS;
-    int sink_failed = 0;
     for (uint32_t k = 0; k < nlocs && status == OTF2_SUCCESS && !c.failed && !sink_failed; k++) {
         struct rt_rank *dst = k == 0 ? out : &out->threads[k - 1];
         if (k > 0)
@@ -766,7 +766,7 @@ share:
     }
     rc = 0;
 done:
-    if (rc)
+    if (rc && !sink_failed)
         rf_otf2_explain(err, errlen);
     rf_read_defs_free(&d);
     rt_source_attr_free(&c.src_attrs);

@@ -27,7 +27,7 @@ static uint64_t clc_at(const void *ctx, uint32_t r, uint64_t i)
 
 void merge_compare_clc(struct merge_state *st)
 {
-    if (!st->truth[0])
+    if (!ts_has(st->truth, 0))
         return;
     uint32_t n = st->nlocs;
     double t = st_now_s();

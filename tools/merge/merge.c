@@ -42,10 +42,8 @@ void merge_state_free(struct merge_state *st)
 {
     merge_index_abandon(st);   /* before the matches it reads are freed */
     outdir_abandon(st);
-    for (uint32_t r = 0; st->truth && r < st->nlocs; r++)
-        free(st->truth[r]);
     gt_free(&st->gtime);
-    free(st->truth);
+    ts_free(st->truth);
     merge_solution_free(&st->sol);
     cm_free(&st->model);
     mg_free(&st->match);
@@ -106,6 +104,39 @@ static uint64_t chunk_of(void *ctx, uint32_t r)
     return r < f->st->kept_locations ? 0 : f->chunk;
 }
 
+/* True times of location `loc` go to the store, made at the first. */
+struct truth_put {
+    struct merge_state *st;
+    uint32_t loc;
+};
+
+static int put_truth(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known, uint64_t bit0)
+{
+    struct truth_put *tp = ctx;
+    struct merge_state *st = tp->st;
+    if (st->truth_dropped)
+        return 0;
+    /* true_time is one clock for the whole run (the undistorted node
+     * clock): one rate for every rank, or calibration differences of a
+     * few ppb times ticks since boot would show as microseconds */
+    double res = st->locs[0].resolution ? (double)st->locs[0].resolution : 1e9;
+    char why[700] = "";
+    if (!st->truth && !(st->truth = ts_new(st->nlocs, st->opt.spill_dir, res, why, sizeof why)))
+        st->truth_dropped = 1;
+    else if (ts_put(st->truth, tp->loc, from, n, raw, known, bit0) != 0) {
+        snprintf(why, sizeof why, "%s", ts_error(st->truth));
+        ts_free(st->truth);
+        st->truth = NULL;
+        st->truth_dropped = 1;
+    }
+    /* A test trace's true times only measure the merge: without them it
+     * still merges, as the comparison with the controlled logical clock
+     * is left out when its files cannot be written. */
+    if (st->truth_dropped)
+        fprintf(stderr, "synctrace merge: warning: no comparison with true time: %s\n", why);
+    return 0;
+}
+
 /* A chunk of a location's events is read (one at a time: read_stage.c
  * serialises); `last` ends the location. */
 static int hand_over(void *ctx, uint32_t r, int last, char *err, size_t errlen)
@@ -115,6 +146,12 @@ static int hand_over(void *ctx, uint32_t r, int last, char *err, size_t errlen)
     /* a failure sticks in the matcher or the orderer: their ends say it */
     mg_match_chunk(f->matcher, r, last);
     rf_order_chunk(f->rma, r, last);
+    /* the true times leave memory; the last event's stays until the next
+     * chunk (a buffer flush before it may take the next one's) */
+    uint64_t nev = st->locs[r].nevents, upto = last ? nev : nev ? (nev - 1) / 64 * 64 : 0;
+    struct truth_put tp = { st, r };
+    if (rt_truth_hand(&st->locs[r], upto, put_truth, &tp) != 0)
+        return -1;
     if (r < st->kept_locations)
         return 0;
     if (!st->spill && !(st->spill = rt_spill_new(st->opt.spill_dir, err, errlen)))
@@ -171,8 +208,8 @@ int merge_match(struct merge_state *st)
     return 0;
 }
 
-/* A stage read the matched messages, collectives or the events' times
- * from their files and a read failed: its results are incomplete, so nothing of OUT
+/* A stage read the matched messages, collectives, the events' times or
+ * their true times from their files and a read failed: its results are incomplete, so nothing of OUT
  * may be put in place. */
 static int set_aside_unread(const struct merge_state *st)
 {
@@ -181,6 +218,8 @@ static int set_aside_unread(const struct merge_state *st)
         why = mg_colls_error(&st->match);
     if (!why && st->spill && *rt_spill_error(st->spill))
         why = rt_spill_error(st->spill);
+    if (!why && st->truth && *ts_error(st->truth))
+        why = ts_error(st->truth);
     if (why)
         fprintf(stderr, "synctrace merge: %s\n", why);
     return why != NULL;

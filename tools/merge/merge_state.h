@@ -35,6 +35,7 @@
 #include "gtime.h"
 #include "rawtrace.h"
 #include "report.h"
+#include "truthstore.h"
 #include "solve.h"
 #include "timing.h"
 
@@ -87,7 +88,8 @@ struct merge_state {
     uint32_t tau;             /* the reference clock's domain */
     uint32_t kept_locations;  /* match: locations [0, this) keep their events in memory */
     struct gtime_map gtime;   /* apply: every event's global ns (gtime.h) */
-    uint64_t **truth;         /* apply: per location and event, true ns (NULL: none) */
+    struct truth_store *truth;   /* read: the events' true times in ns, set aside (NULL: none) */
+    int truth_dropped;        /* they could not be set aside: the merge goes on without */
     char tmp[4200];           /* the output directory being built, "" when none */
     struct causal_job *causal_job;
     struct causal_summary causal;

@@ -246,7 +246,7 @@ uint64_t ow_location_id(const struct rt_rank *r)
 }
 
 int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
-             const struct mg_result *match, const struct gtime_map *gtime, uint64_t *const *truth_ns,
+             const struct mg_result *match, const struct gtime_map *gtime, struct truth_store *truth,
              const struct ow_hooks *hooks, char *err, size_t errlen)
 {
     static const struct ow_hooks none = { NULL, NULL, NULL };
@@ -301,8 +301,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
      * then the collective source ones (coll_sources_slots, coll_sources_<k>)
      * when any member is sparse, then the freed_receive_* and
      * collapsed_calls; a first pass finds which there are. */
-    for (uint32_t r = 0; truth_ns && r < nranks; r++)
-        if (truth_ns[r])
+    for (uint32_t r = 0; r < nranks; r++)
+        if (ts_has(truth, r))
             any_truth = 1;
     uint32_t pre_words = 0;
     int pre_sources = 0;
@@ -349,6 +349,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         const uint32_t *cm = match->rank_comm[r];
         rt_time_reader_free(&tr);
         rt_time_reader_init(&tr, rk);
+        struct ts_cursor tc;   /* the location's true times, in order */
+        ts_cursor_init(&tc, truth, r);
         for (uint64_t i = 0; i < rk->nevents; i++) {
             /* set aside: brought back chunk by chunk */
             int held = rk->events && i >= rk->events_from && i < rk->events_from + rk->nheld;
@@ -361,8 +363,9 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             if (t > last_time)
                 last_time = t;
             OTF2_AttributeList *a = NULL;
-            if (truth_ns && truth_ns[r] && e->has_truth) {
-                CHECK(OTF2_AttributeList_AddUint64(attrs, RF_ATTR_TRUE_TIME, truth_ns[r][i]));
+            uint64_t tt = ts_has(truth, r) ? ts_cursor_get(&tc, i) : TS_UNKNOWN;
+            if (tt != TS_UNKNOWN) {
+                CHECK(OTF2_AttributeList_AddUint64(attrs, RF_ATTR_TRUE_TIME, tt));
                 a = attrs;
             }
             uint32_t comm = e->ref < rk->ncomms ? cm[e->ref] : OTF2_UNDEFINED_COMM;

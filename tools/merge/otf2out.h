@@ -8,9 +8,11 @@
 #include "gtime.h"
 #include "match.h"
 #include "rawtrace.h"
+#include "truthstore.h"
 
 /* gtime (gtime.h): the global ns of event i of location r (non-decreasing).
- * truth_ns[r] non-NULL: the true_time attribute in ns for rank r's events. */
+ * truth (truthstore.h; may be NULL): the true_time attribute in ns of the
+ * events of every location whose first event has one. */
 /* The id of a location (a rank's thread) in the merged archive. */
 uint64_t ow_location_id(const struct rt_rank *r);
 
@@ -19,8 +21,7 @@ uint64_t ow_location_id(const struct rt_rank *r);
  * merge keeps them on disk until then, in chunks: eventspill.h); it makes
  * it held, and may let the events before it go; 0 or -1 with a one-line
  * message; written(ctx, r) once they are written: ow_write reads them no
- * more (only nevents), nor gtime[r] and truth_ns[r], so the caller may free
- * them. Before load, ow_write reads only the locations' definitions, event
+ * more (only nevents), nor gtime[r], so the caller may free them. Before load, ow_write reads only the locations' definitions, event
  * counts and facts (rt_facts). */
 struct ow_hooks {
     int (*load)(void *ctx, uint32_t r, uint64_t i, char *err, size_t errlen);
@@ -28,7 +29,7 @@ struct ow_hooks {
     void *ctx;
 };
 int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
-             const struct mg_result *match, const struct gtime_map *gtime, uint64_t *const *truth_ns,
+             const struct mg_result *match, const struct gtime_map *gtime, struct truth_store *truth,
              const struct ow_hooks *hooks, char *err, size_t errlen);
 
 #endif

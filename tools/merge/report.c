@@ -43,69 +43,113 @@ static void json_escaped(FILE *f, const char *s)
 /* Whether event i of rank q has a true time: only events the tracer stamped
  * with true_time count in accuracy figures (a record without one, such as a
  * buffer flush OTF2 writes by itself, would read as time 0). */
-static int known(const struct rt_rank *ranks, uint64_t *const *truth, uint32_t q, uint64_t i)
+static int known(struct truth_store *truth, uint32_t q, uint64_t i)
 {
-    return truth && truth[q] && rt_truth_known(&ranks[q], i);
+    return ts_has(truth, q) && ts_get(truth, q, i) != TS_UNKNOWN;
+}
+
+/* Event i's true time in ns, 0 when it has none (as the arrays that held
+ * them had it). */
+static uint64_t truth_of(struct truth_store *truth, uint32_t q, uint64_t i)
+{
+    uint64_t v = ts_has(truth, q) ? ts_get(truth, q, i) : TS_UNKNOWN;
+    return v == TS_UNKNOWN ? 0 : v;
+}
+
+/* mg_flow_violations_at's view of the true times (ctx: the store). */
+static uint64_t truth_at_event(const void *ctx, const struct mg_event_ref *e)
+{
+    return truth_of((struct truth_store *)ctx, e->rank, e->index);
 }
 
 /* The first true time of the run's first rank that has one: errors are
  * measured from there (a constant; it only keeps the numbers small). */
-static double truth_origin(const struct rt_rank *ranks, uint32_t nranks, uint64_t *const *truth)
+static double truth_origin(const struct rt_rank *ranks, uint32_t nranks, struct truth_store *truth)
 {
     for (uint32_t q = 0; q < nranks; q++)
-        for (uint64_t i = 0; i < ranks[q].nevents; i++)
-            if (known(ranks, truth, q, i))
-                return (double)truth[q][i];
+    {
+        struct ts_cursor tc;
+        ts_cursor_init(&tc, truth, q);
+        for (uint64_t i = 0, has = ts_has(truth, q); has && i < ranks[q].nevents; i++) {
+            uint64_t tv = ts_cursor_get(&tc, i);
+            if (tv != TS_UNKNOWN)
+                return (double)tv;
+        }
+    }
     return 0;
 }
 
 /* The true offsets of every event that has a true time: where the
  * reference's corrected clock stood at the event's true time, minus the
  * event's corrected time, fed to stream cm_vertex (its clock segment). The
- * reference's clock is read off its own events (ref: those with a true
- * time, in order, nref >= 2) by interpolation. Fed one event at a time, in
- * rank and event order, by the walks of fit_residuals. */
+ * reference's clock is read off its own events that have a true time (at
+ * least two: first .. last) by interpolation, found in the store as they
+ * are needed. Fed one event at a time, in rank and event order, by the
+ * walks of fit_residuals. */
 struct truth_offsets {
     const struct rt_rank *ranks;
     const struct cm_model *m;
-    uint64_t *const *truth;
+    struct truth_store *truth;
     uint32_t ref_rank;
-    const uint64_t *ref;
-    uint64_t nref;
-    struct rt_time_reader ref_times;   /* the reference's times, near ref[j] */
+    uint64_t first, last;     /* the reference's first and last events with a true time */
+    struct rt_time_reader ref_times;   /* the reference's times, near j */
     struct multiselect ms;
     uint32_t q;               /* the rank being walked, UINT32_MAX before the first */
-    uint64_t j;               /* where in ref its events' true times are */
+    uint64_t j, jn;           /* the reference's events around it: j < jn <= last, both with a true time */
+    uint64_t tj, tjn;         /* their true times */
 };
 
-static void truth_offset_of(void *ctx, uint32_t q, uint64_t i, uint64_t t)
+/* The reference's next event with a true time at or after i (first <= i <= last). */
+static uint64_t ref_next(const struct truth_offsets *to, uint64_t i)
+{
+    while (i < to->last && !known(to->truth, to->ref_rank, i))
+        i++;
+    return i;
+}
+
+/* ... and at or before i (first <= i). */
+static uint64_t ref_prev(const struct truth_offsets *to, uint64_t i)
+{
+    while (i > to->first && !known(to->truth, to->ref_rank, i))
+        i--;
+    return i;
+}
+
+static void truth_offset_of(void *ctx, uint32_t q, uint64_t i, uint64_t t, uint64_t tt)
 {
     struct truth_offsets *to = ctx;
-    const uint64_t *rt = to->truth[to->ref_rank], *ref = to->ref;
-    uint64_t tt = to->truth[q][i];
+    uint32_t R = to->ref_rank;
+    (void)i;
     if (q != to->q) {
-        /* a rank's first event with a true time: the reference's events in
-         * true-time order, from the first one at or before it */
-        uint64_t lo_i = 0, hi_i = to->nref - 2;
-        while (lo_i < hi_i) {
-            uint64_t mid = lo_i + (hi_i - lo_i + 1) / 2;
-            if (rt[ref[mid]] <= tt)
-                lo_i = mid;
+        /* a rank's first event with a true time: among the reference's
+         * events with one, short of its last, the latest whose true time is
+         * at or before it (the first when none is) */
+        uint64_t lo = to->first, hi = to->last - 1;   /* event indices; at lo the answer or the first */
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo + 1) / 2;
+            if (truth_of(to->truth, R, ref_prev(to, mid)) <= tt)
+                lo = mid;
             else
-                hi_i = mid - 1;
+                hi = mid - 1;
         }
         to->q = q;
-        to->j = lo_i;
+        to->j = ref_prev(to, lo);
+        to->jn = ref_next(to, to->j + 1);
+        to->tj = truth_of(to->truth, R, to->j);
+        to->tjn = truth_of(to->truth, R, to->jn);
     }
-    while (to->j + 2 < to->nref && rt[ref[to->j + 1]] <= tt)
-        to->j++;
+    while (to->jn < to->last && to->tjn <= tt) {
+        to->j = to->jn;
+        to->tj = to->tjn;
+        to->jn = ref_next(to, to->j + 1);
+        to->tjn = truth_of(to->truth, R, to->jn);
+    }
     uint32_t vertex = cm_vertex(to->m, q, t);
     if (!ms_wants(&to->ms, vertex))
         return;
-    uint64_t j = to->j;
-    double t0 = (double)rt[ref[j]], t1 = (double)rt[ref[j + 1]];
-    double c0 = cm_corrected(to->m, to->ref_rank, rt_time_read(&to->ref_times, ref[j]));
-    double c1 = cm_corrected(to->m, to->ref_rank, rt_time_read(&to->ref_times, ref[j + 1]));
+    double t0 = (double)to->tj, t1 = (double)to->tjn;
+    double c0 = cm_corrected(to->m, R, rt_time_read(&to->ref_times, to->j));
+    double c1 = cm_corrected(to->m, R, rt_time_read(&to->ref_times, to->jn));
     double cref = t1 > t0 ? c0 + (c1 - c0) * ((double)tt - t0) / (t1 - t0) : c0;
     ms_feed(&to->ms, vertex, cref - cm_corrected(to->m, q, t));
 }
@@ -121,7 +165,7 @@ static int truth_offsets_end_pass(void *ctx)
  * fit_residuals, sharing its passes over the events (t: event i's raw
  * time). */
 struct walker {
-    void (*event)(void *ctx, uint32_t q, uint64_t i, uint64_t t);
+    void (*event)(void *ctx, uint32_t q, uint64_t i, uint64_t t, uint64_t tt);
     int (*end_pass)(void *ctx);   /* 1: one more pass wanted */
     void *ctx;
 };
@@ -169,7 +213,7 @@ static double series_time(const struct rt_rank *ranks, const struct series *s, u
  * the bit). `also` (may be NULL) is fed every event with a true time in the
  * same passes, as long as it wants more. Returns -1 when out of memory
  * (outputs untouched; `also` has seen no pass). */
-static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, uint64_t *const *truth, int nser,
+static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, struct truth_store *truth, int nser,
                          const struct series *times, double *rate, double *max_out, double *median_out,
                          const struct walker *also)
 {
@@ -185,15 +229,18 @@ static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, uint64_t 
         for (uint32_t q = 0; q < nranks; q++) {
             struct rt_time_reader tr;
             rt_time_reader_init(&tr, &ranks[q]);
-            for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
-                if (!known(ranks, truth, q, i))
+            struct ts_cursor tc;
+            ts_cursor_init(&tc, truth, q);
+            for (uint64_t i = 0, has = ts_has(truth, q); has && i < ranks[q].nevents; i++) {
+                uint64_t tv = ts_cursor_get(&tc, i);
+                if (tv == TS_UNKNOWN)
                     continue;
                 uint64_t t = rt_time_read(&tr, i);
                 if (also_more)
-                    also->event(also->ctx, q, i, t);
+                    also->event(also->ctx, q, i, t, tv);
                 if (!fitting)
                     continue;
-                double tt = (double)truth[q][i] - origin;
+                double tt = (double)tv - origin;
                 if (pass == 0) {
                     mx += tt;
                     for (int s = 0; s < nser; s++)
@@ -253,7 +300,7 @@ static size_t list_unmatched(char *buf, size_t len, size_t used, const char *wha
 
 void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
                  const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
-                 double lmin, const struct gtime_map *gtime, uint64_t *const *truth)
+                 double lmin, const struct gtime_map *gtime, struct truth_store *truth)
 {
     r->messages = match->nmessages;
     r->collectives = match->ncollectives;
@@ -326,16 +373,15 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     /* With true times, check the inputs themselves: a matched message or a
      * collective whose true times break its constraint means a wrong match
      * or wrong semantics, not imprecision. */
-    if (truth && nranks && truth[0]) {
+    if (nranks && ts_has(truth, 0)) {
         mg_msgs_begin(match, &it);
         for (const struct mg_message *msg; (msg = mg_msgs_next(&it));) {
-            if (known(ranks, truth, msg->recv.rank, msg->recv.index)
-                && known(ranks, truth, msg->send.rank, msg->send.index)
-                && truth[msg->recv.rank][msg->recv.index] < truth[msg->send.rank][msg->send.index])
+            if (known(truth, msg->recv.rank, msg->recv.index) && known(truth, msg->send.rank, msg->send.index)
+                && truth_of(truth, msg->recv.rank, msg->recv.index) < truth_of(truth, msg->send.rank, msg->send.index))
                 r->truth_violating_messages++;
         }
-        r->truth_violating_collectives = mg_flow_violations(match, truth, 0);
-        r->neighbour_violations_truth = mg_flow_violations(match, truth, 1);
+        r->truth_violating_collectives = mg_flow_violations_at(match, truth_at_event, truth, 0);
+        r->neighbour_violations_truth = mg_flow_violations_at(match, truth_at_event, truth, 1);
     }
 
     /* per domain and segment: offset, drift, bounds, and with true_time the truth */
@@ -346,7 +392,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     r->segments = calloc(nv ? nv : 1, sizeof *r->segments);
     double *truth_x = calloc(nv ? nv : 1, sizeof *truth_x);
     int *has = calloc(nv ? nv : 1, sizeof *has);
-    r->have_truth = nranks > 0 && truth && truth[0] != NULL;
+    r->have_truth = nranks > 0 && ts_has(truth, 0);
     if (r->domains && r->segments && truth_x && has && r->have_truth) {
         /* The true x_v - x_tau of each segment v: the median over the
          * segment's events of truth_offsets_pass's values, in passes over
@@ -355,17 +401,20 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         while (ref_rank < nranks && m->domain_of[ref_rank] != tau)
             ref_rank++;
         const struct rt_rank *rr = ref_rank < nranks ? &ranks[ref_rank] : NULL;
-        /* the reference's events that have a true time, in order */
-        uint64_t *ref = rr ? malloc(sizeof *ref * (rr->nevents ? rr->nevents : 1)) : NULL;
-        uint64_t nref = 0;
-        for (uint64_t i = 0; ref && i < rr->nevents; i++)
-            if (known(ranks, truth, ref_rank, i))
-                ref[nref++] = i;
-        struct truth_offsets to = { .ranks = ranks, .m = m, .truth = truth, .ref_rank = ref_rank, .ref = ref,
-                                    .nref = nref, .q = UINT32_MAX };
+        /* the reference's events that have a true time: how many, the first and the last */
+        uint64_t nref = 0, first = 0, last = 0;
+        struct ts_cursor rc;
+        ts_cursor_init(&rc, truth, ref_rank);
+        for (uint64_t i = 0; rr && ts_has(truth, ref_rank) && i < rr->nevents; i++)
+            if (ts_cursor_get(&rc, i) != TS_UNKNOWN) {
+                first = nref++ ? first : i;
+                last = i;
+            }
+        struct truth_offsets to = { .ranks = ranks, .m = m, .truth = truth, .ref_rank = ref_rank, .first = first,
+                                    .last = last, .q = UINT32_MAX };
         if (rr)
             rt_time_reader_init(&to.ref_times, rr);
-        int offsets = ref && nref >= 2 && ms_init(&to.ms, nv, SEGMENT_BINS) == 0;
+        int offsets = nref >= 2 && ms_init(&to.ms, nv, SEGMENT_BINS) == 0;
         struct walker also = { truth_offset_of, truth_offsets_end_pass, &to };
         /* Errors of global time against true time: ours and today's. */
         const struct series series[MAX_SERIES] = { { gtime, NULL }, { NULL, NULL } };
@@ -377,9 +426,13 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                 for (uint32_t q = 0; q < nranks; q++) {
                     struct rt_time_reader tr;
                     rt_time_reader_init(&tr, &ranks[q]);
-                    for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++)
-                        if (known(ranks, truth, q, i))
-                            truth_offset_of(&to, q, i, rt_time_read(&tr, i));
+                    struct ts_cursor tc;
+                    ts_cursor_init(&tc, truth, q);
+                    for (uint64_t i = 0, has = ts_has(truth, q); has && i < ranks[q].nevents; i++) {
+                        uint64_t tv = ts_cursor_get(&tc, i);
+                        if (tv != TS_UNKNOWN)
+                            truth_offset_of(&to, q, i, rt_time_read(&tr, i), tv);
+                    }
                     rt_time_reader_free(&tr);
                 }
                 more = truth_offsets_end_pass(&to);
@@ -393,7 +446,6 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         if (offsets)
             ms_free(&to.ms);
         rt_time_reader_free(&to.ref_times);
-        free(ref);
         if (fitted == 0) {
             r->true_err_max_ns = maxes[0];
             r->true_err_median_ns = medians[0];
@@ -407,22 +459,27 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                 struct rt_time_reader tr;
                 rt_time_reader_init(&tr, &ranks[q]);
                 uint64_t p = UINT64_MAX, pt = 0;   /* the previous event with a true time, its raw time */
-                for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
-                    if (!known(ranks, truth, q, i))
+                uint64_t ptt = 0;   /* ... and its true time */
+                struct ts_cursor tc;
+                ts_cursor_init(&tc, truth, q);
+                for (uint64_t i = 0, has = ts_has(truth, q); has && i < ranks[q].nevents; i++) {
+                    uint64_t tt = ts_cursor_get(&tc, i);
+                    if (tt == TS_UNKNOWN)
                         continue;
                     uint64_t t = rt_time_read(&tr, i);
                     if (p != UINT64_MAX) {
                         double ours = (double)gt_with(gtime, q, i, t) - (double)gt_with(gtime, q, p, pt);
-                        double real = ((double)truth[q][i] - (double)truth[q][p]) * (1 + rate);
+                        double real = ((double)tt - (double)ptt) * (1 + rate);
                         if (fabs(ours - real) > r->interval_distortion_max_ns)
                             r->interval_distortion_max_ns = fabs(ours - real);
                         double interp = cm_interpolated(&ranks[q], t) - cm_interpolated(&ranks[q], pt);
-                        real = ((double)truth[q][i] - (double)truth[q][p]) * (1 + raw_rate);
+                        real = ((double)tt - (double)ptt) * (1 + raw_rate);
                         if (fabs(interp - real) > r->raw_interval_distortion_max_ns)
                             r->raw_interval_distortion_max_ns = fabs(interp - real);
                     }
                     p = i;
                     pt = t;
+                    ptt = tt;
                 }
                 rt_time_reader_free(&tr);
             }
@@ -483,10 +540,10 @@ static uint64_t source_at_event(const void *ctx, const struct mg_event_ref *e)
 }
 
 void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
-                     const struct time_source *ctime, uint64_t *const *truth, const struct clc_stats *st,
+                     const struct time_source *ctime, struct truth_store *truth, const struct clc_stats *st,
                      double seconds)
 {
-    if (!truth || !nranks || !truth[0])
+    if (!nranks || !ts_has(truth, 0))
         return;
     r->clc_tachyons_after = 0;
     struct mg_msg_reader it;
@@ -504,17 +561,21 @@ void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nra
     if (fit_residuals(ranks, nranks, truth, 1, series, &rate, &r->clc_err_max_ns, &r->clc_err_median_ns, NULL) == 0) {
         r->clc_interval_distortion_max_ns = 0;
         for (uint32_t q = 0; q < nranks; q++) {
-            uint64_t p = UINT64_MAX;
-            for (uint64_t i = 0; i < ranks[q].nevents && truth[q]; i++) {
-                if (!known(ranks, truth, q, i))
+            uint64_t p = UINT64_MAX, ptt = 0;
+            struct ts_cursor tc;
+            ts_cursor_init(&tc, truth, q);
+            for (uint64_t i = 0, has = ts_has(truth, q); has && i < ranks[q].nevents; i++) {
+                uint64_t tt = ts_cursor_get(&tc, i);
+                if (tt == TS_UNKNOWN)
                     continue;
                 if (p != UINT64_MAX) {
                     double clc = (double)ctime->at(ctime->ctx, q, i) - (double)ctime->at(ctime->ctx, q, p);
-                    double real = ((double)truth[q][i] - (double)truth[q][p]) * (1 + rate);
+                    double real = ((double)tt - (double)ptt) * (1 + rate);
                     if (fabs(clc - real) > r->clc_interval_distortion_max_ns)
                         r->clc_interval_distortion_max_ns = fabs(clc - real);
                 }
                 p = i;
+                ptt = tt;
             }
         }
         r->have_clc = 1;

@@ -9,6 +9,7 @@
 #include "clockmodel.h"
 #include "causal_report.h"
 #include "gtime.h"
+#include "truthstore.h"
 #include "match.h"
 #include "rawtrace.h"
 
@@ -118,7 +119,7 @@ struct report {
 void report_init(struct report *r);
 void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
                  const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
-                 double lmin, const struct gtime_map *gtime, uint64_t *const *truth);
+                 double lmin, const struct gtime_map *gtime, struct truth_store *truth);
 /* With true_time: how the controlled logical clock's global times ctime
  * (clc_correct) fare, measured as ours are. */
 /* Times read by event: at(ctx, location, event). */
@@ -127,7 +128,7 @@ struct time_source {
     const void *ctx;
 };
 void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
-                     const struct time_source *ctime, uint64_t *const *truth, const struct clc_stats *st,
+                     const struct time_source *ctime, struct truth_store *truth, const struct clc_stats *st,
                      double seconds);
 int report_write(const struct report *r, const char *dir, char *err, size_t errlen);
 void report_print_summary(const struct report *r, FILE *to);

@@ -17,8 +17,6 @@ static void release_location(void *ctx, uint32_t r)
     struct merge_state *st = ctx;
     rt_store_release(&st->locs[r]);
     gt_release(&st->gtime, r);
-    free(st->truth[r]);
-    st->truth[r] = NULL;
 }
 
 /* A location is being written: its events come back from disk, the
