@@ -157,7 +157,7 @@ int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
     rt_facts_add(&r->spilled_facts, &f);
     chunks[r->nspill_chunks++] = (struct rt_spill_chunk){ r->events_from, r->nheld, at, times_at };
     r->spill = s;
-    rt_store_drop(r);   /* the true times and sources stay: later stages read them */
+    rt_store_drop(r);   /* the sources stay, and the true times the merge has not handed on (rt_truth_hand) */
     return 0;
 }
 
