@@ -14,7 +14,7 @@
 # memory), also with true times (measured 1.4-1.5; 10.4 while they were
 # held in memory).
 . "$top_srcdir/tests/lib.sh"
-plan 14
+plan 15
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -62,6 +62,17 @@ ok $? "with the causal index: peak RSS $a -> $b KB for $ea -> $eb events, $growt
 measure "$tmp/short" "$tmp/long" 100000
 growth_is "g > 40"
 ok $? "every event held: $a -> $b KB, $growth bytes per event (the measure sees the 32-byte slots)"
+
+# With true times, locations read whole (--event-memory 1: not kept, each
+# in one chunk): what each held of them goes with its hand-over
+# (rt_truth_hand; measured -0.1 bytes per event; 7.5 while each location
+# kept its emptied array).
+"$GEN" "$tmp/true500_short" --ranks 500 --iterations 40 >/dev/null &&
+    "$GEN" "$tmp/true500_long" --ranks 500 --iterations 120 >/dev/null
+measure "$tmp/true500_short" "$tmp/true500_long" 1
+growth_is "g <= 2.5" && grep -q '"truth": { "error_max_ns"' "$tmp/out/report.json"
+ok $? "500 ranks with true times: peak RSS $a -> $b KB for $ea -> $eb events, $growth bytes per event (at most 2.5)"
+rm -rf "$tmp/true500_short" "$tmp/true500_long"
 
 # Few ranks, many events each (NetPIPE's shape): a location is read in
 # chunks and set aside chunk by chunk, never held whole, so the growth is

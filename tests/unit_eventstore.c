@@ -355,9 +355,10 @@ static void truth_hand(uint64_t first_truth, const char *what)
         if (h.known[i] != k || (k && h.v[i] != v))
             bad = i;
     }
-    ok(h.order && h.next == (first_truth < N ? N : 0) && bad == UINT64_MAX && !rt_truth_known(&r, 5) && widest <= 4 * CHUNK,
-       "%s: handed over in order, as stored (flushes' included), none left; at most %llu held at once", what,
-       (unsigned long long)widest);
+    ok(h.order && h.next == (first_truth < N ? N : 0) && bad == UINT64_MAX && !rt_truth_known(&r, 5) && widest <= 4 * CHUNK
+       && r.side.truth == NULL && r.side.truth_known == NULL,
+       "%s: handed over in order, as stored (flushes' included), none left, the arrays freed at the end; at most "
+       "%llu held at once", what, (unsigned long long)widest);
     if (bad != UINT64_MAX)
         diag("first wrong event: %llu", (unsigned long long)bad);
     rt_store_free(&r);

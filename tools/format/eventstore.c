@@ -263,11 +263,31 @@ int rt_truth_hand(struct rt_rank *r, uint64_t upto,
             return -1;
         /* what is kept moves to the front: gone is a multiple of 64 unless
          * nothing is kept */
-        uint64_t words = (s->cap - s->truth_from + 63) / 64, kept_words = (keep + 63) / 64;
+        if (!keep) {   /* the location read whole: nothing of it stays */
+            free(s->truth);
+            free(s->truth_known);
+            s->truth = s->truth_known = NULL;
+            s->cap = s->truth_from = upto;
+            return 0;
+        }
+        uint64_t kept_words = (keep + 63) / 64;
         memmove(s->truth, s->truth + gone, sizeof *s->truth * keep);
-        if (keep)
-            memmove(s->truth_known, s->truth_known + gone / 64, sizeof *s->truth_known * kept_words);
-        memset(s->truth_known + kept_words, 0, sizeof *s->truth_known * (words - kept_words));
+        memmove(s->truth_known, s->truth_known + gone / 64, sizeof *s->truth_known * kept_words);
+        /* the room shrinks to what is kept (the next event grows it again,
+         * doubling): a window, not the events handed over */
+        uint64_t *t = realloc(s->truth, sizeof *t * keep);
+        uint64_t *k = realloc(s->truth_known, sizeof *k * kept_words);
+        if (t)   /* (a shrink that failed keeps the larger block: room enough) */
+            s->truth = t;
+        if (k)
+            s->truth_known = k;
+        s->truth_from = upto;
+        s->cap = upto + keep;
+        /* bits past the kept events: clear for the events to come */
+        uint64_t tail = keep % 64;
+        if (tail)
+            s->truth_known[kept_words - 1] &= (UINT64_C(1) << tail) - 1;
+        return 0;
     }
     s->cap += gone;   /* the same room, from upto on */
     s->truth_from = upto;
