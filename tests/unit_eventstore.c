@@ -304,13 +304,13 @@ struct handed {
     int order, started;       /* chunks came in order, without gaps, from the first */
 };
 
-static int take(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known, uint64_t bit0)
+static int take(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known)
 {
     struct handed *h = ctx;
     h->order &= !h->started || from == h->next;
     h->started = 1;
     for (uint64_t k = 0; k < n; k++) {
-        uint64_t b = from + k - bit0;
+        uint64_t b = k;
         h->known[from + k] = (uint8_t)(known[b / 64] >> (b % 64) & 1);
         h->v[from + k] = h->known[from + k] ? raw[k] : 0;
     }
@@ -333,9 +333,7 @@ static void truth_hand(uint64_t first_truth, const char *what)
         if (i > 0 && i % CHUNK == 0 && e.has_truth)
             rt_set_truth(&r, i - 1, e.truth + 1);
         if ((i + 1) % CHUNK == 0 || i + 1 == N) {
-            int last = i + 1 == N;
-            uint64_t upto = last ? r.nevents : (r.nevents - 1) / 64 * 64;
-            if (rt_truth_hand(&r, upto, take, &h) != 0)
+            if (rt_truth_hand(&r, i + 1 == N, take, &h) != 0)
                 abort();
             uint64_t held = r.side.truth ? r.side.cap - r.side.truth_from : 0;
             widest = held > widest ? held : widest;

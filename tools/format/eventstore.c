@@ -247,19 +247,20 @@ void rt_set_truth(struct rt_rank *r, uint64_t i, uint64_t truth)
     s->truth_known[w / 64] |= UINT64_C(1) << (w % 64);
 }
 
-int rt_truth_hand(struct rt_rank *r, uint64_t upto,
-                  int (*put)(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known,
-                             uint64_t bit0),
+int rt_truth_hand(struct rt_rank *r, int last,
+                  int (*put)(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known),
                   void *ctx)
 {
     struct rt_store_side *s = &r->side;
-    if (upto > r->nevents)
-        upto = r->nevents;
+    /* all when the location ends; else whole words of flags, the last
+     * event kept: a buffer flush before it takes the next one's true
+     * time (rawtrace.c) */
+    uint64_t upto = last ? r->nevents : r->nevents ? (r->nevents - 1) / 64 * 64 : 0;
     if (upto <= s->truth_from)
         return 0;
     uint64_t gone = upto - s->truth_from, keep = r->nevents - upto;
     if (s->truth) {
-        if (put(ctx, s->truth_from, gone, s->truth, s->truth_known, s->truth_from) != 0)
+        if (put(ctx, s->truth_from, gone, s->truth, s->truth_known) != 0)
             return -1;
         /* what is kept moves to the front: gone is a multiple of 64 unless
          * nothing is kept */
@@ -283,10 +284,6 @@ int rt_truth_hand(struct rt_rank *r, uint64_t upto,
             s->truth_known = k;
         s->truth_from = upto;
         s->cap = upto + keep;
-        /* bits past the kept events: clear for the events to come */
-        uint64_t tail = keep % 64;
-        if (tail)
-            s->truth_known[kept_words - 1] &= (UINT64_C(1) << tail) - 1;
         return 0;
     }
     s->cap += gone;   /* the same room, from upto on */

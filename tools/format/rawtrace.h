@@ -323,15 +323,14 @@ uint64_t rt_received(const struct rt_rank *r, uint64_t i);
 int rt_truth_known(const struct rt_rank *r, uint64_t i);
 uint64_t rt_truth(const struct rt_rank *r, uint64_t i);   /* 0 when unknown or taken */
 void rt_set_truth(struct rt_rank *r, uint64_t i, uint64_t truth);
-/* The true times of events [truth_from, upto) handed to put (raw ticks,
- * event from + k's in raw[k] where bit from + k - bit0 of known is set;
- * not called while no event has one) and dropped from memory; later
- * events keep theirs. upto is nevents, or a multiple of 64 below it (the
- * last event read stays: a buffer flush before it takes the next one's
- * true time). 0, or put's -1. */
-int rt_truth_hand(struct rt_rank *r, uint64_t upto,
-                  int (*put)(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known,
-                             uint64_t bit0),
+/* The true times of the events read since the last call handed to put
+ * (raw ticks: event from + k's in raw[k] where bit k of known is set; not
+ * called while no event has one) and dropped from memory: all of them
+ * when `last` (the location is read), else up to a multiple of 64 events,
+ * the last event read kept (a buffer flush before it takes the next
+ * one's true time). 0, or put's -1. */
+int rt_truth_hand(struct rt_rank *r, int last,
+                  int (*put)(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known),
                   void *ctx);
 const char *rt_kind_name(enum rt_kind kind);
 const char *rt_collective_name(uint32_t op);

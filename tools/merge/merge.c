@@ -110,7 +110,7 @@ struct truth_put {
     uint32_t loc;
 };
 
-static int put_truth(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known, uint64_t bit0)
+static int put_truth(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known)
 {
     struct truth_put *tp = ctx;
     struct merge_state *st = tp->st;
@@ -123,7 +123,7 @@ static int put_truth(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, 
     char why[700] = "";
     if (!st->truth && !(st->truth = ts_new(st->nlocs, st->opt.spill_dir, res, why, sizeof why)))
         st->truth_dropped = 1;
-    else if (ts_put(st->truth, tp->loc, from, n, raw, known, bit0) != 0) {
+    else if (ts_put(st->truth, tp->loc, from, n, raw, known) != 0) {
         snprintf(why, sizeof why, "%s", ts_error(st->truth));
         ts_free(st->truth);
         st->truth = NULL;
@@ -146,11 +146,9 @@ static int hand_over(void *ctx, uint32_t r, int last, char *err, size_t errlen)
     /* a failure sticks in the matcher or the orderer: their ends say it */
     mg_match_chunk(f->matcher, r, last);
     rf_order_chunk(f->rma, r, last);
-    /* the true times leave memory; the last event's stays until the next
-     * chunk (a buffer flush before it may take the next one's) */
-    uint64_t nev = st->locs[r].nevents, upto = last ? nev : nev ? (nev - 1) / 64 * 64 : 0;
+    /* the true times leave memory for the store */
     struct truth_put tp = { st, r };
-    if (rt_truth_hand(&st->locs[r], upto, put_truth, &tp) != 0)
+    if (rt_truth_hand(&st->locs[r], last, put_truth, &tp) != 0)
         return -1;
     if (r < st->kept_locations)
         return 0;

@@ -40,26 +40,21 @@ static void json_escaped(FILE *f, const char *s)
     }
 }
 
-/* Whether event i of rank q has a true time: only events the tracer stamped
- * with true_time count in accuracy figures (a record without one, such as a
- * buffer flush OTF2 writes by itself, would read as time 0). */
-static int known(struct truth_store *truth, uint32_t q, uint64_t i)
+/* Event i of rank q's true time in ns, or TS_UNKNOWN: only events the
+ * tracer stamped with true_time count in accuracy figures (a record without
+ * one, such as a buffer flush OTF2 writes by itself, would read as time 0),
+ * and only on ranks whose first event has one. */
+static uint64_t true_ns(struct truth_store *truth, uint32_t q, uint64_t i)
 {
-    return ts_has(truth, q) && ts_get(truth, q, i) != TS_UNKNOWN;
+    return ts_has(truth, q) ? ts_get(truth, q, i) : TS_UNKNOWN;
 }
 
-/* Event i's true time in ns, 0 when it has none (as the arrays that held
- * them had it). */
-static uint64_t truth_of(struct truth_store *truth, uint32_t q, uint64_t i)
-{
-    uint64_t v = ts_has(truth, q) ? ts_get(truth, q, i) : TS_UNKNOWN;
-    return v == TS_UNKNOWN ? 0 : v;
-}
-
-/* mg_flow_violations_at's view of the true times (ctx: the store). */
+/* mg_flow_violations_at's view of the true times (ctx: the store): 0 where
+ * an event has none, as the arrays that held them had it. */
 static uint64_t truth_at_event(const void *ctx, const struct mg_event_ref *e)
 {
-    return truth_of((struct truth_store *)ctx, e->rank, e->index);
+    uint64_t v = true_ns((struct truth_store *)ctx, e->rank, e->index);
+    return v == TS_UNKNOWN ? 0 : v;
 }
 
 /* The first true time of the run's first rank that has one: errors are
@@ -102,7 +97,7 @@ struct truth_offsets {
 /* The reference's next event with a true time at or after i (first <= i <= last). */
 static uint64_t ref_next(const struct truth_offsets *to, uint64_t i)
 {
-    while (i < to->last && !known(to->truth, to->ref_rank, i))
+    while (i < to->last && true_ns(to->truth, to->ref_rank, i) == TS_UNKNOWN)
         i++;
     return i;
 }
@@ -110,7 +105,7 @@ static uint64_t ref_next(const struct truth_offsets *to, uint64_t i)
 /* ... and at or before i (first <= i). */
 static uint64_t ref_prev(const struct truth_offsets *to, uint64_t i)
 {
-    while (i > to->first && !known(to->truth, to->ref_rank, i))
+    while (i > to->first && true_ns(to->truth, to->ref_rank, i) == TS_UNKNOWN)
         i--;
     return i;
 }
@@ -127,7 +122,7 @@ static void truth_offset_of(void *ctx, uint32_t q, uint64_t i, uint64_t t, uint6
         uint64_t lo = to->first, hi = to->last - 1;   /* event indices; at lo the answer or the first */
         while (lo < hi) {
             uint64_t mid = lo + (hi - lo + 1) / 2;
-            if (truth_of(to->truth, R, ref_prev(to, mid)) <= tt)
+            if (true_ns(to->truth, R, ref_prev(to, mid)) <= tt)
                 lo = mid;
             else
                 hi = mid - 1;
@@ -135,14 +130,14 @@ static void truth_offset_of(void *ctx, uint32_t q, uint64_t i, uint64_t t, uint6
         to->q = q;
         to->j = ref_prev(to, lo);
         to->jn = ref_next(to, to->j + 1);
-        to->tj = truth_of(to->truth, R, to->j);
-        to->tjn = truth_of(to->truth, R, to->jn);
+        to->tj = true_ns(to->truth, R, to->j);   /* both have one: found so */
+        to->tjn = true_ns(to->truth, R, to->jn);
     }
     while (to->jn < to->last && to->tjn <= tt) {
         to->j = to->jn;
         to->tj = to->tjn;
         to->jn = ref_next(to, to->j + 1);
-        to->tjn = truth_of(to->truth, R, to->jn);
+        to->tjn = true_ns(to->truth, R, to->jn);
     }
     uint32_t vertex = cm_vertex(to->m, q, t);
     if (!ms_wants(&to->ms, vertex))
@@ -376,9 +371,9 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     if (nranks && ts_has(truth, 0)) {
         mg_msgs_begin(match, &it);
         for (const struct mg_message *msg; (msg = mg_msgs_next(&it));) {
-            if (known(truth, msg->recv.rank, msg->recv.index) && known(truth, msg->send.rank, msg->send.index)
-                && truth_of(truth, msg->recv.rank, msg->recv.index) < truth_of(truth, msg->send.rank, msg->send.index))
-                r->truth_violating_messages++;
+            uint64_t tr = true_ns(truth, msg->recv.rank, msg->recv.index);
+            uint64_t ts = true_ns(truth, msg->send.rank, msg->send.index);
+            r->truth_violating_messages += tr != TS_UNKNOWN && ts != TS_UNKNOWN && tr < ts;
         }
         r->truth_violating_collectives = mg_flow_violations_at(match, truth_at_event, truth, 0);
         r->neighbour_violations_truth = mg_flow_violations_at(match, truth_at_event, truth, 1);

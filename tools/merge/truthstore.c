@@ -132,20 +132,19 @@ static int add_chunk(struct truth_store *t, struct ts_loc *l, uint64_t from, uin
     return 0;
 }
 
-int ts_put(struct truth_store *t, uint32_t q, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known,
-           uint64_t bit0)
+int ts_put(struct truth_store *t, uint32_t q, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known)
 {
     if (t->err[0] || q >= t->nlocs)
         return -1;
     struct ts_loc *l = &t->locs[q];
     if (from == 0 && n > 0)
-        l->has = (int)(known[(from - bit0) / 64] >> ((from - bit0) % 64) & 1);
+        l->has = (int)(known[0] & 1);
     if (add_chunk(t, l, from, n, t->written) != 0)
         return -1;
     for (uint64_t k = 0; k < n;) {
         uint64_t m = n - k < TS_BLOCK ? n - k : TS_BLOCK;
         for (uint64_t j = 0; j < m; j++) {
-            uint64_t b = from + k + j - bit0;
+            uint64_t b = k + j;
             /* as the report has always converted them: one rate for the run */
             t->buf[j] = known[b / 64] >> (b % 64) & 1 ? (uint64_t)llround((double)raw[k + j] / t->ticks_per_s * 1e9)
                                                       : TS_UNKNOWN;

@@ -22,14 +22,13 @@
 struct truth_store;
 
 /* For nlocs locations, the file made in dir (NULL: $TMPDIR, else /tmp);
- * true times in ticks become ns at ns_per_tick (the whole run's one
+ * true times in ticks become ns at ticks_per_s (the whole run's one
  * clock). NULL with a one-line message. */
-struct truth_store *ts_new(uint32_t nlocs, const char *dir, double ns_per_tick, char *err, size_t errlen);
+struct truth_store *ts_new(uint32_t nlocs, const char *dir, double ticks_per_s, char *err, size_t errlen);
 /* Events [from, from + n) of location q, the next ones of q: raw[k] the
- * true time of event from + k where bit (from + k - bit0) of known is set.
- * 0, or -1 (the error sticks: ts_error). */
-int ts_put(struct truth_store *t, uint32_t q, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known,
-           uint64_t bit0);
+ * true time of event from + k where bit k of known is set (rt_truth_hand's
+ * put). 0, or -1 (the error sticks: ts_error). */
+int ts_put(struct truth_store *t, uint32_t q, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known);
 /* Whether location q's first event has a true time: only then are its
  * events measured (as the report has always done). */
 int ts_has(const struct truth_store *t, uint32_t q);
