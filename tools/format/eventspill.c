@@ -101,29 +101,60 @@ static uint64_t spilled_end(const struct rt_rank *r)
     return c ? c->first + c->n : 0;
 }
 
+/* Times t of events [first, first + t->n) as a times record at the
+ * file's end: 0 or -1. */
+static int put_times(struct rt_spill *s, uint64_t first, const struct rt_times *t, uint64_t *at)
+{
+    uint64_t nblocks = (t->n + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK;
+    struct times_header h = { TIMES_MAGIC, first, t->n, t->nwide };
+    struct piece v[4] = {
+        { &h, sizeof h },
+        { t->base, sizeof *t->base * nblocks },
+        { t->delta, sizeof *t->delta * t->n },
+        { t->wide, sizeof *t->wide * t->nwide },
+    };
+    *at = s->end;
+    for (int k = 0; k < 4; k++) {
+        if (v[k].len && st_write_all(s->fd, v[k].p, v[k].len) != 0)
+            return fail(s, "events set aside in %s: write: %s", s->dir, strerror(errno));
+        s->end += v[k].len;
+    }
+    return 0;
+}
+
 /* The held slots' times as a times record at the file's end: 0 or -1. */
 static int write_times(struct rt_spill *s, const struct rt_rank *r, uint64_t *at)
 {
     struct rt_times *t = rt_times_of(r->events, r->nheld);   /* numbered from the chunk's first event */
     if (!t)
         return fail(s, "events set aside in %s: out of memory", s->dir);
-    uint64_t nblocks = (r->nheld + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK;
-    struct times_header h = { TIMES_MAGIC, r->events_from, r->nheld, t->nwide };
-    struct piece v[4] = {
-        { &h, sizeof h },
-        { t->base, sizeof *t->base * nblocks },
-        { t->delta, sizeof *t->delta * r->nheld },
-        { t->wide, sizeof *t->wide * t->nwide },
-    };
-    *at = s->end;
-    int rc = 0;
-    for (int k = 0; k < 4 && rc == 0; k++) {
-        if (v[k].len && st_write_all(s->fd, v[k].p, v[k].len) != 0)
-            rc = fail(s, "events set aside in %s: write: %s", s->dir, strerror(errno));
-        s->end += v[k].len;
-    }
+    int rc = put_times(s, r->events_from, t, at);
     rt_times_free(t);
     return rc;
+}
+
+/* A chunk whose events another process holds (rt_spill_times). */
+#define NO_EVENTS UINT64_MAX
+
+int rt_spill_times(struct rt_spill *s, struct rt_rank *r, uint64_t first, const struct rt_times *t)
+{
+    if (s->failed)
+        return -1;
+    if (r->events || first != spilled_end(r))
+        return fail(s, "events set aside in %s: times of location %llu out of order", s->dir,
+                    (unsigned long long)r->location);
+    if (!t->n)
+        return 0;
+    struct rt_spill_chunk *chunks = realloc(r->spill_chunks, sizeof *chunks * (r->nspill_chunks + 1));
+    if (!chunks)
+        return fail(s, "events set aside in %s: out of memory", s->dir);
+    r->spill_chunks = chunks;
+    uint64_t times_at;
+    if (put_times(s, first, t, &times_at) != 0)
+        return -1;
+    chunks[r->nspill_chunks++] = (struct rt_spill_chunk){ first, t->n, NO_EVENTS, times_at };
+    r->spill = s;
+    return 0;
 }
 
 int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
@@ -181,6 +212,8 @@ static int read_chunk(struct rt_spill *s, const struct rt_spill_chunk *c, struct
 {
     struct header h;
     size_t got;
+    if (c->at == NO_EVENTS)
+        return fail(s, "events set aside in %s: another process read these events", s->dir);
     if (st_pread_all(s->fd, &h, sizeof h, c->at, &got) != 0 || got != sizeof h)
         return fail(s, "events set aside in %s: read: %s", s->dir, got == sizeof h ? strerror(errno) : "cut short");
     if (h.magic != SPILL_MAGIC || h.first != c->first || h.nevents != c->n)

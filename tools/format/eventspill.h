@@ -36,6 +36,12 @@ int rt_spill_out(struct rt_spill *s, struct rt_rank *r);
 int rt_spill_in(struct rt_spill *s, struct rt_rank *r);
 int rt_spill_in_at(struct rt_spill *s, struct rt_rank *r, uint64_t i);
 const char *rt_spill_error(const struct rt_spill *s);
+/* A location read by another process (the parallel merge, pmerge.h): the
+ * times of its events [first, first + t->n), which continue what it has,
+ * as a chunk without events, for rt_time_read. 0, or -1. Its events
+ * cannot be brought back (rt_spill_in fails): the process that read them
+ * writes them. */
+int rt_spill_times(struct rt_spill *s, struct rt_rank *r, uint64_t first, const struct rt_times *t);
 
 /* A location's times read in order, or near it, whatever holds them: its
  * slots held, or the file, one chunk's times (about 4 bytes an event) at

@@ -10,7 +10,7 @@
 int merge_apply(struct merge_state *st)
 {
     /* stored where the events are held (gtime.h), computed where they wait on disk */
-    if (gt_build(&st->gtime, st->locs, st->nlocs, &st->model, st->sol.x, st->kept_locations) != 0) {
+    if (gt_build(&st->gtime, st->locs, st->nlocs, &st->model, st->sol.x, st->kept) != 0) {
         fprintf(stderr, "synctrace merge: out of memory\n");
         return -1;
     }

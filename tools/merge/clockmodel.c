@@ -241,6 +241,75 @@ int cm_copy(const struct cm_model *src, struct cm_model *dst)
     return 0;
 }
 
+int cm_pack(const struct cm_model *m, void **buf, size_t *len)
+{
+    size_t n = sizeof *m + sizeof *m->domain_of * m->nranks + sizeof *m->domains * m->ndomains;
+    for (uint32_t d = 0; d < m->ndomains; d++)
+        n += sizeof *m->domains[d].seg * m->domains[d].nseg;
+    char *p = malloc(n);
+    if (!p)
+        return -1;
+    size_t at = 0;
+#define PUT(src, bytes) do { memcpy(p + at, (src), (bytes)); at += (bytes); } while (0)
+    PUT(m, sizeof *m);
+    PUT(m->domain_of, sizeof *m->domain_of * m->nranks);
+    PUT(m->domains, sizeof *m->domains * m->ndomains);
+    for (uint32_t d = 0; d < m->ndomains; d++)
+        PUT(m->domains[d].seg, sizeof *m->domains[d].seg * m->domains[d].nseg);
+#undef PUT
+    *buf = p;
+    *len = n;
+    return 0;
+}
+
+int cm_unpack(const void *buf, size_t len, struct cm_model *m)
+{
+    const char *p = buf;
+    size_t at = 0;
+    memset(m, 0, sizeof *m);
+    struct cm_model h;
+    if (len < sizeof h)
+        return -1;
+    memcpy(&h, p, sizeof h);
+    at = sizeof h;
+    if (h.nranks > (len - at) / sizeof *h.domain_of)
+        return -1;
+    size_t ranks_bytes = sizeof *h.domain_of * h.nranks;
+    if (h.ndomains > (len - at - ranks_bytes) / sizeof *h.domains)
+        return -1;
+    *m = h;
+    m->domains = calloc(h.ndomains ? h.ndomains : 1, sizeof *m->domains);
+    m->domain_of = malloc(ranks_bytes ? ranks_bytes : 1);
+    if (!m->domains || !m->domain_of) {
+        m->ndomains = 0;
+        cm_free(m);
+        return -1;
+    }
+    memcpy(m->domain_of, p + at, ranks_bytes);
+    at += ranks_bytes;
+    memcpy(m->domains, p + at, sizeof *m->domains * h.ndomains);
+    at += sizeof *m->domains * h.ndomains;
+    int bad = 0;
+    for (uint32_t d = 0; d < h.ndomains; d++) {
+        struct cm_domain *dom = &m->domains[d];
+        size_t bytes = sizeof *dom->seg * dom->nseg;
+        dom->seg = NULL;
+        if (bad || !dom->nseg || dom->nseg > (len - at) / sizeof *dom->seg || !(dom->seg = malloc(bytes))) {
+            bad = 1;
+            continue;
+        }
+        memcpy(dom->seg, p + at, bytes);
+        at += bytes;
+    }
+    for (uint32_t r = 0; !bad && r < h.nranks; r++)
+        bad = m->domain_of[r] >= h.ndomains;
+    if (bad || at != len) {
+        cm_free(m);
+        return -1;
+    }
+    return 0;
+}
+
 void cm_free(struct cm_model *m)
 {
     for (uint32_t d = 0; m->domains && d < m->ndomains; d++)

@@ -14,6 +14,7 @@
 #ifndef SYNCTRACE_CLOCKMODEL_H
 #define SYNCTRACE_CLOCKMODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "rawtrace.h"
 
@@ -71,6 +72,11 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
              double max_drift, struct cm_model *m);
 /* A deep copy (for trial solves with other drifts); 0 or -1. */
 int cm_copy(const struct cm_model *src, struct cm_model *dst);
+/* The model in one block of bytes (malloc'd), for the parallel merge's
+ * processes (the same program: memory's layout), and back: 0, or -1 (out
+ * of memory, or bytes that are no model). */
+int cm_pack(const struct cm_model *m, void **buf, size_t *len);
+int cm_unpack(const void *buf, size_t len, struct cm_model *m);
 void cm_free(struct cm_model *m);
 
 /* Set (replace = 1) or add to (replace = 0) every segment drift of domain d. */

@@ -2,9 +2,15 @@
 #include <config.h>
 #include "gtime.h"
 
+#include "fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 uint64_t gt_of_cb(const void *ctx, const struct mg_event_ref *e)
 {
@@ -69,30 +75,109 @@ static int store(struct gtime_map *g, uint32_t r)
     return 0;
 }
 
-int gt_build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
-             const double *x, uint32_t store_below)
+static int build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
+                 const double *x, double gmin, const uint8_t *keep, const uint8_t *mine)
 {
     memset(g, 0, sizeof *g);
     g->locs = locs;
     g->model = model;
     g->x = x;
     g->n = n;
-    g->gmin = INFINITY;
-    for (uint32_t r = 0; r < n; r++)
+    g->gmin = gmin;
+    for (uint32_t r = 0; isnan(gmin) && r < n; r++)
         if (locs[r].nevents) {
             struct rt_time_reader tr;
             rt_time_reader_init(&tr, &locs[r]);
             uint64_t t = rt_time_read(&tr, 0);
             rt_time_reader_free(&tr);
-            g->gmin = fmin(g->gmin, cm_corrected(model, r, t) + x[cm_vertex(model, r, t)]);
+            g->gmin = fmin(isnan(g->gmin) ? INFINITY : g->gmin, cm_corrected(model, r, t) + x[cm_vertex(model, r, t)]);
         }
+    if (isnan(g->gmin))
+        g->gmin = INFINITY;   /* no events at all */
     if (!(g->stored = calloc(n ? n : 1, sizeof *g->stored)))
         return -1;
     /* the others are computed on each read: the same values, unless the clamp changed one */
     for (uint32_t r = 0; r < n; r++)
-        if ((r < store_below || fill(g, r, NULL)) && store(g, r) != 0)
+        if ((!mine || mine[r]) && ((keep && keep[r]) || fill(g, r, NULL)) && store(g, r) != 0)
             return -1;
     return 0;
+}
+
+int gt_build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
+             const double *x, const uint8_t *keep)
+{
+    return build(g, locs, n, model, x, NAN, keep, NULL);
+}
+
+int gt_build_part(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
+                  const double *x, double gmin, const uint8_t *keep, const uint8_t *mine)
+{
+    return build(g, locs, n, model, x, gmin, keep, mine);
+}
+
+/* ---------- a worker's repaired times, from process 0's file ---------- */
+
+#define GIVEN_BLOCK 8192      /* values read at a time */
+
+struct gt_given {
+    int fd;
+    uint64_t *at;             /* per location: where its values begin in the file (bytes) */
+    uint32_t r;               /* the block's location */
+    uint64_t first, n;        /* the block: its values [first, first + n) */
+    uint64_t v[GIVEN_BLOCK];
+    char err[600];            /* the first failed read */
+};
+
+int gt_build_given(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const char *path,
+                   const uint8_t *mine, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    g->locs = locs;
+    g->n = n;
+    struct gt_given *gv = calloc(1, sizeof *gv);
+    if (!gv || !(gv->at = malloc(sizeof *gv->at * (n ? n : 1)))) {
+        free(gv);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    uint64_t off = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        gv->at[r] = off;
+        if (mine[r])
+            off += 8 * locs[r].nevents;
+    }
+    gv->r = UINT32_MAX;
+    if ((gv->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        free(gv->at);
+        free(gv);
+        return -1;
+    }
+    g->given = gv;
+    return 0;
+}
+
+uint64_t gt_given_get(struct gt_given *g, uint32_t r, uint64_t i)
+{
+    if (r != g->r || i - g->first >= g->n) {
+        size_t got = 0;
+        g->r = r;
+        g->first = i;
+        g->n = 0;
+        if (st_pread_all(g->fd, g->v, sizeof g->v, g->at[r] + 8 * i, &got) != 0 || got < 8) {
+            if (!g->err[0])
+                snprintf(g->err, sizeof g->err, "repaired times of location %u: %s", r,
+                         got < 8 ? "cut short" : strerror(errno));
+            return 0;   /* the failure sticks: the write fails (gt_given_error) */
+        }
+        g->n = got / 8;
+    }
+    return g->v[i - g->first];
+}
+
+const char *gt_given_error(const struct gtime_map *g)
+{
+    return g->given && g->given->err[0] ? g->given->err : NULL;
 }
 
 int gt_store_all(struct gtime_map *g)
@@ -121,6 +206,11 @@ void gt_release(struct gtime_map *g, uint32_t r)
 
 void gt_free(struct gtime_map *g)
 {
+    if (g->given) {
+        close(g->given->fd);
+        free(g->given->at);
+        free(g->given);
+    }
     for (uint32_t r = 0; g->stored && r < g->n; r++)
         free(g->stored[r]);
     free(g->stored);

@@ -22,6 +22,8 @@
 #include "match.h"
 #include "rawtrace.h"
 
+struct gt_given;
+
 struct gtime_map {
     const struct rt_rank *locs;
     const struct cm_model *model;
@@ -30,7 +32,12 @@ struct gtime_map {
     uint32_t n;
     uint64_t **stored;        /* per location, NULL where computed */
     struct clc_times *repaired;   /* the repair's times (every location's), or NULL */
+    struct gt_given *given;   /* a worker's of the parallel merge: process 0's repaired times, or NULL */
 };
+
+/* A worker's repaired times, from the file process 0 wrote them to: read
+ * in order, a block at a time (gtime.c). */
+uint64_t gt_given_get(struct gt_given *g, uint32_t r, uint64_t i);
 
 /* Location r's global time of raw time t, unclamped. */
 static inline uint64_t gt_compute(const struct gtime_map *g, uint32_t r, uint64_t t)
@@ -54,6 +61,8 @@ static inline uint64_t gt_repaired(const struct gtime_map *g, uint32_t r, uint64
 /* Event i of location r, whose raw time is t: repaired, stored, or computed. */
 static inline uint64_t gt_with(const struct gtime_map *g, uint32_t r, uint64_t i, uint64_t t)
 {
+    if (g->given)
+        return gt_given_get(g->given, r, i);
     if (g->repaired)
         return gt_repaired(g, r, i);
     return g->stored[r] ? g->stored[r][i] : gt_compute(g, r, t);
@@ -64,6 +73,8 @@ static inline uint64_t gt_with(const struct gtime_map *g, uint32_t r, uint64_t i
  * not asked when the time is stored. */
 static inline uint64_t gt_read(const struct gtime_map *g, uint32_t r, struct rt_time_reader *tr, uint64_t i)
 {
+    if (g->given)
+        return gt_given_get(g->given, r, i);
     if (g->repaired)
         return gt_repaired(g, r, i);
     return g->stored[r] ? g->stored[r][i] : gt_compute(g, r, rt_time_read(tr, i));
@@ -94,10 +105,21 @@ struct gt_fill {
 int gt_fill_times(void *ctx, uint32_t r, uint64_t first, double *t, size_t n, char *err, size_t errlen);
 void gt_fill_end(struct gt_fill *f);
 
-/* Build the map: locations r < store_below (and those the clamp changes)
- * stored. 0, or -1 when out of memory. */
+/* Build the map: locations with keep[r] set (keep NULL: none), and those
+ * the clamp changes, stored. 0, or -1 when out of memory. */
 int gt_build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
-             const double *x, uint32_t store_below);
+             const double *x, const uint8_t *keep);
+/* The same for a worker of the parallel merge, which has the events of
+ * the locations with mine[r] set only: global time 0 is process 0's gmin. */
+int gt_build_part(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
+                  const double *x, double gmin, const uint8_t *keep, const uint8_t *mine);
+/* A worker's map of repaired times: location r's (mine[r] set) lie in
+ * file `path` as 8-byte values, the locations one after another in
+ * order. 0, or -1 with a one-line message. */
+int gt_build_given(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const char *path,
+                   const uint8_t *mine, char *err, size_t errlen);
+/* A read of the given times failed: why, else NULL. */
+const char *gt_given_error(const struct gtime_map *g);
 /* Store every location's (the in-memory repair rewrites them): 0 or -1. */
 int gt_store_all(struct gtime_map *g);
 /* From now on every time is ct's (the streaming repair's): the stored

@@ -1,9 +1,8 @@
 /* launcher.c — `synctrace merge` started by an MPI launcher as several
- * processes (mpirun -np K, mpiexec, srun). The MPI-parallel merge is not
- * built (docs/design.md, "Traces larger than memory"), so the first
- * process merges alone and the others end at once, successfully: the
- * command gives the output of one merge, never K merges racing for OUT.
- * The launchers say who a process is in their environment. */
+ * processes (mpirun -np K, mpiexec, srun): they merge together
+ * (pmerge.h). The launchers say who a process is in their environment,
+ * which is read before anything else, so that a merge started alone never
+ * initialises MPI. */
 #include <config.h>
 #include "merge_state.h"
 

@@ -248,8 +248,9 @@ static void matcher_free(struct mg_matcher *m)
     free(m);
 }
 
-struct mg_matcher *mg_match_begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
-                                  struct mg_result *out, char *err, size_t errlen)
+static struct mg_matcher *begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+                                 int (*relay)(void *, enum mg_sink, const void *), void *relay_ctx,
+                                 struct mg_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     struct mg_matcher *m = calloc(1, sizeof *m);
@@ -294,7 +295,9 @@ struct mg_matcher *mg_match_begin(const struct rt_rank *ranks, uint32_t nranks, 
     out->comms = calloc(m->names.n ? m->names.n : 1, sizeof *out->comms);
     if (!out->comms)
         goto oom;
-    if (!(m->sends = st_extsort_new(sizeof(struct endpoint), by_key, share, spill, err, errlen))
+    if (relay) {
+        m->sinks = (struct match_sinks){ NULL, NULL, NULL, NULL, out, relay, relay_ctx };
+    } else if (!(m->sends = st_extsort_new(sizeof(struct endpoint), by_key, share, spill, err, errlen))
         || !(m->recvs = st_extsort_new(sizeof(struct endpoint), by_key, share, spill, err, errlen))
         || !(m->calls = st_extsort_new(sizeof(struct call), by_call, share, spill, err, errlen))
         || !(m->instances = st_extsort_new(sizeof(struct call), by_instance, share, spill, err, errlen))
@@ -304,8 +307,9 @@ struct mg_matcher *mg_match_begin(const struct rt_rank *ranks, uint32_t nranks, 
         snprintf(why, sizeof why, "%s", err);
         snprintf(err, errlen, "while matching messages: %s", why);
         goto fail;
+    } else {
+        m->sinks = (struct match_sinks){ m->sends, m->recvs, m->calls, m->requests, out, NULL, NULL };
     }
-    m->sinks = (struct match_sinks){ m->sends, m->recvs, m->calls, m->requests, out };
     /* each walk under way has a table of its locations's open requests;
      * a reader has a few under way at once (one per thread) */
     m->pending_room = share / sizeof(struct req_record) / 3 / 4;
@@ -345,6 +349,48 @@ fail:
     matcher_free(m);
     mg_free(out);
     return NULL;
+}
+
+struct mg_matcher *mg_match_begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+                                  struct mg_result *out, char *err, size_t errlen)
+{
+    return begin(ranks, nranks, cfg, NULL, NULL, out, err, errlen);
+}
+
+struct mg_matcher *mg_match_begin_relay(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+                                        int (*relay)(void *ctx, enum mg_sink which, const void *record), void *ctx,
+                                        struct mg_result *out, char *err, size_t errlen)
+{
+    return begin(ranks, nranks, cfg, relay, ctx, out, err, errlen);
+}
+
+size_t mg_record_size(enum mg_sink which)
+{
+    return which == MG_SINK_SENDS || which == MG_SINK_RECVS ? sizeof(struct endpoint)
+           : which == MG_SINK_CALLS ? sizeof(struct call) : sizeof(struct req_record);
+}
+
+int mg_match_put(struct mg_matcher *m, enum mg_sink which, const void *records, size_t n)
+{
+    if (m->failed)
+        return -1;
+    size_t size = mg_record_size(which);
+    for (size_t k = 0; k < n; k++)
+        if (sink_put(&m->sinks, which, (const char *)records + k * size) != 0)
+            return matcher_fail(m);
+    return 0;
+}
+
+void mg_match_add_counts(struct mg_matcher *m, uint64_t outside_sends, uint64_t outside_recvs, uint64_t cancelled)
+{
+    m->out->outside_sends += outside_sends;
+    m->out->outside_recvs += outside_recvs;
+    m->out->cancelled += cancelled;
+}
+
+void mg_match_relay_end(struct mg_matcher *m)
+{
+    matcher_free(m);
 }
 
 /* One pass over location r's events. What needs a request's other events
@@ -427,7 +473,7 @@ int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
                     return matcher_fail(m);
             } else if (dst >= (int)out->nworld) {   /* to a process outside the trace */
                 out->outside_sends++;
-            } else if (st_extsort_put(m->sends, &ep) != 0) {
+            } else if (sink_put(&m->sinks, MG_SINK_SENDS, &ep) != 0) {
                 return matcher_fail(m);
             }
             break;
@@ -449,7 +495,7 @@ int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
                 q.u.ep = ep;
                 if (req_put(pending, sinks, &q) != 0)
                     return matcher_fail(m);
-            } else if (st_extsort_put(m->recvs, &ep) != 0) {
+            } else if (sink_put(&m->sinks, MG_SINK_RECVS, &ep) != 0) {
                 return matcher_fail(m);
             }
             break;
@@ -507,7 +553,7 @@ int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
                 q.u.c = c;
                 if (req_put(pending, sinks, &q) != 0)
                     return matcher_fail(m);
-            } else if (st_extsort_put(m->calls, &c) != 0) {
+            } else if (sink_put(&m->sinks, MG_SINK_CALLS, &c) != 0) {
                 return matcher_fail(m);
             }
             break;

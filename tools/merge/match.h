@@ -186,4 +186,22 @@ int mg_match_end(struct mg_matcher *m, char *err, size_t errlen);
 void mg_match_abandon(struct mg_matcher *m);
 void mg_free(struct mg_result *r);
 
+/* The parallel merge (pmerge.h) walks a location where it was read and
+ * pairs on process 0. A worker's matcher has no sorts: each record the
+ * walks make goes to relay(ctx, which, record) (0, or -1: the walk
+ * fails), and out gets only the communicators and the walks' counters
+ * (outside_sends, outside_recvs, cancelled). Process 0 puts such records
+ * into its own sorts with mg_match_put (n of them; 0 or -1, which sticks)
+ * and adds the counters with mg_match_add_counts: the result is the same
+ * as had it walked the locations itself. */
+enum mg_sink { MG_SINK_SENDS, MG_SINK_RECVS, MG_SINK_CALLS, MG_SINK_REQUESTS, MG_SINKS };
+size_t mg_record_size(enum mg_sink which);
+struct mg_matcher *mg_match_begin_relay(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+                                        int (*relay)(void *ctx, enum mg_sink which, const void *record), void *ctx,
+                                        struct mg_result *out, char *err, size_t errlen);
+int mg_match_put(struct mg_matcher *m, enum mg_sink which, const void *records, size_t n);
+void mg_match_add_counts(struct mg_matcher *m, uint64_t outside_sends, uint64_t outside_recvs, uint64_t cancelled);
+/* A worker's matcher freed, out (its communicators) kept. */
+void mg_match_relay_end(struct mg_matcher *m);
+
 #endif

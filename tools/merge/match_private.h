@@ -73,11 +73,24 @@ struct req_record {
 };
 
 /* Where records go: resolved endpoints and calls to their sorts, counts to
- * the result, what one location cannot resolve to `requests`. */
+ * the result, what one location cannot resolve to `requests`; or, in a
+ * worker of the parallel merge (mg_match_begin_relay), every record to
+ * `relay`, which hands it on to process 0's sorts. */
 struct match_sinks {
     struct st_extsort *sends, *recvs, *calls, *requests;
     struct mg_result *out;
+    int (*relay)(void *ctx, enum mg_sink which, const void *record);
+    void *relay_ctx;
 };
+
+static inline int sink_put(struct match_sinks *k, enum mg_sink which, const void *record)
+{
+    if (k->relay)
+        return k->relay(k->relay_ctx, which, record);
+    struct st_extsort *s = which == MG_SINK_SENDS ? k->sends : which == MG_SINK_RECVS ? k->recvs
+                           : which == MG_SINK_CALLS ? k->calls : k->requests;
+    return st_extsort_put(s, record);
+}
 
 /* The requests of the location being read that are still open: most
  * requests are posted and completed on one location, and are resolved

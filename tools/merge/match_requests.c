@@ -45,12 +45,12 @@ static int resolve(const struct req_record *u, const struct req_state *s, struct
         else if (u->outside)   /* to a process outside the trace */
             k->out->outside_sends++;
         else
-            return st_extsort_put(k->sends, &u->u.ep);
+            return sink_put(k, MG_SINK_SENDS, &u->u.ep);
         return 0;
     case USE_RECEIVE:   /* its turn is when it was posted */
         ep = u->u.ep;
         ep.order = s->posted ? s->posted_time : u->time;
-        return st_extsort_put(k->recvs, &ep);
+        return sink_put(k, MG_SINK_RECVS, &ep);
     case USE_CANCELLED:
         k->out->cancelled += s->posted != 0;   /* a receive's (a send's is counted at the send) */
         return 0;
@@ -61,7 +61,7 @@ static int resolve(const struct req_record *u, const struct req_state *s, struct
         c.enter = s->nbc_enter;
         c.order = s->nbc_time;
         c.neighbor = s->nbc_neighbor;
-        return st_extsort_put(k->calls, &c);
+        return sink_put(k, MG_SINK_CALLS, &c);
     default:
         return 0;
     }
@@ -197,7 +197,7 @@ int req_put(struct req_pending *p, struct match_sinks *k, const struct req_recor
         if (!e && !(e = add_room(p, k, q->req)))
             return -1;
         if (q->role == REQ_POSTED ? e->has_posted : e->has_nbc)
-            return st_extsort_put(k->requests, q);   /* an id posted twice: the join takes the first */
+            return sink_put(k, MG_SINK_REQUESTS, q);   /* an id posted twice: the join takes the first */
         if (q->role == REQ_POSTED) {
             e->posted = *q;
             e->has_posted = 1;
@@ -211,7 +211,7 @@ int req_put(struct req_pending *p, struct match_sinks *k, const struct req_recor
         u.role = REQ_USE;
         u.use = USE_CANCELLED;
         if (!e)   /* posted elsewhere, or still to come: the join decides */
-            return st_extsort_put(k->requests, q) || st_extsort_put(k->requests, &u) ? -1 : 0;
+            return sink_put(k, MG_SINK_REQUESTS, q) || sink_put(k, MG_SINK_REQUESTS, &u) ? -1 : 0;
         s = state_of(e);
         s.cancelled = 1;
         rc = e->has_isend ? resolve(&e->isend, &s, k) : 0;
@@ -225,7 +225,7 @@ int req_put(struct req_pending *p, struct match_sinks *k, const struct req_recor
         if (!e && !(e = add_room(p, k, q->req)))
             return -1;
         if (e->has_isend)
-            return st_extsort_put(k->requests, q);
+            return sink_put(k, MG_SINK_REQUESTS, q);
         e->isend = *q;
         e->has_isend = 1;
         return 0;
@@ -239,7 +239,7 @@ int req_put(struct req_pending *p, struct match_sinks *k, const struct req_recor
     case USE_RECEIVE:
     case USE_NBC:
         if (!e || !(q->use == USE_RECEIVE ? e->has_posted : e->has_nbc))
-            return st_extsort_put(k->requests, q);   /* posted on another location */
+            return sink_put(k, MG_SINK_REQUESTS, q);   /* posted on another location */
         s = state_of(e);
         rc = resolve(q, &s, k);
         drop(p, e);
@@ -255,9 +255,9 @@ int req_location_end(struct req_pending *p, struct match_sinks *k)
         struct pending *e = &p->slots[i];
         if (!e->used)
             continue;
-        if ((e->has_posted && st_extsort_put(k->requests, &e->posted) != 0)
-            || (e->has_nbc && st_extsort_put(k->requests, &e->nbc) != 0)
-            || (e->has_isend && st_extsort_put(k->requests, &e->isend) != 0))
+        if ((e->has_posted && sink_put(k, MG_SINK_REQUESTS, &e->posted) != 0)
+            || (e->has_nbc && sink_put(k, MG_SINK_REQUESTS, &e->nbc) != 0)
+            || (e->has_isend && sink_put(k, MG_SINK_REQUESTS, &e->isend) != 0))
             return -1;
         e->used = 0;
     }

@@ -51,6 +51,8 @@ void merge_state_free(struct merge_state *st)
     for (uint32_t r = 0; st->locs && r < st->nlocs; r++)
         rt_free_rank(&st->locs[r]);
     free(st->locs);
+    free(st->kept);
+    free(st->share);
     member_pool_free(&st->members);   /* after the ranks that point into it */
     rt_spill_free(st->spill);
     rawdir_free(st->anchors, st->nanchors);
@@ -64,8 +66,15 @@ struct fused {
     struct merge_state *st;
     struct mg_matcher *matcher;
     struct rf_orderer *rma;
-    uint64_t chunk;           /* events read at a time of a location not kept */
 };
+
+int merge_owns(const struct merge_state *st, uint32_t r)
+{
+    if (!st->share)
+        return 1;
+    uint32_t rank = (uint32_t)st->locs[r].rank;
+    return rank >= st->share[st->place] && rank < st->share[st->place + 1];
+}
 
 /* Until the write, the stages read only the events' times (and the true
  * times, kept beside them). Beyond --event-memory, the rest of a
@@ -74,16 +83,22 @@ struct fused {
  * locations first in order are kept, as many as their declared events fit
  * in the budget: the choice depends on the trace and the budget alone,
  * not on the order the threads read them in. */
-static uint32_t kept_locations(const struct merge_state *st, uint64_t *held)
+static int keep_locations(struct merge_state *st, uint64_t *held)
 {
     *held = 0;
+    free(st->kept);
+    if (!(st->kept = calloc(st->nlocs ? st->nlocs : 1, 1)))
+        return -1;
     for (uint32_t r = 0; r < st->nlocs; r++) {
+        if (!merge_owns(st, r))
+            continue;   /* read by another process of the parallel merge: never held here */
         uint64_t more = st->locs[r].declared_events * sizeof(struct rt_slot);
         if (*held + more > st->opt.event_memory)
-            return r;
+            break;
         *held += more;
+        st->kept[r] = 1;
     }
-    return st->nlocs;
+    return 0;
 }
 
 /* A location beyond the kept ones is read in chunks that fit in the
@@ -98,10 +113,21 @@ static uint64_t read_chunk(const struct merge_state *st)
     return share / RT_TIME_BLOCK * RT_TIME_BLOCK;
 }
 
+int merge_plan_keeping(struct merge_state *st, uint64_t *held)
+{
+    st->chunk_events = read_chunk(st);
+    return keep_locations(st, held);
+}
+
+uint64_t merge_read_chunk(const struct merge_state *st, uint32_t r)
+{
+    return st->kept[r] ? 0 : st->chunk_events;
+}
+
 static uint64_t chunk_of(void *ctx, uint32_t r)
 {
     const struct fused *f = ctx;
-    return r < f->st->kept_locations ? 0 : f->chunk;
+    return merge_read_chunk(f->st, r);
 }
 
 /* True times of location `loc` go to the store, made at the first. */
@@ -113,9 +139,15 @@ struct truth_put {
 static int put_truth(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known)
 {
     struct truth_put *tp = ctx;
-    struct merge_state *st = tp->st;
+    merge_put_truth(tp->st, tp->loc, from, n, raw, known);
+    return 0;
+}
+
+void merge_put_truth(struct merge_state *st, uint32_t loc, uint64_t from, uint64_t n, const uint64_t *raw,
+                     const uint64_t *known)
+{
     if (st->truth_dropped)
-        return 0;
+        return;
     /* true_time is one clock for the whole run (the undistorted node
      * clock): one rate for every rank, or calibration differences of a
      * few ppb times ticks since boot would show as microseconds */
@@ -123,7 +155,7 @@ static int put_truth(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, 
     char why[700] = "";
     if (!st->truth && !(st->truth = ts_new(st->nlocs, st->opt.spill_dir, res, why, sizeof why)))
         st->truth_dropped = 1;
-    else if (ts_put(st->truth, tp->loc, from, n, raw, known) != 0) {
+    else if (ts_put(st->truth, loc, from, n, raw, known) != 0) {
         snprintf(why, sizeof why, "%s", ts_error(st->truth));
         ts_free(st->truth);
         st->truth = NULL;
@@ -134,6 +166,18 @@ static int put_truth(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, 
      * is left out when its files cannot be written. */
     if (st->truth_dropped)
         fprintf(stderr, "synctrace merge: warning: no comparison with true time: %s\n", why);
+}
+
+int merge_keep_or_set_aside(struct merge_state *st, uint32_t r, char *err, size_t errlen)
+{
+    if (st->kept[r])
+        return 0;
+    if (!st->spill && !(st->spill = rt_spill_new(st->opt.spill_dir, err, errlen)))
+        return -1;
+    if (rt_spill_out(st->spill, &st->locs[r]) != 0) {
+        snprintf(err, errlen, "%s", rt_spill_error(st->spill));
+        return -1;
+    }
     return 0;
 }
 
@@ -150,15 +194,14 @@ static int hand_over(void *ctx, uint32_t r, int last, char *err, size_t errlen)
     struct truth_put tp = { st, r };
     if (rt_truth_hand(&st->locs[r], last, put_truth, &tp) != 0)
         return -1;
-    if (r < st->kept_locations)
-        return 0;
-    if (!st->spill && !(st->spill = rt_spill_new(st->opt.spill_dir, err, errlen)))
-        return -1;
-    if (rt_spill_out(st->spill, &st->locs[r]) != 0) {
-        snprintf(err, errlen, "%s", rt_spill_error(st->spill));
-        return -1;
-    }
-    return 0;
+    return merge_keep_or_set_aside(st, r, err, errlen);
+}
+
+/* The parallel merge's process 0: what the workers read, handed over. */
+static int take_remote(void *ctx, pthread_mutex_t *lock, char **errors, int *finalized, char *err, size_t errlen)
+{
+    struct fused *f = ctx;
+    return pm_receive_locations(f->st, f->matcher, f->rma, lock, errors, finalized, err, errlen);
 }
 
 /* The events, read rank by rank and handed to the match as they come:
@@ -168,10 +211,13 @@ int merge_match(struct merge_state *st)
 {
     char err[4400];
     uint64_t held;
-    st->kept_locations = kept_locations(st, &held);
+    if (merge_plan_keeping(st, &held) != 0) {
+        fprintf(stderr, "synctrace merge: out of memory\n");
+        return -1;
+    }
     /* the matched messages share the budget: what the kept events leave */
     struct mg_sort_config sort = { st->opt.spill_dir, st->opt.sort_memory, (size_t)(st->opt.event_memory - held) };
-    struct fused f = { st, NULL, NULL, read_chunk(st) };
+    struct fused f = { st, NULL, NULL };
     if (!(f.matcher = mg_match_begin(st->locs, st->nlocs, &sort, &st->match, err, sizeof err))) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
@@ -181,7 +227,12 @@ int merge_match(struct merge_state *st)
         fprintf(stderr, "synctrace merge: out of memory while ordering one-sided operations\n");
         return -1;
     }
-    const struct merge_hand_over h = { chunk_of, hand_over, &f };
+    struct merge_hand_over h = { chunk_of, hand_over, &f, 0, 0, NULL, NULL };
+    if (st->share) {   /* process 0 of the parallel merge reads its share and takes the workers' */
+        h.first = st->share[0];
+        h.end = st->share[1];
+        h.remote = take_remote;
+    }
     int rc = merge_read_events(st, &h);
     st->rep.seconds_read += st_now_s() - st->t_read_start;
     if (rc != 0) {
@@ -209,7 +260,7 @@ int merge_match(struct merge_state *st)
 /* A stage read the matched messages, collectives, the events' times or
  * their true times from their files and a read failed: its results are incomplete, so nothing of OUT
  * may be put in place. */
-static int set_aside_unread(const struct merge_state *st)
+int set_aside_unread(const struct merge_state *st)
 {
     const char *why = mg_msgs_error(&st->match);
     if (!why)
@@ -223,16 +274,14 @@ static int set_aside_unread(const struct merge_state *st)
     return why != NULL;
 }
 
-/* Every stage in order; 0 when OUT is in place. */
-static int run_stages(struct merge_state *st)
+/* From the match to the write: the output directory, the causal index
+ * begun beside the rest, the clock model, every event's global time, the
+ * repair and the measures. 0, or -1 (said). */
+int merge_analyse(struct merge_state *st)
 {
     struct report *rep = &st->rep;
-    double t_start = st_now_s(), t = t_start;
-    /* read: every rank's definitions, then (in the match) its events */
-    st->t_read_start = t_start;
-    if (merge_read(st) != 0 || merge_outside(st) != 0 || merge_match(st) != 0)
-        return -1;
-    rep->seconds_match = lap(&t) - rep->seconds_read;
+    double t = st_now_s();
+    rep->seconds_match = t - st->t_read_start - rep->seconds_read;
     /* The causal index needs only the matches and the event counts: it
      * builds on its own thread from here, beside the solve, the report and
      * the write (its file goes into the output being built). */
@@ -252,13 +301,18 @@ static int run_stages(struct merge_state *st)
     if (set_aside_unread(st))
         return -1;
     rep->seconds_apply = lap(&t);
-    progress_update("writing the merged archive", 0, 0);
-    if (merge_write(st) != 0)
-        return -1;
-    rep->seconds_write = lap(&t);
+    st->t_write_start = t;
+    return 0;
+}
+
+/* After the write: the index completed, the report, OUT put in place. */
+int merge_conclude(struct merge_state *st)
+{
+    struct report *rep = &st->rep;
+    rep->seconds_write = st_now_s() - st->t_write_start;
     if (merge_index_finish(st) != 0 || set_aside_unread(st))
         return -1;
-    rep->seconds_total = st_now_s() - t_start;
+    rep->seconds_total = st_now_s() - st->t_read_start;
     char err[4400];
     if (report_write(rep, st->tmp, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
@@ -267,13 +321,26 @@ static int run_stages(struct merge_state *st)
     return outdir_commit(st);
 }
 
+/* Every stage in order; 0 when OUT is in place. */
+static int run_stages(struct merge_state *st)
+{
+    /* read: every rank's definitions, then (in the match) its events */
+    st->t_read_start = st_now_s();
+    if (merge_read(st) != 0 || merge_outside(st) != 0 || merge_match(st) != 0 || merge_analyse(st) != 0)
+        return -1;
+    progress_update("writing the merged archive", 0, 0);
+    if (merge_write(st) != 0)
+        return -1;
+    return merge_conclude(st);
+}
+
 int cmd_merge(int argc, char **argv)
 {
-    /* one merge, whatever the number of processes mpirun started (launcher.c) */
+    /* started by mpirun (or srun, mpiexec) as several processes: they merge together */
     uint32_t place, processes;
     merge_launch_place(&place, &processes);
-    if (place > 0)
-        return 0;
+    if (processes > 1)
+        return merge_parallel(argc, argv, processes);
     struct merge_options o;
     int rc = merge_parse_options(argc, argv, &o);
     if (rc)
@@ -286,10 +353,6 @@ int cmd_merge(int argc, char **argv)
         return 1;
     }
     merge_state_init(st, &o);
-    if (processes > 1)
-        fprintf(stderr, "synctrace merge: started as %u processes: the MPI-parallel merge is not built yet, so "
-                        "this one merges alone (with %d threads: --jobs) and the others ended at once\n",
-                processes, o.jobs);
     progress_begin("synctrace merge");
     rc = run_stages(st);
     progress_end();

@@ -141,6 +141,7 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
                 return 2;
             }
             o->jobs = (int)v;
+            o->jobs_given = 1;
         } else if (!strcmp(a, "--cluster-levels")) {
             struct ci_config cfg;
             char err[256];

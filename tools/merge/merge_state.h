@@ -25,6 +25,7 @@
 #define SYNCTRACE_MERGE_STATE_H
 
 #include "member_pool.h"
+#include <pthread.h>
 #include <stdint.h>
 #include "causal_report.h"
 #include "clockmodel.h"
@@ -49,6 +50,7 @@ struct merge_options {
     double min_latency;       /* ns, between different clocks (--min-latency) */
     double max_drift;         /* largest drift a clock may have (fraction) */
     int jobs;                 /* threads reading rank archives */
+    int jobs_given;           /* --jobs said so (else the parallel merge shares the cores) */
     int force, no_drift;
     int drift_model;          /* --drift-model: 0 auto, else CM_LINE or CM_SEGMENTS + 1 */
     const char *cluster_levels;   /* causal index: maximum cluster sizes per level */
@@ -83,10 +85,17 @@ struct merge_state {
     struct mg_result match;   /* match */
     struct rt_spill *spill;   /* match: the events but their times, until the write (eventspill.h) */
     double t_read_start;      /* the read's time ends in the match, with the last event read */
+    double t_write_start;
     struct cm_model model;    /* clock model */
     struct merge_solution sol;   /* constraints + solve: the offsets of the chosen model */
     uint32_t tau;             /* the reference clock's domain */
-    uint32_t kept_locations;  /* match: locations [0, this) keep their events in memory */
+    uint8_t *kept;            /* match: per location, whether it keeps its events in memory */
+    uint64_t chunk_events;    /* match: events read at a time of a location not kept */
+    /* the parallel merge (pmerge.h): rank archives [share[p], share[p + 1])
+     * are process p's; NULL when this process reads them all */
+    uint32_t *share;
+    uint32_t place, processes;
+    int streams_taken;        /* process 0 has taken the workers' streams to their ends */
     struct gtime_map gtime;   /* apply: every event's global ns (gtime.h) */
     struct truth_store *truth;   /* read: the events' true times in ns, set aside (NULL: none) */
     int truth_dropped;        /* they could not be set aside: the merge goes on without */
@@ -138,8 +147,39 @@ struct merge_hand_over {
     uint64_t (*chunk)(void *ctx, uint32_t loc);
     int (*done)(void *ctx, uint32_t loc, int last, char *err, size_t errlen);
     void *ctx;
+    /* The parallel merge (pmerge.h). end > 0: only rank archives [first,
+     * end) are read here. Process 0: remote, run by this thread while
+     * others read its own, takes in what the workers read, holding lock
+     * while it hands it over; a rank's failure goes into errors[rank]
+     * (malloc'd), whether a rank finalized into finalized[rank]; 0, or -1
+     * with a message in err when the stream itself failed. A worker:
+     * rank_failed(ctx, rank, message) takes each rank's failure (rank
+     * UINT32_MAX: the read as a whole) instead of its being said. */
+    uint32_t first, end;      /* with remote or rank_failed set */
+    int (*remote)(void *ctx, pthread_mutex_t *lock, char **errors, int *finalized, char *err, size_t errlen);
+    int (*rank_failed)(void *ctx, uint32_t rank, const char *message);
 };
 int merge_read_events(struct merge_state *st, const struct merge_hand_over *h);
+/* merge.c, the read's parts the parallel merge's workers share: which
+ * locations this process reads (all without a share); which it keeps in
+ * memory, within --event-memory (*held bytes: 0 or -1); how many events
+ * of location r are read at a time (0: all); a chunk of r read, kept or
+ * set aside (0, or -1 with a message); true times for the store. */
+int merge_owns(const struct merge_state *st, uint32_t r);
+int merge_plan_keeping(struct merge_state *st, uint64_t *held);
+uint64_t merge_read_chunk(const struct merge_state *st, uint32_t r);
+int merge_keep_or_set_aside(struct merge_state *st, uint32_t r, char *err, size_t errlen);
+void merge_put_truth(struct merge_state *st, uint32_t loc, uint64_t from, uint64_t n, const uint64_t *raw,
+                     const uint64_t *known);
+/* pmerge_read.c: a worker's read, its stream to process 0 (0 or -1; the
+ * failure is process 0's to say), and process 0's side of it (the
+ * hand-over's remote, merge.c). */
+int pm_worker_read(struct merge_state *st);
+struct rf_orderer;
+int pm_receive_locations(struct merge_state *st, struct mg_matcher *m, struct rf_orderer *rma, pthread_mutex_t *lock,
+                         char **errors, int *finalized, char *err, size_t errlen);
+/* Process 0 failed before it took the workers' streams: taken and dropped. */
+void pm_drain_locations(void);
 int merge_choose_model(struct merge_state *st);
 int merge_apply(struct merge_state *st);
 int merge_repair(struct merge_state *st);             /* repair.c: only when delta > 0 */
@@ -149,6 +189,10 @@ int merge_repair(struct merge_state *st);             /* repair.c: only when del
 int merge_clc_stream(struct merge_state *st, const struct gtime_map *input, struct clc_times **out,
                      struct clc_stats *cs, struct clc_stream_usage *use, char *err, size_t errlen);
 int merge_write(struct merge_state *st);              /* the index ends after it */
+/* write_stage.c: the same into dir as one of the parallel merge's
+ * processes (par: otf2out.h; NULL: alone). */
+struct ow_parallel;
+int merge_write_part(struct merge_state *st, const char *dir, const struct ow_parallel *par);
 
 /* solution.c: build the constraint graph of `model` and solve it. */
 int merge_solve_model(const struct rt_rank *locs, const struct cm_model *model, const struct mg_result *match,
@@ -160,6 +204,17 @@ int merge_hubs_settle(struct merge_solution *s, double *const *vec, const int *b
 void merge_solution_free(struct merge_solution *s);
 /* report.json's "hubs_beside_graph" from the chosen solution. */
 void merge_note_hubs(struct merge_state *st);
+
+/* merge.c: the stages from the match's end to the write, and after the
+ * write (the index completed, the report, OUT in place): 0 or -1 (said);
+ * whether a stage's results miss what it could not read back from disk
+ * (1, said). */
+int merge_analyse(struct merge_state *st);
+int merge_conclude(struct merge_state *st);
+int set_aside_unread(const struct merge_state *st);
+/* pmerge_run.c: `synctrace merge` as one of `processes` started by an MPI
+ * launcher (pmerge.h): the exit status. */
+int merge_parallel(int argc, char **argv, uint32_t processes);
 
 /* compare_clc.c, precision.c: measures for the report (warnings only). */
 void merge_compare_clc(struct merge_state *st);

@@ -249,9 +249,11 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
              const struct mg_result *match, const struct gtime_map *gtime, struct truth_store *truth,
              const struct ow_hooks *hooks, char *err, size_t errlen)
 {
-    static const struct ow_hooks none = { NULL, NULL, NULL };
+    static const struct ow_hooks none = { NULL, NULL, NULL, NULL };
     if (!hooks)
         hooks = &none;
+    const struct ow_parallel *par = hooks->par;
+    int ok = 1;                           /* no failure here so far (the processes agree at each step) */
     struct st_strtab strings = { 0 };
     struct st_strtab regions = { 0 };     /* region names; ref = index */
     struct rt_time_reader tr = { 0 };     /* the location being written: its times (a flush's next event's
@@ -271,8 +273,13 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
      * once, 1 GB for 1000 locations at OTF2's default 1 MiB. */
     OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN, 4 * 1024 * 1024,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    if (!ar || !region_map) {
+    /* With several processes each step below is taken by all or by none:
+     * OTF2's collective calls wait for every process. */
+    if (!(par ? par->agree(ar && region_map) : ar && region_map)) {
         snprintf(err, errlen, "%s/%s.otf2: cannot create the merged archive", dir, name);
+        if (ar)
+            OTF2_Archive_Close(ar);
+        ar = NULL;
         goto done;
     }
     /* Every OTF2 call's status: an archive with a record missing is no output. */
@@ -280,21 +287,34 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
 #define CHECK(call) do { OTF2_ErrorCode status_ = (call); if (status_ != OTF2_SUCCESS) failed = status_; } while (0)
     CHECK(OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL));
     CHECK(OTF2_Archive_SetMemoryCallbacks(ar, &om_callbacks, &chunks));
-    CHECK(OTF2_Archive_SetSerialCollectiveCallbacks(ar));
+    if (par) {
+        if (!par->agree(failed == OTF2_SUCCESS)) {
+            snprintf(err, errlen, "%s/%s.otf2: cannot set up the merged archive", dir, name);
+            OTF2_Archive_Close(ar);
+            ar = NULL;
+            goto done;
+        }
+        if (par->collective(ar) != 0)
+            failed = OTF2_ERROR_PROCESSED_WITH_FAULTS;
+    } else {
+        CHECK(OTF2_Archive_SetSerialCollectiveCallbacks(ar));
+    }
     CHECK(OTF2_Archive_SetCreator(ar, "synctrace merge"));
     CHECK(OTF2_Archive_SetDescription(ar, "synchronised by synctrace: global time in ns, tachyon-free"));
     CHECK(OTF2_Archive_OpenEvtFiles(ar));
-    if (failed != OTF2_SUCCESS) {
+    if (!(par ? par->agree(failed == OTF2_SUCCESS) : failed == OTF2_SUCCESS)) {
         snprintf(err, errlen, "%s/%s.otf2: cannot set up the merged archive", dir, name);
         goto done;
     }
 
     win_map = calloc(nranks ? nranks : 1, sizeof *win_map);
-    for (uint32_t r = 0; win_map && r < nranks; r++)
+    for (uint32_t r = 0; win_map && r < nranks && ok; r++)
         if (!(win_map[r] = malloc(sizeof **win_map * (ranks[r].nwins ? ranks[r].nwins : 1))))
-            goto oom;
-    if (!win_map || rf_unify_windows(ranks, nranks, match, win_map, &nwins, &win_names, &win_comm) != 0)
-        goto oom;
+            ok = 0;
+    if (!ok || !win_map || rf_unify_windows(ranks, nranks, match, win_map, &nwins, &win_names, &win_comm) != 0) {
+        snprintf(err, errlen, "%s/%s: out of memory while writing the merged archive", dir, name);
+        ok = 0;
+    }
     int any_truth = 0;
     /* Attributes numbered densely (otf2-print warns of a gap; readers find
      * them by name, rawformat.h): true_time (0) when any event has one,
@@ -313,25 +333,30 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             pre_words = f.source_words;
         pre_sources |= f.sparse_members;
     }
+    if (par) {   /* what process 0 found over every location: the attributes are numbered alike everywhere */
+        any_truth = par->any_truth;
+        pre_words = par->pre_words;
+        pre_sources = par->pre_sources;
+    }
     const uint32_t src_slots = any_truth ? 1 : 0, src_bits = src_slots + 1;
     const uint32_t freed = pre_sources ? src_bits + pre_words : src_slots;
     uint64_t last_time = 0;
-    for (uint32_t r = 0; r < nranks; r++) {
+    for (uint32_t r = 0; r < nranks && ok; r++) {
         const struct rt_rank *rk = &ranks[r];
         region_map[r] = malloc(sizeof **region_map * (rk->nregions ? rk->nregions : 1));
         if (!region_map[r])
-            goto oom;
+            goto oom_events;
         for (uint32_t k = 0; k < rk->nregions; k++) {
             const char *rn = rk->regions[k] ? rk->regions[k] : "?";
             if ((region_map[r][k] = st_strtab_ref(&regions, rn)) == UINT32_MAX)
-                goto oom;
+                goto oom_events;
             /* the first archive that defines a region gives its role */
             uint32_t u = region_map[r][k];
             if (u >= nroles) {
                 uint32_t cap = regions.cap ? regions.cap : u + 1;
                 uint8_t *nr = realloc(roles, cap);
                 if (!nr)
-                    goto oom;
+                    goto oom_events;
                 memset(nr + nroles, 0, cap - nroles);
                 roles = nr;
                 nroles = cap;
@@ -340,11 +365,13 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                 roles[u] = k < rk->nregion_roles && rk->region_roles[k] != OTF2_REGION_ROLE_UNKNOWN
                            ? rk->region_roles[k] : fallback_role(rn);
         }
+        if (par && !par->mine[r])
+            continue;   /* another process writes its events */
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, ow_location_id(rk));
         OTF2_AttributeList *attrs = OTF2_AttributeList_New();
         if (!w || !attrs) {
             OTF2_AttributeList_Delete(attrs);
-            goto oom;
+            goto oom_events;
         }
         const uint32_t *cm = match->rank_comm[r];
         rt_time_reader_free(&tr);
@@ -355,8 +382,8 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             /* set aside: brought back chunk by chunk */
             int held = rk->events && i >= rk->events_from && i < rk->events_from + rk->nheld;
             if (!held && hooks->load && hooks->load(hooks->ctx, r, i, err, errlen) != 0) {
-                OTF2_AttributeList_Delete(attrs);
-                goto done;
+                ok = 0;
+                break;
             }
             const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
             uint64_t t = gt_read(gtime, r, &tr, i);
@@ -465,28 +492,42 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                 break;
         }
         OTF2_AttributeList_Delete(attrs);
-        if (OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS || failed != OTF2_SUCCESS) {
+        if ((OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS || failed != OTF2_SUCCESS) && ok) {
             snprintf(err, errlen, "%s/%s: cannot write the events of rank %d", dir, name, rk->rank);
-            goto done;
+            ok = 0;
         }
-        if (hooks->written)
+        if (ok && hooks->written)
             hooks->written(hooks->ctx, r);
     }
+    goto events_written;
+oom_events:
+    snprintf(err, errlen, "%s/%s: out of memory while writing the merged archive", dir, name);
+    ok = 0;
+events_written:;
     /* Processes outside the trace (outside.c): a location each, without
      * events, after the trace's ranks (their ids are their ranks). */
     uint32_t nmain = 0;
     for (uint32_t r = 0; r < nranks; r++)
         nmain += !ranks[r].thread;
     const uint32_t noutside = match->outside ? match->outside->n : 0;
-    for (uint32_t k = 0; k < noutside && failed == OTF2_SUCCESS; k++) {
+    for (uint32_t k = 0; k < noutside && failed == OTF2_SUCCESS && ok && (!par || par->primary); k++) {
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (uint64_t)nmain + k);
         if (!w || OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS)
             failed = OTF2_ERROR_MEM_ALLOC_FAILED;
     }
     CHECK(OTF2_Archive_CloseEvtFiles(ar));
+    if (ok && failed != OTF2_SUCCESS)
+        snprintf(err, errlen, "%s/%s: cannot write the events (%s)", dir, name, OTF2_Error_GetDescription(failed));
+    if (!(par ? par->agree(ok && failed == OTF2_SUCCESS) : ok && failed == OTF2_SUCCESS)) {
+        if (ok && failed == OTF2_SUCCESS)
+            snprintf(err, errlen, "%s/%s: another process could not write its events", dir, name);
+        goto done;
+    }
     /* Readers open every location's local definitions: write them (empty). */
     CHECK(OTF2_Archive_OpenDefFiles(ar));
     for (uint32_t r = 0; r < nranks + noutside && failed == OTF2_SUCCESS; r++) {
+        if (par && (r < nranks ? !par->mine[r] : !par->primary))
+            continue;
         OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, r < nranks ? ow_location_id(&ranks[r])
                                                                        : (uint64_t)nmain + (r - nranks));
         if (!dw)
@@ -495,9 +536,16 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
             CHECK(OTF2_Archive_CloseDefWriter(ar, dw));
     }
     CHECK(OTF2_Archive_CloseDefFiles(ar));
-    if (failed != OTF2_SUCCESS) {
+    if (!(par ? par->agree(failed == OTF2_SUCCESS) : failed == OTF2_SUCCESS)) {
         snprintf(err, errlen, "%s/%s: cannot write the local definitions", dir, name);
         goto done;
+    }
+    if (par) {   /* the clock's end over every process's events; the global definitions are process 0's */
+        last_time = par->max_u64(last_time);
+        if (!par->primary) {
+            rc = 0;
+            goto done;
+        }
     }
 
     OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(ar);

@@ -23,10 +23,29 @@ uint64_t ow_location_id(const struct rt_rank *r);
  * message; written(ctx, r) once they are written: ow_write reads them no
  * more (only nevents), nor gtime[r], so the caller may free them. Before load, ow_write reads only the locations' definitions, event
  * counts and facts (rt_facts). */
+struct ow_parallel;
 struct ow_hooks {
     int (*load)(void *ctx, uint32_t r, uint64_t i, char *err, size_t errlen);
     void (*written)(void *ctx, uint32_t r);
     void *ctx;
+    const struct ow_parallel *par;   /* NULL: this process writes the whole archive */
+};
+
+/* One of several processes writing the archive together (the parallel
+ * merge, pmerge.h): the events of the locations with mine[r] set; the
+ * global definitions and the locations outside the trace if primary. The
+ * attributes' numbering (true_time, a sparse member's sources) is
+ * decided over every location: given. collective sets OTF2's collective
+ * callbacks over the processes (0 or -1); agree and max_u64 are taken by
+ * every process at the same steps (pmerge.h). */
+struct ow_parallel {
+    const uint8_t *mine;
+    int primary;
+    int any_truth, pre_sources;
+    uint32_t pre_words;
+    int (*collective)(void *archive);
+    int (*agree)(int ok);
+    uint64_t (*max_u64)(uint64_t v);
 };
 int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
              const struct mg_result *match, const struct gtime_map *gtime, struct truth_store *truth,

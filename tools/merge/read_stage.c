@@ -24,7 +24,8 @@
 struct read_work {
     char **anchors;
     struct rt_rank *ranks;
-    int n;
+    int n;                    /* ranks [first, n) are read */
+    int first;
     int next;                 /* next rank to read */
     pthread_mutex_t lock;
     char **errors;            /* per rank, NULL when read */
@@ -44,7 +45,7 @@ static void *read_worker(void *arg)
     for (;;) {
         pthread_mutex_lock(&w->lock);
         int i = w->next < w->n ? w->next++ : -1;
-        progress_update(w->stage, (uint64_t)(i < 0 ? w->n : i), (uint64_t)w->n);
+        progress_update(w->stage, (uint64_t)(i < 0 ? w->n - w->first : i - w->first), (uint64_t)(w->n - w->first));
         pthread_mutex_unlock(&w->lock);
         if (i < 0)
             return NULL;
@@ -61,24 +62,53 @@ static void *read_worker(void *arg)
     }
 }
 
-static int read_ranks(struct read_work *w, int jobs, char *err, size_t errlen)
+/* What the parallel merge's process 0 runs on this thread while the
+ * others read its own ranks: the workers' (pmerge_read.c). */
+struct remote_part {
+    const struct merge_hand_over *h;
+    pthread_mutex_t *lock;
+    int *finalized;
+};
+
+/* Ranks [w->first, w->n) read by `jobs` threads, this one among them
+ * unless `remote` takes it; errors in w->errors (by rank, of all
+ * w->ranks). With keep_errors the caller takes them, else the first (in
+ * rank order) is put in err. Returns 0, or -1 when any rank failed. */
+static int read_ranks(struct read_work *w, int jobs, const struct remote_part *remote, int keep_errors, char *err,
+                      size_t errlen)
 {
-    w->next = 0;
+    w->next = w->first;
     if (!(w->errors = calloc((size_t)(w->n > 0 ? w->n : 1), sizeof(char *)))) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (jobs > w->n)
-        jobs = w->n;
-    pthread_t *threads = malloc(sizeof *threads * (size_t)(jobs > 1 ? jobs - 1 : 1));
+    int own = w->n - w->first;
+    if (jobs > own)
+        jobs = own;
+    int helpers = remote ? jobs : jobs - 1;   /* threads besides this one */
+    pthread_t *threads = malloc(sizeof *threads * (size_t)(helpers > 0 ? helpers : 1));
     int started = 0;
-    for (int k = 1; threads && k < jobs; k++)
+    for (int k = 0; threads && k < helpers; k++)
         if (pthread_create(&threads[started], NULL, read_worker, w) == 0)
             started++;
-    read_worker(w);   /* this thread works too */
+    int remote_rc = 0;
+    if (remote)
+        remote_rc = remote->h->remote(remote->h->ctx, remote->lock, w->errors, remote->finalized, err, errlen);
+    if (!remote || started == 0)
+        read_worker(w);   /* this thread reads (too) */
     for (int k = 0; k < started; k++)
         pthread_join(threads[k], NULL);
     free(threads);
+    if (remote_rc != 0) {
+        for (int i = 0; i < w->n; i++)
+            if (w->errors[i] != no_memory)
+                free(w->errors[i]);
+        free(w->errors);
+        w->errors = NULL;
+        return -1;
+    }
+    if (keep_errors)
+        return 0;
     int rc = 0;
     for (int i = 0; i < w->n; i++)
         if (w->errors[i]) {
@@ -232,7 +262,7 @@ int merge_read(struct merge_state *st)
     st->nlocs = (uint32_t)n;
     struct read_work w = { .anchors = st->anchors, .ranks = st->locs, .n = n, .lock = PTHREAD_MUTEX_INITIALIZER,
                            .members = &st->members, .stage = "reading definitions", .read_one = read_definitions };
-    if (read_ranks(&w, st->opt.jobs, err, sizeof err) != 0) {
+    if (read_ranks(&w, st->opt.jobs, NULL, 0, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
     }
@@ -325,10 +355,29 @@ int merge_read_events(struct merge_state *st, const struct merge_hand_over *h)
         p.first[i + 2] += p.first[i + 1];
     for (uint32_t r = 0; r < st->nlocs; r++)
         p.locs[p.first[st->locs[r].rank + 1]++] = r;
-    struct read_work w = { .anchors = st->anchors, .ranks = st->locs, .n = n, .lock = PTHREAD_MUTEX_INITIALIZER,
-                           .members = &st->members, .stage = "reading rank archives", .read_one = read_events,
-                           .ctx = &p };
-    if (read_ranks(&w, st->opt.jobs, err, sizeof err) != 0) {
+    /* the parallel merge: this process's share, and process 0 takes the workers' */
+    int parallel = h->remote || h->rank_failed;
+    int first = parallel ? (int)h->first : 0, end = parallel ? (int)h->end : n;
+    struct read_work w = { .anchors = st->anchors, .ranks = st->locs, .n = end, .first = first,
+                           .lock = PTHREAD_MUTEX_INITIALIZER, .members = &st->members,
+                           .stage = "reading rank archives", .read_one = read_events, .ctx = &p };
+    struct remote_part remote = { h, &p.hand_lock, p.finalized };
+    if (h->rank_failed) {   /* a worker: each rank's error goes to process 0 */
+        if (read_ranks(&w, st->opt.jobs, NULL, 1, err, sizeof err) != 0) {
+            h->rank_failed(h->ctx, UINT32_MAX, err);
+            goto done;
+        }
+        rc = 0;
+        for (int i = first; i < end; i++)
+            if (w.errors[i]) {
+                rc = h->rank_failed(h->ctx, (uint32_t)i, w.errors[i]) != 0 ? -1 : rc;
+                if (w.errors[i] != no_memory)
+                    free(w.errors[i]);
+            }
+        free(w.errors);
+        goto done;
+    }
+    if (read_ranks(&w, st->opt.jobs, h->remote ? &remote : NULL, 0, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
         goto done;
     }

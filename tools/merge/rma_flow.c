@@ -293,6 +293,68 @@ int rf_order_chunk(struct rf_orderer *o, uint32_t r, int last)
     return 0;
 }
 
+int rf_order_pack(const struct rf_orderer *o, uint32_t r, void **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    if (!o->any || o->ranks[r].thread)
+        return 0;
+    const struct rank_rma *x = &o->rr[r];
+    if (!x->nops && !x->nfences && !x->nnotes)
+        return 0;
+    uint64_t head[3] = { x->nops, x->nfences, x->nnotes };
+    size_t n = sizeof head + sizeof *x->ops * x->nops + sizeof *x->fences * x->nfences + sizeof *x->notes * x->nnotes;
+    char *p = malloc(n);
+    if (!p)
+        return -1;
+    memcpy(p, head, sizeof head);
+    size_t at = sizeof head;
+    memcpy(p + at, x->ops, sizeof *x->ops * x->nops);
+    at += sizeof *x->ops * x->nops;
+    memcpy(p + at, x->fences, sizeof *x->fences * x->nfences);
+    at += sizeof *x->fences * x->nfences;
+    memcpy(p + at, x->notes, sizeof *x->notes * x->nnotes);
+    *buf = p;
+    *len = n;
+    return 0;
+}
+
+/* n elements of `size` bytes from *at into a fresh array: 0, or -1. */
+static int take(const char *p, size_t len, size_t *at, uint64_t n, size_t size, void **out, size_t *count,
+                size_t *cap)
+{
+    if (n > (len - *at) / size)
+        return -1;
+    void *v = malloc(size * (n ? n : 1));
+    if (!v)
+        return -1;
+    memcpy(v, p + *at, size * n);
+    *at += size * n;
+    *out = v;
+    *count = *cap = n;
+    return 0;
+}
+
+int rf_order_unpack(struct rf_orderer *o, uint32_t r, const void *buf, size_t len)
+{
+    uint64_t head[3];
+    struct rank_rma *x = &o->rr[r];
+    size_t at = sizeof head;
+    if (o->failed || !o->any || r >= o->nranks || len < sizeof head || x->ops || x->fences || x->notes) {
+        o->failed = 1;
+        return -1;
+    }
+    memcpy(head, buf, sizeof head);
+    if (take(buf, len, &at, head[0], sizeof *x->ops, (void **)&x->ops, &x->nops, &x->cops) != 0
+        || take(buf, len, &at, head[1], sizeof *x->fences, (void **)&x->fences, &x->nfences, &x->cfences) != 0
+        || take(buf, len, &at, head[2], sizeof *x->notes, (void **)&x->notes, &x->nnotes, &x->cnotes) != 0
+        || at != len) {
+        o->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
 int rf_order_end(struct rf_orderer *o, struct mg_message **flows, size_t *n, char *err, size_t errlen)
 {
     *flows = NULL;

@@ -56,5 +56,12 @@ int rf_order_location(struct rf_orderer *o, uint32_t r);
 int rf_order_chunk(struct rf_orderer *o, uint32_t r, int last);
 int rf_order_end(struct rf_orderer *o, struct mg_message **flows, size_t *n, char *err, size_t errlen);
 void rf_order_free(struct rf_orderer *o);
+/* The parallel merge (pmerge.h): what location r's walk found, after its
+ * last chunk, packed where it was read (malloc'd into *buf, *len bytes;
+ * *buf NULL when it found nothing) and unpacked on process 0 as if its
+ * own walk had found it. 0, or -1 (out of memory, or bytes that are no
+ * packing: which sticks). */
+int rf_order_pack(const struct rf_orderer *o, uint32_t r, void **buf, size_t *len);
+int rf_order_unpack(struct rf_orderer *o, uint32_t r, const void *buf, size_t len);
 
 #endif

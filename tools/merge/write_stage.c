@@ -33,15 +33,24 @@ static int load_location(void *ctx, uint32_t r, uint64_t i, char *err, size_t er
 
 int merge_write(struct merge_state *st)
 {
+    return merge_write_part(st, st->tmp, NULL);
+}
+
+int merge_write_part(struct merge_state *st, const char *dir, const struct ow_parallel *par)
+{
     char err[4400];
     /* The events' raw (interpolated ClockOffsets) times, for the HTML view:
-     * first, as the archive's writer lets the events go. */
-    if (rv_write(st->tmp, st->locs, st->nlocs, &st->gtime, NULL, err, sizeof err) != 0)
+     * first, as the archive's writer lets the events go. Process 0 has
+     * every location's times. */
+    if ((!par || par->primary) && rv_write(dir, st->locs, st->nlocs, &st->gtime, NULL, err, sizeof err) != 0)
         fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
-    struct ow_hooks hooks = { load_location, release_location, st };
-    if (ow_write(st->tmp, "traces", st->locs, st->nlocs, &st->match, &st->gtime, st->truth, &hooks, err,
-                 sizeof err) != 0) {
+    struct ow_hooks hooks = { load_location, release_location, st, par };
+    if (ow_write(dir, "traces", st->locs, st->nlocs, &st->match, &st->gtime, st->truth, &hooks, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
+        return -1;
+    }
+    if (gt_given_error(&st->gtime)) {
+        fprintf(stderr, "synctrace merge: %s\n", gt_given_error(&st->gtime));
         return -1;
     }
     return 0;

@@ -1,0 +1,197 @@
+/* pmerge.c — see pmerge.h. The merge's MPI calls, all of them: this file
+ * and OTF2's own collective callbacks (OTF2_MPI_Collectives.h). */
+#include <config.h>
+#include "pmerge.h"
+
+#include <mpi.h>
+#include <otf2/otf2.h>
+#if MPI_VERSION < 3
+#define OTF2_MPI_UINT64_T MPI_UNSIGNED_LONG
+#define OTF2_MPI_INT64_T MPI_LONG
+#endif
+#include <otf2/OTF2_MPI_Collectives.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TAG_PIECE 71          /* a stream piece's length (8 bytes), then its bytes */
+#define TAG_PIECE_DATA 72
+#define PART_MAX ((size_t)1 << 30)   /* bytes per MPI message: counts are ints */
+
+static int active;
+static int place, processes;
+
+int pm_start(int *argc, char ***argv, uint32_t nprocs, char *err, size_t errlen)
+{
+    if (nprocs <= 1)
+        return 0;
+    int provided = 0;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+        snprintf(err, errlen, "started as %u processes, but MPI could not be initialised", nprocs);
+        return -1;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &place);
+    MPI_Comm_size(MPI_COMM_WORLD, &processes);
+    active = 1;
+    if (provided < MPI_THREAD_SERIALIZED) {
+        snprintf(err, errlen, "the MPI library offers no MPI_THREAD_SERIALIZED, which the parallel merge needs "
+                              "(run it as one process)");
+        return -1;
+    }
+    if ((uint32_t)processes != nprocs) {
+        snprintf(err, errlen, "the launcher said %u processes, MPI_COMM_WORLD has %d", nprocs, processes);
+        return -1;
+    }
+    return 0;
+}
+
+void pm_abort(void)
+{
+    fflush(stderr);
+    if (active)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    abort();
+}
+
+int pm_active(void)
+{
+    return active && processes > 1;
+}
+
+uint32_t pm_place(void)
+{
+    return active ? (uint32_t)place : 0;
+}
+
+uint32_t pm_processes(void)
+{
+    return active ? (uint32_t)processes : 1;
+}
+
+void pm_finish(void)
+{
+    if (active)
+        MPI_Finalize();
+    active = 0;
+}
+
+uint32_t pm_local_processes(void)
+{
+    if (!pm_active())
+        return 1;
+    MPI_Comm node;
+    int n = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &n);
+        MPI_Comm_free(&node);
+    }
+    return n > 0 ? (uint32_t)n : 1;
+}
+
+int pm_agree_zero(int ok, int *zero_ok)
+{
+    if (!pm_active()) {
+        if (zero_ok)
+            *zero_ok = ok;
+        return ok;
+    }
+    int mine[2] = { ok ? 1 : 0, place != 0 || ok ? 1 : 0 }, all[2] = { 0, 0 };
+    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (zero_ok)
+        *zero_ok = all[1];
+    return all[0];
+}
+
+int pm_agree(int ok)
+{
+    return pm_agree_zero(ok, NULL);
+}
+
+uint64_t pm_sum_u64(uint64_t v)
+{
+    if (!pm_active())
+        return v;
+    unsigned long long mine = v, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return all;
+}
+
+void pm_bcast(void *buf, size_t n)
+{
+    if (!pm_active())
+        return;
+    for (size_t at = 0; at < n; at += PART_MAX) {
+        size_t k = n - at < PART_MAX ? n - at : PART_MAX;
+        MPI_Bcast((char *)buf + at, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+}
+
+uint64_t pm_max_u64(uint64_t v)
+{
+    if (!pm_active())
+        return v;
+    unsigned long long mine = v, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    return all;
+}
+
+void pm_send_piece(const void *buf, size_t n)
+{
+    uint64_t len = n;
+    MPI_Send(&len, 8, MPI_BYTE, 0, TAG_PIECE, MPI_COMM_WORLD);
+    for (size_t at = 0; at < n; at += PART_MAX) {
+        size_t k = n - at < PART_MAX ? n - at : PART_MAX;
+        MPI_Send((const char *)buf + at, (int)k, MPI_BYTE, 0, TAG_PIECE_DATA, MPI_COMM_WORLD);
+    }
+}
+
+uint32_t pm_receive_piece(uint8_t **buf, size_t *cap, size_t *len)
+{
+    uint64_t n = 0;
+    MPI_Status s;
+    MPI_Recv(&n, 8, MPI_BYTE, MPI_ANY_SOURCE, TAG_PIECE, MPI_COMM_WORLD, &s);
+    if (n > *cap) {
+        uint8_t *nb = realloc(*buf, n);
+        if (!nb) {
+            /* nothing sensible is left to do with the stream: the job ends */
+            fprintf(stderr, "synctrace merge: out of memory receiving %llu bytes from process %d\n",
+                    (unsigned long long)n, s.MPI_SOURCE);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        *buf = nb;
+        *cap = n;
+    }
+    for (size_t at = 0; at < n; at += PART_MAX) {
+        size_t k = n - at < PART_MAX ? n - at : PART_MAX;
+        MPI_Recv(*buf + at, (int)k, MPI_BYTE, s.MPI_SOURCE, TAG_PIECE_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    *len = n;
+    return (uint32_t)s.MPI_SOURCE;
+}
+
+int pm_archive_collective(void *archive)
+{
+    return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, MPI_COMM_WORLD, MPI_COMM_NULL) == OTF2_SUCCESS ? 0 : -1;
+}
+
+void pm_share(const uint64_t *events, uint32_t n, uint32_t k, uint32_t *first)
+{
+    /* each archive counts at least 1: archives without events still take reading */
+    long double total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        total += (long double)events[i] + 1;
+    long double sum = 0;
+    uint32_t p = 1, i = 0;
+    first[0] = 0;
+    for (; i < n && p < k; i++) {
+        /* archive i goes to the process whose share its middle falls in */
+        long double mid = sum + ((long double)events[i] + 1) / 2;
+        while (p < k && mid >= total * p / k)
+            first[p++] = i;
+        sum += (long double)events[i] + 1;
+    }
+    while (p <= k)
+        first[p++] = n;
+}
