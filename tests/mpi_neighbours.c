@@ -9,7 +9,9 @@
  * buffer is flushed at least once; run with SYNCTRACE_BUFFER_MB=1) and
  * sends itself SIGKILL (its topology must then come back from its recovery
  * journal). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE   /* kill() */
+#endif
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>

@@ -26,6 +26,7 @@ struct read_work {
     struct rt_rank *ranks;
     int n;                    /* ranks [first, n) are read */
     int first;
+    int total;                /* of all ranks (errors has as many): 0 means n */
     int next;                 /* next rank to read */
     pthread_mutex_t lock;
     char **errors;            /* per rank, NULL when read */
@@ -78,7 +79,9 @@ static int read_ranks(struct read_work *w, int jobs, const struct remote_part *r
                       size_t errlen)
 {
     w->next = w->first;
-    if (!(w->errors = calloc((size_t)(w->n > 0 ? w->n : 1), sizeof(char *)))) {
+    if (w->total < w->n)
+        w->total = w->n;
+    if (!(w->errors = calloc((size_t)(w->total > 0 ? w->total : 1), sizeof(char *)))) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -100,7 +103,7 @@ static int read_ranks(struct read_work *w, int jobs, const struct remote_part *r
         pthread_join(threads[k], NULL);
     free(threads);
     if (remote_rc != 0) {
-        for (int i = 0; i < w->n; i++)
+        for (int i = 0; i < w->total; i++)
             if (w->errors[i] != no_memory)
                 free(w->errors[i]);
         free(w->errors);
@@ -110,7 +113,7 @@ static int read_ranks(struct read_work *w, int jobs, const struct remote_part *r
     if (keep_errors)
         return 0;
     int rc = 0;
-    for (int i = 0; i < w->n; i++)
+    for (int i = 0; i < w->total; i++)
         if (w->errors[i]) {
             if (rc == 0)
                 snprintf(err, errlen, "%s", w->errors[i]);
@@ -358,7 +361,7 @@ int merge_read_events(struct merge_state *st, const struct merge_hand_over *h)
     /* the parallel merge: this process's share, and process 0 takes the workers' */
     int parallel = h->remote || h->rank_failed;
     int first = parallel ? (int)h->first : 0, end = parallel ? (int)h->end : n;
-    struct read_work w = { .anchors = st->anchors, .ranks = st->locs, .n = end, .first = first,
+    struct read_work w = { .anchors = st->anchors, .ranks = st->locs, .n = end, .first = first, .total = n,
                            .lock = PTHREAD_MUTEX_INITIALIZER, .members = &st->members,
                            .stage = "reading rank archives", .read_one = read_events, .ctx = &p };
     struct remote_part remote = { h, &p.hand_lock, p.finalized };
