@@ -12,7 +12,9 @@
 #include <otf2/OTF2_MPI_Collectives.h>
 
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,40 @@
 
 static int active;
 static int place, processes;
+
+/* Wait for req without spinning: Open MPI's blocking calls poll at full
+ * speed, and a process waiting here (a worker while process 0 solves, or
+ * process 0 while the workers read) would take the core that the other
+ * process's threads, the causal index's among them, need. Polls back off
+ * from 20 us to 2 ms: small beside every step that is waited for. */
+static void wait_quietly(MPI_Request *req, MPI_Status *status)
+{
+    long ns = 20000;
+    for (;;) {
+        int done = 0;
+        MPI_Test(req, &done, status ? status : MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        struct timespec ts = { 0, ns };
+        nanosleep(&ts, NULL);
+        if (ns < 2000000)
+            ns *= 2;
+    }
+}
+
+/* mpirun binds each process to a core (Open MPI: --bind-to core with up
+ * to two processes), made for ranks of one thread; the merge's threads
+ * (readers, the causal index, its writer) would then share that core. So
+ * every core this process may use (its cgroup's, which the kernel keeps
+ * to whatever mask is asked) is allowed again. */
+static void release_binding(void)
+{
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        CPU_SET(c, &all);
+    sched_setaffinity(0, sizeof all, &all);   /* a failure leaves the launcher's binding: slower, not wrong */
+}
 
 int pm_start(int *argc, char ***argv, uint32_t nprocs, char *err, size_t errlen)
 {
@@ -35,6 +71,7 @@ int pm_start(int *argc, char ***argv, uint32_t nprocs, char *err, size_t errlen)
     MPI_Comm_rank(MPI_COMM_WORLD, &place);
     MPI_Comm_size(MPI_COMM_WORLD, &processes);
     active = 1;
+    release_binding();
     if (provided < MPI_THREAD_SERIALIZED) {
         snprintf(err, errlen, "the MPI library offers no MPI_THREAD_SERIALIZED, which the parallel merge needs "
                               "(run it as one process)");
@@ -98,7 +135,9 @@ int pm_agree_zero(int ok, int *zero_ok)
         return ok;
     }
     int mine[2] = { ok ? 1 : 0, place != 0 || ok ? 1 : 0 }, all[2] = { 0, 0 };
-    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Request req;
+    MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req);
+    wait_quietly(&req, NULL);
     if (zero_ok)
         *zero_ok = all[1];
     return all[0];
@@ -114,7 +153,9 @@ uint64_t pm_sum_u64(uint64_t v)
     if (!pm_active())
         return v;
     unsigned long long mine = v, all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Request req;
+    MPI_Iallreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, &req);
+    wait_quietly(&req, NULL);
     return all;
 }
 
@@ -124,7 +165,9 @@ void pm_bcast(void *buf, size_t n)
         return;
     for (size_t at = 0; at < n; at += PART_MAX) {
         size_t k = n - at < PART_MAX ? n - at : PART_MAX;
-        MPI_Bcast((char *)buf + at, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Request req;
+        MPI_Ibcast((char *)buf + at, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+        wait_quietly(&req, NULL);
     }
 }
 
@@ -133,17 +176,22 @@ uint64_t pm_max_u64(uint64_t v)
     if (!pm_active())
         return v;
     unsigned long long mine = v, all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Request req;
+    MPI_Iallreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD, &req);
+    wait_quietly(&req, NULL);
     return all;
 }
 
 void pm_send_piece(const void *buf, size_t n)
 {
     uint64_t len = n;
-    MPI_Send(&len, 8, MPI_BYTE, 0, TAG_PIECE, MPI_COMM_WORLD);
+    MPI_Request req;
+    MPI_Isend(&len, 8, MPI_BYTE, 0, TAG_PIECE, MPI_COMM_WORLD, &req);
+    wait_quietly(&req, NULL);
     for (size_t at = 0; at < n; at += PART_MAX) {
         size_t k = n - at < PART_MAX ? n - at : PART_MAX;
-        MPI_Send((const char *)buf + at, (int)k, MPI_BYTE, 0, TAG_PIECE_DATA, MPI_COMM_WORLD);
+        MPI_Isend((const char *)buf + at, (int)k, MPI_BYTE, 0, TAG_PIECE_DATA, MPI_COMM_WORLD, &req);
+        wait_quietly(&req, NULL);
     }
 }
 
@@ -151,7 +199,9 @@ uint32_t pm_receive_piece(uint8_t **buf, size_t *cap, size_t *len)
 {
     uint64_t n = 0;
     MPI_Status s;
-    MPI_Recv(&n, 8, MPI_BYTE, MPI_ANY_SOURCE, TAG_PIECE, MPI_COMM_WORLD, &s);
+    MPI_Request req;
+    MPI_Irecv(&n, 8, MPI_BYTE, MPI_ANY_SOURCE, TAG_PIECE, MPI_COMM_WORLD, &req);
+    wait_quietly(&req, &s);
     if (n > *cap) {
         uint8_t *nb = realloc(*buf, n);
         if (!nb) {
@@ -165,7 +215,8 @@ uint32_t pm_receive_piece(uint8_t **buf, size_t *cap, size_t *len)
     }
     for (size_t at = 0; at < n; at += PART_MAX) {
         size_t k = n - at < PART_MAX ? n - at : PART_MAX;
-        MPI_Recv(*buf + at, (int)k, MPI_BYTE, s.MPI_SOURCE, TAG_PIECE_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Irecv(*buf + at, (int)k, MPI_BYTE, s.MPI_SOURCE, TAG_PIECE_DATA, MPI_COMM_WORLD, &req);
+        wait_quietly(&req, NULL);
     }
     *len = n;
     return (uint32_t)s.MPI_SOURCE;
