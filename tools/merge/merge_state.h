@@ -19,6 +19,10 @@
  *   index       index_stage.c    the causal index, built from the match on, beside the rest
  *   report      report.c         report.json; then outdir.c renames OUT.tmp-PID to OUT
  *
+ * Under mpirun (pmerge.h) the same stages run in K processes:
+ * pmerge_run.c wires them, pmerge_read.c hands the workers' reads to
+ * process 0 (locstream.h), pmerge.c makes every MPI call.
+ *
  * A stage that fails says why in one line on stderr and returns -1; the
  * state is freed by merge_state_free whatever stage was reached. */
 #ifndef SYNCTRACE_MERGE_STATE_H
