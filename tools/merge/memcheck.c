@@ -203,6 +203,8 @@ int merge_clc_fits(const struct merge_state *st, double *need, double *avail)
 
 void merge_memory_check(const struct merge_state *st)
 {
+    if (st->place > 0)
+        return;   /* a worker of the parallel merge: process 0 says it, for the whole trace */
     uint64_t bytes = 0;
     for (int i = 0; i < st->nanchors; i++)
         bytes += event_bytes(st->anchors[i]);
