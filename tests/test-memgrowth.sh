@@ -14,7 +14,7 @@
 # memory), also with true times (measured 1.4-1.5; 10.4 while they were
 # held in memory).
 . "$top_srcdir/tests/lib.sh"
-plan 15
+plan 17
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -62,6 +62,35 @@ ok $? "with the causal index: peak RSS $a -> $b KB for $ea -> $eb events, $growt
 measure "$tmp/short" "$tmp/long" 100000
 growth_is "g > 40"
 ok $? "every event held: $a -> $b KB, $growth bytes per event (the measure sees the 32-byte slots)"
+
+# The same two traces merged by 2 processes (mpirun -np 2, pmerge.h):
+# each process's peak RSS, the worker's too, grows by at most 2.5 bytes
+# per event of the whole trace (measured 0.2 for process 0, which holds
+# the worker's times on disk, and 0.9 for the worker); with the events
+# held each process holds its share's (measured 28 and 19), which the
+# measure sees.
+printf '#!/bin/sh\nexec /usr/bin/time -f %%M -o "%s/peak.${OMPI_COMM_WORLD_RANK:-0}" "%s" "$@"\n' "$tmp" "$ST" \
+    >"$tmp/peak.sh"
+chmod +x "$tmp/peak.sh"
+# peaks_of RAW MB: "P0 P1", each process's peak KB merging RAW with --event-memory MB
+peaks_of() {
+    rm -rf "$tmp/out" "$tmp"/peak.[0-9]
+    run_plain 2 "$tmp/peak.sh" merge "$1" -o "$tmp/out" --no-causal --sort-memory 4 --event-memory "$2" \
+        >/dev/null 2>"$tmp/merge.err" && echo "$(cat "$tmp/peak.0") $(cat "$tmp/peak.1")" || echo "0 0"
+}
+parallel_growth() {
+    read -r a0 a1 < <(peaks_of "$tmp/short" "$1"); ea=$(events)
+    read -r b0 b1 < <(peaks_of "$tmp/long" "$1"); eb=$(events)
+    g0=$(awk -v a="$a0" -v b="$b0" -v ea="$ea" -v eb="$eb" 'BEGIN { printf "%.1f", (b - a) * 1024 / (eb - ea) }')
+    g1=$(awk -v a="$a1" -v b="$b1" -v ea="$ea" -v eb="$eb" 'BEGIN { printf "%.1f", (b - a) * 1024 / (eb - ea) }')
+}
+parallel_growth 0
+awk -v g0="$g0" -v g1="$g1" 'BEGIN { exit !(g0 <= 2.5 && g1 <= 2.5) }' && [ "$a0" != 0 ] && [ "$a1" != 0 ] \
+    && [ "$b0" != 0 ] && [ "$b1" != 0 ]
+ok $? "mpirun -np 2, events set aside: process 0 $a0 -> $b0 KB ($g0 bytes per event), the worker $a1 -> $b1 KB ($g1) for $ea -> $eb events (each at most 2.5)"
+parallel_growth 100000
+awk -v g0="$g0" -v g1="$g1" 'BEGIN { exit !(g0 > 10 && g1 > 10) }' && [ "$a0" != 0 ] && [ "$a1" != 0 ]
+ok $? "mpirun -np 2, every event held: process 0 $g0, the worker $g1 bytes per event (the measure sees each share's slots)"
 
 # With true times, locations read whole (--event-memory 1: not kept, each
 # in one chunk): what each held of them goes with its hand-over
