@@ -17,6 +17,7 @@
 #include "clc_stream.h"
 #include "clc_coll.h"
 #include "clc_roles.h"
+#include "blockcache.h"
 #include "collstream.h"
 #include "extsort.h"
 #include "fsutil.h"
@@ -639,8 +640,7 @@ struct clc_times {
     uint32_t n;
     uint64_t *base;
     uint64_t total;
-    uint64_t tag[CT_SLOTS];   /* block number + 1; 0: empty */
-    double slot[CT_SLOTS][CT_BLOCK];
+    struct st_blockcache cache;   /* CT_SLOTS blocks of CT_BLOCK times, by a hash of the block */
     char err[4400];
     int failed;
 };
@@ -648,21 +648,16 @@ struct clc_times {
 double clc_times_get(struct clc_times *ct, uint32_t r, uint64_t i)
 {
     uint64_t g = ct->base[r] + i, blk = g / CT_BLOCK;
-    size_t s = (size_t)((blk * UINT64_C(0x9e3779b97f4a7c15)) >> 52) % CT_SLOTS;
-    if (ct->tag[s] != blk + 1) {
-        uint64_t from = blk * CT_BLOCK, k = ct->total - from < CT_BLOCK ? ct->total - from : CT_BLOCK;
-        size_t got;
-        if (ct->failed || st_pread_all(ct->fd, ct->slot[s], sizeof(double) * k, from * sizeof(double), &got) != 0
-            || got != sizeof(double) * k) {
-            if (!ct->failed)
-                snprintf(ct->err, sizeof ct->err, "reading the repaired times back: %s",
-                         strerror(errno ? errno : EIO));
-            ct->failed = 1;
-            return 0;
-        }
-        ct->tag[s] = blk + 1;
+    uint32_t s = (uint32_t)(((blk * UINT64_C(0x9e3779b97f4a7c15)) >> 52) % CT_SLOTS);
+    uint64_t from = blk * CT_BLOCK, k = ct->total - from < CT_BLOCK ? ct->total - from : CT_BLOCK;
+    const double *v = st_blockcache_get(&ct->cache, s, blk, from * sizeof *v, sizeof *v * k);
+    if (!v) {
+        if (!ct->failed)
+            snprintf(ct->err, sizeof ct->err, "reading the repaired times back: %s", st_blockcache_why(&ct->cache));
+        ct->failed = 1;
+        return 0;
     }
-    return ct->slot[s][g % CT_BLOCK];
+    return v[g % CT_BLOCK];
 }
 
 const char *clc_times_error(const struct clc_times *ct)
@@ -676,6 +671,7 @@ void clc_times_free(struct clc_times *ct)
         return;
     if (ct->fd >= 0)
         close(ct->fd);
+    st_blockcache_free(&ct->cache);
     free(ct->base);
     free(ct);
 }
@@ -775,7 +771,9 @@ int clc_stream_correct(uint32_t nlocs, const uint64_t *nevents, clc_fill_fn fill
     }
     if (stage_backward(&x, p->gamma_back, p->mu, p->backward) != 0)
         goto done;
-    if (!(ct = calloc(1, sizeof *ct))) {
+    if (!(ct = calloc(1, sizeof *ct)) || st_blockcache_init(&ct->cache, x.fd_t, sizeof(double) * CT_BLOCK, CT_SLOTS) != 0) {
+        free(ct);
+        ct = NULL;
         fail(&x, "out of memory");
         goto done;
     }

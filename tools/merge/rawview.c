@@ -1,6 +1,7 @@
 /* rawview.c — see rawview.h: the map read back (the exports); writing
  * it is rawview_write.c's. */
 #include "rawview.h"
+#include "blockcache.h"
 #include "fsutil.h"
 
 #include <errno.h>
@@ -60,16 +61,11 @@ struct rv_rank_file {
     uint64_t *fence;          /* the index of each block's first point */
 };
 
-struct rv_slot {
-    uint32_t rank, block, n, used;
-    struct rv_point v[RV_BLOCK];
-};
-
 struct rv_file {
     int fd;
-    uint32_t nranks, nslots;
+    uint32_t nranks;
     struct rv_rank_file *ranks;
-    struct rv_slot *slots;
+    struct st_blockcache cache;   /* slot: the block's number in the file, mod the slots */
     char path[512];
     char err[640];
 };
@@ -91,7 +87,7 @@ void rv_close(struct rv_file *m)
     for (uint32_t r = 0; m->ranks && r < m->nranks; r++)
         free(m->ranks[r].fence);
     free(m->ranks);
-    free(m->slots);
+    st_blockcache_free(&m->cache);
     if (m->fd >= 0)
         close(m->fd);
     free(m);
@@ -102,39 +98,28 @@ uint32_t rv_count(const struct rv_file *m, uint32_t rank)
     return rank < m->nranks ? m->ranks[rank].n : 0;
 }
 
-/* The slot holding block b of rank r, read in if need be; NULL when the
+/* Block b of rank r (its *n points), read in if need be; NULL when the
  * read failed (the failure sticks in m->err). */
-static const struct rv_slot *block_at(struct rv_file *m, uint32_t r, uint32_t b)
+static const struct rv_point *block_at(struct rv_file *m, uint32_t r, uint32_t b, uint32_t *n)
 {
-    if (m->err[0])
-        return NULL;
-    struct rv_slot *s = &m->slots[(m->ranks[r].block0 + b) % m->nslots];
-    if (s->used && s->rank == r && s->block == b)
-        return s;
     const struct rv_rank_file *rk = &m->ranks[r];
-    uint32_t n = rk->n - b * RV_BLOCK < RV_BLOCK ? rk->n - b * RV_BLOCK : RV_BLOCK;
-    size_t got = 0;
-    s->used = 0;
-    errno = 0;
-    if (st_pread_all(m->fd, s->v, sizeof *s->v * n, (rk->first + (uint64_t)b * RV_BLOCK) * sizeof *s->v, &got) != 0
-        || got != sizeof *s->v * n) {
+    uint64_t key = rk->block0 + b;
+    *n = rk->n - b * RV_BLOCK < RV_BLOCK ? rk->n - b * RV_BLOCK : RV_BLOCK;
+    const struct rv_point *v = st_blockcache_get(&m->cache, (uint32_t)(key % m->cache.nslots), key,
+                                                 (rk->first + (uint64_t)b * RV_BLOCK) * sizeof *v, sizeof *v * *n);
+    if (!v && !m->err[0])
         snprintf(m->err, sizeof m->err, "%s: its points set aside: read failed: %s", m->path,
-                 got != sizeof *s->v * n && errno == 0 ? "cut short" : strerror(errno));
-        return NULL;
-    }
-    s->rank = r;
-    s->block = b;
-    s->n = n;
-    s->used = 1;
-    return s;
+                 st_blockcache_why(&m->cache));
+    return v;
 }
 
 int rv_point_at(struct rv_file *m, uint32_t rank, uint32_t k, struct rv_point *p)
 {
-    const struct rv_slot *s = block_at(m, rank, k / RV_BLOCK);
-    if (!s)
+    uint32_t n;
+    const struct rv_point *v = block_at(m, rank, k / RV_BLOCK, &n);
+    if (!v)
         return -1;
-    *p = s->v[k % RV_BLOCK];
+    *p = v[k % RV_BLOCK];
     return 0;
 }
 
@@ -153,10 +138,11 @@ double rv_file_raw(struct rv_file *m, uint32_t rank, uint64_t index, double g)
         else
             hi = mid;
     }
-    const struct rv_slot *s = block_at(m, rank, lo);
-    if (!s)
+    uint32_t n;
+    const struct rv_point *v = block_at(m, rank, lo, &n);
+    if (!v)
         return g;
-    uint32_t k = lo * RV_BLOCK + last_at_or_before(s->v, s->n, index);
+    uint32_t k = lo * RV_BLOCK + last_at_or_before(v, n, index);
     /* the two points rv_raw would take of the whole list */
     struct rv_point w[2];
     struct rv_rank win = { w, rk->n == 1 ? 1 : 2 };
@@ -270,8 +256,8 @@ struct rv_file *rv_open(const char *path, uint32_t expect_ranks, const char *tmp
             goto bad;
     }
     /* as many slots as blocks, up to the cache's size */
-    m->nslots = blocks < RV_CACHE_SLOTS ? (uint32_t)(blocks ? blocks : 1) : RV_CACHE_SLOTS;
-    if (!(m->slots = calloc(m->nslots, sizeof *m->slots))) {
+    uint32_t nslots = blocks < RV_CACHE_SLOTS ? (uint32_t)(blocks ? blocks : 1) : RV_CACHE_SLOTS;
+    if (st_blockcache_init(&m->cache, m->fd, sizeof(struct rv_point) * RV_BLOCK, nslots) != 0) {
         snprintf(err, errlen, "%s: out of memory", path);
         goto bad;
     }

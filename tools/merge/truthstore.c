@@ -1,5 +1,6 @@
 /* truthstore.c — see truthstore.h. */
 #include "truthstore.h"
+#include "blockcache.h"
 #include "fsutil.h"
 
 #include <errno.h>
@@ -38,8 +39,7 @@ struct truth_store {
     double ticks_per_s;
     struct ts_loc *locs;
     uint64_t written;             /* values in the file */
-    uint64_t *tag;                /* per slot: block + 1, 0 when empty */
-    uint64_t *slots;              /* nslots x TS_BLOCK values */
+    struct st_blockcache cache;   /* nslots blocks of TS_BLOCK values */
     uint64_t buf[TS_BLOCK];       /* a put's values on their way */
     char dir[512];
     char err[640];
@@ -62,8 +62,7 @@ void ts_free(struct truth_store *t)
     for (uint32_t q = 0; t->locs && q < t->nlocs; q++)
         free(t->locs[q].c);
     free(t->locs);
-    free(t->tag);
-    free(t->slots);
+    st_blockcache_free(&t->cache);
     if (t->fd >= 0)
         close(t->fd);
     free(t);
@@ -92,15 +91,18 @@ struct truth_store *ts_new(uint32_t nlocs, const char *dir, double ticks_per_s, 
     uint64_t want = (uint64_t)nlocs * TS_SLOTS_PER_LOCATION;
     t->nslots = want < TS_SLOTS_MIN ? TS_SLOTS_MIN : want > TS_SLOTS_MAX ? TS_SLOTS_MAX : (uint32_t)want;
     t->per_loc = nlocs && t->nslots / nlocs ? t->nslots / nlocs : 1;
-    t->tag = calloc(t->nslots, sizeof *t->tag);
-    t->slots = malloc(sizeof *t->slots * t->nslots * TS_BLOCK);
-    if (!t->locs || !t->tag || !t->slots) {
+    if (!t->locs) {
         snprintf(err, errlen, "out of memory for the true times");
         ts_free(t);
         return NULL;
     }
     if ((t->fd = st_nameless_file(t->dir, "truth")) < 0) {
         snprintf(err, errlen, "the true times cannot be set aside in %s: %s", t->dir, strerror(errno));
+        ts_free(t);
+        return NULL;
+    }
+    if (st_blockcache_init(&t->cache, t->fd, sizeof *t->buf * TS_BLOCK, t->nslots) != 0) {
+        snprintf(err, errlen, "out of memory for the true times");
         ts_free(t);
         return NULL;
     }
@@ -154,7 +156,7 @@ int ts_put(struct truth_store *t, uint32_t q, uint64_t from, uint64_t n, const u
             return fail(t, "write");
         /* a block read before this write would be stale */
         if (t->cached) {
-            memset(t->tag, 0, sizeof *t->tag * t->nslots);
+            st_blockcache_forget(&t->cache);
             t->cached = 0;
         }
         t->written += m;
@@ -198,21 +200,16 @@ uint64_t ts_get(struct truth_store *t, uint32_t q, uint64_t i)
     if (!c)
         return TS_UNKNOWN;
     uint64_t g = c->at + (i - c->from), blk = g / TS_BLOCK;
-    size_t s = (size_t)(q % (t->nslots / t->per_loc)) * t->per_loc + (size_t)(blk % t->per_loc);
-    uint64_t *v = t->slots + s * TS_BLOCK;
-    if (t->tag[s] != blk + 1) {
-        if (t->err[0])
-            return TS_UNKNOWN;
-        uint64_t first = blk * TS_BLOCK, m = t->written - first < TS_BLOCK ? t->written - first : TS_BLOCK;
-        size_t got = 0;
-        errno = 0;
-        if (st_pread_all(t->fd, v, sizeof *v * m, first * sizeof *v, &got) != 0 || got != sizeof *v * m) {
-            fail(t, "read");
-            return TS_UNKNOWN;
-        }
-        t->tag[s] = blk + 1;
-        t->cached = 1;
+    uint32_t s = (q % (t->nslots / t->per_loc)) * t->per_loc + (uint32_t)(blk % t->per_loc);
+    uint64_t first = blk * TS_BLOCK, m = t->written - first < TS_BLOCK ? t->written - first : TS_BLOCK;
+    const uint64_t *v = st_blockcache_get(&t->cache, s, blk, first * sizeof *v, sizeof *v * m);
+    if (!v) {
+        if (!t->err[0])
+            snprintf(t->err, sizeof t->err, "the true times set aside in %s: read: %s", t->dir,
+                     st_blockcache_why(&t->cache));
+        return TS_UNKNOWN;
     }
+    t->cached = 1;
     return v[g % TS_BLOCK];
 }
 
