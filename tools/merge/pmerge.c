@@ -148,15 +148,21 @@ int pm_agree(int ok)
     return pm_agree_zero(ok, NULL);
 }
 
-uint64_t pm_sum_u64(uint64_t v)
+/* v reduced over every process with op. */
+static uint64_t reduce_u64(uint64_t v, MPI_Op op)
 {
     if (!pm_active())
         return v;
     unsigned long long mine = v, all = 0;
     MPI_Request req;
-    MPI_Iallreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, &req);
+    MPI_Iallreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, op, MPI_COMM_WORLD, &req);
     wait_quietly(&req, NULL);
     return all;
+}
+
+uint64_t pm_sum_u64(uint64_t v)
+{
+    return reduce_u64(v, MPI_SUM);
 }
 
 void pm_bcast(void *buf, size_t n)
@@ -173,13 +179,7 @@ void pm_bcast(void *buf, size_t n)
 
 uint64_t pm_max_u64(uint64_t v)
 {
-    if (!pm_active())
-        return v;
-    unsigned long long mine = v, all = 0;
-    MPI_Request req;
-    MPI_Iallreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD, &req);
-    wait_quietly(&req, NULL);
-    return all;
+    return reduce_u64(v, MPI_MAX);
 }
 
 void pm_send_piece(const void *buf, size_t n)
