@@ -31,6 +31,28 @@ struct worker {
     uint32_t loc;                 /* the location being handed over */
 };
 
+static void send_out(struct worker *w)
+{
+    if (w->out.n)
+        pm_send_piece(w->out.v, w->out.n);
+    w->out.n = 0;
+}
+
+/* The match records of one sort gathered so far, as one record of the
+ * stream (of the location being handed over): 0, or -1 out of memory. */
+static int flush_pending(struct worker *w, int which)
+{
+    struct ls_buf *b = &w->pending[which];
+    if (!b->n)
+        return 0;
+    const void *part = b->v;
+    size_t len = b->n;
+    b->n = 0;
+    return ls_put(&w->out, LS_SENDS + (uint32_t)which, w->loc, 1, &part, &len);
+}
+
+/* A record of the walk (mg_match_chunk), gathered by sort; sent on as the
+ * pieces fill, so that a large chunk's records are not all held at once. */
 static int relay(void *ctx, enum mg_sink which, const void *record)
 {
     struct worker *w = ctx;
@@ -46,14 +68,13 @@ static int relay(void *ctx, enum mg_sink which, const void *record)
     }
     memcpy(b->v + b->n, record, size);
     b->n += size;
+    if (b->n >= PIECE_BYTES / 4) {
+        if (flush_pending(w, which) != 0)
+            return -1;
+        if (w->out.n >= PIECE_BYTES)
+            send_out(w);
+    }
     return 0;
-}
-
-static void send_out(struct worker *w)
-{
-    if (w->out.n)
-        pm_send_piece(w->out.v, w->out.n);
-    w->out.n = 0;
 }
 
 /* A worker's true times go to process 0 (its report) and to its own
@@ -87,12 +108,7 @@ static int worker_done(void *ctx, uint32_t r, int last, char *err, size_t errlen
         return -1;
     }
     for (int k = 0; k < MG_SINKS; k++)
-        if (w->pending[k].n) {
-            const void *part = w->pending[k].v;
-            size_t len = w->pending[k].n;
-            ls_put(&w->out, LS_SENDS + (uint32_t)k, r, 1, &part, &len);
-            w->pending[k].n = 0;
-        }
+        flush_pending(w, k);   /* a failure sticks in w->out */
     if (loc->nheld) {
         struct rt_times *t = rt_times_of(loc->events, loc->nheld);
         if (!t || ls_put_times(&w->out, r, loc->events_from, t) != 0) {
