@@ -68,12 +68,17 @@ struct fused {
     struct rf_orderer *rma;
 };
 
+uint32_t merge_owner(const struct merge_state *st, uint32_t r)
+{
+    uint32_t rank = (uint32_t)st->locs[r].rank, p = 0;
+    while (st->share && p + 1 < st->processes && rank >= st->share[p + 1])
+        p++;
+    return p;
+}
+
 int merge_owns(const struct merge_state *st, uint32_t r)
 {
-    if (!st->share)
-        return 1;
-    uint32_t rank = (uint32_t)st->locs[r].rank;
-    return rank >= st->share[st->place] && rank < st->share[st->place + 1];
+    return !st->share || merge_owner(st, r) == st->place;
 }
 
 /* Until the write, the stages read only the events' times (and the true

@@ -100,6 +100,7 @@ struct merge_state {
     uint32_t *share;
     uint32_t place, processes;
     int streams_taken;        /* process 0 has taken the workers' streams to their ends */
+    double rv_origin;         /* the raw view's zero (rv_origin): process 0's, over every location */
     struct gtime_map gtime;   /* apply: every event's global ns (gtime.h) */
     struct truth_store *truth;   /* read: the events' true times in ns, set aside (NULL: none) */
     int truth_dropped;        /* they could not be set aside: the merge goes on without */
@@ -170,6 +171,7 @@ int merge_read_events(struct merge_state *st, const struct merge_hand_over *h);
  * of location r are read at a time (0: all); a chunk of r read, kept or
  * set aside (0, or -1 with a message); true times for the store. */
 int merge_owns(const struct merge_state *st, uint32_t r);
+uint32_t merge_owner(const struct merge_state *st, uint32_t r);   /* the process that reads location r */
 int merge_plan_keeping(struct merge_state *st, uint64_t *held);
 uint64_t merge_read_chunk(const struct merge_state *st, uint32_t r);
 int merge_keep_or_set_aside(struct merge_state *st, uint32_t r, char *err, size_t errlen);

@@ -18,6 +18,7 @@
 #include "otf2out.h"
 #include "pmerge.h"
 #include "progress.h"
+#include "rawview.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +36,7 @@ struct plan {
     int32_t any_truth, pre_sources;
     uint32_t pre_words, pad;
     double gmin;              /* global time 0 (gtime.h) */
+    double rv_origin;         /* the raw view's zero (rawview.h) */
     uint64_t model_bytes, nvertices;
     char dir[4200];           /* the output being built */
 };
@@ -94,15 +96,6 @@ static uint8_t *own_locations(const struct merge_state *st)
     return mine;
 }
 
-/* The location's owner among the processes. */
-static uint32_t owner_of(const struct merge_state *st, uint32_t r)
-{
-    uint32_t rank = (uint32_t)st->locs[r].rank, p = 0;
-    while (p + 1 < st->processes && rank >= st->share[p + 1])
-        p++;
-    return p;
-}
-
 /* After a repair, the workers' events' times: process 0 has them (on disk,
  * clc_stream.h), each worker reads its own from a file in the output
  * being built (which every process sees: they write the archive there).
@@ -118,7 +111,7 @@ static int write_times_files(struct merge_state *st)
             return -1;
         }
         for (uint32_t r = 0; r < st->nlocs; r++) {
-            if (owner_of(st, r) != p)
+            if (merge_owner(st, r) != p)
                 continue;
             struct rt_time_reader tr;
             rt_time_reader_init(&tr, &st->locs[r]);
@@ -171,6 +164,7 @@ static int send_plan(struct merge_state *st, int ok, struct ow_parallel *par)
     }
     pl.ok = ok;
     pl.gmin = st->gtime.gmin;
+    pl.rv_origin = st->rv_origin = ok ? rv_origin(st->locs, st->nlocs) : 0;
     pl.model_bytes = model_bytes;
     pl.nvertices = ok ? cm_nvertices(&st->model) : 0;
     snprintf(pl.dir, sizeof pl.dir, "%s", st->tmp);
@@ -204,6 +198,7 @@ static int take_plan(struct merge_state *st, const uint8_t *mine, struct ow_para
     pm_bcast(model, pl.model_bytes);
     pm_bcast(x, sizeof *x * pl.nvertices);
     snprintf(dir, len, "%s", pl.dir);
+    st->rv_origin = pl.rv_origin;
     par->any_truth = pl.any_truth;
     par->pre_words = pl.pre_words;
     par->pre_sources = pl.pre_sources;

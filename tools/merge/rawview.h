@@ -49,6 +49,22 @@ struct rv_rank {
 int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
              double *max_err_ns, char *err, size_t errlen);
 
+/* The same in parts, for the parallel merge (pmerge.h), whose processes
+ * each have their own locations' times: the raw time of the run's
+ * earliest event (process 0's, over every location); the sections of the
+ * locations with mine[r] set, in order, into `out` (their points wait in a
+ * nameless file in dir; the largest deviation into *worst: 0, or -1 with
+ * a message); and DIR/rawview.map from each process's sections, parts[p]
+ * holding those of the locations with owner[r] == p (0, or -1 with a
+ * message, when a part is not what it should be or worst is beyond the
+ * tolerance). */
+double rv_origin(const struct rt_rank *ranks, uint32_t n);
+int rv_write_sections(FILE *out, const char *dir, const struct rt_rank *ranks, uint32_t n,
+                      const struct gtime_map *gtime, double origin, const uint8_t *mine, double *worst, char *err,
+                      size_t errlen);
+int rv_assemble(const char *dir, uint32_t n, const uint32_t *owner, FILE *const *parts, double worst, char *err,
+                size_t errlen);
+
 /* A map read back without holding it: its text checked line by line and
  * its points set aside in a nameless file, of which a few blocks are held
  * at a time (rawview.c): what is held is some 40 bytes per rank, 8 per

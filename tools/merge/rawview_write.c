@@ -68,24 +68,8 @@ static int copy_and_check(FILE *pts, uint32_t n, FILE *out, uint32_t r, const st
     return read == n && !ferror(pts) ? 0 : -1;
 }
 
-int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
-             double *max_err_ns, char *err, size_t errlen)
+double rv_origin(const struct rt_rank *ranks, uint32_t n)
 {
-    char path[4300], tmp[4400];
-    snprintf(path, sizeof path, "%s/rawview.map", dir);
-    snprintf(tmp, sizeof tmp, "%s/.rawview.map.tmp", dir);
-    /* written as it is found, checked, then put in place: a rank's
-     * breakpoints wait in a nameless file, not in memory */
-    int fd = st_nameless_file(dir, "rawview");
-    FILE *pts = fd >= 0 ? fdopen(fd, "w+b") : NULL;
-    FILE *f = fopen(tmp, "w");
-    int rc = -1;
-    if (!pts || !f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        if (!pts && fd >= 0)
-            close(fd);
-        goto done;
-    }
     /* the earliest raw event of the run is 0, as in global time */
     double origin = INFINITY;
     for (uint32_t r = 0; r < n; r++)
@@ -95,9 +79,26 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const str
             origin = fmin(origin, cm_interpolated(&ranks[r], rt_time_read(&tr, 0)));
             rt_time_reader_free(&tr);
         }
-    double worst = 0;
-    fprintf(f, "synctrace-rawview 2\nranks %u\n", n);
-    for (uint32_t r = 0; r < n; r++) {
+    return origin;
+}
+
+int rv_write_sections(FILE *out, const char *dir, const struct rt_rank *ranks, uint32_t n,
+                      const struct gtime_map *gtime, double origin, const uint8_t *mine, double *worst, char *err,
+                      size_t errlen)
+{
+    /* a rank's breakpoints wait in a nameless file, not in memory */
+    int fd = st_nameless_file(dir, "rawview");
+    FILE *pts = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+    if (!pts) {
+        snprintf(err, errlen, "%s/rawview.map: cannot write: %s", dir, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    int rc = 0;
+    for (uint32_t r = 0; r < n && rc == 0; r++) {
+        if (mine && !mine[r])
+            continue;
         const struct rt_rank *rk = &ranks[r];
         struct rt_time_reader tr;
         rt_time_reader_init(&tr, rk);
@@ -109,35 +110,91 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const str
         p.f = pts;
         rewind(pts);
         rv_simplify_series(&sr, rk->nevents, RV_TOLERANCE_NS * 0.9, &p);
-        int bad = p.failed || copy_and_check(pts, p.n, f, r, &rp, &worst) != 0;
-        rt_time_reader_free(&tr);
-        if (bad) {
-            snprintf(err, errlen, "%s: its breakpoints could not be set aside in %s: %s", path, dir,
+        if (p.failed || copy_and_check(pts, p.n, out, r, &rp, worst) != 0) {
+            snprintf(err, errlen, "%s/rawview.map: its breakpoints could not be set aside in %s: %s", dir, dir,
                      errno ? strerror(errno) : "write failed");
-            goto done;
+            rc = -1;
         }
+        rt_time_reader_free(&tr);
+    }
+    fclose(pts);
+    return rc;
+}
+
+/* Put tmp in place as DIR/rawview.map, worst within the tolerance: 0, or
+ * -1 with a message (tmp removed). */
+static int put_in_place(FILE *f, const char *tmp, const char *path, double worst, char *err, size_t errlen)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, errlen, "%s: write failed", path);
+    } else if (!(worst <= RV_TOLERANCE_NS)) {
+        snprintf(err, errlen, "%s: the raw times do not follow a piecewise-linear map within %.1f ns (%.3f ns off)",
+                 path, RV_TOLERANCE_NS, worst);
+    } else if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: write failed", path);
+    } else {
+        return 0;
+    }
+    unlink(tmp);
+    return -1;
+}
+
+int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
+             double *max_err_ns, char *err, size_t errlen)
+{
+    char path[4300], tmp[4400];
+    snprintf(path, sizeof path, "%s/rawview.map", dir);
+    snprintf(tmp, sizeof tmp, "%s/.rawview.map.tmp", dir);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    double worst = 0;
+    fprintf(f, "synctrace-rawview 2\nranks %u\n", n);
+    if (rv_write_sections(f, dir, ranks, n, gtime, rv_origin(ranks, n), NULL, &worst, err, errlen) != 0) {
+        fclose(f);
+        unlink(tmp);
+        return -1;
     }
     if (max_err_ns)
         *max_err_ns = worst;
-    if (!(worst <= RV_TOLERANCE_NS)) {
-        snprintf(err, errlen, "%s: the raw times do not follow a piecewise-linear map within %.1f ns (%.3f ns off)",
-                 path, RV_TOLERANCE_NS, worst);
-        goto done;
+    return put_in_place(f, tmp, path, worst, err, errlen);
+}
+
+int rv_assemble(const char *dir, uint32_t n, const uint32_t *owner, FILE *const *parts, double worst, char *err,
+                size_t errlen)
+{
+    char path[4300], tmp[4400], line[256];
+    snprintf(path, sizeof path, "%s/rawview.map", dir);
+    snprintf(tmp, sizeof tmp, "%s/.rawview.map.tmp", dir);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
     }
-    int bad = ferror(f);
-    FILE *closing = f;
-    f = NULL;
-    if (fclose(closing) != 0 || bad || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: write failed", path);
-        goto done;
+    fprintf(f, "synctrace-rawview 2\nranks %u\n", n);
+    for (uint32_t r = 0; r < n; r++) {
+        /* location r's section: next in its owner's part */
+        FILE *in = parts[owner[r]];
+        unsigned rank, count;
+        if (!fgets(line, sizeof line, in) || sscanf(line, "rank %u %u", &rank, &count) != 2 || rank != r) {
+            snprintf(err, errlen, "%s: the section of location %u is missing from its process's part", path, r);
+            fclose(f);
+            unlink(tmp);
+            return -1;
+        }
+        fputs(line, f);
+        for (unsigned k = 0; k < count; k++) {
+            if (!fgets(line, sizeof line, in)) {
+                snprintf(err, errlen, "%s: the section of location %u is cut short in its process's part", path, r);
+                fclose(f);
+                unlink(tmp);
+                return -1;
+            }
+            fputs(line, f);
+        }
     }
-    rc = 0;
-done:
-    if (f)
-        fclose(f);
-    if (rc != 0)
-        unlink(tmp);
-    if (pts)
-        fclose(pts);
-    return rc;
+    return put_in_place(f, tmp, path, worst, err, errlen);
 }
