@@ -140,19 +140,29 @@ static int put_in_place(FILE *f, const char *tmp, const char *path, double worst
     return -1;
 }
 
+/* DIR/rawview.map's temporary (names into path and tmp), its header
+ * written: the file, or NULL with a message. */
+static FILE *begin_map(const char *dir, uint32_t n, char *path, size_t pathlen, char *tmp, size_t tmplen, char *err,
+                       size_t errlen)
+{
+    snprintf(path, pathlen, "%s/rawview.map", dir);
+    snprintf(tmp, tmplen, "%s/.rawview.map.tmp", dir);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    else
+        fprintf(f, "synctrace-rawview 2\nranks %u\n", n);
+    return f;
+}
+
 int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
              double *max_err_ns, char *err, size_t errlen)
 {
     char path[4300], tmp[4400];
-    snprintf(path, sizeof path, "%s/rawview.map", dir);
-    snprintf(tmp, sizeof tmp, "%s/.rawview.map.tmp", dir);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    FILE *f = begin_map(dir, n, path, sizeof path, tmp, sizeof tmp, err, errlen);
+    if (!f)
         return -1;
-    }
     double worst = 0;
-    fprintf(f, "synctrace-rawview 2\nranks %u\n", n);
     if (rv_write_sections(f, dir, ranks, n, gtime, rv_origin(ranks, n), NULL, &worst, err, errlen) != 0) {
         fclose(f);
         unlink(tmp);
@@ -167,14 +177,9 @@ int rv_assemble(const char *dir, uint32_t n, const uint32_t *owner, FILE *const 
                 size_t errlen)
 {
     char path[4300], tmp[4400], line[256];
-    snprintf(path, sizeof path, "%s/rawview.map", dir);
-    snprintf(tmp, sizeof tmp, "%s/.rawview.map.tmp", dir);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    FILE *f = begin_map(dir, n, path, sizeof path, tmp, sizeof tmp, err, errlen);
+    if (!f)
         return -1;
-    }
-    fprintf(f, "synctrace-rawview 2\nranks %u\n", n);
     for (uint32_t r = 0; r < n; r++) {
         /* location r's section: next in its owner's part */
         FILE *in = parts[owner[r]];
