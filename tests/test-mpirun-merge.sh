@@ -8,9 +8,9 @@
 # processes than rank archives. One summary on stdout, no word more on
 # stderr than one process says; a damaged archive in a worker's share is
 # the same one-line error, with no output; an OUT that exists (or appears
-# while the merge runs) is never replaced.
+# while the merge runs) is never replaced. Other commands run once.
 . "$top_srcdir/tests/lib.sh"
-plan 22
+plan 23
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
 tmp=$(scratch)
@@ -118,6 +118,16 @@ rc=$?
 "$ST" merge --help >"$tmp/help1.out" 2>&1
 [ $rc = 0 ] && cmp -s "$tmp/help.out" "$tmp/help1.out"
 ok $? "--help: printed once, exit $rc"
+
+# Another command under mpirun runs once, in the first process.
+run_plain 3 "$ST" export "$tmp/st.np3" --format chrome -o "$tmp/st.json" >"$tmp/export.out" 2>"$tmp/export.err"
+rc=$?
+run_plain 3 "$ST" report "$tmp/st.np3" >"$tmp/report3.out" 2>&1
+rc2=$?
+"$ST" report "$tmp/st.np3" >"$tmp/report1.out" 2>&1
+[ $rc = 0 ] && [ $rc2 = 0 ] && [ "$(grep -c '^synctrace export:' "$tmp/export.err")" = 1 ] && [ -s "$tmp/st.json" ] \
+    && cmp -s "$tmp/report1.out" "$tmp/report3.out"
+ok $? "export and report under mpirun -np 3: run once (exit $rc, $rc2; $(head -1 "$tmp/export.err"))"
 
 # OUT exists: refused, the job fails, OUT stays.
 before=$(find "$tmp/st.np3" -type f -printf '%P %s %T@\n' | sort | md5sum)
