@@ -368,6 +368,8 @@ int merge_parallel(int argc, char **argv, uint32_t processes)
     }
     int zero_failed = 0;
     struct merge_state *st = NULL;
+    if (pm_place() == 0)
+        progress_begin("synctrace merge");   /* the first process shows how far the merge is */
     int rc = begin(&st, argc, argv, &zero_failed);
     if (rc == 0 && st) {
         uint8_t *mine = own_locations(st);
@@ -377,9 +379,7 @@ int merge_parallel(int argc, char **argv, uint32_t processes)
             pm_abort();   /* the others are past their last agreement: nothing else ends the job */
         }
         if (st->place == 0) {
-            progress_begin("synctrace merge");
             rc = run_zero(st, &par, &zero_failed);
-            progress_end();
         } else {
             rc = run_worker(st, &par, &zero_failed);
             /* its files are process 0's to remove */
@@ -387,6 +387,8 @@ int merge_parallel(int argc, char **argv, uint32_t processes)
         }
         free(mine);
     }
+    if (pm_place() == 0)
+        progress_end();
     if (st) {
         merge_state_free(st);
         free(st);
