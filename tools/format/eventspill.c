@@ -122,9 +122,12 @@ static int put_times(struct rt_spill *s, uint64_t first, const struct rt_times *
     return 0;
 }
 
-/* The held slots' times as a times record at the file's end: 0 or -1. */
-static int write_times(struct rt_spill *s, const struct rt_rank *r, uint64_t *at)
+/* The held slots' times (given, or found here) as a times record at the
+ * file's end: 0 or -1. */
+static int write_times(struct rt_spill *s, const struct rt_rank *r, const struct rt_times *given, uint64_t *at)
 {
+    if (given)
+        return put_times(s, r->events_from, given, at);
     struct rt_times *t = rt_times_of(r->events, r->nheld);   /* numbered from the chunk's first event */
     if (!t)
         return fail(s, "events set aside in %s: out of memory", s->dir);
@@ -159,6 +162,11 @@ int rt_spill_times(struct rt_spill *s, struct rt_rank *r, uint64_t first, const 
 
 int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
 {
+    return rt_spill_out_times(s, r, NULL);
+}
+
+int rt_spill_out_times(struct rt_spill *s, struct rt_rank *r, const struct rt_times *times)
+{
     if (s->failed)
         return -1;
     if (!r->events || !r->nheld)
@@ -181,7 +189,7 @@ int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
             return fail(s, "events set aside in %s: write: %s", s->dir, strerror(errno));
         s->end += v[k].len;
     }
-    if (write_times(s, r, &times_at) != 0)
+    if (write_times(s, r, times, &times_at) != 0)
         return -1;
     struct rt_facts f;   /* added to the chunks' before (none: zero) */
     rt_facts_held(r, &f);

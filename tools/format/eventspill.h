@@ -29,6 +29,10 @@ struct rt_spill *rt_spill_new(const char *dir, char *err, size_t errlen);
  * events is left as it is; one brought back by rt_spill_in lets its
  * events go again (the file still has them). */
 int rt_spill_out(struct rt_spill *s, struct rt_rank *r);
+/* The same with the held slots' times already in rt_times form (as
+ * rt_times_of gives them; NULL: found here), for a caller that needed
+ * them too. */
+int rt_spill_out_times(struct rt_spill *s, struct rt_rank *r, const struct rt_times *times);
 /* 0 (r holds its events again, and still its times), or -1. _at: only
  * the chunk that holds event i (the one set aside with it), in place of
  * what r held: a writer walking a location through holds one chunk at a

@@ -173,13 +173,14 @@ void merge_put_truth(struct merge_state *st, uint32_t loc, uint64_t from, uint64
         fprintf(stderr, "synctrace merge: warning: no comparison with true time: %s\n", why);
 }
 
-int merge_keep_or_set_aside(struct merge_state *st, uint32_t r, char *err, size_t errlen)
+int merge_keep_or_set_aside(struct merge_state *st, uint32_t r, const struct rt_times *times, char *err,
+                            size_t errlen)
 {
     if (st->kept[r])
         return 0;
     if (!st->spill && !(st->spill = rt_spill_new(st->opt.spill_dir, err, errlen)))
         return -1;
-    if (rt_spill_out(st->spill, &st->locs[r]) != 0) {
+    if (rt_spill_out_times(st->spill, &st->locs[r], times) != 0) {
         snprintf(err, errlen, "%s", rt_spill_error(st->spill));
         return -1;
     }
@@ -199,7 +200,7 @@ static int hand_over(void *ctx, uint32_t r, int last, char *err, size_t errlen)
     struct truth_put tp = { st, r };
     if (rt_truth_hand(&st->locs[r], last, put_truth, &tp) != 0)
         return -1;
-    return merge_keep_or_set_aside(st, r, err, errlen);
+    return merge_keep_or_set_aside(st, r, NULL, err, errlen);
 }
 
 /* The parallel merge's process 0: what the workers read, handed over. */
@@ -232,7 +233,7 @@ int merge_match(struct merge_state *st)
         fprintf(stderr, "synctrace merge: out of memory while ordering one-sided operations\n");
         return -1;
     }
-    struct merge_hand_over h = { chunk_of, hand_over, &f, 0, 0, NULL, NULL };
+    struct merge_hand_over h = { chunk_of, hand_over, &f, 0, 0, NULL, NULL, NULL };
     if (st->share) {   /* process 0 of the parallel merge reads its share and takes the workers' */
         h.first = st->share[0];
         h.end = st->share[1];

@@ -163,18 +163,23 @@ struct merge_hand_over {
     uint32_t first, end;      /* with remote or rank_failed set */
     int (*remote)(void *ctx, pthread_mutex_t *lock, char **errors, int *finalized, char *err, size_t errlen);
     int (*rank_failed)(void *ctx, uint32_t rank, const char *message);
+    /* per rank, whether its main location entered MPI_Finalize, as done
+     * is called with its chunks (NULL: the read keeps that to itself) */
+    int *finalized;
 };
 int merge_read_events(struct merge_state *st, const struct merge_hand_over *h);
 /* merge.c, the read's parts the parallel merge's workers share: which
  * locations this process reads (all without a share); which it keeps in
  * memory, within --event-memory (*held bytes: 0 or -1); how many events
  * of location r are read at a time (0: all); a chunk of r read, kept or
- * set aside (0, or -1 with a message); true times for the store. */
+ * set aside (its times in rt_times form when the caller has them, else
+ * NULL; 0, or -1 with a message); true times for the store. */
 int merge_owns(const struct merge_state *st, uint32_t r);
 uint32_t merge_owner(const struct merge_state *st, uint32_t r);   /* the process that reads location r */
 int merge_plan_keeping(struct merge_state *st, uint64_t *held);
 uint64_t merge_read_chunk(const struct merge_state *st, uint32_t r);
-int merge_keep_or_set_aside(struct merge_state *st, uint32_t r, char *err, size_t errlen);
+int merge_keep_or_set_aside(struct merge_state *st, uint32_t r, const struct rt_times *times, char *err,
+                            size_t errlen);
 void merge_put_truth(struct merge_state *st, uint32_t loc, uint64_t from, uint64_t n, const uint64_t *raw,
                      const uint64_t *known);
 /* pmerge_read.c: a worker's read, its stream to process 0 (0 or -1; the

@@ -8,7 +8,6 @@
  * not depend on that order (match.h). */
 #include <config.h>
 #include "locstream.h"
-#include "losses.h"
 #include "merge_state.h"
 #include "pmerge.h"
 #include "rma_flow.h"
@@ -27,7 +26,7 @@ struct worker {
     struct rf_orderer *rma;
     struct ls_buf out;            /* records not sent yet */
     struct ls_buf pending[MG_SINKS];   /* the chunk's match records, by sort */
-    int *finalized;               /* per location: its events entered MPI_Finalize */
+    int *finalized;               /* per rank: its main location entered MPI_Finalize (read_stage.c fills it) */
     uint32_t loc;                 /* the location being handed over */
 };
 
@@ -101,28 +100,23 @@ static int worker_done(void *ctx, uint32_t r, int last, char *err, size_t errlen
     struct merge_state *st = w->st;
     struct rt_rank *loc = &st->locs[r];
     w->loc = r;
-    if (!loc->thread)
-        w->finalized[r] |= losses_finalized(loc);
     if (mg_match_chunk(w->matcher, r, last) != 0 || rf_order_chunk(w->rma, r, last) != 0) {
         snprintf(err, errlen, "out of memory while matching the events of %s", loc->path ? loc->path : "?");
         return -1;
     }
     for (int k = 0; k < MG_SINKS; k++)
         flush_pending(w, k);   /* a failure sticks in w->out */
-    if (loc->nheld) {
-        struct rt_times *t = rt_times_of(loc->events, loc->nheld);
-        if (!t || ls_put_times(&w->out, r, loc->events_from, t) != 0) {
-            rt_times_free(t);
-            snprintf(err, errlen, "out of memory while reading %s", loc->path ? loc->path : "?");
-            return -1;
-        }
+    /* the chunk's times: to process 0, and with the events if they are set aside */
+    struct rt_times *t = loc->nheld ? rt_times_of(loc->events, loc->nheld) : NULL;
+    if ((loc->nheld && (!t || ls_put_times(&w->out, r, loc->events_from, t) != 0))
+        || rt_truth_hand(loc, last, put_truth, w) != 0 || w->out.failed) {
         rt_times_free(t);
-    }
-    if (rt_truth_hand(loc, last, put_truth, w) != 0 || w->out.failed) {
         snprintf(err, errlen, "out of memory while reading %s", loc->path ? loc->path : "?");
         return -1;
     }
-    if (merge_keep_or_set_aside(st, r, err, errlen) != 0)
+    int kept = merge_keep_or_set_aside(st, r, t, err, errlen);
+    rt_times_free(t);
+    if (kept != 0)
         return -1;
     if (last) {
         void *packed;
@@ -136,7 +130,7 @@ static int worker_done(void *ctx, uint32_t r, int last, char *err, size_t errlen
         free(packed);
         struct ls_location l = { loc->nevents, loc->trace_length, loc->recovered_from_records, loc->nsources,
                                  loc->nsource_words, { 0, 0, 0, 0 }, loc->recovered_records_file,
-                                 w->finalized[r] };
+                                 !loc->thread && w->finalized[loc->rank] };
         rt_facts(loc, &l.facts);
         ls_put_location(&w->out, r, &l, loc->sources, loc->source_words);
     }
@@ -164,7 +158,7 @@ int pm_worker_read(struct merge_state *st)
     struct mg_sort_config sort = { st->opt.spill_dir, st->opt.sort_memory, SIZE_MAX };
     int rc = -1;
     uint64_t held;
-    w.finalized = calloc(st->nlocs ? st->nlocs : 1, sizeof *w.finalized);
+    w.finalized = calloc(st->nanchors > 0 ? (size_t)st->nanchors : 1, sizeof *w.finalized);
     if (!w.finalized || merge_plan_keeping(st, &held) != 0)
         snprintf(err, sizeof err, "out of memory");
     else if (!(w.matcher = mg_match_begin_relay(st->locs, st->nlocs, &sort, relay, &w, &st->match, err, sizeof err)))
@@ -173,7 +167,7 @@ int pm_worker_read(struct merge_state *st)
         snprintf(err, sizeof err, "out of memory while ordering one-sided operations");
     else {
         const struct merge_hand_over h = { worker_chunk, worker_done, &w, st->share[st->place],
-                                           st->share[st->place + 1], NULL, worker_rank_failed };
+                                           st->share[st->place + 1], NULL, worker_rank_failed, w.finalized };
         st->match.outside = &st->outside;
         rc = merge_read_events(st, &h);
         struct ls_counts c = { st->match.outside_sends, st->match.outside_recvs, st->match.cancelled };

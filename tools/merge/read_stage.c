@@ -345,7 +345,7 @@ int merge_read_events(struct merge_state *st, const struct merge_hand_over *h)
     struct events_pass p = { .st = st, .h = h, .hand_lock = PTHREAD_MUTEX_INITIALIZER };
     p.first = calloc((size_t)n + 2, sizeof *p.first);
     p.locs = malloc(sizeof *p.locs * (st->nlocs ? st->nlocs : 1));
-    p.finalized = calloc((size_t)(n > 0 ? n : 1), sizeof *p.finalized);
+    p.finalized = h->finalized ? h->finalized : calloc((size_t)(n > 0 ? n : 1), sizeof *p.finalized);
     int rc = -1;
     if (!p.first || !p.locs || !p.finalized) {
         fprintf(stderr, "synctrace merge: out of memory\n");
@@ -398,6 +398,7 @@ int merge_read_events(struct merge_state *st, const struct merge_hand_over *h)
 done:
     free(p.first);
     free(p.locs);
-    free(p.finalized);
+    if (p.finalized != h->finalized)
+        free(p.finalized);
     return rc;
 }
