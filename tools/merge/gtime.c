@@ -2,7 +2,7 @@
 #include <config.h>
 #include "gtime.h"
 
-#include "fsutil.h"
+#include "blockcache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -121,10 +121,9 @@ int gt_build_part(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, c
 
 struct gt_given {
     int fd;
-    uint64_t *at;             /* per location: where its values begin in the file (bytes) */
-    uint32_t r;               /* the block's location */
-    uint64_t first, n;        /* the block: its values [first, first + n) */
-    uint64_t v[GIVEN_BLOCK];
+    uint64_t *at;             /* per location: where its values begin in the file (in values) */
+    uint64_t total;           /* values in the file */
+    struct st_blockcache cache;   /* one block: the write reads each location in order */
     char err[600];            /* the first failed read */
 };
 
@@ -140,13 +139,11 @@ int gt_build_given(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, 
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    uint64_t off = 0;
     for (uint32_t r = 0; r < n; r++) {
-        gv->at[r] = off;
+        gv->at[r] = gv->total;
         if (mine[r])
-            off += 8 * locs[r].nevents;
+            gv->total += locs[r].nevents;
     }
-    gv->r = UINT32_MAX;
     if ((gv->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         free(gv->at);
@@ -154,25 +151,25 @@ int gt_build_given(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, 
         return -1;
     }
     g->given = gv;
+    if (st_blockcache_init(&gv->cache, gv->fd, sizeof(uint64_t) * GIVEN_BLOCK, 1) != 0) {
+        snprintf(err, errlen, "out of memory");
+        gt_free(g);
+        return -1;
+    }
     return 0;
 }
 
 uint64_t gt_given_get(struct gt_given *g, uint32_t r, uint64_t i)
 {
-    if (r != g->r || i - g->first >= g->n) {
-        size_t got = 0;
-        g->r = r;
-        g->first = i;
-        g->n = 0;
-        if (st_pread_all(g->fd, g->v, sizeof g->v, g->at[r] + 8 * i, &got) != 0 || got < 8) {
-            if (!g->err[0])
-                snprintf(g->err, sizeof g->err, "repaired times of location %u: %s", r,
-                         got < 8 ? "cut short" : strerror(errno));
-            return 0;   /* the failure sticks: the write fails (gt_given_error) */
-        }
-        g->n = got / 8;
+    uint64_t k = g->at[r] + i, blk = k / GIVEN_BLOCK, first = blk * GIVEN_BLOCK;
+    uint64_t m = g->total - first < GIVEN_BLOCK ? g->total - first : GIVEN_BLOCK;
+    const uint64_t *v = st_blockcache_get(&g->cache, 0, blk, first * sizeof *v, sizeof *v * m);
+    if (!v) {
+        if (!g->err[0])
+            snprintf(g->err, sizeof g->err, "repaired times of location %u: %s", r, st_blockcache_why(&g->cache));
+        return 0;   /* the failure sticks: the write fails (gt_given_error) */
     }
-    return g->v[i - g->first];
+    return v[k % GIVEN_BLOCK];
 }
 
 const char *gt_given_error(const struct gtime_map *g)
@@ -208,6 +205,7 @@ void gt_free(struct gtime_map *g)
 {
     if (g->given) {
         close(g->given->fd);
+        st_blockcache_free(&g->given->cache);
         free(g->given->at);
         free(g->given);
     }

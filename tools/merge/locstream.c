@@ -15,14 +15,11 @@ static size_t padded(uint64_t n)
     return (size_t)((n + 7) & ~(uint64_t)7);
 }
 
-int ls_put(struct ls_buf *b, uint32_t kind, uint32_t loc, int nparts, const void *const *parts, const size_t *lens)
+int ls_reserve(struct ls_buf *b, size_t more)
 {
     if (b->failed)
         return -1;
-    uint64_t len = 0;
-    for (int k = 0; k < nparts; k++)
-        len += lens[k];
-    size_t need = b->n + sizeof(struct header) + padded(len);
+    size_t need = b->n + more;
     if (need > b->cap) {
         size_t cap = b->cap ? b->cap : (size_t)1 << 16;
         while (cap < need)
@@ -35,6 +32,17 @@ int ls_put(struct ls_buf *b, uint32_t kind, uint32_t loc, int nparts, const void
         b->v = nv;
         b->cap = cap;
     }
+    return 0;
+}
+
+int ls_put(struct ls_buf *b, uint32_t kind, uint32_t loc, int nparts, const void *const *parts, const size_t *lens)
+{
+    uint64_t len = 0;
+    for (int k = 0; k < nparts; k++)
+        len += lens[k];
+    size_t need = b->n + sizeof(struct header) + padded(len);
+    if (ls_reserve(b, need - b->n) != 0)
+        return -1;
     struct header h = { kind, loc, len };
     memcpy(b->v + b->n, &h, sizeof h);
     size_t at = b->n + sizeof h;

@@ -56,6 +56,9 @@ struct ls_record {
 /* Append a record of nparts parts (NULL parts with length 0 allowed):
  * 0, or -1 (out of memory, sticks in b->failed). */
 int ls_put(struct ls_buf *b, uint32_t kind, uint32_t loc, int nparts, const void *const *parts, const size_t *lens);
+/* Room for `more` bytes after b->n (a buffer of bytes gathered before
+ * they become a record's part): 0, or -1 (sticks in b->failed). */
+int ls_reserve(struct ls_buf *b, size_t more);
 int ls_put_times(struct ls_buf *b, uint32_t loc, uint64_t first, const struct rt_times *t);
 int ls_put_truth(struct ls_buf *b, uint32_t loc, uint64_t from, uint64_t n, const uint64_t *raw,
                  const uint64_t *known);

@@ -53,6 +53,7 @@ void merge_state_free(struct merge_state *st)
     free(st->locs);
     free(st->kept);
     free(st->share);
+    free(st->owner);
     member_pool_free(&st->members);   /* after the ranks that point into it */
     rt_spill_free(st->spill);
     rawdir_free(st->anchors, st->nanchors);
@@ -68,17 +69,9 @@ struct fused {
     struct rf_orderer *rma;
 };
 
-uint32_t merge_owner(const struct merge_state *st, uint32_t r)
-{
-    uint32_t rank = (uint32_t)st->locs[r].rank, p = 0;
-    while (st->share && p + 1 < st->processes && rank >= st->share[p + 1])
-        p++;
-    return p;
-}
-
 int merge_owns(const struct merge_state *st, uint32_t r)
 {
-    return !st->share || merge_owner(st, r) == st->place;
+    return !st->owner || st->owner[r] == st->place;
 }
 
 /* Until the write, the stages read only the events' times (and the true

@@ -98,6 +98,7 @@ struct merge_state {
     /* the parallel merge (pmerge.h): rank archives [share[p], share[p + 1])
      * are process p's; NULL when this process reads them all */
     uint32_t *share;
+    uint32_t *owner;          /* per location: the process that reads it (its rank archive's share) */
     uint32_t place, processes;
     int streams_taken;        /* process 0 has taken the workers' streams to their ends */
     double rv_origin;         /* the raw view's zero (rv_origin): process 0's, over every location */
@@ -110,9 +111,6 @@ struct merge_state {
     struct report rep;
 };
 
-/* launcher.c: this process's place among those an MPI launcher started
- * with this command (0 of 1 when none did). */
-void merge_launch_place(uint32_t *rank, uint32_t *size);
 
 /* merge_options.c: 0 to go on, else the exit status (-1: --help, exit 0). */
 int merge_parse_options(int argc, char **argv, struct merge_options *o);
@@ -175,7 +173,6 @@ int merge_read_events(struct merge_state *st, const struct merge_hand_over *h);
  * set aside (its times in rt_times form when the caller has them, else
  * NULL; 0, or -1 with a message); true times for the store. */
 int merge_owns(const struct merge_state *st, uint32_t r);
-uint32_t merge_owner(const struct merge_state *st, uint32_t r);   /* the process that reads location r */
 int merge_plan_keeping(struct merge_state *st, uint64_t *held);
 uint64_t merge_read_chunk(const struct merge_state *st, uint32_t r);
 int merge_keep_or_set_aside(struct merge_state *st, uint32_t r, const struct rt_times *times, char *err,

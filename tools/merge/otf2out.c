@@ -245,6 +245,26 @@ uint64_t ow_location_id(const struct rt_rank *r)
     return (uint64_t)r->thread << 32 | (uint32_t)r->rank;
 }
 
+/* Whether every process may go on (ok itself when writing alone). */
+static int all_agree(const struct ow_parallel *par, int ok)
+{
+    return par ? par->agree(ok) : ok;
+}
+
+void ow_find_attributes(const struct rt_rank *ranks, uint32_t nranks, const struct truth_store *truth,
+                        struct ow_attributes *a)
+{
+    memset(a, 0, sizeof *a);
+    for (uint32_t r = 0; r < nranks; r++) {
+        struct rt_facts f;
+        rt_facts(&ranks[r], &f);
+        if (f.source_words > a->pre_words)
+            a->pre_words = f.source_words;
+        a->pre_sources |= f.sparse_members;
+        a->any_truth |= ts_has(truth, r);
+    }
+}
+
 int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
              const struct mg_result *match, const struct gtime_map *gtime, struct truth_store *truth,
              const struct ow_hooks *hooks, char *err, size_t errlen)
@@ -275,7 +295,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     /* With several processes each step below is taken by all or by none:
      * OTF2's collective calls wait for every process. */
-    if (!(par ? par->agree(ar && region_map) : ar && region_map)) {
+    if (!all_agree(par, ar && region_map)) {
         snprintf(err, errlen, "%s/%s.otf2: cannot create the merged archive", dir, name);
         if (ar)
             OTF2_Archive_Close(ar);
@@ -302,7 +322,7 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
     CHECK(OTF2_Archive_SetCreator(ar, "synctrace merge"));
     CHECK(OTF2_Archive_SetDescription(ar, "synchronised by synctrace: global time in ns, tachyon-free"));
     CHECK(OTF2_Archive_OpenEvtFiles(ar));
-    if (!(par ? par->agree(failed == OTF2_SUCCESS) : failed == OTF2_SUCCESS)) {
+    if (!all_agree(par, failed == OTF2_SUCCESS)) {
         snprintf(err, errlen, "%s/%s.otf2: cannot set up the merged archive", dir, name);
         goto done;
     }
@@ -315,29 +335,19 @@ int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uin
         snprintf(err, errlen, "%s/%s: out of memory while writing the merged archive", dir, name);
         ok = 0;
     }
-    int any_truth = 0;
     /* Attributes numbered densely (otf2-print warns of a gap; readers find
-     * them by name, rawformat.h): true_time (0) when any event has one,
-     * then the collective source ones (coll_sources_slots, coll_sources_<k>)
-     * when any member is sparse, then the freed_receive_* and
-     * collapsed_calls; a first pass finds which there are. */
-    for (uint32_t r = 0; r < nranks; r++)
-        if (ts_has(truth, r))
-            any_truth = 1;
-    uint32_t pre_words = 0;
-    int pre_sources = 0;
-    for (uint32_t r = 0; r < nranks; r++) {
-        struct rt_facts f;
-        rt_facts(&ranks[r], &f);
-        if (f.source_words > pre_words)
-            pre_words = f.source_words;
-        pre_sources |= f.sparse_members;
-    }
-    if (par) {   /* what process 0 found over every location: the attributes are numbered alike everywhere */
-        any_truth = par->any_truth;
-        pre_words = par->pre_words;
-        pre_sources = par->pre_sources;
-    }
+     * them by name, rawformat.h): true_time (0), then the collective
+     * source ones (coll_sources_slots, coll_sources_<k>), when there are
+     * any, then the freed_receive_* and collapsed_calls. With several
+     * processes, what process 0 found over every location: the
+     * attributes are numbered alike everywhere. */
+    struct ow_attributes found;
+    if (par)
+        found = par->attrs;
+    else
+        ow_find_attributes(ranks, nranks, truth, &found);
+    const int any_truth = found.any_truth, pre_sources = found.pre_sources;
+    const uint32_t pre_words = found.pre_words;
     const uint32_t src_slots = any_truth ? 1 : 0, src_bits = src_slots + 1;
     const uint32_t freed = pre_sources ? src_bits + pre_words : src_slots;
     uint64_t last_time = 0;
@@ -518,7 +528,7 @@ events_written:;
     CHECK(OTF2_Archive_CloseEvtFiles(ar));
     if (ok && failed != OTF2_SUCCESS)
         snprintf(err, errlen, "%s/%s: cannot write the events (%s)", dir, name, OTF2_Error_GetDescription(failed));
-    if (!(par ? par->agree(ok && failed == OTF2_SUCCESS) : ok && failed == OTF2_SUCCESS)) {
+    if (!all_agree(par, ok && failed == OTF2_SUCCESS)) {
         if (ok && failed == OTF2_SUCCESS)
             snprintf(err, errlen, "%s/%s: another process could not write its events", dir, name);
         goto done;
@@ -536,7 +546,7 @@ events_written:;
             CHECK(OTF2_Archive_CloseDefWriter(ar, dw));
     }
     CHECK(OTF2_Archive_CloseDefFiles(ar));
-    if (!(par ? par->agree(failed == OTF2_SUCCESS) : failed == OTF2_SUCCESS)) {
+    if (!all_agree(par, failed == OTF2_SUCCESS)) {
         snprintf(err, errlen, "%s/%s: cannot write the local definitions", dir, name);
         goto done;
     }

@@ -23,6 +23,17 @@ uint64_t ow_location_id(const struct rt_rank *r);
  * message; written(ctx, r) once they are written: ow_write reads them no
  * more (only nevents), nor gtime[r], so the caller may free them. Before load, ow_write reads only the locations' definitions, event
  * counts and facts (rt_facts). */
+/* The optional attributes the archive defines, numbered densely: true_time
+ * when any location has one, a sparse collective member's sources (and
+ * how many 64-bit words the widest list takes) when any member is
+ * sparse. Found over every location (ow_find_attributes). */
+struct ow_attributes {
+    int any_truth, pre_sources;
+    uint32_t pre_words;
+};
+void ow_find_attributes(const struct rt_rank *ranks, uint32_t nranks, const struct truth_store *truth,
+                        struct ow_attributes *a);
+
 struct ow_parallel;
 struct ow_hooks {
     int (*load)(void *ctx, uint32_t r, uint64_t i, char *err, size_t errlen);
@@ -41,8 +52,7 @@ struct ow_hooks {
 struct ow_parallel {
     const uint8_t *mine;
     int primary;
-    int any_truth, pre_sources;
-    uint32_t pre_words;
+    struct ow_attributes attrs;
     int (*collective)(void *archive);
     int (*agree)(int ok);
     uint64_t (*max_u64)(uint64_t v);

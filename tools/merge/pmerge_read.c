@@ -57,14 +57,8 @@ static int relay(void *ctx, enum mg_sink which, const void *record)
     struct worker *w = ctx;
     struct ls_buf *b = &w->pending[which];
     size_t size = mg_record_size(which);
-    if (b->n + size > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : (size_t)1 << 14;
-        uint8_t *nv = realloc(b->v, cap);
-        if (!nv)
-            return -1;
-        b->v = nv;
-        b->cap = cap;
-    }
+    if (ls_reserve(b, size) != 0)
+        return -1;
     memcpy(b->v + b->n, record, size);
     b->n += size;
     if (b->n >= PIECE_BYTES / 4) {

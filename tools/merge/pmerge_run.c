@@ -33,8 +33,7 @@
 struct plan {
     int32_t ok;               /* 0: the merge failed before the write: the workers end */
     int32_t repaired;         /* the times are the repair's: in dir/TIMES_FILE<place> */
-    int32_t any_truth, pre_sources;
-    uint32_t pre_words, pad;
+    struct ow_attributes attrs;   /* found over every location */
     double gmin;              /* global time 0 (gtime.h) */
     double rv_origin;         /* the raw view's zero (rawview.h) */
     uint64_t model_bytes, nvertices;
@@ -111,7 +110,7 @@ static int write_times_files(struct merge_state *st)
             return -1;
         }
         for (uint32_t r = 0; r < st->nlocs; r++) {
-            if (merge_owner(st, r) != p)
+            if (st->owner[r] != p)
                 continue;
             struct rt_time_reader tr;
             rt_time_reader_init(&tr, &st->locs[r]);
@@ -150,13 +149,7 @@ static int send_plan(struct merge_state *st, int ok, struct ow_parallel *par)
         pl.repaired = st->rep.repair_done;
         if (pl.repaired && write_times_files(st) != 0)
             ok = 0;
-        for (uint32_t r = 0; r < st->nlocs; r++) {
-            struct rt_facts f;
-            rt_facts(&st->locs[r], &f);
-            pl.pre_words = f.source_words > pl.pre_words ? f.source_words : pl.pre_words;
-            pl.pre_sources |= f.sparse_members;
-            pl.any_truth |= ts_has(st->truth, r);
-        }
+        ow_find_attributes(st->locs, st->nlocs, st->truth, &pl.attrs);
         if (ok && cm_pack(&st->model, &model, &model_bytes) != 0) {
             fprintf(stderr, "synctrace merge: out of memory\n");
             ok = 0;
@@ -172,9 +165,7 @@ static int send_plan(struct merge_state *st, int ok, struct ow_parallel *par)
     if (ok) {
         pm_bcast(model, model_bytes);
         pm_bcast(st->sol.x, sizeof *st->sol.x * pl.nvertices);
-        par->any_truth = pl.any_truth;
-        par->pre_words = pl.pre_words;
-        par->pre_sources = pl.pre_sources;
+        par->attrs = pl.attrs;
     }
     free(model);
     return ok ? 0 : -1;
@@ -199,9 +190,7 @@ static int take_plan(struct merge_state *st, const uint8_t *mine, struct ow_para
     pm_bcast(x, sizeof *x * pl.nvertices);
     snprintf(dir, len, "%s", pl.dir);
     st->rv_origin = pl.rv_origin;
-    par->any_truth = pl.any_truth;
-    par->pre_words = pl.pre_words;
-    par->pre_sources = pl.pre_sources;
+    par->attrs = pl.attrs;
     int rc = cm_unpack(model, pl.model_bytes, &st->model);
     free(model);
     st->sol.x = x;
@@ -260,9 +249,9 @@ static int begin(struct merge_state **stp, int argc, char **argv, int *zero_fail
     }
     ok = st && merge_read(st) == 0 && merge_outside(st) == 0;
     uint64_t *events = NULL;
-    if (ok && !(events = calloc((size_t)st->nanchors + 1, sizeof *events)))
-        ok = 0;
-    if (ok && !(st->share = malloc(sizeof *st->share * (st->processes + 1))))
+    if (ok && (!(events = calloc((size_t)st->nanchors + 1, sizeof *events))
+               || !(st->share = malloc(sizeof *st->share * (st->processes + 1)))
+               || !(st->owner = malloc(sizeof *st->owner * (st->nlocs ? st->nlocs : 1)))))
         ok = 0;
     if (!pm_agree_zero(ok, &zero_ok)) {
         *zero_failed = !zero_ok;
@@ -274,6 +263,12 @@ static int begin(struct merge_state **stp, int argc, char **argv, int *zero_fail
         events[st->locs[r].rank] += st->locs[r].declared_events;
     pm_share(events, (uint32_t)st->nanchors, st->processes, st->share);
     free(events);
+    for (uint32_t r = 0; r < st->nlocs; r++) {
+        uint32_t rank = (uint32_t)st->locs[r].rank, p = 0;
+        while (p + 1 < st->processes && rank >= st->share[p + 1])
+            p++;
+        st->owner[r] = p;
+    }
     return 0;
 }
 
@@ -373,7 +368,7 @@ int merge_parallel(int argc, char **argv, uint32_t processes)
     int rc = begin(&st, argc, argv, &zero_failed);
     if (rc == 0 && st) {
         uint8_t *mine = own_locations(st);
-        struct ow_parallel par = { mine, st->place == 0, 0, 0, 0, pm_archive_collective, pm_agree, pm_max_u64 };
+        struct ow_parallel par = { mine, st->place == 0, { 0, 0, 0 }, pm_archive_collective, pm_agree, pm_max_u64 };
         if (!mine) {
             fprintf(stderr, "synctrace merge: out of memory\n");
             pm_abort();   /* the others are past their last agreement: nothing else ends the job */

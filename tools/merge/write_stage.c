@@ -68,16 +68,13 @@ static void assemble_rv(struct merge_state *st, const char *dir, int all_ok, dou
 {
     char path[4400], err[4400] = "";
     FILE **parts = calloc(st->processes, sizeof *parts);
-    uint32_t *owner = malloc(sizeof *owner * (st->nlocs ? st->nlocs : 1));
-    int ok = all_ok && parts && owner;
+    int ok = all_ok && parts;
     for (uint32_t p = 0; parts && p < st->processes; p++) {
         snprintf(path, sizeof path, "%s/" RV_PART "%u", dir, p);
         if (ok && !(parts[p] = fopen(path, "r")))
             ok = 0;
     }
-    for (uint32_t r = 0; ok && r < st->nlocs; r++)
-        owner[r] = merge_owner(st, r);
-    if (ok && rv_assemble(dir, st->nlocs, owner, parts, worst, err, sizeof err) != 0)
+    if (ok && rv_assemble(dir, st->nlocs, st->owner, parts, worst, err, sizeof err) != 0)
         fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
     for (uint32_t p = 0; parts && p < st->processes; p++) {
         if (parts[p])
@@ -86,7 +83,6 @@ static void assemble_rv(struct merge_state *st, const char *dir, int all_ok, dou
         unlink(path);
     }
     free(parts);
-    free(owner);
 }
 
 /* Non-negative doubles order as their bits do: their maximum over the processes. */
