@@ -8,7 +8,9 @@
 #                (how much the match's sorts spilled, which depends on
 #                --sort-memory, not on the result) and "hubs_beside_graph"
 #                line (how the solver kept many collectives' hubs beside
-#                its graph, not what it found: tools/merge/hubstore.h);
+#                its graph, not what it found: tools/merge/hubstore.h) and
+#                the causal index's "build_threads" (how many of its window
+#                passes ran at once);
 #   report.txt   its timing lines (the first line's "(N s)", "time ...");
 #   causal.idx   its header's fingerprint, checksums and size fields
 #                (bytes 168..255, as tests/test-causal-rebuild.sh compares);
@@ -23,7 +25,7 @@ new=${2:?usage: bench/merge_same.sh OLD_SYNCTRACE NEW_SYNCTRACE RAW_DIR...}
 shift 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-strip_json() { sed -E 's/"seconds": (\{[^}]*\}|[0-9.e+-]+)/"seconds": _/g; /"match_sorts"/d; /"hubs_beside_graph"/d' "$1"; }
+strip_json() { sed -E 's/"seconds": (\{[^}]*\}|[0-9.e+-]+)/"seconds": _/g; s/, "build_threads": [0-9]+//; /"match_sorts"/d; /"hubs_beside_graph"/d' "$1"; }
 strip_txt() { sed -E -e '1s/\([0-9.]+ s\)$/(_ s)/' -e '/^  time  /d' "$1"; }
 same_anchor() {
     cmp -s <(otf2-print -A "$1" | grep -v '^Trace identifier') <(otf2-print -A "$2" | grep -v '^Trace identifier')

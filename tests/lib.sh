@@ -115,7 +115,7 @@ run_checked() {
 # for byte, except what holds timings (report.json's "seconds", report.txt's
 # time lines), what tells how much went to disk (report.json's
 # "match_sorts" line and the repair's "disk_bytes", which --sort-memory
-# changes), the anchor's random trace id and causal.idx's header
+# changes, and the causal index's "build_threads", which --jobs does), the anchor's random trace id and causal.idx's header
 # fields of build identity (bytes 168..255, as bench/merge_same.sh skips);
 # prints what differs, or nothing.
 merged_differences() {
@@ -124,8 +124,8 @@ merged_differences() {
     while read -r f; do
         case $f in
         ./report.json)
-            cmp -s <(sed -E 's/"seconds": (\{[^}]*\}|[0-9.e+-]+)/_/g; s/"disk_bytes": [0-9]+/_/; /"match_sorts"/d' "$a/$f") \
-                   <(sed -E 's/"seconds": (\{[^}]*\}|[0-9.e+-]+)/_/g; s/"disk_bytes": [0-9]+/_/; /"match_sorts"/d' "$b/$f") || echo "$f"
+            cmp -s <(sed -E 's/"seconds": (\{[^}]*\}|[0-9.e+-]+)/_/g; s/"disk_bytes": [0-9]+/_/; s/"build_threads": [0-9]+/_/; /"match_sorts"/d' "$a/$f") \
+                   <(sed -E 's/"seconds": (\{[^}]*\}|[0-9.e+-]+)/_/g; s/"disk_bytes": [0-9]+/_/; s/"build_threads": [0-9]+/_/; /"match_sorts"/d' "$b/$f") || echo "$f"
             ;;
         ./report.txt)
             cmp -s <(sed -E '1s/\([0-9.]+ s\)//; /^  time /d' "$a/$f") \

@@ -14,7 +14,7 @@
 . "$top_srcdir/tests/lib.sh"
 GEN_PATTERNS="stencil2d stencil3d ring tree alltoall random"
 MPI_PROGRAMS="mpi_p2p mpi_coll"
-ORACLE_LINES=8
+ORACLE_LINES=9
 plan $(( (6 + 3) * (ORACLE_LINES + 1) + 23 ))
 : "${PYTHON3:=python3}"
 PY_OTF2=/usr/bin/python3   # Debian's python3, the one python3-otf2 is installed for

@@ -271,8 +271,41 @@ static void bail(const char *why)
     exit(1);
 }
 
+/* Two index files are the same but for the header's build identity
+ * (bytes 168 to 255, as tests/test-causal-rebuild.sh compares). */
+static int same_file_but_identity(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    long at = 0;
+    for (int ca = 0, cb = 0; same && ca != EOF; at++) {
+        ca = fgetc(fa);
+        cb = fgetc(fb);
+        same = ca == cb || (at >= 168 && at < 256);
+    }
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same && at > 256;
+}
+
+/* Two indexes built in memory hold the same bytes in every section. */
+static int same_index(const struct ci_index *a, const struct ci_index *b)
+{
+    if (a->nranks != b->nranks || a->nrecords != b->nrecords || a->nentries != b->nentries || a->ntop != b->ntop
+        || a->nbytes != b->nbytes || a->nlines != b->nlines || a->strip_chunks != b->strip_chunks
+        || a->nlevels != b->nlevels)
+        return 0;
+    if (memcmp(a->tline, b->tline, sizeof *a->tline * a->nlines) || memcmp(a->cbytes, b->cbytes, a->nbytes)
+        || memcmp(a->entries, b->entries, 4 * a->nentries) || memcmp(a->rec_start, b->rec_start, 4 * a->nrecords)
+        || memcmp(a->rec_vec, b->rec_vec, 8 * a->nrecords) || memcmp(a->rec_bound, b->rec_bound, 8 * a->nrecords))
+        return 0;
+    return 1;
+}
+
 /* Every check on one trace: CHECK_LINES report lines. Needs N, nev, V. */
-#define CHECK_LINES 8
+#define CHECK_LINES 9
 static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
 {
     char err[4400];
@@ -280,23 +313,31 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
     /* chunk: full vectors in chunks of 2^chunk columns (0: the default);
      * budget: bytes of vectors a build pass may keep (1: one chunk's
      * columns a pass, so several passes over windows of columns) */
+    /* threads: window passes at once (0: one); same: 1 + the
+     * configuration whose index it must equal byte for byte (0: none) */
     struct cfgdesc {
         const char *levels;
         ci_merge_policy policy;
         const char *name;
         uint32_t chunk;
         size_t budget;
+        uint32_t threads;
+        int same;
     } cfgs[] = {
-        { "8", NULL, "two-level 8", 0, 0 }, { "1", NULL, "two-level 1", 0, 0 }, { "2", NULL, "two-level 2", 0, 0 },
-        { "4", NULL, "two-level 4", 0, 0 }, { "1000000", NULL, "two-level, one cluster", 0, 0 },
-        { "2,4", NULL, "hierarchical 2,4", 0, 0 }, { "3,9,27", NULL, "hierarchical 3,9,27", 0, 0 },
-        { "4,16", NULL, "hierarchical 4,16", 0, 0 }, { "2,64", NULL, "hierarchical 2,64", 0, 0 }, { "2,8", never_merge, "hierarchical 2,8, never merging", 0, 0 },
-        { "3,6", odd_policy, "hierarchical 3,6, odd policy", 0, 0 },
-        { "2", NULL, "two-level 2, chunks of 2, a window of 2 columns a pass", 1, 1 },
-        { "1", NULL, "two-level 1, chunks of 4, a window of 4 columns a pass", 2, 1 },
-        { "2,4", NULL, "hierarchical 2,4, chunks of 8, windows of 8", 3, 1 },
-        { "2", never_merge, "two-level 2 never merging, chunks of 16, windows of 16", 4, 1 },
-        { "4", NULL, "two-level 4, chunks of 2, strips of several chunks", 1, 5000 },
+        { "8", NULL, "two-level 8", 0, 0, 0, 0 }, { "1", NULL, "two-level 1", 0, 0, 0, 0 }, { "2", NULL, "two-level 2", 0, 0, 0, 0 },
+        { "4", NULL, "two-level 4", 0, 0, 0, 0 }, { "1000000", NULL, "two-level, one cluster", 0, 0, 0, 0 },
+        { "2,4", NULL, "hierarchical 2,4", 0, 0, 0, 0 }, { "3,9,27", NULL, "hierarchical 3,9,27", 0, 0, 0, 0 },
+        { "4,16", NULL, "hierarchical 4,16", 0, 0, 0, 0 }, { "2,64", NULL, "hierarchical 2,64", 0, 0, 0, 0 }, { "2,8", never_merge, "hierarchical 2,8, never merging", 0, 0, 0, 0 },
+        { "3,6", odd_policy, "hierarchical 3,6, odd policy", 0, 0, 0, 0 },
+        { "2", NULL, "two-level 2, chunks of 2, a window of 2 columns a pass", 1, 1, 0, 0 },
+        { "1", NULL, "two-level 1, chunks of 4, a window of 4 columns a pass", 2, 1, 0, 0 },
+        { "2,4", NULL, "hierarchical 2,4, chunks of 8, windows of 8", 3, 1, 0, 0 },
+        { "2", never_merge, "two-level 2 never merging, chunks of 16, windows of 16", 4, 1, 0, 0 },
+        { "4", NULL, "two-level 4, chunks of 2, strips of several chunks", 1, 5000, 0, 0 },
+        { "2", NULL, "two-level 2, chunks of 2, a window of 2 columns a pass, 2 passes at once", 1, 1, 2, 12 },
+        { "2,4", NULL, "hierarchical 2,4, chunks of 8, windows of 8, 3 passes at once", 3, 1, 3, 14 },
+        { "4", NULL, "two-level 4, chunks of 2, strips of several chunks, 4 passes at once", 1, 5000, 4, 16 },
+        { "1", NULL, "two-level 1, chunks of 4, a window of 4 columns a pass, 64 threads", 2, 1, 64, 13 },
     };
     enum { NCFG = sizeof cfgs / sizeof cfgs[0] };
     struct ci_index ix[NCFG];
@@ -313,6 +354,7 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
         cfg.policy = cfgs[c].policy;
         cfg.chunk_shift = cfgs[c].chunk;
         cfg.vector_budget = cfgs[c].budget;
+        cfg.threads = cfgs[c].threads;
         int rc = ci_build(nev, N, mp, &cfg, &ix[c], &st[c], c == 0 ? sweeps : NULL, err, sizeof err);
         check(&build, rc == 0, "%s: %s", cfgs[c].name, err);
         if (rc != 0)
@@ -342,6 +384,29 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
                   (unsigned long long)i, q, (unsigned long long)got, (unsigned long long)want);
         }
     }
+    /* window passes at once: the index of one pass at a time, byte for byte */
+    struct agg threaded = { 0 };
+    int nthreaded = 0, at_once = 0;
+    for (int c = 0; c < NCFG; c++) {
+        if (!cfgs[c].same)
+            continue;
+        const struct ci_index *a = &ix[c], *b = &ix[cfgs[c].same - 1];
+        nthreaded++;
+        check(&threaded, st[c].threads == (cfgs[c].threads < st[c].passes ? cfgs[c].threads : st[c].passes),
+              "%s: %u passes at once of %u", cfgs[c].name, st[c].threads, st[c].passes);
+        check(&threaded, st[c].passes == st[cfgs[c].same - 1].passes, "%s: %u passes, one at a time %u",
+              cfgs[c].name, st[c].passes, st[cfgs[c].same - 1].passes);
+        at_once += st[c].threads > 1;
+        check(&threaded, same_index(a, b), "%s: the index differs from %s's", cfgs[c].name,
+              cfgs[cfgs[c].same - 1].name);
+        check(&threaded, memcmp(st[c].chunks, st[cfgs[c].same - 1].chunks, sizeof st[c].chunks) == 0
+                             && st[c].key_chunks == st[cfgs[c].same - 1].key_chunks,
+              "%s: chunk counts differ", cfgs[c].name);
+    }
+    check(&threaded, nthreaded == 4 && at_once >= 1, "%d threaded configurations, %d with passes at once",
+          nthreaded, at_once);
+    report(&threaded, "window passes run at once (2, 3, 4, and 64 threads) give the index of one at a time, byte "
+                      "for byte");
     report(&build, "the index builds in every configuration and stamps every event");
     report(&values, "vector entries equal the oracle's in every configuration");
     ci_sweeps_wait(sweeps);
@@ -469,6 +534,23 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
                 check(&file, 0, "in place: read back: %s", err);
             }
             ci_free(&built);
+            /* 3 window passes at once, two of them into files of their
+             * own first: the same file but for the build's identity */
+            char threaded_path[320];
+            snprintf(threaded_path, sizeof threaded_path, "%s.threads", path);
+            cfg.threads = 3;
+            ok = ci_build(nev, N, mp, &cfg, &built, &bst, NULL, err, sizeof err) == 0;
+            check(&file, ok && bst.threads == (bst.passes < 3 ? bst.passes : 3), "3 passes at once: build: %s",
+                  ok ? "threads" : err);
+            if (ok) {
+                check(&file, ci_write_in_place(&built, threaded_path, fp, err, sizeof err) == 0,
+                      "3 passes at once: %s", err);
+                ci_free(&built);
+                check(&file, same_file_but_identity(final_path, threaded_path),
+                      "3 passes at once: %s differs from %s", threaded_path, final_path);
+            }
+            cfg.threads = 0;
+            remove(threaded_path);
         }
         remove(final_path);
         /* a build never completed leaves no file behind */

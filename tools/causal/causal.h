@@ -187,6 +187,9 @@ struct ci_config {
     /* non-NULL: once set, the build stops with an error at its next step
      * (a merge that failed elsewhere does not wait for its index) */
     const atomic_int *cancel;
+    /* window passes run at once, each on a thread with a window's vectors
+     * of its own (0 or 1: one at a time); the index is the same */
+    uint32_t threads;
 };
 
 /* The cluster-size sweep (causal_sweep.c, the paper's Fig. 7), for every
@@ -218,6 +221,7 @@ struct ci_stats {
     double paper_entries;                 /* sum over events of their timestamp's entries (the paper's size) */
     size_t peak_live_vectors;             /* vectors alive at once (ranks' own included) */
     uint32_t passes, window;              /* column windows replayed, columns each */
+    uint32_t threads;                     /* window passes run at once (ci_config.threads, at most passes) */
     size_t vector_bytes;                  /* the vectors one window's pass keeps (its budget's use) */
     uint64_t top_records, chunks[4], key_chunks;   /* full-vector chunks by width code; absolute ones */
     double seconds;

@@ -29,8 +29,10 @@ struct ci_recs {
     uint32_t window;              /* records a window holds */
     struct st_extsort *sort;      /* until sealed */
     uint64_t *count, *first;      /* per rank: its records, where they start (in records) */
-    struct st_aside file;
+    struct st_aside own;          /* the file (a view reads its owner's) */
+    struct st_aside *file;
     int open;
+    const struct ci_recs *owner;  /* a view (ci_recs_view): its own windows, the owner's counts and file */
     struct rec_window *win;
     unsigned char *scratch;       /* rows read at once */
     size_t cscratch;
@@ -73,7 +75,8 @@ struct ci_recs *ci_recs_new(uint32_t nranks, uint32_t nlevels, const char *dir, 
         ci_recs_free(s);
         return NULL;
     }
-    if (st_aside_open(&s->file, dir, "synctrace-records", "the causal index's records", err, errlen) != 0) {
+    s->file = &s->own;
+    if (st_aside_open(s->file, dir, "synctrace-records", "the causal index's records", err, errlen) != 0) {
         ci_recs_free(s);
         return NULL;
     }
@@ -113,15 +116,15 @@ int ci_recs_seal(struct ci_recs *s)
         memcpy(buf + n, x, s->row);
         n += s->row;
         if (n + s->row > sizeof buf) {
-            if (st_aside_write(&s->file, buf, n) != 0)
-                return recs_fail(s, s->file.err);
+            if (st_aside_write(s->file, buf, n) != 0)
+                return recs_fail(s, s->file->err);
             n = 0;
         }
     }
     if (st_extsort_failed(s->sort))
         return recs_fail(s, st_extsort_error(s->sort));
-    if (st_aside_write(&s->file, buf, n) != 0)
-        return recs_fail(s, s->file.err);
+    if (st_aside_write(s->file, buf, n) != 0)
+        return recs_fail(s, s->file->err);
     st_extsort_free(s->sort);
     s->sort = NULL;
     uint64_t at = 0;
@@ -129,7 +132,7 @@ int ci_recs_seal(struct ci_recs *s)
         s->first[r] = at;
         at += s->count[r];
     }
-    if (at * s->row != s->file.end)
+    if (at * s->row != s->file->end)
         return recs_fail(s, "the causal index's records: fewer written than put");
     if (!(s->win = calloc(s->nranks ? s->nranks : 1, sizeof *s->win)))
         return recs_fail(s, "out of memory");
@@ -158,8 +161,8 @@ static int read_rows(struct ci_recs *s, uint64_t first, struct ci_rec *out, size
         s->scratch = p;
         s->cscratch = bytes;
     }
-    if (st_aside_read(&s->file, s->scratch, bytes, first * s->row) != 0)
-        return recs_fail(s, s->file.err);
+    if (st_aside_read(s->file, s->scratch, bytes, first * s->row) != 0)
+        return recs_fail(s, s->file->err);
     for (size_t k = 0; k < n; k++)
         unpack(s, s->scratch + k * s->row, &out[k]);
     return 0;
@@ -183,9 +186,9 @@ const struct ci_rec *ci_recs_at(struct ci_recs *s, uint32_t r, uint64_t k)
         w->cur_k = 0;
         w->first = k;
         w->n = left < s->window ? (uint32_t)left : s->window;
-        if (st_aside_read(&s->file, w->rows, s->row * w->n, (s->first[r] + k) * s->row) != 0) {
+        if (st_aside_read(s->file, w->rows, s->row * w->n, (s->first[r] + k) * s->row) != 0) {
             w->n = 0;
-            recs_fail(s, s->file.err);
+            recs_fail(s, s->file->err);
             return NULL;
         }
     }
@@ -212,18 +215,38 @@ const char *ci_recs_error(const struct ci_recs *s)
     return s->err;
 }
 
+struct ci_recs *ci_recs_view(const struct ci_recs *s)
+{
+    struct ci_recs *v = calloc(1, sizeof *v);
+    if (!v || !(v->win = calloc(s->nranks ? s->nranks : 1, sizeof *v->win))) {
+        free(v);
+        return NULL;
+    }
+    v->nranks = s->nranks;
+    v->nlevels = s->nlevels;
+    v->row = s->row;
+    v->window = s->window;
+    v->count = s->count;
+    v->first = s->first;
+    v->file = s->file;
+    v->owner = s;
+    return v;
+}
+
 void ci_recs_free(struct ci_recs *s)
 {
     if (!s)
         return;
     ci_recs_drop_windows(s);
     free(s->win);
-    st_extsort_free(s->sort);
-    if (s->open)
-        st_aside_close(&s->file);
-    free(s->count);
-    free(s->first);
     free(s->scratch);
+    if (!s->owner) {
+        st_extsort_free(s->sort);
+        if (s->open)
+            st_aside_close(s->file);
+        free(s->count);
+        free(s->first);
+    }
     free(s);
 }
 

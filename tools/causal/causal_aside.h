@@ -45,6 +45,10 @@ uint64_t ci_recs_count(const struct ci_recs *s, uint32_t r);
  * records in order): valid until the next call for r; NULL when a read
  * failed. */
 const struct ci_rec *ci_recs_at(struct ci_recs *s, uint32_t r, uint64_t k);
+/* Sealed records read by another thread: a view with windows of its own
+ * over s's file (which must outlive it), freed with ci_recs_free. NULL
+ * when out of memory. */
+struct ci_recs *ci_recs_view(const struct ci_recs *s);
 /* The windows' memory back (between passes, and before the walk). */
 void ci_recs_drop_windows(struct ci_recs *s);
 /* n records from the first'th of all (rank after rank) into out. 0 or -1. */

@@ -48,10 +48,12 @@ void cb_give_back_memory(void)
 #endif
 }
 
-/* The merge failed elsewhere and abandons the build (ci_config.cancel). */
+/* The merge failed elsewhere and abandons the build (ci_config.cancel),
+ * or another pass thread failed (causal_passes.c). */
 int cb_cancelled(const struct builder *b)
 {
-    return b->cfg->cancel && atomic_load_explicit(b->cfg->cancel, memory_order_relaxed);
+    return (b->cfg->cancel && atomic_load_explicit(b->cfg->cancel, memory_order_relaxed))
+           || (b->halt && atomic_load_explicit(b->halt, memory_order_relaxed));
 }
 
 int ci_merge_first_communication(const struct ci_merge_request *req, void *arg)
@@ -263,6 +265,7 @@ static void builder_free(struct builder *b)
     free(b->mark);
     free(b->part);
     free(b->clist);
+    cb_windows_free(b);
 }
 
 /* A write into the index file failed: its name and why. */
@@ -275,18 +278,21 @@ static const char *write_problem(const struct builder *b)
 }
 
 /* Why a step failed, one line. */
-static const char *build_error(const struct builder *b)
+const char *cb_build_error(const struct builder *b)
 {
     if (cb_cancelled(b))
         return "cancelled";
     if (b->roles_failed)
-        return b->roles_file.err;
+        return b->roles->err;
     if (b->coll_failed && mg_colls_error(b->match))
         return mg_colls_error(b->match);
     if (b->recs && *ci_recs_error(b->recs))
         return ci_recs_error(b->recs);
     if (b->ent && *ci_entries_error(b->ent))
         return ci_entries_error(b->ent);
+    for (uint32_t t = 0; t < b->nmore_ent; t++)
+        if (*ci_entries_error(b->more_ent[t]))
+            return ci_entries_error(b->more_ent[t]);
     if (b->write_errno)
         return write_problem(b);
     return "out of memory";
@@ -294,8 +300,8 @@ static const char *build_error(const struct builder *b)
 
 /* Run every rank until each is done or waits on another: one pass in
  * causal order. Returns 0, or -1 with a message. */
-static int run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter, uint32_t *stack, uint8_t *queued,
-                    char *err, size_t errlen)
+int cb_run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter, uint32_t *stack, uint8_t *queued,
+                char *err, size_t errlen)
 {
     const uint32_t NONE = UINT32_MAX, N = b->N;
     memset(b->pos, 0, sizeof *b->pos * N);
@@ -322,7 +328,7 @@ static int run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter,
             uint32_t wait = NONE;
             int s = (++b->steps & 0xFFFF) == 1 && cb_cancelled(b) ? -1 : step(b, r, &wait);
             if (s < 0) {
-                snprintf(err, errlen, "causal index: %s", build_error(b));
+                snprintf(err, errlen, "causal index: %s", cb_build_error(b));
                 return -1;
             }
             if (s == 0) {
@@ -453,7 +459,7 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
 
     /* the records, without vectors */
     b.structure = 1;
-    if (run_pass(&b, waiters, next_waiter, stack, queued, err, errlen) != 0)
+    if (cb_run_pass(&b, waiters, next_waiter, stack, queued, err, errlen) != 0)
         goto done;
     b.structure = 0;
     if (ci_recs_seal(b.recs) != 0) {
@@ -491,21 +497,12 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     cb_os_open(&b.bytes, b.fd, b.skip + ((codes_size + 7) & ~(uint64_t)7), &b.write_errno, b.bq);
     stats->window = b.Wmax;
     stats->vector_bytes = (size_t)(4 * ((uint64_t)b.peak + 2 * N) * b.Wmax + 8 * N * b.cpw);
-    for (b.lo = 0; b.lo < N; b.lo += b.Wmax) {
-        b.W = N - b.lo < b.Wmax ? (uint32_t)(N - b.lo) : b.Wmax;
-        b.next_top = 0;
-        if ((b.lo > 0 && ci_entries_rewind(b.ent) != 0)
-            || run_pass(&b, waiters, next_waiter, stack, queued, err, errlen) != 0) {
-            if (*ci_entries_error(b.ent))
-                snprintf(err, errlen, "causal index: %s", ci_entries_error(b.ent));
-            goto done;
-        }
-        stats->passes++;
-    }
+    if (cb_run_windows(&b, cfg->threads ? cfg->threads : 1, err, errlen) != 0)
+        goto done;
     cb_release_replay(&b);
     if (cb_finish(&b, out) != 0) {
         ci_free(out);
-        snprintf(err, errlen, "causal index: %s", build_error(&b));
+        snprintf(err, errlen, "causal index: %s", cb_build_error(&b));
         goto done;
     }
     stats->records = out->nrecords;

@@ -15,6 +15,7 @@
 #include "msgstream.h"
 #include "u64map.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -98,6 +99,7 @@ struct builder {
     const uint64_t *nevents;
     uint32_t *cur;                /* N x N: each rank's current vector */
     struct st_aside roles_file;   /* every rank's roles, by event, rank after rank */
+    struct st_aside *roles;       /* the file read: roles_file, or the first builder's in a pass thread */
     int roles_open;
     uint64_t *role_first;         /* per rank: where its roles start in the file (in roles) */
     struct role_window *rwin;     /* per rank: the roles read */
@@ -119,11 +121,14 @@ struct builder {
     struct rec_last *last;        /* [rank]: its latest record, the first pass */
     uint32_t *gcr[CI_MAX_LEVELS]; /* [rank]: the latest record's, see ci_index.rec_gcr */
     struct ci_entries *ent;       /* cluster entries, nentries of them (made after the first pass) */
+    struct ci_entries **more_ent; /* the other pass threads' (causal_passes.c): each holds its columns */
+    uint32_t nmore_ent;
     uint64_t nentries, ntop;      /* counted by the first pass */
     /* The chunk codes (strip by strip: causal.h) and the chunks' bytes,
      * each written in order as the passes produce them. */
     struct ostream codes, bytes;
     struct bq_queue *bq;          /* writes the file's blocks (when there is a file) */
+    int raw_codes;                /* a pass thread but the first: a code is one word, its line made later */
     struct ci_line line;          /* the codes' line being filled: `inline_n` codes so far */
     uint32_t inline_n;
     uint64_t next_top;            /* a pass's next top-level record: they come in order */
@@ -150,6 +155,7 @@ struct builder {
     int sweep_pending;
     int oom;
     uint64_t steps;               /* taken by every pass: the cancel flag is looked at now and then */
+    atomic_int *halt;             /* set when a pass thread failed: stop too (or NULL) */
 };
 
 /* What a pass holds by number while it is in progress (u64map.h, the
@@ -179,6 +185,13 @@ static inline u32x4 load4(const uint32_t *p)
 
 /* causal_build.c */
 int cb_cancelled(const struct builder *b);
+const char *cb_build_error(const struct builder *b);
+int cb_run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter, uint32_t *stack, uint8_t *queued,
+                char *err, size_t errlen);
+
+/* causal_passes.c */
+int cb_run_windows(struct builder *b, uint32_t threads, char *err, size_t errlen);
+void cb_windows_free(struct builder *b);
 void cb_give_back_memory(void);
 void cb_pass_free(struct builder *b);
 
@@ -207,6 +220,7 @@ int cb_setup_roles(struct builder *b, char *err, size_t errlen);
 /* causal_encode.c */
 int cb_encode_chunk(struct builder *b, uint32_t r, uint32_t c, const uint32_t *v);
 int cb_flush_line(struct builder *b);
+int cb_place_code(struct builder *b, uint32_t code, uint64_t *at);
 int cb_os_done(struct ostream *o);
 void cb_os_open(struct ostream *o, int fd, uint64_t base, int *err, struct bq_queue *bq);
 int cb_os_put(struct ostream *o, const void *p, size_t n);

@@ -426,7 +426,9 @@ int cmd_causal(int argc, char **argv)
 
     struct causal_summary s;
     memset(&s, 0, sizeof s);
-    if (causal_for_merge(dir, nevents, t.nlocations, &match, levels, &s, err, sizeof err) != 0) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);   /* the window passes, one a core */
+    if (causal_for_merge(dir, nevents, t.nlocations, &match, levels, cores > 0 ? (uint32_t)cores : 1, &s, err,
+                         sizeof err) != 0) {
         fprintf(stderr, "synctrace causal: %s\n", err);
         goto done;
     }

@@ -191,6 +191,17 @@ static int put_code(struct builder *b, uint32_t code)
     return cb_os_put(&b->codes, &b->line, sizeof b->line);
 }
 
+/* A code another pass thread made (raw_codes), put in place in strip
+ * order: its line's base is where its chunk's bytes go, *at, which moves
+ * past them (the bytes follow separately, in the same order). */
+int cb_place_code(struct builder *b, uint32_t code, uint64_t *at)
+{
+    if (b->inline_n == 0)
+        b->line.base = *at;
+    *at += (uint64_t)CI_W_BYTES(CI_CODE_W(code)) << b->cshift;
+    return put_code(b, code);
+}
+
 /* The last line, its unused codes zero. */
 int cb_flush_line(struct builder *b)
 {
@@ -220,7 +231,7 @@ int cb_encode_chunk(struct builder *b, uint32_t r, uint32_t c, const uint32_t *v
         down = below;   /* cannot happen (V grows along a rank): a key then */
     }
     uint32_t wa = width_code(or_of(x, n)), wd = width_code(ordiff), code;
-    if (b->inline_n == 0)
+    if (b->inline_n == 0 && !b->raw_codes)
         b->line.base = b->bytes.total;   /* the line's first chunk starts here */
     if (!down && CI_W_BYTES(wd) < CI_W_BYTES(wa)) {
         b->st->chunks[wd]++;
@@ -236,5 +247,5 @@ int cb_encode_chunk(struct builder *b, uint32_t r, uint32_t c, const uint32_t *v
         if (emit(b, x, NULL, n, wa))
             return -1;
     }
-    return put_code(b, code);
+    return b->raw_codes ? cb_os_put(&b->codes, &code, sizeof code) : put_code(b, code);
 }

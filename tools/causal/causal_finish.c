@@ -156,15 +156,22 @@ int cb_finish(struct builder *b, struct ci_index *ix)
             return -1;
     }
     struct ostream o;
-    /* the cluster entries, copied from their file */
+    /* the cluster entries, copied from their file; with pass threads,
+     * from theirs too: each filled its own columns and left zeros */
     if (ci_entries_flush(b->ent) != 0)
         return -1;
     sec_open(b, &o, off, CI_SEC_ENTRIES);
     uint64_t at = 0;
-    unsigned char buf[1 << 16];
+    uint32_t buf[1 << 14], more[1 << 14];
     while (at < size[CI_SEC_ENTRIES]) {
         size_t k = size[CI_SEC_ENTRIES] - at < sizeof buf ? (size_t)(size[CI_SEC_ENTRIES] - at) : sizeof buf;
-        if (ci_entries_read(b->ent, buf, k, at) != 0 || cb_os_put(&o, buf, k)) {
+        int bad = ci_entries_read(b->ent, buf, k, at) != 0;
+        for (uint32_t t = 0; t < b->nmore_ent && !bad; t++) {
+            bad = ci_entries_read(b->more_ent[t], more, k, at) != 0;
+            for (size_t j = 0; j < k / 4 && !bad; j++)
+                buf[j] += more[j];
+        }
+        if (bad || cb_os_put(&o, buf, k)) {
             cb_os_release(&o);
             return -1;
         }

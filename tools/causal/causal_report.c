@@ -147,6 +147,7 @@ static void run(struct causal_job *j)
     s->peak_live_vectors = st.peak_live_vectors;
     s->passes = st.passes;
     s->window = st.window;
+    s->threads = st.threads;
     s->vector_bytes = st.vector_bytes;
     s->entries_per_event = st.events ? st.paper_entries / st.events : 0;
     t = st_now_s();
@@ -170,7 +171,7 @@ static void *run_thread(void *arg)
 }
 
 struct causal_job *causal_start(const char *dir, const uint64_t *nevents, uint32_t nranks,
-                                const struct mg_result *match, const char *levels)
+                                const struct mg_result *match, const char *levels, uint32_t threads)
 {
     struct causal_job *j = calloc(1, sizeof *j);
     if (!j)
@@ -205,6 +206,7 @@ struct causal_job *causal_start(const char *dir, const uint64_t *nevents, uint32
     j->cfg.name = "causal.idx";   /* what the user will find (under its temporary name while it is built) */
     atomic_init(&j->cancel, 0);
     j->cfg.cancel = &j->cancel;
+    j->cfg.threads = threads;
     j->threaded = pthread_create(&j->thread, NULL, run_thread, j) == 0;
     if (!j->threaded)
         run(j);   /* no thread: build now */
@@ -260,9 +262,9 @@ int causal_finish(struct causal_job *j, const char *dir, struct causal_summary *
 }
 
 int causal_for_merge(const char *dir, const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
-                     const char *levels, struct causal_summary *s, char *err, size_t errlen)
+                     const char *levels, uint32_t threads, struct causal_summary *s, char *err, size_t errlen)
 {
-    struct causal_job *j = causal_start(dir, nevents, nranks, match, levels);
+    struct causal_job *j = causal_start(dir, nevents, nranks, match, levels, threads);
     if (!j) {
         snprintf(err, errlen, "causal index: out of memory");
         return -1;
@@ -292,7 +294,7 @@ void causal_report_json(FILE *f, const struct causal_summary *s)
                "\"records\": %llu, \"stored_entries\": %llu, \"bytes\": %llu,\n"
                "    \"entries_per_event\": %.4f, \"fidge_mattern_entries_per_event\": %u, "
                "\"size_ratio\": %.6f, \"file_ratio\": %.6f, \"peak_live_vectors\": %zu,\n"
-               "    \"build_passes\": %u, \"window_columns\": %u, \"vector_bytes\": %zu,\n"
+               "    \"build_passes\": %u, \"window_columns\": %u, \"vector_bytes\": %zu, \"build_threads\": %u,\n"
                "    \"seconds\": { \"build\": %.6f, \"write\": %.6f, \"sweep\": %.6f, \"merge_waited\": %.6f },\n"
                "    \"sweep\": { \"csv\": \"cluster_sizes.csv\", \"svg\": \"cluster_sizes.svg\", "
                "\"best_max_cluster_size\": %u, \"rows\": [",
@@ -300,7 +302,7 @@ void causal_report_json(FILE *f, const struct causal_summary *s)
             (unsigned long long)s->cluster_receives, (unsigned long long)s->full_vectors,
             (unsigned long long)s->records, (unsigned long long)s->entries, (unsigned long long)s->index_bytes,
             s->entries_per_event, s->ranks, s->entries_per_event / s->ranks, s->file_ratio, s->peak_live_vectors,
-            s->passes, s->window, s->vector_bytes, s->seconds_build, s->seconds_write, s->seconds_sweep, s->seconds_wait, best);
+            s->passes, s->window, s->vector_bytes, s->threads, s->seconds_build, s->seconds_write, s->seconds_sweep, s->seconds_wait, best);
     for (uint32_t k = 1; k <= s->nsweep; k++)
         fprintf(f, "%s\n      { \"max_cluster_size\": %u, \"self_organizing\": %.4f, \"contiguous\": %.4f }",
                 k > 1 ? "," : "", k, s->sweep_self[k], s->sweep_contiguous[k]);

@@ -27,6 +27,7 @@ struct causal_summary {
     double file_ratio;              /* index file / Fidge/Mattern vectors of 4-byte entries */
     size_t peak_live_vectors;
     uint32_t passes, window;        /* the build's passes over windows of `window` columns */
+    uint32_t threads;               /* passes run at once (each with a window's vectors) */
     size_t vector_bytes;            /* the vectors a pass kept (SYNCTRACE_CAUSAL_MEMORY_MB bounds them) */
     double seconds_build;           /* with the sweep, which runs along the build */
     double seconds_write, seconds_sweep;   /* sweep: reading its results */
@@ -42,7 +43,7 @@ struct causal_summary {
  * only when out of memory; causal_abandon ends a job on an error path. */
 struct causal_job;
 struct causal_job *causal_start(const char *dir, const uint64_t *nevents, uint32_t nranks,
-                                const struct mg_result *match, const char *levels);
+                                const struct mg_result *match, const char *levels, uint32_t threads);
 int causal_finish(struct causal_job *job, const char *dir, struct causal_summary *s, char *err, size_t errlen);
 void causal_abandon(struct causal_job *job);
 
@@ -51,7 +52,7 @@ void causal_abandon(struct causal_job *job);
  * failure to build (not to write) s->built is 0 and s->error says why, and
  * the merge goes on. Returns 0, or -1 with err (a file could not be written). */
 int causal_for_merge(const char *dir, const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
-                     const char *levels, struct causal_summary *s, char *err, size_t errlen);
+                     const char *levels, uint32_t threads, struct causal_summary *s, char *err, size_t errlen);
 void causal_report_json(FILE *f, const struct causal_summary *s);
 void causal_report_text(FILE *f, const struct causal_summary *s);
 

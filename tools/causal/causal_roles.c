@@ -112,6 +112,7 @@ int cb_setup_roles(struct builder *b, char *err, size_t errlen)
         snprintf(err, errlen, "%s", st_extsort_error(sort));
         rc = -1;
     }
+    b->roles = &b->roles_file;
     if (!rc && st_aside_open(&b->roles_file, dir, "synctrace-roles", "the causal index's roles", err, errlen) != 0)
         rc = -1;
     b->roles_open = !rc;
@@ -177,7 +178,7 @@ const struct role *cb_roles_of(struct builder *b, uint32_t r, size_t rp, uint64_
         size_t left = b->nroles[r] - rp;
         w->first = rp;
         w->n = left < w->cap ? (uint32_t)left : w->cap;
-        if (st_aside_read(&b->roles_file, w->v, sizeof *w->v * w->n, (b->role_first[r] + rp) * sizeof *w->v) != 0) {
+        if (st_aside_read(b->roles, w->v, sizeof *w->v * w->n, (b->role_first[r] + rp) * sizeof *w->v) != 0) {
             w->n = 0;
             b->roles_failed = 1;
             return NULL;

@@ -55,6 +55,7 @@ struct merge_options {
     double max_drift;         /* largest drift a clock may have (fraction) */
     int jobs;                 /* threads reading rank archives */
     int jobs_given;           /* --jobs said so (else the parallel merge shares the cores) */
+    int index_threads;        /* the causal index's window passes at once: --jobs, not shared */
     int force, no_drift;
     int drift_model;          /* --drift-model: 0 auto, else CM_LINE or CM_SEGMENTS + 1 */
     const char *cluster_levels;   /* causal index: maximum cluster sizes per level */

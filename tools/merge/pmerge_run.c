@@ -226,6 +226,9 @@ static int begin(struct merge_state **stp, int argc, char **argv, int *zero_fail
         *zero_failed = 1;
         return rc < 0 ? 0 : rc;
     }
+    /* process 0's causal index runs mostly after the workers' read and
+     * write: its window passes take the node's cores (or --jobs) */
+    o.index_threads = o.jobs;
     if (!o.jobs_given) {   /* the processes on one node share its cores */
         uint32_t local = pm_local_processes();
         o.jobs = o.jobs / (int)local > 0 ? o.jobs / (int)local : 1;

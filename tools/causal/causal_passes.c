@@ -1,0 +1,326 @@
+/* causal_passes.c — the window passes of the causal index's build
+ * (causal_build.c), several at once.
+ *
+ * Every window pass replays the same causal order with other columns, so
+ * the passes are independent but for where their bytes go: the chunks of
+ * strip s (window s's columns of every full vector) follow strip s - 1's
+ * in the file, and their sizes are known only once encoded. The windows
+ * are cut into `threads` contiguous ranges. The calling thread runs the
+ * first range straight into the file, as a single thread does; each
+ * other thread runs its range on a copy of the builder with pass state of
+ * its own (vectors, messages in flight, instances, role and record
+ * windows, cluster entries, statistics), its chunks' bytes and codes (a
+ * word each, raw_codes) going to two nameless files of its own. When all
+ * are done, the ranges are put in place in window order: the codes into
+ * lines whose bases follow from the widths, as a single thread would have
+ * made them, and the bytes copied behind. A key chunk's distance is
+ * relative to the chunk that uses it, in the same strip, so the index is
+ * byte for byte a single thread's.
+ *
+ * Memory: each thread keeps one window's vectors (the vector budget is per
+ * pass running) and a block of cluster entries; on disk each thread but
+ * the first holds its windows' share of the index once more until it is
+ * put in place, and a file of all cluster entries (of which it fills its
+ * columns: cb_finish adds them up). */
+#include "causal_builder.h"
+#include "fsutil.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct pass_thread {
+    struct builder b;             /* a copy of the first builder, with pass state of its own */
+    struct ci_stats st;
+    uint32_t index, first, end;   /* its windows [first, end) */
+    int codes_fd, bytes_fd;       /* its nameless files (-1: in memory) */
+    atomic_int *failed;           /* 1 + the first thread that failed, or 0 */
+    pthread_t tid;
+    int started, copied;
+    char err[4400];
+};
+
+/* Windows [first, end), in order, on builder b: 0, or -1 with err. */
+static int run_range(struct builder *b, uint32_t first, uint32_t end, char *err, size_t errlen)
+{
+    uint32_t N = b->N;
+    uint32_t *waiters = malloc(sizeof *waiters * N), *next_waiter = malloc(sizeof *next_waiter * N);
+    uint32_t *stack = malloc(sizeof *stack * N);
+    uint8_t *queued = calloc(N, 1);
+    int rc = waiters && next_waiter && stack && queued ? 0 : -1;
+    if (rc)
+        snprintf(err, errlen, "causal index: out of memory for %u ranks", N);
+    for (uint32_t k = first; k < end && rc == 0; k++) {
+        b->lo = k * b->Wmax;
+        b->W = N - b->lo < b->Wmax ? N - b->lo : b->Wmax;
+        b->next_top = 0;
+        if ((k > first && ci_entries_rewind(b->ent) != 0)
+            || cb_run_pass(b, waiters, next_waiter, stack, queued, err, errlen) != 0) {
+            if (*ci_entries_error(b->ent))
+                snprintf(err, errlen, "causal index: %s", ci_entries_error(b->ent));
+            rc = -1;
+        }
+        b->st->passes++;
+    }
+    /* a copy's streams and entries complete (the first builder's: cb_finish) */
+    if (rc == 0 && b->raw_codes
+        && (cb_os_done(&b->codes) != 0 || cb_os_done(&b->bytes) != 0 || ci_entries_flush(b->ent) != 0)) {
+        snprintf(err, errlen, "causal index: %s", cb_build_error(b));
+        rc = -1;
+    }
+    free(waiters);
+    free(next_waiter);
+    free(stack);
+    free(queued);
+    return rc;
+}
+
+/* The first failure stops the others at their next look (cb_cancelled);
+ * its message is the one said. */
+static void failed(atomic_int *f, uint32_t index)
+{
+    int none = 0;
+    atomic_compare_exchange_strong(f, &none, (int)index + 1);
+}
+
+static void *range_thread(void *arg)
+{
+    struct pass_thread *t = arg;
+    if (run_range(&t->b, t->first, t->end, t->err, sizeof t->err) != 0)
+        failed(t->failed, t->index);
+    return NULL;
+}
+
+/* Thread t's copy of the builder: the first one's shared parts (the match,
+ * the clusters' maps, the roles' and records' files, the window's size)
+ * and pass state of its own. 0, or -1 with t->err. */
+static int copy_builder(struct pass_thread *t, const struct builder *first)
+{
+    struct builder *b = &t->b;
+    size_t N = first->N;
+    *b = *first;
+    t->copied = 1;
+    /* nothing of the first's that a pass changes or that its end frees */
+    b->cur = NULL;
+    b->key = NULL;
+    b->keytop = NULL;
+    b->rwin = NULL;
+    b->pos = NULL;
+    b->rpos = NULL;
+    b->rcur = NULL;
+    b->part = NULL;
+    b->clist = NULL;
+    b->mark = NULL;
+    memset(&b->sent, 0, sizeof b->sent);
+    memset(&b->under_way, 0, sizeof b->under_way);
+    b->free_vecs = NULL;
+    b->nfree = b->cfree = 0;
+    b->live = 0;
+    b->stamp = 0;
+    b->roles_open = 0;
+    b->recs = NULL;
+    b->ent = NULL;
+    b->more_ent = NULL;
+    b->nmore_ent = 0;
+    b->bq = NULL;
+    b->fd = -1;
+    b->sweeps = NULL;
+    b->steps = 0;
+    b->oom = b->coll_failed = b->roles_failed = b->write_errno = 0;
+    cb_os_open(&b->codes, -1, 0, &b->write_errno, NULL);
+    cb_os_open(&b->bytes, -1, 0, &b->write_errno, NULL);
+    b->inline_n = 0;
+    memset(&b->line, 0, sizeof b->line);
+    b->raw_codes = 1;
+    b->halt = t->failed;
+    memset(&t->st, 0, sizeof t->st);
+    b->st = &t->st;
+    b->cur = calloc(N * b->Wmax, sizeof *b->cur);
+    b->key = malloc(sizeof *b->key * N * b->Wmax);
+    b->keytop = malloc(sizeof *b->keytop * N * b->cpw);
+    b->rwin = calloc(N, sizeof *b->rwin);
+    b->pos = calloc(N, sizeof *b->pos);
+    b->rpos = calloc(N, sizeof *b->rpos);
+    b->rcur = calloc(N, sizeof *b->rcur);
+    b->part = malloc(sizeof *b->part * N);
+    b->clist = malloc(sizeof *b->clist * N);
+    b->mark = calloc(N, sizeof *b->mark);
+    b->recs = ci_recs_view(first->recs);
+    if (!b->cur || !b->key || !b->keytop || !b->rwin || !b->pos || !b->rpos || !b->rcur || !b->part || !b->clist
+        || !b->mark || !b->recs) {
+        snprintf(t->err, sizeof t->err, "causal index: out of memory for %zu ranks (%u columns at once)", N, b->Wmax);
+        return -1;
+    }
+    if (!(b->ent = ci_entries_new(first->nentries, first->aside_dir, t->err, sizeof t->err)))
+        return -1;
+    if (first->fd >= 0) {   /* into files, as the first builder's go into the index file */
+        t->codes_fd = st_nameless_file(first->aside_dir, "synctrace-index-codes");
+        t->bytes_fd = st_nameless_file(first->aside_dir, "synctrace-index-bytes");
+        if (t->codes_fd < 0 || t->bytes_fd < 0) {
+            snprintf(t->err, sizeof t->err, "causal index: cannot create a file in %s: %s", first->aside_dir,
+                     strerror(errno));
+            return -1;
+        }
+        if (!(b->bq = bq_new(CI_HASH_BLOCK, 4))) {
+            snprintf(t->err, sizeof t->err, "causal index: out of memory");
+            return -1;
+        }
+        cb_os_open(&b->codes, t->codes_fd, 0, &b->write_errno, b->bq);
+        cb_os_open(&b->bytes, t->bytes_fd, 0, &b->write_errno, b->bq);
+    }
+    return 0;
+}
+
+/* What a copy holds. */
+static void copy_free(struct pass_thread *t)
+{
+    struct builder *b = &t->b;
+    if (t->copied) {
+        cb_pass_free(b);
+        free(b->free_vecs);
+        cb_roles_free(b);   /* its windows (roles_open is 0: not the file) */
+        free(b->rwin);
+        ci_recs_free(b->recs);
+        free(b->cur);
+        free(b->key);
+        free(b->keytop);
+        free(b->pos);
+        free(b->rpos);
+        free(b->rcur);
+        free(b->part);
+        free(b->clist);
+        free(b->mark);
+        if (b->bq) {
+            cb_os_release(&b->codes);
+            cb_os_release(&b->bytes);
+            bq_free(b->bq);
+        } else {
+            free(b->codes.buf);
+            free(b->bytes.buf);
+        }
+        if (b->ent)
+            ci_entries_free(b->ent);
+    }
+    if (t->codes_fd >= 0)
+        close(t->codes_fd);
+    if (t->bytes_fd >= 0)
+        close(t->bytes_fd);
+}
+
+/* n bytes of a copy's stream from off: from its file, or its memory. */
+static int stream_read(const struct ostream *o, int fd, void *buf, size_t n, uint64_t off)
+{
+    if (fd < 0) {
+        memcpy(buf, o->buf + off, n);
+        return 0;
+    }
+    size_t got;
+    return st_pread_all(fd, buf, n, off, &got) != 0 || got != n ? -1 : 0;
+}
+
+/* A copy's windows after those before it: their codes into lines, their
+ * bytes behind. 0, or -1. */
+static int put_in_place(struct builder *b, const struct pass_thread *t)
+{
+    uint32_t buf[1 << 14];
+    uint64_t at = b->bytes.total;
+    for (uint64_t off = 0; off < t->b.codes.total;) {
+        size_t n = t->b.codes.total - off < sizeof buf ? (size_t)(t->b.codes.total - off) : sizeof buf;
+        if (stream_read(&t->b.codes, t->codes_fd, buf, n, off) != 0)
+            return -1;
+        for (size_t k = 0; k < n / 4; k++)
+            if (cb_place_code(b, buf[k], &at) != 0)
+                return -1;
+        off += n;
+    }
+    for (uint64_t off = 0; off < t->b.bytes.total;) {
+        size_t n = t->b.bytes.total - off < sizeof buf ? (size_t)(t->b.bytes.total - off) : sizeof buf;
+        if (stream_read(&t->b.bytes, t->bytes_fd, buf, n, off) != 0 || cb_os_put(&b->bytes, buf, n) != 0)
+            return -1;
+        off += n;
+    }
+    return b->bytes.total == at ? 0 : -1;   /* the codes' widths add up to the bytes */
+}
+
+int cb_run_windows(struct builder *b, uint32_t threads, char *err, size_t errlen)
+{
+    uint32_t windows = (uint32_t)(((uint64_t)b->N + b->Wmax - 1) / b->Wmax);
+    uint32_t T = threads < windows ? threads : windows;
+    T = T ? T : 1;
+    struct pass_thread *pt = calloc(T, sizeof *pt);
+    if (!pt) {
+        snprintf(err, errlen, "causal index: out of memory");
+        return -1;
+    }
+    atomic_int fail;
+    atomic_init(&fail, 0);
+    for (uint32_t t = 0; t < T; t++) {   /* contiguous ranges, the first the caller's */
+        pt[t].index = t;
+        pt[t].first = (uint32_t)((uint64_t)windows * t / T);
+        pt[t].end = (uint32_t)((uint64_t)windows * (t + 1) / T);
+        pt[t].codes_fd = pt[t].bytes_fd = -1;
+        pt[t].failed = &fail;
+    }
+    for (uint32_t t = 1; t < T && !atomic_load(&fail); t++) {
+        if (copy_builder(&pt[t], b) != 0) {
+            failed(&fail, t);
+            break;
+        }
+        pt[t].started = pthread_create(&pt[t].tid, NULL, range_thread, &pt[t]) == 0;
+        if (!pt[t].started)
+            range_thread(&pt[t]);   /* no thread: at once */
+    }
+    if (!atomic_load(&fail)) {
+        b->halt = &fail;
+        if (run_range(b, pt[0].first, pt[0].end, pt[0].err, sizeof pt[0].err) != 0)
+            failed(&fail, 0);
+        b->halt = NULL;
+    }
+    for (uint32_t t = 1; t < T; t++)
+        if (pt[t].started)
+            pthread_join(pt[t].tid, NULL);
+    int rc = 0, first_failed = atomic_load(&fail);
+    if (first_failed) {
+        snprintf(err, errlen, "%s", pt[first_failed - 1].err);
+        rc = -1;
+    }
+    b->st->threads = T;
+    if (rc == 0 && T > 1 && !(b->more_ent = calloc(T - 1, sizeof *b->more_ent))) {
+        snprintf(err, errlen, "causal index: out of memory");
+        rc = -1;
+    }
+    /* in window order: each copy's statistics, its windows in place, its
+     * entries to the first builder (cb_finish adds them up) */
+    for (uint32_t t = 1; t < T; t++) {
+        if (rc == 0) {
+            b->st->passes += pt[t].st.passes;
+            b->st->key_chunks += pt[t].st.key_chunks;
+            for (int w = 0; w < 4; w++)
+                b->st->chunks[w] += pt[t].st.chunks[w];
+            if (put_in_place(b, &pt[t]) != 0) {
+                int e = b->write_errno ? b->write_errno : pt[t].b.write_errno;
+                snprintf(err, errlen, "causal index: %s", e ? strerror(e) : "a pass thread's chunks: cut short");
+                rc = -1;
+            } else {
+                b->more_ent[b->nmore_ent++] = pt[t].b.ent;
+                pt[t].b.ent = NULL;
+            }
+        }
+        copy_free(&pt[t]);
+    }
+    free(pt);
+    return rc;
+}
+
+/* The other threads' cluster entries, once cb_finish has added them up. */
+void cb_windows_free(struct builder *b)
+{
+    for (uint32_t t = 0; t < b->nmore_ent; t++)
+        ci_entries_free(b->more_ent[t]);
+    free(b->more_ent);
+    b->more_ent = NULL;
+    b->nmore_ent = 0;
+}
