@@ -338,6 +338,7 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
         { "2,4", NULL, "hierarchical 2,4, chunks of 8, windows of 8, 3 passes at once", 3, 1, 3, 14 },
         { "4", NULL, "two-level 4, chunks of 2, strips of several chunks, 4 passes at once", 1, 5000, 4, 16 },
         { "1", NULL, "two-level 1, chunks of 4, a window of 4 columns a pass, 64 threads", 2, 1, 64, 13 },
+        { "2", NULL, "two-level 2, one window, its full vectors encoded beside its pass", 0, 0, 2, 3 },
     };
     enum { NCFG = sizeof cfgs / sizeof cfgs[0] };
     struct ci_index ix[NCFG];
@@ -403,10 +404,10 @@ static void check_trace(const struct mg_result *mp, long npairs, uint64_t total)
                              && st[c].key_chunks == st[cfgs[c].same - 1].key_chunks,
               "%s: chunk counts differ", cfgs[c].name);
     }
-    check(&threaded, nthreaded == 4 && at_once >= 1, "%d threaded configurations, %d with passes at once",
+    check(&threaded, nthreaded == 5 && at_once >= 1, "%d threaded configurations, %d with passes at once",
           nthreaded, at_once);
-    report(&threaded, "window passes run at once (2, 3, 4, and 64 threads) give the index of one at a time, byte "
-                      "for byte");
+    report(&threaded, "window passes run at once (2, 3, 4 and 64 threads), and full vectors encoded beside a "
+                      "pass, give the index of one at a time, byte for byte");
     report(&build, "the index builds in every configuration and stamps every event");
     report(&values, "vector entries equal the oracle's in every configuration");
     ci_sweeps_wait(sweeps);

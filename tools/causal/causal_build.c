@@ -227,6 +227,7 @@ void cb_pass_free(struct builder *b)
 
 static void builder_free(struct builder *b)
 {
+    cb_encoder_free(b);   /* first: its thread may still use the streams and keys */
     cb_pass_free(b);
     free(b->free_vecs);
     free(b->coll_off);
@@ -353,6 +354,10 @@ int cb_run_pass(struct builder *b, uint32_t *waiters, uint32_t *next_waiter, uin
                      "(rank %u stops at event %llu)", r, (unsigned long long)b->pos[r]);
             return -1;
         }
+    if (cb_encoder_drain(b) != 0) {
+        snprintf(err, errlen, "causal index: %s", cb_build_error(b));
+        return -1;
+    }
     cb_pass_free(b);
     return 0;
 }

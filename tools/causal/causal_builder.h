@@ -129,6 +129,14 @@ struct builder {
     struct ostream codes, bytes;
     struct bq_queue *bq;          /* writes the file's blocks (when there is a file) */
     int raw_codes;                /* a pass thread but the first: a code is one word, its line made later */
+    /* Full vectors encoded on a thread of their own (when cores are
+     * spare: causal_passes.c) while the pass replays on: batches of
+     * (rank, window's values) in blocks handed to `enc`, whose job owns
+     * the key chunks, the streams and the line until the pass drains it. */
+    struct bq_queue *enc;
+    uint8_t *enc_block;
+    size_t enc_n, enc_size;
+    int enc_errno;
     struct ci_line line;          /* the codes' line being filled: `inline_n` codes so far */
     uint32_t inline_n;
     uint64_t next_top;            /* a pass's next top-level record: they come in order */
@@ -221,6 +229,10 @@ int cb_setup_roles(struct builder *b, char *err, size_t errlen);
 int cb_encode_chunk(struct builder *b, uint32_t r, uint32_t c, const uint32_t *v);
 int cb_flush_line(struct builder *b);
 int cb_place_code(struct builder *b, uint32_t code, uint64_t *at);
+int cb_encode_full(struct builder *b, uint32_t r, const uint32_t *v);
+int cb_encoder_start(struct builder *b);
+int cb_encoder_drain(struct builder *b);
+void cb_encoder_free(struct builder *b);
 int cb_os_done(struct ostream *o);
 void cb_os_open(struct ostream *o, int fd, uint64_t base, int *err, struct bq_queue *bq);
 int cb_os_put(struct ostream *o, const void *p, size_t n);

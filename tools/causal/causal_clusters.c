@@ -46,11 +46,7 @@ int cb_stamp_window(struct builder *b, uint32_t r, const struct ci_rec *x, const
     }
     if (x->vec != b->next_top++)
         return -1;   /* cannot happen: every pass stamps in the first one's order */
-    uint32_t c1 = (b->lo + b->W + (1u << b->cshift) - 1) >> b->cshift;
-    for (uint32_t c = b->lo >> b->cshift; c < c1; c++)
-        if (cb_encode_chunk(b, r, c, v))
-            return -1;
-    return 0;
+    return cb_encode_full(b, r, v);
 }
 
 /* Distinct level-k clusters of the partners other than r's own, into

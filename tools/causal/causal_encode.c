@@ -249,3 +249,101 @@ int cb_encode_chunk(struct builder *b, uint32_t r, uint32_t c, const uint32_t *v
     }
     return b->raw_codes ? cb_os_put(&b->codes, &code, sizeof code) : put_code(b, code);
 }
+
+/* Rank r's full vector v (the window's columns), chunk after chunk. */
+static int encode_now(struct builder *b, uint32_t r, const uint32_t *v)
+{
+    uint32_t c1 = (b->lo + b->W + (1u << b->cshift) - 1) >> b->cshift;
+    for (uint32_t c = b->lo >> b->cshift; c < c1; c++)
+        if (cb_encode_chunk(b, r, c, v))
+            return -1;
+    return 0;
+}
+
+/* ----------------------------------------------------------- the encoder */
+
+/* A full vector in a batch: its rank, then the window's W values. */
+static size_t batch_entry(const struct builder *b)
+{
+    return 4 * ((size_t)b->W + 1);
+}
+
+/* A batch, on the encoder's thread: every vector in order. */
+static int encode_job(void *arg, uint64_t tag, const void *buf, size_t n)
+{
+    struct builder *b = arg;
+    (void)tag;
+    const uint32_t *p = buf;
+    for (size_t at = 0, k = batch_entry(b) / 4; at + k <= n / 4; at += k)
+        if (encode_now(b, p[at], p + at + 1) != 0)
+            return b->write_errno ? b->write_errno : ENOMEM;
+    return 0;
+}
+
+/* The batch so far to the encoder. */
+static int encoder_flush(struct builder *b)
+{
+    if (!b->enc_block || !b->enc_n)
+        return 0;
+    int rc = bq_submit(b->enc, b->enc_block, b->enc_n, encode_job, b, 0, &b->enc_errno);
+    b->enc_block = NULL;
+    b->enc_n = 0;
+    return rc;
+}
+
+int cb_encode_full(struct builder *b, uint32_t r, const uint32_t *v)
+{
+    if (!b->enc)
+        return encode_now(b, r, v);
+    size_t need = batch_entry(b);
+    if (b->enc_block && b->enc_n + need > b->enc_size && encoder_flush(b) != 0)
+        return -1;
+    if (!b->enc_block && !(b->enc_block = bq_buffer(b->enc))) {
+        b->oom = 1;
+        return -1;
+    }
+    memcpy(b->enc_block + b->enc_n, &r, 4);
+    memcpy(b->enc_block + b->enc_n + 4, v, 4 * (size_t)b->W);
+    b->enc_n += need;
+    return 0;
+}
+
+/* An encoder for the builder's window passes: blocks of at least 1 MB
+ * and one vector, 4 of them. 0, or -1 (out of memory: the pass encodes
+ * in line). */
+int cb_encoder_start(struct builder *b)
+{
+    b->enc_size = 4 * ((size_t)b->Wmax + 1);
+    if (b->enc_size < ((size_t)1 << 20))
+        b->enc_size = (size_t)1 << 20;
+    b->enc = bq_new(b->enc_size, 4);
+    return b->enc ? 0 : -1;
+}
+
+/* The pass is over: every vector encoded (the key chunks, streams and
+ * line are the builder's again). 0, or -1. */
+int cb_encoder_drain(struct builder *b)
+{
+    if (!b->enc)
+        return 0;
+    int rc = encoder_flush(b);
+    if (bq_drain(b->enc, &b->enc_errno) != 0 || rc != 0) {
+        if (!b->write_errno && b->enc_errno != ENOMEM)
+            b->write_errno = b->enc_errno;
+        b->oom = !b->write_errno;
+        return -1;
+    }
+    return 0;
+}
+
+/* Waits for the encoder (a failed pass may leave batches), then frees it. */
+void cb_encoder_free(struct builder *b)
+{
+    if (!b->enc)
+        return;
+    bq_drain(b->enc, NULL);
+    bq_give_back(b->enc, b->enc_block);
+    b->enc_block = NULL;
+    bq_free(b->enc);
+    b->enc = NULL;
+}

@@ -135,6 +135,10 @@ static int copy_builder(struct pass_thread *t, const struct builder *first)
     b->inline_n = 0;
     memset(&b->line, 0, sizeof b->line);
     b->raw_codes = 1;
+    b->enc = NULL;
+    b->enc_block = NULL;
+    b->enc_n = 0;
+    b->enc_errno = 0;
     b->halt = t->failed;
     memset(&t->st, 0, sizeof t->st);
     b->st = &t->st;
@@ -179,6 +183,7 @@ static void copy_free(struct pass_thread *t)
 {
     struct builder *b = &t->b;
     if (t->copied) {
+        cb_encoder_free(b);   /* first: its thread may still use the streams and keys */
         cb_pass_free(b);
         free(b->free_vecs);
         cb_roles_free(b);   /* its windows (roles_open is 0: not the file) */
@@ -264,16 +269,23 @@ int cb_run_windows(struct builder *b, uint32_t threads, char *err, size_t errlen
         pt[t].codes_fd = pt[t].bytes_fd = -1;
         pt[t].failed = &fail;
     }
+    /* cores to spare beside the passes: each encodes its full vectors on
+     * a thread of its own (without one, in line) */
+    int encoders = threads >= 2 * T;
     for (uint32_t t = 1; t < T && !atomic_load(&fail); t++) {
         if (copy_builder(&pt[t], b) != 0) {
             failed(&fail, t);
             break;
         }
+        if (encoders)
+            cb_encoder_start(&pt[t].b);
         pt[t].started = pthread_create(&pt[t].tid, NULL, range_thread, &pt[t]) == 0;
         if (!pt[t].started)
             range_thread(&pt[t]);   /* no thread: at once */
     }
     if (!atomic_load(&fail)) {
+        if (encoders)
+            cb_encoder_start(b);
         b->halt = &fail;
         if (run_range(b, pt[0].first, pt[0].end, pt[0].err, sizeof pt[0].err) != 0)
             failed(&fail, 0);
@@ -282,6 +294,7 @@ int cb_run_windows(struct builder *b, uint32_t threads, char *err, size_t errlen
     for (uint32_t t = 1; t < T; t++)
         if (pt[t].started)
             pthread_join(pt[t].tid, NULL);
+    cb_encoder_free(b);
     int rc = 0, first_failed = atomic_load(&fail);
     if (first_failed) {
         snprintf(err, errlen, "%s", pt[first_failed - 1].err);
