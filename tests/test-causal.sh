@@ -15,7 +15,7 @@
 GEN_PATTERNS="stencil2d stencil3d ring tree alltoall random"
 MPI_PROGRAMS="mpi_p2p mpi_coll"
 ORACLE_LINES=9
-plan $(( (6 + 3) * (ORACLE_LINES + 1) + 23 ))
+plan $(( (6 + 3) * (ORACLE_LINES + 1) + 25 ))
 : "${PYTHON3:=python3}"
 PY_OTF2=/usr/bin/python3   # Debian's python3, the one python3-otf2 is installed for
 GEN="$top_builddir/synctrace-gen"
@@ -222,6 +222,22 @@ PY
 "$SYNCTRACE_BIN" query "$tmp/big.small" --batch <"$tmp/bigpairs" >"$tmp/bigsmall" 2>&1
 ok $([ "$(wc -l <"$tmp/bigwant")" -eq 5000 ] && cmp -s "$tmp/bigwant" "$tmp/biggot" && cmp -s "$tmp/bigwant" "$tmp/bigsmall"; echo $?) \
     "1100 locations: 5000 answers of both indexes equal the oracle's ($(sort "$tmp/biggot" | uniq -c | tr -s ' \n' ' '))"
+# Window passes at once (--jobs; tools/causal/causal_passes.c), and full
+# vectors encoded beside a pass where cores are spare: the same output,
+# file for file, as one at a time.
+SYNCTRACE_CAUSAL_MEMORY_MB=1 "$SYNCTRACE_BIN" merge "$tmp/big" -o "$tmp/big.j1" --jobs 1 >/dev/null 2>&1
+SYNCTRACE_CAUSAL_MEMORY_MB=1 "$SYNCTRACE_BIN" merge "$tmp/big" -o "$tmp/big.j3" --jobs 3 >/dev/null 2>"$tmp/j3.err"
+got=$("$PYTHON3" -c 'import json,sys; c=[json.load(open(f))["causal_index"] for f in sys.argv[1:]]; print(c[0]["build_passes"], c[0]["build_threads"], c[1]["build_threads"])'     "$tmp/big.j1/report.json" "$tmp/big.j3/report.json" 2>&1)
+diff=$(merged_differences "$tmp/big.j1" "$tmp/big.j3" | tr '\n' ' ')
+set -- $got
+ok $([ "${1:-0}" -ge 3 ] && [ "${2:-0}" = 1 ] && [ "${3:-0}" = 3 ] && [ -z "$diff" ]; echo $?) \
+    "1100 locations, ${1:-?} window passes: 3 at once write what one at a time does (threads ${2:-?} and ${3:-?}; differ: ${diff:-none})$(head -1 "$tmp/j3.err")"
+"$SYNCTRACE_BIN" merge "$tmp/big" -o "$tmp/big.e1" --jobs 1 >/dev/null 2>&1
+"$SYNCTRACE_BIN" merge "$tmp/big" -o "$tmp/big.e4" --jobs 4 >/dev/null 2>&1
+diff=$(merged_differences "$tmp/big.e1" "$tmp/big.e4" | tr '\n' ' ')
+ok $([ -s "$tmp/big.e4/causal.idx" ] && [ -z "$diff" ]; echo $?) \
+    "1100 locations, one window: its full vectors encoded beside the pass (--jobs 4) give what --jobs 1 does (differ: ${diff:-none})"
+rm -rf "$tmp/big.j1" "$tmp/big.j3" "$tmp/big.e1" "$tmp/big.e4"
 "$SYNCTRACE_BIN" merge "$tmp/big" -o "$tmp/big.out" --force --no-causal >/dev/null 2>&1
 ok $([ $? -eq 0 ] && [ ! -e "$tmp/big.out/causal.idx" ]; echo $?) "--no-causal: no index"
 SYNCTRACE_CAUSAL_MEMORY_MB=lots "$SYNCTRACE_BIN" merge "$tmp/big" -o "$tmp/big.out" --force >/dev/null 2>"$tmp/big.err"

@@ -313,9 +313,15 @@ int cb_run_windows(struct builder *b, uint32_t threads, char *err, size_t errlen
             b->st->key_chunks += pt[t].st.key_chunks;
             for (int w = 0; w < 4; w++)
                 b->st->chunks[w] += pt[t].st.chunks[w];
+            errno = 0;
             if (put_in_place(b, &pt[t]) != 0) {
-                int e = b->write_errno ? b->write_errno : pt[t].b.write_errno;
-                snprintf(err, errlen, "causal index: %s", e ? strerror(e) : "a pass thread's chunks: cut short");
+                if (!b->write_errno)
+                    b->write_errno = pt[t].b.write_errno;
+                if (b->write_errno)
+                    snprintf(err, errlen, "causal index: %s", cb_build_error(b));
+                else
+                    snprintf(err, errlen, "causal index: the window passes' chunks set aside in %s: read: %s",
+                             b->aside_dir, errno ? strerror(errno) : "cut short");
                 rc = -1;
             } else {
                 b->more_ent[b->nmore_ent++] = pt[t].b.ent;
