@@ -251,14 +251,7 @@ static void builder_free(struct builder *b)
         free(b->cmap[k]);
         free(b->gcr[k]);
     }
-    if (b->bq) {   /* every block written before the file closes */
-        cb_os_release(&b->codes);
-        cb_os_release(&b->bytes);
-        bq_free(b->bq);
-    } else {
-        free(b->codes.buf);
-        free(b->bytes.buf);
-    }
+    cb_streams_free(b);   /* every block written before the file closes */
     if (b->fd >= 0) {
         close(b->fd);
         unlink(b->cfg->entries_file);

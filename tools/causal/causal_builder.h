@@ -237,6 +237,7 @@ int cb_os_done(struct ostream *o);
 void cb_os_open(struct ostream *o, int fd, uint64_t base, int *err, struct bq_queue *bq);
 int cb_os_put(struct ostream *o, const void *p, size_t n);
 void cb_os_release(struct ostream *o);
+void cb_streams_free(struct builder *b);
 
 /* causal_clusters.c */
 uint32_t cb_outside_clusters(struct builder *b, uint32_t k, uint32_t r, uint32_t *union_size);

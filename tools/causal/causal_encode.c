@@ -99,6 +99,22 @@ void cb_os_release(struct ostream *o)
     o->buf = NULL;
 }
 
+/* The codes' and bytes' streams let go: through the writer's queue, which
+ * ends once every block is written, or their memory. */
+void cb_streams_free(struct builder *b)
+{
+    if (b->bq) {
+        cb_os_release(&b->codes);
+        cb_os_release(&b->bytes);
+        bq_free(b->bq);
+        b->bq = NULL;
+    } else {
+        free(b->codes.buf);
+        free(b->bytes.buf);
+    }
+    b->codes.buf = b->bytes.buf = NULL;
+}
+
 static uint32_t width_code(uint32_t max)
 {
     return max == 0 ? 0 : max <= UINT8_MAX ? 1 : max <= UINT16_MAX ? 2 : 3;

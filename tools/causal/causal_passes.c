@@ -198,14 +198,7 @@ static void copy_free(struct pass_thread *t)
         free(b->part);
         free(b->clist);
         free(b->mark);
-        if (b->bq) {
-            cb_os_release(&b->codes);
-            cb_os_release(&b->bytes);
-            bq_free(b->bq);
-        } else {
-            free(b->codes.buf);
-            free(b->bytes.buf);
-        }
+        cb_streams_free(b);
         if (b->ent)
             ci_entries_free(b->ent);
     }
