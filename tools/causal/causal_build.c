@@ -20,12 +20,16 @@
  * the paper keeps ("clean up Fidge/Mattern timestamps" once no later event
  * can need them). W is the largest the vector budget allows.
  *
- * This file drives the passes (ci_build, run_pass, step); the builder's
- * parts are files of their own, sharing causal_builder.h: the roles
- * (causal_roles.c), collective instances (causal_instances.c), vectors
- * (causal_vectors.c), clusters and records (causal_clusters.c), the
- * file's sections and chunk encoding (causal_encode.c) and its last
- * sections and header (causal_finish.c). */
+ * Memory per window pass (above) is per pass running: up to
+ * ci_config.threads window passes run at once (causal_passes.c).
+ *
+ * This file drives the passes (ci_build, cb_run_pass, step); the
+ * builder's parts are files of their own, sharing causal_builder.h: the
+ * roles (causal_roles.c), collective instances (causal_instances.c),
+ * vectors (causal_vectors.c), clusters and records (causal_clusters.c),
+ * the file's sections and chunk encoding (causal_encode.c), the window
+ * passes at once (causal_passes.c) and the last sections and header
+ * (causal_finish.c). */
 #include "causal_builder.h"
 
 #include <stdio.h>
