@@ -10,7 +10,7 @@
 # the same one-line error, with no output; an OUT that exists (or appears
 # while the merge runs) is never replaced. Other commands run once.
 . "$top_srcdir/tests/lib.sh"
-plan 23
+plan 24
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
 tmp=$(scratch)
@@ -59,6 +59,11 @@ SYNCTRACE_REPAIR=memory same_as_one "$tmp/rep" "$tmp/repmem" 2 "the same repaire
 
 # every event set aside, every sort spilled, on every process
 same_as_one "$tmp/st" "$tmp/spilled" 2 "events set aside and sorts spilled" --event-memory 0 --sort-memory 1 --no-causal
+# --jobs 2: each process writes its part of the raw-view map beside its
+# archive writer (write_stage.c), events set aside so that the writer
+# loads them back while the map reads their times
+same_as_one "$tmp/st" "$tmp/beside" 3 "the raw-view map beside the writer (--jobs 2), events set aside" --jobs 2 \
+    --event-memory 0 --no-causal
 
 # traced programs: threads' locations, one-sided operations, sparse members, a killed rank
 skew=seed=9,offset_us=1000,drift_ppm=50

@@ -43,11 +43,20 @@ struct rv_rank {
     uint32_t n;
 };
 
+/* Told as the map is done with each location, in order (`past`
+ * locations: none of their events is read again): a writer running
+ * beside it (write_stage.c) waits for it. */
+struct rv_progress {
+    void (*past)(void *arg, uint32_t past);
+    void *arg;
+};
+
 /* Build the map of n ranks from their events' global times and write
  * DIR/rawview.map. Returns 0, or -1 with a one-line message. *max_err_ns
- * (if not NULL) gets the largest deviation found when checking every event. */
+ * (if not NULL) gets the largest deviation found when checking every
+ * event. progress: NULL, or told as each rank is done. */
 int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
-             double *max_err_ns, char *err, size_t errlen);
+             double *max_err_ns, const struct rv_progress *progress, char *err, size_t errlen);
 
 /* The same in parts, for the parallel merge (pmerge.h), whose processes
  * each have their own locations' times: the raw time of the run's
@@ -60,8 +69,8 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const str
  * tolerance). */
 double rv_origin(const struct rt_rank *ranks, uint32_t n);
 int rv_write_sections(FILE *out, const char *dir, const struct rt_rank *ranks, uint32_t n,
-                      const struct gtime_map *gtime, double origin, const uint8_t *mine, double *worst, char *err,
-                      size_t errlen);
+                      const struct gtime_map *gtime, double origin, const uint8_t *mine,
+                      const struct rv_progress *progress, double *worst, char *err, size_t errlen);
 int rv_assemble(const char *dir, uint32_t n, const uint32_t *owner, FILE *const *parts, double worst, char *err,
                 size_t errlen);
 

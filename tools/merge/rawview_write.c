@@ -83,8 +83,8 @@ double rv_origin(const struct rt_rank *ranks, uint32_t n)
 }
 
 int rv_write_sections(FILE *out, const char *dir, const struct rt_rank *ranks, uint32_t n,
-                      const struct gtime_map *gtime, double origin, const uint8_t *mine, double *worst, char *err,
-                      size_t errlen)
+                      const struct gtime_map *gtime, double origin, const uint8_t *mine,
+                      const struct rv_progress *progress, double *worst, char *err, size_t errlen)
 {
     /* a rank's breakpoints wait in a nameless file, not in memory */
     int fd = st_nameless_file(dir, "rawview");
@@ -97,6 +97,8 @@ int rv_write_sections(FILE *out, const char *dir, const struct rt_rank *ranks, u
     }
     int rc = 0;
     for (uint32_t r = 0; r < n && rc == 0; r++) {
+        if (progress && r > 0)
+            progress->past(progress->arg, r);
         if (mine && !mine[r])
             continue;
         const struct rt_rank *rk = &ranks[r];
@@ -156,14 +158,14 @@ static FILE *begin_map(const char *dir, uint32_t n, char *path, size_t pathlen, 
 }
 
 int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
-             double *max_err_ns, char *err, size_t errlen)
+             double *max_err_ns, const struct rv_progress *progress, char *err, size_t errlen)
 {
     char path[4300], tmp[4400];
     FILE *f = begin_map(dir, n, path, sizeof path, tmp, sizeof tmp, err, errlen);
     if (!f)
         return -1;
     double worst = 0;
-    if (rv_write_sections(f, dir, ranks, n, gtime, rv_origin(ranks, n), NULL, &worst, err, errlen) != 0) {
+    if (rv_write_sections(f, dir, ranks, n, gtime, rv_origin(ranks, n), NULL, progress, &worst, err, errlen) != 0) {
         fclose(f);
         unlink(tmp);
         return -1;

@@ -6,10 +6,57 @@
 #include "rawview.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The raw-view map written on a thread beside the archive's writer (with
+ * --jobs 2 or more; they were a third and a half of the write stage each
+ * at 1000 ranks): the map walks the locations in order, reading their
+ * times, and the writer takes location r (loads its events from disk,
+ * lets them go) only once the map is past it. Not with repaired times,
+ * which are read through one cache, one reader at a time (gtime.c). */
+struct map_beside {
+    struct merge_state *st;
+    const char *dir;
+    const struct ow_parallel *par;
+    pthread_t thread;
+    int running;
+    pthread_mutex_t lock;
+    pthread_cond_t moved;
+    uint32_t past;                /* locations the map is done with */
+    int ok;                       /* its result, once joined */
+    double worst;
+};
+
+/* What the archive writer's hooks are given. */
+struct write_ctx {
+    struct merge_state *st;
+    struct map_beside *map;       /* NULL: the map was written before */
+};
+
+static void map_past(void *arg, uint32_t past)
+{
+    struct map_beside *m = arg;
+    pthread_mutex_lock(&m->lock);
+    m->past = past;
+    pthread_cond_broadcast(&m->moved);
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* Until the map is done with location r. */
+static void wait_for_map(struct map_beside *m, uint32_t r)
+{
+    if (!m || !m->running)
+        return;
+    pthread_mutex_lock(&m->lock);
+    while (m->past <= r)
+        pthread_cond_wait(&m->moved, &m->lock);
+    pthread_mutex_unlock(&m->lock);
+}
 
 /* A location is written: its events and their times have no reader left
  * (the report is filled; the causal index, still building, reads only the
@@ -17,16 +64,19 @@
  * build grows. */
 static void release_location(void *ctx, uint32_t r)
 {
-    struct merge_state *st = ctx;
-    rt_store_release(&st->locs[r]);
-    gt_release(&st->gtime, r);
+    struct write_ctx *w = ctx;
+    wait_for_map(w->map, r);
+    rt_store_release(&w->st->locs[r]);
+    gt_release(&w->st->gtime, r);
 }
 
 /* A location is being written: its events come back from disk, the
  * chunk that holds event i in place of the one before. */
 static int load_location(void *ctx, uint32_t r, uint64_t i, char *err, size_t errlen)
 {
-    struct merge_state *st = ctx;
+    struct write_ctx *w = ctx;
+    struct merge_state *st = w->st;
+    wait_for_map(w->map, r);
     if (st->spill && rt_spill_in_at(st->spill, &st->locs[r], i) != 0) {
         snprintf(err, errlen, "%s", rt_spill_error(st->spill));
         return -1;
@@ -45,13 +95,14 @@ int merge_write(struct merge_state *st)
  * of its own locations to a part in dir, which process 0 puts together
  * once all are written (rv_assemble). Returns whether this process's
  * part was written; *worst its largest deviation. */
-static int write_rv_part(struct merge_state *st, const char *dir, const struct ow_parallel *par, double *worst)
+static int write_rv_part(struct merge_state *st, const char *dir, const struct ow_parallel *par,
+                         const struct rv_progress *progress, double *worst)
 {
     char path[4400], err[4500];
     snprintf(path, sizeof path, "%s/" RV_PART "%u", dir, st->place);
     FILE *part = fopen(path, "w");
-    int ok = part && rv_write_sections(part, dir, st->locs, st->nlocs, &st->gtime, st->rv_origin, par->mine, worst,
-                                       err, sizeof err) == 0;
+    int ok = part && rv_write_sections(part, dir, st->locs, st->nlocs, &st->gtime, st->rv_origin, par->mine,
+                                       progress, worst, err, sizeof err) == 0;
     if (!part)
         snprintf(err, sizeof err, "%s: cannot write: %s", path, strerror(errno));
     if (part && fclose(part) != 0 && ok) {
@@ -95,19 +146,60 @@ static double max_over(const struct ow_parallel *par, double v)
     return v;
 }
 
+/* The events' raw (interpolated ClockOffsets) times, for the HTML view:
+ * this process's map or part of it. Whether it was written. */
+static int write_map(struct merge_state *st, const char *dir, const struct ow_parallel *par,
+                     const struct rv_progress *progress, double *worst)
+{
+    char err[4400];
+    if (par)
+        return write_rv_part(st, dir, par, progress, worst);
+    if (rv_write(dir, st->locs, st->nlocs, &st->gtime, NULL, progress, err, sizeof err) == 0)
+        return 1;
+    fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
+    return 0;
+}
+
+static void *map_thread(void *arg)
+{
+    struct map_beside *m = arg;
+    const struct rv_progress progress = { map_past, m };
+    m->ok = write_map(m->st, m->dir, m->par, &progress, &m->worst);
+    map_past(m, UINT32_MAX);   /* whatever happened: the writer waits no more */
+    return NULL;
+}
+
 int merge_write_part(struct merge_state *st, const char *dir, const struct ow_parallel *par)
 {
     char err[4400];
-    /* The events' raw (interpolated ClockOffsets) times, for the HTML view:
-     * first, as the archive's writer lets the events go. */
     double worst = 0;
     int rv_ok = 1;
-    if (par)
-        rv_ok = write_rv_part(st, dir, par, &worst);
-    else if (rv_write(dir, st->locs, st->nlocs, &st->gtime, NULL, err, sizeof err) != 0)
-        fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
-    struct ow_hooks hooks = { load_location, release_location, st, par };
+    struct map_beside map;
+    memset(&map, 0, sizeof map);
+    map.st = st;
+    map.dir = dir;
+    map.par = par;
+    struct write_ctx ctx = { st, NULL };
+    if (st->opt.jobs >= 2 && !st->gtime.repaired && !st->gtime.given) {
+        pthread_mutex_init(&map.lock, NULL);
+        pthread_cond_init(&map.moved, NULL);
+        map.running = pthread_create(&map.thread, NULL, map_thread, &map) == 0;
+        if (map.running)
+            ctx.map = &map;
+    }
+    if (!map.running)   /* first, as the archive's writer lets the events go */
+        rv_ok = write_map(st, dir, par, NULL, &worst);
+    struct ow_hooks hooks = { load_location, release_location, &ctx, par };
     int rc = ow_write(dir, "traces", st->locs, st->nlocs, &st->match, &st->gtime, st->truth, &hooks, err, sizeof err);
+    if (map.running) {
+        pthread_join(map.thread, NULL);
+        rv_ok = map.ok;
+        worst = map.worst;
+    }
+    if (ctx.map) {
+        pthread_mutex_destroy(&map.lock);
+        pthread_cond_destroy(&map.moved);
+    }
     if (rc != 0)
         fprintf(stderr, "synctrace merge: %s\n", err);
     if (gt_given_error(&st->gtime)) {
