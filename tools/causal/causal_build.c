@@ -229,25 +229,36 @@ void cb_pass_free(struct builder *b)
     b->nfree = 0;
 }
 
-static void builder_free(struct builder *b)
+/* What a builder runs its passes with: the same for the first builder
+ * and a pass thread's copy (causal_passes.c). */
+void cb_pass_state_free(struct builder *b)
 {
     cb_encoder_free(b);   /* first: its thread may still use the streams and keys */
     cb_pass_free(b);
     free(b->free_vecs);
-    free(b->coll_off);
-    free(b->cur);
     cb_roles_free(b);
     free(b->rwin);
-    free(b->role_first);
     ci_recs_free(b->recs);
     ci_entries_free(b->ent);
-    free(b->last);
-    free(b->nroles);
-    free(b->rpos);
-    free(b->pos);
-    free(b->rcur);
+    free(b->cur);
     free(b->key);
     free(b->keytop);
+    free(b->pos);
+    free(b->rpos);
+    free(b->rcur);
+    free(b->part);
+    free(b->clist);
+    free(b->mark);
+    cb_streams_free(b);   /* every block written before a file closes */
+}
+
+static void builder_free(struct builder *b)
+{
+    cb_pass_state_free(b);
+    free(b->coll_off);
+    free(b->role_first);
+    free(b->last);
+    free(b->nroles);
     for (uint32_t k = 0; k < b->L; k++) {
         free(b->cluster_of[k]);
         for (uint32_t c = 0; b->cmap[k] && c < b->N; c++)
@@ -255,14 +266,10 @@ static void builder_free(struct builder *b)
         free(b->cmap[k]);
         free(b->gcr[k]);
     }
-    cb_streams_free(b);   /* every block written before the file closes */
     if (b->fd >= 0) {
         close(b->fd);
         unlink(b->cfg->entries_file);
     }
-    free(b->mark);
-    free(b->part);
-    free(b->clist);
     cb_windows_free(b);
 }
 

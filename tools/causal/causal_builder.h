@@ -202,6 +202,7 @@ int cb_run_windows(struct builder *b, uint32_t threads, char *err, size_t errlen
 void cb_windows_free(struct builder *b);
 void cb_give_back_memory(void);
 void cb_pass_free(struct builder *b);
+void cb_pass_state_free(struct builder *b);
 
 /* causal_vectors.c */
 void cb_join(uint32_t *restrict v, const uint32_t *restrict w, uint32_t n);

@@ -103,17 +103,8 @@ static int copy_builder(struct pass_thread *t, const struct builder *first)
     size_t N = first->N;
     *b = *first;
     t->copied = 1;
-    /* nothing of the first's that a pass changes or that its end frees */
-    b->cur = NULL;
-    b->key = NULL;
-    b->keytop = NULL;
-    b->rwin = NULL;
-    b->pos = NULL;
-    b->rpos = NULL;
-    b->rcur = NULL;
-    b->part = NULL;
-    b->clist = NULL;
-    b->mark = NULL;
+    /* nothing of the first's that a pass changes or that its end frees
+     * (the pass arrays are made below, each in place of the first's) */
     memset(&b->sent, 0, sizeof b->sent);
     memset(&b->under_way, 0, sizeof b->under_way);
     b->free_vecs = NULL;
@@ -121,7 +112,6 @@ static int copy_builder(struct pass_thread *t, const struct builder *first)
     b->live = 0;
     b->stamp = 0;
     b->roles_open = 0;
-    b->recs = NULL;
     b->ent = NULL;
     b->more_ent = NULL;
     b->nmore_ent = 0;
@@ -182,26 +172,8 @@ static int copy_builder(struct pass_thread *t, const struct builder *first)
 static void copy_free(struct pass_thread *t)
 {
     struct builder *b = &t->b;
-    if (t->copied) {
-        cb_encoder_free(b);   /* first: its thread may still use the streams and keys */
-        cb_pass_free(b);
-        free(b->free_vecs);
-        cb_roles_free(b);   /* its windows (roles_open is 0: not the file) */
-        free(b->rwin);
-        ci_recs_free(b->recs);
-        free(b->cur);
-        free(b->key);
-        free(b->keytop);
-        free(b->pos);
-        free(b->rpos);
-        free(b->rcur);
-        free(b->part);
-        free(b->clist);
-        free(b->mark);
-        cb_streams_free(b);
-        if (b->ent)
-            ci_entries_free(b->ent);
-    }
+    if (t->copied)
+        cb_pass_state_free(b);   /* (roles_open is 0: the roles' file stays the first's) */
     if (t->codes_fd >= 0)
         close(t->codes_fd);
     if (t->bytes_fd >= 0)

@@ -186,21 +186,19 @@ int rv_assemble(const char *dir, uint32_t n, const uint32_t *owner, FILE *const 
         /* location r's section: next in its owner's part */
         FILE *in = parts[owner[r]];
         unsigned rank, count;
-        if (!fgets(line, sizeof line, in) || sscanf(line, "rank %u %u", &rank, &count) != 2 || rank != r) {
-            snprintf(err, errlen, "%s: the section of location %u is missing from its process's part", path, r);
+        const char *why = NULL;
+        if (!fgets(line, sizeof line, in) || sscanf(line, "rank %u %u", &rank, &count) != 2 || rank != r)
+            why = "missing from";
+        for (unsigned k = 0; !why && k <= count; k++) {
+            fputs(line, f);
+            if (k < count && !fgets(line, sizeof line, in))
+                why = "cut short in";
+        }
+        if (why) {
+            snprintf(err, errlen, "%s: the section of location %u is %s its process's part", path, r, why);
             fclose(f);
             unlink(tmp);
             return -1;
-        }
-        fputs(line, f);
-        for (unsigned k = 0; k < count; k++) {
-            if (!fgets(line, sizeof line, in)) {
-                snprintf(err, errlen, "%s: the section of location %u is cut short in its process's part", path, r);
-                fclose(f);
-                unlink(tmp);
-                return -1;
-            }
-            fputs(line, f);
         }
     }
     return put_in_place(f, tmp, path, worst, err, errlen);

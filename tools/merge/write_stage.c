@@ -91,6 +91,12 @@ int merge_write(struct merge_state *st)
 
 #define RV_PART ".rawview-part-"
 
+/* The map is not written: the merge goes on, and says so once. */
+static void no_raw_view(const char *why)
+{
+    fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", why);
+}
+
 /* The parallel merge's raw-view map: every process writes the sections
  * of its own locations to a part in dir, which process 0 puts together
  * once all are written (rv_assemble). Returns whether this process's
@@ -110,7 +116,7 @@ static int write_rv_part(struct merge_state *st, const char *dir, const struct o
         ok = 0;
     }
     if (!ok)
-        fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
+        no_raw_view(err);
     return ok;
 }
 
@@ -126,7 +132,7 @@ static void assemble_rv(struct merge_state *st, const char *dir, int all_ok, dou
             ok = 0;
     }
     if (ok && rv_assemble(dir, st->nlocs, st->owner, parts, worst, err, sizeof err) != 0)
-        fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
+        no_raw_view(err);
     for (uint32_t p = 0; parts && p < st->processes; p++) {
         if (parts[p])
             fclose(parts[p]);
@@ -156,7 +162,7 @@ static int write_map(struct merge_state *st, const char *dir, const struct ow_pa
         return write_rv_part(st, dir, par, progress, worst);
     if (rv_write(dir, st->locs, st->nlocs, &st->gtime, NULL, progress, err, sizeof err) == 0)
         return 1;
-    fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", err);
+    no_raw_view(err);
     return 0;
 }
 
@@ -186,6 +192,10 @@ int merge_write_part(struct merge_state *st, const char *dir, const struct ow_pa
         map.running = pthread_create(&map.thread, NULL, map_thread, &map) == 0;
         if (map.running)
             ctx.map = &map;
+        else {
+            pthread_mutex_destroy(&map.lock);
+            pthread_cond_destroy(&map.moved);
+        }
     }
     if (!map.running)   /* first, as the archive's writer lets the events go */
         rv_ok = write_map(st, dir, par, NULL, &worst);
