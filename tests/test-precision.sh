@@ -5,10 +5,12 @@
 # clock, without drift correction so no drift margin widens them); a sample
 # of k clocks measures exactly the pairs it says, lies between those two and
 # is deterministic; above the all-pairs limit (3000 clocks) it is sampled by
-# default, says so, and every true offset is inside its bounds. A bad
-# --precision-sources is one line and exit status 2.
+# default, says so, and every true offset is inside its bounds. On a thread
+# of its own beside the apply (--jobs 2 and more) it gives what it gives
+# inline (--jobs 1): all pairs, a sample, and with the collectives' hubs
+# beside the graph. A bad --precision-sources is one line and exit status 2.
 . "$top_srcdir/tests/lib.sh"
-plan 10
+plan 11
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -117,6 +119,26 @@ line=$(sed -n 's/^reference //p' <<<"$out"); grep -q '^reference' <<<"$out" && [
 ok $? "3000 clocks, reference alone: = the solve's bounds${line:+: $line}"
 grep -q "precision.*on a sample of pairs" "$tmp/big/report.txt"
 ok $? "report.txt says the precision is sampled"
+
+# Beside the apply or inline: the same output, file for file.
+"$GEN" "$tmp/a2a" --ranks 24 --pattern alltoall --iterations 6 --seed 3 >/dev/null
+why=""
+for case in "t300" "t300 --precision-sources 7" "a2a"; do
+    set -- $case
+    raw=$1
+    shift
+    for j in 1 3; do
+        SYNCTRACE_HUB_EDGES=$([ "$raw" = a2a ] && echo 0 || echo 262144) \
+            timeout 120 "$ST" merge "$tmp/$raw" -o "$tmp/j$j" --no-causal --jobs "$j" "$@" >/dev/null 2>&1 ||
+            why="$why $case --jobs $j failed;"
+    done
+    grep -q '"hubs_beside_graph"' "$tmp/j1/report.json" || [ "$raw" != a2a ] || why="$why a2a: no hubs beside;"
+    d=$(merged_differences "$tmp/j1" "$tmp/j3" | head -3 | tr '\n' ' ')
+    [ -z "$d" ] || why="$why $case: $d;"
+    rm -rf "$tmp/j1" "$tmp/j3"
+done
+[ -z "$why" ]
+ok $? "precision on its own thread (--jobs 3) = inline (--jobs 1): all pairs, 7 sources, hubs beside${why:+:$why}"
 
 for bad in 0 -3 x 1.5; do
     "$ST" merge "$tmp/t300" -o "$tmp/bad" --precision-sources "$bad" >/dev/null 2>"$tmp/err"

@@ -24,7 +24,7 @@ int merge_index_start(struct merge_state *st)
         for (uint32_t r = 0; r < n; r++)
             nev[r] = st->locs[r].nevents;
         st->causal_job = causal_start(st->tmp, nev, n, &st->match, o->cluster_levels,
-                                      (uint32_t)(o->index_threads > 0 ? o->index_threads : o->jobs));
+                                      (uint32_t)merge_analysis_threads(o));
         free(nev);
     }
     if (!st->causal_job) {

@@ -290,14 +290,17 @@ int merge_analyse(struct merge_state *st)
     if (merge_choose_model(st) != 0)
         return -1;
     rep->seconds_solve = lap(&t);
-    if (merge_apply(st) != 0 || merge_repair(st) != 0)
-        return -1;
-    progress_update("measuring the result", 0, 0);
-    report_fill(rep, st->locs, st->nlocs, &st->match, &st->model, st->sol.x, st->sol.lo, st->sol.hi, st->tau,
-                st->opt.min_latency, &st->gtime, st->truth);
-    merge_compare_clc(st);
-    merge_precision(st);
-    if (set_aside_unread(st))
+    struct precision_job precision;
+    merge_precision_start(st, &precision);
+    int ok = merge_apply(st) == 0 && merge_repair(st) == 0;
+    if (ok) {
+        progress_update("measuring the result", 0, 0);
+        report_fill(rep, st->locs, st->nlocs, &st->match, &st->model, st->sol.x, st->sol.lo, st->sol.hi,
+                    st->tau, st->opt.min_latency, &st->gtime, st->truth);
+        merge_compare_clc(st);
+    }
+    merge_precision_finish(&precision, ok);   /* before a failed apply's state is freed */
+    if (!ok || set_aside_unread(st))
         return -1;
     rep->seconds_apply = lap(&t);
     st->t_write_start = t;

@@ -55,7 +55,8 @@ struct merge_options {
     double max_drift;         /* largest drift a clock may have (fraction) */
     int jobs;                 /* threads reading rank archives */
     int jobs_given;           /* --jobs said so (else the parallel merge shares the cores) */
-    int index_threads;        /* the causal index's window passes at once: --jobs, not shared */
+    int index_threads;        /* process 0's analysis (the causal index's window passes at once, the
+                               * precision beside the apply): --jobs, not shared; 0: jobs */
     int force, no_drift;
     int drift_model;          /* --drift-model: 0 auto, else CM_LINE or CM_SEGMENTS + 1 */
     const char *cluster_levels;   /* causal index: maximum cluster sizes per level */
@@ -225,9 +226,26 @@ int set_aside_unread(const struct merge_state *st);
  * launcher (pmerge.h): the exit status. */
 int merge_parallel(int argc, char **argv, uint32_t processes);
 
+/* The threads the analysis after the match may use (merge_options.index_threads). */
+static inline int merge_analysis_threads(const struct merge_options *o)
+{
+    return o->index_threads > 0 ? o->index_threads : o->jobs;
+}
+
 /* compare_clc.c, precision.c: measures for the report (warnings only). */
 void merge_compare_clc(struct merge_state *st);
-void merge_precision(struct merge_state *st);
+/* The pairs' precision needs only the solved graph, which nothing changes
+ * after the solve: with two threads or more it runs on its own beside the
+ * apply, the repair and the other measures, and finish waits for it;
+ * else finish runs it, when `wanted` (the stages beside it succeeded).
+ * Either way its figures are the same. */
+struct precision_job {
+    struct merge_state *st;
+    pthread_t thread;
+    int running;
+};
+void merge_precision_start(struct merge_state *st, struct precision_job *job);
+void merge_precision_finish(struct precision_job *job, int wanted);
 
 /* index_stage.c */
 int merge_index_start(struct merge_state *st);

@@ -199,7 +199,7 @@ static void sampled_pairs(struct merge_state *st, uint32_t nsources)
         free(vec[k]);
 }
 
-void merge_precision(struct merge_state *st)
+static void merge_precision(struct merge_state *st)
 {
     /* the whole graph's vertices, hubs kept beside it included */
     uint32_t nd = st->model.ndomains, nv = hs_full_vertices(st->sol.hubs, sv_vertices(st->sol.graph));
@@ -215,4 +215,26 @@ void merge_precision(struct merge_state *st)
         sampled_pairs(st, PRECISION_SAMPLE_SOURCES);
     st->rep.seconds_precision = st_now_s() - t0;
     merge_note_hubs(st);   /* the checks above count too */
+}
+
+static void *precision_thread(void *arg)
+{
+    merge_precision(arg);
+    return NULL;
+}
+
+void merge_precision_start(struct merge_state *st, struct precision_job *job)
+{
+    job->st = st;
+    job->running = merge_analysis_threads(&st->opt) >= 2
+                   && pthread_create(&job->thread, NULL, precision_thread, st) == 0;
+}
+
+void merge_precision_finish(struct precision_job *job, int wanted)
+{
+    if (job->running)
+        pthread_join(job->thread, NULL);
+    else if (wanted)
+        merge_precision(job->st);
+    job->running = 0;
 }
