@@ -235,8 +235,9 @@ static inline int merge_analysis_threads(const struct merge_options *o)
 /* compare_clc.c, precision.c: measures for the report (warnings only). */
 void merge_compare_clc(struct merge_state *st);
 /* The pairs' precision needs only the solved graph, which nothing changes
- * after the solve: with two threads or more it runs on its own beside the
- * apply, the repair and the other measures, and finish waits for it;
+ * after the solve: with two threads or more, and matrices of at most 32
+ * MB, it runs on its own beside the apply, the repair and the other
+ * measures, and finish waits for it;
  * else finish runs it, when `wanted` (the stages beside it succeeded).
  * Either way its figures are the same. */
 struct precision_job {

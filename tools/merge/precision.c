@@ -217,6 +217,23 @@ static void merge_precision(struct merge_state *st)
     merge_note_hubs(st);   /* the checks above count too */
 }
 
+/* The bytes merge_precision's matrices take (its choices above). */
+static double precision_bytes(const struct merge_state *st)
+{
+    double nd = st->model.ndomains, nv = sv_vertices(st->sol.graph);
+    double full = hs_full_vertices(st->sol.hubs, sv_vertices(st->sol.graph));
+    if (st->opt.precision_sources || nd > PRECISION_MAX_DOMAINS || full > PRECISION_MAX_VERTICES)
+        return 8.0 * 2 * SOURCES_BLOCK * nv;
+    if (st->sol.hubs->lazy)
+        return 8.0 * (ROWS_BLOCK * nv + nd * nd);
+    return 8.0 * ((nv > nd ? nd : nv) * nv + nd * nd);
+}
+
+/* Beside the apply, the precision's matrices add to what the apply, the
+ * repair and the report hold; beyond this they wait for them instead, so
+ * that the peak stays theirs (1000 clocks take 16 MB). */
+#define PRECISION_BESIDE_BYTES ((double)(32 << 20))
+
 static void *precision_thread(void *arg)
 {
     merge_precision(arg);
@@ -226,7 +243,8 @@ static void *precision_thread(void *arg)
 void merge_precision_start(struct merge_state *st, struct precision_job *job)
 {
     job->st = st;
-    job->running = merge_analysis_threads(&st->opt) >= 2
+    job->running = merge_analysis_threads(&st->opt) >= 2 && st->model.ndomains > 1
+                   && precision_bytes(st) <= PRECISION_BESIDE_BYTES
                    && pthread_create(&job->thread, NULL, precision_thread, st) == 0;
 }
 
