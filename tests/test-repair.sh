@@ -10,7 +10,7 @@
 # faster than --drift-model line lets them: every trace contradicts the
 # model, so the repair runs and moves events.
 . "$top_srcdir/tests/lib.sh"
-plan 11
+plan 12
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -60,4 +60,31 @@ rc=$?
         "$tmp/full.err" \
     && [ -z "$(ls -A "$tmp" | grep "^ring.full")" ] && [ -z "$(ls -A "$tmp/spill")" ]
 ok $? "the repair's files over a file-size limit: exit $rc, one line, no output, nothing left ($(head -1 "$tmp/full.err"))"
+
+# A read of the repaired times that fails once the repair is done (EIO
+# from tests/pread_fails.c on --spill-dir, whose last reads are of the
+# repaired times: counted in a first run) stops the merge with one line
+# naming the spill directory, exit 1, no output: a time the failed read
+# gave as 0 is never written.
+mkdir "$tmp/spill2"
+eio() {   # eio OUT [shim variables...]
+    local out=$1
+    shift
+    env PREAD_FAILS_DIR="$tmp/spill2" LD_PRELOAD="$tmp/pf.so" "$@" "$ST" merge "$tmp/ring_nt" -o "$out" \
+        --drift-model line --no-causal --jobs 1 --spill-dir "$tmp/spill2" >/dev/null
+}
+if cc -shared -fPIC -O1 -o "$tmp/pf.so" "$top_srcdir/tests/pread_fails.c" -ldl 2>"$tmp/cc.err"; then
+    eio "$tmp/ring.count" PREAD_FAILS_COUNT="$tmp/count" 2>"$tmp/count.err"
+    rc_count=$?
+    n=$(cat "$tmp/count" 2>/dev/null || echo 0)
+    eio "$tmp/ring.eio" PREAD_FAILS_AFTER=$((n - 1)) 2>"$tmp/eio.err"
+    rc=$?
+    [ $rc_count = 0 ] && [ "$n" -gt 1 ] && [ $rc = 1 ] && [ "$(wc -l <"$tmp/eio.err")" = 1 ] \
+        && grep -q "^synctrace merge: reading the repaired times back from their file in $tmp/spill2: Input/output error$" \
+            "$tmp/eio.err" \
+        && [ -z "$(ls -A "$tmp" | grep "^ring.eio")" ] && [ -z "$(ls -A "$tmp/spill2")" ]
+    ok $? "a read of the repaired times fails (the last of $n reads in --spill-dir): exit $rc, one line, no output ($(head -1 "$tmp/eio.err"))"
+else
+    ok 1 "the shim tests/pread_fails.c builds: $(head -1 "$tmp/cc.err")"
+fi
 finish

@@ -641,6 +641,7 @@ struct clc_times {
     uint64_t *base;
     uint64_t total;
     struct st_blockcache cache;   /* CT_SLOTS blocks of CT_BLOCK times, by a hash of the block */
+    char dir[4096];           /* where the file is (nameless): for the message */
     char err[4400];
     int failed;
 };
@@ -653,7 +654,8 @@ double clc_times_get(struct clc_times *ct, uint32_t r, uint64_t i)
     const double *v = st_blockcache_get(&ct->cache, s, blk, from * sizeof *v, sizeof *v * k);
     if (!v) {
         if (!ct->failed)
-            snprintf(ct->err, sizeof ct->err, "reading the repaired times back: %s", st_blockcache_why(&ct->cache));
+            snprintf(ct->err, sizeof ct->err, "reading the repaired times back from their file in %s: %s", ct->dir,
+                     st_blockcache_why(&ct->cache));
         ct->failed = 1;
         return 0;
     }
@@ -779,6 +781,7 @@ int clc_stream_correct(uint32_t nlocs, const uint64_t *nevents, clc_fill_fn fill
     }
     ct->fd = x.fd_t;
     x.fd_t = -1;
+    snprintf(ct->dir, sizeof ct->dir, "%s", x.dir);
     ct->n = nlocs;
     ct->base = x.base;
     x.base = NULL;

@@ -177,6 +177,11 @@ const char *gt_given_error(const struct gtime_map *g)
     return g->given && g->given->err[0] ? g->given->err : NULL;
 }
 
+const char *gt_repaired_error(const struct gtime_map *g)
+{
+    return g->repaired ? clc_times_error(g->repaired) : NULL;
+}
+
 int gt_store_all(struct gtime_map *g)
 {
     for (uint32_t r = 0; r < g->n; r++)

@@ -120,6 +120,9 @@ int gt_build_given(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, 
                    const uint8_t *mine, char *err, size_t errlen);
 /* A read of the given times failed: why, else NULL. */
 const char *gt_given_error(const struct gtime_map *g);
+/* A read of the repair's times failed (their file in --spill-dir): why,
+ * else NULL. Such a read gives 0, so nothing read since may be written. */
+const char *gt_repaired_error(const struct gtime_map *g);
 /* Store every location's (the in-memory repair rewrites them): 0 or -1. */
 int gt_store_all(struct gtime_map *g);
 /* From now on every time is ct's (the streaming repair's): the stored

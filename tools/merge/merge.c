@@ -256,9 +256,10 @@ int merge_match(struct merge_state *st)
     return 0;
 }
 
-/* A stage read the matched messages, collectives, the events' times or
- * their true times from their files and a read failed: its results are incomplete, so nothing of OUT
- * may be put in place. */
+/* A stage read the matched messages, collectives, the events' times,
+ * their repaired times or their true times from their files and a read
+ * failed: its results are incomplete, so nothing of OUT may be put in
+ * place. */
 int set_aside_unread(const struct merge_state *st)
 {
     const char *why = mg_msgs_error(&st->match);
@@ -268,6 +269,8 @@ int set_aside_unread(const struct merge_state *st)
         why = rt_spill_error(st->spill);
     if (!why && st->truth && *ts_error(st->truth))
         why = ts_error(st->truth);
+    if (!why)
+        why = gt_repaired_error(&st->gtime);
     if (why)
         fprintf(stderr, "synctrace merge: %s\n", why);
     return why != NULL;
