@@ -3,9 +3,10 @@
  * the pread(2) calls on files in directory D (the merge's --spill-dir,
  * whose files have no name: /proc/self/fd shows "D/#inode (deleted)")
  * are counted; with PREAD_FAILS_AFTER=N every one after the first N fails
- * with EIO; with PREAD_FAILS_COUNT=FILE their number is written to FILE
- * at exit. A test counts a run's reads, then fails its last ones: the
- * reads after a stage, deterministically for a merge with --jobs 1. */
+ * with EIO; with PREAD_FAILS_COUNT=FILE their number is appended to FILE
+ * at exit, a line per process. A test counts a run's reads, then fails
+ * its last ones: the reads after a stage, deterministically for a merge
+ * with --jobs 1. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -65,7 +66,7 @@ ssize_t pread64(int fd, void *buf, size_t len, off_t off)
 __attribute__((destructor)) static void say_count(void)
 {
     const char *file = getenv("PREAD_FAILS_COUNT");
-    FILE *f = file && *file ? fopen(file, "w") : NULL;
+    FILE *f = file && *file ? fopen(file, "a") : NULL;
     if (f) {
         fprintf(f, "%lu\n", reads);
         fclose(f);

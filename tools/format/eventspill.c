@@ -59,6 +59,16 @@ static int fail(struct rt_spill *s, const char *fmt, ...)
     return -1;
 }
 
+/* len bytes at `at` of the file into p: 0, or -1 saying why (the read's
+ * error, or a file shorter than what was written to it). */
+static int read_back(struct rt_spill *s, void *p, size_t len, uint64_t at)
+{
+    size_t got = 0;
+    if (st_pread_all(s->fd, p, len, at, &got) != 0)
+        return fail(s, "events set aside in %s: read: %s", s->dir, strerror(errno));
+    return got == len ? 0 : fail(s, "events set aside in %s: read: cut short", s->dir);
+}
+
 struct rt_spill *rt_spill_new(const char *dir, char *err, size_t errlen)
 {
     struct rt_spill *s = calloc(1, sizeof *s);
@@ -219,11 +229,10 @@ static uint32_t chunk_of(const struct rt_rank *r, uint64_t i)
 static int read_chunk(struct rt_spill *s, const struct rt_spill_chunk *c, struct rt_rank *in, uint64_t into)
 {
     struct header h;
-    size_t got;
     if (c->at == NO_EVENTS)
         return fail(s, "events set aside in %s: another process read these events", s->dir);
-    if (st_pread_all(s->fd, &h, sizeof h, c->at, &got) != 0 || got != sizeof h)
-        return fail(s, "events set aside in %s: read: %s", s->dir, got == sizeof h ? strerror(errno) : "cut short");
+    if (read_back(s, &h, sizeof h, c->at) != 0)
+        return -1;
     if (h.magic != SPILL_MAGIC || h.first != c->first || h.nevents != c->n)
         return fail(s, "events set aside in %s: the file was changed under us", s->dir);
     struct rt_store_side *side = &in->side;
@@ -246,8 +255,8 @@ static int read_chunk(struct rt_spill *s, const struct rt_spill_chunk *c, struct
     };
     uint64_t at = c->at + sizeof h;
     for (int k = 0; k < 4; k++) {
-        if (v[k].len && (st_pread_all(s->fd, v[k].p, v[k].len, at, &got) != 0 || got != v[k].len))
-            return fail(s, "events set aside in %s: read: %s", s->dir, got == v[k].len ? strerror(errno) : "cut short");
+        if (v[k].len && read_back(s, v[k].p, v[k].len, at) != 0)
+            return -1;
         at += v[k].len;
     }
     for (int k = 0; k < 3; k++)
@@ -310,9 +319,8 @@ int rt_spill_in_at(struct rt_spill *s, struct rt_rank *r, uint64_t i)
 static int load_times(struct rt_spill *s, const struct rt_spill_chunk *c, struct rt_times *t)
 {
     struct times_header h;
-    size_t got;
-    if (st_pread_all(s->fd, &h, sizeof h, c->times_at, &got) != 0 || got != sizeof h)
-        return fail(s, "events set aside in %s: read: %s", s->dir, got == sizeof h ? strerror(errno) : "cut short");
+    if (read_back(s, &h, sizeof h, c->times_at) != 0)
+        return -1;
     if (h.magic != TIMES_MAGIC || h.first != c->first || h.nevents != c->n)
         return fail(s, "events set aside in %s: the file was changed under us", s->dir);
     uint64_t nblocks = (h.nevents + RT_TIME_BLOCK - 1) / RT_TIME_BLOCK;
@@ -330,8 +338,8 @@ static int load_times(struct rt_spill *s, const struct rt_spill_chunk *c, struct
     };
     uint64_t at = c->times_at + sizeof h;
     for (int k = 0; k < 3; k++) {
-        if (v[k].len && (st_pread_all(s->fd, v[k].p, v[k].len, at, &got) != 0 || got != v[k].len))
-            return fail(s, "events set aside in %s: read: %s", s->dir, got == v[k].len ? strerror(errno) : "cut short");
+        if (v[k].len && read_back(s, v[k].p, v[k].len, at) != 0)
+            return -1;
         at += v[k].len;
     }
     return 0;

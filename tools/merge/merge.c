@@ -258,9 +258,8 @@ int merge_match(struct merge_state *st)
 
 /* A stage read the matched messages, collectives, the events' times,
  * their repaired times or their true times from their files and a read
- * failed: its results are incomplete, so nothing of OUT may be put in
- * place. */
-int set_aside_unread(const struct merge_state *st)
+ * failed: why (the first), else NULL. */
+const char *set_aside_error(const struct merge_state *st)
 {
     const char *why = mg_msgs_error(&st->match);
     if (!why)
@@ -271,8 +270,18 @@ int set_aside_unread(const struct merge_state *st)
         why = ts_error(st->truth);
     if (!why)
         why = gt_repaired_error(&st->gtime);
-    if (why)
+    return why;
+}
+
+/* Such a failure leaves the stage's results incomplete, so nothing of OUT
+ * may be put in place: said once, however many stages met it. */
+int set_aside_unread(struct merge_state *st)
+{
+    const char *why = set_aside_error(st);
+    if (why && !st->unread_said) {
         fprintf(stderr, "synctrace merge: %s\n", why);
+        st->unread_said = 1;
+    }
     return why != NULL;
 }
 
@@ -290,8 +299,10 @@ int merge_analyse(struct merge_state *st)
     if (outdir_create(st) != 0 || merge_index_start(st) != 0)
         return -1;
     progress_update("solving the clock constraints", 0, 0);
-    if (merge_choose_model(st) != 0)
+    if (merge_choose_model(st) != 0) {
+        set_aside_unread(st);   /* a read that failed is said here */
         return -1;
+    }
     rep->seconds_solve = lap(&t);
     struct precision_job precision;
     merge_precision_start(st, &precision);
@@ -303,7 +314,7 @@ int merge_analyse(struct merge_state *st)
         merge_compare_clc(st);
     }
     merge_precision_finish(&precision, ok);   /* before a failed apply's state is freed */
-    if (!ok || set_aside_unread(st))
+    if (set_aside_unread(st) || !ok)
         return -1;
     rep->seconds_apply = lap(&t);
     st->t_write_start = t;

@@ -111,6 +111,7 @@ struct merge_state {
     struct causal_job *causal_job;
     struct causal_summary causal;
     struct report rep;
+    int unread_said;          /* set_aside_unread said why a read failed */
 };
 
 
@@ -217,11 +218,12 @@ void merge_note_hubs(struct merge_state *st);
 
 /* merge.c: the stages from the match's end to the write, and after the
  * write (the index completed, the report, OUT in place): 0 or -1 (said);
- * whether a stage's results miss what it could not read back from disk
- * (1, said). */
+ * why a stage's results miss what it could not read back from disk
+ * (NULL: nothing), and the same said once (1) or nothing (0). */
 int merge_analyse(struct merge_state *st);
 int merge_conclude(struct merge_state *st);
-int set_aside_unread(const struct merge_state *st);
+const char *set_aside_error(const struct merge_state *st);
+int set_aside_unread(struct merge_state *st);
 /* pmerge_run.c: `synctrace merge` as one of `processes` started by an MPI
  * launcher (pmerge.h): the exit status. */
 int merge_parallel(int argc, char **argv, uint32_t processes);

@@ -258,6 +258,8 @@ int merge_choose_model(struct merge_state *st)
     refine_drifts(st);
     if (st->sol.delta > 0 && kind == CM_LINE && !o->drift_model && try_segments(st) != 0)
         return -1;
+    if (set_aside_error(st))   /* a trial's solve could not read the matches: no choice holds */
+        return -1;
     st->rep.segments_used = st->model.nsegments > st->model.ndomains;
     if (settle_offsets(st) != 0)
         return -1;

@@ -76,7 +76,8 @@ static int repair_streaming(struct merge_state *st)
     char err[4400];
     /* the input: the global times so far */
     if (merge_clc_stream(st, &st->gtime, &ct, &cs, &use, err, sizeof err) != 0) {
-        fprintf(stderr, "synctrace merge: repairing the contradicted times: %s\n", err);
+        if (!set_aside_error(st))   /* else that read is said once, by the caller */
+            fprintf(stderr, "synctrace merge: repairing the contradicted times: %s\n", err);
         return -1;
     }
     gt_set_repaired(&st->gtime, ct);
@@ -118,7 +119,8 @@ static int repair_in_memory(struct merge_state *st)
     char err[4400];
     if (clc_correct_times((const double *const *)t, nev, n, &st->match, st->model.domain_of, nd, lmin, NULL, t, &cs,
                           err, sizeof err) != 0) {
-        fprintf(stderr, "synctrace merge: repairing the contradicted times: %s\n", err);
+        if (!set_aside_error(st))   /* else that read is said once, by the caller */
+            fprintf(stderr, "synctrace merge: repairing the contradicted times: %s\n", err);
         goto out;
     }
     for (uint32_t r = 0; r < n; r++)

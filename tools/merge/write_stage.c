@@ -28,6 +28,7 @@ struct map_beside {
     pthread_mutex_t lock;
     pthread_cond_t moved;
     uint32_t past;                /* locations the map is done with */
+    char why[4500];               /* the map is not written: why */
     int ok;                       /* its result, once joined */
     double worst;
 };
@@ -91,10 +92,13 @@ int merge_write(struct merge_state *st)
 
 #define RV_PART ".rawview-part-"
 
-/* The map is not written: the merge goes on, and says so once. */
-static void no_raw_view(const char *why)
+/* The map is not written: the merge goes on, and says so once; not when
+ * a read of what was set aside failed (the map then saw times it gave as
+ * 0), which the merge fails on, saying that (set_aside_unread). */
+static void no_raw_view(const struct merge_state *st, const char *why)
 {
-    fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", why);
+    if (!set_aside_error(st))
+        fprintf(stderr, "synctrace merge: warning: %s; the HTML export will have no raw view\n", why);
 }
 
 /* The parallel merge's raw-view map: every process writes the sections
@@ -102,21 +106,19 @@ static void no_raw_view(const char *why)
  * once all are written (rv_assemble). Returns whether this process's
  * part was written; *worst its largest deviation. */
 static int write_rv_part(struct merge_state *st, const char *dir, const struct ow_parallel *par,
-                         const struct rv_progress *progress, double *worst)
+                         const struct rv_progress *progress, double *worst, char *err, size_t errlen)
 {
-    char path[4400], err[4500];
+    char path[4400];
     snprintf(path, sizeof path, "%s/" RV_PART "%u", dir, st->place);
     FILE *part = fopen(path, "w");
     int ok = part && rv_write_sections(part, dir, st->locs, st->nlocs, &st->gtime, st->rv_origin, par->mine,
-                                       progress, worst, err, sizeof err) == 0;
+                                       progress, worst, err, errlen) == 0;
     if (!part)
-        snprintf(err, sizeof err, "%s: cannot write: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
     if (part && fclose(part) != 0 && ok) {
-        snprintf(err, sizeof err, "%s: write failed", path);
+        snprintf(err, errlen, "%s: write failed", path);
         ok = 0;
     }
-    if (!ok)
-        no_raw_view(err);
     return ok;
 }
 
@@ -132,7 +134,7 @@ static void assemble_rv(struct merge_state *st, const char *dir, int all_ok, dou
             ok = 0;
     }
     if (ok && rv_assemble(dir, st->nlocs, st->owner, parts, worst, err, sizeof err) != 0)
-        no_raw_view(err);
+        no_raw_view(st, err);
     for (uint32_t p = 0; parts && p < st->processes; p++) {
         if (parts[p])
             fclose(parts[p]);
@@ -153,24 +155,21 @@ static double max_over(const struct ow_parallel *par, double v)
 }
 
 /* The events' raw (interpolated ClockOffsets) times, for the HTML view:
- * this process's map or part of it. Whether it was written. */
+ * this process's map or part of it. Whether it was written; if not, why
+ * in err (said by the caller, on the merge's own thread). */
 static int write_map(struct merge_state *st, const char *dir, const struct ow_parallel *par,
-                     const struct rv_progress *progress, double *worst)
+                     const struct rv_progress *progress, double *worst, char *err, size_t errlen)
 {
-    char err[4400];
     if (par)
-        return write_rv_part(st, dir, par, progress, worst);
-    if (rv_write(dir, st->locs, st->nlocs, &st->gtime, NULL, progress, err, sizeof err) == 0)
-        return 1;
-    no_raw_view(err);
-    return 0;
+        return write_rv_part(st, dir, par, progress, worst, err, errlen);
+    return rv_write(dir, st->locs, st->nlocs, &st->gtime, NULL, progress, err, errlen) == 0;
 }
 
 static void *map_thread(void *arg)
 {
     struct map_beside *m = arg;
     const struct rv_progress progress = { map_past, m };
-    m->ok = write_map(m->st, m->dir, m->par, &progress, &m->worst);
+    m->ok = write_map(m->st, m->dir, m->par, &progress, &m->worst, m->why, sizeof m->why);
     map_past(m, UINT32_MAX);   /* whatever happened: the writer waits no more */
     return NULL;
 }
@@ -197,15 +196,19 @@ int merge_write_part(struct merge_state *st, const char *dir, const struct ow_pa
             pthread_cond_destroy(&map.moved);
         }
     }
+    char why[4500] = "";
     if (!map.running)   /* first, as the archive's writer lets the events go */
-        rv_ok = write_map(st, dir, par, NULL, &worst);
+        rv_ok = write_map(st, dir, par, NULL, &worst, why, sizeof why);
     struct ow_hooks hooks = { load_location, release_location, &ctx, par };
     int rc = ow_write(dir, "traces", st->locs, st->nlocs, &st->match, &st->gtime, st->truth, &hooks, err, sizeof err);
     if (map.running) {
         pthread_join(map.thread, NULL);
         rv_ok = map.ok;
         worst = map.worst;
+        snprintf(why, sizeof why, "%s", map.why);
     }
+    if (!rv_ok)
+        no_raw_view(st, why);
     if (ctx.map) {
         pthread_mutex_destroy(&map.lock);
         pthread_cond_destroy(&map.moved);
