@@ -14,7 +14,7 @@
 # `mpirun -np 2`, where each process fails from its own N-th call on: no
 # hang, no output.
 . "$top_srcdir/tests/lib.sh"
-plan 6
+plan 7
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
 tmp=$(scratch)
@@ -158,4 +158,28 @@ if [ $built = 1 ]; then
 fi
 [ $built = 1 ] && [ -z "$why" ]
 ok $? "writes failing in OUT's directory from the N-th on (16 values of N over $n): the index dropped with one warning and the report saying so, or one line and no output${why:+:$why}"
+
+# Reads of the raw trace itself failing (its checksums, definitions,
+# memberships; the event files are read through stdio): at every N, one
+# line naming the file and the I/O error, never "corrupt" (the trace is
+# whole, the disk is not), exit 1, no output.
+why=""
+if [ $built = 1 ]; then
+    rm -f "$tmp/rcount"
+    timeout 60 env PREAD_FAILS_DIR="$tmp/raw" PREAD_FAILS_COUNT="$tmp/rcount" LD_PRELOAD="$tmp/pf.so" \
+        "$ST" merge "$tmp/raw" -o "$tmp/rout" --jobs 1 --no-causal >/dev/null 2>&1
+    n=$(cat "$tmp/rcount" 2>/dev/null || echo 0)
+    [ "$n" -gt 10 ] || why=" $n reads counted;"
+    for a in $( [ "$n" -gt 10 ] && seq 0 $((n - 1)) ); do
+        rm -rf "$tmp/rout"
+        timeout 60 env PREAD_FAILS_DIR="$tmp/raw" PREAD_FAILS_AFTER="$a" LD_PRELOAD="$tmp/pf.so" \
+            "$ST" merge "$tmp/raw" -o "$tmp/rout" --jobs 1 --no-causal >/dev/null 2>"$tmp/err"
+        rc=$?
+        [ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^synctrace merge: $tmp/raw/.*: Input/output error$" "$tmp/err" \
+            && ! grep -q corrupt "$tmp/err" && [ -z "$(ls -A "$tmp" | grep '^rout')" ] \
+            || why="$why after $a: exit $rc, $(head -2 "$tmp/err" | tr '\n' '|');"
+    done
+fi
+[ $built = 1 ] && [ -z "$why" ]
+ok $? "reads of the raw trace failing from the N-th on (every N of its $n): one line naming the file and the I/O error, not 'corrupt', no output${why:+:$why}"
 finish

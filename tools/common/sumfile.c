@@ -109,8 +109,8 @@ int sum_verify_sealed(const char *path, char *err, size_t errlen)
     ssize_t n = rc == 0 && size == body ? pread(fd, seal, SEAL_LEN, (off_t)body) : -1;
     int e = errno;
     close(fd);
-    if (rc != 0 || n < 0) {
-        snprintf(err, errlen, "%s: %s", path, rc != 0 ? strerror(e) : "changed while it was read");
+    if (rc != 0 || n < 0) {   /* n < 0 with size != body: the seal was not read */
+        snprintf(err, errlen, "%s: %s", path, rc != 0 || size == body ? strerror(e) : "changed while it was read");
         return -1;
     }
     seal[SEAL_LEN] = '\0';

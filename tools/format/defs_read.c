@@ -397,20 +397,31 @@ static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_St
 #define OTF2_END_OF_CHUNK_RECORD 2
 #define OTF2_END_OF_FILE_RECORD 1
 
-/* 0: PATH looks whole (*size set); -1: it is cut short or not there. */
-static int whole_definition_file(const char *path, off_t *size)
+static const char DEFS_CUT_SHORT[] = "cut short or missing";
+
+/* NULL: PATH looks whole (*size set); else what is wrong with it:
+ * DEFS_CUT_SHORT, or why it could not be read (a failing disk is not a
+ * damaged trace). */
+static const char *definition_file_problem(const char *path, off_t *size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return -1;
+        return errno == ENOENT ? DEFS_CUT_SHORT : strerror(errno);
     struct stat st;
     unsigned char head, tail[2];
-    int whole = fstat(fd, &st) == 0 && st.st_size >= 3 && pread(fd, &head, 1, 0) == 1
-                && pread(fd, tail, 2, st.st_size - 2) == 2 && head == OTF2_CHUNK_HEADER_RECORD
-                && tail[0] == OTF2_END_OF_CHUNK_RECORD && tail[1] == OTF2_END_OF_FILE_RECORD;
+    ssize_t h = -2, t = -2;
+    int e = 0;
+    if (fstat(fd, &st) != 0)
+        e = errno;
+    else if (st.st_size >= 3 && ((h = pread(fd, &head, 1, 0)) < 0 || (t = pread(fd, tail, 2, st.st_size - 2)) < 0))
+        e = errno;
     close(fd);
+    if (e)
+        return strerror(e);
     *size = st.st_size;
-    return whole ? 0 : -1;
+    int whole = h == 1 && t == 2 && head == OTF2_CHUNK_HEADER_RECORD && tail[0] == OTF2_END_OF_CHUNK_RECORD
+                && tail[1] == OTF2_END_OF_FILE_RECORD;
+    return whole ? NULL : DEFS_CUT_SHORT;
 }
 
 /* ".../NAME.otf2" -> ".../NAME" + rest; -1 when it does not fit. */
@@ -615,15 +626,23 @@ static int read_members(const char *path, const char *shown, uint32_t rank, uint
     struct stat st;
     char *buf = NULL;
     ssize_t got = 0;
+    int read_errno = 0;
     if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size <= (off_t)RF_MEMBERS_MAX_BYTES
         && (buf = malloc((size_t)st.st_size + 1)))
         while (got < st.st_size) {
             ssize_t k = pread(fd, buf + got, (size_t)(st.st_size - got), got);
+            if (k < 0)
+                read_errno = errno;
             if (k <= 0)
                 break;
             got += k;
         }
     close(fd);
+    if (read_errno) {   /* a failing disk, not a damaged file */
+        snprintf(err, errlen, "%s: cannot read: %s", shown, strerror(read_errno));
+        free(buf);
+        return -1;
+    }
     if (!buf || got != st.st_size || buf[got - 1] != '\n') {
         snprintf(err, errlen, "%s: corrupt or truncated membership file (%s)", shown,
                  !buf && st.st_size > (off_t)RF_MEMBERS_MAX_BYTES ? "too large" : !buf ? "empty or unreadable"
@@ -713,8 +732,14 @@ int rf_read_global_defs(void *reader, const char *anchor, const char *name, stru
     memset(d, 0, sizeof *d);
     char path[4200];
     off_t size = 0;
-    if (archive_path(anchor, RF_DEF_SUFFIX, path, sizeof path) != 0 || whole_definition_file(path, &size) != 0) {
+    const char *problem = archive_path(anchor, RF_DEF_SUFFIX, path, sizeof path) != 0
+                              ? DEFS_CUT_SHORT : definition_file_problem(path, &size);
+    if (problem == DEFS_CUT_SHORT) {
         snprintf(err, errlen, "%s: corrupt or truncated global definitions (%s is cut short or missing)", name, path);
+        return -1;
+    }
+    if (problem) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, problem);
         return -1;
     }
     d->limit = size < (off_t)MAX_REFS ? (uint32_t)size : MAX_REFS;
@@ -866,9 +891,14 @@ int rf_read_clock_offsets(void *reader, const char *anchor, uint64_t location, c
         snprintf(err, errlen, "%s: path too long", name);
         return -1;
     }
-    if (whole_definition_file(path, &size) != 0) {
+    const char *problem = definition_file_problem(path, &size);
+    if (problem == DEFS_CUT_SHORT) {
         snprintf(err, errlen, "%s: corrupt or truncated local definitions (the clock offsets): cut short or missing",
                  shown);
+        return -1;
+    }
+    if (problem) {
+        snprintf(err, errlen, "%s: cannot read: %s", shown, problem);
         return -1;
     }
     struct offsets_ctx c = { 0 };
