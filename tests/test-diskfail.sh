@@ -12,9 +12,11 @@
 # 0 with times a failed read gave as 0. Only a failure inside those
 # comparisons lets the merge finish, with the warning alone. The same under
 # `mpirun -np 2`, where each process fails from its own N-th call on: no
-# hang, no output.
+# hang, no output. And the tracer on a disk that fills under the traced
+# program: the program's output and exit status are untouched, and what
+# was written still merges or is refused in one line.
 . "$top_srcdir/tests/lib.sh"
-plan 7
+plan 8
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
 tmp=$(scratch)
@@ -182,4 +184,35 @@ if [ $built = 1 ]; then
 fi
 [ $built = 1 ] && [ -z "$why" ]
 ok $? "reads of the raw trace failing from the N-th on (every N of its $n): one line naming the file and the I/O error, not 'corrupt', no output${why:+:$why}"
+
+# The tracer's writes failing (ENOSPC) from the N-th on in each rank of
+# examples/stencil (-np 4): the program says what it says untraced and
+# exits 0; the merge then takes what was written, or refuses it in one
+# line.
+why=""
+stencil="$top_builddir/examples/stencil"
+make -C "$top_builddir" examples/stencil >"$tmp/make.log" 2>&1
+if [ $built = 1 ] && [ -x "$stencil" ] && run_plain 4 "$stencil" >"$tmp/stencil.ref" 2>/dev/null; then
+    for a in 0 10 1000000; do   # (1000000: nothing fails)
+        rm -rf "$tmp/tw" "$tmp/tw.out"
+        mkdir "$tmp/tw"
+        run_plain 4 -x LD_PRELOAD="$tmp/pf.so:$SYNCTRACE_LIB" -x SYNCTRACE_DIR="$tmp/tw/run" \
+            -x PREAD_FAILS_DIR="$tmp/tw" -x PREAD_FAILS_WRITES=1 -x PREAD_FAILS_AFTER="$a" \
+            "$stencil" >"$tmp/stencil.out" 2>"$tmp/stencil.err"
+        rc=$?
+        [ $rc = 0 ] && cmp -s "$tmp/stencil.out" "$tmp/stencil.ref" || why="$why after $a: the program's exit $rc or output differ;"
+        "$ST" merge "$tmp/tw/run" -o "$tmp/tw.out" --no-causal >/dev/null 2>"$tmp/merge.err"
+        rc=$?
+        if [ $rc = 0 ]; then
+            [ -s "$tmp/tw.out/traces.otf2" ] || why="$why after $a: merged without an archive;"
+            [ $a != 1000000 ] || [ ! -s "$tmp/merge.err" ] || why="$why nothing failed, yet: $(head -1 "$tmp/merge.err");"
+        else
+            [ "$(wc -l <"$tmp/merge.err")" = 1 ] && [ ! -e "$tmp/tw.out" ] || why="$why after $a: merge exit $rc, $(head -2 "$tmp/merge.err" | tr '\n' '|');"
+        fi
+    done
+else
+    why=" examples/stencil did not run untraced"
+fi
+[ -z "$why" ]
+ok $? "the tracer's writes failing (ENOSPC) from the N-th on in each rank: the program's output and exit status as untraced; the merge takes what was written or refuses it in one line${why:+:$why}"
 finish
