@@ -16,7 +16,7 @@
 # program: the program's output and exit status are untouched, and what
 # was written still merges or is refused in one line.
 . "$top_srcdir/tests/lib.sh"
-plan 8
+plan 9
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
 tmp=$(scratch)
@@ -215,4 +215,34 @@ else
 fi
 [ -z "$why" ]
 ok $? "the tracer's writes failing (ENOSPC) from the N-th on in each rank: the program's output and exit status as untraced; the merge takes what was written or refuses it in one line${why:+:$why}"
+
+# `synctrace causal OUT` with the reads or the writes in OUT failing
+# (its archive's definitions, the build's files set aside beside it, the
+# index): one line, no causal.idx, nothing else left in OUT, its report
+# as it was.
+why=""
+if [ $built = 1 ] && "$ST" merge "$tmp/raw" -o "$tmp/co" --no-causal >/dev/null 2>&1; then
+    state() { (ls -A "$tmp/co"; cksum "$tmp/co/report.json" "$tmp/co/report.txt") | tr '\n' ' '; }
+    before=$(state)
+    for w in 0 1; do
+        rm -f "$tmp/ccount"
+        timeout 60 env PREAD_FAILS_DIR="$tmp/co" PREAD_FAILS_WRITES=$w PREAD_FAILS_COUNT="$tmp/ccount" \
+            LD_PRELOAD="$tmp/pf.so" "$ST" causal "$tmp/co" >/dev/null 2>&1
+        rm -f "$tmp/co/causal.idx" "$tmp/co/cluster_sizes".*
+        n=$(cat "$tmp/ccount" 2>/dev/null || echo 0)
+        [ "$n" -gt 10 ] || why="$why $n calls counted;"
+        for a in $( [ "$n" -gt 10 ] && echo 0 1 $((n / 4)) $((n / 2)) $((3 * n / 4)) $((n - 2)) $((n - 1)) ); do
+            timeout 60 env PREAD_FAILS_DIR="$tmp/co" PREAD_FAILS_WRITES=$w PREAD_FAILS_AFTER="$a" \
+                LD_PRELOAD="$tmp/pf.so" "$ST" causal "$tmp/co" >/dev/null 2>"$tmp/err"
+            rc=$?
+            [ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && [ "$(state)" = "$before" ] \
+                || why="$why writes=$w after $a: exit $rc, $(head -2 "$tmp/err" | tr '\n' '|') left: $(ls -A "$tmp/co" | tr '\n' ' ');"
+            rm -f "$tmp/co/causal.idx" "$tmp/co/cluster_sizes".*
+        done
+    done
+else
+    why=" no merged archive to index"
+fi
+[ -z "$why" ]
+ok $? "synctrace causal with the reads, or the writes, in OUT failing from the N-th on (7 values each): one line, no index, OUT as it was${why:+:$why}"
 finish
