@@ -223,12 +223,12 @@ ok $? "the tracer's writes failing (ENOSPC) from the N-th on in each rank: the p
 why=""
 if [ $built = 1 ] && "$ST" merge "$tmp/raw" -o "$tmp/co" --no-causal >/dev/null 2>&1; then
     state() { (ls -A "$tmp/co"; cksum "$tmp/co/report.json" "$tmp/co/report.txt") | tr '\n' ' '; }
-    before=$(state)
     for w in 0 1; do
         rm -f "$tmp/ccount"
         timeout 60 env PREAD_FAILS_DIR="$tmp/co" PREAD_FAILS_WRITES=$w PREAD_FAILS_COUNT="$tmp/ccount" \
             LD_PRELOAD="$tmp/pf.so" "$ST" causal "$tmp/co" >/dev/null 2>&1
         rm -f "$tmp/co/causal.idx" "$tmp/co/cluster_sizes".*
+        before=$(state)   # (the counting run's report)
         n=$(cat "$tmp/ccount" 2>/dev/null || echo 0)
         [ "$n" -gt 10 ] || why="$why $n calls counted;"
         for a in $( [ "$n" -gt 10 ] && echo 0 1 $((n / 4)) $((n / 2)) $((3 * n / 4)) $((n - 2)) $((n - 1)) ); do
