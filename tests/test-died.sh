@@ -92,10 +92,21 @@ job "$tmp/a" "$died" abortall >/dev/null 2>"$tmp/a.err"
 rc=$?
 [ $rc -eq $plain_rc ] && [ $rc -ne 0 ] && [ $rc -ne 124 ]
 ok $? "abortall: the exit status is as untraced ($rc)"
-[ "$(ls "$tmp"/a/rank-*.sum 2>/dev/null | wc -l)" -eq 4 ]
-ok $? "abortall: every rank closed its archive ($(ls "$tmp"/a/rank-*.sum 2>/dev/null | wc -l) checksum files)"
-merge_ok "$tmp/a" "rank 0 ended without MPI_Finalize" "rank 1 ended without MPI_Finalize" \
-    "rank 2 ended without MPI_Finalize" "rank 3 ended without MPI_Finalize"
+# The first MPI_Abort ends the job: Open MPI kills the ranks still in
+# theirs, and one may be killed while it closes its archive (seen once in
+# a loaded CI run); its records journal then gives its events back.
+closed_or_recovered() {   # closed_or_recovered RANK: the merge's line for it
+    printf '(rank %d ended without MPI_Finalize|rank-%06d: .*(recovered [0-9]+ events from a rank that was killed|killed before))' \
+        "$1" "$1"
+}
+merge_ok "$tmp/a" "$(closed_or_recovered 0)" "$(closed_or_recovered 1)" "$(closed_or_recovered 2)" \
+    "$(closed_or_recovered 3)"
+merged=$?
+sums=$(ls "$tmp"/a/rank-*.sum 2>/dev/null | wc -l)
+recovered=$(grep -cE "rank-[0-9]+: .*(recovered [0-9]+ events from a rank that was killed|killed before)" "$tmp/a.merge.err")
+[ $merged = 0 ] && [ $((sums + recovered)) -eq 4 ]
+ok $? "abortall: every rank closed its archive, or was killed while it did and is recovered ($sums checksum files, $recovered recovered)"
+[ $merged = 0 ]
 ok $? "abortall: the merge succeeds, one line per rank ($(head -1 "$tmp/a.merge.err"))"
 [ "$(json "$tmp/a.m/report.json" "d['messages'] == 80 and len(d['incomplete']) == 4")" = True ]
 ok $? "abortall: all 80 ring messages are merged"
