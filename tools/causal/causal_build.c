@@ -229,6 +229,33 @@ void cb_pass_free(struct builder *b)
     b->nfree = 0;
 }
 
+/* A pass's per-rank positions and scratch: the first builder's and a
+ * pass thread's copy's alike (cb_pass_state_free frees them). 0, or -1. */
+int cb_pass_arrays_new(struct builder *b)
+{
+    size_t N = b->N;
+    b->rwin = calloc(N, sizeof *b->rwin);
+    b->pos = calloc(N, sizeof *b->pos);
+    b->rpos = calloc(N, sizeof *b->rpos);
+    b->rcur = calloc(N, sizeof *b->rcur);
+    b->mark = calloc(N, sizeof *b->mark);
+    b->part = malloc(sizeof *b->part * N);
+    b->clist = malloc(sizeof *b->clist * N);
+    return b->rwin && b->pos && b->rpos && b->rcur && b->mark && b->part && b->clist ? 0 : -1;
+}
+
+/* A window pass's vectors and key chunks, Wmax columns of every rank
+ * (what was there before is freed). 0, or -1. */
+int cb_window_arrays_new(struct builder *b)
+{
+    size_t N = b->N;
+    free(b->cur);
+    b->cur = calloc(N * b->Wmax, sizeof *b->cur);
+    b->key = malloc(sizeof *b->key * N * b->Wmax);
+    b->keytop = malloc(sizeof *b->keytop * N * b->cpw);
+    return b->cur && b->key && b->keytop ? 0 : -1;
+}
+
 /* What a builder runs its passes with: the same for the first builder
  * and a pass thread's copy (causal_passes.c). */
 void cb_pass_state_free(struct builder *b)
@@ -424,21 +451,14 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     int rc = -1;
     size_t N = nranks;
     b.cur = calloc(N, sizeof *b.cur);   /* the first pass: no vectors */
-    b.rwin = calloc(N, sizeof *b.rwin);
     b.role_first = calloc(N, sizeof *b.role_first);
     b.nroles = calloc(N, sizeof *b.nroles);
-    b.rpos = calloc(N, sizeof *b.rpos);
-    b.rcur = calloc(N, sizeof *b.rcur);
-    b.pos = calloc(N, sizeof *b.pos);
     b.last = calloc(N, sizeof *b.last);
-    b.mark = calloc(N, sizeof *b.mark);
-    b.part = malloc(sizeof *b.part * N);
-    b.clist = malloc(sizeof *b.clist * N);
+    int arrays = cb_pass_arrays_new(&b);
     uint32_t *waiters = malloc(sizeof *waiters * N), *next_waiter = malloc(sizeof *next_waiter * N);
     uint32_t *stack = malloc(sizeof *stack * N);
     uint8_t *queued = calloc(N, 1);
-    int ok = b.cur && b.rwin && b.role_first && b.nroles && b.rpos && b.rcur && b.pos && b.last
-             && b.mark && b.part && b.clist && waiters && next_waiter && stack && queued;
+    int ok = arrays == 0 && b.cur && b.role_first && b.nroles && b.last && waiters && next_waiter && stack && queued;
     for (uint32_t k = 0; ok && k < b.L; k++) {
         b.cluster_of[k] = malloc(sizeof *b.cluster_of[k] * N);
         b.cmap[k] = calloc(N, sizeof *b.cmap[k]);
@@ -488,17 +508,14 @@ int ci_build(const uint64_t *nevents, uint32_t nranks, const struct mg_result *m
     /* the vectors, window by window */
     b.Wmax = choose_window(&b, cfg->vector_budget ? cfg->vector_budget : CI_VECTOR_BUDGET);
     b.cpw = (b.Wmax + (1u << b.cshift) - 1) >> b.cshift;
-    free(b.cur);
-    b.cur = calloc(N * b.Wmax, sizeof *b.cur);
-    b.key = malloc(sizeof *b.key * N * b.Wmax);
-    b.keytop = malloc(sizeof *b.keytop * N * b.cpw);
+    int windows = cb_window_arrays_new(&b);
     if (!(b.ent = ci_entries_new(b.nentries, b.aside_dir, err, errlen)))
         goto done;
     /* the file: header, chunk codes' lines (their size is known now), chunk bytes */
     uint64_t codes_size = sizeof(struct ci_line) * ((b.ntop * b.nchunks + CI_LINE_CODES - 1) / CI_LINE_CODES);
     /* the chunks' bytes are most of the file: written by a thread of their
      * own (blockqueue.h) while the pass goes on */
-    if (!b.cur || !b.key || !b.keytop || (b.fd >= 0 && !(b.bq = bq_new(CI_HASH_BLOCK, 4)))) {
+    if (windows != 0 || (b.fd >= 0 && !(b.bq = bq_new(CI_HASH_BLOCK, 4)))) {
         snprintf(err, errlen, "causal index: out of memory for %u ranks (%u columns at once)", nranks, b.Wmax);
         goto done;
     }

@@ -202,6 +202,8 @@ int cb_run_windows(struct builder *b, uint32_t threads, char *err, size_t errlen
 void cb_windows_free(struct builder *b);
 void cb_give_back_memory(void);
 void cb_pass_free(struct builder *b);
+int cb_pass_arrays_new(struct builder *b);
+int cb_window_arrays_new(struct builder *b);
 void cb_pass_state_free(struct builder *b);
 
 /* causal_vectors.c */

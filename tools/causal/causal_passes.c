@@ -132,19 +132,10 @@ static int copy_builder(struct pass_thread *t, const struct builder *first)
     b->halt = t->failed;
     memset(&t->st, 0, sizeof t->st);
     b->st = &t->st;
-    b->cur = calloc(N * b->Wmax, sizeof *b->cur);
-    b->key = malloc(sizeof *b->key * N * b->Wmax);
-    b->keytop = malloc(sizeof *b->keytop * N * b->cpw);
-    b->rwin = calloc(N, sizeof *b->rwin);
-    b->pos = calloc(N, sizeof *b->pos);
-    b->rpos = calloc(N, sizeof *b->rpos);
-    b->rcur = calloc(N, sizeof *b->rcur);
-    b->part = malloc(sizeof *b->part * N);
-    b->clist = malloc(sizeof *b->clist * N);
-    b->mark = calloc(N, sizeof *b->mark);
+    b->cur = NULL;   /* (the first's: cb_window_arrays_new would free it) */
+    int windows = cb_window_arrays_new(b), arrays = cb_pass_arrays_new(b);
     b->recs = ci_recs_view(first->recs);
-    if (!b->cur || !b->key || !b->keytop || !b->rwin || !b->pos || !b->rpos || !b->rcur || !b->part || !b->clist
-        || !b->mark || !b->recs) {
+    if (windows != 0 || arrays != 0 || !b->recs) {
         snprintf(t->err, sizeof t->err, "causal index: out of memory for %zu ranks (%u columns at once)", N, b->Wmax);
         return -1;
     }
@@ -180,27 +171,29 @@ static void copy_free(struct pass_thread *t)
         close(t->bytes_fd);
 }
 
-/* n bytes of a copy's stream from off: from its file, or its memory. */
-static int stream_read(const struct ostream *o, int fd, void *buf, size_t n, uint64_t off)
+/* n bytes of a copy's stream from off: from its file, or its memory.
+ * NULL, or why the read failed. */
+static const char *stream_read(const struct ostream *o, int fd, void *buf, size_t n, uint64_t off)
 {
-    if (fd < 0) {
-        memcpy(buf, o->buf + off, n);
-        return 0;
-    }
-    size_t got;
-    return st_pread_all(fd, buf, n, off, &got) != 0 || got != n ? -1 : 0;
+    if (fd >= 0)
+        return st_pread_exact(fd, buf, n, off);
+    memcpy(buf, o->buf + off, n);
+    return NULL;
 }
 
 /* A copy's windows after those before it: their codes into lines, their
- * bytes behind. 0, or -1. */
-static int put_in_place(struct builder *b, const struct pass_thread *t)
+ * bytes behind. 0, or -1 with what failed in why: a read of the copy's
+ * files, or "" for a write (the builder's write_errno says it). */
+static int put_in_place(struct builder *b, const struct pass_thread *t, char *why, size_t whylen)
 {
     uint32_t buf[1 << 14];
     uint64_t at = b->bytes.total;
+    const char *bad;
+    *why = '\0';
     for (uint64_t off = 0; off < t->b.codes.total;) {
         size_t n = t->b.codes.total - off < sizeof buf ? (size_t)(t->b.codes.total - off) : sizeof buf;
-        if (stream_read(&t->b.codes, t->codes_fd, buf, n, off) != 0)
-            return -1;
+        if ((bad = stream_read(&t->b.codes, t->codes_fd, buf, n, off)))
+            return snprintf(why, whylen, "read: %s", bad), -1;
         for (size_t k = 0; k < n / 4; k++)
             if (cb_place_code(b, buf[k], &at) != 0)
                 return -1;
@@ -208,11 +201,15 @@ static int put_in_place(struct builder *b, const struct pass_thread *t)
     }
     for (uint64_t off = 0; off < t->b.bytes.total;) {
         size_t n = t->b.bytes.total - off < sizeof buf ? (size_t)(t->b.bytes.total - off) : sizeof buf;
-        if (stream_read(&t->b.bytes, t->bytes_fd, buf, n, off) != 0 || cb_os_put(&b->bytes, buf, n) != 0)
+        if ((bad = stream_read(&t->b.bytes, t->bytes_fd, buf, n, off)))
+            return snprintf(why, whylen, "read: %s", bad), -1;
+        if (cb_os_put(&b->bytes, buf, n) != 0)
             return -1;
         off += n;
     }
-    return b->bytes.total == at ? 0 : -1;   /* the codes' widths add up to the bytes */
+    if (b->bytes.total != at)   /* the codes' widths add up to the bytes */
+        return snprintf(why, whylen, "their codes do not add up to their bytes"), -1;
+    return 0;
 }
 
 int cb_run_windows(struct builder *b, uint32_t threads, char *err, size_t errlen)
@@ -278,15 +275,15 @@ int cb_run_windows(struct builder *b, uint32_t threads, char *err, size_t errlen
             b->st->key_chunks += pt[t].st.key_chunks;
             for (int w = 0; w < 4; w++)
                 b->st->chunks[w] += pt[t].st.chunks[w];
-            errno = 0;
-            if (put_in_place(b, &pt[t]) != 0) {
+            char why[128];
+            if (put_in_place(b, &pt[t], why, sizeof why) != 0) {
                 if (!b->write_errno)
                     b->write_errno = pt[t].b.write_errno;
-                if (b->write_errno)
+                if (b->write_errno || !*why)
                     snprintf(err, errlen, "causal index: %s", cb_build_error(b));
                 else
-                    snprintf(err, errlen, "causal index: the window passes' chunks set aside in %s: read: %s",
-                             b->aside_dir, errno ? strerror(errno) : "cut short");
+                    snprintf(err, errlen, "causal index: the window passes' chunks set aside in %s: %s",
+                             b->aside_dir, why);
                 rc = -1;
             } else {
                 b->more_ent[b->nmore_ent++] = pt[t].b.ent;

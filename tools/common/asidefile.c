@@ -73,14 +73,12 @@ int st_aside_resize(struct st_aside *a, uint64_t size)
 
 int st_aside_read(struct st_aside *a, void *p, size_t len, uint64_t off)
 {
-    size_t got;
     if (a->failed)
         return -1;
     if (off > a->end || len > a->end - off)
         return st_aside_fail(a, "read", "cut short");
-    if (st_pread_all(a->fd, p, len, off, &got) != 0)
-        return st_aside_fail(a, "read", strerror(errno));
-    return got == len ? 0 : st_aside_fail(a, "read", "cut short");
+    const char *why = st_pread_exact(a->fd, p, len, off);
+    return why ? st_aside_fail(a, "read", why) : 0;
 }
 
 void st_aside_close(struct st_aside *a)

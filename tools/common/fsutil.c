@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -117,4 +118,12 @@ int st_pread_all(int fd, void *p, size_t len, uint64_t off, size_t *got)
         *got += (size_t)r;
     }
     return 0;
+}
+
+const char *st_pread_exact(int fd, void *p, size_t len, uint64_t off)
+{
+    size_t got;
+    if (st_pread_all(fd, p, len, off, &got) != 0)
+        return strerror(errno);
+    return got == len ? NULL : "cut short";
 }

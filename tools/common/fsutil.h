@@ -25,5 +25,8 @@ int st_pwrite_all(int fd, const void *p, size_t len, uint64_t off);
 /* Up to len bytes read at off; *got < len only at the end of the file.
  * 0, or -1 with errno. */
 int st_pread_all(int fd, void *p, size_t len, uint64_t off, size_t *got);
+/* Exactly len bytes at off: NULL, or why not, for a message: the read's
+ * error (strerror), or "cut short" when the file ends first. */
+const char *st_pread_exact(int fd, void *p, size_t len, uint64_t off);
 
 #endif

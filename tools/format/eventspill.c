@@ -63,10 +63,8 @@ static int fail(struct rt_spill *s, const char *fmt, ...)
  * error, or a file shorter than what was written to it). */
 static int read_back(struct rt_spill *s, void *p, size_t len, uint64_t at)
 {
-    size_t got = 0;
-    if (st_pread_all(s->fd, p, len, at, &got) != 0)
-        return fail(s, "events set aside in %s: read: %s", s->dir, strerror(errno));
-    return got == len ? 0 : fail(s, "events set aside in %s: read: cut short", s->dir);
+    const char *why = st_pread_exact(s->fd, p, len, at);
+    return why ? fail(s, "events set aside in %s: read: %s", s->dir, why) : 0;
 }
 
 struct rt_spill *rt_spill_new(const char *dir, char *err, size_t errlen)

@@ -48,10 +48,10 @@ static void map_past(void *arg, uint32_t past)
     pthread_mutex_unlock(&m->lock);
 }
 
-/* Until the map is done with location r. */
+/* Until the map is done with location r (m NULL: it was written before). */
 static void wait_for_map(struct map_beside *m, uint32_t r)
 {
-    if (!m || !m->running)
+    if (!m)
         return;
     pthread_mutex_lock(&m->lock);
     while (m->past <= r)
