@@ -37,6 +37,17 @@ class Check:
         self.failed |= not cond
 
 
+def label(loc):
+    """What the exports call a location (tools/format/mtread.c): its process
+    for the process's main location, "<process> thread K" for thread K."""
+    g = loc.group
+    if loc._ref == g._ref:
+        return g.name
+    if loc._ref >> 32 and loc._ref & 0xffffffff == g._ref:
+        return "%s thread %d" % (g.name, loc._ref >> 32)
+    return "%s %s" % (g.name, loc.name)
+
+
 def archive_facts(path):
     """Counts and a brute-force message matching of the merged archive.
     A rank's threads are locations of one process (location group): they
@@ -56,29 +67,29 @@ def archive_facts(path):
             name = type(ev).__name__
             counts[name] += 1
             last = max(last, ev.time)
-            i = index[loc.name]
-            index[loc.name] += 1
+            i = index[label(loc)]
+            index[label(loc)] += 1
             proc = loc.group.name
             if name == 'Enter':
-                entered[loc.name] = ev.time
+                entered[label(loc)] = ev.time
             if name in ('MpiSend', 'MpiIsend'):
-                dst = ev.communicator.group.members[ev.receiver].name
-                sends.append(((ev.communicator.name, proc, dst, ev.msg_tag), (loc.name, i), (loc.name, ev.time)))
+                dst = label(ev.communicator.group.members[ev.receiver])
+                sends.append(((ev.communicator.name, proc, dst, ev.msg_tag), (label(loc), i), (label(loc), ev.time)))
                 if name == 'MpiIsend':
-                    isends[(loc.name, ev.request_id)] = i
+                    isends[(label(loc), ev.request_id)] = i
             elif name == 'MpiIsendComplete':
-                isends.pop((loc.name, ev.request_id), None)
+                isends.pop((label(loc), ev.request_id), None)
             elif name == 'MpiRequestCancelled':
-                posted[loc.name].pop(ev.request_id, None)
-                if (loc.name, ev.request_id) in isends:
-                    cancelled.add((loc.name, isends.pop((loc.name, ev.request_id))))
+                posted[label(loc)].pop(ev.request_id, None)
+                if (label(loc), ev.request_id) in isends:
+                    cancelled.add((label(loc), isends.pop((label(loc), ev.request_id))))
             elif name == 'MpiIrecvRequest':
-                posted[loc.name][ev.request_id] = (ev.time, loc.name, i)
+                posted[label(loc)][ev.request_id] = (ev.time, label(loc), i)
             elif name in ('MpiRecv', 'MpiIrecv'):
-                order = (posted[loc.name].pop(ev.request_id, (ev.time, loc.name, i)) if name == 'MpiIrecv'
-                         else (entered.get(loc.name, ev.time), loc.name, i))
-                src = ev.communicator.group.members[ev.sender].name
-                recvs.append(((ev.communicator.name, src, proc, ev.msg_tag), order, (loc.name, ev.time)))
+                order = (posted[label(loc)].pop(ev.request_id, (ev.time, label(loc), i)) if name == 'MpiIrecv'
+                         else (entered.get(label(loc), ev.time), label(loc), i))
+                src = label(ev.communicator.group.members[ev.sender])
+                recvs.append(((ev.communicator.name, src, proc, ev.msg_tag), order, (label(loc), ev.time)))
     by_key = collections.defaultdict(lambda: ([], []))
     for key, order, end in sends:
         if order not in cancelled:

@@ -58,7 +58,7 @@ def main():
     fix_intercomm_fields()
     with otf2.reader.open(sys.argv[2]) as t:
         for loc, ev in t.events:
-            merged[int(loc.name.split()[-1])].append(ev.time)
+            merged[int(loc.group.name.split()[-1])].append(ev.time)
 
     lines = open(sys.argv[3]).read().split('\n')
     ok_header = lines[0] == 'synctrace-rawview 2' and lines[1] == 'ranks %d' % len(times)

@@ -97,6 +97,30 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode def_location_group(void *ud, OTF2_LocationGroupRef self, OTF2_StringRef name,
+                                            OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
+                                            OTF2_LocationGroupRef creator)
+{
+    (void)type; (void)parent; (void)creator;
+    struct rf_read_defs *d = ud;
+    if (!name_ok(d, name))
+        return fail(d, "string", name);
+    if (st_table_ensure((void **)&d->location_groups, &d->nlocation_groups, &d->location_groups_cap, self, d->limit,
+                        sizeof *d->location_groups) != 0)
+        return fail(d, "location group", self);
+    char *copy = strdup(rf_read_string(d, name));
+    if (!copy)
+        return fail(d, "location group", self);
+    free(d->location_groups[self]);
+    d->location_groups[self] = copy;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+const char *rf_read_location_group(const struct rf_read_defs *d, uint32_t group)
+{
+    return group < d->nlocation_groups && d->location_groups[group] ? d->location_groups[group] : NULL;
+}
+
 static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
                                    OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
 {
@@ -333,7 +357,7 @@ static OTF2_CallbackCode def_rma_win(void *ud, OTF2_RmaWinRef self, OTF2_StringR
 static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
                                       uint64_t nevents, OTF2_LocationGroupRef group)
 {
-    (void)type; (void)group;
+    (void)type;
     struct rf_read_defs *d = ud;
     if (!name_ok(d, name))
         return fail(d, "string", name);
@@ -350,7 +374,7 @@ static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_Stri
     char *copy = strdup(rf_read_string(d, name));
     if (!copy)
         return fail(d, "location", d->nlocs);
-    d->locs[d->nlocs++] = (struct rf_read_location){ self, nevents, copy };
+    d->locs[d->nlocs++] = (struct rf_read_location){ self, nevents, copy, group };
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -756,6 +780,7 @@ int rf_read_global_defs(void *reader, const char *anchor, const char *name, stru
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(gcb, def_intercomm);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(gcb, def_location_group);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
     OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(gcb, def_rma_win);
@@ -846,6 +871,9 @@ void rf_read_defs_free(struct rf_read_defs *d)
     for (uint32_t i = 0; i < d->nlocs; i++)
         free(d->locs[i].name);
     free(d->locs);
+    for (uint32_t i = 0; i < d->nlocation_groups; i++)
+        free(d->location_groups[i]);
+    free(d->location_groups);
     for (uint32_t i = 0; i < d->nattrs; i++)
         free(d->attrs[i].name);
     free(d->attrs);

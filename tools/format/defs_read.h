@@ -74,6 +74,7 @@ struct rf_read_attr {
 struct rf_read_location {
     uint64_t id, nevents;
     char *name;
+    uint32_t group;           /* its location group (OTF2_LocationGroupRef) */
 };
 
 struct rf_read_defs {
@@ -98,6 +99,8 @@ struct rf_read_defs {
     uint32_t ntopos, topos_cap;
     struct rf_read_location *locs;   /* in definition order */
     uint32_t nlocs, locs_cap;
+    char **location_groups;   /* location group names by reference; NULL: not defined */
+    uint32_t nlocation_groups, location_groups_cap;
     struct rf_read_attr *attrs;   /* every attribute, in definition order */
     uint32_t nattrs, attrs_cap;
     int have_true_time;       /* an attribute RF_ATTR_TRUE_TIME_NAME of type uint64: */
@@ -119,6 +122,8 @@ int rf_read_global_defs(void *reader, const char *anchor, const char *name, stru
 void rf_read_defs_free(struct rf_read_defs *d);
 /* A string by reference; "" when not defined. */
 const char *rf_read_string(const struct rf_read_defs *d, uint32_t ref);
+/* A location group's name by reference; NULL when not defined. */
+const char *rf_read_location_group(const struct rf_read_defs *d, uint32_t group);
 
 struct rf_read_offset {
     uint64_t time;

@@ -10,6 +10,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a user calls a location: its process ("MPI Rank 3") for the
+ * process's main location (the one whose id is the group's, as Score-P and
+ * the merge number them), "MPI Rank 3 thread 1" for the thread with id
+ * 1 << 32 | 3, else the process and the location's own name. */
+static char *location_label(const struct rf_read_defs *d, const struct rf_read_location *l)
+{
+    const char *group = rf_read_location_group(d, l->group);
+    if (!group || !group[0])
+        return strdup(l->name);
+    size_t n = strlen(group) + strlen(l->name) + 32;
+    char *label = malloc(n);
+    if (!label)
+        return NULL;
+    if (l->id == l->group)
+        snprintf(label, n, "%s", group);
+    else if (l->id >> 32 && (uint32_t)l->id == l->group)
+        snprintf(label, n, "%s thread %u", group, (unsigned)(l->id >> 32));
+    else
+        snprintf(label, n, "%s %s", group, l->name);
+    return label;
+}
+
 static int by_id(const void *a, const void *b)
 {
     uint64_t x = ((const struct rf_read_location *)a)->id, y = ((const struct rf_read_location *)b)->id;
@@ -137,8 +159,10 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     for (uint32_t i = 0; i < d.nlocs; i++) {
         t->locations[i] = d.locs[i].id;
         t->location_events[i] = d.locs[i].nevents;
-        t->location_names[i] = d.locs[i].name;
-        d.locs[i].name = NULL;
+        if (!(t->location_names[i] = location_label(&d, &d.locs[i]))) {
+            snprintf(err, errlen, "out of memory");
+            goto done;
+        }
     }
     rc = 0;
 done:

@@ -141,9 +141,12 @@
 #define RF_LOCATION_GROUP_OUTSIDE_FMT "outside the trace: %s"
 
 /* Locations: the main thread (the one that called MPI_Init) has the rank as
- * its id; the N-th other thread that called MPI, N << 32 | rank. */
+ * its id; the N-th other thread that called MPI, N << 32 | rank. Named as
+ * Score-P names them, in raw and merged archives alike (a process outside
+ * the trace too): never as their location group, since viewers (ViTE) name
+ * a row "<name>_<id>" and a group and its main location share the id. */
 #define RF_MAIN_THREAD_NAME "Master thread"
-#define RF_THREAD_NAME_FMT "Thread %u"
+#define RF_THREAD_NAME_FMT "Pthread thread %u"
 #define RF_THREAD_LOCATION(n, rank) ((uint64_t)(n) << 32 | (uint64_t)(uint32_t)(rank))
 
 /* Groups. An archive with a membership file (RF_PROP_MEMBERS) defines

@@ -601,10 +601,7 @@ events_written:;
     for (uint32_t r = 0; r < nranks; r++) {
         char buf[64];
         host_str[r] = st_strtab_ref(&strings, ranks[r].host ? ranks[r].host : "unknown");
-        if (ranks[r].thread)
-            snprintf(buf, sizeof buf, RF_LOCATION_GROUP_FMT " thread %u", ranks[r].rank, ranks[r].thread);
-        else
-            snprintf(buf, sizeof buf, RF_LOCATION_GROUP_FMT, ranks[r].rank);
+        snprintf(buf, sizeof buf, RF_LOCATION_GROUP_FMT, ranks[r].rank);
         rank_str[r] = st_strtab_ref(&strings, buf);
     }
     for (uint32_t c = 0; c < match->ncomms; c++)
@@ -627,6 +624,22 @@ events_written:;
     if (!win_str || cart_index_build(ranks, nranks, match, &carts) != 0
         || write_cart_topologies(NULL, ranks, match, &carts, &strings, &failed) != 0 || strings.failed) {
         free(win_str);
+        free(region_str); free(host_str); free(rank_str); free(comm_str); free(source_str);
+        goto oom;
+    }
+    /* Locations are named as Score-P names them ("Master thread", then its
+     * thread names), never as their process: viewers such as ViTE name a
+     * row "<name>_<id>", and a location and its group share the id.
+     * Interned last, so that the other strings keep their references. */
+    uint32_t s_main_thread = st_strtab_ref(&strings, RF_MAIN_THREAD_NAME);
+    uint32_t *thread_str = malloc(sizeof *thread_str * (nranks ? nranks : 1));
+    for (uint32_t r = 0; thread_str && r < nranks; r++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, RF_THREAD_NAME_FMT, ranks[r].thread);
+        thread_str[r] = ranks[r].thread ? st_strtab_ref(&strings, buf) : s_main_thread;
+    }
+    if (!thread_str || strings.failed) {
+        free(thread_str); free(win_str);
         free(region_str); free(host_str); free(rank_str); free(comm_str); free(source_str);
         goto oom;
     }
@@ -675,12 +688,13 @@ events_written:;
         CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(gd, nworld + k, outside_str[k], OTF2_LOCATION_GROUP_TYPE_PROCESS,
                                                       nnodes + 1, OTF2_UNDEFINED_LOCATION_GROUP));
     for (uint32_t r = 0; r < nranks; r++)
-        CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, ow_location_id(&ranks[r]), rank_str[r],
+        CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, ow_location_id(&ranks[r]), thread_str[r],
                                                  OTF2_LOCATION_TYPE_CPU_THREAD, ranks[r].nevents, (uint32_t)ranks[r].rank));
     for (uint32_t k = 0; k < noutside; k++)
-        CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, (uint64_t)nworld + k, outside_str[k],
+        CHECK(OTF2_GlobalDefWriter_WriteLocation(gd, (uint64_t)nworld + k, s_main_thread,
                                                  OTF2_LOCATION_TYPE_CPU_THREAD, 0, nworld + k));
     free(outside_str);
+    free(thread_str);
     nworld += noutside;   /* the processes MPI's communicators name: the trace's and the outside ones */
     for (uint32_t k = 0; k < regions.n; k++) {
         int mpi = strncmp(regions.v[k], "MPI_", 4) == 0;
