@@ -161,6 +161,14 @@ def main():
     check(coll_slices == counts['MpiCollectiveEnd'],
           'collectives visible: %d collective slices, archive %d MpiCollectiveEnd' % (coll_slices, counts['MpiCollectiveEnd']))
 
+    # the program's work marked: global instants where the first MPI_Init ends and the last MPI_Finalize begins
+    marks = {e['name']: e['ts'] for e in timed if e['ph'] == 'i' and e.get('s') == 'g'}
+    init_ends = [e['ts'] for e in timed if e['ph'] == 'E' and e['name'] in ('MPI_Init', 'MPI_Init_thread')]
+    fin_begins = [e['ts'] for e in timed if e['ph'] == 'B' and e['name'] == 'MPI_Finalize']
+    want = ({'program begins (MPI_Init ends)': min(init_ends), 'program ends (MPI_Finalize begins)': max(fin_begins)}
+            if init_ends and fin_begins else {})
+    check(marks == want, 'the program\'s work is marked by two global instants (%s; want %s)' % (marks, want))
+
     def inside(e):
         tr = tops[(e['pid'], e['tid'])]
         k = bisect.bisect_right(tr, (e['ts'], float('inf'))) - 1

@@ -11,7 +11,7 @@
 # bad input gets a one-line error; the merge shows progress only on a
 # terminal; `synctrace report` is short and readable.
 . "$top_srcdir/tests/lib.sh"
-plan 91
+plan 96
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 tmp=$(scratch)
@@ -20,13 +20,13 @@ pyotf2=""
 for p in /usr/bin/python3 python3; do "$p" -c "import otf2" 2>/dev/null && { pyotf2=$p; break; }; done
 chromium=$(command -v chromium || command -v chromium-browser || true)
 
-# check_chrome OUT LABEL: export and check against the archive (14 lines)
+# check_chrome OUT LABEL: export and check against the archive (15 lines)
 check_chrome() {
     local out=$1 label=$2
     "$SYNCTRACE_BIN" export "$out" --format chrome >"$out.export.out" 2>"$out.export.err"
     ok $? "$label: export --format chrome succeeds ($(cat "$out.export.err"))"
     if [ -z "$pyotf2" ]; then
-        for i in $(seq 13); do skip "$label: python3-otf2 not installed"; done
+        for i in $(seq 14); do skip "$label: python3-otf2 not installed"; done
         return
     fi
     "$pyotf2" "$top_srcdir/tests/chrome_check.py" "$out/trace.json" "$out/report.json" "$out/traces.otf2" >"$out.check" 2>&1
@@ -127,13 +127,16 @@ page="$tmp/t.out/timeline.html"
 ! grep -qiE '(src|href)="?(https?:)?//|https?://[a-z]|@import' "$page"
 ok $? "the page is self-contained: no network reference"
 if [ -z "$chromium" ]; then
-    for i in $(seq 8); do skip "chromium not installed (scripts/setup-debian.sh installs it)"; done
+    for i in $(seq 9); do skip "chromium not installed (scripts/setup-debian.sh installs it)"; done
 else
     res=$(selftest "$page")
     diag "selftest: $res"
     st() { "$PYTHON3" -c "import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.argv[2], {}, {'d': d}))" "$res" "$1" 2>/dev/null; }
     ok $([ -n "$res" ]; echo $?) "the page runs its self-test in headless Chromium"
     ok $([ "$(st "d['errors']")" = "[]" ]; echo $?) "no script errors"
+    # the page opens on the program's work: MPI_Init's end to MPI_Finalize's start (a 2 % margin)
+    ok $([ "$(st "d['work'] is not None and 0 < d['work'][0] < d['work'][1] < d['end'] and abs(d['initialView'][0] - (d['work'][0] - 0.02 * (d['work'][1] - d['work'][0]))) < 1 and abs(d['initialView'][1] - (d['work'][1] + 0.02 * (d['work'][1] - d['work'][0]))) < 1")" = True ]; echo $?) \
+        "the page opens on the program's work (MPI_Init's end to MPI_Finalize's start: $(st "[round(x) for x in d['work']]") of $(st "d['end']") ns)"
     ok $([ "$(st "d['rowsShown'] == d['ranks'] == 4 and d['rowsShownRaw'] == 4")" = True ]; echo $?) \
         "every one of the 4 ranks has a row with something drawn, in both views"
     ok $([ "$(st "d['tachyonsRaw']")" = "$raw" ] && [ "$(st "d['reportTachyonsRaw']")" = "$raw" ]; echo $?) \

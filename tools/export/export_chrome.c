@@ -36,9 +36,13 @@ struct chrome {
     struct track *tracks;
     struct fm_matcher *fm;
     uint64_t events, total;
+    uint8_t *bounds_work;     /* per region: BOUND_INIT (MPI_Init, _thread), BOUND_FINALIZE, or 0 */
+    uint64_t work_begin, work_end;   /* first MPI_Init end, last MPI_Finalize start */
     char *err;
     size_t errlen;
 };
+
+enum { BOUND_INIT = 1, BOUND_FINALIZE = 2 };
 
 /* A flow id from the message's name: both ends compute the same. */
 static uint64_t flow_id(const struct fm_key *key, uint64_t k)
@@ -103,6 +107,20 @@ static void on_end(void *user, int is_send, const struct fm_key *key, uint64_t k
         flow(user, is_send ? "s" : "f", key, k, (uint32_t)cookie, time);
 }
 
+/* The program's own work, marked for the eye: the trace-event format has
+ * no initial view (Perfetto and chrome://tracing open on the whole trace),
+ * so two global instants say where MPI_Init's start-up ends and
+ * MPI_Finalize begins. */
+static void mark_work(struct chrome *c)
+{
+    if (c->work_begin >= c->work_end || !c->t.nlocations)
+        return;
+    head(c, "i", "\"program begins (MPI_Init ends)\"", 0, c->work_begin);
+    fputs(",\"s\":\"g\",\"cat\":\"synctrace\"}", c->to);
+    head(c, "i", "\"program ends (MPI_Finalize begins)\"", 0, c->work_end);
+    fputs(",\"s\":\"g\",\"cat\":\"synctrace\"}", c->to);
+}
+
 static int on_event(void *user, uint32_t loc, const struct rt_event *e)
 {
     struct chrome *c = user;
@@ -110,6 +128,12 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
     uint32_t self = loc_id_rank(c->t.locations[loc]);
     if ((++c->events & 0xffff) == 0)
         progress_update("exporting events", c->events, c->total);
+    if ((e->kind == RT_ENTER || e->kind == RT_LEAVE) && e->ref < c->t.nregions && c->bounds_work[e->ref]) {
+        if (e->kind == RT_LEAVE && c->bounds_work[e->ref] == BOUND_INIT && e->time < c->work_begin)
+            c->work_begin = e->time;
+        if (e->kind == RT_ENTER && c->bounds_work[e->ref] == BOUND_FINALIZE && e->time > c->work_end)
+            c->work_end = e->time;
+    }
     switch (e->kind) {
     case RT_ENTER:
         head(c, "B", region_json(c, e->ref), loc, e->time);
@@ -202,9 +226,17 @@ int export_chrome(const char *outdir, FILE *to, const struct export_reading *rd,
     c.fm = fm_new(c.t.nlocations, on_end, &c);
     c.region_json = calloc(c.t.nregions ? c.t.nregions : 1, sizeof *c.region_json);
     c.track_json = calloc(c.t.nlocations, sizeof *c.track_json);
-    int ready = c.tracks && c.fm && c.region_json && c.track_json;
-    for (uint32_t r = 0; ready && r < c.t.nregions; r++)
-        ready = (c.region_json[r] = json_of(mt_region(&c.t, r))) != NULL;
+    c.bounds_work = calloc(c.t.nregions ? c.t.nregions : 1, 1);
+    c.work_begin = UINT64_MAX;
+    int ready = c.tracks && c.fm && c.region_json && c.track_json && c.bounds_work;
+    for (uint32_t r = 0; ready && r < c.t.nregions; r++) {
+        const char *name = mt_region(&c.t, r);
+        ready = (c.region_json[r] = json_of(name)) != NULL;
+        if (strcmp(name, "MPI_Init") == 0 || strcmp(name, "MPI_Init_thread") == 0)
+            c.bounds_work[r] = BOUND_INIT;
+        else if (strcmp(name, "MPI_Finalize") == 0)
+            c.bounds_work[r] = BOUND_FINALIZE;
+    }
     for (uint32_t i = 0; ready && i < c.t.nlocations; i++) {
         unsigned long long id = (unsigned long long)c.t.locations[i];
         ready = asprintf(&c.track_json[i], ",\"pid\":%llu,\"tid\":%llu,\"ts\":", id, id) >= 0;
@@ -237,6 +269,7 @@ int export_chrome(const char *outdir, FILE *to, const struct export_reading *rd,
         goto done;
     /* receives queued behind ones that never completed */
     fm_finish(c.fm);
+    mark_work(&c);
     fputs("\n]}\n", to);
     export_last.events = c.events;
     rc = 0;
@@ -250,6 +283,7 @@ done:
         free(c.track_json[i]);
     free(c.region_json);
     free(c.track_json);
+    free(c.bounds_work);
     mt_close(&c.t);
     return rc;
 }
