@@ -6,7 +6,7 @@
 # kind, MPI_COMM_SELF and intercommunicators, threads, spawned jobs, a rank
 # killed and recovered, a Fortran program. The raw per-rank archives too, for
 # their names (ViTE cannot draw one alone: its messages name ranks that live
-# in the other archives; docs/user-guide.md says so).
+# in the other archives; README, "Viewing the result", says so).
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
 : "${VITE:=vite}"

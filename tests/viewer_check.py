@@ -6,7 +6,7 @@ headless export; otf2-print reads every record; otf2-snapshots reads every
 event again (on a copy: it appends to the archive it is given). Prints one
 "ok - ..." or "not ok - ..." line per check; exit 0 when all ran.
 
-ViTE's own limits, allowed here and said in docs/user-guide.md: it keeps
+ViTE's own limits, allowed here and said in the README ("Viewing the result"): it keeps
 only COMM_LOCATIONS groups, while OTF2 requires a communicator's group to be
 a COMM_GROUP, so it warns "cannot find rank R in communicator C" once per
 blocking message end (Score-P's traces alike) and takes R as a location id.
