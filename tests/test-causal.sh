@@ -84,7 +84,7 @@ import collections, sys, otf2
 kinds = collections.defaultdict(list)
 with otf2.reader.open(sys.argv[1]) as t:
     for loc, ev in t.events:
-        kinds[int(loc.name.split()[-1])].append(type(ev).__name__)
+        kinds[loc._ref].append(type(ev).__name__)
 want = {'send': ('MpiSend', 'MpiIsend'), 'recv': ('MpiRecv', 'MpiIrecv'),
         'enter': ('MpiCollectiveBegin', 'NonBlockingCollectiveRequest'),
         'exit': ('MpiCollectiveEnd', 'NonBlockingCollectiveComplete')}
@@ -110,7 +110,7 @@ import collections, random, sys, otf2
 n = collections.Counter()
 with otf2.reader.open(sys.argv[1]) as t:
     for loc, ev in t.events:
-        n[int(loc.name.split()[-1])] += 1
+        n[loc._ref] += 1
 random.seed(3)
 ranks = sorted(n)
 for k in range(30000):
@@ -209,7 +209,7 @@ import collections, random, sys, otf2
 n = collections.Counter()
 with otf2.reader.open(sys.argv[1]) as t:
     for loc, ev in t.events:
-        n[int(loc.name.split()[-1])] += 1
+        n[loc._ref] += 1
 random.seed(5)
 ranks = sorted(n)
 for k in range(5000):
