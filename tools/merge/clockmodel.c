@@ -128,6 +128,18 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
             dom->beta_err = max_drift;   /* unknown, but physical */
             dom->drift_rejected = 1;
         }
+        /* A drift the rounds measured well (at least twice its uncertainty)
+         * is extrapolated beyond them; a noisy one, from rounds close
+         * together, would err by its noise times the distance (0.3 s of
+         * MPI_Init before the first round): the offset is held there. */
+        dom->meas_l0 = -INFINITY;
+        dom->meas_l1 = INFINITY;
+        dom->hold_rate = 1;
+        if (rk->noffsets >= 2) {
+            dom->meas_l0 = cm_local(dom, rk->offsets[0].time);
+            dom->meas_l1 = cm_local(dom, rk->offsets[rk->noffsets - 1].time);
+            dom->hold_outside = d != ref_domain && !(fabs(dom->beta) > 2 * dom->beta_err);
+        }
         for (uint32_t k = 0; k < dom->nseg; k++) {
             struct cm_segment *s = &dom->seg[k];
             s->beta = dom->beta;
@@ -333,6 +345,7 @@ void cm_rebase(struct cm_model *m, double rate)
     for (uint32_t d = 0; d < m->ndomains; d++) {
         struct cm_domain *dom = &m->domains[d];
         dom->beta = (1 + dom->beta) / (1 + rate) - 1;
+        dom->hold_rate /= 1 + rate;
         for (uint32_t k = 0; k < dom->nseg; k++)
             dom->seg[k].beta = (1 + dom->seg[k].beta) / (1 + rate) - 1;
         chain(dom);
@@ -357,8 +370,10 @@ void cm_vertex_span(const struct cm_model *m, uint32_t v, uint32_t *domain, doub
         d++;
     const struct cm_segment *seg = &m->domains[d].seg[s - m->domains[d].first_seg];
     *domain = d;
-    *len = seg->span_ns / w;
-    *l0 = seg->l0 + (v % w) * *len;
+    double b0, whole;
+    cm_window_base(&m->domains[d], seg, &b0, &whole);
+    *len = whole / w;
+    *l0 = b0 + (v % w) * *len;
 }
 
 double cm_interpolated(const struct rt_rank *r, uint64_t t)

@@ -38,6 +38,14 @@ struct cm_domain {
     int drift_rejected;       /* the overall estimate was beyond max_drift: not physical */
     uint32_t nranks;
     double offset_ns;         /* estimate from the ClockOffsets at the first round (ref - local) */
+    /* The span the drift was measured over: local ns of the first and the
+     * last sync round (-/+INFINITY with fewer than two). Outside it (MPI_Init
+     * before its round, MPI_Finalize after), a drift the rounds do not know
+     * well is not extrapolated: the offset is held there, as OTF2's readers
+     * hold the first and last ClockOffsets (hold_outside). */
+    double meas_l0, meas_l1;
+    int hold_outside;
+    double hold_rate;         /* corrected ns per local ns there: the time base's rate (1, or cm_rebase's) */
     uint32_t nseg;
     struct cm_segment *seg;
     uint32_t first_seg;       /* index of seg[0] among all domains' segments */
@@ -116,7 +124,29 @@ static inline double cm_corrected(const struct cm_model *m, uint32_t rank, uint6
 {
     const struct cm_domain *d = &m->domains[m->domain_of[rank]];
     const struct cm_segment *s = &d->seg[cm_segment_of(d, t)];
-    return s->c0 + (1 + s->beta) * (cm_local(d, t) - s->l0);
+    double l = cm_local(d, t);
+    if (d->hold_outside && (l < d->meas_l0 || l > d->meas_l1)) {
+        /* the segment's rate up to the measured span's edge, the time base's beyond */
+        double edge = l < d->meas_l0 ? d->meas_l0 : d->meas_l1;
+        return s->c0 + (1 + s->beta) * (edge - s->l0) + d->hold_rate * (l - edge);
+    }
+    return s->c0 + (1 + s->beta) * (l - s->l0);
+}
+
+/* Where a segment's windows lie: its part of the measured span (local ns
+ * from *b0, *len long; events before and after fall in the first and last
+ * window), so that they cut the run where its messages are, not MPI_Init's
+ * start-up; the whole segment if it has no such part. */
+static inline void cm_window_base(const struct cm_domain *d, const struct cm_segment *s, double *b0, double *len)
+{
+    double a = s->l0, b = s->l0 + s->span_ns;
+    double ma = a > d->meas_l0 ? a : d->meas_l0, mb = b < d->meas_l1 ? b : d->meas_l1;
+    if (mb > ma) {
+        a = ma;
+        b = mb;
+    }
+    *b0 = a;
+    *len = b - a;
 }
 
 /* The solver vertex of an event: its domain's segment, and the window its
@@ -128,8 +158,10 @@ static inline uint32_t cm_vertex(const struct cm_model *m, uint32_t rank, uint64
     if (m->windows <= 1)
         return d->first_seg + k;
     const struct cm_segment *s = &d->seg[k];
-    double len = s->span_ns > 0 ? s->span_ns / m->windows : 1;
-    int64_t w = (int64_t)((cm_local(d, t) - s->l0) / len);
+    double b0, whole;
+    cm_window_base(d, s, &b0, &whole);
+    double len = whole > 0 ? whole / m->windows : 1;
+    int64_t w = (int64_t)((cm_local(d, t) - b0) / len);
     if (w < 0) w = 0;
     if (w >= (int64_t)m->windows) w = m->windows - 1;
     return (d->first_seg + k) * m->windows + (uint32_t)w;

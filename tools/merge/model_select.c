@@ -83,14 +83,16 @@ static int residual_drift(const struct rt_rank *ranks, const struct cm_model *mo
     const double *x = s.x;
     /* the reference is one segment: its window offsets, by window middle */
     uint32_t t0 = cm_domain_vertex(&w, tau);
-    double rlen = model->domains[tau].span_ns / windows;
+    double rb0, rwhole;
+    cm_window_base(&model->domains[tau], &model->domains[tau].seg[0], &rb0, &rwhole);
+    double rlen = rwhole / windows;
     for (uint32_t v = 0; v < cm_nvertices(&w); v++) {
         uint32_t d;
         double l0, len;
         cm_vertex_span(&w, v, &d, &l0, &len);
         if (d == tau || !isfinite(x[v]))
             continue;   /* a window no constraint reaches */
-        double t = l0 + len / 2, f = rlen > 0 ? t / rlen - 0.5 : 0;
+        double t = l0 + len / 2, f = rlen > 0 ? (t - rb0) / rlen - 0.5 : 0;
         int64_t k = (int64_t)floor(f);
         if (k < 0) k = 0;
         if (k > (int64_t)windows - 2) k = windows >= 2 ? windows - 2 : 0;

@@ -208,9 +208,24 @@ static double series_time(const struct rt_rank *ranks, const struct series *s, u
  * the bit). `also` (may be NULL) is fed every event with a true time in the
  * same passes, as long as it wants more. Returns -1 when out of memory
  * (outputs untouched; `also` has seen no pass). */
+/* How far tick t of `rank` lies outside the span its clock's sync rounds
+ * measured: local ns before the first round (negative) or after the last
+ * (positive), 0 inside. */
+static double from_rounds(const struct cm_model *m, uint32_t rank, uint64_t t)
+{
+    const struct cm_domain *d = &m->domains[m->domain_of[rank]];
+    double l = cm_local(d, t);
+    return l < d->meas_l0 ? l - d->meas_l0 : l > d->meas_l1 ? l - d->meas_l1 : 0;
+}
+
+struct worst_event {
+    uint32_t rank;
+    uint64_t index, time;     /* the event's index and raw time */
+};
+
 static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, struct truth_store *truth, int nser,
                          const struct series *times, double *rate, double *max_out, double *median_out,
-                         const struct walker *also)
+                         const struct walker *also, struct worst_event *worst)
 {
     double origin = truth_origin(ranks, nranks, truth);
     double mx = 0, my[MAX_SERIES] = { 0 }, sxx = 0, sxy[MAX_SERIES] = { 0 }, slope[MAX_SERIES] = { 0 };
@@ -248,8 +263,11 @@ static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, struct tr
                 } else {
                     for (int s = 0; s < nser; s++) {
                         double y = fabs(series_time(ranks, &times[s], q, i, t) - tt - (my[s] + slope[s] * (tt - mx)));
-                        if (y > mxr[s])
+                        if (y > mxr[s]) {
                             mxr[s] = y;
+                            if (worst)
+                                worst[s] = (struct worst_event){ q, i, t };
+                        }
                         ms_feed(&ms, (uint32_t)s, y);
                     }
                 }
@@ -414,7 +432,9 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         /* Errors of global time against true time: ours and today's. */
         const struct series series[MAX_SERIES] = { { gtime, NULL }, { NULL, NULL } };
         double rates[MAX_SERIES], maxes[MAX_SERIES], medians[MAX_SERIES];
-        int fitted = fit_residuals(ranks, nranks, truth, 2, series, rates, maxes, medians, offsets ? &also : NULL);
+        struct worst_event worst[MAX_SERIES] = { { 0 } };
+        int fitted = fit_residuals(ranks, nranks, truth, 2, series, rates, maxes, medians, offsets ? &also : NULL,
+                                   worst);
         if (offsets && fitted != 0) {   /* out of memory before any pass: the offsets alone */
             int more;
             do {
@@ -443,6 +463,9 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         rt_time_reader_free(&to.ref_times);
         if (fitted == 0) {
             r->true_err_max_ns = maxes[0];
+            r->true_err_max_rank = worst[0].rank;
+            r->true_err_max_index = worst[0].index;
+            r->true_err_max_from_rounds_ns = from_rounds(m, worst[0].rank, worst[0].time);
             r->true_err_median_ns = medians[0];
             r->raw_err_max_ns = maxes[1];
             r->raw_err_median_ns = medians[1];
@@ -486,6 +509,12 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         rd->drift_rejected = dom->drift_rejected;
         rd->id = dom->id;
         rd->drift_ppm = cm_mean_drift(dom) * 1e6;
+        rd->held_outside = d == tau ? -1 : dom->hold_outside;   /* -1: the time base */
+        rd->before_rounds_ns = isfinite(dom->meas_l0) && dom->meas_l0 > 0 ? dom->meas_l0 : 0;
+        rd->after_rounds_ns = isfinite(dom->meas_l1) && dom->span_ns > dom->meas_l1 ? dom->span_ns - dom->meas_l1 : 0;
+        /* held: the drift is only known to be physical; extrapolated: off by up to its error */
+        rd->outside_bound_ns = (d == tau ? 0 : dom->hold_outside ? m->max_drift : dom->beta_err)
+                               * fmax(rd->before_rounds_ns, rd->after_rounds_ns);
         rd->nsegments = dom->nseg;
         rd->first_segment = dom->first_seg;
         rd->inside = 1;
@@ -553,7 +582,8 @@ void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nra
      * the fitted rate */
     const struct series series[1] = { { NULL, ctime } };
     double rate = 0;
-    if (fit_residuals(ranks, nranks, truth, 1, series, &rate, &r->clc_err_max_ns, &r->clc_err_median_ns, NULL) == 0) {
+    if (fit_residuals(ranks, nranks, truth, 1, series, &rate, &r->clc_err_max_ns, &r->clc_err_median_ns, NULL, NULL)
+        == 0) {
         r->clc_interval_distortion_max_ns = 0;
         for (uint32_t q = 0; q < nranks; q++) {
             uint64_t p = UINT64_MAX, ptt = 0;
@@ -677,6 +707,10 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
         if (x->has_truth)
             fprintf(f, ", \"true_offset_ns\": %.3f, \"true_inside_bounds\": %s", x->true_offset_ns,
                     x->inside ? "true" : "false");
+        fprintf(f, ",\n      \"outside_rounds\": { \"before_ns\": %.3f, \"after_ns\": %.3f, \"extrapolation\": \"%s\", "
+                   "\"bound_ns\": %.3f }",
+                x->before_rounds_ns, x->after_rounds_ns,
+                x->held_outside < 0 ? "reference" : x->held_outside ? "held" : "drift", x->outside_bound_ns);
         /* segments between sync rounds: their own offset, drift and bounds */
         fprintf(f, ",\n      \"segments\": [");
         for (uint32_t k = 0; r->segments && k < x->nsegments; k++) {
@@ -698,10 +732,12 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
                    "\"interpolated_error_max_ns\": %.3f, \"interpolated_error_median_ns\": %.3f, "
                    "\"interval_distortion_max_ns\": %.3f, \"interpolated_interval_distortion_max_ns\": %.3f, "
                    "\"domains_inside_bounds\": %u, "
-                   "\"messages_violated_by_truth\": %zu, \"collectives_violated_by_truth\": %zu },\n",
+                   "\"messages_violated_by_truth\": %zu, \"collectives_violated_by_truth\": %zu, "
+                   "\"error_max_at\": \"%u:%llu\", \"error_max_outside_rounds_ns\": %.3f },\n",
                 r->true_err_max_ns, r->true_err_median_ns, r->raw_err_max_ns, r->raw_err_median_ns,
                 r->interval_distortion_max_ns, r->raw_interval_distortion_max_ns, r->domains_inside,
-                r->truth_violating_messages, r->truth_violating_collectives);
+                r->truth_violating_messages, r->truth_violating_collectives, r->true_err_max_rank,
+                (unsigned long long)r->true_err_max_index, r->true_err_max_from_rounds_ns);
     }
     if (r->have_clc) {
         fprintf(f, "  \"clc\": { \"tachyons_after\": %zu, \"collective_order_violations_after\": %zu, "
@@ -764,6 +800,24 @@ static const char *human_ns(char *buf, size_t len, double ns)
     return buf;
 }
 
+/* The clock whose events lie farthest beyond its sync rounds, and what the
+ * merge did there: where a short run's largest error comes from. */
+static void outside_rounds_line(FILE *to, const struct report *r)
+{
+    const struct report_domain *w = NULL;
+    for (uint32_t d = 0; r->domains && d < r->ndomains; d++)
+        if (r->domains[d].outside_bound_ns > 0 && (!w || r->domains[d].outside_bound_ns > w->outside_bound_ns))
+            w = &r->domains[d];
+    if (!w)
+        return;
+    char a[32], b[32];
+    int before = w->before_rounds_ns >= w->after_rounds_ns;
+    fprintf(to, "  outside sync  rank %d: events up to %s %s its sync rounds, where %s: within +-%s there\n", w->id,
+            human_ns(a, sizeof a, before ? w->before_rounds_ns : w->after_rounds_ns), before ? "before" : "after",
+            w->held_outside > 0 ? "its drift is not known (the offset is held)" : "its drift is extrapolated",
+            human_ns(b, sizeof b, w->outside_bound_ns));
+}
+
 /* At most this many clocks are listed; report.json has them all. */
 #define SUMMARY_CLOCKS 6
 
@@ -791,6 +845,12 @@ void report_print_summary(const struct report *r, FILE *to)
         fprintf(to, "  vs true time  max %s, median %s (interpolated ClockOffsets: %s, %s)\n",
                 human_ns(a, sizeof a, r->true_err_max_ns), human_ns(b, sizeof b, r->true_err_median_ns),
                 human_ns(c, sizeof c, r->raw_err_max_ns), human_ns(d, sizeof d, r->raw_err_median_ns));
+    if (r->have_truth && r->true_err_max_from_rounds_ns != 0)
+        fprintf(to, "                largest at event %u:%llu, %s %s its clock's sync rounds\n", r->true_err_max_rank,
+                (unsigned long long)r->true_err_max_index,
+                human_ns(a, sizeof a, fabs(r->true_err_max_from_rounds_ns)),
+                r->true_err_max_from_rounds_ns < 0 ? "before the first of" : "after the last of");
+    outside_rounds_line(to, r);
     if (r->have_clc)
         fprintf(to, "  CLC repair    max %s, median %s, intervals distorted by up to %s\n",
                 human_ns(a, sizeof a, r->clc_err_max_ns), human_ns(b, sizeof b, r->clc_err_median_ns),

@@ -34,6 +34,12 @@ struct report_domain {
     int inside;               /* true offsets within [lo, hi] (+ delta), in every segment */
     int drift_rejected;
     uint32_t nsegments, first_segment;   /* into report.segments */
+    /* Beyond its sync rounds: how far its events lie before the first and
+     * after the last (local ns), whether the offset is held there (a drift
+     * the rounds do not know) or the drift extrapolated, and the bound
+     * that leaves on the offset at the farthest event. */
+    double before_rounds_ns, after_rounds_ns, outside_bound_ns;
+    int held_outside;         /* 1 held, 0 extrapolated, -1 the reference (the time base) */
 };
 
 /* A rank of a job that died: what it lost and why (losses.c). */
@@ -95,6 +101,9 @@ struct report {
     uint32_t nsegments;
     int have_truth;
     double true_err_max_ns, true_err_median_ns, raw_err_max_ns, raw_err_median_ns;
+    uint32_t true_err_max_rank;          /* where our largest error lies: event R:I ... */
+    uint64_t true_err_max_index;
+    double true_err_max_from_rounds_ns;  /* ... this far outside its clock's sync rounds (0: between them) */
     double interval_distortion_max_ns;
     double raw_interval_distortion_max_ns;   /* of the interpolated ClockOffsets */
     /* the controlled logical clock (Scalasca's repair) on the same input, with true_time only */

@@ -1,0 +1,89 @@
+#!/bin/bash
+# bench/accuracy_shapes.sh — the merge's error against true time, and plain
+# ClockOffset interpolation's, on program shapes where clock models go
+# wrong (bench/shapes.c: short collective-only runs, silent ranks, bucket
+# sort, non-blocking collectives, gatherv, a ring, a long run with rare
+# world collectives, a ping-pong) and the bundled stencil, each traced with
+# several skew seeds. One JSON line per trace, then a summary line:
+#   {"trace": ..., "ours": {"max_ns", "median_ns", "delta_ns"},
+#    "baseline": {...} (with BASELINE set), "interpolated": {...}}
+#   {"summary": true, "runs": N, "worse_max": K, "worse_median_20ns": K, ...}
+# "worse" compares ours with interpolation's in the same run, and so do the
+# ratios (ours / interpolation's: geometric mean and worst); with BASELINE
+# (another synctrace binary, e.g. the previous build) its figures on the
+# same traces are printed beside ours.
+# Environment: BUILD (default: the directory above), SYNCTRACE, BASELINE,
+# SHAPES, SEEDS (default "1 2 3"), NP (4), KEEP_TRACES (a directory: traces
+# are kept, and reused when present).
+set -uo pipefail
+build=${BUILD:-$(cd "$(dirname "$0")/.." && pwd)}
+src=$(cd "$(dirname "$0")" && pwd)
+synctrace=${SYNCTRACE:-$build/synctrace}
+lib=${SYNCTRACE_LIB:-$build/.libs/libsynctrace.so}
+shapes=${SHAPES:-bcast silent bucket iallreduce gatherv ring longrun pingpong stencil}
+seeds=${SEEDS:-1 2 3}
+np=${NP:-4}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-shapes.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+where=${KEEP_TRACES:-$tmp}
+mkdir -p "$where"
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+export OMPI_MCA_btl=self,vader,tcp
+mpicc -O2 -o "$tmp/shapes" "$src/shapes.c" || exit 2
+status=0
+: >"$tmp/lines"
+for shape in $shapes; do
+    for seed in $seeds; do
+        dir=$where/$shape-np$np-seed$seed
+        if [ ! -f "$dir/run.meta" ]; then
+            rm -rf "$dir"
+            prog=("$tmp/shapes" "$shape")
+            [ "$shape" = stencil ] && prog=("$build/examples/stencil")
+            if ! timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" -x LD_PRELOAD="$lib" \
+                -x SYNCTRACE_DIR="$dir" -x SYNCTRACE_SKEW="seed=$seed,offset_us=1000,drift_ppm=50" \
+                "${prog[@]}" >"$tmp/run.out" 2>&1; then
+                echo "accuracy_shapes.sh: $shape seed $seed failed" >&2
+                status=1
+                continue
+            fi
+        fi
+        for who in ours ${BASELINE:+baseline}; do
+            bin=$synctrace
+            [ "$who" = baseline ] && bin=$BASELINE
+            "$bin" merge "$dir" -o "$tmp/$who" --force ${MERGE_FLAGS:-} >/dev/null 2>&1 || { status=1; continue 2; }
+        done
+        python3 - "$dir" "$tmp/ours/report.json" ${BASELINE:+"$tmp/baseline/report.json"} <<'PY' | tee -a "$tmp/lines"
+import json, sys
+def fig(path):
+    r = json.load(open(path)); t = r["truth"]
+    return r, {"max_ns": t["error_max_ns"], "median_ns": t["error_median_ns"], "delta_ns": r.get("delta_ns")}
+r, ours = fig(sys.argv[2])
+t = r["truth"]
+line = {"trace": sys.argv[1].rstrip("/").split("/")[-1], "events": r["events"], "ours": ours,
+        "interpolated": {"max_ns": t["interpolated_error_max_ns"], "median_ns": t["interpolated_error_median_ns"]}}
+if len(sys.argv) > 3:
+    line["baseline"] = fig(sys.argv[3])[1]
+print(json.dumps(line))
+PY
+    done
+done
+python3 - "$tmp/lines" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+import math
+def worse(who):
+    got = [r for r in rows if who in r]
+    ratio = lambda k: [r[who][k] / r["interpolated"][k] for r in got if r["interpolated"][k] > 0 and r[who][k] > 0]
+    gmean = lambda v: round(math.exp(sum(map(math.log, v)) / len(v)), 3) if v else None
+    return {"worse_max": sum(r[who]["max_ns"] > r["interpolated"]["max_ns"] for r in got),
+            "worse_median_20ns": sum(r[who]["median_ns"] > r["interpolated"]["median_ns"] + 20 for r in got),
+            "repaired": sum((r[who]["delta_ns"] or 0) > 0 for r in got),
+            "max_ratio_gmean": gmean(ratio("max_ns")), "max_ratio_worst": round(max(ratio("max_ns"), default=0), 3),
+            "median_ratio_gmean": gmean(ratio("median_ns")),
+            "median_ratio_worst": round(max(ratio("median_ns"), default=0), 3)}
+out = {"summary": True, "runs": len(rows), "ours": worse("ours")}
+if any("baseline" in r for r in rows):
+    out["baseline"] = worse("baseline")
+print(json.dumps(out))
+PY
+exit $status
