@@ -981,7 +981,7 @@ static int usage(FILE *to)
             "                     [--iterations N] [--offset-us U] [--drift-ppm D] [--drift-slope S]\n"
             "                     [--latency-ns MIN[:MEAN]]\n"
             "                     [--sync-rounds K] [--seed S] [--ranks-per-node R] [--compute-us C]\n"
-            "                     [--resolution TICKS_PER_S] [--no-true-time]\n"
+            "                     [--resolution HZ] [--no-true-time] [--flush-every N]\n"
             "Write a synthetic raw trace, as libsynctrace.so writes one, for P ranks whose clocks are known;\n"
             "every event carries its true time (the true_time attribute) unless --no-true-time.\n"
             "  --ranks P            1 to %d ranks\n"

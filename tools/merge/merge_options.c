@@ -20,7 +20,7 @@ static int usage(FILE *to)
     fprintf(to, "usage: synctrace merge RAW_DIR -o OUT_DIR [--reference RANK] [--alpha A]\n"
                 "                      [--timebase reference|median] [--min-latency NS] [--max-drift-ppm P]\n"
                 "                      [--drift-model auto|line|segments] [--no-drift] [--jobs N] [--force]\n"
-                "                      [--cluster-levels S[,S...]] [--no-causal] [--precision-sources N]\n"
+                "                      [--cluster-levels S[,S...]] [--no-causal | --causal] [--precision-sources N]\n"
                 "                      [--sort-memory MB] [--event-memory MB] [--spill-dir DIR]\n"
                 "Merge a raw trace into one OTF2 archive with synchronised, tachyon-free timestamps\n"
                 "(OUT_DIR/traces.otf2) and write OUT_DIR/report.json.\n"
