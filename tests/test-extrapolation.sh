@@ -12,16 +12,18 @@
 #   - the archives: MPI_Init's Enter keeps its local distance to the next
 #     event (within what the drift inside the rounds moves), recomputed
 #     from the raw trace (synctrace dump) and the merged one (otf2-print);
+#   - each clock's sync rounds and its longest span without one, as the
+#     raw trace has them (report.json);
 #   - the error against true time: max at most 1.25 x interpolation's (the
 #     offsets at the first round may differ from the ClockOffsets'), and
 #     the report names the event it lies at, before the first round.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
 seeds="1 2 3"
-plan 17
+plan 20
 tmp=$(scratch)
 if ! mpicc -std=c11 -D_GNU_SOURCE -O1 -o "$tmp/shapes" "$top_srcdir/bench/shapes.c" 2>"$tmp/build.err"; then
-    for i in $(seq 17); do ok 1 "build bench/shapes.c"; done
+    for i in $(seq 20); do ok 1 "build bench/shapes.c"; done
     finish
 fi
 for seed in $seeds; do
@@ -70,6 +72,27 @@ t = r["truth"]
 print("%s - error max %.0f ns, at most 1.25 x interpolation's %.0f ns"
       % ("ok" if t["error_max_ns"] <= 1.25 * t["interpolated_error_max_ns"] else "not ok",
          t["error_max_ns"], t["interpolated_error_max_ns"]))
+# the rounds each clock had and its longest span without one, from the raw trace
+rounds, first, last = {}, {}, {}
+for line in open(sys.argv[2]):
+    m = re.match(r"# rank (\d+) clock_offset time=(\d+)", line)
+    if m:
+        rounds.setdefault(int(m.group(1)), []).append(int(m.group(2)))
+    m = re.match(r"(\d+) \d+ \S+ time=(\d+)", line)
+    if m:
+        q, tk = int(m.group(1)), int(m.group(2))
+        first.setdefault(q, tk)
+        last[q] = tk
+wrong = []
+for d in r["domains"]:
+    q = d["domain"]
+    pts = [first[q]] + rounds.get(q, []) + [last[q]]
+    gap = max(b - a for a, b in zip(pts, pts[1:])) / res[q] * 1e9
+    if d["sync_rounds"] != len(rounds.get(q, [])) or abs(d["longest_without_round_ns"] - gap) > 1000:
+        wrong.append("rank %d: %d rounds, %.0f ns (raw: %d, %.0f)" % (q, d["sync_rounds"], d["longest_without_round_ns"],
+                                                                     len(rounds.get(q, [])), gap))
+print("%s - each clock's sync rounds and its longest span without one as the raw trace has them%s"
+      % ("not ok" if wrong else "ok", (": " + "; ".join(wrong)) if wrong else ""))
 print("%s - the report names where it lies: event %s, %.0f ms before the first round"
       % ("ok" if re.fullmatch(r"\d+:\d+", t["error_max_at"]) and t["error_max_outside_rounds_ns"] < -1e8 else "not ok",
          t["error_max_at"], -t["error_max_outside_rounds_ns"] / 1e6))
@@ -79,6 +102,6 @@ done
 grep -q "^  outside sync  rank [0-9]*: events up to .* before its sync rounds, where its drift is not known (the offset is held): within +-.* there$" \
     "$tmp/out1.txt"
 ok $? "the merge's summary says where offsets are held: $(grep 'outside sync' "$tmp/out1.txt" | sed 's/^ *//')"
-[ "$(cat "$tmp"/out*.check | grep -c '^\(not \)\?ok - ')" -eq 12 ]
-ok $? "every check ran ($(cat "$tmp"/out*.check | grep -c '^\(not \)\?ok - ') of 12 lines)"
+[ "$(cat "$tmp"/out*.check | grep -c '^\(not \)\?ok - ')" -eq 15 ]
+ok $? "every check ran ($(cat "$tmp"/out*.check | grep -c '^\(not \)\?ok - ') of 15 lines)"
 finish

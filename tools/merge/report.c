@@ -218,6 +218,26 @@ static double from_rounds(const struct cm_model *m, uint32_t rank, uint64_t t)
     return l < d->meas_l0 ? l - d->meas_l0 : l > d->meas_l1 ? l - d->meas_l1 : 0;
 }
 
+/* Domain d's sync rounds (its first location's ClockOffsets) and the
+ * longest span of its run without one: between two rounds, or from its
+ * first event to the first round, or from the last round to its end. */
+static void rounds_of(const struct rt_rank *ranks, uint32_t nranks, const struct cm_model *m, uint32_t d,
+                      uint32_t *nrounds, double *longest)
+{
+    const struct cm_domain *dom = &m->domains[d];
+    uint32_t r = 0;
+    while (r < nranks && m->domain_of[r] != d)
+        r++;
+    *nrounds = r < nranks ? ranks[r].noffsets : 0;
+    double prev = 0, gap = 0;   /* local ns; the domain starts at 0 */
+    for (uint32_t k = 0; k < *nrounds; k++) {
+        double at = cm_local(dom, ranks[r].offsets[k].time);
+        gap = fmax(gap, at - prev);
+        prev = at;
+    }
+    *longest = fmax(gap, dom->span_ns - prev);
+}
+
 struct worst_event {
     uint32_t rank;
     uint64_t index, time;     /* the event's index and raw time */
@@ -515,6 +535,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         /* held: the drift is only known to be physical; extrapolated: off by up to its error */
         rd->outside_bound_ns = (d == tau ? 0 : dom->hold_outside ? m->max_drift : dom->beta_err)
                                * fmax(rd->before_rounds_ns, rd->after_rounds_ns);
+        rounds_of(ranks, nranks, m, d, &rd->sync_rounds, &rd->longest_without_round_ns);
         rd->nsegments = dom->nseg;
         rd->first_segment = dom->first_seg;
         rd->inside = 1;
@@ -708,9 +729,10 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
             fprintf(f, ", \"true_offset_ns\": %.3f, \"true_inside_bounds\": %s", x->true_offset_ns,
                     x->inside ? "true" : "false");
         fprintf(f, ",\n      \"outside_rounds\": { \"before_ns\": %.3f, \"after_ns\": %.3f, \"extrapolation\": \"%s\", "
-                   "\"bound_ns\": %.3f }",
+                   "\"bound_ns\": %.3f },\n      \"sync_rounds\": %u, \"longest_without_round_ns\": %.3f",
                 x->before_rounds_ns, x->after_rounds_ns,
-                x->held_outside < 0 ? "reference" : x->held_outside ? "held" : "drift", x->outside_bound_ns);
+                x->held_outside < 0 ? "reference" : x->held_outside ? "held" : "drift", x->outside_bound_ns,
+                x->sync_rounds, x->longest_without_round_ns);
         /* segments between sync rounds: their own offset, drift and bounds */
         fprintf(f, ",\n      \"segments\": [");
         for (uint32_t k = 0; r->segments && k < x->nsegments; k++) {
@@ -800,6 +822,23 @@ static const char *human_ns(char *buf, size_t len, double ns)
     return buf;
 }
 
+/* The longest stretch of a run without a sync round, said where it is over
+ * a second: the drift is only measured across it, so a change of drift
+ * inside it (a node warming up) goes unseen. */
+static void rounds_line(FILE *to, const struct report *r)
+{
+    const struct report_domain *w = NULL;
+    for (uint32_t d = 0; r->domains && d < r->ndomains; d++)
+        if (!w || r->domains[d].longest_without_round_ns > w->longest_without_round_ns)
+            w = &r->domains[d];
+    if (!w || w->longest_without_round_ns < 1e9)
+        return;
+    char a[32];
+    fprintf(to, "  sync rounds   %u on rank %d, the longest span without one %s (periodic rounds are taken "
+                "inside collectives on MPI_COMM_WORLD: SYNCTRACE_SYNC=init,periodic,finalize)\n",
+            w->sync_rounds, w->id, human_ns(a, sizeof a, w->longest_without_round_ns));
+}
+
 /* The clock whose events lie farthest beyond its sync rounds, and what the
  * merge did there: where a short run's largest error comes from. */
 static void outside_rounds_line(FILE *to, const struct report *r)
@@ -851,6 +890,7 @@ void report_print_summary(const struct report *r, FILE *to)
                 human_ns(a, sizeof a, fabs(r->true_err_max_from_rounds_ns)),
                 r->true_err_max_from_rounds_ns < 0 ? "before the first of" : "after the last of");
     outside_rounds_line(to, r);
+    rounds_line(to, r);
     if (r->have_clc)
         fprintf(to, "  CLC repair    max %s, median %s, intervals distorted by up to %s\n",
                 human_ns(a, sizeof a, r->clc_err_max_ns), human_ns(b, sizeof b, r->clc_err_median_ns),

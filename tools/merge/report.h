@@ -39,7 +39,9 @@ struct report_domain {
      * the rounds do not know) or the drift extrapolated, and the bound
      * that leaves on the offset at the farthest event. */
     double before_rounds_ns, after_rounds_ns, outside_bound_ns;
-    int held_outside;         /* 1 held, 0 extrapolated, -1 the reference (the time base) */
+    int held_outside;
+    uint32_t sync_rounds;     /* its rounds, and the longest span of its run without one (ns): */
+    double longest_without_round_ns;   /* where no round could be taken (periodic ones need world collectives) */         /* 1 held, 0 extrapolated, -1 the reference (the time base) */
 };
 
 /* A rank of a job that died: what it lost and why (losses.c). */
