@@ -88,7 +88,8 @@ rc, out = run([vite, "-f", anchor, "-e", svg])
 allowed = (r"New comm (group|self|locations)?.*", r"\s*Not yet implemented", r"vite: invalid option -- 'f'",
            r"export of .* to .*", r"Warning: cannot find rank \d+ in communicator \d+", r"",
            r"Loading of the trace : .*", r"0 errors and 0 warnings were found during parsing\.",
-           r"Exporting trace to .* Please Wait\s*")
+           r"Exporting trace to .* Please Wait\s*",
+           r"QStandardPaths: XDG_RUNTIME_DIR not set, defaulting to .*")   # Qt's, where no session runs
 # ViTE 1.2 reads no InterComm definition, and says so at each of its messages
 allowed += tuple(r"Warning: cannot find communicator %d" % c for c in intercomms)
 # records it does not draw: legal OTF2 it has no callback for (said, not counted as its warnings)
