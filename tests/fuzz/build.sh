@@ -42,7 +42,7 @@ sources="$(ls "$top"/tools/common/*.c "$top"/tools/format/*.c)
          $top/tools/merge/rawview.c $top/tools/merge/rawview_simplify.c $top/tools/merge/clockmodel.c
          $top/tools/causal/causal_query.c
          $top/tools/export/export.c $top/tools/export/export_chrome.c $top/tools/export/export_html.c
-         $top/tools/export/flowmatch.c $top/tools/cli/progress.c"
+         $top/tools/export/flowmatch.c $top/tools/export/workspan.c $top/tools/cli/progress.c"
 objs=""
 for s in $sources; do
     o="$out/obj/$(basename "$(dirname "$s")")_$(basename "$s" .c).o"

@@ -16,6 +16,7 @@
  * events. */
 #include "export.h"
 #include "flowmatch.h"
+#include "workspan.h"
 #include "location_order.h"
 #include "mtread.h"
 #include "progress.h"
@@ -36,13 +37,10 @@ struct chrome {
     struct track *tracks;
     struct fm_matcher *fm;
     uint64_t events, total;
-    uint8_t *bounds_work;     /* per region: BOUND_INIT (MPI_Init, _thread), BOUND_FINALIZE, or 0 */
-    uint64_t work_begin, work_end;   /* first MPI_Init end, last MPI_Finalize start */
+    struct workspan work;
     char *err;
     size_t errlen;
 };
-
-enum { BOUND_INIT = 1, BOUND_FINALIZE = 2 };
 
 /* A flow id from the message's name: both ends compute the same. */
 static uint64_t flow_id(const struct fm_key *key, uint64_t k)
@@ -113,11 +111,12 @@ static void on_end(void *user, int is_send, const struct fm_key *key, uint64_t k
  * MPI_Finalize begins. */
 static void mark_work(struct chrome *c)
 {
-    if (c->work_begin >= c->work_end || !c->t.nlocations)
+    uint64_t begin, end;
+    if (!ws_span(&c->work, &begin, &end) || !c->t.nlocations)
         return;
-    head(c, "i", "\"program begins (MPI_Init ends)\"", 0, c->work_begin);
+    head(c, "i", "\"program begins (MPI_Init ends)\"", 0, begin);
     fputs(",\"s\":\"g\",\"cat\":\"synctrace\"}", c->to);
-    head(c, "i", "\"program ends (MPI_Finalize begins)\"", 0, c->work_end);
+    head(c, "i", "\"program ends (MPI_Finalize begins)\"", 0, end);
     fputs(",\"s\":\"g\",\"cat\":\"synctrace\"}", c->to);
 }
 
@@ -128,12 +127,7 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
     uint32_t self = loc_id_rank(c->t.locations[loc]);
     if ((++c->events & 0xffff) == 0)
         progress_update("exporting events", c->events, c->total);
-    if ((e->kind == RT_ENTER || e->kind == RT_LEAVE) && e->ref < c->t.nregions && c->bounds_work[e->ref]) {
-        if (e->kind == RT_LEAVE && c->bounds_work[e->ref] == BOUND_INIT && e->time < c->work_begin)
-            c->work_begin = e->time;
-        if (e->kind == RT_ENTER && c->bounds_work[e->ref] == BOUND_FINALIZE && e->time > c->work_end)
-            c->work_end = e->time;
-    }
+    ws_note(&c->work, e);
     switch (e->kind) {
     case RT_ENTER:
         head(c, "B", region_json(c, e->ref), loc, e->time);
@@ -226,17 +220,9 @@ int export_chrome(const char *outdir, FILE *to, const struct export_reading *rd,
     c.fm = fm_new(c.t.nlocations, on_end, &c);
     c.region_json = calloc(c.t.nregions ? c.t.nregions : 1, sizeof *c.region_json);
     c.track_json = calloc(c.t.nlocations, sizeof *c.track_json);
-    c.bounds_work = calloc(c.t.nregions ? c.t.nregions : 1, 1);
-    c.work_begin = UINT64_MAX;
-    int ready = c.tracks && c.fm && c.region_json && c.track_json && c.bounds_work;
-    for (uint32_t r = 0; ready && r < c.t.nregions; r++) {
-        const char *name = mt_region(&c.t, r);
-        ready = (c.region_json[r] = json_of(name)) != NULL;
-        if (strcmp(name, "MPI_Init") == 0 || strcmp(name, "MPI_Init_thread") == 0)
-            c.bounds_work[r] = BOUND_INIT;
-        else if (strcmp(name, "MPI_Finalize") == 0)
-            c.bounds_work[r] = BOUND_FINALIZE;
-    }
+    int ready = c.tracks && c.fm && c.region_json && c.track_json && ws_init(&c.work, &c.t) == 0;
+    for (uint32_t r = 0; ready && r < c.t.nregions; r++)
+        ready = (c.region_json[r] = json_of(mt_region(&c.t, r))) != NULL;
     for (uint32_t i = 0; ready && i < c.t.nlocations; i++) {
         unsigned long long id = (unsigned long long)c.t.locations[i];
         ready = asprintf(&c.track_json[i], ",\"pid\":%llu,\"tid\":%llu,\"ts\":", id, id) >= 0;
@@ -283,7 +269,7 @@ done:
         free(c.track_json[i]);
     free(c.region_json);
     free(c.track_json);
-    free(c.bounds_work);
+    ws_free(&c.work);
     mt_close(&c.t);
     return rc;
 }

@@ -25,6 +25,7 @@
 #include "export.h"
 #include "export_html_page.h"
 #include "flowmatch.h"
+#include "workspan.h"
 #include "location_order.h"
 #include "mtread.h"
 #include "progress.h"
@@ -196,10 +197,9 @@ struct html {
     struct flights fl;
     int pass;
     int *region_class;
-    uint8_t *region_bounds_work;   /* REGION_INIT, REGION_FINALIZE, or 0 */
+    struct workspan work;      /* the span the page opens on (pass 1) */
     /* pass 1 */
     uint64_t slices_by_bucket[DURATION_BUCKETS], messages, raw_tachyons, events, total_events, end;
-    uint64_t work_begin, work_end;   /* the program's own work: first MPI_Init end, last MPI_Finalize start */
     /* pass 2 */
     uint32_t nbins;
     float *bins;               /* [track][bin][class]: ns */
@@ -272,23 +272,6 @@ static void on_end(void *user, int is_send, const struct fm_key *key, uint64_t k
         meet(h, &end);
 }
 
-enum { REGION_INIT = 1, REGION_FINALIZE = 2 };
-
-/* The span the page opens on: MPI_Init's start-up can take 90 % of a short
- * run (Open MPI's, not the program's), so the view starts where the first
- * location leaves MPI_Init and ends where the last enters MPI_Finalize. */
-static void note_work_bounds(struct html *h, const struct track *tr, const struct rt_event *e)
-{
-    if (e->kind == RT_ENTER && e->ref < h->t.nregions && h->region_bounds_work[e->ref] == REGION_FINALIZE
-        && e->time > h->work_end)
-        h->work_end = e->time;
-    if (e->kind == RT_LEAVE && tr->depth && !tr->overflow) {
-        uint32_t region = tr->stack[tr->depth - 1].region;
-        if (region < h->t.nregions && h->region_bounds_work[region] == REGION_INIT && e->time < h->work_begin)
-            h->work_begin = e->time;
-    }
-}
-
 static int on_event(void *user, uint32_t loc, const struct rt_event *e)
 {
     struct html *h = user;
@@ -305,8 +288,8 @@ static int on_event(void *user, uint32_t loc, const struct rt_event *e)
         add_busy(h, loc, h->region_class[top->region < h->t.nregions ? top->region : 0], tr->last, e->time);
     }
     tr->last = e->time;
-    if (h->pass == 1 && (e->kind == RT_ENTER || e->kind == RT_LEAVE))
-        note_work_bounds(h, tr, e);
+    if (h->pass == 1)
+        ws_note(&h->work, e);
     switch (e->kind) {
     case RT_ENTER:
         if (tr->depth == MAX_DEPTH || tr->overflow)
@@ -586,26 +569,18 @@ int export_html(const char *outdir, FILE *to, const struct export_reading *rd, c
         fprintf(stderr, "synctrace export: warning: %s; the page has no raw view\n", rawerr);
     h.tracks = calloc(nt, sizeof *h.tracks);
     h.region_class = malloc(sizeof *h.region_class * (h.t.nregions ? h.t.nregions : 1));
-    h.region_bounds_work = calloc(h.t.nregions ? h.t.nregions : 1, 1);
-    h.work_begin = UINT64_MAX;
     h.nbins = 64;
     while (h.nbins < 65536 && (uint64_t)h.nbins * 2 * nt <= HTML_BIN_CELLS)
         h.nbins *= 2;
     h.bins = calloc((size_t)nt * h.nbins * NCLASSES, sizeof *h.bins);
     h.msgs = tmpfile();
-    if (!h.tracks || !h.region_class || !h.region_bounds_work || !h.bins || !h.msgs) {
+    if (!h.tracks || !h.region_class || ws_init(&h.work, &h.t) != 0 || !h.bins || !h.msgs) {
         snprintf(err, errlen, h.msgs ? "out of memory" : "cannot create a temporary file: %s", strerror(errno));
         goto done;
     }
     h.region_class[0] = 2;
-    for (uint32_t r = 0; r < h.t.nregions; r++) {
-        const char *name = mt_region(&h.t, r);
-        h.region_class[r] = class_of(name);
-        if (strcmp(name, "MPI_Init") == 0 || strcmp(name, "MPI_Init_thread") == 0)
-            h.region_bounds_work[r] = REGION_INIT;
-        else if (strcmp(name, "MPI_Finalize") == 0)
-            h.region_bounds_work[r] = REGION_FINALIZE;
-    }
+    for (uint32_t r = 0; r < h.t.nregions; r++)
+        h.region_class[r] = class_of(mt_region(&h.t, r));
     for (uint32_t i = 0; i < nt; i++)
         h.total_events += h.t.location_events[i];
     progress_begin("synctrace export");
@@ -645,8 +620,9 @@ int export_html(const char *outdir, FILE *to, const struct export_reading *rd, c
     fputs("],\"classes\":[", to);
     for (int c = 0; c < NCLASSES; c++)
         fprintf(to, "%s\"%s\"", c ? "," : "", class_names[c]);
-    if (h.work_begin < h.work_end)
-        fprintf(to, "],\"work\":[%llu,%llu", (unsigned long long)h.work_begin, (unsigned long long)h.work_end);
+    uint64_t work_begin, work_end;
+    if (ws_span(&h.work, &work_begin, &work_end))
+        fprintf(to, "],\"work\":[%llu,%llu", (unsigned long long)work_begin, (unsigned long long)work_end);
     fprintf(to, "],\"end\":%llu,\"events\":%llu,\"slicesTotal\":%llu,\"messagesTotal\":%llu,\"tachyonsRaw\":%llu,"
                 "\"minSliceNs\":%llu,\"messageStride\":%llu,"
                 "\"bounds\":{\"binCells\":%u,\"slices\":%u,\"messages\":%u},\n\"slices\":[",
@@ -697,7 +673,7 @@ done:
     free(h.fl.v);
     free(h.bins);
     free(h.region_class);
-    free(h.region_bounds_work);
+    ws_free(&h.work);
     free(h.tracks);
     rv_close(h.raw);
     mt_close(&h.t);

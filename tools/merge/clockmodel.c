@@ -71,9 +71,8 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
     m->max_drift = max_drift;
     m->domain_of = malloc(sizeof *m->domain_of * (nranks ? nranks : 1));
     m->domains = calloc(nranks ? nranks : 1, sizeof *m->domains);
-    uint32_t *rep = calloc(nranks ? nranks : 1, sizeof *rep);    /* domain -> its lowest rank */
     uint64_t *last = calloc(nranks ? nranks : 1, sizeof *last);  /* domain -> its last event */
-    if (!m->domain_of || !m->domains || !rep || !last)
+    if (!m->domain_of || !m->domains || !last)
         goto fail;
     for (uint32_t r = 0; r < nranks; r++) {
         int id = ranks[r].domain;
@@ -91,7 +90,7 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
             dom->id = id;
             dom->origin = first;
             dom->resolution = ranks[r].resolution ? (double)ranks[r].resolution : 1e9;
-            rep[d] = r;
+            dom->rep = r;
             last[d] = end;
         } else {
             if (first < dom->origin)
@@ -105,7 +104,7 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
     uint32_t ref_domain = reference < nranks ? m->domain_of[reference] : 0;
     for (uint32_t d = 0; d < m->ndomains; d++) {
         struct cm_domain *dom = &m->domains[d];
-        const struct rt_rank *rk = &ranks[rep[d]];
+        const struct rt_rank *rk = &ranks[m->domains[d].rep];
         dom->span_ns = cm_local(dom, last[d]);
         /* the time base, or a line: one segment */
         if (cut_segments(dom, rk, last[d], d == ref_domain || kind == CM_LINE) != 0)
@@ -162,11 +161,11 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
     /* Re-express drifts against the reference clock, segment by segment
      * where both were cut at the same rounds. */
     const struct cm_domain *ref = &m->domains[ref_domain];
-    const struct rt_rank *rref = &ranks[rep[ref_domain]];
+    const struct rt_rank *rref = &ranks[m->domains[ref_domain].rep];
     double ref_beta = ref->beta, ref_off = ref->offset_ns;
     for (uint32_t d = 0; d < m->ndomains; d++) {
         struct cm_domain *dom = &m->domains[d];
-        const struct rt_rank *rk = &ranks[rep[d]];
+        const struct rt_rank *rk = &ranks[m->domains[d].rep];
         if (d == ref_domain)
             continue;
         for (uint32_t k = 0; k < dom->nseg; k++) {
@@ -196,7 +195,7 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t d = 0; d < m->ndomains; d++) {
             struct cm_domain *dom = &m->domains[d];
-            const struct rt_rank *rk = &ranks[rep[d]];
+            const struct rt_rank *rk = &ranks[m->domains[d].rep];
             if ((pass == 0) != (d == ref_domain))
                 continue;
             chain(dom);
@@ -218,11 +217,9 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
         m->domains[d].first_seg = m->nsegments;
         m->nsegments += m->domains[d].nseg;
     }
-    free(rep);
     free(last);
     return 0;
 fail:
-    free(rep);
     free(last);
     cm_free(m);
     return -1;

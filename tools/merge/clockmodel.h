@@ -37,6 +37,7 @@ struct cm_domain {
     double span_ns;           /* from the domain's first to its last event */
     int drift_rejected;       /* the overall estimate was beyond max_drift: not physical */
     uint32_t nranks;
+    uint32_t rep;             /* its first location: the one whose sync rounds (ClockOffsets) it has */
     double offset_ns;         /* estimate from the ClockOffsets at the first round (ref - local) */
     /* The span the drift was measured over: local ns of the first and the
      * last sync round (-/+INFINITY with fewer than two). Outside it (MPI_Init

@@ -225,9 +225,7 @@ static void rounds_of(const struct rt_rank *ranks, uint32_t nranks, const struct
                       uint32_t *nrounds, double *longest)
 {
     const struct cm_domain *dom = &m->domains[d];
-    uint32_t r = 0;
-    while (r < nranks && m->domain_of[r] != d)
-        r++;
+    uint32_t r = dom->rep;
     *nrounds = r < nranks ? ranks[r].noffsets : 0;
     double prev = 0, gap = 0;   /* local ns; the domain starts at 0 */
     for (uint32_t k = 0; k < *nrounds; k++) {
