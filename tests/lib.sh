@@ -33,6 +33,10 @@ finish() { exit 0; }   # failures are reported through TAP lines
 # when the script exits. `d=$(scratch)` gives a fresh one.
 _scratch_root=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-test.XXXXXX")
 trap 'rm -rf "$_scratch_root"' EXIT
+# Each script's mpirun keeps its session directory under that root: two
+# scripts starting mpirun at once (make -j) race in Open MPI 4.1 to create
+# the shared /tmp/ompi.HOST.UID, and the loser fails with "File exists".
+export OMPI_MCA_orte_tmpdir_base="$_scratch_root"
 scratch() {
     mktemp -d "$_scratch_root/XXXXXX"
 }

@@ -26,7 +26,7 @@ struct estimate estimate_offset(const struct sample *s, int n, double rate0, dou
 {
     struct estimate est = { 0 };
     struct rtt_index *idx = malloc(sizeof *idx * (size_t)n);
-    double *offs = malloc(sizeof *offs * (size_t)n);
+    struct rtt_index *offs = malloc(sizeof *offs * (size_t)n);   /* (offset, sample) */
     if (!idx || !offs || n == 0) {
         free(idx);
         free(offs);
@@ -43,16 +43,22 @@ struct estimate estimate_offset(const struct sample *s, int n, double rate0, dou
         const struct sample *x = &s[idx[i].k];
         long double mid0 = ((long double)x->t1 + (long double)x->t4) / 2.0L / rate0 * 1e9L;
         long double midp = ((long double)x->t2 + (long double)x->t3) / 2.0L / rate_p * 1e9L;
-        offs[i] = (double)(mid0 - midp);
+        offs[i] = (struct rtt_index){ (double)(mid0 - midp), idx[i].k };
     }
-    qsort(offs, (size_t)best, sizeof *offs, cmp_double);
-    est.offset_ns = offs[best / 2];
+    qsort(offs, (size_t)best, sizeof *offs, cmp_rtt);
+    /* The offset and its time come from the same sample: under drift, the
+     * offset of one sample at the time of another is off by the drift over
+     * the time between them (milliseconds when the round was descheduled),
+     * which no round-trip bound covers. */
+    const struct sample *c = &s[offs[best / 2].k];
+    est.offset_ns = offs[best / 2].rtt;
     est.rtt_min_ns = idx[0].rtt;
     est.rtt_median_ns = idx[n / 2].rtt;
     est.rtt_max_ns = idx[n - 1].rtt;
     est.err_ns = idx[best - 1].rtt / 2;
-    est.chosen_rtt_ns = idx[best / 2].rtt;
-    const struct sample *c = &s[idx[0].k];
+    for (int i = 0; i < best; i++)
+        if (idx[i].k == offs[best / 2].k)
+            est.chosen_rtt_ns = idx[i].rtt;
     est.peer_time = c->t2 / 2 + c->t3 / 2;
     free(idx);
     free(offs);
