@@ -4,7 +4,7 @@
 #   ours          synctrace merge (constraint solving)
 #   interpolated  the ClockOffsets interpolated linearly (today's tools)
 #   clc           the controlled logical clock, Scalasca's repair of the
-#                 interpolated times (tools/merge/clc.c)
+#                 interpolated times (tools/clc/clc.c)
 # Each RAW_DIR is merged (into a temporary directory) and one JSON line per
 # trace is printed: for each method the tachyons left, the max and median
 # error against true time (common shift and rate removed) and the largest

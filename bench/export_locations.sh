@@ -2,7 +2,7 @@
 # bench/export_locations.sh [OUT_DIR] [ALTERNATIONS=3] — `synctrace export`
 # of a trace of many locations: its time and peak memory (max RSS) by
 # default (beyond 256 locations the events are put in time order through a
-# file, tools/format/mtorder.c) against every location read at once
+# file, format/mtorder.c) against every location read at once
 # (--memory 1000000: one OTF2 reader of 256 KiB per location, what OTF2's
 # global reader held), alternated in one run; with BASELINE (another
 # synctrace binary, e.g. an older build) that one too. Medians and the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# extsort.sh — the external sort (tools/common/extsort.c) against qsort of
+# extsort.sh — the external sort (tools/util/extsort.c) against qsort of
 # the whole array: bench/extsort_bench.c, built here with cc -O2.
 #
 #   bench/extsort.sh [RECORDS [RECORD_BYTES [BUDGET_MB [REPEAT]]]]   (default 10000000 40 16 3)
@@ -12,5 +12,5 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-extsort.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
 "${CC:-cc}" -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -I"$top/tools/common" \
-    "$top/bench/extsort_bench.c" "$top/tools/common/extsort.c" "$top/tools/common/table.c" -o "$WORK/extsort_bench"
+    "$top/bench/extsort_bench.c" "$top/tools/util/extsort.c" "$top/common/table.c" -o "$WORK/extsort_bench"
 "$WORK/extsort_bench" "$@"

@@ -1,5 +1,5 @@
 /*
- * extsort_bench.c — the external sort (tools/common/extsort.c) against
+ * extsort_bench.c — the external sort (tools/util/extsort.c) against
  * qsort of the whole array in memory, on the same records.
  *
  *   extsort_bench [RECORDS [RECORD_BYTES [BUDGET_MB [REPEAT]]]]   (default 10000000 40 16 3)

@@ -3,7 +3,7 @@
 # traces of many collectives over many clocks (synctrace-gen all-to-alls,
 # each rank its own clock: a hub of 2 x RANKS edges per instance), with the
 # groups beside the constraint graph (the default beyond 2^18 hub edges,
-# tools/merge/hubstore.h) against every hub in the graph
+# tools/clock/hubstore.h) against every hub in the graph
 # (SYNCTRACE_HUB_EDGES=huge: the merge before 2026-11-28), alternated per
 # trace in one run, with --event-memory 0 --no-causal so that the solver's
 # memory shows. Prints one JSON object: per trace, seconds and peak RSS of

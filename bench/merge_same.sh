@@ -8,7 +8,7 @@
 #                (how much the match's sorts spilled, which depends on
 #                --sort-memory, not on the result) and "hubs_beside_graph"
 #                line (how the solver kept many collectives' hubs beside
-#                its graph, not what it found: tools/merge/hubstore.h) and
+#                its graph, not what it found: tools/clock/hubstore.h) and
 #                the causal index's "build_threads" (how many of its window
 #                passes ran at once);
 #   report.txt   its timing lines (the first line's "(N s)", "time ...");

@@ -1,5 +1,5 @@
 /* otf2read.c — the baseline of bench/export.sh: read every event of a
- * merged archive with the streaming reader the exports use (tools/format/mtread.h)
+ * merged archive with the streaming reader the exports use (format/mtread.h)
  * and do nothing with it. export = this + formatting + writing.
  * Usage: otf2read OUT_DIR   (prints the number of events) */
 #include "mtread.h"

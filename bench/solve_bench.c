@@ -1,5 +1,5 @@
 /*
- * solve_bench.c — benchmark of the constraint solver (tools/merge/solve.c) on
+ * solve_bench.c — benchmark of the constraint solver (tools/clock/solve.c) on
  * constraint graphs shaped like a traced 2-D stencil.
  *
  *   solve_bench [N ...]          (default: 1000 10000 100000)

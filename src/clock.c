@@ -359,7 +359,7 @@ int st_clock_set_skew(const char *spec, int rank, char *err, size_t errlen)
         }
     }
 
-    /* deterministic in (seed, rank): tools/common/skew.h, shared with the generator */
+    /* deterministic in (seed, rank): common/skew.h, shared with the generator */
     double off, drift;
     st_skew_draw(seed, (uint32_t)rank, offset_us, drift_ppm, &off, &drift);
 

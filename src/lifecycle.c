@@ -136,7 +136,7 @@ static void set_properties(void)
     }
 }
 
-/* Rank 0 writes DIR/run.meta (tools/format/meta_write.h): the head at
+/* Rank 0 writes DIR/run.meta (format/meta_write.h): the head at
  * MPI_Init, again with the sync rounds at MPI_Finalize. NULL when it
  * cannot be written (the trace is still readable without). */
 static struct rf_meta *meta_begin(struct rf_meta *m)

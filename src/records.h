@@ -10,7 +10,7 @@
  * by the recording thread itself in a flush once the buffer is spent
  * (records.c); the last chunks are converted when the archive is closed
  * (MPI_Finalize, exit, fatal signal, MPI_Abort). The chunks are pages of
- * the records file (tools/format/recfile.h), so that those not yet in the
+ * the records file (format/recfile.h), so that those not yet in the
  * event file when the process is SIGKILLed are recovered by the merge. */
 #ifndef SYNCTRACE_RECORDS_H
 #define SYNCTRACE_RECORDS_H

@@ -1,5 +1,5 @@
 /* sync.c — see sync.h. A round walks the binomial tree of clock domains
- * (tools/common/sync_tree.h): every domain's representative (its lowest
+ * (common/sync_tree.h): every domain's representative (its lowest
  * world rank) answers its parent's pings, then pings its own children, so a
  * round takes ceil(log2 domains) steps. Each parent keeps the samples with
  * its children; at finalize the parents estimate one offset per tree edge,

@@ -90,7 +90,7 @@ static _Thread_local int attach_tried;
  * with SIGKILL never closes it: its flushed events sit in LOCATION.evt
  * with nothing to read them by. So DIR/rank-NNNNNN.journal keeps, from
  * st_writer_open on, everything the definitions are made of, and
- * `synctrace merge` rebuilds the archive from it (tools/format/recover.c, which
+ * `synctrace merge` rebuilds the archive from it (format/recover.c, which
  * also documents the format). Text, one record per '\n'-terminated line,
  * each line one write(2) on an O_APPEND descriptor: no stdio buffer to
  * lose, and a kill can cut only the last line, which the reader drops.
@@ -709,7 +709,7 @@ void st_writer_started_at(uint64_t t)
 /* The tracer's regions: the generated MPI ones, then its own. */
 static struct rf_region regions[ST_REGION_ALL_COUNT];
 
-/* The archive's locations, the main thread's last (tools/format/defs_write.h);
+/* The archive's locations, the main thread's last (format/defs_write.h);
  * NULL when out of memory. */
 static struct rf_location *locations(uint64_t nevents)
 {

@@ -38,7 +38,7 @@ class Check:
 
 
 def label(loc):
-    """What the exports call a location (tools/format/mtread.c): its process
+    """What the exports call a location (format/mtread.c): its process
     for the process's main location, "<process> thread K" for thread K."""
     g = loc.group
     if loc._ref == g._ref:

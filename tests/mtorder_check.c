@@ -1,4 +1,4 @@
-/* mtorder_check ARCHIVE DIR — checks mt_read_events (tools/format/mtorder.c)
+/* mtorder_check ARCHIVE DIR — checks mt_read_events (format/mtorder.c)
  * on a merged archive against a brute-force reference, printing "ok - " /
  * "not ok - " lines for tests/test-export-order.sh:
  *   1. the reference: every location read alone (mt_read_location_events),

@@ -1,7 +1,7 @@
 /* signal_in_write.c — a test shim, preloaded before libsynctrace.so, that
  * sends its process SIGTERM from inside the tracer's K-th write of OTF2
  * event data (SIGNAL_IN_WRITE=K: the K-th write(2) to a *.evt file; the
- * tracer writes a location's event chunks itself, tools/format/evtchunk.c) on one
+ * tracer writes a location's event chunks itself, format/evtchunk.c) on one
  * rank (SIGNAL_IN_WRITE_RANK, default 1): the signal then comes while the
  * tracer is writing events, deterministically. The tracer must let that
  * write finish before it closes the archive.

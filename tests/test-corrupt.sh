@@ -91,7 +91,7 @@ ok $([ $? -ne 0 ] && [ "$(wc -l <"$tmp/added.err")" -eq 1 ] && grep -q "rank-000
 cp -r "$tmp/raw" "$tmp/nosum" && rm "$tmp/nosum/rank-000002.sum"
 "$SYNCTRACE_BIN" merge "$tmp/nosum" -o "$tmp/nosum.out" >/dev/null 2>"$tmp/nosum.err"
 ok $? "a rank without its checksum file (killed while closing) is read by structure, and merges ($(head -1 "$tmp/nosum.err"))"
-# Its membership file is then checked by structure alone (tools/format/defs_read.c).
+# Its membership file is then checked by structure alone (format/defs_read.c).
 bad=0 merged=0 refused=0
 for seed in $(seq 1 20); do
     d="$tmp/ms$seed"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-dataflow.sh — the merge constrains collectives by their data flow
-# (docs/design.md, "The merge: stages"; tools/merge/flow.h): zero-byte
+# (docs/design.md, "The merge: stages"; tools/match/flow.h): zero-byte
 # collectives while one rank is late (Open MPI completes them locally, so the
 # true times break "every entry before every exit"), sparse alltoallv/w
 # (each rank sends to its successor only; the tracer records the sparse

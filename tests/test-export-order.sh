@@ -1,6 +1,6 @@
 #!/bin/bash
 # The events of a merged archive in time order, in memory that does not
-# grow with the number of locations (tools/format/mtorder.c): OTF2's global
+# grow with the number of locations (format/mtorder.c): OTF2's global
 # reader held 256 KiB per location (2.6 GB to export 10,000 ranks).
 #   - tests/mtorder_check.c: mt_read_events, with every location read at
 #     once and with one at a time (the events through a file), against

@@ -12,10 +12,12 @@ tmp=$(scratch)
 
 "$PYTHON3" "$gen" "$spec" "$tmp/gen" >/dev/null 2>&1
 stale=0
-for f in "$tmp"/gen/*; do
-    cmp -s "$f" "$top_srcdir/wrappers/gen/${f##*/}" || { diag "stale: wrappers/gen/${f##*/}"; stale=1; }
+for f in "$tmp"/gen/* "$tmp"/regions/*; do
+    g=${f#"$tmp"/}
+    cmp -s "$f" "$top_srcdir/wrappers/$g" || { diag "stale: wrappers/$g"; stale=1; }
 done
-ok $stale "wrappers/gen is what the generator makes from the spec (run 'make regen')"
+[ -f "$tmp/regions/regions.h" ] || stale=1
+ok $stale "wrappers/gen and wrappers/regions are what the generator makes from the spec (run 'make regen')"
 
 "$PYTHON3" "$top_srcdir/wrappers/check-spec.py" "$spec" mpicc >"$tmp/check" 2>&1
 ok $? "the spec lists exactly the functions mpi.h declares: $(tail -1 "$tmp/check")"

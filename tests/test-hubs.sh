@@ -1,5 +1,5 @@
 #!/bin/bash
-# Collectives' hubs kept beside the constraint graph (tools/merge/hubstore.h):
+# Collectives' hubs kept beside the constraint graph (tools/clock/hubstore.h):
 # beyond SYNCTRACE_HUB_EDGES hub edges (default 2^18) the groups stay out
 # of the graph and the solve is checked against them pass after pass.
 #   - the reference is the graph with every hub in it: the same trace

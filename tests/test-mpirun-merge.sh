@@ -1,6 +1,6 @@
 #!/bin/bash
 # `mpirun -np K synctrace merge RAW -o OUT` (issue 12 §2): K processes
-# merge together (tools/merge/pmerge.h) and write what one process writes,
+# merge together (tools/parallel/pmerge.h) and write what one process writes,
 # file for file (archive, report, index, raw view), on every kind of trace
 # whose parts travel between them: true times, repairs (streamed and in
 # memory), events set aside, threads' locations, one-sided operations,

@@ -389,7 +389,7 @@ ok $rc "sparse: synctrace merge merges the trace with the recovered sparse membe
 
 # --- killed before its first flush, records converted by an I/O thread:
 # every event, the sparse Alltoallv's sources too, comes back from the
-# records file alone (tools/format/recfile.c converts them as the tracer
+# records file alone (format/recfile.c converts them as the tracer
 # would have, with the journal's source_word reference).
 dir4=$tmp/trace-noflush
 timeout -k 5 25 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The repair (delta > 0) streams (tools/merge/clc_stream.c): its output is
+# The repair (delta > 0) streams (tools/clc/clc_stream.c): its output is
 # the in-memory controlled logical clock's (SYNCTRACE_REPAIR=memory, the
 # reference), event for event, on every pattern the generator makes —
 # point-to-point (ring, random with MPI_ANY_SOURCE, a stencil's

@@ -1,4 +1,4 @@
-/* TAP unit test for tools/merge/clc.c (the controlled logical clock). Output is
+/* TAP unit test for tools/clc/clc.c (the controlled logical clock). Output is
  * buffered so the plan ("1..N") comes first; exit status 1 if any test
  * failed.
  *

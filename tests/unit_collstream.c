@@ -1,5 +1,5 @@
 /* unit_collstream.c — the matched collective instances set aside on disk
- * (tools/merge/collstream.c): every instance and member comes back in
+ * (tools/match/collstream.c): every instance and member comes back in
  * order, with instances of no member, one, and more than a read block,
  * to several readers interleaved; held in memory they read the same way;
  * mg_colls_load copies them; mg_colls_read_at reads one by the offset a

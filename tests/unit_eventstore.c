@@ -1,5 +1,5 @@
 /* unit_eventstore.c — the 32-byte event slots and their side columns
- * (tools/format/eventstore.c): every field of every event comes back as it
+ * (format/eventstore.c): every field of every event comes back as it
  * was stored, at the edges of the 32-bit slot fields too, whatever the
  * order in which true times appear; reserve, shrink, release and free;
  * set aside on disk (eventspill.c) and back, several locations in one

@@ -1,13 +1,13 @@
 /* unit_export.c — the streaming message pairing of the exports
  * (tools/export/flowmatch.c) against a brute-force matcher, and the raw-view
- * simplification (tools/merge/rawview_simplify.c) against its error bound,
- * and the map read back through a file (tools/merge/rawview.c) against the
+ * simplification (tools/output/rawview_simplify.c) against its error bound,
+ * and the map read back through a file (tools/output/rawview.c) against the
  * same lookup on the whole list, on random input.
  *
  * Pairing: random per-rank streams of blocking and non-blocking sends and
  * receives, receive requests completed in random order (so completion
  * order differs from posting order), some requests cancelled, some never
- * completed. The brute force does what tools/merge/match.c does: per key, sends
+ * completed. The brute force does what tools/match/match.c does: per key, sends
  * in issue order and receives in posting order, cancelled ones left out;
  * every send and receive must get the same k from both. */
 #include "flowmatch.h"

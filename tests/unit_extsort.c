@@ -1,4 +1,4 @@
-/* unit_extsort.c — the external sort (tools/common/extsort.c) against qsort,
+/* unit_extsort.c — the external sort (tools/util/extsort.c) against qsort,
  * byte for byte: seeded records of 8, 13, 40 and 48 bytes (a 64-bit key
  * with many duplicates and a unique id), 0 to 2 million of them, all in
  * memory, in a few runs and in so many that intermediate merges happen

@@ -1,4 +1,4 @@
-/* unit_flow.c — the data-flow rule of collectives (tools/merge/flow.c)
+/* unit_flow.c — the data-flow rule of collectives (tools/match/flow.c)
  * against a brute-force enumeration: random instances of every operation
  * (intra- and intercommunicator, random roots, zero and sparse counts) are
  * given as a matrix bytes[i][j] of what member i sends member j, as MPI

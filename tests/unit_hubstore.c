@@ -1,4 +1,4 @@
-/* TAP unit test for tools/merge/hubstore.c (hubs kept beside the graph)
+/* TAP unit test for tools/clock/hubstore.c (hubs kept beside the graph)
  * and the solver's warm relaxation it relies on (sv_relax).
  *
  * Random systems of a few clocks, direct edges and groups (a hub each:

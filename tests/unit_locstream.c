@@ -1,5 +1,5 @@
 /* unit_locstream.c — what the parallel merge's processes hand each other
- * (tools/merge/locstream.h, cm_pack, rt_spill_times): every record kind
+ * (tools/parallel/locstream.h, cm_pack, rt_spill_times): every record kind
  * read back as written, pieces that are cut or lie about their lengths
  * refused, a clock model packed and unpacked to the same corrected times,
  * and times handed over as a chunk without events read back through

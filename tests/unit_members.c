@@ -1,4 +1,4 @@
-/* TAP unit test for the membership codec (tools/format/members.c): the
+/* TAP unit test for the membership codec (format/members.c): the
  * runs a raw archive's communicators' world ranks are written as, beside
  * the archive. Known lists encode to their expected text (MPI_COMM_WORLD
  * one range, a split of evens one strided range, a reversed order a

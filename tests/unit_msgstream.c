@@ -1,5 +1,5 @@
 /* unit_msgstream.c — the matched messages set aside on disk
- * (tools/merge/msgstream.c): every message comes back in order, at block
+ * (tools/match/msgstream.c): every message comes back in order, at block
  * edges too, to several readers interleaved; held in memory they read the
  * same way; mg_msgs_load copies them; a file cut short and a write over
  * the file-size limit each give a one-line error that sticks, never a

@@ -1,5 +1,5 @@
 /* unit_multiselect.c — the report's exact medians in passes
- * (tools/merge/multiselect.c) against sorting, on seeded streams: smooth,
+ * (tools/output/multiselect.c) against sorting, on seeded streams: smooth,
  * heavy-tailed, ties, values spanning the whole double range, tiny spans,
  * NaN and infinities (ignored), empty and one-value streams, from 2 to 4096
  * bins (wide histograms skip the counting pass); and passes within the

@@ -1,6 +1,6 @@
 /* TAP unit test for the one reader of raw definitions
- * (tools/format/defs_read.c, through rt_read_rank and mt_open): archives
- * written with the raw format's writer (tools/format/defs_write.c), then
+ * (format/defs_read.c, through rt_read_rank and mt_open): archives
+ * written with the raw format's writer (format/defs_write.c), then
  * damaged the ways a review found. Each must be one error naming the
  * file, quickly, and never a crash: a string reference of 2^30 (was read
  * as a table of 2^30 entries: 73 s, 9.4 GB), a reference of 0xFFFFFFFF

@@ -1,5 +1,5 @@
 /* unit_recfile.c — a killed rank's records file read back
- * (tools/format/recfile.c): records files built here, chunk by chunk, as
+ * (format/recfile.c): records files built here, chunk by chunk, as
  * src/records.c lays them out, against what the recovery must make of them:
  * exactly the records after the event file's last whole chunk, in order,
  * each converted once (checked by the timestamps of the encoded events),

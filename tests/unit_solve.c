@@ -1,4 +1,4 @@
-/* TAP unit test for tools/merge/solve.c.  Output is buffered so the plan ("1..N")
+/* TAP unit test for tools/clock/solve.c.  Output is buffered so the plan ("1..N")
  * comes first; exit status 1 if any test failed.
  *
  * The references below (Floyd-Warshall on a dense matrix, Karp's minimum

@@ -1,4 +1,4 @@
-/* unit_u64map.c — the in-flight table (tools/common/u64map.h) against a
+/* unit_u64map.c — the in-flight table (tools/util/u64map.h) against a
  * brute-force model: random puts, overwrites, lookups and removals, on
  * dense keys (message numbers) and on keys that collide in their low bits,
  * so that deletion's backward shift runs through long probe sequences. */

@@ -2,9 +2,12 @@
 """Generate the PMPI wrappers from wrappers/mpi.spec.
 
 Writes, into OUTDIR (default: wrappers/gen):
-  regions.h, regions.c   the region enum and its name/role table (one region per MPI function)
   <family>.c             one wrapper per function of each spec section
   fortran_<family>.c     the wrappers of those functions' Fortran bindings (mpif.h, use mpi, use mpi_f08)
+and into OUTDIR/../regions (wrappers/regions):
+  regions.h, regions.c   the region enum and its name/role table (one region per MPI function),
+                         which the tracer's own modules (src/) use too: apart from the
+                         wrappers, which call into src/, so that no two folders include each other
 
 Every wrapper has the same shape, written once here:
   Enter -> pre hooks -> PMPI_* -> post hooks -> Leave
@@ -501,8 +504,10 @@ def generate(families, outdir):
             files['fortran_' + fam['name'] + '.c'] = '\n'.join(
                 [HEADER, '#include "tracer.h"', '#include "hooks.h"', '#include "regions.h"', '#include "fortran.h"',
                  ''] + fbody)
+    regions = os.path.join(os.path.dirname(os.path.abspath(outdir)), 'regions')
+    os.makedirs(regions, exist_ok=True)
     for name, text in files.items():
-        write(os.path.join(outdir, name), text)
+        write(os.path.join(regions if name.startswith('regions.') else outdir, name), text)
     return [fam['name'] for fam in families]
 
 

@@ -31,18 +31,18 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 # HTML_BIN_CELLS: the page's time bins, 2^19 cells to encode per export,
 # would take most of each input's time; their code is the same at 2^12.
 CFLAGS="-std=c11 -g -O1 -Wall -Wextra -D_GNU_SOURCE -DHTML_BIN_CELLS=4096u $SAN $(otf2-config --cflags 2>/dev/null || true)"
-INC="-I$out/obj -I$top/include -I$top/src"
-for d in common format merge causal export cli; do INC="$INC -I$top/tools/$d"; done
+INC="-I$out/obj -I$top/include -I$top/src -I$top/common -I$top/format"
+for d in util match clock clc output parallel merge causal export cli; do INC="$INC -I$top/tools/$d"; done
 LIBS="$(otf2-config --ldflags 2>/dev/null || true) $(otf2-config --libs 2>/dev/null || echo -lotf2) -lm -lpthread"
 
 # The readers and what they call (causal_file.c is included by its harness,
 # which needs its static checksum functions).
-# tools/common and tools/format whole, as libstcommon and libstformat are.
-sources="$(ls "$top"/tools/common/*.c "$top"/tools/format/*.c)
-         $top/tools/merge/rawview.c $top/tools/merge/rawview_simplify.c $top/tools/merge/clockmodel.c
+# common/, format/ and tools/util/ whole, as their libraries are.
+sources="$(ls "$top"/common/*.c "$top"/format/*.c "$top"/tools/util/*.c)
+         $top/tools/output/rawview.c $top/tools/output/rawview_simplify.c $top/tools/clock/clockmodel.c
          $top/tools/causal/causal_query.c
          $top/tools/export/export.c $top/tools/export/export_chrome.c $top/tools/export/export_html.c
-         $top/tools/export/flowmatch.c $top/tools/export/workspan.c $top/tools/cli/progress.c"
+         $top/tools/export/flowmatch.c $top/tools/export/workspan.c"
 objs=""
 for s in $sources; do
     o="$out/obj/$(basename "$(dirname "$s")")_$(basename "$s" .c).o"

@@ -1,6 +1,6 @@
 /* fuzz_export.c — libFuzzer harness of the exporters' input: the merged
- * archive as tools/format/mtread.c streams it, OUT/rawview.map
- * (tools/merge/rawview.c rv_open), OUT/report.json and
+ * archive as format/mtread.c streams it, OUT/rawview.map
+ * (tools/output/rawview.c rv_open), OUT/report.json and
  * OUT/cluster_sizes.csv, as `synctrace export --format chrome|html` reads
  * them (tools/export).
  *

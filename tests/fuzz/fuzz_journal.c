@@ -1,12 +1,12 @@
 /* fuzz_journal.c — libFuzzer harness of the recovery journal's parser and
- * the rebuild of a killed rank's archive (tools/format/recover.c, reached as
+ * the rebuild of a killed rank's archive (format/recover.c, reached as
  * the merge reaches it: rt_read_rank on a rank with a journal and no anchor).
  *
  * Input: one selector byte, then the new contents of one file of a killed
  * rank in a real trace: the journal of templates "killed"
  * (tests/mpi_kill9, rank 2 killed after flushing) and "killed-threads"
  * (tests/mpi_kill9_threads, rank 1 and its threads), the records file
- * (tools/format/recfile.h) of "killed-records" (tests/mpi_kill9, rank 2
+ * (format/recfile.h) of "killed-records" (tests/mpi_kill9, rank 2
  * killed before its first flush: all its events are replayed from it). The
  * selector picks the template (sel % 3). The other files stay as the kill
  * left them. The read must give 0 or -1 with one

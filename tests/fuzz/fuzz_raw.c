@@ -1,5 +1,5 @@
 /* fuzz_raw.c — libFuzzer harness of the raw archive reader
- * (tools/format/rawtrace.c, rt_read_rank: what `synctrace merge` and `dump`
+ * (format/rawtrace.c, rt_read_rank: what `synctrace merge` and `dump`
  * call for each rank).
  *
  * Input: one selector byte, then the new contents of one file of rank 0's

@@ -6,7 +6,7 @@
  *
  * Events and edges. Event (r, i) is the i-th event of rank r. Causality:
  * process order, every matched message (send -> receive) and every
- * collective instance by its data flow (tools/merge/flow.h, mg_flow_of: the
+ * collective instance by its data flow (tools/match/flow.h, mg_flow_of: the
  * rule the constraints use too; docs/design.md, "The merge: stages"). An event with an incoming edge from another
  * rank is a "receive" (a collective exit may have many partners).
  *

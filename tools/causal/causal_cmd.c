@@ -15,7 +15,7 @@
  * times are a monotonic function of the rank's local clock, so the order is
  * the same (ties, at ns resolution, fall back to the event order). */
 #include <config.h>
-#include "commands.h"
+#include "causal_cmd.h"
 #include "causal.h"
 #include "causal_report.h"
 #include "location_order.h"

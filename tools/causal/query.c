@@ -5,7 +5,7 @@
  * Answers: before (the first happened before the second), after, concurrent
  * or same. */
 #include <config.h>
-#include "commands.h"
+#include "causal_cmd.h"
 #include "location_order.h"
 #include "synctrace/causal.h"
 

@@ -1,6 +1,10 @@
 /* synctrace.c — the post-mortem tool: dispatch to a subcommand. */
 #include <config.h>
+#include "causal_cmd.h"
 #include "commands.h"
+#include "export.h"
+#include "launcher.h"
+#include "merge.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -36,7 +40,7 @@ int main(int argc, char **argv)
         return 2;
     }
     /* Started by mpirun (or srun, mpiexec) as several processes: merge
-     * shares the work among them (tools/merge/pmerge.h); anything else
+     * shares the work among them (tools/parallel/pmerge.h); anything else
      * runs once, in the first, rather than K times racing for one output. */
     uint32_t place, processes;
     merge_launch_place(&place, &processes);

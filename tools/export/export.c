@@ -1,7 +1,6 @@
 /* export.c — see export.h: the command line. The output is written to
  * FILE.tmp-PID and renamed when complete; the archive is only read. */
 #include <config.h>
-#include "commands.h"
 #include "export.h"
 
 #include <errno.h>

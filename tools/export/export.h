@@ -1,6 +1,6 @@
 /* export.h — `synctrace export OUT --format chrome|html`: views of a merged
  * archive for tools other than Vampir. Both read OUT/traces.otf2 as a
- * stream (tools/format/mtread.h) and write to an open file; export.c handles the
+ * stream (format/mtread.h) and write to an open file; export.c handles the
  * command line and the temporary-file-then-rename. */
 #ifndef SYNCTRACE_EXPORT_H
 #define SYNCTRACE_EXPORT_H
@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+int cmd_export(int argc, char **argv);
 
 /* How the archive is read (mtread.h): locations read at once (0: the
  * default), and where the events of more are put in time order (NULL:

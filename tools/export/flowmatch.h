@@ -2,7 +2,7 @@
  *
  * Messages pair first-in-first-out per (communicator, sender, receiver,
  * tag), sends in issue order, receives in the order they were *posted*
- * (docs/design.md, "The merge: stages", tools/merge/match.c), cancelled requests left out.
+ * (docs/design.md, "The merge: stages", tools/match/match.c), cancelled requests left out.
  * Instead of sorting all sends and receives, count: the k-th receive of a
  * key is the k-th in posting order, known when every receive posted
  * earlier on the same rank has been completed (its source and tag

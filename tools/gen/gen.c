@@ -34,10 +34,10 @@
  * MPI_Finalize and (--sync-rounds K > 2) K - 2 more spread evenly over the
  * iterations, each inside an MPI_Barrier as the periodic rounds run inside a
  * world collective. The lowest ranks of the clock domains walk the binomial
- * tree of tools/common/sync_tree.h, 20 ping-pongs per edge on the
+ * tree of common/sync_tree.h, 20 ping-pongs per edge on the
  * communicator "synctrace sync" (tag 7117); every rank then gets the
  * ClockOffset definitions src/sync.c computes (the same estimator and
- * composition, tools/common/offset_estimate.c).
+ * composition, common/offset_estimate.c).
  *
  * Memory. Events are simulated into a file-backed map (an unlinked file in
  * OUT_DIR, one fixed-size region per rank, sized in advance), then written
@@ -920,7 +920,7 @@ static void write_rank(int r)
         die(1, "%s", err);
 }
 
-/* DIR/run.meta through the tracer's writer (tools/format/meta_write.h), plus what the
+/* DIR/run.meta through the tracer's writer (format/meta_write.h), plus what the
  * generator was asked for. */
 static void write_meta(void)
 {

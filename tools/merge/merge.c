@@ -5,7 +5,8 @@
  * Only the wiring of the stages (merge_state.h lists them and their
  * files) and their timings for the report. */
 #include <config.h>
-#include "commands.h"
+#include "merge.h"
+#include "launcher.h"
 #include "merge_state.h"
 #include "progress.h"
 #include "eventspill.h"

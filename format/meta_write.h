@@ -41,7 +41,7 @@ void rf_meta_sync_summary(struct rf_meta *m, int epochs, int rounds_per_peer, in
 void rf_meta_domains(struct rf_meta *m, int n, const int *domain);
 void rf_meta_rates(struct rf_meta *m, int n, const double *ticks_per_second);
 /* Write "status STATUS", seal the file with its checksum
- * (tools/common/sumfile.h) and put it in place. Returns 0, or -1 (the
+ * (format/sumfile.h) and put it in place. Returns 0, or -1 (the
  * temporary file removed). */
 int rf_meta_end(struct rf_meta *m, const char *status);
 

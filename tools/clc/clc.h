@@ -13,7 +13,7 @@
  *
  * Happened-before: per-rank order; send -> receive of a matched message;
  * collectives by their data flow, the rule the constraints use
- * (tools/merge/flow.h, mg_flow_of): an entry precedes an exit only where
+ * (tools/match/flow.h, mg_flow_of): an entry precedes an exit only where
  * bytes flow between them; zero counts add nothing.
  *
  * Forward amortization (events in a happened-before-consistent order: a

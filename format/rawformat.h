@@ -1,6 +1,6 @@
 /* rawformat.h — every constant of the raw trace format, in one place: what
  * the tracer (src/), the generator (tools/gen) and the recovery
- * (tools/format/recover.c) write, and what every reader expects.
+ * (format/recover.c) write, and what every reader expects.
  *
  * A raw trace is a directory of one OTF2 archive per rank
  * (rank-NNNNNN.otf2, its .def and its rank-NNNNNN/ folder of local files)
@@ -25,8 +25,8 @@
 #define RF_DEF_SUFFIX ".def"
 #define RF_EVT_SUFFIX ".evt"
 #define RF_JOURNAL_SUFFIX ".journal"
-#define RF_SUM_SUFFIX ".sum"                   /* a closed rank's checksum file (tools/common/sumfile.h) */
-#define RF_MEMBERS_SUFFIX ".members"           /* its communicators' world ranks (tools/format/members.h) */
+#define RF_SUM_SUFFIX ".sum"                   /* a closed rank's checksum file (format/sumfile.h) */
+#define RF_MEMBERS_SUFFIX ".members"           /* its communicators' world ranks (format/members.h) */
 #define RF_META_FILE "run.meta"
 #define RF_META_TMP_FILE "run.meta.tmp"
 
@@ -74,7 +74,7 @@
 #define RF_ENV_PARENT "SYNCTRACE_PARENT"
 #define RF_SPAWN_DIR_PREFIX "spawn-"
 
-/* ---------- global definitions (tools/format/defs_write.h writes them) ---------- */
+/* ---------- global definitions (format/defs_write.h writes them) ---------- */
 
 /* The true_time attribute: each event's undistorted time with SYNCTRACE_SKEW. */
 #define RF_ATTR_TRUE_TIME 0
@@ -84,7 +84,7 @@
 /* Attributes are found by name: a raw archive and the merged one number
  * them differently, and readers accept both.
  *
- * A raw archive (rf_attr_layout, tools/format/defs_write.h) numbers its
+ * A raw archive (rf_attr_layout, format/defs_write.h) numbers its
  * attributes densely in the order it defines them (otf2-print warns of
  * any gap): true_time (RF_ATTR_TRUE_TIME, only with SYNCTRACE_SKEW), then
  * coll_sources_slots, freed_receive_comm, _source, _tag, collapsed_calls,
@@ -157,7 +157,7 @@
  * membership file, and OTF2 3.0's Python bindings cannot read InterComm);
  * RF_GROUP_SELF, the COMM_SELF group of MPI_COMM_SELF. Who the members of
  * each communicator are (world ranks), its key and in-neighbours are in
- * the membership file (tools/format/members.h). OTF2 readers thus see each
+ * the membership file (format/members.h). OTF2 readers thus see each
  * communicator as this rank alone, and every location a group names is
  * defined. */
 #define RF_GROUP_OWN_LOCATIONS 0
@@ -201,7 +201,7 @@
 #define RF_REGION_SYNC_NAME "synctrace: clock synchronisation"
 #define RF_SYNC_TAG 7117
 
-/* ---------- the recovery journal (format: tools/format/recover.c) ---------- */
+/* ---------- the recovery journal (format: format/recover.c) ---------- */
 
 /* Format 2 has the dense attribute layout and its source_word records;
  * format 1 (older tracers) the world-sized layout, still read. */
@@ -241,7 +241,7 @@
  * the next one of the dense layout; journaled before the event is recorded. */
 #define RF_JR_SOURCE_WORD "source_word"
 
-/* ---------- the membership file (format: tools/format/members.h) ---------- */
+/* ---------- the membership file (format: format/members.h) ---------- */
 
 #define RF_MEMBERS_FORMAT 1
 #define RF_MEMBERS_MAGIC "synctrace-members"   /* the first line: MAGIC FORMAT */

@@ -758,7 +758,7 @@ static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
 
 #define CHECK(call) do { if ((call) != OTF2_SUCCESS) ok = 0; } while (0)
 
-/* The global definitions as the tracer writes them (tools/format/defs_write.h),
+/* The global definitions as the tracer writes them (format/defs_write.h),
  * with each location's number of events counted in its chunk headers
  * (locs[0] is the main one) and the trace length 0 (not known before the
  * events are read), and the membership file DIR/NAME.members beside them.

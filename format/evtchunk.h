@@ -21,7 +21,7 @@
  *
  * Chunks are written to the file as soon as they are full, so a process
  * killed outright leaves every full chunk on disk (the journal names the
- * file: tools/format/recover.c). */
+ * file: format/recover.c). */
 #ifndef SYNCTRACE_EVTCHUNK_H
 #define SYNCTRACE_EVTCHUNK_H
 
@@ -75,7 +75,7 @@ struct st_evtattr {
  * chunk; 0, or -1 when out of memory. */
 int st_evt_open(struct st_evtfile *f, const char *path, size_t chunk_size);
 /* Continue PATH, an existing file whose first `chunks` whole chunks hold
- * `events` events (a killed rank's, tools/format/recover.c): what is
+ * `events` events (a killed rank's, format/recover.c): what is
  * encoded next is written after them. 0, or -1 (errno set). */
 int st_evt_resume(struct st_evtfile *f, const char *path, size_t chunk_size, uint64_t chunks, uint64_t events);
 /* End the file (its last chunk written) and free it; 0, or -1 when some

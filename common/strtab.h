@@ -1,6 +1,6 @@
 /* strtab.h — a table of distinct strings, each referenced by its index in
  * order of first use: the string definitions of an OTF2 archive (the raw
- * archive's, tools/format/defs_write.c; the merged one's, tools/merge/otf2out.c). */
+ * archive's, format/defs_write.c; the merged one's, tools/output/otf2out.c). */
 #ifndef SYNCTRACE_STRTAB_H
 #define SYNCTRACE_STRTAB_H
 

@@ -4,7 +4,7 @@
  * which is read before anything else, so that a merge started alone never
  * initialises MPI. */
 #include <config.h>
-#include "commands.h"
+#include "launcher.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * gives  s + x_u + lmin <= r + x_v,  i.e. x_u - x_v <= r - s - lmin.
  * Only the tightest bound per ordered pair of domains matters, so message
  * edges are reduced to one per pair before the solver sees them.
- * Collectives, by their data flow (tools/merge/flow.h, the one rule): each
+ * Collectives, by their data flow (tools/match/flow.h, the one rule): each
  *   group of sources and sinks as direct edges (into the pairs' table, the
  *   tightest per pair) when one side is a single clock vertex or the group
  *   has few vertices (SMALL_GROUP), else through a hub h with

@@ -12,7 +12,7 @@
  * can then read past its buffer or loop.
  *
  * A raw archive with a membership file (property RF_PROP_MEMBERS;
- * tools/format/members.h) has its communicators' members, keys and
+ * format/members.h) has its communicators' members, keys and
  * in-neighbours read from it, every line checked (sizes against the file,
  * world ranks against the world's size); one without (older tracers, or a
  * merged archive) has them read from its groups. Either way the tables

@@ -1,6 +1,6 @@
 /* defs_write.h — the definitions of one rank's raw archive, as the tracer
  * (src/writer.c), the generator (tools/gen) and the recovery
- * (tools/format/recover.c) write them: one writer, one order, the names and
+ * (format/recover.c) write them: one writer, one order, the names and
  * references of rawformat.h.
  *
  * Communicators (their parents, in-neighbours and Cartesian topologies) and

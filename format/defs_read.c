@@ -457,7 +457,7 @@ static int archive_path(const char *anchor, const char *rest, char *out, size_t 
     return snprintf(out, len, "%.*s%s", (int)n, anchor, rest) < (int)len ? 0 : -1;
 }
 
-/* ---------- the membership file (tools/format/members.h) ---------- */
+/* ---------- the membership file (format/members.h) ---------- */
 
 struct mb_group {
     uint32_t n;

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""scripts/include-graph.py [--dot] [--files DIR...]: the includes between
+the source folders, resolved as the build resolves them (each quoted
+#include names a file by its base name; base names are unique in the tree, headers under include/ aside).
+Prints one line per folder edge "A -> B (N includes)", or a Graphviz graph
+with --dot; exits 1 if the folders' graph has a cycle (naming it), or if
+--files DIR is given and the files inside DIR include each other in a
+cycle. A folder is the directory of a source file."""
+import os
+import re
+import sys
+
+ROOTS = ["src", "wrappers", "format", "tools", "include", "tests", "bench"]
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def sources(top):
+    for root in ROOTS:
+        for d, _, names in os.walk(os.path.join(top, root)):
+            for n in names:
+                if n.endswith((".c", ".h")):
+                    yield os.path.relpath(os.path.join(d, n), top)
+
+
+def folder(path):
+    return os.path.dirname(path)
+
+
+def find_cycle(graph):
+    """A cycle of the directed graph (a list of nodes), or None."""
+    colour, stack = {}, []
+
+    def visit(n):
+        colour[n] = 1
+        stack.append(n)
+        for m in sorted(graph.get(n, ())):
+            if colour.get(m) == 1:
+                return stack[stack.index(m):] + [m]
+            if m not in colour:
+                c = visit(m)
+                if c:
+                    return c
+        stack.pop()
+        colour[n] = 2
+        return None
+
+    for n in sorted(graph):
+        if n not in colour:
+            c = visit(n)
+            if c:
+                return c
+    return None
+
+
+def main(argv):
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    dot = "--dot" in argv
+    file_dirs = argv[argv.index("--files") + 1:] if "--files" in argv else []
+    files = sorted(sources(top))
+    by_name = {}
+    for f in files:
+        by_name.setdefault(os.path.basename(f), []).append(f)
+    # tests, benchmarks and the fuzzers include the code they test; only
+    # the product's folders are checked for cycles.
+    product = [f for f in files if not f.startswith(("tests", "bench"))]
+    edges, file_edges = {}, {}
+    for f in product:
+        with open(os.path.join(top, f), errors="replace") as fh:
+            text = fh.read()
+        for inc in INCLUDE.findall(text):
+            # A quoted include looks beside the including file first.
+            beside = os.path.normpath(os.path.join(os.path.dirname(f), inc))
+            targets = [beside] if os.path.isfile(os.path.join(top, beside)) else \
+                [t for t in by_name.get(os.path.basename(inc), [])
+                 if not t.startswith(("tests", "bench")) and t.endswith("/" + inc)
+                 and (t.startswith("include/") == ("/" in inc))]
+            if not targets:
+                continue  # a system or generated header
+            if len(targets) > 1:
+                print("%s: #include \"%s\" is ambiguous: %s" % (f, inc, " ".join(targets)), file=sys.stderr)
+                return 1
+            t = targets[0]
+            file_edges.setdefault(f, set()).add(t)
+            a, b = folder(f), folder(t)
+            if a != b:
+                edges.setdefault(a, {}).setdefault(b, 0)
+                edges[a][b] += 1
+    if dot:
+        print("digraph folders {")
+        for a in sorted(edges):
+            for b in sorted(edges[a]):
+                print('  "%s" -> "%s" [label=%d];' % (a, b, edges[a][b]))
+        print("}")
+    else:
+        for a in sorted(edges):
+            for b in sorted(edges[a]):
+                print("%s -> %s (%d includes)" % (a, b, edges[a][b]))
+    status = 0
+    cycle = find_cycle({a: set(bs) for a, bs in edges.items()})
+    if cycle:
+        print("cycle between folders: " + " -> ".join(cycle), file=sys.stderr)
+        status = 1
+    for d in file_dirs:
+        # A header and its .c are one module: x.c including x.h is no edge.
+        def module(p):
+            return os.path.splitext(p)[0]
+        g = {}
+        for f, ts in file_edges.items():
+            if folder(f) != d:
+                continue
+            for t in ts:
+                if folder(t) == d and module(t) != module(f):
+                    g.setdefault(module(f), set()).add(module(t))
+        cycle = find_cycle(g)
+        if cycle:
+            print("cycle between files of %s: %s" % (d, " -> ".join(os.path.basename(c) for c in cycle)), file=sys.stderr)
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
