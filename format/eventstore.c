@@ -432,3 +432,21 @@ void rt_store_move(struct rt_rank *to, struct rt_rank *from)
     from->source_words = NULL;
     from->nsources = from->nsource_words = 0;
 }
+
+const uint64_t *rt_sources_of(const struct rt_rank *r, uint64_t index, uint32_t *nslots)
+{
+    size_t lo = 0, hi = r->nsources;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->sources[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == r->nsources || r->sources[lo].index != index) {
+        *nslots = 0;
+        return NULL;
+    }
+    *nslots = r->sources[lo].nslots;
+    return *nslots == RT_SOURCES_UNKNOWN ? NULL : r->source_words + r->sources[lo].first;
+}

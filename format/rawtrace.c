@@ -989,24 +989,6 @@ int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local)
     return w == UINT64_MAX ? -1 : (int)w;
 }
 
-const uint64_t *rt_sources_of(const struct rt_rank *r, uint64_t index, uint32_t *nslots)
-{
-    size_t lo = 0, hi = r->nsources;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->sources[mid].index < index)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == r->nsources || r->sources[lo].index != index) {
-        *nslots = 0;
-        return NULL;
-    }
-    *nslots = r->sources[lo].nslots;
-    return *nslots == RT_SOURCES_UNKNOWN ? NULL : r->source_words + r->sources[lo].first;
-}
-
 const char *rt_kind_name(enum rt_kind kind)
 {
     static const char *names[RT_KIND_COUNT] = {

@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""scripts/include-graph.py [--dot] [--files DIR...]: the includes between
+"""scripts/include-graph.py [--dot] [--files DIR...] [--objects OBJ...]: the includes between
 the source folders, resolved as the build resolves them (each quoted
 #include names a file by its base name; base names are unique in the tree, headers under include/ aside).
 Prints one line per folder edge "A -> B (N includes)", or a Graphviz graph
 with --dot; exits 1 if the folders' graph has a cycle (naming it), or if
 --files DIR is given and the files inside DIR include each other in a
-cycle. A folder is the directory of a source file."""
+cycle. With --objects, the modules of those object files (named after
+their source: libtool's "libX_la-" prefix dropped) and the symbols each
+takes from another (nm): exits 1 if they call each other in a cycle, which
+includes alone do not show (a global defined in one file, declared in a
+shared header).
+A folder is the directory of a source file."""
 import os
 import re
+import subprocess
 import sys
 
 ROOTS = ["src", "wrappers", "format", "tools", "include", "tests", "bench"]
@@ -52,10 +58,39 @@ def find_cycle(graph):
     return None
 
 
+def symbol_cycle(objects):
+    """A cycle among the modules of these object files, or None."""
+    defs, uses = {}, {}
+    for o in objects:
+        m = re.sub(r"^lib\w+_la-", "", os.path.basename(o))[:-2]
+        for line in subprocess.check_output(["nm", o]).decode().splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "TDBRVWC":
+                defs.setdefault(parts[2], m)
+            elif len(parts) == 2 and parts[0] == "U":
+                uses.setdefault(m, set()).add(parts[1])
+    graph = {}
+    for m, symbols in uses.items():
+        for sym in symbols:
+            d = defs.get(sym)
+            if d and d != m:
+                graph.setdefault(m, set()).add(d)
+    return find_cycle(graph)
+
+
+def option_args(argv, name):
+    if name not in argv:
+        return []
+    rest = argv[argv.index(name) + 1:]
+    end = next((i for i, a in enumerate(rest) if a.startswith("--")), len(rest))
+    return rest[:end]
+
+
 def main(argv):
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     dot = "--dot" in argv
-    file_dirs = argv[argv.index("--files") + 1:] if "--files" in argv else []
+    file_dirs = option_args(argv, "--files")
+    objects = option_args(argv, "--objects")
     files = sorted(sources(top))
     by_name = {}
     for f in files:
@@ -114,6 +149,11 @@ def main(argv):
         cycle = find_cycle(g)
         if cycle:
             print("cycle between files of %s: %s" % (d, " -> ".join(os.path.basename(c) for c in cycle)), file=sys.stderr)
+            status = 1
+    if objects:
+        cycle = symbol_cycle(objects)
+        if cycle:
+            print("cycle between the modules of the objects given: " + " -> ".join(cycle), file=sys.stderr)
             status = 1
     return status
 

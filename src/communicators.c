@@ -708,6 +708,8 @@ static void comm_freed(struct st_call *call, int ret, MPI_Comm comm)
  * communicators concurrently (see st_state_lock). */
 void st_comms_init(MPI_Comm sync_comm, const uint64_t *spawn_key)
 {
+    static const struct st_req_comm_hooks hooks = { st_comm_request_released, st_comm_created };
+    st_req_set_comm_hooks(&hooks);
     st_state_lock();
     comms_init(sync_comm, spawn_key);
     st_state_unlock();

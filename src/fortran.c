@@ -22,22 +22,6 @@
 extern MPI_Fint mpi_fortran_bottom_, mpi_fortran_in_place_;
 extern MPI_Fint mpi_fortran_unweighted_, mpi_fortran_weights_empty_;
 
-char *st_f_string(const char *s, size_t len)
-{
-    while (len > 0 && s[len - 1] == ' ')
-        len--;
-    while (len > 0 && *s == ' ') {
-        s++;
-        len--;
-    }
-    char *c = malloc(len + 1);
-    if (c) {
-        memcpy(c, s, len);
-        c[len] = '\0';
-    }
-    return c;
-}
-
 void *st_f_buf(void *buf)
 {
     if (buf == (void *)&mpi_fortran_bottom_)

@@ -26,10 +26,6 @@ static inline void st_f_ret(MPI_Fint *ierr, int ret)
 }
 
 void *st_f_buf(void *buf);
-/* A blank-padded Fortran string as a C string without the padding (and
- * without leading blanks, which Open MPI drops too); malloc'd, NULL when
- * there is no memory. */
-char *st_f_string(const char *s, size_t len);
 int *st_f_weights(MPI_Fint *weights);
 
 MPI_Status *st_f_status_in(MPI_Fint *f, MPI_Status *c);

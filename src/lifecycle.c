@@ -10,6 +10,7 @@
 #include "communicators.h"
 #include "fsutil.h"
 #include "options.h"
+#include "polling.h"
 #include "hooks.h"
 #include "regions.h"
 #include "requests.h"
@@ -25,18 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-struct st_global st_g;
-_Thread_local int st_in_tracer;
-
 static MPI_Comm sync_comm = MPI_COMM_NULL;
-static char trace_dir[4096];
-static char run_id[64];
 static int thread_level;
 static MPI_Comm parent_comm = MPI_COMM_NULL;   /* a spawned job's MPI_Comm_get_parent */
 static struct st_parent parent;
-
-const char *st_run_id(void) { return run_id; }
-const char *st_trace_dir(void) { return trace_dir; }
 
 
 /* A directory that already holds a trace (run.meta or any rank archive). */
@@ -65,7 +58,7 @@ static int spawned_directory(int *failed)
     const char *base = parent.known && parent.dir[0] ? parent.dir : st_cfg.dir;
     if (parent_comm == MPI_COMM_NULL || !base[0])
         return -1;
-    if (st_spawn_make_dir(base, trace_dir, sizeof trace_dir) != 0) {
+    if (st_spawn_make_dir(base, st_g.trace_dir, sizeof st_g.trace_dir) != 0) {
         st_warn("%s: cannot make a directory for this spawned job's trace: %s; this run is not traced", base,
                 strerror(errno));
         *failed = 1;
@@ -85,33 +78,33 @@ static int agree_on_directory(void)
         localtime_r(&now, &tm);
         char stamp[32];
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-        snprintf(run_id, sizeof run_id, "%s-%ld", stamp, (long)getpid());
+        snprintf(st_g.run_id, sizeof st_g.run_id, "%s-%ld", stamp, (long)getpid());
         int failed = 0, spawned = spawned_directory(&failed) == 0;
         if (spawned)
             shared[sizeof shared - 1] = (char)failed;
         else if (st_cfg.dir[0])
-            snprintf(trace_dir, sizeof trace_dir, "%s", st_cfg.dir);
+            snprintf(st_g.trace_dir, sizeof st_g.trace_dir, "%s", st_cfg.dir);
         else
-            snprintf(trace_dir, sizeof trace_dir, "synctrace-%s", run_id);
-        memcpy(shared, run_id, sizeof run_id);
-        memcpy(shared + 64, trace_dir, sizeof trace_dir);
-        if (!spawned && holds_trace(trace_dir)) {
+            snprintf(st_g.trace_dir, sizeof st_g.trace_dir, "synctrace-%s", st_g.run_id);
+        memcpy(shared, st_g.run_id, sizeof st_g.run_id);
+        memcpy(shared + 64, st_g.trace_dir, sizeof st_g.trace_dir);
+        if (!spawned && holds_trace(st_g.trace_dir)) {
             st_warn("%s already holds a trace: refusing to overwrite it (choose another SYNCTRACE_DIR); "
-                    "this run is not traced", trace_dir);
+                    "this run is not traced", st_g.trace_dir);
             shared[sizeof shared - 1] = 1;
         }
     }
     PMPI_Bcast(shared, (int)sizeof shared, MPI_CHAR, 0, sync_comm);
-    memcpy(run_id, shared, sizeof run_id);
-    memcpy(trace_dir, shared + 64, sizeof trace_dir);
+    memcpy(st_g.run_id, shared, sizeof st_g.run_id);
+    memcpy(st_g.trace_dir, shared + 64, sizeof st_g.trace_dir);
     /* Files of the trace are opened long after this (event chunks as they
      * fill, the definitions at close), and a program may change its working
      * directory meanwhile: a relative directory (the default one is) is
      * made absolute now, from where the run started. */
-    char cwd[4096], absolute[sizeof trace_dir];
-    if (trace_dir[0] && trace_dir[0] != '/' && getcwd(cwd, sizeof cwd)
-        && (size_t)snprintf(absolute, sizeof absolute, "%s/%s", cwd, trace_dir) < sizeof absolute)
-        memcpy(trace_dir, absolute, sizeof trace_dir);
+    char cwd[4096], absolute[sizeof st_g.trace_dir];
+    if (st_g.trace_dir[0] && st_g.trace_dir[0] != '/' && getcwd(cwd, sizeof cwd)
+        && (size_t)snprintf(absolute, sizeof absolute, "%s/%s", cwd, st_g.trace_dir) < sizeof absolute)
+        memcpy(st_g.trace_dir, absolute, sizeof st_g.trace_dir);
     return shared[sizeof shared - 1] ? -1 : 0;
 }
 
@@ -119,7 +112,7 @@ static void set_properties(void)
 {
     char v[128];
     st_writer_property(RF_PROP_VERSION, PACKAGE_VERSION);
-    st_writer_property(RF_PROP_RUN_ID, run_id);
+    st_writer_property(RF_PROP_RUN_ID, st_g.run_id);
     snprintf(v, sizeof v, "%d", st_g.rank);
     st_writer_property(RF_PROP_RANK, v);
     snprintf(v, sizeof v, "%d", st_g.size);
@@ -142,13 +135,13 @@ static void set_properties(void)
 static struct rf_meta *meta_begin(struct rf_meta *m)
 {
     struct rf_meta_head h = {
-        .version = PACKAGE_VERSION, .run_id = run_id, .world_size = st_g.size, .thread_level = thread_level,
+        .version = PACKAGE_VERSION, .run_id = st_g.run_id, .world_size = st_g.size, .thread_level = thread_level,
         .clock = st_clock_name(), .sync_init = (st_cfg.sync & ST_SYNC_INIT) != 0,
         .sync_finalize = (st_cfg.sync & ST_SYNC_FINALIZE) != 0, .sync_periodic = (st_cfg.sync & ST_SYNC_PERIODIC) != 0,
         .interval_config = st_cfg.sync_interval_auto ? "auto" : "fixed", .buffer_bytes = st_cfg.buffer_bytes,
         .skew = st_cfg.skew[0] ? st_cfg.skew : "none",
     };
-    if (rf_meta_begin(m, trace_dir, &h) != 0)
+    if (rf_meta_begin(m, st_g.trace_dir, &h) != 0)
         return NULL;
     if (parent_comm != MPI_COMM_NULL) {
         rf_meta_line(m, RF_META_KEY_SPAWNED, "yes");
@@ -188,6 +181,7 @@ static void start(int provided)
     if (st_config_load(err, sizeof err) != 0 || st_clock_init(st_cfg.clock, err, sizeof err) != 0
         || st_clock_set_skew(st_cfg.skew, (int)skew_rank, err, sizeof err) != 0)
         ok = 0;
+    st_poll_on = st_cfg.poll_collapse;
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &sync_comm) != MPI_SUCCESS) {
         st_in_tracer = 0;
         return;
@@ -205,12 +199,13 @@ static void start(int provided)
         st_in_tracer = 0;
         return;
     }
-    if (st_mkdir_p(trace_dir) != 0) {
-        snprintf(err, sizeof err, "%s: cannot create the trace directory: %s", trace_dir, strerror(errno));
+    if (st_mkdir_p(st_g.trace_dir) != 0) {
+        snprintf(err, sizeof err, "%s: cannot create the trace directory: %s", st_g.trace_dir, strerror(errno));
         ok = 0;
-    } else if (st_writer_open(trace_dir, st_g.rank, st_g.size, err, sizeof err) != 0) {
+    } else if (st_writer_open(st_g.trace_dir, st_g.rank, st_g.size, err, sizeof err) != 0) {
         ok = 0;
     }
+    st_writer_before_close(st_poll_flush_all);
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, sync_comm);
     if (!all_ok) {
         if (!ok)
@@ -240,7 +235,7 @@ static void start(int provided)
     }
     st_sync_setup(sync_comm);
     set_properties();
-    st_verbose("rank %d: tracing to %s (clock %s)", st_g.rank, trace_dir, st_clock_name());
+    st_verbose("rank %d: tracing to %s (clock %s)", st_g.rank, st_g.trace_dir, st_clock_name());
     if (st_g.rank == 0) {
         struct rf_meta m;
         meta_end(meta_begin(&m), "running");

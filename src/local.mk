@@ -2,7 +2,7 @@
 # generated wrappers call into them (hooks.h).
 lib_LTLIBRARIES += libsynctrace.la
 libsynctrace_la_SOURCES = \
-	%D%/tracer.h %D%/hooks.h \
+	%D%/tracer.h %D%/hooks.h %D%/state.c %D%/location.h \
 	%D%/clock.c %D%/clock.h \
 	%D%/options.c %D%/options.h \
 	%D%/handlemap.c %D%/handlemap.h \

@@ -1,7 +1,6 @@
 /* options.c — parse and validate the SYNCTRACE_* environment variables. */
 #include "options.h"
 #include "regions.h"
-#include "polling.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -202,7 +201,6 @@ int st_config_load(char *err, size_t errlen)
         return -1;
     }
     st_cfg.poll_collapse = strcmp(collapse, "0") != 0;
-    st_poll_on = st_cfg.poll_collapse;
 
     if (parse_groups(env("SYNCTRACE_MPI_GROUPS"), &st_cfg.mpi_groups, err, errlen) != 0)
         return -1;

@@ -106,3 +106,11 @@ MPI_Comm st_msg_take(MPI_Message message)
     st_state_unlock();
     return comm;
 }
+
+void st_req_persistent(int ret, enum st_req_dir dir, int count, MPI_Datatype type, int peer, int tag,
+                       MPI_Comm comm, MPI_Request request)
+{
+    if (ret != MPI_SUCCESS || st_g.phase != ST_RECORDING)
+        return;
+    st_req_persistent_on(dir, count, type, peer, tag, st_comm_ref(comm), request);
+}

@@ -80,11 +80,13 @@ static struct {
 } R = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .space = PTHREAD_COND_INITIALIZER,
         .fd = -1 };
 
+static struct st_rec_sink sink;   /* the writer's (st_rec_start) */
+
 static void convert_chunk(struct st_recchunk *c)
 {
     struct st_loc *loc = c->loc;
     c->head.first = loc->evt.nevents;   /* one event per record: the recovery's place in the event file */
-    st_writer_convert(loc, c->words, c->end);
+    sink.convert(loc, c->words, c->end);
     c->last = loc->evt.nevents;
 }
 
@@ -327,8 +329,9 @@ static int file_open(const char *path, size_t page)
     return 0;
 }
 
-int st_rec_start(size_t budget, int io_thread, const char *records_path)
+int st_rec_start(size_t budget, int io_thread, const char *records_path, const struct st_rec_sink *to)
 {
+    sink = *to;
     long page = sysconf(_SC_PAGESIZE);
     size_t pg = page > 0 ? (size_t)page : 4096;
     size_t bytes = budget / 4;
@@ -395,9 +398,9 @@ int st_rec_last_enter_at(const struct st_loc *loc, uint64_t t)
 
 uint64_t *st_rec_more(struct st_loc *loc, uint32_t need, struct st_time t)
 {
-    st_writer_slow_begin();
+    sink.slow_begin();
     uint64_t *w = more(loc, need, t);
-    st_writer_slow_end();
+    sink.slow_end();
     return w;
 }
 
@@ -504,7 +507,7 @@ static uint64_t *more(struct st_loc *loc, uint32_t need, struct st_time t)
     }
     give_chunk(loc, fresh);
     if (flushed)
-        st_write_flush(loc, t, st_now().t);   /* before the record at t, as OTF2 places its own */
+        sink.flush(loc, t, st_now().t);   /* before the record at t, as OTF2 places its own */
     return loc->rec.cur;
 }
 

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "writer.h"
+#include "location.h"
 #include "recput.h"
 
 /* Start recording: chunk memory at most `budget` bytes (at least two
@@ -27,7 +27,19 @@
  * own; the chunks are kept in the records file `records_path` (recfile.h)
  * where it can be made, else (or when NULL) in anonymous memory. Returns
  * 0, or -1 when the I/O thread could not be started. */
-int st_rec_start(size_t budget, int io_thread, const char *records_path);
+/* What records.c calls in the writer, which passes it to st_rec_start:
+ * the records sit below the writer that reads them. */
+struct st_rec_sink {
+    /* Around a chunk's hand-over, which takes locks and may convert: a
+     * termination signal waits (and is acted on at the end). */
+    void (*slow_begin)(void);
+    void (*slow_end)(void);
+    /* The records [w, end) of location loc, in order, into its event file. */
+    void (*convert)(struct st_loc *loc, const uint64_t *w, const uint64_t *end);
+    /* A flush record at t: the recording thread converted until `stop`. */
+    void (*flush)(struct st_loc *loc, struct st_time t, uint64_t stop);
+};
+int st_rec_start(size_t budget, int io_thread, const char *records_path, const struct st_rec_sink *sink);
 /* Whether an I/O thread converts (so OTF2 is used by two threads). */
 int st_rec_threaded(void);
 /* Give a new location its first chunk; -1 when out of memory. */
@@ -38,13 +50,6 @@ void st_rec_drain(struct st_loc *const *locs, uint32_t n);
 /* Release the chunks of the n locations (after st_rec_drain and the
  * event files' close) and remove the records file. */
 void st_rec_release(struct st_loc *const *locs, uint32_t n);
-
-/* Writer.c: around a chunk's hand-over, which takes locks and may convert,
- * a termination signal waits (and is acted on at the end). */
-void st_writer_slow_begin(void);
-void st_writer_slow_end(void);
-/* Writer.c's converter: the records [w, end) of location loc, in order. */
-void st_writer_convert(struct st_loc *loc, const uint64_t *w, const uint64_t *end);
 
 /* st_rec_put with the arguments listed: ST_REC(loc, KIND, t, a, b, ...);
  * ST_RECA puts its first argument, 32 bits, in the header. */

@@ -11,7 +11,6 @@
  * MPI_THREAD_MULTIPLE one thread may post a request and another complete it,
  * and a Wait/Test claims its records before it calls MPI. */
 #include "requests.h"
-#include "communicators.h"
 #include "handlemap.h"
 #include "tracer.h"
 #include "writer.h"
@@ -149,12 +148,19 @@ struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t co
     return r;
 }
 
+static struct st_req_comm_hooks comm_hooks;   /* communicators.c's (st_req_set_comm_hooks) */
+
+void st_req_set_comm_hooks(const struct st_req_comm_hooks *hooks)
+{
+    comm_hooks = *hooks;
+}
+
 /* `call` is the call in which the request ends (its completion, or
  * MPI_Request_free): a communicator freed before ends with it. */
 static void release(struct st_call *call, MPI_Request handle, struct st_req *r)
 {
     if (r->holds_comm)
-        st_comm_request_released(call, r->comm);
+        comm_hooks.released(call, r->comm);
     unlink_req(handle, r);
     free(r->coll.sources);   /* a non-blocking alltoallv/w's, written at its completion */
     r->coll.sources = NULL;
@@ -212,12 +218,9 @@ uint32_t st_req_hold_comm(uint32_t ref)
     return n;
 }
 
-void st_req_persistent(int ret, enum st_req_dir dir, int count, MPI_Datatype type, int peer, int tag,
-                       MPI_Comm comm, MPI_Request request)
+void st_req_persistent_on(enum st_req_dir dir, int count, MPI_Datatype type, int peer, int tag, uint32_t c,
+                          MPI_Request request)
 {
-    if (ret != MPI_SUCCESS || st_g.phase != ST_RECORDING)
-        return;
-    uint32_t c = st_comm_ref(comm);
     st_state_lock();
     struct st_req *r = req_new(request, dir == ST_REQ_SEND ? ST_KIND_ISEND : ST_KIND_IRECV, c, 1);
     if (r) {
@@ -355,7 +358,7 @@ static void finish(struct st_call *call, MPI_Request handle, struct st_req *r, c
                                       r->coll.sent, r->coll.received, r->coll.nslots, r->coll.sources, r->id);
                 break;
             case ST_KIND_IDUP:
-                st_comm_created(call, MPI_SUCCESS, r->idup_parent, *r->idup_target);
+                comm_hooks.created(call, MPI_SUCCESS, r->idup_parent, *r->idup_target);
                 break;
             case ST_KIND_RMA:   /* local completion; the remote one is the synchronisation's */
                 st_write_rma_op_complete_non_blocking(call->loc, call->leave, r->comm, r->rma_id);

@@ -28,6 +28,23 @@ struct st_req {
     uint8_t holds_comm;        /* its communicator was freed while it lived: its release may end it */
 };
 
+/* What a request's end means to its communicator (communicators.c sets
+ * them at MPI_Init): requests sit below the communicators that make some of
+ * them (MPI_Comm_idup) and hold others (a communicator freed while
+ * requests on it live). */
+struct st_req_comm_hooks {
+    /* A request held by a freed communicator (st_req_hold_comm) is released. */
+    void (*released)(struct st_call *call, uint32_t ref);
+    /* An MPI_Comm_idup's request completes in `call`: newcomm exists. */
+    void (*created)(struct st_call *call, int ret, MPI_Comm parent, MPI_Comm newcomm);
+};
+void st_req_set_comm_hooks(const struct st_req_comm_hooks *hooks);
+
+/* A persistent send or receive (MPI_Send_init, ...) on communicator
+ * reference c (p2p.c's st_req_persistent). */
+void st_req_persistent_on(enum st_req_dir dir, int count, MPI_Datatype type, int peer, int tag, uint32_t c,
+                          MPI_Request request);
+
 /* Register a new request; returns its record with a fresh id, or NULL. */
 struct st_req *st_req_new(MPI_Request handle, enum st_req_kind kind, uint32_t comm);
 void st_requests_finalize(void);
@@ -35,7 +52,7 @@ void st_requests_finalize(void);
 /* Communicator `ref` is being freed: mark the live point-to-point and
  * non-blocking collective requests on it (a persistent one until it is
  * freed) and return how many there are. MPI frees the communicator only
- * when they are done; each one's release calls st_comm_request_released. */
+ * when they are done; each one's release calls the hook `released`. */
 uint32_t st_req_hold_comm(uint32_t ref);
 
 #endif

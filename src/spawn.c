@@ -30,7 +30,7 @@
 static MPI_Info with_parent(MPI_Info info, uint64_t key)
 {
     char dir[PATH_MAX];
-    if (!realpath(st_trace_dir(), dir))
+    if (!realpath(st_g.trace_dir, dir))
         return MPI_INFO_NULL;
     MPI_Info copy = MPI_INFO_NULL;
     if ((info == MPI_INFO_NULL ? PMPI_Info_create(&copy) : PMPI_Info_dup(info, &copy)) != MPI_SUCCESS)
@@ -57,9 +57,9 @@ static MPI_Info with_parent(MPI_Info info, uint64_t key)
     /* MPI bounds an info value (256 bytes in Open MPI): without the
      * directory, the children trace into SYNCTRACE_DIR/spawn-N, linked
      * all the same */
-    snprintf(value + n, size - n, RF_ENV_PARENT "=%016llx %s %s", (unsigned long long)key, st_run_id(), dir);
+    snprintf(value + n, size - n, RF_ENV_PARENT "=%016llx %s %s", (unsigned long long)key, st_g.run_id, dir);
     if (strlen(value) >= MPI_MAX_INFO_VAL)
-        snprintf(value + n, size - n, RF_ENV_PARENT "=%016llx %s", (unsigned long long)key, st_run_id());
+        snprintf(value + n, size - n, RF_ENV_PARENT "=%016llx %s", (unsigned long long)key, st_g.run_id);
     int rc = strlen(value) < MPI_MAX_INFO_VAL ? PMPI_Info_set(copy, ENV_KEY, value) : MPI_ERR_INFO_VALUE;
     free(value);
     if (rc != MPI_SUCCESS) {

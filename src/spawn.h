@@ -22,7 +22,5 @@ void st_spawn_read_parent(struct st_parent *p);
 int st_spawn_make_dir(const char *base, char *out, size_t outlen);
 
 /* lifecycle.c: this run's id and trace directory ("" before MPI_Init). */
-const char *st_run_id(void);
-const char *st_trace_dir(void);
 
 #endif

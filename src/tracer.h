@@ -39,9 +39,13 @@ struct st_call {
 
 enum st_phase { ST_OFF = 0, ST_RECORDING = 1, ST_DONE = 2 };
 
+/* The run's state, set by MPI_Init (lifecycle.c) and read by every module;
+ * defined in state.c, below them all. */
 struct st_global {
     volatile int phase;          /* enum st_phase */
     int rank, size;              /* in MPI_COMM_WORLD */
+    char run_id[64];             /* the run's identifier, the same on every rank */
+    char trace_dir[4096];        /* where the rank archives go (absolute) */
 };
 extern struct st_global st_g;
 
@@ -178,6 +182,12 @@ int st_type_bytes_cached(int count, MPI_Datatype type, uint64_t *bytes);
 /* The sizes of MPI's C datatypes cached at MPI_Init, so that a send's
  * first use of one is known without an MPI call too (p2p.c). */
 void st_type_sizes_init(void);
+
+/* A blank-padded Fortran string as a C string without the padding (and
+ * without leading blanks, which Open MPI drops too); malloc'd, NULL when
+ * there is no memory (util.c: communicators and windows get names from
+ * Fortran too). */
+char *st_f_string(const char *s, size_t len);
 
 /* Diagnostics go to stderr only when asked for, or for configuration errors
  * (on rank 0), never to stdout. */

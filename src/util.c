@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int st_threads_concurrent;
 static pthread_mutex_t state_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -76,4 +77,20 @@ void st_verbose(const char *fmt, ...)
     va_start(ap, fmt);
     vsay(fmt, ap);
     va_end(ap);
+}
+
+char *st_f_string(const char *s, size_t len)
+{
+    while (len > 0 && s[len - 1] == ' ')
+        len--;
+    while (len > 0 && *s == ' ') {
+        s++;
+        len--;
+    }
+    char *c = malloc(len + 1);
+    if (c) {
+        memcpy(c, s, len);
+        c[len] = '\0';
+    }
+    return c;
 }

@@ -7,7 +7,6 @@
 #include "reckinds.h"
 #include "recfile.h"
 #include "convert.h"
-#include "polling.h"
 #include "defs_write.h"
 #include "members.h"
 #include "table.h"
@@ -607,6 +606,11 @@ static void close_event_file(struct st_loc *loc)
         st_warn("rank %d: cannot write all of location %llu's events (%s); the trace keeps what was written",
                 W.rank, (unsigned long long)loc->id, strerror(loc->evt.error));
 }
+/* The records' calls into the writer (st_rec_sink), defined below. */
+static void slow_begin(void);
+static void slow_end(void);
+static void convert_records(struct st_loc *loc, const uint64_t *w, const uint64_t *end);
+
 
 
 int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen)
@@ -650,7 +654,8 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
     }
     char records[4200];
     snprintf(records, sizeof records, "%s/%s" RF_RECORDS_SUFFIX, dir, name);
-    if (st_rec_start(record_budget(), st_cfg.io_thread, st_cfg.kill_safe ? records : NULL) != 0)
+    static const struct st_rec_sink sink = { slow_begin, slow_end, convert_records, st_write_flush };
+    if (st_rec_start(record_budget(), st_cfg.io_thread, st_cfg.kill_safe ? records : NULL, &sink) != 0)
         st_verbose("rank %d: no I/O thread could be started: records are converted in flushes", rank);
     else
         st_verbose("rank %d: event records are converted to OTF2 %s", rank,
@@ -742,6 +747,13 @@ static void write_definitions(OTF2_GlobalDefWriter *gd, const struct rf_location
     rf_defs_write(gd, &W.defs, &r);
 }
 
+static void (*before_close)(void);
+
+void st_writer_before_close(void (*fn)(void))
+{
+    before_close = fn;
+}
+
 void st_writer_close(void)
 {
     /* A child the program forked runs our atexit and signal handlers on a
@@ -750,7 +762,8 @@ void st_writer_close(void)
         return;
     W.closing = 1;
     close_under_way = 1;
-    st_poll_flush_all();   /* every location's open polling run */
+    if (before_close)
+        before_close();   /* every location's open polling run ends (polling.c) */
     st_loc_self = NULL;
     uint64_t end = st_now().t;
     /* What is still recorded becomes OTF2 events: the main location's and,
@@ -881,13 +894,13 @@ static void close_deferred(void)
 
 /* Handing a chunk over takes locks and may convert: a termination signal
  * must not close the archive under it (records.c calls these). */
-void st_writer_slow_begin(void)
+static void slow_begin(void)
 {
     writing = 1;
     atomic_signal_fence(memory_order_seq_cst);
 }
 
-void st_writer_slow_end(void)
+static void slow_end(void)
 {
     atomic_signal_fence(memory_order_seq_cst);
     writing = 0;
@@ -898,7 +911,7 @@ void st_writer_slow_end(void)
 /* The upper half of a word carries a tag packed with its communicator. */
 #define PAIR(lo, hi) ((uint64_t)(uint32_t)(lo) | (uint64_t)(uint32_t)(hi) << 32)
 
-void st_writer_convert(struct st_loc *loc, const uint64_t *w, const uint64_t *end)
+static void convert_records(struct st_loc *loc, const uint64_t *w, const uint64_t *end)
 {
     static const struct st_convert_refs refs = { &A, S.ref };
     st_convert(&loc->evt, &refs, w, end);

@@ -17,12 +17,7 @@
 #include "regions.h"
 enum { ST_REGION_SYNC = ST_REGION_MPI_COUNT, ST_REGION_ALL_COUNT };
 
-struct st_loc {
-    struct st_recbuf rec;        /* first (recput.h): the call path touches only this */
-    struct st_evtfile evt;       /* its OTF2 event file, encoded by evtchunk.h */
-    uint64_t id;
-    uint64_t nevents;            /* counted at close */
-};
+#include "location.h"
 
 /* Open DIR/rank-NNNNNN.otf2 for this rank and make the calling thread's
  * location current. Also starts DIR/rank-NNNNNN.journal, from which
@@ -38,6 +33,9 @@ int st_writer_open(const char *dir, int rank, int size, char *err, size_t errlen
 int st_writer_allow_threads(int concurrent);
 /* Write all definitions and close the archive. Safe to call twice. */
 void st_writer_close(void);
+/* What st_writer_close calls first, whoever closes (MPI_Finalize, exit, a
+ * fatal signal, MPI_Abort): the polling runs' end, set by MPI_Init. */
+void st_writer_before_close(void (*fn)(void));
 /* Close the archive and remove its files (the run is not traced after all). */
 void st_writer_discard(void);
 

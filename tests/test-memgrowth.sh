@@ -182,7 +182,7 @@ xpeak() {
 }
 points_long=$(grep -vc '^rank\|^synctrace\|^ranks' "$tmp/out/rawview.map")
 xa=$(xpeak "$tmp/out") xb=$(xpeak "$tmp/out_huge")
-read -r page_points tol raw_page raw_report < <("$PYTHON3" - "$tmp/out_huge" <<'PY'
+read -r page_points tol raw_page raw_report raw_near raw_agree < <("$PYTHON3" - "$tmp/out_huge" <<'PY'
 import json, sys
 d = sys.argv[1]
 s = open(d + "/page.html").read()
@@ -191,12 +191,17 @@ j = s.index(',"rawToleranceNs":', i)
 raw = json.loads(s[i + 6:j])
 tol = float(s[j + 18:s.index(',', j + 18)])
 k = s.index('"tachyonsRaw":')
-print(sum(len(a) // 2 for a in raw), tol, int(s[k + 14:s.index(',', k)]), json.load(open(d + "/report.json"))["tachyons_raw"])
+n = s.index('"tachyonsRawNear":')
+page, near = int(s[k + 14:s.index(',', k)]), int(s[n + 18:s.index(',', n)])
+report = json.load(open(d + "/report.json"))["tachyons_raw"]
+# the page's raw times are the map's, within 1 ns: only a message that
+# close to a tie may count otherwise than in the report
+print(sum(len(a) // 2 for a in raw), tol, page, report, near, int(abs(page - report) <= near))
 PY
 )
 xgrowth=$(awk -v a="$xa" -v b="$xb" -v pa="$points_long" -v pb="$points_huge" \
     'BEGIN { printf "%.1f", (b - a - 6144) * 1024 / (pb - pa) }')
 awk -v g="$xgrowth" -v a="$xa" -v b="$xb" 'BEGIN { exit !(a > 0 && b > 0 && g <= 1) }' &&
-    [ "$page_points" -le 100000 ] && awk -v t="$tol" 'BEGIN { exit !(t > 1) }' && [ "$raw_page" = "$raw_report" ]
-ok $? "HTML export: $xa -> $xb KB for $points_long -> $points_huge breakpoints ($xgrowth bytes each beyond the 6 MB cache, at most 1); the page holds $page_points, drawn within $tol ns; $raw_page raw tachyons (report: $raw_report)"
+    [ "$page_points" -le 100000 ] && awk -v t="$tol" 'BEGIN { exit !(t > 1) }' && [ "$raw_agree" = 1 ]
+ok $? "HTML export: $xa -> $xb KB for $points_long -> $points_huge breakpoints ($xgrowth bytes each beyond the 6 MB cache, at most 1); the page holds $page_points, drawn within $tol ns; $raw_page raw tachyons (report: $raw_report; $raw_near within 2 ns of a tie, which the map's 1 ns may count otherwise)"
 finish

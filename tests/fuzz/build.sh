@@ -41,7 +41,7 @@ LIBS="$(otf2-config --ldflags 2>/dev/null || true) $(otf2-config --libs 2>/dev/n
 sources="$(ls "$top"/common/*.c "$top"/format/*.c "$top"/tools/util/*.c)
          $top/tools/output/rawview.c $top/tools/output/rawview_simplify.c $top/tools/clock/clockmodel.c
          $top/tools/causal/causal_query.c
-         $top/tools/export/export.c $top/tools/export/export_chrome.c $top/tools/export/export_html.c
+         $top/tools/export/export.c $top/tools/export/export_json.c $top/tools/export/export_chrome.c $top/tools/export/export_html.c
          $top/tools/export/flowmatch.c $top/tools/export/workspan.c"
 objs=""
 for s in $sources; do

@@ -313,13 +313,6 @@ static int valid_ref(const struct ctx *x, struct mg_event_ref e)
     return e.rank < x->nranks && e.index < x->nev[e.rank];
 }
 
-void clc_default_params(struct clc_params *p)
-{
-    p->mu = 0.99;
-    p->gamma_back = 0.01;
-    p->backward = 1;
-}
-
 static int correct_held(const double *const *t, const uint64_t *nevents, uint32_t nranks, const struct mg_result *match,
                         const uint32_t *domain_of, uint32_t ndomains, const double *lmin, const struct clc_params *p,
                         double *const *out, struct clc_stats *stats, char *err, size_t errlen)

@@ -213,3 +213,10 @@ void clc_coll_limits(const struct clc_coll *c, const double *xc, const uint32_t 
         }
     }
 }
+
+void clc_default_params(struct clc_params *p)
+{
+    p->mu = 0.99;
+    p->gamma_back = 0.01;
+    p->backward = 1;
+}

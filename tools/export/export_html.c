@@ -199,7 +199,7 @@ struct html {
     int *region_class;
     struct workspan work;      /* the span the page opens on (pass 1) */
     /* pass 1 */
-    uint64_t slices_by_bucket[DURATION_BUCKETS], messages, raw_tachyons, events, total_events, end;
+    uint64_t slices_by_bucket[DURATION_BUCKETS], messages, raw_tachyons, raw_near, events, total_events, end;
     /* pass 2 */
     uint32_t nbins;
     float *bins;               /* [track][bin][class]: ns */
@@ -234,6 +234,9 @@ static void message_done(struct html *h, const struct flight *s, const struct fl
     if (h->pass == 1) {
         h->messages++;
         h->raw_tachyons += tachyon;
+        /* rawview.map gives raw times within RV_TOLERANCE_NS: a message
+         * this close to a tie may count otherwise than in the report */
+        h->raw_near += h->raw && fabs(r->raw - s->raw) < 2 * RV_TOLERANCE_NS;
         return;
     }
     int keep = tachyon ? h->tachyons_kept < HTML_MESSAGES : (h->others_seen++ % h->stride) == 0;
@@ -624,11 +627,11 @@ int export_html(const char *outdir, FILE *to, const struct export_reading *rd, c
     if (ws_span(&h.work, &work_begin, &work_end))
         fprintf(to, "],\"work\":[%llu,%llu", (unsigned long long)work_begin, (unsigned long long)work_end);
     fprintf(to, "],\"end\":%llu,\"events\":%llu,\"slicesTotal\":%llu,\"messagesTotal\":%llu,\"tachyonsRaw\":%llu,"
-                "\"minSliceNs\":%llu,\"messageStride\":%llu,"
+                "\"tachyonsRawNear\":%llu,\"minSliceNs\":%llu,\"messageStride\":%llu,"
                 "\"bounds\":{\"binCells\":%u,\"slices\":%u,\"messages\":%u},\n\"slices\":[",
             (unsigned long long)h.end, (unsigned long long)h.events, (unsigned long long)slices_total,
             (unsigned long long)h.messages, (unsigned long long)h.raw_tachyons,
-            (unsigned long long)h.min_slice_ns, (unsigned long long)h.stride, HTML_BIN_CELLS, HTML_SLICES,
+            (unsigned long long)h.raw_near, (unsigned long long)h.min_slice_ns, (unsigned long long)h.stride, HTML_BIN_CELLS, HTML_SLICES,
             HTML_MESSAGES);
     if (run_pass(&h, 2) != 0)
         goto done;

@@ -1,23 +1,24 @@
 /* merge_state.h — `synctrace merge` as stages, each in its own file, and
- * what they hand each other. cmd_merge (merge.c) only wires them:
+ * what they hand each other (merge_state.c). cmd_merge (merge.c) and
+ * pipeline.c only wire them:
  *
  *   options     merge_options.c  the command line
- *   read        read_stage.c     rank archives -> one rt_rank per location: definitions first,
- *                                then (from the match) events, location by location
+ *   read        read_stage.c     rank archives -> one rt_rank per location (format/): definitions
+ *                                first, then (from the match) events, location by location
  *   outside     outside.c        members of other jobs (spawn, connect) -> ranks after the trace's
- *   match       match.c          messages and collectives, paired by external sorts
- *               match_requests.c (extsort.h; a request's events put together), fed as the
- *                                events are read; beyond --event-memory a location's events but
- *                                their times then go to disk until the write (eventspill.h)
- *   clock model model_select.c   which drift model the events contradict least
- *   constraints constraints.c    } one model's constraint graph and its
- *   solve       solve.c          } offsets: solution.c
- *   apply       apply.c          global times of every event
- *   repair      repair.c         contradicted inputs (delta > 0): causal order restored
- *   measure     report.c, compare_clc.c (vs the controlled logical clock), precision.c
- *   write       write_stage.c    the merged archive and rawview.map, into outdir.c's temporary
- *   index       index_stage.c    the causal index, built from the match on, beside the rest
- *   report      report.c         report.json; then outdir.c renames OUT.tmp-PID to OUT
+ *   match       match_stage.c    messages and collectives paired by external sorts (tools/match/),
+ *                                fed as the events are read; beyond --event-memory a location's
+ *                                events but their times then go to disk until the write
+ *   clock model model_select.c   which drift model the events contradict least (tools/clock/)
+ *   constraints solution.c       one model's constraint graph and its offsets (constraints.c,
+ *   solve                        solve.c in tools/clock/)
+ *   apply       apply.c          global times of every event (tools/clc/gtime.c)
+ *   repair      repair.c         contradicted inputs (delta > 0): causal order restored (tools/clc/)
+ *   measure     compare_clc.c, precision.c, and tools/output/report.c
+ *   write       write_stage.c    the merged archive and rawview.map (tools/output/), into
+ *                                outdir.c's temporary directory
+ *   index       index_stage.c    the causal index (tools/causal/), built from the match on
+ *   report      pipeline.c       report.json; then outdir.c renames OUT.tmp-PID to OUT
  *
  * Under mpirun (pmerge.h) the same stages run in K processes:
  * pmerge_run.c wires them, pmerge_read.c hands the workers' reads to
@@ -120,6 +121,7 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o);
 /* NULL when this process can make files in directory `dir`, else why not. */
 const char *merge_unwritable_dir(const char *dir);
 
+/* merge_state.c */
 void merge_state_init(struct merge_state *st, const struct merge_options *o);
 void merge_state_free(struct merge_state *st);
 
@@ -140,8 +142,8 @@ int merge_outside(struct merge_state *st);
  * ranks of one run after their parents' (read calls it). */
 int jobs_renumber(struct merge_state *st);
 void outside_table_free(struct outside_table *t);
-/* merge.c: reads the events (merge_read_events) into the match's sorts as
- * they come, then pairs them. */
+/* match_stage.c: reads the events (merge_read_events) into the match's
+ * sorts as they come, then pairs them. */
 int merge_match(struct merge_state *st);
 /* read_stage.c, the second pass: each rank's events into its locations,
  * chunk(ctx, location) events at a time (0, or chunk NULL: all at once);
@@ -169,7 +171,7 @@ struct merge_hand_over {
     int *finalized;
 };
 int merge_read_events(struct merge_state *st, const struct merge_hand_over *h);
-/* merge.c, the read's parts the parallel merge's workers share: which
+/* merge_state.c, the read's parts the parallel merge's workers share: which
  * locations this process reads (all without a share); which it keeps in
  * memory, within --event-memory (*held bytes: 0 or -1); how many events
  * of location r are read at a time (0: all); a chunk of r read, kept or
@@ -184,7 +186,7 @@ void merge_put_truth(struct merge_state *st, uint32_t loc, uint64_t from, uint64
                      const uint64_t *known);
 /* pmerge_read.c: a worker's read, its stream to process 0 (0 or -1; the
  * failure is process 0's to say), and process 0's side of it (the
- * hand-over's remote, merge.c). */
+ * hand-over's remote, match_stage.c). */
 int pm_worker_read(struct merge_state *st);
 struct rf_orderer;
 int pm_receive_locations(struct merge_state *st, struct mg_matcher *m, struct rf_orderer *rma, pthread_mutex_t *lock,
@@ -216,12 +218,12 @@ void merge_solution_free(struct merge_solution *s);
 /* report.json's "hubs_beside_graph" from the chosen solution. */
 void merge_note_hubs(struct merge_state *st);
 
-/* merge.c: the stages from the match's end to the write, and after the
- * write (the index completed, the report, OUT in place): 0 or -1 (said);
- * why a stage's results miss what it could not read back from disk
- * (NULL: nothing), and the same said once (1) or nothing (0). */
+/* pipeline.c: the stages from the match's end to the write, and after the
+ * write (the index completed, the report, OUT in place): 0 or -1 (said). */
 int merge_analyse(struct merge_state *st);
 int merge_conclude(struct merge_state *st);
+/* merge_state.c: why a stage's results miss what it could not read back
+ * from disk (NULL: nothing), and the same said once (1) or nothing (0). */
 const char *set_aside_error(const struct merge_state *st);
 int set_aside_unread(struct merge_state *st);
 /* pmerge_run.c: `synctrace merge` as one of `processes` started by an MPI
