@@ -36,7 +36,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-commdup.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
-"${MPICC:-mpicc}" -std=c11 -D_GNU_SOURCE -O2 -o "$WORK/commkeys" "$here/../tests/mpi_commkeys.c"
+"${MPICC:-mpicc}" -std=c11 -D_GNU_SOURCE -O2 -o "$WORK/commkeys" "$here/../tests/mpi/mpi_commkeys.c"
 
 # one run: prints "TOTAL FIRST SECOND" (seconds)
 run() {

@@ -11,6 +11,6 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-extsort.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
-"${CC:-cc}" -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -I"$top/tools/common" \
-    "$top/bench/extsort_bench.c" "$top/tools/util/extsort.c" "$top/common/table.c" -o "$WORK/extsort_bench"
+"${CC:-cc}" -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra -I"$top/tools/util" -I"$top/common" \
+    "$top/bench/extsort_bench.c" "$top/tools/util/extsort.c" "$top/common/table.c" "$top/common/fsutil.c" -o "$WORK/extsort_bench"
 "$WORK/extsort_bench" "$@"

@@ -4,7 +4,7 @@
  * The fields and their order are OTF2's for each event type; the bound of
  * each record (OTF2's upper bound of its size: 5 bytes per compressed
  * 32-bit field, 9 per 64-bit one) decides, as in OTF2, when a record
- * starts a new chunk. tests/unit_evtchunk.c checks every kind, byte for
+ * starts a new chunk. tests/unit/unit_evtchunk.c checks every kind, byte for
  * byte, against OTF2's own writer fed the same records. */
 #include "convert.h"
 #include "rawformat.h"

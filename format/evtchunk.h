@@ -5,7 +5,7 @@
  * checks, size estimates through function calls, an attribute list object)
  * on what is a handful of byte stores. The records of records.c are turned
  * into the same bytes here: OTF2 3.0's chunked event format, byte for byte
- * what OTF2_EvtWriter writes for the same calls (tests/unit_evtchunk.c
+ * what OTF2_EvtWriter writes for the same calls (tests/unit/unit_evtchunk.c
  * checks that against the library), so every OTF2 reader reads it.
  *
  * The format: chunks of the archive's event chunk size, each starting with

@@ -60,10 +60,15 @@ run_traced() {
         "$@"
 }
 
-# Build an MPI test program from tests/NAME.c into the scratch dir $2; echo its path.
+# Build an MPI test program from tests/mpi/NAME.c (NAME with a folder:
+# tests/NAME.c, as conformance/X) into the scratch dir $2; echo its path.
 build_mpi() {
-    local name=$1 out=$2
-    mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -o "$out/$name" "$top_srcdir/tests/$name.c" -lm || return 1
+    local name=$1 out=$2 src
+    case $name in
+    */*) src=$top_srcdir/tests/$name.c ;;
+    *) src=$top_srcdir/tests/mpi/$name.c ;;
+    esac
+    mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -o "$out/$name" "$src" -lm || return 1
     echo "$out/$name"
 }
 
@@ -82,7 +87,7 @@ tap_from_checker() {
 
 # run_checked KIND PROG NAME NP [ENV=VALUE...]: run PROG untraced and traced
 # (with the settings given); the tracer must print nothing and change no
-# output; `synctrace dump` must read the trace and tests/trace_check.py KIND
+# output; `synctrace dump` must read the trace and tests/checkers/trace_check.py KIND
 # check it. The files are left as $scratch_dir/NAME.* for later checks.
 run_checked() {
     local kind=$1 prog=$2 name=$3 np=$4 rc f
@@ -109,7 +114,7 @@ run_checked() {
     ok $? "$name: program output identical with and without the tracer"
     "$SYNCTRACE_BIN" dump "$f.trace" >"$f.dump" 2>"$f.dump.err"
     ok $? "$name: synctrace dump reads the trace"
-    "${PYTHON3:-python3}" "$top_srcdir/tests/trace_check.py" "$kind" "$f.dump" "$np" >"$f.check" 2>&1
+    "${PYTHON3:-python3}" "$top_srcdir/tests/checkers/trace_check.py" "$kind" "$f.dump" "$np" >"$f.check" 2>&1
     rc=$?
     tap_from_checker "$name: " "$f.check"
     ok $rc "$name: checker ran to the end"

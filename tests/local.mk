@@ -12,92 +12,92 @@ TESTS_ENVIRONMENT = \
 
 # (the unit tests are listed once, below, as UNIT_TESTS)
 check_PROGRAMS += $(UNIT_TESTS) tests/mtorder_check
-tests_unit_clock_SOURCES = tests/unit_clock.c tests/tap.h src/clock.c src/clock.h
+tests_unit_clock_SOURCES = tests/unit/unit_clock.c tests/unit/tap.h src/clock.c src/clock.h
 tests_unit_clock_CPPFLAGS = $(TRACER_CPPFLAGS)
 tests_unit_clock_LDADD = -lm
-tests_unit_evtchunk_SOURCES = tests/unit_evtchunk.c tests/tap.h format/convert.c format/convert.h format/evtchunk.c format/evtchunk.h
+tests_unit_evtchunk_SOURCES = tests/unit/unit_evtchunk.c tests/unit/tap.h format/convert.c format/convert.h format/evtchunk.c format/evtchunk.h
 tests_unit_evtchunk_CPPFLAGS = $(TRACER_CPPFLAGS)
 tests_unit_evtchunk_LDADD = $(OTF2_LIBS)
 # A killed rank's records file read back: what continues the event file, and damage.
-tests_unit_recfile_SOURCES = tests/unit_recfile.c tests/tap.h
+tests_unit_recfile_SOURCES = tests/unit/unit_recfile.c tests/unit/tap.h
 tests_unit_recfile_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_recfile_LDADD = $(TOOLS_LIBS)
-tests_unit_handlemap_SOURCES = tests/unit_handlemap.c src/handlemap.c src/handlemap.h
+tests_unit_handlemap_SOURCES = tests/unit/unit_handlemap.c src/handlemap.c src/handlemap.h
 tests_unit_handlemap_CPPFLAGS = $(TRACER_CPPFLAGS)
 # Blocks of a file through slots, against the file.
-tests_unit_blockcache_SOURCES = tests/unit_blockcache.c tests/tap.h
+tests_unit_blockcache_SOURCES = tests/unit/unit_blockcache.c tests/unit/tap.h
 tests_unit_blockcache_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_blockcache_LDADD = $(TOOLS_LIBS)
 # What the parallel merge's processes hand each other, written and read back.
-tests_unit_locstream_SOURCES = tests/unit_locstream.c tests/tap.h
+tests_unit_locstream_SOURCES = tests/unit/unit_locstream.c tests/unit/tap.h
 tests_unit_locstream_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_locstream_LDADD = $(TOOLS_LIBS)
 # The streaming clock's in-flight table against a brute-force model.
-tests_unit_u64map_SOURCES = tests/unit_u64map.c tests/tap.h
+tests_unit_u64map_SOURCES = tests/unit/unit_u64map.c tests/unit/tap.h
 tests_unit_u64map_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_u64map_LDADD = $(TOOLS_LIBS)
 # The data-flow rule of collectives against a brute-force per-pair enumeration.
-tests_unit_flow_SOURCES = tests/unit_flow.c tests/tap.h
+tests_unit_flow_SOURCES = tests/unit/unit_flow.c tests/unit/tap.h
 tests_unit_flow_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_flow_LDADD = $(TOOLS_LIBS)
-tests_unit_solve_SOURCES = tests/unit_solve.c tests/tap.h
+tests_unit_solve_SOURCES = tests/unit/unit_solve.c tests/unit/tap.h
 tests_unit_solve_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_solve_LDADD = $(TOOLS_LIBS)
 # The report's exact medians in passes against sorting.
-tests_unit_multiselect_SOURCES = tests/unit_multiselect.c tests/tap.h
+tests_unit_multiselect_SOURCES = tests/unit/unit_multiselect.c tests/unit/tap.h
 tests_unit_multiselect_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_multiselect_LDADD = $(TOOLS_LIBS)
-tests_unit_clc_SOURCES = tests/unit_clc.c tests/tap.h
+tests_unit_clc_SOURCES = tests/unit/unit_clc.c tests/unit/tap.h
 tests_unit_clc_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_clc_LDADD = $(TOOLS_LIBS)
 # The one reader of raw definitions against damaged archives.
 # The membership codec: known lists, seeded random round trips, corrupt runs.
-tests_unit_members_SOURCES = tests/unit_members.c tests/tap.h
+tests_unit_members_SOURCES = tests/unit/unit_members.c tests/unit/tap.h
 tests_unit_members_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_members_LDADD = $(TOOLS_LIBS)
-tests_unit_eventstore_SOURCES = tests/unit_eventstore.c tests/tap.h
+tests_unit_eventstore_SOURCES = tests/unit/unit_eventstore.c tests/unit/tap.h
 tests_unit_eventstore_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_eventstore_LDADD = $(TOOLS_LIBS)
-tests_unit_rawread_SOURCES = tests/unit_rawread.c tests/tap.h
+tests_unit_rawread_SOURCES = tests/unit/unit_rawread.c tests/unit/tap.h
 tests_unit_rawread_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_rawread_LDADD = $(TOOLS_LIBS)
 # Hubs beside the graph against Floyd-Warshall with every hub a vertex; the
 # store's own copy keeps 256 bytes in memory, so its records go through a file.
-tests_unit_hubstore_SOURCES = tests/unit_hubstore.c tests/tap.h tools/clock/hubstore.c tools/clock/hubstore.h
+tests_unit_hubstore_SOURCES = tests/unit/unit_hubstore.c tests/unit/tap.h tools/clock/hubstore.c tools/clock/hubstore.h
 tests_unit_hubstore_CPPFLAGS = $(TOOLS_CPPFLAGS) -DHS_MEMORY=256
 tests_unit_hubstore_LDADD = $(TOOLS_LIBS)
-tests_unit_blockqueue_SOURCES = tests/unit_blockqueue.c tests/tap.h tools/causal/blockqueue.c tools/causal/blockqueue.h
+tests_unit_blockqueue_SOURCES = tests/unit/unit_blockqueue.c tests/unit/tap.h tools/causal/blockqueue.c tools/causal/blockqueue.h
 tests_unit_blockqueue_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_blockqueue_LDADD = libstutil.la libstcommon.la -lpthread
 # mt_read_events against every location read alone (tests/test-export-order.sh).
-tests_mtorder_check_SOURCES = tests/mtorder_check.c
+tests_mtorder_check_SOURCES = tests/checkers/mtorder_check.c
 tests_mtorder_check_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_mtorder_check_LDADD = $(TOOLS_LIBS)
-tests_unit_export_SOURCES = tests/unit_export.c tests/tap.h tools/export/flowmatch.c tools/export/flowmatch.h
+tests_unit_export_SOURCES = tests/unit/unit_export.c tests/unit/tap.h tools/export/flowmatch.c tools/export/flowmatch.h
 tests_unit_export_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_export_LDADD = $(TOOLS_LIBS)
 
-tests_unit_checksum_SOURCES = tests/unit_checksum.c tests/tap.h
+tests_unit_checksum_SOURCES = tests/unit/unit_checksum.c tests/unit/tap.h
 tests_unit_checksum_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_checksum_LDADD = libstwrite.la libstcommon.la
 # The external sort against qsort: in memory, a few runs, intermediate
 # merges; spill files never seen, errors reported, memory bounded.
-tests_unit_msgstream_SOURCES = tests/unit_msgstream.c tests/tap.h
+tests_unit_msgstream_SOURCES = tests/unit/unit_msgstream.c tests/unit/tap.h
 tests_unit_msgstream_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_msgstream_LDADD = $(TOOLS_LIBS)
-tests_unit_collstream_SOURCES = tests/unit_collstream.c tests/tap.h
-tests_unit_causal_aside_SOURCES = tests/unit_causal_aside.c tests/tap.h tools/causal/causal_aside.c tools/causal/causal_aside.h
+tests_unit_collstream_SOURCES = tests/unit/unit_collstream.c tests/unit/tap.h
+tests_unit_causal_aside_SOURCES = tests/unit/unit_causal_aside.c tests/unit/tap.h tools/causal/causal_aside.c tools/causal/causal_aside.h
 tests_unit_causal_aside_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_causal_aside_LDADD = $(TOOLS_LIBS)
 tests_unit_collstream_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_collstream_LDADD = $(TOOLS_LIBS)
-tests_unit_extsort_SOURCES = tests/unit_extsort.c tests/tap.h
+tests_unit_extsort_SOURCES = tests/unit/unit_extsort.c tests/unit/tap.h
 tests_unit_extsort_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_extsort_LDADD = libstutil.la libstcommon.la
 
 # Brute-force oracle for the causal index: alone, on synthetic traces; on
 # generated and traced ones from tests/test-causal.sh.
-tests_unit_causal_SOURCES = tests/unit_causal.c tools/causal/causal_sweep.c
+tests_unit_causal_SOURCES = tests/unit/unit_causal.c tools/causal/causal_sweep.c
 tests_unit_causal_CPPFLAGS = $(TOOLS_CPPFLAGS) -DSWEEP_BATCH=32
 tests_unit_causal_LDADD = $(TOOLS_LIBS) -lpthread
 
@@ -122,17 +122,17 @@ EXTRA_DIST += tests/test-layout.sh tests/test-corrupt-anchor.sh tests/test-tree.
 EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/make-seeds.sh tests/fuzz/run.sh tests/fuzz/lsan.supp \
 	tests/fuzz/fuzz_common.c tests/fuzz/fuzz_common.h tests/fuzz/fuzz_raw.c tests/fuzz/fuzz_journal.c \
 	tests/fuzz/fuzz_causal.c tests/fuzz/fuzz_export.c
-EXTRA_DIST += tests/test-export-order.sh tests/test-hubs.sh tests/test-repair.sh tests/test-diskfail.sh tests/test-fork.sh tests/mpi_fork.c tests/test-chdir.sh tests/mpi_chdir.c tests/test-gen.sh tests/test-memcheck.sh tests/test-precision.sh tests/test-export.sh tests/chrome_check.py tests/rawview_check.py tests/mpi_reorder.c \
-	tests/lib.sh tests/viewer_check.py tests/sync_check.py tests/trace_check.py tests/merged_check.py \
-	tests/mpi_many.c tests/mpi_p2p.c tests/mpi_coll.c tests/mpi_comms.c tests/comm_check.py \
-	tests/mpi_commkeys.c \
-	tests/mpi_fortran.F90 tests/mpi_fortran_ref.c tests/mpi_fortran_cptr.F90 tests/fortran_check.py wrappers/check-fortran.py \
-	tests/mpi_threads.c tests/mpi_thread_colls.c tests/thread_check.py tests/mpi_shared_handle.c \
-	tests/mpi_crash.c tests/mpi_errors.c tests/mpi_periodic.c tests/mpi_thread_level.c tests/mpi_kill9.c tests/mpi_kill9_threads.c \
-	tests/mpi_neighbours.c tests/mpi_groups.c tests/mpi4py_client.py tests/tap.h tests/corrupt_bytes.py tests/mpi_died.c tests/signal_in_write.c tests/pread_fails.c \
-	tests/mpi_mapping.c tests/mpi_init_time.c tests/mapping_check.py docs/scorep-mapping.md \
-	tests/mpi_intercoll.c tests/mpi_zerobytes.c tests/mpi_spawn.c tests/mpi_connect.c \
-	tests/mpi_polling.c tests/mpi_polling_f.F90 tests/polling_check.py $(MPI_TESTS)
+EXTRA_DIST += tests/test-export-order.sh tests/test-hubs.sh tests/test-repair.sh tests/test-diskfail.sh tests/test-fork.sh tests/mpi/mpi_fork.c tests/test-chdir.sh tests/mpi/mpi_chdir.c tests/test-gen.sh tests/test-memcheck.sh tests/test-precision.sh tests/test-export.sh tests/checkers/chrome_check.py tests/checkers/rawview_check.py tests/mpi/mpi_reorder.c \
+	tests/lib.sh tests/checkers/viewer_check.py tests/checkers/sync_check.py tests/checkers/trace_check.py tests/checkers/merged_check.py \
+	tests/mpi/mpi_many.c tests/mpi/mpi_p2p.c tests/mpi/mpi_coll.c tests/mpi/mpi_comms.c tests/checkers/comm_check.py \
+	tests/mpi/mpi_commkeys.c \
+	tests/mpi/mpi_fortran.F90 tests/mpi/mpi_fortran_ref.c tests/mpi/mpi_fortran_cptr.F90 tests/checkers/fortran_check.py wrappers/check-fortran.py \
+	tests/mpi/mpi_threads.c tests/mpi/mpi_thread_colls.c tests/checkers/thread_check.py tests/mpi/mpi_shared_handle.c \
+	tests/mpi/mpi_crash.c tests/mpi/mpi_errors.c tests/mpi/mpi_periodic.c tests/mpi/mpi_thread_level.c tests/mpi/mpi_kill9.c tests/mpi/mpi_kill9_threads.c \
+	tests/mpi/mpi_neighbours.c tests/mpi/mpi_groups.c tests/mpi/mpi4py_client.py tests/unit/tap.h tests/checkers/corrupt_bytes.py tests/mpi/mpi_died.c tests/shims/signal_in_write.c tests/shims/pread_fails.c \
+	tests/mpi/mpi_mapping.c tests/mpi/mpi_init_time.c tests/checkers/mapping_check.py docs/scorep-mapping.md \
+	tests/mpi/mpi_intercoll.c tests/mpi/mpi_zerobytes.c tests/mpi/mpi_spawn.c tests/mpi/mpi_connect.c \
+	tests/mpi/mpi_polling.c tests/mpi/mpi_polling_f.F90 tests/checkers/polling_check.py $(MPI_TESTS)
 
 # The conformance corpus (built by tests/test-conformance.sh itself), its
 # independent checker, and the real clients' inputs (tests/test-clients.sh).
@@ -144,6 +144,6 @@ CONFORMANCE_CORPUS = tests/conformance/self_comm.c tests/conformance/split_singl
 	tests/conformance/request_free.c tests/conformance/group_idup.c tests/conformance/flushes.c \
 	tests/conformance/user_op.c tests/conformance/nbc_progress.c tests/conformance/comm_free_pending.c \
 	tests/conformance/foreign_requests.c
-EXTRA_DIST += tests/conformance_check.py tests/conformance/conformance.h $(CONFORMANCE_CORPUS) \
-	tests/mpi4py_situations.py tests/clients/hpccinf.txt tests/clients/blacs/bt.dat tests/clients/blacs/sdrv.dat \
+EXTRA_DIST += tests/checkers/conformance_check.py tests/conformance/conformance.h $(CONFORMANCE_CORPUS) \
+	tests/mpi/mpi4py_situations.py tests/clients/hpccinf.txt tests/clients/blacs/bt.dat tests/clients/blacs/sdrv.dat \
 	tests/clients/blacs/bsbr.dat tests/clients/blacs/comb.dat tests/clients/scalapack/LU.dat tests/clients/scalapack/QR.dat

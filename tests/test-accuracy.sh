@@ -32,7 +32,7 @@ ok $(awk -v e="${err:-1e99}" 'BEGIN { exit !(e < 1000000) }'; echo $?) "error vs
 outside=$(grep -c '"true_inside_bounds": false' "$tmp/out/report.json")
 ok $([ "$outside" -eq 0 ]; echo $?) "every true offset inside its bounds ($outside outside)"
 if [ -n "$pyotf2" ]; then
-    line=$("$pyotf2" "$top_srcdir/tests/merged_check.py" "$tmp/out/traces.otf2" "$tmp/out/report.json" 2>&1 | grep '^accuracy')
+    line=$("$pyotf2" "$top_srcdir/tests/checkers/merged_check.py" "$tmp/out/traces.otf2" "$tmp/out/report.json" 2>&1 | grep '^accuracy')
     diag "$line"
     echo "$line" | grep -q "mismatches 0$"
     ok $? "an independent reader of the archive finds the report's accuracy figures"
@@ -70,7 +70,7 @@ ok $? "synctrace-gen with a flush before every 100th event"
 err=$(grep -o '"error_max_ns": [0-9.]*' "$tmp/gen.out/report.json" | head -1 | awk '{print $2}')
 ok $(awk -v e="${err:-1e99}" 'BEGIN { exit !(e < 10000) }'; echo $?) "generated flushes without true time: error vs true time ${err} ns (< 10 us)"
 if [ -n "$pyotf2" ]; then
-    line=$("$pyotf2" "$top_srcdir/tests/merged_check.py" "$tmp/gen.out/traces.otf2" "$tmp/gen.out/report.json" 2>&1 | grep '^accuracy')
+    line=$("$pyotf2" "$top_srcdir/tests/checkers/merged_check.py" "$tmp/gen.out/traces.otf2" "$tmp/gen.out/report.json" 2>&1 | grep '^accuracy')
     diag "$line"
     echo "$line" | grep -q "mismatches 0$"
     ok $? "generated flushes: an independent reader finds the report's accuracy figures"

@@ -5,7 +5,7 @@
 # --no-causal, then `synctrace causal`; the index must be the one merge
 # itself builds (same body byte for byte, same sweep, same report
 # figures), and `synctrace query --batch` must answer random pairs as
-# merge's index does and as the brute-force oracle (tests/unit_causal.c)
+# merge's index does and as the brute-force oracle (tests/unit/unit_causal.c)
 # does. Then other cluster levels (--force), a stale and a damaged index
 # (rebuilt without --force), a valid one (kept without --force), and bad
 # input: one-line errors, non-zero exit, nothing written.
@@ -23,7 +23,7 @@ PAIRS=${CAUSAL_PAIRS:-20000}
 pairs_of() {   # pairs_of OUT SEED > PAIRS
     "$PY_OTF2" - "$1/traces.otf2" "$2" "$PAIRS" <<'PY'
 import random, sys, otf2
-# python3-otf2 3.0 cannot read an InterComm otherwise (tests/merged_check.py)
+# python3-otf2 3.0 cannot read an InterComm otherwise (tests/checkers/merged_check.py)
 ic = otf2.definitions.InterComm
 if [f.name for f in ic._fields][:6] == ["name", "group", "parent", "flags", "groupA", "groupB"]:
     ic._fields = (ic._fields[0],) + tuple(ic._fields[4:])
@@ -123,7 +123,7 @@ SYNCTRACE_SKEW=seed=21,offset_us=700,drift_ppm=25 run_traced "$tmp/raw-mpi_mappi
 rebuild_case "mpi_mapping (one-sided), 4 ranks traced" "$tmp/raw-mpi_mapping"
 # Threads: the other threads' locations follow the ranks' (R = P, P+1, ...);
 # requests posted on one thread complete on another.
-mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi_threads.c" \
+mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi/mpi_threads.c" \
     2>"$tmp/threads.build.err" || echo "# $(head -1 "$tmp/threads.build.err")"
 SYNCTRACE_SKEW=seed=9,offset_us=1000,drift_ppm=50 run_traced "$tmp/raw-threads" 3 "$tmp/mpi_threads" 30 \
     >/dev/null 2>&1

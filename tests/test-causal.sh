@@ -1,6 +1,6 @@
 #!/bin/bash
 # The causal index (self-organizing hierarchical cluster timestamps) against
-# a brute-force oracle (tests/unit_causal.c: full vector clocks relaxed
+# a brute-force oracle (tests/unit/unit_causal.c: full vector clocks relaxed
 # over the explicit event graph) on generator traces of every pattern and on
 # traced MPI programs (point-to-point with the tracer's sync rounds,
 # collectives of every kind): hundreds of thousands of random pairs per

@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/lib.sh"
 plan 4
 tmp=$(scratch)
-prog=$(build_mpi mpi_chdir "$tmp") || { ok 1 "build tests/mpi_chdir.c"; finish; }
+prog=$(build_mpi mpi_chdir "$tmp") || { ok 1 "build tests/mpi/mpi_chdir.c"; finish; }
 
 mkdir -p "$tmp/start"
 (cd "$tmp/start" && timeout 120 "$MPIRUN" --allow-run-as-root --oversubscribe -np 2 -x LD_PRELOAD="$SYNCTRACE_LIB" \

@@ -2,7 +2,7 @@
 # test-clients.sh — real MPI clients from Debian, not written for this
 # project, traced unmodified with skewed clocks: NetPIPE (NPopenmpi:
 # preposted receives and MPI_ANY_SOURCE; synchronous sends), Python programs
-# through mpi4py (tests/mpi4py_client.py, and tests/mpi4py_situations.py:
+# through mpi4py (tests/mpi/mpi4py_client.py, and tests/mpi/mpi4py_situations.py:
 # what mpi4py's own test suite exercises), hpcc (tests/clients/hpccinf.txt:
 # tiny sizes), the BLACS testers xCbtest/xFbtest and the ScaLAPACK LU and QR
 # testers xdlu/xdqr (tests/clients/blacs, tests/clients/scalapack: small
@@ -31,7 +31,7 @@ merged_ok() {   # merged_ok RAW LABEL [NOTE]: 2 checks
         "$2: merged: $(json "$r" "d['messages']" 2>/dev/null) messages, $(json "$r" "d['collectives']" 2>/dev/null) collectives, all matched; no tachyon (raw: $(json "$r" "d['tachyons_raw']" 2>/dev/null)), delta 0 ($(json "$r" "d['delta_ns']" 2>/dev/null)), truth inside the bounds ($(json "$r" "d['truth']['domains_inside_bounds']" 2>/dev/null) of $(json "$r" "len(d['domains'])" 2>/dev/null))${3:+ $3}"
     if [ -n "$pyotf2" ]; then
         local line
-        line=$("$pyotf2" "$top_srcdir/tests/merged_check.py" "$1.out/traces.otf2" 2>&1 | tail -1)
+        line=$("$pyotf2" "$top_srcdir/tests/checkers/merged_check.py" "$1.out/traces.otf2" 2>&1 | tail -1)
         ok $(echo "$line" | grep -q "tachyons 0 nonmonotonic 0 unmatched_sends 0 unmatched_receives 0$"; echo $?) \
             "$2: the merged archive, read independently: $line"
     else
@@ -60,7 +60,7 @@ fi
 
 py=/usr/bin/python3
 if "$py" -c "import mpi4py" 2>/dev/null; then
-    run_plain 3 "$py" "$top_srcdir/tests/mpi4py_client.py" 2>&1 | sort >"$tmp/py.plain"
+    run_plain 3 "$py" "$top_srcdir/tests/mpi/mpi4py_client.py" 2>&1 | sort >"$tmp/py.plain"
     # This run is short (about a second between its two sync rounds), so a
     # loaded 2-core machine can misjudge a clock's drift from them enough for
     # the run's own messages to contradict it (delta > 0: 3 of 6 runs on
@@ -72,7 +72,7 @@ if "$py" -c "import mpi4py" 2>/dev/null; then
     said="" bad=0
     for attempt in 1 2 3 4; do
         rm -rf "$tmp/py" "$tmp/py.probe"
-        SYNCTRACE_SKEW=$skew run_traced "$tmp/py" 3 "$py" "$top_srcdir/tests/mpi4py_client.py" 2>&1 | sort >"$tmp/py.traced"
+        SYNCTRACE_SKEW=$skew run_traced "$tmp/py" 3 "$py" "$top_srcdir/tests/mpi/mpi4py_client.py" 2>&1 | sort >"$tmp/py.traced"
         cmp -s "$tmp/py.plain" "$tmp/py.traced" || bad=1
         "$SYNCTRACE_BIN" merge "$tmp/py" -o "$tmp/py.probe" --no-causal >/dev/null 2>&1
         r=$tmp/py.probe/report.json
@@ -106,7 +106,7 @@ tap() {
 independent() {
     local label=$1 out=$2 marked=" ${3:-} " reason=${4:-} c line st why
     if [ -n "$pyotf2" ] && [ -f "$out/report.json" ]; then
-        "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$out" >"$out.check" 2>&1
+        "$pyotf2" "$top_srcdir/tests/checkers/conformance_check.py" "$out" >"$out.check" 2>&1
     else
         echo "no merged archive or no Python otf2 module" >"$out.check"
     fi
@@ -160,7 +160,7 @@ if "$py" -c "import mpi4py" 2>/dev/null; then
         esac
         d=$tmp/m4py-$run
         mkdir -p "$d"
-        run_client "mpi4py $run" 4 "$d" "$py" -m mpi4py "$top_srcdir/tests/mpi4py_situations.py" $sel "$d"
+        run_client "mpi4py $run" 4 "$d" "$py" -m mpi4py "$top_srcdir/tests/mpi/mpi4py_situations.py" $sel "$d"
         same_results "mpi4py situations ($run: $sel)" "$d/plain.out" "$d/traced.out" "" cat
         independent "mpi4py situations ($run)" "$d/merged" "$marks" "$why"
     done

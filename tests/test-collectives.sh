@@ -1,10 +1,10 @@
 #!/bin/bash
-# test-collectives.sh — every collective (tests/mpi_coll.c): blocking ones
+# test-collectives.sh — every collective (tests/mpi/mpi_coll.c): blocking ones
 # with MPI_IN_PLACE and non-zero roots, their non-blocking forms completed by
 # each Wait/Test function, collectives on a split communicator with reversed
 # ranks, and neighbourhood collectives on a periodic ring and on a
 # non-periodic grid. Run with 4 ranks, 3 ranks (odd sizes), and 4 ranks with
-# skewed clocks and periodic sync rounds inside the world collectives. tests/trace_check.py
+# skewed clocks and periodic sync rounds inside the world collectives. tests/checkers/trace_check.py
 # checks pairing and placement of the collective events, identical sequences
 # on all members, conservation of bytes, and op/root/bytes of every call
 # against values computed by hand.
@@ -13,7 +13,7 @@
 
 tmp=$(scratch)
 run_checked_dir=$tmp
-if prog=$(build_mpi mpi_coll "$tmp"); then ok 0 "build tests/mpi_coll.c"; else ok 1 "build tests/mpi_coll.c"; fi
+if prog=$(build_mpi mpi_coll "$tmp"); then ok 0 "build tests/mpi/mpi_coll.c"; else ok 1 "build tests/mpi/mpi_coll.c"; fi
 run() { run_checked coll "$tmp/mpi_coll" "$@"; }
 
 run np=4 4

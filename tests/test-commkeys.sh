@@ -1,6 +1,6 @@
 #!/bin/bash
 # Communicators told apart by the key their members agree on, never by name
-# (tests/mpi_commkeys.c): MPI_COMM_SELF and size-1 communicators are
+# (tests/mpi/mpi_commkeys.c): MPI_COMM_SELF and size-1 communicators are
 # rank-local; MPI_Comm_create_group and MPI_Comm_idup agree on their keys
 # whatever their order on each rank; intercommunicator peers resolve to the
 # right world ranks (dump, and the merged archive read by OTF2's Python
@@ -45,7 +45,7 @@ PY
     cat "$f.report"
     ok $rc "$mode: merged with 0 tachyons, 0 unmatched, 0 incomplete collectives, true offsets inside bounds, error < 5 ms"
     if [ -n "$pyotf2" ]; then
-        "$pyotf2" "$top_srcdir/tests/merged_check.py" --peers "$f.merged/traces.otf2" >"$f.peers" 2>&1
+        "$pyotf2" "$top_srcdir/tests/checkers/merged_check.py" --peers "$f.merged/traces.otf2" >"$f.peers" 2>&1
         tail -1 "$f.peers" | sed 's/^/# /'
         tail -1 "$f.peers" | grep -q "tachyons 0 nonmonotonic 0 unmatched_sends 0 unmatched_receives 0$"
         ok $? "$mode: the merged archive read by OTF2's Python reader: no tachyon, nothing unmatched"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # test-communicators.sh — communicator ids and world-rank peers for every way
-# of making a communicator (tests/mpi_comms.c, 4 ranks), checked by
-# tests/comm_check.py against what the program itself says about them, and
+# of making a communicator (tests/mpi/mpi_comms.c, 4 ranks), checked by
+# tests/checkers/comm_check.py against what the program itself says about them, and
 # their life events (CommCreate/CommDestroy) where Score-P writes them.
 . "$top_srcdir/tests/lib.sh"
 PYTHON3=${PYTHON3:-python3}
@@ -9,7 +9,7 @@ plan 9
 
 tmp=$(scratch)
 if ! prog=$(build_mpi mpi_comms "$tmp"); then
-    for i in 1 2 3 4 5 6 7 8 9; do ok 1 "build tests/mpi_comms.c"; done
+    for i in 1 2 3 4 5 6 7 8 9; do ok 1 "build tests/mpi/mpi_comms.c"; done
     finish
 fi
 
@@ -25,7 +25,7 @@ ok $? "synctrace dump reads the trace"
 ok $? "the trace has 4 rank archives"
 
 check() {
-    "$PYTHON3" "$top_srcdir/tests/comm_check.py" "$1" "$tmp/out" "$tmp/dump"
+    "$PYTHON3" "$top_srcdir/tests/checkers/comm_check.py" "$1" "$tmp/out" "$tmp/dump"
 }
 check peers
 ok $? "every message: SEND peer = receiver's world rank, RECV peer = sender's (intercommunicator too)"

@@ -2,7 +2,7 @@
 # test-conformance.sh — the conformance corpus (tests/conformance/*.c: one
 # MPI situation per program), checked as an outside reviewer would. Each
 # program runs untraced and traced with skewed clocks (same stdout, same exit
-# code), its trace is merged, and tests/conformance_check.py — OTF2's Python
+# code), its trace is merged, and tests/checkers/conformance_check.py — OTF2's Python
 # reader, no synctrace code — checks the merged archive and report.json:
 # monotonic, tachyons, matched, peers, dataflow, error, bounds, report,
 # records, life (see that script). A check that fails because of a bug another
@@ -82,7 +82,7 @@ for prog in $programs; do
         for c in $checks; do NOMARK=1 check "$prog" "$c" 1 "$c: no merged archive or no Python otf2 module"; done
         continue
     fi
-    "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$f.out" "$f.peers" 4 >"$f.check" 2>&1
+    "$pyotf2" "$top_srcdir/tests/checkers/conformance_check.py" "$f.out" "$f.peers" 4 >"$f.check" 2>&1
     for c in $checks; do
         line=$(grep -E "^(not )?ok - $c: " "$f.check")
         if [ -z "$line" ]; then
@@ -111,7 +111,7 @@ json.dump(r, open(sys.argv[1], "w"))
 PY
     for r in 0 1 2 3; do cp "$tmp/split_single.peers.$r" "$d.peers.$r"; done
     echo "0 3" >>"$d.peers.0"                                          # a message never sent
-    "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$d" "$d.peers" 4 >"$d.check" 2>&1
+    "$pyotf2" "$top_srcdir/tests/checkers/conformance_check.py" "$d" "$d.peers" 4 >"$d.check" 2>&1
     rc=$?
     for c in error bounds report peers; do
         grep -q "^not ok - $c: " "$d.check"
@@ -119,10 +119,10 @@ PY
     done
     # its exit status: 0 on the clean result, 1 when a check fails, 2 with
     # one line when there is nothing to read
-    "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$tmp/split_single.out" "$tmp/split_single.peers" 4 \
+    "$pyotf2" "$top_srcdir/tests/checkers/conformance_check.py" "$tmp/split_single.out" "$tmp/split_single.peers" 4 \
         >/dev/null 2>&1
     clean=$?
-    "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$tmp/no-such-dir" >"$d.none" 2>&1
+    "$pyotf2" "$top_srcdir/tests/checkers/conformance_check.py" "$tmp/no-such-dir" >"$d.none" 2>&1
     none=$?
     [ $clean = 0 ] && [ $rc = 1 ] && [ $none = 2 ] && [ "$(wc -l <"$d.none")" = 1 ]
     ok $? "the checker's exit status: clean $clean, doctored $rc, nothing to read $none ($(head -1 "$d.none"))"
@@ -143,7 +143,7 @@ w[3] = str((int(w[3]) + 1) % 4)
 lines[i] = " ".join(w)
 open(sys.argv[1], "w").write("\n".join(lines))
 PY
-    "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$tmp/rma_passive.out" "$d.peers" 4 >"$d.check" 2>&1
+    "$pyotf2" "$top_srcdir/tests/checkers/conformance_check.py" "$tmp/rma_passive.out" "$d.peers" 4 >"$d.check" 2>&1
     grep -q "^not ok - rma: " "$d.check"
     ok $? "the checker catches a put announced to another target ($(grep -E "^(not )?ok - rma: " "$d.check" | cut -c1-160))"
 else

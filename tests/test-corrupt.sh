@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-corrupt.sh — every corrupted byte of a closed raw trace is reported.
-# Seeded corruption (tests/corrupt_bytes.py, fixed seeds 1..40): 1 to 4
+# Seeded corruption (tests/checkers/corrupt_bytes.py, fixed seeds 1..40): 1 to 4
 # bytes changed at random offsets of one random file of a closed trace
 # (event files, definitions, anchors, run.meta, the checksum files); each
 # case must give exit status non-zero, one line naming the changed file, and
@@ -26,7 +26,7 @@ ok $? "the intact trace merges ($(head -1 "$tmp/clean.err"))"
 corrupt_case() {
     local tool=$1 src=$2 seed=$3 file=${4:-} d="$tmp/c$seed" out="$tmp/c$seed.out" rc what
     rm -rf "$d" "$out"
-    what=$("$py" "$top_srcdir/tests/corrupt_bytes.py" "$src" "$d" "$seed" $file) || return 1
+    what=$("$py" "$top_srcdir/tests/checkers/corrupt_bytes.py" "$src" "$d" "$seed" $file) || return 1
     local rel=${what%%$'\n'*}
     if [ "$tool" = merge ]; then
         "$SYNCTRACE_BIN" merge "$d" -o "$out" >/dev/null 2>"$d.err"
@@ -51,7 +51,7 @@ corrupt_all() {   # corrupt_all TOOL SRC: how many of the seeded cases went unre
 }
 
 # Which files the seeds hit: every kind must be among them.
-kinds=$(for seed in $(seq 1 $CASES); do "$py" "$top_srcdir/tests/corrupt_bytes.py" "$tmp/raw" "$tmp/k" "$seed" | sed -n 1p; rm -rf "$tmp/k"; done \
+kinds=$(for seed in $(seq 1 $CASES); do "$py" "$top_srcdir/tests/checkers/corrupt_bytes.py" "$tmp/raw" "$tmp/k" "$seed" | sed -n 1p; rm -rf "$tmp/k"; done \
         | sed -E 's/rank-[0-9]+/R/; s/[0-9]+\.(evt|def)$/L.\1/' | sort | uniq -c | tr -s ' ' | tr '\n' ',')
 diag "files hit by the $CASES seeds: $kinds"
 
@@ -95,7 +95,7 @@ ok $? "a rank without its checksum file (killed while closing) is read by struct
 bad=0 merged=0 refused=0
 for seed in $(seq 1 20); do
     d="$tmp/ms$seed"
-    "$py" "$top_srcdir/tests/corrupt_bytes.py" "$tmp/nosum" "$d" "$seed" rank-000002.members >/dev/null
+    "$py" "$top_srcdir/tests/checkers/corrupt_bytes.py" "$tmp/nosum" "$d" "$seed" rank-000002.members >/dev/null
     (ulimit -v 4000000; timeout 60 "$SYNCTRACE_BIN" merge "$d" -o "$d.out" >/dev/null 2>"$d.err")
     rc=$?
     if [ $rc -eq 0 ]; then
@@ -109,7 +109,7 @@ for seed in $(seq 1 20); do
     rm -rf "$d" "$d.out" "$d.err"
 done
 ok $([ $bad -eq 0 ] && [ $refused -gt 0 ]; echo $?) "20 seeded corruptions of an unchecksummed rank's membership file: no crash, hang or runaway memory ($merged merged, $refused refused in one line naming the rank, $bad otherwise)"
-# The unclosed archive of a rank killed with SIGKILL after some flushes (tests/mpi_kill9.c).
+# The unclosed archive of a rank killed with SIGKILL after some flushes (tests/mpi/mpi_kill9.c).
 if kill9=$(build_mpi mpi_kill9 "$tmp"); then
     timeout -k 5 60 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD="$SYNCTRACE_LIB" \
         -x SYNCTRACE_DIR="$tmp/killed" -x SYNCTRACE_BUFFER_MB=1 "$kill9" >/dev/null 2>&1
@@ -121,7 +121,7 @@ for seed in $(seq 1 20); do
     for f in rank-000002.journal rank-000002/2.evt; do
         d="$tmp/u$seed"
         rm -rf "$d" "$d.out"
-        "$py" "$top_srcdir/tests/corrupt_bytes.py" "$tmp/killed" "$d" "$seed" "$f" >/dev/null
+        "$py" "$top_srcdir/tests/checkers/corrupt_bytes.py" "$tmp/killed" "$d" "$seed" "$f" >/dev/null
         (ulimit -v 4000000; timeout 60 "$SYNCTRACE_BIN" merge "$d" -o "$d.out" >/dev/null 2>"$d.err")
         rc=$?
         if [ $rc -eq 0 ]; then

@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-crash.sh — a traced job that dies keeps readable archives on every rank,
-# and the tracer does not hide the failure (tests/mpi_crash.c, 4 ranks):
+# and the tracer does not hide the failure (tests/mpi/mpi_crash.c, 4 ranks):
 #   segv        rank 1 faults (SIGSEGV) after 1000 events
 #   segv-flush  the same after 200000 events with SYNCTRACE_BUFFER_MB=1 (flushes)
 #   abort       rank 2 calls MPI_Abort after 1000 events
@@ -14,7 +14,7 @@ plan 23
 
 tmp=$(scratch)
 if ! prog=$(build_mpi mpi_crash "$tmp"); then
-    for i in $(seq 23); do ok 1 "build tests/mpi_crash.c"; done
+    for i in $(seq 23); do ok 1 "build tests/mpi/mpi_crash.c"; done
     finish
 fi
 

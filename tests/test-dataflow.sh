@@ -18,7 +18,7 @@ json() { "$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(e
 pyotf2=""
 for p in python3 /usr/bin/python3; do "$p" -c "import otf2" 2>/dev/null && { pyotf2=$p; break; }; done
 
-if prog=$(build_mpi mpi_zerobytes "$tmp"); then ok 0 "build tests/mpi_zerobytes.c"; else ok 1 "build tests/mpi_zerobytes.c"; fi
+if prog=$(build_mpi mpi_zerobytes "$tmp"); then ok 0 "build tests/mpi/mpi_zerobytes.c"; else ok 1 "build tests/mpi/mpi_zerobytes.c"; fi
 
 check() {   # check NP SEED
     local np=$1 seed=$2 label="np=$1 seed=$2" raw=$tmp/z$1 r
@@ -65,7 +65,7 @@ check() {   # check NP SEED
     done
     ok $good "$label: every true offset inside its bounds, no contradiction (delta 0)$said"
     if [ -n "$pyotf2" ]; then
-        line=$("$pyotf2" "$top_srcdir/tests/merged_check.py" "$raw.m/traces.otf2" 2>&1 | tail -1)
+        line=$("$pyotf2" "$top_srcdir/tests/checkers/merged_check.py" "$raw.m/traces.otf2" 2>&1 | tail -1)
         echo "$line" | grep -q "tachyons 0 nonmonotonic 0 unmatched_sends 0 unmatched_receives 0"
         ok $? "$label: the merged archive read independently: $line"
     else

@@ -3,21 +3,21 @@
 # merged, and the merge says in one line per rank what was lost and why
 # (also in report.json's "incomplete"):
 #   send99    rank 1 calls MPI_Send to rank 99 under MPI_ERRORS_ARE_FATAL
-#             (tests/mpi_died.c): Open MPI kills the job; the tracer closes
+#             (tests/mpi/mpi_died.c): Open MPI kills the job; the tracer closes
 #             rank 1's archive on that path without changing what the
 #             program sees (its error handler), Open MPI's report or the
 #             exit status
 #   abortall  every rank calls MPI_Abort
 #   kill9     rank 2 is SIGKILLed before its first buffer flush
-#             (tests/mpi_kill9.c): everything it recorded comes back from
+#             (tests/mpi/mpi_kill9.c): everything it recorded comes back from
 #             its records file (src/records.c), its last MPI_Iprobe (a
 #             polling run still open) too; without that file (a tracer with
 #             SYNCTRACE_KILL_SAFE=0) it is a rank without events; the
 #             others merge either way
 #   in-write  SIGTERM comes while the tracer writes an event (made
-#             deterministic by tests/signal_in_write.c, a shim preloaded
+#             deterministic by tests/shims/signal_in_write.c, a shim preloaded
 #             before the tracer that raises it inside the 300th OTF2 Enter
-#             of rank 3, tests/mpi_crash.c): the write finishes before the
+#             of rank 3, tests/mpi/mpi_crash.c): the write finishes before the
 #             archive is closed (else a half-written record, or a lost one)
 # Corruption of a closed archive, or a missing rank, stay errors.
 . "$top_srcdir/tests/lib.sh"
@@ -25,7 +25,7 @@ plan 20
 tmp=$(scratch)
 json() { "${PYTHON3:-python3}" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
 if ! died=$(build_mpi mpi_died "$tmp") || ! kill9=$(build_mpi mpi_kill9 "$tmp"); then
-    for i in $(seq 20); do ok 1 "build tests/mpi_died.c and tests/mpi_kill9.c"; done
+    for i in $(seq 20); do ok 1 "build tests/mpi/mpi_died.c and tests/mpi/mpi_kill9.c"; done
     finish
 fi
 
@@ -136,7 +136,7 @@ ok $? "kill9 without its records file: rank 2 merges as a rank without events, a
 ok $? "kill9: the causal index reads rank 2's recovered events, and without them names it as a rank without events ($(cat "$tmp/k.q"))"
 
 # --- in-write: SIGTERM while the tracer writes an event
-if crash=$(build_mpi mpi_crash "$tmp") && mpicc -shared -fPIC -O1 -o "$tmp/siw.so" "$top_srcdir/tests/signal_in_write.c" -ldl; then
+if crash=$(build_mpi mpi_crash "$tmp") && mpicc -shared -fPIC -O1 -o "$tmp/siw.so" "$top_srcdir/tests/shims/signal_in_write.c" -ldl; then
     job "" "$crash" term 1000 >/dev/null 2>&1
     plain_rc=$?
     timeout -k 5 60 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD="$tmp/siw.so:$SYNCTRACE_LIB" \

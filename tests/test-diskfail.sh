@@ -1,7 +1,7 @@
 #!/bin/bash
 # A disk that fails or fills under the merge: every read of its
 # --spill-dir fails (EIO), or every write to it (ENOSPC), from the N-th
-# on (tests/pread_fails.c, preloaded), for N spread over a whole run that
+# on (tests/shims/pread_fails.c, preloaded), for N spread over a whole run that
 # sets everything aside there (the match's sorts, the events and the
 # matched messages, the true times, the repair's files and its repaired
 # times, the comparison with the controlled logical clock). However far
@@ -55,7 +55,7 @@ failed_once() {
 }
 
 built=0
-if cc -shared -fPIC -O1 -o "$tmp/pf.so" "$top_srcdir/tests/pread_fails.c" -ldl 2>"$tmp/cc.err"; then
+if cc -shared -fPIC -O1 -o "$tmp/pf.so" "$top_srcdir/tests/shims/pread_fails.c" -ldl 2>"$tmp/cc.err"; then
     built=1
     shim "$tmp/counted" PREAD_FAILS_COUNT="$tmp/reads" 2>"$tmp/count.err" &&
         shim "$tmp/counted2" PREAD_FAILS_COUNT="$tmp/writes" PREAD_FAILS_WRITES=1 2>>"$tmp/count.err"
@@ -67,7 +67,7 @@ if cc -shared -fPIC -O1 -o "$tmp/pf.so" "$top_srcdir/tests/pread_fails.c" -ldl 2
             "$tmp/counted/report.json")" = True ]
     ok $? "the shim builds; the merge reads $reads times from --spill-dir and writes $writes times, repairs, exit $rc"
 else
-    ok 1 "the shim tests/pread_fails.c builds: $(head -1 "$tmp/cc.err")"
+    ok 1 "the shim tests/shims/pread_fails.c builds: $(head -1 "$tmp/cc.err")"
 fi
 
 # sweep N_CALLS [VAR=VALUE...]: calls failing from the first, second,

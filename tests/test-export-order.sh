@@ -2,7 +2,7 @@
 # The events of a merged archive in time order, in memory that does not
 # grow with the number of locations (format/mtorder.c): OTF2's global
 # reader held 256 KiB per location (2.6 GB to export 10,000 ranks).
-#   - tests/mtorder_check.c: mt_read_events, with every location read at
+#   - tests/checkers/mtorder_check.c: mt_read_events, with every location read at
 #     once and with one at a time (the events through a file), against
 #     every location read alone: (time, location) order, each location's
 #     events field for field, a collective's sparse sources included, the
@@ -52,7 +52,7 @@ else
     ok 1 "mpi_zerobytes traced on 4 ranks and merged"
     for i in $(seq 8); do skip "mpi_zerobytes not traced"; done
 fi
-if mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi_threads.c" -lm &&
+if mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi/mpi_threads.c" -lm &&
     run_traced "$tmp/t" 3 "$tmp/mpi_threads" 20 >/dev/null 2>&1 &&
     "$ST" merge "$tmp/t" -o "$tmp/t.out" --no-causal >/dev/null 2>&1; then
     ok 0 "mpi_threads traced on 3 ranks and merged"

@@ -1,9 +1,9 @@
 #!/bin/bash
 # synctrace export and report: the Chrome trace-event JSON is valid and
-# complete (tests/chrome_check.py: format, µs timestamps, per-track order
+# complete (tests/checkers/chrome_check.py: format, µs timestamps, per-track order
 # and nesting, every flow with both ends, exactly the messages of a
 # brute-force matcher, counts equal the archive's); rawview.map reproduces
-# every event's raw time (tests/rawview_check.py); the export's memory
+# every event's raw time (tests/checkers/rawview_check.py); the export's memory
 # does not grow with the trace's length; the HTML page, loaded in headless
 # Chromium with #selftest, runs without script errors, shows every rank,
 # and toggling raw/synchronised takes the red tachyons from the report's
@@ -29,7 +29,7 @@ check_chrome() {
         for i in $(seq 14); do skip "$label: python3-otf2 not installed"; done
         return
     fi
-    "$pyotf2" "$top_srcdir/tests/chrome_check.py" "$out/trace.json" "$out/report.json" "$out/traces.otf2" >"$out.check" 2>&1
+    "$pyotf2" "$top_srcdir/tests/checkers/chrome_check.py" "$out/trace.json" "$out/report.json" "$out/traces.otf2" >"$out.check" 2>&1
     tap_from_checker "$label: " "$out.check"
 }
 
@@ -40,7 +40,7 @@ check_rawview() {
         return
     fi
     "$SYNCTRACE_BIN" dump "$1" >"$2.dump" &&
-        "$pyotf2" "$top_srcdir/tests/rawview_check.py" "$2.dump" "$2/traces.otf2" "$2/rawview.map" >"$2.rvcheck" 2>&1
+        "$pyotf2" "$top_srcdir/tests/checkers/rawview_check.py" "$2.dump" "$2/traces.otf2" "$2/rawview.map" >"$2.rvcheck" 2>&1
     tap_from_checker "$3: " "$2.rvcheck"
 }
 

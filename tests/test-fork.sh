@@ -8,7 +8,7 @@
 . "$top_srcdir/tests/lib.sh"
 plan 8
 tmp=$(scratch)
-prog=$(build_mpi mpi_fork "$tmp") || { ok 1 "build tests/mpi_fork.c"; finish; }
+prog=$(build_mpi mpi_fork "$tmp") || { ok 1 "build tests/mpi/mpi_fork.c"; finish; }
 
 for how in exit term; do
     run_traced "$tmp/$how" 2 "$prog" 300 "$how" >"$tmp/$how.out" 2>"$tmp/$how.err"

@@ -1,15 +1,15 @@
 #!/bin/bash
 # test-fortran.sh — Fortran programs are traced like C ones. One program
-# (tests/mpi_fortran.F90) is built three times, with include 'mpif.h', with
+# (tests/mpi/mpi_fortran.F90) is built three times, with include 'mpif.h', with
 # `use mpi` and with `use mpi_f08` (IERROR left out), and its C twin
-# (tests/mpi_fortran_ref.c) once: point-to-point with wildcards and statuses,
+# (tests/mpi/mpi_fortran_ref.c) once: point-to-point with wildcards and statuses,
 # MPI_STATUS(ES)_IGNORE, non-blocking requests completed by MPI_Waitall and
 # MPI_Waitany, collectives (MPI_IN_PLACE, MPI_Alltoallw), a communicator
 # split and one-sided communication (fence, locks, lock_all, MPI_Rget); and
-# tests/mpi_fortran_cptr.F90, windows allocated with TYPE(C_PTR) pointers.
+# tests/mpi/mpi_fortran_cptr.F90, windows allocated with TYPE(C_PTR) pointers.
 # Each Fortran program must reach the tracer under the symbol names it
 # really calls, check MPI's results itself, and leave raw and merged traces
-# with the same events as the C program's (tests/fortran_check.py).
+# with the same events as the C program's (tests/checkers/fortran_check.py).
 # Without an MPI Fortran compiler (configure's MPIFORT) every check is SKIP.
 . "$top_srcdir/tests/lib.sh"
 top_srcdir=$(cd "$top_srcdir" && pwd)   # the Fortran builds run in a scratch directory
@@ -76,18 +76,18 @@ fortran_mismatch_flag() {
     "$MPIFORT" -fallow-argument-mismatch -c -o "$tmp/flag.o" "$tmp/flag.f90" 2>/dev/null && echo -fallow-argument-mismatch
 }
 build_ok=0
-mpicc -std=c11 -O1 -Wall -Wextra -o "$tmp/c_ref" "$top_srcdir/tests/mpi_fortran_ref.c" 2>"$tmp/build.err"
-ok $? "build tests/mpi_fortran_ref.c"
+mpicc -std=c11 -O1 -Wall -Wextra -o "$tmp/c_ref" "$top_srcdir/tests/mpi/mpi_fortran_ref.c" 2>"$tmp/build.err"
+ok $? "build tests/mpi/mpi_fortran_ref.c"
 for fl in $flavours; do
     case $fl in
     mpif_h) def=$(fortran_mismatch_flag) ;;
     use_mpi) def=-DBINDING_USE_MPI ;;
     use_mpi_f08) def=-DBINDING_F08 ;;
     esac
-    (cd "$tmp" && "$MPIFORT" -ffree-line-length-none -O1 $def -o "$tmp/$fl" "$top_srcdir/tests/mpi_fortran.F90") \
+    (cd "$tmp" && "$MPIFORT" -ffree-line-length-none -O1 $def -o "$tmp/$fl" "$top_srcdir/tests/mpi/mpi_fortran.F90") \
         2>>"$tmp/build.err" || build_ok=1
 done
-ok $build_ok "build tests/mpi_fortran.F90 with include 'mpif.h', use mpi and use mpi_f08"
+ok $build_ok "build tests/mpi/mpi_fortran.F90 with include 'mpif.h', use mpi and use mpi_f08"
 [ $build_ok -eq 0 ] || sed 's/^/# /' "$tmp/build.err" | head -20
 
 # trace PROGRAM NAME: traced run, program output, dump and merge; results in $tmp/NAME.*
@@ -142,10 +142,10 @@ for fl in $flavours; do
     ok $? "$fl: no OTF2 or tracer messages on stderr"
     grep -qE "ENTER .*region=MPI_Init$" "$tmp/$fl.dump" && grep -q " RECV .*tag=50" "$tmp/$fl.dump"
     ok $? "$fl: the trace holds MPI_Init and the receive on the split communicator"
-    "$PYTHON3" "$top_srcdir/tests/fortran_check.py" raw "$tmp/c_ref.dump" "$tmp/$fl.dump" >"$tmp/$fl.check" 2>&1
+    "$PYTHON3" "$top_srcdir/tests/checkers/fortran_check.py" raw "$tmp/c_ref.dump" "$tmp/$fl.dump" >"$tmp/$fl.check" 2>&1
     ok $? "$fl: raw trace checker ran"
     tap_from_checker "$fl: " "$tmp/$fl.check"
-    "$PYTHON3" "$top_srcdir/tests/fortran_check.py" merged "$tmp/c_ref.print" "$tmp/$fl.print" >"$tmp/$fl.mcheck" 2>&1
+    "$PYTHON3" "$top_srcdir/tests/checkers/fortran_check.py" merged "$tmp/c_ref.print" "$tmp/$fl.print" >"$tmp/$fl.mcheck" 2>&1
     ok $? "$fl: merged trace checker ran"
     tap_from_checker "$fl: " "$tmp/$fl.mcheck"
     json() { "$PYTHON3" -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$@"; }
@@ -156,16 +156,16 @@ done
 # A run that is not traced the Fortran way would record nothing: the
 # comparison above would then fail. Check that the checker notices.
 grep -v ' region=MPI_Waitall' "$tmp/use_mpi_f08.dump" >"$tmp/broken.dump"
-"$PYTHON3" "$top_srcdir/tests/fortran_check.py" raw "$tmp/c_ref.dump" "$tmp/broken.dump" 2>&1 | grep -q '^not ok - raw trace: the same'
+"$PYTHON3" "$top_srcdir/tests/checkers/fortran_check.py" raw "$tmp/c_ref.dump" "$tmp/broken.dump" 2>&1 | grep -q '^not ok - raw trace: the same'
 ok $? "the checker fails a trace with the MPI_Waitall regions missing"
 sed 's/Tag: 40,/Tag: 41,/' "$tmp/use_mpi_f08.print" >"$tmp/broken.print"
-"$PYTHON3" "$top_srcdir/tests/fortran_check.py" merged "$tmp/c_ref.print" "$tmp/broken.print" 2>&1 | grep -q '^not ok'
+"$PYTHON3" "$top_srcdir/tests/checkers/fortran_check.py" merged "$tmp/c_ref.print" "$tmp/broken.print" 2>&1 | grep -q '^not ok'
 ok $? "the checker fails a merged trace with one tag changed"
 
 # Windows allocated with a TYPE(C_PTR) base pointer (`use mpi`): Open MPI's
 # mpi_win_allocate_cptr_ and friends, not in mpi.h (src/fortran_cptr.c).
 cptr=$tmp/cptr
-if (cd "$tmp" && "$MPIFORT" -O1 -o "$cptr" "$top_srcdir/tests/mpi_fortran_cptr.F90") 2>"$tmp/cptr.build" \
+if (cd "$tmp" && "$MPIFORT" -O1 -o "$cptr" "$top_srcdir/tests/mpi/mpi_fortran_cptr.F90") 2>"$tmp/cptr.build" \
     && nm -u "$cptr" | grep -q ' mpi_win_allocate_cptr_$'; then
     trace "$cptr" cptr
     rc=$?
@@ -178,7 +178,7 @@ if (cd "$tmp" && "$MPIFORT" -O1 -o "$cptr" "$top_srcdir/tests/mpi_fortran_cptr.F
     ok $? "cptr: both windows created, named and put to on every rank, MPI_Win_shared_query recorded"
 else
     sed 's/^/# /' "$tmp/cptr.build" | head -5
-    ok 1 "cptr: build tests/mpi_fortran_cptr.F90 (it must call mpi_win_allocate_cptr_)"
+    ok 1 "cptr: build tests/mpi/mpi_fortran_cptr.F90 (it must call mpi_win_allocate_cptr_)"
     ok 1 "cptr: no program"
 fi
 

@@ -204,7 +204,7 @@ ok $([ "$(cat "$tmp/nsync")" -eq $((5 * 2 * 4)) ]; echo $?) \
 # event to 1 tick: the run must last some milliseconds.)
 "$GEN" "$tmp/long" --ranks 16 --ranks-per-node 4 --pattern stencil3d --iterations 20 --compute-us 1000 --sync-rounds 3 >/dev/null
 for d in "$tmp/long" "$tmp/odd"; do
-    "$SYNCTRACE_BIN" dump "$d" | "$PYTHON3" "$top_srcdir/tests/sync_check.py" 1 >"$tmp/sync.tap"
+    "$SYNCTRACE_BIN" dump "$d" | "$PYTHON3" "$top_srcdir/tests/checkers/sync_check.py" 1 >"$tmp/sync.tap"
     ok $([ $? -eq 0 ] && ! grep -q '^not ok' "$tmp/sync.tap" && [ "$(grep -c '^ok' "$tmp/sync.tap")" -ge 7 ]; echo $?) \
         "${d##*/}: sync_check.py: skew as declared, ClockOffsets within bounds ($(grep -c '^ok' "$tmp/sync.tap") checks: $(grep -o 'worst error [^)]*' "$tmp/sync.tap"))"
 done

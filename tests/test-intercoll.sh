@@ -1,19 +1,19 @@
 #!/bin/bash
-# test-intercoll.sh — collectives on an intercommunicator (tests/mpi_intercoll.c):
+# test-intercoll.sh — collectives on an intercommunicator (tests/mpi/mpi_intercoll.c):
 # every rooted one in both directions with MPI_ROOT / MPI_PROC_NULL and NULL
 # arguments where MPI ignores them (the non-root side's counts and
 # displacements of Gatherv/Scatterv crashed the tracer), blocking and
 # non-blocking, the all-to-all kinds with zero and sparse counts, then
 # intracommunicator v-collectives with NULL arrays off the root,
 # MPI_IN_PLACE and zero-byte collectives. Traced and untraced output must be
-# identical; tests/trace_check.py intercoll checks every recorded call (root
+# identical; tests/checkers/trace_check.py intercoll checks every recorded call (root
 # as SELF / THIS_GROUP / world rank, bytes, sparse sources) against MPI's rules.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
 
 tmp=$(scratch)
 run_checked_dir=$tmp
-if prog=$(build_mpi mpi_intercoll "$tmp"); then ok 0 "build tests/mpi_intercoll.c"; else ok 1 "build tests/mpi_intercoll.c"; fi
+if prog=$(build_mpi mpi_intercoll "$tmp"); then ok 0 "build tests/mpi/mpi_intercoll.c"; else ok 1 "build tests/mpi/mpi_intercoll.c"; fi
 run() { run_checked intercoll "$tmp/mpi_intercoll" "$@"; }
 
 run np=4 4

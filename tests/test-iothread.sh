@@ -25,7 +25,7 @@ in_order() {
 }
 
 # --- the same events, point-to-point and collectives (2 ranks)
-prog=$(build_mpi mpi_p2p "$tmp") || { ok 1 "build tests/mpi_p2p.c"; finish; }
+prog=$(build_mpi mpi_p2p "$tmp") || { ok 1 "build tests/mpi/mpi_p2p.c"; finish; }
 SYNCTRACE_VERBOSE=1 run_traced "$tmp/p0" 2 -x SYNCTRACE_IO_THREAD=0 -x SYNCTRACE_VERBOSE "$prog" >"$tmp/p0.out" 2>"$tmp/p0.err"
 rc0=$?
 SYNCTRACE_VERBOSE=1 run_traced "$tmp/p1" 2 -x SYNCTRACE_IO_THREAD=1 -x SYNCTRACE_VERBOSE "$prog" >"$tmp/p1.out" 2>"$tmp/p1.err"
@@ -42,7 +42,7 @@ ok $? "mpi_p2p: the same $(wc -l <"$tmp/p1.ev") events either way, in time order
 ok $? "the trace written by I/O threads merges without a warning"
 
 # --- threads: every location's events, MPI_THREAD_MULTIPLE (2 ranks, 4 threads each)
-if mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi_threads.c" \
+if mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi/mpi_threads.c" \
     2>"$tmp/build.err"; then
     run_traced "$tmp/t1" 2 -x SYNCTRACE_IO_THREAD=1 "$tmp/mpi_threads" 50 2>"$tmp/t1.err" | sort >"$tmp/t1.out"
     [ "$(cat "$tmp/t1.out")" = "$(printf 'rank 0 ok\nrank 1 ok')" ] && ! grep -qE '\[OTF2\]|synctrace' "$tmp/t1.err"
@@ -52,8 +52,8 @@ if mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_threads"
     [ "$locs" -gt 2 ] && in_order "$tmp/t1" && "$SYNCTRACE_BIN" merge "$tmp/t1" -o "$tmp/t1.m" >/dev/null 2>&1
     ok $? "mpi_threads: the events of all $locs locations are written in time order, and merge"
 else
-    ok 1 "build tests/mpi_threads.c"
-    ok 1 "build tests/mpi_threads.c"
+    ok 1 "build tests/mpi/mpi_threads.c"
+    ok 1 "build tests/mpi/mpi_threads.c"
 fi
 
 # --- bounded memory: a 1 MiB buffer, ~14 MB of trace (1 rank)
@@ -72,7 +72,7 @@ ok $([ -n "$small" ] && [ -n "$plain" ] && [ $((small - plain)) -lt 12000 ]; ech
 # --- SIGTERM while the I/O thread writes events (4 ranks): the shim sends
 # it to the process from inside the 3rd event chunk rank 3's I/O thread
 # writes to its file.
-if crash=$(build_mpi mpi_crash "$tmp") && mpicc -shared -fPIC -O1 -o "$tmp/siw.so" "$top_srcdir/tests/signal_in_write.c" -ldl; then
+if crash=$(build_mpi mpi_crash "$tmp") && mpicc -shared -fPIC -O1 -o "$tmp/siw.so" "$top_srcdir/tests/shims/signal_in_write.c" -ldl; then
     timeout -k 5 60 "$MPIRUN" --allow-run-as-root --oversubscribe -np 4 "$crash" term 200000 >/dev/null 2>&1
     plain_rc=$?
     # Rank 3 makes 200000 calls before its own SIGTERM (about 16 chunks of

@@ -33,11 +33,19 @@ done
 help=$("$top_builddir/synctrace-gen" --help 2>&1)
 m=$(missing "$help" "$man/synctrace-gen.1")
 ok $([ -n "$help" ] && [ -z "$m" ]; echo $?) "synctrace-gen.1 has every option of 'synctrace-gen --help'${m:+ (missing:$m)}"
-# the tracer's environment: every SYNCTRACE_ variable the README lists
-vars=$(sed -n '/^Environment (all optional):/,/^[A-Z][a-z]/p' "$top_srcdir/README" | grep -o '^  SYNCTRACE_[A-Z_]*' | sort -u)
+# the tracer's environment: every SYNCTRACE_ variable src/options.c reads
+# is in libsynctrace.3 and in the user guide's table, and the README names
+# only variables that exist
+vars=$(grep -o '"SYNCTRACE_[A-Z_]*"' "$top_srcdir/src/options.c" | tr -d '"' | sort -u)
 m=""
-for v in $vars; do grep -qF "$v" "$man/libsynctrace.3" || m="$m $v"; done
-ok $([ -n "$vars" ] && [ -z "$m" ]; echo $?) "libsynctrace.3 documents the $(echo $vars | wc -w) variables of the README's Environment${m:+ (missing:$m)}"
+for v in $vars; do
+    grep -qF "$v" "$man/libsynctrace.3" || m="$m $v (libsynctrace.3)"
+    grep -qF "| \`$v\` |" "$top_srcdir/docs/guide.md" || m="$m $v (docs/guide.md)"
+done
+for v in $(sed -n '/^Environment (all optional):/,/^[A-Z][a-z]/p' "$top_srcdir/README" | grep -o '^  SYNCTRACE_[A-Z_]*'); do
+    echo "$vars" | grep -qx "$v" || m="$m $v (README, not read by the tracer)"
+done
+ok $([ "$(echo $vars | wc -w)" -ge 10 ] && [ -z "$m" ]; echo $?) "libsynctrace.3 and docs/guide.md document the $(echo $vars | wc -w) variables the tracer reads${m:+ (missing:$m)}"
 # the commands synctrace --help lists are in synctrace.1
 m=""
 for c in $("$SYNCTRACE_BIN" --help 2>&1 | sed -n 's/^  \([a-z]*\)  .*/\1/p'); do

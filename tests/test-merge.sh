@@ -128,7 +128,7 @@ ok $([ "$(json "$tmp/noisy.flat/report.json" "d['delta_ns'] > 0")" = True ]; ech
 ok $([ "$(json "$tmp/warm.seg/report.json" "d['drift_model'].startswith('segments') and d['delta_ns'] == 0 and d['tachyons_after'] == 0 and d['truth']['domains_inside_bounds'] == 8 and [len(x['segments']) for x in d['domains']] == [1] + [11] * 7")" = True ]; echo $?) \
     "changing drift: one drift per clock is contradicted, so the clocks are cut at their sync rounds: 11 segments per clock, delta 0, no tachyon, every segment's true offset inside its bounds"
 checked() {   # the independent reader needs python3-otf2 (pyotf2, found above)
-    if [ -n "$pyotf2" ]; then "$pyotf2" "$top_srcdir/tests/merged_check.py" "$1/traces.otf2" 2>&1 | tail -1
+    if [ -n "$pyotf2" ]; then "$pyotf2" "$top_srcdir/tests/checkers/merged_check.py" "$1/traces.otf2" 2>&1 | tail -1
     else echo "no python3-otf2"; fi
 }
 line=$(checked "$tmp/warm.seg")
@@ -138,7 +138,7 @@ ok $(echo "$line" | grep -q "messages $(json "$tmp/warm.seg/report.json" "d['mes
 # the next: the raw-view map (for the HTML export) steps there.
 "$SYNCTRACE_BIN" dump "$tmp/warm" >"$tmp/warm.dump" 2>/dev/null
 if [ -n "$pyotf2" ]; then
-    rv=$("$pyotf2" "$top_srcdir/tests/rawview_check.py" "$tmp/warm.dump" "$tmp/warm.seg/traces.otf2" "$tmp/warm.seg/rawview.map" 2>&1)
+    rv=$("$pyotf2" "$top_srcdir/tests/checkers/rawview_check.py" "$tmp/warm.dump" "$tmp/warm.seg/traces.otf2" "$tmp/warm.seg/rawview.map" 2>&1)
     ok $(! echo "$rv" | grep -qv '^ok'; echo $?) "changing drift, segments: the raw-view map holds every event ($(echo "$rv" | sed -n 2p | sed 's/^ok - //'))"
 else
     skip "python3-otf2 not installed"

@@ -71,7 +71,7 @@ if prog=$(build_mpi mpi_threads "$tmp"); then
     SYNCTRACE_SKEW=$skew run_traced "$tmp/thr" 3 "$prog" 20 >/dev/null 2>&1
     same_as_one "$tmp/thr" "$tmp/thr" 2 "3 ranks of 4 threads calling MPI"
 else
-    ok 1 "build tests/mpi_threads.c"
+    ok 1 "build tests/mpi/mpi_threads.c"
 fi
 for c in rma intercomm_rooted; do
     if mpicc -std=c11 -D_GNU_SOURCE -O1 -o "$tmp/$c" "$top_srcdir/tests/conformance/$c.c" 2>/dev/null; then
@@ -85,7 +85,7 @@ if prog=$(build_mpi mpi_neighbours "$tmp"); then
     SYNCTRACE_SKEW=$skew run_traced "$tmp/nb" 4 "$prog" 30 >/dev/null 2>&1
     same_as_one "$tmp/nb" "$tmp/nb" 2 "neighbourhood collectives (sparse members' sources)"
 else
-    ok 1 "build tests/mpi_neighbours.c"
+    ok 1 "build tests/mpi/mpi_neighbours.c"
 fi
 if prog=$(build_mpi mpi_kill9 "$tmp"); then
     SYNCTRACE_BUFFER_MB=1 run_traced "$tmp/k9" 4 "$prog" >/dev/null 2>&1
@@ -93,7 +93,7 @@ if prog=$(build_mpi mpi_kill9 "$tmp"); then
     [ "$(grep -c 'recovered\|killed' "$tmp/k9.np3/report.json")" -ge 1 ]
     ok $? "its report says what was recovered, as one process's does"
 else
-    ok 1 "build tests/mpi_kill9.c"; ok 1 "build tests/mpi_kill9.c"
+    ok 1 "build tests/mpi/mpi_kill9.c"; ok 1 "build tests/mpi/mpi_kill9.c"
 fi
 
 # a damaged rank archive in a worker's share: the one-line error, no output

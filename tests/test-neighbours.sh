@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-neighbours.sh — neighbourhood collectives (tests/mpi_neighbours.c, 4
+# test-neighbours.sh — neighbourhood collectives (tests/mpi/mpi_neighbours.c, 4
 # ranks, skewed clocks): the tracer records each rank's in-neighbours on
 # every topology communicator (distributed graph, graph, Cartesian, and a
 # duplicate), also in its recovery journal; the merge constrains each exit
@@ -12,7 +12,7 @@ plan 8
 tmp=$(scratch)
 json() { "$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
 if ! prog=$(build_mpi mpi_neighbours "$tmp"); then
-    for i in 1 2 3 4 5 6 7 8; do ok 1 "build tests/mpi_neighbours.c"; done
+    for i in 1 2 3 4 5 6 7 8; do ok 1 "build tests/mpi/mpi_neighbours.c"; done
     finish
 fi
 iters=300

@@ -1,9 +1,9 @@
 #!/bin/bash
-# test-p2p.sh — every point-to-point variant (tests/mpi_p2p.c) traced with 2
+# test-p2p.sh — every point-to-point variant (tests/mpi/mpi_p2p.c) traced with 2
 # and with 4 ranks, and with 4 ranks on skewed clocks (every rank its own
 # clock domain, so the trace also holds the tracer's sync messages, which
 # the checks of the program's messages must leave out).
-# tests/trace_check.py checks the events of each variant (peer world rank,
+# tests/checkers/trace_check.py checks the events of each variant (peer world rank,
 # local rank, tag, bytes, communicator, region of the post and of the
 # completion), FIFO matching of all messages, request completion, region
 # nesting and timestamps; and the program's output must not change under
@@ -13,7 +13,7 @@
 
 tmp=$(scratch)
 run_checked_dir=$tmp
-if prog=$(build_mpi mpi_p2p "$tmp"); then ok 0 "build tests/mpi_p2p.c"; else ok 1 "build tests/mpi_p2p.c"; fi
+if prog=$(build_mpi mpi_p2p "$tmp"); then ok 0 "build tests/mpi/mpi_p2p.c"; else ok 1 "build tests/mpi/mpi_p2p.c"; fi
 run() { run_checked p2p "$tmp/mpi_p2p" "$@"; }
 
 run np=2 2

@@ -3,7 +3,7 @@
 # unsuccessful MPI_Test/Testany/Testsome/Testall/Iprobe/Improbe/
 # Request_get_status calls with the same arguments on one location is ONE
 # region whose Enter carries the collapsed_calls attribute, and nothing the
-# merge needs is lost. tests/mpi_polling.c (and its Fortran twin) makes,
+# merge needs is lost. tests/mpi/mpi_polling.c (and its Fortran twin) makes,
 # per phase, exactly K+p calls that cannot succeed before it lets its peer
 # send, then polls until it succeeds; it prints its own count of calls.
 # Checks never depend on timing: sums of counts equal the program's counts,
@@ -22,9 +22,9 @@ skew=seed=13,offset_us=900,drift_ppm=40
 funcs="MPI_Test MPI_Iprobe MPI_Testany MPI_Testsome MPI_Testall MPI_Improbe MPI_Request_get_status"
 
 if ! mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_polling" \
-    "$top_srcdir/tests/mpi_polling.c" 2>"$tmp/build.err"; then
+    "$top_srcdir/tests/mpi/mpi_polling.c" 2>"$tmp/build.err"; then
     sed 's/^/# /' "$tmp/build.err"
-    for i in $(seq 26); do ok 1 "build tests/mpi_polling.c"; done
+    for i in $(seq 26); do ok 1 "build tests/mpi/mpi_polling.c"; done
     finish
 fi
 prog=$tmp/mpi_polling
@@ -100,10 +100,10 @@ import json, sys
 r = json.load(open('$tmp/on.m/report.json'))
 sys.exit(0 if r['tachyons_after'] == 0 and r['unmatched_sends'] == 0 and r['unmatched_receives'] == 0
          and r['messages'] > 9 else 1)"; echo $?) "report: every message matched, 0 tachyons after the merge"
-"$pyotf2" "$top_srcdir/tests/merged_check.py" "$tmp/on.m/traces.otf2" >"$tmp/on.check" 2>&1
+"$pyotf2" "$top_srcdir/tests/checkers/merged_check.py" "$tmp/on.m/traces.otf2" >"$tmp/on.check" 2>&1
 ok $(grep -q ' tachyons 0 .*unmatched_sends 0 unmatched_receives 0' "$tmp/on.check"; echo $?) \
     "independent check of the merged archive: $(tail -1 "$tmp/on.check")"
-"$pyotf2" "$top_srcdir/tests/polling_check.py" "$tmp/on.m/traces.otf2" >"$tmp/on.m.calls" 2>&1
+"$pyotf2" "$top_srcdir/tests/checkers/polling_check.py" "$tmp/on.m/traces.otf2" >"$tmp/on.m.calls" 2>&1
 bad=""
 for f in $funcs; do
     line=$(awk -v f="$f" '$3 == f' "$tmp/on.m.calls")
@@ -184,9 +184,9 @@ if [ -z "$MPIFORT" ]; then
 fi
 for fl in use_mpi f08; do
     def=; [ $fl = f08 ] && def=-DBINDING_F08
-    if ! (cd "$tmp" && "$MPIFORT" -ffree-line-length-none -O1 $def -o "$tmp/f_$fl" "$top_srcdir/tests/mpi_polling_f.F90") \
+    if ! (cd "$tmp" && "$MPIFORT" -ffree-line-length-none -O1 $def -o "$tmp/f_$fl" "$top_srcdir/tests/mpi/mpi_polling_f.F90") \
         2>"$tmp/f_$fl.build"; then
-        ok 1 "build tests/mpi_polling_f.F90 ($fl)"
+        ok 1 "build tests/mpi/mpi_polling_f.F90 ($fl)"
         ok 1 "Fortran ($fl) polling"
         continue
     fi

@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-recover-threads.sh — a threaded rank killed with SIGKILL keeps the
-# events of every thread, flushed or still in its records file (tests/mpi_kill9_threads.c, 3 ranks,
+# events of every thread, flushed or still in its records file (tests/mpi/mpi_kill9_threads.c, 3 ranks,
 # MPI_THREAD_MULTIPLE, SYNCTRACE_BUFFER_MB=1): on rank 1 the main thread and
 # 3 other threads each make 100000 MPI_Iprobe calls, flushing their buffers
 # several times, a 4th thread makes one call (its location is made but
@@ -17,8 +17,8 @@ plan $N
 
 tmp=$(scratch)
 if ! mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_kill9_threads" \
-    "$top_srcdir/tests/mpi_kill9_threads.c" 2>"$tmp/build.err"; then
-    for i in $(seq $N); do ok 1 "build tests/mpi_kill9_threads.c"; done
+    "$top_srcdir/tests/mpi/mpi_kill9_threads.c" 2>"$tmp/build.err"; then
+    for i in $(seq $N); do ok 1 "build tests/mpi/mpi_kill9_threads.c"; done
     finish
 fi
 prog=$tmp/mpi_kill9_threads

@@ -2,7 +2,7 @@
 # test-recover.sh — a rank killed with SIGKILL cannot close its archive; its
 # flushed events are recovered from the event file and the recovery journal,
 # and what it recorded after its last flush from its records file
-# (tests/mpi_kill9.c, 4 ranks, SYNCTRACE_BUFFER_MB=1): rank 2 makes 300000
+# (tests/mpi/mpi_kill9.c, 4 ranks, SYNCTRACE_BUFFER_MB=1): rank 2 makes 300000
 # MPI_Iprobe calls, flushing its buffer several times, then kills itself;
 # the others wait in an MPI_Recv until mpirun ends them with SIGTERM (their
 # archives are closed by the tracer's signal handler). SYNCTRACE_SKEW is on,
@@ -20,7 +20,7 @@ plan $N
 
 tmp=$(scratch)
 if ! prog=$(build_mpi mpi_kill9 "$tmp"); then
-    for i in $(seq $N); do ok 1 "build tests/mpi_kill9.c"; done
+    for i in $(seq $N); do ok 1 "build tests/mpi/mpi_kill9.c"; done
     finish
 fi
 calls=300000

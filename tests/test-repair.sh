@@ -62,7 +62,7 @@ rc=$?
 ok $? "the repair's files over a file-size limit: exit $rc, one line, no output, nothing left ($(head -1 "$tmp/full.err"))"
 
 # A read of the repaired times that fails once the repair is done (EIO
-# from tests/pread_fails.c on --spill-dir, whose last reads are of the
+# from tests/shims/pread_fails.c on --spill-dir, whose last reads are of the
 # repaired times: counted in a first run) stops the merge with one line
 # naming the spill directory, exit 1, no output: a time the failed read
 # gave as 0 is never written.
@@ -73,7 +73,7 @@ eio() {   # eio OUT [shim variables...]
     env PREAD_FAILS_DIR="$tmp/spill2" LD_PRELOAD="$tmp/pf.so" "$@" "$ST" merge "$tmp/ring_nt" -o "$out" \
         --drift-model line --no-causal --jobs 1 --spill-dir "$tmp/spill2" >/dev/null
 }
-if cc -shared -fPIC -O1 -o "$tmp/pf.so" "$top_srcdir/tests/pread_fails.c" -ldl 2>"$tmp/cc.err"; then
+if cc -shared -fPIC -O1 -o "$tmp/pf.so" "$top_srcdir/tests/shims/pread_fails.c" -ldl 2>"$tmp/cc.err"; then
     eio "$tmp/ring.count" PREAD_FAILS_COUNT="$tmp/count" 2>"$tmp/count.err"
     rc_count=$?
     n=$(cat "$tmp/count" 2>/dev/null || echo 0)
@@ -85,6 +85,6 @@ if cc -shared -fPIC -O1 -o "$tmp/pf.so" "$top_srcdir/tests/pread_fails.c" -ldl 2
         && [ -z "$(ls -A "$tmp" | grep "^ring.eio")" ] && [ -z "$(ls -A "$tmp/spill2")" ]
     ok $? "a read of the repaired times fails (the last of $n reads in --spill-dir): exit $rc, one line, no output ($(head -1 "$tmp/eio.err"))"
 else
-    ok 1 "the shim tests/pread_fails.c builds: $(head -1 "$tmp/cc.err")"
+    ok 1 "the shim tests/shims/pread_fails.c builds: $(head -1 "$tmp/cc.err")"
 fi
 finish

@@ -34,7 +34,7 @@ ok $([ -s "$tmp/plain.out" ] && cmp -s "$tmp/plain.out" "$tmp/traced.out" && [ !
 ok $? "merged with skewed clocks"
 
 if [ -n "$pyotf2" ]; then
-    "$pyotf2" "$top_srcdir/tests/mapping_check.py" "$tmp/out/traces.otf2" "$top_srcdir/docs/scorep-mapping.md" \
+    "$pyotf2" "$top_srcdir/tests/checkers/mapping_check.py" "$tmp/out/traces.otf2" "$top_srcdir/docs/scorep-mapping.md" \
         >"$tmp/mapping.check" 2>&1
     [ "$(grep -c '^ok - ' "$tmp/mapping.check")" -eq 15 ] || { ok 1 "mapping_check.py ran all its checks"; cat "$tmp/mapping.check"; }
     tap_from_checker "merged: " "$tmp/mapping.check"
@@ -44,7 +44,7 @@ if [ -n "$pyotf2" ]; then
     creates=$(grep '^comm_creates rank ' "$tmp/mapping.check" | awk '{ printf "%s ", $4 }')
     [ "$creates" = "10 9 9 9 " ]
     ok $? "merged: CommCreate events per rank: $creates(want 10 9 9 9)"
-    line=$("$pyotf2" "$top_srcdir/tests/merged_check.py" "$tmp/out/traces.otf2" "$tmp/out/report.json" 2>&1 | tail -2)
+    line=$("$pyotf2" "$top_srcdir/tests/checkers/merged_check.py" "$tmp/out/traces.otf2" "$tmp/out/report.json" 2>&1 | tail -2)
     diag "$line"
     echo "$line" | grep -q "tachyons 0 nonmonotonic 0 unmatched_sends 0 unmatched_receives 0"
     ok $? "merged: no tachyon, nothing unmatched (read independently)"

@@ -11,7 +11,7 @@ stencil="$top_builddir/examples/stencil"
 SYNCTRACE_SKEW=seed=5,offset_us=1000,drift_ppm=50 run_traced "$tmp/a" 4 "$stencil" -i 100 >"$tmp/a.out"
 ok $? "stencil runs traced with skew on 4 ranks"
 "$SYNCTRACE_BIN" dump "$tmp/a" >"$tmp/a.dump"
-"$PYTHON3" "$top_srcdir/tests/sync_check.py" 2 <"$tmp/a.dump"
+"$PYTHON3" "$top_srcdir/tests/checkers/sync_check.py" 2 <"$tmp/a.dump"
 _tap_n=$((_tap_n + 7))
 grep -q "^sync.epochs 2$" "$tmp/a/run.meta"
 ok $? "init and finalize rounds: 2 sync epochs in run.meta"
@@ -34,7 +34,7 @@ span=$(awk '$1 == 0 && / true=/ { for (i = 1; i <= NF; i++) if ($i ~ /^true=/) {
 most=$(awk -v s="$span" 'BEGIN { print int(s / 0.2) + 2 }')
 ok $([ "${epochs:-0}" -ge 3 ] && [ "${epochs:-0}" -le "$most" ]; echo $?) \
     "periodic: $epochs epochs in a run of $span s at 0.2 s (init, at least one periodic, finalize; at most $most)"
-"$PYTHON3" "$top_srcdir/tests/sync_check.py" 13 --min-offsets "${epochs:-5}" <"$tmp/p.dump"
+"$PYTHON3" "$top_srcdir/tests/checkers/sync_check.py" 13 --min-offsets "${epochs:-5}" <"$tmp/p.dump"
 _tap_n=$((_tap_n + 7))
 # rounds are never closer than the interval on rank 0's true clock
 gaps=$(awk '$1 == 0 && $3 == "ENTER" && /clock synchronisation/ { split($5, a, "="); if (prev) print (a[2] - prev); prev = a[2] }' "$tmp/p.dump")

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-spawn.sh — dynamic processes (tests/mpi_spawn.c): 2 parents spawn
+# test-spawn.sh — dynamic processes (tests/mpi/mpi_spawn.c): 2 parents spawn
 # children that exchange messages both ways with them over the parent
 # intercommunicator, run collectives on it, merge it (MPI_Intercomm_merge)
 # and talk on the merged communicator, then disconnect; also two spawns in
@@ -9,9 +9,9 @@
 # must merge the spawned jobs as further ranks, every message and
 # collective matched, and the merged archive must be valid for OTF2's own
 # reader (otf2-print, no warning) and the independent checker
-# (tests/conformance_check.py). A spawned job merged alone, and the parents
+# (tests/checkers/conformance_check.py). A spawned job merged alone, and the parents
 # merged without their children, and two separately launched jobs joined
-# by MPI_Comm_accept/connect (tests/mpi_connect.c), each merged alone, name
+# by MPI_Comm_accept/connect (tests/mpi/mpi_connect.c), each merged alone, name
 # the processes outside the trace as processes without events, with
 # messages to them counted apart.
 . "$top_srcdir/tests/lib.sh"
@@ -22,7 +22,7 @@ pyotf2=""
 for p in "$PYTHON3" /usr/bin/python3; do "$p" -c "import otf2" 2>/dev/null && { pyotf2=$p; break; }; done
 skew=seed=21,offset_us=1000,drift_ppm=50
 
-if prog=$(build_mpi mpi_spawn "$tmp"); then ok 0 "build tests/mpi_spawn.c"; else ok 1 "build tests/mpi_spawn.c"; fi
+if prog=$(build_mpi mpi_spawn "$tmp"); then ok 0 "build tests/mpi/mpi_spawn.c"; else ok 1 "build tests/mpi/mpi_spawn.c"; fi
 
 # independent LABEL OUT: otf2-print reads OUT without a warning, and
 # conformance_check.py's checks pass (one TAP line each).
@@ -31,7 +31,7 @@ independent() {
     ok $([ $? -eq 0 ] && [ ! -s "$2.print.err" ]; echo $?) "$1: otf2-print reads the merged archive without a warning"
     [ -s "$2.print.err" ] && head -3 "$2.print.err" | sed 's/^/# /'
     if [ -n "$pyotf2" ]; then
-        "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$2" >"$2.check" 2>&1
+        "$pyotf2" "$top_srcdir/tests/checkers/conformance_check.py" "$2" >"$2.check" 2>&1
         local rc=$?   # 1: a check failed (its own line says so); 2: it could not read the archive
         tap_from_checker "$1: " "$2.check"
         ok $([ $rc -le 1 ]; echo $?) "$1: the independent checker ran to the end"
@@ -155,7 +155,7 @@ mkdir -p "$d"
 if ! command -v ompi-server >/dev/null; then
     for i in $(seq 7); do skip "ompi-server not installed"; done
 elif ! cprog=$(build_mpi mpi_connect "$tmp"); then
-    ok 1 "build tests/mpi_connect.c"
+    ok 1 "build tests/mpi/mpi_connect.c"
 else
     connect_pair "$d/plain"
     ok $([ $? -eq 0 ] && [ "$(wc -l <"$d/plain")" = 4 ]; echo $?) "accept/connect: untraced, both jobs run ($(wc -l <"$d/plain") lines)"

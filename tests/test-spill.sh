@@ -102,7 +102,7 @@ ok $? "gen_stencil2d: the causal index (and all else) built from messages set as
 # A traced program: what only real runs hold (threads of one rank as
 # locations of their own, requests posted on one thread and completed on
 # another, non-blocking collectives, MPI_COMM_SELF).
-if mpicc -std=c11 -D_GNU_SOURCE -O1 -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi_threads.c" -lm &&
+if mpicc -std=c11 -D_GNU_SOURCE -O1 -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi/mpi_threads.c" -lm &&
     SYNCTRACE_SKEW=seed=5,offset_us=300,drift_ppm=10 run_traced "$tmp/raw_threads" 4 "$tmp/mpi_threads" 400 \
         >/dev/null 2>&1; then
     same_when_spilled "$tmp/raw_threads" 2

@@ -1,13 +1,13 @@
 #!/bin/bash
 # test-threads.sh — requests and threads. First, one thread: Open MPI may
-# return one handle for several live requests (tests/mpi_shared_handle.c),
+# return one handle for several live requests (tests/mpi/mpi_shared_handle.c),
 # and each must still record its completion. Then MPI_THREAD_MULTIPLE:
-# tests/mpi_threads.c runs 4 threads
+# tests/mpi/mpi_threads.c runs 4 threads
 # per rank that exchange messages, complete requests and run collectives
 # concurrently, one thread completing requests another posted. Every thread
 # must get a location of its own in its rank's archive, with every message
 # matched, every request completed once, no tachyon on the one clock of this
-# machine and nothing lost (tests/thread_check.py reads all locations with
+# machine and nothing lost (tests/checkers/thread_check.py reads all locations with
 # otf2-print). With SYNCTRACE_TSAN_LIB set to a libsynctrace.so built with
 # -fsanitize=thread, the run is repeated under ThreadSanitizer and no report
 # may involve the tracer's code (Open MPI's own reports are left out).
@@ -16,8 +16,8 @@
 np=3 threads=4 rounds=30 handoff=8
 tmp=$(scratch)
 
-mpicc -std=c11 -O1 -Wall -Wextra -o "$tmp/mpi_shared_handle" "$top_srcdir/tests/mpi_shared_handle.c" 2>"$tmp/build.err"
-ok $? "build tests/mpi_shared_handle.c"
+mpicc -std=c11 -O1 -Wall -Wextra -o "$tmp/mpi_shared_handle" "$top_srcdir/tests/mpi/mpi_shared_handle.c" 2>"$tmp/build.err"
+ok $? "build tests/mpi/mpi_shared_handle.c"
 run_traced "$tmp/shared" 2 "$tmp/mpi_shared_handle" >"$tmp/shared.out" 2>"$tmp/shared.err"
 ok $? "mpi_shared_handle: traced run succeeds"
 shared=$(sed -n 's/^rank 0: \([0-9]*\) of.*/\1/p' "$tmp/shared.out")
@@ -28,9 +28,9 @@ m=$(grep -c ' IRECV ' "$tmp/shared.dump")
 [ "$n" -eq 12 ] && [ "$m" -eq 12 ]
 ok $? "mpi_shared_handle: all 12 sends and 12 receives record their completion (got $n and $m)"
 
-mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi_threads.c" \
+mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi/mpi_threads.c" \
     2>"$tmp/build.err"
-ok $? "build tests/mpi_threads.c"
+ok $? "build tests/mpi/mpi_threads.c"
 expected=$(for r in $(seq 0 $((np - 1))); do echo "rank $r ok"; done)
 
 run_plain "$np" "$tmp/mpi_threads" "$rounds" 2>"$tmp/plain.err" | sort >"$tmp/plain.out"
@@ -45,7 +45,7 @@ ok $? "traced: no OTF2 or tracer messages on stderr"
 grep -qx 'thread_level 3' "$tmp/trace/run.meta"
 ok $? "run.meta records MPI_THREAD_MULTIPLE"
 
-"$PYTHON3" "$top_srcdir/tests/thread_check.py" "$tmp/trace" "$np" "$threads" "$rounds" "$handoff" >"$tmp/check" 2>&1
+"$PYTHON3" "$top_srcdir/tests/checkers/thread_check.py" "$tmp/trace" "$np" "$threads" "$rounds" "$handoff" >"$tmp/check" 2>&1
 ok $? "thread_check.py read every rank archive"
 tap_from_checker "" "$tmp/check"
 
@@ -86,7 +86,7 @@ ok $([ "$(json "$r" "d['unmatched_sends'] + d['unmatched_receives'] + d['incompl
 pyotf2=""
 for p in "$PYTHON3" /usr/bin/python3; do "$p" -c "import otf2" 2>/dev/null && { pyotf2=$p; break; }; done
 if [ -n "$pyotf2" ]; then
-    mc=$("$pyotf2" "$top_srcdir/tests/merged_check.py" "$tmp/merged/traces.otf2" 2>&1 | tail -1)
+    mc=$("$pyotf2" "$top_srcdir/tests/checkers/merged_check.py" "$tmp/merged/traces.otf2" 2>&1 | tail -1)
     ok $(echo "$mc" | grep -q "^events $nev messages $(json "$r" "d['messages']") tachyons 0 nonmonotonic 0 unmatched_sends 0 unmatched_receives 0$"; echo $?) \
         "the merged archive, read independently: $mc"
     locs=$("$pyotf2" -c "
@@ -100,13 +100,13 @@ else
 fi
 
 # Collectives on one communicator handed from thread to thread
-# (tests/mpi_thread_colls.c): a rank's instances are numbered over all its
+# (tests/mpi/mpi_thread_colls.c): a rank's instances are numbered over all its
 # threads. The independent checker's collective data flow, tachyons,
 # matching, order and life checks (conformance_check.py) must pass; numbered
 # per thread, its own data-flow check once failed on this very trace.
 mpicc -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -pthread -o "$tmp/mpi_thread_colls" \
-    "$top_srcdir/tests/mpi_thread_colls.c" 2>>"$tmp/build.err"
-ok $? "build tests/mpi_thread_colls.c"
+    "$top_srcdir/tests/mpi/mpi_thread_colls.c" 2>>"$tmp/build.err"
+ok $? "build tests/mpi/mpi_thread_colls.c"
 run_plain 3 "$tmp/mpi_thread_colls" >"$tmp/colls.plain" 2>/dev/null
 SYNCTRACE_SKEW=seed=9,offset_us=1000,drift_ppm=50 run_traced "$tmp/colls" 3 "$tmp/mpi_thread_colls" \
     >"$tmp/colls.traced" 2>/dev/null
@@ -115,7 +115,7 @@ ok $? "mpi_thread_colls: traced, the same sums as untraced"
 "$SYNCTRACE_BIN" merge "$tmp/colls" -o "$tmp/colls.out" >/dev/null 2>"$tmp/colls.merge.err"
 ok $? "mpi_thread_colls: merged$(head -1 "$tmp/colls.merge.err")"
 if [ -n "$pyotf2" ]; then
-    "$pyotf2" "$top_srcdir/tests/conformance_check.py" "$tmp/colls.out" >"$tmp/colls.check" 2>&1
+    "$pyotf2" "$top_srcdir/tests/checkers/conformance_check.py" "$tmp/colls.out" >"$tmp/colls.check" 2>&1
     for c in monotonic tachyons matched dataflow life; do
         line=$(grep -E "^(not )?ok - $c: " "$tmp/colls.check")
         [ -n "$line" ] || line="not ok - $c: $(tail -1 "$tmp/colls.check")"
@@ -139,7 +139,7 @@ ok $? "mpi_thread_colls overlap: the merge says $n of the 12 barriers entered se
 if [ -n "${SYNCTRACE_TSAN_LIB:-}" ]; then
     tsan=$(gcc -print-file-name=libtsan.so)
     mpicc -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=thread -pthread -o "$tmp/mpi_threads_tsan" \
-        "$top_srcdir/tests/mpi_threads.c" 2>>"$tmp/build.err"
+        "$top_srcdir/tests/mpi/mpi_threads.c" 2>>"$tmp/build.err"
     SYNCTRACE_LIB="$tsan $SYNCTRACE_TSAN_LIB" TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=0 exitcode=0" \
         run_traced "$tmp/trace-tsan" "$np" -x TSAN_OPTIONS "$tmp/mpi_threads_tsan" 10 >"$tmp/tsan.out" 2>"$tmp/tsan.err"
     reports=$(grep -c 'WARNING: ThreadSanitizer' "$tmp/tsan.err")

@@ -2,7 +2,7 @@
 # test-viewers.sh — every kind of merged archive opens in the readers users
 # have: ViTE's headless export (a row per location, an arrow per message, no
 # parse error or warning, no abort), otf2-print and otf2-snapshots
-# (tests/viewer_check.py). Kinds: the bundled example, communicators of every
+# (tests/checkers/viewer_check.py). Kinds: the bundled example, communicators of every
 # kind, MPI_COMM_SELF and intercommunicators, threads, spawned jobs, a rank
 # killed and recovered, a Fortran program. The raw per-rank archives too, for
 # their names (ViTE cannot draw one alone: its messages name ranks that live
@@ -29,7 +29,7 @@ merged() {
     local rc=$?
     ok $rc "$label: synctrace merge (exit $rc)"
     [ $rc -eq 0 ] || { sed 's/^/# /' "$out.merge" | head -5; }
-    "$PYTHON3" "$top_srcdir/tests/viewer_check.py" "$out/traces.otf2" "$out.view" ${3:-} >"$out.check" 2>&1
+    "$PYTHON3" "$top_srcdir/tests/checkers/viewer_check.py" "$out/traces.otf2" "$out.view" ${3:-} >"$out.check" 2>&1
     rc=$?
     tap_from_checker "$label: " "$out.check"
     ok $([ $rc -eq 0 ] && [ "$(grep -c '^ok - \|^not ok - ' "$out.check")" -eq 11 ]; echo $?) \
@@ -48,26 +48,26 @@ stencil=$(traced "stencil" 4 "$top_builddir/examples/stencil")
 merged "bundled example (4 ranks)" "$stencil"
 
 prog=$(build_mpi mpi_comms "$tmp") && merged "communicators of every kind" "$(traced comms 4 "$prog")" --some-arrows \
-    || for i in $(seq 13); do ok 1 "build tests/mpi_comms.c"; done
+    || for i in $(seq 13); do ok 1 "build tests/mpi/mpi_comms.c"; done
 
 prog=$(build_mpi mpi_intercoll "$tmp") && merged "MPI_COMM_SELF and intercommunicator collectives" \
-    "$(traced intercoll 4 "$prog")" || for i in $(seq 13); do ok 1 "build tests/mpi_intercoll.c"; done
+    "$(traced intercoll 4 "$prog")" || for i in $(seq 13); do ok 1 "build tests/mpi/mpi_intercoll.c"; done
 
-if mpicc -std=c11 -D_GNU_SOURCE -O1 -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi_threads.c" 2>"$tmp/build.err"; then
+if mpicc -std=c11 -D_GNU_SOURCE -O1 -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi/mpi_threads.c" 2>"$tmp/build.err"; then
     merged "4 threads per rank" "$(traced threads 3 "$tmp/mpi_threads" 10)" --mpi-on-threads
 else
-    for i in $(seq 13); do ok 1 "build tests/mpi_threads.c"; done
+    for i in $(seq 13); do ok 1 "build tests/mpi/mpi_threads.c"; done
 fi
 
 prog=$(build_mpi mpi_spawn "$tmp") && merged "spawned jobs" "$(traced spawn 2 "$prog" 2)" --some-arrows \
-    || for i in $(seq 13); do ok 1 "build tests/mpi_spawn.c"; done
+    || for i in $(seq 13); do ok 1 "build tests/mpi/mpi_spawn.c"; done
 
 # rank 2 kills itself with SIGKILL; mpirun ends the others
 if prog=$(build_mpi mpi_kill9 "$tmp"); then
     SYNCTRACE_BUFFER_MB=1 SYNCTRACE_SKEW=$skew run_traced "$tmp/killed.raw" 4 "$prog" 20000 >/dev/null 2>&1
     merged "a killed rank recovered" "$tmp/killed.raw"
 else
-    for i in $(seq 13); do ok 1 "build tests/mpi_kill9.c"; done
+    for i in $(seq 13); do ok 1 "build tests/mpi/mpi_kill9.c"; done
 fi
 
 if [ -n "${MPIFORT:-}" ] && "$MPIFORT" -O1 -o "$tmp/heat" "$top_srcdir/examples/heat.f90" 2>"$tmp/fbuild.err"; then

@@ -39,7 +39,7 @@ traced() {   # traced DIR NP PROGRAM ARGS...
         -x SYNCTRACE_BUFFER_MB="${SEED_BUFFER_MB:-1}" "$@"
 }
 for p in mpi_p2p mpi_threads mpi_kill9 mpi_kill9_threads; do
-    mpicc -std=c11 -D_GNU_SOURCE -O1 -pthread -o "$work/$p" "$top/tests/$p.c" -lm || fail "cannot build tests/$p.c"
+    mpicc -std=c11 -D_GNU_SOURCE -O1 -pthread -o "$work/$p" "$top/tests/mpi/$p.c" -lm || fail "cannot build tests/mpi/$p.c"
 done
 
 # one rank's archive: its anchor, global definitions, membership file and folder

@@ -25,7 +25,7 @@
  * Same results as clc_correct_times on the same input, to the bit, and the
  * same statistics, unless the happened-before graph has a cycle (a wrong
  * match): the two orders may then break it at different events
- * (stats->cycles_broken counts them). tests/unit_clc.c compares the two. */
+ * (stats->cycles_broken counts them). tests/unit/unit_clc.c compares the two. */
 #ifndef SYNCTRACE_CLC_STREAM_H
 #define SYNCTRACE_CLC_STREAM_H
 

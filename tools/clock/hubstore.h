@@ -30,7 +30,7 @@
 #include "solve.h"
 
 #define HS_EXPLICIT_EDGES ((uint64_t)1 << 18)   /* beyond: the groups stay out of the graph */
-#ifndef HS_MEMORY   /* tests/unit_hubstore.c makes it small */
+#ifndef HS_MEMORY   /* tests/unit/unit_hubstore.c makes it small */
 #define HS_MEMORY ((size_t)16 << 20)             /* the records held; beyond, a file */
 #endif
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""thread_check.py — check the raw trace of tests/mpi_threads.c.
+"""thread_check.py — check the raw trace of tests/mpi/mpi_threads.c.
 
     thread_check.py DIR NP NTHREADS ROUNDS HANDOFF
 

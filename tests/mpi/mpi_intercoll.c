@@ -6,7 +6,7 @@
  * intracommunicator rooted v-collectives with NULL arrays off the root,
  * MPI_IN_PLACE and zero-byte collectives. Each rank logs what it received;
  * world rank 0 prints the logs in rank order, so the output is the same
- * with and without the tracer. tests/trace_check.py intercoll checks the
+ * with and without the tracer. tests/checkers/trace_check.py intercoll checks the
  * recorded events against the same rules, call by call.
  *
  * Usage: mpi_intercoll (2 ranks or more) */

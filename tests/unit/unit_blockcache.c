@@ -1,4 +1,4 @@
-/* unit_blockcache.c — blocks of a file through slots (tools/common/
+/* unit_blockcache.c — blocks of a file through slots (tools/util/
  * blockcache.h) against the file itself: random blocks into few slots
  * (every miss read again, every hit the slot's own block), a read cut
  * short by the file's end failing and the failure sticking, and blocks

@@ -1,7 +1,7 @@
 /* mpi_mapping.c — one call of each kind whose OTF2 representation Vampir
  * reads (region roles, named and derived communicators, an intercommunicator
  * with MPI_ROOT / MPI_PROC_NULL roots, one-sided calls, a Cartesian and a
- * graph topology), for tests/mapping_check.py; and the communicators whose
+ * graph topology), for tests/checkers/mapping_check.py; and the communicators whose
  * life events (CommCreate/CommDestroy) it checks: MPI_COMM_SELF used on every
  * rank, a duplicate freed early, a split with MPI_UNDEFINED on all ranks but
  * 0 (MPI_COMM_NULL there: no event), an MPI_Comm_idup completed by MPI_Wait,

@@ -1,7 +1,7 @@
 /* mpi_p2p.c — every point-to-point variant, for tests/test-p2p.sh.
  *
  * Each variant uses its own tags and message sizes so that the checker
- * (tests/trace_check.py, "p2p") can find exactly the events it expects.
+ * (tests/checkers/trace_check.py, "p2p") can find exactly the events it expects.
  * Messages go around the ring (rank -> rank+1) unless said otherwise;
  * a message from world rank s carries COUNT(base, s) = base + s ints
  * unless said otherwise. Keep the table in trace_check.py in step.

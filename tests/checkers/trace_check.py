@@ -14,8 +14,8 @@ Library part (reusable by any test):
     check_sync_isolated(t) -> errors    the tracer's own messages stay in their region
 
 Command line (used by tests/test-p2p.sh and tests/test-collectives.sh):
-    trace_check.py p2p  DUMP_FILE NP     checks a trace of tests/mpi_p2p.c
-    trace_check.py coll DUMP_FILE NP     checks a trace of tests/mpi_coll.c
+    trace_check.py p2p  DUMP_FILE NP     checks a trace of tests/mpi/mpi_p2p.c
+    trace_check.py coll DUMP_FILE NP     checks a trace of tests/mpi/mpi_coll.c
 The expectations (p2p_expectations, coll_expectations) mirror the order,
 tags and sizes of those programs: change them together.
 prints one line per check, "ok - WHAT" or "not ok - WHAT", details as
@@ -374,10 +374,10 @@ def diff_multisets(want, got, fmt=repr):
     return errs
 
 
-# ---------------------------------------------------------------- p2p (tests/mpi_p2p.c)
+# ---------------------------------------------------------------- p2p (tests/mpi/mpi_p2p.c)
 
 def p2p_expectations(np_):
-    """tag -> list of expected event tuples, from tests/mpi_p2p.c.
+    """tag -> list of expected event tuples, from tests/mpi/mpi_p2p.c.
     Tuple: (rank, kind, peer, lpeer, comm, bytes, region) for messages;
     (rank, kind, None, None, comm, bytes, region) for the request events of a
     message (linked by req); comm is 'world', 'dup' or 'rev'."""
@@ -550,7 +550,7 @@ def check_p2p(t, np_):
     return rep
 
 
-# ---------------------------------------------------------------- collectives (tests/mpi_coll.c)
+# ---------------------------------------------------------------- collectives (tests/mpi/mpi_coll.c)
 
 def region_op(region):
     """Operation of a collective region: MPI_Ineighbor_allgather -> allgather,
@@ -646,7 +646,7 @@ def cart_neighbours(me, dims, periods):
 
 def coll_expectations(N):
     """role -> rank -> [(region, op, root world rank, sent, recv, completion region)]
-    for tests/mpi_coll.c, computed by hand from the byte convention of
+    for tests/mpi/mpi_coll.c, computed by hand from the byte convention of
     src/collectives.c: this rank's view, its own block counted where the
     operation moves one; MPI_IN_PLACE does not change the numbers; nothing
     is counted for MPI_PROC_NULL neighbours or for data MPI does not move
@@ -869,7 +869,7 @@ def check_coll(t, np_):
     return rep
 
 
-# ---------------------------------------------------------------- intercoll (tests/mpi_intercoll.c)
+# ---------------------------------------------------------------- intercoll (tests/mpi/mpi_intercoll.c)
 
 LOG_LEN = 8192   # mpi_intercoll.c's log, gathered to world rank 0 at the end
 

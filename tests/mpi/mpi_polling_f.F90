@@ -1,6 +1,6 @@
 ! mpi_polling_f.F90 — Fortran polling loops for tests/test-polling.sh (2 ranks),
 ! built with `use mpi` (default) and with -DBINDING_F08 (use mpi_f08). As in
-! tests/mpi_polling.c: rank 0 makes exactly K+1 unsuccessful MPI_Test calls,
+! tests/mpi/mpi_polling.c: rank 0 makes exactly K+1 unsuccessful MPI_Test calls,
 ! sends "go", polls until the message comes; then K+2 unsuccessful
 ! MPI_Iprobe calls the same way. Prints what it received; on stderr
 ! "polls 0 MPI_Test N" and "polls 0 MPI_Iprobe N".

@@ -1,4 +1,4 @@
-/* mpi_fortran_ref.c — the C twin of tests/mpi_fortran.F90: the same MPI calls
+/* mpi_fortran_ref.c — the C twin of tests/mpi/mpi_fortran.F90: the same MPI calls
  * in the same order with the same arguments, so that tests/test-fortran.sh
  * can require the Fortran programs' traces to equal this one's, event by
  * event. Change the two together. Prints "rank R errors N" (N = failed

@@ -28,7 +28,7 @@ with OTF2's Python reader, not synctrace's code. Prints TAP-like lines
     communicator for create_group/Intercomm_create/join, the freed one;
     none in a wait or test), right before its Leave;
     prints "comm_creates rank R N" per rank;
-  - one-sided communication as tests/mpi_mapping.c does it on each rank
+  - one-sided communication as tests/mpi/mpi_mapping.c does it on each rank
     (window "halo window" on MPI_COMM_WORLD; create, two fences, free as
     RMA collectives; a put to the next rank, an accumulate under a lock of
     the next rank, a get from the previous rank under MPI_Win_lock_all (one

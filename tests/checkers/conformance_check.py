@@ -56,7 +56,7 @@ NAME one of:
                 from a rank of the window's communicator to a world rank
   report        the report counts no unmatched message, incomplete
                 collective, tachyon or non-monotonic event
-  life          communicator life events (tests/mapping_check.py comm_life):
+  life          communicator life events (tests/checkers/mapping_check.py comm_life):
                 every communicator flagged CREATE_DESTROY_EVENTS has one
                 CommCreate per member rank before its first use and at most
                 one CommDestroy after its last, none on a non-member, each

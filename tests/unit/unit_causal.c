@@ -102,7 +102,7 @@ static int by_dst(const void *a, const void *b)
 }
 
 /* Every edge, member by member (P^2 per instance: fine at test sizes),
- * pair by pair as the data-flow rule says (mg_flow_pair; tests/unit_flow.c
+ * pair by pair as the data-flow rule says (mg_flow_pair; tests/unit/unit_flow.c
  * checks the rule itself against the bytes moved). */
 static void collect_edges(const struct mg_result *m)
 {

@@ -1,6 +1,6 @@
 /* mpi_coll.c — every collective, for tests/test-collectives.sh.
  *
- * The calls below are made in a fixed order; tests/trace_check.py ("coll")
+ * The calls below are made in a fixed order; tests/checkers/trace_check.py ("coll")
  * holds the same list with the bytes each rank must record, so keep the two
  * in step. N = number of ranks, me = world rank, ints are 4 bytes, doubles 8.
  *

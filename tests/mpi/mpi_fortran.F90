@@ -1,4 +1,4 @@
-! mpi_fortran.F90 — the Fortran twin of tests/mpi_fortran_ref.c, built three
+! mpi_fortran.F90 — the Fortran twin of tests/mpi/mpi_fortran_ref.c, built three
 ! times by tests/test-fortran.sh: with include 'mpif.h' (default), with
 ! -DBINDING_USE_MPI (use mpi) and with -DBINDING_F08 (use mpi_f08, IERROR
 ! left out). The same MPI calls in the same order with the same arguments as

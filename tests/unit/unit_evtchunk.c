@@ -1,4 +1,4 @@
-/* unit_evtchunk.c — the tracer's own OTF2 event encoding (src/convert.c,
+/* unit_evtchunk.c — the tracer's own OTF2 event encoding (format/convert.c,
  * format/evtchunk.c) against OTF2's writer: the same compact records, every
  * kind, edge values (0, the all-ones values, every byte width, negative
  * tags), equal and zero timestamps, attributes (true time, collapsed calls,
