@@ -397,7 +397,6 @@ static int comm_members(const struct journal *j, const char *s, uint32_t n, uint
 
 #define MAX_FIELDS 12
 
-/* One complete line (without its '\n'). Returns 0, or -1 for a malformed record. */
 /* "source_word K REF": a word within the world, each once, with the next
  * reference of the dense layout (the tracer gives them in that order). */
 static int parse_source_word(struct journal *j, const char *word, const char *ref)
@@ -422,6 +421,365 @@ static int parse_source_word(struct journal *j, const char *word, const char *re
     return 0;
 }
 
+/* The journal's records, one parser each, by phase: the header's
+ * (before header_end) and the body's. A parser gets the line's fields
+ * f[0..nf) (f[0] the key) and returns 0, or -1 for a malformed record. */
+typedef int (*record_parser)(struct journal *j, char **f, int nf);
+
+struct record_kind {
+    const char *key;
+    int nfields;        /* fields with the key; with at_least, the least */
+    int at_least;
+    int strict;         /* body records: the wrong number of fields is an error (else skipped) */
+    record_parser parse;
+};
+
+static int hdr_rank(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    j->have |= HAVE_RANK;
+    return parse_int(f[1], 0, RF_MAX_RANK, &j->rank);
+}
+
+static int hdr_world_size(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    j->have |= HAVE_WORLD;
+    return parse_int(f[1], 1, RF_MAX_WORLD_SIZE, &j->world_size);
+}
+
+static int hdr_location(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    j->have |= HAVE_LOCATION;
+    return parse_u64(f[1], &j->location);
+}
+
+static int hdr_chunk_size(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    j->have |= HAVE_CHUNK;
+    /* OTF2 accepts 256 KiB .. 16 MiB; the tracer may go lower for small buffers. */
+    return parse_u64(f[1], &j->chunk_size) != 0 || j->chunk_size < RF_CHUNK_SIZE_MIN
+           || j->chunk_size > RF_CHUNK_SIZE_MAX ? -1 : 0;
+}
+
+static int hdr_opened_at(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    j->have |= HAVE_OPENED;
+    return parse_u64(f[1], &j->opened_at);
+}
+
+static int hdr_ticks_per_second(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    j->have |= HAVE_TPS;
+    return parse_double(f[1], &j->ticks_per_second) != 0 || !(j->ticks_per_second >= 1) ? -1 : 0;
+}
+
+static int hdr_true_time(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    j->have |= HAVE_TRUE;
+    return parse_int(f[1], 0, 1, &j->true_time);
+}
+
+static int hdr_host(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    j->have |= HAVE_HOST;
+    free(j->host);
+    return (j->host = decode(f[1])) ? 0 : -1;
+}
+
+static int hdr_clock(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    j->have |= HAVE_CLOCK;
+    free(j->clock);
+    return (j->clock = decode(f[1])) ? 0 : -1;
+}
+
+static int hdr_region(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    uint64_t u;
+    int role, paradigm;
+    if (parse_u64(f[1], &u) != 0 || parse_int(f[2], 0, 255, &role) != 0 || parse_int(f[3], 0, 255, &paradigm) != 0
+        || st_table_ensure((void **)&j->regions, &j->nregions, &j->regions_cap, u, RF_JOURNAL_MAX_REF,
+                           sizeof *j->regions) != 0)
+        return -1;
+    struct jregion *r = &j->regions[u];
+    free(r->name);
+    r->set = 1;
+    r->role = role;
+    r->paradigm = paradigm;
+    return (r->name = decode(f[4])) ? 0 : -1;
+}
+
+static int hdr_end(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    uint64_t u;
+    if (parse_u64(f[1], &u) != 0 || u != j->nregions || (j->have & HAVE_ALL) != HAVE_ALL)
+        return -1;
+    for (uint32_t r = 0; r < j->nregions; r++)
+        if (!j->regions[r].set)
+            return -1;
+    j->header_end = 1;
+    return 0;
+}
+
+static int rec_property(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    char *name = decode(f[1]), *value = decode(f[2]);
+    struct jprop *nv = name && value ? realloc(j->props, sizeof *nv * (j->nprops + 1)) : NULL;
+    if (!nv) {
+        free(name);
+        free(value);
+        return -1;
+    }
+    j->props = nv;
+    nv[j->nprops++] = (struct jprop){ name, value };
+    return 0;
+}
+
+static int rec_comm(struct journal *j, char **f, int nf)
+{
+    uint64_t u, n;
+    if (parse_u64(f[1], &u) != 0 || parse_u64(f[3], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS
+        || st_table_ensure((void **)&j->comms, &j->ncomms, &j->comms_cap, u, RF_JOURNAL_MAX_REF,
+                           sizeof *j->comms) != 0)
+        return -1;
+    struct jcomm *c = &j->comms[u];
+    free(c->name);
+    free(c->members);
+    free(c->remote);
+    c->members = c->remote = NULL;
+    jcomm_free_cart(c);
+    c->parent = OTF2_UNDEFINED_COMM;
+    c->events = 0;
+    c->has_key = 0;
+    c->key = 0;
+    c->self = c->inter = 0;
+    c->nremote = 0;
+    c->set = 1;
+    c->n = (uint32_t)n;
+    if (!(c->name = decode(f[2])) || comm_members(j, f[4], c->n, &c->members) != 0)
+        return -1;
+    for (int i = 5; i < nf;) {   /* optional fields */
+        if (strcmp(f[i], RF_JR_COMM_KEY) == 0 && i + 1 < nf && strlen(f[i + 1]) == 16
+            && strspn(f[i + 1], "0123456789abcdef") == 16) {
+            c->key = strtoull(f[i + 1], NULL, 16);
+            c->has_key = 1;
+            i += 2;
+        } else if (strcmp(f[i], RF_JR_COMM_SELF) == 0 && c->n == 0) {
+            c->self = 1;
+            i++;
+        } else if (strcmp(f[i], RF_JR_COMM_REMOTE) == 0 && i + 2 < nf && !c->inter) {
+            if (parse_u64(f[i + 1], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS)
+                return -1;
+            c->inter = 1;
+            c->nremote = (uint32_t)n;
+            if (comm_members(j, f[i + 2], c->nremote, &c->remote) != 0)
+                return -1;
+            i += 3;
+        } else {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int rec_group(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    uint64_t u, n;
+    if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS
+        || st_table_ensure((void **)&j->groups, &j->ngroups, &j->groups_cap, u, RF_JOURNAL_MAX_REF,
+                           sizeof *j->groups) != 0
+        || j->groups[u].set)
+        return -1;
+    j->groups[u].set = 1;
+    j->groups[u].n = (uint32_t)n;
+    return parse_members(f[3], j->groups[u].n, &j->groups[u].members);
+}
+
+/* The communicator a record names: one defined before it, else NULL. */
+static struct jcomm *defined_comm(struct journal *j, const char *field)
+{
+    uint64_t u;
+    return parse_u64(field, &u) == 0 && u < j->ncomms && j->comms[u].set ? &j->comms[u] : NULL;
+}
+
+static int rec_comm_name(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    struct jcomm *c = defined_comm(j, f[1]);
+    char *name = c ? decode(f[2]) : NULL;
+    if (!name)
+        return -1;
+    free(c->name);
+    c->name = name;
+    return 0;
+}
+
+static int rec_neighbours(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    uint64_t n;
+    struct jcomm *c = defined_comm(j, f[1]);
+    if (!c || parse_u64(f[2], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS || c->has_in)
+        return -1;
+    c->has_in = 1;
+    c->nin = (uint32_t)n;
+    return parse_members(f[3], c->nin, &c->in);
+}
+
+static int rec_clock_offset(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    struct rf_clock_offset o;
+    if (parse_u64(f[1], &o.time) != 0 || parse_i64(f[2], &o.offset) != 0 || parse_double(f[3], &o.stddev) != 0)
+        return -1;
+    struct rf_clock_offset *nv = realloc(j->offsets, sizeof *nv * (j->noffsets + 1));
+    if (!nv)
+        return -1;
+    j->offsets = nv;
+    nv[j->noffsets++] = o;
+    return 0;
+}
+
+static int rec_comm_parent(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    struct jcomm *c = defined_comm(j, f[1]), *p = defined_comm(j, f[2]);
+    if (!c || !p || p == c)
+        return -1;
+    c->parent = (uint32_t)(p - j->comms);
+    return 0;
+}
+
+static int rec_comm_events(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    struct jcomm *c = defined_comm(j, f[1]);
+    if (!c)
+        return -1;
+    c->events = 1;
+    return 0;
+}
+
+static int rec_cart(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    return parse_cart(j, f);
+}
+
+static int rec_window(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    uint64_t u, comm;
+    if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &comm) != 0 || comm > UINT32_MAX
+        || st_table_ensure((void **)&j->wins, &j->nwins, &j->wins_cap, u, RF_JOURNAL_MAX_REF, sizeof *j->wins) != 0)
+        return -1;
+    struct jwin *w = &j->wins[u];
+    free(w->name);
+    *w = (struct jwin){ 1, (uint32_t)comm, NULL };
+    return 0;
+}
+
+static int rec_window_name(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    uint64_t u;
+    if (parse_u64(f[1], &u) != 0 || u >= j->nwins || !j->wins[u].set)
+        return -1;
+    free(j->wins[u].name);
+    return (j->wins[u].name = decode(f[2])) ? 0 : -1;
+}
+
+static int rec_started_at(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    uint64_t u;
+    if (parse_u64(f[1], &u) != 0)
+        return -1;
+    if (u < j->opened_at)
+        j->opened_at = u;
+    return 0;
+}
+
+static int rec_resolution(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    return parse_u64(f[1], &j->resolution) != 0 || j->resolution == 0 ? -1 : 0;
+}
+
+static int rec_source_word(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    return parse_source_word(j, f[1], f[2]);
+}
+
+/* Another thread's location: the rank in the low 32 bits, N >= 1 above, once. */
+static int rec_location(struct journal *j, char **f, int nf)
+{
+    (void)nf;
+    uint64_t u;
+    if (parse_u64(f[1], &u) != 0 || (u & 0xffffffffu) != (uint64_t)j->rank || (u >> 32) == 0
+        || (u >> 32) == 0xffffffffu)
+        return -1;
+    for (uint32_t i = 0; i < j->nthreads; i++)
+        if (j->threads[i] == u)
+            return -1;
+    uint64_t *nv = j->nthreads < RF_JOURNAL_MAX_THREADS ? realloc(j->threads, sizeof *nv * (j->nthreads + 1)) : NULL;
+    if (!nv)
+        return -1;
+    j->threads = nv;
+    nv[j->nthreads++] = u;
+    return 0;
+}
+
+/* The header's records: any other line (or one with other fields) is
+ * skipped, as a later tracer may write more. */
+static const struct record_kind header_records[] = {
+    { RF_JR_RANK, 2, 0, 0, hdr_rank },
+    { RF_JR_WORLD_SIZE, 2, 0, 0, hdr_world_size },
+    { RF_JR_LOCATION, 2, 0, 0, hdr_location },
+    { RF_JR_CHUNK_SIZE, 2, 0, 0, hdr_chunk_size },
+    { RF_JR_OPENED_AT, 2, 0, 0, hdr_opened_at },
+    { RF_JR_TICKS_PER_SECOND, 2, 0, 0, hdr_ticks_per_second },
+    { RF_JR_TRUE_TIME, 2, 0, 0, hdr_true_time },
+    { RF_JR_HOST, 2, 0, 0, hdr_host },
+    { RF_JR_CLOCK, 2, 0, 0, hdr_clock },
+    { RF_JR_REGION, 5, 0, 0, hdr_region },
+    { RF_JR_HEADER_END, 2, 0, 0, hdr_end },
+};
+
+/* The body's records: an unknown one is skipped; a strict one with the
+ * wrong number of fields is damage. */
+static const struct record_kind body_records[] = {
+    { RF_JR_PROPERTY, 3, 0, 1, rec_property },
+    { RF_JR_COMM, 5, 1, 1, rec_comm },
+    { RF_JR_GROUP, 4, 0, 0, rec_group },
+    { RF_JR_COMM_NAME, 3, 0, 0, rec_comm_name },
+    { RF_JR_NEIGHBOURS, 4, 0, 1, rec_neighbours },
+    { RF_JR_CLOCK_OFFSET, 4, 0, 1, rec_clock_offset },
+    { RF_JR_COMM_PARENT, 3, 0, 1, rec_comm_parent },
+    { RF_JR_COMM_EVENTS, 2, 0, 1, rec_comm_events },
+    { RF_JR_CART, 7, 0, 1, rec_cart },
+    { RF_JR_WINDOW, 3, 0, 1, rec_window },
+    { RF_JR_WINDOW_NAME, 3, 0, 1, rec_window_name },
+    { RF_JR_STARTED_AT, 2, 0, 1, rec_started_at },
+    { RF_JR_RESOLUTION, 2, 0, 0, rec_resolution },
+    { RF_JR_SOURCE_WORD, 3, 0, 1, rec_source_word },
+    { RF_JR_LOCATION, 2, 0, 1, rec_location },
+};
+
+/* One complete line (without its '\n'). Returns 0, or -1 for a malformed record. */
 static int parse_record(struct journal *j, char *line)
 {
     char *f[MAX_FIELDS];
@@ -435,217 +793,17 @@ static int parse_record(struct journal *j, char *line)
     }
     for (int i = nf; i < MAX_FIELDS; i++)
         f[i] = NULL;
-    const char *key = f[0];
-    uint64_t u;
-
-    if (!j->header_end) {
-        if (strcmp(key, RF_JR_RANK) == 0 && nf == 2) {
-            j->have |= HAVE_RANK;
-            return parse_int(f[1], 0, RF_MAX_RANK, &j->rank);
-        } else if (strcmp(key, RF_JR_WORLD_SIZE) == 0 && nf == 2) {
-            j->have |= HAVE_WORLD;
-            return parse_int(f[1], 1, RF_MAX_WORLD_SIZE, &j->world_size);
-        } else if (strcmp(key, RF_JR_LOCATION) == 0 && nf == 2) {
-            j->have |= HAVE_LOCATION;
-            return parse_u64(f[1], &j->location);
-        } else if (strcmp(key, RF_JR_CHUNK_SIZE) == 0 && nf == 2) {
-            j->have |= HAVE_CHUNK;
-            /* OTF2 accepts 256 KiB .. 16 MiB; the tracer may go lower for small buffers. */
-            return parse_u64(f[1], &j->chunk_size) != 0 || j->chunk_size < RF_CHUNK_SIZE_MIN || j->chunk_size > RF_CHUNK_SIZE_MAX ? -1 : 0;
-        } else if (strcmp(key, RF_JR_OPENED_AT) == 0 && nf == 2) {
-            j->have |= HAVE_OPENED;
-            return parse_u64(f[1], &j->opened_at);
-        } else if (strcmp(key, RF_JR_TICKS_PER_SECOND) == 0 && nf == 2) {
-            j->have |= HAVE_TPS;
-            return parse_double(f[1], &j->ticks_per_second) != 0 || !(j->ticks_per_second >= 1) ? -1 : 0;
-        } else if (strcmp(key, RF_JR_TRUE_TIME) == 0 && nf == 2) {
-            j->have |= HAVE_TRUE;
-            return parse_int(f[1], 0, 1, &j->true_time);
-        } else if (strcmp(key, RF_JR_HOST) == 0 && nf == 2) {
-            j->have |= HAVE_HOST;
-            free(j->host);
-            return (j->host = decode(f[1])) ? 0 : -1;
-        } else if (strcmp(key, RF_JR_CLOCK) == 0 && nf == 2) {
-            j->have |= HAVE_CLOCK;
-            free(j->clock);
-            return (j->clock = decode(f[1])) ? 0 : -1;
-        } else if (strcmp(key, RF_JR_REGION) == 0 && nf == 5) {
-            int role, paradigm;
-            if (parse_u64(f[1], &u) != 0 || parse_int(f[2], 0, 255, &role) != 0 || parse_int(f[3], 0, 255, &paradigm) != 0
-                || st_table_ensure((void **)&j->regions, &j->nregions, &j->regions_cap, u, RF_JOURNAL_MAX_REF,
-                                   sizeof *j->regions) != 0)
-                return -1;
-            struct jregion *r = &j->regions[u];
-            free(r->name);
-            r->set = 1;
-            r->role = role;
-            r->paradigm = paradigm;
-            return (r->name = decode(f[4])) ? 0 : -1;
-        } else if (strcmp(key, RF_JR_HEADER_END) == 0 && nf == 2) {
-            if (parse_u64(f[1], &u) != 0 || u != j->nregions || (j->have & HAVE_ALL) != HAVE_ALL)
-                return -1;
-            for (uint32_t r = 0; r < j->nregions; r++)
-                if (!j->regions[r].set)
-                    return -1;
-            j->header_end = 1;
-            return 0;
-        }
-        return 0;   /* unknown: skipped */
+    const struct record_kind *kinds = j->header_end ? body_records : header_records;
+    size_t nkinds = j->header_end ? sizeof body_records / sizeof body_records[0]
+                                  : sizeof header_records / sizeof header_records[0];
+    for (size_t k = 0; k < nkinds; k++) {
+        if (strcmp(f[0], kinds[k].key) != 0)
+            continue;
+        if (kinds[k].at_least ? nf >= kinds[k].nfields : nf == kinds[k].nfields)
+            return kinds[k].parse(j, f, nf);
+        return kinds[k].strict ? -1 : 0;
     }
-
-    if (strcmp(key, RF_JR_PROPERTY) == 0 && nf == 3) {
-        char *name = decode(f[1]), *value = decode(f[2]);
-        struct jprop *nv = name && value ? realloc(j->props, sizeof *nv * (j->nprops + 1)) : NULL;
-        if (!nv) {
-            free(name);
-            free(value);
-            return -1;
-        }
-        j->props = nv;
-        nv[j->nprops++] = (struct jprop){ name, value };
-        return 0;
-    } else if (strcmp(key, RF_JR_COMM) == 0 && nf >= 5) {
-        uint64_t n;
-        if (parse_u64(f[1], &u) != 0 || parse_u64(f[3], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS
-            || st_table_ensure((void **)&j->comms, &j->ncomms, &j->comms_cap, u, RF_JOURNAL_MAX_REF,
-                               sizeof *j->comms) != 0)
-            return -1;
-        struct jcomm *c = &j->comms[u];
-        free(c->name);
-        free(c->members);
-        free(c->remote);
-        c->members = c->remote = NULL;
-        jcomm_free_cart(c);
-        c->parent = OTF2_UNDEFINED_COMM;
-        c->events = 0;
-        c->has_key = 0;
-        c->key = 0;
-        c->self = c->inter = 0;
-        c->nremote = 0;
-        c->set = 1;
-        c->n = (uint32_t)n;
-        if (!(c->name = decode(f[2])) || comm_members(j, f[4], c->n, &c->members) != 0)
-            return -1;
-        for (int i = 5; i < nf;) {   /* optional fields */
-            if (strcmp(f[i], RF_JR_COMM_KEY) == 0 && i + 1 < nf && strlen(f[i + 1]) == 16
-                && strspn(f[i + 1], "0123456789abcdef") == 16) {
-                c->key = strtoull(f[i + 1], NULL, 16);
-                c->has_key = 1;
-                i += 2;
-            } else if (strcmp(f[i], RF_JR_COMM_SELF) == 0 && c->n == 0) {
-                c->self = 1;
-                i++;
-            } else if (strcmp(f[i], RF_JR_COMM_REMOTE) == 0 && i + 2 < nf && !c->inter) {
-                if (parse_u64(f[i + 1], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS)
-                    return -1;
-                c->inter = 1;
-                c->nremote = (uint32_t)n;
-                if (comm_members(j, f[i + 2], c->nremote, &c->remote) != 0)
-                    return -1;
-                i += 3;
-            } else {
-                return -1;
-            }
-        }
-        return 0;
-    } else if (strcmp(key, RF_JR_GROUP) == 0 && nf == 4) {
-        uint64_t n;
-        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS
-            || st_table_ensure((void **)&j->groups, &j->ngroups, &j->groups_cap, u, RF_JOURNAL_MAX_REF,
-                               sizeof *j->groups) != 0
-            || j->groups[u].set)
-            return -1;
-        j->groups[u].set = 1;
-        j->groups[u].n = (uint32_t)n;
-        return parse_members(f[3], j->groups[u].n, &j->groups[u].members);
-    } else if (strcmp(key, RF_JR_COMM_NAME) == 0 && nf == 3) {
-        if (parse_u64(f[1], &u) != 0 || u >= j->ncomms || !j->comms[u].set)
-            return -1;
-        char *name = decode(f[2]);
-        if (!name)
-            return -1;
-        free(j->comms[u].name);
-        j->comms[u].name = name;
-        return 0;
-    } else if (strcmp(key, RF_JR_NEIGHBOURS) == 0 && nf == 4) {
-        uint64_t n;
-        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &n) != 0 || n > RF_JOURNAL_MAX_MEMBERS || u >= j->ncomms
-            || !j->comms[u].set || j->comms[u].has_in)
-            return -1;
-        struct jcomm *c = &j->comms[u];
-        c->has_in = 1;
-        c->nin = (uint32_t)n;
-        return parse_members(f[3], c->nin, &c->in);
-    } else if (strcmp(key, RF_JR_CLOCK_OFFSET) == 0 && nf == 4) {
-        struct rf_clock_offset o;
-        if (parse_u64(f[1], &o.time) != 0 || parse_i64(f[2], &o.offset) != 0 || parse_double(f[3], &o.stddev) != 0)
-            return -1;
-        struct rf_clock_offset *nv = realloc(j->offsets, sizeof *nv * (j->noffsets + 1));
-        if (!nv)
-            return -1;
-        j->offsets = nv;
-        nv[j->noffsets++] = o;
-        return 0;
-    } else if (strcmp(key, RF_JR_COMM_PARENT) == 0 && nf == 3) {
-        uint64_t p;
-        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &p) != 0 || u >= j->ncomms || !j->comms[u].set
-            || p >= j->ncomms || !j->comms[p].set || p == u)
-            return -1;
-        j->comms[u].parent = (uint32_t)p;
-        return 0;
-    } else if (strcmp(key, RF_JR_COMM_EVENTS) == 0 && nf == 2) {
-        if (parse_u64(f[1], &u) != 0 || u >= j->ncomms || !j->comms[u].set)
-            return -1;
-        j->comms[u].events = 1;
-        return 0;
-    } else if (strcmp(key, RF_JR_CART) == 0 && nf == 7) {
-        return parse_cart(j, f);
-    } else if (strcmp(key, RF_JR_WINDOW) == 0 && nf == 3) {
-        uint64_t comm;
-        if (parse_u64(f[1], &u) != 0 || parse_u64(f[2], &comm) != 0 || comm > UINT32_MAX
-            || st_table_ensure((void **)&j->wins, &j->nwins, &j->wins_cap, u, RF_JOURNAL_MAX_REF, sizeof *j->wins) != 0)
-            return -1;
-        struct jwin *w = &j->wins[u];
-        free(w->name);
-        *w = (struct jwin){ 1, (uint32_t)comm, NULL };
-        return 0;
-    } else if (strcmp(key, RF_JR_WINDOW_NAME) == 0 && nf == 3) {
-        if (parse_u64(f[1], &u) != 0 || u >= j->nwins || !j->wins[u].set)
-            return -1;
-        free(j->wins[u].name);
-        return (j->wins[u].name = decode(f[2])) ? 0 : -1;
-    } else if (strcmp(key, RF_JR_STARTED_AT) == 0 && nf == 2) {
-        if (parse_u64(f[1], &u) != 0)
-            return -1;
-        if (u < j->opened_at)
-            j->opened_at = u;
-        return 0;
-    } else if (strcmp(key, RF_JR_RESOLUTION) == 0 && nf == 2) {
-        return parse_u64(f[1], &j->resolution) != 0 || j->resolution == 0 ? -1 : 0;
-    } else if (strcmp(key, RF_JR_SOURCE_WORD) == 0 && nf == 3) {
-        return parse_source_word(j, f[1], f[2]);
-    } else if (strcmp(key, RF_JR_LOCATION) == 0 && nf == 2) {
-        /* Another thread's: the rank in the low 32 bits, N >= 1 above, once. */
-        if (parse_u64(f[1], &u) != 0 || (u & 0xffffffffu) != (uint64_t)j->rank || (u >> 32) == 0
-            || (u >> 32) == 0xffffffffu)
-            return -1;
-        for (uint32_t i = 0; i < j->nthreads; i++)
-            if (j->threads[i] == u)
-                return -1;
-        uint64_t *nv = j->nthreads < RF_JOURNAL_MAX_THREADS ? realloc(j->threads, sizeof *nv * (j->nthreads + 1)) : NULL;
-        if (!nv)
-            return -1;
-        j->threads = nv;
-        nv[j->nthreads++] = u;
-        return 0;
-    }
-    if (strcmp(key, RF_JR_PROPERTY) == 0 || strcmp(key, RF_JR_COMM) == 0 || strcmp(key, RF_JR_CLOCK_OFFSET) == 0
-        || strcmp(key, RF_JR_NEIGHBOURS) == 0 || strcmp(key, RF_JR_LOCATION) == 0
-        || strcmp(key, RF_JR_COMM_PARENT) == 0 || strcmp(key, RF_JR_COMM_EVENTS) == 0 || strcmp(key, RF_JR_CART) == 0
-        || strcmp(key, RF_JR_WINDOW) == 0 || strcmp(key, RF_JR_WINDOW_NAME) == 0 || strcmp(key, RF_JR_STARTED_AT) == 0
-        || strcmp(key, RF_JR_SOURCE_WORD) == 0)
-        return -1;   /* a known record with the wrong number of fields */
-    return 0;
+    return 0;   /* unknown: skipped */
 }
 
 static int journal_read(const char *path, struct journal *j, char *err, size_t errlen)
