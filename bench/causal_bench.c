@@ -197,7 +197,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "causal_bench: %s\n", err);
         return 1;
     }
-    struct rt_rank *ranks = calloc((size_t)n, sizeof *ranks);
+    struct rt_location *ranks = calloc((size_t)n, sizeof *ranks);
     uint64_t *nev = malloc(sizeof *nev * (size_t)n), total = 0;
     for (int r = 0; r < n; r++) {
         if (rt_read_rank(anchors[r], &ranks[r], err, sizeof err) != 0) {
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
         return 1;
     }
     for (int r = 0; r < n; r++)
-        rt_free_rank(&ranks[r]);
+        rt_free_location(&ranks[r]);
     struct ci_config cfg = { 0 };
     if (ci_parse_levels(argv[2], &cfg, err, sizeof err) != 0) {
         fprintf(stderr, "causal_bench: %s\n", err);

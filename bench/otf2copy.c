@@ -25,7 +25,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "otf2copy: %s\n", err);
         return 1;
     }
-    struct rt_rank *ranks = calloc((size_t)n, sizeof *ranks);
+    struct rt_location *ranks = calloc((size_t)n, sizeof *ranks);
     uint64_t **times = calloc((size_t)n, sizeof *times);
     struct mg_result match;
     int rc = 1;
@@ -64,7 +64,7 @@ done:
         if (times)
             free(times[r]);
         if (ranks)
-            rt_free_rank(&ranks[r]);
+            rt_free_location(&ranks[r]);
     }
     free(times);
     free(ranks);

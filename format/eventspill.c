@@ -90,7 +90,7 @@ struct piece {
     size_t len;
 };
 
-static size_t pieces_of(struct rt_rank *r, const struct header *h, struct piece v[6])
+static size_t pieces_of(struct rt_location *r, const struct header *h, struct piece v[6])
 {
     struct rt_store_side *side = &r->side;
     size_t n = 0;
@@ -103,7 +103,7 @@ static size_t pieces_of(struct rt_rank *r, const struct header *h, struct piece 
 }
 
 /* The events a location has in the file: [0, end). */
-static uint64_t spilled_end(const struct rt_rank *r)
+static uint64_t spilled_end(const struct rt_location *r)
 {
     const struct rt_spill_chunk *c = r->nspill_chunks ? &r->spill_chunks[r->nspill_chunks - 1] : NULL;
     return c ? c->first + c->n : 0;
@@ -132,7 +132,7 @@ static int put_times(struct rt_spill *s, uint64_t first, const struct rt_times *
 
 /* The held slots' times (given, or found here) as a times record at the
  * file's end: 0 or -1. */
-static int write_times(struct rt_spill *s, const struct rt_rank *r, const struct rt_times *given, uint64_t *at)
+static int write_times(struct rt_spill *s, const struct rt_location *r, const struct rt_times *given, uint64_t *at)
 {
     if (given)
         return put_times(s, r->events_from, given, at);
@@ -147,7 +147,7 @@ static int write_times(struct rt_spill *s, const struct rt_rank *r, const struct
 /* A chunk whose events another process holds (rt_spill_times). */
 #define NO_EVENTS UINT64_MAX
 
-int rt_spill_times(struct rt_spill *s, struct rt_rank *r, uint64_t first, const struct rt_times *t)
+int rt_spill_times(struct rt_spill *s, struct rt_location *r, uint64_t first, const struct rt_times *t)
 {
     if (s->failed)
         return -1;
@@ -168,12 +168,12 @@ int rt_spill_times(struct rt_spill *s, struct rt_rank *r, uint64_t first, const 
     return 0;
 }
 
-int rt_spill_out(struct rt_spill *s, struct rt_rank *r)
+int rt_spill_out(struct rt_spill *s, struct rt_location *r)
 {
     return rt_spill_out_times(s, r, NULL);
 }
 
-int rt_spill_out_times(struct rt_spill *s, struct rt_rank *r, const struct rt_times *times)
+int rt_spill_out_times(struct rt_spill *s, struct rt_location *r, const struct rt_times *times)
 {
     if (s->failed)
         return -1;
@@ -209,7 +209,7 @@ int rt_spill_out_times(struct rt_spill *s, struct rt_rank *r, const struct rt_ti
 }
 
 /* The chunk that holds event i of a set-aside location. */
-static uint32_t chunk_of(const struct rt_rank *r, uint64_t i)
+static uint32_t chunk_of(const struct rt_location *r, uint64_t i)
 {
     uint32_t lo = 0, hi = r->nspill_chunks;   /* the last chunk beginning at or before i */
     while (hi - lo > 1) {
@@ -224,7 +224,7 @@ static uint32_t chunk_of(const struct rt_rank *r, uint64_t i)
 
 /* Chunk c's record read into `in` (slots at in->events + into, columns
  * appended): 0, or -1. */
-static int read_chunk(struct rt_spill *s, const struct rt_spill_chunk *c, struct rt_rank *in, uint64_t into)
+static int read_chunk(struct rt_spill *s, const struct rt_spill_chunk *c, struct rt_location *in, uint64_t into)
 {
     struct header h;
     if (c->at == NO_EVENTS)
@@ -263,11 +263,11 @@ static int read_chunk(struct rt_spill *s, const struct rt_spill_chunk *c, struct
 }
 
 /* Chunks [c0, c1) back into r, which holds none: events [first of c0, end of c1 - 1). */
-static int load(struct rt_spill *s, struct rt_rank *r, uint32_t c0, uint32_t c1)
+static int load(struct rt_spill *s, struct rt_location *r, uint32_t c0, uint32_t c1)
 {
     const struct rt_spill_chunk *c = r->spill_chunks;
     uint64_t from = c[c0].first, n = c[c1 - 1].first + c[c1 - 1].n - from;
-    struct rt_rank in = { 0 };
+    struct rt_location in = { 0 };
     if (!(in.events = malloc(sizeof *in.events * (n ? n : 1))))
         return fail(s, "events set aside in %s: out of memory", s->dir);
     int rc = 0;
@@ -291,7 +291,7 @@ static int load(struct rt_spill *s, struct rt_rank *r, uint32_t c0, uint32_t c1)
     return 0;
 }
 
-int rt_spill_in(struct rt_spill *s, struct rt_rank *r)
+int rt_spill_in(struct rt_spill *s, struct rt_location *r)
 {
     if (s->failed)
         return -1;
@@ -301,7 +301,7 @@ int rt_spill_in(struct rt_spill *s, struct rt_rank *r)
     return load(s, r, 0, r->nspill_chunks);
 }
 
-int rt_spill_in_at(struct rt_spill *s, struct rt_rank *r, uint64_t i)
+int rt_spill_in_at(struct rt_spill *s, struct rt_location *r, uint64_t i)
 {
     if (s->failed)
         return -1;
@@ -351,7 +351,7 @@ static void times_release(struct rt_times *t)
     memset(t, 0, sizeof *t);
 }
 
-void rt_time_reader_init(struct rt_time_reader *tr, const struct rt_rank *r)
+void rt_time_reader_init(struct rt_time_reader *tr, const struct rt_location *r)
 {
     memset(tr, 0, sizeof *tr);
     tr->r = r;
@@ -359,7 +359,7 @@ void rt_time_reader_init(struct rt_time_reader *tr, const struct rt_rank *r)
 
 uint64_t rt_time_read_far(struct rt_time_reader *tr, uint64_t i)
 {
-    const struct rt_rank *r = tr->r;
+    const struct rt_location *r = tr->r;
     if (!r->nspill_chunks || !r->spill || i >= spilled_end(r))
         return 0;   /* no such event: a caller's error, never read past the file */
     times_release(&tr->t);

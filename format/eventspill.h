@@ -28,24 +28,24 @@ struct rt_spill *rt_spill_new(const char *dir, char *err, size_t errlen);
  * (rt_spill_error says why; r is then unchanged). A location holding no
  * events is left as it is; one brought back by rt_spill_in lets its
  * events go again (the file still has them). */
-int rt_spill_out(struct rt_spill *s, struct rt_rank *r);
+int rt_spill_out(struct rt_spill *s, struct rt_location *r);
 /* The same with the held slots' times already in rt_times form (as
  * rt_times_of gives them; NULL: found here), for a caller that needed
  * them too. */
-int rt_spill_out_times(struct rt_spill *s, struct rt_rank *r, const struct rt_times *times);
+int rt_spill_out_times(struct rt_spill *s, struct rt_location *r, const struct rt_times *times);
 /* 0 (r holds its events again, and still its times), or -1. _at: only
  * the chunk that holds event i (the one set aside with it), in place of
  * what r held: a writer walking a location through holds one chunk at a
  * time. */
-int rt_spill_in(struct rt_spill *s, struct rt_rank *r);
-int rt_spill_in_at(struct rt_spill *s, struct rt_rank *r, uint64_t i);
+int rt_spill_in(struct rt_spill *s, struct rt_location *r);
+int rt_spill_in_at(struct rt_spill *s, struct rt_location *r, uint64_t i);
 const char *rt_spill_error(const struct rt_spill *s);
 /* A location read by another process (the parallel merge, pmerge.h): the
  * times of its events [first, first + t->n), which continue what it has,
  * as a chunk without events, for rt_time_read. 0, or -1. Its events
  * cannot be brought back (rt_spill_in fails): the process that read them
  * writes them. */
-int rt_spill_times(struct rt_spill *s, struct rt_rank *r, uint64_t first, const struct rt_times *t);
+int rt_spill_times(struct rt_spill *s, struct rt_location *r, uint64_t first, const struct rt_times *t);
 
 /* A location's times read in order, or near it, whatever holds them: its
  * slots held, or the file, one chunk's times (about 4 bytes an event) at
@@ -53,16 +53,16 @@ int rt_spill_times(struct rt_spill *s, struct rt_rank *r, uint64_t first, const 
  * gives 0 and sticks in the file (rt_spill_error): the caller's result is
  * then not to be used. */
 struct rt_time_reader {
-    const struct rt_rank *r;
+    const struct rt_location *r;
     uint64_t first, n;        /* the chunk loaded: events [first, first + n) */
     struct rt_times t;        /* its times, numbered from first */
 };
-void rt_time_reader_init(struct rt_time_reader *tr, const struct rt_rank *r);
+void rt_time_reader_init(struct rt_time_reader *tr, const struct rt_location *r);
 uint64_t rt_time_read_far(struct rt_time_reader *tr, uint64_t i);
 void rt_time_reader_free(struct rt_time_reader *tr);
 static inline uint64_t rt_time_read(struct rt_time_reader *tr, uint64_t i)
 {
-    const struct rt_rank *r = tr->r;
+    const struct rt_location *r = tr->r;
     if (!r->nspill_chunks || (r->events && i - r->events_from < r->nheld))
         return rt_time(r, i);
     if (i - tr->first < tr->n)

@@ -59,7 +59,7 @@ static int narrow(uint32_t *slot, struct rt_column *c, uint64_t index, uint64_t 
 }
 
 /* Room for slot_cap slots from events_from. */
-static int grow_slots(struct rt_rank *r, uint64_t slot_cap)
+static int grow_slots(struct rt_location *r, uint64_t slot_cap)
 {
     struct rt_slot *nv = realloc(r->events, sizeof *nv * slot_cap);
     if (!nv)
@@ -72,7 +72,7 @@ static int grow_slots(struct rt_rank *r, uint64_t slot_cap)
 /* Room in the truth arrays for events [truth_from, cap) (cap > s->cap).
  * They are made at the first true time (rt_store_event): a trace without
  * any keeps nothing per event here. */
-static int grow_side(struct rt_rank *r, uint64_t cap)
+static int grow_side(struct rt_location *r, uint64_t cap)
 {
     struct rt_store_side *s = &r->side;
     if (s->truth) {
@@ -91,14 +91,14 @@ static int grow_side(struct rt_rank *r, uint64_t cap)
     return 0;
 }
 
-int rt_store_reserve(struct rt_rank *r, uint64_t n)
+int rt_store_reserve(struct rt_location *r, uint64_t n)
 {
     if (n > r->side.cap && grow_side(r, n) != 0)
         return -1;
     return n > r->events_from + r->side.slot_cap ? grow_slots(r, n - r->events_from) : 0;
 }
 
-int rt_store_event(struct rt_rank *r, const struct rt_event *e)
+int rt_store_event(struct rt_location *r, const struct rt_event *e)
 {
     struct rt_store_side *s = &r->side;
     if (r->nheld == s->slot_cap && grow_slots(r, s->slot_cap ? s->slot_cap * 2 : 64) != 0)
@@ -139,7 +139,7 @@ int rt_store_event(struct rt_rank *r, const struct rt_event *e)
     return 0;
 }
 
-void rt_store_shrink(struct rt_rank *r)
+void rt_store_shrink(struct rt_location *r)
 {
     struct rt_store_side *s = &r->side;
     column_shrink(&s->req);
@@ -167,13 +167,13 @@ void rt_store_shrink(struct rt_rank *r)
     s->cap = r->nevents;
 }
 
-void rt_store_free(struct rt_rank *r)
+void rt_store_free(struct rt_location *r)
 {
     rt_store_release(r);
     r->nevents = 0;
 }
 
-void rt_store_release(struct rt_rank *r)
+void rt_store_release(struct rt_location *r)
 {
     struct rt_store_side *s = &r->side;
     free(r->spill_chunks);
@@ -190,7 +190,7 @@ void rt_store_release(struct rt_rank *r)
     memset(s, 0, sizeof *s);
 }
 
-void rt_store_drop(struct rt_rank *r)
+void rt_store_drop(struct rt_location *r)
 {
     struct rt_store_side *s = &r->side;
     free(r->events);
@@ -206,24 +206,24 @@ void rt_store_drop(struct rt_rank *r)
     r->nheld = 0;
 }
 
-uint64_t rt_req(const struct rt_rank *r, uint64_t i)
+uint64_t rt_req(const struct rt_location *r, uint64_t i)
 {
     uint32_t v = r->events[i - r->events_from].req;
     return v == RT_WIDE ? column_get(&r->side.req, i) : v;
 }
 
-uint64_t rt_bytes(const struct rt_rank *r, uint64_t i)
+uint64_t rt_bytes(const struct rt_location *r, uint64_t i)
 {
     uint32_t v = r->events[i - r->events_from].bytes;
     return v == RT_WIDE ? column_get(&r->side.bytes, i) : v;
 }
 
-uint64_t rt_received(const struct rt_rank *r, uint64_t i)
+uint64_t rt_received(const struct rt_location *r, uint64_t i)
 {
     return r->side.received.n ? column_get(&r->side.received, i) : 0;
 }
 
-int rt_truth_known(const struct rt_rank *r, uint64_t i)
+int rt_truth_known(const struct rt_location *r, uint64_t i)
 {
     const struct rt_store_side *s = &r->side;
     if (!s->truth_known || i < s->truth_from)
@@ -232,12 +232,12 @@ int rt_truth_known(const struct rt_rank *r, uint64_t i)
     return s->truth_known[w / 64] >> (w % 64) & 1;
 }
 
-uint64_t rt_truth(const struct rt_rank *r, uint64_t i)
+uint64_t rt_truth(const struct rt_location *r, uint64_t i)
 {
     return r->side.truth && rt_truth_known(r, i) ? r->side.truth[i - r->side.truth_from] : 0;
 }
 
-void rt_set_truth(struct rt_rank *r, uint64_t i, uint64_t truth)
+void rt_set_truth(struct rt_location *r, uint64_t i, uint64_t truth)
 {
     struct rt_store_side *s = &r->side;
     if (!s->truth || i < s->truth_from)
@@ -247,7 +247,7 @@ void rt_set_truth(struct rt_rank *r, uint64_t i, uint64_t truth)
     s->truth_known[w / 64] |= UINT64_C(1) << (w % 64);
 }
 
-int rt_truth_hand(struct rt_rank *r, int last,
+int rt_truth_hand(struct rt_location *r, int last,
                   int (*put)(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known),
                   void *ctx)
 {
@@ -291,7 +291,7 @@ int rt_truth_hand(struct rt_rank *r, int last,
     return 0;
 }
 
-struct rt_event rt_event_at(const struct rt_rank *r, uint64_t i)
+struct rt_event rt_event_at(const struct rt_location *r, uint64_t i)
 {
     const struct rt_slot *s = &r->events[i - r->events_from];
     struct rt_event e = {
@@ -303,7 +303,7 @@ struct rt_event rt_event_at(const struct rt_rank *r, uint64_t i)
 }
 
 /* The facts of the slots held (a whole location's, or one chunk's). */
-void rt_facts_held(const struct rt_rank *r, struct rt_facts *f)
+void rt_facts_held(const struct rt_location *r, struct rt_facts *f)
 {
     memset(f, 0, sizeof *f);
     uint64_t from = r->events_from, end = from + r->nheld;
@@ -339,7 +339,7 @@ void rt_facts_add(struct rt_facts *to, const struct rt_facts *f)
     to->sparse_members |= f->sparse_members;
 }
 
-void rt_facts(const struct rt_rank *r, struct rt_facts *f)
+void rt_facts(const struct rt_location *r, struct rt_facts *f)
 {
     if (r->nspill_chunks)   /* set aside: as they were, whatever chunk is held again */
         *f = r->spilled_facts;
@@ -414,7 +414,7 @@ void rt_times_free(struct rt_times *t)
     free(t);
 }
 
-void rt_store_move(struct rt_rank *to, struct rt_rank *from)
+void rt_store_move(struct rt_location *to, struct rt_location *from)
 {
     to->events = from->events;
     to->nevents = from->nevents;
@@ -433,7 +433,7 @@ void rt_store_move(struct rt_rank *to, struct rt_rank *from)
     from->nsources = from->nsource_words = 0;
 }
 
-const uint64_t *rt_sources_of(const struct rt_rank *r, uint64_t index, uint32_t *nslots)
+const uint64_t *rt_sources_of(const struct rt_location *r, uint64_t index, uint32_t *nslots)
 {
     size_t lo = 0, hi = r->nsources;
     while (lo < hi) {

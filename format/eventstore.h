@@ -1,5 +1,5 @@
 /* eventstore.h — one location's events as readers of a whole trace hold
- * them (rawtrace.h's rt_rank): 32 bytes each instead of the 56 of a decoded
+ * them (rawtrace.h's rt_location): 32 bytes each instead of the 56 of a decoded
  * struct rt_event. What few events use lives beside the array: request ids
  * and lengths of 2^32 - 1 or more, collectives' received bytes, and true
  * times (only in traces that carry them).

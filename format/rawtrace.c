@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 struct ctx {
-    struct rt_rank *r;
+    struct rt_location *r;
     struct rt_event ev;       /* the event being read, stored once the next one begins (commit) */
     int pending;
     int failed;
@@ -314,7 +314,7 @@ int rt_source_attr_read(const struct rt_source_attrs *a, void *otf2_attrs, uint6
     return 0;
 }
 
-int rt_add_sources(struct rt_rank *r, uint64_t index, uint32_t nslots, const uint64_t *bits)
+int rt_add_sources(struct rt_location *r, uint64_t index, uint32_t nslots, const uint64_t *bits)
 {
     uint32_t words = nslots == RT_SOURCES_UNKNOWN || !bits ? 0 : (nslots + 63) / 64;
     struct rt_sources *ns = realloc(r->sources, sizeof *ns * (r->nsources + 1));
@@ -414,9 +414,9 @@ static int by_location(const void *a, const void *b)
 }
 
 /* The rank's k-th location (k > 0), one of its other threads. */
-static void set_thread(struct rt_rank *out, uint32_t k, const struct rf_read_location *loc)
+static void set_thread(struct rt_location *out, uint32_t k, const struct rf_read_location *loc)
 {
-    struct rt_rank *dst = &out->threads[k - 1];
+    struct rt_location *dst = &out->threads[k - 1];
     dst->location = loc->id;
     dst->declared_events = loc->nevents;
     /* the tracer's N-th thread has id N << 32 | rank: keep N (a recovered
@@ -432,14 +432,14 @@ enum { READ_ALL = 0, READ_DEFS = 1 };
 /* Events read straight into a reader's locations (rt_read_rank_events),
  * handed to its sink as they come. */
 struct into {
-    struct rt_rank *const *locs;
+    struct rt_location *const *locs;
     uint32_t nlocs;
     const struct rt_event_sink *sink;
 };
 
 /* The location of thread number `thread` (0: the main one), if it has no
  * events yet; else NULL. */
-static struct rt_rank *into_target(const struct into *into, uint32_t thread)
+static struct rt_location *into_target(const struct into *into, uint32_t thread)
 {
     uint32_t at = 0;
     while (thread > 0 && at < into->nlocs && (at == 0 || into->locs[at]->thread != thread))
@@ -456,7 +456,7 @@ static struct rt_rank *into_target(const struct into *into, uint32_t thread)
  * declaring none has no event file). With mode READ_DEFS, definitions and
  * locations only, no events. */
 static int read_archive(const char *path, const char *anchor, int exact, int mode, const struct into *into,
-                        struct rt_rank *out, char *err, size_t errlen)
+                        struct rt_location *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (!(out->path = strdup(anchor))) {
@@ -693,7 +693,7 @@ static int read_archive(const char *path, const char *anchor, int exact, int mod
     OTF2_EvtReaderCallbacks_SetCommDestroyCallback(ecb, ev_comm_destroy);
     OTF2_ErrorCode status = OTF2_SUCCESS;
     for (uint32_t k = 0; k < nlocs && status == OTF2_SUCCESS && !c.failed && !sink_failed; k++) {
-        struct rt_rank *dst = k == 0 ? out : &out->threads[k - 1];
+        struct rt_location *dst = k == 0 ? out : &out->threads[k - 1];
         if (k > 0)
             set_thread(out, k, &locs[k]);
         if (into && !(dst = into_target(into, k == 0 ? 0 : dst->thread))) {
@@ -753,8 +753,8 @@ static int read_archive(const char *path, const char *anchor, int exact, int mod
 share:
     /* The threads read the rank's clock and share its definitions. */
     for (uint32_t k = 0; k < out->nthreads; k++) {
-        struct rt_rank *t = &out->threads[k];
-        struct rt_rank keep = *t;
+        struct rt_location *t = &out->threads[k];
+        struct rt_location keep = *t;
         *t = *out;
         t->threads = NULL;
         t->nthreads = 0;
@@ -777,7 +777,7 @@ done:
 
 /* A rank killed before it closed its archive: rebuild the archive from the
  * journal, read it, and drop it. */
-static int read_recovered(const char *anchor, int mode, const struct into *into, struct rt_rank *out, char *err,
+static int read_recovered(const char *anchor, int mode, const struct into *into, struct rt_location *out, char *err,
                           size_t errlen)
 {
     struct rc_archive a;
@@ -813,7 +813,7 @@ static int read_recovered(const char *anchor, int mode, const struct into *into,
     return 0;
 }
 
-static int read_rank(const char *anchor, int mode, const struct into *into, struct rt_rank *out, char *err,
+static int read_rank(const char *anchor, int mode, const struct into *into, struct rt_location *out, char *err,
                      size_t errlen)
 {
     /* A closed archive (it has its checksum file) is read only when every
@@ -846,26 +846,26 @@ static int read_rank(const char *anchor, int mode, const struct into *into, stru
             return rc;
         /* Killed while closing, with the anchor cut short: the journal is
          * still there (it is removed last), so rebuild. */
-        rt_free_rank(out);
+        rt_free_location(out);
     }
     /* No anchor, or an empty one (the rank died as OTF2 began writing it). */
     return read_recovered(anchor, mode, into, out, err, errlen);
 }
 
-int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
+int rt_read_rank(const char *anchor, struct rt_location *out, char *err, size_t errlen)
 {
     return read_rank(anchor, READ_ALL, NULL, out, err, errlen);
 }
 
-int rt_read_rank_defs(const char *anchor, struct rt_rank *out, char *err, size_t errlen)
+int rt_read_rank_defs(const char *anchor, struct rt_location *out, char *err, size_t errlen)
 {
     return read_rank(anchor, READ_DEFS, NULL, out, err, errlen);
 }
 
-int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, const struct rt_event_sink *sink, char *err,
+int rt_read_rank_events(struct rt_location *const *locs, uint32_t nlocs, const struct rt_event_sink *sink, char *err,
                         size_t errlen)
 {
-    struct rt_rank *main = locs[0];
+    struct rt_location *main = locs[0];
     const char *anchor = main->path;
     for (uint32_t k = 0; k < nlocs; k++)
         if (locs[k]->nevents || locs[k]->events) {
@@ -874,7 +874,7 @@ int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, const struc
         }
     static const struct rt_event_sink none = { NULL, NULL, NULL };
     const struct into into = { locs, nlocs, sink ? sink : &none };
-    struct rt_rank full;
+    struct rt_location full;
     int rc;
     /* the definitions again (cheap), the events into locs */
     if (main->verified_seal) {   /* its checksums held when its definitions were read */
@@ -886,7 +886,7 @@ int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, const struc
          * its journal when that fails): read whole, then handed over. */
         rc = read_rank(anchor, READ_ALL, NULL, &full, err, errlen);
         for (uint32_t k = 0; rc == 0 && k <= full.nthreads; k++) {
-            struct rt_rank *l = k == 0 ? &full : &full.threads[k - 1], *to = into_target(&into, l->thread);
+            struct rt_location *l = k == 0 ? &full : &full.threads[k - 1], *to = into_target(&into, l->thread);
             if (!to) {
                 snprintf(err, errlen, "%s: location %llu changed while the trace was read", anchor,
                          (unsigned long long)l->location);
@@ -904,14 +904,14 @@ int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, const struc
         main->recovered_from_records = full.recovered_from_records;
         main->recovered_records_file = full.recovered_records_file;
     }
-    rt_free_rank(&full);
+    rt_free_location(&full);
     return rc;
 }
 
-void rt_free_rank(struct rt_rank *r)
+void rt_free_location(struct rt_location *r)
 {
     for (uint32_t k = 0; k < r->nthreads; k++)
-        rt_free_rank(&r->threads[k]);
+        rt_free_location(&r->threads[k]);
     free(r->threads);
     rt_store_free(r);
     free(r->sources);
@@ -949,7 +949,7 @@ void rt_free_rank(struct rt_rank *r)
     memset(r, 0, sizeof *r);
 }
 
-uint32_t rt_take_threads(struct rt_rank *r, struct rt_rank **out)
+uint32_t rt_take_threads(struct rt_location *r, struct rt_location **out)
 {
     uint32_t n = r->nthreads;
     *out = r->threads;
@@ -958,7 +958,7 @@ uint32_t rt_take_threads(struct rt_rank *r, struct rt_rank **out)
     return n;
 }
 
-const uint64_t *rt_peer_group(const struct rt_rank *r, const struct rt_comm *c, uint32_t *n)
+const uint64_t *rt_peer_group(const struct rt_location *r, const struct rt_comm *c, uint32_t *n)
 {
     const uint64_t *v = c->members;
     *n = c->nmembers;
@@ -974,7 +974,7 @@ const uint64_t *rt_peer_group(const struct rt_rank *r, const struct rt_comm *c, 
     return v;
 }
 
-int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local)
+int rt_world_rank(const struct rt_location *r, uint32_t comm, uint32_t local)
 {
     if (comm >= r->ncomms)
         return -1;

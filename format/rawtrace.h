@@ -158,7 +158,11 @@ struct rt_offset {
     double stddev;
 };
 
-struct rt_rank {
+/* One OTF2 location of the raw trace: a rank's main thread, or another
+ * thread of it (thread > 0), with what its rank archive defines and, once
+ * read, its events (eventstore.h). The stages take them as an array of
+ * every location, main locations first (location_order.h). */
+struct rt_location {
     char *path;
     int rank, world_size, domain;
     char *host, *clock, *run_id, *version;
@@ -207,7 +211,7 @@ struct rt_rank {
                                         * that came from its records file */
     int recovered_records_file;        /* it left a records file (recfile.h) */
     char *recovered_note;              /* why some of its records could not be used, or NULL */
-    /* One rt_rank per OTF2 location. A rank whose threads called MPI
+    /* One rt_location per OTF2 location. A rank whose threads called MPI
      * (MPI_THREAD_SERIALIZED or MULTIPLE) has several: the main one (the
      * thread that called MPI_Init, location id = rank) holds the others in
      * `threads`; theirs borrow the main one's definitions (borrowed = 1:
@@ -215,7 +219,7 @@ struct rt_rank {
     uint64_t location;        /* OTF2 location id */
     uint32_t thread;          /* 0: the main thread; N: the others, id N << 32 | rank, in id order */
     int borrowed;
-    struct rt_rank *threads;
+    struct rt_location *threads;
     uint32_t nthreads;
 };
 
@@ -225,7 +229,7 @@ struct rt_rank {
  * archive is rebuilt from it in a temporary directory (DIR is not touched)
  * and read from there, and out->recovered is set. Returns 0, or -1 with a
  * one-line message naming the file. */
-int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errlen);
+int rt_read_rank(const char *anchor, struct rt_location *out, char *err, size_t errlen);
 /* The same in two steps, for a reader that wants every rank's definitions
  * before any event (the merge): rt_read_rank_defs reads all rt_read_rank
  * reads but the events (the locations are there, with no events; a sealed
@@ -234,7 +238,7 @@ int rt_read_rank(const char *anchor, struct rt_rank *out, char *err, size_t errl
  * maybe moved out of it: rt_take_threads), matched by thread number (the
  * main one first; the rank may have been renumbered in between). Each
  * returns 0, or -1 with a one-line message naming the file. */
-int rt_read_rank_defs(const char *anchor, struct rt_rank *out, char *err, size_t errlen);
+int rt_read_rank_defs(const char *anchor, struct rt_location *out, char *err, size_t errlen);
 /* A reader that takes each location as it is read (the merge): sink->chunk
  * (NULL: always 0) says how many events of a location to read at a time
  * (0: all), and sink->done is called after each of them with that chunk's
@@ -245,29 +249,29 @@ int rt_read_rank_defs(const char *anchor, struct rt_rank *out, char *err, size_t
  * message, which ends the read. A killed rank (read from its journal) is
  * read whole, then handed over. sink may be NULL. */
 struct rt_event_sink {
-    uint64_t (*chunk)(void *ctx, const struct rt_rank *loc);
-    int (*done)(void *ctx, struct rt_rank *loc, int last, char *err, size_t errlen);
+    uint64_t (*chunk)(void *ctx, const struct rt_location *loc);
+    int (*done)(void *ctx, struct rt_location *loc, int last, char *err, size_t errlen);
     void *ctx;
 };
-int rt_read_rank_events(struct rt_rank *const *locs, uint32_t nlocs, const struct rt_event_sink *sink, char *err,
+int rt_read_rank_events(struct rt_location *const *locs, uint32_t nlocs, const struct rt_event_sink *sink, char *err,
                         size_t errlen);
-void rt_free_rank(struct rt_rank *r);
+void rt_free_location(struct rt_location *r);
 /* Move a rank's thread locations out of it: *out (malloc'd) gets them,
  * returns how many. They borrow r's definitions: free them first. */
-uint32_t rt_take_threads(struct rt_rank *r, struct rt_rank **out);
+uint32_t rt_take_threads(struct rt_location *r, struct rt_location **out);
 /* The world rank behind a communicator-local rank, or -1. */
-int rt_world_rank(const struct rt_rank *r, uint32_t comm, uint32_t local);
+int rt_world_rank(const struct rt_location *r, uint32_t comm, uint32_t local);
 /* The group whose ranks r's peers on communicator c name (world ranks, *n
  * of them): c's members, but on an intercommunicator read from a merged
  * archive (both_groups) the group r is not in. */
-const uint64_t *rt_peer_group(const struct rt_rank *r, const struct rt_comm *c, uint32_t *n);
+const uint64_t *rt_peer_group(const struct rt_location *r, const struct rt_comm *c, uint32_t *n);
 /* The source slots of event `index` (a collective's exit): NULL with
  * *nslots = 0 when it received from every slot or none (the common case),
  * NULL with RT_SOURCES_UNKNOWN when sparse but unrecorded, else the bits. */
-const uint64_t *rt_sources_of(const struct rt_rank *r, uint64_t index, uint32_t *nslots);
+const uint64_t *rt_sources_of(const struct rt_location *r, uint64_t index, uint32_t *nslots);
 /* Append a side-table entry for event `index` of r (the events of r come in
  * index order): nslots slots, bits (NULL: RT_SOURCES_UNKNOWN). 0 or -1. */
-int rt_add_sources(struct rt_rank *r, uint64_t index, uint32_t nslots, const uint64_t *bits);
+int rt_add_sources(struct rt_location *r, uint64_t index, uint32_t nslots, const uint64_t *bits);
 /* The coll_sources_* attributes as an archive defines them, for readers:
  * rt_source_attr_def for every attribute definition (0, or -1 when out of
  * memory), rt_source_attr_read per event (otf2_attrs: its
@@ -285,27 +289,27 @@ int rt_source_attr_read(const struct rt_source_attrs *a, void *otf2_attrs, uint6
 void rt_source_attr_free(struct rt_source_attrs *a);
 /* eventstore.c: append e to r's events (0, or -1 out of memory); give
  * back the unused room once r is read; free the events. */
-int rt_store_event(struct rt_rank *r, const struct rt_event *e);
-int rt_store_reserve(struct rt_rank *r, uint64_t n);   /* room for n events: 0 or -1 */
-void rt_store_shrink(struct rt_rank *r);
-void rt_store_free(struct rt_rank *r);
+int rt_store_event(struct rt_location *r, const struct rt_event *e);
+int rt_store_reserve(struct rt_location *r, uint64_t n);   /* room for n events: 0 or -1 */
+void rt_store_shrink(struct rt_location *r);
+void rt_store_free(struct rt_location *r);
 /* Free the events but keep their number (nevents): for a reader that needs
  * only the count from then on (the merge once a location is written). */
-void rt_store_release(struct rt_rank *r);
+void rt_store_release(struct rt_location *r);
 /* Move from's events (slots, side columns, sources) to `to`, whose own are
  * overwritten unfreed; from is left without events. */
-void rt_store_move(struct rt_rank *to, struct rt_rank *from);
+void rt_store_move(struct rt_location *to, struct rt_location *from);
 /* Event i's time, its slot held; an event of a set-aside location is read
  * through rt_time_read (eventspill.h). */
-static inline uint64_t rt_time(const struct rt_rank *r, uint64_t i)
+static inline uint64_t rt_time(const struct rt_location *r, uint64_t i)
 {
     return r->events[i - r->events_from].time;
 }
 /* What the merge's stages after the match need of a location's events
  * besides their times, from its events or, set aside, as they were. */
-void rt_facts(const struct rt_rank *r, struct rt_facts *f);
+void rt_facts(const struct rt_location *r, struct rt_facts *f);
 /* The facts of the slots r holds alone (one chunk's), and two chunks' put together. */
-void rt_facts_held(const struct rt_rank *r, struct rt_facts *f);
+void rt_facts_held(const struct rt_location *r, struct rt_facts *f);
 void rt_facts_add(struct rt_facts *to, const struct rt_facts *f);
 /* eventstore.c: the times of n slots in rt_times form (numbered from 0),
  * or NULL when out of memory. Freed by rt_times_free. */
@@ -314,22 +318,22 @@ void rt_times_free(struct rt_times *t);
 /* The slots held and their side columns freed; the window moves to the
  * end (events_from = nevents): what is read next continues it. True
  * times and sources stay. */
-void rt_store_drop(struct rt_rank *r);
+void rt_store_drop(struct rt_location *r);
 /* Event i of r, decoded; and its fields that are not read from the slot. */
-struct rt_event rt_event_at(const struct rt_rank *r, uint64_t i);
-uint64_t rt_req(const struct rt_rank *r, uint64_t i);
-uint64_t rt_bytes(const struct rt_rank *r, uint64_t i);
-uint64_t rt_received(const struct rt_rank *r, uint64_t i);
-int rt_truth_known(const struct rt_rank *r, uint64_t i);
-uint64_t rt_truth(const struct rt_rank *r, uint64_t i);   /* 0 when unknown or taken */
-void rt_set_truth(struct rt_rank *r, uint64_t i, uint64_t truth);
+struct rt_event rt_event_at(const struct rt_location *r, uint64_t i);
+uint64_t rt_req(const struct rt_location *r, uint64_t i);
+uint64_t rt_bytes(const struct rt_location *r, uint64_t i);
+uint64_t rt_received(const struct rt_location *r, uint64_t i);
+int rt_truth_known(const struct rt_location *r, uint64_t i);
+uint64_t rt_truth(const struct rt_location *r, uint64_t i);   /* 0 when unknown or taken */
+void rt_set_truth(struct rt_location *r, uint64_t i, uint64_t truth);
 /* The true times of the events read since the last call handed to put
  * (raw ticks: event from + k's in raw[k] where bit k of known is set; not
  * called while no event has one) and dropped from memory: all of them
  * when `last` (the location is read), else up to a multiple of 64 events,
  * the last event read kept (a buffer flush before it takes the next
  * one's true time). 0, or put's -1. */
-int rt_truth_hand(struct rt_rank *r, int last,
+int rt_truth_hand(struct rt_location *r, int last,
                   int (*put)(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const uint64_t *known),
                   void *ctx);
 const char *rt_kind_name(enum rt_kind kind);

@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int t = data[0] % NT;
     fz_tree_put(&trees[t], journal[t], data + 1, size - 1);
     char err[4400] = "";
-    struct rt_rank r;
+    struct rt_location r;
     int rc = rt_read_rank(anchor[t], &r, err, sizeof err);
     fz_verbose("fuzz_journal", rc, err);
     fz_mark(2 * (unsigned)t + (rc == 0));
@@ -118,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz_journal: a failed read must give one line, got \"%s\"\n", err);
         abort();
     }
-    rt_free_rank(&r);
+    rt_free_location(&r);
     if (!empty_dir(scratch)) {
         fprintf(stderr, "fuzz_journal: the rebuilt archive was left behind in %s\n", scratch);
         abort();

@@ -54,7 +54,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* Touch everything a successful read returned, as the merge would. */
-static void walk(const struct rt_rank *r)
+static void walk(const struct rt_location *r)
 {
     uint64_t h = r->rank + (uint64_t)r->world_size + r->resolution + r->trace_length;
     for (uint32_t i = 0; i < r->nregions; i++)
@@ -87,22 +87,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct fz_tree *t = &trees[data[0] % NT];
     fz_tree_put(t, (size_t)(data[0] / NT) % t->nfiles, data + 1, size - 1);
     char anchor[4200], err[4400] = "";
-    struct rt_rank r;
+    struct rt_location r;
     fz_path(t, "rank-000000.otf2", anchor, sizeof anchor);
     int rc = rt_read_rank(anchor, &r, err, sizeof err);
     fz_verbose("fuzz_raw", rc, err);
     fz_mark(2 * (unsigned)(data[0] % NT + NT * ((size_t)(data[0] / NT) % t->nfiles)) + (rc == 0));
     if (rc == 0) {
         walk(&r);
-        struct rt_rank *threads;
+        struct rt_location *threads;
         uint32_t n = rt_take_threads(&r, &threads);
         for (uint32_t k = 0; k < n; k++)
-            rt_free_rank(&threads[k]);
+            rt_free_location(&threads[k]);
         free(threads);
     } else if (!err[0] || strchr(err, '\n')) {
         fprintf(stderr, "fuzz_raw: a failed read must give one line, got \"%s\"\n", err);
         abort();
     }
-    rt_free_rank(&r);
+    rt_free_location(&r);
     return 0;
 }

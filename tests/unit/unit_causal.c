@@ -836,7 +836,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "unit_causal: %s\n", err);
         return 1;
     }
-    struct rt_rank *ranks = calloc((size_t)n, sizeof *ranks);
+    struct rt_location *ranks = calloc((size_t)n, sizeof *ranks);
     for (int r = 0; r < n; r++)
         if (rt_read_rank(anchors[r], &ranks[r], err, sizeof err) != 0) {
             fprintf(stderr, "unit_causal: %s\n", err);
@@ -872,7 +872,7 @@ int main(int argc, char **argv)
     oracle_free();
     mg_free(&m);
     for (int r = 0; r < n; r++)
-        rt_free_rank(&ranks[r]);
+        rt_free_location(&ranks[r]);
     free(ranks);
     rawdir_free(anchors, n);
     return n_failed ? 1 : 0;

@@ -250,7 +250,7 @@ static double local(const struct clock *c, double T)
  * SYNCTRACE_SKEW: raw ticks (ns) of the distorted clock, true_time, and
  * ClockOffsets (reference - local) measured with an error at the ends.
  * clocks NULL: the raw times are the true times, no ClockOffsets. */
-static void make_ranks(const struct trace *tr, const struct clock *clocks, struct rt_rank *rk)
+static void make_ranks(const struct trace *tr, const struct clock *clocks, struct rt_location *rk)
 {
     double tend = 0;
     for (uint32_t r = 0; r < tr->R; r++)
@@ -281,7 +281,7 @@ static void make_ranks(const struct trace *tr, const struct clock *clocks, struc
     }
 }
 
-static void free_ranks(struct rt_rank *rk, uint32_t R)
+static void free_ranks(struct rt_location *rk, uint32_t R)
 {
     for (uint32_t r = 0; r < R; r++) {
         rt_store_free(&rk[r]);
@@ -407,7 +407,7 @@ static void check_output(struct aggs *A, const struct trace *tr, const struct ed
     }
 }
 
-static double **interp(const struct rt_rank *rk, uint32_t R)
+static double **interp(const struct rt_location *rk, uint32_t R)
 {
     double **t = calloc(R, sizeof *t);
     for (uint32_t r = 0; r < R; r++) {
@@ -1061,7 +1061,7 @@ static void stream_random(const char *dir)
         gen(&tr, R, 20 + (int)rndn(180), lmin, 0);
         struct clock clocks[MAXR];
         bad_clocks(clocks, R);
-        struct rt_rank rk[MAXR];
+        struct rt_location rk[MAXR];
         make_ranks(&tr, clocks, rk);
         double **t = interp(rk, R);
         double *lm = lmin_matrix(R, lmin);
@@ -1263,7 +1263,7 @@ static void stream_random(const char *dir)
         gen(&tr, MAXR, 10000, 100, 0);
         struct clock clocks[MAXR];
         bad_clocks(clocks, MAXR);
-        struct rt_rank rk[MAXR];
+        struct rt_location rk[MAXR];
         make_ranks(&tr, clocks, rk);
         double **t = interp(rk, MAXR);
         double *lm = lmin_matrix(MAXR, 100);
@@ -1526,7 +1526,7 @@ int main(void)
         /* skewed clocks: the real thing */
         struct clock clocks[MAXR];
         bad_clocks(clocks, R);
-        struct rt_rank rk[MAXR];
+        struct rt_location rk[MAXR];
         make_ranks(&tr, clocks, rk);
         double **t = interp(rk, R);
         traces++;

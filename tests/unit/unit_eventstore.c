@@ -46,7 +46,7 @@ static int same(const struct rt_event *a, const struct rt_event *b)
 /* Store n events, then check them all (decoded and through each accessor). */
 static void round_trip(uint64_t n, uint64_t first_truth, uint64_t reserve, const char *what)
 {
-    struct rt_rank r;
+    struct rt_location r;
     memset(&r, 0, sizeof r);
     int stored = rt_store_reserve(&r, reserve) == 0;
     for (uint64_t i = 0; stored && i < n; i++) {
@@ -77,7 +77,7 @@ static void round_trip(uint64_t n, uint64_t first_truth, uint64_t reserve, const
 static void spill_round_trip(void)
 {
     enum { NLOC = 3, N = 5000 };
-    struct rt_rank r[NLOC];
+    struct rt_location r[NLOC];
     struct rt_facts before[NLOC];
     memset(r, 0, sizeof r);
     int built = 1;
@@ -160,7 +160,7 @@ static void spill_round_trip(void)
        && rt_spill_bytes(sp) == written && rt_spill_in(sp, &r[0]) == 0 && rt_event_at(&r[0], 7).time == event(7, UINT64_MAX).time,
        "a location set aside again lets its events go without writing them twice; they still come back");
     for (int l = 0; l < NLOC; l++)
-        rt_free_rank(&r[l]);
+        rt_free_location(&r[l]);
     rt_spill_free(sp);
 }
 
@@ -170,7 +170,7 @@ static void spill_round_trip(void)
 static void compact_times(void)
 {
     enum { N = 64 * 9 + 17 };
-    struct rt_rank r;
+    struct rt_location r;
     memset(&r, 0, sizeof r);
     uint64_t want[N];
     for (uint64_t i = 0; i < N; i++) {
@@ -201,7 +201,7 @@ static void compact_times(void)
        "compact times: %d events, 3 wide blocks (%zu times kept whole), every time exact from the file%s", N,
        out ? tr.t.nwide : 0, bad == UINT64_MAX ? "" : " (not all)");
     rt_time_reader_free(&tr);
-    rt_free_rank(&r);
+    rt_free_location(&r);
     rt_spill_free(sp);
 }
 
@@ -225,7 +225,7 @@ static void chunked(uint64_t first_truth, const char *what)
 {
     enum { N = 20000 };
     static const uint64_t sizes[] = { 1000, 37, 64, 3001, 1, 128, 5000, 63, 65 };
-    struct rt_rank whole, part;
+    struct rt_location whole, part;
     memset(&whole, 0, sizeof whole);
     memset(&part, 0, sizeof part);
     char err[256] = "";
@@ -289,8 +289,8 @@ static void chunked(uint64_t first_truth, const char *what)
         all = same(&want, &got);
     }
     ok(all, "%s: the whole location back from its %llu chunks, as stored", what, (unsigned long long)chunks);
-    rt_free_rank(&whole);
-    rt_free_rank(&part);
+    rt_free_location(&whole);
+    rt_free_location(&part);
     rt_spill_free(sp);
 }
 
@@ -321,7 +321,7 @@ static int take(void *ctx, uint64_t from, uint64_t n, const uint64_t *raw, const
 static void truth_hand(uint64_t first_truth, const char *what)
 {
     enum { N = 20000, CHUNK = 1000 };
-    struct rt_rank r;
+    struct rt_location r;
     memset(&r, 0, sizeof r);
     struct handed h = { calloc(N, sizeof *h.v), calloc(N, 1), 0, 1, 0 };
     uint64_t widest = 0, bad = UINT64_MAX;
@@ -383,7 +383,7 @@ int main(void)
     ok(sizeof(struct rt_slot) == 32, "a slot is %zu bytes", sizeof(struct rt_slot));
 
     /* Only what does not fit is in the columns. */
-    struct rt_rank r;
+    struct rt_location r;
     memset(&r, 0, sizeof r);
     for (uint64_t i = 0; i < 100; i++) {
         struct rt_event e = event(i, UINT64_MAX);

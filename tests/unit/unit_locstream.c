@@ -194,7 +194,7 @@ static void times_only_chunks(void)
     struct agg a = { 0 };
     char err[256];
     struct rt_spill *s = rt_spill_new(".", err, sizeof err);
-    struct rt_rank r;
+    struct rt_location r;
     memset(&r, 0, sizeof r);
     uint64_t n = 10000, at = 0;
     struct rt_slot *sl = slots_of(n);
@@ -219,7 +219,7 @@ static void times_only_chunks(void)
     check(&a, s && rt_spill_times(s, &r, 5, t) == -1, "times out of order refused");
     rt_times_free(t);
     struct rt_spill *s2 = rt_spill_new(".", err, sizeof err);
-    struct rt_rank r2;
+    struct rt_location r2;
     memset(&r2, 0, sizeof r2);
     t = rt_times_of(sl, 100);
     check(&a, s2 && rt_spill_times(s2, &r2, 0, t) == 0 && rt_spill_in_at(s2, &r2, 3) == -1

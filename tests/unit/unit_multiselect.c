@@ -71,7 +71,7 @@ int main(void)
         if (bins == 2 && n > 1000)
             continue;
         struct multiselect ms;
-        if (ms_init(&ms, KINDS + 1, bins) != 0)
+        if (msel_init(&ms, KINDS + 1, bins) != 0)
             return 1;
         double *vals[KINDS];
         for (int k = 0; k < KINDS; k++) {
@@ -85,25 +85,25 @@ int main(void)
         do {   /* the streams interleaved, as the report feeds segments */
             for (size_t i = 0; i < n; i++)
                 for (int k = 0; k < KINDS; k++) {
-                    ms_feed(&ms, (uint32_t)k, vals[k][i]);
-                    ms_feed(&ms, KINDS, i % 3 ? NAN : (i % 2 ? INFINITY : -INFINITY));   /* ignored */
+                    msel_feed(&ms, (uint32_t)k, vals[k][i]);
+                    msel_feed(&ms, KINDS, i % 3 ? NAN : (i % 2 ? INFINITY : -INFINITY));   /* ignored */
                 }
             passes++;
-            more = ms_end_pass(&ms);
+            more = msel_end_pass(&ms);
         } while (more && passes < 100);
         check(&bounded, passes <= max_passes[z % 4], "n=%zu, %u bins: %d passes", n, bins, passes);
         for (int k = 0; k < KINDS; k++) {
-            double want = sorted_median(vals[k], n), got = ms_median(&ms, (uint32_t)k);
-            check(&exact, got == want && ms_count(&ms, (uint32_t)k) == n,
+            double want = sorted_median(vals[k], n), got = msel_median(&ms, (uint32_t)k);
+            check(&exact, got == want && msel_count(&ms, (uint32_t)k) == n,
                   "kind %d n=%zu, %u bins: median %.17g, want %.17g", k, n, bins, got, want);
             free(vals[k]);
         }
-        check(&exact, ms_count(&ms, KINDS) == 0 && ms_median(&ms, KINDS) == 0, "n=%zu: NaN and infinities counted", n);
-        check(&exact, !ms_wants(&ms, 0), "n=%zu: a finished stream still wants values", n);
-        ms_free(&ms);
+        check(&exact, msel_count(&ms, KINDS) == 0 && msel_median(&ms, KINDS) == 0, "n=%zu: NaN and infinities counted", n);
+        check(&exact, !msel_wants(&ms, 0), "n=%zu: a finished stream still wants values", n);
+        msel_free(&ms);
     }
     struct multiselect bad;
-    check(&args, ms_init(&bad, 1, 1) == -1 && ms_init(&bad, 1, 65537) == -1, "bins out of range accepted");
+    check(&args, msel_init(&bad, 1, 1) == -1 && msel_init(&bad, 1, 65537) == -1, "bins out of range accepted");
     report(&exact, "medians equal the sorted arrays' element n/2 (smooth, tailed, ties, huge and tiny spans; 2-4096 bins)");
     report(&bounded, "passes within 1 + ceil(64 / log2 bins) + 1 for up to 3e5 values (3 x bins words per stream)");
     report(&args, "bin counts outside 2..65536 refused");

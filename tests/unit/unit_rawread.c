@@ -123,7 +123,7 @@ static int add_later_definitions(struct rf_defs *d)
 }
 
 /* What add_later_definitions defined, as the raw reader gives it. */
-static int later_definitions_read(const struct rt_rank *r)
+static int later_definitions_read(const struct rt_location *r)
 {
     return r->ncomms == 4 && r->comms[0].parent == UINT32_MAX && r->comms[1].parent == 0
            && strcmp(r->comms[1].name, "sub") == 0 && r->comms[1].has_in && r->comms[1].nin == 1
@@ -224,7 +224,7 @@ static void damaged(enum damage damage, const char *what, const char *want, int 
     }
     char anchor[4200], err[1024] = "";
     snprintf(anchor, sizeof anchor, "%s/rank-000000.otf2", dir);
-    struct rt_rank r;
+    struct rt_location r;
     double t0 = st_now_s();
     int rc = rt_read_rank(anchor, &r, err, sizeof err);
     double dt = st_now_s() - t0;
@@ -239,7 +239,7 @@ static void damaged(enum damage damage, const char *what, const char *want, int 
         ok(rc == -1 && strstr(err, want) && strstr(err, dir) && dt < 1.0,
            "%s: one error naming the file, in %.3f s (%s)", what, dt, err);
     }
-    rt_free_rank(&r);
+    rt_free_location(&r);
     if (merged_reader_too) {
         struct mt_trace t;
         err[0] = '\0';
@@ -297,12 +297,12 @@ static void recovered(void)
         st_remove_tree(dir);
         return;
     }
-    struct rt_rank r;
+    struct rt_location r;
     int rc = rt_read_rank(anchor, &r, err, sizeof err);
     ok(rc == 0 && r.recovered && later_definitions_read(&r) && r.global_offset == 900 && r.noffsets == 2,
        "recovery: the journal's groups, keys, SELF, intercommunicator, name, parent, Cartesian topology, "
        "in-neighbours, windows and MPI_Init's early start rebuilt (%s)", rc ? err : "ok");
-    rt_free_rank(&r);
+    rt_free_location(&r);
     st_remove_tree(dir);
 }
 
@@ -358,7 +358,7 @@ static void legacy(void)
     if (ar)
         good = OTF2_Archive_Close(ar) == OTF2_SUCCESS && good;
     snprintf(anchor, sizeof anchor, "%s/rank-000000.otf2", dir);
-    struct rt_rank r;
+    struct rt_location r;
     int rc = good ? rt_read_rank(anchor, &r, err, sizeof err) : -1;
     ok(good && rc == 0 && r.ncomms == 3 && r.comms[0].nmembers == 1 && r.comms[0].members[0] == 0 && !r.comms[0].inter
            && !r.comms[0].has_key && r.comms[0].has_in && r.comms[0].nin == 1 && r.comms[0].in[0] == 0
@@ -370,7 +370,7 @@ static void legacy(void)
        "an archive without a membership file (older tracers): members, keys, in-neighbours, the intercommunicator "
        "read from its groups (%s)", good ? (rc ? err : "ok") : "cannot write it");
     if (rc == 0)
-        rt_free_rank(&r);
+        rt_free_location(&r);
     st_remove_tree(dir);
 }
 
@@ -559,7 +559,7 @@ static void source_words(enum sw_kind kind, const char *what, const char *want_e
            "%s: %u attributes, references dense in definition order, the two words used alone (of %u a world of %d "
            "needs), in the order of first use", what, a.n, RF_SOURCE_WORDS(SW_WORLD), SW_WORLD);
     }
-    struct rt_rank r;
+    struct rt_location r;
     int rc = rt_read_rank(anchor, &r, err, sizeof err);
     if (want_error) {
         ok(rc == -1 && strstr(err, want_error) && strstr(err, dir) && !strchr(err, '\n'),
@@ -579,7 +579,7 @@ static void source_words(enum sw_kind kind, const char *what, const char *want_e
         ok(rc == 0 && right && (kind == SW_CLOSED || r.recovered),
            "%s: the Alltoallv's sources read back as slots 200 and 2600 of %u (%s)", what, nslots, rc ? err : "ok");
     }
-    rt_free_rank(&r);
+    rt_free_location(&r);
     st_remove_tree(dir);
 }
 

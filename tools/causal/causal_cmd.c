@@ -8,7 +8,7 @@
  * trace: every event in its location's order with its kind, communicator,
  * peer, tag and request id, and communicators (told apart by their id in
  * the archive: names are for people) with their members as world ranks. So
- * the archive is read back into struct rt_rank (one per location, numbered
+ * the archive is read back into struct rt_location (one per location, numbered
  * as location_order.h says, as merge numbers them), matched again, and
  * built as merge builds it.
  * The matcher orders a rank's sends and posted receives by time; global
@@ -55,7 +55,7 @@ static int usage(FILE *to)
 #define CHUNK_MEMORY ((uint64_t)64 << 20)   /* bytes of a location's events held at once */
 
 struct loader {
-    struct rt_rank *locs;
+    struct rt_location *locs;
     uint32_t nlocs;
     uint64_t *cap;
     uint64_t chunk;           /* events a location holds before they go to the match */
@@ -67,7 +67,7 @@ struct loader {
 static int collect(void *user, uint32_t location, const struct rt_event *e)
 {
     struct loader *l = user;
-    struct rt_rank *r = &l->locs[location];
+    struct rt_location *r = &l->locs[location];
     /* the definition's count is the size; growing past it means the
      * archive disagrees with itself, but take the events and say so */
     if (r->nevents == l->cap[location])
@@ -100,11 +100,11 @@ static int location_done(void *user, uint32_t location)
 static int collect_sources(void *user, uint32_t location, uint32_t nslots, const uint64_t *bits)
 {
     struct loader *l = user;
-    struct rt_rank *r = &l->locs[location];
+    struct rt_location *r = &l->locs[location];
     return r->nevents ? rt_add_sources(r, r->nevents - 1, nslots, bits) : 0;
 }
 
-static void free_locations(struct rt_rank *locs, uint32_t n)
+static void free_locations(struct rt_location *locs, uint32_t n)
 {
     if (!locs)
         return;
@@ -117,12 +117,12 @@ static void free_locations(struct rt_rank *locs, uint32_t n)
     free(locs);
 }
 
-/* One rt_rank per location of the archive t, its events read into the
+/* One rt_location per location of the archive t, its events read into the
  * match (mg_match_begin .. mg_match_end into *match) and let go; their
  * regions and communicators point into t and comms. Returns 0, or -1 with
  * a one-line message. */
 static int load_locations(struct mt_trace *t, struct rt_comm *comms, const struct mg_sort_config *sort,
-                          struct mg_result *match, struct rt_rank **out, char *err, size_t errlen)
+                          struct mg_result *match, struct rt_location **out, char *err, size_t errlen)
 {
     uint32_t n = t->nlocations, nmain = 0;
     if (n == 0) {
@@ -146,7 +146,7 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, const struc
         return -1;
     }
     for (uint32_t k = 0; k < n; k++) {
-        struct rt_rank *r = &l.locs[k];
+        struct rt_location *r = &l.locs[k];
         r->path = t->path;
         r->rank = (int)loc_id_rank(t->locations[k]);
         r->world_size = (int)nmain;
@@ -369,7 +369,7 @@ int cmd_causal(int argc, char **argv)
         return 1;
     }
     int rc = 1;
-    struct rt_rank *locs = NULL;
+    struct rt_location *locs = NULL;
     struct mg_result match;
     int matched = 0;
     uint64_t *nevents = NULL;

@@ -496,7 +496,7 @@ int clc_correct_times(const double *const *t, const uint64_t *nevents, uint32_t 
     return rc;
 }
 
-int clc_correct(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match, const double *lmin,
+int clc_correct(const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match, const double *lmin,
                 const struct cm_model *m, const struct clc_params *p, uint64_t **out_times, struct clc_stats *stats,
                 char *err, size_t errlen)
 {

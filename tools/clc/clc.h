@@ -92,7 +92,7 @@ int clc_correct_times(const double *const *t, const uint64_t *nevents, uint32_t 
  * is filled with malloc'd arrays of ranks[r].nevents global times (ns,
  * rounded, the earliest event 0); free them with clc_free_times. Returns 0,
  * or -1 with a message (out_times then all NULL). */
-int clc_correct(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match, const double *lmin,
+int clc_correct(const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match, const double *lmin,
                 const struct cm_model *m, const struct clc_params *p, uint64_t **out_times, struct clc_stats *stats,
                 char *err, size_t errlen);
 void clc_free_times(uint64_t **times, uint32_t nranks);

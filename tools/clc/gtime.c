@@ -46,7 +46,7 @@ void gt_fill_end(struct gt_fill *f)
  * ones are not always in order). Returns whether the clamp changed any. */
 static int fill(const struct gtime_map *g, uint32_t r, uint64_t *gt)
 {
-    const struct rt_rank *rk = &g->locs[r];
+    const struct rt_location *rk = &g->locs[r];
     struct rt_time_reader tr;
     rt_time_reader_init(&tr, rk);
     uint64_t prev = 0;
@@ -75,7 +75,7 @@ static int store(struct gtime_map *g, uint32_t r)
     return 0;
 }
 
-static int build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
+static int build(struct gtime_map *g, const struct rt_location *locs, uint32_t n, const struct cm_model *model,
                  const double *x, double gmin, const uint8_t *keep, const uint8_t *mine)
 {
     memset(g, 0, sizeof *g);
@@ -103,13 +103,13 @@ static int build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, co
     return 0;
 }
 
-int gt_build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
+int gt_build(struct gtime_map *g, const struct rt_location *locs, uint32_t n, const struct cm_model *model,
              const double *x, const uint8_t *keep)
 {
     return build(g, locs, n, model, x, NAN, keep, NULL);
 }
 
-int gt_build_part(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
+int gt_build_part(struct gtime_map *g, const struct rt_location *locs, uint32_t n, const struct cm_model *model,
                   const double *x, double gmin, const uint8_t *keep, const uint8_t *mine)
 {
     return build(g, locs, n, model, x, gmin, keep, mine);
@@ -127,7 +127,7 @@ struct gt_given {
     char err[600];            /* the first failed read */
 };
 
-int gt_build_given(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const char *path,
+int gt_build_given(struct gtime_map *g, const struct rt_location *locs, uint32_t n, const char *path,
                    const uint8_t *mine, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);

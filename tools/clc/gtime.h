@@ -25,7 +25,7 @@
 struct gt_given;
 
 struct gtime_map {
-    const struct rt_rank *locs;
+    const struct rt_location *locs;
     const struct cm_model *model;
     const double *x;          /* the solution's offsets, by vertex */
     double gmin;              /* the earliest corrected time: global time 0 */
@@ -97,7 +97,7 @@ uint64_t gt_of_cb(const void *ctx, const struct mg_event_ref *e);
  * in the spill file (rt_spill_error), which the merge checks. */
 struct gt_fill {
     const struct gtime_map *g;
-    const struct rt_rank *locs;
+    const struct rt_location *locs;
     uint32_t r;
     int open;
     struct rt_time_reader tr;
@@ -107,16 +107,16 @@ void gt_fill_end(struct gt_fill *f);
 
 /* Build the map: locations with keep[r] set (keep NULL: none), and those
  * the clamp changes, stored. 0, or -1 when out of memory. */
-int gt_build(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
+int gt_build(struct gtime_map *g, const struct rt_location *locs, uint32_t n, const struct cm_model *model,
              const double *x, const uint8_t *keep);
 /* The same for a worker of the parallel merge, which has the events of
  * the locations with mine[r] set only: global time 0 is process 0's gmin. */
-int gt_build_part(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const struct cm_model *model,
+int gt_build_part(struct gtime_map *g, const struct rt_location *locs, uint32_t n, const struct cm_model *model,
                   const double *x, double gmin, const uint8_t *keep, const uint8_t *mine);
 /* A worker's map of repaired times: location r's (mine[r] set) lie in
  * file `path` as 8-byte values, the locations one after another in
  * order. 0, or -1 with a one-line message. */
-int gt_build_given(struct gtime_map *g, const struct rt_rank *locs, uint32_t n, const char *path,
+int gt_build_given(struct gtime_map *g, const struct rt_location *locs, uint32_t n, const char *path,
                    const uint8_t *mine, char *err, size_t errlen);
 /* A read of the given times failed: why, else NULL. */
 const char *gt_given_error(const struct gtime_map *g);

@@ -16,7 +16,7 @@
 #include <otf2/OTF2_Events.h>
 
 /* A sparse alltoallv/w member's non-empty source slots (rt_sources_of). */
-static void print_sources(const struct rt_rank *r, uint64_t index)
+static void print_sources(const struct rt_location *r, uint64_t index)
 {
     uint32_t nslots;
     const uint64_t *bits = rt_sources_of(r, index, &nslots);
@@ -40,7 +40,7 @@ static void print_sources(const struct rt_rank *r, uint64_t index)
  * a spawned job's world and tracer's communicator have keys of their own,
  * their first two definitions, named so) and those of traces without keys
  * by their names. */
-static const char *comm_label(const struct rt_rank *r, uint32_t comm, char *buf, size_t len)
+static const char *comm_label(const struct rt_location *r, uint32_t comm, char *buf, size_t len)
 {
     if (comm >= r->ncomms)
         return "?";
@@ -53,7 +53,7 @@ static const char *comm_label(const struct rt_rank *r, uint32_t comm, char *buf,
     return buf;
 }
 
-static void print_peer(const struct rt_rank *r, const struct rt_event *e)
+static void print_peer(const struct rt_location *r, const struct rt_event *e)
 {
     char buf[32];
     printf(" peer=%d lpeer=%" PRIu32 " comm=%s", rt_world_rank(r, e->ref, e->peer), e->peer,
@@ -71,7 +71,7 @@ static void print_member(int first, uint64_t m)
 }
 
 /* The outside-set members of v, as "SET:INDEX" (nothing when none). */
-static void print_outside(const struct rt_rank *r, const char *label, const char *what, const uint64_t *v, uint32_t n)
+static void print_outside(const struct rt_location *r, const char *label, const char *what, const uint64_t *v, uint32_t n)
 {
     int any = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -85,7 +85,7 @@ static void print_outside(const struct rt_rank *r, const char *label, const char
         printf("\n");
 }
 
-static void dump_rank(const struct rt_rank *r, int events_only)
+static void dump_rank(const struct rt_location *r, int events_only)
 {
     if (!events_only && !r->thread) {   /* the rank's definitions, once */
         printf("# rank %d world_size %d host %s clock %s domain %d run_id %s resolution %" PRIu64
@@ -231,7 +231,7 @@ int cmd_dump(int argc, char **argv)
     }
     int rc = 0, world = -1;
     for (int i = 0; i < n; i++) {
-        struct rt_rank r;
+        struct rt_location r;
         if (rt_read_rank(anchors[i], &r, err, sizeof err) != 0) {
             fprintf(stderr, "synctrace dump: %s\n", err);
             rc = 1;
@@ -242,7 +242,7 @@ int cmd_dump(int argc, char **argv)
             if (world < 0)
                 world = r.world_size;
         }
-        rt_free_rank(&r);
+        rt_free_location(&r);
     }
     /* Archives are named by rank: a gap or a short count means ranks are missing. */
     if (rc == 0 && world != n) {

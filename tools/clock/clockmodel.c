@@ -18,7 +18,7 @@ static void chain(struct cm_domain *d)
 /* Cut domain d at the interior sync rounds of its representative rank (the
  * rounds at init and finalize bound the run; the ones between are where a
  * new drift estimate begins), or with `whole` not at all. Returns 0 or -1. */
-static int cut_segments(struct cm_domain *d, const struct rt_rank *rep, uint64_t last, int whole)
+static int cut_segments(struct cm_domain *d, const struct rt_location *rep, uint64_t last, int whole)
 {
     uint32_t rounds = whole ? 0 : rep->noffsets;   /* whole: one segment */
     uint32_t cap = rounds > 2 ? rounds - 1 : 1;
@@ -42,7 +42,7 @@ static int cut_segments(struct cm_domain *d, const struct rt_rank *rep, uint64_t
 }
 
 /* The round of `rep` at or before tick t (its offsets are in time order). */
-static const struct rt_offset *round_before(const struct rt_rank *rep, uint64_t t)
+static const struct rt_offset *round_before(const struct rt_location *rep, uint64_t t)
 {
     uint32_t k = 0;
     while (k + 1 < rep->noffsets && (int64_t)(rep->offsets[k + 1].time - t) <= 0)
@@ -61,7 +61,7 @@ static int drift_between(const struct rt_offset *a, const struct rt_offset *b, d
     return 1;
 }
 
-int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, enum cm_drift_model kind,
+int cm_build(const struct rt_location *ranks, uint32_t nranks, uint32_t reference, enum cm_drift_model kind,
              double max_drift, struct cm_model *m)
 {
     int no_drift = kind == CM_NO_DRIFT;
@@ -104,7 +104,7 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
     uint32_t ref_domain = reference < nranks ? m->domain_of[reference] : 0;
     for (uint32_t d = 0; d < m->ndomains; d++) {
         struct cm_domain *dom = &m->domains[d];
-        const struct rt_rank *rk = &ranks[m->domains[d].rep];
+        const struct rt_location *rk = &ranks[m->domains[d].rep];
         dom->span_ns = cm_local(dom, last[d]);
         /* the time base, or a line: one segment */
         if (cut_segments(dom, rk, last[d], d == ref_domain || kind == CM_LINE) != 0)
@@ -161,11 +161,11 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
     /* Re-express drifts against the reference clock, segment by segment
      * where both were cut at the same rounds. */
     const struct cm_domain *ref = &m->domains[ref_domain];
-    const struct rt_rank *rref = &ranks[m->domains[ref_domain].rep];
+    const struct rt_location *rref = &ranks[m->domains[ref_domain].rep];
     double ref_beta = ref->beta, ref_off = ref->offset_ns;
     for (uint32_t d = 0; d < m->ndomains; d++) {
         struct cm_domain *dom = &m->domains[d];
-        const struct rt_rank *rk = &ranks[m->domains[d].rep];
+        const struct rt_location *rk = &ranks[m->domains[d].rep];
         if (d == ref_domain)
             continue;
         for (uint32_t k = 0; k < dom->nseg; k++) {
@@ -195,7 +195,7 @@ int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, e
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t d = 0; d < m->ndomains; d++) {
             struct cm_domain *dom = &m->domains[d];
-            const struct rt_rank *rk = &ranks[m->domains[d].rep];
+            const struct rt_location *rk = &ranks[m->domains[d].rep];
             if ((pass == 0) != (d == ref_domain))
                 continue;
             chain(dom);
@@ -373,7 +373,7 @@ void cm_vertex_span(const struct cm_model *m, uint32_t v, uint32_t *domain, doub
     *l0 = b0 + (v % w) * *len;
 }
 
-double cm_interpolated(const struct rt_rank *r, uint64_t t)
+double cm_interpolated(const struct rt_location *r, uint64_t t)
 {
     double res = r->resolution ? (double)r->resolution : 1e9;
     double off = 0;

@@ -77,7 +77,7 @@ enum cm_drift_model {
     CM_LINE,                  /* one drift per clock, from its first to its last round */
     CM_NO_DRIFT               /* offsets only */
 };
-int cm_build(const struct rt_rank *ranks, uint32_t nranks, uint32_t reference, enum cm_drift_model kind,
+int cm_build(const struct rt_location *ranks, uint32_t nranks, uint32_t reference, enum cm_drift_model kind,
              double max_drift, struct cm_model *m);
 /* A deep copy (for trial solves with other drifts); 0 or -1. */
 int cm_copy(const struct cm_model *src, struct cm_model *dst);
@@ -174,6 +174,6 @@ void cm_vertex_span(const struct cm_model *m, uint32_t v, uint32_t *domain, doub
 
 /* Today's tools: local time plus the ClockOffsets interpolated linearly
  * (what an OTF2 reader shows), in ns of the reference clock. */
-double cm_interpolated(const struct rt_rank *r, uint64_t t);
+double cm_interpolated(const struct rt_location *r, uint64_t t);
 
 #endif

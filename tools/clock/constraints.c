@@ -92,7 +92,7 @@ static int ensure_weights(double **w, size_t *cap, size_t n)
     return nw ? (*w = nw, 0) : -1;
 }
 
-struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m, const struct mg_result *match,
+struct sv_graph *cs_build(const struct rt_location *ranks, const struct cm_model *m, const struct mg_result *match,
                           double lmin, struct hub_store *hubs, struct cs_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
@@ -135,7 +135,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
         double l = du == dv ? 0 : lmin;
         double w = corrected(m, msg->recv) - corrected(m, msg->send) - l
                    - ROUNDING_MARGIN_NS;
-        if (pm_put(&pairs, u, v, w) < 0)
+        if (pmin_put(&pairs, u, v, w) < 0)
             goto fail;
         stats->message_edges++;
     }
@@ -164,7 +164,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                     uint32_t du = vertex(m, mj->enter);
                     if (du == dv)
                         continue;   /* one clock: its ticks order them */
-                    if (pm_put(&pairs, du, dv, out - corrected(m, mj->enter) - ROUNDING_MARGIN_NS) < 0)
+                    if (pmin_put(&pairs, du, dv, out - corrected(m, mj->enter) - ROUNDING_MARGIN_NS) < 0)
                         goto fail;
                     stats->collective_edges++;
                 }
@@ -239,7 +239,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                         if (su[a] == sv[b])
                             continue;   /* one clock: its ticks order them */
                         double w = exits[sv[b]].min_exit - sides[su[a]].max_enter - ROUNDING_MARGIN_NS;
-                        if (pm_put(&pairs, su[a], sv[b], w) < 0)
+                        if (pmin_put(&pairs, su[a], sv[b], w) < 0)
                             goto fail;
                         stats->collective_edges++;
                         if (c->neighbor)
@@ -280,7 +280,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
         if (da != db)
             continue;
         double step = m->max_drift * ((lb + lenb / 2) - (la + lena / 2));
-        if (pm_put(&pairs, a, a + 1, step) < 0 || pm_put(&pairs, a + 1, a, step) < 0)
+        if (pmin_put(&pairs, a, a + 1, step) < 0 || pmin_put(&pairs, a + 1, a, step) < 0)
             goto fail;
     }
     /* ... and never so much that a rank's events reorder: where consecutive
@@ -288,7 +288,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
      * at or after the earlier one: x_a - x_b <= c(later) - c(earlier). */
     if (nclk > nd)
         for (uint32_t r = 0; r < m->nranks; r++) {
-            const struct rt_rank *rk = &ranks[r];
+            const struct rt_location *rk = &ranks[r];
             struct rt_time_reader tr;
             rt_time_reader_init(&tr, rk);
             uint32_t prev_v = UINT32_MAX;
@@ -297,7 +297,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
                 uint64_t t = rt_time_read(&tr, i);
                 uint32_t v = cm_vertex(m, r, t);
                 double c = cm_corrected(m, r, t);
-                if (prev_v != UINT32_MAX && v != prev_v && pm_put(&pairs, prev_v, v, c - prev_c) < 0) {
+                if (prev_v != UINT32_MAX && v != prev_v && pmin_put(&pairs, prev_v, v, c - prev_c) < 0) {
                     rt_time_reader_free(&tr);
                     goto fail;
                 }
@@ -321,7 +321,7 @@ struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m,
     if (hs_add_edges(hubs, g, cm_nvertices(m)) != 0)
         goto fail;
     /* the graph has them: their memory goes before the graph's CSR is made */
-    pm_free(&pairs);
+    pmin_free(&pairs);
     if (sv_finish(g) != 0)
         goto fail;
     hubs->base_edges = sv_edges(g);
@@ -332,7 +332,7 @@ fail:
     g = NULL;
 done:
     mg_colls_end(&colls);
-    pm_free(&pairs);
+    pmin_free(&pairs);
     free(sides);
     free(exits);
     mg_flow_free(&flow);

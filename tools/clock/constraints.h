@@ -25,7 +25,7 @@ struct cs_stats {
  * (hubstore.h: the solve then checks its answers against them). Returns
  * the finished graph, or NULL when out of memory, when the hubs could not
  * be set aside (hubs->err), or too large (stats->too_large). */
-struct sv_graph *cs_build(const struct rt_rank *ranks, const struct cm_model *m, const struct mg_result *match,
+struct sv_graph *cs_build(const struct rt_location *ranks, const struct cm_model *m, const struct mg_result *match,
                           double lmin, struct hub_store *hubs, struct cs_stats *stats);
 
 #endif

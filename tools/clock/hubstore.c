@@ -33,7 +33,7 @@ void hs_free(struct hub_store *h)
     free(h->mem);
     if (h->spilled)
         st_aside_close(&h->file);
-    pm_free(&h->pairs);
+    pmin_free(&h->pairs);
     memset(h, 0, sizeof *h);
     h->file.fd = -1;
 }
@@ -305,12 +305,12 @@ oom:
 /* ---------- the lazy groups: checks and pair vertices ---------- */
 
 /* The pair (s, t) at weight w or tighter; its vertex follows the base
- * ones in the order pairs were first made. 1, 0, -1 as pm_put. */
+ * ones in the order pairs were first made. 1, 0, -1 as pmin_put. */
 static int pair_put(struct hub_store *h, uint32_t s, uint32_t t, double w)
 {
     if (h->base_vertices + (uint64_t)h->pairs.n >= UINT32_MAX - 1)
         return -1;
-    return pm_put(&h->pairs, s, t, w);
+    return pmin_put(&h->pairs, s, t, w);
 }
 
 /* One side of a group, decoded once for all the vectors of a pass. */

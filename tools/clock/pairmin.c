@@ -56,7 +56,7 @@ static int grow_entries(struct pair_min *p)
     return 0;
 }
 
-int pm_put(struct pair_min *p, uint32_t u, uint32_t v, double w)
+int pmin_put(struct pair_min *p, uint32_t u, uint32_t v, double w)
 {
     if ((p->n + 1) * 2 > p->cap && grow_table(p) != 0)
         return -1;
@@ -81,7 +81,7 @@ int pm_put(struct pair_min *p, uint32_t u, uint32_t v, double w)
     return 1;
 }
 
-void pm_free(struct pair_min *p)
+void pmin_free(struct pair_min *p)
 {
     free(p->u);
     free(p->v);

@@ -19,7 +19,7 @@ struct pair_min {
 
 /* (u, v) at weight w, or tighter: 1 if new or tightened, 0 if it already
  * was at least as tight, -1 (memory; the table is unchanged). */
-int pm_put(struct pair_min *p, uint32_t u, uint32_t v, double w);
-void pm_free(struct pair_min *p);
+int pmin_put(struct pair_min *p, uint32_t u, uint32_t v, double w);
+void pmin_free(struct pair_min *p);
 
 #endif

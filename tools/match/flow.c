@@ -77,9 +77,9 @@ void mg_flow_free(struct mg_flow *f)
 
 /* The communicator definition the member's exit names (its own view: the
  * remote group on an intercommunicator), or NULL. */
-static const struct rt_comm *comm_of(const struct rt_rank *ranks, const struct mg_member *m)
+static const struct rt_comm *comm_of(const struct rt_location *ranks, const struct mg_member *m)
 {
-    const struct rt_rank *r = &ranks[m->exit.rank];
+    const struct rt_location *r = &ranks[m->exit.rank];
     return m->comm_ref < r->ncomms ? &r->comms[m->comm_ref] : NULL;
 }
 
@@ -118,7 +118,7 @@ static int facts_sources(struct mg_facts *x, struct mg_member *mk, uint32_t k, c
 /* a member's world rank (its thread's location borrows the rank's) */
 #define WORLD(k) ((uint32_t)ranks[c->members[k].exit.rank].rank)
 
-int mg_flow_facts_begin(struct mg_facts *x, const struct rt_rank *ranks, uint32_t nranks)
+int mg_flow_facts_begin(struct mg_facts *x, const struct rt_location *ranks, uint32_t nranks)
 {
     memset(x, 0, sizeof *x);
     x->ranks = ranks;
@@ -147,7 +147,7 @@ void mg_flow_facts_abandon(struct mg_facts *x)
 
 int mg_flow_facts_one(struct mg_facts *x, struct mg_collective *c)
 {
-    const struct rt_rank *ranks = x->ranks;
+    const struct rt_location *ranks = x->ranks;
     uint32_t nranks = x->n;
     int rc = 0;
     {

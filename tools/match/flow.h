@@ -61,13 +61,13 @@ struct mg_flow {
  * event is read. begin and one return 0, or -1 (memory); end hands the
  * sources to out (mg_result.sources), abandon frees them. */
 struct mg_facts {
-    const struct rt_rank *ranks;
+    const struct rt_location *ranks;
     uint32_t *member_of;      /* world rank -> member, NONE between instances */
     uint32_t n;
     uint32_t *pool;
     size_t npool, cpool;
 };
-int mg_flow_facts_begin(struct mg_facts *x, const struct rt_rank *ranks, uint32_t nranks);
+int mg_flow_facts_begin(struct mg_facts *x, const struct rt_location *ranks, uint32_t nranks);
 int mg_flow_facts_one(struct mg_facts *x, struct mg_collective *c);
 void mg_flow_facts_end(struct mg_facts *x, struct mg_result *out);
 void mg_flow_facts_abandon(struct mg_facts *x);

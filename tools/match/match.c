@@ -172,7 +172,7 @@ static int by_instance(const void *a, const void *b)
         (vec)[(n)++] = (item);                                                       \
     } while (0)
 
-static int is_neighbor_region(const struct rt_rank *r, uint32_t region)
+static int is_neighbor_region(const struct rt_location *r, uint32_t region)
 {
     return region < r->nregions && r->regions[region]
            && (strncmp(r->regions[region], "MPI_Neighbor_", 13) == 0
@@ -193,7 +193,7 @@ struct location_pass {
 /* The match in three steps, so that a reader can hand each location over
  * as soon as its events are read (match.h). */
 struct mg_matcher {
-    const struct rt_rank *ranks;
+    const struct rt_location *ranks;
     uint32_t nranks;
     struct mg_result *out;
     struct interner names;
@@ -248,7 +248,7 @@ static void matcher_free(struct mg_matcher *m)
     free(m);
 }
 
-static struct mg_matcher *begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+static struct mg_matcher *begin(const struct rt_location *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
                                  int (*relay)(void *, enum mg_sink, const void *), void *relay_ctx,
                                  struct mg_result *out, char *err, size_t errlen)
 {
@@ -274,14 +274,14 @@ static struct mg_matcher *begin(const struct rt_rank *ranks, uint32_t nranks, co
     if (!(m->comm_ids = calloc(nranks ? nranks : 1, sizeof *m->comm_ids)))
         goto oom;
     /* the result's from the start: the writer maps references with it, and
-     * rf_order_begin (rma_flow.h) needs it before the pairing */
+     * rma_order_begin (rma_flow.h) needs it before the pairing */
     out->rank_comm = m->comm_ids;
     out->nranks = nranks;
     for (uint32_t r = 0; r < nranks; r++)   /* the ranks' main locations */
         out->nworld += !ranks[r].thread;
 
     for (uint32_t r = 0; r < nranks; r++) {
-        const struct rt_rank *rk = &ranks[r];
+        const struct rt_location *rk = &ranks[r];
         m->comm_ids[r] = malloc(sizeof **m->comm_ids * (rk->ncomms ? rk->ncomms : 1));
         if (!m->comm_ids[r])
             goto oom;
@@ -351,13 +351,13 @@ fail:
     return NULL;
 }
 
-struct mg_matcher *mg_match_begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+struct mg_matcher *mg_match_begin(const struct rt_location *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
                                   struct mg_result *out, char *err, size_t errlen)
 {
     return begin(ranks, nranks, cfg, NULL, NULL, out, err, errlen);
 }
 
-struct mg_matcher *mg_match_begin_relay(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+struct mg_matcher *mg_match_begin_relay(const struct rt_location *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
                                         int (*relay)(void *ctx, enum mg_sink which, const void *record), void *ctx,
                                         struct mg_result *out, char *err, size_t errlen)
 {
@@ -405,7 +405,7 @@ int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
 {
     if (m->failed)
         return -1;
-    const struct rt_rank *rk = &m->ranks[r];
+    const struct rt_location *rk = &m->ranks[r];
     struct mg_result *out = m->out;
     struct location_pass *ps = &m->passes[r];
     if (!ps->pending) {   /* the location's first chunk */
@@ -861,7 +861,7 @@ void mg_match_abandon(struct mg_matcher *m)
     matcher_free(m);
 }
 
-int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+int mg_match_sorted(const struct rt_location *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
                     struct mg_result *out, char *err, size_t errlen)
 {
     struct mg_matcher *m = mg_match_begin(ranks, nranks, cfg, out, err, errlen);
@@ -872,7 +872,7 @@ int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct m
     return mg_match_end(m, err, errlen);
 }
 
-int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen)
+int mg_match(const struct rt_location *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen)
 {
     return mg_match_sorted(ranks, nranks, NULL, out, err, errlen);
 }
@@ -937,9 +937,9 @@ enum mg_shape mg_shape_of(uint32_t op)
     }
 }
 
-const uint64_t *mg_in_neighbours(const struct rt_rank *ranks, const struct mg_member *m, uint32_t *n)
+const uint64_t *mg_in_neighbours(const struct rt_location *ranks, const struct mg_member *m, uint32_t *n)
 {
-    const struct rt_rank *r = &ranks[m->exit.rank];
+    const struct rt_location *r = &ranks[m->exit.rank];
     uint32_t comm = m->comm_ref;   /* the exit event named the communicator */
     *n = 0;
     if (comm >= r->ncomms || !r->comms[comm].has_in)

@@ -142,7 +142,7 @@ enum mg_shape mg_shape_of(uint32_t otf2_op);
 /* A neighbourhood collective member's in-neighbours (world ranks), as its
  * rank recorded them for the communicator; NULL when the trace does not
  * say (then the instance constrains nothing). */
-const uint64_t *mg_in_neighbours(const struct rt_rank *ranks, const struct mg_member *m, uint32_t *n);
+const uint64_t *mg_in_neighbours(const struct rt_location *ranks, const struct mg_member *m, uint32_t *n);
 
 /* The match's sorts (extsort.h) hold at most `memory` bytes between them
  * and spill the rest to files in spill_dir (NULL: mg_default_spill_dir);
@@ -158,9 +158,9 @@ const char *mg_default_spill_dir(void);   /* $TMPDIR, else /tmp */
 
 /* Returns 0, or -1 with a one-line message (allocation failure, a spill
  * file that could not be written or read back). cfg NULL: the defaults. */
-int mg_match_sorted(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+int mg_match_sorted(const struct rt_location *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
                     struct mg_result *out, char *err, size_t errlen);
-int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen);
+int mg_match(const struct rt_location *ranks, uint32_t nranks, struct mg_result *out, char *err, size_t errlen);
 
 /* The same in steps, for a reader that hands each location over as soon
  * as its events are read and may then let them go (the merge):
@@ -174,7 +174,7 @@ int mg_match(const struct rt_rank *ranks, uint32_t nranks, struct mg_result *out
  * sticks: end reports it); end 0, or -1 with a one-line message (out is
  * then freed). mg_match_abandon frees a matcher and out without pairing. */
 struct mg_matcher;
-struct mg_matcher *mg_match_begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+struct mg_matcher *mg_match_begin(const struct rt_location *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
                                   struct mg_result *out, char *err, size_t errlen);
 int mg_match_location(struct mg_matcher *m, uint32_t r);
 /* The same for a location read in chunks: each call walks the events it
@@ -196,7 +196,7 @@ void mg_free(struct mg_result *r);
  * as had it walked the locations itself. */
 enum mg_sink { MG_SINK_SENDS, MG_SINK_RECVS, MG_SINK_CALLS, MG_SINK_REQUESTS, MG_SINKS };
 size_t mg_record_size(enum mg_sink which);
-struct mg_matcher *mg_match_begin_relay(const struct rt_rank *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
+struct mg_matcher *mg_match_begin_relay(const struct rt_location *ranks, uint32_t nranks, const struct mg_sort_config *cfg,
                                         int (*relay)(void *ctx, enum mg_sink which, const void *record), void *ctx,
                                         struct mg_result *out, char *err, size_t errlen);
 int mg_match_put(struct mg_matcher *m, enum mg_sink which, const void *records, size_t n);

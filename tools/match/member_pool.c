@@ -71,7 +71,7 @@ static uint64_t *intern(struct member_pool *p, uint64_t *v, uint32_t n)
     return v;
 }
 
-void member_pool_share(struct member_pool *p, struct rt_rank *r)
+void member_pool_share(struct member_pool *p, struct rt_location *r)
 {
     if (r->borrowed)
         return;   /* a thread's location: its rank's lists */

@@ -26,7 +26,7 @@ struct member_pool {
 void member_pool_init(struct member_pool *p);
 /* Share the member lists of rank r's communicators (its threads borrow
  * them) with the other ranks'; a list the pool cannot take stays r's own. */
-void member_pool_share(struct member_pool *p, struct rt_rank *r);
+void member_pool_share(struct member_pool *p, struct rt_location *r);
 /* Make c's member list its own again before it is changed; 0, or -1 when
  * out of memory. */
 int member_pool_own(struct rt_comm *c);

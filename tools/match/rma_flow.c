@@ -21,7 +21,7 @@ static int by_comm_ordinal(const void *a, const void *b)
     return (x->ordinal > y->ordinal) - (x->ordinal < y->ordinal);
 }
 
-int rf_unify_windows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+int rma_unify_windows(const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match,
                          uint32_t **win_map, uint32_t *nwins, const char ***names, uint32_t **comm_of)
 {
     size_t n = 0;
@@ -150,7 +150,7 @@ static int room(void **v, size_t n, size_t *cap, size_t size)
  * operation (its completions lie between the fence's begin and end): the
  * events held (a chunk: rk->events_from ..), continuing the walk in out;
  * `last` sorts what it found. */
-static int scan(const struct rt_rank *rk, const uint32_t *win_map, struct rank_rma *out, int last)
+static int scan(const struct rt_location *rk, const uint32_t *win_map, struct rank_rma *out, int last)
 {
     if (!out->count && !(out->count = calloc(rk->nwins ? rk->nwins : 1, sizeof *out->count)))
         return -1;
@@ -209,8 +209,8 @@ static int scan(const struct rt_rank *rk, const uint32_t *win_map, struct rank_r
 }
 
 /* The fence and PSCW orderings in steps (rma_flow.h). */
-struct rf_orderer {
-    const struct rt_rank *ranks;
+struct rma_orderer {
+    const struct rt_location *ranks;
     uint32_t nranks;
     const struct mg_result *match;
     uint32_t nwins, *comm_of;
@@ -221,7 +221,7 @@ struct rf_orderer {
     int any, failed;
 };
 
-void rf_order_free(struct rf_orderer *o)
+void rma_order_free(struct rma_orderer *o)
 {
     if (!o)
         return;
@@ -242,9 +242,9 @@ void rf_order_free(struct rf_orderer *o)
     free(o);
 }
 
-struct rf_orderer *rf_order_begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match)
+struct rma_orderer *rma_order_begin(const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match)
 {
-    struct rf_orderer *o = calloc(1, sizeof *o);
+    struct rma_orderer *o = calloc(1, sizeof *o);
     if (!o)
         return NULL;
     o->ranks = ranks;
@@ -261,7 +261,7 @@ struct rf_orderer *rf_order_begin(const struct rt_rank *ranks, uint32_t nranks, 
     for (uint32_t r = 0; r < nranks; r++)
         if (!(o->win_map[r] = malloc(sizeof **o->win_map * (ranks[r].nwins ? ranks[r].nwins : 1))))
             goto oom;
-    if (rf_unify_windows(ranks, nranks, match, o->win_map, &o->nwins, &o->names, &o->comm_of) != 0)
+    if (rma_unify_windows(ranks, nranks, match, o->win_map, &o->nwins, &o->names, &o->comm_of) != 0)
         goto oom;
     if (!(o->main_of = malloc(sizeof *o->main_of * (nranks ? nranks : 1))))
         goto oom;
@@ -272,16 +272,16 @@ struct rf_orderer *rf_order_begin(const struct rt_rank *ranks, uint32_t nranks, 
             o->main_of[ranks[r].rank] = r;
     return o;
 oom:
-    rf_order_free(o);
+    rma_order_free(o);
     return NULL;
 }
 
-int rf_order_location(struct rf_orderer *o, uint32_t r)
+int rma_order_location(struct rma_orderer *o, uint32_t r)
 {
-    return rf_order_chunk(o, r, 1);
+    return rma_order_chunk(o, r, 1);
 }
 
-int rf_order_chunk(struct rf_orderer *o, uint32_t r, int last)
+int rma_order_chunk(struct rma_orderer *o, uint32_t r, int last)
 {
     /* the tracer records fences of the main thread's windows; threads' one-sided calls are left out */
     if (!o->any || o->failed || o->ranks[r].thread)
@@ -293,7 +293,7 @@ int rf_order_chunk(struct rf_orderer *o, uint32_t r, int last)
     return 0;
 }
 
-int rf_order_pack(const struct rf_orderer *o, uint32_t r, void **buf, size_t *len)
+int rma_order_pack(const struct rma_orderer *o, uint32_t r, void **buf, size_t *len)
 {
     *buf = NULL;
     *len = 0;
@@ -335,7 +335,7 @@ static int take(const char *p, size_t len, size_t *at, uint64_t n, size_t size, 
     return 0;
 }
 
-int rf_order_unpack(struct rf_orderer *o, uint32_t r, const void *buf, size_t len)
+int rma_order_unpack(struct rma_orderer *o, uint32_t r, const void *buf, size_t len)
 {
     uint64_t head[3];
     struct rank_rma *x = &o->rr[r];
@@ -355,7 +355,7 @@ int rf_order_unpack(struct rf_orderer *o, uint32_t r, const void *buf, size_t le
     return 0;
 }
 
-int rf_order_end(struct rf_orderer *o, struct mg_message **flows, size_t *n, char *err, size_t errlen)
+int rma_order_end(struct rma_orderer *o, struct mg_message **flows, size_t *n, char *err, size_t errlen)
 {
     *flows = NULL;
     *n = 0;
@@ -363,7 +363,7 @@ int rf_order_end(struct rf_orderer *o, struct mg_message **flows, size_t *n, cha
         goto oom;
     if (!o->any)
         return 0;
-    const struct rt_rank *ranks = o->ranks;
+    const struct rt_location *ranks = o->ranks;
     const struct mg_result *match = o->match;
     uint32_t nranks = o->nranks, nwins = o->nwins, *comm_of = o->comm_of, *main_of = o->main_of;
     struct rank_rma *rr = o->rr;
@@ -434,10 +434,10 @@ oom:
     return -1;
 }
 
-int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+int rma_fence_flows(const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match,
                    struct mg_message **flows, size_t *n, char *err, size_t errlen)
 {
-    struct rf_orderer *o = rf_order_begin(ranks, nranks, match);
+    struct rma_orderer *o = rma_order_begin(ranks, nranks, match);
     if (!o) {
         *flows = NULL;
         *n = 0;
@@ -445,8 +445,8 @@ int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg
         return -1;
     }
     for (uint32_t r = 0; r < nranks; r++)
-        rf_order_location(o, r);   /* a failure sticks: the end reports it */
-    int rc = rf_order_end(o, flows, n, err, errlen);
-    rf_order_free(o);
+        rma_order_location(o, r);   /* a failure sticks: the end reports it */
+    int rc = rma_order_end(o, flows, n, err, errlen);
+    rma_order_free(o);
     return rc;
 }

@@ -37,31 +37,31 @@
  * window k's merged id; *names[w] the first name a member gave window w
  * (borrowed, "" when none), *comm_of[w] its global communicator. Threads
  * take their rank's windows. Returns 0, or -1 when out of memory. */
-int rf_unify_windows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match, uint32_t **win_map,
+int rma_unify_windows(const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match, uint32_t **win_map,
                      uint32_t *nwins, const char ***names, uint32_t **comm_of);
 
 /* The fence and PSCW orderings: flows[i].send is an operation (or a
  * complete) at its origin, flows[i].recv the end of the target's closing
  * fence (or wait) (malloc'd, *n of them). Returns 0, or -1 with a one-line message. */
-int rf_fence_flows(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+int rma_fence_flows(const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match,
                    struct mg_message **flows, size_t *n, char *err, size_t errlen);
 /* The same in steps, like mg_match_begin (match.h): begin reads the
  * definitions (NULL when out of memory), location one location's events
  * (any order, one at a time; 0 or -1, which sticks), end joins them (0,
  * or -1 with a one-line message); free frees the orderer. */
-struct rf_orderer;
-struct rf_orderer *rf_order_begin(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match);
-int rf_order_location(struct rf_orderer *o, uint32_t r);
+struct rma_orderer;
+struct rma_orderer *rma_order_begin(const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match);
+int rma_order_location(struct rma_orderer *o, uint32_t r);
 /* The same for a location read in chunks (as mg_match_chunk, match.h). */
-int rf_order_chunk(struct rf_orderer *o, uint32_t r, int last);
-int rf_order_end(struct rf_orderer *o, struct mg_message **flows, size_t *n, char *err, size_t errlen);
-void rf_order_free(struct rf_orderer *o);
+int rma_order_chunk(struct rma_orderer *o, uint32_t r, int last);
+int rma_order_end(struct rma_orderer *o, struct mg_message **flows, size_t *n, char *err, size_t errlen);
+void rma_order_free(struct rma_orderer *o);
 /* The parallel merge (pmerge.h): what location r's walk found, after its
  * last chunk, packed where it was read (malloc'd into *buf, *len bytes;
  * *buf NULL when it found nothing) and unpacked on process 0 as if its
  * own walk had found it. 0, or -1 (out of memory, or bytes that are no
  * packing: which sticks). */
-int rf_order_pack(const struct rf_orderer *o, uint32_t r, void **buf, size_t *len);
-int rf_order_unpack(struct rf_orderer *o, uint32_t r, const void *buf, size_t len);
+int rma_order_pack(const struct rma_orderer *o, uint32_t r, void **buf, size_t *len);
+int rma_order_unpack(struct rma_orderer *o, uint32_t r, const void *buf, size_t len);
 
 #endif

@@ -29,7 +29,7 @@ static void shift(uint64_t *v, uint32_t n, uint32_t below, uint32_t offset)
 
 /* The offset (reference - local, local ticks) of rank `rep` at its local
  * time t: its rounds interpolated, the nearest one outside them. */
-static double offset_at(const struct rt_rank *rep, double t, double *stddev)
+static double offset_at(const struct rt_location *rep, double t, double *stddev)
 {
     const struct rt_offset *o = rep->offsets;
     uint32_t n = rep->noffsets, k = 0;
@@ -44,7 +44,7 @@ static double offset_at(const struct rt_rank *rep, double t, double *stddev)
 }
 
 /* A main location's rounds, shared with its threads: set both. */
-static void set_offsets(struct rt_rank *r, struct rt_offset *v, uint32_t n)
+static void set_offsets(struct rt_location *r, struct rt_offset *v, uint32_t n)
 {
     if (v != r->offsets)
         free(r->offsets);
@@ -60,9 +60,9 @@ static void set_offsets(struct rt_rank *r, struct rt_offset *v, uint32_t n)
  * reference through domain `via` (an earlier job's), or dropped. */
 static void carry_rounds(struct merge_state *st, const struct merge_job *job, int via)
 {
-    const struct rt_rank *rep = via >= 0 ? &st->locs[via] : NULL;
+    const struct rt_location *rep = via >= 0 ? &st->locs[via] : NULL;
     for (uint32_t i = 0; i < job->n; i++) {
-        struct rt_rank *r = &st->locs[job->offset + i];
+        struct rt_location *r = &st->locs[job->offset + i];
         if (!rep || rep->noffsets == 0) {
             set_offsets(r, NULL, 0);
             continue;
@@ -87,11 +87,11 @@ int jobs_renumber(struct merge_state *st)
     for (int j = 0; j < st->njobs; j++) {
         const struct merge_job *job = &st->jobs[j];
         for (uint32_t i = 0; i < job->n; i++) {
-            struct rt_rank *r = &st->locs[job->offset + i];
+            struct rt_location *r = &st->locs[job->offset + i];
             /* domains: the host's clock, if an earlier rank reads it */
             int skewed = r->skew_offset_us != 0 || r->skew_drift_ppm != 0, domain = -1;
             for (uint32_t q = 0; !skewed && q < job->offset && domain < 0; q++) {
-                const struct rt_rank *e = &st->locs[q];
+                const struct rt_location *e = &st->locs[q];
                 if (!(e->skew_offset_us != 0 || e->skew_drift_ppm != 0) && e->host && r->host && e->clock && r->clock
                     && strcmp(e->host, r->host) == 0 && strcmp(e->clock, r->clock) == 0)
                     domain = e->domain;

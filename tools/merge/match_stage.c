@@ -17,7 +17,7 @@
 struct fused {
     struct merge_state *st;
     struct mg_matcher *matcher;
-    struct rf_orderer *rma;
+    struct rma_orderer *rma;
 };
 
 static uint64_t chunk_of(void *ctx, uint32_t r)
@@ -47,7 +47,7 @@ static int hand_over(void *ctx, uint32_t r, int last, char *err, size_t errlen)
     struct merge_state *st = f->st;
     /* a failure sticks in the matcher or the orderer: their ends say it */
     mg_match_chunk(f->matcher, r, last);
-    rf_order_chunk(f->rma, r, last);
+    rma_order_chunk(f->rma, r, last);
     /* the true times leave memory for the store */
     struct truth_put tp = { st, r };
     if (rt_truth_hand(&st->locs[r], last, put_truth, &tp) != 0)
@@ -80,7 +80,7 @@ int merge_match(struct merge_state *st)
         fprintf(stderr, "synctrace merge: %s\n", err);
         return -1;
     }
-    if (!(f.rma = rf_order_begin(st->locs, st->nlocs, &st->match))) {
+    if (!(f.rma = rma_order_begin(st->locs, st->nlocs, &st->match))) {
         mg_match_abandon(f.matcher);
         fprintf(stderr, "synctrace merge: out of memory while ordering one-sided operations\n");
         return -1;
@@ -95,16 +95,16 @@ int merge_match(struct merge_state *st)
     st->rep.seconds_read += st_now_s() - st->t_read_start;
     if (rc != 0) {
         mg_match_abandon(f.matcher);
-        rf_order_free(f.rma);
+        rma_order_free(f.rma);
         return -1;
     }
     if (mg_match_end(f.matcher, err, sizeof err) != 0
-        || rf_order_end(f.rma, &st->match.rma_flows, &st->match.nrma_flows, err, sizeof err) != 0) {
+        || rma_order_end(f.rma, &st->match.rma_flows, &st->match.nrma_flows, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
-        rf_order_free(f.rma);
+        rma_order_free(f.rma);
         return -1;
     }
-    rf_order_free(f.rma);
+    rma_order_free(f.rma);
     st->match.outside = &st->outside;
     st->rep.sort_memory = sort.memory;
     st->rep.sort_runs = st->match.sort_runs;

@@ -35,7 +35,7 @@ void merge_state_free(struct merge_state *st)
     mg_free(&st->match);
     outside_table_free(&st->outside);
     for (uint32_t r = 0; st->locs && r < st->nlocs; r++)
-        rt_free_rank(&st->locs[r]);
+        rt_free_location(&st->locs[r]);
     free(st->locs);
     free(st->kept);
     free(st->share);

@@ -3,7 +3,7 @@
  * pipeline.c only wire them:
  *
  *   options     merge_options.c  the command line
- *   read        read_stage.c     rank archives -> one rt_rank per location (format/): definitions
+ *   read        read_stage.c     rank archives -> one rt_location per location (format/): definitions
  *                                first, then (from the match) events, location by location
  *   outside     outside.c        members of other jobs (spawn, connect) -> ranks after the trace's
  *   match       match_stage.c    messages and collectives paired by external sorts (tools/match/),
@@ -85,7 +85,7 @@ struct merge_state {
     int njobs;
     char **anchors;           /* read: the rank archives' anchor files */
     int nanchors;
-    struct rt_rank *locs;     /* read: one per location, numbered as location_order.h says */
+    struct rt_location *locs;     /* read: one per location, numbered as location_order.h says */
     struct member_pool members;   /* read: the communicators' member lists, shared by the locations */
     uint32_t nlocs;
     struct outside_table outside;   /* outside: processes of other jobs, ranks from rep.ranks on */
@@ -188,8 +188,8 @@ void merge_put_truth(struct merge_state *st, uint32_t loc, uint64_t from, uint64
  * failure is process 0's to say), and process 0's side of it (the
  * hand-over's remote, match_stage.c). */
 int pm_worker_read(struct merge_state *st);
-struct rf_orderer;
-int pm_receive_locations(struct merge_state *st, struct mg_matcher *m, struct rf_orderer *rma, pthread_mutex_t *lock,
+struct rma_orderer;
+int pm_receive_locations(struct merge_state *st, struct mg_matcher *m, struct rma_orderer *rma, pthread_mutex_t *lock,
                          char **errors, int *finalized, char *err, size_t errlen);
 /* Process 0 failed before it took the workers' streams: taken and dropped. */
 void pm_drain_locations(void);
@@ -208,7 +208,7 @@ struct ow_parallel;
 int merge_write_part(struct merge_state *st, const char *dir, const struct ow_parallel *par);
 
 /* solution.c: build the constraint graph of `model` and solve it. */
-int merge_solve_model(const struct rt_rank *locs, const struct cm_model *model, const struct mg_result *match,
+int merge_solve_model(const struct rt_location *locs, const struct cm_model *model, const struct mg_result *match,
                       double lmin, uint32_t tau, double alpha, struct merge_solution *s);
 /* Labels computed on the solution's graph (precision.c: distances from or
  * to clocks, backward[k]) lowered until they hold for the hubs kept beside

@@ -35,7 +35,7 @@ static double median(double *v, uint32_t n)
 /* Solve with `beta` as the clocks' drifts; when that contradicts the events
  * less than `best` (smaller delta), it becomes `best` and the model takes
  * the drifts. Returns 1 if adopted, 0 if not, -1 on failure. */
-static int try_drifts(const struct rt_rank *ranks, const struct mg_result *match, double lmin, uint32_t tau,
+static int try_drifts(const struct rt_location *ranks, const struct mg_result *match, double lmin, uint32_t tau,
                       double alpha, struct cm_model *model, const double *beta, int replace,
                       struct merge_solution *best)
 {
@@ -68,7 +68,7 @@ static int try_drifts(const struct rt_rank *ranks, const struct mg_result *match
  * sync rounds close together on a loaded machine can misjudge a drift by
  * hundreds of ppm; thousands of messages over the whole run do not. Returns
  * 0 and the drift corrections (to add to every segment's) in beta, or -1. */
-static int residual_drift(const struct rt_rank *ranks, const struct cm_model *model, const struct mg_result *match,
+static int residual_drift(const struct rt_location *ranks, const struct cm_model *model, const struct mg_result *match,
                           double lmin, uint32_t tau, double alpha, uint32_t windows, double *beta)
 {
     struct cm_model w = *model;
@@ -121,7 +121,7 @@ done:
 /* The clock model of the given kind, with --timebase median applied:
  * Fleury et al., eq. 3, time follows the median clock; folding its rate
  * into every clock's drift keeps every constraint exact. */
-static int build_model(const struct rt_rank *ranks, uint32_t n, const struct merge_options *o,
+static int build_model(const struct rt_location *ranks, uint32_t n, const struct merge_options *o,
                        enum cm_drift_model kind, struct cm_model *model, double *median_rate)
 {
     if (cm_build(ranks, n, (uint32_t)o->reference, kind, o->max_drift, model) != 0)

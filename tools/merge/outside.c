@@ -90,7 +90,7 @@ static const struct rt_comm *spawn_intercomm(const struct merge_state *st, int p
 {
     const struct merge_job *job = &st->jobs[p];
     for (uint32_t i = 0; i < job->n; i++) {
-        const struct rt_rank *r = &st->locs[job->offset + i];
+        const struct rt_location *r = &st->locs[job->offset + i];
         for (uint32_t c = 0; c < r->ncomms; c++)
             if (r->comms[c].inter && r->comms[c].has_key && r->comms[c].key == key)
                 return &r->comms[c];
@@ -100,7 +100,7 @@ static const struct rt_comm *spawn_intercomm(const struct merge_state *st, int p
 
 /* An outside member of rank r that is a process of another job merged
  * here (jobs.h): its rank in *out. 0 when it is, -1 when not. */
-static int in_another_job(const struct merge_state *st, const struct rt_rank *r, uint64_t v, uint64_t *out)
+static int in_another_job(const struct merge_state *st, const struct rt_location *r, uint64_t v, uint64_t *out)
 {
     uint32_t set = RF_OUTSIDE_SET(v), index = RF_OUTSIDE_INDEX(v);
     int j = job_of(st, r->rank);
@@ -136,7 +136,7 @@ static int any_outside(const struct merge_state *st, const uint64_t *v, uint32_t
 
 /* Replace the outside members of v[0..n) by their ranks; `what` says which
  * group of which communicator, for the unknown ones. 0, or -1. */
-static int resolve(const struct merge_state *st, uint64_t *v, uint32_t n, const struct rt_rank *r,
+static int resolve(const struct merge_state *st, uint64_t *v, uint32_t n, const struct rt_location *r,
                    const struct rt_comm *c, const char *what, struct outside_table *t, struct outside_index *x)
 {
     uint32_t nworld = st->rep.ranks;
@@ -178,7 +178,7 @@ int merge_outside(struct merge_state *st)
     int rc = 0;
     /* the ranks' main locations own the definitions their threads borrow */
     for (uint32_t r = 0; r < st->nlocs && rc == 0; r++) {
-        const struct rt_rank *rk = &st->locs[r];
+        const struct rt_location *rk = &st->locs[r];
         if (rk->borrowed)
             continue;
         for (uint32_t c = 0; c < rk->ncomms && rc == 0; c++) {

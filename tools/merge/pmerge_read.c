@@ -23,7 +23,7 @@
 struct worker {
     struct merge_state *st;
     struct mg_matcher *matcher;   /* relays its records into `pending` */
-    struct rf_orderer *rma;
+    struct rma_orderer *rma;
     struct ls_buf out;            /* records not sent yet */
     struct ls_buf pending[MG_SINKS];   /* the chunk's match records, by sort */
     int *finalized;               /* per rank: its main location entered MPI_Finalize (read_stage.c fills it) */
@@ -92,9 +92,9 @@ static int worker_done(void *ctx, uint32_t r, int last, char *err, size_t errlen
 {
     struct worker *w = ctx;
     struct merge_state *st = w->st;
-    struct rt_rank *loc = &st->locs[r];
+    struct rt_location *loc = &st->locs[r];
     w->loc = r;
-    if (mg_match_chunk(w->matcher, r, last) != 0 || rf_order_chunk(w->rma, r, last) != 0) {
+    if (mg_match_chunk(w->matcher, r, last) != 0 || rma_order_chunk(w->rma, r, last) != 0) {
         snprintf(err, errlen, "out of memory while matching the events of %s", loc->path ? loc->path : "?");
         return -1;
     }
@@ -115,7 +115,7 @@ static int worker_done(void *ctx, uint32_t r, int last, char *err, size_t errlen
     if (last) {
         void *packed;
         size_t len;
-        if (rf_order_pack(w->rma, r, &packed, &len) != 0) {
+        if (rma_order_pack(w->rma, r, &packed, &len) != 0) {
             snprintf(err, errlen, "out of memory while ordering one-sided operations");
             return -1;
         }
@@ -157,7 +157,7 @@ int pm_worker_read(struct merge_state *st)
         snprintf(err, sizeof err, "out of memory");
     else if (!(w.matcher = mg_match_begin_relay(st->locs, st->nlocs, &sort, relay, &w, &st->match, err, sizeof err)))
         ;
-    else if (!(w.rma = rf_order_begin(st->locs, st->nlocs, &st->match)))
+    else if (!(w.rma = rma_order_begin(st->locs, st->nlocs, &st->match)))
         snprintf(err, sizeof err, "out of memory while ordering one-sided operations");
     else {
         const struct merge_hand_over h = { worker_chunk, worker_done, &w, st->share[st->place],
@@ -189,7 +189,7 @@ int pm_worker_read(struct merge_state *st)
     }
     if (w.matcher)
         mg_match_relay_end(w.matcher);
-    rf_order_free(w.rma);
+    rma_order_free(w.rma);
     for (int k = 0; k < MG_SINKS; k++)
         ls_buf_free(&w.pending[k]);
     ls_buf_free(&w.out);
@@ -201,13 +201,13 @@ int pm_worker_read(struct merge_state *st)
 
 /* One record of a worker's stream handed over: 0, 1 at its end, or -1
  * when the bytes are not what a worker sends (err says so). */
-static int take_record(struct merge_state *st, struct mg_matcher *m, struct rf_orderer *rma,
+static int take_record(struct merge_state *st, struct mg_matcher *m, struct rma_orderer *rma,
                        const struct ls_record *rec, char **errors, int *finalized, uint32_t from, char *err,
                        size_t errlen)
 {
     if (rec->kind != LS_END && rec->kind != LS_COUNTS && rec->kind != LS_ERROR && rec->loc >= st->nlocs)
         goto bad;
-    struct rt_rank *loc = rec->kind == LS_ERROR || rec->kind == LS_END || rec->kind == LS_COUNTS
+    struct rt_location *loc = rec->kind == LS_ERROR || rec->kind == LS_END || rec->kind == LS_COUNTS
                           ? NULL : &st->locs[rec->loc];
     switch (rec->kind) {
     case LS_TIMES: {
@@ -240,7 +240,7 @@ static int take_record(struct merge_state *st, struct mg_matcher *m, struct rf_o
         return 0;
     }
     case LS_RMA:
-        if (rf_order_unpack(rma, rec->loc, rec->p, rec->len) != 0)
+        if (rma_order_unpack(rma, rec->loc, rec->p, rec->len) != 0)
             goto bad;
         return 0;
     case LS_LOCATION: {
@@ -300,7 +300,7 @@ bad:
     return -1;
 }
 
-int pm_receive_locations(struct merge_state *st, struct mg_matcher *m, struct rf_orderer *rma, pthread_mutex_t *lock,
+int pm_receive_locations(struct merge_state *st, struct mg_matcher *m, struct rma_orderer *rma, pthread_mutex_t *lock,
                          char **errors, int *finalized, char *err, size_t errlen)
 {
     uint32_t workers = pm_processes() - 1, ended = 0;

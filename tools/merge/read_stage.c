@@ -1,6 +1,6 @@
 /* read_stage.c — the merge's first stage: read every rank's archive, check
  * that they are one run with every rank once, and lay the result out as one
- * rt_rank per location, numbered as location_order.h says. */
+ * rt_location per location, numbered as location_order.h says. */
 #include <config.h>
 #include "location_order.h"
 #include "losses.h"
@@ -23,7 +23,7 @@
  * its events (second pass). */
 struct read_work {
     char **anchors;
-    struct rt_rank *ranks;
+    struct rt_location *ranks;
     int n;                    /* ranks [first, n) are read */
     int first;
     int total;                /* of all ranks (errors has as many): 0 means n */
@@ -139,7 +139,7 @@ static int read_definitions(struct read_work *w, int i, char *err, size_t errlen
  * offset on). Returns 0 or -1. */
 static int check_ranks(struct merge_state *st, const struct merge_job *job)
 {
-    const struct rt_rank *ranks = st->locs + job->offset;
+    const struct rt_location *ranks = st->locs + job->offset;
     char **anchors = st->anchors + job->offset;
     int n = (int)job->n;
     const char *raw = job->dir;
@@ -165,7 +165,7 @@ static int check_ranks(struct merge_state *st, const struct merge_job *job)
 
 static int by_location_id(const void *a, const void *b)
 {
-    const struct rt_rank *x = a, *y = b;
+    const struct rt_location *x = a, *y = b;
     return loc_id_cmp(loc_id((uint32_t)x->rank, x->thread), loc_id((uint32_t)y->rank, y->thread));
 }
 
@@ -179,7 +179,7 @@ static int spread_threads(struct merge_state *st)
     int n = st->nanchors;
     if (n <= 0)
         return 0;
-    struct rt_rank **th = calloc((size_t)n, sizeof *th);
+    struct rt_location **th = calloc((size_t)n, sizeof *th);
     uint32_t *nth = calloc((size_t)n, sizeof *nth);
     size_t total = (size_t)n;
     if (!th || !nth) {
@@ -192,7 +192,7 @@ static int spread_threads(struct merge_state *st)
         nth[i] = rt_take_threads(&st->locs[i], &th[i]);
         total += nth[i];
     }
-    struct rt_rank *all = realloc(st->locs, sizeof *all * total);
+    struct rt_location *all = realloc(st->locs, sizeof *all * total);
     if (all) {
         st->locs = all;
         size_t k = (size_t)n;
@@ -203,7 +203,7 @@ static int spread_threads(struct merge_state *st)
     } else {
         for (int i = 0; i < n; i++)
             for (uint32_t j = 0; j < nth[i]; j++)
-                rt_free_rank(&th[i][j]);
+                rt_free_location(&th[i][j]);
     }
     for (int i = 0; i < n; i++)
         free(th[i]);
@@ -298,13 +298,13 @@ struct rank_sink {
     int i;
 };
 
-static uint64_t chunk_of(void *ctx, const struct rt_rank *loc)
+static uint64_t chunk_of(void *ctx, const struct rt_location *loc)
 {
     struct rank_sink *k = ctx;
     return k->p->h->chunk ? k->p->h->chunk(k->p->h->ctx, (uint32_t)(loc - k->p->st->locs)) : 0;
 }
 
-static int chunk_done(void *ctx, struct rt_rank *loc, int last, char *err, size_t errlen)
+static int chunk_done(void *ctx, struct rt_location *loc, int last, char *err, size_t errlen)
 {
     struct rank_sink *k = ctx;
     struct events_pass *p = k->p;
@@ -324,7 +324,7 @@ static int read_events(struct read_work *w, int i, char *err, size_t errlen)
     uint32_t n = p->first[i + 1] - p->first[i];
     if (n == 0)
         return 0;   /* not met: every rank has its main location */
-    struct rt_rank **mine = malloc(sizeof *mine * n);
+    struct rt_location **mine = malloc(sizeof *mine * n);
     if (!mine) {
         snprintf(err, errlen, "out of memory");
         return -1;

@@ -140,7 +140,7 @@ done:
     return rc;
 }
 
-int merge_solve_model(const struct rt_rank *locs, const struct cm_model *model, const struct mg_result *match,
+int merge_solve_model(const struct rt_location *locs, const struct cm_model *model, const struct mg_result *match,
                       double lmin, uint32_t tau, double alpha, struct merge_solution *s)
 {
     if (!(s->hubs = malloc(sizeof *s->hubs))) {

@@ -26,7 +26,7 @@ static void note(struct report *rep, int rank, const char *fmt, ...)
     rep->nlosses++;
 }
 
-int losses_finalized(const struct rt_rank *r)
+int losses_finalized(const struct rt_location *r)
 {
     int finalized = 0;
     for (uint64_t k = r->events_from + r->nheld; k-- > r->events_from && !finalized;) {
@@ -37,7 +37,7 @@ int losses_finalized(const struct rt_rank *r)
     return finalized;
 }
 
-void losses_note(struct report *rep, const struct rt_rank *r, const char *anchor, uint64_t all, int finalized)
+void losses_note(struct report *rep, const struct rt_location *r, const char *anchor, uint64_t all, int finalized)
 {
     /* A recovered rank's main thread may have flushed nothing while its
      * other threads did: `all` counts them too. */

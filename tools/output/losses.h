@@ -13,11 +13,11 @@
 
 /* Did rank R's main location enter MPI_Finalize? From the events it
  * holds (ask of each chunk before it is set aside, and take any yes). */
-int losses_finalized(const struct rt_rank *r);
+int losses_finalized(const struct rt_location *r);
 /* Say what rank R (its main location) lost, if anything, and record it in
  * REP: ALL_EVENTS its locations hold in all, FINALIZED as above. ANCHOR
  * names its archive. */
-void losses_note(struct report *rep, const struct rt_rank *r, const char *anchor, uint64_t all_events,
+void losses_note(struct report *rep, const struct rt_location *r, const char *anchor, uint64_t all_events,
                  int finalized);
 
 #endif

@@ -35,13 +35,13 @@ static unsigned bin_of(uint64_t key, uint64_t lo, uint64_t hi, uint32_t bins)
     return (unsigned)((key - lo) / width);
 }
 
-static void start_histogram(struct ms_stream *s, uint32_t bins)
+static void start_histogram(struct msel_stream *s, uint32_t bins)
 {
     s->stage = MS_HISTOGRAM;
     memset(s->bins, 0, sizeof *s->bins * bins);
 }
 
-int ms_init(struct multiselect *m, uint32_t n, uint32_t bins)
+int msel_init(struct multiselect *m, uint32_t n, uint32_t bins)
 {
     m->n = n;
     m->bins = bins;
@@ -52,11 +52,11 @@ int ms_init(struct multiselect *m, uint32_t n, uint32_t bins)
     m->s = calloc(n ? n : 1, sizeof *m->s);
     m->pool = malloc(sizeof *m->pool * bins * (n ? n : 1));
     if (!m->s || !m->pool) {
-        ms_free(m);
+        msel_free(m);
         return -1;
     }
     for (uint32_t i = 0; i < n; i++) {
-        struct ms_stream *s = &m->s[i];
+        struct msel_stream *s = &m->s[i];
         s->bins = m->pool + (size_t)i * bins;
         if (bins >= MS_WIDE_BINS) {   /* one bin per sign and exponent at first: no counting pass */
             s->lo = 0;
@@ -68,7 +68,7 @@ int ms_init(struct multiselect *m, uint32_t n, uint32_t bins)
     return 0;
 }
 
-void ms_free(struct multiselect *m)
+void msel_free(struct multiselect *m)
 {
     free(m->s);
     free(m->pool);
@@ -77,11 +77,11 @@ void ms_free(struct multiselect *m)
     m->n = 0;
 }
 
-void ms_feed(struct multiselect *m, uint32_t id, double v)
+void msel_feed(struct multiselect *m, uint32_t id, double v)
 {
     if (id >= m->n || !isfinite(v))
         return;
-    struct ms_stream *s = &m->s[id];
+    struct msel_stream *s = &m->s[id];
     if (v == 0)
         v = 0;   /* -0 and +0 are one value */
     uint64_t key = key_of(v);
@@ -97,7 +97,7 @@ void ms_feed(struct multiselect *m, uint32_t id, double v)
     switch (s->stage) {
     case MS_HISTOGRAM:
         if (key >= s->lo && key <= s->hi) {
-            struct ms_bin *b = &s->bins[bin_of(key, s->lo, s->hi, m->bins)];
+            struct msel_bin *b = &s->bins[bin_of(key, s->lo, s->hi, m->bins)];
             b->count++;
             if (b->count == 1 || key < b->lo)
                 b->lo = key;
@@ -145,7 +145,7 @@ static double kth_smallest(double *v, size_t n, size_t k)
 }
 
 /* After the range [lo, hi] holding cand values was found: what to do next. */
-static void next_stage(struct ms_stream *s, uint32_t bins)
+static void next_stage(struct msel_stream *s, uint32_t bins)
 {
     if (s->lo == s->hi) {
         s->median = value_of(s->lo);
@@ -158,7 +158,7 @@ static void next_stage(struct ms_stream *s, uint32_t bins)
     }
 }
 
-static void end_stream_pass(struct ms_stream *s, uint32_t bins)
+static void end_stream_pass(struct msel_stream *s, uint32_t bins)
 {
     s->counted = 1;
     if (s->stage != MS_DONE && !s->count) {
@@ -207,7 +207,7 @@ static void end_stream_pass(struct ms_stream *s, uint32_t bins)
     }
 }
 
-int ms_end_pass(struct multiselect *m)
+int msel_end_pass(struct multiselect *m)
 {
     int more = 0;
     for (uint32_t i = 0; i < m->n; i++) {
@@ -217,17 +217,17 @@ int ms_end_pass(struct multiselect *m)
     return more;
 }
 
-int ms_wants(const struct multiselect *m, uint32_t id)
+int msel_wants(const struct multiselect *m, uint32_t id)
 {
     return id < m->n && m->s[id].stage != MS_DONE;
 }
 
-uint64_t ms_count(const struct multiselect *m, uint32_t id)
+uint64_t msel_count(const struct multiselect *m, uint32_t id)
 {
     return id < m->n ? m->s[id].count : 0;
 }
 
-double ms_median(const struct multiselect *m, uint32_t id)
+double msel_median(const struct multiselect *m, uint32_t id)
 {
     return id < m->n && m->s[id].stage == MS_DONE ? m->s[id].median : 0;
 }

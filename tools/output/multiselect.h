@@ -33,11 +33,11 @@
 #include <stdint.h>
 
 /* A histogram bin: how many values, and the smallest and largest key. */
-struct ms_bin {
+struct msel_bin {
     uint64_t count, lo, hi;
 };
 
-struct ms_stream {
+struct msel_stream {
     uint64_t count, below, cand;   /* values; values under the range; values in it */
     uint64_t lo, hi;               /* the range that holds the median, as keys (multiselect.c) */
     int stage;                     /* counting, histogram, collecting, done (multiselect.c) */
@@ -45,33 +45,33 @@ struct ms_stream {
     uint64_t filled;
     double median;
     union {                        /* the bins, or up to 3 B values in the same bytes */
-        struct ms_bin *bins;
+        struct msel_bin *bins;
         double *values;
     };
 };
 
 struct multiselect {
     uint32_t n, bins;
-    struct ms_stream *s;
-    struct ms_bin *pool;
+    struct msel_stream *s;
+    struct msel_bin *pool;
 };
 
 /* n streams (ids 0 .. n-1) of `bins` bins each (2 to 65536). Returns 0, or
  * -1 when out of memory or bins is out of range. */
-int ms_init(struct multiselect *m, uint32_t n, uint32_t bins);
-void ms_free(struct multiselect *m);
+int msel_init(struct multiselect *m, uint32_t n, uint32_t bins);
+void msel_free(struct multiselect *m);
 
 /* One value of stream id, in the current pass. */
-void ms_feed(struct multiselect *m, uint32_t id, double v);
+void msel_feed(struct multiselect *m, uint32_t id, double v);
 /* Ends a pass: 1 if another pass over the same stream is needed, 0 when
  * every median is known. */
-int ms_end_pass(struct multiselect *m);
+int msel_end_pass(struct multiselect *m);
 /* Whether stream id still wants values (callers may skip costly values). */
-int ms_wants(const struct multiselect *m, uint32_t id);
+int msel_wants(const struct multiselect *m, uint32_t id);
 
 /* After the last pass: the values seen in stream id, and their median (0
  * without values). */
-uint64_t ms_count(const struct multiselect *m, uint32_t id);
-double ms_median(const struct multiselect *m, uint32_t id);
+uint64_t msel_count(const struct multiselect *m, uint32_t id);
+double msel_median(const struct multiselect *m, uint32_t id);
 
 #endif

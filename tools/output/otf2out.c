@@ -35,7 +35,7 @@ OTF2_RegionRole ow_fallback_role(const char *name)
 
 /* A location's id in the merged archive: the rank for its main thread,
  * thread << 32 | rank for the others. */
-uint64_t ow_location_id(const struct rt_rank *r)
+uint64_t ow_location_id(const struct rt_location *r)
 {
     return (uint64_t)r->thread << 32 | (uint32_t)r->rank;
 }
@@ -46,7 +46,7 @@ static int all_agree(const struct ow_parallel *par, int ok)
     return par ? par->agree(ok) : ok;
 }
 
-void ow_find_attributes(const struct rt_rank *ranks, uint32_t nranks, const struct truth_store *truth,
+void ow_find_attributes(const struct rt_location *ranks, uint32_t nranks, const struct truth_store *truth,
                         struct ow_attributes *a)
 {
     memset(a, 0, sizeof *a);
@@ -114,18 +114,18 @@ static void out_of_memory(struct writing *wr)
  * (the steps after it still run, as the other processes wait for them). */
 static void map_windows_and_regions(struct writing *wr)
 {
-    const struct rt_rank *ranks = wr->ranks;
+    const struct rt_location *ranks = wr->ranks;
     wr->win_map = calloc(wr->nranks ? wr->nranks : 1, sizeof *wr->win_map);
     for (uint32_t r = 0; wr->win_map && r < wr->nranks && wr->ok; r++)
         if (!(wr->win_map[r] = malloc(sizeof **wr->win_map * (ranks[r].nwins ? ranks[r].nwins : 1))))
             wr->ok = 0;
     if (!wr->ok || !wr->win_map
-        || rf_unify_windows(ranks, wr->nranks, wr->match, wr->win_map, &wr->nwins, &wr->win_names, &wr->win_comm) != 0) {
+        || rma_unify_windows(ranks, wr->nranks, wr->match, wr->win_map, &wr->nwins, &wr->win_names, &wr->win_comm) != 0) {
         out_of_memory(wr);
         return;
     }
     for (uint32_t r = 0; r < wr->nranks; r++) {
-        const struct rt_rank *rk = &ranks[r];
+        const struct rt_location *rk = &ranks[r];
         if (!(wr->region_map[r] = malloc(sizeof **wr->region_map * (rk->nregions ? rk->nregions : 1))))
             goto oom;
         for (uint32_t k = 0; k < rk->nregions; k++) {
@@ -188,7 +188,7 @@ static void write_rma(struct writing *wr, OTF2_EvtWriter *w, OTF2_AttributeList 
 static OTF2_AttributeList *write_event(struct writing *wr, OTF2_EvtWriter *w, OTF2_AttributeList *attrs, OTF2_AttributeList *a,
                         uint32_t r, uint64_t i, uint64_t t, const struct rt_event *e)
 {
-    const struct rt_rank *rk = &wr->ranks[r];
+    const struct rt_location *rk = &wr->ranks[r];
     uint32_t comm = e->ref < rk->ncomms ? wr->match->rank_comm[r][e->ref] : OTF2_UNDEFINED_COMM;
     switch (e->kind) {
     case RT_ENTER:
@@ -247,7 +247,7 @@ static OTF2_AttributeList *write_event(struct writing *wr, OTF2_EvtWriter *w, OT
  * times and a sparse member's collective sources as attributes. */
 static void write_location(struct writing *wr, uint32_t r)
 {
-    const struct rt_rank *rk = &wr->ranks[r];
+    const struct rt_location *rk = &wr->ranks[r];
     const struct ow_hooks *hooks = wr->hooks;
     OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(wr->ar, ow_location_id(rk));
     OTF2_AttributeList *attrs = OTF2_AttributeList_New();
@@ -398,7 +398,7 @@ static void writing_free(struct writing *wr)
     free(wr->region_map);
 }
 
-int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
+int ow_write(const char *dir, const char *name, const struct rt_location *ranks, uint32_t nranks,
              const struct mg_result *match, const struct gtime_map *gtime, struct truth_store *truth,
              const struct ow_hooks *hooks, char *err, size_t errlen)
 {

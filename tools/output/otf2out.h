@@ -14,7 +14,7 @@
  * truth (truthstore.h; may be NULL): the true_time attribute in ns of the
  * events of every location whose first event has one. */
 /* The id of a location (a rank's thread) in the merged archive. */
-uint64_t ow_location_id(const struct rt_rank *r);
+uint64_t ow_location_id(const struct rt_location *r);
 
 /* The caller's part in writing, each NULL when not wanted:
  * load(ctx, r, i) is called when location r's event i is not held (the
@@ -31,7 +31,7 @@ struct ow_attributes {
     int any_truth, pre_sources;
     uint32_t pre_words;
 };
-void ow_find_attributes(const struct rt_rank *ranks, uint32_t nranks, const struct truth_store *truth,
+void ow_find_attributes(const struct rt_location *ranks, uint32_t nranks, const struct truth_store *truth,
                         struct ow_attributes *a);
 
 struct ow_parallel;
@@ -57,7 +57,7 @@ struct ow_parallel {
     int (*agree)(int ok);
     uint64_t (*max_u64)(uint64_t v);
 };
-int ow_write(const char *dir, const char *name, const struct rt_rank *ranks, uint32_t nranks,
+int ow_write(const char *dir, const char *name, const struct rt_location *ranks, uint32_t nranks,
              const struct mg_result *match, const struct gtime_map *gtime, struct truth_store *truth,
              const struct ow_hooks *hooks, char *err, size_t errlen);
 

@@ -47,7 +47,7 @@ static void cart_index_free(struct cart_index *x)
     memset(x, 0, sizeof *x);
 }
 
-static int cart_index_build(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+static int cart_index_build(const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match,
                             struct cart_index *x)
 {
     uint32_t n = match->ncomms;
@@ -114,7 +114,7 @@ oom:
  * added to the table (they are written before every other definition).
  * Returns 0 (a record that could not be written sets *failed), or -1 when
  * a string could not be added. */
-static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank *ranks, const struct mg_result *match,
+static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_location *ranks, const struct mg_result *match,
                                  const struct cart_index *x, struct st_strtab *strings, OTF2_ErrorCode *failed)
 {
 #define CART_CHECK(call) do { OTF2_ErrorCode status_ = (call); if (status_ != OTF2_SUCCESS) *failed = status_; } while (0)
@@ -173,7 +173,7 @@ static int write_cart_topologies(OTF2_GlobalDefWriter *gd, const struct rt_rank 
  * every member's definition flags (the tracer saw them created); one that
  * some rank first met in use (no CommCreate there) is written unflagged,
  * its events kept as they are. NULL when out of memory. */
-static uint8_t *comm_life_flags(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match)
+static uint8_t *comm_life_flags(const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match)
 {
     uint8_t *seen = calloc(match->ncomms ? match->ncomms : 1, 1);   /* 0 unseen, 1 all flagged, 2 not */
     if (!seen)
@@ -197,7 +197,7 @@ static uint8_t *comm_life_flags(const struct rt_rank *ranks, uint32_t nranks, co
  * definitions refer backwards), or OTF2_UNDEFINED_COMM: one pass over every
  * rank's communicators (a dup loop makes hundreds of thousands). NULL when
  * out of memory. */
-static uint32_t *comm_parents(const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match)
+static uint32_t *comm_parents(const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match)
 {
     uint32_t *parent = malloc(sizeof *parent * (match->ncomms ? match->ncomms : 1));
     if (!parent)
@@ -257,7 +257,7 @@ static void *array_of(size_t n, size_t size)
 static int intern_strings(struct writing *wr, struct st_strtab *strings, const struct cart_index *carts,
                           struct def_strings *s)
 {
-    const struct rt_rank *ranks = wr->ranks;
+    const struct rt_location *ranks = wr->ranks;
     const struct mg_result *match = wr->match;
     const uint32_t nranks = wr->nranks, pre_words = wr->found.pre_words;
     const uint32_t noutside = match->outside ? match->outside->n : 0;
@@ -354,7 +354,7 @@ static void write_clock_and_paradigm(struct writing *wr, OTF2_GlobalDefWriter *g
 static int write_system_tree_and_locations(struct writing *wr, OTF2_GlobalDefWriter *gd, const struct def_strings *s,
                                            uint32_t *nworld)
 {
-    const struct rt_rank *ranks = wr->ranks;
+    const struct rt_location *ranks = wr->ranks;
     const uint32_t nranks = wr->nranks, noutside = wr->match->outside ? wr->match->outside->n : 0;
     CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gd, 0, s->machine, s->machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
     uint32_t *node_of = array_of(nranks, sizeof *node_of);

@@ -12,7 +12,7 @@
 struct writing {
     /* the inputs (ow_write's arguments) */
     const char *dir, *name;
-    const struct rt_rank *ranks;
+    const struct rt_location *ranks;
     uint32_t nranks;
     const struct mg_result *match;
     const struct gtime_map *gtime;

@@ -55,7 +55,7 @@ struct rv_progress {
  * DIR/rawview.map. Returns 0, or -1 with a one-line message. *max_err_ns
  * (if not NULL) gets the largest deviation found when checking every
  * event. progress: NULL, or told as each rank is done. */
-int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
+int rv_write(const char *dir, const struct rt_location *ranks, uint32_t n, const struct gtime_map *gtime,
              double *max_err_ns, const struct rv_progress *progress, char *err, size_t errlen);
 
 /* The same in parts, for the parallel merge (pmerge.h), whose processes
@@ -67,8 +67,8 @@ int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const str
  * holding those of the locations with owner[r] == p (0, or -1 with a
  * message, when a part is not what it should be or worst is beyond the
  * tolerance). */
-double rv_origin(const struct rt_rank *ranks, uint32_t n);
-int rv_write_sections(FILE *out, const char *dir, const struct rt_rank *ranks, uint32_t n,
+double rv_origin(const struct rt_location *ranks, uint32_t n);
+int rv_write_sections(FILE *out, const char *dir, const struct rt_location *ranks, uint32_t n,
                       const struct gtime_map *gtime, double origin, const uint8_t *mine,
                       const struct rv_progress *progress, double *worst, char *err, size_t errlen);
 int rv_assemble(const char *dir, uint32_t n, const uint32_t *owner, FILE *const *parts, double worst, char *err,

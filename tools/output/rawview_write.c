@@ -15,7 +15,7 @@
 /* A rank's events as points: global time, raw (interpolated ClockOffsets)
  * time from the run's earliest, each computed when asked. */
 struct rank_points {
-    const struct rt_rank *rk;
+    const struct rt_location *rk;
     const struct gtime_map *gtime;
     uint32_t r;
     double origin;
@@ -68,7 +68,7 @@ static int copy_and_check(FILE *pts, uint32_t n, FILE *out, uint32_t r, const st
     return read == n && !ferror(pts) ? 0 : -1;
 }
 
-double rv_origin(const struct rt_rank *ranks, uint32_t n)
+double rv_origin(const struct rt_location *ranks, uint32_t n)
 {
     /* the earliest raw event of the run is 0, as in global time */
     double origin = INFINITY;
@@ -82,7 +82,7 @@ double rv_origin(const struct rt_rank *ranks, uint32_t n)
     return origin;
 }
 
-int rv_write_sections(FILE *out, const char *dir, const struct rt_rank *ranks, uint32_t n,
+int rv_write_sections(FILE *out, const char *dir, const struct rt_location *ranks, uint32_t n,
                       const struct gtime_map *gtime, double origin, const uint8_t *mine,
                       const struct rv_progress *progress, double *worst, char *err, size_t errlen)
 {
@@ -101,7 +101,7 @@ int rv_write_sections(FILE *out, const char *dir, const struct rt_rank *ranks, u
             progress->past(progress->arg, r);
         if (mine && !mine[r])
             continue;
-        const struct rt_rank *rk = &ranks[r];
+        const struct rt_location *rk = &ranks[r];
         struct rt_time_reader tr;
         rt_time_reader_init(&tr, rk);
         const struct rank_points rp = { rk, gtime, r, origin, &tr };
@@ -157,7 +157,7 @@ static FILE *begin_map(const char *dir, uint32_t n, char *path, size_t pathlen, 
     return f;
 }
 
-int rv_write(const char *dir, const struct rt_rank *ranks, uint32_t n, const struct gtime_map *gtime,
+int rv_write(const char *dir, const struct rt_location *ranks, uint32_t n, const struct gtime_map *gtime,
              double *max_err_ns, const struct rv_progress *progress, char *err, size_t errlen)
 {
     char path[4300], tmp[4400];

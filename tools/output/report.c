@@ -58,7 +58,7 @@ static uint64_t truth_at_event(const void *ctx, const struct mg_event_ref *e)
 
 /* The first true time of the run's first rank that has one: errors are
  * measured from there (a constant; it only keeps the numbers small). */
-static double truth_origin(const struct rt_rank *ranks, uint32_t nranks, struct truth_store *truth)
+static double truth_origin(const struct rt_location *ranks, uint32_t nranks, struct truth_store *truth)
 {
     for (uint32_t q = 0; q < nranks; q++)
     {
@@ -81,7 +81,7 @@ static double truth_origin(const struct rt_rank *ranks, uint32_t nranks, struct 
  * are needed. Fed one event at a time, in rank and event order, by the
  * walks of fit_residuals. */
 struct truth_offsets {
-    const struct rt_rank *ranks;
+    const struct rt_location *ranks;
     const struct cm_model *m;
     struct truth_store *truth;
     uint32_t ref_rank;
@@ -139,20 +139,20 @@ static void truth_offset_of(void *ctx, uint32_t q, uint64_t i, uint64_t t, uint6
         to->tjn = true_ns(to->truth, R, to->jn);
     }
     uint32_t vertex = cm_vertex(to->m, q, t);
-    if (!ms_wants(&to->ms, vertex))
+    if (!msel_wants(&to->ms, vertex))
         return;
     double t0 = (double)to->tj, t1 = (double)to->tjn;
     double c0 = cm_corrected(to->m, R, rt_time_read(&to->ref_times, to->j));
     double c1 = cm_corrected(to->m, R, rt_time_read(&to->ref_times, to->jn));
     double cref = t1 > t0 ? c0 + (c1 - c0) * ((double)tt - t0) / (t1 - t0) : c0;
-    ms_feed(&to->ms, vertex, cref - cm_corrected(to->m, q, t));
+    msel_feed(&to->ms, vertex, cref - cm_corrected(to->m, q, t));
 }
 
 static int truth_offsets_end_pass(void *ctx)
 {
     struct truth_offsets *to = ctx;
     to->q = UINT32_MAX;
-    return ms_end_pass(&to->ms);
+    return msel_end_pass(&to->ms);
 }
 
 /* Another measure that walks the events with true time alongside
@@ -168,7 +168,7 @@ struct walker {
  * interpolated, in whole ns (mg_flow_violations_at; ctx: the ranks). */
 static uint64_t interpolated_ns(const void *ctx, const struct mg_event_ref *e)
 {
-    const struct rt_rank *ranks = ctx;
+    const struct rt_location *ranks = ctx;
     double t = cm_interpolated(&ranks[e->rank], e->time);
     return t <= 0 ? 0 : (uint64_t)llround(t);
 }
@@ -182,7 +182,7 @@ struct series {
 };
 
 /* Event i of rank q, whose raw time is t, in series s. */
-static double series_time(const struct rt_rank *ranks, const struct series *s, uint32_t q, uint64_t i, uint64_t t)
+static double series_time(const struct rt_location *ranks, const struct series *s, uint32_t q, uint64_t i, uint64_t t)
 {
     if (s->g)
         return (double)gt_with(s->g, q, i, t);
@@ -220,7 +220,7 @@ static double from_rounds(const struct cm_model *m, uint32_t rank, uint64_t t)
 /* Domain d's sync rounds (its first location's ClockOffsets) and the
  * longest span of its run without one: between two rounds, or from its
  * first event to the first round, or from the last round to its end. */
-static void rounds_of(const struct rt_rank *ranks, uint32_t nranks, const struct cm_model *m, uint32_t d,
+static void rounds_of(const struct rt_location *ranks, uint32_t nranks, const struct cm_model *m, uint32_t d,
                       uint32_t *nrounds, double *longest)
 {
     const struct cm_domain *dom = &m->domains[d];
@@ -240,7 +240,7 @@ struct worst_event {
     uint64_t index, time;     /* the event's index and raw time */
 };
 
-static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, struct truth_store *truth, int nser,
+static int fit_residuals(const struct rt_location *ranks, uint32_t nranks, struct truth_store *truth, int nser,
                          const struct series *times, double *rate, double *max_out, double *median_out,
                          const struct walker *also, struct worst_event *worst)
 {
@@ -249,7 +249,7 @@ static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, struct tr
     double mxr[MAX_SERIES] = { 0 };
     size_t k = 0;
     struct multiselect ms;
-    if (ms_init(&ms, (uint32_t)nser, RESIDUAL_BINS) != 0)
+    if (msel_init(&ms, (uint32_t)nser, RESIDUAL_BINS) != 0)
         return -1;
     int fitting = 1, also_more = also != NULL;
     for (int pass = 0; fitting || also_more; pass++) {
@@ -285,7 +285,7 @@ static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, struct tr
                             if (worst)
                                 worst[s] = (struct worst_event){ q, i, t };
                         }
-                        ms_feed(&ms, (uint32_t)s, y);
+                        msel_feed(&ms, (uint32_t)s, y);
                     }
                 }
             }
@@ -305,15 +305,15 @@ static int fit_residuals(const struct rt_rank *ranks, uint32_t nranks, struct tr
             for (int s = 0; s < nser; s++)
                 slope[s] = sxx > 0 ? sxy[s] / sxx : 0;
         } else {
-            fitting = ms_end_pass(&ms);
+            fitting = msel_end_pass(&ms);
         }
     }
     for (int s = 0; s < nser; s++) {
         rate[s] = slope[s];
         max_out[s] = mxr[s];
-        median_out[s] = k > 1 ? ms_median(&ms, (uint32_t)s) : 0;
+        median_out[s] = k > 1 ? msel_median(&ms, (uint32_t)s) : 0;
     }
-    ms_free(&ms);
+    msel_free(&ms);
     return 0;
 }
 
@@ -328,7 +328,7 @@ static size_t list_unmatched(char *buf, size_t len, size_t used, const char *wha
     return used < len ? used : len;
 }
 
-void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+void report_fill(struct report *r, const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match,
                  const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
                  double lmin, const struct gtime_map *gtime, struct truth_store *truth)
 {
@@ -359,7 +359,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     struct mg_msg_reader it;   /* a read that fails is the caller's to say (mg_msgs_error) */
     mg_msgs_begin(match, &it);
     for (const struct mg_message *msg; (msg = mg_msgs_next(&it));) {
-        const struct rt_rank *s = &ranks[msg->send.rank], *v = &ranks[msg->recv.rank];
+        const struct rt_location *s = &ranks[msg->send.rank], *v = &ranks[msg->recv.rank];
         double raw_s = cm_interpolated(s, msg->send.time);
         double raw_r = cm_interpolated(v, msg->recv.time);
         if (raw_r < raw_s)
@@ -375,7 +375,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
     r->rma_flows = match->nrma_flows;
     for (size_t i = 0; i < match->nrma_flows; i++) {
         const struct mg_message *f = &match->rma_flows[i];
-        const struct rt_rank *s = &ranks[f->send.rank], *v = &ranks[f->recv.rank];
+        const struct rt_location *s = &ranks[f->send.rank], *v = &ranks[f->recv.rank];
         r->rma_violations_raw += cm_interpolated(v, f->recv.time) < cm_interpolated(s, f->send.time);
         r->rma_violations_after += gt_of(gtime, &f->recv) < gt_of(gtime, &f->send);
     }
@@ -430,7 +430,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
         uint32_t ref_rank = 0;
         while (ref_rank < nranks && m->domain_of[ref_rank] != tau)
             ref_rank++;
-        const struct rt_rank *rr = ref_rank < nranks ? &ranks[ref_rank] : NULL;
+        const struct rt_location *rr = ref_rank < nranks ? &ranks[ref_rank] : NULL;
         /* the reference's events that have a true time: how many, the first and the last */
         uint64_t nref = 0, first = 0, last = 0;
         struct ts_cursor rc;
@@ -444,7 +444,7 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
                                     .last = last, .q = UINT32_MAX };
         if (rr)
             rt_time_reader_init(&to.ref_times, rr);
-        int offsets = nref >= 2 && ms_init(&to.ms, nv, SEGMENT_BINS) == 0;
+        int offsets = nref >= 2 && msel_init(&to.ms, nv, SEGMENT_BINS) == 0;
         struct walker also = { truth_offset_of, truth_offsets_end_pass, &to };
         /* Errors of global time against true time: ours and today's. */
         const struct series series[MAX_SERIES] = { { gtime, NULL }, { NULL, NULL } };
@@ -471,12 +471,12 @@ void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks,
             } while (more);
         }
         for (uint32_t k = 0; offsets && k < nv; k++)
-            if (ms_count(&to.ms, k)) {
-                truth_x[k] = ms_median(&to.ms, k);
+            if (msel_count(&to.ms, k)) {
+                truth_x[k] = msel_median(&to.ms, k);
                 has[k] = 1;
             }
         if (offsets)
-            ms_free(&to.ms);
+            msel_free(&to.ms);
         rt_time_reader_free(&to.ref_times);
         if (fitted == 0) {
             r->true_err_max_ns = maxes[0];
@@ -581,7 +581,7 @@ static uint64_t source_at_event(const void *ctx, const struct mg_event_ref *e)
     return src->at(src->ctx, e->rank, e->index);
 }
 
-void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+void report_fill_clc(struct report *r, const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match,
                      const struct time_source *ctime, struct truth_store *truth, const struct clc_stats *st,
                      double seconds)
 {

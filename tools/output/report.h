@@ -128,7 +128,7 @@ struct report {
 };
 
 void report_init(struct report *r);
-void report_fill(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+void report_fill(struct report *r, const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match,
                  const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
                  double lmin, const struct gtime_map *gtime, struct truth_store *truth);
 /* With true_time: how the controlled logical clock's global times ctime
@@ -138,7 +138,7 @@ struct time_source {
     uint64_t (*at)(const void *ctx, uint32_t r, uint64_t i);
     const void *ctx;
 };
-void report_fill_clc(struct report *r, const struct rt_rank *ranks, uint32_t nranks, const struct mg_result *match,
+void report_fill_clc(struct report *r, const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match,
                      const struct time_source *ctime, struct truth_store *truth, const struct clc_stats *st,
                      double seconds);
 int report_write(const struct report *r, const char *dir, char *err, size_t errlen);
