@@ -8,6 +8,7 @@
  */
 #include "solve.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -933,6 +934,14 @@ int sv_solve(const struct sv_graph *g, uint32_t tau, double alpha, double *g_out
         delta += bump;
         bump *= 2;
     }
+#ifndef NDEBUG
+    /* The relaxed graph has no negative cycle: tau's labels are 0, and
+     * through tau and back a clock's two bounds leave it room (each label
+     * is a real path's weight, within tol of the shortest per edge). */
+    assert(df[tau] == 0 && dt[tau] == 0);
+    for (uint32_t v = 0; v < n; v++)
+        assert(!(df[v] + dt[v] < -(double)(n + 1) * sv_tolerance(g, delta)));
+#endif
     uint32_t unb = sv_offsets(n, df, dt, alpha, g_out, lo, hi);
     if (delta_out)
         *delta_out = delta;

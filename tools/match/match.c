@@ -12,6 +12,7 @@
 #include "collstream.h"
 #include "msgstream.h"
 
+#include <assert.h>
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -633,7 +634,25 @@ static int pair_messages(struct mg_matcher *m)
         return matcher_fail(m);
     size_t cus = 0, cur = 0;
     const struct endpoint *snd = st_extsort_next(m->sends), *rcv = st_extsort_next(m->recvs);
+#ifndef NDEBUG
+    /* the k-th send of a channel meets its k-th receive only if both
+     * come sorted by key (extsort.h) */
+    struct endpoint last_snd, last_rcv;
+    int have_snd = 0, have_rcv = 0;
+#endif
     while (snd || rcv) {
+#ifndef NDEBUG
+        if (snd) {
+            assert(!have_snd || by_key(&last_snd, snd) <= 0);
+            last_snd = *snd;
+            have_snd = 1;
+        }
+        if (rcv) {
+            assert(!have_rcv || by_key(&last_rcv, rcv) <= 0);
+            last_rcv = *rcv;
+            have_rcv = 1;
+        }
+#endif
         int cmp = !snd ? 1 : !rcv ? -1 : by_channel(snd, rcv);
         if (cmp < 0) {
             struct mg_unmatched u = { event_of(snd), snd->comm, snd->dst, snd->tag };
