@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""scripts/include-graph.py [--dot] [--files DIR...] [--objects OBJ...]: the includes between
-the source folders, resolved as the build resolves them (each quoted
-#include names a file by its base name; base names are unique in the tree, headers under include/ aside).
-Prints one line per folder edge "A -> B (N includes)", or a Graphviz graph
-with --dot; exits 1 if the folders' graph has a cycle (naming it), or if
+"""scripts/include-graph.py [--dot | --layers] [--files DIR...] [--objects OBJ...]
+
+The includes between the source folders, resolved as the build resolves
+them: each quoted #include names a file by its base name, and base names
+are unique in the tree (headers under include/ aside). Prints one line per
+folder edge "A -> B (N includes)", a Graphviz graph with --dot, or the
+folders by layer with --layers (each includes only folders of the layers
+below it). Exits 1 if the folders' graph has a cycle (naming it), or if
 --files DIR is given and the files inside DIR include each other in a
 cycle. With --objects, the modules of those object files (named after
 their source: libtool's "libX_la-" prefix dropped) and the symbols each
@@ -16,16 +19,16 @@ import re
 import subprocess
 import sys
 
-ROOTS = ["src", "wrappers", "format", "tools", "include", "tests", "bench"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def sources(top):
-    for root in ROOTS:
-        for d, _, names in os.walk(os.path.join(top, root)):
-            for n in names:
-                if n.endswith((".c", ".h")):
-                    yield os.path.relpath(os.path.join(d, n), top)
+    """Every .c and .h of the tree, build trees inside it (build*, _build) aside."""
+    for d, dirs, names in os.walk(top):
+        dirs[:] = [x for x in dirs if not x.startswith((".", "_", "build", "autom4te"))]
+        for n in names:
+            if n.endswith((".c", ".h")):
+                yield os.path.relpath(os.path.join(d, n), top)
 
 
 def folder(path):
@@ -120,7 +123,18 @@ def main(argv):
             if a != b:
                 edges.setdefault(a, {}).setdefault(b, 0)
                 edges[a][b] += 1
-    if dot:
+    if "--layers" in argv and not find_cycle({a: set(bs) for a, bs in edges.items()}):
+        folders = sorted({folder(f) for f in product})
+        layer = {}
+        def depth(f):
+            if f not in layer:
+                layer[f] = 1 + max((depth(b) for b in edges.get(f, {})), default=-1)
+            return layer[f]
+        for f in folders:
+            depth(f)
+        for k in range(max(layer.values()) + 1):
+            print("%d  %s" % (k, "  ".join(f for f in folders if layer[f] == k)))
+    elif dot:
         print("digraph folders {")
         for a in sorted(edges):
             for b in sorted(edges[a]):
