@@ -300,145 +300,172 @@ static int update_reports(const char *dir, const struct causal_summary *s, char 
 
 /* ---------------------------------------------------------------- the command */
 
-int cmd_causal(int argc, char **argv)
+struct causal_args {
+    const char *dir, *levels;
+    int force;
+};
+
+/* 0 to go on, else the exit status (usage() for --help). */
+static int parse_args(int argc, char **argv, struct causal_args *a, struct ci_config *cfg)
 {
-    const char *dir = NULL, *levels = CAUSAL_DEFAULT_LEVELS;
-    int force = 0;
+    *a = (struct causal_args){ NULL, CAUSAL_DEFAULT_LEVELS, 0 };
     for (int k = 1; k < argc; k++) {
-        if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h"))
-            return usage(stdout);
+        if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
+            usage(stdout);
+            return -1;
+        }
         if (!strcmp(argv[k], "--force")) {
-            force = 1;
+            a->force = 1;
         } else if (!strcmp(argv[k], "--cluster-levels")) {
             if (k + 1 >= argc) {
                 fprintf(stderr, "synctrace causal: --cluster-levels needs sizes, e.g. 8 or 8,64\n");
                 return 2;
             }
-            levels = argv[++k];
-        } else if (argv[k][0] == '-' || dir) {
+            a->levels = argv[++k];
+        } else if (argv[k][0] == '-' || a->dir) {
             fprintf(stderr, "synctrace causal: unexpected argument '%s' (see --help)\n", argv[k]);
             return 2;
         } else {
-            dir = argv[k];
+            a->dir = argv[k];
         }
     }
-    if (!dir) {
+    if (!a->dir) {
         fprintf(stderr, "synctrace causal: no OUT_DIR given (see --help)\n");
         return 2;
     }
-    char err[4600];
-    struct ci_config cfg;
-    if (ci_parse_levels(levels, &cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "synctrace causal: --cluster-levels %s: %s\n", levels, err);
+    char err[600];
+    if (ci_parse_levels(a->levels, cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace causal: --cluster-levels %s: %s\n", a->levels, err);
         return 2;
     }
+    return 0;
+}
+
+/* Whether a->dir holds a merged archive whose index may be (re)built: 0,
+ * else the exit status (said). A valid index is the user's; a stale or
+ * damaged one is replaced (*replaced says which, once the new one is
+ * written: an error stays one line). With --force it is replaced either
+ * way, so it is not read: checking one reads all of it (4 GB at 10,000
+ * ranks). */
+static int check_dir(const struct causal_args *a, const char *anchor, const char *index, char *replaced,
+                     size_t replaced_len)
+{
     struct stat st;
-    if (stat(dir, &st) != 0) {
-        fprintf(stderr, "synctrace causal: %s: %s\n", dir, strerror(errno));
+    if (stat(a->dir, &st) != 0) {
+        fprintf(stderr, "synctrace causal: %s: %s\n", a->dir, strerror(errno));
         return 1;
     }
     if (!S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "synctrace causal: %s: not a directory (the output of synctrace merge is one)\n", dir);
+        fprintf(stderr, "synctrace causal: %s: not a directory (the output of synctrace merge is one)\n", a->dir);
         return 1;
     }
-    char anchor[4300], index[4300];
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
-    snprintf(index, sizeof index, "%s/causal.idx", dir);
     if (access(anchor, R_OK) != 0) {
         fprintf(stderr, "synctrace causal: %s: %s (is %s the output of synctrace merge?)\n", anchor, strerror(errno),
-                dir);
+                a->dir);
         return 1;
     }
-    /* A valid index is the user's; a stale or damaged one is replaced
-     * (said once the new one is written: an error stays one line). With
-     * --force it is replaced either way, so it is not read: checking one
-     * reads all of it (4 GB at 10,000 ranks). */
-    char replaced[4600] = "";
-    if (!force && access(index, F_OK) == 0) {
+    if (!a->force && access(index, F_OK) == 0) {
         struct ci_index old;
-        if (ci_read(index, dir, &old, replaced, sizeof replaced) == 0) {
+        if (ci_read(index, a->dir, &old, replaced, replaced_len) == 0) {
             ci_free(&old);
             fprintf(stderr, "synctrace causal: %s: a valid causal index exists (--force replaces it)\n", index);
             return 1;
         }
     }
+    return 0;
+}
 
-    struct mt_trace t;
-    if (mt_open(anchor, &t, err, sizeof err) != 0) {
-        fprintf(stderr, "synctrace causal: %s\n", err);
-        return 1;
+static void free_comms(struct rt_comm *comms, uint32_t n)
+{
+    for (uint32_t c = 0; comms && c < n; c++)
+        free(comms[c].name);
+    free(comms);
+}
+
+/* The archive's communicators as the matcher takes them: every location
+ * sees every one, in the archive's order, so that the matcher gives
+ * communicator c the global id c, as merge's did. NULL (said) when one is
+ * referenced but not defined, or out of memory. */
+static struct rt_comm *archive_comms(const struct mt_trace *t, const char *anchor)
+{
+    struct rt_comm *comms = calloc(t->ncomms ? t->ncomms : 1, sizeof *comms);
+    if (!comms)
+        goto oom;
+    for (uint32_t c = 0; c < t->ncomms; c++) {
+        if (!t->comms[c].name) {
+            fprintf(stderr, "synctrace causal: %s: communicator %u is referenced but not defined\n", anchor, c);
+            free_comms(comms, t->ncomms);
+            return NULL;
+        }
+        /* the archive's names are for people (unnamed ones are all ""): its id is the key */
+        if (!(comms[c].name = strdup(t->comms[c].name))) {
+            free_comms(comms, t->ncomms);
+            goto oom;
+        }
+        comms[c].key = c;
+        comms[c].has_key = 1;
+        comms[c].self = t->comms[c].self;
+        if (t->comms[c].inter) {   /* group A as local, B as members: rt_world_rank picks the other side */
+            comms[c].inter = comms[c].both_groups = 1;
+            comms[c].nlocal = t->comms[c].nmembers;
+            comms[c].local = t->comms[c].members;
+            comms[c].nmembers = t->comms[c].nmembers_b;
+            comms[c].members = t->comms[c].members_b;
+        } else {
+            comms[c].nmembers = t->comms[c].nmembers;
+            comms[c].members = t->comms[c].members;
+        }
     }
-    int rc = 1;
+    return comms;
+oom:
+    fprintf(stderr, "synctrace causal: out of memory\n");
+    return NULL;
+}
+
+/* The index built from the archive's matches, the reports updated and the
+ * summary printed: 0, or -1 (said). */
+static int build_index(const struct causal_args *a, struct mt_trace *t, struct rt_comm *comms, const char *index,
+                       const char *replaced)
+{
+    char err[4600] = "";
+    int rc = -1;
     struct rt_location *locs = NULL;
     struct mg_result match;
     int matched = 0;
     uint64_t *nevents = NULL;
-    struct rt_comm *comms = calloc(t.ncomms ? t.ncomms : 1, sizeof *comms);
-    if (!comms) {
-        fprintf(stderr, "synctrace causal: out of memory\n");
-        goto done;
-    }
-    for (uint32_t c = 0; c < t.ncomms; c++) {
-        /* every location sees every communicator, in the archive's order:
-         * the matcher then gives communicator c the global id c, as merge's did */
-        if (!t.comms[c].name) {
-            fprintf(stderr, "synctrace causal: %s: communicator %u is referenced but not defined\n", anchor, c);
-            goto done;
-        }
-        /* the archive's names are for people (unnamed ones are all ""): its id is the key */
-        if (!(comms[c].name = strdup(t.comms[c].name))) {
-            fprintf(stderr, "synctrace causal: out of memory\n");
-            goto done;
-        }
-        comms[c].key = c;
-        comms[c].has_key = 1;
-        comms[c].self = t.comms[c].self;
-        if (t.comms[c].inter) {   /* group A as local, B as members: rt_world_rank picks the other side */
-            comms[c].inter = comms[c].both_groups = 1;
-            comms[c].nlocal = t.comms[c].nmembers;
-            comms[c].local = t.comms[c].members;
-            comms[c].nmembers = t.comms[c].nmembers_b;
-            comms[c].members = t.comms[c].members_b;
-        } else {
-            comms[c].nmembers = t.comms[c].nmembers;
-            comms[c].members = t.comms[c].members;
-        }
-    }
-    err[0] = '\0';
     /* the match's sorts and messages spill into OUT_DIR, on the disk that
      * holds the trace; the messages beyond 64 MB */
-    struct mg_sort_config sort = { dir, MG_SORT_MEMORY_DEFAULT, (size_t)64 << 20 };
-    if (load_locations(&t, comms, &sort, &match, &locs, err, sizeof err) != 0) {
+    struct mg_sort_config sort = { a->dir, MG_SORT_MEMORY_DEFAULT, (size_t)64 << 20 };
+    if (load_locations(t, comms, &sort, &match, &locs, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace causal: %s\n", err);
         goto done;
     }
     matched = 1;
-    if (!(nevents = malloc(sizeof *nevents * t.nlocations))) {
+    if (!(nevents = malloc(sizeof *nevents * t->nlocations))) {
         fprintf(stderr, "synctrace causal: out of memory\n");
         goto done;
     }
-    for (uint32_t k = 0; k < t.nlocations; k++)
+    for (uint32_t k = 0; k < t->nlocations; k++)
         nevents[k] = locs[k].nevents;
     /* The events are no longer needed: the build uses the matches only. */
-    for (uint32_t k = 0; k < t.nlocations; k++) {
+    for (uint32_t k = 0; k < t->nlocations; k++)
         rt_store_free(&locs[k]);
-    }
 
     struct causal_summary s;
     memset(&s, 0, sizeof s);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);   /* the window passes, one a core */
-    if (causal_for_merge(dir, nevents, t.nlocations, &match, levels, cores > 0 ? (uint32_t)cores : 1, &s, err,
+    if (causal_for_merge(a->dir, nevents, t->nlocations, &match, a->levels, cores > 0 ? (uint32_t)cores : 1, &s, err,
                          sizeof err) != 0) {
         fprintf(stderr, "synctrace causal: %s\n", err);
         goto done;
     }
     if (!s.built) {
-        fprintf(stderr, "synctrace causal: %s: %s\n", dir, s.error);
+        fprintf(stderr, "synctrace causal: %s: %s\n", a->dir, s.error);
         goto done;
     }
     s.seconds_wait = 0;   /* no merge waited for it */
     char note[4600] = "";
-    int urc = update_reports(dir, &s, note, sizeof note, err, sizeof err);
+    int urc = update_reports(a->dir, &s, note, sizeof note, err, sizeof err);
     if (urc < 0) {
         fprintf(stderr, "synctrace causal: %s\n", err);
         goto done;
@@ -447,7 +474,7 @@ int cmd_causal(int argc, char **argv)
         fprintf(stderr, "synctrace causal: replaced %s\n", replaced);
     if (urc > 0)
         fprintf(stderr, "synctrace causal: warning: %s\n", note);
-    printf("%s: %u locations, %llu events, %zu messages, %zu collectives\n", index, t.nlocations,
+    printf("%s: %u locations, %llu events, %zu messages, %zu collectives\n", index, t->nlocations,
            (unsigned long long)s.events, match.nmessages, match.ncollectives);
     causal_report_text(stdout, &s);
     rc = 0;
@@ -455,10 +482,31 @@ done:
     if (matched)
         mg_free(&match);
     free(nevents);
-    free_locations(locs, t.nlocations);
-    for (uint32_t c = 0; comms && c < t.ncomms; c++)
-        free(comms[c].name);
-    free(comms);
+    free_locations(locs, t->nlocations);
+    return rc;
+}
+
+int cmd_causal(int argc, char **argv)
+{
+    struct causal_args a;
+    struct ci_config cfg;
+    int rc = parse_args(argc, argv, &a, &cfg);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    char anchor[4300], index[4300], replaced[4600] = "";
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", a.dir);
+    snprintf(index, sizeof index, "%s/causal.idx", a.dir);
+    if ((rc = check_dir(&a, anchor, index, replaced, sizeof replaced)) != 0)
+        return rc;
+    struct mt_trace t;
+    char err[4600];
+    if (mt_open(anchor, &t, err, sizeof err) != 0) {
+        fprintf(stderr, "synctrace causal: %s\n", err);
+        return 1;
+    }
+    struct rt_comm *comms = archive_comms(&t, anchor);
+    rc = comms && build_index(&a, &t, comms, index, replaced) == 0 ? 0 : 1;
+    free_comms(comms, t.ncomms);
     mt_close(&t);
     return rc;
 }
