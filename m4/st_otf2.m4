@@ -9,6 +9,9 @@ OTF2_CFLAGS=`$OTF2_CONFIG --cflags`
 OTF2_LIBS="`$OTF2_CONFIG --ldflags` `$OTF2_CONFIG --libs`"
 AC_SUBST([OTF2_CFLAGS])
 AC_SUBST([OTF2_LIBS])
+# where OTF2's headers are (tools/foreign/gen-otf2copy.py reads them)
+OTF2_INCLUDEDIR=`$OTF2_CONFIG --cppflags | sed -n 's/^ *-I\([[^ ]]*\).*/\1/p'`/otf2
+AC_SUBST([OTF2_INCLUDEDIR])
 save_CPPFLAGS="$CPPFLAGS"; CPPFLAGS="$CPPFLAGS $OTF2_CFLAGS"
 AC_CHECK_HEADER([otf2/otf2.h], [],
                 [AC_MSG_ERROR([otf2/otf2.h not found: install the Debian package libotf2-trace-dev])])

@@ -8,10 +8,14 @@ TESTS_ENVIRONMENT = \
 	MPIRUN='$(MPIRUN)' OTF2_PRINT='$(OTF2_PRINT)' PYTHON3='$(PYTHON3)' \
 	top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)' \
 	SYNCTRACE_LIB='$(abs_top_builddir)/.libs/libsynctrace.so' \
-	SANITIZERS='$(enable_sanitizers)' MPIFORT='$(MPIFORT)'
+	SANITIZERS='$(enable_sanitizers)' MPIFORT='$(MPIFORT)' OTF2_INCLUDEDIR='$(OTF2_INCLUDEDIR)'
 
 # (the unit tests are listed once, below, as UNIT_TESTS)
-check_PROGRAMS += $(UNIT_TESTS) tests/mtorder_check
+check_PROGRAMS += $(UNIT_TESTS) tests/mtorder_check tests/otf2copy_run
+# tools/foreign's copy of an archive, driven by tests/test-otf2copy.sh.
+tests_otf2copy_run_SOURCES = tests/checkers/otf2copy_run.c
+tests_otf2copy_run_CPPFLAGS = $(TOOLS_CPPFLAGS)
+tests_otf2copy_run_LDADD = libstforeign.la $(TOOLS_LIBS)
 tests_unit_clock_SOURCES = tests/unit/unit_clock.c tests/unit/tap.h src/clock.c src/clock.h
 tests_unit_clock_CPPFLAGS = $(TRACER_CPPFLAGS)
 tests_unit_clock_LDADD = -lm
@@ -115,8 +119,8 @@ MPI_TESTS = tests/test-generator.sh tests/test-mpirun-merge.sh tests/test-fork.s
 	tests/test-accuracy.sh tests/test-scorep-mapping.sh tests/test-intercoll.sh tests/test-dataflow.sh \
 	tests/test-commkeys.sh tests/test-spawn.sh tests/test-polling.sh tests/test-iothread.sh tests/test-spill.sh \
 	tests/test-diskfail.sh tests/test-viewers.sh tests/test-extrapolation.sh
-TESTS += $(UNIT_TESTS) tests/test-layout.sh tests/test-man.sh tests/test-gen.sh tests/test-memcheck.sh tests/test-memgrowth.sh tests/test-repair.sh tests/test-precision.sh tests/test-export.sh tests/test-export-order.sh tests/test-hubs.sh tests/test-corrupt-anchor.sh tests/test-tree.sh $(MPI_TESTS)
-EXTRA_DIST += tests/test-layout.sh tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-mpirun-merge.sh
+TESTS += $(UNIT_TESTS) tests/test-layout.sh tests/test-otf2copy.sh tests/test-man.sh tests/test-gen.sh tests/test-memcheck.sh tests/test-memgrowth.sh tests/test-repair.sh tests/test-precision.sh tests/test-export.sh tests/test-export-order.sh tests/test-hubs.sh tests/test-corrupt-anchor.sh tests/test-tree.sh $(MPI_TESTS)
+EXTRA_DIST += tests/test-layout.sh tests/test-otf2copy.sh tests/checkers/otf2copy_check.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-mpirun-merge.sh
 # Fuzzing of the readers, apart from `make check` (clang, libFuzzer):
 # tests/fuzz/run.sh SECONDS, run by scripts/run-tests.sh.
 EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/make-seeds.sh tests/fuzz/run.sh tests/fuzz/lsan.supp \

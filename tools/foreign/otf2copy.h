@@ -1,0 +1,75 @@
+/* otf2copy.h — a copy of any OTF2 archive, record for record: every
+ * global and local definition and every event of every location, in the
+ * same order, with only the timestamps changed by a time map. The
+ * per-record code is generated from OTF2's own headers
+ * (otf2copy_records.c, gen-otf2copy.py): any record kind the installed
+ * OTF2 reads is copied; a record of a kind it does not know fails the
+ * copy rather than go missing. Events are read as written: local ids
+ * (the mapping tables are copied with the definitions) and raw times (no
+ * ClockOffset applied). One location is read and written at a time, its
+ * OTF2 chunks within a bounded pool, whatever the archive's size. */
+#ifndef SYNCTRACE_OTF2COPY_H
+#define SYNCTRACE_OTF2COPY_H
+
+#include <otf2/otf2.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* How the copy's times are made from the archive's. time(): the new time
+ * of a timestamp of location `location`, read in its event at `position`
+ * (OTF2's event position, from 1) or, for position 0, of a definition; it
+ * must not decrease along a location's events. clock(): the copy's
+ * ClockProperties from the archive's (NULL: unchanged). keep_offsets: the
+ * locations' ClockOffset definitions are copied (else dropped: the copy's
+ * times are synchronised, and no reader should correct them again). */
+struct oc_time_map {
+    uint64_t (*time)(void *ctx, uint64_t location, uint64_t position, uint64_t t);
+    void (*clock)(void *ctx, uint64_t *resolution, uint64_t *global_offset, uint64_t *trace_length,
+                  uint64_t *realtime);
+    void *ctx;
+    int keep_offsets;
+};
+
+struct oc_stats {
+    uint64_t locations, events, global_definitions, local_definitions, offsets_dropped;
+};
+
+/* Copy the archive of anchor file `anchor` into DIR/NAME.otf2 (DIR must
+ * exist; the caller renames it into place). map NULL: an exact copy.
+ * Returns 0, or -1 with a one-line message naming the file. */
+int oc_copy_archive(const char *anchor, const char *dir, const char *name, const struct oc_time_map *map,
+                    struct oc_stats *stats, char *err, size_t errlen);
+
+/* ---- for the generated callbacks (otf2copy_records.c) */
+struct oc_copy {
+    OTF2_EvtWriter *evt;             /* the location being copied */
+    OTF2_GlobalDefWriter *global;
+    OTF2_DefWriter *local;
+    const struct oc_time_map *map;   /* NULL: times unchanged */
+    uint64_t location, position;
+    OTF2_ErrorCode failed;           /* the first write that failed */
+    struct oc_stats *stats;
+    uint64_t *locations;             /* the locations defined, in order */
+    uint64_t nlocations, clocations;
+};
+
+static inline uint64_t oc_time(const struct oc_copy *c, uint64_t t)
+{
+    return c->map && c->map->time ? c->map->time(c->map->ctx, c->location, c->position, t) : t;
+}
+
+static inline OTF2_CallbackCode oc_status(struct oc_copy *c, OTF2_ErrorCode code)
+{
+    if (code == OTF2_SUCCESS)
+        return OTF2_CALLBACK_SUCCESS;
+    if (c->failed == OTF2_SUCCESS)
+        c->failed = code;
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+void oc_copy_event_records(OTF2_EvtReaderCallbacks *callbacks);
+void oc_copy_global_records(OTF2_GlobalDefReaderCallbacks *callbacks);
+void oc_copy_local_records(OTF2_DefReaderCallbacks *callbacks);
+extern const unsigned oc_record_kinds[3];   /* the kinds copied: events, global, local definitions */
+
+#endif
