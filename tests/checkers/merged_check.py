@@ -136,8 +136,14 @@ def accuracy(samples, report):
             clear = d["lo_ns"] is not None and not (span_lo <= d["lo_ns"] <= span_hi or span_lo <= d["hi_ns"] <= span_hi)
             if "true_offset_ns" not in d or not span_lo <= d["true_offset_ns"] <= span_hi:
                 bad += 1
+                print("accuracy: domain %s: the report's true offset %s ns, ours %.3f (its median's neighbours "
+                      "give [%.3f, %.3f]; %d events)" % (d["domain"], d.get("true_offset_ns"), true_off, span_lo,
+                                                         span_hi, len(diffs)), file=sys.stderr)
             elif d.get("true_inside_bounds") is not ok and clear:
                 bad += 1
+                print("accuracy: domain %s: the report says the true offset is %s its bounds [%s, %s], ours %.3f "
+                      "says %s" % (d["domain"], "inside" if d.get("true_inside_bounds") else "outside", d["lo_ns"],
+                                   d["hi_ns"], true_off, "inside" if ok else "outside"), file=sys.stderr)
     # 1 ns: the archive's times are whole nanoseconds, the report's doubles
     tol = 1.0
     if bad:
