@@ -449,37 +449,35 @@ static struct rt_location *into_target(const struct into *into, uint32_t thread)
     return into->locs[at];
 }
 
-/* Read the archive of anchor file `path`; messages name `anchor` (the
- * original one when `path` is a recovered copy). With `exact`, read of
- * each location exactly the number of events its definition declares, no
- * more (a recovered event file has no end-of-file record; a location
- * declaring none has no event file). With mode READ_DEFS, definitions and
- * locations only, no events. */
-static int read_archive(const char *path, const char *anchor, int exact, int mode, const struct into *into,
-                        struct rt_location *out, char *err, size_t errlen)
+/* What read_archive's steps share: the open reader, the archive's anchor
+ * file (path) and the name messages give it (anchor), the rank being
+ * filled, the event callbacks' context, the global definitions (whose
+ * tables become the rank's; what is left is freed once), and where a
+ * failure is said. */
+struct reading {
+    OTF2_Reader *rd;
+    const char *path, *anchor;
+    int exact;
+    const struct into *into;
+    struct rt_location *out;
+    struct ctx c;
+    struct rf_read_defs d;
+    int sink_failed;          /* the sink said why: OTF2 has nothing to add */
+    char *err;
+    size_t errlen;
+};
+
+/* The rank's properties (rawformat.h): who it is, its clock domain (its
+ * own without one), where and how it ran, the skew a test gave its clock,
+ * and the sets of processes outside the trace it talked to. */
+static int read_properties(struct reading *g)
 {
-    memset(out, 0, sizeof *out);
-    if (!(out->path = strdup(anchor))) {
-        snprintf(err, errlen, "%s: out of memory", anchor);
-        return -1;
-    }
-    struct ctx c = { .r = out };
-    struct rf_read_defs d = { 0 };
-    rf_otf2_quiet();
-    if (anchor_check(path, err, errlen) != 0)
-        return -1;
-    OTF2_Reader *rd = OTF2_Reader_Open(path);
-    if (!rd) {
-        snprintf(err, errlen, "%s: not a readable OTF2 archive", anchor);
-        return -1;
-    }
-    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
-    int rc = -1;
-    int sink_failed = 0;   /* the sink said why: OTF2 has nothing to add */
+    OTF2_Reader *rd = g->rd;
+    struct rt_location *out = g->out;
     if (int_property(rd, RF_PROP_RANK, &out->rank) != 0
         || int_property(rd, RF_PROP_WORLD_SIZE, &out->world_size) != 0) {
-        snprintf(err, errlen, "%s: not a synctrace raw archive (no SYNCTRACE::RANK property)", anchor);
-        goto done;
+        snprintf(g->err, g->errlen, "%s: not a synctrace raw archive (no SYNCTRACE::RANK property)", g->anchor);
+        return -1;
     }
     if (int_property(rd, RF_PROP_CLOCK_DOMAIN, &out->domain) != 0)
         out->domain = out->rank;
@@ -501,114 +499,146 @@ static int read_archive(const char *path, const char *anchor, int exact, int mod
         out->outside = grown;
         out->outside[out->noutside++] = v;
     }
+    return 0;
+}
 
-    if (rf_read_global_defs(rd, path, anchor, &d, err, errlen) != 0)
-        goto done;
-    out->resolution = d.resolution;
-    out->global_offset = d.global_offset;
-    out->trace_length = d.trace_length;
-    c.attr_true_time = d.true_time;
-    c.have_true_attr = d.have_true_time;
-    c.attr_calls = d.collapsed_calls;
-    c.have_calls_attr = d.have_collapsed_calls;
-    memcpy(c.attr_freed, d.freed_receive, sizeof c.attr_freed);
-    c.have_freed_attrs = d.have_freed_receive;
-    for (uint32_t k = 0; k < d.nattrs; k++)
-        if (rt_source_attr_def(&c.src_attrs, d.attrs[k].ref, d.attrs[k].name, d.attrs[k].type) != 0) {
-            snprintf(err, errlen, "%s: out of memory", anchor);
-            goto done;
+/* The clock's properties, the attributes the event callbacks look for,
+ * and the region tables, which become the rank's. */
+static int take_attrs_and_regions(struct reading *g)
+{
+    struct rf_read_defs *d = &g->d;
+    struct ctx *c = &g->c;
+    struct rt_location *out = g->out;
+    out->resolution = d->resolution;
+    out->global_offset = d->global_offset;
+    out->trace_length = d->trace_length;
+    c->attr_true_time = d->true_time;
+    c->have_true_attr = d->have_true_time;
+    c->attr_calls = d->collapsed_calls;
+    c->have_calls_attr = d->have_collapsed_calls;
+    memcpy(c->attr_freed, d->freed_receive, sizeof c->attr_freed);
+    c->have_freed_attrs = d->have_freed_receive;
+    for (uint32_t k = 0; k < d->nattrs; k++)
+        if (rt_source_attr_def(&c->src_attrs, d->attrs[k].ref, d->attrs[k].name, d->attrs[k].type) != 0) {
+            snprintf(g->err, g->errlen, "%s: out of memory", g->anchor);
+            return -1;
         }
     /* the tables become the rank's */
-    out->regions = d.regions;
-    out->nregions = d.nregions;
-    out->region_roles = d.region_roles;
-    out->nregion_roles = d.nregion_roles;
-    d.regions = NULL;
-    d.nregions = 0;
-    d.region_roles = NULL;
-    d.nregion_roles = 0;
-    if (d.ncomms && !(out->comms = calloc(d.ncomms, sizeof *out->comms))) {
-        snprintf(err, errlen, "%s: out of memory", anchor);
-        goto done;
+    out->regions = d->regions;
+    out->nregions = d->nregions;
+    out->region_roles = d->region_roles;
+    out->nregion_roles = d->nregion_roles;
+    d->regions = NULL;
+    d->nregions = 0;
+    d->region_roles = NULL;
+    d->nregion_roles = 0;
+    return 0;
+}
+
+/* Communicator k of the definitions becomes the rank's: its name, members
+ * and topology move (the definitions keep nothing of it to free). A
+ * reference the definitions leave undefined (no name) stays empty, with
+ * no parent. */
+static int take_comm(struct reading *g, uint32_t k)
+{
+    struct rf_read_comm *dc = &g->d.comms[k];
+    struct rt_comm *oc = &g->out->comms[k];
+    oc->parent = UINT32_MAX;
+    if (!dc->name)
+        return 0;
+    if (!dc->has_group) {
+        snprintf(g->err, g->errlen, "%s: corrupt global definitions (communicator %u has no group)", g->anchor, k);
+        return -1;
     }
-    out->ncomms = d.ncomms;
-    for (uint32_t k = 0; k < d.ncomms; k++) {
-        struct rf_read_comm *dc = &d.comms[k];
-        out->comms[k].parent = UINT32_MAX;
-        if (!dc->name)
-            continue;
-        if (!dc->has_group) {
-            snprintf(err, errlen, "%s: corrupt global definitions (communicator %u has no group)", anchor, k);
-            goto done;
+    oc->name = dc->name;
+    oc->key = dc->key;
+    oc->has_key = dc->has_key;
+    if (dc->inter) {
+        /* group A is the local group (the writer's), B the remote one,
+         * whose ranks point-to-point peers name */
+        oc->inter = 1;
+        oc->local = dc->members;
+        oc->nlocal = dc->nmembers;
+        oc->members = dc->remote;
+        oc->nmembers = dc->nremote;
+        dc->remote = NULL;
+    } else if (dc->self) {
+        /* OTF2's COMM_SELF group names no one: it is each rank's own */
+        uint64_t *me = realloc(dc->members, sizeof *me);
+        if (!me) {
+            snprintf(g->err, g->errlen, "%s: out of memory", g->anchor);
+            return -1;
         }
-        struct rt_comm *oc = &out->comms[k];
-        oc->name = dc->name;
-        oc->key = dc->key;
-        oc->has_key = dc->has_key;
-        if (dc->inter) {
-            /* group A is the local group (the writer's), B the remote one,
-             * whose ranks point-to-point peers name */
-            oc->inter = 1;
-            oc->local = dc->members;
-            oc->nlocal = dc->nmembers;
-            oc->members = dc->remote;
-            oc->nmembers = dc->nremote;
-            dc->remote = NULL;
-        } else if (dc->self) {
-            /* OTF2's COMM_SELF group names no one: it is each rank's own */
-            uint64_t *me = realloc(dc->members, sizeof *me);
-            if (!me) {
-                snprintf(err, errlen, "%s: out of memory", anchor);
-                goto done;
-            }
-            me[0] = (uint64_t)out->rank;
-            oc->self = 1;
-            oc->members = me;
-            oc->nmembers = 1;
-        } else {
-            oc->members = dc->members;
-            oc->nmembers = dc->nmembers;
+        me[0] = (uint64_t)g->out->rank;
+        oc->self = 1;
+        oc->members = me;
+        oc->nmembers = 1;
+    } else {
+        oc->members = dc->members;
+        oc->nmembers = dc->nmembers;
+    }
+    /* an intercommunicator's two sides have different local parents */
+    oc->parent = dc->parent == OTF2_UNDEFINED_COMM || dc->inter ? UINT32_MAX : dc->parent;
+    /* the tracer's record of a topology communicator's in-neighbours */
+    oc->has_in = dc->has_in;
+    oc->nin = dc->nin;
+    oc->in = dc->in;
+    dc->in = NULL;
+    oc->events = dc->events;
+    oc->cart_ndims = dc->cart_ndims;
+    oc->cart_sizes = dc->cart_sizes;
+    oc->cart_periodic = dc->cart_periodic;
+    oc->has_cart_coords = dc->has_cart_coords;
+    oc->cart_rank = dc->cart_rank;
+    oc->cart_coords = dc->cart_coords;
+    /* now the rank's */
+    dc->name = NULL;
+    dc->members = NULL;
+    dc->cart_sizes = dc->cart_coords = NULL;
+    dc->cart_periodic = NULL;
+    return 0;
+}
+
+/* The communicators and RMA windows, by reference, become the rank's. */
+static int take_comms_and_wins(struct reading *g)
+{
+    struct rf_read_defs *d = &g->d;
+    struct rt_location *out = g->out;
+    if (d->ncomms && !(out->comms = calloc(d->ncomms, sizeof *out->comms))) {
+        snprintf(g->err, g->errlen, "%s: out of memory", g->anchor);
+        return -1;
+    }
+    out->ncomms = d->ncomms;
+    for (uint32_t k = 0; k < d->ncomms; k++)
+        if (take_comm(g, k) != 0)
+            return -1;
+    if (d->nwins && !(out->wins = calloc(d->nwins, sizeof *out->wins))) {
+        snprintf(g->err, g->errlen, "%s: out of memory", g->anchor);
+        return -1;
+    }
+    out->nwins = d->nwins;
+    for (uint32_t k = 0; k < d->nwins; k++) {
+        out->wins[k].comm = d->wins[k].comm;
+        if (!(out->wins[k].name = d->wins[k].name ? d->wins[k].name : strdup(""))) {
+            snprintf(g->err, g->errlen, "%s: out of memory", g->anchor);
+            return -1;
         }
-        /* an intercommunicator's two sides have different local parents */
-        oc->parent = dc->parent == OTF2_UNDEFINED_COMM || dc->inter ? UINT32_MAX : dc->parent;
-        /* the tracer's record of a topology communicator's in-neighbours */
-        oc->has_in = dc->has_in;
-        oc->nin = dc->nin;
-        oc->in = dc->in;
-        dc->in = NULL;
-        oc->events = dc->events;
-        oc->cart_ndims = dc->cart_ndims;
-        oc->cart_sizes = dc->cart_sizes;
-        oc->cart_periodic = dc->cart_periodic;
-        oc->has_cart_coords = dc->has_cart_coords;
-        oc->cart_rank = dc->cart_rank;
-        oc->cart_coords = dc->cart_coords;
-        /* now the rank's */
-        dc->name = NULL;
-        dc->members = NULL;
-        dc->cart_sizes = dc->cart_coords = NULL;
-        dc->cart_periodic = NULL;
+        d->wins[k].name = NULL;
     }
-    if (d.nwins && !(out->wins = calloc(d.nwins, sizeof *out->wins))) {
-        snprintf(err, errlen, "%s: out of memory", anchor);
-        goto done;
-    }
-    out->nwins = d.nwins;
-    for (uint32_t k = 0; k < d.nwins; k++) {
-        out->wins[k].comm = d.wins[k].comm;
-        if (!(out->wins[k].name = d.wins[k].name ? d.wins[k].name : strdup(""))) {
-            snprintf(err, errlen, "%s: out of memory", anchor);
-            goto done;
-        }
-        d.wins[k].name = NULL;
-    }
-    /* The main location (the thread that called MPI_Init) has the rank as
-     * its id; the others, the rank's other threads, follow in id order. */
-    struct rf_read_location *locs = d.locs;
-    uint32_t nlocs = d.nlocs;
+    return 0;
+}
+
+/* The main location (the thread that called MPI_Init) has the rank as
+ * its id; the others, the rank's other threads, follow in id order (in
+ * d.locs, reordered so). All are selected for reading. */
+static int order_locations(struct reading *g)
+{
+    struct rf_read_location *locs = g->d.locs;
+    uint32_t nlocs = g->d.nlocs;
+    struct rt_location *out = g->out;
     if (nlocs == 0) {
-        snprintf(err, errlen, "%s: the archive defines no location", anchor);
-        goto done;
+        snprintf(g->err, g->errlen, "%s: the archive defines no location", g->anchor);
+        return -1;
     }
     for (uint32_t k = 0; k < nlocs; k++)
         if (locs[k].id == (uint64_t)out->rank) {
@@ -618,49 +648,53 @@ static int read_archive(const char *path, const char *anchor, int exact, int mod
         }
     qsort(locs + 1, nlocs - 1, sizeof *locs, by_location);
     if (nlocs > 1 && !(out->threads = calloc(nlocs - 1, sizeof *out->threads))) {
-        snprintf(err, errlen, "%s: out of memory", anchor);
-        goto done;
+        snprintf(g->err, g->errlen, "%s: out of memory", g->anchor);
+        return -1;
     }
     for (uint32_t k = 0; k < nlocs; k++)
-        OTF2_Reader_SelectLocation(rd, locs[k].id);
+        OTF2_Reader_SelectLocation(g->rd, locs[k].id);
     out->location = locs[0].id;
     out->declared_events = locs[0].nevents;
-    /* The clock offsets: every location has the rank's, the main one's
-     * are read; a rank without them would be merged unsynchronised. */
+    return 0;
+}
+
+/* The clock offsets: every location has the rank's, the main one's are
+ * read; a rank without them would be merged unsynchronised. */
+static int read_offsets(struct reading *g)
+{
+    OTF2_Reader *rd = g->rd;
+    struct rt_location *out = g->out;
     if (OTF2_Reader_OpenDefFiles(rd) != OTF2_SUCCESS) {
-        snprintf(err, errlen, "%s: cannot open the local definition files", anchor);
-        goto done;
+        snprintf(g->err, g->errlen, "%s: cannot open the local definition files", g->anchor);
+        return -1;
     }
     struct rf_read_offset *offsets;
     uint32_t noffsets;
-    int offsets_read = rf_read_clock_offsets(rd, path, out->location, anchor, &offsets, &noffsets, err, errlen);
-    for (uint32_t k = 1; k < nlocs; k++) {   /* the others' must be read (or closed) too */
-        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, locs[k].id);
+    int offsets_read = rf_read_clock_offsets(rd, g->path, out->location, g->anchor, &offsets, &noffsets, g->err,
+                                             g->errlen);
+    for (uint32_t k = 1; k < g->d.nlocs; k++) {   /* the others' must be read (or closed) too */
+        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, g->d.locs[k].id);
         if (dr)
             OTF2_Reader_CloseDefReader(rd, dr);
     }
     OTF2_Reader_CloseDefFiles(rd);
     if (offsets_read != 0)
-        goto done;
+        return -1;
     if (noffsets && !(out->offsets = malloc(sizeof *out->offsets * noffsets))) {
         free(offsets);
-        snprintf(err, errlen, "%s: out of memory", anchor);
-        goto done;
+        snprintf(g->err, g->errlen, "%s: out of memory", g->anchor);
+        return -1;
     }
     for (uint32_t i = 0; i < noffsets; i++)
         out->offsets[i] = (struct rt_offset){ offsets[i].time, offsets[i].offset, offsets[i].stddev };
     out->noffsets = noffsets;
     free(offsets);
+    return 0;
+}
 
-    if (mode == READ_DEFS) {   /* the locations, without their events */
-        for (uint32_t k = 1; k < nlocs; k++)
-            set_thread(out, k, &locs[k]);
-        goto share;
-    }
-    if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
-        snprintf(err, errlen, "%s: cannot open the event files", anchor);
-        goto done;
-    }
+/* A callback for every kind of record the tracer writes. */
+static OTF2_EvtReaderCallbacks *event_callbacks(void)
+{
     OTF2_EvtReaderCallbacks *ecb = OTF2_EvtReaderCallbacks_New();
     OTF2_EvtReaderCallbacks_SetEnterCallback(ecb, ev_enter);
     OTF2_EvtReaderCallbacks_SetLeaveCallback(ecb, ev_leave);
@@ -691,67 +725,92 @@ static int read_archive(const char *path, const char *anchor, int exact, int mod
     OTF2_EvtReaderCallbacks_SetRmaSyncCallback(ecb, ev_rma_sync);
     OTF2_EvtReaderCallbacks_SetCommCreateCallback(ecb, ev_comm_create);
     OTF2_EvtReaderCallbacks_SetCommDestroyCallback(ecb, ev_comm_destroy);
+    return ecb;
+}
+
+/* The events of location k (k > 0: a thread, numbered here), into the
+ * rank or, with `into`, the reader's location of that thread: all at
+ * once, or chunk by chunk, each handed to the sink. -1 (err says why)
+ * when the location is not there to read; a read that fails sets *status,
+ * c.failed or sink_failed instead. */
+static int read_location(struct reading *g, OTF2_EvtReaderCallbacks *ecb, uint32_t k, OTF2_ErrorCode *status)
+{
+    const struct rf_read_location *loc = &g->d.locs[k];
+    const struct into *into = g->into;
+    struct rt_location *dst = k == 0 ? g->out : &g->out->threads[k - 1];
+    if (k > 0)
+        set_thread(g->out, k, loc);
+    if (into && !(dst = into_target(into, k == 0 ? 0 : dst->thread))) {
+        snprintf(g->err, g->errlen, "%s: location %llu changed while the trace was read", g->anchor,
+                 (unsigned long long)loc->id);
+        return -1;
+    }
+    g->c.r = dst;
+    g->c.prev_set = 0;
+    uint64_t chunk = into && into->sink->chunk ? into->sink->chunk(into->sink->ctx, dst) : 0;
+    OTF2_EvtReader *er = NULL;
+    if (!g->exact || loc->nevents > 0) {
+        if (!(er = OTF2_Reader_GetEvtReader(g->rd, loc->id))) {
+            snprintf(g->err, g->errlen, "%s: no event data for location %llu", g->anchor,
+                     (unsigned long long)loc->id);
+            return -1;
+        }
+        /* The raw times are what we want: the merge does the correcting. */
+        OTF2_EvtReader_ApplyClockOffsets(er, false);
+        OTF2_Reader_RegisterEvtCallbacks(g->rd, er, ecb, &g->c);
+    }
+    for (int last = 0; !last && *status == OTF2_SUCCESS && !g->c.failed && !g->sink_failed;) {
+        uint64_t want = g->exact ? loc->nevents - dst->nevents : chunk ? chunk : UINT64_MAX, n = 0;
+        if (chunk && want > chunk)
+            want = chunk;
+        if (er && want > 0)
+            *status = OTF2_Reader_ReadLocalEvents(g->rd, er, want, &n);
+        commit(&g->c);
+        if (*status == OTF2_SUCCESS && g->exact && n != want)
+            *status = OTF2_ERROR_INVALID_DATA;
+        last = n < want || (g->exact && dst->nevents == loc->nevents);
+        if (last)
+            rt_store_shrink(dst);
+        if (into && into->sink->done && *status == OTF2_SUCCESS && !g->c.failed
+            && into->sink->done(into->sink->ctx, dst, last, g->err, g->errlen) != 0)
+            g->sink_failed = 1;
+    }
+    if (er)
+        OTF2_Reader_CloseEvtReader(g->rd, er);
+    return 0;
+}
+
+/* Every location's events, the main one's first, until one fails. */
+static int read_events(struct reading *g)
+{
+    if (OTF2_Reader_OpenEvtFiles(g->rd) != OTF2_SUCCESS) {
+        snprintf(g->err, g->errlen, "%s: cannot open the event files", g->anchor);
+        return -1;
+    }
+    OTF2_EvtReaderCallbacks *ecb = event_callbacks();
     OTF2_ErrorCode status = OTF2_SUCCESS;
-    for (uint32_t k = 0; k < nlocs && status == OTF2_SUCCESS && !c.failed && !sink_failed; k++) {
-        struct rt_location *dst = k == 0 ? out : &out->threads[k - 1];
-        if (k > 0)
-            set_thread(out, k, &locs[k]);
-        if (into && !(dst = into_target(into, k == 0 ? 0 : dst->thread))) {
-            snprintf(err, errlen, "%s: location %llu changed while the trace was read", anchor,
-                     (unsigned long long)locs[k].id);
-            OTF2_EvtReaderCallbacks_Delete(ecb);
-            OTF2_Reader_CloseEvtFiles(rd);
-            goto done;
-        }
-        c.r = dst;
-        c.prev_set = 0;
-        uint64_t chunk = into && into->sink->chunk ? into->sink->chunk(into->sink->ctx, dst) : 0;
-        OTF2_EvtReader *er = NULL;
-        if (!exact || locs[k].nevents > 0) {
-            if (!(er = OTF2_Reader_GetEvtReader(rd, locs[k].id))) {
-                snprintf(err, errlen, "%s: no event data for location %llu", anchor, (unsigned long long)locs[k].id);
-                OTF2_EvtReaderCallbacks_Delete(ecb);
-                OTF2_Reader_CloseEvtFiles(rd);
-                goto done;
-            }
-            /* The raw times are what we want: the merge does the correcting. */
-            OTF2_EvtReader_ApplyClockOffsets(er, false);
-            OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &c);
-        }
-        /* all at once, or chunk by chunk, each handed to the sink */
-        for (int last = 0; !last && status == OTF2_SUCCESS && !c.failed && !sink_failed;) {
-            uint64_t want = exact ? locs[k].nevents - dst->nevents : chunk ? chunk : UINT64_MAX, n = 0;
-            if (chunk && want > chunk)
-                want = chunk;
-            if (er && want > 0)
-                status = OTF2_Reader_ReadLocalEvents(rd, er, want, &n);
-            commit(&c);
-            if (status == OTF2_SUCCESS && exact && n != want)
-                status = OTF2_ERROR_INVALID_DATA;
-            last = n < want || (exact && dst->nevents == locs[k].nevents);
-            if (last)
-                rt_store_shrink(dst);
-            if (into && into->sink->done && status == OTF2_SUCCESS && !c.failed
-                && into->sink->done(into->sink->ctx, dst, last, err, errlen) != 0)
-                sink_failed = 1;
-        }
-        if (er)
-            OTF2_Reader_CloseEvtReader(rd, er);
-    }
-    uint64_t read_so_far = c.r ? c.r->nevents : 0;   /* of the location read last */
-    c.r = out;
+    int missing = 0;   /* a location was not there: err says so */
+    for (uint32_t k = 0; k < g->d.nlocs && status == OTF2_SUCCESS && !g->c.failed && !g->sink_failed; k++)
+        if ((missing = read_location(g, ecb, k, &status)) != 0)
+            break;
+    uint64_t read_so_far = g->c.r ? g->c.r->nevents : 0;   /* of the location read last */
+    g->c.r = g->out;
     OTF2_EvtReaderCallbacks_Delete(ecb);
-    OTF2_Reader_CloseEvtFiles(rd);
-    if (sink_failed)
-        goto done;
-    if (status != OTF2_SUCCESS || c.failed) {
-        snprintf(err, errlen, "%s: corrupt or truncated event data after %llu events", anchor,
+    OTF2_Reader_CloseEvtFiles(g->rd);
+    if (missing || g->sink_failed)
+        return -1;
+    if (status != OTF2_SUCCESS || g->c.failed) {
+        snprintf(g->err, g->errlen, "%s: corrupt or truncated event data after %llu events", g->anchor,
                  (unsigned long long)read_so_far);
-        goto done;
+        return -1;
     }
-    out->last_time = c.last_time;
-share:
-    /* The threads read the rank's clock and share its definitions. */
+    g->out->last_time = g->c.last_time;
+    return 0;
+}
+
+/* The threads read the rank's clock and share its definitions. */
+static void share_with_threads(struct rt_location *out)
+{
     for (uint32_t k = 0; k < out->nthreads; k++) {
         struct rt_location *t = &out->threads[k];
         struct rt_location keep = *t;
@@ -764,14 +823,52 @@ share:
         t->declared_events = keep.declared_events;
         t->thread = keep.thread;
     }
+}
+
+/* Read the archive of anchor file `path`; messages name `anchor` (the
+ * original one when `path` is a recovered copy). With `exact`, read of
+ * each location exactly the number of events its definition declares, no
+ * more (a recovered event file has no end-of-file record; a location
+ * declaring none has no event file). With mode READ_DEFS, definitions and
+ * locations only, no events. */
+static int read_archive(const char *path, const char *anchor, int exact, int mode, const struct into *into,
+                        struct rt_location *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (!(out->path = strdup(anchor))) {
+        snprintf(err, errlen, "%s: out of memory", anchor);
+        return -1;
+    }
+    struct reading g = { .path = path, .anchor = anchor, .exact = exact, .into = into, .out = out,
+                         .c = { .r = out }, .err = err, .errlen = errlen };
+    rf_otf2_quiet();
+    if (anchor_check(path, err, errlen) != 0)
+        return -1;
+    if (!(g.rd = OTF2_Reader_Open(path))) {
+        snprintf(err, errlen, "%s: not a readable OTF2 archive", anchor);
+        return -1;
+    }
+    OTF2_Reader_SetSerialCollectiveCallbacks(g.rd);
+    int rc = -1;
+    if (read_properties(&g) != 0 || rf_read_global_defs(g.rd, path, anchor, &g.d, err, errlen) != 0
+        || take_attrs_and_regions(&g) != 0 || take_comms_and_wins(&g) != 0 || order_locations(&g) != 0
+        || read_offsets(&g) != 0)
+        goto done;
+    if (mode == READ_DEFS) {   /* the locations, without their events */
+        for (uint32_t k = 1; k < g.d.nlocs; k++)
+            set_thread(out, k, &g.d.locs[k]);
+    } else if (read_events(&g) != 0) {
+        goto done;
+    }
+    share_with_threads(out);
     rc = 0;
 done:
-    if (rc && !sink_failed)
+    if (rc && !g.sink_failed)
         rf_otf2_explain(err, errlen);
-    rf_read_defs_free(&d);
-    rt_source_attr_free(&c.src_attrs);
-    free(c.src_buf);
-    OTF2_Reader_Close(rd);
+    rf_read_defs_free(&g.d);
+    rt_source_attr_free(&g.c.src_attrs);
+    free(g.c.src_buf);
+    OTF2_Reader_Close(g.rd);
     return rc;
 }
 

@@ -61,19 +61,12 @@ static int drift_between(const struct rt_offset *a, const struct rt_offset *b, d
     return 1;
 }
 
-int cm_build(const struct rt_location *ranks, uint32_t nranks, uint32_t reference, enum cm_drift_model kind,
-             double max_drift, struct cm_model *m)
+/* Each rank's clock domain (ranks that share a clock share one), numbered
+ * in order of first appearance: its origin (its ranks' earliest first
+ * event), its representative (its first rank), and in last[d] its ranks'
+ * latest last event. */
+static void group_domains(const struct rt_location *ranks, uint32_t nranks, struct cm_model *m, uint64_t *last)
 {
-    int no_drift = kind == CM_NO_DRIFT;
-    memset(m, 0, sizeof *m);
-    m->nranks = nranks;
-    m->windows = 1;
-    m->max_drift = max_drift;
-    m->domain_of = malloc(sizeof *m->domain_of * (nranks ? nranks : 1));
-    m->domains = calloc(nranks ? nranks : 1, sizeof *m->domains);
-    uint64_t *last = calloc(nranks ? nranks : 1, sizeof *last);  /* domain -> its last event */
-    if (!m->domain_of || !m->domains || !last)
-        goto fail;
     for (uint32_t r = 0; r < nranks; r++) {
         int id = ranks[r].domain;
         uint32_t d = 0;
@@ -101,65 +94,108 @@ int cm_build(const struct rt_location *ranks, uint32_t nranks, uint32_t referenc
         dom->nranks++;
         m->domain_of[r] = d;
     }
-    uint32_t ref_domain = reference < nranks ? m->domain_of[reference] : 0;
-    for (uint32_t d = 0; d < m->ndomains; d++) {
-        struct cm_domain *dom = &m->domains[d];
-        const struct rt_location *rk = &ranks[m->domains[d].rep];
-        dom->span_ns = cm_local(dom, last[d]);
-        /* the time base, or a line: one segment */
-        if (cut_segments(dom, rk, last[d], d == ref_domain || kind == CM_LINE) != 0)
-            goto fail;
-        if (rk->noffsets >= 1)
-            dom->offset_ns = (double)rk->offsets[0].offset / dom->resolution * 1e9;
-        /* Overall drift: first to last round. Relative to rank 0's clock for
-         * now (every domain's rounds measure against it). */
-        if (!no_drift && rk->noffsets >= 2)
-            drift_between(&rk->offsets[0], &rk->offsets[rk->noffsets - 1], &dom->beta, &dom->beta_err);
-        else if (!no_drift && d != ref_domain)
-            dom->beta_err = max_drift;   /* one round: the drift is unknown, only physical */
-        /* Only an unphysical magnitude rejects the whole run's estimate: its
-         * uncertainty from the rounds' spread (beta_err) is that of single
-         * samples, far above the error of their median (seen here: a
-         * "200 ppm uncertain" estimate put events within 30 ns), and it
-         * widens the bounds instead. */
-        if (fabs(dom->beta) > max_drift) {
-            dom->beta = 0;
-            dom->beta_err = max_drift;   /* unknown, but physical */
-            dom->drift_rejected = 1;
-        }
-        /* A drift the rounds measured well (at least twice its uncertainty)
-         * is extrapolated beyond them; a noisy one, from rounds close
-         * together, would err by its noise times the distance (0.3 s of
-         * MPI_Init before the first round): the offset is held there. */
-        dom->meas_l0 = -INFINITY;
-        dom->meas_l1 = INFINITY;
-        dom->hold_rate = 1;
-        if (rk->noffsets >= 2) {
-            dom->meas_l0 = cm_local(dom, rk->offsets[0].time);
-            dom->meas_l1 = cm_local(dom, rk->offsets[rk->noffsets - 1].time);
-            dom->hold_outside = d != ref_domain && !(fabs(dom->beta) > 2 * dom->beta_err);
-        }
-        for (uint32_t k = 0; k < dom->nseg; k++) {
-            struct cm_segment *s = &dom->seg[k];
-            s->beta = dom->beta;
-            s->beta_err = dom->beta_err;
-            if (no_drift || dom->nseg == 1 || rk->noffsets < 2)
-                continue;
-            /* the rounds around the segment: the one that opens it and the next */
-            const struct rt_offset *a = round_before(rk, s->start), *b = a + 1;
-            if (b >= rk->offsets + rk->noffsets)
-                b = a, a = a - 1;
-            double beta, err;
-            if (a >= rk->offsets && drift_between(a, b, &beta, &err) && fabs(beta) <= max_drift && err <= max_drift) {
-                s->beta = beta;
-                s->beta_err = err;
-            } else {
-                s->drift_rejected = 1;
-            }
+}
+
+/* Each segment's own drift, from the rounds around it (the one that opens
+ * it and the next), where the domain was cut; one the rounds do not give
+ * within max_drift keeps the domain's and is marked rejected. */
+static void segment_drifts(struct cm_domain *dom, const struct rt_location *rk, int no_drift, double max_drift)
+{
+    for (uint32_t k = 0; k < dom->nseg; k++) {
+        struct cm_segment *s = &dom->seg[k];
+        s->beta = dom->beta;
+        s->beta_err = dom->beta_err;
+        if (no_drift || dom->nseg == 1 || rk->noffsets < 2)
+            continue;
+        /* the rounds around the segment: the one that opens it and the next */
+        const struct rt_offset *a = round_before(rk, s->start), *b = a + 1;
+        if (b >= rk->offsets + rk->noffsets)
+            b = a, a = a - 1;
+        double beta, err;
+        if (a >= rk->offsets && drift_between(a, b, &beta, &err) && fabs(beta) <= max_drift && err <= max_drift) {
+            s->beta = beta;
+            s->beta_err = err;
+        } else {
+            s->drift_rejected = 1;
         }
     }
-    /* Re-express drifts against the reference clock, segment by segment
-     * where both were cut at the same rounds. */
+}
+
+/* Domain d as its representative rk's sync rounds measured it (against
+ * rank 0's clock, whose rounds every domain's are): its span up to its
+ * last event, its segments (one for the time base, is_ref, or a line),
+ * its first offset and its drifts, and where beyond its rounds the offset
+ * is held. Returns 0, or -1 when out of memory. */
+static int measure_domain(struct cm_model *m, const struct rt_location *rk, uint32_t d, uint64_t last, int is_ref,
+                          enum cm_drift_model kind)
+{
+    struct cm_domain *dom = &m->domains[d];
+    int no_drift = kind == CM_NO_DRIFT;
+    double max_drift = m->max_drift;
+    dom->span_ns = cm_local(dom, last);
+    /* the time base, or a line: one segment */
+    if (cut_segments(dom, rk, last, is_ref || kind == CM_LINE) != 0)
+        return -1;
+    if (rk->noffsets >= 1)
+        dom->offset_ns = (double)rk->offsets[0].offset / dom->resolution * 1e9;
+    /* Overall drift: first to last round. Relative to rank 0's clock for
+     * now (every domain's rounds measure against it). */
+    if (!no_drift && rk->noffsets >= 2)
+        drift_between(&rk->offsets[0], &rk->offsets[rk->noffsets - 1], &dom->beta, &dom->beta_err);
+    else if (!no_drift && !is_ref)
+        dom->beta_err = max_drift;   /* one round: the drift is unknown, only physical */
+    /* Only an unphysical magnitude rejects the whole run's estimate: its
+     * uncertainty from the rounds' spread (beta_err) is that of single
+     * samples, far above the error of their median (seen here: a
+     * "200 ppm uncertain" estimate put events within 30 ns), and it
+     * widens the bounds instead. */
+    if (fabs(dom->beta) > max_drift) {
+        dom->beta = 0;
+        dom->beta_err = max_drift;   /* unknown, but physical */
+        dom->drift_rejected = 1;
+    }
+    /* A drift the rounds measured well (at least twice its uncertainty)
+     * is extrapolated beyond them; a noisy one, from rounds close
+     * together, would err by its noise times the distance (0.3 s of
+     * MPI_Init before the first round): the offset is held there. */
+    dom->meas_l0 = -INFINITY;
+    dom->meas_l1 = INFINITY;
+    dom->hold_rate = 1;
+    if (rk->noffsets >= 2) {
+        dom->meas_l0 = cm_local(dom, rk->offsets[0].time);
+        dom->meas_l1 = cm_local(dom, rk->offsets[rk->noffsets - 1].time);
+        dom->hold_outside = !is_ref && !(fabs(dom->beta) > 2 * dom->beta_err);
+    }
+    segment_drifts(dom, rk, no_drift, max_drift);
+    return 0;
+}
+
+/* The reference clock's drift over the rounds that open segment s of a
+ * domain whose representative rk has as many rounds as the reference's
+ * (rref), so that both were cut at the same rounds; else, or where those
+ * rounds give none within max_drift, its whole run's (ref_beta). */
+static double ref_drift_at(const struct rt_location *rref, const struct rt_location *rk, const struct cm_segment *s,
+                           double ref_beta, int no_drift, double max_drift)
+{
+    double rb = ref_beta, rerr;
+    if (!no_drift && rref->noffsets == rk->noffsets && rk->noffsets >= 2) {
+        const struct rt_offset *a = round_before(rk, s->start);
+        uint32_t i = (uint32_t)(a - rk->offsets);
+        if (i + 1 >= rref->noffsets)
+            i--;
+        double b;
+        if (drift_between(&rref->offsets[i], &rref->offsets[i + 1], &b, &rerr) && fabs(b) <= max_drift
+            && rerr <= max_drift)
+            rb = b;
+    }
+    return rb;
+}
+
+/* Re-express drifts and first offsets against the reference clock,
+ * segment by segment where both were cut at the same rounds; the
+ * reference's own become 0. */
+static void against_reference(const struct rt_location *ranks, struct cm_model *m, uint32_t ref_domain, int no_drift)
+{
     const struct cm_domain *ref = &m->domains[ref_domain];
     const struct rt_location *rref = &ranks[m->domains[ref_domain].rep];
     double ref_beta = ref->beta, ref_off = ref->offset_ns;
@@ -168,29 +204,22 @@ int cm_build(const struct rt_location *ranks, uint32_t nranks, uint32_t referenc
         const struct rt_location *rk = &ranks[m->domains[d].rep];
         if (d == ref_domain)
             continue;
-        for (uint32_t k = 0; k < dom->nseg; k++) {
-            struct cm_segment *s = &dom->seg[k];
-            double rb = ref_beta, rerr;
-            if (!no_drift && rref->noffsets == rk->noffsets && rk->noffsets >= 2) {
-                const struct rt_offset *a = round_before(rk, s->start);
-                uint32_t i = (uint32_t)(a - rk->offsets);
-                if (i + 1 >= rref->noffsets)
-                    i--;
-                double b;
-                if (drift_between(&rref->offsets[i], &rref->offsets[i + 1], &b, &rerr) && fabs(b) <= max_drift
-                    && rerr <= max_drift)
-                    rb = b;
-            }
-            s->beta -= rb;
-        }
+        for (uint32_t k = 0; k < dom->nseg; k++)
+            dom->seg[k].beta -= ref_drift_at(rref, rk, &dom->seg[k], ref_beta, no_drift, m->max_drift);
         dom->beta -= ref_beta;
         dom->offset_ns -= ref_off;
     }
     m->domains[ref_domain].beta = 0;
     m->domains[ref_domain].seg[0].beta = 0;
     m->domains[ref_domain].offset_ns = 0;
-    /* Offset estimates (x = ref - c) from the round that opens each segment:
-     * relative to rank 0's absolute ns first, then to the reference's. */
+}
+
+/* Offset estimates (x = ref - c) from the round that opens each segment:
+ * relative to rank 0's absolute ns first, then to the reference's (whose
+ * first segment is done first, for y_ref). Each domain's segments are
+ * chained first, so that its corrected time is continuous. */
+static void offset_estimates(const struct rt_location *ranks, struct cm_model *m, uint32_t ref_domain)
+{
     double y_ref = 0;
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t d = 0; d < m->ndomains; d++) {
@@ -212,6 +241,27 @@ int cm_build(const struct rt_location *ranks, uint32_t nranks, uint32_t referenc
                 s->x_est = y - y_ref;
             }
         }
+}
+
+int cm_build(const struct rt_location *ranks, uint32_t nranks, uint32_t reference, enum cm_drift_model kind,
+             double max_drift, struct cm_model *m)
+{
+    memset(m, 0, sizeof *m);
+    m->nranks = nranks;
+    m->windows = 1;
+    m->max_drift = max_drift;
+    m->domain_of = malloc(sizeof *m->domain_of * (nranks ? nranks : 1));
+    m->domains = calloc(nranks ? nranks : 1, sizeof *m->domains);
+    uint64_t *last = calloc(nranks ? nranks : 1, sizeof *last);  /* domain -> its last event */
+    if (!m->domain_of || !m->domains || !last)
+        goto fail;
+    group_domains(ranks, nranks, m, last);
+    uint32_t ref_domain = reference < nranks ? m->domain_of[reference] : 0;
+    for (uint32_t d = 0; d < m->ndomains; d++)
+        if (measure_domain(m, &ranks[m->domains[d].rep], d, last[d], d == ref_domain, kind) != 0)
+            goto fail;
+    against_reference(ranks, m, ref_domain, kind == CM_NO_DRIFT);
+    offset_estimates(ranks, m, ref_domain);
     m->nsegments = 0;
     for (uint32_t d = 0; d < m->ndomains; d++) {
         m->domains[d].first_seg = m->nsegments;

@@ -402,177 +402,227 @@ int mg_match_location(struct mg_matcher *m, uint32_t r)
     return mg_match_chunk(m, r, 1);
 }
 
+/* A location's walk over one chunk of its events (mg_match_chunk): whose
+ * they are, its world rank, its communicators' global ids, and its walk's
+ * state (what is open, kept across chunks). */
+struct walk {
+    struct mg_matcher *m;
+    const struct rt_location *rk;
+    uint32_t r, me;
+    const uint32_t *comm_ids;
+    struct location_pass *ps;
+};
+
+/* A location's first chunk: an open-request table (one a walk that ended
+ * left, or a new one), no call or collective open. 0, or -1. */
+static int begin_walk(struct mg_matcher *m, struct location_pass *ps)
+{
+    ps->pending = m->nidle ? m->idle[--m->nidle] : req_pending_new(m->pending_room);
+    if (!ps->pending)
+        return -1;
+    ps->region = UINT32_MAX;
+    ps->open_begin = UINT64_MAX;
+    ps->open_time = 0;
+    ps->open_neighbor = 0;
+    ps->entered = 0;
+    return 0;
+}
+
+/* A request's events beside its use (its posting, its cancelling, an
+ * isend's completion, a nonblocking collective's start): what the use
+ * needs of them is joined at the end (`requests`). */
+static int request_event(struct walk *w, const struct rt_event *e, struct req_record *q)
+{
+    switch (e->kind) {
+    case RT_IRECV_REQUEST:
+        q->role = REQ_POSTED;
+        break;
+    case RT_CANCELLED:
+        /* a definition for the send it cancels; for a receive, counted once posted */
+        q->role = REQ_CANCELLED;
+        break;
+    case RT_ISEND_COMPLETE:
+        q->use = USE_ISEND_DONE;
+        break;
+    default:   /* RT_NBC_REQUEST */
+        q->role = REQ_NBC;
+        q->neighbor = (uint8_t)is_neighbor_region(w->rk, w->ps->region);
+        break;
+    }
+    return req_put(w->ps->pending, &w->m->sinks, q) != 0 ? -1 : 0;
+}
+
+/* A send: to the sorts, or an isend to its request (unless it was
+ * cancelled); one to a process outside the trace is only counted. */
+static int send_event(struct walk *w, const struct rt_event *e, struct endpoint *ep, struct req_record *q)
+{
+    struct mg_result *out = w->m->out;
+    int dst = rt_world_rank(w->rk, e->ref, e->peer);
+    ep->src = w->me;
+    ep->dst = dst < 0 ? UINT32_MAX : (uint32_t)dst;
+    if (e->kind == RT_ISEND) {   /* unless it was cancelled */
+        q->use = USE_ISEND;
+        q->outside = dst >= (int)out->nworld;
+        q->u.ep = *ep;
+        return req_put(w->ps->pending, &w->m->sinks, q) != 0 ? -1 : 0;
+    }
+    if (dst >= (int)out->nworld) {   /* to a process outside the trace */
+        out->outside_sends++;
+        return 0;
+    }
+    return sink_put(&w->m->sinks, MG_SINK_SENDS, ep) != 0 ? -1 : 0;
+}
+
+/* A receive: a blocking one takes its turn when its call began, an irecv
+ * where it was posted (its request's); one from a process outside the
+ * trace is only counted. */
+static int receive_event(struct walk *w, const struct rt_event *e, struct endpoint *ep, struct req_record *q)
+{
+    struct mg_result *out = w->m->out;
+    if (e->kind == RT_IRECV)
+        q->use = USE_RECEIVE;   /* in turn where it was posted */
+    else
+        ep->order = w->ps->entered;
+    int src = rt_world_rank(w->rk, e->ref, e->peer);
+    if (src >= (int)out->nworld) {   /* from a process outside the trace */
+        out->outside_recvs++;
+        return 0;
+    }
+    ep->src = src < 0 ? UINT32_MAX : (uint32_t)src;
+    ep->dst = w->me;
+    if (q->use == USE_RECEIVE) {
+        q->u.ep = *ep;
+        return req_put(w->ps->pending, &w->m->sinks, q) != 0 ? -1 : 0;
+    }
+    return sink_put(&w->m->sinks, MG_SINK_RECVS, ep) != 0 ? -1 : 0;
+}
+
+/* A receive request released by MPI_Request_free: it takes its turn where
+ * it was posted; a wildcard one cannot be placed (its send is reported
+ * unmatched). */
+static int freed_receive_event(struct walk *w, const struct rt_event *e, struct endpoint *ep, struct req_record *q)
+{
+    if (e->peer == RT_ANY || e->tag == RT_ANY)
+        return 0;
+    int src = rt_world_rank(w->rk, e->ref, e->peer);
+    if (src >= (int)w->m->out->nworld)
+        return 0;   /* from a process outside the trace: nothing to pair */
+    ep->src = src < 0 ? UINT32_MAX : (uint32_t)src;
+    ep->dst = w->me;
+    ep->open = 1;
+    q->use = USE_RECEIVE;
+    q->u.ep = *ep;
+    return req_put(w->ps->pending, &w->m->sinks, q) != 0 ? -1 : 0;
+}
+
+/* A collective call's end (event i): a blocking one with the begin that
+ * opened it, to the sorts; a nonblocking one's completion to its request,
+ * entered where it was posted. An end without a begin is not a call we
+ * can place. */
+static int collective_end_event(struct walk *w, const struct rt_event *e, uint64_t i, uint32_t comm,
+                                struct req_record *q)
+{
+    const struct rt_location *rk = w->rk;
+    struct location_pass *ps = w->ps;
+    uint32_t me = w->me;
+    struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, 0, 0, { w->r, 0, 0 }, { w->r, i, e->time }, e->ref,
+                      (uint8_t)((e->bytes ? 0 : MG_QUIET_SEND) | (e->received ? 0 : MG_QUIET_RECV)), 0 };
+    /* The root: MPI_ROOT on an intercommunicator is the caller
+     * itself; MPI_PROC_NULL (the rest of the root's group) names
+     * none; else a rank of the (remote) group. */
+    if (e->peer == OTF2_COLLECTIVE_ROOT_SELF) {
+        c.root = (int)me;
+        c.root_self = 1;
+    }
+    else if (e->peer < OTF2_COLLECTIVE_ROOT_THIS_GROUP)
+        c.root = rt_world_rank(rk, e->ref, e->peer);
+    if (e->kind == RT_COLL_END) {
+        if (ps->open_begin == UINT64_MAX)
+            return 0;   /* an end without a begin: not a call we can place */
+        c.enter.index = ps->open_begin;
+        c.enter.time = ps->open_time;
+        c.order = ps->open_time;
+        c.neighbor = ps->open_neighbor;
+        c.blocking = 1;
+        ps->open_begin = UINT64_MAX;
+    }
+    /* the caller's rank in the communicator (an intercommunicator's: in its local group) */
+    if (e->ref < rk->ncomms)
+        c.comm_rank = local_rank(&rk->comms[e->ref], me);
+    if (e->kind == RT_NBC_COMPLETE) {   /* entered where it was posted */
+        q->use = USE_NBC;
+        q->u.c = c;
+        return req_put(ps->pending, &w->m->sinks, q) != 0 ? -1 : 0;
+    }
+    return sink_put(&w->m->sinks, MG_SINK_CALLS, &c) != 0 ? -1 : 0;
+}
+
+/* Event i, not a region's beginning or end: the endpoint and request
+ * record it may become, filled in by its kind. 0, or -1 (a table or sort
+ * could not take it). */
+static int walk_event(struct walk *w, uint64_t i)
+{
+    const struct rt_location *rk = w->rk;
+    const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
+    uint32_t comm = e->ref < rk->ncomms ? w->comm_ids[e->ref] : UINT32_MAX;
+    struct endpoint ep = { comm, 0, 0, e->tag, e->time, i, w->r, 0, e->bytes, e->time };
+    struct req_record q = { .rank = w->me, .role = REQ_USE, .req = e->req, .stream = w->r, .index = i,
+                            .time = e->time };
+    switch (e->kind) {
+    case RT_IRECV_REQUEST:
+    case RT_CANCELLED:
+    case RT_ISEND_COMPLETE:
+    case RT_NBC_REQUEST:
+        return request_event(w, e, &q);
+    case RT_ISEND:
+    case RT_SEND:
+        return send_event(w, e, &ep, &q);
+    case RT_IRECV:
+    case RT_RECV:
+        return receive_event(w, e, &ep, &q);
+    case RT_IRECV_FREED:
+        return freed_receive_event(w, e, &ep, &q);
+    case RT_COLL_BEGIN:
+        w->ps->open_begin = i;
+        w->ps->open_time = e->time;
+        w->ps->open_neighbor = is_neighbor_region(rk, w->ps->region);
+        return 0;
+    case RT_COLL_END:
+    case RT_NBC_COMPLETE:
+        return collective_end_event(w, e, i, comm, &q);
+    default:
+        return 0;
+    }
+}
+
 int mg_match_chunk(struct mg_matcher *m, uint32_t r, int last)
 {
     if (m->failed)
         return -1;
-    const struct rt_location *rk = &m->ranks[r];
-    struct mg_result *out = m->out;
     struct location_pass *ps = &m->passes[r];
-    if (!ps->pending) {   /* the location's first chunk */
-        ps->pending = m->nidle ? m->idle[--m->nidle] : req_pending_new(m->pending_room);
-        if (!ps->pending)
-            return matcher_fail(m);
-        ps->region = UINT32_MAX;
-        ps->open_begin = UINT64_MAX;
-        ps->open_time = 0;
-        ps->open_neighbor = 0;
-        ps->entered = 0;
-    }
-    struct req_pending *pending = ps->pending;
-    struct match_sinks *sinks = &m->sinks;
-    const uint32_t *comm_ids = m->comm_ids[r];
-    uint32_t region = ps->region;
-    uint64_t open_begin = ps->open_begin, open_time = ps->open_time;
-    int open_neighbor = ps->open_neighbor;
-    uint32_t me = (uint32_t)rk->rank;
-    uint64_t entered = ps->entered;
+    if (!ps->pending && begin_walk(m, ps) != 0)   /* the location's first chunk */
+        return matcher_fail(m);
+    const struct rt_location *rk = &m->ranks[r];
+    struct walk w = { m, rk, r, (uint32_t)rk->rank, m->comm_ids[r], ps };
     for (uint64_t i = rk->events_from; i < rk->events_from + rk->nheld; i++) {
         /* most events are regions' ends and beginnings: from the slot alone */
         const struct rt_slot *slot = &rk->events[i - rk->events_from];
         if (slot->kind == RT_ENTER) {
-            region = slot->ref;
-            entered = slot->time;
+            ps->region = slot->ref;
+            ps->entered = slot->time;
             continue;
         }
         if (slot->kind == RT_LEAVE || slot->kind == RT_FLUSH || slot->kind == RT_RMA || slot->kind == RT_COMM_CREATE
             || slot->kind == RT_COMM_DESTROY)
             continue;
-        const struct rt_event ev = rt_event_at(rk, i), *e = &ev;
-        uint32_t comm = e->ref < rk->ncomms ? comm_ids[e->ref] : UINT32_MAX;
-        struct endpoint ep = { comm, 0, 0, e->tag, e->time, i, r, 0, e->bytes, e->time };
-        struct req_record q = { .rank = me, .role = REQ_USE, .req = e->req, .stream = r, .index = i,
-                                .time = e->time };
-        switch (e->kind) {
-        case RT_IRECV_REQUEST:
-            q.role = REQ_POSTED;
-            goto request;
-        case RT_CANCELLED:
-            /* a definition for the send it cancels; for a receive, counted once posted */
-            q.role = REQ_CANCELLED;
-            goto request;
-        case RT_ISEND_COMPLETE:
-            q.use = USE_ISEND_DONE;
-            goto request;
-        case RT_NBC_REQUEST:
-            q.role = REQ_NBC;
-            q.neighbor = (uint8_t)is_neighbor_region(rk, region);
-        request:
-            if (req_put(pending, sinks, &q) != 0)
-                return matcher_fail(m);
-            break;
-        case RT_ISEND:
-        case RT_SEND: {
-            int dst = rt_world_rank(rk, e->ref, e->peer);
-            ep.src = me;
-            ep.dst = dst < 0 ? UINT32_MAX : (uint32_t)dst;
-            if (e->kind == RT_ISEND) {   /* unless it was cancelled */
-                q.use = USE_ISEND;
-                q.outside = dst >= (int)out->nworld;
-                q.u.ep = ep;
-                if (req_put(pending, sinks, &q) != 0)
-                    return matcher_fail(m);
-            } else if (dst >= (int)out->nworld) {   /* to a process outside the trace */
-                out->outside_sends++;
-            } else if (sink_put(&m->sinks, MG_SINK_SENDS, &ep) != 0) {
-                return matcher_fail(m);
-            }
-            break;
-        }
-        case RT_IRECV:
-            q.use = USE_RECEIVE;   /* in turn where it was posted */
-            goto receive;
-        case RT_RECV:
-            ep.order = entered;
-        receive: {
-            int src = rt_world_rank(rk, e->ref, e->peer);
-            if (src >= (int)out->nworld) {   /* from a process outside the trace */
-                out->outside_recvs++;
-                break;
-            }
-            ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
-            ep.dst = me;
-            if (q.use == USE_RECEIVE) {
-                q.u.ep = ep;
-                if (req_put(pending, sinks, &q) != 0)
-                    return matcher_fail(m);
-            } else if (sink_put(&m->sinks, MG_SINK_RECVS, &ep) != 0) {
-                return matcher_fail(m);
-            }
-            break;
-        }
-        case RT_IRECV_FREED: {
-            /* It takes its turn where it was posted; a wildcard one
-             * cannot be placed (its send is reported unmatched). */
-            if (e->peer == RT_ANY || e->tag == RT_ANY)
-                break;
-            int src = rt_world_rank(rk, e->ref, e->peer);
-            if (src >= (int)out->nworld)
-                break;   /* from a process outside the trace: nothing to pair */
-            ep.src = src < 0 ? UINT32_MAX : (uint32_t)src;
-            ep.dst = me;
-            ep.open = 1;
-            q.use = USE_RECEIVE;
-            q.u.ep = ep;
-            if (req_put(pending, sinks, &q) != 0)
-                return matcher_fail(m);
-            break;
-        }
-        case RT_COLL_BEGIN:
-            open_begin = i;
-            open_time = e->time;
-            open_neighbor = is_neighbor_region(rk, region);
-            break;
-        case RT_COLL_END:
-        case RT_NBC_COMPLETE: {
-            struct call c = { comm, me, e->tag, 0, -1, 0, 0, 0, 0, 0, { r, 0, 0 }, { r, i, e->time }, e->ref,
-                              (uint8_t)((e->bytes ? 0 : MG_QUIET_SEND) | (e->received ? 0 : MG_QUIET_RECV)), 0 };
-            /* The root: MPI_ROOT on an intercommunicator is the caller
-             * itself; MPI_PROC_NULL (the rest of the root's group) names
-             * none; else a rank of the (remote) group. */
-            if (e->peer == OTF2_COLLECTIVE_ROOT_SELF) {
-                c.root = (int)me;
-                c.root_self = 1;
-            }
-            else if (e->peer < OTF2_COLLECTIVE_ROOT_THIS_GROUP)
-                c.root = rt_world_rank(rk, e->ref, e->peer);
-            if (e->kind == RT_COLL_END) {
-                if (open_begin == UINT64_MAX)
-                    break;   /* an end without a begin: not a call we can place */
-                c.enter.index = open_begin;
-                c.enter.time = open_time;
-                c.order = open_time;
-                c.neighbor = open_neighbor;
-                c.blocking = 1;
-                open_begin = UINT64_MAX;
-            }
-            /* the caller's rank in the communicator (an intercommunicator's: in its local group) */
-            if (e->ref < rk->ncomms)
-                c.comm_rank = local_rank(&rk->comms[e->ref], me);
-            if (e->kind == RT_NBC_COMPLETE) {   /* entered where it was posted */
-                q.use = USE_NBC;
-                q.u.c = c;
-                if (req_put(pending, sinks, &q) != 0)
-                    return matcher_fail(m);
-            } else if (sink_put(&m->sinks, MG_SINK_CALLS, &c) != 0) {
-                return matcher_fail(m);
-            }
-            break;
-        }
-        default:
-            break;
-        }
+        if (walk_event(&w, i) != 0)
+            return matcher_fail(m);
     }
-    ps->region = region;
-    ps->open_begin = open_begin;
-    ps->open_time = open_time;
-    ps->open_neighbor = open_neighbor;
-    ps->entered = entered;
     if (!last)
         return 0;
-    if (req_location_end(pending, sinks) != 0)
+    if (req_location_end(ps->pending, &m->sinks) != 0)
         return matcher_fail(m);
-    m->idle[m->nidle++] = pending;   /* emptied: the next walk takes it */
+    m->idle[m->nidle++] = ps->pending;   /* emptied: the next walk takes it */
     ps->pending = NULL;
     return 0;
 }

@@ -196,17 +196,6 @@ static double series_time(const struct rt_location *ranks, const struct series *
 #define RESIDUAL_BINS 4096
 #define SEGMENT_BINS 64
 
-/* Errors of nser series of global times against true time, after removing
- * the common shift and rate (any global clock may run at its own pace): the
- * residuals of a least-squares line. Out: per series the rate (slope, minus
- * 1), the largest residual and the median one (exact, multiselect.h), all 0
- * with fewer than two events that have a true time. Passes over the events
- * instead of arrays of them, so memory does not grow with the events: the
- * means, the slope's sums, then the residuals as often as the medians need
- * them (sums in the same order as the arrays had them: the same figures to
- * the bit). `also` (may be NULL) is fed every event with a true time in the
- * same passes, as long as it wants more. Returns -1 when out of memory
- * (outputs untouched; `also` has seen no pass). */
 /* How far tick t of `rank` lies outside the span its clock's sync rounds
  * measured: local ns before the first round (negative) or after the last
  * (positive), 0 inside. */
@@ -240,6 +229,17 @@ struct worst_event {
     uint64_t index, time;     /* the event's index and raw time */
 };
 
+/* Errors of nser series of global times against true time, after removing
+ * the common shift and rate (any global clock may run at its own pace): the
+ * residuals of a least-squares line. Out: per series the rate (slope, minus
+ * 1), the largest residual and the median one (exact, multiselect.h), all 0
+ * with fewer than two events that have a true time. Passes over the events
+ * instead of arrays of them, so memory does not grow with the events: the
+ * means, the slope's sums, then the residuals as often as the medians need
+ * them (sums in the same order as the arrays had them: the same figures to
+ * the bit). `also` (may be NULL) is fed every event with a true time in the
+ * same passes, as long as it wants more. Returns -1 when out of memory
+ * (outputs untouched; `also` has seen no pass). */
 static int fit_residuals(const struct rt_location *ranks, uint32_t nranks, struct truth_store *truth, int nser,
                          const struct series *times, double *rate, double *max_out, double *median_out,
                          const struct walker *also, struct worst_event *worst)
@@ -328,9 +328,10 @@ static size_t list_unmatched(char *buf, size_t len, size_t used, const char *wha
     return used < len ? used : len;
 }
 
-void report_fill(struct report *r, const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match,
-                 const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
-                 double lmin, const struct gtime_map *gtime, struct truth_store *truth)
+/* What the match counted, as it counted it, with the polling the ranks
+ * recorded and the first few unmatched operations. */
+static void match_counts(struct report *r, const struct rt_location *ranks, uint32_t nranks,
+                         const struct mg_result *match)
 {
     r->messages = match->nmessages;
     r->collectives = match->ncollectives;
@@ -354,8 +355,15 @@ void report_fill(struct report *r, const struct rt_location *ranks, uint32_t nra
                           match->unmatched_sends, match->nunmatched_sends);
     list_unmatched(r->unmatched_examples, sizeof r->unmatched_examples, used, "receive", "from",
                    match->unmatched_recvs, match->nunmatched_recvs);
+}
 
-    uint32_t nd = m->ndomains;
+/* Messages and RMA orderings that run backwards (tachyons), as today's
+ * tools show them (the ClockOffsets interpolated) and in global time, and
+ * messages between two clocks that arrive sooner than the least latency
+ * lmin: what the merge is for, before and after. */
+static void tachyon_counts(struct report *r, const struct rt_location *ranks, const struct mg_result *match,
+                           const struct cm_model *m, double lmin, const struct gtime_map *gtime)
+{
     struct mg_msg_reader it;   /* a read that fails is the caller's to say (mg_msgs_error) */
     mg_msgs_begin(match, &it);
     for (const struct mg_message *msg; (msg = mg_msgs_next(&it));) {
@@ -379,6 +387,13 @@ void report_fill(struct report *r, const struct rt_location *ranks, uint32_t nra
         r->rma_violations_raw += cm_interpolated(v, f->recv.time) < cm_interpolated(s, f->send.time);
         r->rma_violations_after += gt_of(gtime, &f->recv) < gt_of(gtime, &f->send);
     }
+}
+
+/* The other orders global time must keep: the collectives' and neighbour
+ * collectives' data flow, and each rank's events one after the other. */
+static void order_counts(struct report *r, const struct rt_location *ranks, uint32_t nranks,
+                         const struct mg_result *match, const struct gtime_map *gtime)
+{
     /* the data-flow rule (flow.h), as the constraints use it */
     r->collective_violations_after = mg_flow_violations_at(match, gt_of_cb, gtime, 0);
     r->neighbour_violations_after = mg_flow_violations_at(match, gt_of_cb, gtime, 1);
@@ -400,127 +415,168 @@ void report_fill(struct report *r, const struct rt_location *ranks, uint32_t nra
         }
         rt_time_reader_free(&tr);
     }
-    /* With true times, check the inputs themselves: a matched message or a
-     * collective whose true times break its constraint means a wrong match
-     * or wrong semantics, not imprecision. */
-    if (nranks && ts_has(truth, 0)) {
-        mg_msgs_begin(match, &it);
-        for (const struct mg_message *msg; (msg = mg_msgs_next(&it));) {
-            uint64_t tr = true_ns(truth, msg->recv.rank, msg->recv.index);
-            uint64_t ts = true_ns(truth, msg->send.rank, msg->send.index);
-            r->truth_violating_messages += tr != TS_UNKNOWN && ts != TS_UNKNOWN && tr < ts;
-        }
-        r->truth_violating_collectives = mg_flow_violations_at(match, truth_at_event, truth, 0);
-        r->neighbour_violations_truth = mg_flow_violations_at(match, truth_at_event, truth, 1);
-    }
+}
 
-    /* per domain and segment: offset, drift, bounds, and with true_time the truth */
-    uint32_t nv = cm_nvertices(m), tv = cm_domain_vertex(m, tau);
-    r->ndomains = nd;
-    r->domains = calloc(nd ? nd : 1, sizeof *r->domains);
-    r->nsegments = nv;
-    r->segments = calloc(nv ? nv : 1, sizeof *r->segments);
-    double *truth_x = calloc(nv ? nv : 1, sizeof *truth_x);
-    int *has = calloc(nv ? nv : 1, sizeof *has);
-    r->have_truth = nranks > 0 && ts_has(truth, 0);
-    if (r->domains && r->segments && truth_x && has && r->have_truth) {
-        /* The true x_v - x_tau of each segment v: the median over the
-         * segment's events of truth_offsets_pass's values, in passes over
-         * the events (memory per segment, not per event). */
-        uint32_t ref_rank = 0;
-        while (ref_rank < nranks && m->domain_of[ref_rank] != tau)
-            ref_rank++;
-        const struct rt_location *rr = ref_rank < nranks ? &ranks[ref_rank] : NULL;
-        /* the reference's events that have a true time: how many, the first and the last */
-        uint64_t nref = 0, first = 0, last = 0;
-        struct ts_cursor rc;
-        ts_cursor_init(&rc, truth, ref_rank);
-        for (uint64_t i = 0; rr && ts_has(truth, ref_rank) && i < rr->nevents; i++)
-            if (ts_cursor_get(&rc, i) != TS_UNKNOWN) {
-                first = nref++ ? first : i;
-                last = i;
-            }
-        struct truth_offsets to = { .ranks = ranks, .m = m, .truth = truth, .ref_rank = ref_rank, .first = first,
-                                    .last = last, .q = UINT32_MAX };
-        if (rr)
-            rt_time_reader_init(&to.ref_times, rr);
-        int offsets = nref >= 2 && msel_init(&to.ms, nv, SEGMENT_BINS) == 0;
-        struct walker also = { truth_offset_of, truth_offsets_end_pass, &to };
-        /* Errors of global time against true time: ours and today's. */
-        const struct series series[MAX_SERIES] = { { gtime, NULL }, { NULL, NULL } };
-        double rates[MAX_SERIES], maxes[MAX_SERIES], medians[MAX_SERIES];
-        struct worst_event worst[MAX_SERIES] = { { 0 } };
-        int fitted = fit_residuals(ranks, nranks, truth, 2, series, rates, maxes, medians, offsets ? &also : NULL,
-                                   worst);
-        if (offsets && fitted != 0) {   /* out of memory before any pass: the offsets alone */
-            int more;
-            do {
-                for (uint32_t q = 0; q < nranks; q++) {
-                    struct rt_time_reader tr;
-                    rt_time_reader_init(&tr, &ranks[q]);
-                    struct ts_cursor tc;
-                    ts_cursor_init(&tc, truth, q);
-                    for (uint64_t i = 0, has = ts_has(truth, q); has && i < ranks[q].nevents; i++) {
-                        uint64_t tv = ts_cursor_get(&tc, i);
-                        if (tv != TS_UNKNOWN)
-                            truth_offset_of(&to, q, i, rt_time_read(&tr, i), tv);
-                    }
-                    rt_time_reader_free(&tr);
-                }
-                more = truth_offsets_end_pass(&to);
-            } while (more);
-        }
-        for (uint32_t k = 0; offsets && k < nv; k++)
-            if (msel_count(&to.ms, k)) {
-                truth_x[k] = msel_median(&to.ms, k);
-                has[k] = 1;
-            }
-        if (offsets)
-            msel_free(&to.ms);
-        rt_time_reader_free(&to.ref_times);
-        if (fitted == 0) {
-            r->true_err_max_ns = maxes[0];
-            r->true_err_max_rank = worst[0].rank;
-            r->true_err_max_index = worst[0].index;
-            r->true_err_max_from_rounds_ns = from_rounds(m, worst[0].rank, worst[0].time);
-            r->true_err_median_ns = medians[0];
-            r->raw_err_max_ns = maxes[1];
-            r->raw_err_median_ns = medians[1];
-            double rate = rates[0];   /* global time's common rate against true time, minus 1 */
-            double raw_rate = rates[1];   /* the same for the interpolated ClockOffsets */
-            /* how much intervals inside a rank changed (consecutive events),
-             * measured in global time's own rate like the errors above */
-            for (uint32_t q = 0; q < nranks; q++) {
-                struct rt_time_reader tr;
-                rt_time_reader_init(&tr, &ranks[q]);
-                uint64_t p = UINT64_MAX, pt = 0;   /* the previous event with a true time, its raw time */
-                uint64_t ptt = 0;   /* ... and its true time */
-                struct ts_cursor tc;
-                ts_cursor_init(&tc, truth, q);
-                for (uint64_t i = 0, has = ts_has(truth, q); has && i < ranks[q].nevents; i++) {
-                    uint64_t tt = ts_cursor_get(&tc, i);
-                    if (tt == TS_UNKNOWN)
-                        continue;
-                    uint64_t t = rt_time_read(&tr, i);
-                    if (p != UINT64_MAX) {
-                        double ours = (double)gt_with(gtime, q, i, t) - (double)gt_with(gtime, q, p, pt);
-                        double real = ((double)tt - (double)ptt) * (1 + rate);
-                        if (fabs(ours - real) > r->interval_distortion_max_ns)
-                            r->interval_distortion_max_ns = fabs(ours - real);
-                        double interp = cm_interpolated(&ranks[q], t) - cm_interpolated(&ranks[q], pt);
-                        real = ((double)tt - (double)ptt) * (1 + raw_rate);
-                        if (fabs(interp - real) > r->raw_interval_distortion_max_ns)
-                            r->raw_interval_distortion_max_ns = fabs(interp - real);
-                    }
-                    p = i;
-                    pt = t;
-                    ptt = tt;
-                }
-                rt_time_reader_free(&tr);
-            }
-        }
+/* With true times, check the inputs themselves: a matched message or a
+ * collective whose true times break its constraint means a wrong match
+ * or wrong semantics, not imprecision. */
+static void truth_violations(struct report *r, const struct mg_result *match, struct truth_store *truth)
+{
+    struct mg_msg_reader it;
+    mg_msgs_begin(match, &it);
+    for (const struct mg_message *msg; (msg = mg_msgs_next(&it));) {
+        uint64_t tr = true_ns(truth, msg->recv.rank, msg->recv.index);
+        uint64_t ts = true_ns(truth, msg->send.rank, msg->send.index);
+        r->truth_violating_messages += tr != TS_UNKNOWN && ts != TS_UNKNOWN && tr < ts;
     }
-    for (uint32_t d = 0; r->domains && r->segments && d < nd; d++) {
+    r->truth_violating_collectives = mg_flow_violations_at(match, truth_at_event, truth, 0);
+    r->neighbour_violations_truth = mg_flow_violations_at(match, truth_at_event, truth, 1);
+}
+
+/* The reference clock's location (domain tau's first; nranks when it has
+ * none) and its events that have a true time, which the true offsets are
+ * read against: how many, the first and the last. */
+static uint32_t ref_truth_span(const struct rt_location *ranks, uint32_t nranks, const struct cm_model *m,
+                               uint32_t tau, struct truth_store *truth, uint64_t *nref, uint64_t *first,
+                               uint64_t *last)
+{
+    uint32_t ref_rank = 0;
+    while (ref_rank < nranks && m->domain_of[ref_rank] != tau)
+        ref_rank++;
+    const struct rt_location *rr = ref_rank < nranks ? &ranks[ref_rank] : NULL;
+    uint64_t n = 0, f = 0, l = 0;
+    struct ts_cursor rc;
+    ts_cursor_init(&rc, truth, ref_rank);
+    for (uint64_t i = 0; rr && ts_has(truth, ref_rank) && i < rr->nevents; i++)
+        if (ts_cursor_get(&rc, i) != TS_UNKNOWN) {
+            f = n++ ? f : i;
+            l = i;
+        }
+    *nref = n;
+    *first = f;
+    *last = l;
+    return ref_rank;
+}
+
+/* The true offsets in passes of their own, for when fit_residuals could
+ * not carry them (out of memory before its first pass). */
+static void truth_offsets_alone(struct truth_offsets *to, uint32_t nranks)
+{
+    int more;
+    do {
+        for (uint32_t q = 0; q < nranks; q++) {
+            struct rt_time_reader tr;
+            rt_time_reader_init(&tr, &to->ranks[q]);
+            struct ts_cursor tc;
+            ts_cursor_init(&tc, to->truth, q);
+            for (uint64_t i = 0, has = ts_has(to->truth, q); has && i < to->ranks[q].nevents; i++) {
+                uint64_t tv = ts_cursor_get(&tc, i);
+                if (tv != TS_UNKNOWN)
+                    truth_offset_of(to, q, i, rt_time_read(&tr, i), tv);
+            }
+            rt_time_reader_free(&tr);
+        }
+        more = truth_offsets_end_pass(to);
+    } while (more);
+}
+
+/* How much intervals inside a rank changed (consecutive events with a
+ * true time), in global time and with the ClockOffsets interpolated, each
+ * measured in its own rate like the errors (rate, raw_rate: their common
+ * rates against true time, minus 1, from fit_residuals). */
+static void interval_distortions(struct report *r, const struct rt_location *ranks, uint32_t nranks,
+                                 const struct gtime_map *gtime, struct truth_store *truth, double rate,
+                                 double raw_rate)
+{
+    for (uint32_t q = 0; q < nranks; q++) {
+        struct rt_time_reader tr;
+        rt_time_reader_init(&tr, &ranks[q]);
+        uint64_t p = UINT64_MAX, pt = 0;   /* the previous event with a true time, its raw time */
+        uint64_t ptt = 0;   /* ... and its true time */
+        struct ts_cursor tc;
+        ts_cursor_init(&tc, truth, q);
+        for (uint64_t i = 0, has = ts_has(truth, q); has && i < ranks[q].nevents; i++) {
+            uint64_t tt = ts_cursor_get(&tc, i);
+            if (tt == TS_UNKNOWN)
+                continue;
+            uint64_t t = rt_time_read(&tr, i);
+            if (p != UINT64_MAX) {
+                double ours = (double)gt_with(gtime, q, i, t) - (double)gt_with(gtime, q, p, pt);
+                double real = ((double)tt - (double)ptt) * (1 + rate);
+                if (fabs(ours - real) > r->interval_distortion_max_ns)
+                    r->interval_distortion_max_ns = fabs(ours - real);
+                double interp = cm_interpolated(&ranks[q], t) - cm_interpolated(&ranks[q], pt);
+                real = ((double)tt - (double)ptt) * (1 + raw_rate);
+                if (fabs(interp - real) > r->raw_interval_distortion_max_ns)
+                    r->raw_interval_distortion_max_ns = fabs(interp - real);
+            }
+            p = i;
+            pt = t;
+            ptt = tt;
+        }
+        rt_time_reader_free(&tr);
+    }
+}
+
+/* Global time against true time (have_truth): the errors of ours and of
+ * the interpolated ClockOffsets, where our largest lies, the intervals'
+ * distortion, and the true x_v - x_tau of each segment v (truth_x[v],
+ * where has[v]): the median over the segment's events of truth_offset_of's
+ * values, fed in fit_residuals' passes over the events (memory per
+ * segment, not per event). */
+static void truth_comparison(struct report *r, const struct rt_location *ranks, uint32_t nranks,
+                             const struct cm_model *m, uint32_t tau, const struct gtime_map *gtime,
+                             struct truth_store *truth, double *truth_x, int *has)
+{
+    uint32_t nv = r->nsegments;
+    uint64_t nref, first, last;
+    uint32_t ref_rank = ref_truth_span(ranks, nranks, m, tau, truth, &nref, &first, &last);
+    struct truth_offsets to = { .ranks = ranks, .m = m, .truth = truth, .ref_rank = ref_rank, .first = first,
+                                .last = last, .q = UINT32_MAX };
+    if (ref_rank < nranks)
+        rt_time_reader_init(&to.ref_times, &ranks[ref_rank]);
+    int offsets = nref >= 2 && msel_init(&to.ms, nv, SEGMENT_BINS) == 0;
+    struct walker also = { truth_offset_of, truth_offsets_end_pass, &to };
+    /* Errors of global time against true time: ours and today's. */
+    const struct series series[MAX_SERIES] = { { gtime, NULL }, { NULL, NULL } };
+    double rates[MAX_SERIES], maxes[MAX_SERIES], medians[MAX_SERIES];
+    struct worst_event worst[MAX_SERIES] = { { 0 } };
+    int fitted = fit_residuals(ranks, nranks, truth, 2, series, rates, maxes, medians, offsets ? &also : NULL,
+                               worst);
+    if (offsets && fitted != 0)   /* out of memory before any pass: the offsets alone */
+        truth_offsets_alone(&to, nranks);
+    for (uint32_t k = 0; offsets && k < nv; k++)
+        if (msel_count(&to.ms, k)) {
+            truth_x[k] = msel_median(&to.ms, k);
+            has[k] = 1;
+        }
+    if (offsets)
+        msel_free(&to.ms);
+    rt_time_reader_free(&to.ref_times);
+    if (fitted != 0)
+        return;
+    r->true_err_max_ns = maxes[0];
+    r->true_err_max_rank = worst[0].rank;
+    r->true_err_max_index = worst[0].index;
+    r->true_err_max_from_rounds_ns = from_rounds(m, worst[0].rank, worst[0].time);
+    r->true_err_median_ns = medians[0];
+    r->raw_err_max_ns = maxes[1];
+    r->raw_err_median_ns = medians[1];
+    /* rates[0]: global time's common rate against true time, minus 1;
+     * rates[1]: the same for the interpolated ClockOffsets */
+    interval_distortions(r, ranks, nranks, gtime, truth, rates[0], rates[1]);
+}
+
+/* Each clock's row and its segments': offset to the reference tau and the
+ * solver's bounds (x, lo, hi; lo and hi may be NULL), drift, what was done
+ * beyond its sync rounds, and where the true offset is known (truth_x[v]
+ * where has[v]) whether it lies inside the bounds. */
+static void domain_rows(struct report *r, const struct rt_location *ranks, uint32_t nranks, const struct cm_model *m,
+                        const double *x, const double *lo, const double *hi, uint32_t tau, const double *truth_x,
+                        const int *has)
+{
+    uint32_t tv = cm_domain_vertex(m, tau);
+    for (uint32_t d = 0; d < m->ndomains; d++) {
         const struct cm_domain *dom = &m->domains[d];
         struct report_domain *rd = &r->domains[d];
         rd->drift_rejected = dom->drift_rejected;
@@ -570,6 +626,31 @@ void report_fill(struct report *r, const struct rt_location *ranks, uint32_t nra
         if (rd->has_truth)
             r->domains_inside += (uint32_t)rd->inside;
     }
+}
+
+void report_fill(struct report *r, const struct rt_location *ranks, uint32_t nranks, const struct mg_result *match,
+                 const struct cm_model *m, const double *x, const double *lo, const double *hi, uint32_t tau,
+                 double lmin, const struct gtime_map *gtime, struct truth_store *truth)
+{
+    match_counts(r, ranks, nranks, match);
+    tachyon_counts(r, ranks, match, m, lmin, gtime);
+    order_counts(r, ranks, nranks, match, gtime);
+    if (nranks && ts_has(truth, 0))
+        truth_violations(r, match, truth);
+
+    /* per domain and segment: offset, drift, bounds, and with true_time the truth */
+    uint32_t nd = m->ndomains, nv = cm_nvertices(m);
+    r->ndomains = nd;
+    r->domains = calloc(nd ? nd : 1, sizeof *r->domains);
+    r->nsegments = nv;
+    r->segments = calloc(nv ? nv : 1, sizeof *r->segments);
+    double *truth_x = calloc(nv ? nv : 1, sizeof *truth_x);
+    int *has = calloc(nv ? nv : 1, sizeof *has);
+    r->have_truth = nranks > 0 && ts_has(truth, 0);
+    if (r->domains && r->segments && truth_x && has && r->have_truth)
+        truth_comparison(r, ranks, nranks, m, tau, gtime, truth, truth_x, has);
+    if (r->domains && r->segments)
+        domain_rows(r, ranks, nranks, m, x, lo, hi, tau, truth_x, has);
     free(truth_x);
     free(has);
 }
@@ -636,18 +717,12 @@ static void json_number(FILE *f, const char *key, double v, int last)
         fprintf(f, "  \"%s\": null%s\n", key, last ? "" : ",");
 }
 
-int report_write(const struct report *r, const char *dir, char *err, size_t errlen)
+/* The run: its ranks, threads and events, and what each rank of a job
+ * that died lost, and why. */
+static void json_run(FILE *f, const struct report *r)
 {
-    char path[4300];
-    snprintf(path, sizeof path, "%s/report.json", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write", path);
-        return -1;
-    }
     fprintf(f, "{\n  \"format\": 1,\n  \"ranks\": %u,\n  \"threads\": %u,\n  \"incomplete_ranks\": %u,\n  \"events\": %llu,\n",
             r->ranks, r->threads, r->incomplete_ranks, (unsigned long long)r->events);
-    /* What each rank of a job that died lost, and why. */
     fprintf(f, "  \"incomplete\": [");
     for (uint32_t i = 0; i < r->nlosses; i++) {
         fprintf(f, "%s{\"rank\": %d, \"why\": \"", i ? ", " : "", r->losses[i].rank);
@@ -655,6 +730,12 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
         fprintf(f, "\"}");
     }
     fprintf(f, "],\n");
+}
+
+/* What the match paired and what it could not, and the operations with
+ * processes outside the trace. */
+static void json_match(FILE *f, const struct report *r)
+{
     fprintf(f, "  \"messages\": %zu,\n  \"collectives\": %zu,\n  \"unmatched_sends\": %zu,\n  \"unmatched_receives\": %zu,\n",
             r->messages, r->collectives, r->unmatched_sends, r->unmatched_recvs);
     fprintf(f, "  \"unmatched_examples\": \"%s\",\n", r->unmatched_examples);
@@ -668,6 +749,12 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
     /* runs of unsuccessful polling calls, each recorded as one region (src/polling.h) */
     fprintf(f, "  \"polling\": {\"regions\": %llu, \"calls\": %llu},\n", (unsigned long long)r->polling_regions,
             (unsigned long long)r->polling_calls);
+}
+
+/* The orders the merge is for, as recorded and after it: messages, the
+ * collectives' data flow, each rank's events, RMA, neighbour collectives. */
+static void json_violations(FILE *f, const struct report *r)
+{
     fprintf(f, "  \"tachyons_raw\": %zu,\n  \"tachyons_after\": %zu,\n  \"latency_violations_after\": %zu,\n",
             r->tachyons_raw, r->tachyons_after, r->latency_violations_after);
     fprintf(f, "  \"collective_order_violations_after\": %zu,\n  \"nonmonotonic_after\": %zu,\n",
@@ -678,6 +765,12 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
             r->neighbour_violations_raw, r->neighbour_violations_after, r->have_truth ? "" : " },\n");
     if (r->have_truth)
         fprintf(f, ", \"by_truth\": %zu },\n", r->neighbour_violations_truth);
+}
+
+/* How the clocks were solved: the graph, the events' imprecision, the
+ * repair of what stayed out of causal order, the drift model. */
+static void json_solver(FILE *f, const struct report *r)
+{
     fprintf(f, "  \"solver\": { \"vertices\": %u, \"edges\": %zu, \"hubs\": %u, \"neighbour_edges\": %zu, "
                "\"unbounded_domains\": %u },\n",
             r->vertices, r->edges, r->hubs, r->neighbour_edges, r->unbounded);
@@ -697,22 +790,52 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
             : r->segments_used ? "segments (a drift and an offset per span between sync rounds)"
                                : "line (one drift per clock, first to last sync round)",
             r->drift_refined);
-    if (r->have_pairs) {
-        json_number(f, "pair_uncertainty_max_ns", r->pair_max_ns, 0);
-        json_number(f, "pair_uncertainty_mean_ns", r->pair_mean_ns, 0);
-        /* which pairs the two figures cover (precision.c) */
-        if (r->pairs_sampled)
-            fprintf(f, "  \"pair_uncertainty_pairs\": { \"method\": \"sampled\", \"domains\": %u, \"pairs\": %llu, "
-                       "\"sources\": %u, \"seed\": %llu, \"widest\": [%d, %d], \"how\": \"the reference clock, "
-                       "then clocks in a splitmix64-seeded Fisher-Yates order, each paired with every other clock\", "
-                       "\"seconds\": %.6f },\n",
-                    r->pair_domains, (unsigned long long)r->pairs_measured, r->pair_sources,
-                    (unsigned long long)r->pair_seed, r->pair_worst[0], r->pair_worst[1], r->seconds_precision);
-        else
-            fprintf(f, "  \"pair_uncertainty_pairs\": { \"method\": \"all\", \"domains\": %u, \"pairs\": %llu, "
-                       "\"seconds\": %.6f },\n",
-                    r->pair_domains, (unsigned long long)r->pairs_measured, r->seconds_precision);
+}
+
+/* How well each pair of clocks is known, and which pairs the two figures
+ * cover (precision.c); nothing when they were not measured. */
+static void json_pairs(FILE *f, const struct report *r)
+{
+    if (!r->have_pairs)
+        return;
+    json_number(f, "pair_uncertainty_max_ns", r->pair_max_ns, 0);
+    json_number(f, "pair_uncertainty_mean_ns", r->pair_mean_ns, 0);
+    if (r->pairs_sampled)
+        fprintf(f, "  \"pair_uncertainty_pairs\": { \"method\": \"sampled\", \"domains\": %u, \"pairs\": %llu, "
+                   "\"sources\": %u, \"seed\": %llu, \"widest\": [%d, %d], \"how\": \"the reference clock, "
+                   "then clocks in a splitmix64-seeded Fisher-Yates order, each paired with every other clock\", "
+                   "\"seconds\": %.6f },\n",
+                r->pair_domains, (unsigned long long)r->pairs_measured, r->pair_sources,
+                (unsigned long long)r->pair_seed, r->pair_worst[0], r->pair_worst[1], r->seconds_precision);
+    else
+        fprintf(f, "  \"pair_uncertainty_pairs\": { \"method\": \"all\", \"domains\": %u, \"pairs\": %llu, "
+                   "\"seconds\": %.6f },\n",
+                r->pair_domains, (unsigned long long)r->pairs_measured, r->seconds_precision);
+}
+
+/* Domain x's segments between sync rounds: their own offset, drift and
+ * bounds (lo_ns and hi_ns left out where it has none). */
+static void json_segments(FILE *f, const struct report *r, const struct report_domain *x)
+{
+    fprintf(f, ",\n      \"segments\": [");
+    for (uint32_t k = 0; r->segments && k < x->nsegments; k++) {
+        const struct report_segment *g = &r->segments[x->first_segment + k];
+        fprintf(f, "%s{ \"start_ns\": %.3f, \"offset_ns\": %.3f, \"drift_ppm\": %.6f, \"drift_rejected\": %s",
+                k ? ", " : "", g->start_ns, g->offset_ns, g->drift_ppm, g->drift_rejected ? "true" : "false");
+        if (isfinite(g->lo_ns) && isfinite(g->hi_ns))
+            fprintf(f, ", \"lo_ns\": %.3f, \"hi_ns\": %.3f", g->lo_ns, g->hi_ns);
+        if (g->has_truth)
+            fprintf(f, ", \"true_offset_ns\": %.3f, \"true_inside_bounds\": %s", g->true_offset_ns,
+                    g->inside ? "true" : "false");
+        fprintf(f, " }");
     }
+    fprintf(f, "]");
+}
+
+/* Each clock: its offset to the reference, bounds (null: unbounded),
+ * drift, what was done beyond its sync rounds, and its segments. */
+static void json_domains(FILE *f, const struct report *r)
+{
     fprintf(f, "  \"domains\": [\n");
     for (uint32_t d = 0; d < r->ndomains; d++) {
         const struct report_domain *x = &r->domains[d];
@@ -730,22 +853,17 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
                 x->before_rounds_ns, x->after_rounds_ns,
                 x->held_outside < 0 ? "reference" : x->held_outside ? "held" : "drift", x->outside_bound_ns,
                 x->sync_rounds, x->longest_without_round_ns);
-        /* segments between sync rounds: their own offset, drift and bounds */
-        fprintf(f, ",\n      \"segments\": [");
-        for (uint32_t k = 0; r->segments && k < x->nsegments; k++) {
-            const struct report_segment *g = &r->segments[x->first_segment + k];
-            fprintf(f, "%s{ \"start_ns\": %.3f, \"offset_ns\": %.3f, \"drift_ppm\": %.6f, \"drift_rejected\": %s",
-                    k ? ", " : "", g->start_ns, g->offset_ns, g->drift_ppm, g->drift_rejected ? "true" : "false");
-            if (isfinite(g->lo_ns) && isfinite(g->hi_ns))
-                fprintf(f, ", \"lo_ns\": %.3f, \"hi_ns\": %.3f", g->lo_ns, g->hi_ns);
-            if (g->has_truth)
-                fprintf(f, ", \"true_offset_ns\": %.3f, \"true_inside_bounds\": %s", g->true_offset_ns,
-                        g->inside ? "true" : "false");
-            fprintf(f, " }");
-        }
-        fprintf(f, "] }%s\n", d + 1 < r->ndomains ? "," : "");
+        json_segments(f, r, x);
+        fprintf(f, " }%s\n", d + 1 < r->ndomains ? "," : "");
     }
     fprintf(f, "  ],\n");
+}
+
+/* Accuracy against true time: with true times (have_truth), global
+ * time's; with the controlled logical clock's repair (have_clc), its
+ * figures beside ours. */
+static void json_accuracy(FILE *f, const struct report *r)
+{
     if (r->have_truth) {
         fprintf(f, "  \"truth\": { \"error_max_ns\": %.3f, \"error_median_ns\": %.3f, "
                    "\"interpolated_error_max_ns\": %.3f, \"interpolated_error_median_ns\": %.3f, "
@@ -767,8 +885,12 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
                 r->clc_interval_distortion_max_ns, r->clc.jumps, r->clc.max_jump_ns, r->clc.backward_moved,
                 r->clc.cycles_broken, r->seconds_clc);
     }
-    causal_report_json(f, r->causal);
-    /* one line: what went to disk (bench/merge_same.sh leaves it out) */
+}
+
+/* How the merge ran rather than what it found: what went to disk (one
+ * line, which bench/merge_same.sh leaves out) and the stages' seconds. */
+static void json_costs(FILE *f, const struct report *r)
+{
     fprintf(f, "  \"match_sorts\": { \"memory_bytes\": %llu, \"runs_spilled\": %u, \"spilled_bytes\": %llu }, "
             "\"events_set_aside_bytes\": %llu, \"messages_set_aside_bytes\": %llu, "
             "\"collectives_set_aside_bytes\": %llu,\n",
@@ -779,25 +901,55 @@ int report_write(const struct report *r, const char *dir, char *err, size_t errl
                "\"write\": %.6f, \"total\": %.6f }\n}\n",
             r->seconds_read, r->seconds_match, r->seconds_solve, r->seconds_apply, r->seconds_write,
             r->seconds_total);
+}
+
+/* report.json, section by section in the order readers know. */
+static void report_json(FILE *f, const struct report *r)
+{
+    json_run(f, r);
+    json_match(f, r);
+    json_violations(f, r);
+    json_solver(f, r);
+    json_pairs(f, r);
+    json_domains(f, r);
+    json_accuracy(f, r);
+    causal_report_json(f, r->causal);
+    json_costs(f, r);
+}
+
+/* report.txt: the summary, then the causal index's lines. */
+static void report_text(FILE *f, const struct report *r)
+{
+    report_print_summary(r, f);
+    causal_report_text(f, r->causal);
+}
+
+/* dir/name, written by `contents`; 0, or -1 with err saying which file and
+ * whether it could not be opened or not be written. */
+static int write_file(const struct report *r, const char *dir, const char *name,
+                      void (*contents)(FILE *f, const struct report *r), char *err, size_t errlen)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write", path);
+        return -1;
+    }
+    contents(f, r);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         snprintf(err, errlen, "%s: write failed", path);
         return -1;
     }
-    snprintf(path, sizeof path, "%s/report.txt", dir);
-    f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write", path);
-        return -1;
-    }
-    report_print_summary(r, f);
-    causal_report_text(f, r->causal);
-    bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        snprintf(err, errlen, "%s: write failed", path);
-        return -1;
-    }
     return 0;
+}
+
+int report_write(const struct report *r, const char *dir, char *err, size_t errlen)
+{
+    if (write_file(r, dir, "report.json", report_json, err, errlen) != 0)
+        return -1;
+    return write_file(r, dir, "report.txt", report_text, err, errlen);
 }
 
 /* A duration for people: 3 significant digits in the unit that fits. */
