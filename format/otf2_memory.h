@@ -18,8 +18,11 @@ struct om_pool {
     size_t event_budget;      /* event chunks beyond it: a flush instead */
 };
 
-/* OTF2_Archive_SetMemoryCallbacks(archive, &om_callbacks, pool). */
+/* OTF2_Archive_SetMemoryCallbacks(archive, &om_callbacks, pool), with
+ * OTF2_Archive_SetFlushCallbacks(archive, &om_flush_callbacks, NULL): the
+ * pre-flush that always says OTF2_FLUSH. */
 extern const OTF2_MemoryCallbacks om_callbacks;
+extern const OTF2_FlushCallbacks om_flush_callbacks;
 /* Frees the chunks no archive holds (after the archives closed). */
 void om_pool_free(struct om_pool *pool);
 

@@ -15,14 +15,6 @@
  * its file (otf2_memory.h); one location is written at a time. */
 #define OC_EVENT_BUDGET ((size_t)4 << 20)
 
-static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c, bool f)
-{
-    (void)u; (void)t; (void)l; (void)c; (void)f;
-    return OTF2_FLUSH;
-}
-
-static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
-
 /* ---- the records written by hand */
 
 static OTF2_CallbackCode copy_clock_properties(void *user, uint64_t resolution, uint64_t global_offset,
@@ -154,7 +146,7 @@ static int open_both(struct copying *k)
         snprintf(k->err, k->errlen, "%s/%s.otf2: cannot create the copy", k->dir, k->name);
         return -1;
     }
-    OTF2_ErrorCode e = OTF2_Archive_SetFlushCallbacks(k->ar, &flush_callbacks, NULL);
+    OTF2_ErrorCode e = OTF2_Archive_SetFlushCallbacks(k->ar, &om_flush_callbacks, NULL);
     if (e == OTF2_SUCCESS)
         e = OTF2_Archive_SetMemoryCallbacks(k->ar, &om_callbacks, &k->chunks);
     if (e == OTF2_SUCCESS)

@@ -12,14 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c, bool f)
-{
-    (void)u; (void)t; (void)l; (void)c; (void)f;
-    return OTF2_FLUSH;
-}
-
-static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, NULL };
-
 /* OTF2's encoded events held at once: beyond, a location's buffer goes to
  * its file (otf2_memory.h), so a location of many events is never held
  * whole. One location is written at a time: a few 1 MiB chunks do. */
@@ -79,7 +71,7 @@ static int open_archive(struct writing *wr)
         wr->ar = NULL;
         return -1;
     }
-    CHECK(OTF2_Archive_SetFlushCallbacks(wr->ar, &flush_callbacks, NULL));
+    CHECK(OTF2_Archive_SetFlushCallbacks(wr->ar, &om_flush_callbacks, NULL));
     CHECK(OTF2_Archive_SetMemoryCallbacks(wr->ar, &om_callbacks, &wr->chunks));
     if (par) {
         if (!par->agree(wr->failed == OTF2_SUCCESS)) {
