@@ -5,6 +5,7 @@
 #include "export.h"
 #include "launcher.h"
 #include "merge.h"
+#include "foreign_merge.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *what;
 } commands[] = {
-    { "merge", cmd_merge, "merge a raw trace into one synchronised OTF2 archive" },
+    { "merge", cmd_merge_any, "merge a raw trace into one synchronised OTF2 archive" },
     { "report", cmd_report, "print what a merge corrected and how precisely" },
     { "export", cmd_export, "write a Chrome/Perfetto trace or an HTML timeline of a merged trace" },
     { "query", cmd_query, "is one event before, after or concurrent with another (causal index)" },

@@ -1,0 +1,389 @@
+/* foreign_defs.c — see foreign_defs.h. */
+#include <config.h>
+#include "foreign_defs.h"
+
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* References index arrays: a producer's are dense, and one far beyond the
+ * definition file's size is damage, not a trace. */
+#define FD_MAX_REF (1u << 26)
+
+struct reading {
+    struct foreign_defs *d;
+    int failed;               /* out of memory, or a reference too large */
+};
+
+/* Grow *arr (elements of `size` bytes, *n of them) to hold index `ref`,
+ * the new ones filled with bytes `fill`. 0, or -1. */
+static int reserve(void **arr, uint32_t *n, uint32_t ref, size_t size, int fill)
+{
+    if (ref < *n)
+        return 0;
+    if (ref >= FD_MAX_REF)
+        return -1;
+    uint32_t want = ref + 1 > 2 * *n ? ref + 1 : 2 * *n;
+    void *grown = realloc(*arr, size * want);
+    if (!grown)
+        return -1;
+    memset((char *)grown + size * *n, fill, size * (want - *n));
+    *arr = grown;
+    *n = want;
+    return 0;
+}
+
+#define RESERVE(r, arr, n, ref, fill)                                         \
+    do {                                                                      \
+        if (reserve((void **)&(r)->d->arr, &(r)->d->n, (ref), sizeof *(r)->d->arr, (fill)) != 0) { \
+            (r)->failed = 1;                                                  \
+            return OTF2_CALLBACK_INTERRUPT;                                   \
+        }                                                                     \
+    } while (0)
+
+static OTF2_CallbackCode on_clock(void *u, uint64_t resolution, uint64_t offset, uint64_t length, uint64_t realtime)
+{
+    (void)realtime;
+    struct foreign_defs *d = ((struct reading *)u)->d;
+    d->resolution = resolution;
+    d->global_offset = offset;
+    d->trace_length = length;
+    d->have_clock = 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_string(void *u, OTF2_StringRef self, const char *s)
+{
+    struct reading *r = u;
+    RESERVE(r, strings, nstrings, self, 0);
+    free(r->d->strings[self]);
+    if (!(r->d->strings[self] = strdup(s))) {
+        r->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                     uint64_t nevents, OTF2_LocationGroupRef group)
+{
+    struct reading *r = u;
+    struct foreign_defs *d = r->d;
+    struct fd_location *grown = realloc(d->locs, sizeof *grown * (d->nlocs + 1));
+    if (!grown || d->nlocs >= FD_MAX_REF) {
+        if (grown)
+            d->locs = grown;
+        r->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    d->locs = grown;
+    d->locs[d->nlocs++] = (struct fd_location){ self, name, type, nevents, group, FD_NONE, 0 };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_location_group(void *u, OTF2_LocationGroupRef self, OTF2_StringRef name,
+                                           OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
+                                           OTF2_LocationGroupRef creator)
+{
+    (void)creator;
+    struct reading *r = u;
+    uint32_t n = r->d->nlgroups;
+    RESERVE(r, lgroup_name, nlgroups, self, 0xff);
+    r->d->nlgroups = n;
+    RESERVE(r, lgroup_type, nlgroups, self, 0xff);
+    r->d->nlgroups = n;
+    RESERVE(r, lgroup_parent, nlgroups, self, 0xff);
+    r->d->lgroup_name[self] = name;
+    r->d->lgroup_type[self] = type;
+    r->d->lgroup_parent[self] = parent;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_node(void *u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef cls,
+                                 OTF2_SystemTreeNodeRef parent)
+{
+    (void)cls;
+    struct reading *r = u;
+    uint32_t n = r->d->nnodes;
+    RESERVE(r, node_name, nnodes, self, 0xff);
+    r->d->nnodes = n;
+    RESERVE(r, node_parent, nnodes, self, 0xff);
+    r->d->node_name[self] = name;
+    r->d->node_parent[self] = parent;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
+                                   OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                                   OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
+{
+    (void)canonical; (void)description; (void)flags; (void)file; (void)begin; (void)end;
+    struct reading *r = u;
+    RESERVE(r, regions, nregions, self, 0xff);
+    r->d->regions[self] = (struct fd_region){ name, role, paradigm };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_group(void *u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+                                  OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
+{
+    (void)name; (void)flags;
+    struct reading *r = u;
+    RESERVE(r, groups, ngroups, self, 0);
+    struct fd_group *g = &r->d->groups[self];
+    free(g->members);
+    *g = (struct fd_group){ 1, type, paradigm, n, NULL };
+    if (n && !(g->members = malloc(sizeof *g->members * n))) {
+        r->failed = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    if (n)
+        memcpy(g->members, members, sizeof *g->members * n);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_comm(void *u, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
+                                 OTF2_CommRef parent, OTF2_CommFlag flags)
+{
+    struct reading *r = u;
+    RESERVE(r, comms, ncomms, self, 0);
+    r->d->comms[self] = (struct fd_comm){ 1, 0, name, group, FD_NONE,
+                                          parent == OTF2_UNDEFINED_COMM ? FD_NONE : parent, flags };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_intercomm(void *u, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef a,
+                                      OTF2_GroupRef b, OTF2_CommRef common, OTF2_CommFlag flags)
+{
+    (void)common;
+    struct reading *r = u;
+    RESERVE(r, comms, ncomms, self, 0);
+    r->d->comms[self] = (struct fd_comm){ 1, 1, name, a, b, FD_NONE, flags };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_win(void *u, OTF2_RmaWinRef self, OTF2_StringRef name, OTF2_CommRef comm,
+                                OTF2_RmaWinFlag flags)
+{
+    (void)name; (void)flags;
+    struct reading *r = u;
+    RESERVE(r, win_comm, nwins, self, 0xff);
+    r->d->win_comm[self] = comm;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+const char *fd_string(const struct foreign_defs *d, uint32_t ref)
+{
+    return ref < d->nstrings && d->strings[ref] ? d->strings[ref] : "";
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The location with id `id`, or FD_NONE. */
+static uint32_t location_index(const struct foreign_defs *d, uint64_t id)
+{
+    for (uint32_t i = 0; i < d->nlocs; i++)
+        if (d->locs[i].id == id)
+            return i;
+    return FD_NONE;
+}
+
+/* Ranks: the MPI COMM_LOCATIONS group's order, else the processes'. */
+static int assign_ranks(struct foreign_defs *d, const char *anchor, char *err, size_t errlen)
+{
+    d->mpi_group = FD_NONE;
+    for (uint32_t g = 0; g < d->ngroups; g++)
+        if (d->groups[g].defined && d->groups[g].type == OTF2_GROUP_TYPE_COMM_LOCATIONS
+            && d->groups[g].paradigm == OTF2_PARADIGM_MPI) {
+            d->mpi_group = g;
+            break;
+        }
+    uint32_t *rank_of_lgroup = malloc(sizeof *rank_of_lgroup * (d->nlgroups ? d->nlgroups : 1));
+    if (!rank_of_lgroup) {
+        snprintf(err, errlen, "%s: out of memory", anchor);
+        return -1;
+    }
+    memset(rank_of_lgroup, 0xff, sizeof *rank_of_lgroup * d->nlgroups);
+    uint32_t nranks = 0;
+    uint32_t *main_loc = malloc(sizeof *main_loc * (d->nlgroups + 1));
+    if (!main_loc) {
+        free(rank_of_lgroup);
+        snprintf(err, errlen, "%s: out of memory", anchor);
+        return -1;
+    }
+    if (d->mpi_group != FD_NONE) {
+        const struct fd_group *g = &d->groups[d->mpi_group];
+        for (uint32_t i = 0; i < g->n; i++) {
+            uint32_t k = location_index(d, g->members[i]);
+            uint32_t lg = k == FD_NONE ? FD_NONE : d->locs[k].group;
+            if (lg == FD_NONE || lg >= d->nlgroups || rank_of_lgroup[lg] != FD_NONE) {
+                snprintf(err, errlen, "%s: corrupt global definitions (MPI rank %u is %s)", anchor, i,
+                         k == FD_NONE ? "no location" : "not a process of its own");
+                free(rank_of_lgroup);
+                free(main_loc);
+                return -1;
+            }
+            rank_of_lgroup[lg] = nranks;
+            main_loc[nranks++] = k;
+        }
+    }
+    /* processes without MPI (or every process, without an MPI group) follow */
+    for (uint32_t lg = 0; lg < d->nlgroups; lg++)
+        if (d->lgroup_type[lg] == OTF2_LOCATION_GROUP_TYPE_PROCESS && rank_of_lgroup[lg] == FD_NONE) {
+            uint32_t first = FD_NONE;
+            for (uint32_t k = 0; k < d->nlocs; k++)
+                if (d->locs[k].group == lg && (first == FD_NONE || d->locs[k].id < d->locs[first].id))
+                    first = k;
+            if (first == FD_NONE)
+                continue;
+            rank_of_lgroup[lg] = nranks;
+            main_loc[nranks++] = first;
+        }
+    if (nranks == 0) {
+        snprintf(err, errlen, "%s: the archive defines no process with locations", anchor);
+        free(rank_of_lgroup);
+        free(main_loc);
+        return -1;
+    }
+    d->processes = calloc(nranks, sizeof *d->processes);
+    int rc = d->processes ? 0 : -1;
+    d->nprocesses = d->processes ? nranks : 0;
+    for (uint32_t p = 0; rc == 0 && p < nranks; p++) {
+        struct fd_process *pr = &d->processes[p];
+        pr->lgroup = d->locs[main_loc[p]].group;
+        pr->rank = (int)p;
+        pr->node = pr->lgroup < d->nlgroups ? d->lgroup_parent[pr->lgroup] : FD_NONE;
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < d->nlocs; k++)
+            n += d->locs[k].group == pr->lgroup;
+        uint64_t *ids = malloc(sizeof *ids * n);
+        if (!ids || !(pr->locs = malloc(sizeof *pr->locs * n))) {
+            free(ids);
+            rc = -1;
+            break;
+        }
+        /* the main one, then the others in id order */
+        pr->locs[pr->nlocs++] = main_loc[p];
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < d->nlocs; k++)
+            if (d->locs[k].group == pr->lgroup && k != main_loc[p])
+                ids[m++] = d->locs[k].id;
+        qsort(ids, m, sizeof *ids, by_id);
+        for (uint32_t j = 0; j < m; j++)
+            pr->locs[pr->nlocs++] = location_index(d, ids[j]);
+        free(ids);
+        for (uint32_t j = 0; j < pr->nlocs; j++) {
+            d->locs[pr->locs[j]].process = p;
+            d->locs[pr->locs[j]].thread = j;
+        }
+    }
+    free(rank_of_lgroup);
+    free(main_loc);
+    if (rc != 0)
+        snprintf(err, errlen, "%s: out of memory", anchor);
+    return rc;
+}
+
+int fd_read(void *reader, const char *anchor, struct foreign_defs *d, char *err, size_t errlen)
+{
+    OTF2_Reader *rd = reader;
+    memset(d, 0, sizeof *d);
+    struct reading r = { d, 0 };
+    OTF2_GlobalDefReader *gr = OTF2_Reader_GetGlobalDefReader(rd);
+    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    if (!gr || !cb) {
+        OTF2_GlobalDefReaderCallbacks_Delete(cb);
+        snprintf(err, errlen, "%s: cannot read the global definitions", anchor);
+        return -1;
+    }
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, on_string);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_location_group);
+    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, on_node);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
+    OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, on_intercomm);
+    OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, on_win);
+    OTF2_ErrorCode e = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, &r);
+    OTF2_GlobalDefReaderCallbacks_Delete(cb);
+    uint64_t n = 0;
+    if (e == OTF2_SUCCESS)
+        e = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n);
+    OTF2_Reader_CloseGlobalDefReader(rd, gr);
+    if (r.failed) {
+        snprintf(err, errlen, "%s: corrupt global definitions (a reference too large) or out of memory", anchor);
+        fd_free(d);
+        return -1;
+    }
+    if (e != OTF2_SUCCESS || !d->have_clock) {
+        snprintf(err, errlen, "%s: corrupt or truncated global definitions%s", anchor,
+                 e == OTF2_SUCCESS ? " (no ClockProperties)" : "");
+        fd_free(d);
+        return -1;
+    }
+    if (d->resolution == 0) {
+        snprintf(err, errlen, "%s: corrupt global definitions (a timer resolution of 0)", anchor);
+        fd_free(d);
+        return -1;
+    }
+    if (assign_ranks(d, anchor, err, errlen) != 0) {
+        fd_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+int fd_comm_has(const struct foreign_defs *d, uint32_t comm, int rank, int *side)
+{
+    if (comm >= d->ncomms || !d->comms[comm].defined)
+        return 0;
+    const struct fd_comm *c = &d->comms[comm];
+    for (int s = 0; s < (c->inter ? 2 : 1); s++) {
+        uint32_t g = s ? c->group_b : c->group;
+        if (g >= d->ngroups || !d->groups[g].defined)
+            continue;
+        const struct fd_group *gr = &d->groups[g];
+        if (gr->type == OTF2_GROUP_TYPE_COMM_SELF) {
+            if (side)
+                *side = s;
+            return 1;
+        }
+        for (uint32_t i = 0; i < gr->n; i++)
+            if (gr->members[i] == (uint64_t)rank) {
+                if (side)
+                    *side = s;
+                return 1;
+            }
+    }
+    return 0;
+}
+
+void fd_free(struct foreign_defs *d)
+{
+    for (uint32_t i = 0; i < d->nstrings; i++)
+        free(d->strings[i]);
+    free(d->strings);
+    free(d->locs);
+    free(d->lgroup_name);
+    free(d->lgroup_type);
+    free(d->lgroup_parent);
+    free(d->node_name);
+    free(d->node_parent);
+    free(d->regions);
+    for (uint32_t i = 0; i < d->ngroups; i++)
+        free(d->groups[i].members);
+    free(d->groups);
+    free(d->comms);
+    free(d->win_comm);
+    for (uint32_t i = 0; i < d->nprocesses; i++)
+        free(d->processes[i].locs);
+    free(d->processes);
+    memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,518 @@
+/* foreign_raw.c — see foreign_raw.h. */
+#include <config.h>
+#include "foreign_raw.h"
+#include "defs_write.h"
+#include "members.h"
+#include "meta_write.h"
+#include "otf2_memory.h"
+#include "otf2_quiet.h"
+#include "rawformat.h"
+#include "sumfile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the records the merge models, written as read */
+
+struct converting {
+    OTF2_EvtWriter *w;
+    struct fr_kept *kept;
+    OTF2_ErrorCode failed;
+    uint64_t read;
+};
+
+/* Note the event at `pos` as written (its write's status in *failed). */
+static OTF2_CallbackCode wrote(struct converting *c, uint64_t pos, uint64_t t, OTF2_ErrorCode e)
+{
+    if (e != OTF2_SUCCESS) {
+        c->failed = e;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    struct fr_kept *k = c->kept;
+    if (k->n == k->cap) {
+        uint64_t cap = k->cap ? 2 * k->cap : 1024;
+        uint64_t *grown = realloc(k->pos, sizeof *grown * cap);
+        if (grown)
+            k->pos = grown;
+        uint64_t *raw = grown ? realloc(k->raw, sizeof *raw * cap) : NULL;
+        if (!raw) {
+            c->failed = OTF2_ERROR_MEM_ALLOC_FAILED;
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        k->raw = raw;
+        k->cap = cap;
+    }
+    k->pos[k->n] = pos;
+    k->raw[k->n++] = t;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+#define EV OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u, OTF2_AttributeList *attrs
+#define W(call) ((void)loc, (void)attrs, wrote(u, pos, t, call))
+#define WR ((struct converting *)u)->w
+
+static OTF2_CallbackCode on_enter(EV, OTF2_RegionRef r) { return W(OTF2_EvtWriter_Enter(WR, NULL, t, r)); }
+static OTF2_CallbackCode on_leave(EV, OTF2_RegionRef r) { return W(OTF2_EvtWriter_Leave(WR, NULL, t, r)); }
+static OTF2_CallbackCode on_send(EV, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n)
+{
+    return W(OTF2_EvtWriter_MpiSend(WR, NULL, t, peer, c, tag, n));
+}
+static OTF2_CallbackCode on_isend(EV, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n, uint64_t req)
+{
+    return W(OTF2_EvtWriter_MpiIsend(WR, NULL, t, peer, c, tag, n, req));
+}
+static OTF2_CallbackCode on_isend_complete(EV, uint64_t req) { return W(OTF2_EvtWriter_MpiIsendComplete(WR, NULL, t, req)); }
+static OTF2_CallbackCode on_irecv_request(EV, uint64_t req) { return W(OTF2_EvtWriter_MpiIrecvRequest(WR, NULL, t, req)); }
+static OTF2_CallbackCode on_recv(EV, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n)
+{
+    return W(OTF2_EvtWriter_MpiRecv(WR, NULL, t, peer, c, tag, n));
+}
+static OTF2_CallbackCode on_irecv(EV, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n, uint64_t req)
+{
+    return W(OTF2_EvtWriter_MpiIrecv(WR, NULL, t, peer, c, tag, n, req));
+}
+static OTF2_CallbackCode on_cancelled(EV, uint64_t req) { return W(OTF2_EvtWriter_MpiRequestCancelled(WR, NULL, t, req)); }
+static OTF2_CallbackCode on_coll_begin(EV) { return W(OTF2_EvtWriter_MpiCollectiveBegin(WR, NULL, t)); }
+static OTF2_CallbackCode on_coll_end(EV, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root, uint64_t sent,
+                                     uint64_t received)
+{
+    return W(OTF2_EvtWriter_MpiCollectiveEnd(WR, NULL, t, op, c, root, sent, received));
+}
+static OTF2_CallbackCode on_nbc_request(EV, uint64_t req)
+{
+    return W(OTF2_EvtWriter_NonBlockingCollectiveRequest(WR, NULL, t, req));
+}
+static OTF2_CallbackCode on_nbc_complete(EV, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root, uint64_t sent,
+                                         uint64_t received, uint64_t req)
+{
+    return W(OTF2_EvtWriter_NonBlockingCollectiveComplete(WR, NULL, t, op, c, root, sent, received, req));
+}
+static OTF2_CallbackCode on_comm_create(EV, OTF2_CommRef c) { return W(OTF2_EvtWriter_CommCreate(WR, NULL, t, c)); }
+static OTF2_CallbackCode on_comm_destroy(EV, OTF2_CommRef c) { return W(OTF2_EvtWriter_CommDestroy(WR, NULL, t, c)); }
+
+/* Every other record is counted and left to the copy. */
+static OTF2_CallbackCode on_other(EV)
+{
+    (void)loc; (void)t; (void)pos; (void)u; (void)attrs;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_EvtReaderCallbacks *modelled_records(void)
+{
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    if (!cb)
+        return NULL;
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, on_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, on_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, on_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, on_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, on_isend_complete);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, on_irecv_request);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, on_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, on_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, on_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, on_coll_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, on_nbc_request);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, on_nbc_complete);
+    OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, on_comm_create);
+    OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, on_comm_destroy);
+    OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, on_other);
+    return cb;
+}
+
+/* ---- one process */
+
+struct process_out {
+    struct foreign_raw *fr;
+    OTF2_Reader *rd;
+    const char *anchor, *dir;
+    const struct fd_process *p;
+    int domain;
+    char *err;
+    size_t errlen;
+    struct om_pool *chunks;
+};
+
+static OTF2_CallbackCode on_clock_offset(void *u, OTF2_TimeStamp time, int64_t offset, double stddev)
+{
+    struct fr_offsets *o = u;
+    uint32_t n = o->n + 1;
+    uint64_t *t = realloc(o->time, sizeof *t * n);
+    if (t)
+        o->time = t;
+    int64_t *v = t ? realloc(o->offset, sizeof *v * n) : NULL;
+    if (v)
+        o->offset = v;
+    double *s = v ? realloc(o->stddev, sizeof *s * n) : NULL;
+    if (!s)
+        return OTF2_CALLBACK_INTERRUPT;
+    o->stddev = s;
+    o->time[o->n] = time;
+    o->offset[o->n] = offset;
+    o->stddev[o->n] = stddev;
+    o->n = n;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* A location's local definitions: its mapping tables (read, so that its
+ * events come with global references) and, for the main one, the
+ * process's ClockOffsets. */
+static int read_local_defs(struct process_out *po, uint64_t id, struct fr_offsets *offsets)
+{
+    OTF2_DefReader *dr = OTF2_Reader_GetDefReader(po->rd, id);
+    if (!dr)
+        return 0;   /* optional in OTF2 */
+    OTF2_DefReaderCallbacks *cb = OTF2_DefReaderCallbacks_New();
+    OTF2_ErrorCode e = cb ? OTF2_SUCCESS : OTF2_ERROR_MEM_ALLOC_FAILED;
+    if (cb && offsets)
+        OTF2_DefReaderCallbacks_SetClockOffsetCallback(cb, on_clock_offset);
+    if (e == OTF2_SUCCESS)
+        e = OTF2_Reader_RegisterDefCallbacks(po->rd, dr, cb, offsets);
+    OTF2_DefReaderCallbacks_Delete(cb);
+    uint64_t n = 0;
+    if (e == OTF2_SUCCESS)
+        e = OTF2_Reader_ReadAllLocalDefinitions(po->rd, dr, &n);
+    OTF2_Reader_CloseDefReader(po->rd, dr);
+    if (e != OTF2_SUCCESS) {
+        snprintf(po->err, po->errlen, "%s: corrupt or truncated local definitions of location %" PRIu64, po->anchor, id);
+        return -1;
+    }
+    return 0;
+}
+
+/* The events of input location k into the rank archive's location `raw_id`. */
+static int convert_location(struct process_out *po, OTF2_Archive *ar, uint32_t k, uint64_t raw_id, uint64_t *written)
+{
+    const struct fd_location *l = &po->fr->defs.locs[k];
+    struct converting c = { OTF2_Archive_GetEvtWriter(ar, raw_id), &po->fr->kept[k], OTF2_SUCCESS, 0 };
+    OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(po->rd, l->id);
+    OTF2_EvtReaderCallbacks *cb = modelled_records();
+    OTF2_ErrorCode e = c.w && er && cb ? OTF2_SUCCESS : OTF2_ERROR_MEM_ALLOC_FAILED;
+    if (er)
+        OTF2_EvtReader_ApplyClockOffsets(er, false);   /* raw times: the merge corrects */
+    if (e == OTF2_SUCCESS)
+        e = OTF2_Reader_RegisterEvtCallbacks(po->rd, er, cb, &c);
+    OTF2_EvtReaderCallbacks_Delete(cb);
+    uint64_t n = 0;
+    if (e == OTF2_SUCCESS)
+        e = OTF2_Reader_ReadAllLocalEvents(po->rd, er, &n);
+    if (er)
+        OTF2_Reader_CloseEvtReader(po->rd, er);
+    *written = 0;
+    if (c.w)
+        OTF2_EvtWriter_GetNumberOfEvents(c.w, written);
+    OTF2_ErrorCode closed = c.w ? OTF2_Archive_CloseEvtWriter(ar, c.w) : OTF2_ERROR_MEM_ALLOC_FAILED;
+    if (c.failed != OTF2_SUCCESS) {
+        snprintf(po->err, po->errlen, "%s/" RF_RANK_NAME_FMT RF_ANCHOR_SUFFIX ": cannot write: %s", po->dir,
+                 po->p->rank, OTF2_Error_GetDescription(c.failed));
+        return -1;
+    }
+    if (e != OTF2_SUCCESS || n != l->nevents) {
+        snprintf(po->err, po->errlen,
+                 "%s: corrupt or truncated events of location %" PRIu64 " (%" PRIu64 " read, its definition says %" PRIu64 ")",
+                 po->anchor, l->id, n, l->nevents);
+        return -1;
+    }
+    if (closed != OTF2_SUCCESS) {
+        snprintf(po->err, po->errlen, "%s: cannot write rank %d's events", po->dir, po->p->rank);
+        return -1;
+    }
+    po->fr->events_in += n;
+    po->fr->events_kept += c.kept->n;
+    return 0;
+}
+
+/* The process's communicators as the raw format holds them: those it is
+ * a member of, at the archive's references, each with its reference as
+ * the key its members agree on. */
+static int define_comms(const struct foreign_defs *d, int rank, struct rf_defs *defs)
+{
+    for (uint32_t c = 0; c < d->ncomms; c++) {
+        const struct fd_comm *fc = &d->comms[c];
+        int side = 0;
+        if (!fd_comm_has(d, c, rank, &side))
+            continue;
+        const struct fd_group *ga = &d->groups[fc->group];
+        if (ga->paradigm != OTF2_PARADIGM_MPI)
+            continue;   /* the measurement system's own (Score-P's "Process x Threads") */
+        struct rf_comm_desc desc = { fd_string(d, fc->name), 1, (uint64_t)c + 1, fc->inter, 0, 0 };
+        int added;
+        if (fc->inter) {
+            const struct fd_group *gb = &d->groups[fc->group_b];
+            const struct fd_group *mine = side ? gb : ga, *other = side ? ga : gb;
+            desc.local = rf_defs_group(defs, 0, mine->n, mine->members, &added);
+            desc.remote = rf_defs_group(defs, 0, other->n, other->members, &added);
+        } else {
+            int self = ga->type == OTF2_GROUP_TYPE_COMM_SELF;
+            desc.local = rf_defs_group(defs, self, self ? 0 : ga->n, ga->members, &added);
+        }
+        if (desc.local == UINT32_MAX || (fc->inter && desc.remote == UINT32_MAX)
+            || rf_defs_set_comm(defs, c, &desc) == OTF2_UNDEFINED_COMM)
+            return -1;
+        if ((fc->flags & OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS) && rf_defs_comm_events(defs, c) != 0)
+            return -1;
+    }
+    for (uint32_t c = 0; c < d->ncomms; c++) {
+        uint32_t parent = d->comms[c].parent;
+        if (c < defs->ncomms && defs->comms[c].set && parent != FD_NONE && parent < defs->ncomms
+            && defs->comms[parent].set && parent != c)
+            rf_defs_comm_parent(defs, c, parent);
+    }
+    return 0;
+}
+
+static int write_definitions(struct process_out *po, OTF2_Archive *ar, const struct rf_location *locs,
+                             uint32_t nlocs, uint64_t first, uint64_t last)
+{
+    const struct foreign_defs *d = &po->fr->defs;
+    int rank = po->p->rank;
+    struct rf_region *regions = calloc(d->nregions ? d->nregions : 1, sizeof *regions);
+    struct rf_defs defs = { 0 };
+    int rc = -1;
+    if (!regions || define_comms(d, rank, &defs) != 0) {
+        snprintf(po->err, po->errlen, "%s: out of memory", po->anchor);
+        goto done;
+    }
+    for (uint32_t i = 0; i < d->nregions; i++)
+        regions[i] = (struct rf_region){ fd_string(d, d->regions[i].name),
+                                         d->regions[i].role == FD_NONE ? OTF2_REGION_ROLE_UNKNOWN
+                                                                      : (OTF2_RegionRole)d->regions[i].role,
+                                         d->regions[i].paradigm == FD_NONE ? OTF2_PARADIGM_UNKNOWN
+                                                                          : (OTF2_Paradigm)d->regions[i].paradigm };
+    const char *host = po->p->node != FD_NONE && po->p->node < d->nnodes ? fd_string(d, d->node_name[po->p->node]) : "";
+    struct rf_rank_defs rd = {
+        .resolution = d->resolution, .global_offset = first, .trace_length = last > first ? last - first : 0,
+        .rank = rank, .world_size = (int)d->nprocesses, .host = host, .locs = locs, .nlocs = nlocs,
+        .regions = regions, .nregions = d->nregions, .true_time = 0,
+    };
+    OTF2_GlobalDefWriter *gd = OTF2_Archive_GetGlobalDefWriter(ar);
+    char name[32];
+    snprintf(name, sizeof name, RF_RANK_NAME_FMT, rank);
+    if (!gd || rf_defs_write(gd, &defs, &rd) != 0) {
+        snprintf(po->err, po->errlen, "%s/%s" RF_ANCHOR_SUFFIX ": cannot write the global definitions", po->dir, name);
+        goto done;
+    }
+    if (rf_members_write(po->dir, name, &defs, rank, (int)d->nprocesses, po->err, po->errlen) != 0
+        || rf_members_declare(ar) != 0)
+        goto done;
+    if (OTF2_Archive_CloseGlobalDefWriter(ar, gd) != OTF2_SUCCESS) {
+        snprintf(po->err, po->errlen, "%s/%s" RF_ANCHOR_SUFFIX ": cannot write the global definitions", po->dir, name);
+        goto done;
+    }
+    rc = 0;
+done:
+    rf_defs_free(&defs);
+    free(regions);
+    return rc;
+}
+
+static void set_properties(struct process_out *po, OTF2_Archive *ar)
+{
+    const struct foreign_defs *d = &po->fr->defs;
+    char v[64];
+    OTF2_Archive_SetProperty(ar, RF_PROP_VERSION, PACKAGE_VERSION, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_RUN_ID, po->fr->trace_id, true);
+    snprintf(v, sizeof v, "%d", po->p->rank);
+    OTF2_Archive_SetProperty(ar, RF_PROP_RANK, v, true);
+    snprintf(v, sizeof v, "%u", d->nprocesses);
+    OTF2_Archive_SetProperty(ar, RF_PROP_WORLD_SIZE, v, true);
+    const char *host = po->p->node != FD_NONE && po->p->node < d->nnodes ? fd_string(d, d->node_name[po->p->node]) : "";
+    OTF2_Archive_SetProperty(ar, RF_PROP_HOST, host, true);
+    OTF2_Archive_SetProperty(ar, RF_PROP_CLOCK, po->fr->kind, true);
+    snprintf(v, sizeof v, "%d", po->domain);
+    OTF2_Archive_SetProperty(ar, RF_PROP_CLOCK_DOMAIN, v, true);
+}
+
+static int convert_process(struct process_out *po)
+{
+    struct foreign_raw *fr = po->fr;
+    const struct fd_process *p = po->p;
+    char name[32];
+    snprintf(name, sizeof name, RF_RANK_NAME_FMT, p->rank);
+    OTF2_Archive *ar = OTF2_Archive_Open(po->dir, name, OTF2_FILEMODE_WRITE, 1 << 20, OTF2_CHUNK_SIZE_MIN,
+                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    struct rf_location *locs = calloc(p->nlocs, sizeof *locs);
+    struct rf_clock_offset *offsets = NULL;
+    int rc = -1;
+    if (!ar || !locs || OTF2_Archive_SetFlushCallbacks(ar, &om_flush_callbacks, NULL) != OTF2_SUCCESS
+        || OTF2_Archive_SetMemoryCallbacks(ar, &om_callbacks, po->chunks) != OTF2_SUCCESS
+        || OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS
+        || OTF2_Archive_SetCreator(ar, "synctrace " PACKAGE_VERSION " (from a foreign archive)") != OTF2_SUCCESS
+        || OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS) {
+        snprintf(po->err, po->errlen, "%s/%s" RF_ANCHOR_SUFFIX ": cannot create the OTF2 archive", po->dir, name);
+        goto done;
+    }
+    uint64_t first = UINT64_MAX, last = 0;
+    struct fr_offsets *o = &fr->offsets[p->rank];
+    for (uint32_t j = 0; j < p->nlocs; j++) {
+        uint32_t k = p->locs[j];
+        uint64_t raw_id = j == 0 ? (uint64_t)p->rank : ((uint64_t)j << 32) | (uint64_t)p->rank, n = 0;
+        if (read_local_defs(po, fr->defs.locs[k].id, j == 0 ? o : NULL) != 0
+            || convert_location(po, ar, k, raw_id, &n) != 0)
+            goto done;
+        /* the main location is written last (defs_write.h) */
+        locs[j == 0 ? p->nlocs - 1 : j - 1] = (struct rf_location){ raw_id, j, n };
+    }
+    (void)first; (void)last;
+    if (OTF2_Archive_CloseEvtFiles(ar) != OTF2_SUCCESS) {
+        snprintf(po->err, po->errlen, "%s/%s" RF_ANCHOR_SUFFIX ": cannot write the events", po->dir, name);
+        goto done;
+    }
+    if (o->n && !(offsets = malloc(sizeof *offsets * o->n))) {
+        snprintf(po->err, po->errlen, "out of memory");
+        goto done;
+    }
+    for (uint32_t i = 0; i < o->n; i++)
+        offsets[i] = (struct rf_clock_offset){ o->time[i], o->offset[i], o->stddev[i] };
+    if (rf_defs_write_clock_offsets(ar, locs, p->nlocs, offsets, o->n) != 0) {
+        snprintf(po->err, po->errlen, "%s/%s" RF_ANCHOR_SUFFIX ": cannot write the clock offsets", po->dir, name);
+        goto done;
+    }
+    const struct foreign_defs *d = &fr->defs;
+    if (write_definitions(po, ar, locs, p->nlocs, d->global_offset, d->global_offset + d->trace_length) != 0)
+        goto done;
+    set_properties(po, ar);
+    OTF2_ErrorCode closed = OTF2_Archive_Close(ar);
+    ar = NULL;
+    if (closed != OTF2_SUCCESS) {
+        snprintf(po->err, po->errlen, "%s/%s" RF_ANCHOR_SUFFIX ": cannot close the archive", po->dir, name);
+        goto done;
+    }
+    rc = sum_write_archive(po->dir, name, po->err, po->errlen);
+done:
+    if (ar)
+        OTF2_Archive_Close(ar);
+    free(locs);
+    free(offsets);
+    return rc;
+}
+
+/* ---- the directory */
+
+static int write_meta(struct foreign_raw *fr, const char *dir, const int *domains, char *err, size_t errlen)
+{
+    const struct foreign_defs *d = &fr->defs;
+    int n = (int)d->nprocesses, with_offsets = fr->offsets[0].n;
+    struct rf_meta_head h = {
+        .version = PACKAGE_VERSION, .run_id = fr->trace_id, .world_size = n, .thread_level = 0, .clock = fr->kind,
+        .sync_init = with_offsets >= 1, .sync_finalize = with_offsets >= 2, .sync_periodic = with_offsets > 2,
+        .interval_config = "fixed", .buffer_bytes = 0, .skew = "none",
+    };
+    struct rf_meta m;
+    if (rf_meta_begin(&m, dir, &h) != 0) {
+        snprintf(err, errlen, "%s/" RF_META_TMP_FILE ": %s", dir, strerror(errno));
+        return -1;
+    }
+    rf_meta_line(&m, "input", "%s", fr->kind);
+    double *rates = malloc(sizeof *rates * (size_t)n);
+    if (!rates) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int r = 0; r < n; r++)
+        rates[r] = (double)d->resolution;
+    rf_meta_domains(&m, n, domains);
+    rf_meta_rates(&m, n, rates);
+    free(rates);
+    if (rf_meta_end(&m, "complete") != 0) {
+        snprintf(err, errlen, "%s/" RF_META_FILE ": write failed", dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* Each rank's clock domain: its own, or the lowest rank of its node. */
+static int *clock_domains(const struct foreign_defs *d, int by_node)
+{
+    int *dom = malloc(sizeof *dom * (d->nprocesses ? d->nprocesses : 1));
+    for (uint32_t r = 0; dom && r < d->nprocesses; r++) {
+        dom[r] = (int)r;
+        for (uint32_t q = 0; by_node && q < r; q++)
+            if (d->processes[q].node == d->processes[r].node && d->processes[r].node != FD_NONE) {
+                dom[r] = dom[q];
+                break;
+            }
+    }
+    return dom;
+}
+
+static void describe(struct foreign_raw *fr, OTF2_Reader *rd)
+{
+    char *creator = NULL;
+    if (OTF2_Reader_GetCreator(rd, &creator) == OTF2_SUCCESS && creator && strncmp(creator, "Score-P", 7) == 0)
+        snprintf(fr->kind, sizeof fr->kind, "%.31s", creator);
+    else
+        snprintf(fr->kind, sizeof fr->kind, "OTF2 (%.23s)", creator && *creator ? creator : "unknown producer");
+    free(creator);
+    uint64_t id = 0;
+    OTF2_Reader_GetTraceId(rd, &id);
+    snprintf(fr->trace_id, sizeof fr->trace_id, "otf2-%016" PRIx64, id);
+}
+
+int fr_convert(const char *anchor, const char *dir, int by_node, struct foreign_raw *fr, char *err, size_t errlen)
+{
+    memset(fr, 0, sizeof *fr);
+    rf_otf2_quiet();
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    if (!rd) {
+        snprintf(err, errlen, "%s: not a readable OTF2 archive", anchor);
+        rf_otf2_explain(err, errlen);
+        return -1;
+    }
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    describe(fr, rd);
+    int rc = -1, *domains = NULL;
+    struct om_pool chunks = { NULL, 0, 16u << 20 };
+    if (fd_read(rd, anchor, &fr->defs, err, errlen) != 0)
+        goto done;
+    const struct foreign_defs *d = &fr->defs;
+    fr->kept = calloc(d->nlocs, sizeof *fr->kept);
+    fr->offsets = calloc(d->nprocesses, sizeof *fr->offsets);
+    domains = clock_domains(d, by_node);
+    if (!fr->kept || !fr->offsets || !domains) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    for (uint32_t k = 0; k < d->nlocs; k++)
+        OTF2_Reader_SelectLocation(rd, d->locs[k].id);
+    if (OTF2_Reader_OpenDefFiles(rd) != OTF2_SUCCESS || OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s: cannot open the location files", anchor);
+        goto done;
+    }
+    rc = 0;
+    for (uint32_t p = 0; rc == 0 && p < d->nprocesses; p++) {
+        struct process_out po = { fr, rd, anchor, dir, &d->processes[p], domains[p], err, errlen, &chunks };
+        rc = convert_process(&po);
+    }
+    OTF2_Reader_CloseEvtFiles(rd);
+    OTF2_Reader_CloseDefFiles(rd);
+    if (rc == 0)
+        rc = write_meta(fr, dir, domains, err, errlen);
+done:
+    free(domains);
+    om_pool_free(&chunks);
+    OTF2_Reader_Close(rd);
+    if (rc != 0)
+        fr_free(fr);
+    return rc;
+}
+
+void fr_free(struct foreign_raw *fr)
+{
+    for (uint32_t k = 0; fr->kept && k < fr->defs.nlocs; k++)
+        free(fr->kept[k].pos), free(fr->kept[k].raw);
+    free(fr->kept);
+    for (uint32_t r = 0; fr->offsets && r < fr->defs.nprocesses; r++) {
+        free(fr->offsets[r].time);
+        free(fr->offsets[r].offset);
+        free(fr->offsets[r].stddev);
+    }
+    free(fr->offsets);
+    fd_free(&fr->defs);
+    memset(fr, 0, sizeof *fr);
+}

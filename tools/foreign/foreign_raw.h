@@ -1,0 +1,49 @@
+/* foreign_raw.h — a foreign OTF2 archive (foreign_defs.h) as a raw trace
+ * directory our merge reads: one rank archive per process, written with
+ * the tracer's own writers (format/), holding the records the merge
+ * models — Enter/Leave, every MPI point-to-point, collective, request,
+ * communicator and RMA record — with the archive's raw timestamps, and
+ * the ClockOffsets the producer measured as the rank's sync measurements.
+ *
+ * Everything else (ProgramBegin, OpenMP and thread records, metrics,
+ * I/O, ...) stays out: the copy of the archive (otf2copy.h) places those
+ * between the merged times of their location's modelled neighbours
+ * (foreign_merge.c). Which input event each raw event is, is kept per
+ * location (`kept`: input event positions, ascending). */
+#ifndef SYNCTRACE_FOREIGN_RAW_H
+#define SYNCTRACE_FOREIGN_RAW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "foreign_defs.h"
+
+struct fr_kept {
+    uint64_t *pos;            /* OTF2 event positions (from 1) of the events written, */
+    uint64_t *raw;            /* and their raw times */
+    uint64_t n, cap;
+};
+
+struct fr_offsets {           /* a process's ClockOffsets, as read */
+    uint64_t *time;
+    int64_t *offset;
+    double *stddev;
+    uint32_t n;
+};
+
+struct foreign_raw {
+    struct foreign_defs defs;
+    struct fr_kept *kept;     /* by location index (defs.locs) */
+    struct fr_offsets *offsets;   /* by rank */
+    uint64_t events_in, events_kept;
+    char kind[32];            /* "Score-P 8.4" or "OTF2 (CREATOR)" */
+    char trace_id[40];
+};
+
+/* Write the raw trace of the archive of anchor file `anchor` into the
+ * (existing, empty) directory `dir`; by_node: one clock domain per node
+ * of the system tree (the lowest rank of each), else one per process.
+ * Returns 0, or -1 with a one-line message naming the file. */
+int fr_convert(const char *anchor, const char *dir, int by_node, struct foreign_raw *fr, char *err, size_t errlen);
+void fr_free(struct foreign_raw *fr);
+
+#endif
