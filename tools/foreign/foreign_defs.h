@@ -90,7 +90,5 @@ const char *fd_string(const struct foreign_defs *d, uint32_t ref);
 /* Whether world rank `rank` belongs to communicator `comm`; for an
  * InterComm, *side says which group (0: A, 1: B). */
 int fd_comm_has(const struct foreign_defs *d, uint32_t comm, int rank, int *side);
-/* The world ranks of group `g` (COMM_GROUP members are ranks already):
- * n members of d->groups[g].members. */
 
 #endif
