@@ -10,7 +10,7 @@
 : "${PYTHON3:=python3}"
 traces="stencil hybrid"
 per_trace=16
-plan $(($(echo $traces | wc -w) * per_trace + 8))
+plan $(($(echo $traces | wc -w) * per_trace + 9))
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers"
 print() { otf2-print -A -M -C "$1" >"$2" 2>"$2.err"; }
@@ -92,6 +92,15 @@ done
     "$tmp/unsynced/traces.otf2" >"$tmp/unsynced.check" 2>&1
 grep -q "^not ok - no message goes backwards in the copy ([0-9]* matched, [1-9]" "$tmp/unsynced.check"
 ok $? "foreign_check.py finds the messages going backwards in an unsynchronised copy: $(grep backwards "$tmp/unsynced.check" | head -1)"
+
+# any OTF2 archive: one of our merged archives (its clock starts at 0, no
+# ClockOffsets), its times then placed by its messages alone
+"$top_builddir/synctrace-gen" "$tmp/gen" --ranks 6 --pattern stencil2d --iterations 300 >/dev/null 2>&1 \
+    && "$SYNCTRACE_BIN" merge "$tmp/gen" -o "$tmp/genm" --no-causal >/dev/null 2>&1 \
+    && "$SYNCTRACE_BIN" merge "$tmp/genm/traces.otf2" -o "$tmp/genf" >"$tmp/genf.log" 2>&1 \
+    && "$PYTHON3" "$check/foreign_check.py" "$tmp/genm/traces.otf2" "$tmp/genf/traces.otf2" >"$tmp/genf.check" 2>&1 \
+    && [ "$(grep -c '^ok' "$tmp/genf.check")" = 4 ]
+ok $? "a merged archive of ours as input: copied, in order, no message backwards $(grep -v '^ok' "$tmp/genf.check" "$tmp/genf.log" 2>/dev/null | grep -v '^{' | tail -c 300)"
 
 # --clock-domain node: one clock for the node's processes (the traces ran on one)
 d=$top_srcdir/tests/data/scorep/stencil

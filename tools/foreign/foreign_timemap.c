@@ -153,6 +153,12 @@ static int load_location(struct fm_timemap *m, uint32_t k)
     return 0;
 }
 
+/* t + off, never below 0 (a damaged archive's event before its clock's start) */
+static uint64_t shifted(uint64_t t, int64_t off)
+{
+    return off < 0 && (uint64_t)-off > t ? 0 : (uint64_t)((int64_t)t + off);
+}
+
 static int64_t offset_at(const struct merged_location *c, uint64_t j)
 {
     return (int64_t)(c->merged[j] - c->raw[j]);
@@ -164,7 +170,7 @@ static uint64_t map_time(struct fm_timemap *m, uint64_t position, uint64_t t)
 {
     const struct merged_location *c = &m->cur;
     if (c->n == 0)
-        return (uint64_t)((int64_t)t + m->off_min);   /* nothing modelled: the earliest offset */
+        return shifted(t, m->off_min);   /* nothing modelled: the earliest offset */
     uint64_t j = m->cursor;
     if (position > 0) {
         while (j < c->n && c->pos[j] < position)
@@ -179,15 +185,13 @@ static uint64_t map_time(struct fm_timemap *m, uint64_t position, uint64_t t)
     }
     /* between modelled events j - 1 and j */
     if (j == 0)
-        return (uint64_t)((int64_t)t + offset_at(c, 0)) > c->merged[0] ? c->merged[0]
-                                                                     : (uint64_t)((int64_t)t + offset_at(c, 0));
+        return shifted(t, offset_at(c, 0)) > c->merged[0] ? c->merged[0] : shifted(t, offset_at(c, 0));
     if (j == c->n)
-        return (uint64_t)((int64_t)t + offset_at(c, j - 1)) < c->merged[j - 1]
-                   ? c->merged[j - 1] : (uint64_t)((int64_t)t + offset_at(c, j - 1));
+        return shifted(t, offset_at(c, j - 1)) < c->merged[j - 1] ? c->merged[j - 1] : shifted(t, offset_at(c, j - 1));
     double span = (double)(c->raw[j] - c->raw[j - 1]);
     double f = span > 0 ? (double)(t - c->raw[j - 1]) / span : 0;
     int64_t off = offset_at(c, j - 1) + (int64_t)llround(f * (double)(offset_at(c, j) - offset_at(c, j - 1)));
-    uint64_t g = (uint64_t)((int64_t)t + off);
+    uint64_t g = shifted(t, off);
     if (g < c->merged[j - 1])
         g = c->merged[j - 1];
     if (g > c->merged[j])
@@ -210,14 +214,15 @@ static uint64_t time_cb(void *ctx, uint64_t location, uint64_t position, uint64_
             free(m->cur.merged);
             memset(&m->cur, 0, sizeof m->cur);
             m->loc_id = location;
-            return (uint64_t)((int64_t)t + m->off_min);
+            return shifted(t, m->off_min);
         }
         if (load_location(m, k) != 0) {
             m->failed = 1;
             return t;
         }
     }
-    return map_time(m, position, t);
+    uint64_t g = map_time(m, position, t);
+    return g;
 }
 
 /* The copy's clock: input ticks, starting and ending where the mapped
@@ -259,6 +264,13 @@ static int offset_range(struct fm_timemap *m)
                 m->off_max = o;
             any = 1;
         }
+    }
+    /* no time before 0 (an archive whose clock starts at 0, as ours do) */
+    int64_t floor = (int64_t)d->global_offset + m->off_min;
+    if (any && floor < 0) {
+        m->shift -= floor;
+        m->off_min -= floor;
+        m->off_max -= floor;
     }
     free(m->cur.merged);
     memset(&m->cur, 0, sizeof m->cur);
