@@ -56,6 +56,7 @@ void mt_close(struct mt_trace *t)
     }
     free(t->location_names);
     free(t->location_events);
+    free(t->location_skipped);
     free(t->locations);
     free(t->regions);
     free(t->comms);
@@ -151,8 +152,9 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     t->nlocations = d.nlocs;
     t->locations = malloc(sizeof *t->locations * d.nlocs);
     t->location_events = malloc(sizeof *t->location_events * d.nlocs);
+    t->location_skipped = calloc(d.nlocs ? d.nlocs : 1, sizeof *t->location_skipped);
     t->location_names = calloc(d.nlocs, sizeof *t->location_names);
-    if (!t->locations || !t->location_events || !t->location_names) {
+    if (!t->locations || !t->location_events || !t->location_skipped || !t->location_names) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
@@ -212,6 +214,7 @@ struct evt_ctx {
     void *user;
     mt_sources_fn sources;    /* t->on_sources, or the time order's own (mtorder.c) */
     int stopped, bad_location;
+    uint64_t delivered;       /* events handed to fn (the rest of those read are skipped) */
     uint64_t *src_buf;        /* a collective's sources (on_sources) */
     size_t csrc_buf;
 };
@@ -236,6 +239,7 @@ static OTF2_CallbackCode deliver(struct evt_ctx *c, OTF2_LocationRef loc, struct
         c->bad_location = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
+    c->delivered++;
     if (c->fn(c->user, k, e) != 0) {
         c->stopped = 1;
         return OTF2_CALLBACK_INTERRUPT;
@@ -575,7 +579,7 @@ struct mt_events *mt_events_begin(struct mt_trace *t, mt_event_fn fn, mt_sources
         return NULL;
     }
     ev->t = t;
-    ev->c = (struct evt_ctx){ t, fn, user, sources, 0, 0, NULL, 0 };
+    ev->c = (struct evt_ctx){ .t = t, .fn = fn, .user = user, .sources = sources };
     if (!(ev->rd = open_for_events(t, err, errlen, &ev->have_defs))) {
         OTF2_EvtReaderCallbacks_Delete(ev->cb);
         free(ev->open);
@@ -606,7 +610,12 @@ int mt_events_read(struct mt_events *ev, uint32_t i, uint64_t max, uint64_t *got
     }
     if (ev->ended[i])
         return 0;
+    uint64_t delivered = ev->c.delivered;
     OTF2_ErrorCode status = OTF2_Reader_ReadLocalEvents(ev->rd, ev->open[i], max, got);
+    /* records of kinds no callback takes (a foreign archive's
+     * ProgramBegin, OpenMP, metrics): read, counted, not delivered */
+    if (status == OTF2_SUCCESS && *got >= ev->c.delivered - delivered)
+        t->location_skipped[i] += *got - (ev->c.delivered - delivered);
     /* OTF2 3.0 reads past a location's end if asked again (a record of
      * garbage and OTF2_ERROR_INVALID_DATA): a short read is the end */
     if (*got < max)

@@ -7,8 +7,11 @@
  * enter/leave carry the region in `ref`, messages and collectives carry the
  * communicator in `ref` and the peer/root as a communicator-local rank, as
  * in the raw archives; CommCreate/CommDestroy come as RT_COMM_CREATE /
- * RT_COMM_DESTROY with the communicator in `ref` (so every event the
- * location definitions count is delivered). Times are ns of global time. */
+ * RT_COMM_DESTROY with the communicator in `ref` (so every event of
+ * our archives is delivered). Records of other kinds, which a foreign
+ * archive's copy holds (ProgramBegin, OpenMP, metrics, ...), are read and
+ * counted (location_skipped), not delivered: event indices count the
+ * delivered ones. Times are ns of global time. */
 #ifndef SYNCTRACE_MTREAD_H
 #define SYNCTRACE_MTREAD_H
 
@@ -35,6 +38,8 @@ struct mt_trace {
     uint64_t *locations;      /* location ids, sorted; the index is the track */
     char **location_names;
     uint64_t *location_events;/* declared events per location */
+    uint64_t *location_skipped;   /* per location, read so far: records of kinds not delivered
+                                   * (a foreign archive's ProgramBegin, OpenMP, metrics, ...) */
     char **regions;
     uint32_t nregions;
     struct mt_comm *comms;

@@ -9,7 +9,7 @@
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
 traces="stencil hybrid"
-per_trace=16
+per_trace=17
 plan $(($(echo $traces | wc -w) * per_trace + 9))
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers"
@@ -63,6 +63,13 @@ for t in $traces; do
     ok $? "$t: foreign_check.py ran its 6 checks ($n) $(grep -v '^ok\|^not ok\|^{' "$out.check" | head -c 300)"
     "$SYNCTRACE_BIN" report "$out" >"$out.report" 2>&1 && grep -q "tachyons" "$out.report"
     ok $? "$t: synctrace report reads OUT"
+    # the causal index of the copy (its indices count the modelled events):
+    # rank 0's first event happened before rank 1's last, and not after it
+    last=$(("$(grep -o '"events_modelled": [0-9]*' "$out/input.json" | grep -o '[0-9]*$')" / 4 - 1))
+    [ -f "$out/causal.idx" ] && [ "$("$SYNCTRACE_BIN" query "$out" --precedes 0:0 1:$((last / 2)) 2>&1)" = before ] \
+        && [ "$("$SYNCTRACE_BIN" query "$out" --precedes 1:$((last / 2)) 0:0 2>&1)" = after ] \
+        && "$SYNCTRACE_BIN" causal "$out" --force >"$out.causal" 2>&1
+    ok $? "$t: OUT has its causal index; synctrace query and causal work on it $(tail -c 200 "$out.causal" 2>/dev/null)"
     if command -v "${VITE:-vite}" >/dev/null 2>&1; then
         # ViTE says of the copy what it says of the input (Score-P's
         # location groups, communicators it cannot place), and draws as much

@@ -174,9 +174,10 @@ static int load_locations(struct mt_trace *t, struct rt_comm *comms, const struc
         goto fail;
     }
     for (uint32_t k = 0; k < n; k++)
-        if (l.too_many || l.locs[k].nevents != t->location_events[k]) {
+        if (l.too_many || l.locs[k].nevents + t->location_skipped[k] != t->location_events[k]) {
             snprintf(err, errlen, "%s: corrupt archive: location %llu has %llu events, its definition says %llu",
-                     t->path, (unsigned long long)t->locations[k], (unsigned long long)l.locs[k].nevents,
+                     t->path, (unsigned long long)t->locations[k],
+                     (unsigned long long)(l.locs[k].nevents + t->location_skipped[k]),
                      (unsigned long long)t->location_events[k]);
             goto fail;
         }

@@ -21,6 +21,7 @@
 #define _XOPEN_SOURCE 700
 #include <config.h>
 #include "foreign_merge.h"
+#include "causal_cmd.h"
 #include "foreign_raw.h"
 #include "foreign_timemap.h"
 #include "fsutil.h"
@@ -224,6 +225,11 @@ static int merge_and_copy(const char *input, const char *anchor, const struct me
             fprintf(stderr, "synctrace merge: %s: %s\n", path, strerror(errno));
         else
             rc = 0;
+        /* the causal index of the copy, as `synctrace causal` builds it:
+         * its event indices count the modelled events of each location */
+        char *causal[] = { "causal", tmp, NULL };
+        if (rc == 0 && o->no_causal != 1 && cmd_causal(2, causal) != 0)
+            rc = -1;
     }
     fm_timemap_close(tm);
     if (rc == 0)

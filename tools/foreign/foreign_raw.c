@@ -2,6 +2,7 @@
 #include <config.h>
 #include "foreign_raw.h"
 #include "defs_write.h"
+#include "fsutil.h"
 #include "members.h"
 #include "meta_write.h"
 #include "otf2_memory.h"
@@ -15,15 +16,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- the records the merge models, written as read */
 
+/* Pairs are written a buffer at a time. */
+#define KEPT_BUFFER 8192
+
 struct converting {
     OTF2_EvtWriter *w;
+    struct foreign_raw *fr;
     struct fr_kept *kept;
     OTF2_ErrorCode failed;
-    uint64_t read;
+    int write_errno;          /* the work file's write failed */
+    uint64_t buf[2 * KEPT_BUFFER];
+    uint32_t nbuf;
 };
+
+static int flush_kept(struct converting *c)
+{
+    if (c->nbuf == 0)
+        return 0;
+    size_t len = sizeof c->buf[0] * 2 * c->nbuf;
+    if (st_pwrite_all(c->fr->kept_fd, c->buf, len, c->fr->kept_bytes) != 0) {
+        c->write_errno = errno ? errno : EIO;
+        return -1;
+    }
+    c->fr->kept_bytes += len;
+    c->nbuf = 0;
+    return 0;
+}
 
 /* Note the event at `pos` as written (its write's status in *failed). */
 static OTF2_CallbackCode wrote(struct converting *c, uint64_t pos, uint64_t t, OTF2_ErrorCode e)
@@ -32,22 +54,11 @@ static OTF2_CallbackCode wrote(struct converting *c, uint64_t pos, uint64_t t, O
         c->failed = e;
         return OTF2_CALLBACK_INTERRUPT;
     }
-    struct fr_kept *k = c->kept;
-    if (k->n == k->cap) {
-        uint64_t cap = k->cap ? 2 * k->cap : 1024;
-        uint64_t *grown = realloc(k->pos, sizeof *grown * cap);
-        if (grown)
-            k->pos = grown;
-        uint64_t *raw = grown ? realloc(k->raw, sizeof *raw * cap) : NULL;
-        if (!raw) {
-            c->failed = OTF2_ERROR_MEM_ALLOC_FAILED;
-            return OTF2_CALLBACK_INTERRUPT;
-        }
-        k->raw = raw;
-        k->cap = cap;
-    }
-    k->pos[k->n] = pos;
-    k->raw[k->n++] = t;
+    c->buf[2 * c->nbuf] = pos;
+    c->buf[2 * c->nbuf + 1] = t;
+    c->kept->n++;
+    if (++c->nbuf == KEPT_BUFFER && flush_kept(c) != 0)
+        return OTF2_CALLBACK_INTERRUPT;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -185,18 +196,27 @@ static int read_local_defs(struct process_out *po, uint64_t id, struct fr_offset
     return 0;
 }
 
-/* The events of input location k into the rank archive's location `raw_id`. */
+/* The events of input location k into the rank archive's location
+ * `raw_id` (*written of them), and which they are into the work file. */
 static int convert_location(struct process_out *po, OTF2_Archive *ar, uint32_t k, uint64_t raw_id, uint64_t *written)
 {
     const struct fd_location *l = &po->fr->defs.locs[k];
-    struct converting c = { OTF2_Archive_GetEvtWriter(ar, raw_id), &po->fr->kept[k], OTF2_SUCCESS, 0 };
+    struct converting *c = malloc(sizeof *c);
+    if (!c) {
+        snprintf(po->err, po->errlen, "out of memory");
+        return -1;
+    }
+    *c = (struct converting){ OTF2_Archive_GetEvtWriter(ar, raw_id), po->fr, &po->fr->kept[k], OTF2_SUCCESS, 0,
+                              { 0 }, 0 };
+    c->kept->at = po->fr->kept_bytes;
+    c->kept->n = 0;
     OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(po->rd, l->id);
     OTF2_EvtReaderCallbacks *cb = modelled_records();
-    OTF2_ErrorCode e = c.w && er && cb ? OTF2_SUCCESS : OTF2_ERROR_MEM_ALLOC_FAILED;
+    OTF2_ErrorCode e = c->w && er && cb ? OTF2_SUCCESS : OTF2_ERROR_MEM_ALLOC_FAILED;
     if (er)
         OTF2_EvtReader_ApplyClockOffsets(er, false);   /* raw times: the merge corrects */
     if (e == OTF2_SUCCESS)
-        e = OTF2_Reader_RegisterEvtCallbacks(po->rd, er, cb, &c);
+        e = OTF2_Reader_RegisterEvtCallbacks(po->rd, er, cb, c);
     OTF2_EvtReaderCallbacks_Delete(cb);
     uint64_t n = 0;
     if (e == OTF2_SUCCESS)
@@ -204,27 +224,30 @@ static int convert_location(struct process_out *po, OTF2_Archive *ar, uint32_t k
     if (er)
         OTF2_Reader_CloseEvtReader(po->rd, er);
     *written = 0;
-    if (c.w)
-        OTF2_EvtWriter_GetNumberOfEvents(c.w, written);
-    OTF2_ErrorCode closed = c.w ? OTF2_Archive_CloseEvtWriter(ar, c.w) : OTF2_ERROR_MEM_ALLOC_FAILED;
-    if (c.failed != OTF2_SUCCESS) {
+    if (c->w)
+        OTF2_EvtWriter_GetNumberOfEvents(c->w, written);
+    OTF2_ErrorCode closed = c->w ? OTF2_Archive_CloseEvtWriter(ar, c->w) : OTF2_ERROR_MEM_ALLOC_FAILED;
+    int rc = -1;
+    if (c->write_errno == 0 && c->failed == OTF2_SUCCESS)
+        flush_kept(c);
+    if (c->write_errno) {
+        snprintf(po->err, po->errlen, "%s: cannot write the work file: %s", po->dir, strerror(c->write_errno));
+    } else if (c->failed != OTF2_SUCCESS) {
         snprintf(po->err, po->errlen, "%s/" RF_RANK_NAME_FMT RF_ANCHOR_SUFFIX ": cannot write: %s", po->dir,
-                 po->p->rank, OTF2_Error_GetDescription(c.failed));
-        return -1;
-    }
-    if (e != OTF2_SUCCESS || n != l->nevents) {
+                 po->p->rank, OTF2_Error_GetDescription(c->failed));
+    } else if (e != OTF2_SUCCESS || n != l->nevents) {
         snprintf(po->err, po->errlen,
                  "%s: corrupt or truncated events of location %" PRIu64 " (%" PRIu64 " read, its definition says %" PRIu64 ")",
                  po->anchor, l->id, n, l->nevents);
-        return -1;
-    }
-    if (closed != OTF2_SUCCESS) {
+    } else if (closed != OTF2_SUCCESS) {
         snprintf(po->err, po->errlen, "%s: cannot write rank %d's events", po->dir, po->p->rank);
-        return -1;
+    } else {
+        po->fr->events_in += n;
+        po->fr->events_kept += c->kept->n;
+        rc = 0;
     }
-    po->fr->events_in += n;
-    po->fr->events_kept += c.kept->n;
-    return 0;
+    free(c);
+    return rc;
 }
 
 /* The process's communicators as the raw format holds them: those it is
@@ -457,6 +480,7 @@ static void describe(struct foreign_raw *fr, OTF2_Reader *rd)
 int fr_convert(const char *anchor, const char *dir, int by_node, struct foreign_raw *fr, char *err, size_t errlen)
 {
     memset(fr, 0, sizeof *fr);
+    fr->kept_fd = -1;
     rf_otf2_quiet();
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     if (!rd) {
@@ -471,7 +495,11 @@ int fr_convert(const char *anchor, const char *dir, int by_node, struct foreign_
     if (fd_read(rd, anchor, &fr->defs, err, errlen) != 0)
         goto done;
     const struct foreign_defs *d = &fr->defs;
-    fr->kept = calloc(d->nlocs, sizeof *fr->kept);
+    fr->kept = calloc(d->nlocs ? d->nlocs : 1, sizeof *fr->kept);
+    if ((fr->kept_fd = st_nameless_file(dir, "kept")) < 0) {
+        snprintf(err, errlen, "%s: cannot make a work file: %s", dir, strerror(errno));
+        goto done;
+    }
     fr->offsets = calloc(d->nprocesses, sizeof *fr->offsets);
     domains = clock_domains(d, by_node);
     if (!fr->kept || !fr->offsets || !domains) {
@@ -504,8 +532,8 @@ done:
 
 void fr_free(struct foreign_raw *fr)
 {
-    for (uint32_t k = 0; fr->kept && k < fr->defs.nlocs; k++)
-        free(fr->kept[k].pos), free(fr->kept[k].raw);
+    if (fr->kept_fd >= 0)
+        close(fr->kept_fd);
     free(fr->kept);
     for (uint32_t r = 0; fr->offsets && r < fr->defs.nprocesses; r++) {
         free(fr->offsets[r].time);
@@ -515,4 +543,38 @@ void fr_free(struct foreign_raw *fr)
     free(fr->offsets);
     fd_free(&fr->defs);
     memset(fr, 0, sizeof *fr);
+    fr->kept_fd = -1;
+}
+
+int fr_kept_load(const struct foreign_raw *fr, uint32_t k, struct fr_kept_arrays *a, char *err, size_t errlen)
+{
+    const struct fr_kept *kp = &fr->kept[k];
+    memset(a, 0, sizeof *a);
+    if (kp->n == 0)
+        return 0;
+    uint64_t *pairs = malloc(sizeof *pairs * 2 * kp->n);
+    a->pos = malloc(sizeof *a->pos * kp->n);
+    a->raw = malloc(sizeof *a->raw * kp->n);
+    const char *why = pairs && a->pos && a->raw ? st_pread_exact(fr->kept_fd, pairs, sizeof *pairs * 2 * kp->n, kp->at)
+                                              : "out of memory";
+    if (why) {
+        snprintf(err, errlen, "the work file of the conversion: %s", why);
+        free(pairs);
+        fr_kept_free(a);
+        return -1;
+    }
+    for (uint64_t j = 0; j < kp->n; j++) {
+        a->pos[j] = pairs[2 * j];
+        a->raw[j] = pairs[2 * j + 1];
+    }
+    a->n = kp->n;
+    free(pairs);
+    return 0;
+}
+
+void fr_kept_free(struct fr_kept_arrays *a)
+{
+    free(a->pos);
+    free(a->raw);
+    memset(a, 0, sizeof *a);
 }

@@ -17,10 +17,17 @@
 #include <stdint.h>
 #include "foreign_defs.h"
 
+/* Which input events a location's raw events are: (position, raw time)
+ * pairs in the work file (fr->kept_fd), n of them from byte `at`. */
 struct fr_kept {
-    uint64_t *pos;            /* OTF2 event positions (from 1) of the events written, */
-    uint64_t *raw;            /* and their raw times */
-    uint64_t n, cap;
+    uint64_t at, n;
+};
+
+/* One location's pairs, read back (fr_kept_load): OTF2 event positions
+ * (from 1) of its modelled events, ascending, and their raw times. */
+struct fr_kept_arrays {
+    uint64_t *pos, *raw;
+    uint64_t n;
 };
 
 struct fr_offsets {           /* a process's ClockOffsets, as read */
@@ -33,6 +40,8 @@ struct fr_offsets {           /* a process's ClockOffsets, as read */
 struct foreign_raw {
     struct foreign_defs defs;
     struct fr_kept *kept;     /* by location index (defs.locs) */
+    int kept_fd;              /* their pairs: a nameless file in the work directory (-1: none) */
+    uint64_t kept_bytes;
     struct fr_offsets *offsets;   /* by rank */
     uint64_t events_in, events_kept;
     char kind[32];            /* "Score-P 8.4" or "OTF2 (CREATOR)" */
@@ -45,5 +54,9 @@ struct foreign_raw {
  * Returns 0, or -1 with a one-line message naming the file. */
 int fr_convert(const char *anchor, const char *dir, int by_node, struct foreign_raw *fr, char *err, size_t errlen);
 void fr_free(struct foreign_raw *fr);
+/* Location k's pairs into *a (malloc'd; fr_kept_free). 0, or -1 with a
+ * one-line message. */
+int fr_kept_load(const struct foreign_raw *fr, uint32_t k, struct fr_kept_arrays *a, char *err, size_t errlen);
+void fr_kept_free(struct fr_kept_arrays *a);
 
 #endif

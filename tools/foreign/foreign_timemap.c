@@ -12,10 +12,18 @@
 
 
 struct merged_location {
-    uint64_t *raw, *merged;   /* of the modelled events, in input ticks */
-    const uint64_t *pos;
+    uint64_t *raw, *merged;   /* of the modelled events, in input ticks, */
+    uint64_t *pos;            /* and their positions (fr_kept_load's arrays) */
     uint64_t n;
 };
+
+static void drop_location(struct merged_location *c)
+{
+    free(c->merged);
+    free(c->raw);
+    free(c->pos);
+    memset(c, 0, sizeof *c);
+}
 
 struct fm_timemap {
     const struct foreign_raw *fr;
@@ -134,19 +142,21 @@ static int read_times(OTF2_Reader *rd, uint64_t id, struct times_read *out)
  * times (read, in input ticks). 0, or -1 (m->err). */
 static int load_location(struct fm_timemap *m, uint32_t k)
 {
-    free(m->cur.merged);
-    memset(&m->cur, 0, sizeof m->cur);
-    const struct fr_kept *kept = &m->fr->kept[k];
+    drop_location(&m->cur);
+    struct fr_kept_arrays kept;
+    if (fr_kept_load(m->fr, k, &kept, m->err, sizeof m->err) != 0)
+        return -1;
     struct times_read got;
-    if (read_times(m->merged_rd, raw_id(&m->fr->defs, k), &got) != 0 || got.n != kept->n) {
+    if (read_times(m->merged_rd, raw_id(&m->fr->defs, k), &got) != 0 || got.n != kept.n) {
         free(got.t);
+        fr_kept_free(&kept);
         snprintf(m->err, sizeof m->err, "the merge's archive has not the events of location %" PRIu64,
                  m->fr->defs.locs[k].id);
         return -1;
     }
     for (uint64_t j = 0; j < got.n; j++)
         got.t[j] = (uint64_t)((int64_t)llround((double)got.t[j] * m->scale) + m->shift);
-    m->cur = (struct merged_location){ kept->raw, got.t, kept->pos, got.n };
+    m->cur = (struct merged_location){ kept.raw, got.t, kept.pos, got.n };
     m->loc_index = k;
     m->loc_id = m->fr->defs.locs[k].id;
     m->cursor = 0;
@@ -204,15 +214,14 @@ static uint64_t time_cb(void *ctx, uint64_t location, uint64_t position, uint64_
     struct fm_timemap *m = ctx;
     if (m->failed)
         return t;
-    if (location != m->loc_id || !m->cur.merged) {
+    if (location != m->loc_id) {
         const struct foreign_defs *d = &m->fr->defs;
         uint32_t k = 0;
         while (k < d->nlocs && d->locs[k].id != location)
             k++;
         if (k == d->nlocs || d->locs[k].process == FD_NONE) {
             /* a location of no process: on the earliest offset */
-            free(m->cur.merged);
-            memset(&m->cur, 0, sizeof m->cur);
+            drop_location(&m->cur);
             m->loc_id = location;
             return shifted(t, m->off_min);
         }
@@ -272,8 +281,7 @@ static int offset_range(struct fm_timemap *m)
         m->off_min -= floor;
         m->off_max -= floor;
     }
-    free(m->cur.merged);
-    memset(&m->cur, 0, sizeof m->cur);
+    drop_location(&m->cur);
     m->loc_id = UINT64_MAX;
     return 0;
 }
@@ -388,8 +396,7 @@ int fm_offset_errors(struct fm_timemap *m, double *err_ns, char *err, size_t err
     }
     free(ours0);
     free(in0);
-    free(m->cur.merged);
-    memset(&m->cur, 0, sizeof m->cur);
+    drop_location(&m->cur);
     m->loc_id = UINT64_MAX;
     if (rc != 0)
         snprintf(err, errlen, "%s", m->err[0] ? m->err : "out of memory");
@@ -428,7 +435,7 @@ void fm_timemap_close(struct fm_timemap *m)
 {
     if (!m)
         return;
-    free(m->cur.merged);
+    drop_location(&m->cur);
     if (m->merged_rd) {
         OTF2_Reader_CloseEvtFiles(m->merged_rd);
         OTF2_Reader_Close(m->merged_rd);
