@@ -10,7 +10,7 @@
 : "${PYTHON3:=python3}"
 traces="stencil hybrid"
 per_trace=17
-plan $(($(echo $traces | wc -w) * per_trace + 9))
+plan $(($(echo $traces | wc -w) * per_trace + 9 + 2 * 9))
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers"
 print() { otf2-print -A -M -C "$1" >"$2" 2>"$2.err"; }
@@ -89,6 +89,26 @@ EOF
     "$SYNCTRACE_BIN" merge "$data/scorep" -o "$out" >/dev/null 2>"$out.again"
     [ $? -ne 0 ] && grep -q "exists" "$out.again"
     ok $? "$t: an existing OUT is not replaced without --force"
+done
+
+# archives in Score-P's layout written here (tests/checkers/scorep_like.py:
+# 64 processes, 3 threads, an accelerator stream and a metric location
+# each, parameters; no ClockOffsets: the messages alone place the clocks),
+# one of a run cut short
+for kind in whole cut; do
+    g=$tmp/like-$kind
+    "$PYTHON3" "$check/scorep_like.py" "$g" --processes 64 --threads 3 --iterations 6 --seed 3 \
+        $([ $kind = cut ] && echo --cut) >"$g.gen" 2>&1 \
+        && "$SYNCTRACE_BIN" merge "$g" -o "$g.out" >"$g.log" 2>&1
+    ok $? "Score-P layout, $kind: 64 processes of 5 locations merged $(tail -c 300 "$g.gen" "$g.log" 2>/dev/null | grep -v '^ ' | tail -2)"
+    print "$g/traces.otf2" "$g.in.p"
+    print "$g.out/traces.otf2" "$g.out.p"
+    [ ! -s "$g.out.p.err" ] && "$PYTHON3" "$check/otf2copy_check.py" "$g.in.p" "$g.out.p" 0 --dropped --new-clock >"$g.copy"
+    ok $? "Score-P layout, $kind: the copy is the input record for record $(grep -v '^ok' "$g.copy" | head -c 300)"
+    "$PYTHON3" "$check/foreign_check.py" "$g/traces.otf2" "$g.out/traces.otf2" "$g/skew.json" >"$g.check" 2>&1
+    tap_from_checker "Score-P layout, $kind: " "$g.check"
+    [ "$(grep -c '^ok\|^not ok' "$g.check")" = 6 ]
+    ok $? "Score-P layout, $kind: foreign_check.py ran its 6 checks $(grep -v '^ok\|^not ok\|^{' "$g.check" | head -c 300)"
 done
 
 # the checker itself: a copy with the raw, unsynchronised times (ClockOffsets

@@ -37,6 +37,7 @@ struct fm_timemap {
     uint32_t loc_index;
     struct merged_location cur;
     uint64_t cursor;
+    int borrowed;             /* cur is the process's main location's, mapped by time */
     int failed;
     char err[9000];
 };
@@ -160,6 +161,7 @@ static int load_location(struct fm_timemap *m, uint32_t k)
     m->loc_index = k;
     m->loc_id = m->fr->defs.locs[k].id;
     m->cursor = 0;
+    m->borrowed = 0;
     return 0;
 }
 
@@ -182,6 +184,21 @@ static uint64_t map_time(struct fm_timemap *m, uint64_t position, uint64_t t)
     if (c->n == 0)
         return shifted(t, m->off_min);   /* nothing modelled: the earliest offset */
     uint64_t j = m->cursor;
+    if (m->borrowed) {
+        /* another location's modelled events, by time: its offset
+         * interpolated, no clamp (these are not its neighbours) */
+        if (position == 0)
+            j = 0;
+        while (j < c->n && c->raw[j] < t)
+            j++;
+        if (position > 0)
+            m->cursor = j;
+        if (j == 0 || j == c->n)
+            return shifted(t, offset_at(c, j == 0 ? 0 : j - 1));
+        double span = (double)(c->raw[j] - c->raw[j - 1]);
+        double f = span > 0 ? (double)(t - c->raw[j - 1]) / span : 0;
+        return shifted(t, offset_at(c, j - 1) + (int64_t)llround(f * (double)(offset_at(c, j) - offset_at(c, j - 1))));
+    }
     if (position > 0) {
         while (j < c->n && c->pos[j] < position)
             j++;
@@ -225,10 +242,17 @@ static uint64_t time_cb(void *ctx, uint64_t location, uint64_t position, uint64_
             m->loc_id = location;
             return shifted(t, m->off_min);
         }
-        if (load_location(m, k) != 0) {
+        /* a location with nothing modelled (an accelerator stream, a
+         * metric location) reads its process's clock: its main
+         * location's offsets, by time */
+        uint32_t main = d->processes[d->locs[k].process].locs[0];
+        int borrow = m->fr->kept[k].n == 0 && main != k && m->fr->kept[main].n > 0;
+        if (load_location(m, borrow ? main : k) != 0) {
             m->failed = 1;
             return t;
         }
+        m->borrowed = borrow;
+        m->loc_id = location;
     }
     uint64_t g = map_time(m, position, t);
     return g;

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""scorep_like.py DIR [--processes P] [--threads T] [--iterations N] [--seed S]
+[--cut]: an OTF2 archive in Score-P's layout, written with OTF2's own writer
+(python3-otf2), for the cases the reference traces lack: many processes,
+threads (OpenMP fork/join, thread teams), an accelerator stream and a metric
+location per process, parameters and program begin/end, and with --cut a
+run that ended early (the last processes' locations stop short and declare
+what they hold). Every process's clock is skewed (offset and drift from the
+seed), with no ClockOffsets: the messages alone place the clocks. Writes
+DIR/traces.otf2 and DIR/skew.json in the reference traces' format (each
+rank's exact map from timestamps to true time: interp_to_true).
+
+The program each rank runs, N times: a compute region on the master thread
+that forks T - 1 threads (each an OpenMP parallel region), a kernel on its
+accelerator stream, a ring exchange (Isend to the right, Irecv from the
+left, Waitall), and an Allreduce on MPI_COMM_WORLD; true latencies >= 2 us."""
+import json
+import os
+import random
+import sys
+
+import otf2
+from otf2.enums import CollectiveOp, GroupType, LocationType, Paradigm, RegionRole
+
+RES = 1000000000
+BASE = 5_000_000_000
+
+
+def arg(name, default):
+    return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+
+
+def main():
+    out = sys.argv[1]
+    P, T, N, seed = arg("--processes", 64), arg("--threads", 3), arg("--iterations", 20), arg("--seed", 1)
+    cut = "--cut" in sys.argv
+    rng = random.Random(seed)
+    clocks = [(rng.uniform(-500e3, 500e3) if r else 0.0, rng.uniform(-40, 40) if r else 0.0) for r in range(P)]
+
+    def stamp(r, t):   # true ns -> the rank's ticks
+        off, ppm = clocks[r]
+        return int(round(BASE + off + (t - BASE) * (1 + ppm * 1e-6)))
+
+    # the true schedule: per rank a list of (location kind, true time, event maker)
+    ev = {(r, k): [] for r in range(P) for k in ["master", "gpu", "metric"] + ["t%d" % i for i in range(1, T)]}
+    t = [BASE + 1000 * r for r in range(P)]
+    world_ends = []
+    for it in range(N):
+        for r in range(P):
+            t0 = t[r]
+            ev[(r, "master")].append((t0, "enter", "compute"))
+            ev[(r, "master")].append((t0 + 100, "fork", T))
+            for i in range(1, T):
+                ev[(r, "t%d" % i)].append((t0 + 200 + i, "enter", "!$omp parallel"))
+                ev[(r, "t%d" % i)].append((t0 + 20000 + rng.randint(0, 5000) + i, "leave", "!$omp parallel"))
+            ev[(r, "master")].append((t0 + 30000, "join", None))
+            ev[(r, "master")].append((t0 + 30100, "param", it))
+            ev[(r, "master")].append((t0 + 30200, "leave", "compute"))
+            ev[(r, "gpu")].append((t0 + 500, "enter", "kernel"))
+            ev[(r, "gpu")].append((t0 + 25000, "leave", "kernel"))
+            ev[(r, "metric")].append((t0 + 30150, "metric", it))
+            t[r] = t0 + 31000 + rng.randint(0, 20000)
+        # the ring: rank r sends to r+1 at send[r], which receives it at >= send + latency
+        send = [t[r] + 1000 for r in range(P)]
+        for r in range(P):
+            left = (r - 1) % P
+            arrive = send[left] + 2000 + rng.randint(0, 3000)
+            ev[(r, "master")] += [(t[r], "enter", "MPI_Isend"), (t[r] + 1000, "isend", ((r + 1) % P, it)),
+                                  (t[r] + 1500, "leave", "MPI_Isend"),
+                                  (t[r] + 1600, "enter", "MPI_Irecv"), (t[r] + 1700, "irecv_req", it),
+                                  (t[r] + 1800, "leave", "MPI_Irecv")]
+            done = max(t[r] + 2000, arrive) + 200
+            ev[(r, "master")] += [(t[r] + 1900, "enter", "MPI_Waitall"), (done - 100, "isend_done", it),
+                                  (done, "irecv", (left, it)), (done + 100, "leave", "MPI_Waitall")]
+            t[r] = done + 200
+        # the Allreduce: nobody leaves before the last one entered + latency
+        last = max(t)
+        for r in range(P):
+            ev[(r, "master")] += [(t[r], "enter", "MPI_Allreduce"), (t[r] + 50, "coll_begin", None)]
+            leave = last + 3000 + rng.randint(0, 1000)
+            ev[(r, "master")] += [(leave, "coll_end", None), (leave + 50, "leave", "MPI_Allreduce")]
+            t[r] = leave + 100
+        world_ends.append(last)
+    if cut:   # the last quarter of the ranks died during the last iteration: their tails are gone
+        stop = world_ends[-1] - 1
+        for (r, k), lst in ev.items():
+            if r >= P - P // 4:
+                ev[(r, k)] = [e for e in lst if e[0] < stop]
+
+    with otf2.writer.open(out, timer_resolution=RES) as trace:
+        d = trace.definitions
+        machine = d.system_tree_node("machine")
+        nodes = [d.system_tree_node("node%d" % n, parent=machine) for n in range((P + 15) // 16)]
+        groups = [d.location_group("MPI Rank %d" % r, system_tree_parent=nodes[r // 16]) for r in range(P)]
+        regions = {}
+
+        def region(name, paradigm=Paradigm.USER, role=RegionRole.FUNCTION):
+            if name not in regions:
+                regions[name] = d.region(name, paradigm=paradigm, region_role=role)
+            return regions[name]
+
+        # the masters first, so that the MPI group's members are ranks 0..P-1
+        writers = {(r, "master"): trace.event_writer("Master thread", group=groups[r]) for r in range(P)}
+        for r in range(P):
+            for i in range(1, T):
+                writers[(r, "t%d" % i)] = trace.event_writer("OMP thread %d" % i, group=groups[r])
+            writers[(r, "gpu")] = trace.event_writer("CUDA[0:7]", group=groups[r], type=LocationType.ACCELERATOR_STREAM)
+            writers[(r, "metric")] = trace.event_writer("metrics", group=groups[r], type=LocationType.METRIC)
+        masters = [writers[(r, "master")]._location for r in range(P)]
+        mpi = d.group("", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=masters)
+        world_group = d.group("", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI, members=masters)
+        del mpi
+        world = d.comm("MPI_COMM_WORLD", group=world_group)
+        param = d.parameter("iteration", parameter_type=otf2.ParameterType.INT64)
+        metric_member = d.metric_member("flops", unit="1")
+        metric_class = d.metric_class([metric_member])
+        for (r, k), lst in sorted(ev.items(), key=lambda x: (x[0][0], x[0][1] != "master")):
+            w = writers[(r, k)]
+            for tt, kind, x in sorted(lst, key=lambda e: e[0]):
+                ts = stamp(r, tt)
+                if kind == "enter":
+                    w.enter(ts, region(x, Paradigm.MPI if x.startswith("MPI_") else
+                                       Paradigm.OPENMP if x.startswith("!$omp") else
+                                       Paradigm.CUDA if x == "kernel" else Paradigm.USER))
+                elif kind == "leave":
+                    w.leave(ts, region(x))
+                elif kind == "fork":
+                    w.thread_fork(ts, Paradigm.OPENMP, x)
+                elif kind == "join":
+                    w.thread_join(ts, Paradigm.OPENMP)
+                elif kind == "param":
+                    w.parameter_int(ts, param, x)
+                elif kind == "metric":
+                    w.metric(ts, metric_class, [float(x)])
+                elif kind == "isend":
+                    w.mpi_isend(ts, x[0], world, x[1], 64, 2 * x[1])
+                elif kind == "isend_done":
+                    w.mpi_isend_complete(ts, 2 * x)
+                elif kind == "irecv_req":
+                    w.mpi_irecv_request(ts, 2 * x + 1)
+                elif kind == "irecv":
+                    w.mpi_irecv(ts, x[0], world, x[1], 64, 2 * x[1] + 1)
+                elif kind == "coll_begin":
+                    w.mpi_collective_begin(ts)
+                elif kind == "coll_end":
+                    w.mpi_collective_end(ts, CollectiveOp.ALLREDUCE, world, 0xFFFFFFFF, 8, 8 * P)
+    ranks = []
+    for r in range(P):
+        off, ppm = clocks[r]
+        b = 1 / (1 + ppm * 1e-6)
+        # true = BASE + (ts - BASE - off) * b, as a + b * (ts - global_offset); the global
+        # offset the writer chose is read back below
+        ranks.append({"rank": r, "offset_ns": off, "drift_ppm": ppm, "locations": [], "_b": b})
+    with otf2.reader.open(os.path.join(out, "traces.otf2")) as trace:
+        go = trace.definitions.clock_properties.global_offset
+        for loc in trace.definitions.locations:
+            r = int(loc.group.name.split()[-1])
+            ranks[r]["locations"].append({"ref": loc._ref, "name": str(loc.name), "group": str(loc.group.name)})
+    for x in ranks:
+        b = x.pop("_b")
+        x["interp_to_true"] = {"a_ns": BASE + (go - BASE - x["offset_ns"]) * b, "b": b, "valid": True}
+    json.dump({"name": "scorep_like", "clock_properties": {"timer_resolution": RES, "global_offset": go},
+               "ranks": ranks}, open(os.path.join(out, "skew.json"), "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
