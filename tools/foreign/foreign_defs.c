@@ -14,6 +14,7 @@
 struct reading {
     struct foreign_defs *d;
     int failed;               /* out of memory, or a reference too large */
+    uint32_t locs_cap;
 };
 
 /* Grow *arr (elements of `size` bytes, *n of them) to hold index `ref`,
@@ -70,14 +71,16 @@ static OTF2_CallbackCode on_location(void *u, OTF2_LocationRef self, OTF2_String
 {
     struct reading *r = u;
     struct foreign_defs *d = r->d;
-    struct fd_location *grown = realloc(d->locs, sizeof *grown * (d->nlocs + 1));
-    if (!grown || d->nlocs >= FD_MAX_REF) {
-        if (grown)
-            d->locs = grown;
-        r->failed = 1;
-        return OTF2_CALLBACK_INTERRUPT;
+    if (d->nlocs == r->locs_cap) {
+        uint32_t cap = r->locs_cap ? 2 * r->locs_cap : 64;
+        struct fd_location *grown = d->nlocs < FD_MAX_REF ? realloc(d->locs, sizeof *grown * cap) : NULL;
+        if (!grown) {
+            r->failed = 1;
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        d->locs = grown;
+        r->locs_cap = cap;
     }
-    d->locs = grown;
     d->locs[d->nlocs++] = (struct fd_location){ self, name, type, nevents, group, FD_NONE, 0 };
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -178,24 +181,91 @@ const char *fd_string(const struct foreign_defs *d, uint32_t ref)
     return ref < d->nstrings && d->strings[ref] ? d->strings[ref] : "";
 }
 
-static int by_id(const void *a, const void *b)
+/* Locations by id, for lookups: (id, index) pairs sorted by id. */
+struct by_id {
+    uint64_t id;
+    uint32_t index;
+};
+
+static int cmp_id(const void *a, const void *b)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    uint64_t x = ((const struct by_id *)a)->id, y = ((const struct by_id *)b)->id;
     return (x > y) - (x < y);
 }
 
-/* The location with id `id`, or FD_NONE. */
-static uint32_t location_index(const struct foreign_defs *d, uint64_t id)
+static uint32_t location_index(const struct by_id *sorted, uint32_t n, uint64_t id)
 {
-    for (uint32_t i = 0; i < d->nlocs; i++)
-        if (d->locs[i].id == id)
-            return i;
-    return FD_NONE;
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && sorted[lo].id == id ? sorted[lo].index : FD_NONE;
+}
+
+/* What assign_ranks works with: the locations sorted by id, and per
+ * location group its locations (indices, in id order) from first[g] to
+ * first[g + 1] of members. */
+struct layout {
+    struct by_id *sorted;
+    uint32_t *first, *members, *rank_of, *main_loc;
+};
+
+static void layout_free(struct layout *l)
+{
+    free(l->sorted);
+    free(l->first);
+    free(l->members);
+    free(l->rank_of);
+    free(l->main_loc);
+}
+
+static int make_layout(const struct foreign_defs *d, struct layout *l)
+{
+    uint32_t ng = d->nlgroups;
+    memset(l, 0, sizeof *l);
+    l->sorted = malloc(sizeof *l->sorted * (d->nlocs ? d->nlocs : 1));
+    l->first = calloc((size_t)ng + 1, sizeof *l->first);
+    l->members = malloc(sizeof *l->members * (d->nlocs ? d->nlocs : 1));
+    l->rank_of = malloc(sizeof *l->rank_of * (ng ? ng : 1));
+    l->main_loc = malloc(sizeof *l->main_loc * (ng ? ng : 1));
+    if (!l->sorted || !l->first || !l->members || !l->rank_of || !l->main_loc)
+        return -1;
+    memset(l->rank_of, 0xff, sizeof *l->rank_of * ng);
+    for (uint32_t k = 0; k < d->nlocs; k++)
+        l->sorted[k] = (struct by_id){ d->locs[k].id, k };
+    qsort(l->sorted, d->nlocs, sizeof *l->sorted, cmp_id);
+    /* bucket by group, walking the ids in order (so each bucket is sorted) */
+    for (uint32_t k = 0; k < d->nlocs; k++)
+        if (d->locs[k].group < ng)
+            l->first[d->locs[k].group + 1]++;
+    for (uint32_t g = 0; g < ng; g++)
+        l->first[g + 1] += l->first[g];
+    uint32_t *next = malloc(sizeof *next * (ng ? ng : 1));
+    if (!next)
+        return -1;
+    memcpy(next, l->first, sizeof *next * ng);
+    for (uint32_t i = 0; i < d->nlocs; i++) {
+        uint32_t k = l->sorted[i].index, g = d->locs[k].group;
+        if (g < ng)
+            l->members[next[g]++] = k;
+    }
+    free(next);
+    return 0;
 }
 
 /* Ranks: the MPI COMM_LOCATIONS group's order, else the processes'. */
 static int assign_ranks(struct foreign_defs *d, const char *anchor, char *err, size_t errlen)
 {
+    struct layout l;
+    if (make_layout(d, &l) != 0) {
+        layout_free(&l);
+        snprintf(err, errlen, "%s: out of memory", anchor);
+        return -1;
+    }
     d->mpi_group = FD_NONE;
     for (uint32_t g = 0; g < d->ngroups; g++)
         if (d->groups[g].defined && d->groups[g].type == OTF2_GROUP_TYPE_COMM_LOCATIONS
@@ -203,51 +273,33 @@ static int assign_ranks(struct foreign_defs *d, const char *anchor, char *err, s
             d->mpi_group = g;
             break;
         }
-    uint32_t *rank_of_lgroup = malloc(sizeof *rank_of_lgroup * (d->nlgroups ? d->nlgroups : 1));
-    if (!rank_of_lgroup) {
-        snprintf(err, errlen, "%s: out of memory", anchor);
-        return -1;
-    }
-    memset(rank_of_lgroup, 0xff, sizeof *rank_of_lgroup * d->nlgroups);
     uint32_t nranks = 0;
-    uint32_t *main_loc = malloc(sizeof *main_loc * (d->nlgroups + 1));
-    if (!main_loc) {
-        free(rank_of_lgroup);
-        snprintf(err, errlen, "%s: out of memory", anchor);
-        return -1;
-    }
     if (d->mpi_group != FD_NONE) {
         const struct fd_group *g = &d->groups[d->mpi_group];
         for (uint32_t i = 0; i < g->n; i++) {
-            uint32_t k = location_index(d, g->members[i]);
+            uint32_t k = location_index(l.sorted, d->nlocs, g->members[i]);
             uint32_t lg = k == FD_NONE ? FD_NONE : d->locs[k].group;
-            if (lg == FD_NONE || lg >= d->nlgroups || rank_of_lgroup[lg] != FD_NONE) {
+            if (lg == FD_NONE || lg >= d->nlgroups || l.rank_of[lg] != FD_NONE) {
                 snprintf(err, errlen, "%s: corrupt global definitions (MPI rank %u is %s)", anchor, i,
                          k == FD_NONE ? "no location" : "not a process of its own");
-                free(rank_of_lgroup);
-                free(main_loc);
+                layout_free(&l);
                 return -1;
             }
-            rank_of_lgroup[lg] = nranks;
-            main_loc[nranks++] = k;
+            l.rank_of[lg] = nranks;
+            l.main_loc[nranks++] = k;
         }
     }
-    /* processes without MPI (or every process, without an MPI group) follow */
+    /* processes without MPI (or every process, without an MPI group) follow,
+     * each with its lowest location id as its main one */
     for (uint32_t lg = 0; lg < d->nlgroups; lg++)
-        if (d->lgroup_type[lg] == OTF2_LOCATION_GROUP_TYPE_PROCESS && rank_of_lgroup[lg] == FD_NONE) {
-            uint32_t first = FD_NONE;
-            for (uint32_t k = 0; k < d->nlocs; k++)
-                if (d->locs[k].group == lg && (first == FD_NONE || d->locs[k].id < d->locs[first].id))
-                    first = k;
-            if (first == FD_NONE)
-                continue;
-            rank_of_lgroup[lg] = nranks;
-            main_loc[nranks++] = first;
+        if (d->lgroup_type[lg] == OTF2_LOCATION_GROUP_TYPE_PROCESS && l.rank_of[lg] == FD_NONE
+            && l.first[lg + 1] > l.first[lg]) {
+            l.rank_of[lg] = nranks;
+            l.main_loc[nranks++] = l.members[l.first[lg]];
         }
     if (nranks == 0) {
         snprintf(err, errlen, "%s: the archive defines no process with locations", anchor);
-        free(rank_of_lgroup);
-        free(main_loc);
+        layout_free(&l);
         return -1;
     }
     d->processes = calloc(nranks, sizeof *d->processes);
@@ -255,35 +307,26 @@ static int assign_ranks(struct foreign_defs *d, const char *anchor, char *err, s
     d->nprocesses = d->processes ? nranks : 0;
     for (uint32_t p = 0; rc == 0 && p < nranks; p++) {
         struct fd_process *pr = &d->processes[p];
-        pr->lgroup = d->locs[main_loc[p]].group;
+        uint32_t main = l.main_loc[p], lg = d->locs[main].group;
+        uint32_t n = l.first[lg + 1] - l.first[lg];
+        pr->lgroup = lg;
         pr->rank = (int)p;
-        pr->node = pr->lgroup < d->nlgroups ? d->lgroup_parent[pr->lgroup] : FD_NONE;
-        uint32_t n = 0;
-        for (uint32_t k = 0; k < d->nlocs; k++)
-            n += d->locs[k].group == pr->lgroup;
-        uint64_t *ids = malloc(sizeof *ids * n);
-        if (!ids || !(pr->locs = malloc(sizeof *pr->locs * n))) {
-            free(ids);
+        pr->node = d->lgroup_parent[lg];
+        if (!(pr->locs = malloc(sizeof *pr->locs * n))) {
             rc = -1;
             break;
         }
         /* the main one, then the others in id order */
-        pr->locs[pr->nlocs++] = main_loc[p];
-        uint32_t m = 0;
-        for (uint32_t k = 0; k < d->nlocs; k++)
-            if (d->locs[k].group == pr->lgroup && k != main_loc[p])
-                ids[m++] = d->locs[k].id;
-        qsort(ids, m, sizeof *ids, by_id);
-        for (uint32_t j = 0; j < m; j++)
-            pr->locs[pr->nlocs++] = location_index(d, ids[j]);
-        free(ids);
+        pr->locs[pr->nlocs++] = main;
+        for (uint32_t j = l.first[lg]; j < l.first[lg + 1]; j++)
+            if (l.members[j] != main)
+                pr->locs[pr->nlocs++] = l.members[j];
         for (uint32_t j = 0; j < pr->nlocs; j++) {
             d->locs[pr->locs[j]].process = p;
             d->locs[pr->locs[j]].thread = j;
         }
     }
-    free(rank_of_lgroup);
-    free(main_loc);
+    layout_free(&l);
     if (rc != 0)
         snprintf(err, errlen, "%s: out of memory", anchor);
     return rc;
@@ -293,7 +336,7 @@ int fd_read(void *reader, const char *anchor, struct foreign_defs *d, char *err,
 {
     OTF2_Reader *rd = reader;
     memset(d, 0, sizeof *d);
-    struct reading r = { d, 0 };
+    struct reading r = { d, 0, 0 };
     OTF2_GlobalDefReader *gr = OTF2_Reader_GetGlobalDefReader(rd);
     OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
     if (!gr || !cb) {

@@ -167,6 +167,95 @@ static int put_in_place(const char *tmp, const char *out, int force)
     return 0;
 }
 
+/* A line of the merge's stderr as the user should read it: the raw
+ * trace's paths are the work directory's, so the input is named instead;
+ * the same warning for more than 3 ranks is said 3 times and counted. */
+struct said {
+    char shape[256];          /* the line with its digits taken out */
+    char last[120];           /* the last one said, to name them */
+    unsigned count;
+};
+
+static void shape_of(const char *line, char *out, size_t len)
+{
+    size_t k = 0;
+    for (const char *p = line; *p && k + 1 < len; p++)
+        if (*p < '0' || *p > '9')
+            out[k++] = *p;
+    out[k] = '\0';
+}
+
+static void relay_line(const char *line, const char *raw, const char *input, struct said *seen, size_t *nseen)
+{
+    char text[4600];
+    const char *at = strstr(line, raw);
+    if (at)
+        snprintf(text, sizeof text, "%.*s%s (%s", (int)(at - line), line, input, at + strlen(raw) + 1);
+    else
+        snprintf(text, sizeof text, "%s", line);
+    if (at) {   /* "INPUT (rank-000003.otf2: ..." -> "INPUT (rank 3): ..." */
+        char *r = strstr(text, "(rank-");
+        char *colon = r ? strstr(r, ".otf2") : NULL;
+        if (r && colon) {
+            char rest[4600];
+            snprintf(rest, sizeof rest, "%s", colon + 5);
+            snprintf(r, sizeof text - (size_t)(r - text), "(rank %d)%s", atoi(r + 6), rest);
+        }
+    }
+    char shape[256];
+    shape_of(text, shape, sizeof shape);
+    size_t i = 0;
+    while (i < *nseen && strcmp(seen[i].shape, shape) != 0)
+        i++;
+    if (i == *nseen && *nseen < 64) {
+        snprintf(seen[i].shape, sizeof seen[i].shape, "%s", shape);
+        seen[i].count = 0;
+        (*nseen)++;
+    }
+    if (i < *nseen && ++seen[i].count > 3)
+        return;
+    if (i < *nseen)
+        snprintf(seen[i].last, sizeof seen[i].last, "%.*s", (int)strcspn(text, "\n"), text);
+    fputs(text, stderr);
+}
+
+/* Our merge of the raw trace, its stderr relayed (relay_line). */
+static int inner_merge(int argc, char **argv, const char *work, const char *input)
+{
+    char raw[4500];
+    snprintf(raw, sizeof raw, "%s/raw", work);
+    fflush(stderr);
+    int saved = dup(2), fd = st_nameless_file(work, "stderr");
+    if (saved < 0 || fd < 0 || dup2(fd, 2) < 0) {
+        if (saved >= 0)
+            close(saved);
+        if (fd >= 0)
+            close(fd);
+        return cmd_merge(argc, argv);   /* unfiltered, then */
+    }
+    int rc = cmd_merge(argc, argv);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    FILE *f = lseek(fd, 0, SEEK_SET) == 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        close(fd);
+        return rc;
+    }
+    struct said *seen = calloc(64, sizeof *seen);
+    size_t nseen = 0;
+    char line[4600];
+    while (seen && fgets(line, sizeof line, f))
+        relay_line(line, raw, input, seen, &nseen);
+    for (size_t i = 0; seen && i < nseen; i++)
+        if (seen[i].count > 3)
+            fprintf(stderr, "synctrace merge: %u more lines like \"%.70s...\" not shown (report.json has them)\n",
+                    seen[i].count - 3, seen[i].last + (strncmp(seen[i].last, "synctrace merge: ", 17) ? 0 : 17));
+    free(seen);
+    fclose(f);
+    return rc;
+}
+
 /* Steps 2 and 3, with the raw trace in work/raw. */
 static int merge_and_copy(const char *input, const char *anchor, const struct merge_options *o, int argc,
                           char **argv, const char *work, struct foreign_raw *fr, int by_node)
@@ -196,7 +285,7 @@ static int merge_and_copy(const char *input, const char *anchor, const struct me
     }
     inner[n++] = "--no-causal";
     inner[n] = NULL;
-    int rc = cmd_merge(n, inner);
+    int rc = inner_merge(n, inner, work, input);
     free(inner);
     if (rc != 0)
         return -1;
