@@ -10,7 +10,7 @@
 : "${PYTHON3:=python3}"
 traces="stencil hybrid"
 per_trace=17
-plan $(($(echo $traces | wc -w) * per_trace + 9 + 2 * 9))
+plan $(($(echo $traces | wc -w) * per_trace + 10 + 2 * 9))
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers"
 print() { otf2-print -A -M -C "$1" >"$2" 2>"$2.err"; }
@@ -164,4 +164,5 @@ bad_input "no global definitions" "$tmp/nodefs" "traces.otf2"
 cp -r "$d/scorep" "$tmp/short"
 rm "$tmp/short/traces/1.evt"
 bad_input "a location's event file missing" "$tmp/short" "traces.otf2"
+bad_input "one rank archive of our raw trace" "$tmp/gen/rank-000001.otf2" "merge the trace's directory"
 finish

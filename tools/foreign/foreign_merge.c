@@ -71,6 +71,20 @@ int fm_foreign_anchor(const char *input, char *anchor, size_t len)
     return 0;
 }
 
+/* A JSON string: quotes and backslashes escaped, control bytes as \u. */
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    fputc('"', f);
+}
+
 static int write_input_json(const char *path, const char *input, const struct foreign_raw *fr,
                             const struct oc_stats *st, int by_node, const double *err_ns)
 {
@@ -78,11 +92,11 @@ static int write_input_json(const char *path, const char *input, const struct fo
     if (!f)
         return -1;
     const struct foreign_defs *d = &fr->defs;
-    fprintf(f, "{\n  \"input\": \"");
-    for (const char *p = input; *p; p++)
-        fprintf(f, *p == '"' || *p == '\\' ? "\\%c" : (unsigned char)*p < 0x20 ? "?" : "%c", *p);
-    fprintf(f, "\",\n  \"kind\": \"%s\",\n  \"processes\": %u,\n  \"locations\": %" PRIu64 ",\n", fr->kind,
-            d->nprocesses, st->locations);
+    fprintf(f, "{\n  \"input\": ");
+    json_string(f, input);
+    fprintf(f, ",\n  \"kind\": ");
+    json_string(f, fr->kind);
+    fprintf(f, ",\n  \"processes\": %u,\n  \"locations\": %" PRIu64 ",\n", d->nprocesses, st->locations);
     fprintf(f, "  \"events\": %" PRIu64 ",\n  \"events_modelled\": %" PRIu64 ",\n", st->events, fr->events_kept);
     fprintf(f, "  \"clock_domains\": \"%s\",\n  \"offsets_dropped\": %" PRIu64 ",\n", by_node ? "node" : "process",
             st->offsets_dropped);

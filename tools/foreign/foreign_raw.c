@@ -489,6 +489,13 @@ int fr_convert(const char *anchor, const char *dir, int by_node, struct foreign_
         return -1;
     }
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    char *rank = NULL;
+    if (OTF2_Reader_GetProperty(rd, RF_PROP_RANK, &rank) == OTF2_SUCCESS && rank) {
+        free(rank);
+        OTF2_Reader_Close(rd);
+        snprintf(err, errlen, "%s: one rank's archive of a synctrace raw trace: merge the trace's directory", anchor);
+        return -1;
+    }
     describe(fr, rd);
     int rc = -1, *domains = NULL;
     struct om_pool chunks = { NULL, 0, 16u << 20 };
