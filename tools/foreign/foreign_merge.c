@@ -348,6 +348,9 @@ static int merge_and_copy(const char *input, const char *anchor, const struct me
         printf("  input         %s: %u processes, %" PRIu64 " locations, %" PRIu64 " events (%" PRIu64
                " modelled), copied to %s/traces.otf2\n",
                fr->kind, fr->defs.nprocesses, stats.locations, stats.events, fr->events_kept, o->out);
+        if (by_node)
+            printf("  clock domains %u, one per node (--clock-domain node; one per process would be %u)\n",
+                   fr->ndomains, fr->defs.nprocesses);
         if (worst >= 0)
             printf("  its offsets   off by up to %.3f us from the merge's (rank %u), %" PRIu64
                    " ClockOffsets dropped\n", worst / 1e3, at, stats.offsets_dropped);

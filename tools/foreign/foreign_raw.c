@@ -513,6 +513,8 @@ int fr_convert(const char *anchor, const char *dir, int by_node, struct foreign_
         snprintf(err, errlen, "out of memory");
         goto done;
     }
+    for (uint32_t r = 0; r < d->nprocesses; r++)
+        fr->ndomains += domains[r] == (int)r;
     for (uint32_t k = 0; k < d->nlocs; k++)
         OTF2_Reader_SelectLocation(rd, d->locs[k].id);
     if (OTF2_Reader_OpenDefFiles(rd) != OTF2_SUCCESS || OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {

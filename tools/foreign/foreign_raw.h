@@ -44,6 +44,7 @@ struct foreign_raw {
     uint64_t kept_bytes;
     struct fr_offsets *offsets;   /* by rank */
     uint64_t events_in, events_kept;
+    uint32_t ndomains;        /* clock domains */
     char kind[32];            /* "Score-P 8.4" or "OTF2 (CREATOR)" */
     char trace_id[40];
 };
