@@ -437,8 +437,8 @@ void st_sync_at_finalize(struct st_call *call, struct rf_meta *meta)
         rf_meta_sync_summary(meta, ne, S.rounds, m > 0 ? m - 1 : 0, st_tree_steps(m), S.interval,
                              S.interval_auto ? "auto" : "fixed");
         if (S.interval_auto) {
-            rf_meta_line(meta, "sync.auto.t0_s", "%.9f", S.auto_t0);
-            rf_meta_line(meta, "sync.auto.e_d_s", "%.9f", S.auto_ed);
+            rf_meta_line(meta, "sync.auto.t0_s", "%.6e", S.auto_t0);
+            rf_meta_line(meta, "sync.auto.e_d_s", "%.6e", S.auto_ed);
             rf_meta_line(meta, "sync.auto.e_f", "%.3e", S.auto_ef);
         }
         rf_meta_domains(meta, n, S.domain);
