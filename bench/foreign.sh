@@ -3,7 +3,9 @@
 # of a foreign OTF2 archive (convert, merge, copy: tools/foreign) against a
 # plain read-and-rewrite of the same archive (tests/otf2copy_run: the same
 # OTF2 reader and writer, every record, times unchanged), alternated in one
-# run; medians of the per-alternation times and the peak RSS of each.
+# run; medians of the per-alternation times and the peak RSS of each. The
+# merge is timed without the causal index (--no-causal: the synchronisation
+# and the copy), and once more with it (the default), apart.
 # Without arguments: the reference Score-P traces in tests/data/scorep, and
 # a larger archive made here (synctrace-gen, 16 ranks, merged by us: an
 # OTF2 archive without ClockOffsets). One JSON line per archive.
@@ -22,7 +24,7 @@ if [ ${#inputs[@]} -eq 0 ]; then
     inputs+=("$tmp/genm/traces.otf2")
 fi
 for anchor in "${inputs[@]}"; do
-    copy=() merge=() copy_kb=() merge_kb=()
+    copy=() merge=() full=() copy_kb=() merge_kb=()
     for ((i = 0; i < alts; i++)); do
         rm -rf "$tmp/c" "$tmp/m"
         mkdir "$tmp/c"
@@ -30,21 +32,26 @@ for anchor in "${inputs[@]}"; do
         /usr/bin/time -f "%M" -o "$tmp/t" "$build/tests/otf2copy_run" "$anchor" "$tmp/c" >/dev/null
         t1=$EPOCHREALTIME
         copy+=("$t0:$t1") copy_kb+=("$(cat "$tmp/t")")
-        /usr/bin/time -f "%M" -o "$tmp/t" "$build/synctrace" merge "$anchor" -o "$tmp/m" >"$tmp/m.log"
+        /usr/bin/time -f "%M" -o "$tmp/t" "$build/synctrace" merge "$anchor" -o "$tmp/m" --no-causal >"$tmp/m.log"
         t2=$EPOCHREALTIME
         merge+=("$t1:$t2") merge_kb+=("$(cat "$tmp/t")")
+        rm -rf "$tmp/f"
+        "$build/synctrace" merge "$anchor" -o "$tmp/f" >/dev/null
+        t3=$EPOCHREALTIME
+        full+=("$t2:$t3")
     done
-    python3 - "$anchor" "$tmp/m/input.json" "${copy[*]}" "${merge[*]}" "${copy_kb[*]}" "${merge_kb[*]}" <<'PY'
+    python3 - "$anchor" "$tmp/m/input.json" "${copy[*]}" "${merge[*]}" "${copy_kb[*]}" "${merge_kb[*]}" "${full[*]}" <<'PY'
 import json, statistics, sys
 anchor, info = sys.argv[1], json.load(open(sys.argv[2]))
 span = lambda s: float(s.split(':')[1]) - float(s.split(':')[0])
 c, m = [span(x) for x in sys.argv[3].split()], [span(x) for x in sys.argv[4].split()]
 ck, mk = [int(x) for x in sys.argv[5].split()], [int(x) for x in sys.argv[6].split()]
+fs = statistics.median([span(x) for x in sys.argv[7].split()])
 cs, ms = statistics.median(c), statistics.median(m)
 print(json.dumps({"archive": anchor, "kind": info["kind"], "events": info["events"],
                   "events_modelled": info["events_modelled"], "copy_s": cs, "merge_s": ms,
                   "ratio": round(ms / cs, 3) if cs > 0 else None,
                   "merge_ns_per_event": round(ms / info["events"] * 1e9, 1),
-                  "copy_peak_kb": max(ck), "merge_peak_kb": max(mk)}))
+                  "with_causal_index_s": fs, "copy_peak_kb": max(ck), "merge_peak_kb": max(mk)}))
 PY
 done

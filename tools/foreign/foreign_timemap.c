@@ -1,6 +1,7 @@
 /* foreign_timemap.c — see foreign_timemap.h. */
 #include <config.h>
 #include "foreign_timemap.h"
+#include "fsutil.h"
 #include "otf2_quiet.h"
 
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 
 struct merged_location {
@@ -39,6 +41,11 @@ struct fm_timemap {
     uint64_t cursor;
     int borrowed;             /* cur is the process's main location's, mapped by time */
     int failed;
+    /* The merged times, once read from the merge's archive, kept in a
+     * nameless file for the later passes (by location: where, whether) */
+    int times_fd;
+    uint64_t times_bytes, *times_at;
+    uint8_t *cached;
     char err[9000];
 };
 
@@ -147,12 +154,30 @@ static int load_location(struct fm_timemap *m, uint32_t k)
     struct fr_kept_arrays kept;
     if (fr_kept_load(m->fr, k, &kept, m->err, sizeof m->err) != 0)
         return -1;
-    struct times_read got;
-    if (read_times(m->merged_rd, raw_id(&m->fr->defs, k), &got) != 0 || got.n != kept.n) {
+    struct times_read got = { NULL, 0, 0 };
+    const char *why = NULL;
+    if (m->cached[k]) {   /* read before: from the file */
+        got.n = kept.n;
+        if (!(got.t = malloc(sizeof *got.t * (got.n ? got.n : 1))))
+            why = "out of memory";
+        else if (got.n)
+            why = st_pread_exact(m->times_fd, got.t, sizeof *got.t * got.n, m->times_at[k]);
+    } else if (read_times(m->merged_rd, raw_id(&m->fr->defs, k), &got) != 0 || got.n != kept.n) {
+        why = "";
+    } else if (got.n && m->times_fd >= 0
+               && st_pwrite_all(m->times_fd, got.t, sizeof *got.t * got.n, m->times_bytes) == 0) {
+        m->times_at[k] = m->times_bytes;
+        m->times_bytes += sizeof *got.t * got.n;
+        m->cached[k] = 1;
+    }
+    if (why) {
         free(got.t);
         fr_kept_free(&kept);
-        snprintf(m->err, sizeof m->err, "the merge's archive has not the events of location %" PRIu64,
-                 m->fr->defs.locs[k].id);
+        if (*why)
+            snprintf(m->err, sizeof m->err, "the merge's times, set aside: %s", why);
+        else
+            snprintf(m->err, sizeof m->err, "the merge's archive has not the events of location %" PRIu64,
+                     m->fr->defs.locs[k].id);
         return -1;
     }
     for (uint64_t j = 0; j < got.n; j++)
@@ -439,6 +464,20 @@ struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *mer
     m->fr = fr;
     m->loc_id = UINT64_MAX;
     m->reference = reference;
+    m->times_at = calloc(fr->defs.nlocs ? fr->defs.nlocs : 1, sizeof *m->times_at);
+    m->cached = calloc(fr->defs.nlocs ? fr->defs.nlocs : 1, 1);
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s", merged_anchor);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    /* without the file, every pass reads the merge's archive again */
+    m->times_fd = st_nameless_file(slash ? dir : ".", "times");
+    if (!m->times_at || !m->cached) {
+        snprintf(err, errlen, "out of memory");
+        fm_timemap_close(m);
+        return NULL;
+    }
     if (open_merged(m, merged_anchor) != 0 || offset_range(m) != 0) {
         snprintf(err, errlen, "%s", m->err[0] ? m->err : "out of memory");
         fm_timemap_close(m);
@@ -460,6 +499,10 @@ void fm_timemap_close(struct fm_timemap *m)
     if (!m)
         return;
     drop_location(&m->cur);
+    if (m->times_fd >= 0)
+        close(m->times_fd);
+    free(m->times_at);
+    free(m->cached);
     if (m->merged_rd) {
         OTF2_Reader_CloseEvtFiles(m->merged_rd);
         OTF2_Reader_Close(m->merged_rd);
