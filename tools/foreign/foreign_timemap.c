@@ -2,11 +2,11 @@
 #include <config.h>
 #include "foreign_timemap.h"
 #include "fsutil.h"
-#include "otf2_quiet.h"
+#include "mtread.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +29,6 @@ static void drop_location(struct merged_location *c)
 
 struct fm_timemap {
     const struct foreign_raw *fr;
-    OTF2_Reader *merged_rd;   /* the merge's archive (ns) */
     double scale;             /* input ticks per merged tick */
     int64_t shift;            /* input ticks: the merge's global time starts at 0 (its earliest event);
                                * the copy's starts where the reference rank's raw clock says */
@@ -57,93 +56,105 @@ static uint64_t raw_id(const struct foreign_defs *d, uint32_t k)
     return l->thread == 0 ? rank : ((uint64_t)l->thread << 32) | rank;
 }
 
-struct times_read {
-    uint64_t *t;
+/* The merge's archive read once, location after location, through our
+ * reader of merged archives (mtread.h): each location's times go to the
+ * work file, for every later pass. */
+struct collecting {
+    struct fm_timemap *m;
+    const struct mt_trace *t;
+    uint32_t *input;          /* by merged location: the input location, or FD_NONE */
+    uint64_t *buf;
     uint64_t n, cap;
+    int failed;
 };
 
-static OTF2_CallbackCode any_time(OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos, void *u,
-                                  OTF2_AttributeList *attrs)
+static int collect_time(void *user, uint32_t location, const struct rt_event *e)
 {
-    (void)loc; (void)pos; (void)attrs;
-    struct times_read *r = u;
-    if (r->n == r->cap) {
-        uint64_t cap = r->cap ? 2 * r->cap : 1024;
-        uint64_t *grown = realloc(r->t, sizeof *grown * cap);
-        if (!grown)
-            return OTF2_CALLBACK_INTERRUPT;
-        r->t = grown;
-        r->cap = cap;
+    (void)location;
+    struct collecting *c = user;
+    if (c->n == c->cap) {
+        uint64_t cap = c->cap ? 2 * c->cap : 4096;
+        uint64_t *grown = realloc(c->buf, sizeof *grown * cap);
+        if (!grown) {
+            c->failed = 1;
+            return -1;
+        }
+        c->buf = grown;
+        c->cap = cap;
     }
-    r->t[r->n++] = time;
-    return OTF2_CALLBACK_SUCCESS;
+    c->buf[c->n++] = e->time;
+    return 0;
 }
 
-/* The merged archive holds the kinds foreign_raw.c writes, and no other:
- * one callback per kind, each noting the time. */
-#define T_HEAD OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t p, void *u, OTF2_AttributeList *a
-#define T_BODY { return any_time(l, t, p, u, a); }
-static OTF2_CallbackCode t_ref(T_HEAD, uint32_t r) { (void)r; T_BODY }
-static OTF2_CallbackCode t_msg(T_HEAD, uint32_t x, OTF2_CommRef c, uint32_t g, uint64_t n) { (void)x; (void)c; (void)g; (void)n; T_BODY }
-static OTF2_CallbackCode t_imsg(T_HEAD, uint32_t x, OTF2_CommRef c, uint32_t g, uint64_t n, uint64_t q)
-{ (void)x; (void)c; (void)g; (void)n; (void)q; T_BODY }
-static OTF2_CallbackCode t_req(T_HEAD, uint64_t q) { (void)q; T_BODY }
-static OTF2_CallbackCode t_none(T_HEAD) T_BODY
-static OTF2_CallbackCode t_coll(T_HEAD, OTF2_CollectiveOp o, OTF2_CommRef c, uint32_t r, uint64_t s, uint64_t v)
-{ (void)o; (void)c; (void)r; (void)s; (void)v; T_BODY }
-static OTF2_CallbackCode t_nbc(T_HEAD, OTF2_CollectiveOp o, OTF2_CommRef c, uint32_t r, uint64_t s, uint64_t v, uint64_t q)
-{ (void)o; (void)c; (void)r; (void)s; (void)v; (void)q; T_BODY }
-static OTF2_CallbackCode t_flush(T_HEAD, OTF2_TimeStamp stop) { (void)stop; T_BODY }
-
-static OTF2_EvtReaderCallbacks *time_callbacks(void)
+static int collected(void *user, uint32_t location)
 {
-    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
-    if (!cb)
-        return NULL;
-    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, t_ref);
-    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, t_ref);
-    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, t_msg);
-    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, t_msg);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, t_imsg);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, t_imsg);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, t_req);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, t_req);
-    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, t_req);
-    OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(cb, t_req);
-    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, t_req);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, t_none);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, t_coll);
-    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, t_nbc);
-    OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, t_ref);
-    OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, t_ref);
-    OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, t_flush);
-    return cb;
+    struct collecting *c = user;
+    struct fm_timemap *m = c->m;
+    uint32_t k = c->input[location];
+    if (k != FD_NONE) {
+        if (c->n != m->fr->kept[k].n) {
+            snprintf(m->err, sizeof m->err, "the merge's archive has %" PRIu64 " events of location %" PRIu64
+                     ", the raw trace %" PRIu64, c->n, m->fr->defs.locs[k].id, m->fr->kept[k].n);
+            return -1;
+        }
+        if (c->n && st_pwrite_all(m->times_fd, c->buf, sizeof *c->buf * c->n, m->times_bytes) != 0) {
+            snprintf(m->err, sizeof m->err, "the merge's times, set aside: %s", strerror(errno));
+            return -1;
+        }
+        m->times_at[k] = m->times_bytes;
+        m->times_bytes += sizeof *c->buf * c->n;
+        m->cached[k] = 1;
+    }
+    c->n = 0;
+    return 0;
 }
 
-/* Every event time of location `id` of an open archive (its locations
- * selected, its event files open): 0, or -1. */
-static int read_times(OTF2_Reader *rd, uint64_t id, struct times_read *out)
+static int by_raw_id(const void *a, const void *b)
 {
-    memset(out, 0, sizeof *out);
-    OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, id);
-    OTF2_EvtReaderCallbacks *cb = time_callbacks();
-    OTF2_ErrorCode e = er && cb ? OTF2_SUCCESS : OTF2_ERROR_MEM_ALLOC_FAILED;
-    if (er)
-        OTF2_EvtReader_ApplyClockOffsets(er, false);
-    if (e == OTF2_SUCCESS)
-        e = OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, out);
-    OTF2_EvtReaderCallbacks_Delete(cb);
-    uint64_t n = 0;
-    if (e == OTF2_SUCCESS)
-        e = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
-    if (er)
-        OTF2_Reader_CloseEvtReader(rd, er);
-    if (e != OTF2_SUCCESS || n != out->n) {
-        free(out->t);
-        out->t = NULL;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int read_merged(struct fm_timemap *m, const char *anchor)
+{
+    struct mt_trace t;
+    char err[4400];
+    if (mt_open(anchor, &t, err, sizeof err) != 0) {
+        snprintf(m->err, sizeof m->err, "%s", err);
         return -1;
     }
-    return 0;
+    m->scale = (double)m->fr->defs.resolution / (double)t.resolution;
+    const struct foreign_defs *d = &m->fr->defs;
+    struct collecting c = { m, &t, calloc(t.nlocations ? t.nlocations : 1, sizeof *c.input), NULL, 0, 0, 0 };
+    int rc = -1;
+    if (!c.input) {
+        snprintf(m->err, sizeof m->err, "out of memory");
+        goto done;
+    }
+    for (uint32_t i = 0; i < t.nlocations; i++)
+        c.input[i] = FD_NONE;
+    for (uint32_t k = 0; k < d->nlocs; k++) {
+        if (d->locs[k].process == FD_NONE)
+            continue;
+        uint64_t id = raw_id(d, k);
+        const uint64_t *at = bsearch(&id, t.locations, t.nlocations, sizeof *t.locations, by_raw_id);
+        if (!at) {
+            snprintf(m->err, sizeof m->err, "%s: the merge's archive has no location %" PRIu64, anchor, id);
+            goto done;
+        }
+        c.input[at - t.locations] = k;
+    }
+    if (mt_read_location_events(&t, collect_time, collected, &c, err, sizeof err) != 0) {
+        if (!m->err[0])
+            snprintf(m->err, sizeof m->err, "%s", err[0] ? err : "out of memory");
+        goto done;
+    }
+    rc = 0;
+done:
+    free(c.input);
+    free(c.buf);
+    mt_close(&t);
+    return rc;
 }
 
 /* Location k's modelled events: their raw times (as converted) and merged
@@ -154,30 +165,17 @@ static int load_location(struct fm_timemap *m, uint32_t k)
     struct fr_kept_arrays kept;
     if (fr_kept_load(m->fr, k, &kept, m->err, sizeof m->err) != 0)
         return -1;
-    struct times_read got = { NULL, 0, 0 };
-    const char *why = NULL;
-    if (m->cached[k]) {   /* read before: from the file */
-        got.n = kept.n;
-        if (!(got.t = malloc(sizeof *got.t * (got.n ? got.n : 1))))
-            why = "out of memory";
-        else if (got.n)
-            why = st_pread_exact(m->times_fd, got.t, sizeof *got.t * got.n, m->times_at[k]);
-    } else if (read_times(m->merged_rd, raw_id(&m->fr->defs, k), &got) != 0 || got.n != kept.n) {
-        why = "";
-    } else if (got.n && m->times_fd >= 0
-               && st_pwrite_all(m->times_fd, got.t, sizeof *got.t * got.n, m->times_bytes) == 0) {
-        m->times_at[k] = m->times_bytes;
-        m->times_bytes += sizeof *got.t * got.n;
-        m->cached[k] = 1;
-    }
+    struct { uint64_t *t, n; } got = { NULL, kept.n };
+    const char *why = !m->cached[k] && kept.n ? "not read" : NULL;
+    if (!why && !(got.t = malloc(sizeof *got.t * (got.n ? got.n : 1))))
+        why = "out of memory";
+    else if (!why && got.n)
+        why = st_pread_exact(m->times_fd, got.t, sizeof *got.t * got.n, m->times_at[k]);
     if (why) {
         free(got.t);
         fr_kept_free(&kept);
-        if (*why)
-            snprintf(m->err, sizeof m->err, "the merge's times, set aside: %s", why);
-        else
-            snprintf(m->err, sizeof m->err, "the merge's archive has not the events of location %" PRIu64,
-                     m->fr->defs.locs[k].id);
+        snprintf(m->err, sizeof m->err, "the merge's times of location %" PRIu64 ", set aside: %s",
+                 m->fr->defs.locs[k].id, why);
         return -1;
     }
     for (uint64_t j = 0; j < got.n; j++)
@@ -335,51 +333,6 @@ static int offset_range(struct fm_timemap *m)
     return 0;
 }
 
-static OTF2_CallbackCode merged_clock(void *u, uint64_t resolution, uint64_t offset, uint64_t length, uint64_t rt)
-{
-    (void)offset; (void)length; (void)rt;
-    *(uint64_t *)u = resolution;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static int open_merged(struct fm_timemap *m, const char *anchor)
-{
-    rf_otf2_quiet();
-    if (!(m->merged_rd = OTF2_Reader_Open(anchor))) {
-        snprintf(m->err, sizeof m->err, "%s: cannot read the merge's archive", anchor);
-        return -1;
-    }
-    OTF2_Reader_SetSerialCollectiveCallbacks(m->merged_rd);
-    uint64_t res = 0;
-    OTF2_GlobalDefReader *gr = OTF2_Reader_GetGlobalDefReader(m->merged_rd);
-    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
-    OTF2_ErrorCode e = gr && cb ? OTF2_SUCCESS : OTF2_ERROR_MEM_ALLOC_FAILED;
-    if (cb)
-        OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, merged_clock);
-    if (e == OTF2_SUCCESS)
-        e = OTF2_Reader_RegisterGlobalDefCallbacks(m->merged_rd, gr, cb, &res);
-    OTF2_GlobalDefReaderCallbacks_Delete(cb);
-    uint64_t n = 0;
-    if (e == OTF2_SUCCESS)
-        e = OTF2_Reader_ReadAllGlobalDefinitions(m->merged_rd, gr, &n);
-    if (gr)
-        OTF2_Reader_CloseGlobalDefReader(m->merged_rd, gr);
-    if (e != OTF2_SUCCESS || res == 0) {
-        snprintf(m->err, sizeof m->err, "%s: cannot read the merge's definitions", anchor);
-        return -1;
-    }
-    m->scale = (double)m->fr->defs.resolution / (double)res;
-    const struct foreign_defs *d = &m->fr->defs;
-    for (uint32_t k = 0; k < d->nlocs; k++)
-        if (d->locs[k].process != FD_NONE)
-            OTF2_Reader_SelectLocation(m->merged_rd, raw_id(d, k));
-    if (OTF2_Reader_OpenEvtFiles(m->merged_rd) != OTF2_SUCCESS) {
-        snprintf(m->err, sizeof m->err, "%s: cannot open the merge's event files", anchor);
-        return -1;
-    }
-    return 0;
-}
-
 /* ---- how far the producer's offsets were from ours */
 
 /* Linear interpolation of (t[i], v[i]) at x (ends held). */
@@ -471,14 +424,15 @@ struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *mer
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    /* without the file, every pass reads the merge's archive again */
     m->times_fd = st_nameless_file(slash ? dir : ".", "times");
+    if (m->times_fd < 0)
+        snprintf(m->err, sizeof m->err, "%s: cannot make a work file: %s", slash ? dir : ".", strerror(errno));
     if (!m->times_at || !m->cached) {
         snprintf(err, errlen, "out of memory");
         fm_timemap_close(m);
         return NULL;
     }
-    if (open_merged(m, merged_anchor) != 0 || offset_range(m) != 0) {
+    if (m->times_fd < 0 || read_merged(m, merged_anchor) != 0 || offset_range(m) != 0) {
         snprintf(err, errlen, "%s", m->err[0] ? m->err : "out of memory");
         fm_timemap_close(m);
         return NULL;
@@ -503,9 +457,5 @@ void fm_timemap_close(struct fm_timemap *m)
         close(m->times_fd);
     free(m->times_at);
     free(m->cached);
-    if (m->merged_rd) {
-        OTF2_Reader_CloseEvtFiles(m->merged_rd);
-        OTF2_Reader_Close(m->merged_rd);
-    }
     free(m);
 }
