@@ -91,15 +91,8 @@ static OTF2_CallbackCode on_location_group(void *u, OTF2_LocationGroupRef self, 
 {
     (void)creator;
     struct reading *r = u;
-    uint32_t n = r->d->nlgroups;
-    RESERVE(r, lgroup_name, nlgroups, self, 0xff);
-    r->d->nlgroups = n;
-    RESERVE(r, lgroup_type, nlgroups, self, 0xff);
-    r->d->nlgroups = n;
-    RESERVE(r, lgroup_parent, nlgroups, self, 0xff);
-    r->d->lgroup_name[self] = name;
-    r->d->lgroup_type[self] = type;
-    r->d->lgroup_parent[self] = parent;
+    RESERVE(r, lgroups, nlgroups, self, 0xff);
+    r->d->lgroups[self] = (struct fd_lgroup){ name, type, parent };
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -108,12 +101,8 @@ static OTF2_CallbackCode on_node(void *u, OTF2_SystemTreeNodeRef self, OTF2_Stri
 {
     (void)cls;
     struct reading *r = u;
-    uint32_t n = r->d->nnodes;
-    RESERVE(r, node_name, nnodes, self, 0xff);
-    r->d->nnodes = n;
-    RESERVE(r, node_parent, nnodes, self, 0xff);
-    r->d->node_name[self] = name;
-    r->d->node_parent[self] = parent;
+    RESERVE(r, nodes, nnodes, self, 0xff);
+    r->d->nodes[self] = (struct fd_node){ name, parent };
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -292,7 +281,7 @@ static int assign_ranks(struct foreign_defs *d, const char *anchor, char *err, s
     /* processes without MPI (or every process, without an MPI group) follow,
      * each with its lowest location id as its main one */
     for (uint32_t lg = 0; lg < d->nlgroups; lg++)
-        if (d->lgroup_type[lg] == OTF2_LOCATION_GROUP_TYPE_PROCESS && l.rank_of[lg] == FD_NONE
+        if (d->lgroups[lg].type == OTF2_LOCATION_GROUP_TYPE_PROCESS && l.rank_of[lg] == FD_NONE
             && l.first[lg + 1] > l.first[lg]) {
             l.rank_of[lg] = nranks;
             l.main_loc[nranks++] = l.members[l.first[lg]];
@@ -311,7 +300,7 @@ static int assign_ranks(struct foreign_defs *d, const char *anchor, char *err, s
         uint32_t n = l.first[lg + 1] - l.first[lg];
         pr->lgroup = lg;
         pr->rank = (int)p;
-        pr->node = d->lgroup_parent[lg];
+        pr->node = d->lgroups[lg].parent;
         if (!(pr->locs = malloc(sizeof *pr->locs * n))) {
             rc = -1;
             break;
@@ -414,11 +403,8 @@ void fd_free(struct foreign_defs *d)
         free(d->strings[i]);
     free(d->strings);
     free(d->locs);
-    free(d->lgroup_name);
-    free(d->lgroup_type);
-    free(d->lgroup_parent);
-    free(d->node_name);
-    free(d->node_parent);
+    free(d->lgroups);
+    free(d->nodes);
     free(d->regions);
     for (uint32_t i = 0; i < d->ngroups; i++)
         free(d->groups[i].members);

@@ -43,6 +43,14 @@ struct fd_comm {
     uint32_t flags;
 };
 
+struct fd_lgroup {
+    uint32_t name, type, parent;  /* string, OTF2_LocationGroupType, system tree node */
+};
+
+struct fd_node {
+    uint32_t name, parent;
+};
+
 struct fd_region {
     uint32_t name, role, paradigm;
 };
@@ -62,9 +70,9 @@ struct foreign_defs {
     uint32_t nstrings;
     struct fd_location *locs;
     uint32_t nlocs;
-    uint32_t *lgroup_name, *lgroup_type, *lgroup_parent;   /* by location group ref */
+    struct fd_lgroup *lgroups;    /* by location group ref */
     uint32_t nlgroups;
-    uint32_t *node_name, *node_parent;                     /* by system tree node ref */
+    struct fd_node *nodes;        /* by system tree node ref */
     uint32_t nnodes;
     struct fd_region *regions;
     uint32_t nregions;

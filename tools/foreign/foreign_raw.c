@@ -307,7 +307,7 @@ static int write_definitions(struct process_out *po, OTF2_Archive *ar, const str
                                                                       : (OTF2_RegionRole)d->regions[i].role,
                                          d->regions[i].paradigm == FD_NONE ? OTF2_PARADIGM_UNKNOWN
                                                                           : (OTF2_Paradigm)d->regions[i].paradigm };
-    const char *host = po->p->node != FD_NONE && po->p->node < d->nnodes ? fd_string(d, d->node_name[po->p->node]) : "";
+    const char *host = po->p->node != FD_NONE && po->p->node < d->nnodes ? fd_string(d, d->nodes[po->p->node].name) : "";
     struct rf_rank_defs rd = {
         .resolution = d->resolution, .global_offset = first, .trace_length = last > first ? last - first : 0,
         .rank = rank, .world_size = (int)d->nprocesses, .host = host, .locs = locs, .nlocs = nlocs,
@@ -344,7 +344,7 @@ static void set_properties(struct process_out *po, OTF2_Archive *ar)
     OTF2_Archive_SetProperty(ar, RF_PROP_RANK, v, true);
     snprintf(v, sizeof v, "%u", d->nprocesses);
     OTF2_Archive_SetProperty(ar, RF_PROP_WORLD_SIZE, v, true);
-    const char *host = po->p->node != FD_NONE && po->p->node < d->nnodes ? fd_string(d, d->node_name[po->p->node]) : "";
+    const char *host = po->p->node != FD_NONE && po->p->node < d->nnodes ? fd_string(d, d->nodes[po->p->node].name) : "";
     OTF2_Archive_SetProperty(ar, RF_PROP_HOST, host, true);
     OTF2_Archive_SetProperty(ar, RF_PROP_CLOCK, po->fr->kind, true);
     snprintf(v, sizeof v, "%d", po->domain);
