@@ -134,5 +134,8 @@ void wt_print_table(FILE *to, const struct wt_records *rec, const struct wt_boun
                     size_t top);
 
 int cmd_waits(int argc, char **argv);
+/* The top waits of OUT/waits.json, for `synctrace report`: 0, 1 when there
+ * is no waits.json, -1 (said on `to`) when it is not readable. */
+int wt_summary(FILE *to, const char *outdir, size_t top);
 
 #endif
