@@ -1,6 +1,6 @@
 #!/bin/bash
 # synctrace waits: wait states injected with known lengths
-# (tests/mpi/mpi_waits.c, one pattern a run, 4 ranks, clocks skewed by up
+# (tests/mpi/mpi_waits.c, one pattern a run, MPI_Win_fence included, 4 ranks, clocks skewed by up
 # to 30 ms) come out within their bounds of the injected value, untraced
 # timing aside (sleeps overshoot, the machine is shared: 10 % + 4 ms); the
 # true total (true_time) lies inside every pattern's [lo, hi]; the tool's
@@ -13,8 +13,8 @@
 : "${OTF2_PRINT:=otf2-print}"
 phases="late_sender:late_sender wrong_order:late_sender_wrong_order late_receiver:late_receiver
 late_broadcast:late_broadcast late_barrier:wait_barrier wait_nxn:wait_nxn early_reduce:early_reduce
-early_scan:early_scan"
-plan $((8 * 25 + 6))
+early_scan:early_scan late_fence:wait_fence"
+plan $((9 * 27 + 6))
 tmp=$(scratch)
 prog=$(build_mpi mpi_waits "$tmp")
 np=4 delay_ms=10 reps=3
@@ -31,7 +31,7 @@ for entry in $phases; do
     tol=$(awk -v i="$injected" 'BEGIN { printf "%.6f", 0.1 * i + 0.004 }')
     raw=$tmp/$phase.raw out=$tmp/$phase.out
     if [ -z "$prog" ]; then
-        for i in $(seq 25); do skip "$phase: mpicc failed"; done
+        for i in $(seq 27); do skip "$phase: mpicc failed"; done
         continue
     fi
     run_traced "$raw" $np "$prog" "$phase" $delay_ms $reps >"$tmp/$phase.run" 2>&1
@@ -45,7 +45,7 @@ for entry in $phases; do
         "$pattern=$injected" "$tol" >"$tmp/$phase.check" 2>&1
     n=$(grep -c '^\(not \)\?ok - ' "$tmp/$phase.check")
     tap_from_checker "$phase: " "$tmp/$phase.check"
-    for i in $(seq $((n + 1)) 22); do ok 1 "$phase: the checker stopped early ($(tail -1 "$tmp/$phase.check"))"; done
+    for i in $(seq $((n + 1)) 24); do ok 1 "$phase: the checker stopped early ($(tail -1 "$tmp/$phase.check"))"; done
 done
 
 # Bad input: one line naming the file, exit status non-zero, no waits.json.

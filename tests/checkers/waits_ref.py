@@ -15,7 +15,8 @@ tricks), and prints TAP-ish lines:
   - the injected value lies within TOL of [lo, hi] (untraced timing noise);
   - the same pattern computed on the raw clocks misses the injected value
     by more than TOL: without the synchronisation the figure is wrong.
-Only MPI_COMM_WORLD is followed (the test programs use nothing else)."""
+Only MPI_COMM_WORLD and, for MPI_Win_fence, one window are followed (the
+test programs use nothing else)."""
 import glob
 import json
 import re
@@ -69,9 +70,17 @@ def records(per):
             elif kind == 'LEAVE':
                 if stack:
                     internal -= stack.pop()[0].startswith('synctrace')
-            if internal or not stack or 'MPI_COMM_WORLD' not in text:
+            if internal or not stack:
                 continue
             name, enter, fid = stack[-1]
+            if kind == 'RMA_COLLECTIVE_END' and 'Operation: BARRIER' in text:   # MPI_Win_fence
+                win = re.search(r'Window: .*?<(\d+)>', text).group(1)
+                k = colls.setdefault(('fences', loc, win), 0)
+                colls[('fences', loc, win)] = k + 1
+                colls.setdefault(('f', win, k), []).append({'rank': loc, 'op': 'FENCE', 'root': None,
+                                                            'enter': enter})
+            if 'MPI_COMM_WORLD' not in text:
+                continue
             if kind in ('MPI_SEND', 'MPI_ISEND'):
                 key = (loc, field(text, 'Receiver'), field(text, 'Tag'))
                 sends.setdefault(key, []).append({'enter': enter, 'region': name})
@@ -119,15 +128,21 @@ def totals(rec, base):
         for r, s in ms:
             if s['region'] == 'MPI_Ssend':
                 add('late_receiver', r['post'][base] - s['enter'][base])
+    fencers = {}
+    for key in colls:
+        if isinstance(key, tuple) and key[0] == 'fences':
+            fencers.setdefault(key[2], set()).add(key[1])
     for key, ms in colls.items():
-        if not isinstance(key, tuple):
+        if not isinstance(key, tuple) or key[0] == 'fences':
             continue
-        p = COLL.get(ms[0]['op'])
+        if key[0] == 'f' and len(ms) != len(fencers[key[1]]):
+            continue
+        p = 'wait_fence' if key[0] == 'f' else COLL.get(ms[0]['op'])
         if not p:
             continue
         root = [m for m in ms if m['rank'] == ms[0]['root']]
         e = {m['rank']: m['enter'][base] for m in ms}
-        if p in ('wait_barrier', 'wait_nxn'):
+        if p in ('wait_barrier', 'wait_nxn', 'wait_fence'):
             for m in ms:
                 add(p, max(e.values()) - e[m['rank']])
         elif p in ('late_broadcast', 'late_scatter') and root:
@@ -158,11 +173,17 @@ def raw_events(synctrace, rawdir):
             scale[int(f[2])] = 1e9 / int(f[f.index('resolution') + 1])
             continue
         f = line.split(' ', 3)
-        if len(f) < 4 or f[2] not in names or not f[0].isdigit():
+        if len(f) < 4 or not f[0].isdigit():
             continue
         rank, kind, rest = int(f[0]), f[2], f[3]
         kv = dict(x.split('=', 1) for x in rest.split(' ') if '=' in x)
         tm = {'g': int(kv['time']) * scale.get(rank, 1.0), 't': None}
+        # an RMA collective's end carries req = operation << 32 | sync level: a fence is BARRIER (0), level > 0
+        if kind == 'RMA' and 0 < int(kv.get('req', 0)) < 1 << 32:
+            per.setdefault(rank, []).append(['RMA_COLLECTIVE_END', tm, 'Operation: BARRIER, Window: <0>'])
+            continue
+        if kind not in names:
+            continue
         comm = '"MPI_COMM_WORLD"' if ' comm=MPI_COMM_WORLD ' in ' ' + rest + ' ' else '"other"'
         if kind in ('ENTER', 'LEAVE'):
             text = 'Region: "%s"' % rest.split('region=', 1)[1]

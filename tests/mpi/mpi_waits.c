@@ -12,6 +12,8 @@
  *   wait_nxn        rank N-1 sleeps D before MPI_Allreduce: the same
  *   early_reduce    every rank but the root sleeps D: the root waits D
  *   early_scan      rank 0 sleeps D before MPI_Scan: each other rank waits D
+ *   late_fence      rank N-1 sleeps D before MPI_Win_fence: each other rank
+ *                   waits D
  * per repetition. The expected totals are in test-waits.sh. */
 #include <mpi.h>
 #include <stdio.h>
@@ -35,6 +37,11 @@ int main(int argc, char **argv)
     const char *phase = argc > 1 ? argv[1] : "late_sender";
     double d = argc > 2 ? atof(argv[2]) : 10;
     int reps = argc > 3 ? atoi(argv[3]) : 3;
+    MPI_Win win = MPI_WIN_NULL;
+    if (!strcmp(phase, "late_fence")) {
+        MPI_Win_create(&y, sizeof y, sizeof y, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        MPI_Win_fence(0, win);
+    }
     for (int rep = 0; rep < reps; rep++) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (!strcmp(phase, "late_sender")) {
@@ -80,12 +87,18 @@ int main(int argc, char **argv)
             if (rank == 0)
                 sleep_ms(d);
             MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        } else if (!strcmp(phase, "late_fence")) {
+            if (rank == n - 1)
+                sleep_ms(d);
+            MPI_Win_fence(0, win);
         } else {
             if (rank == 0)
                 fprintf(stderr, "mpi_waits: unknown phase '%s'\n", phase);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
+    if (win != MPI_WIN_NULL)
+        MPI_Win_free(&win);
     MPI_Finalize();
     return 0;
 }

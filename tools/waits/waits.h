@@ -51,7 +51,7 @@ void wt_diff_min(struct wt_diff *acc, const struct wt_diff *d);
 
 enum wt_pattern {
     WT_LATE_SENDER, WT_LATE_SENDER_WRONG_ORDER, WT_LATE_RECEIVER, WT_WAIT_BARRIER, WT_WAIT_NXN,
-    WT_LATE_BROADCAST, WT_LATE_SCATTER, WT_EARLY_REDUCE, WT_EARLY_GATHER, WT_EARLY_SCAN, WT_PATTERNS
+    WT_LATE_BROADCAST, WT_LATE_SCATTER, WT_EARLY_REDUCE, WT_EARLY_GATHER, WT_EARLY_SCAN, WT_WAIT_FENCE, WT_PATTERNS
 };
 const char *wt_pattern_name(enum wt_pattern p);
 
@@ -75,7 +75,7 @@ struct wt_recv {
 };
 
 struct wt_member {
-    uint32_t comm, rank, op, root;   /* root: world rank, UINT32_MAX for none */
+    uint32_t comm, rank, op, root;   /* root: world rank, UINT32_MAX for none; comm: the window for RMA */
     uint64_t seq;             /* the k-th collective of this rank on comm */
     struct wt_moment enter;
     uint32_t region;
@@ -88,6 +88,10 @@ struct wt_records {
     size_t nrecvs, caprecvs;
     struct wt_member *members;
     size_t nmembers, capmembers;
+    struct wt_member *fences; /* MPI_Win_fence: comm is the window */
+    size_t nfences, capfences;
+    uint32_t *win_size;       /* per window: the ranks that created it */
+    uint32_t nwins;
     uint64_t events, unmatched, incomplete_collectives;
     uint32_t nranks;
     char **regions;           /* names, owned by the trace */
@@ -127,6 +131,7 @@ void wt_table_free(struct wt_table *tb);
 
 int wt_p2p(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
 int wt_coll(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
+int wt_rma(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
 
 int wt_write_json(const char *outdir, const struct wt_records *rec, const struct wt_bounds *bd,
                   const struct wt_table *tb, double seconds, char *err, size_t errlen);

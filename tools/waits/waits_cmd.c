@@ -11,7 +11,8 @@ static int usage(FILE *to)
 {
     fprintf(to, "usage: synctrace waits OUT_DIR [--json] [--raw] [--top N]\n"
                 "Scalasca's MPI wait states (late sender, wrong order, late receiver, wait at barrier,\n"
-                "wait at NxN, late broadcast/scatter, early reduce/gather/scan) on the merged timeline\n"
+                "wait at NxN, late broadcast/scatter, early reduce/gather/scan, wait at fence) on the\n"
+                "merged timeline\n"
                 "OUT_DIR/traces.otf2, each total as value [lo, hi] from the clock bounds in\n"
                 "OUT_DIR/report.json; \"possibly none\" when the bounds allow no wait at all.\n"
                 "  --json   also write OUT_DIR/waits.json\n"
@@ -64,7 +65,7 @@ int cmd_waits(int argc, char **argv)
         goto done;
     if (wt_bounds_read(dir, rec.nranks, &bd, err, sizeof err) != 0)
         goto done;
-    if (wt_p2p(&rec, &bd, &tb) != 0 || wt_coll(&rec, &bd, &tb) != 0) {
+    if (wt_p2p(&rec, &bd, &tb) != 0 || wt_coll(&rec, &bd, &tb) != 0 || wt_rma(&rec, &bd, &tb) != 0) {
         snprintf(err, sizeof err, "%s: out of memory for the waits", dir);
         goto done;
     }

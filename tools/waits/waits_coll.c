@@ -11,6 +11,8 @@
  *     first arrive).
  *   Early Scan (Scan, Exscan): member i waits from its entry to the last
  *     entry of the members before it in communicator order.
+ *   Wait at Fence (MPI_Win_fence, an RMA collective of the window's
+ *     members): as Wait at Barrier.
  * A maximum (minimum) of differences is bounded by the maximum (minimum)
  * of their bounds. */
 #include "waits.h"
@@ -78,9 +80,9 @@ static struct wt_diff until_last(const struct wt_bounds *bd, const struct wt_mem
 }
 
 static int instance(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
-                    const struct wt_member *v, size_t n, uint32_t *order)
+                    const struct wt_member *v, size_t n, uint32_t *order, int pattern)
 {
-    int p = pattern_of(v[0].op);
+    int p = pattern >= 0 ? pattern : pattern_of(v[0].op);
     if (p < 0)
         return 0;
     uint32_t comm = v[0].comm, root = v[0].root;
@@ -91,6 +93,7 @@ static int instance(const struct wt_records *rec, const struct wt_bounds *bd, st
     switch (p) {
     case WT_WAIT_BARRIER:
     case WT_WAIT_NXN:
+    case WT_WAIT_FENCE:
         for (size_t i = 0; i < n; i++) {
             struct wt_diff w = until_last(bd, v, i, 0, n);
             if (wt_add(tb, p, v[i].rank, v[i].region, comm, &w) != 0)
@@ -145,33 +148,66 @@ static int instance(const struct wt_records *rec, const struct wt_bounds *bd, st
     return 0;
 }
 
-int wt_coll(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb)
+/* The instances of members v[0..n) (sorted in place), each complete when
+ * it has size_of(group) members, handed to instance() as `pattern`'s
+ * (-1: by operation). Returns 0, or -1 when memory failed. */
+static int instances(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
+                     struct wt_member *v, size_t n, const uint32_t *size_of, uint32_t ngroups, int pattern,
+                     uint64_t *incomplete);
+
+static int instances(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
+                     struct wt_member *v, size_t n, const uint32_t *size_of, uint32_t ngroups, int pattern,
+                     uint64_t *incomplete)
 {
-    size_t n = rec->nmembers;
-    struct wt_member *v = malloc((n ? n : 1) * sizeof *v);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-    if (!v || !order) {
-        free(v);
-        free(order);
+    if (!order)
         return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        v[i] = rec->members[i];
     qsort(v, n, sizeof *v, by_instance);
     int rc = 0;
-    uint64_t incomplete = 0;
     for (size_t k = 0; k < n && rc == 0;) {
         size_t end = k + 1;
         while (end < n && v[end].comm == v[k].comm && v[end].seq == v[k].seq)
             end++;
-        if (end - k == rec->comm_size[v[k].comm])
-            rc = instance(rec, bd, tb, v + k, end - k, order);
+        if (v[k].comm < ngroups && end - k == size_of[v[k].comm])
+            rc = instance(rec, bd, tb, v + k, end - k, order, pattern);
         else
-            incomplete++;
+            (*incomplete)++;
         k = end;
     }
-    ((struct wt_records *)rec)->incomplete_collectives = incomplete;
-    free(v);
     free(order);
+    return rc;
+}
+
+/* Copies of n members, sorted by instance: NULL when memory failed. */
+static struct wt_member *copy(const struct wt_member *from, size_t n)
+{
+    struct wt_member *v = malloc((n ? n : 1) * sizeof *v);
+    if (v)
+        for (size_t i = 0; i < n; i++)
+            v[i] = from[i];
+    return v;
+}
+
+int wt_coll(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb)
+{
+    struct wt_member *v = copy(rec->members, rec->nmembers);
+    uint64_t incomplete = 0;
+    int rc = v ? instances(rec, bd, tb, v, rec->nmembers, rec->comm_size, rec->ncomms, -1, &incomplete) : -1;
+    ((struct wt_records *)rec)->incomplete_collectives += incomplete;
+    free(v);
+    return rc;
+}
+
+/* Wait at Fence (Scalasca): MPI_Win_fence is a barrier of the window's
+ * members (the ranks that created it): each waits from its entry to the
+ * last member's. */
+int wt_rma(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb)
+{
+    struct wt_member *v = copy(rec->fences, rec->nfences);
+    uint64_t incomplete = 0;
+    int rc = v ? instances(rec, bd, tb, v, rec->nfences, rec->win_size, rec->nwins, WT_WAIT_FENCE, &incomplete)
+               : -1;
+    ((struct wt_records *)rec)->incomplete_collectives += incomplete;
+    free(v);
     return rc;
 }

@@ -17,7 +17,7 @@
 
 static const char *const pattern_names[WT_PATTERNS] = {
     "late_sender", "late_sender_wrong_order", "late_receiver", "wait_barrier", "wait_nxn",
-    "late_broadcast", "late_scatter", "early_reduce", "early_gather", "early_scan",
+    "late_broadcast", "late_scatter", "early_reduce", "early_gather", "early_scan", "wait_fence",
 };
 
 const char *wt_pattern_name(enum wt_pattern p)

@@ -3,7 +3,7 @@
  * records the pattern rules need: every send with the entry of the call
  * that sent it, every receive with the entry of the call it completed in
  * (and of the call that posted it), every collective member with the
- * entry of its call. Events of the tracer's own clock synchronisation
+ * entry of its call, every MPI_Win_fence likewise. Events of the tracer's own clock synchronisation
  * (inside a "synctrace: ..." region) are left out.
  *
  * Memory: some 100 bytes per message end and per collective member, plus
@@ -14,6 +14,7 @@
 #include "rawview.h"
 
 #include <math.h>
+#include <otf2/OTF2_Events.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,8 @@ struct reader {
     struct posted *posted;
     size_t nposted, capposted;
     uint64_t *coll_seq;       /* per communicator, this location's collectives so far */
+    uint64_t *fence_seq;      /* per window, this location's fences so far */
+    size_t capwins;
     uint64_t frames;
     uint8_t *region_internal, *region_blocking, *region_sync;
     int failed;
@@ -146,6 +149,55 @@ static int on_coll_end(struct reader *rd, const struct rt_event *e)
     return 0;
 }
 
+/* Room for window `win` in the per-window counters; 0, or -1. */
+static int window_room(struct reader *rd, uint32_t win)
+{
+    if (win < rd->capwins)
+        return 0;
+    size_t cap = rd->capwins ? rd->capwins : 16;
+    while (cap <= win)
+        cap *= 2;
+    uint64_t *seq = realloc(rd->fence_seq, cap * sizeof *seq);
+    if (seq)
+        rd->fence_seq = seq;
+    uint32_t *size = realloc(rd->rec->win_size, cap * sizeof *size);
+    if (size)
+        rd->rec->win_size = size;
+    if (!seq || !size)
+        return -1;
+    memset(seq + rd->capwins, 0, (cap - rd->capwins) * sizeof *seq);
+    memset(size + rd->capwins, 0, (cap - rd->capwins) * sizeof *size);
+    rd->capwins = cap;
+    return 0;
+}
+
+/* Windows' creations count their members; fences (an RMA collective
+ * BARRIER) are recorded like collective members, numbered per window. */
+static int on_rma(struct reader *rd, const struct rt_event *e)
+{
+    const struct frame *f = top(rd);
+    uint32_t win = e->ref;
+    if (win == UINT32_MAX || (e->tag != RT_RMA_WIN_CREATE && e->tag != RT_RMA_COLL_END))
+        return 0;
+    if (window_room(rd, win) != 0)
+        return -1;
+    if (win + 1 > rd->rec->nwins)
+        rd->rec->nwins = win + 1;
+    if (e->tag == RT_RMA_WIN_CREATE) {
+        rd->rec->win_size[win]++;
+        return 0;
+    }
+    if ((uint32_t)(e->req >> 32) != OTF2_COLLECTIVE_OP_BARRIER || !f)
+        return 0;             /* creation and free: no pattern */
+    if (grow((void **)&rd->rec->fences, rd->rec->nfences, &rd->rec->capfences, sizeof *rd->rec->fences) != 0)
+        return -1;
+    rd->rec->fences[rd->rec->nfences++] = (struct wt_member){
+        .comm = win, .rank = rd->rank, .op = OTF2_COLLECTIVE_OP_BARRIER, .root = UINT32_MAX,
+        .seq = rd->fence_seq[win]++, .enter = f->enter, .region = f->region,
+    };
+    return 0;
+}
+
 static int on_event(void *user, uint32_t location, const struct rt_event *e)
 {
     struct reader *rd = user;
@@ -190,6 +242,10 @@ static int on_event(void *user, uint32_t location, const struct rt_event *e)
         if (!rd->internal && !internal_comm(rd, e->ref))
             rc = on_coll_end(rd, e);
         break;
+    case RT_RMA:
+        if (!rd->internal)
+            rc = on_rma(rd, e);
+        break;
     default:
         break;
     }
@@ -205,6 +261,8 @@ static int on_location_start(struct reader *rd, uint32_t location)
     rd->rank = loc_id_rank(rd->wt->t.locations[location]);
     rd->index = 0;
     rd->depth = rd->internal = rd->nposted = 0;
+    if (rd->capwins)
+        memset(rd->fence_seq, 0, rd->capwins * sizeof *rd->fence_seq);
     memset(rd->coll_seq, 0, sizeof *rd->coll_seq * (rd->wt->t.ncomms ? rd->wt->t.ncomms : 1));
     return 0;
 }
@@ -306,6 +364,7 @@ done:
     free(rd.stack);
     free(rd.posted);
     free(rd.coll_seq);
+    free(rd.fence_seq);
     free(rd.region_internal);
     free(rd.region_blocking);
     free(rd.region_sync);
@@ -317,6 +376,8 @@ void wt_records_free(struct wt_records *rec, struct wt_trace *keep)
     free(rec->sends);
     free(rec->recvs);
     free(rec->members);
+    free(rec->fences);
+    free(rec->win_size);
     free(rec->comms);
     free(rec->comm_size);
     free(rec->comm_members);
