@@ -14,18 +14,31 @@
  *   early_scan      rank 0 sleeps D before MPI_Scan: each other rank waits D
  *   late_fence      rank N-1 sleeps D before MPI_Win_fence: each other rank
  *                   waits D
- * per repetition. The expected totals are in test-waits.sh. */
+ * per repetition. Each rank prints "slept R MS": how long its sleeps took
+ * in all, measured untraced around them (a loaded machine wakes a sleeper
+ * late), from which test-waits.sh computes the expected totals. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+static double slept_ms;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
 static void sleep_ms(double ms)
 {
+    double t0 = now_ms();
     struct timespec ts = { (time_t)(ms / 1000), (long)((ms - 1000 * (time_t)(ms / 1000)) * 1e6) };
     while (nanosleep(&ts, &ts) != 0)
         ;
+    slept_ms += now_ms() - t0;
 }
 
 int main(int argc, char **argv)
@@ -99,6 +112,7 @@ int main(int argc, char **argv)
     }
     if (win != MPI_WIN_NULL)
         MPI_Win_free(&win);
+    printf("slept %d %.6f\n", rank, slept_ms);
     MPI_Finalize();
     return 0;
 }

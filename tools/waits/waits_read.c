@@ -198,10 +198,13 @@ static int on_rma(struct reader *rd, const struct rt_event *e)
     return 0;
 }
 
+static int on_location_start(struct reader *rd, uint32_t location);
+
 static int on_event(void *user, uint32_t location, const struct rt_event *e)
 {
     struct reader *rd = user;
-    (void)location;
+    if (location != rd->location)   /* (done() starts each location; this keeps to the reader's word) */
+        on_location_start(rd, location);
     int rc = 0;
     if (e->has_truth)
         rd->rec->have_truth = 1;
