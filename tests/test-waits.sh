@@ -15,7 +15,7 @@
 phases="late_sender:late_sender wrong_order:late_sender_wrong_order late_receiver:late_receiver
 late_broadcast:late_broadcast late_barrier:wait_barrier wait_nxn:wait_nxn early_reduce:early_reduce
 early_scan:early_scan late_fence:wait_fence"
-plan $((9 * 27 + 6))
+plan $((9 * 27 + 6 + 2))
 tmp=$(scratch)
 prog=$(build_mpi mpi_waits "$tmp")
 np=4 delay_ms=10 reps=3
@@ -53,6 +53,33 @@ for entry in $phases; do
     tap_from_checker "$phase: " "$tmp/$phase.check"
     for i in $(seq $((n + 1)) 24); do ok 1 "$phase: the checker stopped early ($(tail -1 "$tmp/$phase.check"))"; done
 done
+
+# The bundled example (a stencil with Isend/Irecv/Waitall and Allreduce,
+# real waits of a few us): plausible figures, every row 0 <= lo <= seconds
+# <= hi and count_sure <= count <= count_possible, the true total inside.
+stencil=$top_builddir/examples/stencil
+if [ -x "$stencil" ]; then
+    run_traced "$tmp/ex.raw" 4 "$stencil" -i 50 >"$tmp/ex.run" 2>&1 &&
+        "$SYNCTRACE_BIN" merge "$tmp/ex.raw" -o "$tmp/ex.out" >/dev/null 2>&1 &&
+        "$SYNCTRACE_BIN" waits "$tmp/ex.out" --json >"$tmp/ex.waits" 2>&1
+    ok $? "the bundled example: traced, merged, waits computed"
+    "$PYTHON3" - "$tmp/ex.out/waits.json" >"$tmp/ex.check" 2>&1 <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+eps = 1e-12
+bad = [r for r in w["waits"] + w["totals"]
+       if not (0 <= r["lo"] <= r["seconds"] + eps and (r["hi"] is None or r["seconds"] <= r["hi"] + eps)
+               and r["count_sure"] <= r["count"] <= r["count_possible"]
+               and (r.get("true_seconds") is None or r["lo"] - eps <= r["true_seconds"] <= (r["hi"] or 1e300) + eps))]
+assert w["waits"], "no wait found at all"
+assert not bad, bad[:2]
+print("%d rows" % len(w["waits"]))
+PY
+    ok $? "the bundled example: every row plausible ($(tail -1 "$tmp/ex.check"))"
+else
+    skip "no examples/stencil"
+    skip "no examples/stencil"
+fi
 
 # Bad input: one line naming the file, exit status non-zero, no waits.json.
 out=$tmp/late_sender.out
