@@ -103,6 +103,8 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
     t->freed_attrs = d.have_freed_receive;
     t->calls_attr = d.collapsed_calls;
     t->have_calls_attr = d.have_collapsed_calls;
+    t->truth_attr = d.true_time;
+    t->have_truth_attr = d.have_true_time;
     for (uint32_t k = 0; k < d.nattrs; k++)
         if (rt_source_attr_def(&t->source_attrs, d.attrs[k].ref, d.attrs[k].name, d.attrs[k].type) != 0) {
             snprintf(err, errlen, "out of memory");
@@ -250,7 +252,16 @@ static OTF2_CallbackCode deliver(struct evt_ctx *c, OTF2_LocationRef loc, struct
 /* A location's own reader's callbacks (the event's position is not used). */
 #define EV_HEAD OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos, void *ud, OTF2_AttributeList *attrs
 #define EV_ARGS loc, time, pos, ud, attrs
-#define EV_BEGIN(kind_) (void)attrs; (void)pos; struct rt_event e = { .time = time, .kind = (kind_) }
+#define EV_BEGIN(kind_) (void)pos; struct rt_event e = { .time = time, .kind = (kind_) }; ev_truth(ud, attrs, &e)
+
+/* The true_time attribute of a trace taken with SYNCTRACE_SKEW. */
+static void ev_truth(void *ud, OTF2_AttributeList *attrs, struct rt_event *e)
+{
+    const struct evt_ctx *c = ud;
+    if (c->t->have_truth_attr && attrs
+        && OTF2_AttributeList_GetUint64(attrs, c->t->truth_attr, &e->truth) == OTF2_SUCCESS)
+        e->has_truth = 1;
+}
 
 static OTF2_CallbackCode ev_enter(EV_HEAD, OTF2_RegionRef region)
 {

@@ -48,6 +48,8 @@ struct mt_trace {
     int freed_attrs;
     uint32_t calls_attr;      /* collapsed_calls: an RT_ENTER's `bytes` (have_calls_attr) */
     int have_calls_attr;
+    uint32_t truth_attr;      /* true_time: an event's `truth` (have_truth_attr; SYNCTRACE_SKEW) */
+    int have_truth_attr;
     void *reader;             /* OTF2_Reader */
     /* Optional, set by the caller: called right after the event callback
      * of a collective's exit that carries a sparse member's sources (the

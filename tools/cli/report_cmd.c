@@ -1,6 +1,8 @@
 /* report_cmd.c — `synctrace report OUT [--json]`: print what a merge
- * wrote in OUT/report.txt (or report.json), as the merge left it. */
+ * wrote in OUT/report.txt (or report.json), as the merge left it, and the
+ * top waits of OUT/waits.json when `synctrace waits --json` wrote one. */
 #include "commands.h"
+#include "waits.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -38,5 +40,7 @@ int cmd_report(int argc, char **argv)
     while ((n = fread(buf, 1, sizeof buf, f)) > 0)
         fwrite(buf, 1, n, stdout);
     fclose(f);
+    if (!json)
+        wt_summary(stdout, dir, 5);   /* once `synctrace waits --json` has run */
     return 0;
 }

@@ -6,6 +6,7 @@
 #include "launcher.h"
 #include "merge.h"
 #include "foreign_merge.h"
+#include "waits.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ static const struct {
     { "merge", cmd_merge_any, "merge a raw trace into one synchronised OTF2 archive" },
     { "report", cmd_report, "print what a merge corrected and how precisely" },
     { "export", cmd_export, "write a Chrome/Perfetto trace or an HTML timeline of a merged trace" },
+    { "waits", cmd_waits, "where ranks wait for whom (Scalasca's patterns), each time with its bounds" },
     { "query", cmd_query, "is one event before, after or concurrent with another (causal index)" },
     { "causal", cmd_causal, "(re)build the causal index of a merged trace from its archive" },
     { "dump", cmd_dump, "print the events of a raw trace as text" },

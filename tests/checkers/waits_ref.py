@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""waits_ref.py — a brute-force reference for `synctrace waits`, over
+otf2-print's text, and the checks of tests/test-waits.sh.
+
+    waits_ref.py OTF2_PRINT SYNCTRACE OUT RAW PATTERN=INJECTED_S TOL_S
+
+Reads OUT/traces.otf2 (merged times and the true_time attribute) and the
+raw trace RAW through `synctrace dump` (each rank's own, unsynchronised
+clock), computes every pattern's total on each time base with the same
+rules as tools/waits (written again, simply: all pairs, no sorting
+tricks), and prints TAP-ish lines:
+  - the C tool's totals (OUT/waits.json) equal the reference's on merged times;
+  - the true total lies in the tool's [lo, hi], and the tool's true_seconds
+    equal the reference's;
+  - the injected value lies within TOL of [lo, hi] (untraced timing noise);
+  - the same pattern computed on the raw clocks misses the injected value
+    by more than TOL: without the synchronisation the figure is wrong.
+Only MPI_COMM_WORLD and, for MPI_Win_fence, one window are followed (the
+test programs use nothing else)."""
+import glob
+import json
+import re
+import subprocess
+import sys
+
+EVENT = re.compile(r'^([A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$')
+TRUE = re.compile(r'"true_time" <\d+>; UINT64; (\d+)')
+TPS = re.compile(r'Ticks per Seconds: (\d+)')
+
+COLL = {'BARRIER': 'wait_barrier', 'ALLREDUCE': 'wait_nxn', 'ALLGATHER': 'wait_nxn', 'ALLGATHERV': 'wait_nxn',
+        'ALLTOALL': 'wait_nxn', 'ALLTOALLV': 'wait_nxn', 'ALLTOALLW': 'wait_nxn', 'REDUCE_SCATTER': 'wait_nxn',
+        'REDUCE_SCATTER_BLOCK': 'wait_nxn', 'BCAST': 'late_broadcast', 'SCATTER': 'late_scatter',
+        'SCATTERV': 'late_scatter', 'REDUCE': 'early_reduce', 'GATHER': 'early_gather', 'GATHERV': 'early_gather',
+        'SCAN': 'early_scan', 'EXSCAN': 'early_scan'}
+
+
+def events(otf2_print, anchor, scale):
+    """Per location, its events as (kind, {'g': ns, 't': true ns or None}, text)."""
+    out = subprocess.run([otf2_print, anchor], capture_output=True, text=True, check=True).stdout
+    per, last = {}, None
+    for line in out.splitlines():
+        m = EVENT.match(line)
+        if m:
+            loc = int(m.group(2))
+            last = [m.group(1), {'g': int(m.group(3)) * scale, 't': None}, m.group(4)]
+            per.setdefault(loc, []).append(last)
+        elif last and 'ADDITIONAL ATTRIBUTES' in line:
+            t = TRUE.search(line)
+            if t:
+                last[1]['t'] = int(t.group(1))
+    return per
+
+
+def field(text, name):
+    m = re.search(name + r': (\d+|NONE)', text)
+    return None if not m or m.group(1) == 'NONE' else int(m.group(1))
+
+
+def records(per):
+    """Sends, receives and collective members, as tools/waits reads them."""
+    sends, recvs, colls = {}, {}, {}
+    for loc, evs in per.items():
+        stack, internal, frame, posted, seq = [], 0, 0, {}, 0
+        for kind, tm, text in evs:
+            if kind == 'ENTER':
+                name = re.search(r'Region: "([^"]*)"', text).group(1)
+                frame += 1
+                stack.append((name, tm, frame))
+                internal += name.startswith('synctrace')
+            elif kind == 'LEAVE':
+                if stack:
+                    internal -= stack.pop()[0].startswith('synctrace')
+            if internal or not stack:
+                continue
+            name, enter, fid = stack[-1]
+            if kind == 'RMA_COLLECTIVE_END' and 'Operation: BARRIER' in text:   # MPI_Win_fence
+                win = re.search(r'Window: .*?<(\d+)>', text).group(1)
+                k = colls.setdefault(('fences', loc, win), 0)
+                colls[('fences', loc, win)] = k + 1
+                colls.setdefault(('f', win, k), []).append({'rank': loc, 'op': 'FENCE', 'root': None,
+                                                            'enter': enter})
+            if 'MPI_COMM_WORLD' not in text:
+                continue
+            if kind in ('MPI_SEND', 'MPI_ISEND'):
+                key = (loc, field(text, 'Receiver'), field(text, 'Tag'))
+                sends.setdefault(key, []).append({'enter': enter, 'region': name})
+            elif kind == 'MPI_IRECV_REQUEST':
+                posted[field(text, 'Request')] = enter
+            elif kind in ('MPI_RECV', 'MPI_IRECV'):
+                key = (field(text, 'Sender'), loc, field(text, 'Tag'))
+                post = posted.pop(field(text, 'Request'), enter) if kind == 'MPI_IRECV' else enter
+                recvs.setdefault(key, []).append({'enter': enter, 'post': post, 'frame': fid, 'region': name,
+                                                  'order': seq})
+                seq += 1
+            elif kind == 'MPI_COLLECTIVE_END':
+                op = re.search(r'Operation: (\w+)', text).group(1)
+                k = colls.setdefault(loc, 0)
+                colls[loc] = k + 1
+                colls.setdefault(('i', k), []).append({'rank': loc, 'op': op, 'root': field(text, 'Root'),
+                                                       'enter': enter})
+    return sends, recvs, colls
+
+
+def totals(rec, base):
+    sends, recvs, colls = rec
+    tot = {}
+
+    def add(p, v):
+        tot[p] = tot.get(p, 0.0) + max(0.0, v)
+    msgs = []
+    for key, rs in recvs.items():
+        for k, r in enumerate(rs):
+            if k < len(sends.get(key, [])):
+                msgs.append((key[1], r, sends[key][k]))
+    byframe = {}
+    for dst, r, s in msgs:
+        byframe.setdefault((dst, r['frame']), []).append((r, s))
+    for (dst, fid), ms in byframe.items():
+        r0 = ms[0][0]
+        blocking = not (r0['region'].startswith('MPI_Test') or r0['region'].startswith('MPI_I'))
+        if blocking:
+            best = max(ms, key=lambda rs: rs[1]['enter']['g'] - rs[0]['enter']['g'])
+            wait = max(s['enter'][base] - r['enter'][base] for r, s in ms)
+            last = max(r['order'] for r, s in ms)
+            wrong = any(r['order'] > last and s['enter']['g'] < best[1]['enter']['g']
+                        for d2, r, s in msgs if d2 == dst)
+            add('late_sender_wrong_order' if wrong else 'late_sender', wait)
+        for r, s in ms:
+            if s['region'] == 'MPI_Ssend':
+                add('late_receiver', r['post'][base] - s['enter'][base])
+    fencers = {}
+    for key in colls:
+        if isinstance(key, tuple) and key[0] == 'fences':
+            fencers.setdefault(key[2], set()).add(key[1])
+    for key, ms in colls.items():
+        if not isinstance(key, tuple) or key[0] == 'fences':
+            continue
+        if key[0] == 'f' and len(ms) != len(fencers[key[1]]):
+            continue
+        p = 'wait_fence' if key[0] == 'f' else COLL.get(ms[0]['op'])
+        if not p:
+            continue
+        root = [m for m in ms if m['rank'] == ms[0]['root']]
+        e = {m['rank']: m['enter'][base] for m in ms}
+        if p in ('wait_barrier', 'wait_nxn', 'wait_fence'):
+            for m in ms:
+                add(p, max(e.values()) - e[m['rank']])
+        elif p in ('late_broadcast', 'late_scatter') and root:
+            for m in ms:
+                if m is not root[0]:
+                    add(p, e[root[0]['rank']] - e[m['rank']])
+        elif p in ('early_reduce', 'early_gather') and root and len(ms) > 1:
+            add(p, min(v for r, v in e.items() if r != root[0]['rank']) - e[root[0]['rank']])
+        elif p == 'early_scan':
+            for r in e:
+                if r > 0:
+                    add(p, max(e[q] for q in e if q < r) - e[r])
+    return {p: v * 1e-9 for p, v in tot.items()}
+
+
+def raw_events(synctrace, rawdir):
+    """The raw trace's events, each rank's own clock as recorded
+    (`synctrace dump`: no ClockOffsets applied, unlike an OTF2 reader), in
+    the shape events() gives."""
+    out = subprocess.run([synctrace, 'dump', rawdir], capture_output=True, text=True, check=True).stdout
+    scale, per = {}, {}
+    names = {'SEND': 'MPI_SEND', 'ISEND': 'MPI_ISEND', 'RECV': 'MPI_RECV', 'IRECV': 'MPI_IRECV',
+             'IRECV_REQUEST': 'MPI_IRECV_REQUEST', 'COLL_END': 'MPI_COLLECTIVE_END', 'ENTER': 'ENTER',
+             'LEAVE': 'LEAVE'}
+    for line in out.splitlines():
+        if line.startswith('# rank ') and ' resolution ' in line:
+            f = line.split()
+            scale[int(f[2])] = 1e9 / int(f[f.index('resolution') + 1])
+            continue
+        f = line.split(' ', 3)
+        if len(f) < 4 or not f[0].isdigit():
+            continue
+        rank, kind, rest = int(f[0]), f[2], f[3]
+        kv = dict(x.split('=', 1) for x in rest.split(' ') if '=' in x)
+        tm = {'g': int(kv['time']) * scale.get(rank, 1.0), 't': None}
+        # an RMA collective's end carries req = operation << 32 | sync level: a fence is BARRIER (0), level > 0
+        if kind == 'RMA' and 0 < int(kv.get('req', 0)) < 1 << 32:
+            per.setdefault(rank, []).append(['RMA_COLLECTIVE_END', tm, 'Operation: BARRIER, Window: <0>'])
+            continue
+        if kind not in names:
+            continue
+        comm = '"MPI_COMM_WORLD"' if ' comm=MPI_COMM_WORLD ' in ' ' + rest + ' ' else '"other"'
+        if kind in ('ENTER', 'LEAVE'):
+            text = 'Region: "%s"' % rest.split('region=', 1)[1]
+        elif kind == 'COLL_END':
+            root = int(kv['root'])
+            text = 'Operation: %s, Communicator: %s, Root: %s' % (kv['op'].upper(), comm,
+                                                                   'NONE' if root < 0 else root)
+        else:
+            peer = 'Receiver' if 'SEND' in kind else 'Sender'
+            text = '%s: %s, Communicator: %s, Tag: %s, Request: %s' % (
+                peer, kv.get('peer', 0), comm, kv.get('tag', 0), kv.get('req', 0))
+        per.setdefault(rank, []).append([names[kind], tm, text])
+    return per
+
+
+def main():
+    otf2_print, synctrace, out, rawdir, injected, tol = sys.argv[1:7]
+    pattern, value = injected.split('=')
+    value, tol = float(value), float(tol)
+    merged = records(events(otf2_print, out + '/traces.otf2', 1))
+    ref_g, ref_t = totals(merged, 'g'), totals(merged, 't')
+    ref_raw = totals(records(raw_events(synctrace, rawdir)), 'g')
+    tool = {w['pattern']: w for w in json.load(open(out + '/waits.json'))['totals']}
+    for p, w in sorted(tool.items()):
+        n = w['count_possible'] + 1
+        ok = abs(w['seconds'] - ref_g.get(p, 0.0)) <= 1e-9 * n
+        print('%s - %s: the tool\'s total %.9f s = the reference\'s %.9f s' % (
+            'ok' if ok else 'not ok', p, w['seconds'], ref_g.get(p, 0.0)))
+        t = ref_t.get(p, 0.0)
+        ok = w['lo'] - 1e-9 * n <= t <= w['hi'] + 1e-9 * n and abs((w.get('true_seconds') or 0) - t) <= 1e-9 * n
+        print('%s - %s: true total %.6f s within [%.6f, %.6f]' % ('ok' if ok else 'not ok', p, t, w['lo'], w['hi']))
+    w = tool[pattern]
+    ok = w['lo'] - tol <= value <= w['hi'] + tol and not w['possibly_none']
+    print('%s - %s: injected %.6f s within %.6f s of [%.6f, %.6f] (merged %.6f)' % (
+        'ok' if ok else 'not ok', pattern, value, tol, w['lo'], w['hi'], w['seconds']))
+    raw = ref_raw.get(pattern, 0.0)
+    ok = abs(raw - value) > tol and not (w['lo'] <= raw <= w['hi'])
+    print('%s - %s: on the raw clocks %.6f s, off the injected %.6f s by more than %.6f s' % (
+        'ok' if ok else 'not ok', pattern, raw, value, tol))
+
+
+if __name__ == '__main__':
+    main()

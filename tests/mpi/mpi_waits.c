@@ -1,0 +1,118 @@
+/* mpi_waits.c — wait states injected with known lengths, for
+ * tests/test-waits.sh: `mpi_waits PHASE [DELAY_MS] [REPS]`, each
+ * repetition aligned by an MPI_Barrier first. With N ranks and delay D:
+ *   late_sender     rank k sleeps k D, then sends to 0, which receives from
+ *                   1, 2, ... in turn: rank 0 waits (N-1) D
+ *   wrong_order     rank 1 sleeps 2 D, the others send at once; rank 0
+ *                   receives from 1 first: 2 D, in the wrong order
+ *   late_receiver   ranks k > 0 MPI_Ssend to 0, which sleeps D first:
+ *                   each sender waits D, (N-1) D in all
+ *   late_broadcast  the root sleeps D: each other rank waits D
+ *   late_barrier    rank N-1 sleeps D: each other rank waits D
+ *   wait_nxn        rank N-1 sleeps D before MPI_Allreduce: the same
+ *   early_reduce    every rank but the root sleeps D: the root waits D
+ *   early_scan      rank 0 sleeps D before MPI_Scan: each other rank waits D
+ *   late_fence      rank N-1 sleeps D before MPI_Win_fence: each other rank
+ *                   waits D
+ * per repetition. Each rank prints "slept R MS": how long its sleeps took
+ * in all, measured untraced around them (a loaded machine wakes a sleeper
+ * late), from which test-waits.sh computes the expected totals. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double slept_ms;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static void sleep_ms(double ms)
+{
+    double t0 = now_ms();
+    struct timespec ts = { (time_t)(ms / 1000), (long)((ms - 1000 * (time_t)(ms / 1000)) * 1e6) };
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    slept_ms += now_ms() - t0;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, n, x = 1, y = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    const char *phase = argc > 1 ? argv[1] : "late_sender";
+    double d = argc > 2 ? atof(argv[2]) : 10;
+    int reps = argc > 3 ? atoi(argv[3]) : 3;
+    MPI_Win win = MPI_WIN_NULL;
+    if (!strcmp(phase, "late_fence")) {
+        MPI_Win_create(&y, sizeof y, sizeof y, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        MPI_Win_fence(0, win);
+    }
+    for (int rep = 0; rep < reps; rep++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (!strcmp(phase, "late_sender")) {
+            if (rank > 0) {
+                sleep_ms(rank * d);
+                MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+            } else
+                for (int k = 1; k < n; k++)
+                    MPI_Recv(&y, 1, MPI_INT, k, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (!strcmp(phase, "wrong_order")) {
+            if (rank > 0) {
+                if (rank == 1)
+                    sleep_ms(2 * d);
+                MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+            } else
+                for (int k = 1; k < n; k++)
+                    MPI_Recv(&y, 1, MPI_INT, k, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (!strcmp(phase, "late_receiver")) {
+            if (rank > 0)
+                MPI_Ssend(&x, 1, MPI_INT, 0, 2, MPI_COMM_WORLD);
+            else {
+                sleep_ms(d);
+                for (int k = 1; k < n; k++)
+                    MPI_Recv(&y, 1, MPI_INT, MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+        } else if (!strcmp(phase, "late_broadcast")) {
+            if (rank == 0)
+                sleep_ms(d);
+            MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        } else if (!strcmp(phase, "late_barrier")) {
+            if (rank == n - 1)
+                sleep_ms(d);
+            MPI_Barrier(MPI_COMM_WORLD);
+        } else if (!strcmp(phase, "wait_nxn")) {
+            if (rank == n - 1)
+                sleep_ms(d);
+            MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        } else if (!strcmp(phase, "early_reduce")) {
+            if (rank != 0)
+                sleep_ms(d);
+            MPI_Reduce(&x, &y, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+        } else if (!strcmp(phase, "early_scan")) {
+            if (rank == 0)
+                sleep_ms(d);
+            MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        } else if (!strcmp(phase, "late_fence")) {
+            if (rank == n - 1)
+                sleep_ms(d);
+            MPI_Win_fence(0, win);
+        } else {
+            if (rank == 0)
+                fprintf(stderr, "mpi_waits: unknown phase '%s'\n", phase);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    if (win != MPI_WIN_NULL)
+        MPI_Win_free(&win);
+    printf("slept %d %.6f\n", rank, slept_ms);
+    MPI_Finalize();
+    return 0;
+}

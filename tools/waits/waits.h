@@ -1,0 +1,146 @@
+/* waits.h — `synctrace waits`: Scalasca's MPI wait-state patterns on a
+ * merged archive, every figure with the interval the clock bounds leave
+ * for it. The stages, one file each: waits_bounds (the clocks' bounds from
+ * OUT/report.json), waits_read (the events, location by location, into
+ * compact records), waits_p2p and waits_coll (the pattern rules),
+ * waits_out (the totals, waits.json and the table), waits_cmd (the
+ * command line). */
+#ifndef SYNCTRACE_WAITS_H
+#define SYNCTRACE_WAITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One moment on three time bases: merged (ns), true (the true_time
+ * attribute; NAN without) and raw (rawview.map: as today's tools show it;
+ * NAN without the map). */
+struct wt_moment {
+    double g, t, r;
+};
+
+/* A difference of two moments (later - earlier) on each base, with the
+ * interval [lo, hi] the clock bounds leave for its true value. */
+struct wt_diff {
+    double w, lo, hi, t, r;
+};
+
+/* Per world rank: the true time of an event at merged time g lies in
+ * [g + clo, g + chi]; ranks on one known clock (domain >= 0) share their
+ * error exactly. */
+struct wt_clock {
+    double clo, chi;
+    int64_t domain;           /* -1: not known which of several clocks */
+};
+
+struct wt_bounds {
+    uint32_t nranks;
+    struct wt_clock *rank;
+    double widest_ns;         /* the widest rank interval chi - clo */
+    double repair_ns;         /* widened by the repair's largest move */
+    int have;                 /* 0: no report.json: every wait unbounded */
+};
+
+int wt_bounds_read(const char *outdir, uint32_t nranks, struct wt_bounds *b, char *err, size_t errlen);
+void wt_bounds_free(struct wt_bounds *b);
+/* later (on rank b) - earlier (on rank a) */
+struct wt_diff wt_diff_of(const struct wt_bounds *bd, const struct wt_moment *earlier, uint32_t a,
+                          const struct wt_moment *later, uint32_t b);
+void wt_diff_max(struct wt_diff *acc, const struct wt_diff *d);   /* elementwise */
+void wt_diff_min(struct wt_diff *acc, const struct wt_diff *d);
+
+enum wt_pattern {
+    WT_LATE_SENDER, WT_LATE_SENDER_WRONG_ORDER, WT_LATE_RECEIVER, WT_WAIT_BARRIER, WT_WAIT_NXN,
+    WT_LATE_BROADCAST, WT_LATE_SCATTER, WT_EARLY_REDUCE, WT_EARLY_GATHER, WT_EARLY_SCAN, WT_WAIT_FENCE, WT_PATTERNS
+};
+const char *wt_pattern_name(enum wt_pattern p);
+
+/* The records the rules need, read from the archive. */
+struct wt_send {
+    uint32_t comm, src, dst, tag;
+    uint64_t seq;             /* the sender's event index: its order */
+    struct wt_moment enter;   /* of the region that sent */
+    uint32_t region;
+    uint8_t sync;             /* MPI_Ssend: waits for its receive */
+};
+
+struct wt_recv {
+    uint32_t comm, src, dst, tag;
+    uint64_t seq;             /* the receiver's event index */
+    struct wt_moment enter;   /* of the region the receive completed in */
+    struct wt_moment post;    /* of the region that posted it (MPI_Irecv), else enter */
+    uint64_t frame;           /* that region's instance: receives completed in one call wait once */
+    uint32_t region;
+    uint8_t blocking;         /* the completing region blocks (not MPI_Test*) */
+};
+
+struct wt_member {
+    uint32_t comm, rank, op, root;   /* root: world rank, UINT32_MAX for none; comm: the window for RMA */
+    uint64_t seq;             /* the k-th collective of this rank on comm */
+    struct wt_moment enter;
+    uint32_t region;
+};
+
+struct wt_records {
+    struct wt_send *sends;
+    size_t nsends, capsends;
+    struct wt_recv *recvs;
+    size_t nrecvs, caprecvs;
+    struct wt_member *members;
+    size_t nmembers, capmembers;
+    struct wt_member *fences; /* MPI_Win_fence: comm is the window */
+    size_t nfences, capfences;
+    uint32_t *win_size;       /* per window: the ranks that created it */
+    uint32_t nwins;
+    uint64_t events, unmatched, incomplete_collectives;
+    uint32_t nranks;
+    char **regions;           /* names, owned by the trace */
+    uint32_t nregions;
+    char **comms;
+    uint32_t ncomms;
+    uint32_t *comm_size;      /* members of each communicator */
+    const uint64_t **comm_members;   /* their world ranks, in communicator order (the trace's) */
+    int have_truth, have_raw;
+};
+
+struct wt_trace;
+int wt_read(const char *outdir, int want_raw, struct wt_records *rec, struct wt_trace **keep, char *err,
+            size_t errlen);
+void wt_records_free(struct wt_records *rec, struct wt_trace *keep);
+
+/* The totals: one row per (pattern, rank, region, communicator). */
+struct wt_row {
+    uint32_t pattern, rank, region, comm;
+    uint64_t count;           /* instances with a wait on the merged times */
+    uint64_t count_sure;      /* ... whose interval excludes 0 */
+    uint64_t count_possible;  /* ... whose interval reaches above 0 */
+    double seconds, lo, hi, t, r;   /* ns while summing */
+};
+
+struct wt_table {
+    struct wt_row *rows;
+    size_t n, cap;
+    size_t *slot;             /* open addressing over rows */
+    size_t nslots;
+};
+
+/* Add one instance (its difference clamped at 0 here). */
+int wt_add(struct wt_table *tb, enum wt_pattern p, uint32_t rank, uint32_t region, uint32_t comm,
+           const struct wt_diff *d);
+void wt_table_free(struct wt_table *tb);
+
+int wt_p2p(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
+int wt_coll(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
+int wt_rma(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
+
+int wt_write_json(const char *outdir, const struct wt_records *rec, const struct wt_bounds *bd,
+                  const struct wt_table *tb, double seconds, char *err, size_t errlen);
+void wt_print_table(FILE *to, const struct wt_records *rec, const struct wt_bounds *bd, const struct wt_table *tb,
+                    size_t top);
+
+int cmd_waits(int argc, char **argv);
+/* The top waits of OUT/waits.json, for `synctrace report`: 0, 1 when there
+ * is no waits.json, -1 (said on `to`) when it is not readable. */
+int wt_summary(FILE *to, const char *outdir, size_t top);
+
+#endif

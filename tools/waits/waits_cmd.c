@@ -1,0 +1,83 @@
+/* waits_cmd.c — `synctrace waits OUT [--json] [--raw] [--top N]`: the
+ * wait states of a merged archive, each total with its bounds. OUT is
+ * only read; --json writes OUT/waits.json (through a temporary name). */
+#include "waits.h"
+#include "timing.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int usage(FILE *to)
+{
+    fprintf(to, "usage: synctrace waits OUT_DIR [--json] [--raw] [--top N]\n"
+                "Scalasca's MPI wait states (late sender, wrong order, late receiver, wait at barrier,\n"
+                "wait at NxN, late broadcast/scatter, early reduce/gather/scan, wait at fence) on the\n"
+                "merged timeline\n"
+                "OUT_DIR/traces.otf2, each total as value [lo, hi] from the clock bounds in\n"
+                "OUT_DIR/report.json; \"possibly none\" when the bounds allow no wait at all.\n"
+                "  --json   also write OUT_DIR/waits.json\n"
+                "  --raw    also compute every figure on the raw view (OUT_DIR/rawview.map:\n"
+                "           today's interpolated ClockOffsets), as raw_seconds\n"
+                "  --top N  rows of the table of biggest waits (default 10)\n");
+    return to == stdout ? 0 : 2;
+}
+
+int cmd_waits(int argc, char **argv)
+{
+    const char *dir = NULL;
+    int json = 0, raw = 0;
+    size_t top = 10;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return usage(stdout);
+        if (!strcmp(a, "--json"))
+            json = 1;
+        else if (!strcmp(a, "--raw"))
+            raw = 1;
+        else if (!strcmp(a, "--top")) {
+            char *end;
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            unsigned long n = strtoul(v, &end, 10);
+            if (!*v || *end || v[0] == '-' || n > 1000000) {
+                fprintf(stderr, "synctrace waits: --top is a number up to 1000000, not '%s'\n", v);
+                return 2;
+            }
+            top = n;
+        } else if (a[0] == '-' || dir) {
+            fprintf(stderr, "synctrace waits: unexpected argument '%s' (see --help)\n", a);
+            return 2;
+        } else
+            dir = a;
+    }
+    if (!dir) {
+        fprintf(stderr, "synctrace waits: need OUT_DIR, the output of synctrace merge (see --help)\n");
+        return 2;
+    }
+    double t0 = st_now_s();
+    char err[4600] = "";
+    struct wt_records rec;
+    struct wt_trace *keep = NULL;
+    struct wt_bounds bd = { 0 };
+    struct wt_table tb = { 0 };
+    int rc = 1;
+    if (wt_read(dir, raw, &rec, &keep, err, sizeof err) != 0)
+        goto done;
+    if (wt_bounds_read(dir, rec.nranks, &bd, err, sizeof err) != 0)
+        goto done;
+    if (wt_p2p(&rec, &bd, &tb) != 0 || wt_coll(&rec, &bd, &tb) != 0 || wt_rma(&rec, &bd, &tb) != 0) {
+        snprintf(err, sizeof err, "%s: out of memory for the waits", dir);
+        goto done;
+    }
+    if (json && wt_write_json(dir, &rec, &bd, &tb, st_now_s() - t0, err, sizeof err) != 0)
+        goto done;
+    wt_print_table(stdout, &rec, &bd, &tb, top);
+    rc = 0;
+done:
+    if (rc)
+        fprintf(stderr, "synctrace waits: %s\n", *err ? err : "failed");
+    wt_table_free(&tb);
+    wt_bounds_free(&bd);
+    wt_records_free(&rec, keep);
+    return rc;
+}

@@ -1,0 +1,213 @@
+/* waits_coll.c — the collective patterns (Scalasca's definitions), per
+ * instance: the k-th collective of every member on a communicator. Only
+ * complete instances count (every member's record present).
+ *   Wait at Barrier, Wait at NxN (MPI_Barrier; all-to-all kinds:
+ *     Allgather(v), Alltoall(v/w), Allreduce, Reduce_scatter(_block)):
+ *     each member waits from its entry to the last member's entry.
+ *   Late Broadcast, Late Scatter (Bcast; Scatter(v)): a non-root waits
+ *     from its entry to the root's.
+ *   Early Reduce, Early Gather (Reduce; Gather(v)): the root waits from
+ *     its entry to the first other member's (Scalasca: until data could
+ *     first arrive).
+ *   Early Scan (Scan, Exscan): member i waits from its entry to the last
+ *     entry of the members before it in communicator order.
+ *   Wait at Fence (MPI_Win_fence, an RMA collective of the window's
+ *     members): as Wait at Barrier.
+ * A maximum (minimum) of differences is bounded by the maximum (minimum)
+ * of their bounds. */
+#include "waits.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include <otf2/OTF2_Events.h>
+
+static int by_instance(const void *pa, const void *pb)
+{
+    const struct wt_member *a = pa, *b = pb;
+    if (a->comm != b->comm)
+        return a->comm < b->comm ? -1 : 1;
+    if (a->seq != b->seq)
+        return a->seq < b->seq ? -1 : 1;
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static int pattern_of(uint32_t op)
+{
+    switch (op) {
+    case OTF2_COLLECTIVE_OP_BARRIER:
+        return WT_WAIT_BARRIER;
+    case OTF2_COLLECTIVE_OP_ALLGATHER:
+    case OTF2_COLLECTIVE_OP_ALLGATHERV:
+    case OTF2_COLLECTIVE_OP_ALLTOALL:
+    case OTF2_COLLECTIVE_OP_ALLTOALLV:
+    case OTF2_COLLECTIVE_OP_ALLTOALLW:
+    case OTF2_COLLECTIVE_OP_ALLREDUCE:
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
+        return WT_WAIT_NXN;
+    case OTF2_COLLECTIVE_OP_BCAST:
+        return WT_LATE_BROADCAST;
+    case OTF2_COLLECTIVE_OP_SCATTER:
+    case OTF2_COLLECTIVE_OP_SCATTERV:
+        return WT_LATE_SCATTER;
+    case OTF2_COLLECTIVE_OP_REDUCE:
+        return WT_EARLY_REDUCE;
+    case OTF2_COLLECTIVE_OP_GATHER:
+    case OTF2_COLLECTIVE_OP_GATHERV:
+        return WT_EARLY_GATHER;
+    case OTF2_COLLECTIVE_OP_SCAN:
+    case OTF2_COLLECTIVE_OP_EXSCAN:
+        return WT_EARLY_SCAN;
+    default:
+        return -1;
+    }
+}
+
+static const struct wt_diff NONE_MAX = { -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+static const struct wt_diff NONE_MIN = { INFINITY, INFINITY, INFINITY, INFINITY, INFINITY };
+
+/* Member i's wait until the last entry of members [from, to). */
+static struct wt_diff until_last(const struct wt_bounds *bd, const struct wt_member *v, size_t i, size_t from,
+                                 size_t to)
+{
+    struct wt_diff w = NONE_MAX;
+    for (size_t j = from; j < to; j++) {
+        struct wt_diff d = wt_diff_of(bd, &v[i].enter, v[i].rank, &v[j].enter, v[j].rank);
+        wt_diff_max(&w, &d);
+    }
+    return w;
+}
+
+static int instance(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
+                    const struct wt_member *v, size_t n, uint32_t *order, int pattern)
+{
+    int p = pattern >= 0 ? pattern : pattern_of(v[0].op);
+    if (p < 0)
+        return 0;
+    uint32_t comm = v[0].comm, root = v[0].root;
+    size_t ri = n;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].rank == root)
+            ri = i;
+    switch (p) {
+    case WT_WAIT_BARRIER:
+    case WT_WAIT_NXN:
+    case WT_WAIT_FENCE:
+        for (size_t i = 0; i < n; i++) {
+            struct wt_diff w = until_last(bd, v, i, 0, n);
+            if (wt_add(tb, p, v[i].rank, v[i].region, comm, &w) != 0)
+                return -1;
+        }
+        return 0;
+    case WT_LATE_BROADCAST:
+    case WT_LATE_SCATTER:
+        if (ri == n)
+            return 0;
+        for (size_t i = 0; i < n; i++)
+            if (i != ri) {
+                struct wt_diff w = wt_diff_of(bd, &v[i].enter, v[i].rank, &v[ri].enter, root);
+                if (wt_add(tb, p, v[i].rank, v[i].region, comm, &w) != 0)
+                    return -1;
+            }
+        return 0;
+    case WT_EARLY_REDUCE:
+    case WT_EARLY_GATHER: {
+        if (ri == n || n < 2)
+            return 0;
+        struct wt_diff w = NONE_MIN;
+        for (size_t j = 0; j < n; j++)
+            if (j != ri) {
+                struct wt_diff d = wt_diff_of(bd, &v[ri].enter, root, &v[j].enter, v[j].rank);
+                wt_diff_min(&w, &d);
+            }
+        return wt_add(tb, p, root, v[ri].region, comm, &w);
+    }
+    case WT_EARLY_SCAN: {
+        /* v is in world-rank order; the scan's is the communicator's */
+        const uint64_t *members = rec->comm_members[comm];
+        if (!members)
+            return 0;
+        for (size_t k = 0; k < n; k++)
+            for (size_t i = 0; i < n; i++)
+                if (v[i].rank == members[k])
+                    order[k] = (uint32_t)i;
+        for (size_t k = 1; k < n; k++) {
+            struct wt_diff w = NONE_MAX;
+            for (size_t q = 0; q < k; q++) {
+                struct wt_diff d = wt_diff_of(bd, &v[order[k]].enter, v[order[k]].rank, &v[order[q]].enter,
+                                              v[order[q]].rank);
+                wt_diff_max(&w, &d);
+            }
+            if (wt_add(tb, p, v[order[k]].rank, v[order[k]].region, comm, &w) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    }
+    return 0;
+}
+
+/* The instances of members v[0..n) (sorted in place), each complete when
+ * it has size_of(group) members, handed to instance() as `pattern`'s
+ * (-1: by operation). Returns 0, or -1 when memory failed. */
+static int instances(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
+                     struct wt_member *v, size_t n, const uint32_t *size_of, uint32_t ngroups, int pattern,
+                     uint64_t *incomplete);
+
+static int instances(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
+                     struct wt_member *v, size_t n, const uint32_t *size_of, uint32_t ngroups, int pattern,
+                     uint64_t *incomplete)
+{
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order)
+        return -1;
+    qsort(v, n, sizeof *v, by_instance);
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0;) {
+        size_t end = k + 1;
+        while (end < n && v[end].comm == v[k].comm && v[end].seq == v[k].seq)
+            end++;
+        if (v[k].comm < ngroups && end - k == size_of[v[k].comm])
+            rc = instance(rec, bd, tb, v + k, end - k, order, pattern);
+        else
+            (*incomplete)++;
+        k = end;
+    }
+    free(order);
+    return rc;
+}
+
+/* Copies of n members, sorted by instance: NULL when memory failed. */
+static struct wt_member *copy(const struct wt_member *from, size_t n)
+{
+    struct wt_member *v = malloc((n ? n : 1) * sizeof *v);
+    if (v)
+        for (size_t i = 0; i < n; i++)
+            v[i] = from[i];
+    return v;
+}
+
+int wt_coll(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb)
+{
+    struct wt_member *v = copy(rec->members, rec->nmembers);
+    uint64_t incomplete = 0;
+    int rc = v ? instances(rec, bd, tb, v, rec->nmembers, rec->comm_size, rec->ncomms, -1, &incomplete) : -1;
+    ((struct wt_records *)rec)->incomplete_collectives += incomplete;
+    free(v);
+    return rc;
+}
+
+/* Wait at Fence (Scalasca): MPI_Win_fence is a barrier of the window's
+ * members (the ranks that created it): each waits from its entry to the
+ * last member's. */
+int wt_rma(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb)
+{
+    struct wt_member *v = copy(rec->fences, rec->nfences);
+    uint64_t incomplete = 0;
+    int rc = v ? instances(rec, bd, tb, v, rec->nfences, rec->win_size, rec->nwins, WT_WAIT_FENCE, &incomplete)
+               : -1;
+    ((struct wt_records *)rec)->incomplete_collectives += incomplete;
+    free(v);
+    return rc;
+}
