@@ -27,7 +27,8 @@ static int usage(FILE *to)
                 "experiment directory or any OTF2 anchor file: OUT_DIR/traces.otf2 is then its copy with\n"
                 "synchronised times (--clock-domain process|node: one clock per process, or per node).\n"
                 "  --reference RANK   clock that defines global time (default 0)\n"
-                "  --alpha A          where in the feasible interval offsets lie, 0..1 (default 0.5)\n"
+                "  --alpha A          where in the feasible interval offsets lie, 0..1\n"
+                "                     (default: the sync rounds' estimates, moved the least the messages need)\n"
                 "  --timebase median  global time follows the median of the clocks, not one of them\n"
                 "  --min-latency NS   minimum one-way message latency (default 0: receives never before sends)\n"
                 "  --drift-model M    line: one drift per clock, from its first to its last sync round;\n"
@@ -113,6 +114,7 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
                 fprintf(stderr, "synctrace merge: --alpha takes a number from 0 to 1, not '%s'\n", argv[i]);
                 return 2;
             }
+            o->alpha_given = 1;
         } else if (!strcmp(a, "--timebase")) {
             const char *t = argv[++i];
             if (strcmp(t, "reference") && strcmp(t, "median")) {
