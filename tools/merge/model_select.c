@@ -264,7 +264,7 @@ int merge_choose_model(struct merge_state *st)
         return -1;
     st->rep.segments_used = st->model.nsegments > st->model.ndomains;
     uint32_t moved = 0;
-    if (!o->alpha_given && merge_place_estimates(st, &moved) != 0)
+    if (o->estimates && merge_place_estimates(st, &moved) != 0)
         return -1;
     if (settle_offsets(st) != 0)
         return -1;
