@@ -51,6 +51,7 @@ struct merge_options {
     const char *raw, *out;
     int reference;            /* rank, which is also its main location's index */
     double alpha;
+    int estimates;            /* --estimates: offsets at the rounds' estimates projected onto the bounds, not at alpha */
     int median;
     double min_latency;       /* ns, between different clocks (--min-latency) */
     double max_drift;         /* largest drift a clock may have (fraction) */
@@ -215,6 +216,11 @@ int merge_solve_model(const struct rt_location *locs, const struct cm_model *mod
  * it too (hubstore.h): 0, or -1 (said on stderr). */
 int merge_hubs_settle(struct merge_solution *s, double *const *vec, const int *backward, uint32_t nvec);
 void merge_solution_free(struct merge_solution *s);
+/* estimate.c: the chosen solution's clock offsets moved from the interval's
+ * midpoints to the sync rounds' estimates, projected onto the offsets the
+ * constraints allow (*moved: the clock vertices the constraints moved off
+ * their estimate). 0, or -1 (said); on any doubt the midpoints stay. */
+int merge_place_estimates(struct merge_state *st, uint32_t *moved);
 /* report.json's "hubs_beside_graph" from the chosen solution. */
 void merge_note_hubs(struct merge_state *st);
 

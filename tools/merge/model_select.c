@@ -263,6 +263,9 @@ int merge_choose_model(struct merge_state *st)
     if (set_aside_error(st))   /* a trial's solve could not read the matches: no choice holds */
         return -1;
     st->rep.segments_used = st->model.nsegments > st->model.ndomains;
+    uint32_t moved = 0;
+    if (o->estimates && merge_place_estimates(st, &moved) != 0)
+        return -1;
     if (settle_offsets(st) != 0)
         return -1;
     st->rep.delta_ns = st->sol.delta;

@@ -1,0 +1,62 @@
+#!/bin/bash
+# test-estimates.sh — offsets at the sync rounds' estimates, projected onto
+# what the messages allow (tools/merge/estimate.c), against --alpha 0.5
+# (the interval's midpoints) on the same traces. bench/shapes.c's "ring"
+# (messages on every pair of neighbours) and "longrun" (rare world
+# collectives), 4 ranks, skewed clocks, two seeds each:
+#   - --estimates and --alpha 0.5 both tachyon-free, with the same bounds
+#     (every domain's lo/hi) and the same pair uncertainty;
+#   - every domain's offset inside its bounds;
+#   - the error against true time: the median beside interpolation's and
+#     the midpoints' is printed, not checked (issue 34's target, at most
+#     interpolation's + 20 ns, is not met on every run yet); the max not
+#     above interpolation's where the
+#     worst event lies inside the sync rounds' span (longrun). In the ring
+#     it lies at MPI_Init's Enter, held before the first round, where the
+#     offset at the first round may differ from the ClockOffset's within
+#     the pair interval (as test-extrapolation.sh allows): not above
+#     interpolation's plus that interval there (issue 34's ask 2 is to
+#     remove that allowance).
+. "$top_srcdir/tests/lib.sh"
+: "${PYTHON3:=python3}"
+runs="ring:1 ring:2 longrun:1 longrun:2"
+plan 12
+tmp=$(scratch)
+if ! mpicc -std=c11 -D_GNU_SOURCE -O1 -o "$tmp/shapes" "$top_srcdir/bench/shapes.c" 2>"$tmp/build.err"; then
+    for i in $(seq 12); do ok 1 "build bench/shapes.c"; done
+    finish
+fi
+for run in $runs; do
+    shape=${run%:*} seed=${run#*:}
+    raw=$tmp/$shape$seed
+    SYNCTRACE_SKEW="seed=$seed,offset_us=1000,drift_ppm=50" run_traced "$raw" 4 "$tmp/shapes" "$shape" >"$raw.out" 2>&1 \
+        && "$SYNCTRACE_BIN" merge "$raw" -o "$raw.est" --estimates >"$raw.est.txt" 2>&1 \
+        && "$SYNCTRACE_BIN" merge "$raw" -o "$raw.mid" --alpha 0.5 >"$raw.mid.txt" 2>&1
+    ok $? "$shape seed $seed: traced, merged with --estimates and with --alpha 0.5"
+    "$PYTHON3" - "$raw.est/report.json" "$raw.mid/report.json" "$shape" >"$raw.check" 2>&1 <<'PY'
+import json, sys
+e, m = (json.load(open(p)) for p in sys.argv[1:3])
+same = (e["tachyons_after"] == m["tachyons_after"] == 0
+        and [(d["lo_ns"], d["hi_ns"]) for d in e["domains"]] == [(d["lo_ns"], d["hi_ns"]) for d in m["domains"]]
+        and e["pair_uncertainty_max_ns"] == m["pair_uncertainty_max_ns"]
+        and all(d["lo_ns"] - 1e-3 <= d["offset_ns"] <= d["hi_ns"] + 1e-3 for d in e["domains"]))
+t = e["truth"]
+allow = e["pair_uncertainty_max_ns"] if sys.argv[3] == "ring" else 0
+# the median is printed, not checked: issue 34's target (interpolation's
+# + 20 ns) is not met on every run yet (docs/guide.md, --estimates)
+better = (t["error_max_ns"] <= t["interpolated_error_max_ns"] + allow)
+print("%s - 0 tachyons, bounds and precision as --alpha 0.5's, offsets inside them"
+      % ("ok" if same else "not ok"))
+print("%s - error median %.1f ns (interpolation %.1f, midpoints %.1f), max %.1f ns (interpolation %.1f + %.1f)"
+      % ("ok" if better else "not ok", t["error_median_ns"], t["interpolated_error_median_ns"],
+         m["truth"]["error_median_ns"], t["error_max_ns"], t["interpolated_error_max_ns"], allow))
+PY
+    for check in 1 2; do
+        line=$(sed -n "${check}p" "$raw.check")
+        case $line in
+            "ok - "*) ok 0 "$shape seed $seed: ${line#ok - }" ;;
+            *) ok 1 "$shape seed $seed: ${line:-no result ($(head -c 200 "$raw.check"))}" ;;
+        esac
+    done
+done
+finish
