@@ -18,32 +18,25 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* Sends and receives in one order: by channel (communicator, source,
+ * destination, tag), then as posted. */
+#define BY_CHANNEL(a, b)                                                              \
+    ((a)->comm != (b)->comm ? ((a)->comm < (b)->comm ? -1 : 1)                        \
+     : (a)->src != (b)->src ? ((a)->src < (b)->src ? -1 : 1)                          \
+     : (a)->dst != (b)->dst ? ((a)->dst < (b)->dst ? -1 : 1)                          \
+     : (a)->tag != (b)->tag ? ((a)->tag < (b)->tag ? -1 : 1)                          \
+     : ((a)->seq > (b)->seq) - ((a)->seq < (b)->seq))
+
 static int by_channel_send(const void *pa, const void *pb)
 {
     const struct wt_send *a = pa, *b = pb;
-    if (a->comm != b->comm)
-        return a->comm < b->comm ? -1 : 1;
-    if (a->src != b->src)
-        return a->src < b->src ? -1 : 1;
-    if (a->dst != b->dst)
-        return a->dst < b->dst ? -1 : 1;
-    if (a->tag != b->tag)
-        return a->tag < b->tag ? -1 : 1;
-    return (a->seq > b->seq) - (a->seq < b->seq);
+    return BY_CHANNEL(a, b);
 }
 
 static int by_channel_recv(const void *pa, const void *pb)
 {
     const struct wt_recv *a = pa, *b = pb;
-    if (a->comm != b->comm)
-        return a->comm < b->comm ? -1 : 1;
-    if (a->src != b->src)
-        return a->src < b->src ? -1 : 1;
-    if (a->dst != b->dst)
-        return a->dst < b->dst ? -1 : 1;
-    if (a->tag != b->tag)
-        return a->tag < b->tag ? -1 : 1;
-    return (a->seq > b->seq) - (a->seq < b->seq);
+    return BY_CHANNEL(a, b);
 }
 
 /* A matched message, as the receiver saw it. */
