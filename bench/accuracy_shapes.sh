@@ -11,7 +11,9 @@
 # "worse" compares ours with interpolation's in the same run, and so do the
 # ratios (ours / interpolation's: geometric mean and worst); with BASELINE
 # (another synctrace binary, e.g. the previous build) its figures on the
-# same traces are printed beside ours.
+# same traces are printed beside ours, and its own figure for interpolation
+# ("baseline_interpolated"), so that a change to that reading is seen.
+# MERGE_FLAGS go to both merges.
 # Environment: BUILD (default: the directory above), SYNCTRACE, BASELINE,
 # SHAPES, SEEDS (default "1 2 3"), NP (4), KEEP_TRACES (a directory: traces
 # are kept, and reused when present).
@@ -62,7 +64,10 @@ t = r["truth"]
 line = {"trace": sys.argv[1].rstrip("/").split("/")[-1], "events": r["events"], "ours": ours,
         "interpolated": {"max_ns": t["interpolated_error_max_ns"], "median_ns": t["interpolated_error_median_ns"]}}
 if len(sys.argv) > 3:
-    line["baseline"] = fig(sys.argv[3])[1]
+    rb, line["baseline"] = fig(sys.argv[3])
+    tb = rb["truth"]   # the baseline build's reading of interpolation, if it differs
+    line["baseline_interpolated"] = {"max_ns": tb["interpolated_error_max_ns"],
+                                     "median_ns": tb["interpolated_error_median_ns"]}
 print(json.dumps(line))
 PY
     done
@@ -71,12 +76,12 @@ python3 - "$tmp/lines" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 import math
-def worse(who):
-    got = [r for r in rows if who in r]
-    ratio = lambda k: [r[who][k] / r["interpolated"][k] for r in got if r["interpolated"][k] > 0 and r[who][k] > 0]
+def worse(who, interp="interpolated"):
+    got = [r for r in rows if who in r and interp in r]
+    ratio = lambda k: [r[who][k] / r[interp][k] for r in got if r[interp][k] > 0 and r[who][k] > 0]
     gmean = lambda v: round(math.exp(sum(map(math.log, v)) / len(v)), 3) if v else None
-    return {"worse_max": sum(r[who]["max_ns"] > r["interpolated"]["max_ns"] for r in got),
-            "worse_median_20ns": sum(r[who]["median_ns"] > r["interpolated"]["median_ns"] + 20 for r in got),
+    return {"worse_max": sum(r[who]["max_ns"] > r[interp]["max_ns"] for r in got),
+            "worse_median_20ns": sum(r[who]["median_ns"] > r[interp]["median_ns"] + 20 for r in got),
             "repaired": sum((r[who]["delta_ns"] or 0) > 0 for r in got),
             "max_ratio_gmean": gmean(ratio("max_ns")), "max_ratio_worst": round(max(ratio("max_ns"), default=0), 3),
             "median_ratio_gmean": gmean(ratio("median_ns")),
@@ -84,6 +89,9 @@ def worse(who):
 out = {"summary": True, "runs": len(rows), "ours": worse("ours")}
 if any("baseline" in r for r in rows):
     out["baseline"] = worse("baseline")
+    # both builds against the baseline build's figure for interpolation
+    out["ours_vs_baseline_interpolated"] = worse("ours", "baseline_interpolated")
+    out["baseline_vs_baseline_interpolated"] = worse("baseline", "baseline_interpolated")
 print(json.dumps(out))
 PY
 exit $status

@@ -159,12 +159,13 @@ done
 
 # Bad options: one line each, exit 2, no output.
 bad=0
-for args in "--drift-model bogus" "--min-latency -5" "--cluster-levels 0" "--alpha 2" "--reference x"; do
+for args in "--drift-model bogus" "--min-latency -5" "--cluster-levels 0" "--alpha 2" "--reference x" \
+    "--estimates --alpha 0.5"; do
     "$SYNCTRACE_BIN" merge "$tmp/a" -o "$tmp/badopt.out" $args >/dev/null 2>"$tmp/badopt.err"
     rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/badopt.err")" -eq 1 ] && [ ! -e "$tmp/badopt.out" ] || { bad=1; diag "$args: exit $rc, $(cat "$tmp/badopt.err")"; }
 done
-ok $bad "bad merge options (--drift-model, --min-latency, --cluster-levels, --alpha, --reference): one line, exit 2, no output"
+ok $bad "bad merge options (--drift-model, --min-latency, --cluster-levels, --alpha, --reference, --estimates with --alpha): one line, exit 2, no output"
 
 "$SYNCTRACE_BIN" report "$tmp/a.out" >"$tmp/rep"
 ok $([ $? -eq 0 ] && grep -q "tachyons" "$tmp/rep"; echo $?) "synctrace report prints the summary"

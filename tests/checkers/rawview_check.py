@@ -2,8 +2,9 @@
 """Checks OUT/rawview.map against a brute-force recomputation.
 
 For every event of every rank: its raw time as today's tools show it (the
-recorded time plus the rank's ClockOffsets interpolated linearly, held at
-the ends; from `synctrace dump RAW` output), shifted so the run's earliest
+recorded time plus the rank's ClockOffsets interpolated linearly and, as
+OTF2 3.0's reader does, extrapolated with the first and last interval's slope
+beyond them; from `synctrace dump RAW` output), shifted so the run's earliest
 event is 0, must equal the map's value at the event's merged time (read
 from the merged archive with python3-otf2) within 1 ns. The map must be
 short: a few breakpoints per rank, not one per event.
@@ -21,20 +22,18 @@ from merged_check import fix_intercomm_fields   # python3-otf2 3.0 cannot read I
 
 
 def interpolated(t, offsets, res):
+    """what otf2-print shows: the interval holding t (the first before the
+    first offset, the last after the last), its slope, rounded to a tick"""
     off = 0.0
     if len(offsets) == 1:
         off = offsets[0][1]
     elif len(offsets) >= 2:
         k = 0
-        while k + 2 < len(offsets) and t >= offsets[k + 1][0]:
+        while k + 2 < len(offsets) and t > offsets[k + 1][0]:
             k += 1
         (ta, oa), (tb, ob) = offsets[k], offsets[k + 1]
-        if t <= ta or tb <= ta:
-            off = oa
-        elif t >= tb:
-            off = ob
-        else:
-            off = oa + (ob - oa) * (t - ta) / (tb - ta)
+        slope = (ob - oa) / (tb - ta) if tb > ta else 0.0
+        off = oa + round(slope * (t - ta))
     return (t + off) / res * 1e9
 
 

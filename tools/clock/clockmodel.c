@@ -124,8 +124,8 @@ static void segment_drifts(struct cm_domain *dom, const struct rt_location *rk, 
 /* Domain d as its representative rk's sync rounds measured it (against
  * rank 0's clock, whose rounds every domain's are): its span up to its
  * last event, its segments (one for the time base, is_ref, or a line),
- * its first offset and its drifts, and where beyond its rounds the offset
- * is held. Returns 0, or -1 when out of memory. */
+ * its first offset and its drifts, and the span its rounds measured.
+ * Returns 0, or -1 when out of memory. */
 static int measure_domain(struct cm_model *m, const struct rt_location *rk, uint32_t d, uint64_t last, int is_ref,
                           enum cm_drift_model kind)
 {
@@ -154,17 +154,12 @@ static int measure_domain(struct cm_model *m, const struct rt_location *rk, uint
         dom->beta_err = max_drift;   /* unknown, but physical */
         dom->drift_rejected = 1;
     }
-    /* A drift the rounds measured well (at least twice its uncertainty)
-     * is extrapolated beyond them; a noisy one, from rounds close
-     * together, would err by its noise times the distance (0.3 s of
-     * MPI_Init before the first round): the offset is held there. */
+    /* the span the rounds measured; beyond it the drift is extrapolated */
     dom->meas_l0 = -INFINITY;
     dom->meas_l1 = INFINITY;
-    dom->hold_rate = 1;
     if (rk->noffsets >= 2) {
         dom->meas_l0 = cm_local(dom, rk->offsets[0].time);
         dom->meas_l1 = cm_local(dom, rk->offsets[rk->noffsets - 1].time);
-        dom->hold_outside = !is_ref && !(fabs(dom->beta) > 2 * dom->beta_err);
     }
     segment_drifts(dom, rk, no_drift, max_drift);
     return 0;
@@ -394,7 +389,6 @@ void cm_rebase(struct cm_model *m, double rate)
     for (uint32_t d = 0; d < m->ndomains; d++) {
         struct cm_domain *dom = &m->domains[d];
         dom->beta = (1 + dom->beta) / (1 + rate) - 1;
-        dom->hold_rate /= 1 + rate;
         for (uint32_t k = 0; k < dom->nseg; k++)
             dom->seg[k].beta = (1 + dom->seg[k].beta) / (1 + rate) - 1;
         chain(dom);
@@ -432,17 +426,18 @@ double cm_interpolated(const struct rt_location *r, uint64_t t)
     if (r->noffsets == 1) {
         off = (double)r->offsets[0].offset;
     } else if (r->noffsets >= 2) {
-        /* OTF2 readers interpolate between neighbouring offsets and hold the ends. */
+        /* As OTF2 3.0's event reader does (otf2_evt_reader_apply_clock_correction):
+         * the interval [t_k, t_k+1] that holds t, the first one before the
+         * first offset and the last one after the last, its slope applied
+         * and rounded to a tick; so times outside the measured span are
+         * extrapolated, not held. */
         uint32_t k = 0;
-        while (k + 2 < r->noffsets && t >= r->offsets[k + 1].time)
+        while (k + 2 < r->noffsets && t > r->offsets[k + 1].time)
             k++;
         const struct rt_offset *a = &r->offsets[k], *b = &r->offsets[k + 1];
-        if (t <= a->time || b->time <= a->time)
-            off = (double)a->offset;
-        else if (t >= b->time)
-            off = (double)b->offset;
-        else
-            off = (double)a->offset + (double)(b->offset - a->offset) * (double)(t - a->time) / (double)(b->time - a->time);
+        double slope = b->time > a->time ? (double)(b->offset - a->offset) / (double)(b->time - a->time) : 0;
+        double diff = t >= a->time ? (double)(t - a->time) : -(double)(a->time - t);
+        off = (double)a->offset + rint(slope * diff);
     }
     return ((double)t + off) / res * 1e9;
 }

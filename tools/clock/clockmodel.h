@@ -42,12 +42,11 @@ struct cm_domain {
     double offset_ns;         /* estimate from the ClockOffsets at the first round (ref - local) */
     /* The span the drift was measured over: local ns of the first and the
      * last sync round (-/+INFINITY with fewer than two). Outside it (MPI_Init
-     * before its round, MPI_Finalize after), a drift the rounds do not know
-     * well is not extrapolated: the offset is held there, as OTF2's readers
-     * hold the first and last ClockOffsets (hold_outside). */
+     * before its round, MPI_Finalize after) the drift is extrapolated, as
+     * OTF2's readers extrapolate the first and last ClockOffsets' slope:
+     * holding the offset there instead erred by the whole drift (30 us 0.3 s
+     * before the first round at 100 ppm; bench/RESULTS.md, accuracy_shapes). */
     double meas_l0, meas_l1;
-    int hold_outside;
-    double hold_rate;         /* corrected ns per local ns there: the time base's rate (1, or cm_rebase's) */
     uint32_t nseg;
     struct cm_segment *seg;
     uint32_t first_seg;       /* index of seg[0] among all domains' segments */
@@ -127,11 +126,6 @@ static inline double cm_corrected(const struct cm_model *m, uint32_t rank, uint6
     const struct cm_domain *d = &m->domains[m->domain_of[rank]];
     const struct cm_segment *s = &d->seg[cm_segment_of(d, t)];
     double l = cm_local(d, t);
-    if (d->hold_outside && (l < d->meas_l0 || l > d->meas_l1)) {
-        /* the segment's rate up to the measured span's edge, the time base's beyond */
-        double edge = l < d->meas_l0 ? d->meas_l0 : d->meas_l1;
-        return s->c0 + (1 + s->beta) * (edge - s->l0) + d->hold_rate * (l - edge);
-    }
     return s->c0 + (1 + s->beta) * (l - s->l0);
 }
 
@@ -173,8 +167,9 @@ static inline uint32_t cm_vertex(const struct cm_model *m, uint32_t rank, uint64
  * its domain. */
 void cm_vertex_span(const struct cm_model *m, uint32_t v, uint32_t *domain, double *l0, double *len);
 
-/* Today's tools: local time plus the ClockOffsets interpolated linearly
- * (what an OTF2 reader shows), in ns of the reference clock. */
+/* Today's tools: local time plus the ClockOffsets interpolated linearly,
+ * extrapolated beyond the first and last (what an OTF2 reader shows), in ns
+ * of the reference clock. */
 double cm_interpolated(const struct rt_location *r, uint64_t t);
 
 #endif

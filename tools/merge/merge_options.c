@@ -17,7 +17,7 @@
 
 static int usage(FILE *to)
 {
-    fprintf(to, "usage: synctrace merge RAW_DIR -o OUT_DIR [--reference RANK] [--alpha A] [--estimates]\n"
+    fprintf(to, "usage: synctrace merge RAW_DIR -o OUT_DIR [--reference RANK] [--estimates | --alpha A]\n"
                 "                      [--timebase reference|median] [--min-latency NS] [--max-drift-ppm P]\n"
                 "                      [--drift-model auto|line|segments] [--no-drift] [--jobs N] [--force]\n"
                 "                      [--cluster-levels S[,S...]] [--no-causal | --causal] [--precision-sources N]\n"
@@ -27,9 +27,10 @@ static int usage(FILE *to)
                 "experiment directory or any OTF2 anchor file: OUT_DIR/traces.otf2 is then its copy with\n"
                 "synchronised times (--clock-domain process|node: one clock per process, or per node).\n"
                 "  --reference RANK   clock that defines global time (default 0)\n"
-                "  --alpha A          where in the feasible interval offsets lie, 0..1 (default 0.5)\n"
                 "  --estimates        offsets at the sync rounds' estimates (fused with the interval's\n"
-                "                     midpoint by precision), moved the least the messages need\n"
+                "                     midpoint by precision), moved the least the messages need (default)\n"
+                "  --alpha A          offsets at fraction A of the interval the messages allow, 0..1\n"
+                "                     (0.5: its middle), whatever the sync rounds measured\n"
                 "  --timebase median  global time follows the median of the clocks, not one of them\n"
                 "  --min-latency NS   minimum one-way message latency (default 0: receives never before sends)\n"
                 "  --drift-model M    line: one drift per clock, from its first to its last sync round;\n"
@@ -82,6 +83,8 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
 {
     memset(o, 0, sizeof *o);
     o->alpha = 0.5;
+    o->estimates = 1;
+    int placement = 0;   /* --estimates or --alpha seen: not both */
     o->min_latency = 0;
     o->max_drift = 200e-6;
     o->cluster_levels = DEFAULT_CLUSTER_LEVELS;
@@ -110,10 +113,13 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
                 return 2;
             }
             o->reference = (int)v;
-        } else if (!strcmp(a, "--estimates")) {
-            o->estimates = 1;
-        } else if (!strcmp(a, "--alpha")) {
-            if (parse_number(argv[++i], &o->alpha) || !(o->alpha >= 0 && o->alpha <= 1)) {
+        } else if (!strcmp(a, "--estimates") || !strcmp(a, "--alpha")) {
+            if (placement++) {
+                fprintf(stderr, "synctrace merge: --estimates and --alpha place the offsets two ways: give one\n");
+                return 2;
+            }
+            o->estimates = !strcmp(a, "--estimates");
+            if (!o->estimates && (parse_number(argv[++i], &o->alpha) || !(o->alpha >= 0 && o->alpha <= 1))) {
                 fprintf(stderr, "synctrace merge: --alpha takes a number from 0 to 1, not '%s'\n", argv[i]);
                 return 2;
             }

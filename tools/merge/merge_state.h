@@ -51,7 +51,7 @@ struct merge_options {
     const char *raw, *out;
     int reference;            /* rank, which is also its main location's index */
     double alpha;
-    int estimates;            /* --estimates: offsets at the rounds' estimates projected onto the bounds, not at alpha */
+    int estimates;            /* offsets at the rounds' estimates projected onto the bounds (default); 0: --alpha */
     int median;
     double min_latency;       /* ns, between different clocks (--min-latency) */
     double max_drift;         /* largest drift a clock may have (fraction) */

@@ -266,6 +266,9 @@ int merge_choose_model(struct merge_state *st)
     uint32_t moved = 0;
     if (o->estimates && merge_place_estimates(st, &moved) != 0)
         return -1;
+    st->rep.placed_estimates = o->estimates;
+    st->rep.placed_alpha = o->alpha;
+    st->rep.placed_moved = moved;
     if (settle_offsets(st) != 0)
         return -1;
     st->rep.delta_ns = st->sol.delta;

@@ -582,11 +582,14 @@ static void domain_rows(struct report *r, const struct rt_location *ranks, uint3
         rd->drift_rejected = dom->drift_rejected;
         rd->id = dom->id;
         rd->drift_ppm = cm_mean_drift(dom) * 1e6;
-        rd->held_outside = d == tau ? -1 : dom->hold_outside;   /* -1: the time base */
+        rd->is_time_base = d == tau;
         rd->before_rounds_ns = isfinite(dom->meas_l0) && dom->meas_l0 > 0 ? dom->meas_l0 : 0;
         rd->after_rounds_ns = isfinite(dom->meas_l1) && dom->span_ns > dom->meas_l1 ? dom->span_ns - dom->meas_l1 : 0;
-        /* held: the drift is only known to be physical; extrapolated: off by up to its error */
-        rd->outside_bound_ns = (d == tau ? 0 : dom->hold_outside ? m->max_drift : dom->beta_err)
+        /* off by up to the drift's error, and no more than a physical
+         * drift (|true| <= max_drift) allows; an error the rounds did not
+         * give (Score-P records no deviation) is only that */
+        double phys = fabs(cm_mean_drift(dom)) + m->max_drift;
+        rd->outside_bound_ns = (d == tau ? 0 : dom->beta_err > 0 ? fmin(dom->beta_err, phys) : phys)
                                * fmax(rd->before_rounds_ns, rd->after_rounds_ns);
         rounds_of(ranks, nranks, m, d, &rd->sync_rounds, &rd->longest_without_round_ns);
         rd->nsegments = dom->nseg;
@@ -790,6 +793,11 @@ static void json_solver(FILE *f, const struct report *r)
             : r->segments_used ? "segments (a drift and an offset per span between sync rounds)"
                                : "line (one drift per clock, first to last sync round)",
             r->drift_refined);
+    if (r->placed_estimates)
+        fprintf(f, "  \"placement\": { \"method\": \"estimates\", \"clocks_moved_by_messages\": %u },\n",
+                r->placed_moved);
+    else
+        fprintf(f, "  \"placement\": { \"method\": \"alpha\", \"alpha\": %.6g },\n", r->placed_alpha);
 }
 
 /* How well each pair of clocks is known, and which pairs the two figures
@@ -851,7 +859,7 @@ static void json_domains(FILE *f, const struct report *r)
         fprintf(f, ",\n      \"outside_rounds\": { \"before_ns\": %.3f, \"after_ns\": %.3f, \"extrapolation\": \"%s\", "
                    "\"bound_ns\": %.3f },\n      \"sync_rounds\": %u, \"longest_without_round_ns\": %.3f",
                 x->before_rounds_ns, x->after_rounds_ns,
-                x->held_outside < 0 ? "reference" : x->held_outside ? "held" : "drift", x->outside_bound_ns,
+                x->is_time_base ? "reference" : "drift", x->outside_bound_ns,
                 x->sync_rounds, x->longest_without_round_ns);
         json_segments(f, r, x);
         fprintf(f, " }%s\n", d + 1 < r->ndomains ? "," : "");
@@ -1000,9 +1008,9 @@ static void outside_rounds_line(FILE *to, const struct report *r)
         return;
     char a[32], b[32];
     int before = w->before_rounds_ns >= w->after_rounds_ns;
-    fprintf(to, "  outside sync  rank %d: events up to %s %s its sync rounds, where %s: within +-%s there\n", w->id,
+    fprintf(to, "  outside sync  rank %d: events up to %s %s its sync rounds, where its drift is extrapolated: "
+                "within +-%s there\n", w->id,
             human_ns(a, sizeof a, before ? w->before_rounds_ns : w->after_rounds_ns), before ? "before" : "after",
-            w->held_outside > 0 ? "its drift is not known (the offset is held)" : "its drift is extrapolated",
             human_ns(b, sizeof b, w->outside_bound_ns));
 }
 

@@ -35,11 +35,11 @@ struct report_domain {
     int drift_rejected;
     uint32_t nsegments, first_segment;   /* into report.segments */
     /* Beyond its sync rounds: how far its events lie before the first and
-     * after the last (local ns), whether the offset is held there (a drift
-     * the rounds do not know) or the drift extrapolated, and the bound
-     * that leaves on the offset at the farthest event. */
+     * after the last (local ns), where its drift is extrapolated, and the
+     * bound the drift's uncertainty leaves on the offset at the farthest
+     * event; none for the time base. */
     double before_rounds_ns, after_rounds_ns, outside_bound_ns;
-    int held_outside;
+    int is_time_base;
     uint32_t sync_rounds;     /* its rounds, and the longest span of its run without one (ns): */
     double longest_without_round_ns;   /* where no round could be taken (periodic ones need world collectives) */         /* 1 held, 0 extrapolated, -1 the reference (the time base) */
 };
@@ -88,6 +88,9 @@ struct report {
     int drift_dropped;        /* the drift model contradicted the events more than no drift */
     int segments_used;        /* clocks cut at their sync rounds (the events contradicted one drift per clock) */
     int drift_refined;        /* passes of drift refinement from the events that were kept */
+    int placed_estimates;     /* offsets at the rounds' estimates (else at alpha of their intervals) */
+    double placed_alpha;
+    uint32_t placed_moved;    /* clocks the messages moved off their estimate */
     int have_pairs;
     double pair_max_ns, pair_mean_ns;
     /* precision.c: over all pairs of clocks, or (pairs_sampled) over every
