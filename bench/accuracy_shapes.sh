@@ -4,7 +4,9 @@
 # wrong (bench/shapes.c: short collective-only runs, silent ranks, bucket
 # sort, non-blocking collectives, gatherv, a ring, a long run with rare
 # world collectives, a ping-pong) and the bundled stencil, each traced with
-# several skew seeds. One JSON line per trace, then a summary line:
+# several skew seeds; with SHAPES naming them, the Debian clients of the
+# test suite too (netpipe, mpi4py, hpcc, blacs: ScaLAPACK's BLACS tester,
+# lu: its LU tester). One JSON line per trace, then a summary line:
 #   {"trace": ..., "ours": {"max_ns", "median_ns", "delta_ns"},
 #    "baseline": {...} (with BASELINE set), "interpolated": {...}}
 #   {"summary": true, "runs": N, "worse_max": K, "worse_median_20ns": K, ...}
@@ -34,16 +36,33 @@ export OMPI_MCA_btl=self,vader,tcp
 mpicc -O2 -o "$tmp/shapes" "$src/shapes.c" || exit 2
 status=0
 : >"$tmp/lines"
+top=$(cd "$src/.." && pwd)
+scalapack_tests=$(ls -d /usr/lib/*/scalapack/openmpi-tests 2>/dev/null | head -1)
+# program SHAPE: its command line in prog, its ranks in n, its input files
+# copied into the run's directory (the Debian clients read them from there)
+program() {
+    n=$np
+    case $1 in
+    stencil) prog=("$build/examples/stencil") ;;
+    netpipe) n=2; prog=(NPopenmpi -n 20 -u 16384 -a -z -o /dev/null) ;;
+    mpi4py) n=3; prog=(/usr/bin/python3 "$top/tests/mpi/mpi4py_client.py") ;;
+    hpcc) cp "$top/tests/clients/hpccinf.txt" "$run/"; prog=(hpcc) ;;
+    blacs) cp "$top"/tests/clients/blacs/*.dat "$run/"; prog=("$scalapack_tests/xCbtest") ;;
+    lu) cp "$top"/tests/clients/scalapack/*.dat "$run/"; prog=("$scalapack_tests/xdlu") ;;
+    *) prog=("$tmp/shapes" "$1") ;;
+    esac
+}
 for shape in $shapes; do
     for seed in $seeds; do
-        dir=$where/$shape-np$np-seed$seed
+        run=$tmp/run-$shape-$seed
+        mkdir -p "$run"
+        program "$shape"
+        dir=$where/$shape-np$n-seed$seed
         if [ ! -f "$dir/run.meta" ]; then
             rm -rf "$dir"
-            prog=("$tmp/shapes" "$shape")
-            [ "$shape" = stencil ] && prog=("$build/examples/stencil")
-            if ! timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" -x LD_PRELOAD="$lib" \
+            if ! (cd "$run" && timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$n" -x LD_PRELOAD="$lib" \
                 -x SYNCTRACE_DIR="$dir" -x SYNCTRACE_SKEW="seed=$seed,offset_us=1000,drift_ppm=50" \
-                "${prog[@]}" >"$tmp/run.out" 2>&1; then
+                "${prog[@]}" >"$tmp/run.out" 2>&1); then
                 echo "accuracy_shapes.sh: $shape seed $seed failed" >&2
                 status=1
                 continue
