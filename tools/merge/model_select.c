@@ -185,6 +185,71 @@ static void refine_drifts(struct merge_state *st)
     }
 }
 
+/* Solves the drift search may spend, and the clocks it searches at most:
+ * each step is one solve of the whole constraint graph. */
+#define DRIFT_SEARCH_SOLVES 64
+#define DRIFT_SEARCH_DOMAINS 16
+
+/* Still contradicted: move the drifts the least that makes the events
+ * consistent. delta, the uniform relaxation the constraints need, is a
+ * convex function of the drifts (the constraints are linear in offsets and
+ * drifts together), so a pattern search from the rounds' drifts goes
+ * downhill to the nearest drifts with delta = 0 where there are any: a
+ * step of +-h on one clock's drift kept when delta falls, h halved when no
+ * step helps. The first h moves an offset by delta over the run. Skew
+ * injected with one drift per clock (bench/accuracy_shapes.sh's clients)
+ * had delta > 0 under the rounds' drifts where the true times violate
+ * nothing. Returns 0 or -1. */
+static int search_drifts(struct merge_state *st)
+{
+    struct cm_model *model = &st->model;
+    uint32_t nd = model->ndomains;
+    if (!(st->sol.delta > 0) || nd < 2 || nd > DRIFT_SEARCH_DOMAINS || st->opt.no_drift)
+        return 0;
+    double span = 0;
+    for (uint32_t d = 0; d < nd; d++)
+        span = fmax(span, model->domains[d].span_ns);
+    double *step = calloc(nd, sizeof *step);
+    if (!step) {
+        fprintf(stderr, "synctrace merge: out of memory\n");
+        return -1;
+    }
+    double h = span > 0 ? 2 * st->sol.delta / span : 0, floor_h = 1e-9;   /* 0.001 ppm */
+    int solves = 0, moves = 0, rc = 0;
+    while (h >= floor_h && st->sol.delta > 0 && solves < DRIFT_SEARCH_SOLVES) {
+        int moved = 0;
+        for (uint32_t d = 0; d < nd && st->sol.delta > 0 && solves < DRIFT_SEARCH_SOLVES; d++) {
+            if (d == st->tau)
+                continue;
+            for (int sign = -1; sign <= 1; sign += 2) {
+                step[d] = sign * h;
+                int r = try_drifts(st->locs, &st->match, st->opt.min_latency, st->tau, st->opt.alpha, model, step, 0,
+                                   &st->sol);
+                solves++;
+                step[d] = 0;
+                if (r < 0) {
+                    rc = -1;
+                    goto out;
+                }
+                if (r == 1) {
+                    moved = 1;
+                    moves++;
+                    break;
+                }
+            }
+        }
+        if (!moved)
+            h /= 2;
+    }
+    st->rep.drift_searched = solves;
+    st->rep.drift_search_moves = moves;
+    if (moves)
+        st->rep.drift_dropped = 0;   /* the drifts are the search's now */
+out:
+    free(step);
+    return rc;
+}
+
 /* Still contradicted: cut the clocks at their sync rounds, and keep that
  * if it contradicts the events less. Returns 0 or -1. */
 static int try_segments(struct merge_state *st)
@@ -208,7 +273,7 @@ static int try_segments(struct merge_state *st)
             st->sol = s2;
             seg = t1;
             s2 = t2;
-            st->rep.drift_dropped = st->rep.drift_refined = 0;   /* they were the line's */
+            st->rep.drift_dropped = st->rep.drift_refined = st->rep.drift_search_moves = 0;   /* they were the line's */
         }
     }
     cm_free(&seg);
@@ -258,6 +323,8 @@ int merge_choose_model(struct merge_state *st)
         || try_without_drift(st) != 0)
         return -1;
     refine_drifts(st);
+    if (search_drifts(st) != 0)
+        return -1;
     if (st->sol.delta > 0 && kind == CM_LINE && !o->drift_model && try_segments(st) != 0)
         return -1;
     if (set_aside_error(st))   /* a trial's solve could not read the matches: no choice holds */

@@ -88,6 +88,8 @@ struct report {
     int drift_dropped;        /* the drift model contradicted the events more than no drift */
     int segments_used;        /* clocks cut at their sync rounds (the events contradicted one drift per clock) */
     int drift_refined;        /* passes of drift refinement from the events that were kept */
+    int drift_searched;       /* solves of the drift search (model_select.c), 0: none */
+    int drift_search_moves;   /* its steps kept: the drifts it moved */
     int placed_estimates;     /* offsets at the rounds' estimates (else at alpha of their intervals) */
     double placed_alpha;
     uint32_t placed_moved;    /* clocks the messages moved off their estimate */
