@@ -194,9 +194,11 @@ static void refine_drifts(struct merge_state *st)
  * consistent. delta, the uniform relaxation the constraints need, is a
  * convex function of the drifts (the constraints are linear in offsets and
  * drifts together), so a pattern search from the rounds' drifts goes
- * downhill to the nearest drifts with delta = 0 where there are any: a
- * step of +-h on one clock's drift kept when delta falls, h halved when no
- * step helps. The first h moves an offset by delta over the run. Skew
+ * downhill and stops at the first drifts with delta = 0 it reaches, near
+ * the rounds': a step of +-h on one clock's drift kept when delta falls, h
+ * halved when no step helps. The first h moves an offset by delta over the
+ * run. Runs of more than DRIFT_SEARCH_DOMAINS clocks are not searched (one
+ * solve per step would cost too much there). Skew
  * injected with one drift per clock (bench/accuracy_shapes.sh's clients)
  * had delta > 0 under the rounds' drifts where the true times violate
  * nothing. Returns 0 or -1. */
