@@ -22,10 +22,7 @@
 runs="ring:1 ring:2 longrun:1 longrun:2"
 plan 16
 tmp=$(scratch)
-if ! mpicc -std=c11 -D_GNU_SOURCE -O1 -o "$tmp/shapes" "$top_srcdir/bench/shapes.c" 2>"$tmp/build.err"; then
-    for i in $(seq 16); do ok 1 "build bench/shapes.c"; done
-    finish
-fi
+build_shapes "$tmp" 16
 for run in $runs; do
     shape=${run%:*} seed=${run#*:}
     raw=$tmp/$shape$seed

@@ -22,12 +22,9 @@
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
 seeds="1 2 3"
-plan 20
+plan 21
 tmp=$(scratch)
-if ! mpicc -std=c11 -D_GNU_SOURCE -O1 -o "$tmp/shapes" "$top_srcdir/bench/shapes.c" 2>"$tmp/build.err"; then
-    for i in $(seq 20); do ok 1 "build bench/shapes.c"; done
-    finish
-fi
+build_shapes "$tmp" 21
 for seed in $seeds; do
     raw=$tmp/raw$seed out=$tmp/out$seed
     SYNCTRACE_SKEW="seed=$seed,offset_us=1000,drift_ppm=50" run_traced "$raw" 4 "$tmp/shapes" bcast >"$raw.out" 2>&1 \
@@ -109,6 +106,38 @@ done
 grep -q "^  outside sync  rank [0-9]*: events up to .* before its sync rounds, where its drift is extrapolated: within +-.* there$" \
     "$tmp/out1.txt"
 ok $? "the merge's summary says where the drift is extrapolated, and how far it may be off: $(grep 'outside sync' "$tmp/out1.txt" | sed 's/^ *//')"
+# "interpolated ClockOffsets" is what an OTF2 reader shows: otf2-print of
+# each raw rank archive (its ClockOffsets applied by OTF2 itself) against
+# the formula the checkers use (tests/checkers/rawview_check.py), event for
+# event, MPI_Init's Enter before the first round included
+for q in 0 1 2 3; do otf2-print "$tmp/raw1/rank-00000$q.otf2" 2>/dev/null; done >"$tmp/raw1.print"
+"$PYTHON3" - "$tmp/raw1.dump" "$tmp/raw1.print" "$top_srcdir/tests/checkers" >"$tmp/otf2rule" 2>&1 <<'EOF'
+import re, sys
+sys.path.insert(0, sys.argv[3])
+from rawview_check import interpolated
+offsets, raw = {}, {}
+for line in open(sys.argv[1]):
+    m = re.match(r"# rank (\d+) clock_offset time=(\d+) offset=(-?\d+)", line)
+    if m:
+        offsets.setdefault(int(m.group(1)), []).append((int(m.group(2)), int(m.group(3))))
+    m = re.match(r"(\d+) \d+ \S+ time=(\d+)", line)
+    if m:
+        raw.setdefault(int(m.group(1)), []).append(int(m.group(2)))
+read = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"[A-Z_]+\s+(\d+)\s+(\d+)\s", line)
+    if m:
+        read.setdefault(int(m.group(1)), []).append(int(m.group(2)))
+n = bad = 0
+for q, ts in raw.items():
+    for t, shown in zip(ts, read.get(q, [])):
+        n += 1
+        bad += round(interpolated(t, offsets[q], 1e9)) != shown   # resolution 1e9: in ticks
+print("%d %d %d" % (n, bad, sum(len(v) for v in read.values())))
+EOF
+read -r n bad shown <"$tmp/otf2rule"
+[ "${n:-0}" -gt 1000 ] && [ "$bad" = 0 ] && [ "$n" = "$shown" ]
+ok $? "interpolated ClockOffsets as otf2-print shows the raw archives: ${bad:-?} of ${n:-?} events differ ($(head -c 200 "$tmp/otf2rule"))"
 [ "$(cat "$tmp"/out*.check | grep -c '^\(not \)\?ok - ')" -eq 15 ]
 ok $? "every check ran ($(cat "$tmp"/out*.check | grep -c '^\(not \)\?ok - ') of 15 lines)"
 finish
