@@ -1,6 +1,7 @@
 /* offset_estimate.c — see offset_estimate.h. */
 #include "offset_estimate.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static int cmp_double(const void *a, const void *b)
@@ -65,6 +66,48 @@ struct estimate estimate_offset(const struct sample *s, int n, double rate0, dou
     return est;
 }
 
+struct estimate estimate_offset_bounds(const struct sample *s, int n, double rate0, double rate_p, double max_drift)
+{
+    struct estimate est = estimate_offset(s, n, rate0, rate_p);
+    if (n == 0)
+        return est;
+    /* ns on each clock, relative to the first sample (exact in a double) */
+    long double base0 = (long double)s[0].t1 / rate0 * 1e9L, basep = (long double)s[0].t2 / rate_p * 1e9L;
+    int a = 0, b = 0;
+    double lo_a = -1e300, hi_b = 1e300;
+    for (int k = 0; k < n; k++) {
+        double lo = (double)((long double)s[k].t1 / rate0 * 1e9L - base0 - ((long double)s[k].t2 / rate_p * 1e9L - basep));
+        double hi = (double)((long double)s[k].t4 / rate0 * 1e9L - base0 - ((long double)s[k].t3 / rate_p * 1e9L - basep));
+        if (lo > lo_a) {
+            lo_a = lo;
+            a = k;
+        }
+        if (hi < hi_b) {
+            hi_b = hi;
+            b = k;
+        }
+    }
+    /* The middle between the two binding samples, on the peer's clock. */
+    double ta = (double)((long double)s[a].t2 / rate_p * 1e9L - basep);
+    double tb = (double)((long double)s[b].t3 / rate_p * 1e9L - basep);
+    double tc = (ta + tb) / 2, lo = -1e300, hi = 1e300;
+    for (int k = 0; k < n; k++) {
+        double t2 = (double)((long double)s[k].t2 / rate_p * 1e9L - basep);
+        double t3 = (double)((long double)s[k].t3 / rate_p * 1e9L - basep);
+        double lk = (double)((long double)s[k].t1 / rate0 * 1e9L - base0) - t2;
+        double hk = (double)((long double)s[k].t4 / rate0 * 1e9L - base0) - t3;
+        double wl = lk - max_drift * fabs(t2 - tc), wh = hk + max_drift * fabs(t3 - tc);
+        lo = wl > lo ? wl : lo;
+        hi = wh < hi ? wh : hi;
+    }
+    if (!(lo <= hi))
+        return est;
+    est.offset_ns = (double)(base0 - basep) + (lo + hi) / 2;
+    est.err_ns = (hi - lo) / 2;
+    est.chosen_rtt_ns = hi - lo;
+    est.peer_time = s[0].t2 + (uint64_t)llround(tc / 1e9 * rate_p);
+    return est;
+}
 
 struct estimate estimate_compose(struct estimate to_mid, struct estimate mid_to_ref)
 {

@@ -23,6 +23,17 @@ struct estimate {
 /* rate0, rate_p: the two clocks' ticks per second. */
 struct estimate estimate_offset(const struct sample *s, int n, double rate0, double rate_p);
 
+/* The offset from the samples' one-way bounds: every ping says the
+ * offset is above t1 - t2, every pong that it is below t4 - t3, each at
+ * its own time; their intersection, each bound widened by max_drift times
+ * its distance from the round's middle, is the interval. Unlike the
+ * midpoint of a round trip, it is tight when each direction was quick in
+ * SOME exchange, not both in the same one: what background rounds need,
+ * whose two sides notice messages only between the program's calls. Falls
+ * back on estimate_offset when the bounds do not intersect (drift or
+ * noise above max_drift). */
+struct estimate estimate_offset_bounds(const struct sample *s, int n, double rate0, double rate_p, double max_drift);
+
 /* The offset of a peer to the reference through an intermediate clock:
  * to_mid (peer to intermediate, one sync-tree edge) followed by
  * mid_to_ref (intermediate to reference, already composed). Offsets add,

@@ -38,12 +38,12 @@ void rf_meta_line(struct rf_meta *m, const char *key, const char *fmt, ...)
     va_end(va);
 }
 
-void rf_meta_sync_peer(struct rf_meta *m, int epoch, int peer, int parent, double rtt_min, double rtt_median,
-                       double rtt_max, double offset, double error)
+void rf_meta_sync_peer(struct rf_meta *m, const char *key, int epoch, int peer, int parent, double rtt_min,
+                       double rtt_median, double rtt_max, double offset, double error)
 {
-    fprintf(m->f, RF_META_KEY_SYNC_EPOCH ".%d.peer.%d parent=%d rtt_min_ns=%.0f rtt_median_ns=%.0f rtt_max_ns=%.0f "
+    fprintf(m->f, "%s.%d.peer.%d parent=%d rtt_min_ns=%.0f rtt_median_ns=%.0f rtt_max_ns=%.0f "
                   "offset_ns=%.0f error_ns=%.0f\n",
-            epoch, peer, parent, rtt_min, rtt_median, rtt_max, offset, error);
+            key, epoch, peer, parent, rtt_min, rtt_median, rtt_max, offset, error);
 }
 
 void rf_meta_sync_summary(struct rf_meta *m, int epochs, int rounds_per_peer, int peers, int tree_steps,

@@ -30,9 +30,11 @@ int rf_meta_begin(struct rf_meta *m, const char *dir, const struct rf_meta_head 
 /* One more "key value" line, the value formatted. */
 void rf_meta_line(struct rf_meta *m, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* One sync round's estimate for one edge of the sync tree (ns): the
- * domain of world rank `peer` against its parent's, world rank `parent`. */
-void rf_meta_sync_peer(struct rf_meta *m, int epoch, int peer, int parent, double rtt_min, double rtt_median,
-                       double rtt_max, double offset, double error);
+ * domain of world rank `peer` against its parent's, world rank `parent`.
+ * key: RF_META_KEY_SYNC_EPOCH, or RF_META_KEY_SYNC_BACKGROUND for a
+ * background round (its parent the reference). */
+void rf_meta_sync_peer(struct rf_meta *m, const char *key, int epoch, int peer, int parent, double rtt_min,
+                       double rtt_median, double rtt_max, double offset, double error);
 /* The rounds: their number, ping-pongs per edge, edges (peers) and the
  * tree's depth in steps, the interval between rounds. */
 void rf_meta_sync_summary(struct rf_meta *m, int epochs, int rounds_per_peer, int peers, int tree_steps,

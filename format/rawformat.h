@@ -200,6 +200,9 @@
 /* The tracer's own region, after the MPI ones, and the tag of its messages. */
 #define RF_REGION_SYNC_NAME "synctrace: clock synchronisation"
 #define RF_SYNC_TAG 7117
+/* The tag of background rounds' messages (src/sync_background.c), apart
+ * from the collective rounds' so that neither can take the other's. */
+#define RF_SYNC_TAG_BACKGROUND 7118
 
 /* ---------- the recovery journal (format: format/recover.c) ---------- */
 
@@ -279,6 +282,9 @@
 #define RF_META_SYNC_TOPOLOGY_TREE "binomial-tree"   /* rounds walk a binomial tree of clock domains */
 #define RF_META_KEY_SYNC_TREE_STEPS "sync.tree_steps"
 #define RF_META_KEY_SYNC_EPOCH "sync.epoch"            /* sync.epoch.E.peer.RANK: one tree edge's estimate */
+#define RF_META_KEY_SYNC_BACKGROUND "sync.background"  /* sync.background.K.peer.RANK: a background round's, to rank 0 */
+#define RF_META_KEY_SYNC_BACKGROUND_ROUNDS "sync.background_rounds"   /* started by rank 0 */
+#define RF_META_KEY_SYNC_BACKGROUND_KEPT "sync.background_kept"       /* (domain, round)s precise enough for ClockOffsets */
 #define RF_META_KEY_SYNC_INTERVAL_S "sync.interval_s"
 #define RF_META_KEY_SYNC_INTERVAL_MODE "sync.interval_mode"
 #define RF_META_KEY_CLOCK_DOMAINS "clock.domains"

@@ -227,13 +227,13 @@ static void start(int provided)
     /* Periodic rounds run at agreed counts of MPI_COMM_WORLD collectives,
      * counted by the recording thread. Above MPI_THREAD_FUNNELED another
      * thread may call them, the counts could differ between ranks and the
-     * agreement deadlock: only init and finalize rounds then. */
-    if ((st_cfg.sync & ST_SYNC_PERIODIC) && provided > MPI_THREAD_FUNNELED) {
-        st_cfg.sync &= ~(unsigned)ST_SYNC_PERIODIC;
-        if (st_g.rank == 0)
-            st_verbose("SYNCTRACE_SYNC=periodic needs MPI_THREAD_FUNNELED or less; only init and finalize rounds");
-    }
-    st_sync_setup(sync_comm);
+     * agreement deadlock: only background rounds then (sync_background.h). */
+    int collective_rounds = provided <= MPI_THREAD_FUNNELED;
+    if ((st_cfg.sync & ST_SYNC_PERIODIC) && !collective_rounds && st_g.rank == 0)
+        st_verbose(st_cfg.sync_background ? "periodic sync rounds above MPI_THREAD_FUNNELED: in the background only"
+                                          : "SYNCTRACE_SYNC=periodic above MPI_THREAD_FUNNELED needs "
+                                            "SYNCTRACE_SYNC_BACKGROUND=1; only init and finalize rounds");
+    st_sync_setup(sync_comm, collective_rounds);
     set_properties();
     st_verbose("rank %d: tracing to %s (clock %s)", st_g.rank, st_g.trace_dir, st_clock_name());
     if (st_g.rank == 0) {

@@ -13,7 +13,7 @@ libsynctrace_la_SOURCES = \
 	%D%/p2p.c %D%/requests.c %D%/requests.h \
 	%D%/polling.c %D%/polling.h \
 	%D%/collectives.c \
-	%D%/sync.c %D%/sync.h \
+	%D%/sync.c %D%/sync.h %D%/sync_background.c %D%/sync_background.h \
 	%D%/lifecycle.c %D%/ompi_abort.c %D%/util.c %D%/typesize.c %D%/records.c %D%/records.h %D%/recput.h \
 	%D%/fortran.c %D%/fortran.h %D%/fortran_cptr.c \
 	$(GENERATED_REGIONS) $(GENERATED_WRAPPERS)

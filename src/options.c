@@ -202,6 +202,13 @@ int st_config_load(char *err, size_t errlen)
     }
     st_cfg.poll_collapse = strcmp(collapse, "0") != 0;
 
+    const char *background = env("SYNCTRACE_SYNC_BACKGROUND");
+    if (*background && strcmp(background, "0") != 0 && strcmp(background, "1") != 0) {
+        snprintf(err, errlen, "SYNCTRACE_SYNC_BACKGROUND: '%s' is not 0 or 1", background);
+        return -1;
+    }
+    st_cfg.sync_background = strcmp(background, "0") != 0;
+
     if (parse_groups(env("SYNCTRACE_MPI_GROUPS"), &st_cfg.mpi_groups, err, errlen) != 0)
         return -1;
     for (int r = 0; r < ST_REGION_MPI_COUNT; r++)

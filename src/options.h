@@ -14,6 +14,7 @@ struct st_config {
     double sync_interval;    /* seconds; <= 0 with sync_interval_auto */
     int sync_interval_auto;
     int sync_rounds;         /* ping-pongs per peer and round (SYNCTRACE_SYNC_ROUNDS) */
+    int sync_background;     /* SYNCTRACE_SYNC_BACKGROUND (default 1): periodic rounds also outside collectives */
     size_t buffer_bytes;     /* SYNCTRACE_BUFFER_MB */
     int verbose;             /* SYNCTRACE_VERBOSE */
     int io_thread;           /* SYNCTRACE_IO_THREAD (default 0): convert records on a thread of the tracer's own */

@@ -47,6 +47,8 @@ static inline int st_poll_begin(struct st_call *call, uint32_t region)
     call->loc = loc;
     call->region = region;
     call->enter = st_now();
+    if (__builtin_expect(call->enter.t >= st_bg_next_poll, 0) && st_bg_poll())
+        call->enter = st_now();
     st_call_defer(call, st_poll_write_enter);
     return 1;
 }

@@ -16,8 +16,11 @@
 #include "tracer.h"
 
 /* Collective over comm (a private duplicate of MPI_COMM_WORLD): learn the
- * clock domains. Returns 0, or -1 when memory is short. */
-int st_sync_setup(MPI_Comm comm);
+ * clock domains. collective_rounds: periodic rounds may run inside world
+ * collectives (the thread level is MPI_THREAD_FUNNELED or less); they also
+ * run in the background unless SYNCTRACE_SYNC_BACKGROUND=0. Returns 0, or
+ * -1 when memory is short. */
+int st_sync_setup(MPI_Comm comm, int collective_rounds);
 /* Collective: one round. `call` is the MPI call it runs inside; its leave
  * time is moved past the round. */
 void st_sync_round(struct st_call *call);

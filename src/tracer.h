@@ -105,6 +105,13 @@ static inline void st_call_defer(struct st_call *call, void (*write)(struct st_c
     st_call_deferred = call;
 }
 
+/* Background sync rounds (sync_background.h): the calling thread's next
+ * MPI call at or after these ticks polls them; UINT64_MAX on every thread
+ * but the one that initialised MPI, and without periodic rounds. Returns 1
+ * when the poll recorded something (the call's Enter is then read again). */
+extern _Thread_local uint64_t st_bg_next_poll;
+int st_bg_poll(void);
+
 static inline struct st_time st_now(void)
 {
     struct st_time now;
@@ -139,6 +146,8 @@ static inline int st_call_begin(struct st_call *call, uint32_t region)
     call->loc = loc;
     call->region = region;
     call->enter = st_now();
+    if (__builtin_expect(call->enter.t >= st_bg_next_poll, 0) && st_bg_poll())
+        call->enter = st_now();
     st_write_enter(loc, call->enter, region);
     return 1;
 }
@@ -152,8 +161,13 @@ static inline void st_call_stamp(struct st_call *call)
 static inline void st_call_end_stamped(struct st_call *call)
 {
     /* NULL when the call's hook closed the archive (MPI_Finalize, MPI_Abort). */
-    if (call->loc)
+    if (call->loc) {
         st_write_leave(call->loc, call->leave, call->region);
+        /* and at its end: a peer blocked in the same exchange as the
+         * reference answers, and the reference notices, within it */
+        if (__builtin_expect(call->leave.t >= st_bg_next_poll, 0))
+            st_bg_poll();
+    }
 }
 
 static inline void st_call_end(struct st_call *call)

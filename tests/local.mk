@@ -118,7 +118,8 @@ MPI_TESTS = tests/test-generator.sh tests/test-mpirun-merge.sh tests/test-fork.s
 	tests/test-causal-rebuild.sh tests/test-clients.sh tests/test-corrupt.sh tests/test-died.sh \
 	tests/test-accuracy.sh tests/test-scorep-mapping.sh tests/test-intercoll.sh tests/test-dataflow.sh \
 	tests/test-commkeys.sh tests/test-spawn.sh tests/test-polling.sh tests/test-iothread.sh tests/test-spill.sh \
-	tests/test-diskfail.sh tests/test-viewers.sh tests/test-extrapolation.sh tests/test-waits.sh tests/test-estimates.sh tests/test-drift-search.sh
+	tests/test-diskfail.sh tests/test-viewers.sh tests/test-extrapolation.sh tests/test-waits.sh tests/test-estimates.sh tests/test-drift-search.sh \
+	tests/test-background.sh
 TESTS += $(UNIT_TESTS) tests/test-layout.sh tests/test-otf2copy.sh tests/test-foreign.sh tests/test-man.sh tests/test-gen.sh tests/test-memcheck.sh tests/test-memgrowth.sh tests/test-repair.sh tests/test-precision.sh tests/test-export.sh tests/test-export-order.sh tests/test-hubs.sh tests/test-corrupt-anchor.sh tests/test-tree.sh $(MPI_TESTS)
 EXTRA_DIST += tests/test-layout.sh tests/test-otf2copy.sh tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-mpirun-merge.sh
 # Fuzzing of the readers, apart from `make check` (clang, libFuzzer):
@@ -132,7 +133,7 @@ EXTRA_DIST += tests/test-export-order.sh tests/test-hubs.sh tests/test-repair.sh
 	tests/mpi/mpi_commkeys.c \
 	tests/mpi/mpi_fortran.F90 tests/mpi/mpi_fortran_ref.c tests/mpi/mpi_fortran_cptr.F90 tests/checkers/fortran_check.py wrappers/check-fortran.py \
 	tests/mpi/mpi_threads.c tests/mpi/mpi_thread_colls.c tests/checkers/thread_check.py tests/mpi/mpi_shared_handle.c \
-	tests/mpi/mpi_crash.c tests/mpi/mpi_errors.c tests/mpi/mpi_periodic.c tests/mpi/mpi_thread_level.c tests/mpi/mpi_kill9.c tests/mpi/mpi_kill9_threads.c \
+	tests/mpi/mpi_crash.c tests/mpi/mpi_errors.c tests/mpi/mpi_periodic.c tests/mpi/mpi_background.c tests/mpi/mpi_thread_level.c tests/mpi/mpi_kill9.c tests/mpi/mpi_kill9_threads.c \
 	tests/mpi/mpi_neighbours.c tests/mpi/mpi_groups.c tests/mpi/mpi4py_client.py tests/unit/tap.h tests/checkers/corrupt_bytes.py tests/mpi/mpi_died.c tests/shims/signal_in_write.c tests/shims/pread_fails.c \
 	tests/mpi/mpi_mapping.c tests/mpi/mpi_init_time.c tests/checkers/mapping_check.py docs/scorep-mapping.md \
 	tests/mpi/mpi_intercoll.c tests/mpi/mpi_zerobytes.c tests/mpi/mpi_spawn.c tests/mpi/mpi_connect.c \

@@ -29,7 +29,7 @@ import sys
 
 SYNC_COMM = "synctrace sync"
 SYNC_REGION = "synctrace: clock synchronisation"
-SYNC_TAG = 7117
+SYNC_TAGS = (7117, 7118)   # rawformat.h: RF_SYNC_TAG, RF_SYNC_TAG_BACKGROUND
 WORLD = "MPI_COMM_WORLD"
 
 INT_FIELDS = {"time", "true", "peer", "lpeer", "tag", "bytes", "req", "root", "sent", "recv", "stop"}
@@ -219,7 +219,7 @@ def check_sync_isolated(t):
     for ev in t.all_events():
         inside = SYNC_REGION in ev.stack and ev.kind not in ("ENTER", "LEAVE")
         if is_sync(ev):
-            if not inside or ev.f.get("tag") != SYNC_TAG:
+            if not inside or ev.f.get("tag") not in SYNC_TAGS:
                 errors.append("sync message outside its region or with another tag: %s" % ev.line)
         elif inside:
             errors.append("program event inside the sync region: %s" % ev.line)

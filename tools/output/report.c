@@ -981,20 +981,24 @@ static const char *human_ns(char *buf, size_t len, double ns)
 }
 
 /* The longest stretch of a run without a sync round, said where it is over
- * a second: the drift is only measured across it, so a change of drift
- * inside it (a node warming up) goes unseen. */
+ * half a second: the drift is only measured across it, so a change of
+ * drift inside it (a node warming up) goes unseen, and what that may cost
+ * grows with the span: per ppm of change, up to a quarter of it (the
+ * interpolated line against one that bends in its middle). */
 static void rounds_line(FILE *to, const struct report *r)
 {
     const struct report_domain *w = NULL;
     for (uint32_t d = 0; r->domains && d < r->ndomains; d++)
         if (!w || r->domains[d].longest_without_round_ns > w->longest_without_round_ns)
             w = &r->domains[d];
-    if (!w || w->longest_without_round_ns < 1e9)
+    if (!w || w->longest_without_round_ns < 5e8)
         return;
-    char a[32];
-    fprintf(to, "  sync rounds   %u on rank %d, the longest span without one %s (periodic rounds are taken "
-                "inside collectives on MPI_COMM_WORLD: SYNCTRACE_SYNC=init,periodic,finalize)\n",
-            w->sync_rounds, w->id, human_ns(a, sizeof a, w->longest_without_round_ns));
+    char a[32], b[32];
+    fprintf(to, "  sync rounds   %u on rank %d, the longest span without one %s: a drift change of 1 ppm inside it "
+                "would cost up to %s there (periodic rounds: SYNCTRACE_SYNC=init,periodic,finalize; each needs an "
+                "MPI call on rank 0 when it is due)\n",
+            w->sync_rounds, w->id, human_ns(a, sizeof a, w->longest_without_round_ns),
+            human_ns(b, sizeof b, w->longest_without_round_ns * 1e-6 / 4));
 }
 
 /* The clock whose events lie farthest beyond its sync rounds, and what the
