@@ -255,7 +255,8 @@ void st_sync_at_world_collective(struct st_call *call)
     if (st_g.rank == 0) {
         double rate_hz = st_clock_ticks_per_second();
         uint64_t now = st_now().t;
-        double since_round = (double)(now - S.last_round_ticks) / rate_hz;
+        uint64_t last = S.last_round_ticks > st_bg_last_start() ? S.last_round_ticks : st_bg_last_start();
+        double since_round = (double)(now - last) / rate_hz;
         decision[0] = since_round >= S.interval;
         double remaining = decision[0] ? S.interval : S.interval - since_round;
         /* Collectives per second since the last checkpoint; the step may at

@@ -41,6 +41,7 @@ static struct {
     int running;                 /* peers still exchanging in the current round */
     uint64_t interval, due;      /* ticks */
     int started;
+    uint64_t last_start;         /* ticks: when the last round started */
     struct st_bg_round *kept;
     int nkept, kept_cap;
     size_t kept_samples;
@@ -177,6 +178,7 @@ static void start_round(void)
     }
     B.running = B.npeers;
     B.started++;
+    B.last_start = at.t;
     struct st_time done = st_now();
     st_write_leave(B.loc, done, ST_REGION_SYNC);
     B.last_activity = done.t;
@@ -217,6 +219,11 @@ int st_bg_poll(void)
     int did = st_g.rank == 0 ? poll_reference() : poll_peer();
     st_in_tracer = 0;
     return did;
+}
+
+uint64_t st_bg_last_start(void)
+{
+    return B.last_start;
 }
 
 void st_bg_round_taken(uint64_t ticks)

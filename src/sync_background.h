@@ -36,6 +36,9 @@ int st_bg_start(MPI_Comm comm, uint32_t comm_ref, const int *reps, int nreps, in
 /* Rank 0: a collective round ended at `ticks`; the next background one is
  * due an interval later. */
 void st_bg_round_taken(uint64_t ticks);
+/* Rank 0: when the last background round started (ticks; 0: none yet),
+ * so that a collective round is not taken right after one. */
+uint64_t st_bg_last_start(void);
 /* Collective, at MPI_Finalize before its round: every exchange under way
  * is finished (blocking: every rank is in MPI_Finalize) and polling ends. */
 void st_bg_drain(void);
