@@ -66,39 +66,34 @@ struct estimate estimate_offset(const struct sample *s, int n, double rate0, dou
     return est;
 }
 
+/* Ticks as ns on a clock, relative to `base` ns (exact in a double). */
+static double rel_ns(uint64_t t, double rate, long double base)
+{
+    return (double)((long double)t / rate * 1e9L - base);
+}
+
 struct estimate estimate_offset_bounds(const struct sample *s, int n, double rate0, double rate_p, double max_drift)
 {
     struct estimate est = estimate_offset(s, n, rate0, rate_p);
     if (n == 0)
         return est;
-    /* ns on each clock, relative to the first sample (exact in a double) */
     long double base0 = (long double)s[0].t1 / rate0 * 1e9L, basep = (long double)s[0].t2 / rate_p * 1e9L;
+    /* The binding ping (largest t1 - t2) and pong (smallest t4 - t3); the
+     * round's middle is between them, on the peer's clock. */
     int a = 0, b = 0;
-    double lo_a = -1e300, hi_b = 1e300;
-    for (int k = 0; k < n; k++) {
-        double lo = (double)((long double)s[k].t1 / rate0 * 1e9L - base0 - ((long double)s[k].t2 / rate_p * 1e9L - basep));
-        double hi = (double)((long double)s[k].t4 / rate0 * 1e9L - base0 - ((long double)s[k].t3 / rate_p * 1e9L - basep));
-        if (lo > lo_a) {
-            lo_a = lo;
+    for (int k = 1; k < n; k++) {
+        if (rel_ns(s[k].t1, rate0, base0) - rel_ns(s[k].t2, rate_p, basep)
+            > rel_ns(s[a].t1, rate0, base0) - rel_ns(s[a].t2, rate_p, basep))
             a = k;
-        }
-        if (hi < hi_b) {
-            hi_b = hi;
+        if (rel_ns(s[k].t4, rate0, base0) - rel_ns(s[k].t3, rate_p, basep)
+            < rel_ns(s[b].t4, rate0, base0) - rel_ns(s[b].t3, rate_p, basep))
             b = k;
-        }
     }
-    /* The middle between the two binding samples, on the peer's clock. */
-    double ta = (double)((long double)s[a].t2 / rate_p * 1e9L - basep);
-    double tb = (double)((long double)s[b].t3 / rate_p * 1e9L - basep);
-    double tc = (ta + tb) / 2, lo = -1e300, hi = 1e300;
+    double tc = (rel_ns(s[a].t2, rate_p, basep) + rel_ns(s[b].t3, rate_p, basep)) / 2, lo = -1e300, hi = 1e300;
     for (int k = 0; k < n; k++) {
-        double t2 = (double)((long double)s[k].t2 / rate_p * 1e9L - basep);
-        double t3 = (double)((long double)s[k].t3 / rate_p * 1e9L - basep);
-        double lk = (double)((long double)s[k].t1 / rate0 * 1e9L - base0) - t2;
-        double hk = (double)((long double)s[k].t4 / rate0 * 1e9L - base0) - t3;
-        double wl = lk - max_drift * fabs(t2 - tc), wh = hk + max_drift * fabs(t3 - tc);
-        lo = wl > lo ? wl : lo;
-        hi = wh < hi ? wh : hi;
+        double t2 = rel_ns(s[k].t2, rate_p, basep), t3 = rel_ns(s[k].t3, rate_p, basep);
+        lo = fmax(lo, rel_ns(s[k].t1, rate0, base0) - t2 - max_drift * fabs(t2 - tc));
+        hi = fmin(hi, rel_ns(s[k].t4, rate0, base0) - t3 + max_drift * fabs(t3 - tc));
     }
     if (!(lo <= hi))
         return est;

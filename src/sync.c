@@ -475,8 +475,9 @@ void st_sync_at_finalize(struct st_call *call, struct rf_meta *meta)
     struct estimate *est = NULL;
     char *valid = NULL;
     if (me == 0 && rates && edges && m > 0) {
-        est = calloc((size_t)m * per_rank, sizeof *est);
-        valid = calloc((size_t)m * per_rank, 1);
+        size_t per_domain = (size_t)(ne ? ne : 1);   /* compose's rows: the collective rounds only */
+        est = calloc((size_t)m * per_domain, sizeof *est);
+        valid = calloc((size_t)m * per_domain, 1);
         all = calloc(per_rank * (size_t)n, sizeof *all);
         if (!est || !valid || !all || (nb > 0 && !bg_count)
             || compose(edges, (int)(total / sizeof *edges), ne, est, valid) != 0) {
@@ -501,8 +502,9 @@ void st_sync_at_finalize(struct st_call *call, struct rf_meta *meta)
             for (int d = 1; d < m; d++) {
                 size_t at = (size_t)d * (size_t)ne + (size_t)e;
                 if (valid[at])
-                    rf_meta_sync_peer(meta, RF_META_KEY_SYNC_EPOCH, e, S.reps[d], S.reps[st_tree_parent(d)], est[at].rtt_min_ns,
-                                      est[at].rtt_median_ns, est[at].rtt_max_ns, est[at].offset_ns, est[at].err_ns);
+                    rf_meta_sync_peer(meta, RF_META_KEY_SYNC_EPOCH, e, S.reps[d], S.reps[st_tree_parent(d)],
+                                      est[at].rtt_min_ns, est[at].rtt_median_ns, est[at].rtt_max_ns,
+                                      est[at].offset_ns, est[at].err_ns);
             }
     }
     free(edges);

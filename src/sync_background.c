@@ -345,8 +345,6 @@ void st_bg_free(void)
     free(B.t1);
     free(B.ready);
     free(B.cur);
-    int started = B.started;
     memset(&B, 0, sizeof B);
-    B.started = started;
     st_bg_next_poll = UINT64_MAX;
 }

@@ -16,6 +16,10 @@ check_PROGRAMS += $(UNIT_TESTS) tests/mtorder_check tests/otf2copy_run
 tests_otf2copy_run_SOURCES = tests/checkers/otf2copy_run.c
 tests_otf2copy_run_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_otf2copy_run_LDADD = libstforeign.la $(TOOLS_LIBS)
+# Sync rounds' offset estimates (round-trip midpoints, one-way bounds).
+tests_unit_estimate_SOURCES = tests/unit/unit_estimate.c tests/unit/tap.h common/offset_estimate.c common/offset_estimate.h
+tests_unit_estimate_CPPFLAGS = $(TRACER_CPPFLAGS)
+tests_unit_estimate_LDADD = -lm
 tests_unit_clock_SOURCES = tests/unit/unit_clock.c tests/unit/tap.h src/clock.c src/clock.h
 tests_unit_clock_CPPFLAGS = $(TRACER_CPPFLAGS)
 tests_unit_clock_LDADD = -lm
@@ -105,7 +109,7 @@ tests_unit_causal_SOURCES = tests/unit/unit_causal.c tools/causal/causal_sweep.c
 tests_unit_causal_CPPFLAGS = $(TOOLS_CPPFLAGS) -DSWEEP_BATCH=32
 tests_unit_causal_LDADD = $(TOOLS_LIBS) -lpthread
 
-UNIT_TESTS = tests/unit_eventstore tests/unit_clock tests/unit_handlemap tests/unit_u64map tests/unit_solve tests/unit_clc tests/unit_export tests/unit_causal \
+UNIT_TESTS = tests/unit_eventstore tests/unit_clock tests/unit_estimate tests/unit_handlemap tests/unit_u64map tests/unit_solve tests/unit_clc tests/unit_export tests/unit_causal \
 	tests/unit_rawread tests/unit_members tests/unit_flow \
 	tests/unit_checksum tests/unit_multiselect tests/unit_evtchunk tests/unit_recfile tests/unit_extsort tests/unit_msgstream tests/unit_collstream \
 	tests/unit_causal_aside tests/unit_hubstore tests/unit_blockqueue tests/unit_locstream tests/unit_blockcache

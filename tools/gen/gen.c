@@ -950,8 +950,8 @@ static void write_meta(void)
     for (int e = 0; e < nepochs; e++)
         for (int d = 1; d < ndomains(); d++) {
             const struct estimate *est = &epochs[e].est[d];
-            rf_meta_sync_peer(&m, RF_META_KEY_SYNC_EPOCH, e, d * R, st_tree_parent(d) * R, est->rtt_min_ns, est->rtt_median_ns,
-                              est->rtt_max_ns, est->offset_ns, est->err_ns);
+            rf_meta_sync_peer(&m, RF_META_KEY_SYNC_EPOCH, e, d * R, st_tree_parent(d) * R, est->rtt_min_ns,
+                              est->rtt_median_ns, est->rtt_max_ns, est->offset_ns, est->err_ns);
         }
     double interval = nepochs >= 2 ? (double)(epochs[nepochs - 1].true_start - epochs[0].true_start) / (nepochs - 1) / 1e9
                                    : 0;
