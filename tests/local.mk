@@ -122,7 +122,7 @@ MPI_TESTS = tests/test-generator.sh tests/test-mpirun-merge.sh tests/test-fork.s
 	tests/test-causal-rebuild.sh tests/test-clients.sh tests/test-corrupt.sh tests/test-died.sh \
 	tests/test-accuracy.sh tests/test-scorep-mapping.sh tests/test-intercoll.sh tests/test-dataflow.sh \
 	tests/test-commkeys.sh tests/test-spawn.sh tests/test-polling.sh tests/test-iothread.sh tests/test-spill.sh \
-	tests/test-diskfail.sh tests/test-viewers.sh tests/test-extrapolation.sh tests/test-waits.sh tests/test-estimates.sh tests/test-drift-search.sh \
+	tests/test-diskfail.sh tests/test-viewers.sh tests/test-extrapolation.sh tests/test-waits.sh tests/test-estimates.sh tests/test-drift-search.sh tests/test-drift-fit.sh \
 	tests/test-background.sh
 TESTS += $(UNIT_TESTS) tests/test-layout.sh tests/test-otf2copy.sh tests/test-foreign.sh tests/test-man.sh tests/test-gen.sh tests/test-memcheck.sh tests/test-memgrowth.sh tests/test-repair.sh tests/test-precision.sh tests/test-export.sh tests/test-export-order.sh tests/test-hubs.sh tests/test-corrupt-anchor.sh tests/test-tree.sh $(MPI_TESTS)
 EXTRA_DIST += tests/test-layout.sh tests/test-otf2copy.sh tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-mpirun-merge.sh

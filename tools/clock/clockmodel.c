@@ -240,6 +240,36 @@ static void offset_estimates(const struct rt_location *ranks, struct cm_model *m
         }
 }
 
+/* The reference time at round o of domain dom's representative, less the
+ * corrected time there (x = ref - c, before the reference's own y). */
+static double round_y(const struct cm_domain *dom, const struct rt_offset *o)
+{
+    const struct cm_segment *s = &dom->seg[cm_segment_of(dom, o->time)];
+    double c = s->c0 + (1 + s->beta) * (cm_local(dom, o->time) - s->l0);
+    return ((double)o->time + (double)o->offset) / dom->resolution * 1e9 - c;
+}
+
+uint32_t cm_round_offsets(const struct rt_location *ranks, const struct cm_model *m, uint32_t ref_domain, uint32_t d,
+                          double *t, double *e, double *err, uint32_t max)
+{
+    const struct cm_domain *ref = &m->domains[ref_domain], *dom = &m->domains[d];
+    const struct rt_location *rr = &ranks[ref->rep], *rk = &ranks[dom->rep];
+    if (!rr->noffsets)
+        return 0;
+    for (uint32_t k = 0; k < rr->noffsets; k++)
+        if (rr->offsets[k].offset != 0)
+            return 0;
+    double y_ref = round_y(ref, &rr->offsets[0]);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < rk->noffsets && n < max; k++, n++) {
+        const struct rt_offset *o = &rk->offsets[k];
+        t[n] = cm_local(dom, o->time);
+        e[n] = round_y(dom, o) - y_ref;
+        err[n] = o->stddev > 0 ? o->stddev / dom->resolution * 1e9 : 0;
+    }
+    return n;
+}
+
 int cm_build(const struct rt_location *ranks, uint32_t nranks, uint32_t reference, enum cm_drift_model kind,
              double max_drift, struct cm_model *m)
 {

@@ -60,6 +60,10 @@ struct cm_model {
      * spans, each with an offset of its own (1 = one offset per segment).
      * Used to measure how offsets move over time, i.e. residual drift. */
     uint32_t windows;
+    /* Domain index + 1 whose windows keep one offset (their consecutive
+     * vertices tied by 0 instead of the drift bound); 0: none. Pinning the
+     * reference makes every other window's bounds offsets to one clock. */
+    uint32_t pinned;
     double max_drift;         /* bound on a clock's drift: how far consecutive vertices may move apart */
     uint32_t *domain_of;      /* rank -> index into domains */
     uint32_t nranks;
@@ -162,6 +166,15 @@ static inline uint32_t cm_vertex(const struct cm_model *m, uint32_t rank, uint64
     if (w >= (int64_t)m->windows) w = m->windows - 1;
     return (d->first_seg + k) * m->windows + (uint32_t)w;
 }
+
+/* Domain d's sync rounds in its model's frame: for each round k (at most
+ * max), its local time t[k] (ns from the domain's origin), the offset
+ * e[k] = reference time - corrected time that it measured (what x should
+ * be there), and its error bound err[k] (ns; 0: unknown). Valid only when
+ * every round was measured against the reference clock itself (its own
+ * ClockOffsets all 0: the sync root). Returns how many rounds. */
+uint32_t cm_round_offsets(const struct rt_location *ranks, const struct cm_model *m, uint32_t ref_domain, uint32_t d,
+                          double *t, double *e, double *err, uint32_t max);
 
 /* Where vertex v's span of local time begins and how long it is (ns), and
  * its domain. */

@@ -352,7 +352,7 @@ static int drift_step_edges(struct building *b)
         cm_vertex_span(m, a + 1, &db, &lb, &lenb);
         if (da != db)
             continue;
-        double step = m->max_drift * ((lb + lenb / 2) - (la + lena / 2));
+        double step = m->pinned == da + 1 ? 0 : m->max_drift * ((lb + lenb / 2) - (la + lena / 2));
         if (pmin_put(&b->pairs, a, a + 1, step) < 0 || pmin_put(&b->pairs, a + 1, a, step) < 0)
             return -1;
     }

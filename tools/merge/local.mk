@@ -2,7 +2,7 @@
 # wire the stages, one file each; merge_state.h is what they hand each
 # other (merge_state.c).
 MERGE_STAGES = %D%/merge.c %D%/merge.h %D%/pipeline.c %D%/merge_state.h %D%/merge_state.c %D%/merge_options.c \
-	%D%/read_stage.c %D%/match_stage.c %D%/memcheck.c %D%/model_select.c %D%/solution.c %D%/estimate.c %D%/apply.c %D%/repair.c \
+	%D%/read_stage.c %D%/match_stage.c %D%/memcheck.c %D%/model_select.c %D%/solution.c %D%/estimate.c %D%/drift_fit.c %D%/apply.c %D%/repair.c \
 	%D%/compare_clc.c %D%/precision.c %D%/outside.c %D%/outdir.c %D%/write_stage.c %D%/index_stage.c \
 	%D%/jobs_merge.c %D%/pmerge_read.c %D%/pmerge_run.c
 # The libraries of the pipeline, in link order: each before what it uses.

@@ -19,7 +19,7 @@ static int usage(FILE *to)
 {
     fprintf(to, "usage: synctrace merge RAW_DIR -o OUT_DIR [--reference RANK] [--estimates | --alpha A]\n"
                 "                      [--timebase reference|median] [--min-latency NS] [--max-drift-ppm P]\n"
-                "                      [--drift-model auto|line|segments] [--no-drift] [--jobs N] [--force]\n"
+                "                      [--drift-model auto|line|rounds|segments] [--no-drift] [--jobs N] [--force]\n"
                 "                      [--cluster-levels S[,S...]] [--no-causal | --causal] [--precision-sources N]\n"
                 "                      [--sort-memory MB] [--event-memory MB] [--spill-dir DIR]\n"
                 "Merge a raw trace into one OTF2 archive with synchronised, tachyon-free timestamps\n"
@@ -27,13 +27,14 @@ static int usage(FILE *to)
                 "experiment directory or any OTF2 anchor file: OUT_DIR/traces.otf2 is then its copy with\n"
                 "synchronised times (--clock-domain process|node: one clock per process, or per node).\n"
                 "  --reference RANK   clock that defines global time (default 0)\n"
-                "  --estimates        offsets at the sync rounds' estimates (fused with the interval's\n"
-                "                     midpoint by precision), moved the least the messages need (default)\n"
+                "  --estimates        offsets and drifts at the sync rounds' estimates, moved the least\n"
+                "                     the messages need (default)\n"
                 "  --alpha A          offsets at fraction A of the interval the messages allow, 0..1\n"
                 "                     (0.5: its middle), whatever the sync rounds measured\n"
                 "  --timebase median  global time follows the median of the clocks, not one of them\n"
                 "  --min-latency NS   minimum one-way message latency (default 0: receives never before sends)\n"
-                "  --drift-model M    line: one drift per clock, from its first to its last sync round;\n"
+                "  --drift-model M    line: one drift per clock, from its sync rounds, moved the least the\n"
+                "                     messages need; rounds: the rounds' lines as measured, offsets only moved;\n"
                 "                     segments: a drift and an offset per span between sync rounds;\n"
                 "                     auto (default): line, unless the events contradict it and segments less\n"
                 "  --no-drift         do not correct drift between sync rounds\n"
@@ -132,11 +133,12 @@ int merge_parse_options(int argc, char **argv, struct merge_options *o)
             o->median = !strcmp(t, "median");
         } else if (!strcmp(a, "--drift-model")) {
             const char *t = argv[++i];
-            if (strcmp(t, "segments") && strcmp(t, "line") && strcmp(t, "auto")) {
-                fprintf(stderr, "synctrace merge: --drift-model is auto, line or segments, not '%s'\n", t);
+            if (strcmp(t, "segments") && strcmp(t, "line") && strcmp(t, "rounds") && strcmp(t, "auto")) {
+                fprintf(stderr, "synctrace merge: --drift-model is auto, line, rounds or segments, not '%s'\n", t);
                 return 2;
             }
-            o->drift_model = !strcmp(t, "auto") ? 0 : !strcmp(t, "line") ? CM_LINE + 1 : CM_SEGMENTS + 1;
+            o->drift_model = !strcmp(t, "auto") ? 0 : !strcmp(t, "segments") ? CM_SEGMENTS + 1 : CM_LINE + 1;
+            o->rounds_only = !strcmp(t, "rounds");
         } else if (!strcmp(a, "--min-latency")) {
             if (parse_number(argv[++i], &o->min_latency) || o->min_latency < 0) {
                 fprintf(stderr, "synctrace merge: --min-latency takes nanoseconds >= 0, not '%s'\n", argv[i]);

@@ -61,6 +61,7 @@ struct merge_options {
                                * precision beside the apply): --jobs, not shared; 0: jobs */
     int force, no_drift;
     int drift_model;          /* --drift-model: 0 auto, else CM_LINE or CM_SEGMENTS + 1 */
+    int rounds_only;          /* --drift-model rounds: the rounds' lines, never moved by the events */
     const char *cluster_levels;   /* causal index: maximum cluster sizes per level */
     int no_causal;            /* 1: --no-causal; -1: --causal (the default, kept for old scripts) */
     uint32_t precision_sources;   /* --precision-sources: sampled pair precision from so many clocks; 0 default */
@@ -221,6 +222,10 @@ void merge_solution_free(struct merge_solution *s);
  * constraints allow (*moved: the clock vertices the constraints moved off
  * their estimate). 0, or -1 (said); on any doubt the midpoints stay. */
 int merge_place_estimates(struct merge_state *st, uint32_t *moved);
+/* Each clock's line fitted to its sync rounds inside the bounds the
+ * messages give over the run (drift_fit.c); the model and solution
+ * replaced when that stays consistent. 0, or -1 (said why). */
+int merge_fit_drifts(struct merge_state *st);
 /* report.json's "hubs_beside_graph" from the chosen solution. */
 void merge_note_hubs(struct merge_state *st);
 

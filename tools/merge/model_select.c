@@ -321,17 +321,22 @@ int merge_choose_model(struct merge_state *st)
         return -1;
     }
     st->tau = st->model.domain_of[o->reference];
-    if (merge_solve_model(st->locs, &st->model, &st->match, o->min_latency, st->tau, o->alpha, &st->sol) != 0
-        || try_without_drift(st) != 0)
+    if (merge_solve_model(st->locs, &st->model, &st->match, o->min_latency, st->tau, o->alpha, &st->sol) != 0)
         return -1;
-    refine_drifts(st);
-    if (search_drifts(st) != 0)
-        return -1;
-    if (st->sol.delta > 0 && kind == CM_LINE && !o->drift_model && try_segments(st) != 0)
-        return -1;
+    if (!o->rounds_only) {
+        if (try_without_drift(st) != 0)
+            return -1;
+        refine_drifts(st);
+        if (search_drifts(st) != 0)
+            return -1;
+        if (st->sol.delta > 0 && kind == CM_LINE && !o->drift_model && try_segments(st) != 0)
+            return -1;
+    }
     if (set_aside_error(st))   /* a trial's solve could not read the matches: no choice holds */
         return -1;
     st->rep.segments_used = st->model.nsegments > st->model.ndomains;
+    if (!o->rounds_only && merge_fit_drifts(st) != 0)
+        return -1;
     uint32_t moved = 0;
     if (o->estimates && merge_place_estimates(st, &moved) != 0)
         return -1;

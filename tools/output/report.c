@@ -788,12 +788,14 @@ static void json_solver(FILE *f, const struct report *r)
             r->repair_done ? "true" : "false", r->repair_jumps, r->repair_max_jump_ns, r->repair_backward_moved,
             (unsigned long long)r->repair_disk_bytes, (unsigned long long)r->repair_max_in_flight,
             (unsigned long long)r->repair_max_open_instances);
-    fprintf(f, "  \"drift_model\": \"%s\",\n  \"drift_refinement_passes\": %d,\n  \"drift_search\": { \"solves\": %d, \"steps_kept\": %d },\n",
+    fprintf(f, "  \"drift_model\": \"%s\",\n  \"drift_refinement_passes\": %d,\n  \"drift_search\": { \"solves\": %d, \"steps_kept\": %d },\n"
+               "  \"drift_fitted_clocks\": %u,\n",
             r->drift_dropped ? "dropped (contradicted the events)"
             : r->drift_search_moves && !r->segments_used ? "line, the rounds' drifts moved the least the events need"
             : r->segments_used ? "segments (a drift and an offset per span between sync rounds)"
+            : r->drift_fitted ? "line (one drift per clock, fitted to its sync rounds inside the messages' bounds)"
                                : "line (one drift per clock, first to last sync round)",
-            r->drift_refined, r->drift_searched, r->drift_search_moves);
+            r->drift_refined, r->drift_searched, r->drift_search_moves, r->drift_fitted);
     if (r->placed_estimates)
         fprintf(f, "  \"placement\": { \"method\": \"estimates\", \"clocks_moved_by_messages\": %u },\n",
                 r->placed_moved);

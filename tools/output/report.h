@@ -90,6 +90,7 @@ struct report {
     int drift_refined;        /* passes of drift refinement from the events that were kept */
     int drift_searched;       /* solves of the drift search (model_select.c), 0: none */
     int drift_search_moves;   /* its steps kept: the drifts it moved */
+    uint32_t drift_fitted;    /* clocks whose line the messages moved off their rounds' (drift_fit.c) */
     int placed_estimates;     /* offsets at the rounds' estimates (else at alpha of their intervals) */
     double placed_alpha;
     uint32_t placed_moved;    /* clocks the messages moved off their estimate */
