@@ -226,12 +226,10 @@ static void offset_estimates(const struct rt_location *ranks, struct cm_model *m
             for (uint32_t k = 0; k < dom->nseg; k++) {
                 struct cm_segment *s = &dom->seg[k];
                 double y = 0;
-                s->x_err = 0;
                 if (rk->noffsets) {
                     const struct rt_offset *o = round_before(rk, s->start);
                     double c = s->c0 + (1 + s->beta) * (cm_local(dom, o->time) - s->l0);
                     y = ((double)o->time + (double)o->offset) / dom->resolution * 1e9 - c;
-                    s->x_err = o->stddev > 0 ? o->stddev / dom->resolution * 1e9 : 0;
                 }
                 if (pass == 0 && k == 0)
                     y_ref = y;

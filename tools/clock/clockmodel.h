@@ -25,7 +25,6 @@ struct cm_segment {
     double beta;              /* drift relative to the reference clock */
     double beta_err;          /* bound on the error of beta (from the rounds' midpoint errors) */
     double x_est;             /* offset estimate from the round that opens it (x = ref - c) */
-    double x_err;             /* that round's error bound, ns (half its fastest round trip; 0: unknown) */
     int drift_rejected;       /* its rounds' estimate was too large or too uncertain: the domain's overall one is used */
 };
 
