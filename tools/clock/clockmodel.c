@@ -209,6 +209,15 @@ static void against_reference(const struct rt_location *ranks, struct cm_model *
     m->domains[ref_domain].offset_ns = 0;
 }
 
+/* The reference time at round o of domain dom's representative, less the
+ * corrected time there on segment s's line (x = ref - c, before the
+ * reference's own y). */
+static double round_y(const struct cm_domain *dom, const struct cm_segment *s, const struct rt_offset *o)
+{
+    double c = s->c0 + (1 + s->beta) * (cm_local(dom, o->time) - s->l0);
+    return ((double)o->time + (double)o->offset) / dom->resolution * 1e9 - c;
+}
+
 /* Offset estimates (x = ref - c) from the round that opens each segment:
  * relative to rank 0's absolute ns first, then to the reference's (whose
  * first segment is done first, for y_ref). Each domain's segments are
@@ -225,26 +234,12 @@ static void offset_estimates(const struct rt_location *ranks, struct cm_model *m
             chain(dom);
             for (uint32_t k = 0; k < dom->nseg; k++) {
                 struct cm_segment *s = &dom->seg[k];
-                double y = 0;
-                if (rk->noffsets) {
-                    const struct rt_offset *o = round_before(rk, s->start);
-                    double c = s->c0 + (1 + s->beta) * (cm_local(dom, o->time) - s->l0);
-                    y = ((double)o->time + (double)o->offset) / dom->resolution * 1e9 - c;
-                }
+                double y = rk->noffsets ? round_y(dom, s, round_before(rk, s->start)) : 0;
                 if (pass == 0 && k == 0)
                     y_ref = y;
                 s->x_est = y - y_ref;
             }
         }
-}
-
-/* The reference time at round o of domain dom's representative, less the
- * corrected time there (x = ref - c, before the reference's own y). */
-static double round_y(const struct cm_domain *dom, const struct rt_offset *o)
-{
-    const struct cm_segment *s = &dom->seg[cm_segment_of(dom, o->time)];
-    double c = s->c0 + (1 + s->beta) * (cm_local(dom, o->time) - s->l0);
-    return ((double)o->time + (double)o->offset) / dom->resolution * 1e9 - c;
 }
 
 uint32_t cm_round_offsets(const struct rt_location *ranks, const struct cm_model *m, uint32_t ref_domain, uint32_t d,
@@ -257,12 +252,12 @@ uint32_t cm_round_offsets(const struct rt_location *ranks, const struct cm_model
     for (uint32_t k = 0; k < rr->noffsets; k++)
         if (rr->offsets[k].offset != 0)
             return 0;
-    double y_ref = round_y(ref, &rr->offsets[0]);
+    double y_ref = round_y(ref, &ref->seg[0], &rr->offsets[0]);
     uint32_t n = 0;
     for (uint32_t k = 0; k < rk->noffsets && n < max; k++, n++) {
         const struct rt_offset *o = &rk->offsets[k];
         t[n] = cm_local(dom, o->time);
-        e[n] = round_y(dom, o) - y_ref;
+        e[n] = round_y(dom, &dom->seg[cm_segment_of(dom, o->time)], o) - y_ref;
         err[n] = o->stddev > 0 ? o->stddev / dom->resolution * 1e9 : 0;
     }
     return n;
