@@ -12,7 +12,8 @@
 #     the midpoints' is printed, not checked (issue 34's target, at most
 #     interpolation's + 20 ns, is not met on every run yet); the max not
 #     above interpolation's where the worst event lies inside the sync
-#     rounds' span. Where it lies beyond them (MPI_Init's Enter, before the
+#     rounds' span (within 1 ns: times are rounded to whole ns and ticks).
+#     Where it lies beyond them (MPI_Init's Enter, before the
 #     first round), both extrapolate a drift from an offset at the first
 #     round that may differ from the ClockOffset's within the pair interval
 #     (as test-extrapolation.sh allows): not above interpolation's plus
@@ -42,7 +43,10 @@ t = e["truth"]
 # beyond the rounds (MPI_Init's Enter) both extrapolate a drift from
 # offsets at the first round that may differ within the pair interval
 outside = t["error_max_outside_rounds_ns"] != 0
-allow = e["pair_uncertainty_max_ns"] if outside else 0
+# inside the rounds, where no message moved a clock the two are the same
+# line but for rounding: merged times are whole ns, interpolated ones whole
+# ticks; 1 ns covers both (a run here was 0.3 ns above)
+allow = e["pair_uncertainty_max_ns"] if outside else 1.0
 # the median is printed, not checked: issue 34's target (interpolation's
 # + 20 ns) is not met on every run yet (docs/guide.md, --estimates)
 better = (t["error_max_ns"] <= t["interpolated_error_max_ns"] + allow)
