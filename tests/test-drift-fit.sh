@@ -9,8 +9,9 @@
 #     error not above interpolation's; the fit moves some clock's line in
 #     at least one of them (and never under --drift-model rounds);
 #   - exact sync rounds (a constant latency): nothing excludes the rounds'
-#     lines, the fit moves no clock, and the result is --drift-model
-#     rounds' to the nanosecond;
+#     lines, the fit moves no clock, no offset moves off its estimate, and
+#     the result is --drift-model rounds' to the nanosecond and
+#     interpolation's within 1 ns;
 #   - a bad --drift-model value is refused in one line.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
@@ -34,7 +35,13 @@ else:
     good = (clean and f["drift_fitted_clocks"] == 0
             and [(d["offset_ns"], d["drift_ppm"]) for d in f["domains"]]
                 == [(d["offset_ns"], d["drift_ppm"]) for d in r["domains"]]
-            and tf["error_max_ns"] == tr["error_max_ns"])
+            and tf["error_max_ns"] == tr["error_max_ns"]
+            # projected, not pulled towards the interval's middle: an
+            # estimate the messages allow stays, so exact rounds give
+            # interpolation's times (to the 1 ns of rounding)
+            and f["placement"]["clocks_moved_by_messages"] == 0
+            and abs(tf["error_max_ns"] - tf["interpolated_error_max_ns"]) <= 1
+            and abs(tf["error_median_ns"] - tf["interpolated_error_median_ns"]) <= 1)
 print("%s - %s" % ("ok" if good else "not ok", fig))
 PY
 }
