@@ -6,7 +6,9 @@
  *      beside OUT: the records the merge models, raw times, the
  *      producer's ClockOffsets as each rank's sync measurements;
  *   2. our merge of it (tools/merge), into the work directory: matches,
- *      clock model, bounds, solve, repair, report;
+ *      clock model, bounds, solve, repair, report, and each event's
+ *      global time (merge_times_only: no archive of its own, which the
+ *      copy would only have read back);
  *   3. a copy of the input, record for record (otf2copy.h), each
  *      timestamp mapped: a modelled event gets its merged time; any other
  *      event the time its raw time has between its location's modelled
@@ -245,9 +247,9 @@ static int inner_merge(int argc, char **argv, const char *work, const char *inpu
             close(saved);
         if (fd >= 0)
             close(fd);
-        return cmd_merge(argc, argv);   /* unfiltered, then */
+        return merge_times_only(argc, argv);   /* unfiltered, then */
     }
-    int rc = cmd_merge(argc, argv);
+    int rc = merge_times_only(argc, argv);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -274,10 +276,9 @@ static int inner_merge(int argc, char **argv, const char *work, const char *inpu
 static int merge_and_copy(const char *input, const char *anchor, const struct merge_options *o, int argc,
                           char **argv, const char *work, struct foreign_raw *fr, int by_node)
 {
-    char raw[4500], merged[4500], merged_anchor[4600], tmp[4400], err[4600];
+    char raw[4500], merged[4500], tmp[4400], err[4600];
     if (snprintf(raw, sizeof raw, "%s/raw", work) >= (int)sizeof raw
-        || snprintf(merged, sizeof merged, "%s/merged", work) >= (int)sizeof merged
-        || snprintf(merged_anchor, sizeof merged_anchor, "%s/traces.otf2", merged) >= (int)sizeof merged_anchor) {
+        || snprintf(merged, sizeof merged, "%s/merged", work) >= (int)sizeof merged) {
         fprintf(stderr, "synctrace merge: %s: path too long\n", work);
         return -1;
     }
@@ -312,7 +313,7 @@ static int merge_and_copy(const char *input, const char *anchor, const struct me
         return -1;
     }
     struct oc_time_map map;
-    struct fm_timemap *tm = fm_timemap_open(fr, merged_anchor, o->reference >= 0 ? (uint32_t)o->reference : 0, &map,
+    struct fm_timemap *tm = fm_timemap_open(fr, merged, o->reference >= 0 ? (uint32_t)o->reference : 0, &map,
                                             err, sizeof err);
     if (!tm || fm_offset_errors(tm, err_ns, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);

@@ -2,7 +2,10 @@
 #include <config.h>
 #include "foreign_timemap.h"
 #include "fsutil.h"
-#include "mtread.h"
+#include "merge.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -40,8 +43,8 @@ struct fm_timemap {
     uint64_t cursor;
     int borrowed;             /* cur is the process's main location's, mapped by time */
     int failed;
-    /* The merged times, once read from the merge's archive, kept in a
-     * nameless file for the later passes (by location: where, whether) */
+    /* The merge's times file (merge.h), read a location at a time (by
+     * location: where its times lie, whether it has them) */
     int times_fd;
     uint64_t times_bytes, *times_at;
     uint8_t *cached;
@@ -56,104 +59,70 @@ static uint64_t raw_id(const struct foreign_defs *d, uint32_t k)
     return l->thread == 0 ? rank : ((uint64_t)l->thread << 32) | rank;
 }
 
-/* The merge's archive read once, location after location, through our
- * reader of merged archives (mtread.h): each location's times go to the
- * work file, for every later pass. */
-struct collecting {
-    struct fm_timemap *m;
-    const struct mt_trace *t;
-    uint32_t *input;          /* by merged location: the input location, or FD_NONE */
-    uint64_t *buf;
-    uint64_t n, cap;
-    int failed;
-};
-
-static int collect_time(void *user, uint32_t location, const struct rt_event *e)
-{
-    (void)location;
-    struct collecting *c = user;
-    if (c->n == c->cap) {
-        uint64_t cap = c->cap ? 2 * c->cap : 4096;
-        uint64_t *grown = realloc(c->buf, sizeof *grown * cap);
-        if (!grown) {
-            c->failed = 1;
-            return -1;
-        }
-        c->buf = grown;
-        c->cap = cap;
-    }
-    c->buf[c->n++] = e->time;
-    return 0;
-}
-
-static int collected(void *user, uint32_t location)
-{
-    struct collecting *c = user;
-    struct fm_timemap *m = c->m;
-    uint32_t k = c->input[location];
-    if (k != FD_NONE) {
-        if (c->n != m->fr->kept[k].n) {
-            snprintf(m->err, sizeof m->err, "the merge's archive has %" PRIu64 " events of location %" PRIu64
-                     ", the raw trace %" PRIu64, c->n, m->fr->defs.locs[k].id, m->fr->kept[k].n);
-            return -1;
-        }
-        if (c->n && st_pwrite_all(m->times_fd, c->buf, sizeof *c->buf * c->n, m->times_bytes) != 0) {
-            snprintf(m->err, sizeof m->err, "the merge's times, set aside: %s", strerror(errno));
-            return -1;
-        }
-        m->times_at[k] = m->times_bytes;
-        m->times_bytes += sizeof *c->buf * c->n;
-        m->cached[k] = 1;
-    }
-    c->n = 0;
-    return 0;
-}
-
 static int by_raw_id(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
 }
 
-static int read_merged(struct fm_timemap *m, const char *anchor)
+/* The merge's times (merge.h, MERGE_TIMES_FILE), where each input
+ * location's lie in it: the file is read a location at a time, as the
+ * copy reaches it. */
+static int read_times(struct fm_timemap *m, const char *merged)
 {
-    struct mt_trace t;
-    char err[4400];
-    if (mt_open(anchor, &t, err, sizeof err) != 0) {
-        snprintf(m->err, sizeof m->err, "%s", err);
+    const struct foreign_defs *d = &m->fr->defs;
+    char path[4500];
+    snprintf(path, sizeof path, "%s/" MERGE_TIMES_FILE, merged);
+    m->times_fd = open(path, O_RDONLY);
+    struct stat sb;
+    char magic[8];
+    if (m->times_fd < 0 || fstat(m->times_fd, &sb) != 0) {
+        snprintf(m->err, sizeof m->err, "%s: %s", path, strerror(errno));
         return -1;
     }
-    m->scale = (double)m->fr->defs.resolution / (double)t.resolution;
-    const struct foreign_defs *d = &m->fr->defs;
-    struct collecting c = { m, &t, calloc(t.nlocations ? t.nlocations : 1, sizeof *c.input), NULL, 0, 0, 0 };
-    int rc = -1;
-    if (!c.input) {
+    if (st_pread_exact(m->times_fd, magic, sizeof magic, 0) || memcmp(magic, MERGE_TIMES_MAGIC, sizeof magic) != 0) {
+        snprintf(m->err, sizeof m->err, "%s: not the merge's times", path);
+        return -1;
+    }
+    /* the input location of each raw location id, by id */
+    uint64_t (*ids)[2] = malloc(sizeof *ids * (d->nlocs ? d->nlocs : 1));
+    uint32_t nids = 0;
+    if (!ids) {
         snprintf(m->err, sizeof m->err, "out of memory");
-        goto done;
+        return -1;
     }
-    for (uint32_t i = 0; i < t.nlocations; i++)
-        c.input[i] = FD_NONE;
-    for (uint32_t k = 0; k < d->nlocs; k++) {
-        if (d->locs[k].process == FD_NONE)
-            continue;
-        uint64_t id = raw_id(d, k);
-        const uint64_t *at = bsearch(&id, t.locations, t.nlocations, sizeof *t.locations, by_raw_id);
-        if (!at) {
-            snprintf(m->err, sizeof m->err, "%s: the merge's archive has no location %" PRIu64, anchor, id);
-            goto done;
+    for (uint32_t k = 0; k < d->nlocs; k++)
+        if (d->locs[k].process != FD_NONE) {
+            ids[nids][0] = raw_id(d, k);
+            ids[nids++][1] = k;
         }
-        c.input[at - t.locations] = k;
+    qsort(ids, nids, sizeof *ids, by_raw_id);
+    uint64_t at = sizeof magic, head[2];
+    int rc = 0;
+    while (rc == 0 && at < (uint64_t)sb.st_size) {
+        const char *why = st_pread_exact(m->times_fd, head, sizeof head, at);
+        uint64_t bytes = head[1] * sizeof(uint64_t);
+        if (why || head[1] > ((uint64_t)sb.st_size - at - sizeof head) / sizeof(uint64_t)) {
+            snprintf(m->err, sizeof m->err, "%s: cut short at byte %" PRIu64, path, at);
+            rc = -1;
+            break;
+        }
+        const uint64_t (*hit)[2] = bsearch(&head[0], ids, nids, sizeof *ids, by_raw_id);
+        if (hit) {   /* else a process outside the input (its events: none) */
+            uint32_t k = (uint32_t)(*hit)[1];
+            if (head[1] != m->fr->kept[k].n) {
+                snprintf(m->err, sizeof m->err, "the merge has %" PRIu64 " events of location %" PRIu64
+                         ", the raw trace %" PRIu64, head[1], d->locs[k].id, m->fr->kept[k].n);
+                rc = -1;
+                break;
+            }
+            m->times_at[k] = at + sizeof head;
+            m->cached[k] = 1;
+        }
+        at += sizeof head + bytes;
     }
-    if (mt_read_location_events(&t, collect_time, collected, &c, err, sizeof err) != 0) {
-        if (!m->err[0])
-            snprintf(m->err, sizeof m->err, "%s", err[0] ? err : "out of memory");
-        goto done;
-    }
-    rc = 0;
-done:
-    free(c.input);
-    free(c.buf);
-    mt_close(&t);
+    free(ids);
+    m->scale = (double)d->resolution / 1e9;   /* the merge's times are ns */
     return rc;
 }
 
@@ -406,7 +375,7 @@ int fm_offset_errors(struct fm_timemap *m, double *err_ns, char *err, size_t err
 }
 
 
-struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *merged_anchor, uint32_t reference,
+struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *merged, uint32_t reference,
                                    struct oc_time_map *map, char *err, size_t errlen)
 {
     struct fm_timemap *m = calloc(1, sizeof *m);
@@ -417,22 +386,15 @@ struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *mer
     m->fr = fr;
     m->loc_id = UINT64_MAX;
     m->reference = reference;
+    m->times_fd = -1;
     m->times_at = calloc(fr->defs.nlocs ? fr->defs.nlocs : 1, sizeof *m->times_at);
     m->cached = calloc(fr->defs.nlocs ? fr->defs.nlocs : 1, 1);
-    char dir[4400];
-    snprintf(dir, sizeof dir, "%s", merged_anchor);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    m->times_fd = st_nameless_file(slash ? dir : ".", "times");
-    if (m->times_fd < 0)
-        snprintf(m->err, sizeof m->err, "%s: cannot make a work file: %s", slash ? dir : ".", strerror(errno));
     if (!m->times_at || !m->cached) {
         snprintf(err, errlen, "out of memory");
         fm_timemap_close(m);
         return NULL;
     }
-    if (m->times_fd < 0 || read_merged(m, merged_anchor) != 0 || offset_range(m) != 0) {
+    if (read_times(m, merged) != 0 || offset_range(m) != 0) {
         snprintf(err, errlen, "%s", m->err[0] ? m->err : "out of memory");
         fm_timemap_close(m);
         return NULL;

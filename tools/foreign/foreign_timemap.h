@@ -16,9 +16,10 @@
 
 struct fm_timemap;
 
-/* Open the merged archive of the raw trace and fill *map. NULL, with a
+/* Open the merge's times (MERGE_TIMES_FILE in the directory `merged`,
+ * written by merge_times_only) of the raw trace and fill *map. NULL, with a
  * one-line message, on failure. */
-struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *merged_anchor, uint32_t reference,
+struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *merged, uint32_t reference,
                                    struct oc_time_map *map, char *err, size_t errlen);
 /* After the copy: whether the map failed (1, with the reason), or 0. */
 int fm_timemap_failed(const struct fm_timemap *m, char *err, size_t errlen);

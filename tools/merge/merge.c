@@ -26,17 +26,13 @@ static int run_stages(struct merge_state *st)
     return merge_conclude(st);
 }
 
-int cmd_merge(int argc, char **argv)
+static int merge_run(int argc, char **argv, int times_only)
 {
-    /* started by mpirun (or srun, mpiexec) as several processes: they merge together */
-    uint32_t place, processes;
-    merge_launch_place(&place, &processes);
-    if (processes > 1)
-        return merge_parallel(argc, argv, processes);
     struct merge_options o;
     int rc = merge_parse_options(argc, argv, &o);
     if (rc)
         return rc < 0 ? 0 : rc;
+    o.times_only = times_only;
     if (outdir_refuse_existing(&o))
         return 1;
     struct merge_state *st = malloc(sizeof *st);
@@ -53,4 +49,19 @@ int cmd_merge(int argc, char **argv)
     merge_state_free(st);
     free(st);
     return rc == 0 ? 0 : 1;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    /* started by mpirun (or srun, mpiexec) as several processes: they merge together */
+    uint32_t place, processes;
+    merge_launch_place(&place, &processes);
+    if (processes > 1)
+        return merge_parallel(argc, argv, processes);
+    return merge_run(argc, argv, 0);
+}
+
+int merge_times_only(int argc, char **argv)
+{
+    return merge_run(argc, argv, 1);
 }

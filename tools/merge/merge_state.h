@@ -69,6 +69,7 @@ struct merge_options {
     size_t event_memory;      /* --event-memory, bytes: events held beyond their times from the match to
                                * the write; the rest is set aside on disk */
     const char *spill_dir;    /* --spill-dir, else out_parent */
+    int times_only;           /* OUT/times.bin instead of the archive (merge_times_only) */
     char out_parent[4200];    /* the directory that will hold OUT (where it is built) */
 };
 
