@@ -210,14 +210,16 @@ static int emit_exposure(struct wt_epochs *s, struct wt_records *rec, const stru
 static int close_epoch(struct wt_epochs *s, struct wt_records *rec, int access, const struct wt_moment *at)
 {
     struct side *d = access ? &s->acc : &s->exp;
-    d->close_frame = 0;
-    if (!access && !d->blocking && !d->nwho)
+    if (!access && !d->blocking && !d->nwho) {
+        d->close_frame = 0;
         return 0;             /* MPI_Win_test: not over yet */
+    }
     int rc = 0;
     if (!d->open || d->tainted)
         rec->epochs_unpaired += d->nwho;
     else if (d->nwho)
         rc = access ? emit_access(s, rec, at) : emit_exposure(s, rec, at);
+    d->close_frame = 0;
     if (d->open && --d->open == 0) {
         d->tainted = 0;
         if (access)
