@@ -60,6 +60,7 @@ void mt_close(struct mt_trace *t)
     free(t->locations);
     free(t->regions);
     free(t->comms);
+    free(t->win_comm);
     free(t->path);
     memset(t, 0, sizeof *t);
 }
@@ -142,6 +143,13 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
             goto done;
         }
     }
+    if (d.nwins && !(t->win_comm = malloc(sizeof *t->win_comm * d.nwins))) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    t->nwins = d.nwins;
+    for (uint32_t w = 0; w < d.nwins; w++)
+        t->win_comm[w] = d.wins[w].name ? d.wins[w].comm : UINT32_MAX;
     qsort(d.locs, d.nlocs, sizeof *d.locs, by_id);
     /* OTF2 keeps one event reader per location: a location defined twice
      * would be read through a reader freed when its twin closes */

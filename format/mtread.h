@@ -44,6 +44,9 @@ struct mt_trace {
     uint32_t nregions;
     struct mt_comm *comms;
     uint32_t ncomms;
+    uint32_t *win_comm;       /* per RMA window, its communicator (UINT32_MAX: not defined): whom
+                               * the window ranks of its events name */
+    uint32_t nwins;
     uint32_t freed_attr[3];   /* freed_receive_comm, _source, _tag: RT_IRECV_FREED (freed_attrs == 7) */
     int freed_attrs;
     uint32_t calls_attr;      /* collapsed_calls: an RT_ENTER's `bytes` (have_calls_attr) */

@@ -1,6 +1,8 @@
 #!/bin/bash
 # synctrace waits: wait states injected with known lengths
-# (tests/mpi/mpi_waits.c, one pattern a run, MPI_Win_fence included, 4 ranks, clocks skewed by up
+# (tests/mpi/mpi_waits.c, one pattern a run, MPI_Win_fence and post/start/complete/wait
+# included -- MPI_Win_test must give no Early Wait, a zero-operation epoch all
+# of its Early Wait as Late Complete --, 4 ranks, clocks skewed by up
 # to 30 ms) come out within their bounds of the injected value (the
 # sleeps as the program measured them, untraced: a loaded machine wakes a
 # sleeper late; 5 % + 3 ms for the rest of the untraced timing); the
@@ -14,8 +16,9 @@
 : "${OTF2_PRINT:=otf2-print}"
 phases="late_sender:late_sender wrong_order:late_sender_wrong_order late_receiver:late_receiver
 late_broadcast:late_broadcast late_barrier:wait_barrier wait_nxn:wait_nxn early_reduce:early_reduce
-early_scan:early_scan late_fence:wait_fence"
-plan $((9 * 27 + 6 + 2))
+early_scan:early_scan late_fence:wait_fence late_post:late_post early_wait:early_wait
+late_complete:late_complete zero_op:late_complete win_test:early_wait"
+plan $((14 * 33 + 6 + 2))
 tmp=$(scratch)
 prog=$(build_mpi mpi_waits "$tmp")
 np=4 delay_ms=10 reps=3
@@ -24,7 +27,7 @@ for entry in $phases; do
     phase=${entry%%:*} pattern=${entry#*:}
     raw=$tmp/$phase.raw out=$tmp/$phase.out
     if [ -z "$prog" ]; then
-        for i in $(seq 27); do skip "$phase: mpicc failed"; done
+        for i in $(seq 33); do skip "$phase: mpicc failed"; done
         continue
     fi
     run_traced "$raw" $np "$prog" "$phase" $delay_ms $reps >"$tmp/$phase.run" 2>&1
@@ -33,11 +36,12 @@ for entry in $phases; do
     # whose sleep is waited for, by how many ranks
     slept() { awk -v r="$1" '$1 == "slept" && $2 == r { print $3 / 1000 }' "$tmp/$phase.run"; }
     case $phase in
-    late_sender) injected=$(slept $((np - 1))) ;;
+    late_sender | early_wait | late_complete | zero_op) injected=$(slept $((np - 1))) ;;
+    win_test) injected=none ;;   # MPI_Win_test does not block
     wrong_order) injected=$(slept 1) ;;
     early_reduce)   # until the first other member: the shortest of their sleeps
         injected=$(awk '$1 == "slept" && $2 > 0 { m = (m == "" || $3 < m) ? $3 : m } END { print m / 1000 }' "$tmp/$phase.run") ;;
-    late_receiver | late_broadcast | early_scan) injected=$(awk -v s="$(slept 0)" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
+    late_receiver | late_broadcast | early_scan | late_post) injected=$(awk -v s="$(slept 0)" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
     *) injected=$(awk -v s="$(slept $((np - 1)))" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
     esac
     tol=$(awk -v i="${injected:-0}" 'BEGIN { printf "%.6f", 0.05 * i + 0.003 }')
@@ -51,7 +55,7 @@ for entry in $phases; do
         "$pattern=$injected" "$tol" >"$tmp/$phase.check" 2>&1
     n=$(grep -c '^\(not \)\?ok - ' "$tmp/$phase.check")
     tap_from_checker "$phase: " "$tmp/$phase.check"
-    for i in $(seq $((n + 1)) 24); do ok 1 "$phase: the checker stopped early ($(tail -1 "$tmp/$phase.check"))"; done
+    for i in $(seq $((n + 1)) 30); do ok 1 "$phase: the checker stopped early ($(tail -1 "$tmp/$phase.check"))"; done
 done
 
 # The bundled example (a stencil with Isend/Irecv/Waitall and Allreduce,

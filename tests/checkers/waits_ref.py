@@ -15,8 +15,9 @@ tricks), and prints TAP-ish lines:
   - the injected value lies within TOL of [lo, hi] (untraced timing noise);
   - the same pattern computed on the raw clocks misses the true total
     by more than TOL: without the synchronisation the figure is wrong.
-Only MPI_COMM_WORLD and, for MPI_Win_fence, one window are followed (the
-test programs use nothing else)."""
+Only MPI_COMM_WORLD and, for MPI_Win_fence and post/start/complete/wait,
+one window on MPI_COMM_WORLD are followed (the test programs use nothing
+else: a window rank is the world rank)."""
 import glob
 import json
 import re
@@ -57,22 +58,59 @@ def field(text, name):
 
 
 def records(per):
-    """Sends, receives and collective members, as tools/waits reads them."""
+    """Sends, receives, collective members and PSCW epochs, as tools/waits reads them."""
     sends, recvs, colls = {}, {}, {}
+    accs, exps = {}, {}     # (origin, target) -> that channel's epochs in order
     for loc, evs in per.items():
         stack, internal, frame, posted, seq = [], 0, 0, {}, 0
+        acc = exp = None    # the open access / exposure epoch
+        partners = []       # the closing call's RmaSyncs
         for kind, tm, text in evs:
             if kind == 'ENTER':
                 name = re.search(r'Region: "([^"]*)"', text).group(1)
                 frame += 1
                 stack.append((name, tm, frame))
                 internal += name.startswith('synctrace')
+                if not internal:
+                    if name == 'MPI_Win_start':
+                        acc = {'open': tm, 'open_leave': tm, 'region': name, 'ops': []}
+                    elif name == 'MPI_Win_post':
+                        exp = {'open': tm}
+                    elif name in ('MPI_Win_complete', 'MPI_Win_wait', 'MPI_Win_test'):
+                        partners = []
             elif kind == 'LEAVE':
                 if stack:
-                    internal -= stack.pop()[0].startswith('synctrace')
+                    name, enter, fid = stack.pop()
+                    internal -= name.startswith('synctrace')
+                    if not internal:
+                        for op in (acc or {}).get('ops', []):
+                            if op['fid'] == fid:
+                                op['leave'] = tm
+                        if name == 'MPI_Win_start' and acc:
+                            acc['open_leave'] = tm
+                        elif name == 'MPI_Win_complete' and acc:
+                            for t in partners:
+                                last = [op['leave'] for op in acc['ops'] if op['target'] == t]
+                                accs.setdefault((loc, t), []).append(dict(acc, close=enter, close_region=name,
+                                                                          last_op=last[-1] if last else None,
+                                                                          rank=loc, id=fid))
+                            acc = None
+                        elif name in ('MPI_Win_wait', 'MPI_Win_test') and exp and (partners or name == 'MPI_Win_wait'):
+                            for o in partners:
+                                exps.setdefault((o, loc), []).append(dict(exp, close=enter, close_region=name,
+                                                                          blocking=name == 'MPI_Win_wait',
+                                                                          rank=loc, id=fid))
+                            exp = None
+                continue
             if internal or not stack:
                 continue
             name, enter, fid = stack[-1]
+            if kind in ('RMA_PUT', 'RMA_GET', 'RMA_ATOMIC') and acc:
+                acc['ops'].append({'fid': fid, 'enter': enter, 'leave': enter, 'region': name,
+                                   'target': field(text, 'Remote')})
+            if kind == 'RMA_SYNC' and name in ('MPI_Win_complete', 'MPI_Win_wait', 'MPI_Win_test') and (
+                    'NOTIFY_OUT' in text or 'NOTIFY_IN' in text):
+                partners.append(field(text, 'Remote'))
             if kind == 'RMA_COLLECTIVE_END' and 'Operation: BARRIER' in text:   # MPI_Win_fence
                 win = re.search(r'Window: .*?<(\d+)>', text).group(1)
                 k = colls.setdefault(('fences', loc, win), 0)
@@ -98,11 +136,38 @@ def records(per):
                 colls[loc] = k + 1
                 colls.setdefault(('i', k), []).append({'rank': loc, 'op': op, 'root': field(text, 'Root'),
                                                        'enter': enter})
-    return sends, recvs, colls
+    return sends, recvs, colls, accs, exps
+
+
+def pscw(accs, exps, base, add):
+    """Late Post, Early Wait, Late Complete (tools/waits/waits_pscw.c's rules,
+    Scalasca's), the k-th epochs of a channel paired."""
+    byacc, byexp = {}, {}
+    for ch, al in accs.items():
+        for a, x in zip(al, exps.get(ch, [])):
+            byacc.setdefault((a['rank'], a['id']), []).append((a, x))
+            byexp.setdefault((x['rank'], x['id']), []).append((x, a))
+    for pairs in byacc.values():
+        a = pairs[0][0]
+        last = max(x['open']['g'] for _, x in pairs)
+        call = a['close']
+        if last < a['open_leave']['g']:
+            call = a['open']
+        else:
+            call = next((op['enter'] for op in a['ops'] if op['leave']['g'] > last), call)
+        add('late_post', max(x['open'][base] - call[base] for _, x in pairs))
+    for pairs in byexp.values():
+        x = pairs[0][0]
+        if not x['blocking']:
+            continue
+        c = max(a['close'][base] for _, a in pairs)
+        ops = [a['last_op'][base] for _, a in pairs if a['last_op']]
+        add('early_wait', c - x['close'][base])
+        add('late_complete', c - max(ops + [x['close'][base]]))
 
 
 def totals(rec, base):
-    sends, recvs, colls = rec
+    sends, recvs, colls, accs, exps = rec
     tot = {}
 
     def add(p, v):
@@ -155,6 +220,7 @@ def totals(rec, base):
             for r in e:
                 if r > 0:
                     add(p, max(e[q] for q in e if q < r) - e[r])
+    pscw(accs, exps, base, add)
     return {p: v * 1e-9 for p, v in tot.items()}
 
 
@@ -178,9 +244,19 @@ def raw_events(synctrace, rawdir):
         rank, kind, rest = int(f[0]), f[2], f[3]
         kv = dict(x.split('=', 1) for x in rest.split(' ') if '=' in x)
         tm = {'g': int(kv['time']) * scale.get(rank, 1.0), 't': None}
-        # an RMA collective's end carries req = operation << 32 | sync level: a fence is BARRIER (0), level > 0
-        if kind == 'RMA' and 0 < int(kv.get('req', 0)) < 1 << 32:
+        # an RMA collective's end (rma=3) carries req = operation << 32 | sync level: a fence is BARRIER
+        # (0), level > 0; operations (4, 5, 6: put, get, atomic) and syncs (10, bytes = the type) name a
+        # window rank, here the world rank
+        rma = int(kv.get('rma', -1)) if kind == 'RMA' else -1
+        if rma == 3 and 0 < int(kv.get('req', 0)) < 1 << 32:
             per.setdefault(rank, []).append(['RMA_COLLECTIVE_END', tm, 'Operation: BARRIER, Window: <0>'])
+            continue
+        if rma in (4, 5, 6):
+            per.setdefault(rank, []).append(['RMA_PUT', tm, 'Window: <0>, Remote: %s' % kv['peer']])
+            continue
+        if rma == 10 and kv.get('bytes') in ('1', '2'):
+            per.setdefault(rank, []).append(['RMA_SYNC', tm, 'Window: <0>, Remote: %s, Sync Type: %s' % (
+                kv['peer'], 'NOTIFY_IN' if kv['bytes'] == '1' else 'NOTIFY_OUT')])
             continue
         if kind not in names:
             continue
@@ -202,7 +278,7 @@ def raw_events(synctrace, rawdir):
 def main():
     otf2_print, synctrace, out, rawdir, injected, tol = sys.argv[1:7]
     pattern, value = injected.split('=')
-    value, tol = float(value), float(tol)
+    tol = float(tol)
     merged = records(events(otf2_print, out + '/traces.otf2', 1))
     ref_g, ref_t = totals(merged, 'g'), totals(merged, 't')
     ref_raw = totals(records(raw_events(synctrace, rawdir)), 'g')
@@ -215,6 +291,14 @@ def main():
         t = ref_t.get(p, 0.0)
         ok = w['lo'] - 1e-9 * n <= t <= w['hi'] + 1e-9 * n and abs((w.get('true_seconds') or 0) - t) <= 1e-9 * n
         print('%s - %s: true total %.6f s within [%.6f, %.6f]' % ('ok' if ok else 'not ok', p, t, w['lo'], w['hi']))
+    if value == 'none':   # a call that does not block (MPI_Win_test): no wait at all, on any clock
+        w = tool.get(pattern, {'count_possible': 0})
+        print('%s - %s: none found (%d instances)' % ('ok' if w['count_possible'] == 0 else 'not ok', pattern,
+                                                    w['count_possible']))
+        raw = ref_raw.get(pattern, 0.0)
+        print('%s - %s: none on the raw clocks either (%.6f s)' % ('ok' if raw == 0 else 'not ok', pattern, raw))
+        return
+    value = float(value)
     w = tool[pattern]
     # Under load the program's ranks also wait for the scheduler: the true
     # total (true times, known) then differs from the sleeps; that part is

@@ -14,6 +14,17 @@
  *   early_scan      rank 0 sleeps D before MPI_Scan: each other rank waits D
  *   late_fence      rank N-1 sleeps D before MPI_Win_fence: each other rank
  *                   waits D
+ *   late_post       (post/start/complete/wait, rank 0 the target of all
+ *                   the others) the target sleeps D before MPI_Win_post:
+ *                   each origin waits D
+ *   early_wait      origin N-1 sleeps D after MPI_Win_start, then puts and
+ *                   completes: the target's MPI_Win_wait waits D
+ *   late_complete   origin N-1 puts, sleeps D, completes: the same Early
+ *                   Wait, all of it Late Complete
+ *   zero_op         as late_complete without any operation: Late Complete
+ *                   is the whole Early Wait (Scalasca's rule)
+ *   win_test        as late_complete, the target polling MPI_Win_test:
+ *                   no Early Wait (test does not block)
  * per repetition. Each rank prints "slept R MS": how long its sleeps took
  * in all, measured untraced around them (a loaded machine wakes a sleeper
  * late), from which test-waits.sh computes the expected totals. */
@@ -51,9 +62,20 @@ int main(int argc, char **argv)
     double d = argc > 2 ? atof(argv[2]) : 10;
     int reps = argc > 3 ? atoi(argv[3]) : 3;
     MPI_Win win = MPI_WIN_NULL;
-    if (!strcmp(phase, "late_fence")) {
+    int pscw = !strcmp(phase, "late_post") || !strcmp(phase, "early_wait") || !strcmp(phase, "late_complete")
+               || !strcmp(phase, "zero_op") || !strcmp(phase, "win_test");
+    MPI_Group origins = MPI_GROUP_NULL, target = MPI_GROUP_NULL;
+    if (!strcmp(phase, "late_fence") || pscw) {
         MPI_Win_create(&y, sizeof y, sizeof y, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
         MPI_Win_fence(0, win);
+    }
+    if (pscw) {
+        MPI_Group world;
+        int zero = 0, range[1][3] = { { 0, 0, 1 } };
+        MPI_Comm_group(MPI_COMM_WORLD, &world);
+        MPI_Group_incl(world, 1, &zero, &target);
+        MPI_Group_range_excl(world, 1, range, &origins);
+        MPI_Group_free(&world);
     }
     for (int rep = 0; rep < reps; rep++) {
         MPI_Barrier(MPI_COMM_WORLD);
@@ -104,11 +126,37 @@ int main(int argc, char **argv)
             if (rank == n - 1)
                 sleep_ms(d);
             MPI_Win_fence(0, win);
+        } else if (pscw && rank == 0) {   /* the target */
+            if (!strcmp(phase, "late_post"))
+                sleep_ms(d);
+            MPI_Win_post(origins, 0, win);
+            if (!strcmp(phase, "win_test")) {
+                int done = 0;
+                while (MPI_Win_test(win, &done), !done) {
+                    struct timespec ts = { 0, 200000 };
+                    nanosleep(&ts, NULL);
+                }
+            } else
+                MPI_Win_wait(win);
+        } else if (pscw) {                /* an origin */
+            int last = rank == n - 1, ops = strcmp(phase, "zero_op") != 0;
+            MPI_Win_start(target, 0, win);
+            if (last && !strcmp(phase, "early_wait"))
+                sleep_ms(d);
+            if (ops)
+                MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
+            if (last && strcmp(phase, "late_post") && strcmp(phase, "early_wait"))
+                sleep_ms(d);
+            MPI_Win_complete(win);
         } else {
             if (rank == 0)
                 fprintf(stderr, "mpi_waits: unknown phase '%s'\n", phase);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
+    }
+    if (origins != MPI_GROUP_NULL) {
+        MPI_Group_free(&origins);
+        MPI_Group_free(&target);
     }
     if (win != MPI_WIN_NULL)
         MPI_Win_free(&win);

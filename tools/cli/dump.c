@@ -192,6 +192,10 @@ static void dump_rank(const struct rt_location *r, int events_only)
         }
         case RT_COLL_BEGIN:
             break;
+        case RT_RMA:   /* which record (enum rt_rma), window, remote window rank, bytes (sync: its type) */
+            printf(" req=%" PRIu64 " rma=%u win=%" PRIu32 " peer=%" PRIu32 " bytes=%" PRIu64, e->req,
+                   (unsigned)(e->tag & 0xff), e->ref, e->peer, e->bytes);
+            break;
         default:
             printf(" req=%" PRIu64, e->req);
         }

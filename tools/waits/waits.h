@@ -2,7 +2,8 @@
  * merged archive, every figure with the interval the clock bounds leave
  * for it. The stages, one file each: waits_bounds (the clocks' bounds from
  * OUT/report.json), waits_read (the events, location by location, into
- * compact records), waits_p2p and waits_coll (the pattern rules),
+ * compact records; waits_epochs the MPI_Win_post/start/complete/wait
+ * epochs among them), waits_p2p, waits_coll and waits_pscw (the pattern rules),
  * waits_out (the totals, waits.json and the table), waits_cmd (the
  * command line). */
 #ifndef SYNCTRACE_WAITS_H
@@ -51,7 +52,8 @@ void wt_diff_min(struct wt_diff *acc, const struct wt_diff *d);
 
 enum wt_pattern {
     WT_LATE_SENDER, WT_LATE_SENDER_WRONG_ORDER, WT_LATE_RECEIVER, WT_WAIT_BARRIER, WT_WAIT_NXN,
-    WT_LATE_BROADCAST, WT_LATE_SCATTER, WT_EARLY_REDUCE, WT_EARLY_GATHER, WT_EARLY_SCAN, WT_WAIT_FENCE, WT_PATTERNS
+    WT_LATE_BROADCAST, WT_LATE_SCATTER, WT_EARLY_REDUCE, WT_EARLY_GATHER, WT_EARLY_SCAN, WT_WAIT_FENCE,
+    WT_LATE_POST, WT_EARLY_WAIT, WT_LATE_COMPLETE, WT_PATTERNS
 };
 const char *wt_pattern_name(enum wt_pattern p);
 
@@ -81,6 +83,27 @@ struct wt_member {
     uint32_t region;
 };
 
+/* A general-active-target epoch (MPI_Win_post ... MPI_Win_wait/test on
+ * the target, MPI_Win_start ... MPI_Win_complete on the origin), one
+ * record per partner it names. */
+struct wt_epoch {
+    uint32_t win, rank, peer; /* world ranks: rank's epoch, peer the partner named */
+    uint32_t comm;            /* the window's communicator */
+    uint64_t frame;           /* the closing call's instance (one per epoch), in rank's order */
+    struct wt_moment open, open_leave;    /* start / post */
+    struct wt_moment close, close_leave;  /* complete / wait (or the MPI_Win_test that ended it) */
+    struct wt_moment last_op; /* access: the leave of the last operation to peer (has_op) */
+    uint32_t open_region, close_region;
+    size_t op_first, nops;    /* access: the epoch's operations, in order, in wt_records.ops */
+    uint8_t access, blocking, has_op;   /* blocking: closed by MPI_Win_wait, not MPI_Win_test */
+};
+
+/* An RMA operation of an access epoch: the call it was issued in. */
+struct wt_rma_op {
+    struct wt_moment enter, leave;
+    uint32_t region;
+};
+
 struct wt_records {
     struct wt_send *sends;
     size_t nsends, capsends;
@@ -90,6 +113,11 @@ struct wt_records {
     size_t nmembers, capmembers;
     struct wt_member *fences; /* MPI_Win_fence: comm is the window */
     size_t nfences, capfences;
+    struct wt_epoch *epochs;  /* PSCW epochs (waits_epochs.c) */
+    size_t nepochs, capepochs;
+    struct wt_rma_op *ops;
+    size_t nops, capops;
+    uint64_t epochs_unpaired; /* epochs without their partner's, or not attributable */
     uint32_t *win_size;       /* per window: the ranks that created it */
     uint32_t nwins;
     uint64_t events, unmatched, incomplete_collectives;
@@ -132,6 +160,22 @@ void wt_table_free(struct wt_table *tb);
 int wt_p2p(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
 int wt_coll(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
 int wt_rma(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
+int wt_pscw(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
+
+/* waits_epochs.c: one location's PSCW calls into epochs (the reader's
+ * frames: `frame` identifies a call's instance). Calls by kind: */
+enum wt_pscw_call { WT_CALL_NONE, WT_CALL_START, WT_CALL_COMPLETE, WT_CALL_POST, WT_CALL_WAIT, WT_CALL_TEST };
+struct wt_epochs;
+struct wt_epochs *wt_epochs_new(void);
+void wt_epochs_reset(struct wt_epochs *s, uint32_t rank);   /* a location's start */
+void wt_epochs_free(struct wt_epochs *s);
+/* 0, or -1 when memory failed */
+int wt_epochs_enter(struct wt_epochs *s, int call, uint64_t frame, uint32_t region, const struct wt_moment *at);
+int wt_epochs_leave(struct wt_epochs *s, struct wt_records *rec, int call, uint64_t frame,
+                    const struct wt_moment *at);
+int wt_epochs_op(struct wt_epochs *s, uint32_t win, uint32_t target, uint64_t frame, uint32_t region,
+                 const struct wt_moment *enter);
+int wt_epochs_sync(struct wt_epochs *s, uint32_t win, uint32_t comm, uint32_t remote, uint64_t frame, int out);
 
 int wt_write_json(const char *outdir, const struct wt_records *rec, const struct wt_bounds *bd,
                   const struct wt_table *tb, double seconds, char *err, size_t errlen);

@@ -65,7 +65,8 @@ int cmd_waits(int argc, char **argv)
         goto done;
     if (wt_bounds_read(dir, rec.nranks, &bd, err, sizeof err) != 0)
         goto done;
-    if (wt_p2p(&rec, &bd, &tb) != 0 || wt_coll(&rec, &bd, &tb) != 0 || wt_rma(&rec, &bd, &tb) != 0) {
+    if (wt_p2p(&rec, &bd, &tb) != 0 || wt_coll(&rec, &bd, &tb) != 0 || wt_rma(&rec, &bd, &tb) != 0
+        || wt_pscw(&rec, &bd, &tb) != 0) {
         snprintf(err, sizeof err, "%s: out of memory for the waits", dir);
         goto done;
     }

@@ -18,6 +18,7 @@
 static const char *const pattern_names[WT_PATTERNS] = {
     "late_sender", "late_sender_wrong_order", "late_receiver", "wait_barrier", "wait_nxn",
     "late_broadcast", "late_scatter", "early_reduce", "early_gather", "early_scan", "wait_fence",
+    "late_post", "early_wait", "late_complete",
 };
 
 const char *wt_pattern_name(enum wt_pattern p)
@@ -216,9 +217,9 @@ int wt_write_json(const char *outdir, const struct wt_records *rec, const struct
     memcpy(rows, tb->rows, tb->n * sizeof *rows);
     qsort(rows, tb->n, sizeof *rows, by_seconds);
     fprintf(f, "{\n  \"format\": 1,\n  \"events\": %llu, \"messages_unmatched\": %llu, "
-               "\"collectives_incomplete\": %llu,\n",
+               "\"collectives_incomplete\": %llu, \"epochs_unpaired\": %llu,\n",
             (unsigned long long)rec->events, (unsigned long long)rec->unmatched,
-            (unsigned long long)rec->incomplete_collectives);
+            (unsigned long long)rec->incomplete_collectives, (unsigned long long)rec->epochs_unpaired);
     fprintf(f, "  \"bounds\": {\"from\": \"%s\", \"method\": \"per-run clock envelope\"", 
             bd->have ? "report.json" : "none");
     json_seconds(f, "widest_clock_interval", bd->widest_ns);

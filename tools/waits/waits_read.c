@@ -3,7 +3,8 @@
  * records the pattern rules need: every send with the entry of the call
  * that sent it, every receive with the entry of the call it completed in
  * (and of the call that posted it), every collective member with the
- * entry of its call, every MPI_Win_fence likewise. Events of the tracer's own clock synchronisation
+ * entry of its call, every MPI_Win_fence likewise, and the general
+ * active target epochs (waits_epochs.c). Events of the tracer's own clock synchronisation
  * (inside a "synctrace: ..." region) are left out.
  *
  * Memory: some 100 bytes per message end and per collective member, plus
@@ -48,7 +49,8 @@ struct reader {
     uint64_t *fence_seq;      /* per window, this location's fences so far */
     size_t capwins;
     uint64_t frames;
-    uint8_t *region_internal, *region_blocking, *region_sync;
+    uint8_t *region_internal, *region_blocking, *region_sync, *region_pscw;
+    struct wt_epochs *epochs;
     int failed;
 };
 
@@ -173,10 +175,34 @@ static int window_room(struct reader *rd, uint32_t win)
 
 /* Windows' creations count their members; fences (an RMA collective
  * BARRIER) are recorded like collective members, numbered per window. */
+/* A window rank of window win as a world rank, or -1. */
+static int window_world_rank(const struct reader *rd, uint32_t win, uint32_t local)
+{
+    const struct mt_trace *t = &rd->wt->t;
+    return win < t->nwins ? mt_world_rank(t, t->win_comm[win], local) : -1;
+}
+
+/* Operations and PSCW notifications, for the epochs. */
+static int on_rma_epoch(struct reader *rd, const struct rt_event *e)
+{
+    const struct frame *f = top(rd);
+    int remote = f ? window_world_rank(rd, e->ref, e->peer) : -1;
+    if (remote < 0)
+        return 0;
+    if (e->tag == RT_RMA_PUT || e->tag == RT_RMA_GET || (e->tag & 0xff) == RT_RMA_ATOMIC)
+        return wt_epochs_op(rd->epochs, e->ref, (uint32_t)remote, f->id, f->region, &f->enter);
+    if (e->tag == RT_RMA_SYNC && (e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_OUT || e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_IN))
+        return wt_epochs_sync(rd->epochs, e->ref, rd->wt->t.win_comm[e->ref], (uint32_t)remote, f->id,
+                              e->bytes == OTF2_RMA_SYNC_TYPE_NOTIFY_OUT);
+    return 0;
+}
+
 static int on_rma(struct reader *rd, const struct rt_event *e)
 {
     const struct frame *f = top(rd);
     uint32_t win = e->ref;
+    if (e->tag != RT_RMA_WIN_CREATE && e->tag != RT_RMA_COLL_END)
+        return on_rma_epoch(rd, e);
     if (win == UINT32_MAX || (e->tag != RT_RMA_WIN_CREATE && e->tag != RT_RMA_COLL_END))
         return 0;
     if (window_room(rd, win) != 0)
@@ -219,11 +245,19 @@ static int on_event(void *user, uint32_t location, const struct rt_event *e)
             rd->internal++;
         rd->stack[rd->depth++] = (struct frame){ e->ref < rd->rec->nregions ? e->ref : 0, moment_of(rd, e),
                                                  ++rd->frames };
+        if (!rd->internal) {
+            const struct frame *f = top(rd);
+            rc = wt_epochs_enter(rd->epochs, rd->region_pscw[f->region], f->id, f->region, &f->enter);
+        }
         break;
     case RT_LEAVE:
         if (rd->depth) {
-            uint32_t region = rd->stack[--rd->depth].region;
-            if (rd->region_internal[region] && rd->internal)
+            const struct frame *f = &rd->stack[--rd->depth];
+            if (!rd->internal) {
+                struct wt_moment at = moment_of(rd, e);
+                rc = wt_epochs_leave(rd->epochs, rd->rec, rd->region_pscw[f->region], f->id, &at);
+            }
+            if (rd->region_internal[f->region] && rd->internal)
                 rd->internal--;
         }
         break;
@@ -267,6 +301,7 @@ static int on_location_start(struct reader *rd, uint32_t location)
     if (rd->capwins)
         memset(rd->fence_seq, 0, rd->capwins * sizeof *rd->fence_seq);
     memset(rd->coll_seq, 0, sizeof *rd->coll_seq * (rd->wt->t.ncomms ? rd->wt->t.ncomms : 1));
+    wt_epochs_reset(rd->epochs, rd->rank);
     return 0;
 }
 
@@ -290,7 +325,8 @@ static int classify_regions(struct reader *rd)
     rd->region_internal = calloc(n, 1);
     rd->region_blocking = calloc(n, 1);
     rd->region_sync = calloc(n, 1);
-    if (!rd->region_internal || !rd->region_blocking || !rd->region_sync)
+    rd->region_pscw = calloc(n, 1);
+    if (!rd->region_internal || !rd->region_blocking || !rd->region_sync || !rd->region_pscw)
         return -1;
     for (uint32_t i = 0; i < rd->rec->nregions; i++) {
         const char *name = rd->rec->regions[i];
@@ -299,6 +335,12 @@ static int classify_regions(struct reader *rd)
         rd->region_blocking[i] = starts(name, "MPI_") && !starts(name, "MPI_Test") && !starts(name, "MPI_I")
                                  && !starts(name, "MPI_Request_get_status");
         rd->region_sync[i] = name && !strcmp(name, "MPI_Ssend");
+        static const char *const pscw[] = { [WT_CALL_START] = "MPI_Win_start", [WT_CALL_COMPLETE] = "MPI_Win_complete",
+                                            [WT_CALL_POST] = "MPI_Win_post", [WT_CALL_WAIT] = "MPI_Win_wait",
+                                            [WT_CALL_TEST] = "MPI_Win_test" };
+        for (int k = WT_CALL_START; k <= WT_CALL_TEST; k++)
+            if (name && !strcmp(name, pscw[k]))
+                rd->region_pscw[i] = (uint8_t)k;
     }
     return 0;
 }
@@ -341,8 +383,10 @@ int wt_read(const char *outdir, int want_raw, struct wt_records *rec, struct wt_
             rec->nranks = loc_id_rank(wt->t.locations[l]) + 1;
     struct reader rd = { .wt = wt, .rec = rec };
     rd.coll_seq = calloc(wt->t.ncomms ? wt->t.ncomms : 1, sizeof *rd.coll_seq);
+    rd.epochs = wt_epochs_new();
     int rc = -1;
-    if (!rec->comms || !rec->comm_size || !rec->comm_members || !rd.coll_seq || classify_regions(&rd) != 0) {
+    if (!rec->comms || !rec->comm_size || !rec->comm_members || !rd.coll_seq || !rd.epochs
+        || classify_regions(&rd) != 0) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
@@ -371,6 +415,8 @@ done:
     free(rd.region_internal);
     free(rd.region_blocking);
     free(rd.region_sync);
+    free(rd.region_pscw);
+    wt_epochs_free(rd.epochs);
     return rc;
 }
 
@@ -380,6 +426,8 @@ void wt_records_free(struct wt_records *rec, struct wt_trace *keep)
     free(rec->recvs);
     free(rec->members);
     free(rec->fences);
+    free(rec->epochs);
+    free(rec->ops);
     free(rec->win_size);
     free(rec->comms);
     free(rec->comm_size);
