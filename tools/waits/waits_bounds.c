@@ -192,6 +192,8 @@ struct wt_diff wt_diff_of(const struct wt_bounds *bd, const struct wt_moment *ea
     d.w = later->g - earlier->g;
     d.t = later->t - earlier->t;
     d.r = later->r - earlier->r;
+    if (bd->probe)
+        *bd->probe = (struct wt_probe){ earlier->g, a };
     const struct wt_clock *ca = a < bd->nranks ? &bd->rank[a] : NULL, *cb = b < bd->nranks ? &bd->rank[b] : NULL;
     if (a == b || (ca && cb && ca->domain >= 0 && ca->domain == cb->domain)) {
         d.lo = d.hi = d.w;    /* one clock: its error cancels */
