@@ -59,11 +59,11 @@ if "--html" in args:
     V = D.get("waits") or {}
     I = V.get("instances", [])
     got = defaultdict(lambda: [0, 0.0])
-    for k in range(0, len(I), 6):
+    for k in range(0, len(I), 7):
         t, start, dur, p = I[k:k + 4]
         g = got[(V["patterns"][p], t)]
         g[0] += 1; g[1] += dur * 1e-9
-    ok(V.get("shown") == len(I) // 6 == V.get("total"), "html: all %s of %s instances embedded" % (V.get("shown"), V.get("total")))
+    ok(V.get("shown") == len(I) // 7 == V.get("total"), "html: all %s of %s instances embedded" % (V.get("shown"), V.get("total")))
     compare(got, "html shading: instance count and durations")
     ok('id="waits"' in page and "toggleWaits" in page, "html: the page has the waits toggle")
 

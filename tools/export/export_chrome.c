@@ -318,11 +318,7 @@ int export_chrome(const char *outdir, FILE *to, const struct export_reading *rd,
     /* receives queued behind ones that never completed */
     fm_finish(c.fm);
     struct export_waits waits;
-    uint32_t nranks = 0;
-    for (uint32_t i = 0; i < c.t.nlocations; i++)
-        if (loc_id_rank(c.t.locations[i]) + 1 > nranks)
-            nranks = loc_id_rank(c.t.locations[i]) + 1;
-    export_waits_load(outdir, nranks, &waits);
+    export_waits_load(outdir, c.t.locations, c.t.nlocations, &waits);
     mark_waits(&c, &waits);
     export_last.waits = waits.n;
     export_waits_free(&waits);

@@ -1,5 +1,6 @@
 /* export_waits.c — see export_waits.h. */
 #include "export_waits.h"
+#include "location_order.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,9 +16,13 @@ static int by_rank_start(const void *pa, const void *pb)
     return (a->w < b->w) - (a->w > b->w);   /* the longer first: nested ones after */
 }
 
-void export_waits_load(const char *outdir, uint32_t nranks, struct export_waits *w)
+void export_waits_load(const char *outdir, const uint64_t *locations, uint32_t nlocations, struct export_waits *w)
 {
     memset(w, 0, sizeof *w);
+    uint32_t nranks = 0;   /* as synctrace waits counts them */
+    for (uint32_t i = 0; i < nlocations; i++)
+        if (loc_id_rank(locations[i]) + 1 > nranks)
+            nranks = loc_id_rank(locations[i]) + 1;
     char why[4400] = "";
     struct wt_instance *v;
     size_t n;

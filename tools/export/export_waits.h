@@ -15,9 +15,9 @@ struct export_waits {
     char note[4600];          /* why there are none: said in the page */
 };
 
-/* nranks: the archive's ranks. Never fails: a file that cannot be read
+/* locations: the archive's location ids (location_order.h). Never fails: a file that cannot be read
  * (memory included) is a warning and no waits. */
-void export_waits_load(const char *outdir, uint32_t nranks, struct export_waits *w);
+void export_waits_load(const char *outdir, const uint64_t *locations, uint32_t nlocations, struct export_waits *w);
 void export_waits_free(struct export_waits *w);
 
 #endif
