@@ -87,7 +87,7 @@ if "--chrome" in args:
 if "--rows" in args:
     rows = [json.loads(l) for l in open(args["--rows"]) if l.strip()]
     keys = ("pattern", "rank", "region", "communicator", "count", "count_sure", "count_possible", "seconds", "lo", "hi",
-            "possibly_none")
+            "possibly_none", "true_seconds", "raw_seconds")
     bad = [(i, a, b) for i, (a, b) in enumerate(zip(rows, W["waits"])) if any(a.get(k) != b.get(k) for k in keys)]
     ok(len(rows) == len(W["waits"]) and not bad,
        "C reader: %d rows, Python's json: %d, equal field by field%s" % (len(rows), len(W["waits"]), (": %s" % bad[:1]) if bad else ""))
