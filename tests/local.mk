@@ -11,7 +11,11 @@ TESTS_ENVIRONMENT = \
 	SANITIZERS='$(enable_sanitizers)' MPIFORT='$(MPIFORT)' OTF2_INCLUDEDIR='$(OTF2_INCLUDEDIR)'
 
 # (the unit tests are listed once, below, as UNIT_TESTS)
-check_PROGRAMS += $(UNIT_TESTS) tests/mtorder_check tests/otf2copy_run
+check_PROGRAMS += $(UNIT_TESTS) tests/mtorder_check tests/otf2copy_run tests/waits_rows
+# libsynctrace-causal's waits.json reader, as a tool links it (tests/test-waits-views.sh).
+tests_waits_rows_SOURCES = tests/checkers/waits_rows.c
+tests_waits_rows_CPPFLAGS = -I$(srcdir)/include
+tests_waits_rows_LDADD = libsynctrace-causal.la
 # tools/foreign's copy of an archive, driven by tests/test-otf2copy.sh.
 tests_otf2copy_run_SOURCES = tests/checkers/otf2copy_run.c
 tests_otf2copy_run_CPPFLAGS = $(TOOLS_CPPFLAGS)
@@ -122,10 +126,10 @@ MPI_TESTS = tests/test-generator.sh tests/test-mpirun-merge.sh tests/test-fork.s
 	tests/test-causal-rebuild.sh tests/test-clients.sh tests/test-corrupt.sh tests/test-died.sh \
 	tests/test-accuracy.sh tests/test-scorep-mapping.sh tests/test-intercoll.sh tests/test-dataflow.sh \
 	tests/test-commkeys.sh tests/test-spawn.sh tests/test-polling.sh tests/test-iothread.sh tests/test-spill.sh \
-	tests/test-diskfail.sh tests/test-viewers.sh tests/test-extrapolation.sh tests/test-waits.sh tests/test-estimates.sh tests/test-drift-search.sh tests/test-drift-fit.sh \
+	tests/test-diskfail.sh tests/test-viewers.sh tests/test-extrapolation.sh tests/test-waits.sh tests/test-waits-views.sh tests/test-estimates.sh tests/test-drift-search.sh tests/test-drift-fit.sh \
 	tests/test-background.sh
 TESTS += $(UNIT_TESTS) tests/test-layout.sh tests/test-otf2copy.sh tests/test-foreign.sh tests/test-man.sh tests/test-gen.sh tests/test-memcheck.sh tests/test-memgrowth.sh tests/test-repair.sh tests/test-precision.sh tests/test-export.sh tests/test-export-order.sh tests/test-hubs.sh tests/test-corrupt-anchor.sh tests/test-tree.sh $(MPI_TESTS)
-EXTRA_DIST += tests/test-layout.sh tests/test-otf2copy.sh tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-mpirun-merge.sh
+EXTRA_DIST += tests/checkers/waits_views_check.py tests/test-layout.sh tests/test-otf2copy.sh tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-mpirun-merge.sh
 # Fuzzing of the readers, apart from `make check` (clang, libFuzzer):
 # tests/fuzz/run.sh SECONDS, run by scripts/run-tests.sh.
 EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/make-seeds.sh tests/fuzz/run.sh tests/fuzz/lsan.supp \

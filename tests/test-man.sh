@@ -5,9 +5,9 @@
 . "$top_srcdir/tests/lib.sh"
 man=$top_srcdir/docs/man
 pages="synctrace.1 synctrace-merge.1 synctrace-report.1 synctrace-query.1 synctrace-causal.1 synctrace-export.1
-       synctrace-dump.1 synctrace-gen.1 synctrace-waits.1 libsynctrace.3"
+       synctrace-dump.1 synctrace-gen.1 synctrace-waits.1 libsynctrace.3 libsynctrace-causal.3"
 commands="merge report query causal export dump waits"
-plan $((10 + 7 + 1 + 2))
+plan $((11 + 7 + 1 + 2))
 if ! command -v groff >/dev/null 2>&1; then
     for i in $(seq 20); do skip "groff not installed (groff-base)"; done
     finish

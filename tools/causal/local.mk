@@ -1,6 +1,7 @@
 # tools/causal/: the causal index. libsynctrace-causal opens one and asks
 # happened-before (include/synctrace/causal.h, pkg-config
-# synctrace-causal; only the stc_* calls are exported); libstcausal builds
+# synctrace-causal; only the stc_* calls are exported), and reads
+# waits.json (include/synctrace/waits.h, from tools/waits/); libstcausal builds
 # one (the merge and `synctrace causal`); the commands query and causal.
 CAUSAL_QUERY_SOURCES = %D%/causal.h %D%/causal_query.c %D%/causal_file.c include/synctrace/causal.h
 noinst_LTLIBRARIES += libstcausalq.la libstcausal.la
@@ -15,10 +16,10 @@ CAUSAL_COMMANDS = %D%/causal_cmd.c %D%/causal_cmd.h %D%/query.c
 
 lib_LTLIBRARIES += libsynctrace-causal.la
 libsynctrace_causal_la_SOURCES =
-libsynctrace_causal_la_LIBADD = libstcausalq.la
+libsynctrace_causal_la_LIBADD = libstcausalq.la libstwaitsq.la -lm
 libsynctrace_causal_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -no-undefined -export-symbols-regex '^stc_'
 synctraceincludedir = $(includedir)/synctrace
-synctraceinclude_HEADERS = include/synctrace/causal.h
+synctraceinclude_HEADERS = include/synctrace/causal.h include/synctrace/waits.h
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = synctrace-causal.pc
 synctrace-causal.pc: $(srcdir)/synctrace-causal.pc.in Makefile

@@ -133,7 +133,7 @@ int cmd_export(int argc, char **argv)
         return 1;
     }
     if (!to_stdout)
-        fprintf(stderr, "synctrace export: %s: %llu events, %llu slices, %llu messages\n", out, export_last.events,
-                export_last.slices, export_last.flows);
+        fprintf(stderr, "synctrace export: %s: %llu events, %llu slices, %llu messages, %llu waits\n", out,
+                export_last.events, export_last.slices, export_last.flows, export_last.waits);
     return 0;
 }

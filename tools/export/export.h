@@ -27,6 +27,7 @@ int export_html(const char *outdir, FILE *to, const struct export_reading *rd, c
 /* Counters both exporters fill, for the command's one-line summary. */
 struct export_stats {
     unsigned long long events, slices, flows;   /* html: the embedded slices and messages */
+    unsigned long long waits;                   /* wait instances marked (OUT/waits-instances.bin) */
 };
 extern struct export_stats export_last;
 

@@ -10,17 +10,24 @@
  * without ever meeting in memory: (communicator, sender, receiver, tag, k)
  * for the k-th message of that key (tools/export/flowmatch.h), hashed to 64 bits.
  * Timestamps are microseconds with nanosecond decimals.
+ * With OUT/waits-instances.bin (synctrace waits --json), every wait that
+ * took time is an "X" slice of category "wait" on a "waits" track of its
+ * rank's process, named by its pattern, with the bounds in its args; a
+ * wait that overlaps an earlier one goes to a second track ("waits 2",
+ * ...): slices on one track must nest, and waits are not nested.
  *
  * Memory: per-location state, the flow matcher's counters per key and its
  * queues of outstanding receives — nothing that grows with the number of
  * events. */
 #include "export.h"
+#include "export_waits.h"
 #include "flowmatch.h"
 #include "workspan.h"
 #include "location_order.h"
 #include "mtread.h"
 #include "progress.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +110,61 @@ static void on_end(void *user, int is_send, const struct fm_key *key, uint64_t k
     (void)rank;
     if (time != FM_TIME_UNKNOWN)   /* a receive released by MPI_Request_free: no arrow end */
         flow(user, is_send ? "s" : "f", key, k, (uint32_t)cookie, time);
+}
+
+/* A waits track's tid: apart from every location's (rank, or thread << 32 | rank). */
+#define WAIT_TID(lane) ((1ull << 31) + (lane))
+#define WAIT_LANES 16
+
+static void wait_us(FILE *to, const char *key, double ns)
+{
+    if (isfinite(ns))
+        fprintf(to, ",\"%s\":%.3f", key, ns * 1e-3);
+    else
+        fprintf(to, ",\"%s\":null", key);
+}
+
+/* The waits as slices, rank by rank in order of start (export_waits.h). */
+static void mark_waits(struct chrome *c, const struct export_waits *w)
+{
+    double end[WAIT_LANES];
+    uint32_t used = 0, named = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        const struct wt_instance *x = &w->v[i];
+        if (i == 0 || x->rank != w->v[i - 1].rank)
+            used = named = 0;
+        /* the first lane free by its start */
+        uint32_t lane = 0;
+        while (lane < used && end[lane] > x->from)
+            lane++;
+        if (lane == WAIT_LANES)
+            lane = WAIT_LANES - 1;   /* more overlaps than lanes: drawn as the viewer can */
+        if (lane == used)
+            end[used++] = 0;
+        end[lane] = fmax(end[lane], x->from + x->w);
+        for (; named < used; named++) {
+            fprintf(c->to, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%llu,\"args\":{\"name\":",
+                    x->rank, WAIT_TID(named));
+            if (named)
+                fprintf(c->to, "\"waits %u\"}}", named + 1);
+            else
+                fputs("\"waits\"}}", c->to);
+            fprintf(c->to, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%llu,"
+                           "\"args\":{\"sort_index\":%llu}}", x->rank, WAIT_TID(named), WAIT_TID(named));
+        }
+        const char *name = wt_pattern_name(x->pattern);
+        fprintf(c->to, ",\n{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"wait\",\"pid\":%u,\"tid\":%llu,\"ts\":", name,
+                x->rank, WAIT_TID(lane));
+        export_us(c->to, (uint64_t)x->from);
+        fputs(",\"dur\":", c->to);
+        export_us(c->to, (uint64_t)x->w);
+        fprintf(c->to, ",\"args\":{\"pattern\":\"%s\",\"region\":%s,\"communicator\":", name,
+                region_json(c, x->region));
+        export_json_string(c->to, x->comm < c->t.ncomms && c->t.comms[x->comm].name ? c->t.comms[x->comm].name : "?");
+        wait_us(c->to, "lo_us", x->lo);
+        wait_us(c->to, "hi_us", x->hi);
+        fputs("}}", c->to);
+    }
 }
 
 /* The program's own work, marked for the eye: the trace-event format has
@@ -255,6 +317,11 @@ int export_chrome(const char *outdir, FILE *to, const struct export_reading *rd,
         goto done;
     /* receives queued behind ones that never completed */
     fm_finish(c.fm);
+    struct export_waits waits;
+    export_waits_load(outdir, c.t.locations, c.t.nlocations, &waits);
+    mark_waits(&c, &waits);
+    export_last.waits = waits.n;
+    export_waits_free(&waits);
     mark_work(&c);
     fputs("\n]}\n", to);
     export_last.events = c.events;

@@ -21,8 +21,12 @@
  *   trace's has a point nearly every few events), said in the page,
  * plus the report: about 10 MB at most for the events (bench/export.sh
  * measures it). Whether a message was a tachyon in raw time is decided
- * here, on the whole map, and embedded with it. */
+ * here, on the whole map, and embedded with it.
+ * With OUT/waits-instances.bin (synctrace waits --json), the waits that
+ * took time are embedded too, for the page to shade (a toggle): the
+ * HTML_WAITS longest, and the totals per pattern and rank of all. */
 #include "export.h"
+#include "export_waits.h"
 #include "export_html_page.h"
 #include "flowmatch.h"
 #include "workspan.h"
@@ -42,6 +46,7 @@
 #define HTML_SLICES 150000u
 #define HTML_MESSAGES 50000u
 #define HTML_RAW_POINTS 100000u
+#define HTML_WAITS 50000u
 #define MAX_DEPTH 64
 #define NCLASSES 4
 
@@ -531,6 +536,85 @@ static int embed_raw(FILE *to, struct html *h)
     return 0;
 }
 
+static void ns_or_null(FILE *to, double ns)
+{
+    if (isfinite(ns))
+        fprintf(to, ",%.0f", ns);
+    else
+        fputs(",null", to);
+}
+
+static int by_length_desc(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a < b) - (a > b);
+}
+
+/* "waits": the instances as [track, start, duration, pattern, region, lo,
+ * hi] (ns; lo, hi null when unbounded), the HTML_WAITS longest when there
+ * are more, and [pattern, rank, count, ns] totals of all; or null and why. */
+static int embed_waits(FILE *to, const struct export_waits *w, char *err, size_t errlen)
+{
+    if (!w->v) {
+        fputs("\"waits\":null,\"waitsNote\":", to);
+        export_json_string(to, w->note);
+        return 0;
+    }
+    double thr = 0;
+    size_t ties = SIZE_MAX;   /* instances as long as thr still to embed */
+    if (w->n > HTML_WAITS) {
+        double *len = malloc(w->n * sizeof *len);
+        if (!len) {
+            snprintf(err, errlen, "out of memory for the waits");
+            return -1;
+        }
+        for (size_t i = 0; i < w->n; i++)
+            len[i] = w->v[i].w;
+        qsort(len, w->n, sizeof *len, by_length_desc);
+        thr = len[HTML_WAITS - 1];
+        ties = 0;
+        for (size_t i = 0; i < HTML_WAITS; i++)
+            ties += len[i] == thr;
+        free(len);
+    }
+    fputs("\"waits\":{\"patterns\":[", to);
+    for (int p = 0; p < WT_PATTERNS; p++)
+        fprintf(to, "%s\"%s\"", p ? "," : "", wt_pattern_name(p));
+    fputs("],\"instances\":[", to);
+    size_t shown = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        const struct wt_instance *x = &w->v[i];
+        if (x->w < thr || (x->w == thr && ties == 0))
+            continue;
+        if (x->w == thr && ties != SIZE_MAX)
+            ties--;
+        fprintf(to, "%s%u,%.0f,%.0f,%u,%u", shown++ ? "," : "", x->rank, x->from, x->w, x->pattern, x->region);
+        ns_or_null(to, x->lo);
+        ns_or_null(to, x->hi);
+    }
+    fputs("],\"totals\":[", to);
+    size_t rows = 0;
+    for (size_t i = 0; i < w->n;) {   /* by rank already: per rank, each pattern */
+        size_t end = i;
+        while (end < w->n && w->v[end].rank == w->v[i].rank)
+            end++;
+        for (int p = 0; p < WT_PATTERNS; p++) {
+            uint64_t count = 0;
+            double ns = 0;
+            for (size_t k = i; k < end; k++)
+                if (w->v[k].pattern == (uint32_t)p)
+                    count++, ns += w->v[k].w;
+            if (count)
+                fprintf(to, "%s[%d,%u,%llu,%.0f]", rows++ ? "," : "", p, w->v[i].rank, (unsigned long long)count, ns);
+        }
+        i = end;
+    }
+    fprintf(to, "],\"shown\":%zu,\"total\":%zu,\"counted\":%llu},\"waitsNote\":\"\"", shown, w->n,
+            (unsigned long long)w->counted);
+    export_last.waits = shown;
+    return 0;
+}
+
 /* base64 of the bins, as fractions of each bin's width in 0..255 */
 static void embed_bins(FILE *to, const struct html *h)
 {
@@ -557,6 +641,7 @@ int export_html(const char *outdir, FILE *to, const struct export_reading *rd, c
 {
     char path[4300], rawerr[4400] = "";
     struct html h = { .to = to, .err = err, .errlen = errlen, .first_slice = 1, .first_msg = 1 };
+    struct export_waits waits = { 0 };
     snprintf(path, sizeof path, "%s/traces.otf2", outdir);
     if (mt_open(path, &h.t, err, errlen) != 0)
         return -1;
@@ -656,6 +741,10 @@ int export_html(const char *outdir, FILE *to, const struct export_reading *rd, c
         export_json_string(to, rawerr);
     }
     fputs(",\n", to);
+    export_waits_load(outdir, h.t.locations, nt, &waits);   /* location r is rank r (location_order.h) */
+    if (embed_waits(to, &waits, err, errlen) != 0)
+        goto done;
+    fputs(",\n", to);
     embed_clusters(to, outdir);
     fputs("}\n</script>\n<script id=\"report\" type=\"application/json\">\n", to);
     /* apart from the data: the page copes with a report it cannot parse */
@@ -670,6 +759,7 @@ int export_html(const char *outdir, FILE *to, const struct export_reading *rd, c
     rc = 0;
 done:
     progress_end();
+    export_waits_free(&waits);
     if (h.msgs)
         fclose(h.msgs);
     fm_free(h.fm);

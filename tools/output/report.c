@@ -579,6 +579,7 @@ static void domain_rows(struct report *r, const struct rt_location *ranks, uint3
     for (uint32_t d = 0; d < m->ndomains; d++) {
         const struct cm_domain *dom = &m->domains[d];
         struct report_domain *rd = &r->domains[d];
+        r->max_drift_ppm = m->max_drift * 1e6;
         rd->drift_rejected = dom->drift_rejected;
         rd->id = dom->id;
         rd->drift_ppm = cm_mean_drift(dom) * 1e6;
@@ -789,13 +790,13 @@ static void json_solver(FILE *f, const struct report *r)
             (unsigned long long)r->repair_disk_bytes, (unsigned long long)r->repair_max_in_flight,
             (unsigned long long)r->repair_max_open_instances);
     fprintf(f, "  \"drift_model\": \"%s\",\n  \"drift_refinement_passes\": %d,\n  \"drift_search\": { \"solves\": %d, \"steps_kept\": %d },\n"
-               "  \"drift_fitted_clocks\": %u,\n",
+               "  \"drift_fitted_clocks\": %u,\n  \"max_drift_ppm\": %.3f,\n",
             r->drift_dropped ? "dropped (contradicted the events)"
             : r->drift_search_moves && !r->segments_used ? "line, the rounds' drifts moved the least the events need"
             : r->segments_used ? "segments (a drift and an offset per span between sync rounds)"
             : r->drift_fitted ? "line (one drift per clock, fitted to its sync rounds inside the messages' bounds)"
                                : "line (one drift per clock, first to last sync round)",
-            r->drift_refined, r->drift_searched, r->drift_search_moves, r->drift_fitted);
+            r->drift_refined, r->drift_searched, r->drift_search_moves, r->drift_fitted, r->max_drift_ppm);
     if (r->placed_estimates)
         fprintf(f, "  \"placement\": { \"method\": \"estimates\", \"clocks_moved_by_messages\": %u },\n",
                 r->placed_moved);

@@ -91,6 +91,8 @@ struct report {
     int drift_searched;       /* solves of the drift search (model_select.c), 0: none */
     int drift_search_moves;   /* its steps kept: the drifts it moved */
     uint32_t drift_fitted;    /* clocks whose line the messages moved off their rounds' (drift_fit.c) */
+    double max_drift_ppm;     /* the largest drift a clock may have (--max-drift-ppm): also the
+                               * reference's against true time, which every merged interval inherits */
     int placed_estimates;     /* offsets at the rounds' estimates (else at alpha of their intervals) */
     double placed_alpha;
     uint32_t placed_moved;    /* clocks the messages moved off their estimate */

@@ -34,11 +34,22 @@ struct wt_clock {
     int64_t domain;           /* -1: not known which of several clocks */
 };
 
+/* Where the latest wt_diff_of's earlier moment was: in every rule the
+ * waiting rank's entry, the same for all the differences a rule combines
+ * before its wt_add, so the wait spans [from, from + w] there. */
+struct wt_probe {
+    double from;              /* merged ns */
+    uint32_t rank;
+};
+
 struct wt_bounds {
     uint32_t nranks;
+    struct wt_probe *probe;   /* NULL, or filled by every wt_diff_of (waits_instances.c reads it) */
     struct wt_clock *rank;
     double widest_ns;         /* the widest rank interval chi - clo */
     double repair_ns;         /* widened by the repair's largest move */
+    double rate;              /* merged time runs at the reference clock's rate, which may be this far
+                               * (a fraction) from true time's: every interval's bounds widen by it */
     int have;                 /* 0: no report.json: every wait unbounded */
 };
 
@@ -145,11 +156,18 @@ struct wt_row {
     double seconds, lo, hi, t, r;   /* ns while summing */
 };
 
+/* Told of every instance wt_add counts (non-zero: wt_add fails): how
+ * --json writes OUT/waits-instances.bin (waits_instances.c). */
+typedef int (*wt_instance_fn)(void *ctx, enum wt_pattern p, uint32_t rank, uint32_t region, uint32_t comm,
+                              const struct wt_diff *d);
+
 struct wt_table {
     struct wt_row *rows;
     size_t n, cap;
     size_t *slot;             /* open addressing over rows */
     size_t nslots;
+    wt_instance_fn on_instance;   /* NULL: totals only */
+    void *on_instance_ctx;
 };
 
 /* Add one instance (its difference clamped at 0 here). */

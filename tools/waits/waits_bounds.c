@@ -13,7 +13,10 @@
  * and, when the repair moved events, by its largest move. A conservative
  * per-run bound: never narrower than the truth allows.
  *
- * Two ranks on one clock share its error, so their difference is exact.
+ * Two ranks on one clock share its error, so their difference is exact
+ * but for the rate: merged time runs at the reference clock's, which may
+ * differ from true time's by up to the merge's largest drift
+ * (report.json's max_drift_ppm), so every interval widens by that much.
  * A domain is named by its lowest world rank: a rank that names a domain
  * is on it; a rank with only one domain named at or below it is on that
  * one; a rank with several candidates gets the union of theirs and is
@@ -128,7 +131,8 @@ int wt_bounds_read(const char *outdir, uint32_t nranks, struct wt_bounds *b, cha
         wj_free(root);
         return -1;
     }
-    double applied = 0, move = 0;
+    double applied = 0, move = 0, max_drift_ppm = 200;   /* the merge's default, for older reports */
+    wj_number(root, "max_drift_ppm", &max_drift_ppm);
     if (repair && wj_number(repair, "applied", &applied) == 0 && applied)
         wj_number(repair, "max_move_ns", &move);
     size_t nd = domains->n;
@@ -150,6 +154,7 @@ int wt_bounds_read(const char *outdir, uint32_t nranks, struct wt_bounds *b, cha
     wj_free(root);
     b->have = 1;
     b->repair_ns = move;
+    b->rate = max_drift_ppm * 1e-6;
     b->widest_ns = 0;
     for (uint32_t r = 0; r < nranks; r++) {
         struct wt_clock c = { INFINITY, -INFINITY, -1 };
@@ -192,6 +197,8 @@ struct wt_diff wt_diff_of(const struct wt_bounds *bd, const struct wt_moment *ea
     d.w = later->g - earlier->g;
     d.t = later->t - earlier->t;
     d.r = later->r - earlier->r;
+    if (bd->probe)
+        *bd->probe = (struct wt_probe){ earlier->g, a };
     const struct wt_clock *ca = a < bd->nranks ? &bd->rank[a] : NULL, *cb = b < bd->nranks ? &bd->rank[b] : NULL;
     if (a == b || (ca && cb && ca->domain >= 0 && ca->domain == cb->domain)) {
         d.lo = d.hi = d.w;    /* one clock: its error cancels */
@@ -202,6 +209,11 @@ struct wt_diff wt_diff_of(const struct wt_bounds *bd, const struct wt_moment *ea
         d.lo = -INFINITY;
         d.hi = INFINITY;
     }
+    /* the reference's own rate error: an interval of w merged ns is
+     * w (1 +- rate) true ns, on one clock too (a 30 ms wait: +-6 us at
+     * 200 ppm; without it a true wait fell 2 us outside) */
+    d.lo -= bd->rate * fabs(d.w);
+    d.hi += bd->rate * fabs(d.w);
     return d;
 }
 

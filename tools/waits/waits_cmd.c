@@ -2,6 +2,7 @@
  * wait states of a merged archive, each total with its bounds. OUT is
  * only read; --json writes OUT/waits.json (through a temporary name). */
 #include "waits.h"
+#include "waits_instances.h"
 #include "timing.h"
 
 #include <stdlib.h>
@@ -15,7 +16,8 @@ static int usage(FILE *to)
                 "merged timeline\n"
                 "OUT_DIR/traces.otf2, each total as value [lo, hi] from the clock bounds in\n"
                 "OUT_DIR/report.json; \"possibly none\" when the bounds allow no wait at all.\n"
-                "  --json   also write OUT_DIR/waits.json\n"
+                "  --json   also write OUT_DIR/waits.json, and every instance counted in it to\n"
+                "           OUT_DIR/waits-instances.bin (what synctrace export shades)\n"
                 "  --raw    also compute every figure on the raw view (OUT_DIR/rawview.map:\n"
                 "           today's interpolated ClockOffsets), as raw_seconds\n"
                 "  --top N  rows of the table of biggest waits (default 10)\n");
@@ -60,21 +62,31 @@ int cmd_waits(int argc, char **argv)
     struct wt_trace *keep = NULL;
     struct wt_bounds bd = { 0 };
     struct wt_table tb = { 0 };
+    struct wt_instances_out inst = { 0 };
     int rc = 1;
     if (wt_read(dir, raw, &rec, &keep, err, sizeof err) != 0)
         goto done;
     if (wt_bounds_read(dir, rec.nranks, &bd, err, sizeof err) != 0)
         goto done;
+    if (json && wt_instances_begin(&inst, dir, &tb, &bd, err, sizeof err) != 0)
+        goto done;
     if (wt_p2p(&rec, &bd, &tb) != 0 || wt_coll(&rec, &bd, &tb) != 0 || wt_rma(&rec, &bd, &tb) != 0
         || wt_pscw(&rec, &bd, &tb) != 0) {
-        snprintf(err, sizeof err, "%s: out of memory for the waits", dir);
+        if (inst.failed)
+            snprintf(err, sizeof err, "%s: write failed: %s", inst.tmp, strerror(inst.failed));
+        else
+            snprintf(err, sizeof err, "%s: out of memory for the waits", dir);
         goto done;
     }
-    if (json && wt_write_json(dir, &rec, &bd, &tb, st_now_s() - t0, err, sizeof err) != 0)
+    /* the instances' file under its name only after waits.json, which it details */
+    if (json && (wt_instances_finish(&inst, dir, &rec, err, sizeof err) != 0
+                 || wt_write_json(dir, &rec, &bd, &tb, st_now_s() - t0, err, sizeof err) != 0
+                 || wt_instances_commit(&inst, err, sizeof err) != 0))
         goto done;
     wt_print_table(stdout, &rec, &bd, &tb, top);
     rc = 0;
 done:
+    wt_instances_abort(&inst);
     if (rc)
         fprintf(stderr, "synctrace waits: %s\n", *err ? err : "failed");
     wt_table_free(&tb);

@@ -63,6 +63,8 @@ int wt_add(struct wt_table *tb, enum wt_pattern p, uint32_t rank, uint32_t regio
 {
     if (!(d->hi > 0))
         return 0;             /* no wait on any clock the bounds allow */
+    if (tb->on_instance && tb->on_instance(tb->on_instance_ctx, p, rank, region, comm, d) != 0)
+        return -1;
     if (2 * (tb->n + 1) > tb->nslots && rehash(tb, tb->nslots ? 2 * tb->nslots : 1024) != 0)
         return -1;
     size_t i = hash_key(p, rank, region, comm) & (tb->nslots - 1);
