@@ -10,7 +10,7 @@
 : "${PYTHON3:=python3}"
 traces="stencil hybrid npb-cg-S"
 per_trace=17
-plan $(($(echo $traces | wc -w) * per_trace + 11 + 2 * 9))
+plan $(($(echo $traces | wc -w) * per_trace + 12 + 2 * 9))
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers"
 print() { otf2-print -A -M -C "$1" >"$2" 2>"$2.err"; }
@@ -141,6 +141,14 @@ d=$top_srcdir/tests/data/scorep/stencil
 ok $? "--clock-domain node: the 4 processes of one node share one clock domain $(tail -c 200 "$tmp/node.log")"
 "$SYNCTRACE_BIN" merge "$d/scorep/traces.otf2" -o "$tmp/anchor" >"$tmp/anchor.log" 2>&1
 ok $? "the anchor file itself as INPUT $(tail -c 200 "$tmp/anchor.log")"
+# the conversion's threads (one reader each, processes taken in turn)
+# change nothing: one thread and three give the same copy, to the record
+h=$top_srcdir/tests/data/scorep/hybrid/scorep
+"$SYNCTRACE_BIN" merge "$h" -o "$tmp/jobs1" --jobs 1 >/dev/null 2>&1 \
+    && "$SYNCTRACE_BIN" merge "$h" -o "$tmp/jobs3" --jobs 3 >/dev/null 2>&1 \
+    && otf2-print "$tmp/jobs1/traces.otf2" >"$tmp/jobs1.print" 2>&1 && otf2-print "$tmp/jobs3/traces.otf2" >"$tmp/jobs3.print" 2>&1 \
+    && cmp -s "$tmp/jobs1.print" "$tmp/jobs3.print"
+ok $? "--jobs 1 and --jobs 3 convert to the same copy ($(wc -l <"$tmp/jobs1.print") lines of otf2-print)"
 "$SYNCTRACE_BIN" merge "$d/scorep" -o "$tmp/bad" --clock-domain cluster >/dev/null 2>"$tmp/bad.err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/bad.err")" -eq 1 ]
 ok $? "--clock-domain takes process or node: $(cat "$tmp/bad.err")"

@@ -389,7 +389,7 @@ int fm_merge(int argc, char **argv, const char *anchor, int by_node)
         return 1;
     }
     struct foreign_raw fr;
-    rc = fr_convert(anchor, raw, by_node, &fr, err, sizeof err);
+    rc = fr_convert(anchor, raw, by_node, o.jobs, &fr, err, sizeof err);
     if (rc != 0)
         fprintf(stderr, "synctrace merge: %s\n", err);
     else

@@ -11,6 +11,7 @@
 #include "sumfile.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -23,9 +24,26 @@
 /* Pairs are written a buffer at a time. */
 #define KEPT_BUFFER 8192
 
+/* What a converting thread has of its own: its reader of the archive, its
+ * work file of pairs, its counts; and the process it converts. */
+struct process_out {
+    struct foreign_raw *fr;
+    OTF2_Reader *rd;
+    const char *anchor, *dir;
+    const struct fd_process *p;
+    int domain;
+    char *err;
+    size_t errlen;
+    struct om_pool *chunks;
+    int kept_fd;
+    uint32_t kept_file;       /* its index in fr->kept_fds */
+    uint64_t kept_bytes;
+    uint64_t events_in, events_kept;
+};
+
 struct converting {
     OTF2_EvtWriter *w;
-    struct foreign_raw *fr;
+    struct process_out *po;
     struct fr_kept *kept;
     OTF2_ErrorCode failed;
     int write_errno;          /* the work file's write failed */
@@ -38,11 +56,11 @@ static int flush_kept(struct converting *c)
     if (c->nbuf == 0)
         return 0;
     size_t len = sizeof c->buf[0] * 2 * c->nbuf;
-    if (st_pwrite_all(c->fr->kept_fd, c->buf, len, c->fr->kept_bytes) != 0) {
+    if (st_pwrite_all(c->po->kept_fd, c->buf, len, c->po->kept_bytes) != 0) {
         c->write_errno = errno ? errno : EIO;
         return -1;
     }
-    c->fr->kept_bytes += len;
+    c->po->kept_bytes += len;
     c->nbuf = 0;
     return 0;
 }
@@ -138,17 +156,6 @@ static OTF2_EvtReaderCallbacks *modelled_records(void)
 
 /* ---- one process */
 
-struct process_out {
-    struct foreign_raw *fr;
-    OTF2_Reader *rd;
-    const char *anchor, *dir;
-    const struct fd_process *p;
-    int domain;
-    char *err;
-    size_t errlen;
-    struct om_pool *chunks;
-};
-
 static OTF2_CallbackCode on_clock_offset(void *u, OTF2_TimeStamp time, int64_t offset, double stddev)
 {
     struct fr_offsets *o = u;
@@ -206,9 +213,10 @@ static int convert_location(struct process_out *po, OTF2_Archive *ar, uint32_t k
         snprintf(po->err, po->errlen, "out of memory");
         return -1;
     }
-    *c = (struct converting){ OTF2_Archive_GetEvtWriter(ar, raw_id), po->fr, &po->fr->kept[k], OTF2_SUCCESS, 0,
+    *c = (struct converting){ OTF2_Archive_GetEvtWriter(ar, raw_id), po, &po->fr->kept[k], OTF2_SUCCESS, 0,
                               { 0 }, 0 };
-    c->kept->at = po->fr->kept_bytes;
+    c->kept->at = po->kept_bytes;
+    c->kept->file = po->kept_file;
     c->kept->n = 0;
     OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(po->rd, l->id);
     OTF2_EvtReaderCallbacks *cb = modelled_records();
@@ -242,8 +250,8 @@ static int convert_location(struct process_out *po, OTF2_Archive *ar, uint32_t k
     } else if (closed != OTF2_SUCCESS) {
         snprintf(po->err, po->errlen, "%s: cannot write rank %d's events", po->dir, po->p->rank);
     } else {
-        po->fr->events_in += n;
-        po->fr->events_kept += c->kept->n;
+        po->events_in += n;
+        po->events_kept += c->kept->n;
         rc = 0;
     }
     free(c);
@@ -477,10 +485,88 @@ static void describe(struct foreign_raw *fr, OTF2_Reader *rd)
     snprintf(fr->trace_id, sizeof fr->trace_id, "otf2-%016" PRIx64, id);
 }
 
-int fr_convert(const char *anchor, const char *dir, int by_node, struct foreign_raw *fr, char *err, size_t errlen)
+/* The converting threads share the next process to take and, per
+ * process, its error (the first in process order is said). */
+struct converting_all {
+    struct foreign_raw *fr;
+    const char *anchor, *dir;
+    const int *domains;
+    pthread_mutex_t lock;
+    uint32_t next;
+    char **errors;            /* by process, NULL when converted */
+    int stop;                 /* a process failed: the others take no more */
+};
+
+/* A reader of the archive for one thread, every location selected. */
+static OTF2_Reader *open_reader(const char *anchor, const struct foreign_defs *d)
+{
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    if (!rd)
+        return NULL;
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    for (uint32_t k = 0; k < d->nlocs; k++)
+        OTF2_Reader_SelectLocation(rd, d->locs[k].id);
+    if (OTF2_Reader_OpenDefFiles(rd) != OTF2_SUCCESS || OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
+        OTF2_Reader_Close(rd);
+        return NULL;
+    }
+    return rd;
+}
+
+struct converter {
+    struct converting_all *all;
+    uint32_t index;           /* its kept file */
+    pthread_t thread;
+    int started;
+    uint64_t kept_bytes;      /* written to its kept file */
+    uint64_t events_in, events_kept;
+};
+
+static void *convert_worker(void *arg)
+{
+    struct converter *cv = arg;
+    struct converting_all *all = cv->all;
+    struct foreign_raw *fr = all->fr;
+    const struct foreign_defs *d = &fr->defs;
+    char err[4600];
+    struct om_pool chunks = { NULL, 0, 16u << 20 };
+    OTF2_Reader *rd = open_reader(all->anchor, d);
+    for (;;) {
+        pthread_mutex_lock(&all->lock);
+        uint32_t p = all->stop ? d->nprocesses : all->next++;
+        pthread_mutex_unlock(&all->lock);
+        if (p >= d->nprocesses)
+            break;
+        struct process_out po = { fr, rd, all->anchor, all->dir, &d->processes[p], all->domains[p], err, sizeof err,
+                                  &chunks, fr->kept_fds[cv->index], cv->index, cv->kept_bytes, 0, 0 };
+        int rc = -1;
+        if (!rd)
+            snprintf(err, sizeof err, "%s: cannot open the location files", all->anchor);
+        else
+            rc = convert_process(&po);
+        cv->kept_bytes = po.kept_bytes;
+        cv->events_in += po.events_in;
+        cv->events_kept += po.events_kept;
+        if (rc != 0) {
+            pthread_mutex_lock(&all->lock);
+            all->errors[p] = strdup(err);
+            all->stop = 1;
+            pthread_mutex_unlock(&all->lock);
+        }
+    }
+    if (rd) {
+        OTF2_Reader_CloseEvtFiles(rd);
+        OTF2_Reader_CloseDefFiles(rd);
+        OTF2_Reader_Close(rd);
+    }
+    om_pool_free(&chunks);
+    return NULL;
+}
+
+int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, struct foreign_raw *fr, char *err,
+               size_t errlen)
 {
     memset(fr, 0, sizeof *fr);
-    fr->kept_fd = -1;
     rf_otf2_quiet();
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     if (!rd) {
@@ -498,42 +584,66 @@ int fr_convert(const char *anchor, const char *dir, int by_node, struct foreign_
     }
     describe(fr, rd);
     int rc = -1, *domains = NULL;
-    struct om_pool chunks = { NULL, 0, 16u << 20 };
-    if (fd_read(rd, anchor, &fr->defs, err, errlen) != 0)
+    struct converter *cv = NULL;
+    struct converting_all all = { fr, anchor, dir, NULL, PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0 };
+    int fd_ok = fd_read(rd, anchor, &fr->defs, err, errlen) == 0;
+    OTF2_Reader_Close(rd);   /* the definitions are in fr->defs: each thread reads events with its own */
+    if (!fd_ok)
         goto done;
     const struct foreign_defs *d = &fr->defs;
+    uint32_t nthreads = jobs < 1 ? 1 : (uint32_t)jobs;
+    if (nthreads > d->nprocesses)
+        nthreads = d->nprocesses ? d->nprocesses : 1;
     fr->kept = calloc(d->nlocs ? d->nlocs : 1, sizeof *fr->kept);
-    if ((fr->kept_fd = st_nameless_file(dir, "kept")) < 0) {
-        snprintf(err, errlen, "%s: cannot make a work file: %s", dir, strerror(errno));
-        goto done;
-    }
-    fr->offsets = calloc(d->nprocesses, sizeof *fr->offsets);
+    fr->kept_fds = malloc(sizeof *fr->kept_fds * nthreads);
+    fr->offsets = calloc(d->nprocesses ? d->nprocesses : 1, sizeof *fr->offsets);
+    all.errors = calloc(d->nprocesses ? d->nprocesses : 1, sizeof *all.errors);
+    cv = calloc(nthreads, sizeof *cv);
     domains = clock_domains(d, by_node);
-    if (!fr->kept || !fr->offsets || !domains) {
+    all.domains = domains;
+    if (!fr->kept || !fr->kept_fds || !fr->offsets || !all.errors || !cv || !domains) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
+    for (; fr->nkept_fds < nthreads; fr->nkept_fds++)
+        if ((fr->kept_fds[fr->nkept_fds] = st_nameless_file(dir, "kept")) < 0) {
+            snprintf(err, errlen, "%s: cannot make a work file: %s", dir, strerror(errno));
+            goto done;
+        }
     for (uint32_t r = 0; r < d->nprocesses; r++)
         fr->ndomains += domains[r] == (int)r;
-    for (uint32_t k = 0; k < d->nlocs; k++)
-        OTF2_Reader_SelectLocation(rd, d->locs[k].id);
-    if (OTF2_Reader_OpenDefFiles(rd) != OTF2_SUCCESS || OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
-        snprintf(err, errlen, "%s: cannot open the location files", anchor);
-        goto done;
-    }
+    /* thread 0 is this one; the others as many as start */
+    for (uint32_t t = 0; t < nthreads; t++)
+        cv[t] = (struct converter){ &all, t, 0, 0, 0, 0, 0 };
+    for (uint32_t t = 1; t < nthreads; t++)
+        cv[t].started = pthread_create(&cv[t].thread, NULL, convert_worker, &cv[t]) == 0;
+    convert_worker(&cv[0]);
+    for (uint32_t t = 1; t < nthreads; t++)
+        if (cv[t].started)
+            pthread_join(cv[t].thread, NULL);
     rc = 0;
-    for (uint32_t p = 0; rc == 0 && p < d->nprocesses; p++) {
-        struct process_out po = { fr, rd, anchor, dir, &d->processes[p], domains[p], err, errlen, &chunks };
-        rc = convert_process(&po);
+    for (uint32_t p = 0; p < d->nprocesses; p++)
+        if (all.errors[p]) {
+            snprintf(err, errlen, "%s", all.errors[p]);
+            rc = -1;
+            break;
+        }
+    for (uint32_t t = 0; t < nthreads; t++) {
+        fr->events_in += cv[t].events_in;
+        fr->events_kept += cv[t].events_kept;
     }
-    OTF2_Reader_CloseEvtFiles(rd);
-    OTF2_Reader_CloseDefFiles(rd);
+    if (rc == 0 && all.next < d->nprocesses) {   /* cannot happen: thread 0 takes what is left */
+        snprintf(err, errlen, "%s: not every process was converted", anchor);
+        rc = -1;
+    }
     if (rc == 0)
         rc = write_meta(fr, dir, domains, err, errlen);
 done:
+    for (uint32_t p = 0; all.errors && p < fr->defs.nprocesses; p++)
+        free(all.errors[p]);
+    free(all.errors);
+    free(cv);
     free(domains);
-    om_pool_free(&chunks);
-    OTF2_Reader_Close(rd);
     if (rc != 0)
         fr_free(fr);
     return rc;
@@ -541,8 +651,9 @@ done:
 
 void fr_free(struct foreign_raw *fr)
 {
-    if (fr->kept_fd >= 0)
-        close(fr->kept_fd);
+    for (uint32_t t = 0; t < fr->nkept_fds; t++)
+        close(fr->kept_fds[t]);
+    free(fr->kept_fds);
     free(fr->kept);
     for (uint32_t r = 0; fr->offsets && r < fr->defs.nprocesses; r++) {
         free(fr->offsets[r].time);
@@ -552,7 +663,6 @@ void fr_free(struct foreign_raw *fr)
     free(fr->offsets);
     fd_free(&fr->defs);
     memset(fr, 0, sizeof *fr);
-    fr->kept_fd = -1;
 }
 
 int fr_kept_load(const struct foreign_raw *fr, uint32_t k, struct fr_kept_arrays *a, char *err, size_t errlen)
@@ -564,7 +674,7 @@ int fr_kept_load(const struct foreign_raw *fr, uint32_t k, struct fr_kept_arrays
     uint64_t *pairs = malloc(sizeof *pairs * 2 * kp->n);
     a->pos = malloc(sizeof *a->pos * kp->n);
     a->raw = malloc(sizeof *a->raw * kp->n);
-    const char *why = pairs && a->pos && a->raw ? st_pread_exact(fr->kept_fd, pairs, sizeof *pairs * 2 * kp->n, kp->at)
+    const char *why = pairs && a->pos && a->raw ? st_pread_exact(fr->kept_fds[kp->file], pairs, sizeof *pairs * 2 * kp->n, kp->at)
                                               : "out of memory";
     if (why) {
         snprintf(err, errlen, "the work file of the conversion: %s", why);

@@ -18,9 +18,11 @@
 #include "foreign_defs.h"
 
 /* Which input events a location's raw events are: (position, raw time)
- * pairs in the work file (fr->kept_fd), n of them from byte `at`. */
+ * pairs in work file `file` (fr->kept_fds: one per converting thread), n
+ * of them from byte `at`. */
 struct fr_kept {
     uint64_t at, n;
+    uint32_t file;
 };
 
 /* One location's pairs, read back (fr_kept_load): OTF2 event positions
@@ -40,8 +42,8 @@ struct fr_offsets {           /* a process's ClockOffsets, as read */
 struct foreign_raw {
     struct foreign_defs defs;
     struct fr_kept *kept;     /* by location index (defs.locs) */
-    int kept_fd;              /* their pairs: a nameless file in the work directory (-1: none) */
-    uint64_t kept_bytes;
+    int *kept_fds;            /* their pairs: nameless files in the work directory, one per thread */
+    uint32_t nkept_fds;
     struct fr_offsets *offsets;   /* by rank */
     uint64_t events_in, events_kept;
     uint32_t ndomains;        /* clock domains */
@@ -52,8 +54,11 @@ struct foreign_raw {
 /* Write the raw trace of the archive of anchor file `anchor` into the
  * (existing, empty) directory `dir`; by_node: one clock domain per node
  * of the system tree (the lowest rank of each), else one per process.
- * Returns 0, or -1 with a one-line message naming the file. */
-int fr_convert(const char *anchor, const char *dir, int by_node, struct foreign_raw *fr, char *err, size_t errlen);
+ * `jobs` threads convert processes at once, each with its own reader of
+ * the archive. Returns 0, or -1 with a one-line message naming the file
+ * (the first failing process's). */
+int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, struct foreign_raw *fr, char *err,
+               size_t errlen);
 void fr_free(struct foreign_raw *fr);
 /* Location k's pairs into *a (malloc'd; fr_kept_free). 0, or -1 with a
  * one-line message. */
