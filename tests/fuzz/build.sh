@@ -32,7 +32,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 # would take most of each input's time; their code is the same at 2^12.
 CFLAGS="-std=c11 -g -O1 -Wall -Wextra -D_GNU_SOURCE -DHTML_BIN_CELLS=4096u $SAN $(otf2-config --cflags 2>/dev/null || true)"
 INC="-I$out/obj -I$top/include -I$top/src -I$top/common -I$top/format"
-for d in util match clock clc output parallel merge causal export cli; do INC="$INC -I$top/tools/$d"; done
+for d in util match clock clc output parallel merge causal export waits cli; do INC="$INC -I$top/tools/$d"; done
 LIBS="$(otf2-config --ldflags 2>/dev/null || true) $(otf2-config --libs 2>/dev/null || echo -lotf2) -lm -lpthread"
 
 # The readers and what they call (causal_file.c is included by its harness,
@@ -42,7 +42,8 @@ sources="$(ls "$top"/common/*.c "$top"/format/*.c "$top"/tools/util/*.c)
          $top/tools/output/rawview.c $top/tools/output/rawview_simplify.c $top/tools/clock/clockmodel.c
          $top/tools/causal/causal_query.c
          $top/tools/export/export.c $top/tools/export/export_json.c $top/tools/export/export_chrome.c $top/tools/export/export_html.c
-         $top/tools/export/flowmatch.c $top/tools/export/workspan.c"
+         $top/tools/export/flowmatch.c $top/tools/export/workspan.c $top/tools/export/export_waits.c
+         $top/tools/waits/waits_instances.c $top/tools/waits/waits_out.c"
 objs=""
 for s in $sources; do
     o="$out/obj/$(basename "$(dirname "$s")")_$(basename "$s" .c).o"
