@@ -10,7 +10,7 @@
 : "${PYTHON3:=python3}"
 traces="stencil hybrid npb-cg-S"
 per_trace=17
-plan $(($(echo $traces | wc -w) * per_trace + 12 + 2 * 9))
+plan $(($(echo $traces | wc -w) * per_trace + 13 + 3 * 9))
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers"
 print() { otf2-print -A -M -C "$1" >"$2" 2>"$2.err"; }
@@ -98,13 +98,18 @@ ok $? "npb-cg-S: messages backwards under the input's ClockOffsets, none in the 
 # archives in Score-P's layout written here (tests/checkers/scorep_like.py:
 # 64 processes, 3 threads, an accelerator stream and a metric location
 # each, parameters; no ClockOffsets: the messages alone place the clocks),
-# one of a run cut short
-for kind in whole cut; do
+# one of a run cut short, and one of 8 processes whose halves also talk
+# over an intercommunicator (INTER_COMM, peers ranks of the remote group)
+for kind in whole cut inter; do
     g=$tmp/like-$kind
-    "$PYTHON3" "$check/scorep_like.py" "$g" --processes 64 --threads 3 --iterations 6 --seed 3 \
-        $([ $kind = cut ] && echo --cut) >"$g.gen" 2>&1 \
+    case $kind in
+    inter) shape=(--processes 8 --threads 2 --iterations 6 --seed 4 --intercomm) ;;
+    cut) shape=(--processes 64 --threads 3 --iterations 6 --seed 3 --cut) ;;
+    *) shape=(--processes 64 --threads 3 --iterations 6 --seed 3) ;;
+    esac
+    "$PYTHON3" "$check/scorep_like.py" "$g" "${shape[@]}" >"$g.gen" 2>&1 \
         && "$SYNCTRACE_BIN" merge "$g" -o "$g.out" >"$g.log" 2>&1
-    ok $? "Score-P layout, $kind: 64 processes of 5 locations merged $(tail -c 300 "$g.gen" "$g.log" 2>/dev/null | grep -v '^ ' | tail -2)"
+    ok $? "Score-P layout, $kind: ${shape[1]} processes merged $(tail -c 300 "$g.gen" "$g.log" 2>/dev/null | grep -v '^ ' | tail -2)"
     print "$g/traces.otf2" "$g.in.p"
     print "$g.out/traces.otf2" "$g.out.p"
     [ ! -s "$g.out.p.err" ] && "$PYTHON3" "$check/otf2copy_check.py" "$g.in.p" "$g.out.p" 0 --dropped --new-clock >"$g.copy"
@@ -114,6 +119,11 @@ for kind in whole cut; do
     [ "$(grep -c '^ok\|^not ok' "$g.check")" = 6 ]
     ok $? "Score-P layout, $kind: foreign_check.py ran its 6 checks $(grep -v '^ok\|^not ok\|^{' "$g.check" | head -c 300)"
 done
+# every message of the intercommunicator matched: 8 x 6 on the ring, 4 x 6 across
+"$PYTHON3" -c "import json, sys; r = json.load(open(sys.argv[1]))
+sys.exit(not (r['messages'] == 72 and r['unmatched_sends'] == 0 and r['unmatched_receives'] == 0))" \
+    "$tmp/like-inter.out/report.json"
+ok $? "Score-P layout, inter: all 72 messages matched, the 24 over the intercommunicator too ($(grep -o '[0-9]* messages' "$tmp/like-inter.log"))"
 
 # the checker itself: a copy with the raw, unsynchronised times (ClockOffsets
 # dropped, milliseconds of skew) has messages going backwards, and it says so

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """scorep_like.py DIR [--processes P] [--threads T] [--iterations N] [--seed S]
-[--cut]: an OTF2 archive in Score-P's layout, written with OTF2's own writer
+[--cut] [--intercomm]: an OTF2 archive in Score-P's layout, written with OTF2's own writer
 (python3-otf2), for the cases the reference traces lack: many processes,
 threads (OpenMP fork/join, thread teams), an accelerator stream and a metric
 location per process, parameters and program begin/end, and with --cut a
@@ -13,13 +13,20 @@ rank's exact map from timestamps to true time: interp_to_true).
 The program each rank runs, N times: a compute region on the master thread
 that forks T - 1 threads (each an OpenMP parallel region), a kernel on its
 accelerator stream, a ring exchange (Isend to the right, Irecv from the
-left, Waitall), and an Allreduce on MPI_COMM_WORLD; true latencies >= 2 us."""
+left, Waitall), and an Allreduce on MPI_COMM_WORLD; true latencies >= 2 us.
+With --intercomm the world is also split into two halves joined by an
+intercommunicator (Score-P's INTER_COMM definition, its two groups and no
+common communicator), over which rank i of the lower half sends to rank i
+of the upper (MPI_Send, MPI_Recv: peers are ranks of the remote group)
+before the Allreduce."""
 import json
 import os
 import random
 import sys
 
 import otf2
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from merged_check import fix_intercomm_fields  # noqa: E402
 from otf2.enums import CollectiveOp, GroupType, LocationType, Paradigm, RegionRole
 
 RES = 1000000000
@@ -34,6 +41,8 @@ def main():
     out = sys.argv[1]
     P, T, N, seed = arg("--processes", 64), arg("--threads", 3), arg("--iterations", 20), arg("--seed", 1)
     cut = "--cut" in sys.argv
+    inter = "--intercomm" in sys.argv
+    H = P // 2
     rng = random.Random(seed)
     clocks = [(rng.uniform(-500e3, 500e3) if r else 0.0, rng.uniform(-40, 40) if r else 0.0) for r in range(P)]
 
@@ -73,6 +82,17 @@ def main():
             ev[(r, "master")] += [(t[r] + 1900, "enter", "MPI_Waitall"), (done - 100, "isend_done", it),
                                   (done, "irecv", (left, it)), (done + 100, "leave", "MPI_Waitall")]
             t[r] = done + 200
+        # the intercommunicator: rank i of the lower half to rank i of the upper
+        for i in range(H if inter else 0):
+            s_, q = i, H + i
+            arrive = t[s_] + 500 + 2000 + rng.randint(0, 3000)
+            ev[(s_, "master")] += [(t[s_], "enter", "MPI_Send"), (t[s_] + 500, "isend_inter", (i, it)),
+                                   (t[s_] + 1000, "leave", "MPI_Send")]
+            done = max(t[q] + 500, arrive)
+            ev[(q, "master")] += [(t[q], "enter", "MPI_Recv"), (done, "irecv_inter", (i, it)),
+                                  (done + 100, "leave", "MPI_Recv")]
+            t[s_] += 1100
+            t[q] = done + 200
         # the Allreduce: nobody leaves before the last one entered + latency
         last = max(t)
         for r in range(P):
@@ -111,6 +131,11 @@ def main():
         world_group = d.group("", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI, members=masters)
         del mpi
         world = d.comm("MPI_COMM_WORLD", group=world_group)
+        if inter:
+            fix_intercomm_fields()   # python3-otf2 3.0 cannot define an InterComm otherwise
+            halves = [d.group("", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI, members=m)
+                      for m in (masters[:H], masters[H:2 * H])]
+            intercomm = d.inter_comm("halves", groupA=halves[0], groupB=halves[1])
         param = d.parameter("iteration", parameter_type=otf2.ParameterType.INT64)
         metric_member = d.metric_member("flops", unit="1")
         metric_class = d.metric_class([metric_member])
@@ -140,6 +165,10 @@ def main():
                     w.mpi_irecv_request(ts, 2 * x + 1)
                 elif kind == "irecv":
                     w.mpi_irecv(ts, x[0], world, x[1], 64, 2 * x[1] + 1)
+                elif kind == "isend_inter":   # to rank x[0] of the remote group
+                    w.mpi_send(ts, x[0], intercomm, 100 + x[1], 32)
+                elif kind == "irecv_inter":
+                    w.mpi_recv(ts, x[0], intercomm, 100 + x[1], 32)
                 elif kind == "coll_begin":
                     w.mpi_collective_begin(ts)
                 elif kind == "coll_end":
