@@ -9,8 +9,8 @@
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
 traces="stencil hybrid npb-cg-S"
-per_trace=17
-plan $(($(echo $traces | wc -w) * per_trace + 13 + 3 * 9))
+per_trace=18
+plan $(($(echo $traces | wc -w) * per_trace + 13 + 3 * 10))
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers"
 print() { otf2-print -A -M -C "$1" >"$2" 2>"$2.err"; }
@@ -51,8 +51,8 @@ for t in $traces; do
         "{"*) diag "$t: $line" ;;
         esac
     done <"$out.check"
-    [ $n -eq 6 ]
-    ok $? "$t: foreign_check.py ran its 6 checks ($n) $(grep -v '^ok\|^not ok\|^{' "$out.check" | head -c 300)"
+    [ $n -eq 7 ]
+    ok $? "$t: foreign_check.py ran its 7 checks ($n) $(grep -v '^ok\|^not ok\|^{' "$out.check" | head -c 300)"
     "$SYNCTRACE_BIN" report "$out" >"$out.report" 2>&1 && grep -q "tachyons" "$out.report"
     ok $? "$t: synctrace report reads OUT"
     # the causal index of the copy (its indices count the modelled events):
@@ -116,8 +116,8 @@ for kind in whole cut inter; do
     ok $? "Score-P layout, $kind: the copy is the input record for record $(grep -v '^ok' "$g.copy" | head -c 300)"
     "$PYTHON3" "$check/foreign_check.py" "$g/traces.otf2" "$g.out/traces.otf2" "$g/skew.json" >"$g.check" 2>&1
     tap_from_checker "Score-P layout, $kind: " "$g.check"
-    [ "$(grep -c '^ok\|^not ok' "$g.check")" = 6 ]
-    ok $? "Score-P layout, $kind: foreign_check.py ran its 6 checks $(grep -v '^ok\|^not ok\|^{' "$g.check" | head -c 300)"
+    [ "$(grep -c '^ok\|^not ok' "$g.check")" = 7 ]
+    ok $? "Score-P layout, $kind: foreign_check.py ran its 7 checks $(grep -v '^ok\|^not ok\|^{' "$g.check" | head -c 300)"
 done
 # every message of the intercommunicator matched: 8 x 6 on the ring, 4 x 6 across
 "$PYTHON3" -c "import json, sys; r = json.load(open(sys.argv[1]))
@@ -140,7 +140,7 @@ ok $? "foreign_check.py finds the messages going backwards in an unsynchronised 
     && "$SYNCTRACE_BIN" merge "$tmp/gen" -o "$tmp/genm" --no-causal >/dev/null 2>&1 \
     && "$SYNCTRACE_BIN" merge "$tmp/genm/traces.otf2" -o "$tmp/genf" >"$tmp/genf.log" 2>&1 \
     && "$PYTHON3" "$check/foreign_check.py" "$tmp/genm/traces.otf2" "$tmp/genf/traces.otf2" >"$tmp/genf.check" 2>&1 \
-    && [ "$(grep -c '^ok' "$tmp/genf.check")" = 4 ]
+    && [ "$(grep -c '^ok' "$tmp/genf.check")" = 5 ]
 ok $? "a merged archive of ours as input: copied, in order, no message backwards $(grep -v '^ok' "$tmp/genf.check" "$tmp/genf.log" 2>/dev/null | grep -v '^{' | tail -c 300)"
 
 # --clock-domain node: one clock for the node's processes (the traces ran on one)

@@ -8,6 +8,11 @@ and the truth, through python3-otf2 (with its InterComm fix):
   - every location's times never decrease, and the copy has no ClockOffset;
   - no message is received before it was sent (matched per communicator,
     sender, receiver and tag, in order);
+  - the threads of a process keep their order against its forks and joins
+    (ThreadFork, ThreadJoin, ThreadTeamBegin/End, ThreadCreate/Wait...):
+    an event of any of its locations that the input has after (before)
+    one is after (before) it in the copy, ties allowed (the input's times
+    of one process are of one clock: their order is the truth);
   - with SKEW_JSON (the reference traces' truth: each rank's exact map from
     interpolated input times to true time), the copy's error against the
     true time, after one common affine map, at the max and the median, and
@@ -15,6 +20,7 @@ and the truth, through python3-otf2 (with its InterComm fix):
     worse at the max, nor at the median by more than 20 ns.
 
 Prints TAP lines ("ok - ..." / "not ok - ...") and a JSON line of figures."""
+import bisect
 import json
 import statistics
 import sys
@@ -98,6 +104,37 @@ def tachyons(events, mpi, rank_of, comms):
     return matched, back, worst
 
 
+SYNC = ("ThreadFork", "ThreadJoin", "ThreadTeamBegin", "ThreadTeamEnd", "ThreadCreate", "ThreadWait",
+        "ThreadBegin", "ThreadEnd")
+
+
+def thread_order(a_ev, b_ev, group_of):
+    """events of a process put on the other side of one of its thread
+    synchronisations (nearest before and after in input time) in the copy"""
+    syncs = {}
+    for loc, evs in a_ev.items():
+        for (kind, t_in, _), (_, t_out, _) in zip(evs, b_ev.get(loc, [])):
+            if kind in SYNC:
+                syncs.setdefault(group_of[loc], []).append((t_in, t_out, loc))
+    checked = wrong = 0
+    for g in syncs:
+        syncs[g].sort()
+    for loc, evs in a_ev.items():
+        sy = syncs.get(group_of.get(loc))
+        if not sy:
+            continue
+        keys = [x[0] for x in sy]
+        for (kind, t_in, _), (_, t_out, _) in zip(evs, b_ev.get(loc, [])):
+            i = bisect.bisect_left(keys, t_in)
+            before = sy[i - 1] if i > 0 else None            # input time < t_in
+            j = bisect.bisect_right(keys, t_in)
+            after = sy[j] if j < len(sy) else None           # input time > t_in
+            checked += 1
+            if (before and before[2] != loc and t_out < before[1]) or (after and after[2] != loc and t_out > after[1]):
+                wrong += 1
+    return sum(len(v) for v in syncs.values()), checked, wrong
+
+
 def errors(times, truth):
     """|time - fit(truth)| after one least-squares affine map over all events"""
     n = len(times)
@@ -123,6 +160,9 @@ def main():
     matched, back, worst = tachyons(b_ev, mpi, rank_of, comms)
     report(matched > 0 and back == 0, "no message goes backwards in the copy (%d matched, %d backwards, worst %d ticks)"
            % (matched, back, worst))
+    nsync, checked, wrong = thread_order(a_ev, b_ev, group_of)
+    report(wrong == 0, "threads in order against their process's %d forks, joins and team events (%d events "
+           "checked, %d on the wrong side)" % (nsync, checked, wrong))
     in_matched, in_back, in_worst = tachyons(a_ev, mpi, rank_of, comms)
     figures = {"messages": matched, "backwards": back, "input_backwards": in_back,
                "input_backwards_worst_ns": in_worst * 1e9 / res}
