@@ -10,7 +10,7 @@
 : "${PYTHON3:=python3}"
 traces="stencil hybrid npb-cg-S"
 per_trace=18
-plan $(($(echo $traces | wc -w) * per_trace + 13 + 3 * 10))
+plan $(($(echo $traces | wc -w) * per_trace + 14 + 4 * 10))
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers"
 print() { otf2-print -A -M -C "$1" >"$2" 2>"$2.err"; }
@@ -98,12 +98,14 @@ ok $? "npb-cg-S: messages backwards under the input's ClockOffsets, none in the 
 # archives in Score-P's layout written here (tests/checkers/scorep_like.py:
 # 64 processes, 3 threads, an accelerator stream and a metric location
 # each, parameters; no ClockOffsets: the messages alone place the clocks),
-# one of a run cut short, and one of 8 processes whose halves also talk
-# over an intercommunicator (INTER_COMM, peers ranks of the remote group)
-for kind in whole cut inter; do
+# one of a run cut short, one of 8 processes whose halves also talk over an
+# intercommunicator (INTER_COMM, peers ranks of the remote group), and one
+# with a fence epoch and a put per iteration (Score-P's RMA records)
+for kind in whole cut inter rma; do
     g=$tmp/like-$kind
     case $kind in
     inter) shape=(--processes 8 --threads 2 --iterations 6 --seed 4 --intercomm) ;;
+    rma) shape=(--processes 8 --threads 2 --iterations 6 --seed 6 --rma) ;;
     cut) shape=(--processes 64 --threads 3 --iterations 6 --seed 3 --cut) ;;
     *) shape=(--processes 64 --threads 3 --iterations 6 --seed 3) ;;
     esac
@@ -124,6 +126,12 @@ done
 sys.exit(not (r['messages'] == 72 and r['unmatched_sends'] == 0 and r['unmatched_receives'] == 0))" \
     "$tmp/like-inter.out/report.json"
 ok $? "Score-P layout, inter: all 72 messages matched, the 24 over the intercommunicator too ($(grep -o '[0-9]* messages' "$tmp/like-inter.log"))"
+# every put ordered before its target's closing fence ends: 8 x 6 orderings,
+# some violated by the skewed clocks, none after the merge
+"$PYTHON3" -c "import json, sys; o = json.load(open(sys.argv[1]))['rma_orderings']
+print(o); sys.exit(not (o['count'] == 48 and o['violated_raw'] > 0 and o['violated_after'] == 0))" \
+    "$tmp/like-rma.out/report.json" >"$tmp/like-rma.orderings" 2>&1
+ok $? "Score-P layout, rma: every put ordered before its target's closing fence, none violated after the merge ($(cat "$tmp/like-rma.orderings"))"
 
 # the checker itself: a copy with the raw, unsynchronised times (ClockOffsets
 # dropped, milliseconds of skew) has messages going backwards, and it says so

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """scorep_like.py DIR [--processes P] [--threads T] [--iterations N] [--seed S]
-[--cut] [--intercomm]: an OTF2 archive in Score-P's layout, written with OTF2's own writer
+[--cut] [--intercomm] [--rma]: an OTF2 archive in Score-P's layout, written with OTF2's own writer
 (python3-otf2), for the cases the reference traces lack: many processes,
 threads (OpenMP fork/join, thread teams), an accelerator stream and a metric
 location per process, parameters and program begin/end, and with --cut a
@@ -18,7 +18,13 @@ With --intercomm the world is also split into two halves joined by an
 intercommunicator (Score-P's INTER_COMM definition, its two groups and no
 common communicator), over which rank i of the lower half sends to rank i
 of the upper (MPI_Send, MPI_Recv: peers are ranks of the remote group)
-before the Allreduce."""
+before the Allreduce. With --rma each iteration also has an epoch of MPI
+one-sided communication on a window of MPI_COMM_WORLD, as Score-P records
+it: MPI_Win_fence (RmaCollectiveBegin, RmaCollectiveEnd BARRIER), an
+MPI_Put to the right neighbour (RmaPut), and a closing fence inside which
+the put's completions are written (RmaOpCompleteNonBlocking,
+RmaOpCompleteRemote); nobody leaves a fence before the last member entered
+it + latency."""
 import json
 import os
 import random
@@ -27,7 +33,7 @@ import sys
 import otf2
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from merged_check import fix_intercomm_fields  # noqa: E402
-from otf2.enums import CollectiveOp, GroupType, LocationType, Paradigm, RegionRole
+from otf2.enums import CollectiveOp, GroupType, LocationType, Paradigm, RegionRole, RmaSyncLevel
 
 RES = 1000000000
 BASE = 5_000_000_000
@@ -42,6 +48,7 @@ def main():
     P, T, N, seed = arg("--processes", 64), arg("--threads", 3), arg("--iterations", 20), arg("--seed", 1)
     cut = "--cut" in sys.argv
     inter = "--intercomm" in sys.argv
+    rma = "--rma" in sys.argv
     H = P // 2
     rng = random.Random(seed)
     clocks = [(rng.uniform(-500e3, 500e3) if r else 0.0, rng.uniform(-40, 40) if r else 0.0) for r in range(P)]
@@ -93,6 +100,22 @@ def main():
                                   (done + 100, "leave", "MPI_Recv")]
             t[s_] += 1100
             t[q] = done + 200
+        # one-sided: fence, a put to the right, fence
+        def fence(done_ids):
+            last = max(t)
+            for r in range(P):
+                ev[(r, "master")] += [(t[r], "enter", "MPI_Win_fence"), (t[r] + 50, "rma_begin", None)]
+                leave = last + 3000 + rng.randint(0, 1000)
+                ev[(r, "master")] += [(leave - 20, "rma_done", done_ids[r])] if done_ids[r] is not None else []
+                ev[(r, "master")] += [(leave, "rma_end", None), (leave + 50, "leave", "MPI_Win_fence")]
+                t[r] = leave + 100
+        if rma:
+            fence([None] * P)
+            for r in range(P):
+                ev[(r, "master")] += [(t[r], "enter", "MPI_Put"), (t[r] + 300, "rma_put", ((r + 1) % P, it)),
+                                      (t[r] + 600, "leave", "MPI_Put")]
+                t[r] += 700 + rng.randint(0, 2000)
+            fence([it for _ in range(P)])
         # the Allreduce: nobody leaves before the last one entered + latency
         last = max(t)
         for r in range(P):
@@ -136,6 +159,8 @@ def main():
             halves = [d.group("", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI, members=m)
                       for m in (masters[:H], masters[H:2 * H])]
             intercomm = d.inter_comm("halves", groupA=halves[0], groupB=halves[1])
+        if rma:
+            win = d.rma_win("MPI_Win_create window", world)
         param = d.parameter("iteration", parameter_type=otf2.ParameterType.INT64)
         metric_member = d.metric_member("flops", unit="1")
         metric_class = d.metric_class([metric_member])
@@ -169,6 +194,16 @@ def main():
                     w.mpi_send(ts, x[0], intercomm, 100 + x[1], 32)
                 elif kind == "irecv_inter":
                     w.mpi_recv(ts, x[0], intercomm, 100 + x[1], 32)
+                elif kind == "rma_begin":
+                    w.rma_collective_begin(ts)
+                elif kind == "rma_end":
+                    w.rma_collective_end(ts, CollectiveOp.BARRIER, RmaSyncLevel.PROCESS | RmaSyncLevel.MEMORY, win,
+                                         0xFFFFFFFF, 0, 0)
+                elif kind == "rma_put":
+                    w.rma_put(ts, win, x[0], 64, x[1])
+                elif kind == "rma_done":
+                    w.rma_op_complete_non_blocking(ts, win, x)
+                    w.rma_op_complete_remote(ts, win, x)
                 elif kind == "coll_begin":
                     w.mpi_collective_begin(ts)
                 elif kind == "coll_end":

@@ -120,6 +120,52 @@ static OTF2_CallbackCode on_nbc_complete(EV, OTF2_CollectiveOp op, OTF2_CommRef 
 {
     return W(OTF2_EvtWriter_NonBlockingCollectiveComplete(WR, NULL, t, op, c, root, sent, received, req));
 }
+/* One-sided records as the merge reads them (rma_flow.h): Score-P's fence
+ * is an RMA collective BARRIER whose operations' completions it writes
+ * inside, as our tracer does; the window references are the archive's
+ * (define_windows). */
+static OTF2_CallbackCode on_win_create(EV, OTF2_RmaWinRef w) { return W(OTF2_EvtWriter_RmaWinCreate(WR, NULL, t, w)); }
+static OTF2_CallbackCode on_win_destroy(EV, OTF2_RmaWinRef w) { return W(OTF2_EvtWriter_RmaWinDestroy(WR, NULL, t, w)); }
+static OTF2_CallbackCode on_rma_coll_begin(EV) { return W(OTF2_EvtWriter_RmaCollectiveBegin(WR, NULL, t)); }
+static OTF2_CallbackCode on_rma_coll_end(EV, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, OTF2_RmaWinRef w,
+                                         uint32_t root, uint64_t sent, uint64_t received)
+{
+    return W(OTF2_EvtWriter_RmaCollectiveEnd(WR, NULL, t, op, level, w, root, sent, received));
+}
+static OTF2_CallbackCode on_rma_put(EV, OTF2_RmaWinRef w, uint32_t remote, uint64_t n, uint64_t id)
+{
+    return W(OTF2_EvtWriter_RmaPut(WR, NULL, t, w, remote, n, id));
+}
+static OTF2_CallbackCode on_rma_get(EV, OTF2_RmaWinRef w, uint32_t remote, uint64_t n, uint64_t id)
+{
+    return W(OTF2_EvtWriter_RmaGet(WR, NULL, t, w, remote, n, id));
+}
+static OTF2_CallbackCode on_rma_atomic(EV, OTF2_RmaWinRef w, uint32_t remote, OTF2_RmaAtomicType type,
+                                       uint64_t sent, uint64_t received, uint64_t id)
+{
+    return W(OTF2_EvtWriter_RmaAtomic(WR, NULL, t, w, remote, type, sent, received, id));
+}
+static OTF2_CallbackCode on_rma_complete_remote(EV, OTF2_RmaWinRef w, uint64_t id)
+{
+    return W(OTF2_EvtWriter_RmaOpCompleteRemote(WR, NULL, t, w, id));
+}
+static OTF2_CallbackCode on_rma_complete_non_blocking(EV, OTF2_RmaWinRef w, uint64_t id)
+{
+    return W(OTF2_EvtWriter_RmaOpCompleteNonBlocking(WR, NULL, t, w, id));
+}
+static OTF2_CallbackCode on_rma_request_lock(EV, OTF2_RmaWinRef w, uint32_t remote, uint64_t lock,
+                                             OTF2_LockType type)
+{
+    return W(OTF2_EvtWriter_RmaRequestLock(WR, NULL, t, w, remote, lock, type));
+}
+static OTF2_CallbackCode on_rma_release_lock(EV, OTF2_RmaWinRef w, uint32_t remote, uint64_t lock)
+{
+    return W(OTF2_EvtWriter_RmaReleaseLock(WR, NULL, t, w, remote, lock));
+}
+static OTF2_CallbackCode on_rma_sync(EV, OTF2_RmaWinRef w, uint32_t remote, OTF2_RmaSyncType type)
+{
+    return W(OTF2_EvtWriter_RmaSync(WR, NULL, t, w, remote, type));
+}
 static OTF2_CallbackCode on_comm_create(EV, OTF2_CommRef c) { return W(OTF2_EvtWriter_CommCreate(WR, NULL, t, c)); }
 static OTF2_CallbackCode on_comm_destroy(EV, OTF2_CommRef c) { return W(OTF2_EvtWriter_CommDestroy(WR, NULL, t, c)); }
 
@@ -148,6 +194,18 @@ static OTF2_EvtReaderCallbacks *modelled_records(void)
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, on_nbc_request);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, on_nbc_complete);
+    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, on_win_create);
+    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, on_win_destroy);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(cb, on_rma_coll_begin);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, on_rma_coll_end);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, on_rma_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, on_rma_get);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, on_rma_atomic);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(cb, on_rma_complete_remote);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, on_rma_complete_non_blocking);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, on_rma_request_lock);
+    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, on_rma_release_lock);
+    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, on_rma_sync);
     OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, on_comm_create);
     OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, on_comm_destroy);
     OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, on_other);
@@ -297,6 +355,22 @@ static int define_comms(const struct foreign_defs *d, int rank, struct rf_defs *
     return 0;
 }
 
+/* The windows of the communicators the process is in, at the archive's
+ * references: the merge unifies them by (communicator, order of
+ * creation), which one global definition list gives every member alike. */
+static int define_windows(const struct foreign_defs *d, int rank, struct rf_defs *defs)
+{
+    for (uint32_t w = 0; w < d->nwins; w++) {
+        uint32_t c = d->win_comm[w];
+        int side = 0;
+        if (c == FD_NONE || c >= defs->ncomms || !defs->comms[c].set || !fd_comm_has(d, c, rank, &side))
+            continue;
+        if (rf_defs_set_window(defs, w, c) == OTF2_UNDEFINED_RMA_WIN)
+            return -1;
+    }
+    return 0;
+}
+
 static int write_definitions(struct process_out *po, OTF2_Archive *ar, const struct rf_location *locs,
                              uint32_t nlocs, uint64_t first, uint64_t last)
 {
@@ -305,7 +379,7 @@ static int write_definitions(struct process_out *po, OTF2_Archive *ar, const str
     struct rf_region *regions = calloc(d->nregions ? d->nregions : 1, sizeof *regions);
     struct rf_defs defs = { 0 };
     int rc = -1;
-    if (!regions || define_comms(d, rank, &defs) != 0) {
+    if (!regions || define_comms(d, rank, &defs) != 0 || define_windows(d, rank, &defs) != 0) {
         snprintf(po->err, po->errlen, "%s: out of memory", po->anchor);
         goto done;
     }

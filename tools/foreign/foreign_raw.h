@@ -2,7 +2,9 @@
  * directory our merge reads: one rank archive per process, written with
  * the tracer's own writers (format/), holding the records the merge
  * models — Enter/Leave, every MPI point-to-point, collective, request,
- * communicator and RMA record — with the archive's raw timestamps, and
+ * communicator and one-sided record our reader takes (windows, RMA
+ * collectives, operations, completions, locks, RmaSync; not Score-P's
+ * RmaGroupSync of PSCW) — with the archive's raw timestamps, and
  * the ClockOffsets the producer measured as the rank's sync measurements.
  *
  * Everything else (ProgramBegin, OpenMP and thread records, metrics,
