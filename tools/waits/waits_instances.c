@@ -204,7 +204,10 @@ int wt_instances_read(const char *outdir, uint32_t nranks, struct wt_instance **
     }
     uint64_t count = get_u64(h + 16);
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || (uint64_t)sb.st_size != WT_INSTANCES_HEADER + count * WT_INSTANCE_BYTES) {
+    /* compared by division: a count near 2^64 must not wrap into a match */
+    if (fstat(fileno(f), &sb) != 0 || (uint64_t)sb.st_size < WT_INSTANCES_HEADER
+        || ((uint64_t)sb.st_size - WT_INSTANCES_HEADER) % WT_INSTANCE_BYTES != 0
+        || ((uint64_t)sb.st_size - WT_INSTANCES_HEADER) / WT_INSTANCE_BYTES != count) {
         snprintf(err, errlen, "%s: %llu instances announced, the file's size does not match", path,
                  (unsigned long long)count);
         goto fail;
