@@ -68,6 +68,7 @@ struct report {
     uint64_t polling_regions;    /* regions that stand for a run of polling calls (collapsed_calls) */
     uint64_t polling_calls;      /* the calls they stand for */
     size_t tachyons_raw, tachyons_after, latency_violations_after, collective_violations_after;
+    size_t collective_violations_raw;   /* the collectives' data flow broken with the ClockOffsets interpolated */
     size_t nonmonotonic_after;
     /* one-sided orderings MPI guarantees (rma_flow.h): fences and PSCW */
     size_t rma_flows, rma_violations_raw, rma_violations_after;
