@@ -21,7 +21,7 @@
 #     be farther from the truth: max and median at most interpolation's
 #     + 20 ns (one clock read's noise). Where it shows tachyons, any
 #     consistent timeline must leave it, and ours leaves it the least the
-#     messages require: 0 tachyons, the figures printed (in 5 of 37 such
+#     messages require: 0 tachyons, the figures printed (in 5 of 39 such
 #     runs of bench/accuracy_shapes.sh, 2026-12-03, ours was farther, at
 #     the max or the median); the max not above interpolation's where the
 #     worst event lies inside the sync rounds' span (within 1 ns: times
