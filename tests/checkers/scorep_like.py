@@ -4,8 +4,8 @@
 (python3-otf2), for the cases the reference traces lack: many processes,
 threads (OpenMP fork/join, thread teams), an accelerator stream and a metric
 location per process, parameters and program begin/end, and with --cut a
-run that ended early (the last processes' locations stop short and declare
-what they hold). Every process's clock is skewed (offset and drift from the
+run that ended early (the last quarter of the processes stop in the last iteration, without
+MPI_Finalize, and their locations declare what they hold). Every process's clock is skewed (offset and drift from the
 seed), with no ClockOffsets: the messages alone place the clocks. Writes
 DIR/traces.otf2 and DIR/skew.json in the reference traces' format (each
 rank's exact map from timestamps to true time: interp_to_true).
@@ -60,6 +60,9 @@ def main():
     # the true schedule: per rank a list of (location kind, true time, event maker)
     ev = {(r, k): [] for r in range(P) for k in ["master", "gpu", "metric"] + ["t%d" % i for i in range(1, T)]}
     t = [BASE + 1000 * r for r in range(P)]
+    # MPI_Init, as Score-P records it (its Enter some time before the rest)
+    for r in range(P):
+        ev[(r, "master")] += [(t[r] - 900, "enter", "MPI_Init"), (t[r] - 100, "leave", "MPI_Init")]
     world_ends = []
     for it in range(N):
         for r in range(P):
@@ -124,6 +127,10 @@ def main():
             ev[(r, "master")] += [(leave, "coll_end", None), (leave + 50, "leave", "MPI_Allreduce")]
             t[r] = leave + 100
         world_ends.append(last)
+    # MPI_Finalize: its own barrier-like end, as in any run that finished
+    last = max(t)
+    for r in range(P):
+        ev[(r, "master")] += [(t[r], "enter", "MPI_Finalize"), (last + 3000 + r, "leave", "MPI_Finalize")]
     if cut:   # the last quarter of the ranks died during the last iteration: their tails are gone
         stop = world_ends[-1] - 1
         for (r, k), lst in ev.items():
