@@ -59,6 +59,9 @@ tests_unit_solve_LDADD = $(TOOLS_LIBS)
 tests_unit_multiselect_SOURCES = tests/unit/unit_multiselect.c tests/unit/tap.h
 tests_unit_multiselect_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_multiselect_LDADD = $(TOOLS_LIBS)
+tests_unit_clockmodel_SOURCES = tests/unit/unit_clockmodel.c tests/unit/tap.h
+tests_unit_clockmodel_CPPFLAGS = $(TOOLS_CPPFLAGS)
+tests_unit_clockmodel_LDADD = $(TOOLS_LIBS)
 tests_unit_clc_SOURCES = tests/unit/unit_clc.c tests/unit/tap.h
 tests_unit_clc_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_clc_LDADD = $(TOOLS_LIBS)
@@ -113,7 +116,7 @@ tests_unit_causal_SOURCES = tests/unit/unit_causal.c tools/causal/causal_sweep.c
 tests_unit_causal_CPPFLAGS = $(TOOLS_CPPFLAGS) -DSWEEP_BATCH=32
 tests_unit_causal_LDADD = $(TOOLS_LIBS) -lpthread
 
-UNIT_TESTS = tests/unit_eventstore tests/unit_clock tests/unit_estimate tests/unit_handlemap tests/unit_u64map tests/unit_solve tests/unit_clc tests/unit_export tests/unit_causal \
+UNIT_TESTS = tests/unit_eventstore tests/unit_clock tests/unit_clockmodel tests/unit_estimate tests/unit_handlemap tests/unit_u64map tests/unit_solve tests/unit_clc tests/unit_export tests/unit_causal \
 	tests/unit_rawread tests/unit_members tests/unit_flow \
 	tests/unit_checksum tests/unit_multiselect tests/unit_evtchunk tests/unit_recfile tests/unit_extsort tests/unit_msgstream tests/unit_collstream \
 	tests/unit_causal_aside tests/unit_hubstore tests/unit_blockqueue tests/unit_locstream tests/unit_blockcache

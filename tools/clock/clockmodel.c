@@ -235,6 +235,15 @@ static void offset_estimates(const struct rt_location *ranks, struct cm_model *m
             for (uint32_t k = 0; k < dom->nseg; k++) {
                 struct cm_segment *s = &dom->seg[k];
                 double y = rk->noffsets ? round_y(dom, s, round_before(rk, s->start)) : 0;
+                /* a drift the rounds gave beyond physics is held at 0: the
+                 * line then fits every round alike (their mean), not only
+                 * the first, whose error it would carry over the whole run */
+                if (dom->drift_rejected && dom->nseg == 1 && rk->noffsets > 1) {
+                    y = 0;
+                    for (uint32_t i = 0; i < rk->noffsets; i++)
+                        y += round_y(dom, s, &rk->offsets[i]);
+                    y /= rk->noffsets;
+                }
                 if (pass == 0 && k == 0)
                     y_ref = y;
                 s->x_est = y - y_ref;
