@@ -33,38 +33,6 @@ struct domain_box {
     double id, clo, chi;
 };
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 65536 > cap) {
-            char *b = realloc(buf, cap = cap ? 2 * cap : 1 << 20);
-            if (!b) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = b;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = 0;
-    return buf;
-}
-
 /* One domain's interval for the run; -1 when the report's entry is malformed. */
 static int domain_interval(const struct wj *d, double extra, struct domain_box *box)
 {
@@ -122,8 +90,10 @@ int wt_bounds_read(const char *outdir, uint32_t nranks, struct wt_bounds *b, cha
         }
         return 0;
     }
-    char *text = slurp(path);
-    struct wj *root = text ? wj_parse(text) : NULL;
+    char *text = wj_read_file(path, err, errlen);
+    if (!text)
+        return -1;
+    struct wj *root = wj_parse(text);
     free(text);
     const struct wj *domains = wj_get(root, "domains"), *repair = wj_get(root, "repair");
     if (!root || !domains || domains->type != WJ_ARRAY) {

@@ -3,6 +3,8 @@
 #include "waits_json.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,4 +197,40 @@ void wj_free(struct wj *n)
     free(n->keys);
     free(n->str);
     free(n);
+}
+
+char *wj_read_file(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 65536 > cap) {
+            char *b = realloc(buf, cap = cap ? 2 * cap : 1 << 16);
+            if (!b) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = b;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: read failed: %s", path, strerror(errno));
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    buf[n] = 0;
+    return buf;
 }

@@ -21,5 +21,8 @@ const struct wj *wj_get(const struct wj *obj, const char *key);
 /* A number (or bool) member: 0, or -1 when missing or of another type. */
 int wj_number(const struct wj *obj, const char *key, double *out);
 void wj_free(struct wj *n);
+/* A whole file as one NUL-terminated string (malloc'd), or NULL with a
+ * one-line message naming it. */
+char *wj_read_file(const char *path, char *err, size_t errlen);
 
 #endif

@@ -61,42 +61,6 @@ static char *unescape(const char *s)
     return out;
 }
 
-static char *slurp(const char *path, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 65536 > cap) {
-            char *b = realloc(buf, cap = cap ? 2 * cap : 1 << 16);
-            if (!b) {
-                snprintf(err, errlen, "%s: out of memory", path);
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = b;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        snprintf(err, errlen, "%s: read failed: %s", path, strerror(errno));
-        free(buf);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    buf[n] = 0;
-    return buf;
-}
-
 /* A number field: 0, or -1 with the message. null is INFINITY when allowed. */
 static int number(const struct wj *row, const char *key, int null_is_inf, int optional, double *out, size_t i,
                   const char *path, char *err, size_t errlen)
@@ -193,7 +157,7 @@ stc_waits *stc_waits_open(const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "stc_waits_open: no directory given");
         return NULL;
     }
-    char *text = slurp(path, err, errlen);
+    char *text = wj_read_file(path, err, errlen);
     if (!text)
         return NULL;
     struct wj *root = wj_parse(text);
