@@ -7,7 +7,7 @@
 # complete.
 . "$top_srcdir/tests/lib.sh"
 traces="hybrid stencil"
-plan $((2 + 12 * 2 + 2))
+plan $((2 + 13 * 2 + 2))
 : "${PYTHON3:=python3}"
 tmp=$(scratch)
 run="$top_builddir/tests/otf2copy_run"
@@ -66,6 +66,14 @@ for t in $traces; do
     n_out=$(ls "$d/exact/traces"/*.evt | wc -l)
     [ "$n_in" -eq "$n_out" ] && [ "$n_in" -gt 0 ]
     ok $? "$t: an event file per location, as in the input ($n_out of $n_in)"
+    # on three threads (a reader each, one archive written by all): the
+    # same copies, to the otf2-print line (the archive's random id aside)
+    mkdir -p "$d/exact3" "$d/raw3"
+    pa() { otf2-print -A -M -C "$1" 2>&1 | grep -v '^Trace identifier'; }
+    "$run" "$in" "$d/exact3" --jobs 3 >"$d/exact3.out" 2>&1 && "$run" "$in" "$d/raw3" --shift-drop 0 --jobs 3 >"$d/raw3.out" 2>&1 \
+        && cmp -s <(pa "$d/exact/traces.otf2") <(pa "$d/exact3/traces.otf2") && cmp -s "$d/exact.out" "$d/exact3.out" \
+        && cmp -s <(pa "$d/raw/traces.otf2") <(pa "$d/raw3/traces.otf2") && cmp -s "$d/raw.out" "$d/raw3.out"
+    ok $? "$t: --jobs 3 makes the same copies, exact and through a time map ($(cat "$d/exact3.out"))"
 done
 
 # damage: a cut event file, and an anchor that is not one

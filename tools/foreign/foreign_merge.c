@@ -317,7 +317,7 @@ static int merge_and_copy(const char *input, const char *anchor, const struct me
                                             err, sizeof err);
     if (!tm || fm_offset_errors(tm, err_ns, err, sizeof err) != 0) {
         fprintf(stderr, "synctrace merge: %s\n", err);
-    } else if (oc_copy_archive(anchor, tmp, "traces", &map, &stats, err, sizeof err) != 0
+    } else if (oc_copy_archive(anchor, tmp, "traces", &map, o->jobs, &stats, err, sizeof err) != 0
                || fm_timemap_failed(tm, err, sizeof err)) {
         fprintf(stderr, "synctrace merge: %s\n", err);
     } else if (move_file(merged, tmp, "report.json") != 0 || move_file(merged, tmp, "report.txt") != 0) {
