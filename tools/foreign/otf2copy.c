@@ -39,13 +39,13 @@ static OTF2_CallbackCode copy_location(void *user, OTF2_LocationRef self, OTF2_S
     c->stats->global_definitions++;
     if (c->nlocations == c->clocations) {
         uint64_t cap = c->clocations ? c->clocations * 2 : 64;
-        uint64_t *grown = realloc(c->locations, sizeof *grown * cap);
+        struct oc_location *grown = realloc(c->locations, sizeof *grown * cap);
         if (!grown)
             return oc_status(c, OTF2_ERROR_MEM_ALLOC_FAILED);
         c->locations = grown;
         c->clocations = cap;
     }
-    c->locations[c->nlocations++] = self;
+    c->locations[c->nlocations++] = (struct oc_location){ self, events };
     return oc_status(c, OTF2_GlobalDefWriter_WriteLocation(c->global, self, name, type, events, group));
 }
 
@@ -229,9 +229,13 @@ static int copy_global_definitions(struct copying *k)
     return 0;
 }
 
-/* One location: its local definitions (optional in OTF2), then its events. */
-static int copy_location_records(struct copier *cp, uint64_t loc)
+/* One location: its local definitions (optional in OTF2), then its
+ * events, as many as its definition says (OTF2 reads a cut event file
+ * without a word, and what it decodes there depends on what its reader
+ * read before). */
+static int copy_location_records(struct copier *cp, const struct oc_location *l)
 {
+    uint64_t loc = l->id;
     OTF2_Archive *ar = cp->k->ar;
     struct oc_copy *c = &cp->c;
     c->location = loc;
@@ -283,10 +287,15 @@ static int copy_location_records(struct copier *cp, uint64_t loc)
     OTF2_Reader_CloseEvtReader(cp->rd, er);
     closed = OTF2_Archive_CloseEvtWriter(ar, c->evt);
     c->evt = NULL;
-    if (e != OTF2_SUCCESS || c->failed != OTF2_SUCCESS || closed != OTF2_SUCCESS) {
+    if (c->failed != OTF2_SUCCESS || closed != OTF2_SUCCESS) {
         char what[96];
         snprintf(what, sizeof what, "cannot copy the events of location %llu", (unsigned long long)loc);
         return fail_in(cp, what);
+    }
+    if (e != OTF2_SUCCESS || n != l->events) {   /* one message either way: which it is depends on the reader's past */
+        snprintf(cp->err, sizeof cp->err, "%s: corrupt or truncated events of location %llu (its definition says %llu)",
+                 cp->k->anchor, (unsigned long long)loc, (unsigned long long)l->events);
+        return -1;
     }
     c->stats->locations++;
     return 0;
@@ -297,7 +306,7 @@ static int open_location_files(struct copier *cp)
 {
     const struct oc_copy *g = &cp->k->c;
     for (uint64_t i = 0; i < g->nlocations; i++)
-        OTF2_Reader_SelectLocation(cp->rd, g->locations[i]);
+        OTF2_Reader_SelectLocation(cp->rd, g->locations[i].id);
     cp->have_defs = OTF2_Reader_OpenDefFiles(cp->rd) == OTF2_SUCCESS;
     if (OTF2_Reader_OpenEvtFiles(cp->rd) != OTF2_SUCCESS) {
         if (cp->have_defs)
@@ -345,7 +354,7 @@ static void *copy_worker(void *arg)
         pthread_mutex_unlock(&k->lock);
         if (!ok || i >= k->c.nlocations)
             break;
-        if (copy_location_records(cp, k->c.locations[i]) != 0) {
+        if (copy_location_records(cp, &k->c.locations[i]) != 0) {
             pthread_mutex_lock(&k->lock);
             if (i < k->failed_at) {
                 k->failed_at = i;

@@ -52,6 +52,10 @@ int oc_copy_archive(const char *anchor, const char *dir, const char *name, const
                     struct oc_stats *stats, char *err, size_t errlen);
 
 /* ---- for the generated callbacks (otf2copy_records.c) */
+struct oc_location {
+    uint64_t id, events;             /* as its definition says */
+};
+
 struct oc_copy {
     OTF2_EvtWriter *evt;             /* the location being copied */
     OTF2_GlobalDefWriter *global;
@@ -61,7 +65,7 @@ struct oc_copy {
     uint64_t location, position;
     OTF2_ErrorCode failed;           /* the first write that failed */
     struct oc_stats *stats;          /* this thread's */
-    uint64_t *locations;             /* the locations defined, in order (the global definitions' copy) */
+    struct oc_location *locations;   /* the locations defined, in order (the global definitions' copy) */
     uint64_t nlocations, clocations;
 };
 
