@@ -14,6 +14,8 @@ static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, v
     (void)loc;
     struct om_pool *pool = user;
     struct om_chunk *c = NULL;
+    if (pool->lock)
+        pthread_mutex_lock(pool->lock);
     for (struct om_chunk **p = &pool->idle; *p; p = &(*p)->next)
         if ((*p)->size == size) {
             c = *p;
@@ -22,14 +24,17 @@ static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, v
         }
     if (!c) {
         /* over budget, an event buffer that holds chunks is flushed instead */
-        if (type == OTF2_FILETYPE_EVENTS && pool->bytes + size > pool->event_budget && *per_buffer)
-            return NULL;
-        if (!(c = malloc(sizeof *c + size)))
-            return NULL;
-        c->size = size;
-        pool->bytes += size;
+        if (!(type == OTF2_FILETYPE_EVENTS && pool->bytes + size > pool->event_budget && *per_buffer)
+            && (c = malloc(sizeof *c + size))) {
+            c->size = size;
+            pool->bytes += size;
+        }
     }
-    c->next = *per_buffer;
+    if (pool->lock)
+        pthread_mutex_unlock(pool->lock);
+    if (!c)
+        return NULL;
+    c->next = *per_buffer;   /* the buffer's own list: its writer's thread alone */
     *per_buffer = c;
     return c + 1;
 }
@@ -40,11 +45,15 @@ static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc,
     (void)loc;
     (void)final;
     struct om_pool *pool = user;
+    if (pool->lock)
+        pthread_mutex_lock(pool->lock);
     for (struct om_chunk *c = *per_buffer, *next; c; c = next) {   /* kept for the next buffer */
         next = c->next;
         c->next = pool->idle;
         pool->idle = c;
     }
+    if (pool->lock)
+        pthread_mutex_unlock(pool->lock);
     *per_buffer = NULL;
 }
 

@@ -9,6 +9,7 @@
 #define SYNCTRACE_OTF2_MEMORY_H
 
 #include <otf2/otf2.h>
+#include <pthread.h>
 #include <stddef.h>
 
 struct om_chunk;
@@ -16,6 +17,8 @@ struct om_pool {
     struct om_chunk *idle;    /* chunks no buffer holds */
     size_t bytes;             /* all chunks made */
     size_t event_budget;      /* event chunks beyond it: a flush instead */
+    pthread_mutex_t *lock;    /* an archive written by several threads: held
+                               * around the pool (NULL: one writer) */
 };
 
 /* OTF2_Archive_SetMemoryCallbacks(archive, &om_callbacks, pool), with

@@ -10,7 +10,7 @@
 : "${PYTHON3:=python3}"
 traces="stencil hybrid npb-cg-S"
 per_trace=18
-plan $(($(echo $traces | wc -w) * per_trace + 16 + 4 * 10))
+plan $(($(echo $traces | wc -w) * per_trace + 18 + 4 * 10))
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers"
 print() { otf2-print -A -M -C "$1" >"$2" 2>"$2.err"; }
@@ -174,6 +174,25 @@ h=$top_srcdir/tests/data/scorep/hybrid/scorep
     && otf2-print "$tmp/jobs1/traces.otf2" >"$tmp/jobs1.print" 2>&1 && otf2-print "$tmp/jobs3/traces.otf2" >"$tmp/jobs3.print" 2>&1 \
     && cmp -s "$tmp/jobs1.print" "$tmp/jobs3.print"
 ok $? "--jobs 1 and --jobs 3 convert to the same copy ($(wc -l <"$tmp/jobs1.print") lines of otf2-print)"
+# the copy's threads (a reader each, locations taken in turn, one archive
+# written by all): the 1,024 locations of 256 processes on one thread and on four give the same
+# copy, every record, definition and anchor line (its random trace id
+# aside), and the same input.json; the plain copy too
+pa() { otf2-print -A -M -C "$1" 2>&1 | grep -v '^Trace identifier'; }
+g=$tmp/like-whole
+"$SYNCTRACE_BIN" merge "$g" -o "$tmp/like1" --jobs 1 --no-causal >/dev/null 2>&1 \
+    && "$SYNCTRACE_BIN" merge "$g" -o "$tmp/like4" --jobs 4 --no-causal >/dev/null 2>&1 \
+    && pa "$tmp/like1/traces.otf2" >"$tmp/like1.print" && pa "$tmp/like4/traces.otf2" >"$tmp/like4.print" \
+    && cmp -s "$tmp/like1.print" "$tmp/like4.print" && cmp -s "$tmp/like1/input.json" "$tmp/like4/input.json" \
+    && [ "$(grep -c '^ENTER' "$tmp/like1.print")" -gt 1000 ]
+ok $? "Score-P layout: --jobs 1 and --jobs 4 copy the 1,024 locations alike ($(wc -l <"$tmp/like1.print") lines of otf2-print -A -M -C) $(cmp "$tmp/like1.print" "$tmp/like4.print" 2>&1 | head -c 200)"
+mkdir -p "$tmp/plain1" "$tmp/plain4"
+"$top_builddir/tests/otf2copy_run" "$g/traces.otf2" "$tmp/plain1" --jobs 1 >"$tmp/plain1.out" 2>&1 \
+    && "$top_builddir/tests/otf2copy_run" "$g/traces.otf2" "$tmp/plain4" --jobs 4 >"$tmp/plain4.out" 2>&1 \
+    && pa "$tmp/plain1/traces.otf2" >"$tmp/plain1.print" && pa "$tmp/plain4/traces.otf2" >"$tmp/plain4.print" \
+    && cmp -s "$tmp/plain1.print" "$tmp/plain4.print" && cmp -s "$tmp/plain1.out" "$tmp/plain4.out" \
+    && cmp -s <(pa "$g/traces.otf2") "$tmp/plain1.print"
+ok $? "Score-P layout: the plain copy on 1 and on 4 threads is the input, to the otf2-print line ($(cat "$tmp/plain4.out"))"
 "$SYNCTRACE_BIN" merge "$d/scorep" -o "$tmp/bad" --clock-domain cluster >/dev/null 2>"$tmp/bad.err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/bad.err")" -eq 1 ]
 ok $? "--clock-domain takes process or node: $(cat "$tmp/bad.err")"

@@ -7,7 +7,7 @@
 # complete.
 . "$top_srcdir/tests/lib.sh"
 traces="hybrid stencil"
-plan $((2 + 12 * 2 + 2))
+plan $((2 + 13 * 2 + 3))
 : "${PYTHON3:=python3}"
 tmp=$(scratch)
 run="$top_builddir/tests/otf2copy_run"
@@ -66,6 +66,14 @@ for t in $traces; do
     n_out=$(ls "$d/exact/traces"/*.evt | wc -l)
     [ "$n_in" -eq "$n_out" ] && [ "$n_in" -gt 0 ]
     ok $? "$t: an event file per location, as in the input ($n_out of $n_in)"
+    # on three threads (a reader each, one archive written by all): the
+    # same copies, to the otf2-print line (the archive's random id aside)
+    mkdir -p "$d/exact3" "$d/raw3"
+    pa() { otf2-print -A -M -C "$1" 2>&1 | grep -v '^Trace identifier'; }
+    "$run" "$in" "$d/exact3" --jobs 3 >"$d/exact3.out" 2>&1 && "$run" "$in" "$d/raw3" --shift-drop 0 --jobs 3 >"$d/raw3.out" 2>&1 \
+        && cmp -s <(pa "$d/exact/traces.otf2") <(pa "$d/exact3/traces.otf2") && cmp -s "$d/exact.out" "$d/exact3.out" \
+        && cmp -s <(pa "$d/raw/traces.otf2") <(pa "$d/raw3/traces.otf2") && cmp -s "$d/raw.out" "$d/raw3.out"
+    ok $? "$t: --jobs 3 makes the same copies, exact and through a time map ($(cat "$d/exact3.out"))"
 done
 
 # damage: a cut event file, and an anchor that is not one
@@ -77,6 +85,24 @@ timeout 30 "$run" "$tmp/bad/traces.otf2" "$tmp/badout" >"$tmp/bad.out" 2>"$tmp/b
 rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/bad.err")" -eq 1 ] && grep -q "traces.otf2" "$tmp/bad.err"
 ok $? "a cut event file: exit $rc, one line naming the archive: $(head -c 300 "$tmp/bad.err")"
+# two locations damaged (neither the first: their readers had read
+# before, and OTF2 decoded a part of each without a word), copied on one
+# thread and on four: refused, the first of them in the archive's order
+# named, alike
+cp -r "$top_srcdir/tests/data/scorep/stencil/scorep" "$tmp/bad2"
+for l in 1 3; do
+    head -c 3000 "$tmp/bad2/traces/$l.evt" >"$tmp/cut" && mv "$tmp/cut" "$tmp/bad2/traces/$l.evt"
+done
+mkdir -p "$tmp/bad2out1"
+timeout 30 "$run" "$tmp/bad2/traces.otf2" "$tmp/bad2out1" --jobs 1 >/dev/null 2>"$tmp/bad2.err1"
+same=0
+for i in 1 2 3; do
+    rm -rf "$tmp/bad2out4" && mkdir -p "$tmp/bad2out4"
+    timeout 30 "$run" "$tmp/bad2/traces.otf2" "$tmp/bad2out4" --jobs 4 >/dev/null 2>"$tmp/bad2.err4"
+    [ $? -eq 1 ] && cmp -s "$tmp/bad2.err1" "$tmp/bad2.err4" && same=$((same + 1))
+done
+[ $same -eq 3 ] && [ "$(wc -l <"$tmp/bad2.err1")" -eq 1 ] && grep -q "location 1\b" "$tmp/bad2.err1"
+ok $? "two cut event files on four threads: the first location named, as on one ($same of 3 alike): $(head -c 300 "$tmp/bad2.err4")"
 echo "not an archive" >"$tmp/none.otf2"
 mkdir -p "$tmp/noneout"
 timeout 30 "$run" "$tmp/none.otf2" "$tmp/noneout" >/dev/null 2>"$tmp/none.err"

@@ -5,6 +5,8 @@
  *                                               ClockOffsets' and the clock's global
  *                                               offset with them)
  *   otf2copy_run ANCHOR OUT_DIR --shift-drop NS the same, the ClockOffsets dropped
+ * Each optionally with --jobs N last: the locations copied on N threads
+ * (default 1: the plain single-threaded copy bench/foreign.sh compares with).
  * Prints the copy's counts as one line of key=value; exit 1 with the copy's
  * one-line message. */
 #include "otf2copy.h"
@@ -28,15 +30,20 @@ static void shift_clock(void *ctx, uint64_t *resolution, uint64_t *global_offset
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 && !(argc == 5 && (strcmp(argv[3], "--shift") == 0 || strcmp(argv[3], "--shift-drop") == 0))) {
-        fprintf(stderr, "usage: otf2copy_run ANCHOR OUT_DIR [--shift|--shift-drop NS]\n");
+    int jobs = 1;
+    if (argc >= 5 && strcmp(argv[argc - 2], "--jobs") == 0) {
+        jobs = atoi(argv[argc - 1]);
+        argc -= 2;
+    }
+    if (jobs < 1 || (argc != 3 && !(argc == 5 && (strcmp(argv[3], "--shift") == 0 || strcmp(argv[3], "--shift-drop") == 0)))) {
+        fprintf(stderr, "usage: otf2copy_run ANCHOR OUT_DIR [--shift|--shift-drop NS] [--jobs N]\n");
         return 2;
     }
     uint64_t shift = argc == 5 ? strtoull(argv[4], NULL, 10) : 0;
-    struct oc_time_map map = { shifted, shift_clock, &shift, argc == 5 && strcmp(argv[3], "--shift") == 0 };
+    struct oc_time_map map = { shifted, shift_clock, &shift, argc == 5 && strcmp(argv[3], "--shift") == 0, NULL, NULL };
     struct oc_stats st;
     char err[4400];
-    if (oc_copy_archive(argv[1], argv[2], "traces", argc == 5 ? &map : NULL, &st, err, sizeof err) != 0) {
+    if (oc_copy_archive(argv[1], argv[2], "traces", argc == 5 ? &map : NULL, jobs, &st, err, sizeof err) != 0) {
         fprintf(stderr, "otf2copy_run: %s\n", err);
         return 1;
     }

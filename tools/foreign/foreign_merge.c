@@ -272,9 +272,19 @@ static int inner_merge(int argc, char **argv, const char *work, const char *inpu
     return rc;
 }
 
+/* The copy, timed (the summary's "foreign time"). */
+static int copy_timed(const char *anchor, const char *tmp, const struct oc_time_map *map, int jobs,
+                      struct oc_stats *stats, double *seconds, char *err, size_t errlen)
+{
+    double t = st_now_s();
+    int rc = oc_copy_archive(anchor, tmp, "traces", map, jobs, stats, err, errlen);
+    *seconds = st_now_s() - t;
+    return rc;
+}
+
 /* Steps 2 and 3, with the raw trace in work/raw. */
 static int merge_and_copy(const char *input, const char *anchor, const struct merge_options *o, int argc,
-                          char **argv, const char *work, struct foreign_raw *fr, int by_node)
+                          char **argv, const char *work, struct foreign_raw *fr, int by_node, double convert_s)
 {
     char raw[4500], merged[4500], tmp[4400], err[4600];
     if (snprintf(raw, sizeof raw, "%s/raw", work) >= (int)sizeof raw
@@ -300,8 +310,10 @@ static int merge_and_copy(const char *input, const char *anchor, const struct me
     }
     inner[n++] = "--no-causal";
     inner[n] = NULL;
+    double t_merge = st_now_s();
     int rc = inner_merge(n, inner, work, input);
     free(inner);
+    double t_times = st_now_s(), copy_s = 0;   /* the merge's times read for the copy, from here */
     if (rc != 0)
         return -1;
     struct oc_stats stats;
@@ -315,9 +327,11 @@ static int merge_and_copy(const char *input, const char *anchor, const struct me
     struct oc_time_map map;
     struct fm_timemap *tm = fm_timemap_open(fr, merged, o->reference >= 0 ? (uint32_t)o->reference : 0, &map,
                                             err, sizeof err);
-    if (!tm || fm_offset_errors(tm, err_ns, err, sizeof err) != 0) {
+    int times_ok = tm && fm_offset_errors(tm, err_ns, err, sizeof err) == 0;
+    double times_s = st_now_s() - t_times;
+    if (!times_ok) {
         fprintf(stderr, "synctrace merge: %s\n", err);
-    } else if (oc_copy_archive(anchor, tmp, "traces", &map, &stats, err, sizeof err) != 0
+    } else if (copy_timed(anchor, tmp, &map, o->jobs, &stats, &copy_s, err, sizeof err) != 0
                || fm_timemap_failed(tm, err, sizeof err)) {
         fprintf(stderr, "synctrace merge: %s\n", err);
     } else if (move_file(merged, tmp, "report.json") != 0 || move_file(merged, tmp, "report.txt") != 0) {
@@ -355,6 +369,8 @@ static int merge_and_copy(const char *input, const char *anchor, const struct me
         if (worst >= 0)
             printf("  its offsets   off by up to %.3f us from the merge's (rank %u), %" PRIu64
                    " ClockOffsets dropped\n", worst / 1e3, at, stats.offsets_dropped);
+        printf("  foreign time  convert %.3f s, merge %.3f, its times %.3f, copy %.3f (--jobs %d)\n", convert_s,
+               t_times - t_merge, times_s, copy_s, o->jobs);
     }
     free(err_ns);
     return rc;
@@ -389,11 +405,12 @@ int fm_merge(int argc, char **argv, const char *anchor, int by_node)
         return 1;
     }
     struct foreign_raw fr;
+    double t = st_now_s();
     rc = fr_convert(anchor, raw, by_node, o.jobs, &fr, err, sizeof err);
     if (rc != 0)
         fprintf(stderr, "synctrace merge: %s\n", err);
     else
-        rc = merge_and_copy(o.raw, anchor, &o, argc, argv, work, &fr, by_node);
+        rc = merge_and_copy(o.raw, anchor, &o, argc, argv, work, &fr, by_node, st_now_s() - t);
     fr_free(&fr);
     /* SYNCTRACE_KEEP_WORK=1 keeps the raw trace and its merge (debugging) */
     const char *keep = getenv("SYNCTRACE_KEEP_WORK");

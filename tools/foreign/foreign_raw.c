@@ -603,7 +603,7 @@ static void *convert_worker(void *arg)
     struct foreign_raw *fr = all->fr;
     const struct foreign_defs *d = &fr->defs;
     char err[4600];
-    struct om_pool chunks = { NULL, 0, 16u << 20 };
+    struct om_pool chunks = { NULL, 0, 16u << 20, NULL };
     OTF2_Reader *rd = open_reader(all->anchor, d);
     for (;;) {
         pthread_mutex_lock(&all->lock);

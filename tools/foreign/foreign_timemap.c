@@ -5,6 +5,7 @@
 #include "merge.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -30,6 +31,21 @@ static void drop_location(struct merged_location *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Where one copying thread is: the location whose times are loaded and
+ * how far along its modelled events the copy has come. Each thread of the
+ * copy has its own (thread_cursor); the map's own serves offset_range and
+ * fm_offset_errors. */
+struct fm_cursor {
+    struct fm_timemap *m;
+    uint64_t loc_id;          /* the location whose times are loaded */
+    uint32_t loc_index;
+    struct merged_location cur;
+    uint64_t cursor;
+    int borrowed;             /* cur is the process's main location's, mapped by time */
+    int failed;
+    char err[9000];
+};
+
 struct fm_timemap {
     const struct foreign_raw *fr;
     double scale;             /* input ticks per merged tick */
@@ -37,17 +53,17 @@ struct fm_timemap {
                                * the copy's starts where the reference rank's raw clock says */
     uint32_t reference;       /* rank */
     int64_t off_min, off_max; /* over every modelled event: merged - raw, input ticks */
-    uint64_t loc_id;          /* the location whose times are loaded */
-    uint32_t loc_index;
-    struct merged_location cur;
-    uint64_t cursor;
-    int borrowed;             /* cur is the process's main location's, mapped by time */
+    struct fm_cursor own;
+    /* a copying thread's failure, as its cursor is given back: the one of
+     * the first location in the archive's order is said */
+    pthread_mutex_t lock;
     int failed;
+    uint32_t failed_index;
     /* The merge's times file (merge.h), read a location at a time (by
      * location: where its times lie, whether it has them) */
     int times_fd;
     uint64_t times_bytes, *times_at;
-    uint8_t *cached;
+    uint8_t *cached;             /* read-only once open: the threads pread at times_at */
     char err[9000];
 };
 
@@ -128,11 +144,12 @@ static int read_times(struct fm_timemap *m, const char *merged)
 
 /* Location k's modelled events: their raw times (as converted) and merged
  * times (read, in input ticks). 0, or -1 (m->err). */
-static int load_location(struct fm_timemap *m, uint32_t k)
+static int load_location(struct fm_cursor *u, uint32_t k)
 {
-    drop_location(&m->cur);
+    const struct fm_timemap *m = u->m;
+    drop_location(&u->cur);
     struct fr_kept_arrays kept;
-    if (fr_kept_load(m->fr, k, &kept, m->err, sizeof m->err) != 0)
+    if (fr_kept_load(m->fr, k, &kept, u->err, sizeof u->err) != 0)
         return -1;
     struct { uint64_t *t, n; } got = { NULL, kept.n };
     const char *why = !m->cached[k] && kept.n ? "not read" : NULL;
@@ -143,17 +160,17 @@ static int load_location(struct fm_timemap *m, uint32_t k)
     if (why) {
         free(got.t);
         fr_kept_free(&kept);
-        snprintf(m->err, sizeof m->err, "the merge's times of location %" PRIu64 ", set aside: %s",
+        snprintf(u->err, sizeof u->err, "the merge's times of location %" PRIu64 ", set aside: %s",
                  m->fr->defs.locs[k].id, why);
         return -1;
     }
     for (uint64_t j = 0; j < got.n; j++)
         got.t[j] = (uint64_t)((int64_t)llround((double)got.t[j] * m->scale) + m->shift);
-    m->cur = (struct merged_location){ kept.raw, got.t, kept.pos, got.n };
-    m->loc_index = k;
-    m->loc_id = m->fr->defs.locs[k].id;
-    m->cursor = 0;
-    m->borrowed = 0;
+    u->cur = (struct merged_location){ kept.raw, got.t, kept.pos, got.n };
+    u->loc_index = k;
+    u->loc_id = m->fr->defs.locs[k].id;
+    u->cursor = 0;
+    u->borrowed = 0;
     return 0;
 }
 
@@ -170,13 +187,13 @@ static int64_t offset_at(const struct merged_location *c, uint64_t j)
 
 /* A raw time of the loaded location at event `position` (0: a definition)
  * on the synchronised timeline. */
-static uint64_t map_time(struct fm_timemap *m, uint64_t position, uint64_t t)
+static uint64_t map_time(struct fm_cursor *u, uint64_t position, uint64_t t)
 {
-    const struct merged_location *c = &m->cur;
+    const struct merged_location *c = &u->cur;
     if (c->n == 0)
-        return shifted(t, m->off_min);   /* nothing modelled: the earliest offset */
-    uint64_t j = m->cursor;
-    if (m->borrowed) {
+        return shifted(t, u->m->off_min);   /* nothing modelled: the earliest offset */
+    uint64_t j = u->cursor;
+    if (u->borrowed) {
         /* another location's modelled events, by time: its offset
          * interpolated, no clamp (these are not its neighbours) */
         if (position == 0)
@@ -184,7 +201,7 @@ static uint64_t map_time(struct fm_timemap *m, uint64_t position, uint64_t t)
         while (j < c->n && c->raw[j] < t)
             j++;
         if (position > 0)
-            m->cursor = j;
+            u->cursor = j;
         if (j == 0 || j == c->n)
             return shifted(t, offset_at(c, j == 0 ? 0 : j - 1));
         double span = (double)(c->raw[j] - c->raw[j - 1]);
@@ -194,7 +211,7 @@ static uint64_t map_time(struct fm_timemap *m, uint64_t position, uint64_t t)
     if (position > 0) {
         while (j < c->n && c->pos[j] < position)
             j++;
-        m->cursor = j;
+        u->cursor = j;
         if (j < c->n && c->pos[j] == position)
             return c->merged[j];
     } else {   /* by time */
@@ -220,18 +237,19 @@ static uint64_t map_time(struct fm_timemap *m, uint64_t position, uint64_t t)
 
 static uint64_t time_cb(void *ctx, uint64_t location, uint64_t position, uint64_t t)
 {
-    struct fm_timemap *m = ctx;
-    if (m->failed)
+    struct fm_cursor *u = ctx;
+    const struct fm_timemap *m = u->m;
+    if (u->failed)
         return t;
-    if (location != m->loc_id) {
+    if (location != u->loc_id) {
         const struct foreign_defs *d = &m->fr->defs;
         uint32_t k = 0;
         while (k < d->nlocs && d->locs[k].id != location)
             k++;
         if (k == d->nlocs || d->locs[k].process == FD_NONE) {
             /* a location of no process: on the earliest offset */
-            drop_location(&m->cur);
-            m->loc_id = location;
+            drop_location(&u->cur);
+            u->loc_id = location;
             return shifted(t, m->off_min);
         }
         /* a location with nothing modelled (an accelerator stream, a
@@ -239,15 +257,47 @@ static uint64_t time_cb(void *ctx, uint64_t location, uint64_t position, uint64_
          * location's offsets, by time */
         uint32_t main = d->processes[d->locs[k].process].locs[0];
         int borrow = m->fr->kept[k].n == 0 && main != k && m->fr->kept[main].n > 0;
-        if (load_location(m, borrow ? main : k) != 0) {
-            m->failed = 1;
+        if (load_location(u, borrow ? main : k) != 0) {
+            u->failed = 1;
+            u->loc_index = k;
             return t;
         }
-        m->borrowed = borrow;
-        m->loc_id = location;
+        u->borrowed = borrow;
+        u->loc_id = location;
     }
-    uint64_t g = map_time(m, position, t);
-    return g;
+    return map_time(u, position, t);
+}
+
+/* A copying thread's own cursor (otf2copy.h's thread_ctx). */
+static void *thread_cursor(void *ctx)
+{
+    struct fm_timemap *m = ctx;
+    struct fm_cursor *u = calloc(1, sizeof *u);
+    if (u) {
+        u->m = m;
+        u->loc_id = UINT64_MAX;
+    }
+    return u;
+}
+
+/* Its end: its failure, if any, kept for fm_timemap_failed. */
+static void thread_cursor_done(void *ctx, void *thread_ctx)
+{
+    struct fm_timemap *m = ctx;
+    struct fm_cursor *u = thread_ctx;
+    if (!u)
+        return;
+    if (u->failed) {
+        pthread_mutex_lock(&m->lock);
+        if (!m->failed || u->loc_index < m->failed_index) {
+            m->failed = 1;
+            m->failed_index = u->loc_index;
+            snprintf(m->err, sizeof m->err, "%s", u->err);
+        }
+        pthread_mutex_unlock(&m->lock);
+    }
+    drop_location(&u->cur);
+    free(u);
 }
 
 /* The copy's clock: input ticks, starting and ending where the mapped
@@ -270,19 +320,20 @@ static int offset_range(struct fm_timemap *m)
     const struct foreign_defs *d = &m->fr->defs;
     int any = 0;
     uint32_t ref = d->processes[m->reference < d->nprocesses ? m->reference : 0].locs[0];
+    struct fm_cursor *u = &m->own;
     m->shift = 0;
     if (m->fr->kept[ref].n) {
-        if (load_location(m, ref) != 0)
+        if (load_location(u, ref) != 0)
             return -1;
-        m->shift = (int64_t)(m->cur.raw[0] - m->cur.merged[0]);
+        m->shift = (int64_t)(u->cur.raw[0] - u->cur.merged[0]);
     }
     for (uint32_t k = 0; k < d->nlocs; k++) {
         if (d->locs[k].process == FD_NONE || m->fr->kept[k].n == 0)
             continue;
-        if (load_location(m, k) != 0)
+        if (load_location(u, k) != 0)
             return -1;
-        for (uint64_t j = 0; j < m->cur.n; j++) {
-            int64_t o = offset_at(&m->cur, j);
+        for (uint64_t j = 0; j < u->cur.n; j++) {
+            int64_t o = offset_at(&u->cur, j);
             if (!any || o < m->off_min)
                 m->off_min = o;
             if (!any || o > m->off_max)
@@ -297,8 +348,8 @@ static int offset_range(struct fm_timemap *m)
         m->off_min -= floor;
         m->off_max -= floor;
     }
-    drop_location(&m->cur);
-    m->loc_id = UINT64_MAX;
+    drop_location(&u->cur);
+    u->loc_id = UINT64_MAX;
     return 0;
 }
 
@@ -339,14 +390,14 @@ int fm_offset_errors(struct fm_timemap *m, double *err_ns, char *err, size_t err
             rc = -1;
             break;
         }
-        if (load_location(m, d->processes[r].locs[0]) != 0) {
+        if (load_location(&m->own, d->processes[r].locs[0]) != 0) {
             free(ours);
             free(in);
             rc = -1;
             break;
         }
         for (uint32_t i = 0; i < o->n; i++) {
-            ours[i] = (double)(int64_t)(map_time(m, 0, o->time[i]) - o->time[i]);
+            ours[i] = (double)(int64_t)(map_time(&m->own, 0, o->time[i]) - o->time[i]);
             in[i] = (double)o->offset[i];
         }
         if (r == 0) {
@@ -367,10 +418,10 @@ int fm_offset_errors(struct fm_timemap *m, double *err_ns, char *err, size_t err
     }
     free(ours0);
     free(in0);
-    drop_location(&m->cur);
-    m->loc_id = UINT64_MAX;
+    drop_location(&m->own.cur);
+    m->own.loc_id = UINT64_MAX;
     if (rc != 0)
-        snprintf(err, errlen, "%s", m->err[0] ? m->err : "out of memory");
+        snprintf(err, errlen, "%s", m->own.err[0] ? m->own.err : "out of memory");
     return rc;
 }
 
@@ -384,8 +435,10 @@ struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *mer
         return NULL;
     }
     m->fr = fr;
-    m->loc_id = UINT64_MAX;
+    m->own.m = m;
+    m->own.loc_id = UINT64_MAX;
     m->reference = reference;
+    pthread_mutex_init(&m->lock, NULL);
     m->times_fd = -1;
     m->times_at = calloc(fr->defs.nlocs ? fr->defs.nlocs : 1, sizeof *m->times_at);
     m->cached = calloc(fr->defs.nlocs ? fr->defs.nlocs : 1, 1);
@@ -395,11 +448,11 @@ struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *mer
         return NULL;
     }
     if (read_times(m, merged) != 0 || offset_range(m) != 0) {
-        snprintf(err, errlen, "%s", m->err[0] ? m->err : "out of memory");
+        snprintf(err, errlen, "%s", m->err[0] ? m->err : m->own.err[0] ? m->own.err : "out of memory");
         fm_timemap_close(m);
         return NULL;
     }
-    *map = (struct oc_time_map){ time_cb, clock_cb, m, 0 };
+    *map = (struct oc_time_map){ time_cb, clock_cb, m, 0, thread_cursor, thread_cursor_done };
     return m;
 }
 
@@ -414,7 +467,8 @@ void fm_timemap_close(struct fm_timemap *m)
 {
     if (!m)
         return;
-    drop_location(&m->cur);
+    drop_location(&m->own.cur);
+    pthread_mutex_destroy(&m->lock);
     if (m->times_fd >= 0)
         close(m->times_fd);
     free(m->times_at);

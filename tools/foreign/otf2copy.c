@@ -1,18 +1,22 @@
 /* otf2copy.c — see otf2copy.h: the archive's global definitions first
  * (their locations noted), then location by location its local
  * definitions and its events, each through the generated callbacks
- * (otf2copy_records.c) into the copy's writers. */
+ * (otf2copy_records.c) into the copy's writers; the locations taken in
+ * the archive's order by the copying threads, each with its own reader. */
 #include <config.h>
 #include "otf2copy.h"
 #include "otf2_memory.h"
 #include "otf2_quiet.h"
 
+#include <otf2/OTF2_Pthread_Locks.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* OTF2's encoded events held at once: beyond, a location's buffer goes to
- * its file (otf2_memory.h); one location is written at a time. */
+/* OTF2's encoded events held at once, over all threads: beyond, a
+ * location's buffer goes to its file (otf2_memory.h); each thread writes
+ * one location at a time. */
 #define OC_EVENT_BUDGET ((size_t)4 << 20)
 
 /* ---- the records written by hand */
@@ -35,13 +39,13 @@ static OTF2_CallbackCode copy_location(void *user, OTF2_LocationRef self, OTF2_S
     c->stats->global_definitions++;
     if (c->nlocations == c->clocations) {
         uint64_t cap = c->clocations ? c->clocations * 2 : 64;
-        uint64_t *grown = realloc(c->locations, sizeof *grown * cap);
+        struct oc_location *grown = realloc(c->locations, sizeof *grown * cap);
         if (!grown)
             return oc_status(c, OTF2_ERROR_MEM_ALLOC_FAILED);
         c->locations = grown;
         c->clocations = cap;
     }
-    c->locations[c->nlocations++] = self;
+    c->locations[c->nlocations++] = (struct oc_location){ self, events };
     return oc_status(c, OTF2_GlobalDefWriter_WriteLocation(c->global, self, name, type, events, group));
 }
 
@@ -78,21 +82,48 @@ struct copying {
     const char *anchor, *dir, *name;
     char *err;
     size_t errlen;
-    OTF2_Reader *rd;
+    OTF2_Reader *rd;          /* the global definitions', then thread 0's */
     OTF2_Archive *ar;
     struct om_pool chunks;
-    struct oc_copy c;
+    struct oc_copy c;         /* the global definitions' copy */
+    /* the copying threads': the next location to take (an index into
+     * c.locations) and the first in that order that failed (its message
+     * in err) */
+    pthread_mutex_t lock;
+    uint64_t next, failed_at;
 };
+
+/* One copying thread. */
+struct copier {
+    struct copying *k;
+    OTF2_Reader *rd;          /* its own (thread 0: k->rd) */
+    int have_defs;            /* the archive has local definition files */
+    struct oc_copy c;
+    struct oc_stats stats;
+    char err[4600];
+    pthread_t thread;
+    int started;
+};
+
+static int fail_as(const char *anchor, const struct oc_copy *c, char *err, size_t errlen, const char *what)
+{
+    if (c->failed == OTF2_ERROR_INVALID_RECORD)
+        snprintf(err, errlen, "%s: %s: a record of a kind OTF2 %d.%d cannot read (the copy would lose it)",
+                 anchor, what, OTF2_VERSION_MAJOR, OTF2_VERSION_MINOR);
+    else
+        snprintf(err, errlen, "%s: %s%s%s", anchor, what, c->failed != OTF2_SUCCESS ? ": " : "",
+                 c->failed != OTF2_SUCCESS ? OTF2_Error_GetDescription(c->failed) : "");
+    return -1;
+}
 
 static int fail(struct copying *k, const char *what)
 {
-    if (k->c.failed == OTF2_ERROR_INVALID_RECORD)
-        snprintf(k->err, k->errlen, "%s: %s: a record of a kind OTF2 %d.%d cannot read (the copy would lose it)",
-                 k->anchor, what, OTF2_VERSION_MAJOR, OTF2_VERSION_MINOR);
-    else
-        snprintf(k->err, k->errlen, "%s: %s%s%s", k->anchor, what, k->c.failed != OTF2_SUCCESS ? ": " : "",
-                 k->c.failed != OTF2_SUCCESS ? OTF2_Error_GetDescription(k->c.failed) : "");
-    return -1;
+    return fail_as(k->anchor, &k->c, k->err, k->errlen, what);
+}
+
+static int fail_in(struct copier *cp, const char *what)
+{
+    return fail_as(cp->k->anchor, &cp->c, cp->err, sizeof cp->err, what);
 }
 
 /* The producer's name, description, machine and properties stay the
@@ -126,17 +157,27 @@ static OTF2_ErrorCode copy_archive_attributes(struct copying *k)
     return e;
 }
 
+/* A reader of the archive as the copy reads it: definitions by id, as
+ * read (no global id maps). */
+static OTF2_Reader *open_reader(const char *anchor)
+{
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    if (!rd)
+        return NULL;
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    OTF2_Boolean hint = OTF2_FALSE;
+    OTF2_Reader_SetHint(rd, OTF2_HINT_GLOBAL_READER, &hint);
+    return rd;
+}
+
 static int open_both(struct copying *k)
 {
     rf_otf2_quiet();
-    if (!(k->rd = OTF2_Reader_Open(k->anchor))) {
+    if (!(k->rd = open_reader(k->anchor))) {
         snprintf(k->err, k->errlen, "%s: not a readable OTF2 archive", k->anchor);
         rf_otf2_explain(k->err, k->errlen);
         return -1;
     }
-    OTF2_Reader_SetSerialCollectiveCallbacks(k->rd);
-    OTF2_Boolean hint = OTF2_FALSE;   /* definitions by id, as read: no global id maps */
-    OTF2_Reader_SetHint(k->rd, OTF2_HINT_GLOBAL_READER, &hint);
     uint64_t chunk_events, chunk_defs;
     if (OTF2_Reader_GetChunkSize(k->rd, &chunk_events, &chunk_defs) != OTF2_SUCCESS)
         chunk_events = OTF2_CHUNK_SIZE_MIN, chunk_defs = 4 * 1024 * 1024;
@@ -188,87 +229,213 @@ static int copy_global_definitions(struct copying *k)
     return 0;
 }
 
-/* One location: its local definitions (optional in OTF2), then its events. */
-static int copy_location_records(struct copying *k, uint64_t loc, int have_defs)
+/* One location: its local definitions (optional in OTF2), then its
+ * events, as many as its definition says (OTF2 reads a cut event file
+ * without a word, and what it decodes there depends on what its reader
+ * read before). */
+static int copy_location_records(struct copier *cp, const struct oc_location *l)
 {
-    struct oc_copy *c = &k->c;
+    uint64_t loc = l->id;
+    OTF2_Archive *ar = cp->k->ar;
+    struct oc_copy *c = &cp->c;
     c->location = loc;
     c->position = 0;
-    if (!(c->local = OTF2_Archive_GetDefWriter(k->ar, loc)))
-        return fail(k, "cannot write local definitions");
-    OTF2_DefReader *dr = have_defs ? OTF2_Reader_GetDefReader(k->rd, loc) : NULL;
+    if (!(c->local = OTF2_Archive_GetDefWriter(ar, loc)))
+        return fail_in(cp, "cannot write local definitions");
+    OTF2_DefReader *dr = cp->have_defs ? OTF2_Reader_GetDefReader(cp->rd, loc) : NULL;
     if (dr) {
         OTF2_DefReaderCallbacks *cb = OTF2_DefReaderCallbacks_New();
-        if (!cb)
-            return fail(k, "out of memory");
+        if (!cb) {
+            OTF2_Reader_CloseDefReader(cp->rd, dr);
+            return fail_in(cp, "out of memory");
+        }
         oc_copy_local_records(cb);
         OTF2_DefReaderCallbacks_SetClockOffsetCallback(cb, copy_clock_offset);
         OTF2_DefReaderCallbacks_SetUnknownCallback(cb, unknown_definition);
-        OTF2_ErrorCode e = OTF2_Reader_RegisterDefCallbacks(k->rd, dr, cb, c);
+        OTF2_ErrorCode e = OTF2_Reader_RegisterDefCallbacks(cp->rd, dr, cb, c);
         OTF2_DefReaderCallbacks_Delete(cb);
         uint64_t n = 0;
         if (e == OTF2_SUCCESS)
-            e = OTF2_Reader_ReadAllLocalDefinitions(k->rd, dr, &n);
-        OTF2_Reader_CloseDefReader(k->rd, dr);
+            e = OTF2_Reader_ReadAllLocalDefinitions(cp->rd, dr, &n);
+        OTF2_Reader_CloseDefReader(cp->rd, dr);
         if (e != OTF2_SUCCESS || c->failed != OTF2_SUCCESS)
-            return fail(k, "cannot copy a location's definitions");
+            return fail_in(cp, "cannot copy a location's definitions");
     }
-    if (OTF2_Archive_CloseDefWriter(k->ar, c->local) != OTF2_SUCCESS)
-        return fail(k, "cannot write local definitions");
+    OTF2_ErrorCode closed = OTF2_Archive_CloseDefWriter(ar, c->local);
     c->local = NULL;
+    if (closed != OTF2_SUCCESS)
+        return fail_in(cp, "cannot write local definitions");
 
-    OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(k->rd, loc);
+    OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(cp->rd, loc);
     OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
-    if (!er || !cb || !(c->evt = OTF2_Archive_GetEvtWriter(k->ar, loc))) {
+    if (!er || !cb || !(c->evt = OTF2_Archive_GetEvtWriter(ar, loc))) {
         OTF2_EvtReaderCallbacks_Delete(cb);
-        return fail(k, "cannot read a location's events");
+        if (er)
+            OTF2_Reader_CloseEvtReader(cp->rd, er);
+        return fail_in(cp, "cannot read a location's events");
     }
     /* as written: local ids, raw times */
     OTF2_EvtReader_ApplyMappingTables(er, false);
     OTF2_EvtReader_ApplyClockOffsets(er, false);
     oc_copy_event_records(cb);
     OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, unknown_event);
-    OTF2_ErrorCode e = OTF2_Reader_RegisterEvtCallbacks(k->rd, er, cb, c);
+    OTF2_ErrorCode e = OTF2_Reader_RegisterEvtCallbacks(cp->rd, er, cb, c);
     OTF2_EvtReaderCallbacks_Delete(cb);
     uint64_t n = 0;
     if (e == OTF2_SUCCESS)
-        e = OTF2_Reader_ReadAllLocalEvents(k->rd, er, &n);
-    OTF2_Reader_CloseEvtReader(k->rd, er);
-    OTF2_ErrorCode closed = OTF2_Archive_CloseEvtWriter(k->ar, c->evt);
+        e = OTF2_Reader_ReadAllLocalEvents(cp->rd, er, &n);
+    OTF2_Reader_CloseEvtReader(cp->rd, er);
+    closed = OTF2_Archive_CloseEvtWriter(ar, c->evt);
     c->evt = NULL;
-    if (e != OTF2_SUCCESS || c->failed != OTF2_SUCCESS || closed != OTF2_SUCCESS) {
+    if (c->failed != OTF2_SUCCESS || closed != OTF2_SUCCESS) {
         char what[96];
         snprintf(what, sizeof what, "cannot copy the events of location %llu", (unsigned long long)loc);
-        return fail(k, what);
+        return fail_in(cp, what);
+    }
+    if (e != OTF2_SUCCESS || n != l->events) {   /* one message either way: which it is depends on the reader's past */
+        snprintf(cp->err, sizeof cp->err, "%s: corrupt or truncated events of location %llu (its definition says %llu)",
+                 cp->k->anchor, (unsigned long long)loc, (unsigned long long)l->events);
+        return -1;
     }
     c->stats->locations++;
     return 0;
 }
 
-int oc_copy_archive(const char *anchor, const char *dir, const char *name, const struct oc_time_map *map,
+/* The reader's files of every location (the copy reads them all). */
+static int open_location_files(struct copier *cp)
+{
+    const struct oc_copy *g = &cp->k->c;
+    for (uint64_t i = 0; i < g->nlocations; i++)
+        OTF2_Reader_SelectLocation(cp->rd, g->locations[i].id);
+    cp->have_defs = OTF2_Reader_OpenDefFiles(cp->rd) == OTF2_SUCCESS;
+    if (OTF2_Reader_OpenEvtFiles(cp->rd) != OTF2_SUCCESS) {
+        if (cp->have_defs)
+            OTF2_Reader_CloseDefFiles(cp->rd);
+        cp->have_defs = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* A copying thread: the next location not taken, until none is left or a
+ * location failed; its own failure is kept if its location comes first. */
+static void *copy_worker(void *arg)
+{
+    struct copier *cp = arg;
+    struct copying *k = cp->k;
+    const struct oc_time_map *map = k->c.map;
+    int files = 0, ok = 1;
+    if (!cp->rd && !(cp->rd = open_reader(k->anchor))) {
+        snprintf(cp->err, sizeof cp->err, "%s: not a readable OTF2 archive", k->anchor);
+        ok = 0;
+    } else if (open_location_files(cp) != 0) {
+        fail_in(cp, "cannot open the event files");
+        ok = 0;
+    } else {
+        files = 1;
+    }
+    void *own = NULL;   /* this thread's state of the time map */
+    cp->c.map_ctx = map ? map->ctx : NULL;
+    if (ok && map && map->thread_ctx) {
+        if ((own = map->thread_ctx(map->ctx)))
+            cp->c.map_ctx = own;
+        else {
+            snprintf(cp->err, sizeof cp->err, "%s: out of memory", k->anchor);
+            ok = 0;
+        }
+    }
+    for (;;) {
+        pthread_mutex_lock(&k->lock);
+        uint64_t i = k->failed_at != UINT64_MAX ? k->c.nlocations : k->next++;
+        if (!ok && i < k->c.nlocations) {   /* this thread cannot copy: its first location fails */
+            k->failed_at = i;
+            snprintf(k->err, k->errlen, "%s", cp->err);
+        }
+        pthread_mutex_unlock(&k->lock);
+        if (!ok || i >= k->c.nlocations)
+            break;
+        if (copy_location_records(cp, &k->c.locations[i]) != 0) {
+            pthread_mutex_lock(&k->lock);
+            if (i < k->failed_at) {
+                k->failed_at = i;
+                snprintf(k->err, k->errlen, "%s", cp->err);
+            }
+            pthread_mutex_unlock(&k->lock);
+            break;
+        }
+    }
+    if (own && map->thread_done)
+        map->thread_done(map->ctx, own);
+    if (files) {
+        if (cp->have_defs)
+            OTF2_Reader_CloseDefFiles(cp->rd);
+        OTF2_Reader_CloseEvtFiles(cp->rd);
+    }
+    if (cp->rd && cp->rd != k->rd)
+        OTF2_Reader_Close(cp->rd);
+    cp->rd = NULL;
+    return NULL;
+}
+
+/* The locations on `jobs` threads, thread 0 this one. 0, or -1 (k->err). */
+static int copy_locations(struct copying *k, int jobs)
+{
+    uint64_t nthreads = jobs < 1 ? 1 : (uint64_t)jobs;
+    if (nthreads > k->c.nlocations)
+        nthreads = k->c.nlocations ? k->c.nlocations : 1;
+    struct copier *cp = calloc(nthreads, sizeof *cp);
+    if (!cp) {
+        snprintf(k->err, k->errlen, "%s: out of memory", k->anchor);
+        return -1;
+    }
+    if (nthreads > 1) {
+        OTF2_ErrorCode e = OTF2_Pthread_Archive_SetLockingCallbacks(k->ar, NULL);
+        if (e != OTF2_SUCCESS) {
+            snprintf(k->err, k->errlen, "%s/%s.otf2: cannot set up the copy: %s", k->dir, k->name,
+                     OTF2_Error_GetDescription(e));
+            free(cp);
+            return -1;
+        }
+        k->chunks.lock = &k->lock;
+    }
+    for (uint64_t t = 0; t < nthreads; t++) {
+        cp[t].k = k;
+        cp[t].rd = t == 0 ? k->rd : NULL;
+        cp[t].c.global = NULL;
+        cp[t].c.map = k->c.map;
+        cp[t].c.stats = &cp[t].stats;
+    }
+    for (uint64_t t = 1; t < nthreads; t++)
+        cp[t].started = pthread_create(&cp[t].thread, NULL, copy_worker, &cp[t]) == 0;
+    copy_worker(&cp[0]);
+    for (uint64_t t = 1; t < nthreads; t++)
+        if (cp[t].started)
+            pthread_join(cp[t].thread, NULL);
+    for (uint64_t t = 0; t < nthreads; t++) {
+        k->c.stats->locations += cp[t].stats.locations;
+        k->c.stats->events += cp[t].stats.events;
+        k->c.stats->local_definitions += cp[t].stats.local_definitions;
+        k->c.stats->offsets_dropped += cp[t].stats.offsets_dropped;
+    }
+    free(cp);
+    k->chunks.lock = NULL;   /* the threads are done */
+    return k->failed_at == UINT64_MAX ? 0 : -1;
+}
+
+int oc_copy_archive(const char *anchor, const char *dir, const char *name, const struct oc_time_map *map, int jobs,
                     struct oc_stats *stats, char *err, size_t errlen)
 {
     struct oc_stats none;
-    struct copying k = { anchor, dir, name, err, errlen, NULL, NULL, { NULL, 0, OC_EVENT_BUDGET }, { 0 } };
+    struct copying k = { .anchor = anchor, .dir = dir, .name = name, .err = err, .errlen = errlen,
+                         .chunks = { NULL, 0, OC_EVENT_BUDGET, NULL }, .failed_at = UINT64_MAX };
+    pthread_mutex_init(&k.lock, NULL);
     k.c.map = map;
+    k.c.map_ctx = map ? map->ctx : NULL;
     k.c.stats = stats ? stats : &none;
     memset(k.c.stats, 0, sizeof *k.c.stats);
     int rc = -1;
-    if (open_both(&k) != 0 || copy_global_definitions(&k) != 0)
+    if (open_both(&k) != 0 || copy_global_definitions(&k) != 0 || copy_locations(&k, jobs) != 0)
         goto done;
-    for (uint64_t i = 0; i < k.c.nlocations; i++)
-        OTF2_Reader_SelectLocation(k.rd, k.c.locations[i]);
-    int have_defs = OTF2_Reader_OpenDefFiles(k.rd) == OTF2_SUCCESS;
-    if (OTF2_Reader_OpenEvtFiles(k.rd) != OTF2_SUCCESS) {
-        fail(&k, "cannot open the event files");
-        goto done;
-    }
-    for (uint64_t i = 0; i < k.c.nlocations; i++)
-        if (copy_location_records(&k, k.c.locations[i], have_defs) != 0)
-            goto done;
-    if (have_defs)
-        OTF2_Reader_CloseDefFiles(k.rd);
-    OTF2_Reader_CloseEvtFiles(k.rd);
     if (OTF2_Archive_CloseGlobalDefWriter(k.ar, k.c.global) != OTF2_SUCCESS
         || OTF2_Archive_CloseDefFiles(k.ar) != OTF2_SUCCESS || OTF2_Archive_CloseEvtFiles(k.ar) != OTF2_SUCCESS) {
         snprintf(err, errlen, "%s/%s.otf2: cannot complete the copy", dir, name);
@@ -283,6 +450,7 @@ done:
     if (k.rd)
         OTF2_Reader_Close(k.rd);
     om_pool_free(&k.chunks);
+    pthread_mutex_destroy(&k.lock);
     free(k.c.locations);
     return rc;
 }

@@ -6,8 +6,11 @@
  * OTF2 reads is copied; a record of a kind it does not know fails the
  * copy rather than go missing. Events are read as written: local ids
  * (the mapping tables are copied with the definitions) and raw times (no
- * ClockOffset applied). One location is read and written at a time, its
- * OTF2 chunks within a bounded pool, whatever the archive's size. */
+ * ClockOffset applied). The locations are copied by `jobs` threads, each
+ * with its own reader of the archive, writing into the one copy (OTF2's
+ * Pthread locks); each thread reads and writes one location at a time,
+ * the OTF2 chunks of all of them within one bounded pool, whatever the
+ * archive's size. The copy does not depend on the number of threads. */
 #ifndef SYNCTRACE_OTF2COPY_H
 #define SYNCTRACE_OTF2COPY_H
 
@@ -21,13 +24,19 @@
  * must not decrease along a location's events. clock(): the copy's
  * ClockProperties from the archive's (NULL: unchanged). keep_offsets: the
  * locations' ClockOffset definitions are copied (else dropped: the copy's
- * times are synchronised, and no reader should correct them again). */
+ * times are synchronised, and no reader should correct them again).
+ * thread_ctx: a state of its own for each copying thread, passed to time()
+ * instead of ctx (NULL from it: out of memory), and thread_done(ctx, it)
+ * when the thread is done; thread_ctx NULL: time() gets ctx, from any of
+ * the threads at once. clock() is called once, before any time(). */
 struct oc_time_map {
     uint64_t (*time)(void *ctx, uint64_t location, uint64_t position, uint64_t t);
     void (*clock)(void *ctx, uint64_t *resolution, uint64_t *global_offset, uint64_t *trace_length,
                   uint64_t *realtime);
     void *ctx;
     int keep_offsets;
+    void *(*thread_ctx)(void *ctx);
+    void (*thread_done)(void *ctx, void *thread_ctx);
 };
 
 struct oc_stats {
@@ -35,27 +44,34 @@ struct oc_stats {
 };
 
 /* Copy the archive of anchor file `anchor` into DIR/NAME.otf2 (DIR must
- * exist; the caller renames it into place). map NULL: an exact copy.
- * Returns 0, or -1 with a one-line message naming the file. */
-int oc_copy_archive(const char *anchor, const char *dir, const char *name, const struct oc_time_map *map,
+ * exist; the caller renames it into place) on `jobs` threads (at most one
+ * per location; below 1: 1). map NULL: an exact copy. Returns 0, or -1
+ * with a one-line message naming the file (the first failing location's,
+ * in the archive's order). */
+int oc_copy_archive(const char *anchor, const char *dir, const char *name, const struct oc_time_map *map, int jobs,
                     struct oc_stats *stats, char *err, size_t errlen);
 
 /* ---- for the generated callbacks (otf2copy_records.c) */
+struct oc_location {
+    uint64_t id, events;             /* as its definition says */
+};
+
 struct oc_copy {
     OTF2_EvtWriter *evt;             /* the location being copied */
     OTF2_GlobalDefWriter *global;
     OTF2_DefWriter *local;
     const struct oc_time_map *map;   /* NULL: times unchanged */
+    void *map_ctx;                   /* map->ctx, or this thread's (map->thread_ctx) */
     uint64_t location, position;
     OTF2_ErrorCode failed;           /* the first write that failed */
-    struct oc_stats *stats;
-    uint64_t *locations;             /* the locations defined, in order */
+    struct oc_stats *stats;          /* this thread's */
+    struct oc_location *locations;   /* the locations defined, in order (the global definitions' copy) */
     uint64_t nlocations, clocations;
 };
 
 static inline uint64_t oc_time(const struct oc_copy *c, uint64_t t)
 {
-    return c->map && c->map->time ? c->map->time(c->map->ctx, c->location, c->position, t) : t;
+    return c->map && c->map->time ? c->map->time(c->map_ctx, c->location, c->position, t) : t;
 }
 
 static inline OTF2_CallbackCode oc_status(struct oc_copy *c, OTF2_ErrorCode code)

@@ -733,7 +733,7 @@ static void simulate(void)
 /* ---------- writing: one archive per rank, as src/writer.c ---------- */
 
 /* OTF2's event chunks: EVT_BUDGET for all archives (otf2_memory.h). */
-static struct om_pool chunks = { NULL, 0, EVT_BUDGET };
+static struct om_pool chunks = { NULL, 0, EVT_BUDGET, NULL };
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller, bool final)
 {
