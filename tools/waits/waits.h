@@ -88,11 +88,45 @@ struct wt_recv {
 };
 
 struct wt_member {
-    uint32_t comm, rank, op, root;   /* root: world rank, UINT32_MAX for none; comm: the window for RMA */
+    uint32_t kind;            /* WT_MEMBER_COLL, or WT_MEMBER_FENCE (comm is then the window) */
+    uint32_t comm, rank, op, root;   /* root: world rank, UINT32_MAX for none */
     uint64_t seq;             /* the k-th collective of this rank on comm */
     struct wt_moment enter;
     uint32_t region;
 };
+enum { WT_MEMBER_COLL, WT_MEMBER_FENCE };
+
+/* Records sorted in bounded memory: one external sorter per reading
+ * thread (tools/util/extsort.h), their sorted outputs merged; the order is
+ * the comparison's (a total order), whatever the number of threads or the
+ * budget (waits_sorted.c). */
+struct wt_sorted;
+struct wt_sorted *wt_sorted_new(uint32_t nputters, size_t record_bytes, int (*cmp)(const void *, const void *),
+                                size_t budget_bytes, const char *spill_dir, char *err, size_t errlen);
+/* From putter k (one thread each): 0, or -1 (wt_sorted_error). */
+int wt_sorted_put(struct wt_sorted *s, uint32_t k, const void *rec);
+int wt_sorted_finish(struct wt_sorted *s);
+/* The next record in order without taking it / taking it: valid until the
+ * next call on s; NULL at the end or on an error (wt_sorted_error not ""). */
+const void *wt_sorted_peek(struct wt_sorted *s);
+const void *wt_sorted_next(struct wt_sorted *s);
+const char *wt_sorted_error(const struct wt_sorted *s);
+uint64_t wt_sorted_count(const struct wt_sorted *s);
+uint64_t wt_sorted_spilled(const struct wt_sorted *s);
+void wt_sorted_free(struct wt_sorted *s);
+
+/* Records kept in memory up to a budget, beyond it in a nameless file,
+ * and read back last first (waits_spool.c): the p2p rules walk each
+ * receiver's messages backwards and count the instances forwards. */
+struct wt_spool;
+struct wt_spool *wt_spool_new(size_t record_bytes, size_t budget_bytes, const char *spill_dir, char *err,
+                              size_t errlen);
+int wt_spool_put(struct wt_spool *s, const void *rec);   /* 0, or -1 (wt_spool_error) */
+/* The last record not yet read back, NULL when none is left or on an error. */
+const void *wt_spool_pop(struct wt_spool *s);
+const char *wt_spool_error(const struct wt_spool *s);
+uint64_t wt_spool_spilled(const struct wt_spool *s);
+void wt_spool_free(struct wt_spool *s);
 
 /* A general-active-target epoch (MPI_Win_post ... MPI_Win_wait/test on
  * the target, MPI_Win_start ... MPI_Win_complete on the origin), one
@@ -116,14 +150,13 @@ struct wt_rma_op {
 };
 
 struct wt_records {
-    struct wt_send *sends;
-    size_t nsends, capsends;
-    struct wt_recv *recvs;
-    size_t nrecvs, caprecvs;
-    struct wt_member *members;
-    size_t nmembers, capmembers;
-    struct wt_member *fences; /* MPI_Win_fence: comm is the window */
-    size_t nfences, capfences;
+    /* sorted as the rules join them (waits_read.c says how): */
+    struct wt_sorted *sends;  /* struct wt_send, by channel then the sender's order */
+    struct wt_sorted *recvs;  /* struct wt_recv, likewise */
+    struct wt_sorted *members;/* struct wt_member, by instance: (kind, comm, seq), then rank */
+    size_t budget;            /* bytes of memory the sorters may take (--memory) */
+    const char *spill_dir;    /* where they spill */
+    uint64_t spilled_bytes;   /* written to spill files so far */
     struct wt_epoch *epochs;  /* PSCW epochs (waits_epochs.c) */
     size_t nepochs, capepochs;
     struct wt_rma_op *ops;
@@ -143,8 +176,14 @@ struct wt_records {
 };
 
 struct wt_trace;
-int wt_read(const char *outdir, int want_raw, struct wt_records *rec, struct wt_trace **keep, char *err,
-            size_t errlen);
+struct wt_read_opts {
+    int raw;                  /* also the raw view (rawview.map) */
+    uint32_t jobs;            /* threads reading locations, each with its own reader */
+    size_t budget;            /* bytes for all the sorters */
+    const char *spill_dir;
+};
+int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records *rec, struct wt_trace **keep,
+            char *err, size_t errlen);
 void wt_records_free(struct wt_records *rec, struct wt_trace *keep);
 
 /* The totals: one row per (pattern, rank, region, communicator). */
@@ -175,9 +214,12 @@ int wt_add(struct wt_table *tb, enum wt_pattern p, uint32_t rank, uint32_t regio
            const struct wt_diff *d);
 void wt_table_free(struct wt_table *tb);
 
-int wt_p2p(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
-int wt_coll(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
-int wt_rma(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
+/* The rules: 0, or -1 with a message in err. wt_p2p consumes rec->sends
+ * and rec->recvs; wt_coll the collectives of rec->members, then wt_rma its
+ * fences (in this order). */
+int wt_p2p(struct wt_records *rec, struct wt_bounds *bd, struct wt_table *tb, char *err, size_t errlen);
+int wt_coll(struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb, char *err, size_t errlen);
+int wt_rma(struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb, char *err, size_t errlen);
 int wt_pscw(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
 
 /* waits_epochs.c: one location's PSCW calls into epochs (the reader's

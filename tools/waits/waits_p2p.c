@@ -12,11 +12,20 @@
  *     receiver asked for the messages in another order than they were
  *     sent); counted under this pattern instead of late_sender.
  *   Late Receiver: a synchronous send (MPI_Ssend) entered before its
- *     receive was posted; the wait is posting - send entry, the sender's. */
+ *     receive was posted; the wait is posting - send entry, the sender's.
+ *
+ * In bounded memory: sends and receives come sorted by channel (waits_read.c),
+ * so the k-th of each on a channel come out together and are joined into
+ * messages; those are sorted by receiver, each receiver's last first, and
+ * walked so (a message is Late Sender / wrong order by the messages the
+ * receiver takes after it); the instances go on a spool and are counted
+ * from it last first: in each receiver's order, as they always were, so
+ * that every sum adds in the same order. */
 #include "waits.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Sends and receives in one order: by channel (communicator, source,
  * destination, tag), then as posted. */
@@ -27,125 +36,232 @@
      : (a)->tag != (b)->tag ? ((a)->tag < (b)->tag ? -1 : 1)                          \
      : ((a)->seq > (b)->seq) - ((a)->seq < (b)->seq))
 
-static int by_channel_send(const void *pa, const void *pb)
+int wt_by_channel_send(const void *pa, const void *pb)
 {
     const struct wt_send *a = pa, *b = pb;
     return BY_CHANNEL(a, b);
 }
 
-static int by_channel_recv(const void *pa, const void *pb)
+int wt_by_channel_recv(const void *pa, const void *pb)
 {
     const struct wt_recv *a = pa, *b = pb;
     return BY_CHANNEL(a, b);
 }
 
-/* A matched message, as the receiver saw it. */
+/* The channels of a send and a receive compared (their orders aside). */
+static int channel_cmp(const struct wt_send *s, const struct wt_recv *r)
+{
+    if (s->comm != r->comm)
+        return s->comm < r->comm ? -1 : 1;
+    if (s->src != r->src)
+        return s->src < r->src ? -1 : 1;
+    if (s->dst != r->dst)
+        return s->dst < r->dst ? -1 : 1;
+    return (s->tag > r->tag) - (s->tag < r->tag);
+}
+
+/* A matched message: what the rules need of its receive and its send. */
 struct message {
-    const struct wt_recv *recv;
-    const struct wt_send *send;
+    uint32_t dst, src, comm, region, send_region;
+    uint8_t blocking, sync;
+    uint64_t seq, frame;      /* the receive's */
+    struct wt_moment enter, post, send_enter;
 };
 
-static int by_receiver_order(const void *pa, const void *pb)
+/* By receiver, each receiver's messages last first (seq is unique on a receiver). */
+static int by_receiver_backwards(const void *pa, const void *pb)
 {
     const struct message *a = pa, *b = pb;
-    if (a->recv->dst != b->recv->dst)
-        return a->recv->dst < b->recv->dst ? -1 : 1;
-    return (a->recv->seq > b->recv->seq) - (a->recv->seq < b->recv->seq);
+    if (a->dst != b->dst)
+        return a->dst < b->dst ? -1 : 1;
+    return (a->seq < b->seq) - (a->seq > b->seq);
 }
 
-static int same_channel(const struct wt_send *s, const struct wt_recv *r)
-{
-    return s->comm == r->comm && s->src == r->src && s->dst == r->dst && s->tag == r->tag;
-}
+/* An instance to count, with where its wait started (the probe). */
+struct instance {
+    uint32_t pattern, rank, region, comm;
+    struct wt_diff d;
+    struct wt_probe probe;
+};
 
-/* Pair sends and receives; the messages in each receiver's order. */
-static struct message *pair(const struct wt_records *rec, struct wt_send *s, struct wt_recv *r, size_t *nout,
-                            uint64_t *unmatched)
+struct walk {
+    struct wt_bounds *bd;
+    struct wt_spool *spool;
+    struct message *group;    /* the messages of one receiving call, last first */
+    size_t n, cap;
+    struct instance *inst;    /* its instances, in counting order */
+    size_t ninst, capinst;
+    double after;             /* the earliest send entry of the receiver's later messages */
+};
+
+static int add_instance(struct walk *w, uint32_t p, uint32_t rank, uint32_t region, uint32_t comm,
+                        const struct wt_diff *d)
 {
-    qsort(s, rec->nsends, sizeof *s, by_channel_send);
-    qsort(r, rec->nrecvs, sizeof *r, by_channel_recv);
-    struct message *m = malloc((rec->nrecvs ? rec->nrecvs : 1) * sizeof *m);
-    if (!m)
-        return NULL;
-    size_t i = 0, j = 0, n = 0;
-    while (i < rec->nsends && j < rec->nrecvs) {
-        int c = same_channel(&s[i], &r[j]) ? 0 : by_channel_send(&s[i], &(struct wt_send){
-                                                     .comm = r[j].comm, .src = r[j].src, .dst = r[j].dst,
-                                                     .tag = r[j].tag, .seq = s[i].seq });
-        if (c == 0)
-            m[n++] = (struct message){ &r[j++], &s[i++] };
-        else if (c < 0)
-            i++, (*unmatched)++;
-        else
-            j++, (*unmatched)++;
+    if (w->ninst == w->capinst) {
+        size_t cap = w->capinst ? 2 * w->capinst : 16;
+        struct instance *v = realloc(w->inst, cap * sizeof *v);
+        if (!v)
+            return -1;
+        w->inst = v;
+        w->capinst = cap;
     }
-    *unmatched += (rec->nsends - i) + (rec->nrecvs - j);
-    qsort(m, n, sizeof *m, by_receiver_order);
-    *nout = n;
-    return m;
+    w->inst[w->ninst++] = (struct instance){ p, rank, region, comm, *d,
+                                             w->bd->probe ? *w->bd->probe : (struct wt_probe){ NAN, UINT32_MAX } };
+    return 0;
 }
 
-int wt_p2p(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb)
+/* The receives completed in one call (group[0] its last): one Late Sender
+ * wait, for the latest sender, and a Late Receiver for each synchronous
+ * send; the instances put on the spool last first. */
+static int group_done(struct walk *w)
 {
-    /* the rules sort copies; the records stay as read */
-    struct wt_send *s = malloc((rec->nsends ? rec->nsends : 1) * sizeof *s);
-    struct wt_recv *r = malloc((rec->nrecvs ? rec->nrecvs : 1) * sizeof *r);
-    double *later_min = malloc((rec->nrecvs ? rec->nrecvs : 1) * sizeof *later_min);
-    struct message *m = NULL;
-    size_t n = 0;
+    const struct wt_bounds *bd = w->bd;
+    const struct message *rv = &w->group[w->n - 1];   /* the call's first receive */
+    w->ninst = 0;
+    if (rv->blocking) {
+        struct wt_diff wait = { -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+        int wrong = 0;
+        double latest = -INFINITY;
+        for (size_t q = w->n; q-- > 0;) {
+            const struct message *m = &w->group[q];
+            struct wt_diff d = wt_diff_of(bd, &m->enter, rv->dst, &m->send_enter, m->src);
+            if (d.w > latest) {
+                latest = d.w;
+                wrong = w->after < m->send_enter.g;
+            }
+            wt_diff_max(&wait, &d);
+        }
+        if (add_instance(w, wrong ? WT_LATE_SENDER_WRONG_ORDER : WT_LATE_SENDER, rv->dst, rv->region, rv->comm,
+                         &wait) != 0)
+            return -1;
+    }
+    for (size_t q = w->n; q-- > 0;) {
+        const struct message *m = &w->group[q];
+        if (m->sync) {
+            struct wt_diff d = wt_diff_of(bd, &m->send_enter, m->src, &m->post, m->dst);
+            if (add_instance(w, WT_LATE_RECEIVER, m->src, m->send_region, m->comm, &d) != 0)
+                return -1;
+        }
+    }
+    for (size_t i = w->ninst; i-- > 0;)
+        if (wt_spool_put(w->spool, &w->inst[i]) != 0)
+            return -1;
+    for (size_t q = 0; q < w->n; q++)
+        w->after = fmin(w->after, w->group[q].send_enter.g);
+    w->n = 0;
+    return 0;
+}
+
+/* The messages, each receiver's last first, into instances on the spool. */
+static int walk_backwards(struct wt_sorted *msgs, struct walk *w)
+{
+    for (const struct message *m; (m = wt_sorted_next(msgs));) {
+        if (w->n && (m->dst != w->group[0].dst || m->frame != w->group[0].frame)) {
+            int other = m->dst != w->group[0].dst;
+            if (group_done(w) != 0)
+                return -1;
+            if (other)
+                w->after = INFINITY;
+        }
+        if (w->n == w->cap) {
+            size_t cap = w->cap ? 2 * w->cap : 16;
+            struct message *v = realloc(w->group, cap * sizeof *v);
+            if (!v)
+                return -1;
+            w->group = v;
+            w->cap = cap;
+        }
+        w->group[w->n++] = *m;
+    }
+    return *wt_sorted_error(msgs) ? -1 : w->n ? group_done(w) : 0;
+}
+
+/* Pair sends and receives (the k-th of each on a channel) into msgs. */
+static int pair(struct wt_records *rec, struct wt_sorted *msgs, uint64_t *unmatched)
+{
+    const struct wt_send *s = wt_sorted_next(rec->sends);
+    const struct wt_recv *r = wt_sorted_next(rec->recvs);
+    while (s && r) {
+        int c = channel_cmp(s, r);
+        if (c == 0) {
+            struct message m = {
+                .dst = r->dst, .src = r->src, .comm = r->comm, .region = r->region, .send_region = s->region,
+                .blocking = r->blocking, .sync = s->sync, .seq = r->seq, .frame = r->frame,
+                .enter = r->enter, .post = r->post, .send_enter = s->enter,
+            };
+            if (wt_sorted_put(msgs, 0, &m) != 0)
+                return -1;
+        } else
+            (*unmatched)++;
+        if (c <= 0)
+            s = wt_sorted_next(rec->sends);
+        if (c >= 0)
+            r = wt_sorted_next(rec->recvs);
+    }
+    for (; s; s = wt_sorted_next(rec->sends))
+        (*unmatched)++;
+    for (; r; r = wt_sorted_next(rec->recvs))
+        (*unmatched)++;
+    return *wt_sorted_error(rec->sends) || *wt_sorted_error(rec->recvs) ? -1 : 0;
+}
+
+static int fail(char *err, size_t errlen, const char *why)
+{
+    snprintf(err, errlen, "%s", *why ? why : "out of memory for the point-to-point waits");
+    return -1;
+}
+
+int wt_p2p(struct wt_records *rec, struct wt_bounds *bd, struct wt_table *tb, char *err, size_t errlen)
+{
+    struct walk w = { .bd = bd, .after = INFINITY };
+    struct wt_sorted *msgs = NULL;
     uint64_t unmatched = 0;
     int rc = -1;
-    if (!s || !r || !later_min)
+    /* the sends and receives read back through their sorters' budgets (a
+     * half of the whole), the messages sorted in a quarter, the spool in
+     * an eighth */
+    if (wt_sorted_finish(rec->sends) != 0 || wt_sorted_finish(rec->recvs) != 0) {
+        fail(err, errlen, *wt_sorted_error(rec->sends) ? wt_sorted_error(rec->sends) : wt_sorted_error(rec->recvs));
         goto done;
-    for (size_t i = 0; i < rec->nsends; i++)
-        s[i] = rec->sends[i];
-    for (size_t i = 0; i < rec->nrecvs; i++)
-        r[i] = rec->recvs[i];
-    if (!(m = pair(rec, s, r, &n, &unmatched)))
-        goto done;
-    ((struct wt_records *)rec)->unmatched = unmatched;
-    /* per receiver, the earliest send entry among the messages it receives
-     * after each one: a Late Sender sent after it came in the wrong order */
-    for (size_t k = n; k-- > 0;) {
-        int last = k + 1 == n || m[k + 1].recv->dst != m[k].recv->dst;
-        later_min[k] = last ? INFINITY : fmin(later_min[k + 1], m[k + 1].send->enter.g);
     }
-    for (size_t k = 0; k < n;) {
-        /* the receives completed in one call: one wait, for the latest sender */
-        size_t end = k + 1;
-        while (end < n && m[end].recv->dst == m[k].recv->dst && m[end].recv->frame == m[k].recv->frame)
-            end++;
-        const struct wt_recv *rv = m[k].recv;
-        if (rv->blocking) {
-            struct wt_diff wait = { -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
-            int wrong = 0;
-            double latest = -INFINITY;
-            for (size_t q = k; q < end; q++) {
-                struct wt_diff d = wt_diff_of(bd, &m[q].recv->enter, rv->dst, &m[q].send->enter, m[q].send->src);
-                if (d.w > latest) {
-                    latest = d.w;
-                    wrong = later_min[end - 1] < m[q].send->enter.g;
-                }
-                wt_diff_max(&wait, &d);
-            }
-            if (wt_add(tb, wrong ? WT_LATE_SENDER_WRONG_ORDER : WT_LATE_SENDER, rv->dst, rv->region, rv->comm,
-                       &wait) != 0)
-                goto done;
+    if (!(msgs = wt_sorted_new(1, sizeof(struct message), by_receiver_backwards, rec->budget / 4, rec->spill_dir,
+                               err, errlen))
+        || !(w.spool = wt_spool_new(sizeof(struct instance), rec->budget / 8, rec->spill_dir, err, errlen)))
+        goto done;
+    if (pair(rec, msgs, &unmatched) != 0) {
+        const char *why = wt_sorted_error(rec->sends);
+        fail(err, errlen, *why ? why : *wt_sorted_error(rec->recvs) ? wt_sorted_error(rec->recvs)
+                                                                      : wt_sorted_error(msgs));
+        goto done;
+    }
+    rec->unmatched = unmatched;
+    rec->spilled_bytes += wt_sorted_spilled(rec->sends) + wt_sorted_spilled(rec->recvs);
+    wt_sorted_free(rec->sends);
+    wt_sorted_free(rec->recvs);
+    rec->sends = NULL;
+    rec->recvs = NULL;
+    if (wt_sorted_finish(msgs) != 0 || walk_backwards(msgs, &w) != 0) {
+        fail(err, errlen, *wt_sorted_error(msgs) ? wt_sorted_error(msgs) : wt_spool_error(w.spool));
+        goto done;
+    }
+    for (const struct instance *in; (in = wt_spool_pop(w.spool));) {
+        if (bd->probe)
+            *bd->probe = in->probe;
+        if (wt_add(tb, in->pattern, in->rank, in->region, in->comm, &in->d) != 0) {
+            snprintf(err, errlen, "the wait instances: cannot be counted or written");
+            goto done;
         }
-        for (size_t q = k; q < end; q++)
-            if (m[q].send->sync) {
-                const struct wt_send *sd = m[q].send;
-                struct wt_diff d = wt_diff_of(bd, &sd->enter, sd->src, &m[q].recv->post, m[q].recv->dst);
-                if (wt_add(tb, WT_LATE_RECEIVER, sd->src, sd->region, sd->comm, &d) != 0)
-                    goto done;
-            }
-        k = end;
+    }
+    if (*wt_spool_error(w.spool)) {
+        fail(err, errlen, wt_spool_error(w.spool));
+        goto done;
     }
     rc = 0;
 done:
-    free(s);
-    free(r);
-    free(later_min);
-    free(m);
+    rec->spilled_bytes += wt_sorted_spilled(msgs) + wt_spool_spilled(w.spool);
+    wt_sorted_free(msgs);
+    wt_spool_free(w.spool);
+    free(w.group);
+    free(w.inst);
     return rc;
 }
