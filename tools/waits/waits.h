@@ -105,6 +105,10 @@ struct wt_sorted *wt_sorted_new(uint32_t nputters, size_t record_bytes, int (*cm
                                 size_t budget_bytes, const char *spill_dir, char *err, size_t errlen);
 /* From putter k (one thread each): 0, or -1 (wt_sorted_error). */
 int wt_sorted_put(struct wt_sorted *s, uint32_t k, const void *rec);
+/* Putter k's records all put: its sorter sorts what it holds (in the
+ * putter's thread: the threads sort at once). 0, or -1. */
+int wt_sorted_finish_part(struct wt_sorted *s, uint32_t k);
+/* All put (the parts not finished are finished here): 0, or -1. */
 int wt_sorted_finish(struct wt_sorted *s);
 /* The next record in order without taking it / taking it: valid until the
  * next call on s; NULL at the end or on an error (wt_sorted_error not ""). */

@@ -15,24 +15,25 @@
  *     receive was posted; the wait is posting - send entry, the sender's.
  *
  * In bounded memory: sends and receives come sorted by channel (waits_read.c),
- * so the k-th of each on a channel come out together and are joined into
- * messages; those are sorted by receiver, each receiver's last first, and
- * walked so (a message is Late Sender / wrong order by the messages the
- * receiver takes after it); the instances go on a spool and are counted
- * from it last first: in each receiver's order, as they always were, so
- * that every sum adds in the same order. */
+ * receiver after receiver, so the k-th of each on a channel come out
+ * together and are joined into messages; a receiver's messages are sorted,
+ * last first, and walked so (a message is Late Sender / wrong order by the
+ * messages the receiver takes after it); the instances go on a spool and
+ * are counted from it last first: in each receiver's order, as they always
+ * were, so that every sum adds in the same order. */
 #include "waits.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Sends and receives in one order: by channel (communicator, source,
- * destination, tag), then as posted. */
+/* Sends and receives in one order: by channel (destination first: each
+ * receiver's messages come out together; communicator, source, tag), then
+ * as posted. */
 #define BY_CHANNEL(a, b)                                                              \
-    ((a)->comm != (b)->comm ? ((a)->comm < (b)->comm ? -1 : 1)                        \
+    ((a)->dst != (b)->dst ? ((a)->dst < (b)->dst ? -1 : 1)                            \
+     : (a)->comm != (b)->comm ? ((a)->comm < (b)->comm ? -1 : 1)                      \
      : (a)->src != (b)->src ? ((a)->src < (b)->src ? -1 : 1)                          \
-     : (a)->dst != (b)->dst ? ((a)->dst < (b)->dst ? -1 : 1)                          \
      : (a)->tag != (b)->tag ? ((a)->tag < (b)->tag ? -1 : 1)                          \
      : ((a)->seq > (b)->seq) - ((a)->seq < (b)->seq))
 
@@ -51,12 +52,12 @@ int wt_by_channel_recv(const void *pa, const void *pb)
 /* The channels of a send and a receive compared (their orders aside). */
 static int channel_cmp(const struct wt_send *s, const struct wt_recv *r)
 {
+    if (s->dst != r->dst)
+        return s->dst < r->dst ? -1 : 1;
     if (s->comm != r->comm)
         return s->comm < r->comm ? -1 : 1;
     if (s->src != r->src)
         return s->src < r->src ? -1 : 1;
-    if (s->dst != r->dst)
-        return s->dst < r->dst ? -1 : 1;
     return (s->tag > r->tag) - (s->tag < r->tag);
 }
 
@@ -92,6 +93,11 @@ struct walk {
     struct instance *inst;    /* its instances, in counting order */
     size_t ninst, capinst;
     double after;             /* the earliest send entry of the receiver's later messages */
+    struct wt_sorted *msgs;   /* the messages of receiver dst */
+    uint32_t dst;
+    size_t budget;            /* of msgs */
+    uint64_t spilled;         /* by the receivers' sorters let go */
+    int add_failed;
 };
 
 static int add_instance(struct walk *w, uint32_t p, uint32_t rank, uint32_t region, uint32_t comm,
@@ -152,17 +158,16 @@ static int group_done(struct walk *w)
     return 0;
 }
 
-/* The messages, each receiver's last first, into instances on the spool. */
-static int walk_backwards(struct wt_sorted *msgs, struct walk *w)
+/* One receiver's messages (msgs), last first, into instances on the
+ * spool; then counted from it, in the receiver's order. 0, or -1. */
+static int receiver_done(struct walk *w, struct wt_sorted *msgs, struct wt_table *tb)
 {
+    w->after = INFINITY;
+    if (wt_sorted_finish(msgs) != 0)
+        return -1;
     for (const struct message *m; (m = wt_sorted_next(msgs));) {
-        if (w->n && (m->dst != w->group[0].dst || m->frame != w->group[0].frame)) {
-            int other = m->dst != w->group[0].dst;
-            if (group_done(w) != 0)
-                return -1;
-            if (other)
-                w->after = INFINITY;
-        }
+        if (w->n && m->frame != w->group[0].frame && group_done(w) != 0)
+            return -1;
         if (w->n == w->cap) {
             size_t cap = w->cap ? 2 * w->cap : 16;
             struct message *v = realloc(w->group, cap * sizeof *v);
@@ -173,23 +178,47 @@ static int walk_backwards(struct wt_sorted *msgs, struct walk *w)
         }
         w->group[w->n++] = *m;
     }
-    return *wt_sorted_error(msgs) ? -1 : w->n ? group_done(w) : 0;
+    if (*wt_sorted_error(msgs) || (w->n && group_done(w) != 0))
+        return -1;
+    for (const struct instance *in; (in = wt_spool_pop(w->spool));) {
+        if (w->bd->probe)
+            *w->bd->probe = in->probe;
+        if (wt_add(tb, in->pattern, in->rank, in->region, in->comm, &in->d) != 0) {
+            w->add_failed = 1;
+            return -1;
+        }
+    }
+    return *wt_spool_error(w->spool) ? -1 : 0;
 }
 
-/* Pair sends and receives (the k-th of each on a channel) into msgs. */
-static int pair(struct wt_records *rec, struct wt_sorted *msgs, uint64_t *unmatched)
+/* Pair sends and receives (the k-th of each on a channel); each
+ * receiver's messages, as they come, sorted in a sorter of their own. */
+static int pair(struct wt_records *rec, struct walk *w, struct wt_table *tb, uint64_t *unmatched, char *err,
+                size_t errlen)
 {
     const struct wt_send *s = wt_sorted_next(rec->sends);
     const struct wt_recv *r = wt_sorted_next(rec->recvs);
     while (s && r) {
         int c = channel_cmp(s, r);
         if (c == 0) {
+            if (w->msgs && r->dst != w->dst) {
+                int bad = receiver_done(w, w->msgs, tb);
+                w->spilled += wt_sorted_spilled(w->msgs);
+                wt_sorted_free(w->msgs);
+                w->msgs = NULL;
+                if (bad)
+                    return -1;
+            }
+            if (!w->msgs && !(w->msgs = wt_sorted_new(1, sizeof(struct message), by_receiver_backwards,
+                                                      w->budget, rec->spill_dir, err, errlen)))
+                return -1;
+            w->dst = r->dst;
             struct message m = {
                 .dst = r->dst, .src = r->src, .comm = r->comm, .region = r->region, .send_region = s->region,
                 .blocking = r->blocking, .sync = s->sync, .seq = r->seq, .frame = r->frame,
                 .enter = r->enter, .post = r->post, .send_enter = s->enter,
             };
-            if (wt_sorted_put(msgs, 0, &m) != 0)
+            if (wt_sorted_put(w->msgs, 0, &m) != 0)
                 return -1;
         } else
             (*unmatched)++;
@@ -202,64 +231,48 @@ static int pair(struct wt_records *rec, struct wt_sorted *msgs, uint64_t *unmatc
         (*unmatched)++;
     for (; r; r = wt_sorted_next(rec->recvs))
         (*unmatched)++;
-    return *wt_sorted_error(rec->sends) || *wt_sorted_error(rec->recvs) ? -1 : 0;
-}
-
-static int fail(char *err, size_t errlen, const char *why)
-{
-    snprintf(err, errlen, "%s", *why ? why : "out of memory for the point-to-point waits");
-    return -1;
+    if (*wt_sorted_error(rec->sends) || *wt_sorted_error(rec->recvs))
+        return -1;
+    return w->msgs ? receiver_done(w, w->msgs, tb) : 0;
 }
 
 int wt_p2p(struct wt_records *rec, struct wt_bounds *bd, struct wt_table *tb, char *err, size_t errlen)
 {
-    struct walk w = { .bd = bd, .after = INFINITY };
-    struct wt_sorted *msgs = NULL;
+    /* the sends and receives hold at most half of the budget now (their
+     * records, or their runs' read buffers), the members an 1/16; a
+     * receiver's messages are sorted in 7/16 (half of it for records), its
+     * instances spooled in 1/16 */
+    struct walk w = { .bd = bd, .after = INFINITY, .budget = rec->budget / 16 * 7 };
     uint64_t unmatched = 0;
     int rc = -1;
-    /* the sends and receives read back through their sorters' budgets (a
-     * half of the whole), the messages sorted in a quarter, the spool in
-     * an eighth */
-    if (wt_sorted_finish(rec->sends) != 0 || wt_sorted_finish(rec->recvs) != 0) {
-        fail(err, errlen, *wt_sorted_error(rec->sends) ? wt_sorted_error(rec->sends) : wt_sorted_error(rec->recvs));
+    *err = '\0';
+    if (wt_sorted_finish(rec->sends) != 0 || wt_sorted_finish(rec->recvs) != 0
+        || !(w.spool = wt_spool_new(sizeof(struct instance), rec->budget / 16, rec->spill_dir, err, errlen)))
         goto done;
-    }
-    if (!(msgs = wt_sorted_new(1, sizeof(struct message), by_receiver_backwards, rec->budget / 4, rec->spill_dir,
-                               err, errlen))
-        || !(w.spool = wt_spool_new(sizeof(struct instance), rec->budget / 8, rec->spill_dir, err, errlen)))
+    if (pair(rec, &w, tb, &unmatched, err, errlen) != 0)
         goto done;
-    if (pair(rec, msgs, &unmatched) != 0) {
-        const char *why = wt_sorted_error(rec->sends);
-        fail(err, errlen, *why ? why : *wt_sorted_error(rec->recvs) ? wt_sorted_error(rec->recvs)
-                                                                      : wt_sorted_error(msgs));
-        goto done;
-    }
     rec->unmatched = unmatched;
-    rec->spilled_bytes += wt_sorted_spilled(rec->sends) + wt_sorted_spilled(rec->recvs);
-    wt_sorted_free(rec->sends);
-    wt_sorted_free(rec->recvs);
-    rec->sends = NULL;
-    rec->recvs = NULL;
-    if (wt_sorted_finish(msgs) != 0 || walk_backwards(msgs, &w) != 0) {
-        fail(err, errlen, *wt_sorted_error(msgs) ? wt_sorted_error(msgs) : wt_spool_error(w.spool));
-        goto done;
-    }
-    for (const struct instance *in; (in = wt_spool_pop(w.spool));) {
-        if (bd->probe)
-            *bd->probe = in->probe;
-        if (wt_add(tb, in->pattern, in->rank, in->region, in->comm, &in->d) != 0) {
-            snprintf(err, errlen, "the wait instances: cannot be counted or written");
-            goto done;
-        }
-    }
-    if (*wt_spool_error(w.spool)) {
-        fail(err, errlen, wt_spool_error(w.spool));
-        goto done;
-    }
     rc = 0;
 done:
-    rec->spilled_bytes += wt_sorted_spilled(msgs) + wt_spool_spilled(w.spool);
-    wt_sorted_free(msgs);
+    if (rc != 0 && !*err) {
+        const char *why = wt_sorted_error(rec->sends);
+        if (!*why)
+            why = wt_sorted_error(rec->recvs);
+        if (!*why && w.msgs)
+            why = wt_sorted_error(w.msgs);
+        if (!*why && w.spool)
+            why = wt_spool_error(w.spool);
+        if (w.add_failed)
+            why = "the wait instances: cannot be written";
+        snprintf(err, errlen, "%s", *why ? why : "out of memory for the point-to-point waits");
+    }
+    rec->spilled_bytes += wt_sorted_spilled(rec->sends) + wt_sorted_spilled(rec->recvs) + w.spilled
+                          + wt_sorted_spilled(w.msgs) + wt_spool_spilled(w.spool);
+    /* the sorters' memory let go before the collectives' */
+    wt_sorted_free(rec->sends);
+    wt_sorted_free(rec->recvs);
+    rec->sends = rec->recvs = NULL;
+    wt_sorted_free(w.msgs);
     wt_spool_free(w.spool);
     free(w.group);
     free(w.inst);

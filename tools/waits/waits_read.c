@@ -462,6 +462,13 @@ static int read_locations(struct reader *rd)
         sh->spans[i] = (struct span){ rd->id, first, rd->part.nepochs - first };
     }
     mt_events_end(ev);
+    /* this thread's last records sorted here, beside the other threads */
+    if (rc == 0 && (wt_sorted_finish_part(rd->rec->sends, rd->id) != 0
+                    || wt_sorted_finish_part(rd->rec->recvs, rd->id) != 0
+                    || wt_sorted_finish_part(rd->rec->members, rd->id) != 0)) {
+        reader_failed(rd);
+        rc = -1;
+    }
     if (rc != 0) {
         pthread_mutex_lock(&sh->lock);
         sh->stop = 1;
@@ -572,12 +579,13 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
         rec->comm_size[c] = wt->t.comms[c].self ? 1 : wt->t.comms[c].nmembers;
         rec->comm_members[c] = wt->t.comms[c].self || wt->t.comms[c].inter ? NULL : wt->t.comms[c].members;
     }
-    /* the sorters' shares of the budget: a quarter each for the sends and
-     * the receives, an eighth for the members; the rest is the p2p rules'
-     * (waits_p2p.c) */
-    if (!(rec->sends = wt_sorted_new(jobs, sizeof(struct wt_send), wt_by_channel_send, o->budget / 4, o->spill_dir,
-                                     err, errlen))
-        || !(rec->recvs = wt_sorted_new(jobs, sizeof(struct wt_recv), wt_by_channel_recv, o->budget / 4,
+    /* the sorters' shares of the budget, by their records' sizes: 3/8 for
+     * the sends, 1/2 for the receives, 1/8 for the members. A sorter holds
+     * records in half its share (the other half is qsort's, for a moment),
+     * which leaves room for the p2p rules' sorter and spool (waits_p2p.c) */
+    if (!(rec->sends = wt_sorted_new(jobs, sizeof(struct wt_send), wt_by_channel_send, o->budget / 8 * 3,
+                                     o->spill_dir, err, errlen))
+        || !(rec->recvs = wt_sorted_new(jobs, sizeof(struct wt_recv), wt_by_channel_recv, o->budget / 2,
                                         o->spill_dir, err, errlen))
         || !(rec->members = wt_sorted_new(jobs, sizeof(struct wt_member), wt_by_instance, o->budget / 8,
                                           o->spill_dir, err, errlen)))

@@ -15,6 +15,7 @@ struct wt_sorted {
     const void **head;        /* each sorter's next record, NULL at its end */
     uint32_t n;
     uint32_t taken;           /* the sorter whose head was taken (refilled at the next call), or n */
+    uint8_t *finished;        /* per sorter: its finish done (by its putter, or by wt_sorted_finish) */
     int (*cmp)(const void *, const void *);
     char err[512];
 };
@@ -24,9 +25,12 @@ struct wt_sorted *wt_sorted_new(uint32_t nputters, size_t record_bytes, int (*cm
 {
     struct wt_sorted *s = calloc(1, sizeof *s);
     uint32_t n = nputters ? nputters : 1;
-    if (!s || !(s->s = calloc(n, sizeof *s->s)) || !(s->head = calloc(n, sizeof *s->head))) {
-        if (s)
+    if (!s || !(s->s = calloc(n, sizeof *s->s)) || !(s->head = calloc(n, sizeof *s->head))
+        || !(s->finished = calloc(n, 1))) {
+        if (s) {
             free(s->s);
+            free(s->head);
+        }
         free(s);
         snprintf(err, errlen, "out of memory");
         return NULL;
@@ -54,10 +58,18 @@ int wt_sorted_put(struct wt_sorted *s, uint32_t k, const void *rec)
     return st_extsort_put(s->s[k], rec) == 0 ? 0 : -1;
 }
 
+int wt_sorted_finish_part(struct wt_sorted *s, uint32_t k)
+{
+    if (!s->finished[k] && st_extsort_finish(s->s[k]) != 0)
+        return -1;
+    s->finished[k] = 1;
+    return 0;
+}
+
 int wt_sorted_finish(struct wt_sorted *s)
 {
     for (uint32_t k = 0; k < s->n; k++) {
-        if (st_extsort_finish(s->s[k]) != 0)
+        if (wt_sorted_finish_part(s, k) != 0)
             return failed(s, k);
         s->head[k] = st_extsort_next(s->s[k]);
         if (!s->head[k] && st_extsort_failed(s->s[k]))
@@ -136,5 +148,6 @@ void wt_sorted_free(struct wt_sorted *s)
         st_extsort_free(s->s[k]);
     free(s->s);
     free(s->head);
+    free(s->finished);
     free(s);
 }
