@@ -15,6 +15,7 @@ struct wt_spool {
     size_t rec, cap, n;       /* record bytes, records per block, records in buf */
     unsigned char *buf;
     uint64_t blocks;          /* full blocks in the file, not yet read back */
+    uint64_t spilled;         /* bytes written to the file */
     struct st_aside file;
     int open;
     char *dir;
@@ -49,11 +50,13 @@ int wt_spool_put(struct wt_spool *s, const void *rec)
                 return -1;
             s->open = 1;
         }
-        if (st_aside_write(&s->file, s->buf, s->cap * s->rec) != 0) {
+        /* at its place in the stack: the file's end is of a stack that was higher */
+        if (st_aside_pwrite(&s->file, s->buf, s->cap * s->rec, s->blocks * s->cap * s->rec) != 0) {
             snprintf(s->err, sizeof s->err, "%s", s->file.err);
             return -1;
         }
         s->blocks++;
+        s->spilled += s->cap * s->rec;
         s->n = 0;
     }
     memcpy(s->buf + s->n * s->rec, rec, s->rec);
@@ -83,7 +86,7 @@ const char *wt_spool_error(const struct wt_spool *s)
 
 uint64_t wt_spool_spilled(const struct wt_spool *s)
 {
-    return s && s->open ? s->file.end : 0;
+    return s ? s->spilled : 0;
 }
 
 void wt_spool_free(struct wt_spool *s)
