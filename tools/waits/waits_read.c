@@ -62,6 +62,7 @@ struct shared {
     struct wt_records *rec;
     struct wt_trace *main;
     uint8_t *region_internal, *region_blocking, *region_sync, *region_pscw;
+    uint8_t *comm_internal;   /* per communicator: the tracer's own (its name starts "synctrace") */
     struct span *spans;       /* per location */
     pthread_mutex_t lock;
     uint32_t next;
@@ -87,6 +88,7 @@ struct reader {
     size_t capwins;
     uint64_t frames;
     const uint8_t *region_internal, *region_blocking, *region_sync, *region_pscw;
+    const uint8_t *comm_internal;
     struct wt_epochs *epochs;
     int failed;
 };
@@ -121,8 +123,7 @@ static const struct frame *top(const struct reader *rd)
 
 static int internal_comm(const struct reader *rd, uint32_t comm)
 {
-    const struct mt_trace *t = &rd->wt->t;
-    return comm < t->ncomms && t->comms[comm].name && !strncmp(t->comms[comm].name, "synctrace", 9);
+    return comm < rd->rec->ncomms && rd->comm_internal[comm];
 }
 
 static int on_send(struct reader *rd, const struct rt_event *e)
@@ -348,8 +349,11 @@ static int classify_regions(struct shared *sh)
     sh->region_blocking = calloc(n, 1);
     sh->region_sync = calloc(n, 1);
     sh->region_pscw = calloc(n, 1);
-    if (!sh->region_internal || !sh->region_blocking || !sh->region_sync || !sh->region_pscw)
+    sh->comm_internal = calloc(rec->ncomms ? rec->ncomms : 1, 1);
+    if (!sh->region_internal || !sh->region_blocking || !sh->region_sync || !sh->region_pscw || !sh->comm_internal)
         return -1;
+    for (uint32_t c = 0; c < rec->ncomms; c++)
+        sh->comm_internal[c] = starts(rec->comms[c], "synctrace");
     for (uint32_t i = 0; i < rec->nregions; i++) {
         const char *name = rec->regions[i];
         sh->region_internal[i] = starts(name, "synctrace");
@@ -569,8 +573,7 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
     pthread_t *threads = calloc(jobs, sizeof *threads);
     int *started = calloc(jobs, sizeof *started);
     int rc = -1;
-    if (!rec->comms || !rec->comm_size || !rec->comm_members || !sh.spans || !rd || !threads || !started
-        || classify_regions(&sh) != 0) {
+    if (!rec->comms || !rec->comm_size || !rec->comm_members || !sh.spans || !rd || !threads || !started) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
@@ -578,6 +581,10 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
         rec->comms[c] = wt->t.comms[c].name;
         rec->comm_size[c] = wt->t.comms[c].self ? 1 : wt->t.comms[c].nmembers;
         rec->comm_members[c] = wt->t.comms[c].self || wt->t.comms[c].inter ? NULL : wt->t.comms[c].members;
+    }
+    if (classify_regions(&sh) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
     }
     /* the sorters' shares of the budget, by their records' sizes: 3/8 for
      * the sends, 1/2 for the receives, 1/8 for the members. A sorter holds
@@ -593,7 +600,8 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
     for (uint32_t k = 0; k < jobs; k++) {
         rd[k] = (struct reader){ .sh = &sh, .id = k, .wt = k ? NULL : wt, .rec = rec,
                                  .region_internal = sh.region_internal, .region_blocking = sh.region_blocking,
-                                 .region_sync = sh.region_sync, .region_pscw = sh.region_pscw };
+                                 .region_sync = sh.region_sync, .region_pscw = sh.region_pscw,
+                                 .comm_internal = sh.comm_internal };
         rd[k].coll_seq = calloc(wt->t.ncomms ? wt->t.ncomms : 1, sizeof *rd[k].coll_seq);
         rd[k].epochs = wt_epochs_new();
         if (!rd[k].coll_seq || !rd[k].epochs) {
@@ -629,6 +637,7 @@ done:
     free(sh.region_blocking);
     free(sh.region_sync);
     free(sh.region_pscw);
+    free(sh.comm_internal);
     pthread_mutex_destroy(&sh.lock);
     return rc;
 }
