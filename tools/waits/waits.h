@@ -1,9 +1,11 @@
 /* waits.h — `synctrace waits`: Scalasca's MPI wait-state patterns on a
  * merged archive, every figure with the interval the clock bounds leave
  * for it. The stages, one file each: waits_bounds (the clocks' bounds from
- * OUT/report.json), waits_read (the events, location by location, into
- * compact records; waits_epochs the MPI_Win_post/start/complete/wait
- * epochs among them), waits_p2p, waits_coll and waits_pscw (the pattern rules),
+ * OUT/report.json), waits_read (the events, location by location by
+ * --jobs threads, into compact records, sorted in bounded memory by
+ * waits_sorted, or kept: waits_epochs the MPI_Win_post/start/complete/wait
+ * epochs among them), waits_p2p, waits_coll and waits_pscw (the pattern
+ * rules, on the sorted streams; waits_spool holds what p2p counts later),
  * waits_out (the totals, waits.json and the table), waits_cmd (the
  * command line). */
 #ifndef SYNCTRACE_WAITS_H
