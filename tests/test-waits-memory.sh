@@ -3,14 +3,14 @@
 # collective members go through external sorters within --memory, spilling
 # beyond it, and the locations are read by --jobs threads. The same
 # waits.json (but for the time taken and the bytes spilled) and the same
-# waits-instances.bin whatever the budget and the threads, on generated
+# waits-instances.bin whatever the budget and the threads (with --raw too), on generated
 # traces of point-to-point (stencil2d, random with MPI_ANY_SOURCE) and
 # collectives (tree: Reduce + Bcast); peak RSS that does not grow with the
 # events under a small budget (measured 0.0 bytes per event from 0.5 M to
 # 2.2 M events, 19.9 with everything held in memory, which the measure sees);
 # no spill file left behind, and one line when the disk is full.
 . "$top_srcdir/tests/lib.sh"
-plan 17
+plan 18
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -59,6 +59,12 @@ for name in short tree random; do
         cmp -s "$tmp/$name.ref.bin" "$tmp/$name.three.bin"
     ok $? "$name: --jobs 2, and --jobs 3 with --memory 1, give the same waits.json and instances"
 done
+
+# --raw: the records carry the raw times too (their sorted records are longer)
+waits_as short rawref --jobs 1 --raw && waits_as short rawtiny --jobs 2 --memory 1 --raw &&
+    same "$tmp/short.rawref.json" "$tmp/short.rawtiny.json" && cmp -s "$tmp/short.rawref.bin" "$tmp/short.rawtiny.bin" &&
+    grep -q '"raw_seconds": [0-9]' "$tmp/short.rawtiny.json"
+ok $? "short: --raw with --memory 1 --jobs 2 gives the same as with the defaults and --jobs 1"
 
 # peak KB of waits on $1 with --memory $2 (2 threads)
 peak() {

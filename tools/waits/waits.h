@@ -11,6 +11,7 @@
 #ifndef SYNCTRACE_WAITS_H
 #define SYNCTRACE_WAITS_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,23 +72,33 @@ enum wt_pattern {
 const char *wt_pattern_name(enum wt_pattern p);
 
 /* The records the rules need, read from the archive. */
+/* Sends and receives as sorted: a moment's raw time (r) is at the end of
+ * the record, which stops before it without --raw (WT_SEND_BYTES,
+ * WT_RECV_BYTES): a sixth less to sort and spill. Read r only with --raw. */
 struct wt_send {
     uint32_t comm, src, dst, tag;
     uint64_t seq;             /* the sender's event index: its order */
-    struct wt_moment enter;   /* of the region that sent */
+    double enter_g, enter_t;  /* of the region that sent */
     uint32_t region;
     uint8_t sync;             /* MPI_Ssend: waits for its receive */
+    double enter_r;
 };
+#define WT_SEND_BYTES(raw) ((raw) ? sizeof(struct wt_send) : offsetof(struct wt_send, enter_r))
 
 struct wt_recv {
     uint32_t comm, src, dst, tag;
     uint64_t seq;             /* the receiver's event index */
-    struct wt_moment enter;   /* of the region the receive completed in */
-    struct wt_moment post;    /* of the region that posted it (MPI_Irecv), else enter */
-    uint64_t frame;           /* that region's instance: receives completed in one call wait once */
+    uint64_t frame;           /* the completing region's instance: receives completed in one call wait once */
+    double enter_g, enter_t;  /* of the region the receive completed in */
+    double post_g, post_t;    /* of the region that posted it (MPI_Irecv), else enter */
     uint32_t region;
     uint8_t blocking;         /* the completing region blocks (not MPI_Test*) */
+    double enter_r, post_r;
 };
+#define WT_RECV_BYTES(raw) ((raw) ? sizeof(struct wt_recv) : offsetof(struct wt_recv, enter_r))
+
+/* A moment of a record: r only with raw, else NAN (as without the map). */
+#define WT_MOMENT(g_, t_, r_, raw) ((struct wt_moment){ (g_), (t_), (raw) ? (r_) : NAN })
 
 struct wt_member {
     uint32_t kind;            /* WT_MEMBER_COLL, or WT_MEMBER_FENCE (comm is then the window) */

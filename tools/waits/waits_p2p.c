@@ -61,13 +61,16 @@ static int channel_cmp(const struct wt_send *s, const struct wt_recv *r)
     return (s->tag > r->tag) - (s->tag < r->tag);
 }
 
-/* A matched message: what the rules need of its receive and its send. */
+/* A matched message: what the rules need of its receive and its send;
+ * the raw times last, left out without --raw (MESSAGE_BYTES). */
 struct message {
     uint32_t dst, src, comm, region, send_region;
     uint8_t blocking, sync;
     uint64_t seq, frame;      /* the receive's */
-    struct wt_moment enter, post, send_enter;
+    double enter_g, enter_t, post_g, post_t, send_g, send_t;
+    double enter_r, post_r, send_r;
 };
+#define MESSAGE_BYTES(raw) ((raw) ? sizeof(struct message) : offsetof(struct message, enter_r))
 
 /* By receiver, each receiver's messages last first (seq is unique on a receiver). */
 static int by_receiver_backwards(const void *pa, const void *pb)
@@ -87,6 +90,7 @@ struct instance {
 
 struct walk {
     struct wt_bounds *bd;
+    int raw;                  /* the records hold raw times */
     struct wt_spool *spool;
     struct message *group;    /* the messages of one receiving call, last first */
     size_t n, cap;
@@ -130,10 +134,12 @@ static int group_done(struct walk *w)
         double latest = -INFINITY;
         for (size_t q = w->n; q-- > 0;) {
             const struct message *m = &w->group[q];
-            struct wt_diff d = wt_diff_of(bd, &m->enter, rv->dst, &m->send_enter, m->src);
+            struct wt_moment enter = WT_MOMENT(m->enter_g, m->enter_t, m->enter_r, w->raw),
+                             send = WT_MOMENT(m->send_g, m->send_t, m->send_r, w->raw);
+            struct wt_diff d = wt_diff_of(bd, &enter, rv->dst, &send, m->src);
             if (d.w > latest) {
                 latest = d.w;
-                wrong = w->after < m->send_enter.g;
+                wrong = w->after < m->send_g;
             }
             wt_diff_max(&wait, &d);
         }
@@ -144,7 +150,9 @@ static int group_done(struct walk *w)
     for (size_t q = w->n; q-- > 0;) {
         const struct message *m = &w->group[q];
         if (m->sync) {
-            struct wt_diff d = wt_diff_of(bd, &m->send_enter, m->src, &m->post, m->dst);
+            struct wt_moment send = WT_MOMENT(m->send_g, m->send_t, m->send_r, w->raw),
+                             post = WT_MOMENT(m->post_g, m->post_t, m->post_r, w->raw);
+            struct wt_diff d = wt_diff_of(bd, &send, m->src, &post, m->dst);
             if (add_instance(w, WT_LATE_RECEIVER, m->src, m->send_region, m->comm, &d) != 0)
                 return -1;
         }
@@ -153,7 +161,7 @@ static int group_done(struct walk *w)
         if (wt_spool_put(w->spool, &w->inst[i]) != 0)
             return -1;
     for (size_t q = 0; q < w->n; q++)
-        w->after = fmin(w->after, w->group[q].send_enter.g);
+        w->after = fmin(w->after, w->group[q].send_g);
     w->n = 0;
     return 0;
 }
@@ -176,7 +184,7 @@ static int receiver_done(struct walk *w, struct wt_sorted *msgs, struct wt_table
             w->group = v;
             w->cap = cap;
         }
-        w->group[w->n++] = *m;
+        memcpy(&w->group[w->n++], m, MESSAGE_BYTES(w->raw));   /* (the record may stop before the raw times) */
     }
     if (*wt_sorted_error(msgs) || (w->n && group_done(w) != 0))
         return -1;
@@ -209,15 +217,21 @@ static int pair(struct wt_records *rec, struct walk *w, struct wt_table *tb, uin
                 if (bad)
                     return -1;
             }
-            if (!w->msgs && !(w->msgs = wt_sorted_new(1, sizeof(struct message), by_receiver_backwards,
+            if (!w->msgs && !(w->msgs = wt_sorted_new(1, MESSAGE_BYTES(w->raw), by_receiver_backwards,
                                                       w->budget, rec->spill_dir, err, errlen)))
                 return -1;
             w->dst = r->dst;
             struct message m = {
                 .dst = r->dst, .src = r->src, .comm = r->comm, .region = r->region, .send_region = s->region,
                 .blocking = r->blocking, .sync = s->sync, .seq = r->seq, .frame = r->frame,
-                .enter = r->enter, .post = r->post, .send_enter = s->enter,
+                .enter_g = r->enter_g, .enter_t = r->enter_t, .post_g = r->post_g, .post_t = r->post_t,
+                .send_g = s->enter_g, .send_t = s->enter_t, .enter_r = NAN, .post_r = NAN, .send_r = NAN,
             };
+            if (w->raw) {
+                m.enter_r = r->enter_r;
+                m.post_r = r->post_r;
+                m.send_r = s->enter_r;
+            }
             if (wt_sorted_put(w->msgs, 0, &m) != 0)
                 return -1;
         } else
@@ -242,7 +256,7 @@ int wt_p2p(struct wt_records *rec, struct wt_bounds *bd, struct wt_table *tb, ch
      * records, or their runs' read buffers), the members an 1/16; a
      * receiver's messages are sorted in 7/16 (half of it for records), its
      * instances spooled in 1/16 */
-    struct walk w = { .bd = bd, .after = INFINITY, .budget = rec->budget / 16 * 7 };
+    struct walk w = { .bd = bd, .raw = rec->have_raw, .after = INFINITY, .budget = rec->budget / 16 * 7 };
     uint64_t unmatched = 0;
     int rc = -1;
     *err = '\0';

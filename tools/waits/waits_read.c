@@ -134,7 +134,8 @@ static int on_send(struct reader *rd, const struct rt_event *e)
         return 0;             /* outside any call, or a peer outside the trace */
     struct wt_send s = {
         .comm = e->ref, .src = rd->rank, .dst = (uint32_t)dst, .tag = e->tag, .seq = rd->index,
-        .enter = f->enter, .region = f->region, .sync = rd->region_sync[f->region],
+        .enter_g = f->enter.g, .enter_t = f->enter.t, .region = f->region, .sync = rd->region_sync[f->region],
+        .enter_r = f->enter.r,
     };
     return wt_sorted_put(rd->rec->sends, rd->id, &s);
 }
@@ -162,8 +163,9 @@ static int on_recv(struct reader *rd, const struct rt_event *e)
                 break;
             }
     struct wt_recv r = {
-        .comm = e->ref, .src = (uint32_t)src, .dst = rd->rank, .tag = e->tag, .seq = rd->index, .enter = f->enter,
-        .post = post, .frame = f->id, .region = f->region, .blocking = rd->region_blocking[f->region],
+        .comm = e->ref, .src = (uint32_t)src, .dst = rd->rank, .tag = e->tag, .seq = rd->index, .frame = f->id,
+        .enter_g = f->enter.g, .enter_t = f->enter.t, .post_g = post.g, .post_t = post.t, .region = f->region,
+        .blocking = rd->region_blocking[f->region], .enter_r = f->enter.r, .post_r = post.r,
     };
     return wt_sorted_put(rd->rec->recvs, rd->id, &r);
 }
@@ -590,9 +592,9 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
      * the sends, 1/2 for the receives, 1/8 for the members. A sorter holds
      * records in half its share (the other half is qsort's, for a moment),
      * which leaves room for the p2p rules' sorter and spool (waits_p2p.c) */
-    if (!(rec->sends = wt_sorted_new(jobs, sizeof(struct wt_send), wt_by_channel_send, o->budget / 8 * 3,
+    if (!(rec->sends = wt_sorted_new(jobs, WT_SEND_BYTES(o->raw), wt_by_channel_send, o->budget / 8 * 3,
                                      o->spill_dir, err, errlen))
-        || !(rec->recvs = wt_sorted_new(jobs, sizeof(struct wt_recv), wt_by_channel_recv, o->budget / 2,
+        || !(rec->recvs = wt_sorted_new(jobs, WT_RECV_BYTES(o->raw), wt_by_channel_recv, o->budget / 2,
                                         o->spill_dir, err, errlen))
         || !(rec->members = wt_sorted_new(jobs, sizeof(struct wt_member), wt_by_instance, o->budget / 8,
                                           o->spill_dir, err, errlen)))
