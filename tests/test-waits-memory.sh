@@ -10,7 +10,7 @@
 # 2.2 M events, 19.9 with everything held in memory, which the measure sees);
 # no spill file left behind, and one line when the disk is full.
 . "$top_srcdir/tests/lib.sh"
-plan 18
+plan 20
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -65,6 +65,18 @@ waits_as short rawref --jobs 1 --raw && waits_as short rawtiny --jobs 2 --memory
     same "$tmp/short.rawref.json" "$tmp/short.rawtiny.json" && cmp -s "$tmp/short.rawref.bin" "$tmp/short.rawtiny.bin" &&
     grep -q '"raw_seconds": [0-9]' "$tmp/short.rawtiny.json"
 ok $? "short: --raw with --memory 1 --jobs 2 gives the same as with the defaults and --jobs 1"
+
+# threads of one rank (MPI_THREAD_MULTIPLE, tests/mpi/mpi_threads.c): records
+# equal in their keys (equal event indices on two locations of a rank) are
+# put in order by their other fields, so they too come out alike
+mpicc -std=c11 -D_GNU_SOURCE -O1 -pthread -o "$tmp/mpi_threads" "$top_srcdir/tests/mpi/mpi_threads.c" \
+    2>"$tmp/build.err" &&
+    run_traced "$tmp/threads.raw" 2 "$tmp/mpi_threads" 200 >"$tmp/threads.run" 2>&1 &&
+    "$ST" merge "$tmp/threads.raw" -o "$tmp/threads" --no-causal >/dev/null 2>&1
+ok $? "a traced run of 2 ranks of 4 threads, merged"
+waits_as threads ref --jobs 1 && waits_as threads tiny --jobs 3 --memory 1 &&
+    same "$tmp/threads.ref.json" "$tmp/threads.tiny.json" && cmp -s "$tmp/threads.ref.bin" "$tmp/threads.tiny.bin"
+ok $? "threads: --jobs 3 --memory 1 gives the same as --jobs 1"
 
 # peak KB of waits on $1 with --memory $2 (2 threads)
 peak() {

@@ -80,6 +80,7 @@ struct wt_send {
     uint64_t seq;             /* the sender's event index: its order */
     double enter_g, enter_t;  /* of the region that sent */
     uint32_t region;
+    uint32_t loc;             /* the sender's location: the order of a rank's threads' equal indices */
     uint8_t sync;             /* MPI_Ssend: waits for its receive */
     double enter_r;
 };
@@ -88,7 +89,8 @@ struct wt_send {
 struct wt_recv {
     uint32_t comm, src, dst, tag;
     uint64_t seq;             /* the receiver's event index */
-    uint64_t frame;           /* the completing region's instance: receives completed in one call wait once */
+    uint64_t frame;           /* the completing region's instance: receives completed in one call wait once
+                               * (the location << 40, then its count: ordered as the locations) */
     double enter_g, enter_t;  /* of the region the receive completed in */
     double post_g, post_t;    /* of the region that posted it (MPI_Irecv), else enter */
     uint32_t region;
@@ -103,6 +105,7 @@ struct wt_recv {
 struct wt_member {
     uint32_t kind;            /* WT_MEMBER_COLL, or WT_MEMBER_FENCE (comm is then the window) */
     uint32_t comm, rank, op, root;   /* root: world rank, UINT32_MAX for none */
+    uint32_t loc;             /* the location: the order of a rank's threads' members */
     uint64_t seq;             /* the k-th collective of this rank on comm */
     struct wt_moment enter;
     uint32_t region;

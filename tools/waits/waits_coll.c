@@ -33,7 +33,10 @@ int wt_by_instance(const void *pa, const void *pb)
         return a->comm < b->comm ? -1 : 1;
     if (a->seq != b->seq)
         return a->seq < b->seq ? -1 : 1;
-    return (a->rank > b->rank) - (a->rank < b->rank);
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    /* a rank's threads as the one reader's stable sort left them: a total order */
+    return (a->loc > b->loc) - (a->loc < b->loc);
 }
 
 static int pattern_of(uint32_t op)

@@ -37,16 +37,20 @@
      : KEY2((a)->src, (a)->tag) != KEY2((b)->src, (b)->tag) ? CMP64(KEY2((a)->src, (a)->tag), KEY2((b)->src, (b)->tag)) \
      : CMP64((a)->seq, (b)->seq))
 
+/* Equal indices on one channel (threads of one rank) by location, as
+ * the arrays of one reader were: a total order. */
 int wt_by_channel_send(const void *pa, const void *pb)
 {
     const struct wt_send *a = pa, *b = pb;
-    return BY_CHANNEL(a, b);
+    int c = BY_CHANNEL(a, b);
+    return c ? c : CMP64(a->loc, b->loc);
 }
 
 int wt_by_channel_recv(const void *pa, const void *pb)
 {
     const struct wt_recv *a = pa, *b = pb;
-    return BY_CHANNEL(a, b);
+    int c = BY_CHANNEL(a, b);
+    return c ? c : CMP64(a->frame, b->frame);
 }
 
 /* The channels of a send and a receive compared (their orders aside). */
@@ -64,7 +68,7 @@ static int channel_cmp(const struct wt_send *s, const struct wt_recv *r)
 /* A matched message: what the rules need of its receive and its send;
  * the raw times last, left out without --raw (MESSAGE_BYTES). */
 struct message {
-    uint32_t dst, src, comm, region, send_region;
+    uint32_t dst, src, comm, tag, region, send_region;
     uint8_t blocking, sync;
     uint64_t seq, frame;      /* the receive's */
     double enter_g, enter_t, post_g, post_t, send_g, send_t;
@@ -72,13 +76,20 @@ struct message {
 };
 #define MESSAGE_BYTES(raw) ((raw) ? sizeof(struct message) : offsetof(struct message, enter_r))
 
-/* By receiver, each receiver's messages last first (seq is unique on a receiver). */
+/* By receiver, each receiver's messages last first: the receiver's order
+ * (its index; equal indices, of a receiver's threads, by channel, then
+ * location, as the one reader's stable sort left them), backwards. A
+ * total order. */
 static int by_receiver_backwards(const void *pa, const void *pb)
 {
     const struct message *a = pa, *b = pb;
     if (a->dst != b->dst)
         return a->dst < b->dst ? -1 : 1;
-    return (a->seq < b->seq) - (a->seq > b->seq);
+    if (a->seq != b->seq)
+        return a->seq < b->seq ? 1 : -1;
+    if (KEY2(a->comm, a->src) != KEY2(b->comm, b->src))
+        return CMP64(KEY2(b->comm, b->src), KEY2(a->comm, a->src));
+    return CMP64(KEY2(b->tag, 0) | (b->frame >> 40), KEY2(a->tag, 0) | (a->frame >> 40));
 }
 
 /* An instance to count, with where its wait started (the probe). */
@@ -222,7 +233,8 @@ static int pair(struct wt_records *rec, struct walk *w, struct wt_table *tb, uin
                 return -1;
             w->dst = r->dst;
             struct message m = {
-                .dst = r->dst, .src = r->src, .comm = r->comm, .region = r->region, .send_region = s->region,
+                .dst = r->dst, .src = r->src, .comm = r->comm, .tag = r->tag, .region = r->region,
+                .send_region = s->region,
                 .blocking = r->blocking, .sync = s->sync, .seq = r->seq, .frame = r->frame,
                 .enter_g = r->enter_g, .enter_t = r->enter_t, .post_g = r->post_g, .post_t = r->post_t,
                 .send_g = s->enter_g, .send_t = s->enter_t, .enter_r = NAN, .post_r = NAN, .send_r = NAN,

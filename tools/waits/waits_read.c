@@ -86,7 +86,8 @@ struct reader {
     uint64_t *coll_seq;       /* per communicator, this location's collectives so far */
     uint64_t *fence_seq;      /* per window, this location's fences so far */
     size_t capwins;
-    uint64_t frames;
+    uint64_t frames;          /* the location << 40, then its calls: unique, in the locations' order,
+                               * whichever thread reads a location */
     const uint8_t *region_internal, *region_blocking, *region_sync, *region_pscw;
     const uint8_t *comm_internal;
     struct wt_epochs *epochs;
@@ -134,7 +135,8 @@ static int on_send(struct reader *rd, const struct rt_event *e)
         return 0;             /* outside any call, or a peer outside the trace */
     struct wt_send s = {
         .comm = e->ref, .src = rd->rank, .dst = (uint32_t)dst, .tag = e->tag, .seq = rd->index,
-        .enter_g = f->enter.g, .enter_t = f->enter.t, .region = f->region, .sync = rd->region_sync[f->region],
+        .enter_g = f->enter.g, .enter_t = f->enter.t, .region = f->region, .loc = rd->location,
+        .sync = rd->region_sync[f->region],
         .enter_r = f->enter.r,
     };
     return wt_sorted_put(rd->rec->sends, rd->id, &s);
@@ -179,7 +181,7 @@ static int on_coll_end(struct reader *rd, const struct rt_event *e)
     uint64_t seq = rd->coll_seq[e->ref]++;
     int root = e->peer == UINT32_MAX ? -1 : mt_world_rank(&rd->wt->t, e->ref, e->peer);
     struct wt_member m = {
-        .kind = WT_MEMBER_COLL, .comm = e->ref, .rank = rd->rank, .op = e->tag,
+        .kind = WT_MEMBER_COLL, .comm = e->ref, .rank = rd->rank, .op = e->tag, .loc = rd->location,
         .root = root < 0 ? UINT32_MAX : (uint32_t)root, .seq = seq, .enter = f->enter, .region = f->region,
     };
     return wt_sorted_put(rd->rec->members, rd->id, &m);
@@ -250,7 +252,7 @@ static int on_rma(struct reader *rd, const struct rt_event *e)
     if ((uint32_t)(e->req >> 32) != OTF2_COLLECTIVE_OP_BARRIER || !f)
         return 0;             /* creation and free: no pattern */
     struct wt_member m = {
-        .kind = WT_MEMBER_FENCE, .comm = win, .rank = rd->rank, .op = OTF2_COLLECTIVE_OP_BARRIER,
+        .kind = WT_MEMBER_FENCE, .comm = win, .rank = rd->rank, .op = OTF2_COLLECTIVE_OP_BARRIER, .loc = rd->location,
         .root = UINT32_MAX, .seq = rd->fence_seq[win]++, .enter = f->enter, .region = f->region,
     };
     return wt_sorted_put(rd->rec->members, rd->id, &m);
@@ -329,6 +331,7 @@ static int on_location_start(struct reader *rd, uint32_t location)
     rd->location = location;
     rd->rank = loc_id_rank(rd->wt->t.locations[location]);
     rd->index = 0;
+    rd->frames = (uint64_t)location << 40;
     rd->depth = rd->internal = rd->nposted = 0;
     if (rd->capwins)
         memset(rd->fence_seq, 0, rd->capwins * sizeof *rd->fence_seq);
