@@ -1,14 +1,17 @@
 /* waits.h — `synctrace waits`: Scalasca's MPI wait-state patterns on a
  * merged archive, every figure with the interval the clock bounds leave
  * for it. The stages, one file each: waits_bounds (the clocks' bounds from
- * OUT/report.json), waits_read (the events, location by location, into
- * compact records; waits_epochs the MPI_Win_post/start/complete/wait
- * epochs among them), waits_p2p, waits_coll and waits_pscw (the pattern rules),
+ * OUT/report.json), waits_read (the events, location by location by
+ * --jobs threads, into compact records, sorted in bounded memory by
+ * waits_sorted, or kept: waits_epochs the MPI_Win_post/start/complete/wait
+ * epochs among them), waits_p2p, waits_coll and waits_pscw (the pattern
+ * rules, on the sorted streams; waits_spool holds what p2p counts later),
  * waits_out (the totals, waits.json and the table), waits_cmd (the
  * command line). */
 #ifndef SYNCTRACE_WAITS_H
 #define SYNCTRACE_WAITS_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,30 +72,81 @@ enum wt_pattern {
 const char *wt_pattern_name(enum wt_pattern p);
 
 /* The records the rules need, read from the archive. */
+/* Sends and receives as sorted: a moment's raw time (r) is at the end of
+ * the record, which stops before it without --raw (WT_SEND_BYTES,
+ * WT_RECV_BYTES): a sixth less to sort and spill. Read r only with --raw. */
 struct wt_send {
     uint32_t comm, src, dst, tag;
     uint64_t seq;             /* the sender's event index: its order */
-    struct wt_moment enter;   /* of the region that sent */
+    double enter_g, enter_t;  /* of the region that sent */
     uint32_t region;
+    uint32_t loc;             /* the sender's location: the order of a rank's threads' equal indices */
     uint8_t sync;             /* MPI_Ssend: waits for its receive */
+    double enter_r;
 };
+#define WT_SEND_BYTES(raw) ((raw) ? sizeof(struct wt_send) : offsetof(struct wt_send, enter_r))
 
 struct wt_recv {
     uint32_t comm, src, dst, tag;
     uint64_t seq;             /* the receiver's event index */
-    struct wt_moment enter;   /* of the region the receive completed in */
-    struct wt_moment post;    /* of the region that posted it (MPI_Irecv), else enter */
-    uint64_t frame;           /* that region's instance: receives completed in one call wait once */
+    uint64_t frame;           /* the completing region's instance: receives completed in one call wait once
+                               * (the location << 40, then its count: ordered as the locations) */
+    double enter_g, enter_t;  /* of the region the receive completed in */
+    double post_g, post_t;    /* of the region that posted it (MPI_Irecv), else enter */
     uint32_t region;
     uint8_t blocking;         /* the completing region blocks (not MPI_Test*) */
+    double enter_r, post_r;
 };
+#define WT_RECV_BYTES(raw) ((raw) ? sizeof(struct wt_recv) : offsetof(struct wt_recv, enter_r))
+
+/* A moment of a record: r only with raw, else NAN (as without the map). */
+#define WT_MOMENT(g_, t_, r_, raw) ((struct wt_moment){ (g_), (t_), (raw) ? (r_) : NAN })
 
 struct wt_member {
-    uint32_t comm, rank, op, root;   /* root: world rank, UINT32_MAX for none; comm: the window for RMA */
+    uint32_t kind;            /* WT_MEMBER_COLL, or WT_MEMBER_FENCE (comm is then the window) */
+    uint32_t comm, rank, op, root;   /* root: world rank, UINT32_MAX for none */
+    uint32_t loc;             /* the location: the order of a rank's threads' members */
     uint64_t seq;             /* the k-th collective of this rank on comm */
     struct wt_moment enter;
     uint32_t region;
 };
+enum { WT_MEMBER_COLL, WT_MEMBER_FENCE };
+
+/* Records sorted in bounded memory: one external sorter per reading
+ * thread (tools/util/extsort.h), their sorted outputs merged; the order is
+ * the comparison's (a total order), whatever the number of threads or the
+ * budget (waits_sorted.c). */
+struct wt_sorted;
+struct wt_sorted *wt_sorted_new(uint32_t nputters, size_t record_bytes, int (*cmp)(const void *, const void *),
+                                size_t budget_bytes, const char *spill_dir, char *err, size_t errlen);
+/* From putter k (one thread each): 0, or -1 (wt_sorted_error). */
+int wt_sorted_put(struct wt_sorted *s, uint32_t k, const void *rec);
+/* Putter k's records all put: its sorter sorts what it holds (in the
+ * putter's thread: the threads sort at once). 0, or -1. */
+int wt_sorted_finish_part(struct wt_sorted *s, uint32_t k);
+/* All put (the parts not finished are finished here): 0, or -1. */
+int wt_sorted_finish(struct wt_sorted *s);
+/* The next record in order without taking it / taking it: valid until the
+ * next call on s; NULL at the end or on an error (wt_sorted_error not ""). */
+const void *wt_sorted_peek(struct wt_sorted *s);
+const void *wt_sorted_next(struct wt_sorted *s);
+const char *wt_sorted_error(const struct wt_sorted *s);
+uint64_t wt_sorted_count(const struct wt_sorted *s);
+uint64_t wt_sorted_spilled(const struct wt_sorted *s);
+void wt_sorted_free(struct wt_sorted *s);
+
+/* Records kept in memory up to a budget, beyond it in a nameless file,
+ * and read back last first (waits_spool.c): the p2p rules walk each
+ * receiver's messages backwards and count the instances forwards. */
+struct wt_spool;
+struct wt_spool *wt_spool_new(size_t record_bytes, size_t budget_bytes, const char *spill_dir, char *err,
+                              size_t errlen);
+int wt_spool_put(struct wt_spool *s, const void *rec);   /* 0, or -1 (wt_spool_error) */
+/* The last record not yet read back, NULL when none is left or on an error. */
+const void *wt_spool_pop(struct wt_spool *s);
+const char *wt_spool_error(const struct wt_spool *s);
+uint64_t wt_spool_spilled(const struct wt_spool *s);
+void wt_spool_free(struct wt_spool *s);
 
 /* A general-active-target epoch (MPI_Win_post ... MPI_Win_wait/test on
  * the target, MPI_Win_start ... MPI_Win_complete on the origin), one
@@ -116,14 +170,13 @@ struct wt_rma_op {
 };
 
 struct wt_records {
-    struct wt_send *sends;
-    size_t nsends, capsends;
-    struct wt_recv *recvs;
-    size_t nrecvs, caprecvs;
-    struct wt_member *members;
-    size_t nmembers, capmembers;
-    struct wt_member *fences; /* MPI_Win_fence: comm is the window */
-    size_t nfences, capfences;
+    /* sorted as the rules join them (waits_read.c says how): */
+    struct wt_sorted *sends;  /* struct wt_send, by channel then the sender's order */
+    struct wt_sorted *recvs;  /* struct wt_recv, likewise */
+    struct wt_sorted *members;/* struct wt_member, by instance: (kind, comm, seq), then rank */
+    size_t budget;            /* bytes of memory the sorters may take (--memory) */
+    const char *spill_dir;    /* where they spill */
+    uint64_t spilled_bytes;   /* written to spill files so far */
     struct wt_epoch *epochs;  /* PSCW epochs (waits_epochs.c) */
     size_t nepochs, capepochs;
     struct wt_rma_op *ops;
@@ -143,8 +196,14 @@ struct wt_records {
 };
 
 struct wt_trace;
-int wt_read(const char *outdir, int want_raw, struct wt_records *rec, struct wt_trace **keep, char *err,
-            size_t errlen);
+struct wt_read_opts {
+    int raw;                  /* also the raw view (rawview.map) */
+    uint32_t jobs;            /* threads reading locations, each with its own reader */
+    size_t budget;            /* bytes for all the sorters */
+    const char *spill_dir;
+};
+int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records *rec, struct wt_trace **keep,
+            char *err, size_t errlen);
 void wt_records_free(struct wt_records *rec, struct wt_trace *keep);
 
 /* The totals: one row per (pattern, rank, region, communicator). */
@@ -175,9 +234,12 @@ int wt_add(struct wt_table *tb, enum wt_pattern p, uint32_t rank, uint32_t regio
            const struct wt_diff *d);
 void wt_table_free(struct wt_table *tb);
 
-int wt_p2p(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
-int wt_coll(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
-int wt_rma(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
+/* The rules: 0, or -1 with a message in err. wt_p2p consumes rec->sends
+ * and rec->recvs; wt_coll the collectives of rec->members, then wt_rma its
+ * fences (in this order). */
+int wt_p2p(struct wt_records *rec, struct wt_bounds *bd, struct wt_table *tb, char *err, size_t errlen);
+int wt_coll(struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb, char *err, size_t errlen);
+int wt_rma(struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb, char *err, size_t errlen);
 int wt_pscw(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb);
 
 /* waits_epochs.c: one location's PSCW calls into epochs (the reader's

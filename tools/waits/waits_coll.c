@@ -14,7 +14,9 @@
  *   Wait at Fence (MPI_Win_fence, an RMA collective of the window's
  *     members): as Wait at Barrier.
  * A maximum (minimum) of differences is bounded by the maximum (minimum)
- * of their bounds. */
+ * of their bounds.
+ * The members come sorted by instance (waits_read.c): one instance in
+ * memory at a time, at most one member per rank. */
 #include "waits.h"
 
 #include <math.h>
@@ -22,14 +24,19 @@
 
 #include <otf2/OTF2_Events.h>
 
-static int by_instance(const void *pa, const void *pb)
+int wt_by_instance(const void *pa, const void *pb)
 {
     const struct wt_member *a = pa, *b = pb;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
     if (a->comm != b->comm)
         return a->comm < b->comm ? -1 : 1;
     if (a->seq != b->seq)
         return a->seq < b->seq ? -1 : 1;
-    return (a->rank > b->rank) - (a->rank < b->rank);
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    /* a rank's threads as the one reader's stable sort left them: a total order */
+    return (a->loc > b->loc) - (a->loc < b->loc);
 }
 
 static int pattern_of(uint32_t op)
@@ -148,66 +155,70 @@ static int instance(const struct wt_records *rec, const struct wt_bounds *bd, st
     return 0;
 }
 
-/* The instances of members v[0..n) (sorted in place), each complete when
- * it has size_of(group) members, handed to instance() as `pattern`'s
- * (-1: by operation). Returns 0, or -1 when memory failed. */
-static int instances(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
-                     struct wt_member *v, size_t n, const uint32_t *size_of, uint32_t ngroups, int pattern,
-                     uint64_t *incomplete);
-
-static int instances(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
-                     struct wt_member *v, size_t n, const uint32_t *size_of, uint32_t ngroups, int pattern,
-                     uint64_t *incomplete)
+/* The instances of the members of `kind` (the next in rec->members),
+ * each complete when it has size_of(group) members, handed to instance()
+ * as `pattern`'s (-1: by operation). 0, or -1 with a message in err. */
+static int instances(struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb, uint32_t kind,
+                     const uint32_t *size_of, uint32_t ngroups, int pattern, char *err, size_t errlen)
 {
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-    if (!order)
-        return -1;
-    qsort(v, n, sizeof *v, by_instance);
+    struct wt_member *v = NULL;
+    uint32_t *order = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t incomplete = 0;
     int rc = 0;
-    for (size_t k = 0; k < n && rc == 0;) {
-        size_t end = k + 1;
-        while (end < n && v[end].comm == v[k].comm && v[end].seq == v[k].seq)
-            end++;
-        if (v[k].comm < ngroups && end - k == size_of[v[k].comm])
-            rc = instance(rec, bd, tb, v + k, end - k, order, pattern);
-        else
-            (*incomplete)++;
-        k = end;
+    for (;;) {
+        const struct wt_member *m = wt_sorted_peek(rec->members);
+        if (n && (!m || m->kind != kind || m->comm != v[0].comm || m->seq != v[0].seq)) {
+            if (v[0].comm < ngroups && n == size_of[v[0].comm]) {
+                if ((rc = instance(rec, bd, tb, v, n, order, pattern)) != 0)
+                    break;
+            } else
+                incomplete++;
+            n = 0;
+        }
+        if (!m || m->kind != kind)
+            break;
+        if (n == cap) {
+            size_t c = cap ? 2 * cap : 64;
+            struct wt_member *nv = realloc(v, c * sizeof *nv);
+            uint32_t *no = nv ? realloc(order, c * sizeof *no) : NULL;
+            if (nv)
+                v = nv;
+            if (!no) {
+                rc = -1;
+                break;
+            }
+            order = no;
+            cap = c;
+        }
+        v[n++] = *(const struct wt_member *)wt_sorted_next(rec->members);
     }
+    rec->incomplete_collectives += incomplete;
+    if (rc != 0 || *wt_sorted_error(rec->members)) {
+        const char *why = wt_sorted_error(rec->members);
+        snprintf(err, errlen, "%s", *why ? why : "out of memory for the collective waits");
+        rc = -1;
+    }
+    free(v);
     free(order);
     return rc;
 }
 
-/* Copies of n members, sorted by instance: NULL when memory failed. */
-static struct wt_member *copy(const struct wt_member *from, size_t n)
+int wt_coll(struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb, char *err, size_t errlen)
 {
-    struct wt_member *v = malloc((n ? n : 1) * sizeof *v);
-    if (v)
-        for (size_t i = 0; i < n; i++)
-            v[i] = from[i];
-    return v;
-}
-
-int wt_coll(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb)
-{
-    struct wt_member *v = copy(rec->members, rec->nmembers);
-    uint64_t incomplete = 0;
-    int rc = v ? instances(rec, bd, tb, v, rec->nmembers, rec->comm_size, rec->ncomms, -1, &incomplete) : -1;
-    ((struct wt_records *)rec)->incomplete_collectives += incomplete;
-    free(v);
-    return rc;
+    if (wt_sorted_finish(rec->members) != 0) {
+        snprintf(err, errlen, "%s", wt_sorted_error(rec->members));
+        return -1;
+    }
+    return instances(rec, bd, tb, WT_MEMBER_COLL, rec->comm_size, rec->ncomms, -1, err, errlen);
 }
 
 /* Wait at Fence (Scalasca): MPI_Win_fence is a barrier of the window's
  * members (the ranks that created it): each waits from its entry to the
- * last member's. */
-int wt_rma(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb)
+ * last member's. After wt_coll, which leaves the fences in rec->members. */
+int wt_rma(struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb, char *err, size_t errlen)
 {
-    struct wt_member *v = copy(rec->fences, rec->nfences);
-    uint64_t incomplete = 0;
-    int rc = v ? instances(rec, bd, tb, v, rec->nfences, rec->win_size, rec->nwins, WT_WAIT_FENCE, &incomplete)
-               : -1;
-    ((struct wt_records *)rec)->incomplete_collectives += incomplete;
-    free(v);
+    int rc = instances(rec, bd, tb, WT_MEMBER_FENCE, rec->win_size, rec->nwins, WT_WAIT_FENCE, err, errlen);
+    rec->spilled_bytes += wt_sorted_spilled(rec->members);
     return rc;
 }

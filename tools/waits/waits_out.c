@@ -222,6 +222,8 @@ int wt_write_json(const char *outdir, const struct wt_records *rec, const struct
                "\"collectives_incomplete\": %llu, \"epochs_unpaired\": %llu,\n",
             (unsigned long long)rec->events, (unsigned long long)rec->unmatched,
             (unsigned long long)rec->incomplete_collectives, (unsigned long long)rec->epochs_unpaired);
+    /* what sorting the records wrote to spill files (0: all fitted in --memory) */
+    fprintf(f, "  \"spilled_bytes\": %llu,\n", (unsigned long long)rec->spilled_bytes);
     fprintf(f, "  \"bounds\": {\"from\": \"%s\", \"method\": \"per-run clock envelope\"", 
             bd->have ? "report.json" : "none");
     json_seconds(f, "widest_clock_interval", bd->widest_ns);

@@ -12,140 +12,295 @@
  *     receiver asked for the messages in another order than they were
  *     sent); counted under this pattern instead of late_sender.
  *   Late Receiver: a synchronous send (MPI_Ssend) entered before its
- *     receive was posted; the wait is posting - send entry, the sender's. */
+ *     receive was posted; the wait is posting - send entry, the sender's.
+ *
+ * In bounded memory: sends and receives come sorted by channel (waits_read.c),
+ * receiver after receiver, so the k-th of each on a channel come out
+ * together and are joined into messages; a receiver's messages are sorted,
+ * last first, and walked so (a message is Late Sender / wrong order by the
+ * messages the receiver takes after it); the instances go on a spool and
+ * are counted from it last first: in each receiver's order, as they always
+ * were, so that every sum adds in the same order. */
 #include "waits.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-/* Sends and receives in one order: by channel (communicator, source,
- * destination, tag), then as posted. */
-#define BY_CHANNEL(a, b)                                                              \
-    ((a)->comm != (b)->comm ? ((a)->comm < (b)->comm ? -1 : 1)                        \
-     : (a)->src != (b)->src ? ((a)->src < (b)->src ? -1 : 1)                          \
-     : (a)->dst != (b)->dst ? ((a)->dst < (b)->dst ? -1 : 1)                          \
-     : (a)->tag != (b)->tag ? ((a)->tag < (b)->tag ? -1 : 1)                          \
-     : ((a)->seq > (b)->seq) - ((a)->seq < (b)->seq))
+/* Sends and receives in one order: by channel (destination first: each
+ * receiver's messages come out together; communicator, source, tag), then
+ * as posted. Two fields packed in one 64-bit key: the sorts' hottest code. */
+#define KEY2(hi, lo) ((uint64_t)(hi) << 32 | (lo))
+#define CMP64(x, y) ((x) != (y) ? ((x) < (y) ? -1 : 1) : 0)
+#define BY_CHANNEL(a, b)                                                                              \
+    (KEY2((a)->dst, (a)->comm) != KEY2((b)->dst, (b)->comm) ? CMP64(KEY2((a)->dst, (a)->comm), KEY2((b)->dst, (b)->comm)) \
+     : KEY2((a)->src, (a)->tag) != KEY2((b)->src, (b)->tag) ? CMP64(KEY2((a)->src, (a)->tag), KEY2((b)->src, (b)->tag)) \
+     : CMP64((a)->seq, (b)->seq))
 
-static int by_channel_send(const void *pa, const void *pb)
+/* Equal indices on one channel (threads of one rank) by location, as
+ * the arrays of one reader were: a total order. */
+int wt_by_channel_send(const void *pa, const void *pb)
 {
     const struct wt_send *a = pa, *b = pb;
-    return BY_CHANNEL(a, b);
+    int c = BY_CHANNEL(a, b);
+    return c ? c : CMP64(a->loc, b->loc);
 }
 
-static int by_channel_recv(const void *pa, const void *pb)
+int wt_by_channel_recv(const void *pa, const void *pb)
 {
     const struct wt_recv *a = pa, *b = pb;
-    return BY_CHANNEL(a, b);
+    int c = BY_CHANNEL(a, b);
+    return c ? c : CMP64(a->frame, b->frame);
 }
 
-/* A matched message, as the receiver saw it. */
-struct message {
-    const struct wt_recv *recv;
-    const struct wt_send *send;
-};
+/* The channels of a send and a receive compared (their orders aside). */
+static int channel_cmp(const struct wt_send *s, const struct wt_recv *r)
+{
+    if (s->dst != r->dst)
+        return s->dst < r->dst ? -1 : 1;
+    if (s->comm != r->comm)
+        return s->comm < r->comm ? -1 : 1;
+    if (s->src != r->src)
+        return s->src < r->src ? -1 : 1;
+    return (s->tag > r->tag) - (s->tag < r->tag);
+}
 
-static int by_receiver_order(const void *pa, const void *pb)
+/* A matched message: what the rules need of its receive and its send;
+ * the raw times last, left out without --raw (MESSAGE_BYTES). */
+struct message {
+    uint32_t dst, src, comm, tag, region, send_region;
+    uint8_t blocking, sync;
+    uint64_t seq, frame;      /* the receive's */
+    double enter_g, enter_t, post_g, post_t, send_g, send_t;
+    double enter_r, post_r, send_r;
+};
+#define MESSAGE_BYTES(raw) ((raw) ? sizeof(struct message) : offsetof(struct message, enter_r))
+
+/* By receiver, each receiver's messages last first: the receiver's order
+ * (its index; equal indices, of a receiver's threads, by channel, then
+ * location, as the one reader's stable sort left them), backwards. A
+ * total order. */
+static int by_receiver_backwards(const void *pa, const void *pb)
 {
     const struct message *a = pa, *b = pb;
-    if (a->recv->dst != b->recv->dst)
-        return a->recv->dst < b->recv->dst ? -1 : 1;
-    return (a->recv->seq > b->recv->seq) - (a->recv->seq < b->recv->seq);
+    if (a->dst != b->dst)
+        return a->dst < b->dst ? -1 : 1;
+    if (a->seq != b->seq)
+        return a->seq < b->seq ? 1 : -1;
+    if (KEY2(a->comm, a->src) != KEY2(b->comm, b->src))
+        return CMP64(KEY2(b->comm, b->src), KEY2(a->comm, a->src));
+    return CMP64(KEY2(b->tag, 0) | (b->frame >> 40), KEY2(a->tag, 0) | (a->frame >> 40));
 }
 
-static int same_channel(const struct wt_send *s, const struct wt_recv *r)
-{
-    return s->comm == r->comm && s->src == r->src && s->dst == r->dst && s->tag == r->tag;
-}
+/* An instance to count, with where its wait started (the probe). */
+struct instance {
+    uint32_t pattern, rank, region, comm;
+    struct wt_diff d;
+    struct wt_probe probe;
+};
 
-/* Pair sends and receives; the messages in each receiver's order. */
-static struct message *pair(const struct wt_records *rec, struct wt_send *s, struct wt_recv *r, size_t *nout,
-                            uint64_t *unmatched)
+struct walk {
+    struct wt_bounds *bd;
+    int raw;                  /* the records hold raw times */
+    struct wt_spool *spool;
+    struct message *group;    /* the messages of one receiving call, last first */
+    size_t n, cap;
+    struct instance *inst;    /* its instances, in counting order */
+    size_t ninst, capinst;
+    double after;             /* the earliest send entry of the receiver's later messages */
+    struct wt_sorted *msgs;   /* the messages of receiver dst */
+    uint32_t dst;
+    size_t budget;            /* of msgs */
+    uint64_t spilled;         /* by the receivers' sorters let go */
+    int add_failed;
+};
+
+static int add_instance(struct walk *w, uint32_t p, uint32_t rank, uint32_t region, uint32_t comm,
+                        const struct wt_diff *d)
 {
-    qsort(s, rec->nsends, sizeof *s, by_channel_send);
-    qsort(r, rec->nrecvs, sizeof *r, by_channel_recv);
-    struct message *m = malloc((rec->nrecvs ? rec->nrecvs : 1) * sizeof *m);
-    if (!m)
-        return NULL;
-    size_t i = 0, j = 0, n = 0;
-    while (i < rec->nsends && j < rec->nrecvs) {
-        int c = same_channel(&s[i], &r[j]) ? 0 : by_channel_send(&s[i], &(struct wt_send){
-                                                     .comm = r[j].comm, .src = r[j].src, .dst = r[j].dst,
-                                                     .tag = r[j].tag, .seq = s[i].seq });
-        if (c == 0)
-            m[n++] = (struct message){ &r[j++], &s[i++] };
-        else if (c < 0)
-            i++, (*unmatched)++;
-        else
-            j++, (*unmatched)++;
+    if (w->ninst == w->capinst) {
+        size_t cap = w->capinst ? 2 * w->capinst : 16;
+        struct instance *v = realloc(w->inst, cap * sizeof *v);
+        if (!v)
+            return -1;
+        w->inst = v;
+        w->capinst = cap;
     }
-    *unmatched += (rec->nsends - i) + (rec->nrecvs - j);
-    qsort(m, n, sizeof *m, by_receiver_order);
-    *nout = n;
-    return m;
+    w->inst[w->ninst++] = (struct instance){ p, rank, region, comm, *d,
+                                             w->bd->probe ? *w->bd->probe : (struct wt_probe){ NAN, UINT32_MAX } };
+    return 0;
 }
 
-int wt_p2p(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb)
+/* The receives completed in one call (group[0] its last): one Late Sender
+ * wait, for the latest sender, and a Late Receiver for each synchronous
+ * send; the instances put on the spool last first. */
+static int group_done(struct walk *w)
 {
-    /* the rules sort copies; the records stay as read */
-    struct wt_send *s = malloc((rec->nsends ? rec->nsends : 1) * sizeof *s);
-    struct wt_recv *r = malloc((rec->nrecvs ? rec->nrecvs : 1) * sizeof *r);
-    double *later_min = malloc((rec->nrecvs ? rec->nrecvs : 1) * sizeof *later_min);
-    struct message *m = NULL;
-    size_t n = 0;
+    const struct wt_bounds *bd = w->bd;
+    const struct message *rv = &w->group[w->n - 1];   /* the call's first receive */
+    w->ninst = 0;
+    if (rv->blocking) {
+        struct wt_diff wait = { -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+        int wrong = 0;
+        double latest = -INFINITY;
+        for (size_t q = w->n; q-- > 0;) {
+            const struct message *m = &w->group[q];
+            struct wt_moment enter = WT_MOMENT(m->enter_g, m->enter_t, m->enter_r, w->raw),
+                             send = WT_MOMENT(m->send_g, m->send_t, m->send_r, w->raw);
+            struct wt_diff d = wt_diff_of(bd, &enter, rv->dst, &send, m->src);
+            if (d.w > latest) {
+                latest = d.w;
+                wrong = w->after < m->send_g;
+            }
+            wt_diff_max(&wait, &d);
+        }
+        if (add_instance(w, wrong ? WT_LATE_SENDER_WRONG_ORDER : WT_LATE_SENDER, rv->dst, rv->region, rv->comm,
+                         &wait) != 0)
+            return -1;
+    }
+    for (size_t q = w->n; q-- > 0;) {
+        const struct message *m = &w->group[q];
+        if (m->sync) {
+            struct wt_moment send = WT_MOMENT(m->send_g, m->send_t, m->send_r, w->raw),
+                             post = WT_MOMENT(m->post_g, m->post_t, m->post_r, w->raw);
+            struct wt_diff d = wt_diff_of(bd, &send, m->src, &post, m->dst);
+            if (add_instance(w, WT_LATE_RECEIVER, m->src, m->send_region, m->comm, &d) != 0)
+                return -1;
+        }
+    }
+    for (size_t i = w->ninst; i-- > 0;)
+        if (wt_spool_put(w->spool, &w->inst[i]) != 0)
+            return -1;
+    for (size_t q = 0; q < w->n; q++)
+        w->after = fmin(w->after, w->group[q].send_g);
+    w->n = 0;
+    return 0;
+}
+
+/* One receiver's messages (msgs), last first, into instances on the
+ * spool; then counted from it, in the receiver's order. 0, or -1. */
+static int receiver_done(struct walk *w, struct wt_sorted *msgs, struct wt_table *tb)
+{
+    w->after = INFINITY;
+    if (wt_sorted_finish(msgs) != 0)
+        return -1;
+    for (const struct message *m; (m = wt_sorted_next(msgs));) {
+        if (w->n && m->frame != w->group[0].frame && group_done(w) != 0)
+            return -1;
+        if (w->n == w->cap) {
+            size_t cap = w->cap ? 2 * w->cap : 16;
+            struct message *v = realloc(w->group, cap * sizeof *v);
+            if (!v)
+                return -1;
+            w->group = v;
+            w->cap = cap;
+        }
+        memcpy(&w->group[w->n++], m, MESSAGE_BYTES(w->raw));   /* (the record may stop before the raw times) */
+    }
+    if (*wt_sorted_error(msgs) || (w->n && group_done(w) != 0))
+        return -1;
+    for (const struct instance *in; (in = wt_spool_pop(w->spool));) {
+        if (w->bd->probe)
+            *w->bd->probe = in->probe;
+        if (wt_add(tb, in->pattern, in->rank, in->region, in->comm, &in->d) != 0) {
+            w->add_failed = 1;
+            return -1;
+        }
+    }
+    return *wt_spool_error(w->spool) ? -1 : 0;
+}
+
+/* Pair sends and receives (the k-th of each on a channel); each
+ * receiver's messages, as they come, sorted in a sorter of their own. */
+static int pair(struct wt_records *rec, struct walk *w, struct wt_table *tb, uint64_t *unmatched, char *err,
+                size_t errlen)
+{
+    const struct wt_send *s = wt_sorted_next(rec->sends);
+    const struct wt_recv *r = wt_sorted_next(rec->recvs);
+    while (s && r) {
+        int c = channel_cmp(s, r);
+        if (c == 0) {
+            if (w->msgs && r->dst != w->dst) {
+                int bad = receiver_done(w, w->msgs, tb);
+                w->spilled += wt_sorted_spilled(w->msgs);
+                wt_sorted_free(w->msgs);
+                w->msgs = NULL;
+                if (bad)
+                    return -1;
+            }
+            if (!w->msgs && !(w->msgs = wt_sorted_new(1, MESSAGE_BYTES(w->raw), by_receiver_backwards,
+                                                      w->budget, rec->spill_dir, err, errlen)))
+                return -1;
+            w->dst = r->dst;
+            struct message m = {
+                .dst = r->dst, .src = r->src, .comm = r->comm, .tag = r->tag, .region = r->region,
+                .send_region = s->region,
+                .blocking = r->blocking, .sync = s->sync, .seq = r->seq, .frame = r->frame,
+                .enter_g = r->enter_g, .enter_t = r->enter_t, .post_g = r->post_g, .post_t = r->post_t,
+                .send_g = s->enter_g, .send_t = s->enter_t, .enter_r = NAN, .post_r = NAN, .send_r = NAN,
+            };
+            if (w->raw) {
+                m.enter_r = r->enter_r;
+                m.post_r = r->post_r;
+                m.send_r = s->enter_r;
+            }
+            if (wt_sorted_put(w->msgs, 0, &m) != 0)
+                return -1;
+        } else
+            (*unmatched)++;
+        if (c <= 0)
+            s = wt_sorted_next(rec->sends);
+        if (c >= 0)
+            r = wt_sorted_next(rec->recvs);
+    }
+    for (; s; s = wt_sorted_next(rec->sends))
+        (*unmatched)++;
+    for (; r; r = wt_sorted_next(rec->recvs))
+        (*unmatched)++;
+    if (*wt_sorted_error(rec->sends) || *wt_sorted_error(rec->recvs))
+        return -1;
+    return w->msgs ? receiver_done(w, w->msgs, tb) : 0;
+}
+
+int wt_p2p(struct wt_records *rec, struct wt_bounds *bd, struct wt_table *tb, char *err, size_t errlen)
+{
+    /* the sends and receives hold at most half of the budget now (their
+     * records, or their runs' read buffers), the members an 1/16; a
+     * receiver's messages are sorted in 7/16 (half of it for records), its
+     * instances spooled in 1/16 */
+    struct walk w = { .bd = bd, .raw = rec->have_raw, .after = INFINITY, .budget = rec->budget / 16 * 7 };
     uint64_t unmatched = 0;
     int rc = -1;
-    if (!s || !r || !later_min)
+    *err = '\0';
+    if (wt_sorted_finish(rec->sends) != 0 || wt_sorted_finish(rec->recvs) != 0
+        || !(w.spool = wt_spool_new(sizeof(struct instance), rec->budget / 16, rec->spill_dir, err, errlen)))
         goto done;
-    for (size_t i = 0; i < rec->nsends; i++)
-        s[i] = rec->sends[i];
-    for (size_t i = 0; i < rec->nrecvs; i++)
-        r[i] = rec->recvs[i];
-    if (!(m = pair(rec, s, r, &n, &unmatched)))
+    if (pair(rec, &w, tb, &unmatched, err, errlen) != 0)
         goto done;
-    ((struct wt_records *)rec)->unmatched = unmatched;
-    /* per receiver, the earliest send entry among the messages it receives
-     * after each one: a Late Sender sent after it came in the wrong order */
-    for (size_t k = n; k-- > 0;) {
-        int last = k + 1 == n || m[k + 1].recv->dst != m[k].recv->dst;
-        later_min[k] = last ? INFINITY : fmin(later_min[k + 1], m[k + 1].send->enter.g);
-    }
-    for (size_t k = 0; k < n;) {
-        /* the receives completed in one call: one wait, for the latest sender */
-        size_t end = k + 1;
-        while (end < n && m[end].recv->dst == m[k].recv->dst && m[end].recv->frame == m[k].recv->frame)
-            end++;
-        const struct wt_recv *rv = m[k].recv;
-        if (rv->blocking) {
-            struct wt_diff wait = { -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
-            int wrong = 0;
-            double latest = -INFINITY;
-            for (size_t q = k; q < end; q++) {
-                struct wt_diff d = wt_diff_of(bd, &m[q].recv->enter, rv->dst, &m[q].send->enter, m[q].send->src);
-                if (d.w > latest) {
-                    latest = d.w;
-                    wrong = later_min[end - 1] < m[q].send->enter.g;
-                }
-                wt_diff_max(&wait, &d);
-            }
-            if (wt_add(tb, wrong ? WT_LATE_SENDER_WRONG_ORDER : WT_LATE_SENDER, rv->dst, rv->region, rv->comm,
-                       &wait) != 0)
-                goto done;
-        }
-        for (size_t q = k; q < end; q++)
-            if (m[q].send->sync) {
-                const struct wt_send *sd = m[q].send;
-                struct wt_diff d = wt_diff_of(bd, &sd->enter, sd->src, &m[q].recv->post, m[q].recv->dst);
-                if (wt_add(tb, WT_LATE_RECEIVER, sd->src, sd->region, sd->comm, &d) != 0)
-                    goto done;
-            }
-        k = end;
-    }
+    rec->unmatched = unmatched;
     rc = 0;
 done:
-    free(s);
-    free(r);
-    free(later_min);
-    free(m);
+    if (rc != 0 && !*err) {
+        const char *why = wt_sorted_error(rec->sends);
+        if (!*why)
+            why = wt_sorted_error(rec->recvs);
+        if (!*why && w.msgs)
+            why = wt_sorted_error(w.msgs);
+        if (!*why && w.spool)
+            why = wt_spool_error(w.spool);
+        if (w.add_failed)
+            why = "the wait instances: cannot be written";
+        snprintf(err, errlen, "%s", *why ? why : "out of memory for the point-to-point waits");
+    }
+    rec->spilled_bytes += wt_sorted_spilled(rec->sends) + wt_sorted_spilled(rec->recvs) + w.spilled
+                          + wt_sorted_spilled(w.msgs) + wt_spool_spilled(w.spool);
+    /* the sorters' memory let go before the collectives' */
+    wt_sorted_free(rec->sends);
+    wt_sorted_free(rec->recvs);
+    rec->sends = rec->recvs = NULL;
+    wt_sorted_free(w.msgs);
+    wt_spool_free(w.spool);
+    free(w.group);
+    free(w.inst);
     return rc;
 }

@@ -7,17 +7,30 @@
  * active target epochs (waits_epochs.c). Events of the tracer's own clock synchronisation
  * (inside a "synctrace: ..." region) are left out.
  *
- * Memory: some 100 bytes per message end and per collective member, plus
- * one location's call stack and outstanding receive requests. */
+ * Memory: the sends, receives and collective members go into external
+ * sorters (waits_sorted.c) in the order the rules join them, within the
+ * budget (--memory), spilling beyond; each reading thread holds one
+ * location's call stack and outstanding receive requests. The PSCW epochs
+ * stay in memory (some 200 bytes each, RMA traces only).
+ * With --jobs N, N threads take the locations one at a time, each with
+ * its own reader of the archive (and of rawview.map); what one location
+ * yields depends on it alone, and the sorters' orders are total, so the
+ * output is the same whatever N. */
 #include "waits.h"
 #include "location_order.h"
 #include "mtread.h"
+#include "mtread_events.h"
 #include "rawview.h"
 
 #include <math.h>
 #include <otf2/OTF2_Events.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+int wt_by_channel_send(const void *a, const void *b);   /* waits_p2p.c */
+int wt_by_channel_recv(const void *a, const void *b);
+int wt_by_instance(const void *a, const void *b);       /* waits_coll.c */
 
 struct frame {
     uint32_t region;
@@ -35,9 +48,34 @@ struct wt_trace {
     struct rv_file *raw;
 };
 
-struct reader {
-    struct wt_trace *wt;
+/* The epochs of one location, in a thread's part (wt_read puts them in
+ * location order). */
+struct span {
+    uint32_t part;
+    size_t first, n;
+};
+
+/* What the readers share; `next` (under lock) hands out the locations. */
+struct shared {
+    const char *outdir;
+    const struct wt_read_opts *o;
     struct wt_records *rec;
+    struct wt_trace *main;
+    uint8_t *region_internal, *region_blocking, *region_sync, *region_pscw;
+    uint8_t *comm_internal;   /* per communicator: the tracer's own (its name starts "synctrace") */
+    struct span *spans;       /* per location */
+    pthread_mutex_t lock;
+    uint32_t next;
+    int stop;
+};
+
+struct reader {
+    struct shared *sh;
+    uint32_t id;              /* the thread: its putter in the sorters */
+    struct wt_trace *wt;      /* its own reader (thread 0: the main one) */
+    struct wt_records *rec;   /* the shared records: sorters, definitions */
+    struct wt_records part;   /* this thread's epochs, ops, windows and counts */
+    char err[4600];
     uint32_t location, rank;
     uint64_t index;           /* the location's next event's index (R:I) */
     struct frame *stack;
@@ -48,8 +86,10 @@ struct reader {
     uint64_t *coll_seq;       /* per communicator, this location's collectives so far */
     uint64_t *fence_seq;      /* per window, this location's fences so far */
     size_t capwins;
-    uint64_t frames;
-    uint8_t *region_internal, *region_blocking, *region_sync, *region_pscw;
+    uint64_t frames;          /* the location << 40, then its calls: unique, in the locations' order,
+                               * whichever thread reads a location */
+    const uint8_t *region_internal, *region_blocking, *region_sync, *region_pscw;
+    const uint8_t *comm_internal;
     struct wt_epochs *epochs;
     int failed;
 };
@@ -84,8 +124,7 @@ static const struct frame *top(const struct reader *rd)
 
 static int internal_comm(const struct reader *rd, uint32_t comm)
 {
-    const struct mt_trace *t = &rd->wt->t;
-    return comm < t->ncomms && t->comms[comm].name && !strncmp(t->comms[comm].name, "synctrace", 9);
+    return comm < rd->rec->ncomms && rd->comm_internal[comm];
 }
 
 static int on_send(struct reader *rd, const struct rt_event *e)
@@ -94,13 +133,13 @@ static int on_send(struct reader *rd, const struct rt_event *e)
     int dst = mt_peer_rank(&rd->wt->t, rd->rank, e->ref, e->peer);
     if (!f || dst < 0)
         return 0;             /* outside any call, or a peer outside the trace */
-    if (grow((void **)&rd->rec->sends, rd->rec->nsends, &rd->rec->capsends, sizeof *rd->rec->sends) != 0)
-        return -1;
-    rd->rec->sends[rd->rec->nsends++] = (struct wt_send){
+    struct wt_send s = {
         .comm = e->ref, .src = rd->rank, .dst = (uint32_t)dst, .tag = e->tag, .seq = rd->index,
-        .enter = f->enter, .region = f->region, .sync = rd->region_sync[f->region],
+        .enter_g = f->enter.g, .enter_t = f->enter.t, .region = f->region, .loc = rd->location,
+        .sync = rd->region_sync[f->region],
+        .enter_r = f->enter.r,
     };
-    return 0;
+    return wt_sorted_put(rd->rec->sends, rd->id, &s);
 }
 
 static void on_post(struct reader *rd, const struct rt_event *e)
@@ -125,13 +164,12 @@ static int on_recv(struct reader *rd, const struct rt_event *e)
                 rd->posted[i] = rd->posted[--rd->nposted];
                 break;
             }
-    if (grow((void **)&rd->rec->recvs, rd->rec->nrecvs, &rd->rec->caprecvs, sizeof *rd->rec->recvs) != 0)
-        return -1;
-    rd->rec->recvs[rd->rec->nrecvs++] = (struct wt_recv){
-        .comm = e->ref, .src = (uint32_t)src, .dst = rd->rank, .tag = e->tag, .seq = rd->index, .enter = f->enter,
-        .post = post, .frame = f->id, .region = f->region, .blocking = rd->region_blocking[f->region],
+    struct wt_recv r = {
+        .comm = e->ref, .src = (uint32_t)src, .dst = rd->rank, .tag = e->tag, .seq = rd->index, .frame = f->id,
+        .enter_g = f->enter.g, .enter_t = f->enter.t, .post_g = post.g, .post_t = post.t, .region = f->region,
+        .blocking = rd->region_blocking[f->region], .enter_r = f->enter.r, .post_r = post.r,
     };
-    return 0;
+    return wt_sorted_put(rd->rec->recvs, rd->id, &r);
 }
 
 static int on_coll_end(struct reader *rd, const struct rt_event *e)
@@ -142,13 +180,11 @@ static int on_coll_end(struct reader *rd, const struct rt_event *e)
         return 0;
     uint64_t seq = rd->coll_seq[e->ref]++;
     int root = e->peer == UINT32_MAX ? -1 : mt_world_rank(&rd->wt->t, e->ref, e->peer);
-    if (grow((void **)&rd->rec->members, rd->rec->nmembers, &rd->rec->capmembers, sizeof *rd->rec->members) != 0)
-        return -1;
-    rd->rec->members[rd->rec->nmembers++] = (struct wt_member){
-        .comm = e->ref, .rank = rd->rank, .op = e->tag, .root = root < 0 ? UINT32_MAX : (uint32_t)root,
-        .seq = seq, .enter = f->enter, .region = f->region,
+    struct wt_member m = {
+        .kind = WT_MEMBER_COLL, .comm = e->ref, .rank = rd->rank, .op = e->tag, .loc = rd->location,
+        .root = root < 0 ? UINT32_MAX : (uint32_t)root, .seq = seq, .enter = f->enter, .region = f->region,
     };
-    return 0;
+    return wt_sorted_put(rd->rec->members, rd->id, &m);
 }
 
 /* Room for window `win` in the per-window counters; 0, or -1. */
@@ -162,9 +198,9 @@ static int window_room(struct reader *rd, uint32_t win)
     uint64_t *seq = realloc(rd->fence_seq, cap * sizeof *seq);
     if (seq)
         rd->fence_seq = seq;
-    uint32_t *size = realloc(rd->rec->win_size, cap * sizeof *size);
+    uint32_t *size = realloc(rd->part.win_size, cap * sizeof *size);
     if (size)
-        rd->rec->win_size = size;
+        rd->part.win_size = size;
     if (!seq || !size)
         return -1;
     memset(seq + rd->capwins, 0, (cap - rd->capwins) * sizeof *seq);
@@ -207,21 +243,19 @@ static int on_rma(struct reader *rd, const struct rt_event *e)
         return 0;
     if (window_room(rd, win) != 0)
         return -1;
-    if (win + 1 > rd->rec->nwins)
-        rd->rec->nwins = win + 1;
+    if (win + 1 > rd->part.nwins)
+        rd->part.nwins = win + 1;
     if (e->tag == RT_RMA_WIN_CREATE) {
-        rd->rec->win_size[win]++;
+        rd->part.win_size[win]++;
         return 0;
     }
     if ((uint32_t)(e->req >> 32) != OTF2_COLLECTIVE_OP_BARRIER || !f)
         return 0;             /* creation and free: no pattern */
-    if (grow((void **)&rd->rec->fences, rd->rec->nfences, &rd->rec->capfences, sizeof *rd->rec->fences) != 0)
-        return -1;
-    rd->rec->fences[rd->rec->nfences++] = (struct wt_member){
-        .comm = win, .rank = rd->rank, .op = OTF2_COLLECTIVE_OP_BARRIER, .root = UINT32_MAX,
-        .seq = rd->fence_seq[win]++, .enter = f->enter, .region = f->region,
+    struct wt_member m = {
+        .kind = WT_MEMBER_FENCE, .comm = win, .rank = rd->rank, .op = OTF2_COLLECTIVE_OP_BARRIER, .loc = rd->location,
+        .root = UINT32_MAX, .seq = rd->fence_seq[win]++, .enter = f->enter, .region = f->region,
     };
-    return 0;
+    return wt_sorted_put(rd->rec->members, rd->id, &m);
 }
 
 static int on_location_start(struct reader *rd, uint32_t location);
@@ -229,12 +263,12 @@ static int on_location_start(struct reader *rd, uint32_t location);
 static int on_event(void *user, uint32_t location, const struct rt_event *e)
 {
     struct reader *rd = user;
-    if (location != rd->location)   /* (done() starts each location; this keeps to the reader's word) */
+    if (location != rd->location)   /* (each location is started before it is read) */
         on_location_start(rd, location);
     int rc = 0;
     if (e->has_truth)
-        rd->rec->have_truth = 1;
-    rd->rec->events++;
+        rd->part.have_truth = 1;
+    rd->part.events++;
     switch (e->kind) {
     case RT_ENTER:
         if (grow((void **)&rd->stack, rd->depth, &rd->cap, sizeof *rd->stack) != 0) {
@@ -255,7 +289,7 @@ static int on_event(void *user, uint32_t location, const struct rt_event *e)
             const struct frame *f = &rd->stack[--rd->depth];
             if (!rd->internal) {
                 struct wt_moment at = moment_of(rd, e);
-                rc = wt_epochs_leave(rd->epochs, rd->rec, rd->region_pscw[f->region], f->id, &at);
+                rc = wt_epochs_leave(rd->epochs, &rd->part, rd->region_pscw[f->region], f->id, &at);
             }
             if (rd->region_internal[f->region] && rd->internal)
                 rd->internal--;
@@ -297,19 +331,12 @@ static int on_location_start(struct reader *rd, uint32_t location)
     rd->location = location;
     rd->rank = loc_id_rank(rd->wt->t.locations[location]);
     rd->index = 0;
+    rd->frames = (uint64_t)location << 40;
     rd->depth = rd->internal = rd->nposted = 0;
     if (rd->capwins)
         memset(rd->fence_seq, 0, rd->capwins * sizeof *rd->fence_seq);
     memset(rd->coll_seq, 0, sizeof *rd->coll_seq * (rd->wt->t.ncomms ? rd->wt->t.ncomms : 1));
     wt_epochs_reset(rd->epochs, rd->rank);
-    return 0;
-}
-
-static int on_location_done(void *user, uint32_t location)
-{
-    struct reader *rd = user;
-    if (location + 1 < rd->wt->t.nlocations)
-        on_location_start(rd, location + 1);
     return 0;
 }
 
@@ -319,59 +346,219 @@ static int starts(const char *s, const char *prefix)
 }
 
 /* What the rules need to know of each region, by name. */
-static int classify_regions(struct reader *rd)
+static int classify_regions(struct shared *sh)
 {
-    uint32_t n = rd->rec->nregions ? rd->rec->nregions : 1;
-    rd->region_internal = calloc(n, 1);
-    rd->region_blocking = calloc(n, 1);
-    rd->region_sync = calloc(n, 1);
-    rd->region_pscw = calloc(n, 1);
-    if (!rd->region_internal || !rd->region_blocking || !rd->region_sync || !rd->region_pscw)
+    const struct wt_records *rec = sh->rec;
+    uint32_t n = rec->nregions ? rec->nregions : 1;
+    sh->region_internal = calloc(n, 1);
+    sh->region_blocking = calloc(n, 1);
+    sh->region_sync = calloc(n, 1);
+    sh->region_pscw = calloc(n, 1);
+    sh->comm_internal = calloc(rec->ncomms ? rec->ncomms : 1, 1);
+    if (!sh->region_internal || !sh->region_blocking || !sh->region_sync || !sh->region_pscw || !sh->comm_internal)
         return -1;
-    for (uint32_t i = 0; i < rd->rec->nregions; i++) {
-        const char *name = rd->rec->regions[i];
-        rd->region_internal[i] = starts(name, "synctrace");
+    for (uint32_t c = 0; c < rec->ncomms; c++)
+        sh->comm_internal[c] = starts(rec->comms[c], "synctrace");
+    for (uint32_t i = 0; i < rec->nregions; i++) {
+        const char *name = rec->regions[i];
+        sh->region_internal[i] = starts(name, "synctrace");
         /* a receive completed by MPI_Test* or posted by MPI_I* did not block */
-        rd->region_blocking[i] = starts(name, "MPI_") && !starts(name, "MPI_Test") && !starts(name, "MPI_I")
+        sh->region_blocking[i] = starts(name, "MPI_") && !starts(name, "MPI_Test") && !starts(name, "MPI_I")
                                  && !starts(name, "MPI_Request_get_status");
-        rd->region_sync[i] = name && !strcmp(name, "MPI_Ssend");
+        sh->region_sync[i] = name && !strcmp(name, "MPI_Ssend");
         static const char *const pscw[] = { [WT_CALL_START] = "MPI_Win_start", [WT_CALL_COMPLETE] = "MPI_Win_complete",
                                             [WT_CALL_POST] = "MPI_Win_post", [WT_CALL_WAIT] = "MPI_Win_wait",
                                             [WT_CALL_TEST] = "MPI_Win_test" };
         for (int k = WT_CALL_START; k <= WT_CALL_TEST; k++)
             if (name && !strcmp(name, pscw[k]))
-                rd->region_pscw[i] = (uint8_t)k;
+                sh->region_pscw[i] = (uint8_t)k;
     }
     return 0;
 }
 
-int wt_read(const char *outdir, int want_raw, struct wt_records *rec, struct wt_trace **keep, char *err,
-            size_t errlen)
+/* The archive (and rawview.map with --raw) opened for one reader. */
+static struct wt_trace *trace_open(const char *outdir, int raw, char *err, size_t errlen)
 {
-    memset(rec, 0, sizeof *rec);
-    *keep = NULL;
     struct wt_trace *wt = calloc(1, sizeof *wt);
     if (!wt) {
         snprintf(err, errlen, "out of memory");
-        return -1;
+        return NULL;
     }
     char path[4200];
     snprintf(path, sizeof path, "%s/traces.otf2", outdir);
     if (mt_open(path, &wt->t, err, errlen) != 0) {
         free(wt);
-        return -1;
+        return NULL;
     }
-    *keep = wt;
-    if (want_raw) {
+    if (raw) {
         char rawerr[4400];
         snprintf(path, sizeof path, "%s/rawview.map", outdir);
         wt->raw = rv_open(path, wt->t.nlocations, NULL, rawerr, sizeof rawerr);
         if (!wt->raw) {
             snprintf(err, errlen, "%s", rawerr);
-            return -1;
+            mt_close(&wt->t);
+            free(wt);
+            return NULL;
         }
-        rec->have_raw = 1;
     }
+    return wt;
+}
+
+static void trace_close(struct wt_trace *wt)
+{
+    if (wt) {
+        rv_close(wt->raw);
+        mt_close(&wt->t);
+        free(wt);
+    }
+}
+
+/* Why a reader's callback stopped the read: a sorter's error (a full
+ * disk, ...), else memory. */
+static void reader_failed(struct reader *rd)
+{
+    const char *why = wt_sorted_error(rd->rec->sends);
+    if (!*why)
+        why = wt_sorted_error(rd->rec->recvs);
+    if (!*why)
+        why = wt_sorted_error(rd->rec->members);
+    if (*why)
+        snprintf(rd->err, sizeof rd->err, "%s", why);
+    else
+        snprintf(rd->err, sizeof rd->err, "%s/traces.otf2: out of memory for its records", rd->sh->outdir);
+}
+
+/* A thread's reads: the next location not taken, until none is left or a
+ * reader failed. 0, or -1 with rd->err. */
+static int read_locations(struct reader *rd)
+{
+    struct shared *sh = rd->sh;
+    if (!rd->wt && !(rd->wt = trace_open(sh->outdir, sh->o->raw, rd->err, sizeof rd->err)))
+        return -1;
+    if (rd->wt->t.nlocations != sh->main->t.nlocations || rd->wt->t.nregions != sh->main->t.nregions) {
+        snprintf(rd->err, sizeof rd->err, "%s/traces.otf2: changed while it was read", sh->outdir);
+        return -1;
+    }
+    struct mt_events *ev = mt_events_begin(&rd->wt->t, on_event, NULL, rd, rd->err, sizeof rd->err);
+    if (!ev)
+        return -1;
+    int rc = 0;
+    for (;;) {
+        pthread_mutex_lock(&sh->lock);
+        uint32_t i = sh->next;
+        int stop = sh->stop || i >= sh->main->t.nlocations;
+        if (!stop)
+            sh->next++;
+        pthread_mutex_unlock(&sh->lock);
+        if (stop)
+            break;
+        on_location_start(rd, i);
+        size_t first = rd->part.nepochs;
+        uint64_t got;
+        do
+            rc = mt_events_read(ev, i, UINT64_MAX, &got, rd->err, sizeof rd->err);
+        while (!rc && got);
+        mt_events_close_location(ev, i);
+        if (rc == 0 && rd->wt->raw && *rv_file_error(rd->wt->raw)) {
+            snprintf(rd->err, sizeof rd->err, "%s", rv_file_error(rd->wt->raw));
+            rc = -1;
+        }
+        if (rc != 0) {
+            if (rd->failed)
+                reader_failed(rd);
+            break;
+        }
+        sh->spans[i] = (struct span){ rd->id, first, rd->part.nepochs - first };
+    }
+    mt_events_end(ev);
+    /* this thread's last records sorted here, beside the other threads */
+    if (rc == 0 && (wt_sorted_finish_part(rd->rec->sends, rd->id) != 0
+                    || wt_sorted_finish_part(rd->rec->recvs, rd->id) != 0
+                    || wt_sorted_finish_part(rd->rec->members, rd->id) != 0)) {
+        reader_failed(rd);
+        rc = -1;
+    }
+    if (rc != 0) {
+        pthread_mutex_lock(&sh->lock);
+        sh->stop = 1;
+        pthread_mutex_unlock(&sh->lock);
+    }
+    return rc;
+}
+
+static void *read_thread(void *arg)
+{
+    struct reader *rd = arg;
+    return read_locations(rd) == 0 ? NULL : rd;
+}
+
+/* The threads' parts into rec: counts summed, windows' members summed,
+ * the epochs (and their operations) in location order, as one reader
+ * would have made them. 0, or -1 when memory failed. */
+static int gather(struct shared *sh, struct reader *rd, uint32_t n)
+{
+    struct wt_records *rec = sh->rec;
+    size_t nepochs = 0, nops = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        rec->events += rd[k].part.events;
+        rec->have_truth |= rd[k].part.have_truth;
+        rec->epochs_unpaired += rd[k].part.epochs_unpaired;
+        if (rd[k].part.nwins > rec->nwins)
+            rec->nwins = rd[k].part.nwins;
+        nepochs += rd[k].part.nepochs;
+        nops += rd[k].part.nops;
+    }
+    rec->win_size = calloc(rec->nwins ? rec->nwins : 1, sizeof *rec->win_size);
+    rec->epochs = malloc((nepochs ? nepochs : 1) * sizeof *rec->epochs);
+    rec->ops = malloc((nops ? nops : 1) * sizeof *rec->ops);
+    if (!rec->win_size || !rec->epochs || !rec->ops)
+        return -1;
+    rec->capepochs = nepochs ? nepochs : 1;
+    rec->capops = nops ? nops : 1;
+    for (uint32_t k = 0; k < n; k++)
+        for (uint32_t w = 0; w < rd[k].part.nwins; w++)
+            rec->win_size[w] += rd[k].part.win_size[w];
+    for (uint32_t l = 0; l < sh->main->t.nlocations; l++) {
+        const struct span *sp = &sh->spans[l];
+        const struct wt_records *p = &rd[sp->part].part;
+        for (size_t i = sp->first; i < sp->first + sp->n; i++) {
+            struct wt_epoch e = p->epochs[i];
+            for (size_t j = 0; j < e.nops; j++)
+                rec->ops[rec->nops + j] = p->ops[e.op_first + j];
+            e.op_first = rec->nops;
+            rec->nops += e.nops;
+            rec->epochs[rec->nepochs++] = e;
+        }
+    }
+    return 0;
+}
+
+static void reader_free(struct reader *rd, const struct wt_trace *main)
+{
+    free(rd->stack);
+    free(rd->posted);
+    free(rd->coll_seq);
+    free(rd->fence_seq);
+    free(rd->part.epochs);
+    free(rd->part.ops);
+    free(rd->part.win_size);
+    wt_epochs_free(rd->epochs);
+    if (rd->wt != main)
+        trace_close(rd->wt);
+}
+
+int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records *rec, struct wt_trace **keep,
+            char *err, size_t errlen)
+{
+    memset(rec, 0, sizeof *rec);
+    *keep = NULL;
+    struct wt_trace *wt = trace_open(outdir, o->raw, err, errlen);
+    if (!wt)
+        return -1;
+    *keep = wt;
+    rec->have_raw = o->raw;
+    rec->budget = o->budget;
+    rec->spill_dir = o->spill_dir;
     rec->regions = wt->t.regions;
     rec->nregions = wt->t.nregions;
     rec->ncomms = wt->t.ncomms;
@@ -381,12 +568,17 @@ int wt_read(const char *outdir, int want_raw, struct wt_records *rec, struct wt_
     for (uint32_t l = 0; l < wt->t.nlocations; l++)
         if (loc_id_rank(wt->t.locations[l]) + 1 > rec->nranks)
             rec->nranks = loc_id_rank(wt->t.locations[l]) + 1;
-    struct reader rd = { .wt = wt, .rec = rec };
-    rd.coll_seq = calloc(wt->t.ncomms ? wt->t.ncomms : 1, sizeof *rd.coll_seq);
-    rd.epochs = wt_epochs_new();
+    uint32_t jobs = o->jobs ? o->jobs : 1;
+    if (jobs > wt->t.nlocations)
+        jobs = wt->t.nlocations ? wt->t.nlocations : 1;
+    struct shared sh = { .outdir = outdir, .o = o, .rec = rec, .main = wt };
+    pthread_mutex_init(&sh.lock, NULL);
+    sh.spans = calloc(wt->t.nlocations ? wt->t.nlocations : 1, sizeof *sh.spans);
+    struct reader *rd = calloc(jobs, sizeof *rd);
+    pthread_t *threads = calloc(jobs, sizeof *threads);
+    int *started = calloc(jobs, sizeof *started);
     int rc = -1;
-    if (!rec->comms || !rec->comm_size || !rec->comm_members || !rd.coll_seq || !rd.epochs
-        || classify_regions(&rd) != 0) {
+    if (!rec->comms || !rec->comm_size || !rec->comm_members || !sh.spans || !rd || !threads || !started) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
@@ -395,37 +587,71 @@ int wt_read(const char *outdir, int want_raw, struct wt_records *rec, struct wt_
         rec->comm_size[c] = wt->t.comms[c].self ? 1 : wt->t.comms[c].nmembers;
         rec->comm_members[c] = wt->t.comms[c].self || wt->t.comms[c].inter ? NULL : wt->t.comms[c].members;
     }
-    if (wt->t.nlocations)
-        on_location_start(&rd, 0);
-    if (mt_read_location_events(&wt->t, on_event, on_location_done, &rd, err, errlen) != 0) {
-        if (rd.failed)
-            snprintf(err, errlen, "%s/traces.otf2: out of memory for its records", outdir);
+    if (classify_regions(&sh) != 0) {
+        snprintf(err, errlen, "out of memory");
         goto done;
     }
-    if (wt->raw && *rv_file_error(wt->raw)) {
-        snprintf(err, errlen, "%s", rv_file_error(wt->raw));
+    /* the sorters' shares of the budget, by their records' sizes: 3/8 for
+     * the sends, 1/2 for the receives, 1/8 for the members. A sorter holds
+     * records in half its share (the other half is qsort's, for a moment),
+     * which leaves room for the p2p rules' sorter and spool (waits_p2p.c) */
+    if (!(rec->sends = wt_sorted_new(jobs, WT_SEND_BYTES(o->raw), wt_by_channel_send, o->budget / 8 * 3,
+                                     o->spill_dir, err, errlen))
+        || !(rec->recvs = wt_sorted_new(jobs, WT_RECV_BYTES(o->raw), wt_by_channel_recv, o->budget / 2,
+                                        o->spill_dir, err, errlen))
+        || !(rec->members = wt_sorted_new(jobs, sizeof(struct wt_member), wt_by_instance, o->budget / 8,
+                                          o->spill_dir, err, errlen)))
+        goto done;
+    for (uint32_t k = 0; k < jobs; k++) {
+        rd[k] = (struct reader){ .sh = &sh, .id = k, .wt = k ? NULL : wt, .rec = rec,
+                                 .region_internal = sh.region_internal, .region_blocking = sh.region_blocking,
+                                 .region_sync = sh.region_sync, .region_pscw = sh.region_pscw,
+                                 .comm_internal = sh.comm_internal };
+        rd[k].coll_seq = calloc(wt->t.ncomms ? wt->t.ncomms : 1, sizeof *rd[k].coll_seq);
+        rd[k].epochs = wt_epochs_new();
+        if (!rd[k].coll_seq || !rd[k].epochs) {
+            snprintf(err, errlen, "out of memory");
+            goto done;
+        }
+    }
+    /* thread 0 is this one */
+    for (uint32_t k = 1; k < jobs; k++)
+        started[k] = pthread_create(&threads[k], NULL, read_thread, &rd[k]) == 0;
+    /* (a thread that could not start leaves its share to the others) */
+    int failed = read_locations(&rd[0]) != 0 ? 0 : -1;   /* the first reader that failed */
+    for (uint32_t k = 1; k < jobs; k++)
+        if (started[k] && pthread_join(threads[k], NULL) == 0 && *rd[k].err && failed < 0)
+            failed = (int)k;
+    if (failed >= 0) {
+        snprintf(err, errlen, "%s", rd[failed].err);
+        goto done;
+    }
+    if (gather(&sh, rd, jobs) != 0) {
+        snprintf(err, errlen, "out of memory");
         goto done;
     }
     rc = 0;
 done:
-    free(rd.stack);
-    free(rd.posted);
-    free(rd.coll_seq);
-    free(rd.fence_seq);
-    free(rd.region_internal);
-    free(rd.region_blocking);
-    free(rd.region_sync);
-    free(rd.region_pscw);
-    wt_epochs_free(rd.epochs);
+    for (uint32_t k = 0; rd && k < jobs; k++)
+        reader_free(&rd[k], wt);
+    free(rd);
+    free(threads);
+    free(started);
+    free(sh.spans);
+    free(sh.region_internal);
+    free(sh.region_blocking);
+    free(sh.region_sync);
+    free(sh.region_pscw);
+    free(sh.comm_internal);
+    pthread_mutex_destroy(&sh.lock);
     return rc;
 }
 
 void wt_records_free(struct wt_records *rec, struct wt_trace *keep)
 {
-    free(rec->sends);
-    free(rec->recvs);
-    free(rec->members);
-    free(rec->fences);
+    wt_sorted_free(rec->sends);
+    wt_sorted_free(rec->recvs);
+    wt_sorted_free(rec->members);
     free(rec->epochs);
     free(rec->ops);
     free(rec->win_size);
@@ -433,9 +659,5 @@ void wt_records_free(struct wt_records *rec, struct wt_trace *keep)
     free(rec->comm_size);
     free(rec->comm_members);
     memset(rec, 0, sizeof *rec);
-    if (keep) {
-        rv_close(keep->raw);
-        mt_close(&keep->t);
-        free(keep);
-    }
+    trace_close(keep);
 }
