@@ -5,7 +5,10 @@
 # OTF2 reader and writer, every record, times unchanged), alternated in one
 # run; medians of the per-alternation times and the peak RSS of each. The
 # merge is timed without the causal index (--no-causal: the synchronisation
-# and the copy), and once more with it (the default), apart.
+# and the copy), and once more with it (the default), apart. The plain copy
+# is single-threaded, as a plain OTF2 rewrite is, while the merge uses every
+# core (--jobs): copy_parallel_s is the plain copy on as many threads (one
+# reader each, otf2copy_run --jobs), and ratio_parallel the merge against it.
 # Without arguments: the reference Score-P traces in tests/data/scorep, and
 # a larger archive made here (synctrace-gen, 16 ranks, merged by us: an
 # OTF2 archive without ClockOffsets). One JSON line per archive.
@@ -24,7 +27,7 @@ if [ ${#inputs[@]} -eq 0 ]; then
     inputs+=("$tmp/genm/traces.otf2")
 fi
 for anchor in "${inputs[@]}"; do
-    copy=() merge=() full=() copy_kb=() merge_kb=()
+    copy=() merge=() full=() copy_kb=() merge_kb=() pcopy=()
     for ((i = 0; i < alts; i++)); do
         rm -rf "$tmp/c" "$tmp/m"
         mkdir "$tmp/c"
@@ -32,6 +35,12 @@ for anchor in "${inputs[@]}"; do
         /usr/bin/time -f "%M" -o "$tmp/t" "$build/tests/otf2copy_run" "$anchor" "$tmp/c" >/dev/null
         t1=$EPOCHREALTIME
         copy+=("$t0:$t1") copy_kb+=("$(cat "$tmp/t")")
+        rm -rf "$tmp/c"
+        mkdir "$tmp/c"
+        t0=$EPOCHREALTIME
+        "$build/tests/otf2copy_run" "$anchor" "$tmp/c" --jobs "$(nproc)" >/dev/null
+        t1=$EPOCHREALTIME
+        pcopy+=("$t0:$t1")
         /usr/bin/time -f "%M" -o "$tmp/t" "$build/synctrace" merge "$anchor" -o "$tmp/m" --no-causal >"$tmp/m.log"
         t2=$EPOCHREALTIME
         merge+=("$t1:$t2") merge_kb+=("$(cat "$tmp/t")")
@@ -40,17 +49,19 @@ for anchor in "${inputs[@]}"; do
         t3=$EPOCHREALTIME
         full+=("$t2:$t3")
     done
-    python3 - "$anchor" "$tmp/m/input.json" "${copy[*]}" "${merge[*]}" "${copy_kb[*]}" "${merge_kb[*]}" "${full[*]}" <<'PY'
+    python3 - "$anchor" "$tmp/m/input.json" "${copy[*]}" "${merge[*]}" "${copy_kb[*]}" "${merge_kb[*]}" "${full[*]}" "${pcopy[*]}" <<'PY'
 import json, statistics, sys
 anchor, info = sys.argv[1], json.load(open(sys.argv[2]))
 span = lambda s: float(s.split(':')[1]) - float(s.split(':')[0])
 c, m = [span(x) for x in sys.argv[3].split()], [span(x) for x in sys.argv[4].split()]
 ck, mk = [int(x) for x in sys.argv[5].split()], [int(x) for x in sys.argv[6].split()]
 fs = statistics.median([span(x) for x in sys.argv[7].split()])
+ps = statistics.median([span(x) for x in sys.argv[8].split()])
 cs, ms = statistics.median(c), statistics.median(m)
 print(json.dumps({"archive": anchor, "kind": info["kind"], "events": info["events"],
                   "events_modelled": info["events_modelled"], "copy_s": cs, "merge_s": ms,
-                  "ratio": round(ms / cs, 3) if cs > 0 else None,
+                  "ratio": round(ms / cs, 3) if cs > 0 else None, "copy_parallel_s": ps,
+                  "ratio_parallel": round(ms / ps, 3) if ps > 0 else None,
                   "merge_ns_per_event": round(ms / info["events"] * 1e9, 1),
                   "with_causal_index_s": fs, "copy_peak_kb": max(ck), "merge_peak_kb": max(mk)}))
 PY

@@ -88,7 +88,8 @@ struct copying {
     struct oc_copy c;         /* the global definitions' copy */
     /* the copying threads': the next location to take (an index into
      * c.locations) and the first in that order that failed (its message
-     * in err) */
+     * in err); the lock is the chunk pool's too (no OTF2 call is made
+     * while it is held) */
     pthread_mutex_t lock;
     uint64_t next, failed_at;
 };
