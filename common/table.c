@@ -19,6 +19,21 @@ int st_grow(void **v, uint32_t *cap, size_t elem)
     return 0;
 }
 
+int st_room(void **v, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    if (ncap < *cap || ncap > SIZE_MAX / elem)
+        return -1;
+    void *nv = realloc(*v, ncap * elem);
+    if (!nv)
+        return -1;
+    *v = nv;
+    *cap = ncap;
+    return 0;
+}
+
 int st_table_ensure(void **v, uint32_t *n, uint32_t *cap, uint64_t index, uint32_t limit, size_t elem)
 {
     if (index < *n)

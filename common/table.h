@@ -11,6 +11,12 @@
  * capacity would pass 2^31 entries. */
 int st_grow(void **v, uint32_t *cap, size_t elem);
 
+/* The same for size_t counts: room for entry n (*cap doubles from 16
+ * while n >= *cap). Returns 0, or -1 (nothing changed) when out of memory
+ * or when the bytes would overflow. */
+int st_room(void **v, size_t n, size_t *cap, size_t elem);
+#define ST_ROOM(arr, n, cap) st_room((void **)&(arr), (n), &(cap), sizeof *(arr))
+
 /* A table indexed by reference: make *v hold entry `index` (the new
  * entries zeroed), *n becoming at least index + 1, *cap growing
  * geometrically. Returns 0, or -1 (nothing changed) when index >= limit

@@ -1,5 +1,6 @@
 /* rma_flow.c — see rma_flow.h. */
 #include "rma_flow.h"
+#include "table.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -131,20 +132,7 @@ struct rank_rma {
     int open;
 };
 
-/* Room for one more in an array grown by doubling: 0, or -1. */
-static int room(void **v, size_t n, size_t *cap, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 16;
-    void *nv = realloc(*v, size * c);
-    if (!nv)
-        return -1;
-    *v = nv;
-    *cap = c;
-    return 0;
-}
-#define ROOM(arr, n, cap) room((void **)&(arr), (n), &(cap), sizeof *(arr))
+#define ROOM ST_ROOM
 
 /* One location's operations and fences, and which fence completed which
  * operation (its completions lie between the fence's begin and end): the

@@ -13,6 +13,7 @@
  * start (post) comes before the first is closed, MPI allows the two to
  * be on different windows and nothing recorded says which is which: the
  * epochs until none is open are left out (counted as unpaired). */
+#include "table.h"
 #include "waits.h"
 
 #include <stdlib.h>
@@ -49,19 +50,6 @@ struct wt_epochs {
     struct pend_op *ops;      /* operations while an access epoch is open */
     size_t nops, capops;
 };
-
-static int room(void **arr, size_t n, size_t *cap, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? 2 * *cap : 16;
-    void *p = realloc(*arr, c * size);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = c;
-    return 0;
-}
 
 struct wt_epochs *wt_epochs_new(void)
 {
@@ -132,7 +120,7 @@ int wt_epochs_op(struct wt_epochs *s, uint32_t win, uint32_t target, uint64_t fr
 {
     if (!s->acc.open || s->acc.tainted)
         return 0;             /* not in an access epoch we can attribute */
-    if (room((void **)&s->ops, s->nops, &s->capops, sizeof *s->ops) != 0)
+    if (st_room((void **)&s->ops, s->nops, &s->capops, sizeof *s->ops) != 0)
         return -1;
     s->ops[s->nops++] = (struct pend_op){ win, target, region, frame, *enter, *enter, 0 };
     return 0;
@@ -143,7 +131,7 @@ int wt_epochs_sync(struct wt_epochs *s, uint32_t win, uint32_t comm, uint32_t re
     struct side *d = out ? &s->acc : &s->exp;
     if (!frame || frame != d->close_frame)
         return 0;             /* not inside the closing call */
-    if (room((void **)&d->who, d->nwho, &d->capwho, sizeof *d->who) != 0)
+    if (st_room((void **)&d->who, d->nwho, &d->capwho, sizeof *d->who) != 0)
         return -1;
     d->who[d->nwho++] = (struct partner){ win, comm, remote };
     return 0;
@@ -151,7 +139,7 @@ int wt_epochs_sync(struct wt_epochs *s, uint32_t win, uint32_t comm, uint32_t re
 
 static int add_epoch(struct wt_records *rec, const struct wt_epoch *e)
 {
-    if (room((void **)&rec->epochs, rec->nepochs, &rec->capepochs, sizeof *rec->epochs) != 0)
+    if (st_room((void **)&rec->epochs, rec->nepochs, &rec->capepochs, sizeof *rec->epochs) != 0)
         return -1;
     rec->epochs[rec->nepochs++] = *e;
     return 0;
@@ -166,7 +154,7 @@ static int emit_access(struct wt_epochs *s, struct wt_records *rec, const struct
     size_t first = rec->nops;
     for (size_t i = 0; i < s->nops; i++)
         if (s->ops[i].win == win) {
-            if (room((void **)&rec->ops, rec->nops, &rec->capops, sizeof *rec->ops) != 0)
+            if (st_room((void **)&rec->ops, rec->nops, &rec->capops, sizeof *rec->ops) != 0)
                 return -1;
             rec->ops[rec->nops++] = (struct wt_rma_op){ s->ops[i].enter, s->ops[i].leave, s->ops[i].region };
         }
