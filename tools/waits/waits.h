@@ -131,6 +131,9 @@ int wt_sorted_finish(struct wt_sorted *s);
 const void *wt_sorted_peek(struct wt_sorted *s);
 const void *wt_sorted_next(struct wt_sorted *s);
 const char *wt_sorted_error(const struct wt_sorted *s);
+/* Putter k's sorter's error alone ("" when none): for its own thread,
+ * while the others still put. */
+const char *wt_sorted_part_error(const struct wt_sorted *s, uint32_t k);
 uint64_t wt_sorted_count(const struct wt_sorted *s);
 uint64_t wt_sorted_spilled(const struct wt_sorted *s);
 void wt_sorted_free(struct wt_sorted *s);

@@ -417,11 +417,11 @@ static void trace_close(struct wt_trace *wt)
  * disk, ...), else memory. */
 static void reader_failed(struct reader *rd)
 {
-    const char *why = wt_sorted_error(rd->rec->sends);
+    const char *why = wt_sorted_part_error(rd->rec->sends, rd->id);   /* (this thread's sorters only) */
     if (!*why)
-        why = wt_sorted_error(rd->rec->recvs);
+        why = wt_sorted_part_error(rd->rec->recvs, rd->id);
     if (!*why)
-        why = wt_sorted_error(rd->rec->members);
+        why = wt_sorted_part_error(rd->rec->members, rd->id);
     if (*why)
         snprintf(rd->err, sizeof rd->err, "%s", why);
     else

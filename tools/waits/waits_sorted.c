@@ -124,6 +124,11 @@ const char *wt_sorted_error(const struct wt_sorted *s)
     return "";
 }
 
+const char *wt_sorted_part_error(const struct wt_sorted *s, uint32_t k)
+{
+    return st_extsort_error(s->s[k]);
+}
+
 uint64_t wt_sorted_count(const struct wt_sorted *s)
 {
     uint64_t n = 0;
