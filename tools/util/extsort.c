@@ -313,6 +313,15 @@ struct st_extsort *st_extsort_new(size_t record_bytes, int (*cmp)(const void *, 
     return s;
 }
 
+int st_extsort_pointer_scratch(struct st_extsort *s)
+{
+    if (s->rec <= 32 || s->count || s->finished)
+        return -1;
+    /* the records and qsort's array of pointers and its scratch, 16 bytes a record */
+    s->max = s->budget / (s->rec + 16);
+    return 0;
+}
+
 int st_extsort_put(struct st_extsort *s, const void *rec)
 {
     if (s->failed)

@@ -38,6 +38,13 @@ struct st_extsort;
  * missing spill directory or no memory. */
 struct st_extsort *st_extsort_new(size_t record_bytes, int (*cmp)(const void *, const void *),
                                   size_t budget_bytes, const char *spill_dir, char *err, size_t errlen);
+/* Records over 32 bytes: let them take budget * record_bytes /
+ * (record_bytes + 16) of the budget instead of half. glibc's qsort sorts
+ * such records through pointers (an array of them and its scratch: 16
+ * bytes a record), so the budget still bounds the sort; with half, a
+ * third or more of it stays unused. Before the first put: 0, or -1
+ * (nothing changed) for smaller records or after a put. */
+int st_extsort_pointer_scratch(struct st_extsort *s);
 /* Copy one record in. 0, or -1 (st_extsort_error says why). */
 int st_extsort_put(struct st_extsort *s, const void *rec);
 /* No more records: sort what is buffered, merge runs down to what the

@@ -136,6 +136,9 @@ const char *wt_sorted_error(const struct wt_sorted *s);
 const char *wt_sorted_part_error(const struct wt_sorted *s, uint32_t k);
 uint64_t wt_sorted_count(const struct wt_sorted *s);
 uint64_t wt_sorted_spilled(const struct wt_sorted *s);
+/* The memory s holds at most from now on (records in memory, or the
+ * spilled runs' read buffers): what the later sorts may take. */
+uint64_t wt_sorted_held(const struct wt_sorted *s);
 void wt_sorted_free(struct wt_sorted *s);
 
 /* Records kept in memory up to a budget, beyond it in a nameless file,

@@ -264,17 +264,19 @@ static int pair(struct wt_records *rec, struct walk *w, struct wt_table *tb, uin
 
 int wt_p2p(struct wt_records *rec, struct wt_bounds *bd, struct wt_table *tb, char *err, size_t errlen)
 {
-    /* the sends and receives hold at most half of the budget now (their
-     * records, or their runs' read buffers), the members an 1/16; a
-     * receiver's messages are sorted in 7/16 (half of it for records), its
-     * instances spooled in 1/16 */
-    struct walk w = { .bd = bd, .raw = rec->have_raw, .after = INFINITY, .budget = rec->budget / 16 * 7 };
+    struct walk w = { .bd = bd, .raw = rec->have_raw, .after = INFINITY };
     uint64_t unmatched = 0;
     int rc = -1;
     *err = '\0';
     if (wt_sorted_finish(rec->sends) != 0 || wt_sorted_finish(rec->recvs) != 0
         || !(w.spool = wt_spool_new(sizeof(struct instance), rec->budget / 16, rec->spill_dir, err, errlen)))
         goto done;
+    /* a receiver's messages are sorted in what the sends, receives and
+     * members leave of the budget (their records in memory, or their
+     * runs' read buffers) beside the spool's 1/16; at the least 1 MB */
+    uint64_t held = wt_sorted_held(rec->sends) + wt_sorted_held(rec->recvs) + wt_sorted_held(rec->members)
+                    + rec->budget / 16;
+    w.budget = held + (1u << 20) < rec->budget ? rec->budget - held : 1u << 20;
     if (pair(rec, &w, tb, &unmatched, err, errlen) != 0)
         goto done;
     rec->unmatched = unmatched;

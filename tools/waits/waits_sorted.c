@@ -17,6 +17,7 @@ struct wt_sorted {
     uint32_t taken;           /* the sorter whose head was taken (refilled at the next call), or n */
     uint8_t *finished;        /* per sorter: its finish done (by its putter, or by wt_sorted_finish) */
     int (*cmp)(const void *, const void *);
+    size_t rec, each;         /* record bytes; each sorter's budget */
     char err[512];
 };
 
@@ -38,11 +39,17 @@ struct wt_sorted *wt_sorted_new(uint32_t nputters, size_t record_bytes, int (*cm
     s->n = n;
     s->taken = n;
     s->cmp = cmp;
-    for (uint32_t k = 0; k < n; k++)
-        if (!(s->s[k] = st_extsort_new(record_bytes, cmp, budget_bytes / n, spill_dir, err, errlen))) {
+    s->rec = record_bytes;
+    s->each = budget_bytes / n;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!(s->s[k] = st_extsort_new(record_bytes, cmp, s->each, spill_dir, err, errlen))) {
             wt_sorted_free(s);
             return NULL;
         }
+        /* glibc sorts our records (over 32 bytes) through pointers: more
+         * of the budget for them, fewer spills */
+        st_extsort_pointer_scratch(s->s[k]);
+    }
     return s;
 }
 
@@ -134,6 +141,19 @@ uint64_t wt_sorted_count(const struct wt_sorted *s)
     uint64_t n = 0;
     for (uint32_t k = 0; k < s->n; k++)
         n += st_extsort_count(s->s[k]);
+    return n;
+}
+
+uint64_t wt_sorted_held(const struct wt_sorted *s)
+{
+    uint64_t n = 0;
+    for (uint32_t k = 0; s && k < s->n; k++) {
+        /* in memory: the records; spilled: the runs' read buffers (at
+         * most 4 MiB each) within the budget, or a buffer filling up */
+        uint64_t runs = st_extsort_runs(s->s[k]);
+        uint64_t most = runs * (4u << 20) < s->each ? runs * (4u << 20) : s->each;
+        n += runs ? (s->finished[k] ? most : s->each) : st_extsort_count(s->s[k]) * s->rec;
+    }
     return n;
 }
 
