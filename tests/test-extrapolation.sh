@@ -111,9 +111,13 @@ for d in r["domains"]:
                                                                      len(rounds.get(q, [])), gap))
 print("%s - each clock's sync rounds and its longest span without one as the raw trace has them%s"
       % ("not ok" if wrong else "ok", (": " + "; ".join(wrong)) if wrong else ""))
-print("%s - the report names where it lies: event %s, %.0f ms before the first round"
-      % ("ok" if re.fullmatch(r"\d+:\d+", t["error_max_at"]) and t["error_max_outside_rounds_ns"] < -1e8 else "not ok",
-         t["error_max_at"], -t["error_max_outside_rounds_ns"] / 1e6))
+# beyond the rounds: mostly MPI_Init's Enter 0.3 s before the first; with
+# a drift held at 0 (rejected) at times MPI_Finalize's end after the last
+# (a clean-clone run: 12 ms after)
+o = t["error_max_outside_rounds_ns"]
+print("%s - the report names where it lies: event %s, %.0f ms %s"
+      % ("ok" if re.fullmatch(r"\d+:\d+", t["error_max_at"]) and (o < -1e8 or (o > 0 and rejected)) else "not ok",
+         t["error_max_at"], abs(o) / 1e6, "before the first round" if o < 0 else "after the last round"))
 EOF
     tap_from_checker "seed $seed: " "$out.check"
 done
