@@ -7,6 +7,7 @@
  * Instances whose upper bound is 0 are no wait on any clock and are not
  * counted. A row whose lo is 0 is "possibly none": the clocks allow that
  * nobody waited. */
+#include "table.h"
 #include "waits.h"
 #include <errno.h>
 #include <unistd.h>
@@ -77,14 +78,8 @@ int wt_add(struct wt_table *tb, enum wt_pattern p, uint32_t rank, uint32_t regio
         }
     }
     if (!w) {
-        if (tb->n == tb->cap) {
-            size_t cap = tb->cap ? 2 * tb->cap : 256;
-            struct wt_row *rows = realloc(tb->rows, cap * sizeof *rows);
-            if (!rows)
-                return -1;
-            tb->rows = rows;
-            tb->cap = cap;
-        }
+        if (ST_ROOM(tb->rows, tb->n, tb->cap) != 0)
+            return -1;
         tb->slot[i] = tb->n;
         w = &tb->rows[tb->n++];
         *w = (struct wt_row){ .pattern = p, .rank = rank, .region = region, .comm = comm };

@@ -21,6 +21,7 @@
  * messages the receiver takes after it); the instances go on a spool and
  * are counted from it last first: in each receiver's order, as they always
  * were, so that every sum adds in the same order. */
+#include "table.h"
 #include "waits.h"
 
 #include <math.h>
@@ -118,14 +119,8 @@ struct walk {
 static int add_instance(struct walk *w, uint32_t p, uint32_t rank, uint32_t region, uint32_t comm,
                         const struct wt_diff *d)
 {
-    if (w->ninst == w->capinst) {
-        size_t cap = w->capinst ? 2 * w->capinst : 16;
-        struct instance *v = realloc(w->inst, cap * sizeof *v);
-        if (!v)
-            return -1;
-        w->inst = v;
-        w->capinst = cap;
-    }
+    if (ST_ROOM(w->inst, w->ninst, w->capinst) != 0)
+        return -1;
     w->inst[w->ninst++] = (struct instance){ p, rank, region, comm, *d,
                                              w->bd->probe ? *w->bd->probe : (struct wt_probe){ NAN, UINT32_MAX } };
     return 0;
@@ -187,14 +182,8 @@ static int receiver_done(struct walk *w, struct wt_sorted *msgs, struct wt_table
     for (const struct message *m; (m = wt_sorted_next(msgs));) {
         if (w->n && m->frame != w->group[0].frame && group_done(w) != 0)
             return -1;
-        if (w->n == w->cap) {
-            size_t cap = w->cap ? 2 * w->cap : 16;
-            struct message *v = realloc(w->group, cap * sizeof *v);
-            if (!v)
-                return -1;
-            w->group = v;
-            w->cap = cap;
-        }
+        if (ST_ROOM(w->group, w->n, w->cap) != 0)
+            return -1;
         memcpy(&w->group[w->n++], m, MESSAGE_BYTES(w->raw));   /* (the record may stop before the raw times) */
     }
     if (*wt_sorted_error(msgs) || (w->n && group_done(w) != 0))
