@@ -4,8 +4,17 @@
 # threaded test with the tracer under ThreadSanitizer, and the fuzzers.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+# Each phase's seconds, printed as it ends: the suite must stay well under
+# CI's 15 minutes, and this says where they go.
+start=$(date +%s) last=$start
+phase() {
+    now=$(date +%s)
+    echo "run-tests: $1 took $((now - last)) s ($((now - start)) s in all)"
+    last=$now
+}
 "$top/scripts/setup-debian.sh"
 "$top/scripts/build.sh"
+phase "setup and build"
 build=${BUILD_DIR:-$top/build}
 status=0
 # One test per core at once (automake's parallel harness): the suite
@@ -14,8 +23,10 @@ status=0
 jobs=${TEST_JOBS:-$(nproc)}
 make -s -j"$jobs" -C "$build" check || status=1
 cat "$build"/test-suite.log 2>/dev/null | sed -n '/^FAIL\|^ERROR/,+30p' | head -100
+phase "make check"
 BUILD_DIR="$build-asan" "$top/scripts/build.sh" --enable-sanitizers
 make -s -j"$jobs" -C "$build-asan" check TESTS='$(UNIT_TESTS)' || status=1
+phase "sanitizer build and unit tests"
 # The parallel merge's K processes under the sanitizers too (the traced
 # programs preload the plain build's tracer; Open MPI's own allocations
 # outlive MPI_Finalize, so no leak check).
@@ -29,12 +40,15 @@ if [ "$passed" != "${planned:-x}" ]; then
     grep -v '^ok' "$log" | head -40
     status=1
 fi
+phase "parallel merge under the sanitizers"
 # The tracer under ThreadSanitizer: a -fsanitize=thread build of the library
 # only, preloaded by tests/test-threads.sh into its MPI_THREAD_MULTIPLE run.
 mkdir -p "$build-tsan"
 (cd "$build-tsan" && { [ -f Makefile ] || "$top/configure" -q CFLAGS="-g -O1 -fsanitize=thread" \
     LDFLAGS="-fsanitize=thread"; } && make -s -j"$(nproc)" libsynctrace.la >/dev/null) || status=1
 SYNCTRACE_TSAN_LIB="$build-tsan/.libs/libsynctrace.so" make -s -C "$build" check TESTS=tests/test-threads.sh || status=1
+phase "ThreadSanitizer"
 # The readers fuzzed for a minute each (libFuzzer, ASan + UBSan; tests/fuzz/).
 BUILD_DIR="$build" "$top/tests/fuzz/run.sh" "${FUZZ_SECONDS:-60}" || status=1
+phase "fuzzing"
 exit $status
