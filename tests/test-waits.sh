@@ -2,7 +2,9 @@
 # synctrace waits: wait states injected with known lengths
 # (tests/mpi/mpi_waits.c, one pattern a run, MPI_Win_fence and post/start/complete/wait
 # included -- MPI_Win_test must give no Early Wait, a zero-operation epoch all
-# of its Early Wait as Late Complete --, 4 ranks, clocks skewed by up
+# of its Early Wait as Late Complete --, MPI_Iallreduce and MPI_Ibcast
+# completed in MPI_Wait, MPI_Neighbor_allgather on a Cartesian ring (only
+# the late rank's in-neighbours wait), 4 ranks, clocks skewed by up
 # to 30 ms) come out within their bounds of the injected value (the
 # sleeps as the program measured them, untraced: a loaded machine wakes a
 # sleeper late; 5 % + 3 ms for the rest of the untraced timing); the
@@ -17,8 +19,9 @@
 phases="late_sender:late_sender wrong_order:late_sender_wrong_order late_receiver:late_receiver
 late_broadcast:late_broadcast late_barrier:wait_barrier wait_nxn:wait_nxn early_reduce:early_reduce
 early_scan:early_scan late_fence:wait_fence late_post:late_post early_wait:early_wait
-late_complete:late_complete zero_op:late_complete win_test:early_wait"
-plan $((14 * 33 + 6 + 2))
+late_complete:late_complete zero_op:late_complete win_test:early_wait iallreduce:wait_nxn ibcast:late_broadcast
+neighbor:wait_nxn"
+plan $((17 * 33 + 6 + 2))
 tmp=$(scratch)
 prog=$(build_mpi mpi_waits "$tmp")
 np=4 delay_ms=10 reps=3
@@ -43,7 +46,9 @@ for entry in $phases; do
     wrong_order) injected=$(slept 1) ;;
     early_reduce)   # until the first other member: the shortest of their sleeps
         injected=$(awk '$1 == "slept" && $2 > 0 { m = (m == "" || $3 < m) ? $3 : m } END { print m / 1000 }' "$tmp/$phase.run") ;;
-    late_receiver | late_broadcast | early_scan | late_post) injected=$(awk -v s="$(slept 0)" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
+    neighbor)   # rank 0's two in-neighbours of the ring wait for it, the third rank does not
+        injected=$(awk -v s="$(slept 0)" 'BEGIN { print s * 2 }') ;;
+    late_receiver | late_broadcast | ibcast | early_scan | late_post) injected=$(awk -v s="$(slept 0)" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
     *) injected=$(awk -v s="$(slept $((np - 1)))" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
     esac
     tol=$(awk -v i="${injected:-0}" 'BEGIN { printf "%.6f", 0.05 * i + 0.003 }')
