@@ -24,8 +24,9 @@ others' MPI_I... entries; a collective's number on its communicator is
 its place in its rank's calls, as posted. A neighbourhood collective
 (MPI_Neighbor_*) waits for its in-neighbours only: on the merged archive
 found from its CART_COORDINATE definitions (coordinates one step apart in
-one dimension, wrapping where periodic), on the raw trace from the
-tracer's own in_neighbours lines."""
+one dimension, wrapping where periodic; a graph communicator has none
+there, and no wait, as in the tool), on the raw trace from the tracer's
+own in_neighbours lines (graphs too: the raw figure need only be wrong)."""
 import glob
 import json
 import re
@@ -98,12 +99,13 @@ def topologies(otf2_print, anchor):
                 moved = [k for k in range(len(c)) if steps[k] != 0]
                 if len(moved) == 1 and steps[moved[0]] in (1, -1, shape[moved[0]][0] - 1):
                     ins[world[r]].add(world[q])
-        nbrs[name] = ins
+        nbrs['"%s" <%d>' % (name, comm)] = ins
     return nbrs
 
 
 def comm_of(text):
-    m = re.search(r'Communicator: "([^"]*)"', text)
+    """A communicator's name and, in an archive, reference: names may repeat ("")."""
+    m = re.search(r'Communicator: ("[^"]*"(?: <\d+>)?)', text)
     return m.group(1) if m else None
 
 
@@ -179,7 +181,7 @@ def records(per):
                 continue
             if kind in ('MPI_COLLECTIVE_END', 'NON_BLOCKING_COLLECTIVE_COMPLETE'):
                 comm = comm_of(text)
-                if comm.startswith('synctrace'):
+                if comm.startswith('"synctrace'):
                     continue
                 m = {'rank': loc, 'op': re.search(r'Operation: (\w+)', text).group(1), 'root': field(text, 'Root'),
                      'enter': enter, 'post': enter, 'comm': comm, 'blocking': True, 'neighbor': 'eighbor_' in name}
@@ -321,7 +323,7 @@ def raw_events(synctrace, rawdir):
     for line in out.splitlines():
         m = re.match(r'# rank (\d+) in_neighbours comm (.*) =([\d,]*)$', line)
         if m:
-            nbrs.setdefault(m.group(2), {})[int(m.group(1))] = {int(x) for x in m.group(3).split(',') if x}
+            nbrs.setdefault('"%s"' % m.group(2), {})[int(m.group(1))] = {int(x) for x in m.group(3).split(',') if x}
             continue
         if line.startswith('# rank ') and ' resolution ' in line:
             f = line.split()

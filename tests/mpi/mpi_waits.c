@@ -32,7 +32,10 @@
  *   neighbor        a periodic 1-D Cartesian ring, rank 0 sleeps D before
  *                   MPI_Neighbor_allgather: only its in-neighbours, ranks 1
  *                   and N-1, wait D (2 D; 3 D with N = 4 if every member
- *                   waited for the whole communicator)
+ *                   waited for the whole communicator); then the same on
+ *                   a distributed-graph ring, whose neighbours the merged
+ *                   archive does not hold (left out: one instance a
+ *                   repetition in collectives_unknown_neighbours)
  * per repetition. Each rank prints "slept R MS": how long its sleeps took
  * in all, measured untraced around them (a loaded machine wakes a sleeper
  * late), from which test-waits.sh computes the expected totals. */
@@ -73,10 +76,12 @@ int main(int argc, char **argv)
     int pscw = !strcmp(phase, "late_post") || !strcmp(phase, "early_wait") || !strcmp(phase, "late_complete")
                || !strcmp(phase, "zero_op") || !strcmp(phase, "win_test");
     MPI_Group origins = MPI_GROUP_NULL, target = MPI_GROUP_NULL;
-    MPI_Comm ring = MPI_COMM_NULL;
+    MPI_Comm ring = MPI_COMM_NULL, graph = MPI_COMM_NULL;
     if (!strcmp(phase, "neighbor")) {
-        int periodic = 1;
+        int periodic = 1, around[2] = { (rank + n - 1) % n, (rank + 1) % n }, weights[2] = { 1, 1 };
         MPI_Cart_create(MPI_COMM_WORLD, 1, &n, &periodic, 0, &ring);
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, around, weights, 2, around, weights,
+                                       MPI_INFO_NULL, 0, &graph);
     }
     int got[2] = { 0, 0 };
     if (!strcmp(phase, "late_fence") || pscw) {
@@ -154,6 +159,7 @@ int main(int argc, char **argv)
             if (rank == 0)
                 sleep_ms(d);
             MPI_Neighbor_allgather(&x, 1, MPI_INT, got, 1, MPI_INT, ring);
+            MPI_Neighbor_allgather(&x, 1, MPI_INT, got, 1, MPI_INT, graph);
         } else if (pscw && rank == 0) {   /* the target */
             if (!strcmp(phase, "late_post"))
                 sleep_ms(d);
@@ -186,8 +192,10 @@ int main(int argc, char **argv)
         MPI_Group_free(&origins);
         MPI_Group_free(&target);
     }
-    if (ring != MPI_COMM_NULL)
+    if (ring != MPI_COMM_NULL) {
         MPI_Comm_free(&ring);
+        MPI_Comm_free(&graph);
+    }
     if (win != MPI_WIN_NULL)
         MPI_Win_free(&win);
     printf("slept %d %.6f\n", rank, slept_ms);
