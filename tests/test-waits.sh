@@ -21,7 +21,8 @@ late_broadcast:late_broadcast late_barrier:wait_barrier wait_nxn:wait_nxn early_
 early_scan:early_scan late_fence:wait_fence late_post:late_post early_wait:early_wait
 late_complete:late_complete zero_op:late_complete win_test:early_wait iallreduce:wait_nxn ibcast:late_broadcast
 neighbor:wait_nxn"
-plan $((17 * 33 + 6 + 3))
+# (the neighbor phase has one check more: neighbours.txt against the raw trace)
+plan $((17 * 33 + 1 + 6 + 4))
 tmp=$(scratch)
 prog=$(build_mpi mpi_waits "$tmp")
 np=4 delay_ms=10 reps=3
@@ -65,14 +66,25 @@ for entry in $phases; do
     for i in $(seq $((n + 1)) 30); do ok 1 "$phase: the checker stopped early ($(tail -1 "$tmp/$phase.check"))"; done
 done
 
-# The neighbour phase's distributed-graph ring: its neighbours are not in
-# the merged archive, so its instances (one a repetition) are left out and counted.
+# The neighbour phase's distributed-graph ring: the merge writes its
+# in-neighbours to OUT/neighbours.txt (the checker compared them with the
+# raw trace's); without the file its instances (one a repetition) are left
+# out and counted.
 if [ -f "$tmp/neighbor.out/waits.json" ]; then
-    unknown=$("$PYTHON3" -c "import json,sys; print(json.load(open(sys.argv[1]))['collectives_unknown_neighbours'])" \
-        "$tmp/neighbor.out/waits.json" 2>&1)
-    [ "$unknown" = "$reps" ]
-    ok $? "neighbor: the graph ring's $reps instances counted in collectives_unknown_neighbours ($unknown)"
+    unknown() { "$PYTHON3" -c "import json,sys; print(json.load(open(sys.argv[1]))['collectives_unknown_neighbours'])" "$1" 2>&1; }
+    known=$(unknown "$tmp/neighbor.out/waits.json")
+    cp -r "$tmp/neighbor.out" "$tmp/nonbrs.out" && rm -f "$tmp/nonbrs.out/neighbours.txt" "$tmp/nonbrs.out/waits.json"
+    "$SYNCTRACE_BIN" waits "$tmp/nonbrs.out" --json >/dev/null 2>&1
+    left=$(unknown "$tmp/nonbrs.out/waits.json")
+    [ "$known" = 0 ] && [ "$left" = "$reps" ]
+    ok $? "neighbor: the graph ring's instances all known from neighbours.txt ($known unknown), without it $reps left out and counted ($left)"
+    printf '# synctrace neighbours 1\n4 0 x\n' >"$tmp/nonbrs.out/neighbours.txt"
+    "$SYNCTRACE_BIN" waits "$tmp/nonbrs.out" >"$tmp/e6" 2>&1
+    rc=$?
+    [ $rc -ne 0 ] && [ "$(wc -l <"$tmp/e6")" -eq 1 ] && grep -q "neighbours.txt:2" "$tmp/e6"
+    ok $? "a bad neighbours.txt: one line naming it and the line, exit $rc ($(cat "$tmp/e6"))"
 else
+    skip "neighbor: no waits.json"
     skip "neighbor: no waits.json"
 fi
 

@@ -24,9 +24,9 @@ others' MPI_I... entries; a collective's number on its communicator is
 its place in its rank's calls, as posted. A neighbourhood collective
 (MPI_Neighbor_*) waits for its in-neighbours only: on the merged archive
 found from its CART_COORDINATE definitions (coordinates one step apart in
-one dimension, wrapping where periodic; a graph communicator has none
-there, and no wait, as in the tool), on the raw trace from the tracer's
-own in_neighbours lines (graphs too: the raw figure need only be wrong)."""
+one dimension, wrapping where periodic) and for a graph communicator from
+OUT/neighbours.txt, which must agree with the raw trace's in_neighbours
+lines (checked); on the raw trace from those lines."""
 import glob
 import json
 import re
@@ -100,7 +100,18 @@ def topologies(otf2_print, anchor):
                 if len(moved) == 1 and steps[moved[0]] in (1, -1, shape[moved[0]][0] - 1):
                     ins[world[r]].add(world[q])
         nbrs['"%s" <%d>' % (name, comm)] = ins
-    return nbrs
+    graphs = {}
+    try:
+        with open(anchor.rsplit('/', 1)[0] + '/neighbours.txt') as f:
+            for line in f.read().splitlines()[1:]:
+                c, r, ins = line.split()
+                name = comms[int(c)][0]
+                graphs.setdefault('"%s" <%s>' % (name, c), {})[int(r)] = (
+                    set() if ins == '-' else {int(x) for x in ins.split(',')})
+    except FileNotFoundError:
+        pass
+    nbrs.update(graphs)
+    return nbrs, graphs
 
 
 def comm_of(text):
@@ -374,9 +385,13 @@ def main():
     pattern, value = injected.split('=')
     tol = float(tol)
     anchor = out + '/traces.otf2'
-    merged, nbrs = records(events(otf2_print, anchor, 1)), topologies(otf2_print, anchor)
+    merged, (nbrs, graphs) = records(events(otf2_print, anchor, 1)), topologies(otf2_print, anchor)
     ref_g, ref_t = totals(merged, 'g', nbrs), totals(merged, 't', nbrs)
     raw, raw_nbrs = raw_events(synctrace, rawdir)
+    for name, ins in sorted(graphs.items()):
+        same = ins in raw_nbrs.values()
+        print('%s - neighbours.txt: communicator %s\'s in-neighbours as the raw trace has them' % (
+            'ok' if same else 'not ok', name))
     ref_raw = totals(records(raw), 'g', raw_nbrs)
     tool = {w['pattern']: w for w in json.load(open(out + '/waits.json'))['totals']}
     for p, w in sorted(tool.items()):

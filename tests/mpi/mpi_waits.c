@@ -32,10 +32,10 @@
  *   neighbor        a periodic 1-D Cartesian ring, rank 0 sleeps D before
  *                   MPI_Neighbor_allgather: only its in-neighbours, ranks 1
  *                   and N-1, wait D (2 D; 3 D with N = 4 if every member
- *                   waited for the whole communicator); then the same on
- *                   a distributed-graph ring, whose neighbours the merged
- *                   archive does not hold (left out: one instance a
- *                   repetition in collectives_unknown_neighbours)
+ *                   waited for the whole communicator); then, after a
+ *                   barrier, the same on a distributed-graph ring (no
+ *                   sleep: whose neighbours the merge writes to
+ *                   OUT/neighbours.txt)
  * per repetition. Each rank prints "slept R MS": how long its sleeps took
  * in all, measured untraced around them (a loaded machine wakes a sleeper
  * late), from which test-waits.sh computes the expected totals. */
@@ -159,6 +159,7 @@ int main(int argc, char **argv)
             if (rank == 0)
                 sleep_ms(d);
             MPI_Neighbor_allgather(&x, 1, MPI_INT, got, 1, MPI_INT, ring);
+            MPI_Barrier(MPI_COMM_WORLD);
             MPI_Neighbor_allgather(&x, 1, MPI_INT, got, 1, MPI_INT, graph);
         } else if (pscw && rank == 0) {   /* the target */
             if (!strcmp(phase, "late_post"))

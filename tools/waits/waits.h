@@ -184,6 +184,13 @@ struct wt_rma_op {
     uint32_t region;
 };
 
+/* A rank's in-neighbours on a graph communicator (OUT/neighbours.txt):
+ * wt_records.nbr_list[first .. first + n). */
+struct wt_nbr {
+    uint32_t comm, rank;
+    size_t first, n;
+};
+
 struct wt_records {
     /* sorted as the rules join them (waits_read.c says how): */
     struct wt_sorted *sends;  /* struct wt_send, by channel then the sender's order */
@@ -200,8 +207,12 @@ struct wt_records {
     uint32_t *win_size;       /* per window: the ranks that created it */
     uint32_t nwins;
     uint64_t events, unmatched, incomplete_collectives;
-    uint64_t unknown_neighbours;  /* neighbourhood collectives' instances on a communicator without
-                                   * a Cartesian topology in the archive (graph ones): left out */
+    uint64_t unknown_neighbours;  /* neighbourhood collectives' instances whose neighbours are known
+                                   * neither from a Cartesian topology nor OUT/neighbours.txt: left out */
+    struct wt_nbr *nbrs;      /* sorted by (comm, rank) */
+    size_t nnbrs;
+    uint32_t *nbr_list;       /* world ranks */
+    size_t nnbr_list;
     uint32_t nranks;
     char **regions;           /* names, owned by the trace */
     uint32_t nregions;
@@ -223,6 +234,10 @@ struct wt_read_opts {
 int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records *rec, struct wt_trace **keep,
             char *err, size_t errlen);
 void wt_records_free(struct wt_records *rec, struct wt_trace *keep);
+/* OUT/neighbours.txt into rec (none without the file): 0, or -1 with err
+ * naming the file (waits_nbrs.c). */
+int wt_nbrs_read(const char *outdir, struct wt_records *rec, char *err, size_t errlen);
+const struct wt_nbr *wt_nbrs_of(const struct wt_records *rec, uint32_t comm, uint32_t rank);
 
 /* The totals: one row per (pattern, rank, region, communicator). */
 struct wt_row {

@@ -151,6 +151,36 @@ static int neighbours(const struct wt_records *rec, const struct wt_bounds *bd, 
     return 0;
 }
 
+/* A neighbourhood collective on a graph communicator: each member waits
+ * until the last post of its in-neighbours as OUT/neighbours.txt lists
+ * them. 1 when every member's are known, else 0 (nothing counted). */
+static int graph_neighbours(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
+                            const struct wt_member *v, size_t n, int p, int *rc)
+{
+    *rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!wt_nbrs_of(rec, v[i].comm, v[i].rank))
+            return 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct wt_nbr *x = wt_nbrs_of(rec, v[i].comm, v[i].rank);
+        if (!v[i].blocking)
+            continue;
+        struct wt_diff w = NONE_MAX;
+        for (size_t k = x->first; k < x->first + x->n; k++) {
+            size_t j = member_at(v, n, rec->nbr_list[k]);
+            if (j == n)
+                continue;     /* (not a member: no such neighbour) */
+            struct wt_diff d = wt_diff_of(bd, &v[i].enter, v[i].rank, &v[j].post, v[j].rank);
+            wt_diff_max(&w, &d);
+        }
+        if (w.w != -INFINITY && wt_add(tb, p, v[i].rank, v[i].region, v[i].comm, &w) != 0) {
+            *rc = -1;
+            break;
+        }
+    }
+    return 1;
+}
+
 /* Whether a Cartesian communicator's sizes cover its n members. */
 static int cart_fits(const struct mt_comm *c, size_t n)
 {
@@ -176,11 +206,12 @@ static int instance(struct wt_records *rec, const struct wt_bounds *bd, struct w
         /* neighbour alltoall/allgather (the only kinds MPI has): Wait at NxN, by in-neighbours */
         if (p != WT_WAIT_NXN)
             return 0;
-        if (!rec->comm_members[v[0].comm] || !cart_fits(&rec->comm_defs[v[0].comm], n)) {
-            rec->unknown_neighbours++;   /* a graph topology: its neighbours are not in the archive */
-            return 0;
-        }
-        return neighbours(rec, bd, tb, v, n, order, p);
+        if (rec->comm_members[v[0].comm] && cart_fits(&rec->comm_defs[v[0].comm], n))
+            return neighbours(rec, bd, tb, v, n, order, p);
+        int rc;
+        if (!graph_neighbours(rec, bd, tb, v, n, p, &rc))
+            rec->unknown_neighbours++;   /* neither Cartesian nor in OUT/neighbours.txt */
+        return rc;
     }
     uint32_t comm = v[0].comm, root = v[0].root;
     size_t ri = n;

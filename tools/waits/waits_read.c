@@ -725,6 +725,8 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
         rec->comm_size[c] = wt->t.comms[c].self ? 1 : wt->t.comms[c].nmembers;
         rec->comm_members[c] = wt->t.comms[c].self || wt->t.comms[c].inter ? NULL : wt->t.comms[c].members;
     }
+    if (wt_nbrs_read(outdir, rec, err, errlen) != 0)
+        goto done;
     if (classify_regions(&sh) != 0) {
         snprintf(err, errlen, "out of memory");
         goto done;
@@ -798,6 +800,8 @@ void wt_records_free(struct wt_records *rec, struct wt_trace *keep)
     free(rec->comms);
     free(rec->comm_size);
     free(rec->comm_members);
+    free(rec->nbrs);
+    free(rec->nbr_list);
     memset(rec, 0, sizeof *rec);
     trace_close(keep);
 }
