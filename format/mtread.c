@@ -53,6 +53,8 @@ void mt_close(struct mt_trace *t)
         free(t->comms[i].name);
         free(t->comms[i].members);
         free(t->comms[i].members_b);
+        free(t->comms[i].cart_sizes);
+        free(t->comms[i].cart_periodic);
     }
     free(t->location_names);
     free(t->location_events);
@@ -135,6 +137,13 @@ int mt_open(const char *anchor, struct mt_trace *t, char *err, size_t errlen)
             t->comms[k].nmembers_b = dc->nremote;
             t->comms[k].members_b = dc->remote;
             dc->remote = NULL;
+        }
+        if (dc->cart_ndims && dc->cart_sizes && dc->cart_periodic) {
+            t->comms[k].cart_ndims = dc->cart_ndims;
+            t->comms[k].cart_sizes = dc->cart_sizes;
+            t->comms[k].cart_periodic = dc->cart_periodic;
+            dc->cart_sizes = NULL;
+            dc->cart_periodic = NULL;
         }
         dc->name = NULL;
         dc->members = NULL;

@@ -28,6 +28,10 @@ struct mt_comm {
     uint64_t *members;        /* world ranks (= location indices), in communicator rank order */
     uint32_t nmembers_b;
     uint64_t *members_b;
+    uint32_t cart_ndims;      /* a Cartesian topology (0: none): its dimensions' sizes and periodicity
+                               * (0/1); ranks are placed in row-major order (MPI's) */
+    uint32_t *cart_sizes;
+    uint8_t *cart_periodic;
 };
 
 struct mt_trace {

@@ -2,7 +2,9 @@
 # synctrace waits: wait states injected with known lengths
 # (tests/mpi/mpi_waits.c, one pattern a run, MPI_Win_fence and post/start/complete/wait
 # included -- MPI_Win_test must give no Early Wait, a zero-operation epoch all
-# of its Early Wait as Late Complete --, 4 ranks, clocks skewed by up
+# of its Early Wait as Late Complete --, MPI_Iallreduce and MPI_Ibcast
+# completed in MPI_Wait, MPI_Neighbor_allgather on a Cartesian ring (only
+# the late rank's in-neighbours wait), 4 ranks, clocks skewed by up
 # to 30 ms) come out within their bounds of the injected value (the
 # sleeps as the program measured them, untraced: a loaded machine wakes a
 # sleeper late; 5 % + 3 ms for the rest of the untraced timing); the
@@ -17,8 +19,10 @@
 phases="late_sender:late_sender wrong_order:late_sender_wrong_order late_receiver:late_receiver
 late_broadcast:late_broadcast late_barrier:wait_barrier wait_nxn:wait_nxn early_reduce:early_reduce
 early_scan:early_scan late_fence:wait_fence late_post:late_post early_wait:early_wait
-late_complete:late_complete zero_op:late_complete win_test:early_wait"
-plan $((14 * 33 + 6 + 2))
+late_complete:late_complete zero_op:late_complete win_test:early_wait iallreduce:wait_nxn ibcast:late_broadcast
+neighbor:wait_nxn"
+# (the neighbor phase has one check more: neighbours.txt against the raw trace)
+plan $((17 * 33 + 1 + 6 + 4))
 tmp=$(scratch)
 prog=$(build_mpi mpi_waits "$tmp")
 np=4 delay_ms=10 reps=3
@@ -43,7 +47,9 @@ for entry in $phases; do
     wrong_order) injected=$(slept 1) ;;
     early_reduce)   # until the first other member: the shortest of their sleeps
         injected=$(awk '$1 == "slept" && $2 > 0 { m = (m == "" || $3 < m) ? $3 : m } END { print m / 1000 }' "$tmp/$phase.run") ;;
-    late_receiver | late_broadcast | early_scan | late_post) injected=$(awk -v s="$(slept 0)" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
+    neighbor)   # rank 0's two in-neighbours of the ring wait for it, the third rank does not
+        injected=$(awk -v s="$(slept 0)" 'BEGIN { print s * 2 }') ;;
+    late_receiver | late_broadcast | ibcast | early_scan | late_post) injected=$(awk -v s="$(slept 0)" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
     *) injected=$(awk -v s="$(slept $((np - 1)))" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
     esac
     tol=$(awk -v i="${injected:-0}" 'BEGIN { printf "%.6f", 0.05 * i + 0.003 }')
@@ -59,6 +65,28 @@ for entry in $phases; do
     tap_from_checker "$phase: " "$tmp/$phase.check"
     for i in $(seq $((n + 1)) 30); do ok 1 "$phase: the checker stopped early ($(tail -1 "$tmp/$phase.check"))"; done
 done
+
+# The neighbour phase's distributed-graph ring: the merge writes its
+# in-neighbours to OUT/neighbours.txt (the checker compared them with the
+# raw trace's); without the file its instances (one a repetition) are left
+# out and counted.
+if [ -f "$tmp/neighbor.out/waits.json" ]; then
+    unknown() { "$PYTHON3" -c "import json,sys; print(json.load(open(sys.argv[1]))['collectives_unknown_neighbours'])" "$1" 2>&1; }
+    known=$(unknown "$tmp/neighbor.out/waits.json")
+    cp -r "$tmp/neighbor.out" "$tmp/nonbrs.out" && rm -f "$tmp/nonbrs.out/neighbours.txt" "$tmp/nonbrs.out/waits.json"
+    "$SYNCTRACE_BIN" waits "$tmp/nonbrs.out" --json >/dev/null 2>&1
+    left=$(unknown "$tmp/nonbrs.out/waits.json")
+    [ "$known" = 0 ] && [ "$left" = "$reps" ]
+    ok $? "neighbor: the graph ring's instances all known from neighbours.txt ($known unknown), without it $reps left out and counted ($left)"
+    printf '# synctrace neighbours 1\n4 0 x\n' >"$tmp/nonbrs.out/neighbours.txt"
+    "$SYNCTRACE_BIN" waits "$tmp/nonbrs.out" >"$tmp/e6" 2>&1
+    rc=$?
+    [ $rc -ne 0 ] && [ "$(wc -l <"$tmp/e6")" -eq 1 ] && grep -q "neighbours.txt:2" "$tmp/e6"
+    ok $? "a bad neighbours.txt: one line naming it and the line, exit $rc ($(cat "$tmp/e6"))"
+else
+    skip "neighbor: no waits.json"
+    skip "neighbor: no waits.json"
+fi
 
 # The bundled example (a stencil with Isend/Irecv/Waitall and Allreduce,
 # real waits of a few us): plausible figures, every row 0 <= lo <= seconds

@@ -15,9 +15,18 @@ tricks), and prints TAP-ish lines:
   - the injected value lies within TOL of [lo, hi] (untraced timing noise);
   - the same pattern computed on the raw clocks misses the true total
     by more than TOL: without the synchronisation the figure is wrong.
-Only MPI_COMM_WORLD and, for MPI_Win_fence and post/start/complete/wait,
-one window on MPI_COMM_WORLD are followed (the test programs use nothing
-else: a window rank is the world rank)."""
+Messages on MPI_COMM_WORLD only, collectives on every communicator but
+the tracer's own, and, for MPI_Win_fence and post/start/complete/wait, one
+window on MPI_COMM_WORLD are followed (the test programs use nothing else:
+a window rank is the world rank). A non-blocking collective counts from
+the entry of the MPI_Wait* completing it (none in MPI_Test*) for the
+others' MPI_I... entries; a collective's number on its communicator is
+its place in its rank's calls, as posted. A neighbourhood collective
+(MPI_Neighbor_*) waits for its in-neighbours only: on the merged archive
+found from its CART_COORDINATE definitions (coordinates one step apart in
+one dimension, wrapping where periodic) and for a graph communicator from
+OUT/neighbours.txt, which must agree with the raw trace's in_neighbours
+lines (checked); on the raw trace from those lines."""
 import glob
 import json
 import re
@@ -52,6 +61,65 @@ def events(otf2_print, anchor, scale):
     return per
 
 
+def topologies(otf2_print, anchor):
+    """Per communicator name, {world rank: set of in-neighbours' world
+    ranks} from the Cartesian definitions (otf2-print -G)."""
+    out = subprocess.run([otf2_print, '-G', anchor], capture_output=True, text=True, check=True).stdout
+    groups, comms, dims, topo, coords = {}, {}, {}, {}, {}
+    for line in out.splitlines():
+        f = line.split(None, 2)
+        if len(f) < 3:
+            continue
+        if f[0] == 'GROUP':
+            groups[int(f[1])] = [int(x) for x in re.findall(r'(\d+) \("', f[2])]
+        elif f[0] == 'COMM':
+            m = re.match(r'Name: "([^"]*)" <\d+>, Group: "[^"]*" <(\d+)>', f[2])
+            comms[int(f[1])] = (m.group(1), int(m.group(2)))
+        elif f[0] == 'CART_DIMENSION':
+            m = re.search(r'Size: (\d+), Periodicity: (\w+)', f[2])
+            dims[int(f[1])] = (int(m.group(1)), m.group(2) == 'TRUE')
+        elif f[0] == 'CART_TOPOLOGY':
+            m = re.search(r'Communicator: "[^"]*" <(\d+)>, \d+ Dimensions?: \((.*)\)', f[2])
+            topo[int(f[1])] = (int(m.group(1)), [int(x) for x in re.findall(r'<(\d+)>', m.group(2))])
+    for line in out.splitlines():
+        if line.startswith('CART_COORDINATE'):
+            m = re.search(r'<(\d+)>, Rank: (\d+) .*Coordinate: \(([\d, ]*)\)', line)
+            coords.setdefault(int(m.group(1)), {})[int(m.group(2))] = [int(x) for x in m.group(3).split(',')]
+    nbrs = {}
+    for t, (comm, ds) in topo.items():
+        name, group = comms[comm]
+        world = groups[group]
+        shape = [dims[d] for d in ds]
+        place = coords.get(t, {})
+        ins = {}
+        for r, c in place.items():
+            ins[world[r]] = set()
+            for q, e in place.items():
+                steps = [(e[k] - c[k]) % shape[k][0] if shape[k][1] else e[k] - c[k] for k in range(len(c))]
+                moved = [k for k in range(len(c)) if steps[k] != 0]
+                if len(moved) == 1 and steps[moved[0]] in (1, -1, shape[moved[0]][0] - 1):
+                    ins[world[r]].add(world[q])
+        nbrs['"%s" <%d>' % (name, comm)] = ins
+    graphs = {}
+    try:
+        with open(anchor.rsplit('/', 1)[0] + '/neighbours.txt') as f:
+            for line in f.read().splitlines()[1:]:
+                c, r, ins = line.split()
+                name = comms[int(c)][0]
+                graphs.setdefault('"%s" <%s>' % (name, c), {})[int(r)] = (
+                    set() if ins == '-' else {int(x) for x in ins.split(',')})
+    except FileNotFoundError:
+        pass
+    nbrs.update(graphs)
+    return nbrs, graphs
+
+
+def comm_of(text):
+    """A communicator's name and, in an archive, reference: names may repeat ("")."""
+    m = re.search(r'Communicator: ("[^"]*"(?: <\d+>)?)', text)
+    return m.group(1) if m else None
+
+
 def field(text, name):
     m = re.search(name + r': (\d+|NONE)', text)
     return None if not m or m.group(1) == 'NONE' else int(m.group(1))
@@ -63,6 +131,7 @@ def records(per):
     accs, exps = {}, {}     # (origin, target) -> that channel's epochs in order
     for loc, evs in per.items():
         stack, internal, frame, posted, seq = [], 0, 0, {}, 0
+        calls = []          # collectives in call (posting) order: their members once complete
         acc = exp = None    # the open access / exposure epoch
         partners = []       # the closing call's RmaSyncs
         for kind, tm, text in evs:
@@ -117,6 +186,25 @@ def records(per):
                 colls[('fences', loc, win)] = k + 1
                 colls.setdefault(('f', win, k), []).append({'rank': loc, 'op': 'FENCE', 'root': None,
                                                             'enter': enter})
+            if kind == 'NON_BLOCKING_COLLECTIVE_REQUEST':
+                calls.append({'req': field(text, 'Request'), 'post': enter, 'neighbor': 'eighbor_' in name,
+                              'm': None})
+                continue
+            if kind in ('MPI_COLLECTIVE_END', 'NON_BLOCKING_COLLECTIVE_COMPLETE'):
+                comm = comm_of(text)
+                if comm.startswith('"synctrace'):
+                    continue
+                m = {'rank': loc, 'op': re.search(r'Operation: (\w+)', text).group(1), 'root': field(text, 'Root'),
+                     'enter': enter, 'post': enter, 'comm': comm, 'blocking': True, 'neighbor': 'eighbor_' in name}
+                if kind == 'MPI_COLLECTIVE_END':
+                    calls.append({'m': m})
+                else:
+                    c = next((c for c in calls if c.get('req') == field(text, 'Request') and c['m'] is None), None)
+                    if c:
+                        m.update(post=c['post'], neighbor=c['neighbor'],
+                                 blocking=not (name.startswith('MPI_Test') or name.startswith('MPI_I')))
+                        c['m'] = m
+                continue
             if 'MPI_COMM_WORLD' not in text:
                 continue
             if kind in ('MPI_SEND', 'MPI_ISEND'):
@@ -130,12 +218,13 @@ def records(per):
                 recvs.setdefault(key, []).append({'enter': enter, 'post': post, 'frame': fid, 'region': name,
                                                   'order': seq})
                 seq += 1
-            elif kind == 'MPI_COLLECTIVE_END':
-                op = re.search(r'Operation: (\w+)', text).group(1)
-                k = colls.setdefault(loc, 0)
-                colls[loc] = k + 1
-                colls.setdefault(('i', k), []).append({'rank': loc, 'op': op, 'root': field(text, 'Root'),
-                                                       'enter': enter})
+        nth = {}
+        for c in calls:
+            m = c['m']
+            if m:
+                k = nth.get(m['comm'], 0)
+                nth[m['comm']] = k + 1
+                colls.setdefault(('i', m['comm'], k), []).append(m)
     return sends, recvs, colls, accs, exps
 
 
@@ -166,7 +255,7 @@ def pscw(accs, exps, base, add):
         add('late_complete', c - max(ops + [x['close'][base]]))
 
 
-def totals(rec, base):
+def totals(rec, base, nbrs):
     sends, recvs, colls, accs, exps = rec
     tot = {}
 
@@ -206,20 +295,28 @@ def totals(rec, base):
         if not p:
             continue
         root = [m for m in ms if m['rank'] == ms[0]['root']]
-        e = {m['rank']: m['enter'][base] for m in ms}
-        if p in ('wait_barrier', 'wait_nxn', 'wait_fence'):
-            for m in ms:
-                add(p, max(e.values()) - e[m['rank']])
+        e = {m['rank']: m['enter'][base] for m in ms}              # where each waits from
+        post = {m['rank']: m.get('post', m['enter'])[base] for m in ms}   # what the others wait for
+        waits = {m['rank'] for m in ms if m.get('blocking', True)}  # MPI_Test* does not wait
+        if any(m.get('neighbor') for m in ms):
+            if p == 'wait_nxn':
+                ins = nbrs.get(ms[0]['comm'], {})
+                for r in waits:
+                    if ins.get(r):
+                        add(p, max(post[q] for q in ins[r]) - e[r])
+        elif p in ('wait_barrier', 'wait_nxn', 'wait_fence'):
+            for r in waits:
+                add(p, max(post.values()) - e[r])
         elif p in ('late_broadcast', 'late_scatter') and root:
-            for m in ms:
-                if m is not root[0]:
-                    add(p, e[root[0]['rank']] - e[m['rank']])
-        elif p in ('early_reduce', 'early_gather') and root and len(ms) > 1:
-            add(p, min(v for r, v in e.items() if r != root[0]['rank']) - e[root[0]['rank']])
+            for r in waits:
+                if r != root[0]['rank']:
+                    add(p, post[root[0]['rank']] - e[r])
+        elif p in ('early_reduce', 'early_gather') and root and len(ms) > 1 and root[0]['rank'] in waits:
+            add(p, min(v for r, v in post.items() if r != root[0]['rank']) - e[root[0]['rank']])
         elif p == 'early_scan':
-            for r in e:
+            for r in waits:
                 if r > 0:
-                    add(p, max(e[q] for q in e if q < r) - e[r])
+                    add(p, max(post[q] for q in post if q < r) - e[r])
     pscw(accs, exps, base, add)
     return {p: v * 1e-9 for p, v in tot.items()}
 
@@ -229,11 +326,16 @@ def raw_events(synctrace, rawdir):
     (`synctrace dump`: no ClockOffsets applied, unlike an OTF2 reader), in
     the shape events() gives."""
     out = subprocess.run([synctrace, 'dump', rawdir], capture_output=True, text=True, check=True).stdout
-    scale, per = {}, {}
+    scale, per, nbrs = {}, {}, {}
     names = {'SEND': 'MPI_SEND', 'ISEND': 'MPI_ISEND', 'RECV': 'MPI_RECV', 'IRECV': 'MPI_IRECV',
              'IRECV_REQUEST': 'MPI_IRECV_REQUEST', 'COLL_END': 'MPI_COLLECTIVE_END', 'ENTER': 'ENTER',
-             'LEAVE': 'LEAVE'}
+             'LEAVE': 'LEAVE', 'NBC_REQUEST': 'NON_BLOCKING_COLLECTIVE_REQUEST',
+             'NBC_COMPLETE': 'NON_BLOCKING_COLLECTIVE_COMPLETE'}
     for line in out.splitlines():
+        m = re.match(r'# rank (\d+) in_neighbours comm (.*) =([\d,]*)$', line)
+        if m:
+            nbrs.setdefault('"%s"' % m.group(2), {})[int(m.group(1))] = {int(x) for x in m.group(3).split(',') if x}
+            continue
         if line.startswith('# rank ') and ' resolution ' in line:
             f = line.split()
             scale[int(f[2])] = 1e9 / int(f[f.index('resolution') + 1])
@@ -260,28 +362,37 @@ def raw_events(synctrace, rawdir):
             continue
         if kind not in names:
             continue
-        comm = '"MPI_COMM_WORLD"' if ' comm=MPI_COMM_WORLD ' in ' ' + rest + ' ' else '"other"'
+        cm = re.search(r' comm=(.*?) (?:tag|root|op|bytes|sent)=', ' ' + rest)
+        comm = '"%s"' % (cm.group(1) if cm else 'other')
         if kind in ('ENTER', 'LEAVE'):
             text = 'Region: "%s"' % rest.split('region=', 1)[1]
-        elif kind == 'COLL_END':
+        elif kind == 'NBC_REQUEST':
+            text = 'Request: %s' % kv['req']
+        elif kind in ('COLL_END', 'NBC_COMPLETE'):
             root = int(kv['root'])
-            text = 'Operation: %s, Communicator: %s, Root: %s' % (kv['op'].upper(), comm,
-                                                                   'NONE' if root < 0 else root)
+            text = 'Operation: %s, Communicator: %s, Root: %s, Request: %s' % (
+                kv['op'].upper(), comm, 'NONE' if root < 0 else root, kv.get('req', 0))
         else:
             peer = 'Receiver' if 'SEND' in kind else 'Sender'
             text = '%s: %s, Communicator: %s, Tag: %s, Request: %s' % (
                 peer, kv.get('peer', 0), comm, kv.get('tag', 0), kv.get('req', 0))
         per.setdefault(rank, []).append([names[kind], tm, text])
-    return per
+    return per, nbrs
 
 
 def main():
     otf2_print, synctrace, out, rawdir, injected, tol = sys.argv[1:7]
     pattern, value = injected.split('=')
     tol = float(tol)
-    merged = records(events(otf2_print, out + '/traces.otf2', 1))
-    ref_g, ref_t = totals(merged, 'g'), totals(merged, 't')
-    ref_raw = totals(records(raw_events(synctrace, rawdir)), 'g')
+    anchor = out + '/traces.otf2'
+    merged, (nbrs, graphs) = records(events(otf2_print, anchor, 1)), topologies(otf2_print, anchor)
+    ref_g, ref_t = totals(merged, 'g', nbrs), totals(merged, 't', nbrs)
+    raw, raw_nbrs = raw_events(synctrace, rawdir)
+    for name, ins in sorted(graphs.items()):
+        same = ins in raw_nbrs.values()
+        print('%s - neighbours.txt: communicator %s\'s in-neighbours as the raw trace has them' % (
+            'ok' if same else 'not ok', name))
+    ref_raw = totals(records(raw), 'g', raw_nbrs)
     tool = {w['pattern']: w for w in json.load(open(out + '/waits.json'))['totals']}
     for p, w in sorted(tool.items()):
         n = w['count_possible'] + 1

@@ -25,6 +25,17 @@
  *                   is the whole Early Wait (Scalasca's rule)
  *   win_test        as late_complete, the target polling MPI_Win_test:
  *                   no Early Wait (test does not block)
+ *   iallreduce      rank N-1 sleeps D before MPI_Iallreduce, every rank
+ *                   completes it in MPI_Wait: each other rank waits D there
+ *   ibcast          the root sleeps D before MPI_Ibcast, the others post
+ *                   theirs at once and MPI_Wait: each waits D
+ *   neighbor        a periodic 1-D Cartesian ring, rank 0 sleeps D before
+ *                   MPI_Neighbor_allgather: only its in-neighbours, ranks 1
+ *                   and N-1, wait D (2 D; 3 D with N = 4 if every member
+ *                   waited for the whole communicator); then, after a
+ *                   barrier, the same on a distributed-graph ring (no
+ *                   sleep: whose neighbours the merge writes to
+ *                   OUT/neighbours.txt)
  * per repetition. Each rank prints "slept R MS": how long its sleeps took
  * in all, measured untraced around them (a loaded machine wakes a sleeper
  * late), from which test-waits.sh computes the expected totals. */
@@ -65,6 +76,14 @@ int main(int argc, char **argv)
     int pscw = !strcmp(phase, "late_post") || !strcmp(phase, "early_wait") || !strcmp(phase, "late_complete")
                || !strcmp(phase, "zero_op") || !strcmp(phase, "win_test");
     MPI_Group origins = MPI_GROUP_NULL, target = MPI_GROUP_NULL;
+    MPI_Comm ring = MPI_COMM_NULL, graph = MPI_COMM_NULL;
+    if (!strcmp(phase, "neighbor")) {
+        int periodic = 1, around[2] = { (rank + n - 1) % n, (rank + 1) % n }, weights[2] = { 1, 1 };
+        MPI_Cart_create(MPI_COMM_WORLD, 1, &n, &periodic, 0, &ring);
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, around, weights, 2, around, weights,
+                                       MPI_INFO_NULL, 0, &graph);
+    }
+    int got[2] = { 0, 0 };
     if (!strcmp(phase, "late_fence") || pscw) {
         MPI_Win_create(&y, sizeof y, sizeof y, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
         MPI_Win_fence(0, win);
@@ -126,6 +145,22 @@ int main(int argc, char **argv)
             if (rank == n - 1)
                 sleep_ms(d);
             MPI_Win_fence(0, win);
+        } else if (!strcmp(phase, "iallreduce") || !strcmp(phase, "ibcast")) {
+            int ib = !strcmp(phase, "ibcast");
+            MPI_Request req;
+            if (rank == (ib ? 0 : n - 1))
+                sleep_ms(d);
+            if (ib)
+                MPI_Ibcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
+            else
+                MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        } else if (!strcmp(phase, "neighbor")) {
+            if (rank == 0)
+                sleep_ms(d);
+            MPI_Neighbor_allgather(&x, 1, MPI_INT, got, 1, MPI_INT, ring);
+            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Neighbor_allgather(&x, 1, MPI_INT, got, 1, MPI_INT, graph);
         } else if (pscw && rank == 0) {   /* the target */
             if (!strcmp(phase, "late_post"))
                 sleep_ms(d);
@@ -157,6 +192,10 @@ int main(int argc, char **argv)
     if (origins != MPI_GROUP_NULL) {
         MPI_Group_free(&origins);
         MPI_Group_free(&target);
+    }
+    if (ring != MPI_COMM_NULL) {
+        MPI_Comm_free(&ring);
+        MPI_Comm_free(&graph);
     }
     if (win != MPI_WIN_NULL)
         MPI_Win_free(&win);

@@ -499,6 +499,8 @@ int ow_write_global_defs(struct writing *wr)
         goto oom;
     write_windows(wr, gd, &s);
     CHECK(OTF2_Archive_CloseGlobalDefWriter(wr->ar, gd));
+    if (ow_write_neighbours(wr->dir, wr->ranks, wr->nranks, wr->match, carts.src_rank, wr->err, wr->errlen) != 0)
+        goto done;
     if (wr->failed != OTF2_SUCCESS)
         snprintf(wr->err, wr->errlen, "%s/%s: cannot write the global definitions (%s)", wr->dir, wr->name,
                  OTF2_Error_GetDescription(wr->failed));

@@ -56,5 +56,10 @@ struct writing {
 OTF2_RegionRole ow_fallback_role(const char *name);
 /* The global definitions (otf2out_defs.c): 0, or -1 with wr->err set. */
 int ow_write_global_defs(struct writing *wr);
+/* OUT/neighbours.txt (neighbours_out.c): the graph communicators'
+ * in-neighbours, those without a Cartesian topology (cart_src_rank[c]
+ * UINT32_MAX). 0, or -1 with err naming the file. */
+int ow_write_neighbours(const char *dir, const struct rt_location *ranks, uint32_t nranks,
+                        const struct mg_result *match, const uint32_t *cart_src_rank, char *err, size_t errlen);
 
 #endif

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct mt_comm;
+
 /* One moment on three time bases: merged (ns), true (the true_time
  * attribute; NAN without) and raw (rawview.map: as today's tools show it;
  * NAN without the map). */
@@ -102,13 +104,20 @@ struct wt_recv {
 /* A moment of a record: r only with raw, else NAN (as without the map). */
 #define WT_MOMENT(g_, t_, r_, raw) ((struct wt_moment){ (g_), (t_), (raw) ? (r_) : NAN })
 
+/* A collective's member. A blocking call's post is its enter; a
+ * non-blocking one's post is the entry of the MPI_I... call, its enter and
+ * region those of the call that completed it (MPI_Wait*, MPI_Test*). */
 struct wt_member {
     uint32_t kind;            /* WT_MEMBER_COLL, or WT_MEMBER_FENCE (comm is then the window) */
     uint32_t comm, rank, op, root;   /* root: world rank, UINT32_MAX for none */
     uint32_t loc;             /* the location: the order of a rank's threads' members */
-    uint64_t seq;             /* the k-th collective of this rank on comm */
-    struct wt_moment enter;
+    uint64_t seq;             /* the k-th collective of this rank on comm, blocking or not, in the
+                               * order they were called (posted), as the merge numbers them */
+    struct wt_moment post;    /* when the others can first see it: what they wait for */
+    struct wt_moment enter;   /* where this member may wait: from here */
     uint32_t region;
+    uint8_t blocking;         /* the completing call blocks (not MPI_Test*): only then a wait */
+    uint8_t neighbor;         /* MPI_(I)neighbor_*: waits for its in-neighbours only */
 };
 enum { WT_MEMBER_COLL, WT_MEMBER_FENCE };
 
@@ -175,6 +184,13 @@ struct wt_rma_op {
     uint32_t region;
 };
 
+/* A rank's in-neighbours on a graph communicator (OUT/neighbours.txt):
+ * wt_records.nbr_list[first .. first + n). */
+struct wt_nbr {
+    uint32_t comm, rank;
+    size_t first, n;
+};
+
 struct wt_records {
     /* sorted as the rules join them (waits_read.c says how): */
     struct wt_sorted *sends;  /* struct wt_send, by channel then the sender's order */
@@ -191,6 +207,12 @@ struct wt_records {
     uint32_t *win_size;       /* per window: the ranks that created it */
     uint32_t nwins;
     uint64_t events, unmatched, incomplete_collectives;
+    uint64_t unknown_neighbours;  /* neighbourhood collectives' instances whose neighbours are known
+                                   * neither from a Cartesian topology nor OUT/neighbours.txt: left out */
+    struct wt_nbr *nbrs;      /* sorted by (comm, rank) */
+    size_t nnbrs;
+    uint32_t *nbr_list;       /* world ranks */
+    size_t nnbr_list;
     uint32_t nranks;
     char **regions;           /* names, owned by the trace */
     uint32_t nregions;
@@ -198,6 +220,7 @@ struct wt_records {
     uint32_t ncomms;
     uint32_t *comm_size;      /* members of each communicator */
     const uint64_t **comm_members;   /* their world ranks, in communicator order (the trace's) */
+    const struct mt_comm *comm_defs; /* the trace's communicators (Cartesian topologies) */
     int have_truth, have_raw;
 };
 
@@ -211,6 +234,10 @@ struct wt_read_opts {
 int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records *rec, struct wt_trace **keep,
             char *err, size_t errlen);
 void wt_records_free(struct wt_records *rec, struct wt_trace *keep);
+/* OUT/neighbours.txt into rec (none without the file): 0, or -1 with err
+ * naming the file (waits_nbrs.c). */
+int wt_nbrs_read(const char *outdir, struct wt_records *rec, char *err, size_t errlen);
+const struct wt_nbr *wt_nbrs_of(const struct wt_records *rec, uint32_t comm, uint32_t rank);
 
 /* The totals: one row per (pattern, rank, region, communicator). */
 struct wt_row {

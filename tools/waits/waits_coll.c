@@ -1,6 +1,10 @@
 /* waits_coll.c — the collective patterns (Scalasca's definitions), per
- * instance: the k-th collective of every member on a communicator. Only
- * complete instances count (every member's record present).
+ * instance: the k-th collective (blocking or not, in call order) of every
+ * member on a communicator. Only complete instances count (every member's
+ * record present). A member waits from its entry (of the call that
+ * completed it: MPI_Wait* for a non-blocking one; none where that call
+ * does not block, MPI_Test*) for the others' posts (entries of the calls
+ * that started theirs: MPI_I... for a non-blocking one).
  *   Wait at Barrier, Wait at NxN (MPI_Barrier; all-to-all kinds:
  *     Allgather(v), Alltoall(v/w), Allreduce, Reduce_scatter(_block)):
  *     each member waits from its entry to the last member's entry.
@@ -19,7 +23,10 @@
  * memory at a time, at most one member per rank. */
 #include "waits.h"
 
+#include "mtread.h"
+
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <otf2/OTF2_Events.h>
@@ -74,24 +81,138 @@ static int pattern_of(uint32_t op)
 static const struct wt_diff NONE_MAX = { -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
 static const struct wt_diff NONE_MIN = { INFINITY, INFINITY, INFINITY, INFINITY, INFINITY };
 
-/* Member i's wait until the last entry of members [from, to). */
+/* Member i's wait until the last post of members [from, to). */
 static struct wt_diff until_last(const struct wt_bounds *bd, const struct wt_member *v, size_t i, size_t from,
                                  size_t to)
 {
     struct wt_diff w = NONE_MAX;
     for (size_t j = from; j < to; j++) {
-        struct wt_diff d = wt_diff_of(bd, &v[i].enter, v[i].rank, &v[j].enter, v[j].rank);
+        struct wt_diff d = wt_diff_of(bd, &v[i].enter, v[i].rank, &v[j].post, v[j].rank);
         wt_diff_max(&w, &d);
     }
     return w;
 }
 
-static int instance(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
+/* The member of world rank r in v (sorted by rank), or n. */
+static size_t member_at(const struct wt_member *v, size_t n, uint64_t r)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].rank < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo].rank == r ? lo : n;
+}
+
+/* A neighbourhood collective on a Cartesian communicator: each member
+ * waits until the last post of its in-neighbours, the ranks at shift -1
+ * and +1 in each dimension (row-major coordinates, as MPI places them;
+ * beyond a non-periodic border MPI_PROC_NULL, nobody). Members are
+ * found by communicator rank through order[] (member k's index in v). */
+static int neighbours(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
+                      const struct wt_member *v, size_t n, uint32_t *order, int p)
+{
+    const struct mt_comm *c = &rec->comm_defs[v[0].comm];
+    const uint64_t *members = rec->comm_members[v[0].comm];
+    for (size_t k = 0; k < n; k++)
+        if ((order[k] = (uint32_t)member_at(v, n, members[k])) == n)
+            return 0;         /* (a member twice: not an instance of ours) */
+    for (size_t k = 0; k < n; k++) {
+        const struct wt_member *me = &v[order[k]];
+        if (!me->blocking)
+            continue;
+        struct wt_diff w = NONE_MAX;
+        size_t stride = 1;    /* of dimension d: the product of the later dimensions' sizes */
+        for (uint32_t d = c->cart_ndims; d-- > 0;) {
+            uint32_t size = c->cart_sizes[d];
+            uint32_t at = (uint32_t)(k / stride % size);
+            for (int s = -1; s <= 1; s += 2) {
+                int64_t to = (int64_t)at + s;
+                if (to < 0 || to >= size) {
+                    if (!c->cart_periodic[d])
+                        continue;   /* MPI_PROC_NULL */
+                    to = (to + size) % size;
+                }
+                size_t j = k - (size_t)at * stride + (size_t)to * stride;
+                const struct wt_member *o = &v[order[j]];
+                struct wt_diff x = wt_diff_of(bd, &me->enter, me->rank, &o->post, o->rank);
+                wt_diff_max(&w, &x);
+            }
+            stride *= size;
+        }
+        if (w.w == -INFINITY)
+            continue;         /* no neighbour at all */
+        if (wt_add(tb, p, me->rank, me->region, me->comm, &w) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A neighbourhood collective on a graph communicator: each member waits
+ * until the last post of its in-neighbours as OUT/neighbours.txt lists
+ * them. 1 when every member's are known, else 0 (nothing counted). */
+static int graph_neighbours(const struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
+                            const struct wt_member *v, size_t n, int p, int *rc)
+{
+    *rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!wt_nbrs_of(rec, v[i].comm, v[i].rank))
+            return 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct wt_nbr *x = wt_nbrs_of(rec, v[i].comm, v[i].rank);
+        if (!v[i].blocking)
+            continue;
+        struct wt_diff w = NONE_MAX;
+        for (size_t k = x->first; k < x->first + x->n; k++) {
+            size_t j = member_at(v, n, rec->nbr_list[k]);
+            if (j == n)
+                continue;     /* (not a member: no such neighbour) */
+            struct wt_diff d = wt_diff_of(bd, &v[i].enter, v[i].rank, &v[j].post, v[j].rank);
+            wt_diff_max(&w, &d);
+        }
+        if (w.w != -INFINITY && wt_add(tb, p, v[i].rank, v[i].region, v[i].comm, &w) != 0) {
+            *rc = -1;
+            break;
+        }
+    }
+    return 1;
+}
+
+/* Whether a Cartesian communicator's sizes cover its n members. */
+static int cart_fits(const struct mt_comm *c, size_t n)
+{
+    size_t prod = 1;
+    for (uint32_t d = 0; d < c->cart_ndims; d++) {
+        if (!c->cart_sizes[d] || prod > SIZE_MAX / c->cart_sizes[d])
+            return 0;
+        prod *= c->cart_sizes[d];
+    }
+    return c->cart_ndims && prod == n;
+}
+
+static int instance(struct wt_records *rec, const struct wt_bounds *bd, struct wt_table *tb,
                     const struct wt_member *v, size_t n, uint32_t *order, int pattern)
 {
     int p = pattern >= 0 ? pattern : pattern_of(v[0].op);
     if (p < 0)
         return 0;
+    int neighbor = 0;
+    for (size_t i = 0; i < n; i++)
+        neighbor |= v[i].neighbor;
+    if (neighbor && pattern < 0) {
+        /* neighbour alltoall/allgather (the only kinds MPI has): Wait at NxN, by in-neighbours */
+        if (p != WT_WAIT_NXN)
+            return 0;
+        if (rec->comm_members[v[0].comm] && cart_fits(&rec->comm_defs[v[0].comm], n))
+            return neighbours(rec, bd, tb, v, n, order, p);
+        int rc;
+        if (!graph_neighbours(rec, bd, tb, v, n, p, &rc))
+            rec->unknown_neighbours++;   /* neither Cartesian nor in OUT/neighbours.txt */
+        return rc;
+    }
     uint32_t comm = v[0].comm, root = v[0].root;
     size_t ri = n;
     for (size_t i = 0; i < n; i++)
@@ -102,6 +223,8 @@ static int instance(const struct wt_records *rec, const struct wt_bounds *bd, st
     case WT_WAIT_NXN:
     case WT_WAIT_FENCE:
         for (size_t i = 0; i < n; i++) {
+            if (!v[i].blocking)
+                continue;
             struct wt_diff w = until_last(bd, v, i, 0, n);
             if (wt_add(tb, p, v[i].rank, v[i].region, comm, &w) != 0)
                 return -1;
@@ -112,20 +235,20 @@ static int instance(const struct wt_records *rec, const struct wt_bounds *bd, st
         if (ri == n)
             return 0;
         for (size_t i = 0; i < n; i++)
-            if (i != ri) {
-                struct wt_diff w = wt_diff_of(bd, &v[i].enter, v[i].rank, &v[ri].enter, root);
+            if (i != ri && v[i].blocking) {
+                struct wt_diff w = wt_diff_of(bd, &v[i].enter, v[i].rank, &v[ri].post, root);
                 if (wt_add(tb, p, v[i].rank, v[i].region, comm, &w) != 0)
                     return -1;
             }
         return 0;
     case WT_EARLY_REDUCE:
     case WT_EARLY_GATHER: {
-        if (ri == n || n < 2)
+        if (ri == n || n < 2 || !v[ri].blocking)
             return 0;
         struct wt_diff w = NONE_MIN;
         for (size_t j = 0; j < n; j++)
             if (j != ri) {
-                struct wt_diff d = wt_diff_of(bd, &v[ri].enter, root, &v[j].enter, v[j].rank);
+                struct wt_diff d = wt_diff_of(bd, &v[ri].enter, root, &v[j].post, v[j].rank);
                 wt_diff_min(&w, &d);
             }
         return wt_add(tb, p, root, v[ri].region, comm, &w);
@@ -140,9 +263,11 @@ static int instance(const struct wt_records *rec, const struct wt_bounds *bd, st
                 if (v[i].rank == members[k])
                     order[k] = (uint32_t)i;
         for (size_t k = 1; k < n; k++) {
+            if (!v[order[k]].blocking)
+                continue;
             struct wt_diff w = NONE_MAX;
             for (size_t q = 0; q < k; q++) {
-                struct wt_diff d = wt_diff_of(bd, &v[order[k]].enter, v[order[k]].rank, &v[order[q]].enter,
+                struct wt_diff d = wt_diff_of(bd, &v[order[k]].enter, v[order[k]].rank, &v[order[q]].post,
                                               v[order[q]].rank);
                 wt_diff_max(&w, &d);
             }

@@ -214,9 +214,11 @@ int wt_write_json(const char *outdir, const struct wt_records *rec, const struct
     memcpy(rows, tb->rows, tb->n * sizeof *rows);
     qsort(rows, tb->n, sizeof *rows, by_seconds);
     fprintf(f, "{\n  \"format\": 1,\n  \"events\": %llu, \"messages_unmatched\": %llu, "
-               "\"collectives_incomplete\": %llu, \"epochs_unpaired\": %llu,\n",
+               "\"collectives_incomplete\": %llu, \"collectives_unknown_neighbours\": %llu, "
+               "\"epochs_unpaired\": %llu,\n",
             (unsigned long long)rec->events, (unsigned long long)rec->unmatched,
-            (unsigned long long)rec->incomplete_collectives, (unsigned long long)rec->epochs_unpaired);
+            (unsigned long long)rec->incomplete_collectives, (unsigned long long)rec->unknown_neighbours,
+            (unsigned long long)rec->epochs_unpaired);
     /* what sorting the records wrote to spill files (0: all fitted in --memory) */
     fprintf(f, "  \"spilled_bytes\": %llu,\n", (unsigned long long)rec->spilled_bytes);
     fprintf(f, "  \"bounds\": {\"from\": \"%s\", \"method\": \"per-run clock envelope\"", 

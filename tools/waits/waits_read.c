@@ -3,7 +3,8 @@
  * records the pattern rules need: every send with the entry of the call
  * that sent it, every receive with the entry of the call it completed in
  * (and of the call that posted it), every collective member with the
- * entry of its call, every MPI_Win_fence likewise, and the general
+ * entry of its call (a non-blocking one's: of the call that posted it and
+ * of the one that completed it), every MPI_Win_fence likewise, and the general
  * active target epochs (waits_epochs.c). Events of the tracer's own clock synchronisation
  * (inside a "synctrace: ..." region) are left out.
  *
@@ -43,6 +44,19 @@ struct posted {
     struct wt_moment at;
 };
 
+/* A location's collectives in the order they were called (posted): a
+ * non-blocking one learns its communicator only where it completes, so
+ * the members after it wait here for their numbers (wt_member.seq). */
+enum { SLOT_POSTED, SLOT_READY, SLOT_DROPPED };
+struct slot {
+    uint64_t req;
+    struct wt_member m;
+    uint8_t state;
+};
+/* beyond this many waiting, the oldest request still open is given up (a
+ * request freed or never completed must not hold every later collective) */
+#define WT_SLOTS_MAX 4096
+
 struct wt_trace {
     struct mt_trace t;
     struct rv_file *raw;
@@ -61,7 +75,7 @@ struct shared {
     const struct wt_read_opts *o;
     struct wt_records *rec;
     struct wt_trace *main;
-    uint8_t *region_internal, *region_blocking, *region_sync, *region_pscw;
+    uint8_t *region_internal, *region_blocking, *region_sync, *region_pscw, *region_neighbor;
     uint8_t *comm_internal;   /* per communicator: the tracer's own (its name starts "synctrace") */
     struct span *spans;       /* per location */
     pthread_mutex_t lock;
@@ -84,11 +98,13 @@ struct reader {
     struct posted *posted;
     size_t nposted, capposted;
     uint64_t *coll_seq;       /* per communicator, this location's collectives so far */
+    struct slot *slots;       /* [head, nslots): the collectives waiting for their numbers */
+    size_t head, nslots, capslots;
     uint64_t *fence_seq;      /* per window, this location's fences so far */
     size_t capwins;
     uint64_t frames;          /* the location << 40, then its calls: unique, in the locations' order,
                                * whichever thread reads a location */
-    const uint8_t *region_internal, *region_blocking, *region_sync, *region_pscw;
+    const uint8_t *region_internal, *region_blocking, *region_sync, *region_pscw, *region_neighbor;
     const uint8_t *comm_internal;
     struct wt_epochs *epochs;
     int failed;
@@ -172,19 +188,122 @@ static int on_recv(struct reader *rd, const struct rt_event *e)
     return wt_sorted_put(rd->rec->recvs, rd->id, &r);
 }
 
+/* The collectives waiting in rd->slots that have their communicator, up
+ * to the first still open, numbered and put. 0, or -1. */
+static int drain_slots(struct reader *rd)
+{
+    for (; rd->head < rd->nslots && rd->slots[rd->head].state != SLOT_POSTED; rd->head++) {
+        struct wt_member *m = &rd->slots[rd->head].m;
+        if (rd->slots[rd->head].state == SLOT_DROPPED)
+            continue;
+        m->seq = rd->coll_seq[m->comm]++;
+        if (wt_sorted_put(rd->rec->members, rd->id, m) != 0)
+            return -1;
+    }
+    if (rd->head == rd->nslots)
+        rd->head = rd->nslots = 0;
+    return 0;
+}
+
+/* A collective in call order: numbered at once unless one before it is
+ * still open. 0, or -1. */
+static int queue_slot(struct reader *rd, const struct slot *q)
+{
+    if (rd->nslots - rd->head >= WT_SLOTS_MAX) {
+        for (size_t i = rd->head; i < rd->nslots; i++)
+            if (rd->slots[i].state == SLOT_POSTED) {
+                rd->slots[i].state = SLOT_DROPPED;
+                break;
+            }
+        if (drain_slots(rd) != 0)
+            return -1;
+    }
+    if (rd->head && rd->nslots == rd->capslots) {   /* room at the front first */
+        memmove(rd->slots, rd->slots + rd->head, (rd->nslots - rd->head) * sizeof *rd->slots);
+        rd->nslots -= rd->head;
+        rd->head = 0;
+    }
+    if (grow((void **)&rd->slots, rd->nslots, &rd->capslots, sizeof *rd->slots) != 0)
+        return -1;
+    rd->slots[rd->nslots++] = *q;
+    return drain_slots(rd);
+}
+
+/* The location's end: what is still open never completed (no instance). */
+static int flush_slots(struct reader *rd)
+{
+    for (size_t i = rd->head; i < rd->nslots; i++)
+        if (rd->slots[i].state == SLOT_POSTED)
+            rd->slots[i].state = SLOT_DROPPED;
+    return drain_slots(rd);
+}
+
+/* A collective's fields from its end (blocking) or completion event; 0
+ * when it is not one of ours (intercommunicators' collectives have no
+ * pattern of Scalasca's here). */
+static int member_of(const struct reader *rd, const struct rt_event *e, struct wt_member *m)
+{
+    if (e->ref >= rd->wt->t.ncomms || rd->wt->t.comms[e->ref].inter || internal_comm(rd, e->ref))
+        return 0;
+    int root = e->peer == UINT32_MAX ? -1 : mt_world_rank(&rd->wt->t, e->ref, e->peer);
+    m->kind = WT_MEMBER_COLL;
+    m->comm = e->ref;
+    m->rank = rd->rank;
+    m->op = e->tag;
+    m->loc = rd->location;
+    m->root = root < 0 ? UINT32_MAX : (uint32_t)root;
+    return 1;
+}
+
 static int on_coll_end(struct reader *rd, const struct rt_event *e)
 {
     const struct frame *f = top(rd);
-    /* intercommunicators' collectives have no pattern of Scalasca's here */
-    if (!f || e->ref >= rd->wt->t.ncomms || rd->wt->t.comms[e->ref].inter)
+    struct slot q = { .state = SLOT_READY };
+    if (!f || !member_of(rd, e, &q.m))
         return 0;
-    uint64_t seq = rd->coll_seq[e->ref]++;
-    int root = e->peer == UINT32_MAX ? -1 : mt_world_rank(&rd->wt->t, e->ref, e->peer);
-    struct wt_member m = {
-        .kind = WT_MEMBER_COLL, .comm = e->ref, .rank = rd->rank, .op = e->tag, .loc = rd->location,
-        .root = root < 0 ? UINT32_MAX : (uint32_t)root, .seq = seq, .enter = f->enter, .region = f->region,
-    };
-    return wt_sorted_put(rd->rec->members, rd->id, &m);
+    q.m.post = q.m.enter = f->enter;
+    q.m.region = f->region;
+    q.m.blocking = 1;
+    q.m.neighbor = rd->region_neighbor[f->region];
+    return queue_slot(rd, &q);
+}
+
+/* A non-blocking collective posted (in its MPI_I... call). */
+static int on_nbc_request(struct reader *rd, const struct rt_event *e)
+{
+    const struct frame *f = top(rd);
+    if (!f)
+        return 0;
+    struct slot q = { .req = e->req, .state = SLOT_POSTED };
+    q.m.post = f->enter;
+    q.m.neighbor = rd->region_neighbor[f->region];
+    return queue_slot(rd, &q);
+}
+
+/* ... and completed (in MPI_Wait*, MPI_Test*): its member ready, in the
+ * order it was posted. */
+static int on_nbc_complete(struct reader *rd, const struct rt_event *e)
+{
+    const struct frame *f = top(rd);
+    for (size_t i = rd->head; i < rd->nslots; i++) {
+        struct slot *q = &rd->slots[i];
+        if (q->state != SLOT_POSTED || q->req != e->req)
+            continue;
+        struct wt_moment post = q->m.post;
+        uint8_t neighbor = q->m.neighbor;
+        if (!f || !member_of(rd, e, &q->m)) {
+            q->state = SLOT_DROPPED;
+        } else {
+            q->m.post = post;
+            q->m.neighbor = neighbor;
+            q->m.enter = f->enter;
+            q->m.region = f->region;
+            q->m.blocking = rd->region_blocking[f->region];
+            q->state = SLOT_READY;
+        }
+        return drain_slots(rd);
+    }
+    return 0;                 /* posted where we did not see it */
 }
 
 /* Room for window `win` in the per-window counters; 0, or -1. */
@@ -253,7 +372,8 @@ static int on_rma(struct reader *rd, const struct rt_event *e)
         return 0;             /* creation and free: no pattern */
     struct wt_member m = {
         .kind = WT_MEMBER_FENCE, .comm = win, .rank = rd->rank, .op = OTF2_COLLECTIVE_OP_BARRIER, .loc = rd->location,
-        .root = UINT32_MAX, .seq = rd->fence_seq[win]++, .enter = f->enter, .region = f->region,
+        .root = UINT32_MAX, .seq = rd->fence_seq[win]++, .post = f->enter, .enter = f->enter, .region = f->region,
+        .blocking = 1,
     };
     return wt_sorted_put(rd->rec->members, rd->id, &m);
 }
@@ -310,8 +430,16 @@ static int on_event(void *user, uint32_t location, const struct rt_event *e)
             rc = on_recv(rd, e);
         break;
     case RT_COLL_END:
-        if (!rd->internal && !internal_comm(rd, e->ref))
+        if (!rd->internal)
             rc = on_coll_end(rd, e);
+        break;
+    case RT_NBC_REQUEST:
+        if (!rd->internal)
+            rc = on_nbc_request(rd, e);
+        break;
+    case RT_NBC_COMPLETE:
+        if (!rd->internal)
+            rc = on_nbc_complete(rd, e);
         break;
     case RT_RMA:
         if (!rd->internal)
@@ -333,6 +461,7 @@ static int on_location_start(struct reader *rd, uint32_t location)
     rd->index = 0;
     rd->frames = (uint64_t)location << 40;
     rd->depth = rd->internal = rd->nposted = 0;
+    rd->head = rd->nslots = 0;
     if (rd->capwins)
         memset(rd->fence_seq, 0, rd->capwins * sizeof *rd->fence_seq);
     memset(rd->coll_seq, 0, sizeof *rd->coll_seq * (rd->wt->t.ncomms ? rd->wt->t.ncomms : 1));
@@ -354,8 +483,10 @@ static int classify_regions(struct shared *sh)
     sh->region_blocking = calloc(n, 1);
     sh->region_sync = calloc(n, 1);
     sh->region_pscw = calloc(n, 1);
+    sh->region_neighbor = calloc(n, 1);
     sh->comm_internal = calloc(rec->ncomms ? rec->ncomms : 1, 1);
-    if (!sh->region_internal || !sh->region_blocking || !sh->region_sync || !sh->region_pscw || !sh->comm_internal)
+    if (!sh->region_internal || !sh->region_blocking || !sh->region_sync || !sh->region_pscw || !sh->region_neighbor
+        || !sh->comm_internal)
         return -1;
     for (uint32_t c = 0; c < rec->ncomms; c++)
         sh->comm_internal[c] = starts(rec->comms[c], "synctrace");
@@ -366,6 +497,7 @@ static int classify_regions(struct shared *sh)
         sh->region_blocking[i] = starts(name, "MPI_") && !starts(name, "MPI_Test") && !starts(name, "MPI_I")
                                  && !starts(name, "MPI_Request_get_status");
         sh->region_sync[i] = name && !strcmp(name, "MPI_Ssend");
+        sh->region_neighbor[i] = starts(name, "MPI_Neighbor_") || starts(name, "MPI_Ineighbor_");
         static const char *const pscw[] = { [WT_CALL_START] = "MPI_Win_start", [WT_CALL_COMPLETE] = "MPI_Win_complete",
                                             [WT_CALL_POST] = "MPI_Win_post", [WT_CALL_WAIT] = "MPI_Win_wait",
                                             [WT_CALL_TEST] = "MPI_Win_test" };
@@ -459,6 +591,10 @@ static int read_locations(struct reader *rd)
             rc = mt_events_read(ev, i, UINT64_MAX, &got, rd->err, sizeof rd->err);
         while (!rc && got);
         mt_events_close_location(ev, i);
+        if (rc == 0 && flush_slots(rd) != 0) {
+            rd->failed = 1;
+            rc = -1;
+        }
         if (rc == 0 && rd->wt->raw && *rv_file_error(rd->wt->raw)) {
             snprintf(rd->err, sizeof rd->err, "%s", rv_file_error(rd->wt->raw));
             rc = -1;
@@ -538,6 +674,7 @@ static void reader_free(struct reader *rd, const struct wt_trace *main)
     free(rd->stack);
     free(rd->posted);
     free(rd->coll_seq);
+    free(rd->slots);
     free(rd->fence_seq);
     free(rd->part.epochs);
     free(rd->part.ops);
@@ -565,6 +702,7 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
     rec->comms = calloc(wt->t.ncomms ? wt->t.ncomms : 1, sizeof *rec->comms);
     rec->comm_size = calloc(wt->t.ncomms ? wt->t.ncomms : 1, sizeof *rec->comm_size);
     rec->comm_members = calloc(wt->t.ncomms ? wt->t.ncomms : 1, sizeof *rec->comm_members);
+    rec->comm_defs = wt->t.comms;
     for (uint32_t l = 0; l < wt->t.nlocations; l++)
         if (loc_id_rank(wt->t.locations[l]) + 1 > rec->nranks)
             rec->nranks = loc_id_rank(wt->t.locations[l]) + 1;
@@ -587,6 +725,8 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
         rec->comm_size[c] = wt->t.comms[c].self ? 1 : wt->t.comms[c].nmembers;
         rec->comm_members[c] = wt->t.comms[c].self || wt->t.comms[c].inter ? NULL : wt->t.comms[c].members;
     }
+    if (wt_nbrs_read(outdir, rec, err, errlen) != 0)
+        goto done;
     if (classify_regions(&sh) != 0) {
         snprintf(err, errlen, "out of memory");
         goto done;
@@ -606,6 +746,7 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
         rd[k] = (struct reader){ .sh = &sh, .id = k, .wt = k ? NULL : wt, .rec = rec,
                                  .region_internal = sh.region_internal, .region_blocking = sh.region_blocking,
                                  .region_sync = sh.region_sync, .region_pscw = sh.region_pscw,
+                                 .region_neighbor = sh.region_neighbor,
                                  .comm_internal = sh.comm_internal };
         rd[k].coll_seq = calloc(wt->t.ncomms ? wt->t.ncomms : 1, sizeof *rd[k].coll_seq);
         rd[k].epochs = wt_epochs_new();
@@ -642,6 +783,7 @@ done:
     free(sh.region_blocking);
     free(sh.region_sync);
     free(sh.region_pscw);
+    free(sh.region_neighbor);
     free(sh.comm_internal);
     pthread_mutex_destroy(&sh.lock);
     return rc;
@@ -658,6 +800,8 @@ void wt_records_free(struct wt_records *rec, struct wt_trace *keep)
     free(rec->comms);
     free(rec->comm_size);
     free(rec->comm_members);
+    free(rec->nbrs);
+    free(rec->nbr_list);
     memset(rec, 0, sizeof *rec);
     trace_close(keep);
 }
