@@ -144,8 +144,6 @@ static int on_send(struct reader *rd, const struct rt_event *e)
     int dst = mt_peer_rank(&rd->wt->t, rd->rank, e->ref, e->peer);
     if (!f || dst < 0)
         return 0;             /* outside any call, or a peer outside the trace */
-    if (grow((void **)&rd->pending, rd->npending, &rd->cappending, sizeof *rd->pending) != 0)
-        return -1;
     int blocking = e->kind == RT_SEND;
     struct wt_send s = {
         .comm = e->ref, .src = rd->rank, .dst = (uint32_t)dst, .tag = e->tag, .seq = rd->index,
@@ -156,7 +154,13 @@ static int on_send(struct reader *rd, const struct rt_event *e)
         .leave_g = NAN, .leave_t = NAN,
         .enter_r = f->enter.r, .done_r = blocking ? f->enter.r : NAN, .leave_r = NAN,
     };
-    /* held until its call's exit (an MPI_Isend: its completion first) */
+    uint8_t k = rd->region_sync[f->region];
+    if (k == WT_SEND_OTHER || k == WT_SEND_SSEND)
+        return wt_sorted_put(rd->rec->sends, rd->id, &s);   /* no rule needs its completion */
+    /* held until its call's exit (an MPI_Isend: its completion first); one
+     * not completed (freed) is held to the location's end */
+    if (grow((void **)&rd->pending, rd->npending, &rd->cappending, sizeof *rd->pending) != 0)
+        return -1;
     rd->pending[rd->npending++] = (struct pending){ s, e->req, blocking };
     return 0;
 }
