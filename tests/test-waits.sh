@@ -20,9 +20,10 @@ phases="late_sender:late_sender wrong_order:late_sender_wrong_order late_receive
 late_broadcast:late_broadcast late_barrier:wait_barrier wait_nxn:wait_nxn early_reduce:early_reduce
 early_scan:early_scan late_fence:wait_fence late_post:late_post early_wait:early_wait
 late_complete:late_complete zero_op:late_complete win_test:early_wait iallreduce:wait_nxn ibcast:late_broadcast
-neighbor:wait_nxn"
-# (the neighbor phase has one check more: neighbours.txt against the raw trace)
-plan $((17 * 33 + 1 + 6 + 4))
+neighbor:wait_nxn late_issend:late_receiver rendezvous:late_receiver p2p_edges:late_sender"
+# (the neighbor phase has one check more: neighbours.txt against the raw trace;
+# late_issend, rendezvous and p2p_edges one each of their own)
+plan $((20 * 33 + 1 + 3 + 6 + 4))
 tmp=$(scratch)
 prog=$(build_mpi mpi_waits "$tmp")
 np=4 delay_ms=10 reps=3
@@ -32,6 +33,7 @@ for entry in $phases; do
     raw=$tmp/$phase.raw out=$tmp/$phase.out
     if [ -z "$prog" ]; then
         for i in $(seq 33); do skip "$phase: mpicc failed"; done
+        case $phase in late_issend | rendezvous | p2p_edges) skip "$phase: mpicc failed" ;; esac
         continue
     fi
     run_traced "$raw" $np "$prog" "$phase" $delay_ms $reps >"$tmp/$phase.run" 2>&1
@@ -49,7 +51,8 @@ for entry in $phases; do
         injected=$(awk '$1 == "slept" && $2 > 0 { m = (m == "" || $3 < m) ? $3 : m } END { print m / 1000 }' "$tmp/$phase.run") ;;
     neighbor)   # rank 0's two in-neighbours of the ring wait for it, the third rank does not
         injected=$(awk -v s="$(slept 0)" 'BEGIN { print s * 2 }') ;;
-    late_receiver | late_broadcast | ibcast | early_scan | late_post) injected=$(awk -v s="$(slept 0)" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
+    p2p_edges) injected=$(slept $((np - 1))) ;;
+    late_receiver | late_issend | rendezvous | late_broadcast | ibcast | early_scan | late_post) injected=$(awk -v s="$(slept 0)" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
     *) injected=$(awk -v s="$(slept $((np - 1)))" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
     esac
     tol=$(awk -v i="${injected:-0}" 'BEGIN { printf "%.6f", 0.05 * i + 0.003 }')
@@ -64,6 +67,22 @@ for entry in $phases; do
     n=$(grep -c '^\(not \)\?ok - ' "$tmp/$phase.check")
     tap_from_checker "$phase: " "$tmp/$phase.check"
     for i in $(seq $((n + 1)) 30); do ok 1 "$phase: the checker stopped early ($(tail -1 "$tmp/$phase.check"))"; done
+    # one Late Receiver per completing call (the Waitall of two MPI_Issend), none for an eager
+    # send that left before its receive was posted: N-1 a repetition
+    case $phase in late_issend | rendezvous)
+        c=$("$PYTHON3" -c "import json,sys; print([t['count_possible'] for t in json.load(open(sys.argv[1]))['totals'] if t['pattern'] == 'late_receiver'])" "$out/waits.json" 2>&1)
+        [ "$c" = "[$(((np - 1) * reps))]" ]
+        ok $? "$phase: $(((np - 1) * reps)) Late Receiver instances (one a completing call, eager sends none): $c" ;;
+    p2p_edges)   # MPI_PROC_NULL leaves no message; self and intercommunicator messages all matched, a rank never waits for itself
+        "$PYTHON3" - "$out/waits.json" >"$tmp/$phase.edges" 2>&1 <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+assert w['messages_unmatched'] == 0, 'unmatched: %d' % w['messages_unmatched']
+assert not [r for r in w['waits'] if r['communicator'] == 'MPI_COMM_SELF'], 'a wait on MPI_COMM_SELF'
+print('0 unmatched, no wait on MPI_COMM_SELF')
+PY
+        ok $? "$phase: $(tail -1 "$tmp/$phase.edges")" ;;
+    esac
 done
 
 # The neighbour phase's distributed-graph ring: the merge writes its

@@ -15,10 +15,12 @@ tricks), and prints TAP-ish lines:
   - the injected value lies within TOL of [lo, hi] (untraced timing noise);
   - the same pattern computed on the raw clocks misses the true total
     by more than TOL: without the synchronisation the figure is wrong.
-Messages on MPI_COMM_WORLD only, collectives on every communicator but
-the tracer's own, and, for MPI_Win_fence and post/start/complete/wait, one
-window on MPI_COMM_WORLD are followed (the test programs use nothing else:
-a window rank is the world rank). A non-blocking collective counts from
+Messages on every communicator but the tracer's own (each peer the
+location otf2-print names for it: one thread a rank, the world rank),
+collectives on every communicator but the tracer's own, and, for
+MPI_Win_fence and post/start/complete/wait, one window on MPI_COMM_WORLD
+are followed (the test programs use nothing else: a window rank is the
+world rank). A non-blocking collective counts from
 the entry of the MPI_Wait* completing it (none in MPI_Test*) for the
 others' MPI_I... entries; a collective's number on its communicator is
 its place in its rank's calls, as posted. A neighbourhood collective
@@ -35,6 +37,9 @@ import sys
 
 EVENT = re.compile(r'^([A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$')
 TRUE = re.compile(r'"true_time" <\d+>; UINT64; (\d+)')
+COMM_ID = re.compile(r'Communicator: "([^"]*)" <([^>]*)>')
+PEER_LOC = re.compile(r'(?:Sender|Receiver): \d+ \("[^"]*" <(\d+)>\)')
+P2P = ('MPI_SEND', 'MPI_ISEND', 'MPI_IRECV_REQUEST', 'MPI_RECV', 'MPI_IRECV', 'MPI_ISEND_COMPLETE')
 TPS = re.compile(r'Ticks per Seconds: (\d+)')
 
 COLL = {'BARRIER': 'wait_barrier', 'ALLREDUCE': 'wait_nxn', 'ALLGATHER': 'wait_nxn', 'ALLGATHERV': 'wait_nxn',
@@ -125,6 +130,14 @@ def field(text, name):
     return None if not m or m.group(1) == 'NONE' else int(m.group(1))
 
 
+def p2p_key(text):
+    """A message event's (peer's world rank, communicator), None on the tracer's own."""
+    c, peer = COMM_ID.search(text), PEER_LOC.search(text)
+    if not c or not peer or c.group(1).startswith('synctrace'):
+        return None
+    return int(peer.group(1)), c.group(2)
+
+
 def records(per):
     """Sends, receives, collective members and PSCW epochs, as tools/waits reads them."""
     sends, recvs, colls = {}, {}, {}
@@ -132,6 +145,7 @@ def records(per):
     for loc, evs in per.items():
         stack, internal, frame, posted, seq = [], 0, 0, {}, 0
         calls = []          # collectives in call (posting) order: their members once complete
+        isends, held = {}, []   # Isends by request, not completed; sends waiting for their call's exit
         acc = exp = None    # the open access / exposure epoch
         partners = []       # the closing call's RmaSyncs
         for kind, tm, text in evs:
@@ -152,6 +166,9 @@ def records(per):
                     name, enter, fid = stack.pop()
                     internal -= name.startswith('synctrace')
                     if not internal:
+                        for snd in [x for x in held if x['done_fid'] == fid]:
+                            snd['leave'] = tm
+                            held.remove(snd)
                         for op in (acc or {}).get('ops', []):
                             if op['fid'] == fid:
                                 op['leave'] = tm
@@ -205,19 +222,31 @@ def records(per):
                                  blocking=not (name.startswith('MPI_Test') or name.startswith('MPI_I')))
                         c['m'] = m
                 continue
-            if 'MPI_COMM_WORLD' not in text:
+            if kind == 'MPI_ISEND_COMPLETE':
+                snd = isends.pop(field(text, 'Request'), None)
+                if snd:
+                    snd.update(done=enter, done_region=name, done_fid=fid)
+                    held.append(snd)
                 continue
-            if kind in ('MPI_SEND', 'MPI_ISEND'):
-                key = (loc, field(text, 'Receiver'), field(text, 'Tag'))
-                sends.setdefault(key, []).append({'enter': enter, 'region': name})
-            elif kind == 'MPI_IRECV_REQUEST':
+            if kind == 'MPI_IRECV_REQUEST':   # (it names no communicator: every Irecv's)
                 posted[field(text, 'Request')] = enter
-            elif kind in ('MPI_RECV', 'MPI_IRECV'):
-                key = (field(text, 'Sender'), loc, field(text, 'Tag'))
-                post = posted.pop(field(text, 'Request'), enter) if kind == 'MPI_IRECV' else enter
-                recvs.setdefault(key, []).append({'enter': enter, 'post': post, 'frame': fid, 'region': name,
-                                                  'order': seq})
-                seq += 1
+                continue
+            if kind in P2P and p2p_key(text):
+                peer, comm = p2p_key(text)
+                if kind in ('MPI_SEND', 'MPI_ISEND'):
+                    snd = {'enter': enter, 'region': name, 'rank': loc, 'leave': None, 'done': None}
+                    if kind == 'MPI_SEND':
+                        snd.update(done=enter, done_region=name, done_fid=fid)
+                        held.append(snd)
+                    else:
+                        isends[field(text, 'Request')] = snd
+                    sends.setdefault((loc, peer, field(text, 'Tag'), comm), []).append(snd)
+                else:
+                    post = posted.pop(field(text, 'Request'), enter) if kind == 'MPI_IRECV' else enter
+                    recvs.setdefault((peer, loc, field(text, 'Tag'), comm), []).append(
+                        {'enter': enter, 'post': post, 'frame': fid, 'region': name, 'order': seq})
+                    seq += 1
+                continue
         nth = {}
         for c in calls:
             m = c['m']
@@ -266,7 +295,7 @@ def totals(rec, base, nbrs):
         for k, r in enumerate(rs):
             if k < len(sends.get(key, [])):
                 msgs.append((key[1], r, sends[key][k]))
-    byframe = {}
+    byframe, lr = {}, {}
     for dst, r, s in msgs:
         byframe.setdefault((dst, r['frame']), []).append((r, s))
     for (dst, fid), ms in byframe.items():
@@ -282,6 +311,16 @@ def totals(rec, base, nbrs):
         for r, s in ms:
             if s['region'] == 'MPI_Ssend':
                 add('late_receiver', r['post'][base] - s['enter'][base])
+            elif s['region'] in ('MPI_Issend', 'MPI_Send', 'MPI_Isend') and s['done'] and not (
+                    s['done_region'].startswith('MPI_Test') or s['done_region'].startswith('MPI_I')):
+                # Issend: waits in its completing call until the posting; a standard send
+                # only while that call was still running at the posting (left after it)
+                v = r['post'][base] - s['done'][base]
+                if s['region'] != 'MPI_Issend' and not (s['leave'] and s['leave'][base] > r['post'][base]):
+                    v = 0.0
+                lr.setdefault((s['rank'], s['done_fid']), []).append(v)
+    for vs in lr.values():   # one wait per completing call, for its latest receive
+        add('late_receiver', max(vs))
     fencers = {}
     for key in colls:
         if isinstance(key, tuple) and key[0] == 'fences':
@@ -330,7 +369,7 @@ def raw_events(synctrace, rawdir):
     names = {'SEND': 'MPI_SEND', 'ISEND': 'MPI_ISEND', 'RECV': 'MPI_RECV', 'IRECV': 'MPI_IRECV',
              'IRECV_REQUEST': 'MPI_IRECV_REQUEST', 'COLL_END': 'MPI_COLLECTIVE_END', 'ENTER': 'ENTER',
              'LEAVE': 'LEAVE', 'NBC_REQUEST': 'NON_BLOCKING_COLLECTIVE_REQUEST',
-             'NBC_COMPLETE': 'NON_BLOCKING_COLLECTIVE_COMPLETE'}
+             'NBC_COMPLETE': 'NON_BLOCKING_COLLECTIVE_COMPLETE', 'ISEND_COMPLETE': 'MPI_ISEND_COMPLETE'}
     for line in out.splitlines():
         m = re.match(r'# rank (\d+) in_neighbours comm (.*) =([\d,]*)$', line)
         if m:
@@ -364,6 +403,7 @@ def raw_events(synctrace, rawdir):
             continue
         cm = re.search(r' comm=(.*?) (?:tag|root|op|bytes|sent)=', ' ' + rest)
         comm = '"%s"' % (cm.group(1) if cm else 'other')
+        cname = re.search(r'comm=(.*?) tag=', rest)
         if kind in ('ENTER', 'LEAVE'):
             text = 'Region: "%s"' % rest.split('region=', 1)[1]
         elif kind == 'NBC_REQUEST':
@@ -372,10 +412,13 @@ def raw_events(synctrace, rawdir):
             root = int(kv['root'])
             text = 'Operation: %s, Communicator: %s, Root: %s, Request: %s' % (
                 kv['op'].upper(), comm, 'NONE' if root < 0 else root, kv.get('req', 0))
-        else:
+        elif kind in ('ISEND_COMPLETE', 'IRECV_REQUEST'):
+            text = 'Request: %s' % kv.get('req', 0)
+        else:   # the peer's world rank as its location, the communicator by name, as p2p_key reads them
             peer = 'Receiver' if 'SEND' in kind else 'Sender'
-            text = '%s: %s, Communicator: %s, Tag: %s, Request: %s' % (
-                peer, kv.get('peer', 0), comm, kv.get('tag', 0), kv.get('req', 0))
+            c = cname.group(1) if cname else 'other'
+            text = '%s: %s ("thread" <%s>), Communicator: "%s" <%s>, Tag: %s, Request: %s' % (
+                peer, kv.get('peer', 0), kv.get('peer', 0), c, c, kv.get('tag', 0), kv.get('req', 0))
         per.setdefault(rank, []).append([names[kind], tm, text])
     return per, nbrs
 

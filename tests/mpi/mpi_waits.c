@@ -36,6 +36,19 @@
  *                   barrier, the same on a distributed-graph ring (no
  *                   sleep: whose neighbours the merge writes to
  *                   OUT/neighbours.txt)
+ *   late_issend     ranks k > 0 MPI_Issend two messages to 0 and complete
+ *                   them in one MPI_Waitall; rank 0 sleeps D, then
+ *                   receives: each Waitall waits D once, (N-1) D in all
+ *   rendezvous      ranks k > 0 send 0 a small message (eager: no wait) and
+ *                   a large one, by MPI_Send (odd k) or MPI_Isend + MPI_Wait
+ *                   (even k); rank 0 sleeps D, then posts the receives:
+ *                   the large sends wait D each, (N-1) D in all
+ *   p2p_edges       MPI_PROC_NULL sends and receives, MPI_Sendrecv around a
+ *                   ring, a self-message on MPI_COMM_SELF and one over an
+ *                   intercommunicator (no waits injected); then ranks k > 0
+ *                   sleep k D and send 0 a zero-count message, which rank 0
+ *                   receives with MPI_ANY_SOURCE / MPI_ANY_TAG, all in one
+ *                   MPI_Waitall: one Late Sender of (N-1) D
  * per repetition. Each rank prints "slept R MS": how long its sleeps took
  * in all, measured untraced around them (a loaded machine wakes a sleeper
  * late), from which test-waits.sh computes the expected totals. */
@@ -73,6 +86,9 @@ int main(int argc, char **argv)
     double d = argc > 2 ? atof(argv[2]) : 10;
     int reps = argc > 3 ? atoi(argv[3]) : 3;
     MPI_Win win = MPI_WIN_NULL;
+    enum { BIG = 1 << 20 };   /* ints: 4 MB, beyond any eager limit */
+    int *big = !strcmp(phase, "rendezvous") ? calloc(rank ? BIG : (size_t)BIG * n, sizeof *big) : NULL;
+    MPI_Request *reqs = malloc(2 * (size_t)n * sizeof *reqs);
     int pscw = !strcmp(phase, "late_post") || !strcmp(phase, "early_wait") || !strcmp(phase, "late_complete")
                || !strcmp(phase, "zero_op") || !strcmp(phase, "win_test");
     MPI_Group origins = MPI_GROUP_NULL, target = MPI_GROUP_NULL;
@@ -120,6 +136,57 @@ int main(int argc, char **argv)
                 sleep_ms(d);
                 for (int k = 1; k < n; k++)
                     MPI_Recv(&y, 1, MPI_INT, MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+        } else if (!strcmp(phase, "late_issend")) {
+            if (rank > 0) {
+                MPI_Issend(&x, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, &reqs[0]);
+                MPI_Issend(&x, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, &reqs[1]);
+                MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+            } else {
+                sleep_ms(d);
+                for (int k = 1; k < n; k++)
+                    for (int tag = 3; tag <= 4; tag++)
+                        MPI_Recv(&y, 1, MPI_INT, k, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+        } else if (!strcmp(phase, "rendezvous")) {
+            if (rank > 0) {
+                MPI_Send(&x, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+                if (rank % 2)
+                    MPI_Send(big, BIG, MPI_INT, 0, 6, MPI_COMM_WORLD);
+                else {
+                    MPI_Isend(big, BIG, MPI_INT, 0, 6, MPI_COMM_WORLD, &reqs[0]);
+                    MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+                }
+            } else {
+                sleep_ms(d);
+                for (int k = 1; k < n; k++) {
+                    MPI_Irecv(&y, 1, MPI_INT, k, 5, MPI_COMM_WORLD, &reqs[2 * k]);
+                    MPI_Irecv(big + (size_t)k * BIG, BIG, MPI_INT, k, 6, MPI_COMM_WORLD, &reqs[2 * k + 1]);
+                }
+                MPI_Waitall(2 * (n - 1), reqs + 2, MPI_STATUSES_IGNORE);
+            }
+        } else if (!strcmp(phase, "p2p_edges")) {
+            int z, self = 0, left = (rank + n - 1) % n, right = (rank + 1) % n;
+            MPI_Send(&x, 1, MPI_INT, MPI_PROC_NULL, 7, MPI_COMM_WORLD);
+            MPI_Recv(&y, 1, MPI_INT, MPI_PROC_NULL, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Sendrecv(&x, 1, MPI_INT, right, 8, &y, 1, MPI_INT, left, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Isend(&x, 1, MPI_INT, 0, 9, MPI_COMM_SELF, &reqs[0]);
+            MPI_Recv(&self, 1, MPI_INT, 0, 9, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+            MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+            MPI_Comm half, inter;   /* even and odd ranks, rank k talking to its peer k ^ 1 */
+            MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+            MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 10, &inter);
+            if ((rank ^ 1) < n)
+                MPI_Sendrecv(&x, 1, MPI_INT, rank / 2, 11, &y, 1, MPI_INT, rank / 2, 11, inter, MPI_STATUS_IGNORE);
+            MPI_Comm_free(&inter);
+            MPI_Comm_free(&half);
+            if (rank > 0) {
+                sleep_ms(rank * d);
+                MPI_Send(&z, 0, MPI_INT, 0, 12 + rank, MPI_COMM_WORLD);
+            } else {
+                for (int k = 1; k < n; k++)
+                    MPI_Irecv(&z, 0, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &reqs[k]);
+                MPI_Waitall(n - 1, reqs + 1, MPI_STATUSES_IGNORE);
             }
         } else if (!strcmp(phase, "late_broadcast")) {
             if (rank == 0)
@@ -199,6 +266,8 @@ int main(int argc, char **argv)
     }
     if (win != MPI_WIN_NULL)
         MPI_Win_free(&win);
+    free(big);
+    free(reqs);
     printf("slept %d %.6f\n", rank, slept_ms);
     MPI_Finalize();
     return 0;

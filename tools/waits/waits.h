@@ -84,8 +84,20 @@ struct wt_send {
     uint32_t region;
     uint32_t loc;             /* the sender's location: the order of a rank's threads' equal indices */
     uint8_t sync;             /* MPI_Ssend: waits for its receive */
-    double enter_r;
+    uint8_t kind;             /* WT_SEND_*: which Late Receiver rule applies */
+    uint8_t done_blocking;    /* the completing call blocks (not MPI_Test*) */
+    uint32_t done_region;     /* the call the send completed in (the send's own when blocking) */
+    uint64_t done_frame;      /* its instance: sends completed in one call wait once */
+    double done_g, done_t;    /* its entry */
+    double leave_g, leave_t;  /* its exit (NAN when not seen) */
+    double enter_r, done_r, leave_r;
 };
+/* Which sends may wait for their receive (classify_regions, by the
+ * sending call's name): MPI_Ssend; MPI_Issend, in the call completing it;
+ * the standard MPI_Send and MPI_Isend where they show rendezvous (in the
+ * call when the receive was posted); the others (Bsend, Rsend, Sendrecv,
+ * ...) never. */
+enum { WT_SEND_OTHER, WT_SEND_SSEND, WT_SEND_ISSEND, WT_SEND_STD, WT_SEND_ISTD };
 #define WT_SEND_BYTES(raw) ((raw) ? sizeof(struct wt_send) : offsetof(struct wt_send, enter_r))
 
 struct wt_recv {

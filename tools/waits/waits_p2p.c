@@ -13,6 +13,15 @@
  *     sent); counted under this pattern instead of late_sender.
  *   Late Receiver: a synchronous send (MPI_Ssend) entered before its
  *     receive was posted; the wait is posting - send entry, the sender's.
+ *     An MPI_Issend waits so in the blocking call that completed it
+ *     (MPI_Wait*): posting - that call's entry, in its region. A standard
+ *     send (MPI_Send; an MPI_Isend in the blocking call completing it) may
+ *     be rendezvous, or eager: it counts only where the call was still
+ *     running when the receive was posted (its exit after the posting,
+ *     Scalasca's evidence of a rendezvous); where the clock bounds leave
+ *     that condition open, the instance is only possible (lo 0). The sends
+ *     completed in one call (MPI_Waitall) wait once, for the latest
+ *     receive (late_recv_done).
  *
  * In bounded memory: sends and receives come sorted by channel (waits_read.c),
  * receiver after receiver, so the k-th of each on a channel come out
@@ -70,10 +79,13 @@ static int channel_cmp(const struct wt_send *s, const struct wt_recv *r)
  * the raw times last, left out without --raw (MESSAGE_BYTES). */
 struct message {
     uint32_t dst, src, comm, tag, region, send_region;
-    uint8_t blocking, sync;
+    uint8_t blocking, sync, kind, done_blocking;
+    uint32_t done_region;
     uint64_t seq, frame;      /* the receive's */
+    uint64_t done_frame;      /* the send's completing call */
     double enter_g, enter_t, post_g, post_t, send_g, send_t;
-    double enter_r, post_r, send_r;
+    double done_g, done_t, leave_g, leave_t;
+    double enter_r, post_r, send_r, done_r, leave_r;
 };
 #define MESSAGE_BYTES(raw) ((raw) ? sizeof(struct message) : offsetof(struct message, enter_r))
 
@@ -100,8 +112,30 @@ struct instance {
     struct wt_probe probe;
 };
 
+/* A candidate Late Receiver of a send's completing call (MPI_Issend,
+ * MPI_Send, MPI_Isend), sorted by that call: one instance per call. */
+struct late_recv {
+    uint32_t src, region, comm, dst;
+    uint64_t frame, seq;      /* the completing call; the receive's index (a total order) */
+    struct wt_diff d;
+    struct wt_probe probe;
+};
+
+static int by_completing_call(const void *pa, const void *pb)
+{
+    const struct late_recv *a = pa, *b = pb;
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    if (a->frame != b->frame)
+        return CMP64(a->frame, b->frame);
+    if (a->dst != b->dst)
+        return a->dst < b->dst ? -1 : 1;
+    return CMP64(a->seq, b->seq);
+}
+
 struct walk {
     struct wt_bounds *bd;
+    struct wt_sorted *late_recv;   /* struct late_recv, counted after all receivers */
     int raw;                  /* the records hold raw times */
     struct wt_spool *spool;
     struct message *group;    /* the messages of one receiving call, last first */
@@ -124,6 +158,73 @@ static int add_instance(struct walk *w, uint32_t p, uint32_t rank, uint32_t regi
     w->inst[w->ninst++] = (struct instance){ p, rank, region, comm, *d,
                                              w->bd->probe ? *w->bd->probe : (struct wt_probe){ NAN, UINT32_MAX } };
     return 0;
+}
+
+/* A standard or MPI_Issend send's wait for its receive's posting, in the
+ * call that completed it, onto w->late_recv. A standard send counts only
+ * where its call's exit came after the posting: on the merged times for
+ * w; on true and raw times for t and r; lo 0 unless the bounds make it
+ * sure. 0, or -1. */
+static int late_recv_put(struct walk *w, const struct message *m)
+{
+    const struct wt_bounds *bd = w->bd;
+    struct wt_moment done = WT_MOMENT(m->done_g, m->done_t, m->done_r, w->raw),
+                     leave = WT_MOMENT(m->leave_g, m->leave_t, m->leave_r, w->raw),
+                     post = WT_MOMENT(m->post_g, m->post_t, m->post_r, w->raw);
+    struct wt_diff still = { 0 };
+    int standard = m->kind == WT_SEND_STD || m->kind == WT_SEND_ISTD;
+    if (standard) {
+        if (isnan(m->leave_g))
+            return 0;         /* its exit not seen: no evidence */
+        still = wt_diff_of(bd, &post, m->dst, &leave, m->src);   /* exit - posting */
+        if (!(still.hi > 0))
+            return 0;         /* it left before the receive was posted on every clock allowed */
+    }
+    struct wt_diff d = wt_diff_of(bd, &done, m->src, &post, m->dst);   /* (the probe: the call's entry) */
+    if (standard) {
+        if (!(still.w > 0))
+            d.w = 0;          /* on the merged times it had left: possibly a wait, not one */
+        if (!(still.t > 0))
+            d.t = isnan(still.t) ? NAN : 0;
+        if (!(still.r > 0))
+            d.r = isnan(still.r) ? NAN : 0;
+        if (!(still.lo > 0))
+            d.lo = fmin(d.lo, 0);
+    }
+    struct late_recv lr = { m->src, m->done_region, m->comm, m->dst, m->done_frame, m->seq, d,
+                            bd->probe ? *bd->probe : (struct wt_probe){ NAN, UINT32_MAX } };
+    return wt_sorted_put(w->late_recv, 0, &lr);
+}
+
+/* The candidates of late_recv_put, by completing call: one Late
+ * Receiver each, the latest of its sends' waits. 0, or -1. */
+static int late_recv_done(struct walk *w, struct wt_table *tb)
+{
+    if (wt_sorted_finish(w->late_recv) != 0)
+        return -1;
+    struct late_recv cur;
+    int have = 0;
+    for (const struct late_recv *lr;;) {
+        lr = wt_sorted_next(w->late_recv);
+        if (have && (!lr || lr->src != cur.src || lr->frame != cur.frame)) {
+            if (w->bd->probe)
+                *w->bd->probe = cur.probe;
+            if (wt_add(tb, WT_LATE_RECEIVER, cur.src, cur.region, cur.comm, &cur.d) != 0) {
+                w->add_failed = 1;
+                return -1;
+            }
+            have = 0;
+        }
+        if (!lr)
+            break;
+        if (have)
+            wt_diff_max(&cur.d, &lr->d);
+        else {
+            cur = *lr;
+            have = 1;
+        }
+    }
+    return *wt_sorted_error(w->late_recv) ? -1 : 0;
 }
 
 /* The receives completed in one call (group[0] its last): one Late Sender
@@ -161,7 +262,8 @@ static int group_done(struct walk *w)
             struct wt_diff d = wt_diff_of(bd, &send, m->src, &post, m->dst);
             if (add_instance(w, WT_LATE_RECEIVER, m->src, m->send_region, m->comm, &d) != 0)
                 return -1;
-        }
+        } else if (m->kind != WT_SEND_OTHER && m->done_blocking && late_recv_put(w, m) != 0)
+            return -1;
     }
     for (size_t i = w->ninst; i-- > 0;)
         if (wt_spool_put(w->spool, &w->inst[i]) != 0)
@@ -227,11 +329,16 @@ static int pair(struct wt_records *rec, struct walk *w, struct wt_table *tb, uin
                 .blocking = r->blocking, .sync = s->sync, .seq = r->seq, .frame = r->frame,
                 .enter_g = r->enter_g, .enter_t = r->enter_t, .post_g = r->post_g, .post_t = r->post_t,
                 .send_g = s->enter_g, .send_t = s->enter_t, .enter_r = NAN, .post_r = NAN, .send_r = NAN,
+                .kind = s->kind, .done_blocking = s->done_blocking, .done_region = s->done_region,
+                .done_frame = s->done_frame, .done_g = s->done_g, .done_t = s->done_t, .leave_g = s->leave_g,
+                .leave_t = s->leave_t, .done_r = NAN, .leave_r = NAN,
             };
             if (w->raw) {
                 m.enter_r = r->enter_r;
                 m.post_r = r->post_r;
                 m.send_r = s->enter_r;
+                m.done_r = s->done_r;
+                m.leave_r = s->leave_r;
             }
             if (wt_sorted_put(w->msgs, 0, &m) != 0)
                 return -1;
@@ -266,7 +373,9 @@ int wt_p2p(struct wt_records *rec, struct wt_bounds *bd, struct wt_table *tb, ch
     uint64_t held = wt_sorted_held(rec->sends) + wt_sorted_held(rec->recvs) + wt_sorted_held(rec->members)
                     + rec->budget / 16;
     w.budget = held + (1u << 20) < rec->budget ? rec->budget - held : 1u << 20;
-    if (pair(rec, &w, tb, &unmatched, err, errlen) != 0)
+    if (!(w.late_recv = wt_sorted_new(1, sizeof(struct late_recv), by_completing_call, rec->budget / 16,
+                                      rec->spill_dir, err, errlen))
+        || pair(rec, &w, tb, &unmatched, err, errlen) != 0 || late_recv_done(&w, tb) != 0)
         goto done;
     rec->unmatched = unmatched;
     rc = 0;
@@ -279,17 +388,20 @@ done:
             why = wt_sorted_error(w.msgs);
         if (!*why && w.spool)
             why = wt_spool_error(w.spool);
+        if (!*why && w.late_recv)
+            why = wt_sorted_error(w.late_recv);
         if (w.add_failed)
             why = "the wait instances: cannot be written";
         snprintf(err, errlen, "%s", *why ? why : "out of memory for the point-to-point waits");
     }
     rec->spilled_bytes += wt_sorted_spilled(rec->sends) + wt_sorted_spilled(rec->recvs) + w.spilled
-                          + wt_sorted_spilled(w.msgs) + wt_spool_spilled(w.spool);
+                          + wt_sorted_spilled(w.msgs) + wt_spool_spilled(w.spool) + wt_sorted_spilled(w.late_recv);
     /* the sorters' memory let go before the collectives' */
     wt_sorted_free(rec->sends);
     wt_sorted_free(rec->recvs);
     rec->sends = rec->recvs = NULL;
     wt_sorted_free(w.msgs);
+    wt_sorted_free(w.late_recv);
     wt_spool_free(w.spool);
     free(w.group);
     free(w.inst);

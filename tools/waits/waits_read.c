@@ -57,6 +57,15 @@ struct slot {
  * request freed or never completed must not hold every later collective) */
 #define WT_SLOTS_MAX 4096
 
+/* A send held until what the Late Receiver rules need of it is seen:
+ * an MPI_Isend's completion (its request's MpiIsendComplete), then the
+ * exit of the call it completed in. */
+struct pending {
+    struct wt_send s;
+    uint64_t req;
+    int completed;            /* done_* known: waiting for done_frame's exit */
+};
+
 struct wt_trace {
     struct mt_trace t;
     struct rv_file *raw;
@@ -97,6 +106,8 @@ struct reader {
     size_t internal;          /* frames of the tracer's own regions open */
     struct posted *posted;
     size_t nposted, capposted;
+    struct pending *pending;  /* sends held for their completion */
+    size_t npending, cappending;
     uint64_t *coll_seq;       /* per communicator, this location's collectives so far */
     struct slot *slots;       /* [head, nslots): the collectives waiting for their numbers */
     size_t head, nslots, capslots;
@@ -149,13 +160,71 @@ static int on_send(struct reader *rd, const struct rt_event *e)
     int dst = mt_peer_rank(&rd->wt->t, rd->rank, e->ref, e->peer);
     if (!f || dst < 0)
         return 0;             /* outside any call, or a peer outside the trace */
+    int blocking = e->kind == RT_SEND;
     struct wt_send s = {
         .comm = e->ref, .src = rd->rank, .dst = (uint32_t)dst, .tag = e->tag, .seq = rd->index,
         .enter_g = f->enter.g, .enter_t = f->enter.t, .region = f->region, .loc = rd->location,
-        .sync = rd->region_sync[f->region],
-        .enter_r = f->enter.r,
+        .sync = rd->region_sync[f->region] == WT_SEND_SSEND, .kind = rd->region_sync[f->region],
+        .done_blocking = (uint8_t)blocking, .done_region = f->region, .done_frame = f->id,
+        .done_g = blocking ? f->enter.g : NAN, .done_t = blocking ? f->enter.t : NAN,
+        .leave_g = NAN, .leave_t = NAN,
+        .enter_r = f->enter.r, .done_r = blocking ? f->enter.r : NAN, .leave_r = NAN,
     };
-    return wt_sorted_put(rd->rec->sends, rd->id, &s);
+    uint8_t k = rd->region_sync[f->region];
+    if (k == WT_SEND_OTHER || k == WT_SEND_SSEND)
+        return wt_sorted_put(rd->rec->sends, rd->id, &s);   /* no rule needs its completion */
+    /* held until its call's exit (an MPI_Isend: its completion first); one
+     * not completed (freed) is held to the location's end */
+    if (grow((void **)&rd->pending, rd->npending, &rd->cappending, sizeof *rd->pending) != 0)
+        return -1;
+    rd->pending[rd->npending++] = (struct pending){ s, e->req, blocking };
+    return 0;
+}
+
+/* An MPI_Isend's request completed in the call on top (MPI_Wait*, MPI_Test*). */
+static void on_isend_complete(struct reader *rd, const struct rt_event *e)
+{
+    const struct frame *f = top(rd);
+    if (!f)
+        return;
+    for (size_t i = 0; i < rd->npending; i++) {
+        struct pending *p = &rd->pending[i];
+        if (!p->completed && p->req == e->req) {
+            p->completed = 1;
+            p->s.done_region = f->region;
+            p->s.done_frame = f->id;
+            p->s.done_blocking = rd->region_blocking[f->region];
+            p->s.done_g = f->enter.g;
+            p->s.done_t = f->enter.t;
+            p->s.done_r = f->enter.r;
+            return;
+        }
+    }
+}
+
+/* The call `frame` left at `at` (NULL: the location ended): the sends it
+ * completed go to the sorter, in the order they were sent. 0, or -1. */
+static int flush_pending(struct reader *rd, uint64_t frame, const struct wt_moment *at)
+{
+    size_t keep = 0;
+    int rc = 0;
+    for (size_t i = 0; i < rd->npending; i++) {
+        struct pending *p = &rd->pending[i];
+        if (at && !(p->completed && p->s.done_frame == frame)) {
+            rd->pending[keep++] = *p;
+            continue;
+        }
+        if (at) {
+            p->s.leave_g = at->g;
+            p->s.leave_t = at->t;
+            p->s.leave_r = at->r;
+        } else if (!p->completed)
+            p->s.done_blocking = 0;   /* never seen completing: no Late Receiver */
+        if (rc == 0 && wt_sorted_put(rd->rec->sends, rd->id, &p->s) != 0)
+            rc = -1;
+    }
+    rd->npending = keep;
+    return rc;
 }
 
 static void on_post(struct reader *rd, const struct rt_event *e)
@@ -410,6 +479,8 @@ static int on_event(void *user, uint32_t location, const struct rt_event *e)
             if (!rd->internal) {
                 struct wt_moment at = moment_of(rd, e);
                 rc = wt_epochs_leave(rd->epochs, &rd->part, rd->region_pscw[f->region], f->id, &at);
+                if (rc == 0 && rd->npending)
+                    rc = flush_pending(rd, f->id, &at);
             }
             if (rd->region_internal[f->region] && rd->internal)
                 rd->internal--;
@@ -419,6 +490,10 @@ static int on_event(void *user, uint32_t location, const struct rt_event *e)
     case RT_ISEND:
         if (!rd->internal && !internal_comm(rd, e->ref))
             rc = on_send(rd, e);
+        break;
+    case RT_ISEND_COMPLETE:
+        if (!rd->internal)
+            on_isend_complete(rd, e);
         break;
     case RT_IRECV_REQUEST:
         if (!rd->internal && !internal_comm(rd, e->ref))
@@ -460,7 +535,7 @@ static int on_location_start(struct reader *rd, uint32_t location)
     rd->rank = loc_id_rank(rd->wt->t.locations[location]);
     rd->index = 0;
     rd->frames = (uint64_t)location << 40;
-    rd->depth = rd->internal = rd->nposted = 0;
+    rd->depth = rd->internal = rd->nposted = rd->npending = 0;
     rd->head = rd->nslots = 0;
     if (rd->capwins)
         memset(rd->fence_seq, 0, rd->capwins * sizeof *rd->fence_seq);
@@ -472,6 +547,17 @@ static int on_location_start(struct reader *rd, uint32_t location)
 static int starts(const char *s, const char *prefix)
 {
     return s && !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The Late Receiver rule a sending call's name calls for (WT_SEND_*). */
+static uint8_t send_kind(const char *name)
+{
+    static const char *const names[] = { [WT_SEND_SSEND] = "MPI_Ssend", [WT_SEND_ISSEND] = "MPI_Issend",
+                                         [WT_SEND_STD] = "MPI_Send", [WT_SEND_ISTD] = "MPI_Isend" };
+    for (uint8_t k = WT_SEND_SSEND; k <= WT_SEND_ISTD; k++)
+        if (name && !strcmp(name, names[k]))
+            return k;
+    return WT_SEND_OTHER;
 }
 
 /* What the rules need to know of each region, by name. */
@@ -496,7 +582,7 @@ static int classify_regions(struct shared *sh)
         /* a receive completed by MPI_Test* or posted by MPI_I* did not block */
         sh->region_blocking[i] = starts(name, "MPI_") && !starts(name, "MPI_Test") && !starts(name, "MPI_I")
                                  && !starts(name, "MPI_Request_get_status");
-        sh->region_sync[i] = name && !strcmp(name, "MPI_Ssend");
+        sh->region_sync[i] = send_kind(name);
         sh->region_neighbor[i] = starts(name, "MPI_Neighbor_") || starts(name, "MPI_Ineighbor_");
         static const char *const pscw[] = { [WT_CALL_START] = "MPI_Win_start", [WT_CALL_COMPLETE] = "MPI_Win_complete",
                                             [WT_CALL_POST] = "MPI_Win_post", [WT_CALL_WAIT] = "MPI_Win_wait",
@@ -590,6 +676,10 @@ static int read_locations(struct reader *rd)
         do
             rc = mt_events_read(ev, i, UINT64_MAX, &got, rd->err, sizeof rd->err);
         while (!rc && got);
+        if (rc == 0 && flush_pending(rd, 0, NULL) != 0) {   /* the sends never seen leaving */
+            rd->failed = 1;
+            rc = -1;
+        }
         mt_events_close_location(ev, i);
         if (rc == 0 && flush_slots(rd) != 0) {
             rd->failed = 1;
@@ -673,6 +763,7 @@ static void reader_free(struct reader *rd, const struct wt_trace *main)
 {
     free(rd->stack);
     free(rd->posted);
+    free(rd->pending);
     free(rd->coll_seq);
     free(rd->slots);
     free(rd->fence_seq);
