@@ -394,10 +394,12 @@ static int merge_and_copy(const char *input, const char *anchor, const struct me
     }
     rc = -1;
     struct oc_time_map map;
-    struct fm_timemap *tm = fm_timemap_open(fr, merged, o->reference >= 0 ? (uint32_t)o->reference : 0, &map,
-                                            err, sizeof err);
-    /* how far the producer's offsets were: process 0's, for input.json */
-    int times_ok = said_once(tm != NULL, err)
+    const struct fm_share tshare = { pm_place(), pm_max_u64 };
+    struct fm_timemap *tm = fm_timemap_open(fr, merged, o->reference >= 0 ? (uint32_t)o->reference : 0,
+                                            pm_active() ? &tshare : NULL, &map, err, sizeof err);
+    /* how far the producer's offsets were: process 0's, for input.json
+     * (a process that failed only as another did has nothing to say) */
+    int times_ok = said_once(tm != NULL || !err[0], err) && tm
                    && said_once(pm_place() != 0 || fm_offset_errors(tm, err_ns, err, sizeof err) == 0, err);
     double times_s = st_now_s() - t_times;
     if (times_ok && copy_timed(anchor, tmp, &map, o->jobs, fr, &stats, &copy_s) == 0) {
