@@ -12,6 +12,9 @@
 # Without arguments: the reference Score-P traces in tests/data/scorep, and
 # a larger archive made here (synctrace-gen, 16 ranks, merged by us: an
 # OTF2 archive without ClockOffsets). One JSON line per archive.
+# Then, where mpirun is (NP=K processes, default 2; NP=1 skips it): the
+# merge by one process against `mpirun -np K` of it, alternated, one more
+# JSON line per archive ("mpirun": K, one_s, np_s, speedup = one_s / np_s).
 # Needs BUILD (the build directory; default: the directory above this script).
 set -euo pipefail
 build=${BUILD:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -66,3 +69,31 @@ print(json.dumps({"archive": anchor, "kind": info["kind"], "events": info["event
                   "with_causal_index_s": fs, "copy_peak_kb": max(ck), "merge_peak_kb": max(mk)}))
 PY
 done
+
+np=${NP:-2}
+if [ "$np" -gt 1 ] && command -v mpirun >/dev/null 2>&1; then
+    export OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-lo} OMPI_MCA_oob_tcp_if_include=${OMPI_MCA_oob_tcp_if_include:-lo}
+    export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader,tcp}
+    for anchor in "${inputs[@]}"; do
+        one=() par=()
+        for ((i = 0; i < alts; i++)); do
+            rm -rf "$tmp/o" "$tmp/p"
+            t0=$EPOCHREALTIME
+            "$build/synctrace" merge "$anchor" -o "$tmp/o" --no-causal >/dev/null
+            t1=$EPOCHREALTIME
+            mpirun --allow-run-as-root --oversubscribe -np "$np" "$build/synctrace" merge "$anchor" -o "$tmp/p" \
+                --no-causal >/dev/null
+            t2=$EPOCHREALTIME
+            one+=("$t0:$t1") par+=("$t1:$t2")
+        done
+        python3 - "$anchor" "$tmp/o/input.json" "$np" "${one[*]}" "${par[*]}" <<'PY'
+import json, statistics, sys
+anchor, info, np = sys.argv[1], json.load(open(sys.argv[2])), int(sys.argv[3])
+span = lambda s: float(s.split(':')[1]) - float(s.split(':')[0])
+o = statistics.median([span(x) for x in sys.argv[4].split()])
+p = statistics.median([span(x) for x in sys.argv[5].split()])
+print(json.dumps({"archive": anchor, "events": info["events"], "mpirun": np, "one_s": round(o, 3),
+                  "np_s": round(p, 3), "speedup": round(o / p, 3) if p > 0 else None}))
+PY
+    done
+fi

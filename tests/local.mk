@@ -121,7 +121,7 @@ UNIT_TESTS = tests/unit_eventstore tests/unit_clock tests/unit_clockmodel tests/
 	tests/unit_checksum tests/unit_multiselect tests/unit_evtchunk tests/unit_recfile tests/unit_extsort tests/unit_msgstream tests/unit_collstream \
 	tests/unit_causal_aside tests/unit_hubstore tests/unit_blockqueue tests/unit_locstream tests/unit_blockcache
 # Integration tests: MPI programs under mpirun with the tracer preloaded.
-MPI_TESTS = tests/test-generator.sh tests/test-mpirun-merge.sh tests/test-fork.sh tests/test-chdir.sh tests/test-skew.sh tests/test-buffer.sh \
+MPI_TESTS = tests/test-generator.sh tests/test-mpirun-merge.sh tests/test-mpirun-foreign.sh tests/test-fork.sh tests/test-chdir.sh tests/test-skew.sh tests/test-buffer.sh \
 	tests/test-p2p.sh tests/test-collectives.sh tests/test-merge.sh \
 	tests/test-communicators.sh tests/test-crash.sh tests/test-recover.sh tests/test-recover-threads.sh \
 	tests/test-transparency.sh \

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
     struct oc_time_map map = { shifted, shift_clock, &shift, argc == 5 && strcmp(argv[3], "--shift") == 0, NULL, NULL };
     struct oc_stats st;
     char err[4400];
-    if (oc_copy_archive(argv[1], argv[2], "traces", argc == 5 ? &map : NULL, jobs, &st, err, sizeof err) != 0) {
+    if (oc_copy_archive(argv[1], argv[2], "traces", argc == 5 ? &map : NULL, jobs, NULL, &st, err, sizeof err) != 0) {
         fprintf(stderr, "otf2copy_run: %s\n", err);
         return 1;
     }

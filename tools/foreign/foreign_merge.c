@@ -32,8 +32,10 @@
 #include "launcher.h"
 #include "merge_state.h"
 #include "otf2_quiet.h"
+#include "pmerge.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,31 +274,90 @@ static int inner_merge(int argc, char **argv, const char *work, const char *inpu
     return rc;
 }
 
-/* The copy, timed (the summary's "foreign time"). */
-static int copy_timed(const char *anchor, const char *tmp, const struct oc_time_map *map, int jobs,
-                      struct oc_stats *stats, double *seconds, char *err, size_t errlen)
+/* ---- under mpirun: every step below is taken by all the processes */
+
+/* Whether every process may go on; if not, the lowest that failed says
+ * why (msg, when it has one): a failure is said once. Collective (alone:
+ * ok itself, said). */
+static int said_once(int ok, const char *msg)
 {
+    uint32_t k = pm_processes(), me = pm_place();
+    uint64_t first = k - pm_max_u64(ok ? 0 : k - me);
+    if (first == me && msg && *msg)
+        fprintf(stderr, "synctrace merge: %s\n", msg);
+    return first == k;
+}
+
+/* The location a process copies: the one that converted its process. */
+struct copy_share {
+    const struct foreign_raw *fr;
+    uint32_t place;
+};
+
+static int copies_location(void *ctx, uint64_t location)
+{
+    const struct copy_share *cs = ctx;
+    const struct foreign_defs *d = &cs->fr->defs;
+    uint32_t k = 0;
+    while (k < d->nlocs && d->locs[k].id != location)
+        k++;
+    return fr_place_of(cs->fr, k) == cs->place;
+}
+
+/* The copy, timed (the summary's "foreign time"); shared among the
+ * processes under mpirun. A failure is said here, once. */
+static int copy_timed(const char *anchor, const char *tmp, const struct oc_time_map *map, int jobs,
+                      const struct foreign_raw *fr, struct oc_stats *stats, double *seconds)
+{
+    char err[4600];
+    struct copy_share cs = { fr, pm_place() };
+    const struct oc_share share = { pm_place() == 0, pm_place(), pm_processes(), copies_location, &cs,
+                                    pm_archive_collective, pm_agree, pm_max_u64, pm_sum_u64 };
     double t = st_now_s();
-    int rc = oc_copy_archive(anchor, tmp, "traces", map, jobs, stats, err, errlen);
+    int rc = oc_copy_archive(anchor, tmp, "traces", map, jobs, pm_active() ? &share : NULL, stats, err, sizeof err);
     *seconds = st_now_s() - t;
+    if (rc != 0 && err[0])
+        fprintf(stderr, "synctrace merge: %s\n", err);
     return rc;
 }
 
-/* Steps 2 and 3, with the raw trace in work/raw. */
-static int merge_and_copy(const char *input, const char *anchor, const struct merge_options *o, int argc,
-                          char **argv, const char *work, struct foreign_raw *fr, int by_node, double convert_s)
+/* Process 0's part once the copy is in tmp: the report, input.json, the
+ * causal index, OUT in place. 0, or -1 (said). */
+static int finish_output(const char *input, const struct merge_options *o, const char *merged, const char *tmp,
+                         const struct foreign_raw *fr, const struct oc_stats *stats, int by_node,
+                         const double *err_ns)
 {
-    char raw[4500], merged[4500], tmp[4400], err[4600];
-    if (snprintf(raw, sizeof raw, "%s/raw", work) >= (int)sizeof raw
-        || snprintf(merged, sizeof merged, "%s/merged", work) >= (int)sizeof merged) {
-        fprintf(stderr, "synctrace merge: %s: path too long\n", work);
+    if (move_file(merged, tmp, "report.json") != 0 || move_file(merged, tmp, "report.txt") != 0) {
+        fprintf(stderr, "synctrace merge: %s: cannot move the report: %s\n", tmp, strerror(errno));
         return -1;
     }
+    char path[4500];
+    snprintf(path, sizeof path, "%s/input.json", tmp);
+    if (write_input_json(path, input, fr, stats, by_node, err_ns) != 0) {
+        fprintf(stderr, "synctrace merge: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    /* the causal index of the copy, as `synctrace causal` builds it:
+     * its event indices count the modelled events of each location */
+    char *causal[] = { "causal", (char *)tmp, NULL };
+    if (o->no_causal != 1 && cmd_causal(2, causal) != 0)
+        return -1;
+    return put_in_place(tmp, o->out, o->force);
+}
+
+/* Steps 2 and 3, with the raw trace in work/raw; OUT built in tmp. */
+static int merge_and_copy(const char *input, const char *anchor, const struct merge_options *o, int argc,
+                          char **argv, const char *work, const char *tmp, struct foreign_raw *fr, int by_node,
+                          double convert_s)
+{
+    char raw[4500], merged[4500], err[4600];
+    snprintf(raw, sizeof raw, "%s/raw", work);
+    snprintf(merged, sizeof merged, "%s/merged", work);
     /* our merge of the raw trace, with the user's options; no causal
      * index: its event numbers would be the raw trace's, not the copy's */
     char **inner = malloc(sizeof *inner * (size_t)(argc + 2));
-    if (!inner) {
-        fprintf(stderr, "synctrace merge: out of memory\n");
+    if (!said_once(inner != NULL, "out of memory")) {
+        free(inner);
         return -1;
     }
     int n = 0;
@@ -311,50 +372,50 @@ static int merge_and_copy(const char *input, const char *anchor, const struct me
     inner[n++] = "--no-causal";
     inner[n] = NULL;
     double t_merge = st_now_s();
-    int rc = inner_merge(n, inner, work, input);
+    int rc = inner_merge(n, inner, work, input);   /* under mpirun, the processes' merge (pmerge.h): said */
     free(inner);
     double t_times = st_now_s(), copy_s = 0;   /* the merge's times read for the copy, from here */
-    if (rc != 0)
+    if (!said_once(rc == 0, NULL))
         return -1;
     struct oc_stats stats;
-    double *err_ns = malloc(sizeof *err_ns * fr->defs.nprocesses);
-    rc = -1;
-    if (!err_ns || sibling_path(tmp, sizeof tmp, o->out, "tmp") != 0 || mkdir(tmp, 0777) != 0) {
-        fprintf(stderr, "synctrace merge: %s: cannot create the output: %s\n", o->out, strerror(errno));
+    double *err_ns = malloc(sizeof *err_ns * (fr->defs.nprocesses ? fr->defs.nprocesses : 1));
+    int made = 0;
+    snprintf(err, sizeof err, "out of memory");
+    if (err_ns && pm_place() == 0) {
+        made = mkdir(tmp, 0777) == 0;
+        if (!made)
+            snprintf(err, sizeof err, "%s: cannot create the output: %s", o->out, strerror(errno));
+    }
+    if (!said_once(err_ns && (made || pm_place() != 0), err)) {
+        if (made)
+            st_remove_tree(tmp);
         free(err_ns);
         return -1;
     }
+    rc = -1;
     struct oc_time_map map;
-    struct fm_timemap *tm = fm_timemap_open(fr, merged, o->reference >= 0 ? (uint32_t)o->reference : 0, &map,
-                                            err, sizeof err);
-    int times_ok = tm && fm_offset_errors(tm, err_ns, err, sizeof err) == 0;
+    const struct fm_share tshare = { pm_place(), pm_max_u64 };
+    struct fm_timemap *tm = fm_timemap_open(fr, merged, o->reference >= 0 ? (uint32_t)o->reference : 0,
+                                            pm_active() ? &tshare : NULL, &map, err, sizeof err);
+    /* how far the producer's offsets were: process 0's, for input.json
+     * (a process that failed only as another did has nothing to say) */
+    int times_ok = said_once(tm != NULL || !err[0], err) && tm
+                   && said_once(pm_place() != 0 || fm_offset_errors(tm, err_ns, err, sizeof err) == 0, err);
     double times_s = st_now_s() - t_times;
-    if (!times_ok) {
-        fprintf(stderr, "synctrace merge: %s\n", err);
-    } else if (copy_timed(anchor, tmp, &map, o->jobs, &stats, &copy_s, err, sizeof err) != 0
-               || fm_timemap_failed(tm, err, sizeof err)) {
-        fprintf(stderr, "synctrace merge: %s\n", err);
-    } else if (move_file(merged, tmp, "report.json") != 0 || move_file(merged, tmp, "report.txt") != 0) {
-        fprintf(stderr, "synctrace merge: %s: cannot move the report: %s\n", tmp, strerror(errno));
-    } else {
-        char path[4500];
-        snprintf(path, sizeof path, "%s/input.json", tmp);
-        if (write_input_json(path, input, fr, &stats, by_node, err_ns) != 0)
-            fprintf(stderr, "synctrace merge: %s: %s\n", path, strerror(errno));
-        else
+    if (times_ok && copy_timed(anchor, tmp, &map, o->jobs, fr, &stats, &copy_s) == 0) {
+        int map_failed = fm_timemap_failed(tm, err, sizeof err);
+        if (said_once(!map_failed, err))
             rc = 0;
-        /* the causal index of the copy, as `synctrace causal` builds it:
-         * its event indices count the modelled events of each location */
-        char *causal[] = { "causal", tmp, NULL };
-        if (rc == 0 && o->no_causal != 1 && cmd_causal(2, causal) != 0)
-            rc = -1;
     }
     fm_timemap_close(tm);
+    int zero_ok = 1;
+    if (rc == 0 && pm_place() == 0)
+        zero_ok = finish_output(input, o, merged, tmp, fr, &stats, by_node, err_ns) == 0;
     if (rc == 0)
-        rc = put_in_place(tmp, o->out, o->force);
-    if (rc != 0)
+        rc = pm_agree(zero_ok) ? 0 : -1;
+    if (rc != 0 && pm_place() == 0)
         st_remove_tree(tmp);
-    if (rc == 0) {
+    if (rc == 0 && pm_place() == 0) {
         double worst = -1;
         uint32_t at = 0;
         for (uint32_t r = 0; r < fr->defs.nprocesses; r++)
@@ -369,56 +430,119 @@ static int merge_and_copy(const char *input, const char *anchor, const struct me
         if (worst >= 0)
             printf("  its offsets   off by up to %.3f us from the merge's (rank %u), %" PRIu64
                    " ClockOffsets dropped\n", worst / 1e3, at, stats.offsets_dropped);
-        printf("  foreign time  convert %.3f s, merge %.3f, its times %.3f, copy %.3f (--jobs %d)\n", convert_s,
+        printf("  foreign time  convert %.3f s, merge %.3f, its times %.3f, copy %.3f (--jobs %d", convert_s,
                t_times - t_merge, times_s, copy_s, o->jobs);
+        if (pm_processes() > 1)
+            printf(", %u processes", pm_processes());
+        printf(")\n");
     }
     free(err_ns);
     return rc;
 }
 
-int fm_merge(int argc, char **argv, const char *anchor, int by_node)
+/* The options, said once: a process other than the first parses them
+ * quietly (the same argv everywhere gives the same answer). */
+static int parse_quietly(int argc, char **argv, struct merge_options *o, uint32_t place)
 {
-    struct merge_options o;
-    int rc = merge_parse_options(argc, argv, &o);
-    if (rc)
-        return rc < 0 ? 0 : rc;
-    uint32_t place, processes;
-    merge_launch_place(&place, &processes);
-    if (processes > 1) {
-        if (place == 0)
-            fprintf(stderr, "synctrace merge: %s: a foreign archive is merged by one process: run it without mpirun\n",
-                    o.raw);
-        return 2;
+    if (place == 0)
+        return merge_parse_options(argc, argv, o);
+    fflush(stdout);
+    fflush(stderr);
+    int out = dup(1), errfd = dup(2), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, 1);
+        dup2(null, 2);
+        close(null);
     }
-    if (outdir_refuse_existing(&o))
-        return 1;
-    char work[4400], raw[4500], err[4600];
-    if (sibling_path(work, sizeof work, o.out, "work") != 0) {
-        fprintf(stderr, "synctrace merge: %s: path too long\n", o.out);
-        return 1;
+    int rc = merge_parse_options(argc, argv, o);
+    fflush(stdout);
+    fflush(stderr);
+    if (out >= 0) {
+        dup2(out, 1);
+        close(out);
     }
+    if (errfd >= 0) {
+        dup2(errfd, 2);
+        close(errfd);
+    }
+    return rc;
+}
+
+/* Step 1 and what follows, every process taking part. */
+static int convert_and_merge(const char *anchor, struct merge_options *o, int argc, char **argv, int by_node)
+{
+    char work[4400], tmp[4400], raw[4500], err[4600];
+    /* one work directory and one OUT.tmp for all: process 0's names */
+    int ok = 1;
+    if (pm_place() == 0 && (sibling_path(work, sizeof work, o->out, "work") != 0
+                            || sibling_path(tmp, sizeof tmp, o->out, "tmp") != 0))
+        ok = 0;
+    if (!said_once(ok, "path too long"))
+        return 1;
+    pm_bcast(work, sizeof work);
+    pm_bcast(tmp, sizeof tmp);
     snprintf(raw, sizeof raw, "%s/raw", work);
-    st_remove_tree(work);
-    if (mkdir(work, 0777) != 0 || mkdir(raw, 0777) != 0) {
-        fprintf(stderr, "synctrace merge: %s: %s\n", work, strerror(errno));
+    ok = 1;
+    if (pm_place() == 0) {
         st_remove_tree(work);
-        return 1;
+        if (mkdir(work, 0777) != 0 || mkdir(raw, 0777) != 0) {
+            snprintf(err, sizeof err, "%s: %s", work, strerror(errno));
+            st_remove_tree(work);
+            ok = 0;
+        }
     }
+    if (!said_once(ok, err))
+        return 1;
     struct foreign_raw fr;
     double t = st_now_s();
-    rc = fr_convert(anchor, raw, by_node, o.jobs, &fr, err, sizeof err);
-    if (rc != 0)
-        fprintf(stderr, "synctrace merge: %s\n", err);
+    const struct fr_share share = { pm_place(), pm_processes(), work, pm_share };
+    int rc = fr_convert(anchor, raw, by_node, o->jobs, pm_active() ? &share : NULL, &fr, err, sizeof err);
+    if (!said_once(rc == 0, err))
+        rc = -1;
+    else if (pm_active() && !said_once(fr_gather(&fr, raw, by_node, &share, err, sizeof err) == 0, err))
+        rc = -1;
     else
-        rc = merge_and_copy(o.raw, anchor, &o, argc, argv, work, &fr, by_node, st_now_s() - t);
+        rc = merge_and_copy(o->raw, anchor, o, argc, argv, work, tmp, &fr, by_node, st_now_s() - t);
     fr_free(&fr);
     /* SYNCTRACE_KEEP_WORK=1 keeps the raw trace and its merge (debugging) */
     const char *keep = getenv("SYNCTRACE_KEEP_WORK");
-    if (!keep || strcmp(keep, "1") != 0)
+    if (pm_place() != 0)
+        ;   /* process 0's to remove: every process is past its last use of it */
+    else if (!keep || strcmp(keep, "1") != 0)
         st_remove_tree(work);
     else
         fprintf(stderr, "synctrace merge: kept %s\n", work);
     return rc == 0 ? 0 : 1;
+}
+
+int fm_merge(int argc, char **argv, const char *anchor, int by_node)
+{
+    uint32_t place, processes;
+    merge_launch_place(&place, &processes);
+    struct merge_options o;
+    int rc = parse_quietly(argc, argv, &o, place);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    /* started by mpirun as several processes: they convert, merge and copy
+     * together (pmerge.h), into the one OUT */
+    char err[512];
+    if (pm_start(NULL, NULL, processes, err, sizeof err) != 0) {
+        if (pm_place() == 0)
+            fprintf(stderr, "synctrace merge: %s\n", err);
+        pm_finish();
+        return 1;
+    }
+    if (pm_active() && !o.jobs_given) {   /* the processes on one node share its cores */
+        uint32_t local = pm_local_processes();
+        o.jobs = o.jobs / (int)local > 0 ? o.jobs / (int)local : 1;
+    }
+    int zero_ok = 1;
+    if (!pm_agree_zero(pm_place() != 0 || !outdir_refuse_existing(&o), &zero_ok))
+        rc = 1;
+    else
+        rc = convert_and_merge(anchor, &o, argc, argv, by_node);
+    pm_finish();
+    return rc;
 }
 
 int cmd_merge_any(int argc, char **argv)

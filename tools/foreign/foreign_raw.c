@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* ---- the records the merge models, written as read */
@@ -566,7 +567,7 @@ struct converting_all {
     const char *anchor, *dir;
     const int *domains;
     pthread_mutex_t lock;
-    uint32_t next;
+    uint32_t next, end;       /* the processes [next, end) are left to convert */
     char **errors;            /* by process, NULL when converted */
     int stop;                 /* a process failed: the others take no more */
 };
@@ -607,9 +608,9 @@ static void *convert_worker(void *arg)
     OTF2_Reader *rd = open_reader(all->anchor, d);
     for (;;) {
         pthread_mutex_lock(&all->lock);
-        uint32_t p = all->stop ? d->nprocesses : all->next++;
+        uint32_t p = all->stop ? all->end : all->next++;
         pthread_mutex_unlock(&all->lock);
-        if (p >= d->nprocesses)
+        if (p >= all->end)
             break;
         struct process_out po = { fr, rd, all->anchor, all->dir, &d->processes[p], all->domains[p], err, sizeof err,
                                   &chunks, fr->kept_fds[cv->index], cv->index, cv->kept_bytes, 0, 0 };
@@ -637,8 +638,29 @@ static void *convert_worker(void *arg)
     return NULL;
 }
 
-int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, struct foreign_raw *fr, char *err,
-               size_t errlen)
+/* A work file of pairs: nameless when one process converts; named
+ * (SHARED_KEPT) in the work directory when several do, for the others to
+ * read (fr_gather). */
+#define SHARED_KEPT "kept-%u-%u"
+#define SHARED_SUMMARY "converted-%u"
+
+static int kept_file(const char *dir, const struct fr_share *share, uint32_t t)
+{
+    if (!share)
+        return st_nameless_file(dir, "kept");
+    char path[4400];
+    if (snprintf(path, sizeof path, "%s/" SHARED_KEPT, share->work, share->place, t) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+}
+
+static int write_summary(struct foreign_raw *fr, const struct fr_share *share, uint32_t first, uint32_t end,
+                         char *err, size_t errlen);
+
+int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, const struct fr_share *share,
+               struct foreign_raw *fr, char *err, size_t errlen)
 {
     memset(fr, 0, sizeof *fr);
     rf_otf2_quiet();
@@ -659,15 +681,37 @@ int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, struc
     describe(fr, rd);
     int rc = -1, *domains = NULL;
     struct converter *cv = NULL;
-    struct converting_all all = { fr, anchor, dir, NULL, PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0 };
+    struct converting_all all = { fr, anchor, dir, NULL, PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, 0 };
     int fd_ok = fd_read(rd, anchor, &fr->defs, err, errlen) == 0;
     OTF2_Reader_Close(rd);   /* the definitions are in fr->defs: each thread reads events with its own */
     if (!fd_ok)
         goto done;
     const struct foreign_defs *d = &fr->defs;
-    uint32_t nthreads = jobs < 1 ? 1 : (uint32_t)jobs;
-    if (nthreads > d->nprocesses)
-        nthreads = d->nprocesses ? d->nprocesses : 1;
+    all.end = d->nprocesses;
+    if (share && share->processes > 1) {   /* this process's share: by declared events */
+        uint64_t *events = calloc(d->nprocesses ? d->nprocesses : 1, sizeof *events);
+        uint32_t *first = malloc(sizeof *first * (share->processes + 1));
+        if (!events || !first) {
+            free(events);
+            free(first);
+            snprintf(err, errlen, "out of memory");
+            goto done;
+        }
+        for (uint32_t p = 0; p < d->nprocesses; p++)
+            for (uint32_t j = 0; j < d->processes[p].nlocs; j++)
+                events[p] += d->locs[d->processes[p].locs[j]].nevents;
+        share->split(events, d->nprocesses, share->processes, first);
+        all.next = first[share->place];
+        all.end = first[share->place + 1];
+        free(events);
+        fr->first = first;
+        fr->nplaces = share->processes;
+    } else {
+        share = NULL;
+    }
+    uint32_t first = all.next, nthreads = jobs < 1 ? 1 : (uint32_t)jobs;
+    if (nthreads > all.end - all.next)
+        nthreads = all.end > all.next ? all.end - all.next : 1;
     fr->kept = calloc(d->nlocs ? d->nlocs : 1, sizeof *fr->kept);
     fr->kept_fds = malloc(sizeof *fr->kept_fds * nthreads);
     fr->offsets = calloc(d->nprocesses ? d->nprocesses : 1, sizeof *fr->offsets);
@@ -680,8 +724,8 @@ int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, struc
         goto done;
     }
     for (; fr->nkept_fds < nthreads; fr->nkept_fds++)
-        if ((fr->kept_fds[fr->nkept_fds] = st_nameless_file(dir, "kept")) < 0) {
-            snprintf(err, errlen, "%s: cannot make a work file: %s", dir, strerror(errno));
+        if ((fr->kept_fds[fr->nkept_fds] = kept_file(dir, share, fr->nkept_fds)) < 0) {
+            snprintf(err, errlen, "%s: cannot make a work file: %s", share ? share->work : dir, strerror(errno));
             goto done;
         }
     for (uint32_t r = 0; r < d->nprocesses; r++)
@@ -696,7 +740,7 @@ int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, struc
         if (cv[t].started)
             pthread_join(cv[t].thread, NULL);
     rc = 0;
-    for (uint32_t p = 0; p < d->nprocesses; p++)
+    for (uint32_t p = first; p < all.end; p++)
         if (all.errors[p]) {
             snprintf(err, errlen, "%s", all.errors[p]);
             rc = -1;
@@ -706,11 +750,13 @@ int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, struc
         fr->events_in += cv[t].events_in;
         fr->events_kept += cv[t].events_kept;
     }
-    if (rc == 0 && all.next < d->nprocesses) {   /* cannot happen: thread 0 takes what is left */
+    if (rc == 0 && all.next < all.end) {   /* cannot happen: thread 0 takes what is left */
         snprintf(err, errlen, "%s: not every process was converted", anchor);
         rc = -1;
     }
-    if (rc == 0)
+    if (rc == 0 && share)   /* the directory's meta once every share is in (fr_gather) */
+        rc = write_summary(fr, share, first, all.end, err, errlen);
+    else if (rc == 0)
         rc = write_meta(fr, dir, domains, err, errlen);
 done:
     for (uint32_t p = 0; all.errors && p < fr->defs.nprocesses; p++)
@@ -735,6 +781,7 @@ void fr_free(struct foreign_raw *fr)
         free(fr->offsets[r].stddev);
     }
     free(fr->offsets);
+    free(fr->first);
     fd_free(&fr->defs);
     memset(fr, 0, sizeof *fr);
 }
@@ -770,4 +817,139 @@ void fr_kept_free(struct fr_kept_arrays *a)
     free(a->pos);
     free(a->raw);
     memset(a, 0, sizeof *a);
+}
+
+/* ---- the conversion shared among processes */
+
+/* What a process converted, for the others: its counts and threads, then
+ * per process of its share the (location, at, n, file) of each location's
+ * pairs and the process's ClockOffsets. */
+struct summary_head {
+    char magic[8];
+    uint64_t events_in, events_kept;
+    uint32_t nthreads, first, end, pad;
+};
+
+#define SUMMARY_MAGIC "STCONV01"
+
+static int write_summary(struct foreign_raw *fr, const struct fr_share *share, uint32_t first, uint32_t end,
+                         char *err, size_t errlen)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/" SHARED_SUMMARY, share->work, share->place);
+    FILE *f = fopen(path, "wb");
+    struct summary_head h = { SUMMARY_MAGIC, fr->events_in, fr->events_kept, fr->nkept_fds, first, end, 0 };
+    int ok = f && fwrite(&h, sizeof h, 1, f) == 1;
+    const struct foreign_defs *d = &fr->defs;
+    for (uint32_t p = first; ok && p < end; p++) {
+        for (uint32_t j = 0; ok && j < d->processes[p].nlocs; j++) {
+            uint32_t k = d->processes[p].locs[j];
+            uint64_t rec[4] = { k, fr->kept[k].at, fr->kept[k].n, fr->kept[k].file };
+            ok = fwrite(rec, sizeof rec, 1, f) == 1;
+        }
+        const struct fr_offsets *o = &fr->offsets[p];
+        ok = ok && fwrite(&o->n, sizeof o->n, 1, f) == 1;
+        ok = ok && (o->n == 0 || (fwrite(o->time, sizeof *o->time, o->n, f) == o->n
+                                  && fwrite(o->offset, sizeof *o->offset, o->n, f) == o->n
+                                  && fwrite(o->stddev, sizeof *o->stddev, o->n, f) == o->n));
+    }
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok)
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
+    return ok ? 0 : -1;
+}
+
+/* One process's summary read into fr; its pair files appended to
+ * fr->kept_fds. 0, or -1 with a message. */
+static int read_summary(struct foreign_raw *fr, const struct fr_share *share, uint32_t place, char *err,
+                        size_t errlen)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/" SHARED_SUMMARY, share->work, place);
+    FILE *f = fopen(path, "rb");
+    struct summary_head h;
+    const struct foreign_defs *d = &fr->defs;
+    int ok = f && fread(&h, sizeof h, 1, f) == 1 && memcmp(h.magic, SUMMARY_MAGIC, 8) == 0 && h.first <= h.end
+             && h.end <= d->nprocesses && h.nthreads <= 1u << 20;
+    uint32_t base = fr->nkept_fds;
+    int *fds = ok ? realloc(fr->kept_fds, sizeof *fds * (base + h.nthreads + 1)) : NULL;
+    if (fds)
+        fr->kept_fds = fds;
+    ok = ok && fds;
+    for (uint32_t t = 0; ok && t < h.nthreads; t++) {
+        char kp[4400];
+        snprintf(kp, sizeof kp, "%s/" SHARED_KEPT, share->work, place, t);
+        if ((fr->kept_fds[fr->nkept_fds] = open(kp, O_RDONLY | O_CLOEXEC)) < 0)
+            ok = 0;
+        else
+            fr->nkept_fds++;
+    }
+    for (uint32_t p = h.first; ok && p < h.end; p++) {
+        for (uint32_t j = 0; ok && j < d->processes[p].nlocs; j++) {
+            uint64_t rec[4];
+            ok = fread(rec, sizeof rec, 1, f) == 1 && rec[0] == d->processes[p].locs[j] && rec[3] < h.nthreads;
+            if (ok)
+                fr->kept[rec[0]] = (struct fr_kept){ rec[1], rec[2], base + (uint32_t)rec[3] };
+        }
+        struct fr_offsets *o = &fr->offsets[p];
+        ok = ok && fread(&o->n, sizeof o->n, 1, f) == 1 && o->n < 1u << 28;
+        if (ok && o->n) {
+            o->time = malloc(sizeof *o->time * o->n);
+            o->offset = malloc(sizeof *o->offset * o->n);
+            o->stddev = malloc(sizeof *o->stddev * o->n);
+            ok = o->time && o->offset && o->stddev && fread(o->time, sizeof *o->time, o->n, f) == o->n
+                 && fread(o->offset, sizeof *o->offset, o->n, f) == o->n
+                 && fread(o->stddev, sizeof *o->stddev, o->n, f) == o->n;
+        } else if (ok) {
+            o->time = NULL, o->offset = NULL, o->stddev = NULL;
+        }
+    }
+    if (ok) {
+        fr->events_in += h.events_in;
+        fr->events_kept += h.events_kept;
+    }
+    if (f)
+        fclose(f);
+    if (!ok)
+        snprintf(err, errlen, "%s: cannot read what process %u converted", path, place);
+    return ok ? 0 : -1;
+}
+
+int fr_gather(struct foreign_raw *fr, const char *dir, int by_node, const struct fr_share *share, char *err,
+              size_t errlen)
+{
+    const struct foreign_defs *d = &fr->defs;
+    /* every share's, this process's own included, from the files */
+    for (uint32_t t = 0; t < fr->nkept_fds; t++)
+        close(fr->kept_fds[t]);
+    fr->nkept_fds = 0;
+    for (uint32_t r = 0; r < d->nprocesses; r++) {
+        free(fr->offsets[r].time);
+        free(fr->offsets[r].offset);
+        free(fr->offsets[r].stddev);
+        memset(&fr->offsets[r], 0, sizeof fr->offsets[r]);
+    }
+    fr->events_in = fr->events_kept = 0;
+    for (uint32_t p = 0; p < share->processes; p++)
+        if (read_summary(fr, share, p, err, errlen) != 0)
+            return -1;
+    if (share->place != 0)
+        return 0;
+    int *domains = clock_domains(d, by_node);
+    int rc = domains ? write_meta(fr, dir, domains, err, errlen) : -1;
+    if (!domains)
+        snprintf(err, errlen, "out of memory");
+    free(domains);
+    return rc;
+}
+
+uint32_t fr_place_of(const struct foreign_raw *fr, uint32_t k)
+{
+    uint32_t p = k < fr->defs.nlocs ? fr->defs.locs[k].process : FD_NONE, place = 0;
+    if (!fr->first || p == FD_NONE)
+        return 0;
+    while (place + 1 < fr->nplaces && p >= fr->first[place + 1])
+        place++;
+    return place;
 }

@@ -49,19 +49,42 @@ struct foreign_raw {
     struct fr_offsets *offsets;   /* by rank */
     uint64_t events_in, events_kept;
     uint32_t ndomains;        /* clock domains */
+    uint32_t *first;          /* a shared conversion's: process p's share begins at processes first[p] */
+    uint32_t nplaces;         /* its processes (0: not shared) */
     char kind[32];            /* "Score-P 8.4" or "OTF2 (CREATOR)" */
     char trace_id[40];
+};
+
+/* The conversion shared among `processes` processes (mpirun -np K): this
+ * one (`place`) converts its share of the archive's processes (contiguous,
+ * by declared events: split(), pmerge.h's pm_share), into the same raw
+ * trace directory, and leaves in `work` (a directory every process sees)
+ * what the others need of it; once every process has converted,
+ * fr_gather gives each the whole. */
+struct fr_share {
+    uint32_t place, processes;
+    const char *work;
+    void (*split)(const uint64_t *events, uint32_t n, uint32_t processes, uint32_t *first);
 };
 
 /* Write the raw trace of the archive of anchor file `anchor` into the
  * (existing, empty) directory `dir`; by_node: one clock domain per node
  * of the system tree (the lowest rank of each), else one per process.
  * `jobs` threads convert processes at once, each with its own reader of
- * the archive. Returns 0, or -1 with a one-line message naming the file
+ * the archive; share NULL: every process, else share's. Returns 0, or -1 with a one-line message naming the file
  * (the first failing process's). */
-int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, struct foreign_raw *fr, char *err,
-               size_t errlen);
+int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, const struct fr_share *share,
+               struct foreign_raw *fr, char *err, size_t errlen);
+/* With a share, after every process's fr_convert succeeded: fr as one
+ * process's conversion has it (every location's pairs, every rank's
+ * ClockOffsets, the counts), and (process 0) the raw trace's meta file.
+ * 0, or -1 with a one-line message. */
+int fr_gather(struct foreign_raw *fr, const char *dir, int by_node, const struct fr_share *share, char *err,
+              size_t errlen);
 void fr_free(struct foreign_raw *fr);
+/* Which of the sharing processes converted input location k (0 when not
+ * shared, or k is of no process): the one to copy it. */
+uint32_t fr_place_of(const struct foreign_raw *fr, uint32_t k);
 /* Location k's pairs into *a (malloc'd; fr_kept_free). 0, or -1 with a
  * one-line message. */
 int fr_kept_load(const struct foreign_raw *fr, uint32_t k, struct fr_kept_arrays *a, char *err, size_t errlen);

@@ -53,6 +53,7 @@ struct fm_timemap {
                                * the copy's starts where the reference rank's raw clock says */
     uint32_t reference;       /* rank */
     int64_t off_min, off_max; /* over every modelled event: merged - raw, input ticks */
+    int others_failed;        /* shared: another process failed opening its part */
     struct fm_cursor own;
     /* a copying thread's failure, as its cursor is given back: the one of
      * the first location in the archive's order is said */
@@ -313,25 +314,47 @@ static void clock_cb(void *ctx, uint64_t *resolution, uint64_t *global_offset, u
     *trace_length = last > first ? last - first : 0;
 }
 
+/* An int64 as a uint64 of the same order (for a maximum over processes). */
+static uint64_t ordered(int64_t x)
+{
+    return (uint64_t)x ^ ((uint64_t)1 << 63);
+}
+
+static int64_t unordered(uint64_t u)
+{
+    return (int64_t)(u ^ ((uint64_t)1 << 63));
+}
+
 /* off_min and off_max over every modelled event: one pass over the
- * merged archive, a location at a time. 0, or -1 (m->err). */
-static int offset_range(struct fm_timemap *m)
+ * merged times, a location at a time; shared, each process's locations
+ * (fr_place_of), the extremes and the reference's shift then taken over
+ * every process, which all take part in even when one failed (ok 0, or
+ * failing here). 0, or -1 (m->err, or m->others_failed). */
+static int offset_range(struct fm_timemap *m, const struct fm_share *share, int ok)
 {
     const struct foreign_defs *d = &m->fr->defs;
     int any = 0;
     uint32_t ref = d->processes[m->reference < d->nprocesses ? m->reference : 0].locs[0];
+    uint32_t place = share ? share->place : 0;
     struct fm_cursor *u = &m->own;
+    /* the offsets found with no shift; the shift added once it is known
+     * (merged times and offsets move with it alike) */
     m->shift = 0;
-    if (m->fr->kept[ref].n) {
+    int64_t shift = 0;
+    int has_ref = m->fr->kept[ref].n && fr_place_of(m->fr, ref) == place;
+    if (ok && has_ref) {
         if (load_location(u, ref) != 0)
-            return -1;
-        m->shift = (int64_t)(u->cur.raw[0] - u->cur.merged[0]);
+            ok = 0;
+        else
+            shift = (int64_t)(u->cur.raw[0] - u->cur.merged[0]);
     }
-    for (uint32_t k = 0; k < d->nlocs; k++) {
-        if (d->locs[k].process == FD_NONE || m->fr->kept[k].n == 0)
+    for (uint32_t k = 0; ok && k < d->nlocs; k++) {
+        if (d->locs[k].process == FD_NONE || m->fr->kept[k].n == 0 || fr_place_of(m->fr, k) != place)
             continue;
-        if (load_location(u, k) != 0)
-            return -1;
+        if (load_location(u, k) != 0) {
+            ok = 0;
+            break;
+        }
         for (uint64_t j = 0; j < u->cur.n; j++) {
             int64_t o = offset_at(&u->cur, j);
             if (!any || o < m->off_min)
@@ -341,6 +364,27 @@ static int offset_range(struct fm_timemap *m)
             any = 1;
         }
     }
+    drop_location(&u->cur);
+    u->loc_id = UINT64_MAX;
+    if (share) {
+        int mine_ok = ok;
+        ok = share->max_u64(!ok) == 0;
+        m->others_failed = !ok && mine_ok;   /* the other process says why */
+        shift = unordered(share->max_u64(has_ref ? ordered(shift) : 0));
+        uint64_t lo = share->max_u64(any ? ~ordered(m->off_min) : 0), hi = share->max_u64(any ? ordered(m->off_max) : 0);
+        any = share->max_u64((uint64_t)any) != 0;
+        if (any) {
+            m->off_min = unordered(~lo);
+            m->off_max = unordered(hi);
+        }
+        if (!m->fr->kept[ref].n)
+            shift = 0;
+    }
+    if (!ok)
+        return -1;
+    m->shift = shift;
+    m->off_min += shift;
+    m->off_max += shift;
     /* no time before 0 (an archive whose clock starts at 0, as ours do) */
     int64_t floor = (int64_t)d->global_offset + m->off_min;
     if (any && floor < 0) {
@@ -348,8 +392,6 @@ static int offset_range(struct fm_timemap *m)
         m->off_min -= floor;
         m->off_max -= floor;
     }
-    drop_location(&u->cur);
-    u->loc_id = UINT64_MAX;
     return 0;
 }
 
@@ -427,11 +469,14 @@ int fm_offset_errors(struct fm_timemap *m, double *err_ns, char *err, size_t err
 
 
 struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *merged, uint32_t reference,
-                                   struct oc_time_map *map, char *err, size_t errlen)
+                                   const struct fm_share *share, struct oc_time_map *map, char *err, size_t errlen)
 {
     struct fm_timemap *m = calloc(1, sizeof *m);
     if (!m) {
         snprintf(err, errlen, "out of memory");
+        if (share)   /* the others' reductions need this process's part */
+            for (int i = 0; i < 5; i++)
+                share->max_u64(i == 0);
         return NULL;
     }
     m->fr = fr;
@@ -442,13 +487,15 @@ struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *mer
     m->times_fd = -1;
     m->times_at = calloc(fr->defs.nlocs ? fr->defs.nlocs : 1, sizeof *m->times_at);
     m->cached = calloc(fr->defs.nlocs ? fr->defs.nlocs : 1, 1);
-    if (!m->times_at || !m->cached) {
-        snprintf(err, errlen, "out of memory");
-        fm_timemap_close(m);
-        return NULL;
-    }
-    if (read_times(m, merged) != 0 || offset_range(m) != 0) {
-        snprintf(err, errlen, "%s", m->err[0] ? m->err : m->own.err[0] ? m->own.err : "out of memory");
+    int ok = m->times_at && m->cached;
+    if (!ok)
+        snprintf(m->err, sizeof m->err, "out of memory");
+    ok = ok && read_times(m, merged) == 0;
+    if (offset_range(m, share, ok) != 0) {
+        if (m->others_failed)
+            err[0] = '\0';
+        else
+            snprintf(err, errlen, "%s", m->err[0] ? m->err : m->own.err[0] ? m->own.err : "out of memory");
         fm_timemap_close(m);
         return NULL;
     }

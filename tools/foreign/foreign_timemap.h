@@ -16,11 +16,21 @@
 
 struct fm_timemap;
 
+/* Under mpirun: which process this is (it reads the merged times of the
+ * locations fr_place_of gives it) and the maximum over every process. */
+struct fm_share {
+    uint32_t place;
+    uint64_t (*max_u64)(uint64_t v);
+};
+
 /* Open the merge's times (MERGE_TIMES_FILE in the directory `merged`,
  * written by merge_times_only) of the raw trace and fill *map. NULL, with a
- * one-line message, on failure. */
+ * one-line message, on failure. With a share (NULL: alone), collective:
+ * where only another process failed, the message is "" (that one says
+ * it). */
 struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *merged, uint32_t reference,
-                                   struct oc_time_map *map, char *err, size_t errlen);
+                                   const struct fm_share *share, struct oc_time_map *map, char *err,
+                                   size_t errlen);
 /* After the copy: whether the map failed (1, with the reason), or 0. */
 int fm_timemap_failed(const struct fm_timemap *m, char *err, size_t errlen);
 /* Per rank, the largest difference (ns) between the offset against rank

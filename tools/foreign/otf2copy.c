@@ -46,6 +46,8 @@ static OTF2_CallbackCode copy_location(void *user, OTF2_LocationRef self, OTF2_S
         c->clocations = cap;
     }
     c->locations[c->nlocations++] = (struct oc_location){ self, events };
+    if (!c->global)   /* a process of a shared copy other than the primary: it only notes them */
+        return OTF2_CALLBACK_SUCCESS;
     return oc_status(c, OTF2_GlobalDefWriter_WriteLocation(c->global, self, name, type, events, group));
 }
 
@@ -80,6 +82,7 @@ static OTF2_CallbackCode unknown_definition(void *user)
 
 struct copying {
     const char *anchor, *dir, *name;
+    const struct oc_share *share;   /* NULL: this process copies it all */
     char *err;
     size_t errlen;
     OTF2_Reader *rd;          /* the global definitions', then thread 0's */
@@ -171,10 +174,17 @@ static OTF2_Reader *open_reader(const char *anchor)
     return rd;
 }
 
+/* Whether every process may go on (ok itself when copying alone). */
+static int agreed(const struct copying *k, int ok)
+{
+    return k->share ? k->share->agree(ok) : ok;
+}
+
 static int open_both(struct copying *k)
 {
     rf_otf2_quiet();
-    if (!(k->rd = open_reader(k->anchor))) {
+    k->rd = open_reader(k->anchor);
+    if (!agreed(k, k->rd != NULL)) {
         snprintf(k->err, k->errlen, "%s: not a readable OTF2 archive", k->anchor);
         rf_otf2_explain(k->err, k->errlen);
         return -1;
@@ -184,22 +194,35 @@ static int open_both(struct copying *k)
         chunk_events = OTF2_CHUNK_SIZE_MIN, chunk_defs = 4 * 1024 * 1024;
     k->ar = OTF2_Archive_Open(k->dir, k->name, OTF2_FILEMODE_WRITE, chunk_events, chunk_defs, OTF2_SUBSTRATE_POSIX,
                               OTF2_COMPRESSION_NONE);
-    if (!k->ar) {
+    if (!agreed(k, k->ar != NULL)) {
         snprintf(k->err, k->errlen, "%s/%s.otf2: cannot create the copy", k->dir, k->name);
+        if (k->ar)
+            OTF2_Archive_Close(k->ar);
+        k->ar = NULL;
         return -1;
     }
     OTF2_ErrorCode e = OTF2_Archive_SetFlushCallbacks(k->ar, &om_flush_callbacks, NULL);
     if (e == OTF2_SUCCESS)
         e = OTF2_Archive_SetMemoryCallbacks(k->ar, &om_callbacks, &k->chunks);
-    if (e == OTF2_SUCCESS)
+    /* with several processes each step below is taken by all or by none:
+     * OTF2's collective calls wait for every process */
+    if (k->share && !agreed(k, e == OTF2_SUCCESS)) {
+        snprintf(k->err, k->errlen, "%s/%s.otf2: cannot set up the copy", k->dir, k->name);
+        OTF2_Archive_Close(k->ar);
+        k->ar = NULL;
+        return -1;
+    }
+    if (e == OTF2_SUCCESS && k->share)
+        e = k->share->collective(k->ar) == 0 ? OTF2_SUCCESS : OTF2_ERROR_PROCESSED_WITH_FAULTS;
+    else if (e == OTF2_SUCCESS)
         e = OTF2_Archive_SetSerialCollectiveCallbacks(k->ar);
     if (e == OTF2_SUCCESS)
         e = copy_archive_attributes(k);
-    if (e == OTF2_SUCCESS)
-        e = OTF2_Archive_OpenEvtFiles(k->ar);
-    if (e == OTF2_SUCCESS)
-        e = OTF2_Archive_OpenDefFiles(k->ar);
-    if (e != OTF2_SUCCESS) {
+    if (e == OTF2_SUCCESS || k->share)
+        e = OTF2_Archive_OpenEvtFiles(k->ar) == OTF2_SUCCESS ? e : OTF2_ERROR_PROCESSED_WITH_FAULTS;
+    if (e == OTF2_SUCCESS || k->share)
+        e = OTF2_Archive_OpenDefFiles(k->ar) == OTF2_SUCCESS ? e : OTF2_ERROR_PROCESSED_WITH_FAULTS;
+    if (!agreed(k, e == OTF2_SUCCESS)) {
         snprintf(k->err, k->errlen, "%s/%s.otf2: cannot set up the copy: %s", k->dir, k->name,
                  OTF2_Error_GetDescription(e));
         return -1;
@@ -211,12 +234,15 @@ static int copy_global_definitions(struct copying *k)
 {
     OTF2_GlobalDefReader *gr = OTF2_Reader_GetGlobalDefReader(k->rd);
     OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
-    if (!gr || !cb || !(k->c.global = OTF2_Archive_GetGlobalDefWriter(k->ar))) {
+    int writes = !k->share || k->share->primary;   /* else it only notes the locations */
+    if (!gr || !cb || (writes && !(k->c.global = OTF2_Archive_GetGlobalDefWriter(k->ar)))) {
         OTF2_GlobalDefReaderCallbacks_Delete(cb);
         return fail(k, "cannot read the global definitions");
     }
-    oc_copy_global_records(cb);
-    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, copy_clock_properties);
+    if (writes) {
+        oc_copy_global_records(cb);
+        OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, copy_clock_properties);
+    }
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, copy_location);
     OTF2_GlobalDefReaderCallbacks_SetUnknownCallback(cb, unknown_definition);
     OTF2_ErrorCode e = OTF2_Reader_RegisterGlobalDefCallbacks(k->rd, gr, cb, &k->c);
@@ -227,6 +253,8 @@ static int copy_global_definitions(struct copying *k)
     OTF2_Reader_CloseGlobalDefReader(k->rd, gr);
     if (e != OTF2_SUCCESS || k->c.failed != OTF2_SUCCESS)
         return fail(k, "cannot copy the global definitions");
+    if (!writes)
+        k->c.stats->global_definitions = 0;
     return 0;
 }
 
@@ -302,12 +330,19 @@ static int copy_location_records(struct copier *cp, const struct oc_location *l)
     return 0;
 }
 
-/* The reader's files of every location (the copy reads them all). */
+/* Whether this process copies the location. */
+static int mine(const struct copying *k, uint64_t location)
+{
+    return !k->share || k->share->mine(k->share->ctx, location);
+}
+
+/* The reader's files of every location this process copies. */
 static int open_location_files(struct copier *cp)
 {
     const struct oc_copy *g = &cp->k->c;
     for (uint64_t i = 0; i < g->nlocations; i++)
-        OTF2_Reader_SelectLocation(cp->rd, g->locations[i].id);
+        if (mine(cp->k, g->locations[i].id))
+            OTF2_Reader_SelectLocation(cp->rd, g->locations[i].id);
     cp->have_defs = OTF2_Reader_OpenDefFiles(cp->rd) == OTF2_SUCCESS;
     if (OTF2_Reader_OpenEvtFiles(cp->rd) != OTF2_SUCCESS) {
         if (cp->have_defs)
@@ -355,6 +390,8 @@ static void *copy_worker(void *arg)
         pthread_mutex_unlock(&k->lock);
         if (!ok || i >= k->c.nlocations)
             break;
+        if (!mine(k, k->c.locations[i].id))
+            continue;
         if (copy_location_records(cp, &k->c.locations[i]) != 0) {
             pthread_mutex_lock(&k->lock);
             if (i < k->failed_at) {
@@ -423,30 +460,77 @@ static int copy_locations(struct copying *k, int jobs)
     return k->failed_at == UINT64_MAX ? 0 : -1;
 }
 
+/* A shared copy's failure said once: the process of the first failing
+ * location (in the archive's order) keeps its message; on the others err
+ * is "". failed_at: this process's (UINT64_MAX: none). */
+static void say_once(struct copying *k, uint64_t failed_at, uint64_t n)
+{
+    uint64_t mine_at = failed_at < n ? failed_at : n;
+    uint64_t first = n - k->share->max_u64(n - mine_at);
+    if (mine_at != first)
+        k->err[0] = '\0';
+}
+
 int oc_copy_archive(const char *anchor, const char *dir, const char *name, const struct oc_time_map *map, int jobs,
-                    struct oc_stats *stats, char *err, size_t errlen)
+                    const struct oc_share *share, struct oc_stats *stats, char *err, size_t errlen)
 {
     struct oc_stats none;
-    struct copying k = { .anchor = anchor, .dir = dir, .name = name, .err = err, .errlen = errlen,
+    struct copying k = { .anchor = anchor, .dir = dir, .name = name, .share = share, .err = err, .errlen = errlen,
                          .chunks = { NULL, 0, OC_EVENT_BUDGET, NULL }, .failed_at = UINT64_MAX };
     pthread_mutex_init(&k.lock, NULL);
     k.c.map = map;
     k.c.map_ctx = map ? map->ctx : NULL;
     k.c.stats = stats ? stats : &none;
     memset(k.c.stats, 0, sizeof *k.c.stats);
+    err[0] = '\0';
     int rc = -1;
-    if (open_both(&k) != 0 || copy_global_definitions(&k) != 0 || copy_locations(&k, jobs) != 0)
+    if (open_both(&k) != 0) {   /* agreed: every process failed, the primary's message stands */
+        if (share && !share->primary)
+            err[0] = '\0';
         goto done;
-    if (OTF2_Archive_CloseGlobalDefWriter(k.ar, k.c.global) != OTF2_SUCCESS
-        || OTF2_Archive_CloseDefFiles(k.ar) != OTF2_SUCCESS || OTF2_Archive_CloseEvtFiles(k.ar) != OTF2_SUCCESS) {
+    }
+    int defs_ok = copy_global_definitions(&k) == 0;
+    if (!agreed(&k, defs_ok))
+        goto shared_failure_defs;
+    int locs_ok = copy_locations(&k, jobs) == 0;
+    if (share) {
+        if (!locs_ok && k.failed_at == UINT64_MAX)
+            k.failed_at = 0;
+        say_once(&k, locs_ok ? UINT64_MAX : k.failed_at, k.c.nlocations + 1);
+        locs_ok = share->agree(locs_ok);
+        k.c.stats->locations = share->sum_u64(k.c.stats->locations);
+        k.c.stats->events = share->sum_u64(k.c.stats->events);
+        k.c.stats->local_definitions = share->sum_u64(k.c.stats->local_definitions);
+        k.c.stats->offsets_dropped = share->sum_u64(k.c.stats->offsets_dropped);
+    }
+    if (!locs_ok)
+        goto done;
+    int closed = !k.c.global || OTF2_Archive_CloseGlobalDefWriter(k.ar, k.c.global) == OTF2_SUCCESS;
+    closed &= OTF2_Archive_CloseDefFiles(k.ar) == OTF2_SUCCESS;
+    closed &= OTF2_Archive_CloseEvtFiles(k.ar) == OTF2_SUCCESS;
+    if (!agreed(&k, closed)) {
         snprintf(err, errlen, "%s/%s.otf2: cannot complete the copy", dir, name);
+        if (share && (!share->primary || closed))
+            err[0] = '\0';
         goto done;
     }
     rc = 0;
+    goto done;
+shared_failure_defs:
+    /* the global definitions: the first failing process's message */
+    if (share)
+        say_once(&k, defs_ok ? UINT64_MAX : share->place, share->processes + 1);
 done:
-    if (k.ar && OTF2_Archive_Close(k.ar) != OTF2_SUCCESS && rc == 0) {
-        snprintf(err, errlen, "%s/%s.otf2: cannot complete the copy", dir, name);
-        rc = -1;
+    if (k.ar) {
+        int ok = OTF2_Archive_Close(k.ar) == OTF2_SUCCESS;
+        if (share)
+            ok = share->agree(ok);
+        if (!ok && rc == 0) {
+            snprintf(err, errlen, "%s/%s.otf2: cannot complete the copy", dir, name);
+            if (share && !share->primary)
+                err[0] = '\0';
+            rc = -1;
+        }
     }
     if (k.rd)
         OTF2_Reader_Close(k.rd);

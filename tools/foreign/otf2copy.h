@@ -43,13 +43,31 @@ struct oc_stats {
     uint64_t locations, events, global_definitions, local_definitions, offsets_dropped;
 };
 
+/* The copy shared among processes (mpirun -np K): every process takes
+ * part in every step of the one output archive (OTF2's MPI collective
+ * callbacks: collective()), copies the locations mine() says are its own,
+ * and the primary writes the global definitions too. agree(ok): whether
+ * every process may go on; max_u64, sum_u64: over every process. */
+struct oc_share {
+    int primary;
+    uint32_t place, processes;    /* which of how many (a failure is said by one) */
+    int (*mine)(void *ctx, uint64_t location);
+    void *ctx;
+    int (*collective)(void *archive);
+    int (*agree)(int ok);
+    uint64_t (*max_u64)(uint64_t v);
+    uint64_t (*sum_u64)(uint64_t v);
+};
+
 /* Copy the archive of anchor file `anchor` into DIR/NAME.otf2 (DIR must
  * exist; the caller renames it into place) on `jobs` threads (at most one
  * per location; below 1: 1). map NULL: an exact copy. Returns 0, or -1
  * with a one-line message naming the file (the first failing location's,
- * in the archive's order). */
+ * in the archive's order). With a share (NULL: one process), the stats are every process's and a
+ * failure's message is left in err only on the process that copied the
+ * first failing location (the others' err is ""): one says it. */
 int oc_copy_archive(const char *anchor, const char *dir, const char *name, const struct oc_time_map *map, int jobs,
-                    struct oc_stats *stats, char *err, size_t errlen);
+                    const struct oc_share *share, struct oc_stats *stats, char *err, size_t errlen);
 
 /* ---- for the generated callbacks (otf2copy_records.c) */
 struct oc_location {

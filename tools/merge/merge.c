@@ -57,11 +57,16 @@ int cmd_merge(int argc, char **argv)
     uint32_t place, processes;
     merge_launch_place(&place, &processes);
     if (processes > 1)
-        return merge_parallel(argc, argv, processes);
+        return merge_parallel(argc, argv, processes, 0);
     return merge_run(argc, argv, 0);
 }
 
 int merge_times_only(int argc, char **argv)
 {
+    /* the foreign path under mpirun: its processes merge the raw trace together */
+    uint32_t place, processes;
+    merge_launch_place(&place, &processes);
+    if (processes > 1)
+        return merge_parallel(argc, argv, processes, 1);
     return merge_run(argc, argv, 1);
 }

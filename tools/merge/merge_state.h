@@ -240,7 +240,13 @@ const char *set_aside_error(const struct merge_state *st);
 int set_aside_unread(struct merge_state *st);
 /* pmerge_run.c: `synctrace merge` as one of `processes` started by an MPI
  * launcher (pmerge.h): the exit status. */
-int merge_parallel(int argc, char **argv, uint32_t processes);
+int merge_parallel(int argc, char **argv, uint32_t processes, int times_only);
+/* write_stage.c, for the parallel merge_times_only: this process's
+ * locations' times (mine) as a part in dir; process 0 then puts every
+ * process's part into st->tmp/MERGE_TIMES_FILE (all_ok 0: only removes
+ * them). 0, or -1 (said). */
+int merge_write_times_part(struct merge_state *st, const char *dir, const uint8_t *mine);
+int merge_assemble_times(struct merge_state *st, int all_ok);
 
 /* The threads the analysis after the match may use (merge_options.index_threads). */
 static inline int merge_analysis_threads(const struct merge_options *o)

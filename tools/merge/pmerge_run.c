@@ -215,6 +215,18 @@ static int take_plan(struct merge_state *st, const uint8_t *mine, struct ow_para
 
 /* ---------- the steps ---------- */
 
+/* merge_times_only's (the foreign path, merge.h): times.bin, not the archive */
+static int times_only;
+
+/* This process's share of the output: its locations' events in the
+ * archive, or (times_only) their times, a part of times.bin. */
+static int write_share(struct merge_state *st, const char *dir, const struct ow_parallel *par)
+{
+    if (times_only)
+        return merge_write_times_part(st, dir, par->mine);
+    return merge_write_part(st, dir, par);
+}
+
 /* The steps every process takes alike up to the events: options, OUT,
  * definitions, the shares. 0 to go on, else the exit status. *zero_failed
  * is set when process 0 failed at the step that stopped them (it said why). */
@@ -229,6 +241,7 @@ static int begin(struct merge_state **stp, int argc, char **argv, int *zero_fail
     /* process 0's causal index runs mostly after the workers' read and
      * write: its window passes take the node's cores (or --jobs) */
     o.index_threads = o.jobs;
+    o.times_only = times_only;
     if (!o.jobs_given) {   /* the processes on one node share its cores */
         uint32_t local = pm_local_processes();
         o.jobs = o.jobs / (int)local > 0 ? o.jobs / (int)local : 1;
@@ -296,9 +309,13 @@ static int run_zero(struct merge_state *st, struct ow_parallel *par, int *zero_f
         return 1;
     }
     progress_update("writing the merged archive", 0, 0);
-    ok = pm_agree_zero(merge_write_part(st, st->tmp, par) == 0, &zero_ok);
+    ok = pm_agree_zero(write_share(st, st->tmp, par) == 0, &zero_ok);
     if (st->rep.repair_done)
         remove_times_files(st);
+    if (times_only && merge_assemble_times(st, ok) != 0 && ok) {
+        ok = 0;
+        zero_ok = 0;
+    }
     if (!ok) {
         *zero_failed = !zero_ok;
         int done = 0;
@@ -330,7 +347,7 @@ static int run_worker(struct merge_state *st, struct ow_parallel *par, int *zero
         pm_bcast(&done, sizeof done);
         return 1;
     }
-    int ok = pm_agree_zero(merge_write_part(st, dir, par) == 0, &zero_ok);
+    int ok = pm_agree_zero(write_share(st, dir, par) == 0, &zero_ok);
     if (!ok) {
         *zero_failed = !zero_ok;
         int done;
@@ -344,8 +361,9 @@ static int run_worker(struct merge_state *st, struct ow_parallel *par, int *zero
     return done ? 0 : 1;
 }
 
-int merge_parallel(int argc, char **argv, uint32_t processes)
+int merge_parallel(int argc, char **argv, uint32_t processes, int times)
 {
+    times_only = times;
     char err[512];
     if (pm_start(NULL, NULL, processes, err, sizeof err) != 0) {
         if (pm_place() == 0)

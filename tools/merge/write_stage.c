@@ -88,15 +88,16 @@ static int load_location(void *ctx, uint32_t r, uint64_t i, char *err, size_t er
 
 /* The foreign path's output (merge.h, MERGE_TIMES_FILE): the times the
  * archive would have, without the archive, whose writing and reading back
- * were two fifths of that path. */
-static int write_times(struct merge_state *st)
+ * were two fifths of that path. With `mine` (the parallel merge), only
+ * those locations, and no magic: a part that process 0 puts after it. */
+static int write_times_to(struct merge_state *st, const char *path, const uint8_t *mine)
 {
-    char path[4400];
-    snprintf(path, sizeof path, "%s/" MERGE_TIMES_FILE, st->tmp);
     FILE *f = fopen(path, "wb");
-    int ok = f && fwrite(MERGE_TIMES_MAGIC, 8, 1, f) == 1;
+    int ok = f && (mine || fwrite(MERGE_TIMES_MAGIC, 8, 1, f) == 1);
     uint64_t buf[4096];
     for (uint32_t r = 0; ok && r < st->nlocs; r++) {
+        if (mine && !mine[r])
+            continue;
         const struct rt_location *rk = &st->locs[r];
         uint64_t head[2] = { ow_location_id(rk), rk->nevents };
         ok = fwrite(head, sizeof head, 1, f) == 1;
@@ -117,6 +118,59 @@ static int write_times(struct merge_state *st)
     else if (gt_given_error(&st->gtime) || gt_repaired_error(&st->gtime)) {
         fprintf(stderr, "synctrace merge: %s\n", gt_given_error(&st->gtime) ? gt_given_error(&st->gtime)
                                                                              : gt_repaired_error(&st->gtime));
+        ok = 0;
+    }
+    return ok ? 0 : -1;
+}
+
+static int write_times(struct merge_state *st)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/" MERGE_TIMES_FILE, st->tmp);
+    return write_times_to(st, path, NULL);
+}
+
+#define TIMES_PART ".times-part-"
+
+int merge_write_times_part(struct merge_state *st, const char *dir, const uint8_t *mine)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/" TIMES_PART "%u", dir, st->place);
+    return write_times_to(st, path, mine);
+}
+
+int merge_assemble_times(struct merge_state *st, int all_ok)
+{
+    char path[4400], part[4400];
+    snprintf(path, sizeof path, "%s/" MERGE_TIMES_FILE, st->tmp);
+    FILE *f = all_ok ? fopen(path, "wb") : NULL;
+    int ok = f && fwrite(MERGE_TIMES_MAGIC, 8, 1, f) == 1;
+    if (all_ok && !ok)
+        fprintf(stderr, "synctrace merge: %s: cannot write: %s\n", path, strerror(errno));
+    char buf[1 << 16];
+    for (uint32_t p = 0; p < st->processes; p++) {
+        snprintf(part, sizeof part, "%s/" TIMES_PART "%u", st->tmp, p);
+        FILE *in = ok ? fopen(part, "rb") : NULL;
+        size_t n;
+        if (ok && !in) {
+            fprintf(stderr, "synctrace merge: %s: %s\n", part, strerror(errno));
+            ok = 0;
+        }
+        while (in && ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+            if (fwrite(buf, 1, n, f) != n) {
+                fprintf(stderr, "synctrace merge: %s: cannot write: %s\n", path, strerror(errno));
+                ok = 0;
+            }
+        if (in && ferror(in) && ok) {
+            fprintf(stderr, "synctrace merge: %s: read failed\n", part);
+            ok = 0;
+        }
+        if (in)
+            fclose(in);
+        unlink(part);
+    }
+    if (f && fclose(f) != 0 && ok) {
+        fprintf(stderr, "synctrace merge: %s: write failed\n", path);
         ok = 0;
     }
     return ok ? 0 : -1;

@@ -23,6 +23,7 @@
 #define PART_MAX ((size_t)1 << 30)   /* bytes per MPI message: counts are ints */
 
 static int active;
+static int starts;            /* pm_start calls not yet finished: the outermost finalises */
 static int place, processes;
 
 /* Wait for req without spinning: Open MPI's blocking calls poll at full
@@ -63,6 +64,10 @@ int pm_start(int *argc, char ***argv, uint32_t nprocs, char *err, size_t errlen)
 {
     if (nprocs <= 1)
         return 0;
+    if (active) {   /* the foreign path's, around its inner merge's */
+        starts++;
+        return 0;
+    }
     int provided = 0;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
         snprintf(err, errlen, "started as %u processes, but MPI could not be initialised", nprocs);
@@ -71,6 +76,7 @@ int pm_start(int *argc, char ***argv, uint32_t nprocs, char *err, size_t errlen)
     MPI_Comm_rank(MPI_COMM_WORLD, &place);
     MPI_Comm_size(MPI_COMM_WORLD, &processes);
     active = 1;
+    starts = 1;
     release_binding();
     if (provided < MPI_THREAD_SERIALIZED) {
         snprintf(err, errlen, "the MPI library offers no MPI_THREAD_SERIALIZED, which the parallel merge needs "
@@ -109,6 +115,8 @@ uint32_t pm_processes(void)
 
 void pm_finish(void)
 {
+    if (active && --starts > 0)
+        return;
     if (active)
         MPI_Finalize();
     active = 0;

@@ -18,6 +18,8 @@
 /* MPI initialised for `processes` > 1 (MPI_THREAD_SERIALIZED: the reading
  * threads send one at a time). 0, or -1 with a one-line message. */
 int pm_start(int *argc, char ***argv, uint32_t processes, char *err, size_t errlen);
+/* Called again while MPI is up (the foreign path's inner merge), it only
+ * counts: each pm_start has its pm_finish, the outermost finalises. */
 /* 1 when this process is one of several (pm_start succeeded). */
 int pm_active(void);
 uint32_t pm_place(void);
