@@ -27,20 +27,23 @@ phase "make check"
 BUILD_DIR="$build-asan" "$top/scripts/build.sh" --enable-sanitizers
 make -s -j"$jobs" -C "$build-asan" check TESTS='$(UNIT_TESTS)' || status=1
 phase "sanitizer build and unit tests"
-# The parallel merge's K processes under the sanitizers too (the traced
-# programs preload the plain build's tracer; Open MPI's own allocations
-# outlive MPI_Finalize, so no leak check).
-log="$build-asan/test-mpirun-merge.asan.log"
-ASAN_OPTIONS=detect_leaks=0 top_srcdir="$top" top_builddir="$build-asan" SYNCTRACE_LIB="$build/.libs/libsynctrace.so" \
-    MPIRUN="$(command -v mpirun)" bash "$top/tests/test-mpirun-merge.sh" >"$log" 2>&1 || true
-planned=$(sed -n 's/^1\.\.//p' "$log")
-passed=$(grep -c '^ok' "$log" || true)
-echo "test-mpirun-merge.sh under ASan/UBSan: $passed of ${planned:-?} ok"
-if [ "$passed" != "${planned:-x}" ]; then
-    grep -v '^ok' "$log" | head -40
-    status=1
-fi
-phase "parallel merge under the sanitizers"
+# The commands shared among K processes (merge, a foreign archive's
+# merge, waits) under the sanitizers too (the traced programs preload the
+# plain build's tracer; Open MPI's own allocations outlive MPI_Finalize,
+# so no leak check).
+for t in test-mpirun-merge test-mpirun-foreign; do
+    log="$build-asan/$t.asan.log"
+    ASAN_OPTIONS=detect_leaks=0 top_srcdir="$top" top_builddir="$build-asan" SYNCTRACE_LIB="$build/.libs/libsynctrace.so" \
+        MPIRUN="$(command -v mpirun)" bash "$top/tests/$t.sh" >"$log" 2>&1 || true
+    planned=$(sed -n 's/^1\.\.//p' "$log")
+    passed=$(grep -c '^ok' "$log" || true)
+    echo "$t.sh under ASan/UBSan: $passed of ${planned:-?} ok"
+    if [ "$passed" != "${planned:-x}" ]; then
+        grep -v '^ok' "$log" | head -40
+        status=1
+    fi
+done
+phase "the K-process commands under the sanitizers"
 # The tracer under ThreadSanitizer: a -fsanitize=thread build of the library
 # only, preloaded by tests/test-threads.sh into its MPI_THREAD_MULTIPLE run.
 mkdir -p "$build-tsan"
