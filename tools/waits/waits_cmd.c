@@ -36,7 +36,9 @@ static int usage(FILE *to)
                 "  --jobs N         threads reading the archive's locations (default: the number\n"
                 "                   of cores); the output is the same whatever N\n"
                 "  --spill-dir DIR  where the spill files go (default: OUT_DIR when it is\n"
-                "                   writable, else $TMPDIR, else /tmp)\n");
+                "                   writable, else $TMPDIR, else /tmp)\n"
+                "Under mpirun -np K, K processes read shares of the locations (--jobs threads\n"
+                "each, the node's cores shared by default); the output is the same.\n");
     return to == stdout ? 0 : 2;
 }
 
