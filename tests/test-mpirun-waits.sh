@@ -8,16 +8,16 @@
 # (tree: Reduce + Bcast) and post/start/complete/wait epochs (a traced
 # tests/mpi/mpi_waits.c), with --raw, and with process 0's sorters
 # spilling (--memory 1; spilled_bytes depends on who sorted what, as it
-# does on --jobs). A damaged archive in a worker's share, a missing one
-# and a bad option: one error line, as one process says it, a non-zero
-# exit, no output, no hang.
+# does on --jobs). A damaged archive in a worker's share, a full disk
+# under process 0's sorters, a missing archive and a bad option: one
+# error line, as one process says it, a non-zero exit, no output, no hang.
 . "$top_srcdir/tests/lib.sh"
 if ! command -v "$MPIRUN" >/dev/null 2>&1; then
     plan 1
     skip "no $MPIRUN"
     finish
 fi
-plan 11
+plan 13
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
 tmp=$(scratch)
@@ -50,7 +50,7 @@ same() {
     ok $? "$label: mpirun -np $np wrote what one process writes$why"
 }
 
-"$GEN" "$tmp/st" --ranks 8 --pattern stencil2d --iterations 150 --ranks-per-node 2 >/dev/null
+"$GEN" "$tmp/st" --ranks 8 --pattern stencil2d --iterations 300 --ranks-per-node 2 >/dev/null
 "$ST" merge "$tmp/st" -o "$tmp/st.out" >/dev/null 2>&1
 one "$tmp/st.out" "$tmp/st" --raw
 ok $? "an 8-rank stencil merged, its waits found by one process ($(head -1 "$tmp/st.txt"))"
@@ -60,6 +60,9 @@ same 3 "$tmp/st.out" "$tmp/st" "8-rank stencil, --raw" --raw
 
 one "$tmp/st.out" "$tmp/stm" --memory 1
 same 2 "$tmp/st.out" "$tmp/stm" "8-rank stencil, process 0 spilling (--memory 1 --jobs 2)" --memory 1 --jobs 2
+spilled=$(sed -n 's/.*"spilled_bytes": \([0-9]*\).*/\1/p' "$tmp/st.out/waits.json")
+[ "${spilled:-0}" -gt 0 ]
+ok $? "... and process 0 spilled ${spilled:-nothing} bytes there"
 
 "$GEN" "$tmp/tree" --ranks 3 --pattern tree --iterations 60 >/dev/null
 "$ST" merge "$tmp/tree" -o "$tmp/tree.out" >/dev/null 2>&1
@@ -96,6 +99,18 @@ rcn=$?
     && [ "$(grep '^synctrace waits:' "$tmp/bad.err")" = "$(cat "$tmp/bad.one.err")" ] && [ ! -s "$tmp/bad.out" ] \
     && [ ! -e "$tmp/bad/waits.json" ] && [ ! -e "$tmp/bad/waits-instances.bin" ]
 ok $? "a damaged location read by a worker: exit $rcn after $(($(date +%s) - start)) s, said once as one process says it ($(cat "$tmp/bad.one.err")), no output"
+
+# process 0's sorters spill onto a full disk (a file-size limit in the
+# processes alone: Open MPI's shared memory needs it lifted, so over tcp)
+mkdir "$tmp/spill"
+OMPI_MCA_btl=self,tcp timeout $T "$MPIRUN" --allow-run-as-root --oversubscribe -np 2 \
+    sh -c "ulimit -f 80; exec '$ST' waits '$tmp/st.out' --memory 1 --jobs 1 --spill-dir '$tmp/spill'" \
+    >"$tmp/full.out" 2>"$tmp/full.err"
+rc=$?
+[ $rc != 0 ] && [ $rc != 124 ] && [ "$(grep -c '^synctrace waits:' "$tmp/full.err")" = 1 ] \
+    && grep -q "^synctrace waits: spill file in $tmp/spill" "$tmp/full.err" && [ ! -s "$tmp/full.out" ] \
+    && [ -z "$(ls -A "$tmp/spill")" ]
+ok $? "a full disk under process 0's sorters, mpirun -np 2: exit $rc, one line ($(grep '^synctrace waits:' "$tmp/full.err"))"
 
 timeout $T "$MPIRUN" --allow-run-as-root --oversubscribe -np 3 "$ST" waits "$tmp/none" >/dev/null 2>"$tmp/none.err"
 rc=$?
