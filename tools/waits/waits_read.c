@@ -15,7 +15,10 @@
  * With --jobs N, N threads take the locations one at a time, each with
  * its own reader of the archive (and of rawview.map); what one location
  * yields depends on it alone, and the sorters' orders are total, so the
- * output is the same whatever N. */
+ * output is the same whatever N. Under `mpirun -np K` this process reads
+ * only its share of the locations, and the sorters are waits_share.c's
+ * (a worker's sinks send its records to process 0, whose sorters take them
+ * too): the same output again. */
 #include "waits.h"
 #include "waits_share.h"
 #include "location_order.h"
