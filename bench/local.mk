@@ -20,4 +20,4 @@ EXTRA_DIST += %D%/README %D%/RESULTS.md %D%/overhead.c %D%/overhead.sh %D%/hpcc.
 	%D%/overhead_fortran.F90 %D%/causal.sh %D%/causal_rebuild.sh %D%/sync_tree.sh %D%/commdup.sh \
 	%D%/polling.sh %D%/polling.c %D%/extsort.sh %D%/extsort_bench.c %D%/merge_scaling.sh \
 	%D%/merge_parallel.sh %D%/causal_threads.sh %D%/export_locations.sh %D%/hubs.sh %D%/merge_mem.sh \
-	%D%/merge_repair.sh %D%/merge_same.sh %D%/rawdefs.sh %D%/waits.sh
+	%D%/merge_repair.sh %D%/merge_same.sh %D%/rawdefs.sh %D%/waits.sh %D%/waits_parallel.sh

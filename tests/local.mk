@@ -121,7 +121,7 @@ UNIT_TESTS = tests/unit_eventstore tests/unit_clock tests/unit_clockmodel tests/
 	tests/unit_checksum tests/unit_multiselect tests/unit_evtchunk tests/unit_recfile tests/unit_extsort tests/unit_msgstream tests/unit_collstream \
 	tests/unit_causal_aside tests/unit_hubstore tests/unit_blockqueue tests/unit_locstream tests/unit_blockcache
 # Integration tests: MPI programs under mpirun with the tracer preloaded.
-MPI_TESTS = tests/test-generator.sh tests/test-mpirun-merge.sh tests/test-mpirun-foreign.sh tests/test-fork.sh tests/test-chdir.sh tests/test-skew.sh tests/test-buffer.sh \
+MPI_TESTS = tests/test-generator.sh tests/test-mpirun-merge.sh tests/test-mpirun-foreign.sh tests/test-mpirun-waits.sh tests/test-fork.sh tests/test-chdir.sh tests/test-skew.sh tests/test-buffer.sh \
 	tests/test-p2p.sh tests/test-collectives.sh tests/test-merge.sh \
 	tests/test-communicators.sh tests/test-crash.sh tests/test-recover.sh tests/test-recover-threads.sh \
 	tests/test-transparency.sh \
@@ -132,7 +132,7 @@ MPI_TESTS = tests/test-generator.sh tests/test-mpirun-merge.sh tests/test-mpirun
 	tests/test-diskfail.sh tests/test-viewers.sh tests/test-extrapolation.sh tests/test-waits.sh tests/test-waits-views.sh tests/test-estimates.sh tests/test-drift-search.sh tests/test-drift-fit.sh \
 	tests/test-background.sh
 TESTS += $(UNIT_TESTS) tests/test-layout.sh tests/test-otf2copy.sh tests/test-foreign.sh tests/test-man.sh tests/test-gen.sh tests/test-memcheck.sh tests/test-memgrowth.sh tests/test-waits-memory.sh tests/test-repair.sh tests/test-precision.sh tests/test-export.sh tests/test-export-order.sh tests/test-hubs.sh tests/test-corrupt-anchor.sh tests/test-tree.sh $(MPI_TESTS)
-EXTRA_DIST += tests/checkers/waits_views_check.py tests/test-layout.sh tests/test-otf2copy.sh tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-waits-memory.sh tests/test-mpirun-merge.sh
+EXTRA_DIST += tests/checkers/waits_views_check.py tests/test-layout.sh tests/test-otf2copy.sh tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-waits-memory.sh tests/test-mpirun-merge.sh tests/test-mpirun-waits.sh
 # Fuzzing of the readers, apart from `make check` (clang, libFuzzer):
 # tests/fuzz/run.sh SECONDS, run by scripts/run-tests.sh.
 EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/make-seeds.sh tests/fuzz/run.sh tests/fuzz/lsan.supp \

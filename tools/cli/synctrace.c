@@ -43,11 +43,12 @@ int main(int argc, char **argv)
         return 2;
     }
     /* Started by mpirun (or srun, mpiexec) as several processes: merge
-     * shares the work among them (tools/parallel/pmerge.h); anything else
-     * runs once, in the first, rather than K times racing for one output. */
+     * and waits share the work among them (tools/parallel/pmerge.h,
+     * tools/waits/waits_share.h); anything else runs once, in the first,
+     * rather than K times racing for one output. */
     uint32_t place, processes;
     merge_launch_place(&place, &processes);
-    if (place > 0 && strcmp(argv[1], "merge") != 0)
+    if (place > 0 && strcmp(argv[1], "merge") != 0 && strcmp(argv[1], "waits") != 0)
         return 0;
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(stdout);

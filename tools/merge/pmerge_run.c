@@ -16,6 +16,7 @@
 #include <config.h>
 #include "merge_state.h"
 #include "otf2out.h"
+#include "heldstderr.h"
 #include "pmerge.h"
 #include "progress.h"
 #include "rawview.h"
@@ -26,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 /* What process 0 tells the workers once the clocks are solved. */
@@ -41,48 +41,6 @@ struct plan {
 };
 
 #define TIMES_FILE ".synctrace-times-"
-
-/* ---------- a worker's stderr, held back ---------- */
-
-struct held_stderr {
-    int saved, fd;            /* the real stderr; where it goes meanwhile (-1: not held) */
-};
-
-static void hold_stderr(struct held_stderr *h)
-{
-    h->saved = h->fd = -1;
-    fflush(stderr);
-    int fd = memfd_create("synctrace-merge-stderr", MFD_CLOEXEC);
-    int saved = fd >= 0 ? dup(2) : -1;
-    if (fd < 0 || saved < 0 || dup2(fd, 2) < 0) {
-        if (fd >= 0)
-            close(fd);
-        if (saved >= 0)
-            close(saved);
-        return;   /* said as it comes, then */
-    }
-    h->saved = saved;
-    h->fd = fd;
-}
-
-/* The real stderr back, what was held said on it (say) or dropped. */
-static void release_stderr(struct held_stderr *h, int say)
-{
-    if (h->fd < 0)
-        return;
-    fflush(stderr);
-    dup2(h->saved, 2);
-    close(h->saved);
-    if (say && lseek(h->fd, 0, SEEK_SET) == 0) {
-        char buf[4096];
-        ssize_t n;
-        while ((n = read(h->fd, buf, sizeof buf)) > 0)
-            if (write(2, buf, (size_t)n) != n)
-                break;
-    }
-    close(h->fd);
-    h->fd = -1;
-}
 
 /* ---------- the plan ---------- */
 
@@ -380,7 +338,7 @@ int merge_parallel(int argc, char **argv, uint32_t processes, int times)
             dup2(null, 1);
             close(null);
         }
-        hold_stderr(&held);
+        hold_stderr(&held, "synctrace-merge-stderr");
     }
     int zero_failed = 0;
     struct merge_state *st = NULL;

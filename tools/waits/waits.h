@@ -140,6 +140,13 @@ enum { WT_MEMBER_COLL, WT_MEMBER_FENCE };
 struct wt_sorted;
 struct wt_sorted *wt_sorted_new(uint32_t nputters, size_t record_bytes, int (*cmp)(const void *, const void *),
                                 size_t budget_bytes, const char *spill_dir, char *err, size_t errlen);
+/* A sink in a sorter's place: every put hands the record (tag, its bytes)
+ * to fn instead, and a putter's finish calls fn with rec NULL, for the
+ * K-process waits' workers (waits_share.c), whose records process 0 sorts.
+ * fn returns 0, or -1. */
+typedef int (*wt_sink_fn)(void *ctx, uint32_t putter, uint32_t tag, const void *rec, size_t bytes);
+struct wt_sorted *wt_sorted_new_sink(size_t record_bytes, wt_sink_fn fn, void *ctx, uint32_t tag, char *err,
+                                     size_t errlen);
 /* From putter k (one thread each): 0, or -1 (wt_sorted_error). */
 int wt_sorted_put(struct wt_sorted *s, uint32_t k, const void *rec);
 /* Putter k's records all put: its sorter sorts what it holds (in the
@@ -237,8 +244,10 @@ struct wt_records {
 };
 
 struct wt_trace;
+struct wt_share;              /* waits_share.h: the K processes of `mpirun -np K synctrace waits` */
 struct wt_read_opts {
     int raw;                  /* also the raw view (rawview.map) */
+    struct wt_share *share;   /* NULL: one process reads every location */
     uint32_t jobs;            /* threads reading locations, each with its own reader */
     size_t budget;            /* bytes for all the sorters */
     const char *spill_dir;

@@ -1,9 +1,13 @@
 /* waits_cmd.c — `synctrace waits OUT [--json] [--raw] [--top N]
  * [--memory MB] [--jobs N] [--spill-dir DIR]`: the wait states of a merged
  * archive, each total with its bounds. OUT is only read; --json writes
- * OUT/waits.json (through a temporary name). */
+ * OUT/waits.json (through a temporary name). Started by mpirun (srun,
+ * mpiexec) as K processes, they read the archive together
+ * (waits_share.h); process 0 writes and prints. */
 #include "waits.h"
 #include "waits_instances.h"
+#include "waits_share.h"
+#include "launcher.h"
 #include "fsutil.h"
 #include "timing.h"
 
@@ -32,13 +36,17 @@ static int usage(FILE *to)
                 "  --jobs N         threads reading the archive's locations (default: the number\n"
                 "                   of cores); the output is the same whatever N\n"
                 "  --spill-dir DIR  where the spill files go (default: OUT_DIR when it is\n"
-                "                   writable, else $TMPDIR, else /tmp)\n");
+                "                   writable, else $TMPDIR, else /tmp)\n"
+                "Under mpirun -np K, K processes read shares of the locations (--jobs threads\n"
+                "each, the node's cores shared by default); the output is the same.\n");
     return to == stdout ? 0 : 2;
 }
 
-int cmd_waits(int argc, char **argv)
+/* The command in one process (share NULL), or in one of K. */
+static int waits_run(int argc, char **argv, struct wt_share *share)
 {
     const char *dir = NULL;
+    int jobs_given = 0;
     int json = 0, raw = 0;
     size_t top = 10;
     const char *spill = NULL;
@@ -73,8 +81,10 @@ int cmd_waits(int argc, char **argv)
             }
             if (mem)
                 ro.budget = (size_t)n << 20;
-            else
+            else {
                 ro.jobs = (uint32_t)n;
+                jobs_given = 1;
+            }
         } else if (!strcmp(a, "--spill-dir")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "synctrace waits: --spill-dir needs a directory\n");
@@ -101,6 +111,10 @@ int cmd_waits(int argc, char **argv)
      * read-only OUT_DIR: the temporary directory */
     ro.spill_dir = spill ? spill : access(dir, W_OK) == 0 ? dir : st_temp_dir();
     ro.raw = raw;
+    ro.share = share;
+    /* the processes on one node share its cores */
+    if (share && !jobs_given && wt_share_local(share) > 1)
+        ro.jobs = ro.jobs / wt_share_local(share) ? ro.jobs / wt_share_local(share) : 1;
     double t0 = st_now_s();
     char err[4600] = "";
     struct wt_records rec;
@@ -111,6 +125,10 @@ int cmd_waits(int argc, char **argv)
     int rc = 1;
     if (wt_read(dir, &ro, &rec, &keep, err, sizeof err) != 0)
         goto done;
+    if (share && wt_share_place(share) > 0) {
+        rc = 0;               /* a worker's records are process 0's now */
+        goto done;
+    }
     if (wt_bounds_read(dir, rec.nranks, &bd, err, sizeof err) != 0)
         goto done;
     if (json && wt_instances_begin(&inst, dir, &tb, &bd, err, sizeof err) != 0)
@@ -131,10 +149,19 @@ int cmd_waits(int argc, char **argv)
     rc = 0;
 done:
     wt_instances_abort(&inst);
-    if (rc)
+    if (rc && !(share && wt_share_quiet(share)))
         fprintf(stderr, "synctrace waits: %s\n", *err ? err : "failed");
     wt_table_free(&tb);
     wt_bounds_free(&bd);
     wt_records_free(&rec, keep);
     return rc;
+}
+
+int cmd_waits(int argc, char **argv)
+{
+    uint32_t place, processes;
+    merge_launch_place(&place, &processes);
+    if (processes > 1)
+        return wt_share_main(argc, argv, processes, waits_run);
+    return waits_run(argc, argv, NULL);
 }

@@ -16,8 +16,12 @@
  * With --jobs N, N threads take the locations one at a time, each with
  * its own reader of the archive (and of rawview.map); what one location
  * yields depends on it alone, and the sorters' orders are total, so the
- * output is the same whatever N. */
+ * output is the same whatever N. Under `mpirun -np K` this process reads
+ * only its share of the locations, and the sorters are waits_share.c's
+ * (a worker's sinks send its records to process 0, whose sorters take them
+ * too): the same output again. */
 #include "waits.h"
+#include "waits_share.h"
 #include "location_order.h"
 #include "mtread.h"
 #include "mtread_events.h"
@@ -87,8 +91,10 @@ struct shared {
     uint8_t *region_internal, *region_blocking, *region_sync, *region_pscw, *region_neighbor;
     uint8_t *comm_internal;   /* per communicator: the tracer's own (its name starts "synctrace") */
     struct span *spans;       /* per location */
+    const struct wt_kind *kinds;   /* the sorted records' kinds (wt_read's table) */
+    uint32_t nkinds;
     pthread_mutex_t lock;
-    uint32_t next;
+    uint32_t next, end;       /* the next location to read; the end of this process's share */
     int stop;
 };
 
@@ -635,11 +641,9 @@ static void trace_close(struct wt_trace *wt)
  * disk, ...), else memory. */
 static void reader_failed(struct reader *rd)
 {
-    const char *why = wt_sorted_part_error(rd->rec->sends, rd->id);   /* (this thread's sorters only) */
-    if (!*why)
-        why = wt_sorted_part_error(rd->rec->recvs, rd->id);
-    if (!*why)
-        why = wt_sorted_part_error(rd->rec->members, rd->id);
+    const char *why = "";
+    for (uint32_t k = 0; k < rd->sh->nkinds && !*why; k++)   /* (this thread's sorters only) */
+        why = wt_sorted_part_error(*rd->sh->kinds[k].sorter, rd->id);
     if (*why)
         snprintf(rd->err, sizeof rd->err, "%s", why);
     else
@@ -664,7 +668,7 @@ static int read_locations(struct reader *rd)
     for (;;) {
         pthread_mutex_lock(&sh->lock);
         uint32_t i = sh->next;
-        int stop = sh->stop || i >= sh->main->t.nlocations;
+        int stop = sh->stop || i >= sh->end;
         if (!stop)
             sh->next++;
         pthread_mutex_unlock(&sh->lock);
@@ -698,12 +702,11 @@ static int read_locations(struct reader *rd)
     }
     mt_events_end(ev);
     /* this thread's last records sorted here, beside the other threads */
-    if (rc == 0 && (wt_sorted_finish_part(rd->rec->sends, rd->id) != 0
-                    || wt_sorted_finish_part(rd->rec->recvs, rd->id) != 0
-                    || wt_sorted_finish_part(rd->rec->members, rd->id) != 0)) {
-        reader_failed(rd);
-        rc = -1;
-    }
+    for (uint32_t k = 0; rc == 0 && k < sh->nkinds; k++)
+        if (wt_sorted_finish_part(*sh->kinds[k].sorter, rd->id) != 0) {
+            reader_failed(rd);
+            rc = -1;
+        }
     if (rc != 0) {
         pthread_mutex_lock(&sh->lock);
         sh->stop = 1;
@@ -781,6 +784,13 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
     memset(rec, 0, sizeof *rec);
     *keep = NULL;
     struct wt_trace *wt = trace_open(outdir, o->raw, err, errlen);
+    /* K processes: each reads its share of the locations (waits_share.h) */
+    uint32_t first = 0, end = wt ? wt->t.nlocations : 0;
+    if (o->share && wt_share_open(o->share, wt != NULL, wt ? wt->t.location_events : NULL,
+                                  wt ? wt->t.nlocations : 0, &first, &end) != 0) {
+        trace_close(wt);
+        return -1;            /* (err says this process's failure, else another's is said there) */
+    }
     if (!wt)
         return -1;
     *keep = wt;
@@ -798,9 +808,21 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
         if (loc_id_rank(wt->t.locations[l]) + 1 > rec->nranks)
             rec->nranks = loc_id_rank(wt->t.locations[l]) + 1;
     uint32_t jobs = o->jobs ? o->jobs : 1;
-    if (jobs > wt->t.nlocations)
-        jobs = wt->t.nlocations ? wt->t.nlocations : 1;
-    struct shared sh = { .outdir = outdir, .o = o, .rec = rec, .main = wt };
+    if (jobs > end - first)
+        jobs = end > first ? end - first : 1;
+    /* the sorted records, each kind's tag its place here (waits_share.c),
+     * and the sorters' shares of the budget, by their records' sizes: 3/8
+     * for the sends, 1/2 for the receives, 1/8 for the members. A sorter
+     * holds records in half its share (the other half is qsort's, for a
+     * moment), which leaves room for the p2p rules' sorter and spool
+     * (waits_p2p.c) */
+    const struct wt_kind kinds[] = {
+        { &rec->sends, WT_SEND_BYTES(o->raw), wt_by_channel_send, o->budget / 8 * 3 },
+        { &rec->recvs, WT_RECV_BYTES(o->raw), wt_by_channel_recv, o->budget / 2 },
+        { &rec->members, sizeof(struct wt_member), wt_by_instance, o->budget / 8 },
+    };
+    struct shared sh = { .outdir = outdir, .o = o, .rec = rec, .main = wt, .kinds = kinds,
+                         .nkinds = sizeof kinds / sizeof *kinds, .next = first, .end = end };
     pthread_mutex_init(&sh.lock, NULL);
     sh.spans = calloc(wt->t.nlocations ? wt->t.nlocations : 1, sizeof *sh.spans);
     struct reader *rd = calloc(jobs, sizeof *rd);
@@ -822,17 +844,14 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
         snprintf(err, errlen, "out of memory");
         goto done;
     }
-    /* the sorters' shares of the budget, by their records' sizes: 3/8 for
-     * the sends, 1/2 for the receives, 1/8 for the members. A sorter holds
-     * records in half its share (the other half is qsort's, for a moment),
-     * which leaves room for the p2p rules' sorter and spool (waits_p2p.c) */
-    if (!(rec->sends = wt_sorted_new(jobs, WT_SEND_BYTES(o->raw), wt_by_channel_send, o->budget / 8 * 3,
-                                     o->spill_dir, err, errlen))
-        || !(rec->recvs = wt_sorted_new(jobs, WT_RECV_BYTES(o->raw), wt_by_channel_recv, o->budget / 2,
-                                        o->spill_dir, err, errlen))
-        || !(rec->members = wt_sorted_new(jobs, sizeof(struct wt_member), wt_by_instance, o->budget / 8,
-                                          o->spill_dir, err, errlen)))
-        goto done;
+    if (o->share) {
+        if (wt_share_sorters(o->share, kinds, sh.nkinds, jobs, o->spill_dir, err, errlen) != 0)
+            goto done;
+    } else
+        for (uint32_t k = 0; k < sh.nkinds; k++)
+            if (!(*kinds[k].sorter = wt_sorted_new(jobs, kinds[k].bytes, kinds[k].cmp, kinds[k].budget,
+                                                   o->spill_dir, err, errlen)))
+                goto done;
     for (uint32_t k = 0; k < jobs; k++) {
         rd[k] = (struct reader){ .sh = &sh, .id = k, .wt = k ? NULL : wt, .rec = rec,
                                  .region_internal = sh.region_internal, .region_blocking = sh.region_blocking,
@@ -864,6 +883,14 @@ int wt_read(const char *outdir, const struct wt_read_opts *o, struct wt_records 
     }
     rc = 0;
 done:
+    /* every worker's stream taken (process 0), every process's read agreed */
+    if (o->share) {
+        char why[4600] = "";
+        if (wt_share_end(o->share, rc == 0, rec, why, sizeof why) != 0 && rc == 0) {
+            snprintf(err, errlen, "%s", why);
+            rc = -1;
+        }
+    }
     for (uint32_t k = 0; rd && k < jobs; k++)
         reader_free(&rd[k], wt);
     free(rd);

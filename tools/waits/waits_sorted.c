@@ -18,8 +18,26 @@ struct wt_sorted {
     uint8_t *finished;        /* per sorter: its finish done (by its putter, or by wt_sorted_finish) */
     int (*cmp)(const void *, const void *);
     size_t rec, each;         /* record bytes; each sorter's budget */
+    wt_sink_fn sink;          /* a sink's (wt_sorted_new_sink): no sorters */
+    void *sink_ctx;
+    uint32_t tag;
     char err[512];
 };
+
+struct wt_sorted *wt_sorted_new_sink(size_t record_bytes, wt_sink_fn sink, void *ctx, uint32_t tag, char *err,
+                                     size_t errlen)
+{
+    struct wt_sorted *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->rec = record_bytes;
+    s->sink = sink;
+    s->sink_ctx = ctx;
+    s->tag = tag;
+    return s;
+}
 
 struct wt_sorted *wt_sorted_new(uint32_t nputters, size_t record_bytes, int (*cmp)(const void *, const void *),
                                 size_t budget_bytes, const char *spill_dir, char *err, size_t errlen)
@@ -62,11 +80,15 @@ static int failed(struct wt_sorted *s, uint32_t k)
 
 int wt_sorted_put(struct wt_sorted *s, uint32_t k, const void *rec)
 {
+    if (s->sink)
+        return s->sink(s->sink_ctx, k, s->tag, rec, s->rec);
     return st_extsort_put(s->s[k], rec) == 0 ? 0 : -1;
 }
 
 int wt_sorted_finish_part(struct wt_sorted *s, uint32_t k)
 {
+    if (s->sink)
+        return s->sink(s->sink_ctx, k, s->tag, NULL, 0);
     if (!s->finished[k] && st_extsort_finish(s->s[k]) != 0)
         return -1;
     s->finished[k] = 1;
@@ -133,6 +155,8 @@ const char *wt_sorted_error(const struct wt_sorted *s)
 
 const char *wt_sorted_part_error(const struct wt_sorted *s, uint32_t k)
 {
+    if (s->sink)
+        return "";            /* a sink's failures are its own to say */
     return st_extsort_error(s->s[k]);
 }
 
