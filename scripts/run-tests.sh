@@ -31,7 +31,7 @@ phase "sanitizer build and unit tests"
 # merge, waits) under the sanitizers too (the traced programs preload the
 # plain build's tracer; Open MPI's own allocations outlive MPI_Finalize,
 # so no leak check).
-for t in test-mpirun-merge test-mpirun-foreign; do
+for t in test-mpirun-merge test-mpirun-foreign test-mpirun-waits; do
     log="$build-asan/$t.asan.log"
     ASAN_OPTIONS=detect_leaks=0 top_srcdir="$top" top_builddir="$build-asan" SYNCTRACE_LIB="$build/.libs/libsynctrace.so" \
         MPIRUN="$(command -v mpirun)" bash "$top/tests/$t.sh" >"$log" 2>&1 || true

@@ -121,17 +121,21 @@ UNIT_TESTS = tests/unit_eventstore tests/unit_clock tests/unit_clockmodel tests/
 	tests/unit_checksum tests/unit_multiselect tests/unit_evtchunk tests/unit_recfile tests/unit_extsort tests/unit_msgstream tests/unit_collstream \
 	tests/unit_causal_aside tests/unit_hubstore tests/unit_blockqueue tests/unit_locstream tests/unit_blockcache
 # Integration tests: MPI programs under mpirun with the tracer preloaded.
-MPI_TESTS = tests/test-generator.sh tests/test-mpirun-merge.sh tests/test-mpirun-foreign.sh tests/test-mpirun-waits.sh tests/test-fork.sh tests/test-chdir.sh tests/test-skew.sh tests/test-buffer.sh \
+# The slowest tests first: automake's harness starts them in this order,
+# one a core, so a long one started last would leave the other core idle
+# (scripts/run-tests.sh prints what each phase took). They are MPI or
+# merge tests like the others; they are listed here only for the order.
+SLOW_TESTS = tests/test-memgrowth.sh tests/test-background.sh tests/test-causal.sh tests/test-conformance.sh tests/test-foreign.sh tests/test-fortran.sh tests/test-diskfail.sh tests/test-mpirun-merge.sh tests/test-clients.sh tests/test-waits.sh tests/test-recover.sh tests/test-precision.sh
+MPI_TESTS = tests/test-generator.sh tests/test-mpirun-foreign.sh tests/test-mpirun-waits.sh tests/test-fork.sh tests/test-chdir.sh tests/test-skew.sh tests/test-buffer.sh \
 	tests/test-p2p.sh tests/test-collectives.sh tests/test-merge.sh \
-	tests/test-communicators.sh tests/test-crash.sh tests/test-recover.sh tests/test-recover-threads.sh \
+	tests/test-communicators.sh tests/test-crash.sh tests/test-recover-threads.sh \
 	tests/test-transparency.sh \
-	tests/test-neighbours.sh tests/test-fortran.sh tests/test-threads.sh tests/test-causal.sh tests/test-groups.sh \
-	tests/test-causal-rebuild.sh tests/test-clients.sh tests/test-corrupt.sh tests/test-died.sh \
+	tests/test-neighbours.sh tests/test-threads.sh tests/test-groups.sh \
+	tests/test-causal-rebuild.sh tests/test-corrupt.sh tests/test-died.sh \
 	tests/test-accuracy.sh tests/test-scorep-mapping.sh tests/test-intercoll.sh tests/test-dataflow.sh \
 	tests/test-commkeys.sh tests/test-spawn.sh tests/test-polling.sh tests/test-iothread.sh tests/test-spill.sh \
-	tests/test-diskfail.sh tests/test-viewers.sh tests/test-extrapolation.sh tests/test-waits.sh tests/test-waits-views.sh tests/test-estimates.sh tests/test-drift-search.sh tests/test-drift-fit.sh \
-	tests/test-background.sh
-TESTS += $(UNIT_TESTS) tests/test-layout.sh tests/test-otf2copy.sh tests/test-foreign.sh tests/test-man.sh tests/test-gen.sh tests/test-memcheck.sh tests/test-memgrowth.sh tests/test-waits-memory.sh tests/test-repair.sh tests/test-precision.sh tests/test-export.sh tests/test-export-order.sh tests/test-hubs.sh tests/test-corrupt-anchor.sh tests/test-tree.sh $(MPI_TESTS)
+	tests/test-viewers.sh tests/test-extrapolation.sh tests/test-waits-views.sh tests/test-estimates.sh tests/test-drift-search.sh tests/test-drift-fit.sh
+TESTS += $(SLOW_TESTS) $(UNIT_TESTS) tests/test-layout.sh tests/test-otf2copy.sh tests/test-man.sh tests/test-gen.sh tests/test-memcheck.sh tests/test-waits-memory.sh tests/test-repair.sh tests/test-export.sh tests/test-export-order.sh tests/test-hubs.sh tests/test-corrupt-anchor.sh tests/test-tree.sh $(MPI_TESTS)
 EXTRA_DIST += tests/checkers/waits_views_check.py tests/test-layout.sh tests/test-otf2copy.sh tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-waits-memory.sh tests/test-mpirun-merge.sh tests/test-mpirun-waits.sh
 # Fuzzing of the readers, apart from `make check` (clang, libFuzzer):
 # tests/fuzz/run.sh SECONDS, run by scripts/run-tests.sh.
@@ -148,11 +152,10 @@ EXTRA_DIST += tests/test-export-order.sh tests/test-hubs.sh tests/test-repair.sh
 	tests/mpi/mpi_neighbours.c tests/mpi/mpi_groups.c tests/mpi/mpi4py_client.py tests/unit/tap.h tests/checkers/corrupt_bytes.py tests/mpi/mpi_died.c tests/shims/signal_in_write.c tests/shims/pread_fails.c \
 	tests/mpi/mpi_mapping.c tests/mpi/mpi_init_time.c tests/checkers/mapping_check.py docs/scorep-mapping.md \
 	tests/mpi/mpi_intercoll.c tests/mpi/mpi_zerobytes.c tests/mpi/mpi_spawn.c tests/mpi/mpi_connect.c \
-	tests/mpi/mpi_polling.c tests/mpi/mpi_polling_f.F90 tests/checkers/polling_check.py tests/mpi/mpi_waits.c tests/checkers/waits_ref.py $(MPI_TESTS)
+	tests/mpi/mpi_polling.c tests/mpi/mpi_polling_f.F90 tests/checkers/polling_check.py tests/mpi/mpi_waits.c tests/checkers/waits_ref.py $(MPI_TESTS) $(SLOW_TESTS)
 
 # The conformance corpus (built by tests/test-conformance.sh itself), its
 # independent checker, and the real clients' inputs (tests/test-clients.sh).
-MPI_TESTS += tests/test-conformance.sh
 CONFORMANCE_CORPUS = tests/conformance/self_comm.c tests/conformance/split_single.c \
 	tests/conformance/intercomm_p2p.c tests/conformance/intercomm_rooted.c tests/conformance/intercomm_all.c \
 	tests/conformance/zero_late.c tests/conformance/in_place.c tests/conformance/rma.c tests/conformance/rma_passive.c \
