@@ -152,7 +152,7 @@ EXTRA_DIST += tests/test-export-order.sh tests/test-hubs.sh tests/test-repair.sh
 	tests/mpi/mpi_neighbours.c tests/mpi/mpi_groups.c tests/mpi/mpi4py_client.py tests/unit/tap.h tests/checkers/corrupt_bytes.py tests/mpi/mpi_died.c tests/shims/signal_in_write.c tests/shims/pread_fails.c \
 	tests/mpi/mpi_mapping.c tests/mpi/mpi_init_time.c tests/checkers/mapping_check.py docs/scorep-mapping.md \
 	tests/mpi/mpi_intercoll.c tests/mpi/mpi_zerobytes.c tests/mpi/mpi_spawn.c tests/mpi/mpi_connect.c \
-	tests/mpi/mpi_polling.c tests/mpi/mpi_polling_f.F90 tests/checkers/polling_check.py tests/mpi/mpi_waits.c tests/checkers/waits_ref.py $(MPI_TESTS) $(SLOW_TESTS)
+	tests/mpi/mpi_polling.c tests/mpi/mpi_polling_f.F90 tests/checkers/polling_check.py tests/mpi/mpi_waits.c tests/checkers/waits_ref.py tests/checkers/waits_plausible.py $(MPI_TESTS) $(SLOW_TESTS)
 
 # The conformance corpus (built by tests/test-conformance.sh itself), its
 # independent checker, and the real clients' inputs (tests/test-clients.sh).

@@ -10,14 +10,16 @@
 # (timings aside), and its trace must merge with every message and
 # collective matched, no tachyon, delta 0 and every true offset inside its
 # bounds; the merged archive is checked independently (merged_check.py,
-# conformance_check.py). A failure whose fix belongs to another part of
+# conformance_check.py), and so are its wait states (`synctrace waits`
+# against waits_plausible.py: no wait longer than its call, the true
+# totals inside their bounds, nothing left out). A failure whose fix belongs to another part of
 # issue 10 is reported "not ok ... # TODO known: REASON" (only when it fails:
 # see tests/test-conformance.sh); a listed check that passes says "# known
 # issue not seen".
 . "$top_srcdir/tests/lib.sh"
 top_srcdir=$(cd "$top_srcdir" && pwd)   # the clients run in directories of their own (make distcheck: a relative srcdir)
 : "${PYTHON3:=python3}"
-plan 72
+plan 79
 tmp=$(scratch)
 json() { "$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
 pyotf2=""
@@ -101,7 +103,7 @@ tap() {
 }
 
 # independent CLIENT OUT [CHECKS REASON]: the merged archive OUT checked by
-# conformance_check.py (8 TAP lines); the CHECKS named (space-separated)
+# conformance_check.py (8 TAP lines) and its waits (1); the CHECKS named (space-separated)
 # fail today for REASON, owned by another part of issue 10.
 independent() {
     local label=$1 out=$2 marked=" ${3:-} " reason=${4:-} c line st why
@@ -119,6 +121,18 @@ independent() {
         [ -f "$out/report.json" ] || why=""   # a harness failure is never "known"
         tap $st "$label: ${line#*ok - }" "$why"
     done
+    # the wait states of a real client: possible figures (no wait longer
+    # than its call, bounds around the merged and the true totals), nothing
+    # of the trace left out (tests/checkers/waits_plausible.py)
+    if [ -n "$pyotf2" ] && [ -f "$out/report.json" ] && "$SYNCTRACE_BIN" waits "$out" --json >"$out.waits" 2>&1; then
+        "$pyotf2" "$top_srcdir/tests/checkers/waits_plausible.py" "$out" >"$out.waits.check" 2>&1
+    else
+        echo "not ok - waits: $(tail -1 "$out.waits" 2>/dev/null || echo 'no merged archive or no Python otf2 module')" >"$out.waits.check"
+    fi
+    line=$(grep -E "^(not )?ok - " "$out.waits.check" | tail -1)
+    [ -n "$line" ] || line="not ok - $(tail -1 "$out.waits.check")"
+    case $line in ok*) st=0 ;; *) st=1 ;; esac
+    tap $st "$label: waits: ${line#*ok - }" ""
 }
 
 # same_results LABEL PLAIN TRACED REASON FILTER...: the result lines (picked
@@ -165,7 +179,7 @@ if "$py" -c "import mpi4py" 2>/dev/null; then
         independent "mpi4py situations ($run)" "$d/merged" "$marks" "$why"
     done
 else
-    for i in $(seq 18); do skip "python3-mpi4py not installed"; done
+    for i in $(seq 20); do skip "python3-mpi4py not installed"; done
 fi
 
 # hpcc: HPL, PTRANS, STREAM, RandomAccess, FFT, latency/bandwidth rings on a
@@ -184,7 +198,7 @@ if command -v hpcc >/dev/null; then
     same_results hpcc "$d/plain.hpcc" "$d/traced.hpcc" "" hpcc_results
     independent hpcc "$d/merged" "" ""
 else
-    for i in $(seq 9); do skip "hpcc not installed"; done
+    for i in $(seq 10); do skip "hpcc not installed"; done
 fi
 
 # BLACS testers (C and Fortran interfaces: point-to-point, broadcasts and
@@ -208,7 +222,7 @@ for prog in xCbtest xFbtest xdlu xdqr; do
         same_results "ScaLAPACK $prog" "$d/plain.out" "$d/traced.out" "" scalapack_results
         independent "ScaLAPACK $prog" "$d/merged"
     else
-        for i in $(seq 9); do skip "scalapack-mpi-test (Open MPI build) not installed"; done
+        for i in $(seq 10); do skip "scalapack-mpi-test (Open MPI build) not installed"; done
     fi
 done
 finish

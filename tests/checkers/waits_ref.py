@@ -146,6 +146,7 @@ def records(per):
         stack, internal, frame, posted, seq = [], 0, 0, {}, 0
         calls = []          # collectives in call (posting) order: their members once complete
         isends, held = {}, []   # Isends by request, not completed; sends waiting for their call's exit
+        ending = []             # collective members waiting for the exit of the call that ended them
         acc = exp = None    # the open access / exposure epoch
         partners = []       # the closing call's RmaSyncs
         for kind, tm, text in evs:
@@ -169,6 +170,9 @@ def records(per):
                         for snd in [x for x in held if x['done_fid'] == fid]:
                             snd['leave'] = tm
                             held.remove(snd)
+                        for m in [x for x in ending if x['fid'] == fid]:
+                            m['leave'] = tm
+                            ending.remove(m)
                         for op in (acc or {}).get('ops', []):
                             if op['fid'] == fid:
                                 op['leave'] = tm
@@ -202,7 +206,8 @@ def records(per):
                 k = colls.setdefault(('fences', loc, win), 0)
                 colls[('fences', loc, win)] = k + 1
                 colls.setdefault(('f', win, k), []).append({'rank': loc, 'op': 'FENCE', 'root': None,
-                                                            'enter': enter})
+                                                            'enter': enter, 'fid': fid})
+                ending.append(colls[('f', win, k)][-1])
             if kind == 'NON_BLOCKING_COLLECTIVE_REQUEST':
                 calls.append({'req': field(text, 'Request'), 'post': enter, 'neighbor': 'eighbor_' in name,
                               'm': None})
@@ -212,7 +217,13 @@ def records(per):
                 if comm.startswith('"synctrace'):
                     continue
                 m = {'rank': loc, 'op': re.search(r'Operation: (\w+)', text).group(1), 'root': field(text, 'Root'),
-                     'enter': enter, 'post': enter, 'comm': comm, 'blocking': True, 'neighbor': 'eighbor_' in name}
+                     'enter': enter, 'post': enter, 'comm': comm, 'blocking': True, 'neighbor': 'eighbor_' in name,
+                     'fid': fid}
+                rcv = re.search(r'Received: (\d+)', text)
+                # nothing comes to it (not a barrier, which orders by itself): it may leave before the
+                # others enter, and waits until it leaves at most
+                m['nothing'] = bool(rcv) and int(rcv.group(1)) == 0 and m['op'] != 'BARRIER'
+                ending.append(m)
                 if kind == 'MPI_COLLECTIVE_END':
                     calls.append({'m': m})
                 else:
@@ -337,25 +348,31 @@ def totals(rec, base, nbrs):
         e = {m['rank']: m['enter'][base] for m in ms}              # where each waits from
         post = {m['rank']: m.get('post', m['enter'])[base] for m in ms}   # what the others wait for
         waits = {m['rank'] for m in ms if m.get('blocking', True)}  # MPI_Test* does not wait
+        # a member that receives nothing waits until it leaves at most
+        stay = {m['rank']: m['leave'][base] - m['enter'][base] if m.get('leave') and m.get('nothing')
+                else float('inf') for m in ms}
+
+        def add_capped(p, v, r):
+            add(p, min(v, stay[r]))
         if any(m.get('neighbor') for m in ms):
             if p == 'wait_nxn':
                 ins = nbrs.get(ms[0]['comm'], {})
                 for r in waits:
                     if ins.get(r):
-                        add(p, max(post[q] for q in ins[r]) - e[r])
+                        add_capped(p, max(post[q] for q in ins[r]) - e[r], r)
         elif p in ('wait_barrier', 'wait_nxn', 'wait_fence'):
             for r in waits:
-                add(p, max(post.values()) - e[r])
+                add_capped(p, max(post.values()) - e[r], r)
         elif p in ('late_broadcast', 'late_scatter') and root:
             for r in waits:
                 if r != root[0]['rank']:
-                    add(p, post[root[0]['rank']] - e[r])
+                    add_capped(p, post[root[0]['rank']] - e[r], r)
         elif p in ('early_reduce', 'early_gather') and root and len(ms) > 1 and root[0]['rank'] in waits:
-            add(p, min(v for r, v in post.items() if r != root[0]['rank']) - e[root[0]['rank']])
+            add_capped(p, min(v for r, v in post.items() if r != root[0]['rank']) - e[root[0]['rank']], root[0]['rank'])
         elif p == 'early_scan':
             for r in waits:
                 if r > 0:
-                    add(p, max(post[q] for q in post if q < r) - e[r])
+                    add_capped(p, max(post[q] for q in post if q < r) - e[r], r)
     pscw(accs, exps, base, add)
     return {p: v * 1e-9 for p, v in tot.items()}
 
@@ -410,8 +427,8 @@ def raw_events(synctrace, rawdir):
             text = 'Request: %s' % kv['req']
         elif kind in ('COLL_END', 'NBC_COMPLETE'):
             root = int(kv['root'])
-            text = 'Operation: %s, Communicator: %s, Root: %s, Request: %s' % (
-                kv['op'].upper(), comm, 'NONE' if root < 0 else root, kv.get('req', 0))
+            text = 'Operation: %s, Communicator: %s, Root: %s, Received: %s, Request: %s' % (
+                kv['op'].upper(), comm, 'NONE' if root < 0 else root, kv.get('recv', 1), kv.get('req', 0))
         elif kind in ('ISEND_COMPLETE', 'IRECV_REQUEST'):
             text = 'Request: %s' % kv.get('req', 0)
         else:   # the peer's world rank as its location, the communicator by name, as p2p_key reads them

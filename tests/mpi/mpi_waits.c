@@ -7,7 +7,11 @@
  *                   receives from 1 first: 2 D, in the wrong order
  *   late_receiver   ranks k > 0 MPI_Ssend to 0, which sleeps D first:
  *                   each sender waits D, (N-1) D in all
- *   late_broadcast  the root sleeps D: each other rank waits D
+ *   late_broadcast  the root sleeps D: each other rank waits D; then the
+ *                   root sleeps D again (not counted) before a zero-count
+ *                   MPI_Bcast, which the others leave at once (it moves
+ *                   nothing): no wait there longer than their call, the
+ *                   D shows in the MPI_Barrier after it
  *   late_barrier    rank N-1 sleeps D: each other rank waits D
  *   wait_nxn        rank N-1 sleeps D before MPI_Allreduce: the same
  *   early_reduce    every rank but the root sleeps D: the root waits D
@@ -192,6 +196,13 @@ int main(int argc, char **argv)
             if (rank == 0)
                 sleep_ms(d);
             MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            if (rank == 0) {
+                double counted = slept_ms;
+                sleep_ms(d);
+                slept_ms = counted;
+            }
+            MPI_Bcast(&x, 0, MPI_INT, 0, MPI_COMM_WORLD);
+            MPI_Barrier(MPI_COMM_WORLD);
         } else if (!strcmp(phase, "late_barrier")) {
             if (rank == n - 1)
                 sleep_ms(d);

@@ -127,9 +127,13 @@ struct wt_member {
                                * order they were called (posted), as the merge numbers them */
     struct wt_moment post;    /* when the others can first see it: what they wait for */
     struct wt_moment enter;   /* where this member may wait: from here */
+    struct wt_moment leave;   /* the exit of that call (g NAN: not seen) */
     uint32_t region;
     uint8_t blocking;         /* the completing call blocks (not MPI_Test*): only then a wait */
     uint8_t neighbor;         /* MPI_(I)neighbor_*: waits for its in-neighbours only */
+    uint8_t receives_nothing; /* no byte comes to it (a zero-count MPI_Bcast; not a barrier, which
+                               * orders by itself): MPI lets it leave before those it would wait
+                               * for enter, so its wait ends at its leave at the latest */
 };
 enum { WT_MEMBER_COLL, WT_MEMBER_FENCE };
 

@@ -78,6 +78,28 @@ static int pattern_of(uint32_t op)
     }
 }
 
+/* Member m's wait w counted. A member that receives nothing (a
+ * zero-count MPI_Bcast) may leave before those it would wait for enter:
+ * it waited until it left at the latest. Its entry and exit are on one
+ * clock, so that cap is exact but for the rate (wt_diff_of). Where data
+ * comes to it, MPI orders its exit after the senders' entries, as the
+ * merged timeline does: no cap, and a view on other clocks (--raw)
+ * shows what they make of it. */
+static int add_member(struct wt_table *tb, const struct wt_bounds *bd, int p, const struct wt_member *m,
+                      uint32_t comm, struct wt_diff *w)
+{
+    if (m->receives_nothing && !isnan(m->leave.g)) {
+        /* (from m's entry, as every rule's differences: the probe unchanged) */
+        struct wt_diff stay = wt_diff_of(bd, &m->enter, m->rank, &m->leave, m->rank);
+        if (!bd->have) {      /* without the merge's report nothing is bounded, not even this */
+            stay.lo = -INFINITY;
+            stay.hi = INFINITY;
+        }
+        wt_diff_min(w, &stay);
+    }
+    return wt_add(tb, p, m->rank, m->region, comm, w);
+}
+
 static const struct wt_diff NONE_MAX = { -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
 static const struct wt_diff NONE_MIN = { INFINITY, INFINITY, INFINITY, INFINITY, INFINITY };
 
@@ -145,7 +167,7 @@ static int neighbours(const struct wt_records *rec, const struct wt_bounds *bd, 
         }
         if (w.w == -INFINITY)
             continue;         /* no neighbour at all */
-        if (wt_add(tb, p, me->rank, me->region, me->comm, &w) != 0)
+        if (add_member(tb, bd, p, me, me->comm, &w) != 0)
             return -1;
     }
     return 0;
@@ -173,7 +195,7 @@ static int graph_neighbours(const struct wt_records *rec, const struct wt_bounds
             struct wt_diff d = wt_diff_of(bd, &v[i].enter, v[i].rank, &v[j].post, v[j].rank);
             wt_diff_max(&w, &d);
         }
-        if (w.w != -INFINITY && wt_add(tb, p, v[i].rank, v[i].region, v[i].comm, &w) != 0) {
+        if (w.w != -INFINITY && add_member(tb, bd, p, &v[i], v[i].comm, &w) != 0) {
             *rc = -1;
             break;
         }
@@ -226,7 +248,7 @@ static int instance(struct wt_records *rec, const struct wt_bounds *bd, struct w
             if (!v[i].blocking)
                 continue;
             struct wt_diff w = until_last(bd, v, i, 0, n);
-            if (wt_add(tb, p, v[i].rank, v[i].region, comm, &w) != 0)
+            if (add_member(tb, bd, p, &v[i], comm, &w) != 0)
                 return -1;
         }
         return 0;
@@ -237,7 +259,7 @@ static int instance(struct wt_records *rec, const struct wt_bounds *bd, struct w
         for (size_t i = 0; i < n; i++)
             if (i != ri && v[i].blocking) {
                 struct wt_diff w = wt_diff_of(bd, &v[i].enter, v[i].rank, &v[ri].post, root);
-                if (wt_add(tb, p, v[i].rank, v[i].region, comm, &w) != 0)
+                if (add_member(tb, bd, p, &v[i], comm, &w) != 0)
                     return -1;
             }
         return 0;
@@ -251,7 +273,7 @@ static int instance(struct wt_records *rec, const struct wt_bounds *bd, struct w
                 struct wt_diff d = wt_diff_of(bd, &v[ri].enter, root, &v[j].post, v[j].rank);
                 wt_diff_min(&w, &d);
             }
-        return wt_add(tb, p, root, v[ri].region, comm, &w);
+        return add_member(tb, bd, p, &v[ri], comm, &w);
     }
     case WT_EARLY_SCAN: {
         /* v is in world-rank order; the scan's is the communicator's */
@@ -271,7 +293,7 @@ static int instance(struct wt_records *rec, const struct wt_bounds *bd, struct w
                                               v[order[q]].rank);
                 wt_diff_max(&w, &d);
             }
-            if (wt_add(tb, p, v[order[k]].rank, v[order[k]].region, comm, &w) != 0)
+            if (add_member(tb, bd, p, &v[order[k]], comm, &w) != 0)
                 return -1;
         }
         return 0;

@@ -51,11 +51,13 @@ struct posted {
 /* A location's collectives in the order they were called (posted): a
  * non-blocking one learns its communicator only where it completes, so
  * the members after it wait here for their numbers (wt_member.seq). */
-enum { SLOT_POSTED, SLOT_READY, SLOT_DROPPED };
+enum { SLOT_POSTED, SLOT_ENDED, SLOT_READY, SLOT_DROPPED };
 struct slot {
     uint64_t req;
+    uint64_t frame;           /* SLOT_ENDED: the call whose exit is the member's leave */
     struct wt_member m;
     uint8_t state;
+    uint8_t numbered;         /* seq set already (a fence: numbered per window) */
 };
 /* beyond this many waiting, the oldest request still open is given up (a
  * request freed or never completed must not hold every later collective) */
@@ -267,11 +269,12 @@ static int on_recv(struct reader *rd, const struct rt_event *e)
  * to the first still open, numbered and put. 0, or -1. */
 static int drain_slots(struct reader *rd)
 {
-    for (; rd->head < rd->nslots && rd->slots[rd->head].state != SLOT_POSTED; rd->head++) {
+    for (; rd->head < rd->nslots && rd->slots[rd->head].state >= SLOT_READY; rd->head++) {
         struct wt_member *m = &rd->slots[rd->head].m;
         if (rd->slots[rd->head].state == SLOT_DROPPED)
             continue;
-        m->seq = rd->coll_seq[m->comm]++;
+        if (!rd->slots[rd->head].numbered)
+            m->seq = rd->coll_seq[m->comm]++;
         if (wt_sorted_put(rd->rec->members, rd->id, m) != 0)
             return -1;
     }
@@ -304,14 +307,32 @@ static int queue_slot(struct reader *rd, const struct slot *q)
     return drain_slots(rd);
 }
 
-/* The location's end: what is still open never completed (no instance). */
-static int flush_slots(struct reader *rd)
+/* The exit of call `frame` (at): the members it ended have their leave. */
+static int slots_left(struct reader *rd, uint64_t frame, const struct wt_moment *at)
 {
     for (size_t i = rd->head; i < rd->nslots; i++)
-        if (rd->slots[i].state == SLOT_POSTED)
-            rd->slots[i].state = SLOT_DROPPED;
+        if (rd->slots[i].state == SLOT_ENDED && rd->slots[i].frame == frame) {
+            rd->slots[i].m.leave = *at;
+            rd->slots[i].state = SLOT_READY;
+        }
     return drain_slots(rd);
 }
+
+/* The location's end: what is still open never completed (no instance);
+ * a call never left (a run cut inside it) bounds no wait. */
+static int flush_slots(struct reader *rd)
+{
+    for (size_t i = rd->head; i < rd->nslots; i++) {
+        if (rd->slots[i].state == SLOT_POSTED)
+            rd->slots[i].state = SLOT_DROPPED;
+        else if (rd->slots[i].state == SLOT_ENDED)
+            rd->slots[i].state = SLOT_READY;
+    }
+    return drain_slots(rd);
+}
+
+/* A member's leave until its call's exit is seen. */
+static const struct wt_moment NOT_LEFT = { NAN, NAN, NAN };
 
 /* A collective's fields from its end (blocking) or completion event; 0
  * when it is not one of ours (intercommunicators' collectives have no
@@ -327,15 +348,18 @@ static int member_of(const struct reader *rd, const struct rt_event *e, struct w
     m->op = e->tag;
     m->loc = rd->location;
     m->root = root < 0 ? UINT32_MAX : (uint32_t)root;
+    m->receives_nothing = e->received == 0 && e->tag != OTF2_COLLECTIVE_OP_BARRIER;
     return 1;
 }
 
 static int on_coll_end(struct reader *rd, const struct rt_event *e)
 {
     const struct frame *f = top(rd);
-    struct slot q = { .state = SLOT_READY };
+    struct slot q = { .state = SLOT_ENDED };
     if (!f || !member_of(rd, e, &q.m))
         return 0;
+    q.frame = f->id;
+    q.m.leave = NOT_LEFT;
     q.m.post = q.m.enter = f->enter;
     q.m.region = f->region;
     q.m.blocking = 1;
@@ -374,7 +398,9 @@ static int on_nbc_complete(struct reader *rd, const struct rt_event *e)
             q->m.enter = f->enter;
             q->m.region = f->region;
             q->m.blocking = rd->region_blocking[f->region];
-            q->state = SLOT_READY;
+            q->m.leave = NOT_LEFT;
+            q->frame = f->id;
+            q->state = SLOT_ENDED;
         }
         return drain_slots(rd);
     }
@@ -445,12 +471,13 @@ static int on_rma(struct reader *rd, const struct rt_event *e)
     }
     if ((uint32_t)(e->req >> 32) != OTF2_COLLECTIVE_OP_BARRIER || !f)
         return 0;             /* creation and free: no pattern */
-    struct wt_member m = {
+    struct slot q = { .frame = f->id, .state = SLOT_ENDED, .numbered = 1 };
+    q.m = (struct wt_member){
         .kind = WT_MEMBER_FENCE, .comm = win, .rank = rd->rank, .op = OTF2_COLLECTIVE_OP_BARRIER, .loc = rd->location,
-        .root = UINT32_MAX, .seq = rd->fence_seq[win]++, .post = f->enter, .enter = f->enter, .region = f->region,
-        .blocking = 1,
+        .root = UINT32_MAX, .seq = rd->fence_seq[win]++, .post = f->enter, .enter = f->enter, .leave = NOT_LEFT,
+        .region = f->region, .blocking = 1,
     };
-    return wt_sorted_put(rd->rec->members, rd->id, &m);
+    return queue_slot(rd, &q);
 }
 
 static int on_location_start(struct reader *rd, uint32_t location);
@@ -487,6 +514,8 @@ static int on_event(void *user, uint32_t location, const struct rt_event *e)
                 rc = wt_epochs_leave(rd->epochs, &rd->part, rd->region_pscw[f->region], f->id, &at);
                 if (rc == 0 && rd->npending)
                     rc = flush_pending(rd, f->id, &at);
+                if (rc == 0 && rd->nslots > rd->head)
+                    rc = slots_left(rd, f->id, &at);
             }
             if (rd->region_internal[f->region] && rd->internal)
                 rd->internal--;
