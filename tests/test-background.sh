@@ -89,7 +89,7 @@ PY
 }
 
 # --- a ring without world collectives: background rounds every 0.2 s ---
-SYNCTRACE_SYNC_INTERVAL=0.2 traced ring 4 ring 30000
+SYNCTRACE_SYNC_INTERVAL=0.2 traced ring 4 ring 10000
 rounds=$(meta "$tmp/ring" sync.background_rounds)
 epochs=$(meta "$tmp/ring" sync.epochs)
 span=$(awk '$1 == 0 && / true=/ { for (i = 1; i <= NF; i++) if ($i ~ /^true=/) { t = substr($i, 6) + 0; if (!f) f = t; l = t } }
@@ -109,7 +109,7 @@ _tap_n=$((_tap_n + 7))
 merged ring
 
 # the control: the same run without background rounds has none
-SYNCTRACE_SYNC_INTERVAL=0.2 SYNCTRACE_SYNC_BACKGROUND=0 run_traced "$tmp/ring0" 4 "$prog" ring 30000 >/dev/null 2>&1
+SYNCTRACE_SYNC_INTERVAL=0.2 SYNCTRACE_SYNC_BACKGROUND=0 run_traced "$tmp/ring0" 4 "$prog" ring 10000 >/dev/null 2>&1
 n0=$(meta "$tmp/ring0" sync.background_rounds)
 m0=$("$SYNCTRACE_BIN" dump "$tmp/ring0" 2>/dev/null | grep -c " tag=7118")
 ok $([ "${n0:-x}" = 0 ] && [ "$m0" -eq 0 ]; echo $?) "SYNCTRACE_SYNC_BACKGROUND=0: ${n0:-?} background rounds, $m0 of their messages"
@@ -138,7 +138,7 @@ grep -q "the longest span without one .*: a drift change of 1 ppm inside it woul
 ok $? "quiet-root: report.txt says so: $(grep -o 'sync rounds .*' "$tmp/quiet-root.merged/report.txt" | head -1 | cut -c1-120)"
 
 # --- MPI_THREAD_MULTIPLE: a second thread calls MPI at the same time ---
-SYNCTRACE_SYNC_INTERVAL=0.1 traced threads 3 threads 15000
+SYNCTRACE_SYNC_INTERVAL=0.1 traced threads 3 threads 6000
 t=$(meta "$tmp/threads" sync.background_rounds)
 te=$(meta "$tmp/threads" sync.epochs)
 ok $([ "${t:-0}" -ge 1 ] && [ "${te:-0}" -eq 2 ]; echo $?) \

@@ -78,8 +78,9 @@ for entry in $phases; do
 import json, sys
 w = json.load(open(sys.argv[1]))
 assert w['messages_unmatched'] == 0, 'unmatched: %d' % w['messages_unmatched']
+assert w['collectives_incomplete'] == 0, 'incomplete collectives: %d' % w['collectives_incomplete']
 assert not [r for r in w['waits'] if r['communicator'] == 'MPI_COMM_SELF'], 'a wait on MPI_COMM_SELF'
-print('0 unmatched, no wait on MPI_COMM_SELF')
+print('0 unmatched, no collective incomplete (MPI_COMM_SELF ones each alone), no wait on MPI_COMM_SELF')
 PY
         ok $? "$phase: $(tail -1 "$tmp/$phase.edges")" ;;
     esac

@@ -20,6 +20,8 @@ import sys
 
 import otf2
 
+from merged_check import fix_intercomm_fields   # python3-otf2 3.0 cannot read an InterComm without it
+
 EPS = 1e-9   # seconds: the rounding of ns sums
 
 
@@ -48,6 +50,7 @@ def region_time(path):
 
 
 def main(out):
+    fix_intercomm_fields()
     w = json.load(open(out + "/waits.json"))
     bad = []
     for r in w["waits"] + w["totals"]:

@@ -214,8 +214,8 @@ def records(per):
                 continue
             if kind in ('MPI_COLLECTIVE_END', 'NON_BLOCKING_COLLECTIVE_COMPLETE'):
                 comm = comm_of(text)
-                if comm.startswith('"synctrace'):
-                    continue
+                if comm.startswith('"synctrace') or comm.startswith('"MPI_COMM_SELF"'):
+                    continue   # (on MPI_COMM_SELF every rank is alone: nobody to wait for)
                 m = {'rank': loc, 'op': re.search(r'Operation: (\w+)', text).group(1), 'root': field(text, 'Root'),
                      'enter': enter, 'post': enter, 'comm': comm, 'blocking': True, 'neighbor': 'eighbor_' in name,
                      'fid': fid}

@@ -48,7 +48,8 @@
  *                   (even k); rank 0 sleeps D, then posts the receives:
  *                   the large sends wait D each, (N-1) D in all
  *   p2p_edges       MPI_PROC_NULL sends and receives, MPI_Sendrecv around a
- *                   ring, a self-message on MPI_COMM_SELF and one over an
+ *                   ring, a self-message and two collectives on
+ *                   MPI_COMM_SELF and a message over an
  *                   intercommunicator (no waits injected); then ranks k > 0
  *                   sleep k D and send 0 a zero-count message, which rank 0
  *                   receives with MPI_ANY_SOURCE / MPI_ANY_TAG, all in one
@@ -177,6 +178,10 @@ int main(int argc, char **argv)
             MPI_Isend(&x, 1, MPI_INT, 0, 9, MPI_COMM_SELF, &reqs[0]);
             MPI_Recv(&self, 1, MPI_INT, 0, 9, MPI_COMM_SELF, MPI_STATUS_IGNORE);
             MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+            /* collectives on MPI_COMM_SELF: one communicator definition for
+             * every rank's own, each rank alone in it (no instance joins them) */
+            MPI_Barrier(MPI_COMM_SELF);
+            MPI_Allreduce(&x, &z, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
             MPI_Comm half, inter;   /* even and odd ranks, rank k talking to its peer k ^ 1 */
             MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
             MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 10, &inter);

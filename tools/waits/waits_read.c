@@ -336,10 +336,12 @@ static const struct wt_moment NOT_LEFT = { NAN, NAN, NAN };
 
 /* A collective's fields from its end (blocking) or completion event; 0
  * when it is not one of ours (intercommunicators' collectives have no
- * pattern of Scalasca's here). */
+ * pattern of Scalasca's here; on MPI_COMM_SELF, one communicator
+ * definition for every rank's own, a rank is alone and waits for nobody). */
 static int member_of(const struct reader *rd, const struct rt_event *e, struct wt_member *m)
 {
-    if (e->ref >= rd->wt->t.ncomms || rd->wt->t.comms[e->ref].inter || internal_comm(rd, e->ref))
+    if (e->ref >= rd->wt->t.ncomms || rd->wt->t.comms[e->ref].inter || rd->wt->t.comms[e->ref].self
+        || internal_comm(rd, e->ref))
         return 0;
     int root = e->peer == UINT32_MAX ? -1 : mt_world_rank(&rd->wt->t, e->ref, e->peer);
     m->kind = WT_MEMBER_COLL;
