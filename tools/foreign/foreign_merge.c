@@ -525,13 +525,8 @@ int fm_merge(int argc, char **argv, const char *anchor, int by_node)
         return rc < 0 ? 0 : rc;
     /* started by mpirun as several processes: they convert, merge and copy
      * together (pmerge.h), into the one OUT */
-    char err[512];
-    if (pm_start(NULL, NULL, processes, err, sizeof err) != 0) {
-        if (pm_place() == 0)
-            fprintf(stderr, "synctrace merge: %s\n", err);
-        pm_finish();
+    if (pm_start_command(processes, "merge") != 0)
         return 1;
-    }
     if (pm_active() && !o.jobs_given) {   /* the processes on one node share its cores */
         uint32_t local = pm_local_processes();
         o.jobs = o.jobs / (int)local > 0 ? o.jobs / (int)local : 1;

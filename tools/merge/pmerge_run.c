@@ -22,7 +22,6 @@
 #include "rawview.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,24 +321,11 @@ static int run_worker(struct merge_state *st, struct ow_parallel *par, int *zero
 int merge_parallel(int argc, char **argv, uint32_t processes, int times)
 {
     times_only = times;
-    char err[512];
-    if (pm_start(NULL, NULL, processes, err, sizeof err) != 0) {
-        if (pm_place() == 0)
-            fprintf(stderr, "synctrace merge: %s\n", err);
-        pm_finish();
+    if (pm_start_command(processes, "merge") != 0)
         return 1;
-    }
     struct held_stderr held = { -1, -1 };
-    if (pm_place() > 0) {
-        /* one summary, one help text: process 0's */
-        int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-        if (null >= 0) {
-            fflush(stdout);
-            dup2(null, 1);
-            close(null);
-        }
-        hold_stderr(&held, "synctrace-merge-stderr");
-    }
+    if (pm_place() > 0)
+        quiet_worker(&held, "synctrace-merge-stderr");
     int zero_failed = 0;
     struct merge_state *st = NULL;
     if (pm_place() == 0)

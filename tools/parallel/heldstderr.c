@@ -2,6 +2,7 @@
 #include <config.h>
 #include "heldstderr.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -39,4 +40,15 @@ void release_stderr(struct held_stderr *h, int say)
     }
     close(h->fd);
     h->fd = -1;
+}
+
+void quiet_worker(struct held_stderr *h, const char *name)
+{
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+        fflush(stdout);
+        dup2(null, 1);
+        close(null);
+    }
+    hold_stderr(h, name);
 }

@@ -11,6 +11,9 @@ struct held_stderr {
 
 /* stderr into a memory file named name (as it comes when none can be made). */
 void hold_stderr(struct held_stderr *h, const char *name);
+/* A worker of K processes: its stdout dropped (one summary, one help
+ * text: process 0's) and its stderr held as hold_stderr does. */
+void quiet_worker(struct held_stderr *h, const char *name);
 /* The real stderr back, what was held said on it (say) or dropped. */
 void release_stderr(struct held_stderr *h, int say);
 

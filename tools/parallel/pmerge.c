@@ -90,6 +90,17 @@ int pm_start(int *argc, char ***argv, uint32_t nprocs, char *err, size_t errlen)
     return 0;
 }
 
+int pm_start_command(uint32_t processes, const char *command)
+{
+    char err[512];
+    if (pm_start(NULL, NULL, processes, err, sizeof err) == 0)
+        return 0;
+    if (pm_place() == 0)
+        fprintf(stderr, "synctrace %s: %s\n", command, err);
+    pm_finish();
+    return -1;
+}
+
 void pm_abort(void)
 {
     fflush(stderr);

@@ -20,6 +20,9 @@
 int pm_start(int *argc, char ***argv, uint32_t processes, char *err, size_t errlen);
 /* Called again while MPI is up (the foreign path's inner merge), it only
  * counts: each pm_start has its pm_finish, the outermost finalises. */
+/* pm_start for `synctrace COMMAND` run by mpirun: a failure said once,
+ * by process 0 ("synctrace COMMAND: ..."), and MPI finished. 0, or -1. */
+int pm_start_command(uint32_t processes, const char *command);
 /* 1 when this process is one of several (pm_start succeeded). */
 int pm_active(void);
 uint32_t pm_place(void);

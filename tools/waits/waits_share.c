@@ -16,7 +16,6 @@
 #include "heldstderr.h"
 #include "pmerge.h"
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,27 +86,14 @@ static int agree(struct wt_share *sh, int ok)
 
 int wt_share_main(int argc, char **argv, uint32_t processes, int (*run)(int, char **, struct wt_share *))
 {
-    char err[512];
-    if (pm_start(NULL, NULL, processes, err, sizeof err) != 0) {
-        if (pm_place() == 0)
-            fprintf(stderr, "synctrace waits: %s\n", err);
-        pm_finish();
+    if (pm_start_command(processes, "waits") != 0)
         return 1;
-    }
     struct wt_share sh = { .place = pm_place(), .processes = pm_processes() };
     sh.local = pm_local_processes();
     pthread_mutex_init(&sh.send_lock, NULL);
     struct held_stderr held = { -1, -1 };
-    if (sh.place > 0) {
-        /* one table, one help text: process 0's */
-        int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-        if (null >= 0) {
-            fflush(stdout);
-            dup2(null, 1);
-            close(null);
-        }
-        hold_stderr(&held, "synctrace-waits-stderr");
-    }
+    if (sh.place > 0)
+        quiet_worker(&held, "synctrace-waits-stderr");
     int rc = run(argc, argv, &sh);
     /* the last agreement: process 0's output written, or not */
     if (!sh.ended && !agree(&sh, rc == 0) && rc == 0)
