@@ -42,10 +42,14 @@ phase "sanitizer build and unit tests"
 # merge, waits) under the sanitizers too (the traced programs preload the
 # plain build's tracer; Open MPI's own allocations outlive MPI_Finalize,
 # so no leak check).
+# The tools configure found (a python3 that imports otf2 may not be the
+# first in PATH), as make check passes them.
+configured() { sed -n "s|^$1 = ||p" "$build/Makefile"; }
 for t in test-mpirun-merge test-mpirun-foreign test-mpirun-waits; do
     log="$build-asan/$t.asan.log"
     ASAN_OPTIONS=detect_leaks=0 top_srcdir="$top" top_builddir="$build-asan" SYNCTRACE_LIB="$build/.libs/libsynctrace.so" \
-        MPIRUN="$(command -v mpirun)" bash "$top/tests/$t.sh" >"$log" 2>&1 || true
+        MPIRUN="$(configured MPIRUN)" PYTHON3="$(configured PYTHON3)" OTF2_PRINT="$(configured OTF2_PRINT)" \
+        bash "$top/tests/$t.sh" >"$log" 2>&1 || true
     planned=$(sed -n 's/^1\.\.//p' "$log")
     passed=$(grep -c '^ok' "$log" || true)
     echo "$t.sh under ASan/UBSan: $passed of ${planned:-?} ok"
