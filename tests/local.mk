@@ -106,6 +106,9 @@ tests_unit_causal_aside_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_causal_aside_LDADD = $(TOOLS_LIBS)
 tests_unit_collstream_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_collstream_LDADD = $(TOOLS_LIBS)
+tests_unit_evtpatch_SOURCES = tests/unit/unit_evtpatch.c tests/unit/tap.h
+tests_unit_evtpatch_CPPFLAGS = $(TOOLS_CPPFLAGS)
+tests_unit_evtpatch_LDADD = libstforeign.la $(TOOLS_LIBS)
 tests_unit_extsort_SOURCES = tests/unit/unit_extsort.c tests/unit/tap.h
 tests_unit_extsort_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_extsort_LDADD = libstutil.la libstcommon.la
@@ -119,7 +122,8 @@ tests_unit_causal_LDADD = $(TOOLS_LIBS) -lpthread
 UNIT_TESTS = tests/unit_eventstore tests/unit_clock tests/unit_clockmodel tests/unit_estimate tests/unit_handlemap tests/unit_u64map tests/unit_solve tests/unit_clc tests/unit_export tests/unit_causal \
 	tests/unit_rawread tests/unit_members tests/unit_flow \
 	tests/unit_checksum tests/unit_multiselect tests/unit_evtchunk tests/unit_recfile tests/unit_extsort tests/unit_msgstream tests/unit_collstream \
-	tests/unit_causal_aside tests/unit_hubstore tests/unit_blockqueue tests/unit_locstream tests/unit_blockcache
+	tests/unit_causal_aside tests/unit_hubstore tests/unit_blockqueue tests/unit_locstream tests/unit_blockcache \
+	tests/unit_evtpatch
 # Integration tests: MPI programs under mpirun with the tracer preloaded.
 # The slowest tests first: automake's harness starts them in this order,
 # one a core, so a long one started last would leave the other core idle
@@ -135,8 +139,8 @@ MPI_TESTS = tests/test-generator.sh tests/test-mpirun-foreign.sh tests/test-mpir
 	tests/test-accuracy.sh tests/test-scorep-mapping.sh tests/test-intercoll.sh tests/test-dataflow.sh \
 	tests/test-commkeys.sh tests/test-spawn.sh tests/test-polling.sh tests/test-iothread.sh tests/test-spill.sh \
 	tests/test-viewers.sh tests/test-extrapolation.sh tests/test-waits-views.sh tests/test-estimates.sh tests/test-drift-search.sh tests/test-drift-fit.sh
-TESTS += $(SLOW_TESTS) $(UNIT_TESTS) tests/test-layout.sh tests/test-otf2copy.sh tests/test-man.sh tests/test-gen.sh tests/test-memcheck.sh tests/test-waits-memory.sh tests/test-repair.sh tests/test-export.sh tests/test-export-order.sh tests/test-hubs.sh tests/test-corrupt-anchor.sh tests/test-tree.sh $(MPI_TESTS)
-EXTRA_DIST += tests/checkers/waits_views_check.py tests/test-layout.sh tests/test-otf2copy.sh tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-waits-memory.sh tests/test-mpirun-merge.sh tests/test-mpirun-waits.sh
+TESTS += $(SLOW_TESTS) $(UNIT_TESTS) tests/test-layout.sh tests/test-otf2copy.sh tests/test-evtpatch.sh tests/test-man.sh tests/test-gen.sh tests/test-memcheck.sh tests/test-waits-memory.sh tests/test-repair.sh tests/test-export.sh tests/test-export-order.sh tests/test-hubs.sh tests/test-corrupt-anchor.sh tests/test-tree.sh $(MPI_TESTS)
+EXTRA_DIST += tests/checkers/waits_views_check.py tests/test-layout.sh tests/test-otf2copy.sh tests/test-evtpatch.sh tests/checkers/otf2_framing.py tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-waits-memory.sh tests/test-mpirun-merge.sh tests/test-mpirun-waits.sh
 # Fuzzing of the readers, apart from `make check` (clang, libFuzzer):
 # tests/fuzz/run.sh SECONDS, run by scripts/run-tests.sh.
 EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/make-seeds.sh tests/fuzz/run.sh tests/fuzz/lsan.supp \

@@ -104,6 +104,7 @@ static int write_input_json(const char *path, const char *input, const struct fo
     fprintf(f, "  \"events\": %" PRIu64 ",\n  \"events_modelled\": %" PRIu64 ",\n", st->events, fr->events_kept);
     fprintf(f, "  \"clock_domains\": \"%s\",\n  \"offsets_dropped\": %" PRIu64 ",\n", by_node ? "node" : "process",
             st->offsets_dropped);
+    fprintf(f, "  \"locations_in_place\": %" PRIu64 ",\n", st->locations_in_place);
     fprintf(f, "  \"input_offset_error_ns\": [");
     double worst = -1;
     for (uint32_t r = 0; r < d->nprocesses; r++) {
@@ -314,7 +315,12 @@ static int copy_timed(const char *anchor, const char *tmp, const struct oc_time_
     const struct oc_share share = { pm_place() == 0, pm_place(), pm_processes(), copies_location, &cs,
                                     pm_archive_collective, pm_agree, pm_max_u64, pm_sum_u64 };
     double t = st_now_s();
-    int rc = oc_copy_archive(anchor, tmp, "traces", map, jobs, pm_active() ? &share : NULL, stats, err, sizeof err);
+    /* SYNCTRACE_COPY=records: every record through OTF2's reader and
+     * writer, the reference the in-place rewrite is tested against */
+    const char *how = getenv("SYNCTRACE_COPY");
+    unsigned flags = how && strcmp(how, "records") == 0 ? 0 : OC_IN_PLACE;
+    int rc = oc_copy_archive(anchor, tmp, "traces", map, jobs, flags, pm_active() ? &share : NULL, stats, err,
+                             sizeof err);
     *seconds = st_now_s() - t;
     if (rc != 0 && err[0])
         fprintf(stderr, "synctrace merge: %s\n", err);
@@ -422,8 +428,9 @@ static int merge_and_copy(const char *input, const char *anchor, const struct me
             if (err_ns[r] > worst)
                 worst = err_ns[r], at = r;
         printf("  input         %s: %u processes, %" PRIu64 " locations, %" PRIu64 " events (%" PRIu64
-               " modelled), copied to %s/traces.otf2\n",
-               fr->kind, fr->defs.nprocesses, stats.locations, stats.events, fr->events_kept, o->out);
+               " modelled), copied to %s/traces.otf2 (%" PRIu64 " locations' events rewritten in place)\n",
+               fr->kind, fr->defs.nprocesses, stats.locations, stats.events, fr->events_kept, o->out,
+               stats.locations_in_place);
         if (by_node)
             printf("  clock domains %u, one per node (--clock-domain node; one per process would be %u)\n",
                    fr->ndomains, fr->defs.nprocesses);

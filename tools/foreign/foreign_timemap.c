@@ -193,7 +193,7 @@ static uint64_t map_time(struct fm_cursor *u, uint64_t position, uint64_t t)
     const struct merged_location *c = &u->cur;
     if (c->n == 0)
         return shifted(t, u->m->off_min);   /* nothing modelled: the earliest offset */
-    uint64_t j = u->cursor;
+    uint64_t j = position == 1 ? 0 : u->cursor;   /* a location started over (otf2copy.h) */
     if (u->borrowed) {
         /* another location's modelled events, by time: its offset
          * interpolated, no clamp (these are not its neighbours) */

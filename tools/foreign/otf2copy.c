@@ -5,10 +5,12 @@
  * the archive's order by the copying threads, each with its own reader. */
 #include <config.h>
 #include "otf2copy.h"
+#include "evtpatch.h"
 #include "otf2_memory.h"
 #include "otf2_quiet.h"
 
 #include <otf2/OTF2_Pthread_Locks.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +84,9 @@ static OTF2_CallbackCode unknown_definition(void *user)
 
 struct copying {
     const char *anchor, *dir, *name;
+    int in_place;             /* OC_IN_PLACE, and the archive is one evtpatch.h reads */
+    uint64_t chunk_events;    /* the event chunks' size */
+    char *from, *to;          /* the input's and the copy's event file directories */
     const struct oc_share *share;   /* NULL: this process copies it all */
     char *err;
     size_t errlen;
@@ -104,6 +109,7 @@ struct copier {
     int have_defs;            /* the archive has local definition files */
     struct oc_copy c;
     struct oc_stats stats;
+    uint8_t *chunk;           /* an event chunk, for the in-place rewrite */
     char err[4600];
     pthread_t thread;
     int started;
@@ -180,6 +186,28 @@ static int agreed(const struct copying *k, int ok)
     return k->share ? k->share->agree(ok) : ok;
 }
 
+/* Whether the events can be rewritten in place (evtpatch.h): an
+ * uncompressed archive of plain files, ANCHOR.otf2's events in ANCHOR/,
+ * on a host of the files' byte order; k->from and k->to set. 0, or -1. */
+static int in_place_paths(struct copying *k)
+{
+    OTF2_FileSubstrate substrate;
+    OTF2_Compression compression;
+    size_t n = strlen(k->anchor);
+    if (!ep_host_supported() || OTF2_Reader_GetFileSubstrate(k->rd, &substrate) != OTF2_SUCCESS ||
+        substrate != OTF2_SUBSTRATE_POSIX || OTF2_Reader_GetCompression(k->rd, &compression) != OTF2_SUCCESS ||
+        compression != OTF2_COMPRESSION_NONE || n < 5 || strcmp(k->anchor + n - 5, ".otf2") != 0)
+        return -1;
+    k->from = malloc(n - 4);
+    k->to = malloc(strlen(k->dir) + strlen(k->name) + 2);
+    if (!k->from || !k->to)
+        return -1;
+    memcpy(k->from, k->anchor, n - 5);
+    k->from[n - 5] = '\0';
+    sprintf(k->to, "%s/%s", k->dir, k->name);
+    return 0;
+}
+
 static int open_both(struct copying *k)
 {
     rf_otf2_quiet();
@@ -191,7 +219,10 @@ static int open_both(struct copying *k)
     }
     uint64_t chunk_events, chunk_defs;
     if (OTF2_Reader_GetChunkSize(k->rd, &chunk_events, &chunk_defs) != OTF2_SUCCESS)
-        chunk_events = OTF2_CHUNK_SIZE_MIN, chunk_defs = 4 * 1024 * 1024;
+        chunk_events = OTF2_CHUNK_SIZE_MIN, chunk_defs = 4 * 1024 * 1024, k->in_place = 0;
+    k->chunk_events = chunk_events;
+    if (k->in_place && in_place_paths(k) != 0)
+        k->in_place = 0;
     k->ar = OTF2_Archive_Open(k->dir, k->name, OTF2_FILEMODE_WRITE, chunk_events, chunk_defs, OTF2_SUBSTRATE_POSIX,
                               OTF2_COMPRESSION_NONE);
     if (!agreed(k, k->ar != NULL)) {
@@ -258,6 +289,38 @@ static int copy_global_definitions(struct copying *k)
     return 0;
 }
 
+static uint64_t same_time(void *ctx, uint64_t location, uint64_t position, uint64_t t)
+{
+    (void)ctx, (void)location, (void)position;
+    return t;
+}
+
+/* A location's events rewritten in place (evtpatch.h): 0 done, 1 to be
+ * copied through OTF2 instead, -1 failed (cp->err). */
+static int events_in_place(struct copier *cp, const struct oc_location *l)
+{
+    const struct copying *k = cp->k;
+    if (!cp->chunk && !(cp->chunk = malloc(k->chunk_events)))
+        return 1;
+    char in[4096], out[4096], why[sizeof cp->err - 64];
+    if ((size_t)snprintf(in, sizeof in, "%s/%" PRIu64 ".evt", k->from, l->id) >= sizeof in ||
+        (size_t)snprintf(out, sizeof out, "%s/%" PRIu64 ".evt", k->to, l->id) >= sizeof out)
+        return 1;
+    const struct oc_time_map *map = cp->c.map;
+    uint64_t n = 0;
+    enum ep_result r = ep_patch_events(in, out, l->id, l->events, k->chunk_events, cp->chunk,
+                                       map && map->time ? map->time : same_time, cp->c.map_ctx, &n, why, sizeof why);
+    if (r == EP_FAILED) {
+        snprintf(cp->err, sizeof cp->err, "%s", why);
+        return -1;
+    }
+    if (r == EP_CANNOT)   /* why: not said; OTF2's reader names a damaged file */
+        return 1;
+    cp->c.stats->events += n;
+    cp->c.stats->locations_in_place++;
+    return 0;
+}
+
 /* One location: its local definitions (optional in OTF2), then its
  * events, as many as its definition says (OTF2 reads a cut event file
  * without a word, and what it decodes there depends on what its reader
@@ -294,6 +357,13 @@ static int copy_location_records(struct copier *cp, const struct oc_location *l)
     c->local = NULL;
     if (closed != OTF2_SUCCESS)
         return fail_in(cp, "cannot write local definitions");
+    if (cp->k->in_place) {
+        int r = events_in_place(cp, l);
+        if (r <= 0) {
+            c->stats->locations += r == 0;
+            return r;
+        }
+    }
 
     OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(cp->rd, loc);
     OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
@@ -454,6 +524,8 @@ static int copy_locations(struct copying *k, int jobs)
         k->c.stats->events += cp[t].stats.events;
         k->c.stats->local_definitions += cp[t].stats.local_definitions;
         k->c.stats->offsets_dropped += cp[t].stats.offsets_dropped;
+        k->c.stats->locations_in_place += cp[t].stats.locations_in_place;
+        free(cp[t].chunk);
     }
     free(cp);
     k->chunks.lock = NULL;   /* the threads are done */
@@ -472,10 +544,11 @@ static void say_once(struct copying *k, uint64_t failed_at, uint64_t n)
 }
 
 int oc_copy_archive(const char *anchor, const char *dir, const char *name, const struct oc_time_map *map, int jobs,
-                    const struct oc_share *share, struct oc_stats *stats, char *err, size_t errlen)
+                    unsigned flags, const struct oc_share *share, struct oc_stats *stats, char *err, size_t errlen)
 {
     struct oc_stats none;
-    struct copying k = { .anchor = anchor, .dir = dir, .name = name, .share = share, .err = err, .errlen = errlen,
+    struct copying k = { .anchor = anchor, .dir = dir, .name = name, .in_place = (flags & OC_IN_PLACE) != 0,
+                         .share = share, .err = err, .errlen = errlen,
                          .chunks = { NULL, 0, OC_EVENT_BUDGET, NULL }, .failed_at = UINT64_MAX };
     pthread_mutex_init(&k.lock, NULL);
     k.c.map = map;
@@ -502,6 +575,7 @@ int oc_copy_archive(const char *anchor, const char *dir, const char *name, const
         k.c.stats->events = share->sum_u64(k.c.stats->events);
         k.c.stats->local_definitions = share->sum_u64(k.c.stats->local_definitions);
         k.c.stats->offsets_dropped = share->sum_u64(k.c.stats->offsets_dropped);
+        k.c.stats->locations_in_place = share->sum_u64(k.c.stats->locations_in_place);
     }
     if (!locs_ok)
         goto done;
@@ -537,5 +611,7 @@ done:
     om_pool_free(&k.chunks);
     pthread_mutex_destroy(&k.lock);
     free(k.c.locations);
+    free(k.from);
+    free(k.to);
     return rc;
 }

@@ -21,7 +21,9 @@
 /* How the copy's times are made from the archive's. time(): the new time
  * of a timestamp of location `location`, read in its event at `position`
  * (OTF2's event position, from 1) or, for position 0, of a definition; it
- * must not decrease along a location's events. clock(): the copy's
+ * must not decrease along a location's events, which come in order (a
+ * location may start over at position 1: the copy's fast path gave it
+ * up). clock(): the copy's
  * ClockProperties from the archive's (NULL: unchanged). keep_offsets: the
  * locations' ClockOffset definitions are copied (else dropped: the copy's
  * times are synchronised, and no reader should correct them again).
@@ -41,6 +43,7 @@ struct oc_time_map {
 
 struct oc_stats {
     uint64_t locations, events, global_definitions, local_definitions, offsets_dropped;
+    uint64_t locations_in_place;   /* of the locations, those whose events were rewritten in place */
 };
 
 /* The copy shared among processes (mpirun -np K): every process takes
@@ -59,6 +62,12 @@ struct oc_share {
     uint64_t (*sum_u64)(uint64_t v);
 };
 
+/* flags: OC_IN_PLACE: a location's events are copied byte for byte with
+ * their timestamps rewritten where that is certain to give what OTF2's
+ * reader and writer give (evtpatch.h: an uncompressed POSIX archive; any
+ * location it cannot do goes through OTF2), several times faster. */
+enum { OC_IN_PLACE = 1 };
+
 /* Copy the archive of anchor file `anchor` into DIR/NAME.otf2 (DIR must
  * exist; the caller renames it into place) on `jobs` threads (at most one
  * per location; below 1: 1). map NULL: an exact copy. Returns 0, or -1
@@ -67,7 +76,7 @@ struct oc_share {
  * failure's message is left in err only on the process that copied the
  * first failing location (the others' err is ""): one says it. */
 int oc_copy_archive(const char *anchor, const char *dir, const char *name, const struct oc_time_map *map, int jobs,
-                    const struct oc_share *share, struct oc_stats *stats, char *err, size_t errlen);
+                    unsigned flags, const struct oc_share *share, struct oc_stats *stats, char *err, size_t errlen);
 
 /* ---- for the generated callbacks (otf2copy_records.c) */
 struct oc_location {
