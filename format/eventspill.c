@@ -43,6 +43,7 @@ struct rt_spill {
     int fd;
     uint64_t end;             /* bytes written */
     int failed;               /* the first error sticks: the file's end is no longer known */
+    int times_only;           /* rt_spill_keep_times_only */
     char *dir;
     char err[512];
 };
@@ -144,8 +145,15 @@ static int write_times(struct rt_spill *s, const struct rt_location *r, const st
     return rc;
 }
 
-/* A chunk whose events another process holds (rt_spill_times). */
+/* A chunk whose events another process holds (rt_spill_times), and one
+ * whose events were not kept (rt_spill_keep_times_only). */
 #define NO_EVENTS UINT64_MAX
+#define TIMES_ONLY (UINT64_MAX - 1)
+
+void rt_spill_keep_times_only(struct rt_spill *s)
+{
+    s->times_only = 1;
+}
 
 int rt_spill_times(struct rt_spill *s, struct rt_location *r, uint64_t first, const struct rt_times *t)
 {
@@ -190,8 +198,8 @@ int rt_spill_out_times(struct rt_spill *s, struct rt_location *r, const struct r
     struct header h = { SPILL_MAGIC, r->events_from, r->nheld, r->side.req.n, r->side.bytes.n,
                         r->side.received.n };
     struct piece v[6];
-    size_t n = pieces_of(r, &h, v);
-    uint64_t at = s->end, times_at = 0;
+    size_t n = s->times_only ? 0 : pieces_of(r, &h, v);
+    uint64_t at = s->times_only ? TIMES_ONLY : s->end, times_at = 0;
     for (size_t k = 0; k < n; k++) {
         if (v[k].len && st_write_all(s->fd, v[k].p, v[k].len) != 0)
             return fail(s, "events set aside in %s: write: %s", s->dir, strerror(errno));
@@ -229,6 +237,8 @@ static int read_chunk(struct rt_spill *s, const struct rt_spill_chunk *c, struct
     struct header h;
     if (c->at == NO_EVENTS)
         return fail(s, "events set aside in %s: another process read these events", s->dir);
+    if (c->at == TIMES_ONLY)
+        return fail(s, "events set aside in %s: only their times were kept", s->dir);
     if (read_back(s, &h, sizeof h, c->at) != 0)
         return -1;
     if (h.magic != SPILL_MAGIC || h.first != c->first || h.nevents != c->n)

@@ -40,6 +40,11 @@ int rt_spill_out_times(struct rt_spill *s, struct rt_location *r, const struct r
 int rt_spill_in(struct rt_spill *s, struct rt_location *r);
 int rt_spill_in_at(struct rt_spill *s, struct rt_location *r, uint64_t i);
 const char *rt_spill_error(const struct rt_spill *s);
+/* From now on only the times of the slots set aside go to the file, not
+ * the slots (some 40 bytes an event): for a merge whose later stages read
+ * only times (the foreign path's, merge.h: merge_times_only). Their
+ * events cannot be brought back (rt_spill_in fails, saying so). */
+void rt_spill_keep_times_only(struct rt_spill *s);
 /* A location read by another process (the parallel merge, pmerge.h): the
  * times of its events [first, first + t->n), which continue what it has,
  * as a chunk without events, for rt_time_read. 0, or -1. Its events

@@ -132,6 +132,8 @@ int merge_keep_or_set_aside(struct merge_state *st, uint32_t r, const struct rt_
         return 0;
     if (!st->spill && !(st->spill = rt_spill_new(st->opt.spill_dir, err, errlen)))
         return -1;
+    if (st->opt.times_only)   /* no stage after the match reads them back, only their times */
+        rt_spill_keep_times_only(st->spill);
     if (rt_spill_out_times(st->spill, &st->locs[r], times) != 0) {
         snprintf(err, errlen, "%s", rt_spill_error(st->spill));
         return -1;
