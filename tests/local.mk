@@ -136,7 +136,7 @@ MPI_TESTS = tests/test-generator.sh tests/test-mpirun-foreign.sh tests/test-mpir
 	tests/test-commkeys.sh tests/test-spawn.sh tests/test-polling.sh tests/test-iothread.sh tests/test-spill.sh \
 	tests/test-viewers.sh tests/test-extrapolation.sh tests/test-waits-views.sh tests/test-estimates.sh tests/test-drift-search.sh tests/test-drift-fit.sh
 TESTS += $(SLOW_TESTS) $(UNIT_TESTS) tests/test-layout.sh tests/test-otf2copy.sh tests/test-man.sh tests/test-gen.sh tests/test-memcheck.sh tests/test-waits-memory.sh tests/test-repair.sh tests/test-export.sh tests/test-export-order.sh tests/test-hubs.sh tests/test-corrupt-anchor.sh tests/test-tree.sh $(MPI_TESTS)
-EXTRA_DIST += tests/checkers/waits_views_check.py tests/test-layout.sh tests/test-otf2copy.sh tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-waits-memory.sh tests/test-mpirun-merge.sh tests/test-mpirun-waits.sh
+EXTRA_DIST += tests/checkers/waits_views_check.py tests/test-layout.sh tests/test-otf2copy.sh tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/checkers/pscw_order_check.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-waits-memory.sh tests/test-mpirun-merge.sh tests/test-mpirun-waits.sh
 # Fuzzing of the readers, apart from `make check` (clang, libFuzzer):
 # tests/fuzz/run.sh SECONDS, run by scripts/run-tests.sh.
 EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/make-seeds.sh tests/fuzz/run.sh tests/fuzz/lsan.supp \
