@@ -67,6 +67,10 @@ tests_unit_clc_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_clc_LDADD = $(TOOLS_LIBS)
 # The one reader of raw definitions against damaged archives.
 # The membership codec: known lists, seeded random round trips, corrupt runs.
+# Score-P's PSCW records as the merge's notifications (tools/foreign/foreign_pscw.c).
+tests_unit_pscw_SOURCES = tests/unit/unit_pscw.c tests/unit/tap.h
+tests_unit_pscw_CPPFLAGS = $(TOOLS_CPPFLAGS)
+tests_unit_pscw_LDADD = libstforeign.la $(TOOLS_LIBS)
 tests_unit_members_SOURCES = tests/unit/unit_members.c tests/unit/tap.h
 tests_unit_members_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_members_LDADD = $(TOOLS_LIBS)
@@ -119,7 +123,7 @@ tests_unit_causal_LDADD = $(TOOLS_LIBS) -lpthread
 UNIT_TESTS = tests/unit_eventstore tests/unit_clock tests/unit_clockmodel tests/unit_estimate tests/unit_handlemap tests/unit_u64map tests/unit_solve tests/unit_clc tests/unit_export tests/unit_causal \
 	tests/unit_rawread tests/unit_members tests/unit_flow \
 	tests/unit_checksum tests/unit_multiselect tests/unit_evtchunk tests/unit_recfile tests/unit_extsort tests/unit_msgstream tests/unit_collstream \
-	tests/unit_causal_aside tests/unit_hubstore tests/unit_blockqueue tests/unit_locstream tests/unit_blockcache
+	tests/unit_causal_aside tests/unit_hubstore tests/unit_blockqueue tests/unit_locstream tests/unit_blockcache tests/unit_pscw
 # Integration tests: MPI programs under mpirun with the tracer preloaded.
 # The slowest tests first: automake's harness starts them in this order,
 # one a core, so a long one started last would leave the other core idle

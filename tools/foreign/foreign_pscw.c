@@ -95,7 +95,7 @@ enum fp_notify fp_group_sync(struct fp_location *l, const struct foreign_defs *d
          * none or several (a start not seen, an erroneous program), which
          * complete goes with which start is not known */
         uint32_t open = l->open[win];
-        l->open[win] = open ? open - 1 : 0;
+        l->open[win] = 0;   /* after several, none is known open either */
         if (open != 1) {
             l->unordered++;
             return FP_NOTIFY_NONE;
