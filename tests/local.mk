@@ -67,6 +67,10 @@ tests_unit_clc_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_clc_LDADD = $(TOOLS_LIBS)
 # The one reader of raw definitions against damaged archives.
 # The membership codec: known lists, seeded random round trips, corrupt runs.
+# Score-P's PSCW records as the merge's notifications (tools/foreign/foreign_pscw.c).
+tests_unit_pscw_SOURCES = tests/unit/unit_pscw.c tests/unit/tap.h
+tests_unit_pscw_CPPFLAGS = $(TOOLS_CPPFLAGS)
+tests_unit_pscw_LDADD = libstforeign.la $(TOOLS_LIBS)
 tests_unit_members_SOURCES = tests/unit/unit_members.c tests/unit/tap.h
 tests_unit_members_CPPFLAGS = $(TOOLS_CPPFLAGS)
 tests_unit_members_LDADD = $(TOOLS_LIBS)
@@ -123,7 +127,7 @@ UNIT_TESTS = tests/unit_eventstore tests/unit_clock tests/unit_clockmodel tests/
 	tests/unit_rawread tests/unit_members tests/unit_flow \
 	tests/unit_checksum tests/unit_multiselect tests/unit_evtchunk tests/unit_recfile tests/unit_extsort tests/unit_msgstream tests/unit_collstream \
 	tests/unit_causal_aside tests/unit_hubstore tests/unit_blockqueue tests/unit_locstream tests/unit_blockcache \
-	tests/unit_evtpatch
+	tests/unit_evtpatch tests/unit_pscw
 # Integration tests: MPI programs under mpirun with the tracer preloaded.
 # The slowest tests first: automake's harness starts them in this order,
 # one a core, so a long one started last would leave the other core idle
@@ -140,7 +144,7 @@ MPI_TESTS = tests/test-generator.sh tests/test-mpirun-foreign.sh tests/test-mpir
 	tests/test-commkeys.sh tests/test-spawn.sh tests/test-polling.sh tests/test-iothread.sh tests/test-spill.sh \
 	tests/test-viewers.sh tests/test-extrapolation.sh tests/test-waits-views.sh tests/test-estimates.sh tests/test-drift-search.sh tests/test-drift-fit.sh
 TESTS += $(SLOW_TESTS) $(UNIT_TESTS) tests/test-layout.sh tests/test-otf2copy.sh tests/test-evtpatch.sh tests/test-man.sh tests/test-gen.sh tests/test-memcheck.sh tests/test-waits-memory.sh tests/test-repair.sh tests/test-export.sh tests/test-export-order.sh tests/test-hubs.sh tests/test-corrupt-anchor.sh tests/test-tree.sh $(MPI_TESTS)
-EXTRA_DIST += tests/checkers/waits_views_check.py tests/test-layout.sh tests/test-otf2copy.sh tests/test-evtpatch.sh tests/checkers/otf2_framing.py tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-waits-memory.sh tests/test-mpirun-merge.sh tests/test-mpirun-waits.sh
+EXTRA_DIST += tests/checkers/waits_views_check.py tests/test-layout.sh tests/test-otf2copy.sh tests/test-evtpatch.sh tests/checkers/otf2_framing.py tests/checkers/otf2copy_check.py tests/test-foreign.sh tests/checkers/foreign_check.py tests/checkers/scorep_like.py tests/checkers/pscw_order_check.py tests/data tests/test-man.sh tests/test-corrupt-anchor.sh tests/test-tree.sh tests/test-spill.sh tests/test-memgrowth.sh tests/test-waits-memory.sh tests/test-mpirun-merge.sh tests/test-mpirun-waits.sh
 # Fuzzing of the readers, apart from `make check` (clang, libFuzzer):
 # tests/fuzz/run.sh SECONDS, run by scripts/run-tests.sh.
 EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/make-seeds.sh tests/fuzz/run.sh tests/fuzz/lsan.supp \

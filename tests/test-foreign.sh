@@ -10,7 +10,7 @@
 : "${PYTHON3:=python3}"
 traces="stencil hybrid npb-cg-S"
 per_trace=18
-plan $(($(echo $traces | wc -w) * per_trace + 18 + 4 * 10))
+plan $(($(echo $traces | wc -w) * per_trace + 21 + 5 * 10))
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers"
 print() { otf2-print -A -M -C "$1" >"$2" 2>"$2.err"; }
@@ -99,13 +99,15 @@ ok $? "npb-cg-S: messages backwards under the input's ClockOffsets, none in the 
 # 64 processes, 3 threads, an accelerator stream and a metric location
 # each, parameters; no ClockOffsets: the messages alone place the clocks),
 # one of a run cut short, one of 8 processes whose halves also talk over an
-# intercommunicator (INTER_COMM, peers ranks of the remote group), and one
-# with a fence epoch and a put per iteration (Score-P's RMA records)
-for kind in whole cut inter rma; do
+# intercommunicator (INTER_COMM, peers ranks of the remote group), one
+# with a fence epoch and a put per iteration (Score-P's RMA records), and
+# one with a PSCW epoch per iteration on the ring (Score-P's RmaGroupSyncs)
+for kind in whole cut inter rma pscw; do
     g=$tmp/like-$kind
     case $kind in
     inter) shape=(--processes 8 --threads 2 --iterations 6 --seed 4 --intercomm) ;;
     rma) shape=(--processes 8 --threads 2 --iterations 6 --seed 6 --rma) ;;
+    pscw) shape=(--processes 8 --threads 2 --iterations 6 --seed 7 --pscw) ;;
     cut) shape=(--processes 64 --threads 3 --iterations 6 --seed 3 --cut) ;;
     *) shape=(--processes 256 --threads 2 --iterations 3 --seed 3) ;;   # hundreds of processes
     esac
@@ -139,6 +141,36 @@ ok $? "Score-P layout, inter: all 72 messages matched, the 24 over the intercomm
 print(o); sys.exit(not (o['count'] == 48 and o['violated_raw'] > 0 and o['violated_after'] == 0))" \
     "$tmp/like-rma.out/report.json" >"$tmp/like-rma.orderings" 2>&1
 ok $? "Score-P layout, rma: every put ordered before its target's closing fence, none violated after the merge ($(cat "$tmp/like-rma.orderings"))"
+# PSCW: every origin's complete ordered before its target's wait returns,
+# 8 x 6 orderings, from 96 notifications (a NOTIFY_OUT and a NOTIFY_IN per
+# epoch: none of rank 0's failed MPI_Win_test), some violated by the
+# skewed clocks, none after the merge; and in the copy itself (its times
+# as the merge's): every complete entered before its target's wait returns
+"$PYTHON3" -c "import json, sys; o = json.load(open(sys.argv[1]))['rma_orderings']; i = json.load(open(sys.argv[2]))
+print(o, i['pscw_notifications'], 'notifications,', i['pscw_completes_unordered'], 'completes unordered')
+sys.exit(not (o['count'] == 48 and o['violated_raw'] > 0 and o['violated_after'] == 0
+              and i['pscw_notifications'] == 96 and i['pscw_completes_unordered'] == 0))" \
+    "$tmp/like-pscw.out/report.json" "$tmp/like-pscw.out/input.json" >"$tmp/like-pscw.orderings" 2>&1
+ok $? "Score-P layout, pscw: every complete ordered before its target's wait returns, none violated after the merge ($(cat "$tmp/like-pscw.orderings"))"
+"$PYTHON3" "$check/pscw_order_check.py" "$tmp/like-pscw/traces.otf2" >"$tmp/pscw-in.order" 2>&1 \
+    && "$PYTHON3" "$check/pscw_order_check.py" "$tmp/like-pscw.out/traces.otf2" >"$tmp/pscw-out.order" 2>&1 \
+    && grep -q "^pairs 48 violated [1-9]" "$tmp/pscw-in.order" && grep -q "^pairs 48 violated 0$" "$tmp/pscw-out.order"
+ok $? "Score-P layout, pscw: in the copy every MPI_Win_complete is entered before its target's wait returns (input: $(cat "$tmp/pscw-in.order"); copy: $(cat "$tmp/pscw-out.order"))"
+
+# the raw trace the conversion made (kept): each NOTIFY_OUT right after its
+# MPI_Win_complete's Enter, at its time (not the later RmaGroupSync's),
+# each NOTIFY_IN at the end of a wait or a successful test, as our tracer
+# writes them
+SYNCTRACE_KEEP_WORK=1 "$SYNCTRACE_BIN" merge "$tmp/like-pscw" -o "$tmp/pscw-kept" --no-causal >/dev/null 2>"$tmp/pscw-kept.err"
+for a in "$tmp"/pscw-kept.work-*/raw/rank-*.otf2; do otf2-print "$a"; done 2>&1 | awk '
+    $1 == "ENTER" { region = $(NF - 1); prev_t = $3; prev = "enter" region; next }
+    $1 == "RMA_SYNC" && /NOTIFY_OUT/ { out++; if (prev != "enter\"MPI_Win_complete\"" || $3 != prev_t) bad++; next }
+    $1 == "RMA_SYNC" && /NOTIFY_IN/ { in_++; if (region != "\"MPI_Win_wait\"" && region != "\"MPI_Win_test\"") bad++; prev = ""; next }
+    $1 ~ /^[A-Z_]+$/ { prev = "" }
+    END { printf "%d NOTIFY_OUT, %d NOTIFY_IN, %d misplaced\n", out, in_, bad; exit !(out == 48 && in_ == 48 && bad == 0) }' \
+    >"$tmp/pscw-kept.raw"
+ok $? "Score-P layout, pscw: the raw trace's notifications where our tracer writes them ($(cat "$tmp/pscw-kept.raw"))"
+rm -rf "$tmp"/pscw-kept.work-*
 
 # the checker itself: a copy with the raw, unsynchronised times (ClockOffsets
 # dropped, milliseconds of skew) has messages going backwards, and it says so

@@ -44,9 +44,11 @@ same_as_one "$st" "$tmp/stencil" 2 "Score-P stencil (4 processes)"
 same_as_one "$st" "$tmp/stencil" 3 "Score-P stencil (4 processes)"
 same_as_one "$top_srcdir/tests/data/scorep/hybrid/scorep" "$tmp/hybrid" 3 "Score-P hybrid (4 processes of 2 threads)"
 # Score-P's layout written here: threads, an accelerator stream and a
-# metric location per process (tests/checkers/scorep_like.py)
+# metric location per process, a PSCW epoch per iteration (its
+# notifications made by each share's converter: input.json and
+# report.json's rma_orderings the same) (tests/checkers/scorep_like.py)
 g=$tmp/like
-"$PYTHON3" "$top_srcdir/tests/checkers/scorep_like.py" "$g" --processes 12 --threads 3 --iterations 4 --seed 5 >"$g.gen" 2>&1
+"$PYTHON3" "$top_srcdir/tests/checkers/scorep_like.py" "$g" --processes 12 --threads 3 --iterations 4 --seed 5 --pscw >"$g.gen" 2>&1
 [ -d "$g" ] || diag "scorep_like.py ($PYTHON3) wrote no archive: $(tail -c 300 "$g.gen" | tr '\n' ' ')"
 same_as_one "$g" "$g" 2 "generated, 12 processes of 3 threads"
 same_as_one "$g" "$g" 3 "generated, 12 processes of 3 threads"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """scorep_like.py DIR [--processes P] [--threads T] [--iterations N] [--seed S]
-[--cut] [--intercomm] [--rma]: an OTF2 archive in Score-P's layout, written with OTF2's own writer
+[--cut] [--intercomm] [--rma] [--pscw]: an OTF2 archive in Score-P's layout, written with OTF2's own writer
 (python3-otf2), for the cases the reference traces lack: many processes,
 threads (OpenMP fork/join, thread teams), an accelerator stream and a metric
 location per process, parameters and program begin/end, and with --cut a
@@ -24,7 +24,16 @@ it: MPI_Win_fence (RmaCollectiveBegin, RmaCollectiveEnd BARRIER), an
 MPI_Put to the right neighbour (RmaPut), and a closing fence inside which
 the put's completions are written (RmaOpCompleteNonBlocking,
 RmaOpCompleteRemote); nobody leaves a fence before the last member entered
-it + latency."""
+it + latency. With --pscw each iteration instead has a PSCW epoch on the
+ring: each rank posts to its left neighbour and starts to its right one
+(MPI_Win_post, MPI_Win_start: RmaGroupSync PROCESS with the one-rank
+group), puts to the right (MPI_Put: RmaPut), completes (MPI_Win_complete:
+the put's completions, RmaGroupSync MEMORY|PROCESS with the access group,
+at its exit) and waits (MPI_Win_wait: RmaGroupSync MEMORY|PROCESS with the
+exposure group), the wait returning >= 2 us after its origin entered
+MPI_Win_complete; in the second iteration rank 0 tests instead of
+waiting: an MPI_Win_test that fails (RmaGroupSync level NONE), then one
+that succeeds."""
 import json
 import os
 import random
@@ -49,6 +58,7 @@ def main():
     cut = "--cut" in sys.argv
     inter = "--intercomm" in sys.argv
     rma = "--rma" in sys.argv
+    pscw = "--pscw" in sys.argv
     H = P // 2
     rng = random.Random(seed)
     clocks = [(rng.uniform(-500e3, 500e3) if r else 0.0, rng.uniform(-40, 40) if r else 0.0) for r in range(P)]
@@ -119,6 +129,37 @@ def main():
                                       (t[r] + 600, "leave", "MPI_Put")]
                 t[r] += 700 + rng.randint(0, 2000)
             fence([it for _ in range(P)])
+        # PSCW on the ring: post to the left, start to the right, put,
+        # complete; the wait returns once the left one entered its complete
+        if pscw:
+            entered = [0] * P
+            for r in range(P):
+                left, right = (r - 1) % P, (r + 1) % P
+                a = t[r]
+                ev[(r, "master")] += [(a, "enter", "MPI_Win_post"), (a + 200, "group_sync", ("post", left)),
+                                      (a + 300, "leave", "MPI_Win_post"),
+                                      (a + 400, "enter", "MPI_Win_start"), (a + 600, "group_sync", ("start", right)),
+                                      (a + 700, "leave", "MPI_Win_start"),
+                                      (a + 800, "enter", "MPI_Put"), (a + 1100, "rma_put", (right, it)),
+                                      (a + 1400, "leave", "MPI_Put")]
+                entered[r] = a + 1500 + rng.randint(0, 2000)
+                leave = entered[r] + 1000 + rng.randint(0, 1000)
+                ev[(r, "master")] += [(entered[r], "enter", "MPI_Win_complete"), (leave - 30, "rma_done", it),
+                                      (leave - 10, "group_sync", ("complete", right)),
+                                      (leave, "leave", "MPI_Win_complete")]
+                t[r] = leave + 100
+            for r in range(P):
+                left = (r - 1) % P
+                done = max(t[r] + 1000, entered[left] + 2000 + rng.randint(0, 3000))
+                if it == 1 and r == 0:   # a test that fails, then one that succeeds
+                    ev[(r, "master")] += [(t[r], "enter", "MPI_Win_test"), (t[r] + 100, "group_sync", ("none", left)),
+                                          (t[r] + 200, "leave", "MPI_Win_test"),
+                                          (done - 300, "enter", "MPI_Win_test")]
+                else:
+                    ev[(r, "master")].append((t[r], "enter", "MPI_Win_wait"))
+                ev[(r, "master")] += [(done - 10, "group_sync", ("wait", left)),
+                                      (done, "leave", "MPI_Win_test" if it == 1 and r == 0 else "MPI_Win_wait")]
+                t[r] = done + 100
         # the Allreduce: nobody leaves before the last one entered + latency
         last = max(t)
         for r in range(P):
@@ -166,8 +207,11 @@ def main():
             halves = [d.group("", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI, members=m)
                       for m in (masters[:H], masters[H:2 * H])]
             intercomm = d.inter_comm("halves", groupA=halves[0], groupB=halves[1])
-        if rma:
+        if rma or pscw:
             win = d.rma_win("MPI_Win_create window", world)
+        # Score-P's groups of MPI_Group: COMM_GROUP, members world ranks
+        one_rank = [d.group("", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI, members=[m])
+                    for m in masters] if pscw else []
         param = d.parameter("iteration", parameter_type=otf2.ParameterType.INT64)
         metric_member = d.metric_member("flops", unit="1")
         metric_class = d.metric_class([metric_member])
@@ -211,6 +255,10 @@ def main():
                 elif kind == "rma_done":
                     w.rma_op_complete_non_blocking(ts, win, x)
                     w.rma_op_complete_remote(ts, win, x)
+                elif kind == "group_sync":   # at the call's exit, as Score-P writes it
+                    level = {"post": RmaSyncLevel.PROCESS, "start": RmaSyncLevel.PROCESS,
+                             "none": RmaSyncLevel.NONE}.get(x[0], RmaSyncLevel.MEMORY | RmaSyncLevel.PROCESS)
+                    w.rma_group_sync(ts, level, win, one_rank[x[1]])
                 elif kind == "coll_begin":
                     w.mpi_collective_begin(ts)
                 elif kind == "coll_end":

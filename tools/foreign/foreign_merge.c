@@ -102,6 +102,10 @@ static int write_input_json(const char *path, const char *input, const struct fo
     json_string(f, fr->kind);
     fprintf(f, ",\n  \"processes\": %u,\n  \"locations\": %" PRIu64 ",\n", d->nprocesses, st->locations);
     fprintf(f, "  \"events\": %" PRIu64 ",\n  \"events_modelled\": %" PRIu64 ",\n", st->events, fr->events_kept);
+    /* PSCW: the RmaSyncs made of Score-P's RmaGroupSyncs, and the completes
+     * left unordered (foreign_pscw.h) */
+    fprintf(f, "  \"pscw_notifications\": %" PRIu64 ",\n  \"pscw_completes_unordered\": %" PRIu64 ",\n",
+            fr->events_added, fr->pscw_unordered);
     fprintf(f, "  \"clock_domains\": \"%s\",\n  \"offsets_dropped\": %" PRIu64 ",\n", by_node ? "node" : "process",
             st->offsets_dropped);
     fprintf(f, "  \"locations_in_place\": %" PRIu64 ",\n", st->locations_in_place);

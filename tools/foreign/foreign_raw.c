@@ -2,6 +2,7 @@
 #include <config.h>
 #include "foreign_raw.h"
 #include "defs_write.h"
+#include "foreign_pscw.h"
 #include "fsutil.h"
 #include "members.h"
 #include "meta_write.h"
@@ -40,6 +41,14 @@ struct process_out {
     uint32_t kept_file;       /* its index in fr->kept_fds */
     uint64_t kept_bytes;
     uint64_t events_in, events_kept;
+    uint64_t events_added, pscw_unordered;
+};
+
+/* A completion held back inside MPI_Win_complete (foreign_pscw.h). */
+struct held_completion {
+    uint64_t pos, t, id;
+    uint32_t win;
+    int remote;               /* RmaOpCompleteRemote, else ..NonBlocking */
 };
 
 struct converting {
@@ -50,6 +59,16 @@ struct converting {
     int write_errno;          /* the work file's write failed */
     uint64_t buf[2 * KEPT_BUFFER];
     uint32_t nbuf;
+    /* PSCW (foreign_pscw.h): the call the location is in, its epochs, and
+     * complete's Enter and completions held until its RmaGroupSync */
+    enum fp_call call;
+    struct fp_location pscw;
+    int held;
+    uint64_t held_pos, held_t;
+    OTF2_RegionRef held_region;
+    struct held_completion *hc;
+    size_t nhc, chc;
+    uint64_t added;           /* notifications written: raw events of no input event of their own */
 };
 
 static int flush_kept(struct converting *c)
@@ -82,11 +101,72 @@ static OTF2_CallbackCode wrote(struct converting *c, uint64_t pos, uint64_t t, O
 }
 
 #define EV OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u, OTF2_AttributeList *attrs
-#define W(call) ((void)loc, (void)attrs, wrote(u, pos, t, call))
+/* Any record but a completion inside MPI_Win_complete ends a hold. */
+static OTF2_CallbackCode release(struct converting *c, int seen, uint32_t win, int out);
+#define W(call) ((void)loc, (void)attrs, \
+                 release(u, 0, 0, 0) != OTF2_CALLBACK_SUCCESS ? OTF2_CALLBACK_INTERRUPT : wrote(u, pos, t, call))
 #define WR ((struct converting *)u)->w
 
-static OTF2_CallbackCode on_enter(EV, OTF2_RegionRef r) { return W(OTF2_EvtWriter_Enter(WR, NULL, t, r)); }
-static OTF2_CallbackCode on_leave(EV, OTF2_RegionRef r) { return W(OTF2_EvtWriter_Leave(WR, NULL, t, r)); }
+/* The RmaSync of each of c->pscw's remotes at (pos, t). */
+static OTF2_CallbackCode notify(struct converting *c, uint64_t pos, uint64_t t, uint32_t win, OTF2_RmaSyncType type)
+{
+    for (uint32_t i = 0; i < c->pscw.nremotes; i++) {
+        if (wrote(c, pos, t, OTF2_EvtWriter_RmaSync(c->w, NULL, t, win, c->pscw.remotes[i], type))
+            != OTF2_CALLBACK_SUCCESS)
+            return OTF2_CALLBACK_INTERRUPT;
+        c->added++;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The held complete written: its Enter, with `out` the NOTIFY_OUT of
+ * each of c->pscw.remotes (the window's targets) at its place and time,
+ * then the completions inside it. `seen`: its RmaGroupSync came (else the
+ * complete orders nothing, and is counted). */
+static OTF2_CallbackCode release(struct converting *c, int seen, uint32_t win, int out)
+{
+    if (!c->held)
+        return OTF2_CALLBACK_SUCCESS;
+    c->held = 0;
+    if (!seen)
+        fp_complete_unseen(&c->pscw);
+    if (wrote(c, c->held_pos, c->held_t, OTF2_EvtWriter_Enter(c->w, NULL, c->held_t, c->held_region))
+        != OTF2_CALLBACK_SUCCESS)
+        return OTF2_CALLBACK_INTERRUPT;
+    if (out && notify(c, c->held_pos, c->held_t, win, OTF2_RMA_SYNC_TYPE_NOTIFY_OUT) != OTF2_CALLBACK_SUCCESS)
+        return OTF2_CALLBACK_INTERRUPT;
+    for (size_t i = 0; i < c->nhc; i++) {
+        const struct held_completion *h = &c->hc[i];
+        OTF2_ErrorCode e = h->remote ? OTF2_EvtWriter_RmaOpCompleteRemote(c->w, NULL, h->t, h->win, h->id)
+                                     : OTF2_EvtWriter_RmaOpCompleteNonBlocking(c->w, NULL, h->t, h->win, h->id);
+        if (wrote(c, h->pos, h->t, e) != OTF2_CALLBACK_SUCCESS)
+            return OTF2_CALLBACK_INTERRUPT;
+    }
+    c->nhc = 0;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_enter(EV, OTF2_RegionRef r)
+{
+    struct converting *c = u;
+    if (release(c, 0, 0, 0) != OTF2_CALLBACK_SUCCESS)
+        return OTF2_CALLBACK_INTERRUPT;
+    c->call = r < c->po->fr->defs.nregions ? (enum fp_call)c->po->fr->region_calls[r] : FP_OTHER;
+    if (c->call == FP_COMPLETE) {   /* which window it closes: at its RmaGroupSync */
+        c->held = 1;
+        c->held_pos = pos;
+        c->held_t = t;
+        c->held_region = r;
+        c->nhc = 0;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    return W(OTF2_EvtWriter_Enter(WR, NULL, t, r));
+}
+static OTF2_CallbackCode on_leave(EV, OTF2_RegionRef r)
+{
+    ((struct converting *)u)->call = FP_OTHER;
+    return W(OTF2_EvtWriter_Leave(WR, NULL, t, r));
+}
 static OTF2_CallbackCode on_send(EV, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t n)
 {
     return W(OTF2_EvtWriter_MpiSend(WR, NULL, t, peer, c, tag, n));
@@ -146,12 +226,34 @@ static OTF2_CallbackCode on_rma_atomic(EV, OTF2_RmaWinRef w, uint32_t remote, OT
 {
     return W(OTF2_EvtWriter_RmaAtomic(WR, NULL, t, w, remote, type, sent, received, id));
 }
+/* A completion inside a held complete: held with it, in order. */
+static int hold_completion(struct converting *c, uint64_t pos, uint64_t t, OTF2_RmaWinRef w, uint64_t id, int remote)
+{
+    if (c->nhc == c->chc) {
+        size_t n = c->chc ? 2 * c->chc : 16;
+        struct held_completion *p = realloc(c->hc, sizeof *p * n);
+        if (!p) {
+            c->failed = OTF2_ERROR_MEM_ALLOC_FAILED;
+            return -1;
+        }
+        c->hc = p;
+        c->chc = n;
+    }
+    c->hc[c->nhc++] = (struct held_completion){ pos, t, id, w, remote };
+    return 0;
+}
 static OTF2_CallbackCode on_rma_complete_remote(EV, OTF2_RmaWinRef w, uint64_t id)
 {
+    struct converting *c = u;
+    if (c->held)
+        return hold_completion(c, pos, t, w, id, 1) == 0 ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
     return W(OTF2_EvtWriter_RmaOpCompleteRemote(WR, NULL, t, w, id));
 }
 static OTF2_CallbackCode on_rma_complete_non_blocking(EV, OTF2_RmaWinRef w, uint64_t id)
 {
+    struct converting *c = u;
+    if (c->held)
+        return hold_completion(c, pos, t, w, id, 0) == 0 ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
     return W(OTF2_EvtWriter_RmaOpCompleteNonBlocking(WR, NULL, t, w, id));
 }
 static OTF2_CallbackCode on_rma_request_lock(EV, OTF2_RmaWinRef w, uint32_t remote, uint64_t lock,
@@ -166,6 +268,22 @@ static OTF2_CallbackCode on_rma_release_lock(EV, OTF2_RmaWinRef w, uint32_t remo
 static OTF2_CallbackCode on_rma_sync(EV, OTF2_RmaWinRef w, uint32_t remote, OTF2_RmaSyncType type)
 {
     return W(OTF2_EvtWriter_RmaSync(WR, NULL, t, w, remote, type));
+}
+/* Score-P's PSCW (foreign_pscw.h): complete's NOTIFY_OUT at its held
+ * Enter; wait's or a successful test's NOTIFY_IN here, each mapping
+ * back to this record's position. */
+static OTF2_CallbackCode on_rma_group_sync(EV, OTF2_RmaSyncLevel level, OTF2_RmaWinRef w, OTF2_GroupRef g)
+{
+    (void)loc; (void)attrs;
+    struct converting *c = u;
+    enum fp_notify n = fp_group_sync(&c->pscw, &c->po->fr->defs, c->po->p->rank, c->call, level, w, g);
+    if (n == FP_NOTIFY_FAILED) {
+        c->failed = OTF2_ERROR_MEM_ALLOC_FAILED;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    if (c->held)
+        return release(c, 1, w, n == FP_NOTIFY_OUT);
+    return n == FP_NOTIFY_IN ? notify(c, pos, t, w, OTF2_RMA_SYNC_TYPE_NOTIFY_IN) : OTF2_CALLBACK_SUCCESS;
 }
 static OTF2_CallbackCode on_comm_create(EV, OTF2_CommRef c) { return W(OTF2_EvtWriter_CommCreate(WR, NULL, t, c)); }
 static OTF2_CallbackCode on_comm_destroy(EV, OTF2_CommRef c) { return W(OTF2_EvtWriter_CommDestroy(WR, NULL, t, c)); }
@@ -207,6 +325,7 @@ static OTF2_EvtReaderCallbacks *modelled_records(void)
     OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, on_rma_request_lock);
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, on_rma_release_lock);
     OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, on_rma_sync);
+    OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, on_rma_group_sync);
     OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, on_comm_create);
     OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, on_comm_destroy);
     OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, on_other);
@@ -272,8 +391,12 @@ static int convert_location(struct process_out *po, OTF2_Archive *ar, uint32_t k
         snprintf(po->err, po->errlen, "out of memory");
         return -1;
     }
-    *c = (struct converting){ OTF2_Archive_GetEvtWriter(ar, raw_id), po, &po->fr->kept[k], OTF2_SUCCESS, 0,
-                              { 0 }, 0 };
+    memset(c, 0, sizeof *c);
+    c->w = OTF2_Archive_GetEvtWriter(ar, raw_id);
+    c->po = po;
+    c->kept = &po->fr->kept[k];
+    c->failed = OTF2_SUCCESS;
+    c->call = FP_OTHER;
     c->kept->at = po->kept_bytes;
     c->kept->file = po->kept_file;
     c->kept->n = 0;
@@ -288,6 +411,8 @@ static int convert_location(struct process_out *po, OTF2_Archive *ar, uint32_t k
     uint64_t n = 0;
     if (e == OTF2_SUCCESS)
         e = OTF2_Reader_ReadAllLocalEvents(po->rd, er, &n);
+    if (e == OTF2_SUCCESS && c->failed == OTF2_SUCCESS)
+        release(c, 0, 0, 0);   /* a complete the location ends in */
     if (er)
         OTF2_Reader_CloseEvtReader(po->rd, er);
     *written = 0;
@@ -310,9 +435,13 @@ static int convert_location(struct process_out *po, OTF2_Archive *ar, uint32_t k
         snprintf(po->err, po->errlen, "%s: cannot write rank %d's events", po->dir, po->p->rank);
     } else {
         po->events_in += n;
-        po->events_kept += c->kept->n;
+        po->events_kept += c->kept->n - c->added;
+        po->events_added += c->added;
+        po->pscw_unordered += c->pscw.unordered;
         rc = 0;
     }
+    fp_location_free(&c->pscw);
+    free(c->hc);
     free(c);
     return rc;
 }
@@ -594,7 +723,7 @@ struct converter {
     pthread_t thread;
     int started;
     uint64_t kept_bytes;      /* written to its kept file */
-    uint64_t events_in, events_kept;
+    uint64_t events_in, events_kept, events_added, pscw_unordered;
 };
 
 static void *convert_worker(void *arg)
@@ -613,7 +742,7 @@ static void *convert_worker(void *arg)
         if (p >= all->end)
             break;
         struct process_out po = { fr, rd, all->anchor, all->dir, &d->processes[p], all->domains[p], err, sizeof err,
-                                  &chunks, fr->kept_fds[cv->index], cv->index, cv->kept_bytes, 0, 0 };
+                                  &chunks, fr->kept_fds[cv->index], cv->index, cv->kept_bytes, 0, 0, 0, 0 };
         int rc = -1;
         if (!rd)
             snprintf(err, sizeof err, "%s: cannot open the location files", all->anchor);
@@ -622,6 +751,8 @@ static void *convert_worker(void *arg)
         cv->kept_bytes = po.kept_bytes;
         cv->events_in += po.events_in;
         cv->events_kept += po.events_kept;
+        cv->events_added += po.events_added;
+        cv->pscw_unordered += po.pscw_unordered;
         if (rc != 0) {
             pthread_mutex_lock(&all->lock);
             all->errors[p] = strdup(err);
@@ -687,6 +818,10 @@ int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, const
     if (!fd_ok)
         goto done;
     const struct foreign_defs *d = &fr->defs;
+    if (!(fr->region_calls = fp_region_calls(d))) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
     all.end = d->nprocesses;
     if (share && share->processes > 1) {   /* this process's share: by declared events */
         uint64_t *events = calloc(d->nprocesses ? d->nprocesses : 1, sizeof *events);
@@ -732,7 +867,7 @@ int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, const
         fr->ndomains += domains[r] == (int)r;
     /* thread 0 is this one; the others as many as start */
     for (uint32_t t = 0; t < nthreads; t++)
-        cv[t] = (struct converter){ &all, t, 0, 0, 0, 0, 0 };
+        cv[t] = (struct converter){ &all, t, 0, 0, 0, 0, 0, 0, 0 };
     for (uint32_t t = 1; t < nthreads; t++)
         cv[t].started = pthread_create(&cv[t].thread, NULL, convert_worker, &cv[t]) == 0;
     convert_worker(&cv[0]);
@@ -749,6 +884,8 @@ int fr_convert(const char *anchor, const char *dir, int by_node, int jobs, const
     for (uint32_t t = 0; t < nthreads; t++) {
         fr->events_in += cv[t].events_in;
         fr->events_kept += cv[t].events_kept;
+        fr->events_added += cv[t].events_added;
+        fr->pscw_unordered += cv[t].pscw_unordered;
     }
     if (rc == 0 && all.next < all.end) {   /* cannot happen: thread 0 takes what is left */
         snprintf(err, errlen, "%s: not every process was converted", anchor);
@@ -782,6 +919,7 @@ void fr_free(struct foreign_raw *fr)
     }
     free(fr->offsets);
     free(fr->first);
+    free(fr->region_calls);
     fd_free(&fr->defs);
     memset(fr, 0, sizeof *fr);
 }
@@ -826,11 +964,11 @@ void fr_kept_free(struct fr_kept_arrays *a)
  * pairs and the process's ClockOffsets. */
 struct summary_head {
     char magic[8];
-    uint64_t events_in, events_kept;
+    uint64_t events_in, events_kept, events_added, pscw_unordered;
     uint32_t nthreads, first, end, pad;
 };
 
-#define SUMMARY_MAGIC "STCONV01"
+#define SUMMARY_MAGIC "STCONV02"
 
 static int write_summary(struct foreign_raw *fr, const struct fr_share *share, uint32_t first, uint32_t end,
                          char *err, size_t errlen)
@@ -838,7 +976,8 @@ static int write_summary(struct foreign_raw *fr, const struct fr_share *share, u
     char path[4400];
     snprintf(path, sizeof path, "%s/" SHARED_SUMMARY, share->work, share->place);
     FILE *f = fopen(path, "wb");
-    struct summary_head h = { SUMMARY_MAGIC, fr->events_in, fr->events_kept, fr->nkept_fds, first, end, 0 };
+    struct summary_head h = { SUMMARY_MAGIC, fr->events_in, fr->events_kept, fr->events_added, fr->pscw_unordered,
+                              fr->nkept_fds, first, end, 0 };
     int ok = f && fwrite(&h, sizeof h, 1, f) == 1;
     const struct foreign_defs *d = &fr->defs;
     for (uint32_t p = first; ok && p < end; p++) {
@@ -908,6 +1047,8 @@ static int read_summary(struct foreign_raw *fr, const struct fr_share *share, ui
     if (ok) {
         fr->events_in += h.events_in;
         fr->events_kept += h.events_kept;
+        fr->events_added += h.events_added;
+        fr->pscw_unordered += h.pscw_unordered;
     }
     if (f)
         fclose(f);
@@ -930,7 +1071,7 @@ int fr_gather(struct foreign_raw *fr, const char *dir, int by_node, const struct
         free(fr->offsets[r].stddev);
         memset(&fr->offsets[r], 0, sizeof fr->offsets[r]);
     }
-    fr->events_in = fr->events_kept = 0;
+    fr->events_in = fr->events_kept = fr->events_added = fr->pscw_unordered = 0;
     for (uint32_t p = 0; p < share->processes; p++)
         if (read_summary(fr, share, p, err, errlen) != 0)
             return -1;

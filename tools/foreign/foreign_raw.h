@@ -3,15 +3,20 @@
  * the tracer's own writers (format/), holding the records the merge
  * models — Enter/Leave, every MPI point-to-point, collective, request,
  * communicator and one-sided record our reader takes (windows, RMA
- * collectives, operations, completions, locks, RmaSync; not Score-P's
- * RmaGroupSync of PSCW) — with the archive's raw timestamps, and
- * the ClockOffsets the producer measured as the rank's sync measurements.
+ * collectives, operations, completions, locks, RmaSync; Score-P's
+ * RmaGroupSync of PSCW as our tracer's RmaSync notifications,
+ * foreign_pscw.h) — with the archive's raw timestamps, and the
+ * ClockOffsets the producer measured as the rank's sync measurements.
  *
  * Everything else (ProgramBegin, OpenMP and thread records, metrics,
  * I/O, ...) stays out: the copy of the archive (otf2copy.h) places those
  * between the merged times of their location's modelled neighbours
  * (foreign_merge.c). Which input event each raw event is, is kept per
- * location (`kept`: input event positions, ascending). */
+ * location (`kept`: input event positions, ascending). A notification
+ * has the position of the input event it came from (complete's Enter,
+ * wait's RmaGroupSync), after that event's own when it has one: the
+ * copy gives an input event the time of the first raw event at its
+ * position. */
 #ifndef SYNCTRACE_FOREIGN_RAW_H
 #define SYNCTRACE_FOREIGN_RAW_H
 
@@ -28,7 +33,8 @@ struct fr_kept {
 };
 
 /* One location's pairs, read back (fr_kept_load): OTF2 event positions
- * (from 1) of its modelled events, ascending, and their raw times. */
+ * (from 1) of its modelled events, ascending (equal for the notifications
+ * of one input event), and their raw times. */
 struct fr_kept_arrays {
     uint64_t *pos, *raw;
     uint64_t n;
@@ -47,7 +53,10 @@ struct foreign_raw {
     int *kept_fds;            /* their pairs: nameless files in the work directory, one per thread */
     uint32_t nkept_fds;
     struct fr_offsets *offsets;   /* by rank */
-    uint64_t events_in, events_kept;
+    uint64_t events_in, events_kept;   /* input events read, and of them modelled */
+    uint64_t events_added;    /* raw events of no input event of their own: PSCW's RmaSyncs (foreign_pscw.h) */
+    uint64_t pscw_unordered;  /* MPI_Win_complete calls not matched to one open access epoch: no NOTIFY_OUT */
+    uint8_t *region_calls;    /* by region ref: enum fp_call */
     uint32_t ndomains;        /* clock domains */
     uint32_t *first;          /* a shared conversion's: process p's share begins at processes first[p] */
     uint32_t nplaces;         /* its processes (0: not shared) */

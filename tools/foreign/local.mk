@@ -5,7 +5,8 @@
 # tests/test-otf2copy.sh checks that it is current).
 noinst_LTLIBRARIES += libstforeign.la
 libstforeign_la_SOURCES = %D%/otf2copy.c %D%/otf2copy.h %D%/otf2copy_records.c %D%/evtpatch.c %D%/evtpatch.h %D%/foreign_defs.c %D%/foreign_defs.h \
-	%D%/foreign_raw.c %D%/foreign_raw.h %D%/foreign_timemap.c %D%/foreign_timemap.h
+	%D%/foreign_raw.c %D%/foreign_raw.h %D%/foreign_timemap.c %D%/foreign_timemap.h \
+	%D%/foreign_pscw.c %D%/foreign_pscw.h
 libstforeign_la_CPPFLAGS = $(TOOLS_CPPFLAGS)
 EXTRA_DIST += %D%/gen-otf2copy.py
 
