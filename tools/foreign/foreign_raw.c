@@ -23,8 +23,11 @@
 
 /* ---- the records the merge models, written as read */
 
-/* Pairs are written a buffer at a time. */
-#define KEPT_BUFFER 8192
+/* Pairs are written a buffer at a time, each as two varints: the zigzag
+ * of its position's and its raw time's difference from the pair before
+ * (a few bytes where the plain pair is 16). */
+#define KEPT_BUFFER 65536
+#define KEPT_PAIR_MAX 20
 
 /* What a converting thread has of its own: its reader of the archive, its
  * work file of pairs, its counts; and the process it converts. */
@@ -57,8 +60,9 @@ struct converting {
     struct fr_kept *kept;
     OTF2_ErrorCode failed;
     int write_errno;          /* the work file's write failed */
-    uint64_t buf[2 * KEPT_BUFFER];
-    uint32_t nbuf;
+    uint8_t buf[KEPT_BUFFER];
+    uint32_t nbuf;            /* bytes */
+    uint64_t last_pos, last_raw;   /* the pair before */
     /* PSCW (foreign_pscw.h): the call the location is in, its epochs, and
      * complete's Enter and completions held until its RmaGroupSync */
     enum fp_call call;
@@ -71,11 +75,34 @@ struct converting {
     uint64_t added;           /* notifications written: raw events of no input event of their own */
 };
 
+/* A difference of two uint64s as the signed value it is, zigzagged: small
+ * either way. */
+static uint64_t zigzag(uint64_t d)
+{
+    return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+}
+
+static uint64_t unzigzag(uint64_t z)
+{
+    return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+}
+
+static unsigned put_varint(uint8_t *p, uint64_t v)
+{
+    unsigned n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
 static int flush_kept(struct converting *c)
 {
     if (c->nbuf == 0)
         return 0;
-    size_t len = sizeof c->buf[0] * 2 * c->nbuf;
+    size_t len = c->nbuf;
     if (st_pwrite_all(c->po->kept_fd, c->buf, len, c->po->kept_bytes) != 0) {
         c->write_errno = errno ? errno : EIO;
         return -1;
@@ -92,10 +119,12 @@ static OTF2_CallbackCode wrote(struct converting *c, uint64_t pos, uint64_t t, O
         c->failed = e;
         return OTF2_CALLBACK_INTERRUPT;
     }
-    c->buf[2 * c->nbuf] = pos;
-    c->buf[2 * c->nbuf + 1] = t;
+    c->nbuf += put_varint(c->buf + c->nbuf, zigzag(pos - c->last_pos));
+    c->nbuf += put_varint(c->buf + c->nbuf, zigzag(t - c->last_raw));
+    c->last_pos = pos;
+    c->last_raw = t;
     c->kept->n++;
-    if (++c->nbuf == KEPT_BUFFER && flush_kept(c) != 0)
+    if (c->nbuf > KEPT_BUFFER - KEPT_PAIR_MAX && flush_kept(c) != 0)
         return OTF2_CALLBACK_INTERRUPT;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -422,6 +451,7 @@ static int convert_location(struct process_out *po, OTF2_Archive *ar, uint32_t k
     int rc = -1;
     if (c->write_errno == 0 && c->failed == OTF2_SUCCESS)
         flush_kept(c);
+    c->kept->bytes = po->kept_bytes - c->kept->at;
     if (c->write_errno) {
         snprintf(po->err, po->errlen, "%s: cannot write the work file: %s", po->dir, strerror(c->write_errno));
     } else if (c->failed != OTF2_SUCCESS) {
@@ -930,23 +960,41 @@ int fr_kept_load(const struct foreign_raw *fr, uint32_t k, struct fr_kept_arrays
     memset(a, 0, sizeof *a);
     if (kp->n == 0)
         return 0;
-    uint64_t *pairs = malloc(sizeof *pairs * 2 * kp->n);
+    uint8_t *b = kp->bytes ? malloc(kp->bytes) : NULL;
     a->pos = malloc(sizeof *a->pos * kp->n);
     a->raw = malloc(sizeof *a->raw * kp->n);
-    const char *why = pairs && a->pos && a->raw ? st_pread_exact(fr->kept_fds[kp->file], pairs, sizeof *pairs * 2 * kp->n, kp->at)
-                                              : "out of memory";
+    const char *why = b && a->pos && a->raw ? st_pread_exact(fr->kept_fds[kp->file], b, kp->bytes, kp->at)
+                                            : "out of memory";
+    /* n pairs of two varints, exactly the bytes written */
+    uint64_t at = 0, pos = 0, raw = 0;
+    for (uint64_t j = 0; !why && j < kp->n; j++) {
+        uint64_t v[2] = { 0, 0 };
+        for (int f = 0; f < 2 && !why; f++) {
+            unsigned shift = 0;
+            for (;;) {
+                if (at == kp->bytes || shift > 63) {
+                    why = "damaged";
+                    break;
+                }
+                uint8_t x = b[at++];
+                v[f] |= (uint64_t)(x & 0x7f) << shift;
+                if (!(x & 0x80))
+                    break;
+                shift += 7;
+            }
+        }
+        a->pos[j] = pos += unzigzag(v[0]);
+        a->raw[j] = raw += unzigzag(v[1]);
+    }
+    if (!why && at != kp->bytes)
+        why = "damaged";
+    free(b);
     if (why) {
         snprintf(err, errlen, "the work file of the conversion: %s", why);
-        free(pairs);
         fr_kept_free(a);
         return -1;
     }
-    for (uint64_t j = 0; j < kp->n; j++) {
-        a->pos[j] = pairs[2 * j];
-        a->raw[j] = pairs[2 * j + 1];
-    }
     a->n = kp->n;
-    free(pairs);
     return 0;
 }
 
@@ -968,7 +1016,7 @@ struct summary_head {
     uint32_t nthreads, first, end, pad;
 };
 
-#define SUMMARY_MAGIC "STCONV02"
+#define SUMMARY_MAGIC "STCONV03"
 
 static int write_summary(struct foreign_raw *fr, const struct fr_share *share, uint32_t first, uint32_t end,
                          char *err, size_t errlen)
@@ -983,7 +1031,7 @@ static int write_summary(struct foreign_raw *fr, const struct fr_share *share, u
     for (uint32_t p = first; ok && p < end; p++) {
         for (uint32_t j = 0; ok && j < d->processes[p].nlocs; j++) {
             uint32_t k = d->processes[p].locs[j];
-            uint64_t rec[4] = { k, fr->kept[k].at, fr->kept[k].n, fr->kept[k].file };
+            uint64_t rec[5] = { k, fr->kept[k].at, fr->kept[k].n, fr->kept[k].file, fr->kept[k].bytes };
             ok = fwrite(rec, sizeof rec, 1, f) == 1;
         }
         const struct fr_offsets *o = &fr->offsets[p];
@@ -1026,10 +1074,10 @@ static int read_summary(struct foreign_raw *fr, const struct fr_share *share, ui
     }
     for (uint32_t p = h.first; ok && p < h.end; p++) {
         for (uint32_t j = 0; ok && j < d->processes[p].nlocs; j++) {
-            uint64_t rec[4];
+            uint64_t rec[5];
             ok = fread(rec, sizeof rec, 1, f) == 1 && rec[0] == d->processes[p].locs[j] && rec[3] < h.nthreads;
             if (ok)
-                fr->kept[rec[0]] = (struct fr_kept){ rec[1], rec[2], base + (uint32_t)rec[3] };
+                fr->kept[rec[0]] = (struct fr_kept){ rec[1], rec[2], rec[4], base + (uint32_t)rec[3] };
         }
         struct fr_offsets *o = &fr->offsets[p];
         ok = ok && fread(&o->n, sizeof o->n, 1, f) == 1 && o->n < 1u << 28;

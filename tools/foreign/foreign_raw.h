@@ -26,9 +26,9 @@
 
 /* Which input events a location's raw events are: (position, raw time)
  * pairs in work file `file` (fr->kept_fds: one per converting thread), n
- * of them from byte `at`. */
+ * of them in `bytes` bytes from byte `at`. */
 struct fr_kept {
-    uint64_t at, n;
+    uint64_t at, n, bytes;
     uint32_t file;
 };
 
