@@ -281,6 +281,14 @@ int rma_order_chunk(struct rma_orderer *o, uint32_t r, int last)
     return 0;
 }
 
+/* n bytes of an array that is NULL when empty (memcpy must not see it). */
+static size_t put_array(char *to, const void *from, size_t n)
+{
+    if (n)
+        memcpy(to, from, n);
+    return n;
+}
+
 int rma_order_pack(const struct rma_orderer *o, uint32_t r, void **buf, size_t *len)
 {
     *buf = NULL;
@@ -297,11 +305,9 @@ int rma_order_pack(const struct rma_orderer *o, uint32_t r, void **buf, size_t *
         return -1;
     memcpy(p, head, sizeof head);
     size_t at = sizeof head;
-    memcpy(p + at, x->ops, sizeof *x->ops * x->nops);
-    at += sizeof *x->ops * x->nops;
-    memcpy(p + at, x->fences, sizeof *x->fences * x->nfences);
-    at += sizeof *x->fences * x->nfences;
-    memcpy(p + at, x->notes, sizeof *x->notes * x->nnotes);
+    at += put_array(p + at, x->ops, sizeof *x->ops * x->nops);
+    at += put_array(p + at, x->fences, sizeof *x->fences * x->nfences);
+    put_array(p + at, x->notes, sizeof *x->notes * x->nnotes);
     *buf = p;
     *len = n;
     return 0;
