@@ -31,7 +31,8 @@ example-fortran: examples/heat synctrace $(lib_LTLIBRARIES)
 
 # `make example`: trace the bundled example on 4 ranks with injected clock
 # skew (one machine has one clock; the skew stands in for a cluster's), then
-# merge it into one synchronised archive and show the report.
+# merge it into one synchronised archive and show the report, then where
+# the ranks wait (with the clocks' bounds) and the timeline, waits shaded.
 EXAMPLE_DIR = example-trace
 example: examples/stencil synctrace $(lib_LTLIBRARIES)
 	rm -rf $(EXAMPLE_DIR) $(EXAMPLE_DIR).otf2d
@@ -42,6 +43,9 @@ example: examples/stencil synctrace $(lib_LTLIBRARIES)
 	@echo
 	@echo "raw trace (one OTF2 archive per rank): $(abs_top_builddir)/$(EXAMPLE_DIR)"
 	./synctrace merge $(EXAMPLE_DIR) -o $(EXAMPLE_DIR).otf2d
+	@echo
+	./synctrace waits $(EXAMPLE_DIR).otf2d --json
+	@echo
 	./synctrace export $(EXAMPLE_DIR).otf2d --format html
 	@echo
 	@echo "merged archive: $(abs_top_builddir)/$(EXAMPLE_DIR).otf2d/traces.otf2 (otf2-print, Vampir); report: synctrace report $(EXAMPLE_DIR).otf2d"
