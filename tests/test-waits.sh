@@ -17,13 +17,13 @@
 : "${PYTHON3:=python3}"
 : "${OTF2_PRINT:=otf2-print}"
 phases="late_sender:late_sender wrong_order:late_sender_wrong_order late_receiver:late_receiver
-late_broadcast:late_broadcast late_barrier:wait_barrier wait_nxn:wait_nxn early_reduce:early_reduce
+late_broadcast:late_broadcast late_scatter:late_scatter early_gather:early_gather late_barrier:wait_barrier wait_nxn:wait_nxn early_reduce:early_reduce
 early_scan:early_scan late_fence:wait_fence late_post:late_post early_wait:early_wait
 late_complete:late_complete zero_op:late_complete win_test:early_wait iallreduce:wait_nxn ibcast:late_broadcast
 neighbor:wait_nxn late_issend:late_receiver rendezvous:late_receiver p2p_edges:late_sender"
 # (the neighbor phase has one check more: neighbours.txt against the raw trace;
 # late_issend, rendezvous and p2p_edges one each of their own)
-plan $((20 * 33 + 1 + 3 + 6 + 4))
+plan $((22 * 33 + 1 + 3 + 6 + 4))
 tmp=$(scratch)
 prog=$(build_mpi mpi_waits "$tmp")
 np=4 delay_ms=10 reps=3
@@ -47,12 +47,12 @@ for entry in $phases; do
     late_sender | early_wait | late_complete | zero_op) injected=$(slept $((np - 1))) ;;
     win_test) injected=none ;;   # MPI_Win_test does not block
     wrong_order) injected=$(slept 1) ;;
-    early_reduce)   # until the first other member: the shortest of their sleeps
+    early_reduce | early_gather)   # until the first other member: the shortest of their sleeps
         injected=$(awk '$1 == "slept" && $2 > 0 { m = (m == "" || $3 < m) ? $3 : m } END { print m / 1000 }' "$tmp/$phase.run") ;;
     neighbor)   # rank 0's two in-neighbours of the ring wait for it, the third rank does not
         injected=$(awk -v s="$(slept 0)" 'BEGIN { print s * 2 }') ;;
     p2p_edges) injected=$(slept $((np - 1))) ;;
-    late_receiver | late_issend | rendezvous | late_broadcast | ibcast | early_scan | late_post) injected=$(awk -v s="$(slept 0)" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
+    late_receiver | late_issend | rendezvous | late_broadcast | late_scatter | ibcast | early_scan | late_post) injected=$(awk -v s="$(slept 0)" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
     *) injected=$(awk -v s="$(slept $((np - 1)))" -v n=$np 'BEGIN { print s * (n - 1) }') ;;
     esac
     tol=$(awk -v i="${injected:-0}" 'BEGIN { printf "%.6f", 0.05 * i + 0.003 }')

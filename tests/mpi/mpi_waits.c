@@ -12,6 +12,10 @@
  *                   MPI_Bcast, which the others leave at once (it moves
  *                   nothing): no wait there longer than their call, the
  *                   D shows in the MPI_Barrier after it
+ *   late_scatter    the root sleeps D before MPI_Scatter: each other
+ *                   rank waits D
+ *   early_gather    every rank but the root sleeps D before MPI_Gatherv:
+ *                   the root waits D
  *   late_barrier    rank N-1 sleeps D: each other rank waits D
  *   wait_nxn        rank N-1 sleeps D before MPI_Allreduce: the same
  *   early_reduce    every rank but the root sleeps D: the root waits D
@@ -208,6 +212,24 @@ int main(int argc, char **argv)
             }
             MPI_Bcast(&x, 0, MPI_INT, 0, MPI_COMM_WORLD);
             MPI_Barrier(MPI_COMM_WORLD);
+        } else if (!strcmp(phase, "late_scatter") || !strcmp(phase, "early_gather")) {
+            int scatter = !strcmp(phase, "late_scatter");
+            int *all = rank == 0 ? calloc((size_t)n, sizeof *all) : NULL, *counts = NULL, *at = NULL;
+            if (rank == 0) {
+                counts = malloc(sizeof *counts * (size_t)n);
+                at = malloc(sizeof *at * (size_t)n);
+                for (int k = 0; k < n && counts && at; k++)
+                    counts[k] = 1, at[k] = k;
+            }
+            if (scatter ? rank == 0 : rank != 0)
+                sleep_ms(d);
+            if (scatter)
+                MPI_Scatter(all, 1, MPI_INT, &y, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            else
+                MPI_Gatherv(&x, 1, MPI_INT, all, counts, at, MPI_INT, 0, MPI_COMM_WORLD);
+            free(all);
+            free(counts);
+            free(at);
         } else if (!strcmp(phase, "late_barrier")) {
             if (rank == n - 1)
                 sleep_ms(d);
