@@ -11,7 +11,7 @@
 # reader's errors are one line naming the file and what is wrong.
 . "$top_srcdir/tests/lib.sh"
 : "${PYTHON3:=python3}"
-plan 40
+plan 58
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers/waits_views_check.py"
 rows=$top_builddir/tests/waits_rows
@@ -24,7 +24,7 @@ selftest() {
 }
 st() { "$PYTHON3" -c "import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.argv[2], {}, {'d': d}))" "$1" "$2" 2>/dev/null; }
 
-# views RUN LABEL: waits, both exports, the checker (4 + 10 lines)
+# views RUN LABEL: waits, both exports, the checker (4 + 10 + 1 lines)
 views() {
     local out=$1 label=$2
     "$SYNCTRACE_BIN" waits "$out" --json >"$out.waits" 2>&1
@@ -41,6 +41,13 @@ views() {
     n=$(grep -c '^\(not \)\?ok - ' "$out.check")
     tap_from_checker "$label: " "$out.check"
     for i in $(seq $((n + 1)) 10); do ok 1 "$label: the checker stopped early ($(tail -1 "$out.check"))"; done
+    if [ -n "$pyotf2" ]; then
+        "$pyotf2" "$check" "$out" --calls "$out/traces.otf2" >"$out.calls" 2>&1
+        tap_from_checker "$label: " "$out.calls"
+        grep -q '^\(not \)\?ok - ' "$out.calls" || ok 1 "$label: the calls check said nothing ($(tail -1 "$out.calls"))"
+    else
+        skip "$label: no python3 with otf2"
+    fi
 }
 
 prog=$(build_mpi mpi_waits "$tmp")
@@ -49,6 +56,13 @@ run_traced "$tmp/lr" 3 "$prog" late_receiver 5 3 >/dev/null 2>&1 &&
     "$SYNCTRACE_BIN" merge "$tmp/lr" -o "$tmp/lr.out" >/dev/null 2>&1
 ok $? "late_receiver (MPI_Ssend to a sleeping receiver, 3 ranks) traced and merged"
 views "$tmp/lr.out" late_receiver
+
+# PSCW with operations: Early Wait from the target's MPI_Win_wait entry, Late
+# Complete its end (their differences end on an origin, not the waiting rank)
+run_traced "$tmp/lc" 4 "$prog" late_complete 5 2 >/dev/null 2>&1 &&
+    "$SYNCTRACE_BIN" merge "$tmp/lc" -o "$tmp/lc.out" >/dev/null 2>&1
+ok $? "late_complete (post/start/put/complete/wait, 4 ranks) traced and merged"
+views "$tmp/lc.out" late_complete
 
 stencil=$top_builddir/examples/stencil
 run_traced "$tmp/ex" 4 "$stencil" -i 30 >/dev/null 2>&1 && "$SYNCTRACE_BIN" merge "$tmp/ex" -o "$tmp/ex.out" >/dev/null 2>&1

@@ -10,6 +10,9 @@ the wait instances where users look carry waits.json's numbers.
     sum per (rank, pattern) to waits.json's seconds.
   --rows: the C reader's rows (tests/checkers/waits_rows) equal Python's
     json parse of waits.json, row for row.
+  --calls ARCHIVE: every instance (w > 0) lies inside one MPI call of its
+    rank in the merged archive, where the views shade it (python3-otf2);
+    given alone, only that is checked.
 Prints "ok - ..." / "not ok - ..." lines."""
 import json, math, re, struct, sys
 from collections import defaultdict
@@ -24,7 +27,13 @@ for r in W["waits"]:
     w[0] += r["count"]; w[1] += r["seconds"]; w[2] += r["lo"]
     w[3] += r["hi"] if r["hi"] is not None else math.inf
 
+# --calls alone (run by the python3 that has otf2): that check only
+only_calls = list(args) == ["--calls"]
+in_calls = False
+
 def ok(cond, what):
+    if only_calls and not in_calls:
+        return
     print(("ok - " if cond else "not ok - ") + what)
 
 def close(a, b, n):
@@ -91,3 +100,29 @@ if "--rows" in args:
     bad = [(i, a, b) for i, (a, b) in enumerate(zip(rows, W["waits"])) if any(a.get(k) != b.get(k) for k in keys)]
     ok(len(rows) == len(W["waits"]) and not bad,
        "C reader: %d rows, Python's json: %d, equal field by field%s" % (len(rows), len(W["waits"]), (": %s" % bad[:1]) if bad else ""))
+
+if "--calls" in args:
+    in_calls = True
+    import otf2
+    from merged_check import fix_intercomm_fields   # python3-otf2 3.0 cannot read an InterComm without it
+    fix_intercomm_fields()
+    calls = defaultdict(list)   # rank -> [(enter, leave)] in ns
+    with otf2.reader.open(args["--calls"]) as trace:
+        world = [g for g in trace.definitions.groups if g.group_type == otf2.GroupType.COMM_LOCATIONS]
+        rank_of = {loc._ref: r for r, loc in enumerate(world[0].members)} if world else {}
+        res = trace.definitions.clock_properties.timer_resolution
+        stacks = defaultdict(list)
+        for loc, ev in trace.events:
+            if isinstance(ev, otf2.events.Enter):
+                stacks[loc._ref].append(ev.time)
+            elif isinstance(ev, otf2.events.Leave) and stacks[loc._ref]:
+                t0 = stacks[loc._ref].pop()
+                if loc._ref in rank_of and ev.region.name.startswith("MPI_"):
+                    calls[rank_of[loc._ref]].append((t0 * 1e9 / res, ev.time * 1e9 / res))
+    outside = []
+    for p, rank, region, comm, frm, w, lo, hi in inst:
+        if w > 0 and not any(a - 2 <= frm and frm + w <= b + 2 for a, b in calls[rank]):
+            outside.append((names[p], rank, frm, w))
+    placed = sum(1 for i in inst if i[5] > 0)
+    ok(placed and not outside, "%d instances, each inside an MPI call of its rank%s" % (
+        placed, (": %d not, %s" % (len(outside), outside[:2])) if outside else ""))

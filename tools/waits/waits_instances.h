@@ -29,7 +29,8 @@ struct wt_instance {
 
 /* The writer: begin before the rules run (it becomes tb's on_instance and
  * bd's probe, whose earlier moment is the instance's start; from is NAN
- * when that moment was not on the waiting rank, which no rule does yet),
+ * when that moment was not on the waiting rank: a rule whose differences
+ * start elsewhere sets the probe itself, as waits_pscw.c's Early Wait),
  * finish after them; the file appears under its name only at commit, after
  * waits.json. Each returns 0, or -1 with a message in err (abort then
  * removes the temporary file). */

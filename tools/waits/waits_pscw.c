@@ -151,8 +151,15 @@ static int early_wait(const struct wt_records *rec, const struct wt_bounds *bd, 
     }
     if (!any)
         return 0;
+    /* Where each wait lies on the target (the views shade it): Early Wait
+     * from its MPI_Win_wait's entry, Late Complete the end of that; the
+     * probe was left on an origin by the last operation's difference. */
+    if (bd->probe)
+        *bd->probe = (struct wt_probe){ x->close.g, x->rank };
     if (wt_add(tb, WT_EARLY_WAIT, x->rank, x->close_region, x->comm, &ew) != 0)
         return -1;
+    if (bd->probe)
+        *bd->probe = (struct wt_probe){ x->close.g + fmax(ew.w, 0) - fmax(fmin(lc.w, ew.w), 0), x->rank };
     return wt_add(tb, WT_LATE_COMPLETE, x->rank, x->close_region, x->comm, &lc);
 }
 
