@@ -13,7 +13,8 @@ framing the copy's in-place rewrite reads (tools/foreign/evtpatch.c):
   OmpFork, OmpTaskCreate, OmpTaskSwitch, OmpTaskComplete) with 0, small,
   large and OTF2's undefined values (a lone 0xff byte);
 - runs of events sharing one timestamp (OTF2 writes it once), time 0 at
-  the start, an empty location and one of a single event.
+  the start, an empty location and one of a single event;
+- BufferFlush records, whose stop time is a timestamp inside the record.
 
 Three locations of two processes; N events (default 60000) on each of the
 first two. Deterministic."""
@@ -52,7 +53,7 @@ def main():
             while written < count:
                 # a step of 0 now and then: events sharing a timestamp
                 t += 0 if i % 7 in (1, 2) else 1 + (i * 37 + k) % 1000
-                kind = i % 12
+                kind = i % 13
                 v = [0, 5, 1 << 20, 1 << 40, UNDEF64][i % 5]
                 if kind == 0:
                     w.enter(t, regions[i % 300])
@@ -78,8 +79,10 @@ def main():
                     many = i % 120 == 10
                     w.enter(t, regions[i % 300],
                             attributes={a: j * 1000003 for j, a in enumerate(attrs if many else attrs[:1])})
-                else:
+                elif kind == 11:
                     w.parameter_string(t, param, label)
+                else:   # its stop time is a field of its own, which the copy maps too
+                    w.buffer_flush(t, t + 1 + i % 500)
                 written += 1
                 i += 1
             if count > 1:

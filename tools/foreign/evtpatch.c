@@ -5,7 +5,10 @@
  * each), then records until END_OF_CHUNK (the padding) or the file's end
  * (END_OF_FILE, END_OF_BUFFER); a record is its type byte and then a length byte
  * (0xff: an 8-byte length follows) and that many bytes, except TIMESTAMP
- * (8 bytes of time) and the ten records of one compressed integer. */
+ * (8 bytes of time) and the ten records of one compressed integer. One
+ * event holds a time of its own besides its timestamp: BufferFlush's stop
+ * (its first field, 8 bytes as a TIMESTAMP's), mapped as OTF2's copy maps
+ * it (the time map at the flush's position). */
 #include <config.h>
 #include "evtpatch.h"
 
@@ -24,6 +27,7 @@ enum {
     TIMESTAMP = 5,
     ATTRIBUTE_LIST = 6,
     FIRST_EVENT = 10,            /* OTF2's event record ids: BufferFlush ... */
+    BUFFER_FLUSH = 10,
     LAST_EVENT = 88,             /* ... CommDestroy (OTF2 3.0); a later one: through OTF2 */
     LITTLE_ENDIAN_BYTE = 0x42,   /* OTF2_LITTLE_ENDIAN */
     HEADER_SIZE = 18
@@ -167,6 +171,7 @@ static int patch_chunk(struct patching *pt, uint8_t *b, uint64_t n)
         uint64_t size = record_size(pt, b, p, n);
         if (size == 0)
             return -1;
+        uint64_t record = p;
         p += size;
         if (type == ATTRIBUTE_LIST)   /* the next event's, not an event */
             continue;
@@ -184,6 +189,12 @@ static int patch_chunk(struct patching *pt, uint8_t *b, uint64_t n)
             return cannot(pt, "two events at one timestamp given different times", -1);
         }
         at_stamp++;
+        if (type == BUFFER_FLUSH) {   /* type, length, the stop's 8 bytes (size 2 + its length) */
+            if (size != 2 + (uint64_t)b[record + 1] || b[record + 1] < 8)
+                return cannot(pt, "a BufferFlush without its stop time", -1);
+            uint64_t stop = pt->time(pt->ctx, pt->location, pt->position, le64(b + record + 2));
+            memcpy(b + record + 2, &stop, 8);
+        }
     }
     if (stamp && at_stamp == 0)
         return cannot(pt, "a timestamp no event follows", -1);
