@@ -10,7 +10,7 @@
 : "${PYTHON3:=python3}"
 traces="stencil hybrid npb-cg-S"
 per_trace=18
-plan $(($(echo $traces | wc -w) * per_trace + 21 + 5 * 10))
+plan $(($(echo $traces | wc -w) * per_trace + 24 + 6 * 10))
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers"
 print() { otf2-print -A -M -C "$1" >"$2" 2>"$2.err"; }
@@ -101,13 +101,16 @@ ok $? "npb-cg-S: messages backwards under the input's ClockOffsets, none in the 
 # one of a run cut short, one of 8 processes whose halves also talk over an
 # intercommunicator (INTER_COMM, peers ranks of the remote group), one
 # with a fence epoch and a put per iteration (Score-P's RMA records), and
-# one with a PSCW epoch per iteration on the ring (Score-P's RmaGroupSyncs)
-for kind in whole cut inter rma pscw; do
+# one with a PSCW epoch per iteration on the ring (Score-P's RmaGroupSyncs),
+# and one with a record of every other event kind OTF2 has (--zoo: I/O,
+# calling contexts, tasks, locks, flushes, ..., attributes of every type)
+for kind in whole cut inter rma pscw zoo; do
     g=$tmp/like-$kind
     case $kind in
     inter) shape=(--processes 8 --threads 2 --iterations 6 --seed 4 --intercomm) ;;
     rma) shape=(--processes 8 --threads 2 --iterations 6 --seed 6 --rma) ;;
     pscw) shape=(--processes 8 --threads 2 --iterations 6 --seed 7 --pscw) ;;
+    zoo) shape=(--processes 4 --threads 2 --iterations 3 --seed 8 --zoo) ;;
     cut) shape=(--processes 64 --threads 3 --iterations 6 --seed 3 --cut) ;;
     *) shape=(--processes 256 --threads 2 --iterations 3 --seed 3) ;;   # hundreds of processes
     esac
@@ -123,6 +126,29 @@ for kind in whole cut inter rma pscw; do
     [ "$(grep -c '^ok\|^not ok' "$g.check")" = 7 ]
     ok $? "Score-P layout, $kind: foreign_check.py ran its 7 checks $(grep -v '^ok\|^not ok\|^{' "$g.check" | head -c 300)"
 done
+# the zoo: the copy in place is the copy through OTF2's reader and writer
+# (a flush's stop time is mapped the same way), every command works on it,
+# and ViTE reads it without an error
+z=$tmp/like-zoo
+SYNCTRACE_COPY=records "$SYNCTRACE_BIN" merge "$z" -o "$z.rec" >"$z.rec.log" 2>&1 && print "$z.rec/traces.otf2" "$z.rec.p"
+cmp -s <(grep -v '^Trace identifier' "$z.out.p") <(grep -v '^Trace identifier' "$z.rec.p") \
+    && grep -q "locations' events rewritten in place" "$z.log"
+ok $? "Score-P layout, zoo: the copy in place is the copy through OTF2, record for record ($(grep -o '[0-9]* locations. events rewritten in place' "$z.log"))"
+{ "$SYNCTRACE_BIN" report "$z.out" >/dev/null || echo "report failed"
+  "$SYNCTRACE_BIN" waits "$z.out" --json >/dev/null || echo "waits failed"
+  "$SYNCTRACE_BIN" export "$z.out" --format html >/dev/null 2>&1 || echo "export html failed"
+  "$SYNCTRACE_BIN" export "$z.out" --format chrome >/dev/null 2>&1 || echo "export chrome failed"
+  "$SYNCTRACE_BIN" query "$z.out" --precedes 0:1 1:5 >/dev/null || echo "query failed"; } >"$z.cmds" 2>&1
+[ ! -s "$z.cmds" ] && [ -s "$z.out/waits.json" ] && [ -s "$z.out/timeline.html" ] && [ -s "$z.out/trace.json" ]
+ok $? "Score-P layout, zoo: report, waits, both exports and query work on the copy $(head -c 300 "$z.cmds")"
+if command -v "${VITE:-vite}" >/dev/null; then
+    vite_on "$z.out/traces.otf2" "$z.vite" && grep -q "^N errors and N warnings were found" "$z.vite" \
+        && grep -q "0 errors and 0 warnings" "$z.vite.log"
+    ok $? "Score-P layout, zoo: ViTE reads the copy, no error ($(grep -o 'svg: .*' "$z.vite" 2>/dev/null))"
+else
+    skip "Score-P layout, zoo: no vite"
+fi
+
 # a run that finished has no rank incomplete; one cut short the quarter
 # that stopped before MPI_Finalize (16 of 64), said so
 for x in whole:0 cut:16; do

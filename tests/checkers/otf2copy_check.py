@@ -4,10 +4,11 @@ OTF2 archive against its input, record for record, from `otf2-print -A
 -M -C` of both. Every line of the input is in the copy, in the same place,
 and nothing else, except: the trace identifier (new for every archive);
 the timestamps, SHIFT ns later (events, ClockOffsets, the clock's global
-offset); with --dropped, the ClockOffset lines, which the copy leaves out,
+offset, a BufferFlush's stop); with --dropped, the ClockOffset lines, which the copy leaves out,
 and then the events' times, which otf2-print corrects with the input's
 ClockOffsets only, so that each location's events are compared in order
-without their times (tests/test-otf2copy.sh then compares the times with
+without their times (a flush's stop no earlier than its start;
+tests/test-otf2copy.sh then compares the times with
 those of a copy without ClockOffsets); with --new-clock, the ClockProperties'
 global offset and length (a merged copy's own). Prints "ok - ..." or "not ok - ..."
 lines."""
@@ -43,6 +44,9 @@ def sections(path):
             else:
                 parts[where].append(line)
     return parts
+
+
+STOP = re.compile(r'Stop Time: (\d+)')   # a BufferFlush's stop: a timestamp inside the record
 
 
 def shift_numbers(line, key, shift):
@@ -88,6 +92,12 @@ def main(argv):
         lost += max(0, len(x) - len(y))
         added += max(0, len(y) - len(x))
         for (ka, ta, ra), (kb, tb, rb) in zip(x, y):
+            stop = STOP.search(rb)
+            if stop and int(stop.group(1)) < tb:
+                reordered += 1   # a flush that stops before it starts
+            # the stop is a time: shifted as the timestamps, or (--dropped) not compared
+            ra = STOP.sub('Stop Time: *', ra) if dropped else shift_numbers(ra, 'Stop Time', shift)
+            rb = STOP.sub('Stop Time: *', rb) if dropped else rb
             if (ka, ra) != (kb, rb):
                 reordered += 1
             elif not dropped and tb != ta + shift:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """scorep_like.py DIR [--processes P] [--threads T] [--iterations N] [--seed S]
-[--cut] [--intercomm] [--rma] [--pscw]: an OTF2 archive in Score-P's layout, written with OTF2's own writer
+[--cut] [--intercomm] [--rma] [--pscw] [--zoo]: an OTF2 archive in Score-P's layout, written with OTF2's own writer
 (python3-otf2), for the cases the reference traces lack: many processes,
 threads (OpenMP fork/join, thread teams), an accelerator stream and a metric
 location per process, parameters and program begin/end, and with --cut a
@@ -33,13 +33,21 @@ at its exit) and waits (MPI_Win_wait: RmaGroupSync MEMORY|PROCESS with the
 exposure group), the wait returning >= 2 us after its origin entered
 MPI_Win_complete; in the second iteration rank 0 tests instead of
 waiting: an MPI_Win_test that fails (RmaGroupSync level NONE), then one
-that succeeds."""
+that succeeds. With --zoo each iteration's compute region on every master
+thread also holds one record of every event kind python3-otf2 writes that
+the merge does not model (I/O, calling contexts, samples, tasks, locks,
+measurement on/off, program begin/end, buffer flushes, thread
+create/wait/begin/end, parameters, the RMA records of no ordering, ...),
+each with an attribute of every OTF2 type: a copy must keep them all."""
 import json
 import os
 import random
 import sys
 
+import inspect
+
 import otf2
+import otf2.events
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from merged_check import fix_intercomm_fields  # noqa: E402
 from otf2.enums import CollectiveOp, GroupType, LocationType, Paradigm, RegionRole, RmaSyncLevel
@@ -52,6 +60,81 @@ def arg(name, default):
     return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
 
 
+# What the merge models (or this generator writes as Score-P does): not in the zoo.
+ZOO_SKIP = {"Enter", "Leave", "MpiSend", "MpiRecv", "MpiIsend", "MpiIrecv", "MpiIsendComplete", "MpiIrecvRequest",
+            "MpiRequestCancelled", "MpiCollectiveBegin", "MpiCollectiveEnd", "NonBlockingCollectiveRequest",
+            "NonBlockingCollectiveComplete", "CommCreate", "CommDestroy", "RmaWinCreate", "RmaWinDestroy",
+            "RmaCollectiveBegin", "RmaCollectiveEnd", "RmaPut", "RmaGet", "RmaAtomic", "RmaOpCompleteRemote",
+            "RmaOpCompleteNonBlocking", "RmaRequestLock", "RmaReleaseLock", "RmaSync", "RmaGroupSync",
+            "ThreadFork", "ThreadJoin", "ThreadTeamBegin", "ThreadTeamEnd", "Metric"}
+ZOO_ENUMS = {"LockType": "EXCLUSIVE", "IoOperationMode": "WRITE", "IoOperationFlag": "NON_BLOCKING",
+             "IoAccessMode": "READ_WRITE", "IoCreationFlag": "CREATE", "IoStatusFlag": "APPEND",
+             "IoSeekOption": "FROM_START", "MeasurementMode": "OFF", "Paradigm": "PTHREAD"}
+
+
+def zoo_kinds():
+    return [c for n, c in sorted(inspect.getmembers(otf2.events, inspect.isclass))
+            if issubclass(c, otf2.events._Event) and c is not otf2.events._Event and n not in ZOO_SKIP]
+
+
+def zoo_defs(d, node, world, masters, region):
+    """the definitions the zoo's records name, and an attribute of every type"""
+    z = {"RegionRef": region("zoo region"), "RmaWinRef": d.rma_win("zoo window", world)}
+    d.group("", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.PTHREAD, members=masters)
+    threads = d.group("", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.PTHREAD, members=masters)
+    z["CommRef"] = d.comm("pthread contingent", group=threads)
+    z["IoParadigmRef"] = d.io_paradigm("POSIX", "POSIX I/O", otf2.enums.IoParadigmClass.SERIAL,
+                                       otf2.enums.IoParadigmFlag.NONE)
+    z["IoFileRef"] = d.io_regular_file("/scratch/zoo.dat", scope=node)
+    z["IoHandleRef"] = d.io_handle("zoo.dat", file=z["IoFileRef"], io_paradigm=z["IoParadigmRef"])
+    scl = d.source_code_location("zoo.c", line_number=42)
+    z["CallingContextRef"] = d.calling_context(z["RegionRef"], source_code_location=scl, parent=None)
+    z["InterruptGeneratorRef"] = d.interrupt_generator("zoo sampling", period=1000000)
+    z["string_param"] = d.parameter("zoo label", parameter_type=otf2.ParameterType.STRING)
+    z["ParameterRef"] = d.parameter("zoo count", parameter_type=otf2.ParameterType.UINT64)
+    z["int_param"] = d.parameter("zoo offset", parameter_type=otf2.ParameterType.INT64)
+    member = d.metric_member("zoo metric", unit="1")
+    T = otf2.Type
+    values = {T.UINT8: 200, T.UINT16: 60000, T.UINT32: 4000000000, T.UINT64: (1 << 63) + 5, T.INT8: -100,
+              T.INT16: -30000, T.INT32: -2000000000, T.INT64: -(1 << 62), T.FLOAT: 1.5, T.DOUBLE: -2.25e-300,
+              T.STRING: "zoo string", T.REGION: z["RegionRef"], T.GROUP: threads, T.COMM: z["CommRef"],
+              T.METRIC: d.metric_class([member]), T.PARAMETER: z["ParameterRef"], T.RMA_WIN: z["RmaWinRef"],
+              T.SOURCE_CODE_LOCATION: scl, T.CALLING_CONTEXT: z["CallingContextRef"],
+              T.INTERRUPT_GENERATOR: z["InterruptGeneratorRef"], T.IO_FILE: z["IoFileRef"],
+              T.IO_HANDLE: z["IoHandleRef"], T.LOCATION: masters[0], T.LOCATION_GROUP: masters[0].group}
+    z["attrs"] = {d.attribute("zoo %s" % str(t).split(".")[-1].lower(), type=t): v for t, v in values.items()}
+    z["attrs"][d.attribute("zoo attribute", type=T.ATTRIBUTE)] = next(iter(z["attrs"]))
+    return z
+
+
+def write_zoo(w, ts, z):
+    """one record of every kind zoo_kinds() gives, at ts, ts + 1, ..."""
+    for k, cls in enumerate(zoo_kinds()):
+        args = []
+        for name, ftype, _ in cls._fields[1:-1]:
+            if ftype == "ParameterRef" and cls.__name__ in ("ParameterString", "ParameterInt"):
+                args.append(z["string_param" if cls.__name__ == "ParameterString" else "int_param"])
+            elif ftype in z:
+                args.append(z[ftype])
+            elif ftype == "StringRef":
+                args.append("zoo")
+            elif ftype == "TimeStamp":     # BufferFlush's stop
+                args.append(ts + k + 1)
+            elif ftype == "array":         # ProgramBegin's arguments
+                args.append(["--zoo", str(k)])
+            elif ftype in ZOO_ENUMS:
+                args.append(getattr(getattr(otf2.enums, ftype), ZOO_ENUMS[ftype]))
+            elif ftype == "ctypes.c_int64":
+                args.append(-5 - k)
+            elif ftype == "ctypes.c_uint64":
+                args.append((1 << 40) + k)
+            elif ftype == "ctypes.c_uint32":
+                args.append(3 + k)
+            else:
+                raise SystemExit("scorep_like.py --zoo: no value for %s.%s (%s)" % (cls.__name__, name, ftype))
+        w.write(cls(ts + k, *args, attributes=z["attrs"] if k % 2 == 0 else {}))
+
+
 def main():
     out = sys.argv[1]
     P, T, N, seed = arg("--processes", 64), arg("--threads", 3), arg("--iterations", 20), arg("--seed", 1)
@@ -59,6 +142,7 @@ def main():
     inter = "--intercomm" in sys.argv
     rma = "--rma" in sys.argv
     pscw = "--pscw" in sys.argv
+    zoo = "--zoo" in sys.argv
     H = P // 2
     rng = random.Random(seed)
     clocks = [(rng.uniform(-500e3, 500e3) if r else 0.0, rng.uniform(-40, 40) if r else 0.0) for r in range(P)]
@@ -84,6 +168,8 @@ def main():
                 ev[(r, "t%d" % i)].append((t0 + 20000 + rng.randint(0, 5000) + i, "leave", "!$omp parallel"))
             ev[(r, "master")].append((t0 + 30000, "join", None))
             ev[(r, "master")].append((t0 + 30100, "param", it))
+            if zoo:   # some 50 records, 1 ns apart, before compute's leave
+                ev[(r, "master")].append((t0 + 30110, "zoo", None))
             ev[(r, "master")].append((t0 + 30200, "leave", "compute"))
             ev[(r, "gpu")].append((t0 + 500, "enter", "kernel"))
             ev[(r, "gpu")].append((t0 + 25000, "leave", "kernel"))
@@ -212,6 +298,7 @@ def main():
         # Score-P's groups of MPI_Group: COMM_GROUP, members world ranks
         one_rank = [d.group("", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI, members=[m])
                     for m in masters] if pscw else []
+        z = zoo_defs(d, machine, world, masters, region) if zoo else None
         param = d.parameter("iteration", parameter_type=otf2.ParameterType.INT64)
         metric_member = d.metric_member("flops", unit="1")
         metric_class = d.metric_class([metric_member])
@@ -231,6 +318,8 @@ def main():
                     w.thread_join(ts, Paradigm.OPENMP)
                 elif kind == "param":
                     w.parameter_int(ts, param, x)
+                elif kind == "zoo":
+                    write_zoo(w, ts, z)
                 elif kind == "metric":
                     w.metric(ts, metric_class, [float(x)])
                 elif kind == "isend":
