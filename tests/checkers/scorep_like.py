@@ -102,6 +102,21 @@ def zoo_defs(d, node, world, masters, region):
               T.SOURCE_CODE_LOCATION: scl, T.CALLING_CONTEXT: z["CallingContextRef"],
               T.INTERRUPT_GENERATOR: z["InterruptGeneratorRef"], T.IO_FILE: z["IoFileRef"],
               T.IO_HANDLE: z["IoHandleRef"], T.LOCATION: masters[0], T.LOCATION_GROUP: masters[0].group}
+    # the definitions no record names: properties, a Cartesian topology of
+    # the world (MPI_Cart_create), callpaths, recorders, domains
+    dims = [d.cart_dimension("zoo x", size=len(masters), cart_periodicity=otf2.enums.CartPeriodicity.TRUE)]
+    cart = d.cart_topology("zoo cart", communicator=world, dimensions=tuple(dims))
+    for r in range(len(masters)):
+        d.cart_coordinate(topology=cart, rank=r, coordinates=(r,))
+    callpath = d.callpath(parent=None, region=z["RegionRef"])
+    d.callpath_parameter(callpath, z["ParameterRef"], value=7)
+    d.location_property(masters[0], "zoo location property", value="a value")
+    d.location_group_property(masters[0].group, "zoo group property", value=3)
+    d.system_tree_node_property(node, "zoo node property", value=1.25)
+    d.system_tree_node_domain(node, otf2.enums.SystemTreeDomain.SHARED_MEMORY)
+    d.calling_context_property(z["CallingContextRef"], "zoo context property", value="x")
+    d.io_file_property(z["IoFileRef"], "zoo file property", value="y")
+    d.io_pre_created_handle_state(z["IoHandleRef"], otf2.enums.IoAccessMode.READ_ONLY)
     z["attrs"] = {d.attribute("zoo %s" % str(t).split(".")[-1].lower(), type=t): v for t, v in values.items()}
     z["attrs"][d.attribute("zoo attribute", type=T.ATTRIBUTE)] = next(iter(z["attrs"]))
     return z
