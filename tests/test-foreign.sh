@@ -136,11 +136,16 @@ cmp -s <(grep -v '^Trace identifier' "$z.out.p") <(grep -v '^Trace identifier' "
 ok $? "Score-P layout, zoo: the copy in place is the copy through OTF2, record for record ($(grep -o '[0-9]* locations. events rewritten in place' "$z.log"))"
 { "$SYNCTRACE_BIN" report "$z.out" >/dev/null || echo "report failed"
   "$SYNCTRACE_BIN" waits "$z.out" --json >/dev/null || echo "waits failed"
-  "$SYNCTRACE_BIN" export "$z.out" --format html >/dev/null 2>&1 || echo "export html failed"
+  "$SYNCTRACE_BIN" export "$z.out" --format html >/dev/null 2>"$z.html.err" || echo "export html failed"
+  # the events every reader of the copy counts are the merge's (R:I of query and causal.idx):
+  # a BufferFlush is one of them
+  m=$(sed -n 's/^synctrace merge: [0-9]* ranks, \([0-9]*\) events.*/\1/p' "$z.log")
+  x=$(sed -n 's/.*timeline.html: \([0-9]*\) events.*/\1/p' "$z.html.err")
+  [ -n "$m" ] && [ "$m" = "$x" ] || echo "the merge counts $m events, the export $x"
   "$SYNCTRACE_BIN" export "$z.out" --format chrome >/dev/null 2>&1 || echo "export chrome failed"
   "$SYNCTRACE_BIN" query "$z.out" --precedes 0:1 1:5 >/dev/null || echo "query failed"; } >"$z.cmds" 2>&1
 [ ! -s "$z.cmds" ] && [ -s "$z.out/waits.json" ] && [ -s "$z.out/timeline.html" ] && [ -s "$z.out/trace.json" ]
-ok $? "Score-P layout, zoo: report, waits, both exports and query work on the copy $(head -c 300 "$z.cmds")"
+ok $? "Score-P layout, zoo: report, waits, both exports and query work on the copy, counting the merge's events ($m) $(head -c 300 "$z.cmds")"
 if command -v "${VITE:-vite}" >/dev/null; then
     vite_on "$z.out/traces.otf2" "$z.vite" && grep -q "^N errors and N warnings were found" "$z.vite" \
         && grep -q "0 errors and 0 warnings" "$z.vite.log"

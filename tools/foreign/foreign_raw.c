@@ -318,6 +318,14 @@ static OTF2_CallbackCode on_comm_create(EV, OTF2_CommRef c) { return W(OTF2_EvtW
 static OTF2_CallbackCode on_comm_destroy(EV, OTF2_CommRef c) { return W(OTF2_EvtWriter_CommDestroy(WR, NULL, t, c)); }
 
 /* Every other record is counted and left to the copy. */
+/* A producer's buffer flush, as the tracer's own: an event of the
+ * location (R:I counts it, as every reader of the copy does), its stop
+ * a time on the same clock. */
+static OTF2_CallbackCode on_flush(EV, OTF2_TimeStamp stop)
+{
+    return W(OTF2_EvtWriter_BufferFlush(WR, NULL, t, stop));
+}
+
 static OTF2_CallbackCode on_other(EV)
 {
     (void)loc; (void)t; (void)pos; (void)u; (void)attrs;
@@ -355,6 +363,7 @@ static OTF2_EvtReaderCallbacks *modelled_records(void)
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, on_rma_release_lock);
     OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, on_rma_sync);
     OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, on_rma_group_sync);
+    OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, on_flush);
     OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, on_comm_create);
     OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, on_comm_destroy);
     OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, on_other);

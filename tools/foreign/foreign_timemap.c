@@ -213,8 +213,14 @@ static uint64_t map_time(struct fm_cursor *u, uint64_t position, uint64_t t)
         while (j < c->n && c->pos[j] < position)
             j++;
         u->cursor = j;
-        if (j < c->n && c->pos[j] == position)
-            return c->merged[j];
+        if (j < c->n && c->pos[j] == position) {
+            if (t == c->raw[j])
+                return c->merged[j];
+            /* a modelled event's other time (a BufferFlush's stop): on
+             * the event's own offset, no later than the next modelled */
+            uint64_t g = shifted(t, offset_at(c, j));
+            return j + 1 < c->n && g > c->merged[j + 1] ? c->merged[j + 1] : g < c->merged[j] ? c->merged[j] : g;
+        }
     } else {   /* by time */
         j = 0;
         while (j < c->n && c->raw[j] < t)
