@@ -137,8 +137,7 @@ ok $? "Score-P layout, zoo: the copy in place is the copy through OTF2, record f
 { "$SYNCTRACE_BIN" report "$z.out" >/dev/null || echo "report failed"
   "$SYNCTRACE_BIN" waits "$z.out" --json >/dev/null || echo "waits failed"
   "$SYNCTRACE_BIN" export "$z.out" --format html >/dev/null 2>"$z.html.err" || echo "export html failed"
-  # the events every reader of the copy counts are the merge's (R:I of query and causal.idx):
-  # a BufferFlush is one of them
+  # the merge counts the events every reader of the copy counts (a BufferFlush is one)
   m=$(sed -n 's/^synctrace merge: [0-9]* ranks, \([0-9]*\) events.*/\1/p' "$z.log")
   x=$(sed -n 's/.*timeline.html: \([0-9]*\) events.*/\1/p' "$z.html.err")
   [ -n "$m" ] && [ "$m" = "$x" ] || echo "the merge counts $m events, the export $x"
