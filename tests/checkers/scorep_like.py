@@ -33,7 +33,8 @@ at its exit) and waits (MPI_Win_wait: RmaGroupSync MEMORY|PROCESS with the
 exposure group), the wait returning >= 2 us after its origin entered
 MPI_Win_complete; in the second iteration rank 0 tests instead of
 waiting: an MPI_Win_test that fails (RmaGroupSync level NONE), then one
-that succeeds. With --zoo each iteration's compute region on every master
+that succeeds; in the first, rank 1's buffer is flushed inside its
+MPI_Win_complete (a BufferFlush before the completions). With --zoo each iteration's compute region on every master
 thread also holds one record of every event kind python3-otf2 writes that
 the merge does not model (I/O, calling contexts, samples, tasks, locks,
 measurement on/off, program begin/end, buffer flushes, thread
@@ -248,6 +249,8 @@ def main():
                 ev[(r, "master")] += [(entered[r], "enter", "MPI_Win_complete"), (leave - 30, "rma_done", it),
                                       (leave - 10, "group_sync", ("complete", right)),
                                       (leave, "leave", "MPI_Win_complete")]
+                if it == 0 and r == 1:   # Score-P's buffer flushed inside a complete: it still orders
+                    ev[(r, "master")].append((leave - 50, "flush", None))
                 t[r] = leave + 100
             for r in range(P):
                 left = (r - 1) % P
@@ -356,6 +359,8 @@ def main():
                                          0xFFFFFFFF, 0, 0)
                 elif kind == "rma_put":
                     w.rma_put(ts, win, x[0], 64, x[1])
+                elif kind == "flush":
+                    w.buffer_flush(ts, ts + 5)
                 elif kind == "rma_done":
                     w.rma_op_complete_non_blocking(ts, win, x)
                     w.rma_op_complete_remote(ts, win, x)

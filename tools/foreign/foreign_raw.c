@@ -317,15 +317,21 @@ static OTF2_CallbackCode on_rma_group_sync(EV, OTF2_RmaSyncLevel level, OTF2_Rma
 static OTF2_CallbackCode on_comm_create(EV, OTF2_CommRef c) { return W(OTF2_EvtWriter_CommCreate(WR, NULL, t, c)); }
 static OTF2_CallbackCode on_comm_destroy(EV, OTF2_CommRef c) { return W(OTF2_EvtWriter_CommDestroy(WR, NULL, t, c)); }
 
-/* Every other record is counted and left to the copy. */
 /* A producer's buffer flush, as the tracer's own: an event of the
- * location (R:I counts it, as every reader of the copy does), its stop
- * a time on the same clock. */
+ * location (the merge counts it, as every reader of the copy does), its
+ * stop a time on the same clock. Inside a held MPI_Win_complete it would
+ * come before the complete's Enter: left to the copy then, as other
+ * records are. */
 static OTF2_CallbackCode on_flush(EV, OTF2_TimeStamp stop)
 {
+    if (((struct converting *)u)->held) {
+        (void)loc; (void)attrs; (void)pos;
+        return OTF2_CALLBACK_SUCCESS;
+    }
     return W(OTF2_EvtWriter_BufferFlush(WR, NULL, t, stop));
 }
 
+/* Every other record is counted and left to the copy. */
 static OTF2_CallbackCode on_other(EV)
 {
     (void)loc; (void)t; (void)pos; (void)u; (void)attrs;

@@ -219,7 +219,9 @@ static uint64_t map_time(struct fm_cursor *u, uint64_t position, uint64_t t)
             /* a modelled event's other time (a BufferFlush's stop): on
              * the event's own offset, no later than the next modelled */
             uint64_t g = shifted(t, offset_at(c, j));
-            return j + 1 < c->n && g > c->merged[j + 1] ? c->merged[j + 1] : g < c->merged[j] ? c->merged[j] : g;
+            if (g < c->merged[j])
+                return c->merged[j];
+            return j + 1 < c->n && g > c->merged[j + 1] ? c->merged[j + 1] : g;
         }
     } else {   /* by time */
         j = 0;
