@@ -98,6 +98,23 @@ static unsigned put_varint(uint8_t *p, uint64_t v)
     return n;
 }
 
+/* The varint at b[*at] of n bytes into *v: 0, or -1 when it runs past n
+ * or past 64 bits. */
+static int get_varint(const uint8_t *b, uint64_t n, uint64_t *at, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned shift = 0; *at < n && shift < 64; shift += 7) {
+        uint8_t c = b[(*at)++];
+        x |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    *v = 0;
+    return -1;
+}
+
 static int flush_kept(struct converting *c)
 {
     if (c->nbuf == 0)
@@ -983,23 +1000,13 @@ int fr_kept_load(const struct foreign_raw *fr, uint32_t k, struct fr_kept_arrays
     /* n pairs of two varints, exactly the bytes written */
     uint64_t at = 0, pos = 0, raw = 0;
     for (uint64_t j = 0; !why && j < kp->n; j++) {
-        uint64_t v[2] = { 0, 0 };
-        for (int f = 0; f < 2 && !why; f++) {
-            unsigned shift = 0;
-            for (;;) {
-                if (at == kp->bytes || shift > 63) {
-                    why = "damaged";
-                    break;
-                }
-                uint8_t x = b[at++];
-                v[f] |= (uint64_t)(x & 0x7f) << shift;
-                if (!(x & 0x80))
-                    break;
-                shift += 7;
-            }
+        uint64_t dp = 0, dr = 0;
+        if (get_varint(b, kp->bytes, &at, &dp) != 0 || get_varint(b, kp->bytes, &at, &dr) != 0) {
+            why = "damaged";
+            break;
         }
-        a->pos[j] = pos += unzigzag(v[0]);
-        a->raw[j] = raw += unzigzag(v[1]);
+        a->pos[j] = pos += unzigzag(dp);
+        a->raw[j] = raw += unzigzag(dr);
     }
     if (!why && at != kp->bytes)
         why = "damaged";

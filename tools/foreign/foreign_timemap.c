@@ -165,8 +165,10 @@ static int load_location(struct fm_cursor *u, uint32_t k)
                  m->fr->defs.locs[k].id, why);
         return -1;
     }
-    for (uint64_t j = 0; j < got.n; j++)
-        got.t[j] = (uint64_t)((int64_t)llround((double)got.t[j] * m->scale) + m->shift);
+    for (uint64_t j = 0; j < got.n; j++)   /* ns ticks below 2^53: the scaling is exact, no rounding needed */
+        got.t[j] = m->scale == 1.0 && got.t[j] < (1ull << 53)
+                       ? (uint64_t)((int64_t)got.t[j] + m->shift)
+                       : (uint64_t)((int64_t)llround((double)got.t[j] * m->scale) + m->shift);
     u->cur = (struct merged_location){ kept.raw, got.t, kept.pos, got.n };
     u->loc_index = k;
     u->loc_id = m->fr->defs.locs[k].id;
