@@ -10,7 +10,7 @@
 : "${PYTHON3:=python3}"
 traces="stencil hybrid npb-cg-S"
 per_trace=18
-plan $(($(echo $traces | wc -w) * per_trace + 24 + 6 * 10))
+plan $(($(echo $traces | wc -w) * per_trace + 25 + 6 * 10))
 tmp=$(scratch)
 check="$top_srcdir/tests/checkers"
 print() { otf2-print -A -M -C "$1" >"$2" 2>"$2.err"; }
@@ -134,6 +134,11 @@ SYNCTRACE_COPY=records "$SYNCTRACE_BIN" merge "$z" -o "$z.rec" >"$z.rec.log" 2>&
 cmp -s <(grep -v '^Trace identifier' "$z.out.p") <(grep -v '^Trace identifier' "$z.rec.p") \
     && grep -q "locations' events rewritten in place" "$z.log"
 ok $? "Score-P layout, zoo: the copy in place is the copy through OTF2, record for record ($(grep -o '[0-9]* locations. events rewritten in place' "$z.log"))"
+# the time map's blocks (foreign_timemap.c) of 3 events: every block's ends crossed, the same copy
+SYNCTRACE_TIMEMAP_BLOCK=3 "$SYNCTRACE_BIN" merge "$tmp/like-pscw" -o "$tmp/like-pscw.b3" >/dev/null 2>&1 \
+    && print "$tmp/like-pscw.b3/traces.otf2" "$tmp/like-pscw.b3.p"
+cmp -s <(grep -v '^Trace identifier' "$tmp/like-pscw.out.p") <(grep -v '^Trace identifier' "$tmp/like-pscw.b3.p")
+ok $? "Score-P layout, pscw: the time map read 3 events a block gives the same copy"
 { "$SYNCTRACE_BIN" report "$z.out" >/dev/null || echo "report failed"
   "$SYNCTRACE_BIN" waits "$z.out" --json >/dev/null || echo "waits failed"
   "$SYNCTRACE_BIN" export "$z.out" --format html >/dev/null 2>"$z.html.err" || echo "export html failed"

@@ -14,7 +14,7 @@
 # memory), also with true times (measured 1.4-1.5; 10.4 while they were
 # held in memory).
 . "$top_srcdir/tests/lib.sh"
-plan 17
+plan 18
 : "${PYTHON3:=python3}"
 GEN="$top_builddir/synctrace-gen"
 ST="$top_builddir/synctrace"
@@ -112,6 +112,18 @@ ok $? "two traces of 2 ranks generated"
 measure "$tmp/two_short" "$tmp/two_long" 0
 growth_is "g <= 4"
 ok $? "2 ranks, read in chunks: peak RSS $a -> $b KB for $ea -> $eb events, $growth bytes per event (at most 4)"
+
+# The same two merged, then merged again as foreign OTF2 archives (tools/
+# foreign), one thread: the copy holds a location's modelled events two
+# blocks at a time (foreign_timemap.c), not all of them, so the growth
+# is the inner merge's (measured 0.1 bytes per event; 11.2 while a
+# location's positions, raw and merged times were held whole).
+"$ST" merge "$tmp/two_short" -o "$tmp/two_short.otf2d" --no-causal >/dev/null 2>&1 &&
+    "$ST" merge "$tmp/two_long" -o "$tmp/two_long.otf2d" --no-causal >/dev/null 2>&1
+measure "$tmp/two_short.otf2d/traces.otf2" "$tmp/two_long.otf2d/traces.otf2" 0 "--no-causal --jobs 1"
+growth_is "g <= 2.5" && [ -s "$tmp/out/input.json" ]
+ok $? "2 ranks, as foreign archives: peak RSS $a -> $b KB for $ea -> $eb events, $growth bytes per event (at most 2.5)"
+rm -rf "$tmp/two_short.otf2d" "$tmp/two_long.otf2d"
 
 # The same with true times (synctrace-gen's default, as SYNCTRACE_SKEW
 # gives): they go to a file in --spill-dir as the events are read

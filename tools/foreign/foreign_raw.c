@@ -98,23 +98,6 @@ static unsigned put_varint(uint8_t *p, uint64_t v)
     return n;
 }
 
-/* The varint at b[*at] of n bytes into *v: 0, or -1 when it runs past n
- * or past 64 bits. */
-static int get_varint(const uint8_t *b, uint64_t n, uint64_t *at, uint64_t *v)
-{
-    uint64_t x = 0;
-    for (unsigned shift = 0; *at < n && shift < 64; shift += 7) {
-        uint8_t c = b[(*at)++];
-        x |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) {
-            *v = x;
-            return 0;
-        }
-    }
-    *v = 0;
-    return -1;
-}
-
 static int flush_kept(struct converting *c)
 {
     if (c->nbuf == 0)
@@ -986,45 +969,132 @@ void fr_free(struct foreign_raw *fr)
     memset(fr, 0, sizeof *fr);
 }
 
-int fr_kept_load(const struct foreign_raw *fr, uint32_t k, struct fr_kept_arrays *a, char *err, size_t errlen)
+/* A location's pairs read in order, a buffer at a time, from a mark. */
+struct kept_reader {
+    int fd;
+    uint64_t start, next, end;   /* the location's first byte; the next to read; its end (file offsets) */
+    uint32_t len, i;
+    const char *why;
+    uint8_t buf[1 << 16];
+};
+
+static void kr_open(struct kept_reader *r, const struct foreign_raw *fr, uint32_t k, uint64_t at)
 {
     const struct fr_kept *kp = &fr->kept[k];
-    memset(a, 0, sizeof *a);
-    if (kp->n == 0)
-        return 0;
-    uint8_t *b = kp->bytes ? malloc(kp->bytes) : NULL;
-    a->pos = malloc(sizeof *a->pos * kp->n);
-    a->raw = malloc(sizeof *a->raw * kp->n);
-    const char *why = b && a->pos && a->raw ? st_pread_exact(fr->kept_fds[kp->file], b, kp->bytes, kp->at)
-                                            : "out of memory";
-    /* n pairs of two varints, exactly the bytes written */
-    uint64_t at = 0, pos = 0, raw = 0;
-    for (uint64_t j = 0; !why && j < kp->n; j++) {
-        uint64_t dp = 0, dr = 0;
-        if (get_varint(b, kp->bytes, &at, &dp) != 0 || get_varint(b, kp->bytes, &at, &dr) != 0) {
-            why = "damaged";
-            break;
+    r->fd = fr->kept_fds[kp->file];
+    r->start = kp->at;
+    r->next = kp->at + at;
+    r->end = kp->at + kp->bytes;
+    r->len = r->i = 0;
+    r->why = at > kp->bytes ? "damaged" : NULL;
+}
+
+/* The byte of the location its next pair starts at. */
+static uint64_t kr_at(const struct kept_reader *r)
+{
+    return r->next - r->len + r->i - r->start;
+}
+
+static int kr_varint(struct kept_reader *r, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned shift = 0; !r->why && shift < 64; shift += 7) {
+        if (r->i == r->len) {
+            uint64_t want = r->end - r->next < sizeof r->buf ? r->end - r->next : sizeof r->buf;
+            if (want == 0 || (r->why = st_pread_exact(r->fd, r->buf, want, r->next)) != NULL)
+                break;
+            r->next += want;
+            r->len = (uint32_t)want;
+            r->i = 0;
         }
-        a->pos[j] = pos += unzigzag(dp);
-        a->raw[j] = raw += unzigzag(dr);
+        uint8_t c = r->buf[r->i++];
+        x |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            *v = x;
+            return 0;
+        }
     }
-    if (!why && at != kp->bytes)
-        why = "damaged";
-    free(b);
-    if (why) {
-        snprintf(err, errlen, "the work file of the conversion: %s", why);
-        fr_kept_free(a);
+    if (!r->why)
+        r->why = "damaged";
+    return -1;
+}
+
+/* The next pair after *pos, *raw. */
+static int kr_pair(struct kept_reader *r, uint64_t *pos, uint64_t *raw)
+{
+    uint64_t dp, dr;
+    if (kr_varint(r, &dp) != 0 || kr_varint(r, &dr) != 0)
         return -1;
-    }
-    a->n = kp->n;
+    *pos += unzigzag(dp);
+    *raw += unzigzag(dr);
     return 0;
 }
 
-void fr_kept_free(struct fr_kept_arrays *a)
+static int kr_failed(const struct kept_reader *r, char *err, size_t errlen)
 {
-    free(a->pos);
-    free(a->raw);
-    memset(a, 0, sizeof *a);
+    snprintf(err, errlen, "the work file of the conversion: %s", r->why ? r->why : "damaged");
+    return -1;
+}
+
+int fr_kept_marks(const struct foreign_raw *fr, uint32_t k, uint64_t every, struct fr_kept_mark **marks,
+                  char *err, size_t errlen)
+{
+    const struct fr_kept *kp = &fr->kept[k];
+    uint64_t n = every ? (kp->n + every - 1) / every : 0;
+    *marks = malloc(sizeof **marks * (n ? n : 1));
+    struct kept_reader *r = malloc(sizeof *r);
+    if (!*marks || !r) {
+        free(*marks);
+        *marks = NULL;
+        free(r);
+        snprintf(err, errlen, "out of memory for the work file of the conversion");
+        return -1;
+    }
+    kr_open(r, fr, k, 0);
+    uint64_t pos = 0, raw = 0;
+    int rc = 0;
+    for (uint64_t j = 0; j < kp->n; j++) {
+        if (j % every == 0)
+            (*marks)[j / every] = (struct fr_kept_mark){ kr_at(r), pos, raw };
+        if (kr_pair(r, &pos, &raw) != 0) {
+            rc = -1;
+            break;
+        }
+    }
+    if (rc == 0 && kr_at(r) != kp->bytes) {   /* exactly the bytes written */
+        r->why = "damaged";
+        rc = -1;
+    }
+    if (rc != 0) {
+        kr_failed(r, err, errlen);
+        free(*marks);
+        *marks = NULL;
+    }
+    free(r);
+    return rc;
+}
+
+int fr_kept_read(const struct foreign_raw *fr, uint32_t k, const struct fr_kept_mark *mark, uint64_t count,
+                 uint64_t *pos, uint64_t *raw, char *err, size_t errlen)
+{
+    struct kept_reader *r = malloc(sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory for the work file of the conversion");
+        return -1;
+    }
+    kr_open(r, fr, k, mark->at);
+    uint64_t p = mark->pos, t = mark->raw;
+    int rc = 0;
+    for (uint64_t j = 0; j < count; j++) {
+        if (kr_pair(r, &p, &t) != 0) {
+            rc = kr_failed(r, err, errlen);
+            break;
+        }
+        pos[j] = p;
+        raw[j] = t;
+    }
+    free(r);
+    return rc;
 }
 
 /* ---- the conversion shared among processes */

@@ -32,12 +32,13 @@ struct fr_kept {
     uint32_t file;
 };
 
-/* One location's pairs, read back (fr_kept_load): OTF2 event positions
- * (from 1) of its modelled events, ascending (equal for the notifications
- * of one input event), and their raw times. */
-struct fr_kept_arrays {
-    uint64_t *pos, *raw;
-    uint64_t n;
+/* One location's pairs are read back in order (fr_kept_read): OTF2 event
+ * positions (from 1) of its modelled events, ascending (equal for the
+ * notifications of one input event), and their raw times. A mark is a
+ * place to start from: its byte in the location's pairs and the pair
+ * before it (0, 0 before the first). */
+struct fr_kept_mark {
+    uint64_t at, pos, raw;
 };
 
 struct fr_offsets {           /* a process's ClockOffsets, as read */
@@ -94,9 +95,13 @@ void fr_free(struct foreign_raw *fr);
 /* Which of the sharing processes converted input location k (0 when not
  * shared, or k is of no process): the one to copy it. */
 uint32_t fr_place_of(const struct foreign_raw *fr, uint32_t k);
-/* Location k's pairs into *a (malloc'd; fr_kept_free). 0, or -1 with a
- * one-line message. */
-int fr_kept_load(const struct foreign_raw *fr, uint32_t k, struct fr_kept_arrays *a, char *err, size_t errlen);
-void fr_kept_free(struct fr_kept_arrays *a);
+/* Location k's marks, one every `every` pairs from its first (malloc'd:
+ * ceil(n / every)), its pairs checked to fill exactly its bytes; count
+ * pairs from a mark into pos[] and raw[]. 0, or -1 with a one-line
+ * message. */
+int fr_kept_marks(const struct foreign_raw *fr, uint32_t k, uint64_t every, struct fr_kept_mark **marks,
+                  char *err, size_t errlen);
+int fr_kept_read(const struct foreign_raw *fr, uint32_t k, const struct fr_kept_mark *mark, uint64_t count,
+                 uint64_t *pos, uint64_t *raw, char *err, size_t errlen);
 
 #endif

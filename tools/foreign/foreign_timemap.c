@@ -17,10 +17,15 @@
 #include <unistd.h>
 
 
+/* One location's modelled events: their positions, raw times and merged
+ * times (input ticks), held two blocks at a time and read in order as the
+ * copy goes, so that memory does not grow with the location's length. */
 struct merged_location {
-    uint64_t *raw, *merged;   /* of the modelled events, in input ticks, */
-    uint64_t *pos;            /* and their positions (fr_kept_load's arrays) */
-    uint64_t n;
+    uint64_t n;               /* events */
+    uint32_t k;               /* the location's index */
+    uint64_t first, held;     /* the events held: [first, first + held) */
+    uint64_t *raw, *merged, *pos;   /* 2 blocks each */
+    struct fr_kept_mark *marks;     /* one a block */
 };
 
 static void drop_location(struct merged_location *c)
@@ -28,6 +33,7 @@ static void drop_location(struct merged_location *c)
     free(c->merged);
     free(c->raw);
     free(c->pos);
+    free(c->marks);
     memset(c, 0, sizeof *c);
 }
 
@@ -65,6 +71,7 @@ struct fm_timemap {
     int times_fd;
     uint64_t times_bytes, *times_at;
     uint8_t *cached;             /* read-only once open: the threads pread at times_at */
+    uint64_t block;              /* events a block of a held location (SYNCTRACE_TIMEMAP_BLOCK) */
     char err[9000];
 };
 
@@ -143,38 +150,116 @@ static int read_times(struct fm_timemap *m, const char *merged)
     return rc;
 }
 
-/* Location k's modelled events: their raw times (as converted) and merged
- * times (read, in input ticks). 0, or -1 (m->err). */
+/* Location k's modelled events to be held: its marks; the first blocks
+ * come at the first event asked for. 0, or -1 (u->err). */
 static int load_location(struct fm_cursor *u, uint32_t k)
 {
     const struct fm_timemap *m = u->m;
     drop_location(&u->cur);
-    struct fr_kept_arrays kept;
-    if (fr_kept_load(m->fr, k, &kept, u->err, sizeof u->err) != 0)
-        return -1;
-    struct { uint64_t *t, n; } got = { NULL, kept.n };
-    const char *why = !m->cached[k] && kept.n ? "not read" : NULL;
-    if (!why && !(got.t = malloc(sizeof *got.t * (got.n ? got.n : 1))))
+    uint64_t n = m->fr->kept[k].n, b = m->block;
+    struct merged_location c = { .n = n, .k = k };
+    const char *why = !m->cached[k] && n ? "not read" : NULL;
+    if (!why && n
+        && (!(c.raw = malloc(sizeof *c.raw * 2 * b)) || !(c.merged = malloc(sizeof *c.merged * 2 * b))
+            || !(c.pos = malloc(sizeof *c.pos * 2 * b))))
         why = "out of memory";
-    else if (!why && got.n)
-        why = st_pread_exact(m->times_fd, got.t, sizeof *got.t * got.n, m->times_at[k]);
     if (why) {
-        free(got.t);
-        fr_kept_free(&kept);
+        drop_location(&c);
         snprintf(u->err, sizeof u->err, "the merge's times of location %" PRIu64 ", set aside: %s",
                  m->fr->defs.locs[k].id, why);
         return -1;
     }
-    for (uint64_t j = 0; j < got.n; j++)   /* ns ticks below 2^53: the scaling is exact, no rounding needed */
-        got.t[j] = m->scale == 1.0 && got.t[j] < (1ull << 53)
-                       ? (uint64_t)((int64_t)got.t[j] + m->shift)
-                       : (uint64_t)((int64_t)llround((double)got.t[j] * m->scale) + m->shift);
-    u->cur = (struct merged_location){ kept.raw, got.t, kept.pos, got.n };
+    if (n && fr_kept_marks(m->fr, k, b, &c.marks, u->err, sizeof u->err) != 0) {
+        drop_location(&c);
+        return -1;
+    }
+    u->cur = c;
     u->loc_index = k;
     u->loc_id = m->fr->defs.locs[k].id;
     u->cursor = 0;
     u->borrowed = 0;
     return 0;
+}
+
+/* count events from event `from` (a block's first) into the held arrays
+ * from slot `to`: their pairs, and their merged times read and put in
+ * input ticks. 0, or -1 (u->err). */
+static int read_block(struct fm_cursor *u, uint64_t from, uint64_t count, uint64_t to)
+{
+    const struct fm_timemap *m = u->m;
+    struct merged_location *c = &u->cur;
+    if (fr_kept_read(m->fr, c->k, &c->marks[from / m->block], count, c->pos + to, c->raw + to, u->err,
+                     sizeof u->err) != 0)
+        return -1;
+    uint64_t *t = c->merged + to;
+    const char *why = st_pread_exact(m->times_fd, t, sizeof *t * count, m->times_at[c->k] + sizeof *t * from);
+    if (why) {
+        snprintf(u->err, sizeof u->err, "the merge's times of location %" PRIu64 ", set aside: %s",
+                 m->fr->defs.locs[c->k].id, why);
+        return -1;
+    }
+    for (uint64_t j = 0; j < count; j++)   /* ns ticks below 2^53: the scaling is exact, no rounding needed */
+        t[j] = m->scale == 1.0 && t[j] < (1ull << 53) ? (uint64_t)((int64_t)t[j] + m->shift)
+                                                       : (uint64_t)((int64_t)llround((double)t[j] * m->scale) + m->shift);
+    return 0;
+}
+
+/* Event j (< n) held, with the one before it: the block before j's and
+ * j's, or, going on in order, the next block read after the one held.
+ * Its slot, or -1 when a read failed (u->failed, u->err). */
+static int64_t hold(struct fm_cursor *u, uint64_t j)
+{
+    struct merged_location *c = &u->cur;
+    uint64_t b = u->m->block;
+    if (j >= c->first && j < c->first + c->held)
+        return (int64_t)(j - c->first);
+    if (u->failed)
+        return -1;
+    uint64_t blk = j / b, start = blk > 0 ? (blk - 1) * b : 0;
+    int rc;
+    if (c->held == 2 * b && start == c->first + b) {   /* the next block: the second half moves down */
+        memmove(c->pos, c->pos + b, sizeof *c->pos * b);
+        memmove(c->raw, c->raw + b, sizeof *c->raw * b);
+        memmove(c->merged, c->merged + b, sizeof *c->merged * b);
+        uint64_t count = c->n - blk * b < b ? c->n - blk * b : b;
+        rc = read_block(u, blk * b, count, b);
+        c->first = start;
+        c->held = b + count;
+    } else {
+        uint64_t count = c->n - start < 2 * b ? c->n - start : 2 * b;
+        uint64_t first_count = count < b ? count : b;
+        rc = read_block(u, start, first_count, 0);
+        if (rc == 0 && count > b)
+            rc = read_block(u, start + b, count - b, b);
+        c->first = start;
+        c->held = count;
+    }
+    if (rc != 0) {
+        c->held = 0;
+        u->failed = 1;
+        return -1;
+    }
+    return (int64_t)(j - c->first);
+}
+
+/* Event j's raw time, merged time and position (0 when a read failed:
+ * the copy then fails, fm_timemap_failed). */
+static uint64_t raw_of(struct fm_cursor *u, uint64_t j)
+{
+    int64_t s = hold(u, j);
+    return s < 0 ? 0 : u->cur.raw[s];
+}
+
+static uint64_t merged_of(struct fm_cursor *u, uint64_t j)
+{
+    int64_t s = hold(u, j);
+    return s < 0 ? 0 : u->cur.merged[s];
+}
+
+static uint64_t pos_of(struct fm_cursor *u, uint64_t j)
+{
+    int64_t s = hold(u, j);
+    return s < 0 ? UINT64_MAX : u->cur.pos[s];
 }
 
 /* t + off, never below 0 (a damaged archive's event before its clock's start) */
@@ -183,17 +268,17 @@ static uint64_t shifted(uint64_t t, int64_t off)
     return off < 0 && (uint64_t)-off > t ? 0 : (uint64_t)((int64_t)t + off);
 }
 
-static int64_t offset_at(const struct merged_location *c, uint64_t j)
+static int64_t offset_at(struct fm_cursor *u, uint64_t j)
 {
-    return (int64_t)(c->merged[j] - c->raw[j]);
+    return (int64_t)(merged_of(u, j) - raw_of(u, j));
 }
 
 /* A raw time of the loaded location at event `position` (0: a definition)
  * on the synchronised timeline. */
 static uint64_t map_time(struct fm_cursor *u, uint64_t position, uint64_t t)
 {
-    const struct merged_location *c = &u->cur;
-    if (c->n == 0)
+    uint64_t n = u->cur.n;
+    if (n == 0)
         return shifted(t, u->m->off_min);   /* nothing modelled: the earliest offset */
     uint64_t j = position == 1 ? 0 : u->cursor;   /* a location started over (otf2copy.h) */
     if (u->borrowed) {
@@ -201,48 +286,60 @@ static uint64_t map_time(struct fm_cursor *u, uint64_t position, uint64_t t)
          * interpolated, no clamp (these are not its neighbours) */
         if (position == 0)
             j = 0;
-        while (j < c->n && c->raw[j] < t)
+        while (j < n && raw_of(u, j) < t && !u->failed)
             j++;
         if (position > 0)
             u->cursor = j;
-        if (j == 0 || j == c->n)
-            return shifted(t, offset_at(c, j == 0 ? 0 : j - 1));
-        double span = (double)(c->raw[j] - c->raw[j - 1]);
-        double f = span > 0 ? (double)(t - c->raw[j - 1]) / span : 0;
-        return shifted(t, offset_at(c, j - 1) + (int64_t)llround(f * (double)(offset_at(c, j) - offset_at(c, j - 1))));
+        if (j == 0 || j == n)
+            return shifted(t, offset_at(u, j == 0 ? 0 : j - 1));
+        uint64_t r0 = raw_of(u, j - 1), r1 = raw_of(u, j);
+        int64_t o0 = offset_at(u, j - 1), o1 = offset_at(u, j);
+        double span = (double)(r1 - r0);
+        double f = span > 0 ? (double)(t - r0) / span : 0;
+        return shifted(t, o0 + (int64_t)llround(f * (double)(o1 - o0)));
     }
     if (position > 0) {
-        while (j < c->n && c->pos[j] < position)
+        while (j < n && pos_of(u, j) < position)
             j++;
         u->cursor = j;
-        if (j < c->n && c->pos[j] == position) {
-            if (t == c->raw[j])
-                return c->merged[j];
+        if (j < n && pos_of(u, j) == position) {
+            uint64_t g0 = merged_of(u, j);
+            if (t == raw_of(u, j))
+                return g0;
             /* a modelled event's other time (a BufferFlush's stop): on
              * the event's own offset, no later than the next modelled */
-            uint64_t g = shifted(t, offset_at(c, j));
-            if (g < c->merged[j])
-                return c->merged[j];
-            return j + 1 < c->n && g > c->merged[j + 1] ? c->merged[j + 1] : g;
+            uint64_t g = shifted(t, offset_at(u, j));
+            if (g < g0)
+                return g0;
+            if (j + 1 < n) {
+                uint64_t g1 = merged_of(u, j + 1);
+                return g > g1 ? g1 : g;
+            }
+            return g;
         }
     } else {   /* by time */
         j = 0;
-        while (j < c->n && c->raw[j] < t)
+        while (j < n && raw_of(u, j) < t && !u->failed)
             j++;
     }
     /* between modelled events j - 1 and j */
-    if (j == 0)
-        return shifted(t, offset_at(c, 0)) > c->merged[0] ? c->merged[0] : shifted(t, offset_at(c, 0));
-    if (j == c->n)
-        return shifted(t, offset_at(c, j - 1)) < c->merged[j - 1] ? c->merged[j - 1] : shifted(t, offset_at(c, j - 1));
-    double span = (double)(c->raw[j] - c->raw[j - 1]);
-    double f = span > 0 ? (double)(t - c->raw[j - 1]) / span : 0;
-    int64_t off = offset_at(c, j - 1) + (int64_t)llround(f * (double)(offset_at(c, j) - offset_at(c, j - 1)));
-    uint64_t g = shifted(t, off);
-    if (g < c->merged[j - 1])
-        g = c->merged[j - 1];
-    if (g > c->merged[j])
-        g = c->merged[j];
+    if (j == 0) {
+        uint64_t g = shifted(t, offset_at(u, 0)), g0 = merged_of(u, 0);
+        return g > g0 ? g0 : g;
+    }
+    if (j == n) {
+        uint64_t g = shifted(t, offset_at(u, j - 1)), g0 = merged_of(u, j - 1);
+        return g < g0 ? g0 : g;
+    }
+    uint64_t r0 = raw_of(u, j - 1), r1 = raw_of(u, j), g0 = merged_of(u, j - 1), g1 = merged_of(u, j);
+    int64_t o0 = (int64_t)(g0 - r0), o1 = (int64_t)(g1 - r1);
+    double span = (double)(r1 - r0);
+    double f = span > 0 ? (double)(t - r0) / span : 0;
+    uint64_t g = shifted(t, o0 + (int64_t)llround(f * (double)(o1 - o0)));
+    if (g < g0)
+        g = g0;
+    if (g > g1)
+        g = g1;
     return g;
 }
 
@@ -356,7 +453,7 @@ static int offset_range(struct fm_timemap *m, const struct fm_share *share, int 
         if (load_location(u, ref) != 0)
             ok = 0;
         else
-            shift = (int64_t)(u->cur.raw[0] - u->cur.merged[0]);
+            shift = -offset_at(u, 0);
     }
     for (uint32_t k = 0; ok && k < d->nlocs; k++) {
         if (d->locs[k].process == FD_NONE || m->fr->kept[k].n == 0 || fr_place_of(m->fr, k) != place)
@@ -365,15 +462,22 @@ static int offset_range(struct fm_timemap *m, const struct fm_share *share, int 
             ok = 0;
             break;
         }
-        for (uint64_t j = 0; j < u->cur.n; j++) {
-            int64_t o = offset_at(&u->cur, j);
+        for (uint64_t j = 0; j < u->cur.n && !u->failed; j++) {
+            int64_t o = offset_at(u, j);
             if (!any || o < m->off_min)
                 m->off_min = o;
             if (!any || o > m->off_max)
                 m->off_max = o;
             any = 1;
         }
+        if (u->failed)
+            ok = 0;
     }
+    if (u->failed) {   /* the reference's first event could not be read */
+        ok = 0;
+        snprintf(m->err, sizeof m->err, "%s", u->err);
+    }
+    u->failed = 0;
     drop_location(&u->cur);
     u->loc_id = UINT64_MAX;
     if (share) {
@@ -472,6 +576,9 @@ int fm_offset_errors(struct fm_timemap *m, double *err_ns, char *err, size_t err
     free(in0);
     drop_location(&m->own.cur);
     m->own.loc_id = UINT64_MAX;
+    if (m->own.failed)   /* a block could not be read */
+        rc = -1;
+    m->own.failed = 0;
     if (rc != 0)
         snprintf(err, errlen, "%s", m->own.err[0] ? m->own.err : "out of memory");
     return rc;
@@ -493,6 +600,9 @@ struct fm_timemap *fm_timemap_open(const struct foreign_raw *fr, const char *mer
     m->own.m = m;
     m->own.loc_id = UINT64_MAX;
     m->reference = reference;
+    /* 64 Ki events a block: 3 MB held a copying thread; smaller only to test the blocks' ends */
+    const char *blk = getenv("SYNCTRACE_TIMEMAP_BLOCK");
+    m->block = blk && strtoull(blk, NULL, 10) > 0 ? strtoull(blk, NULL, 10) : 65536;
     pthread_mutex_init(&m->lock, NULL);
     m->times_fd = -1;
     m->times_at = calloc(fr->defs.nlocs ? fr->defs.nlocs : 1, sizeof *m->times_at);
