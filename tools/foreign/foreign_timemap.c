@@ -156,12 +156,12 @@ static int load_location(struct fm_cursor *u, uint32_t k)
 {
     const struct fm_timemap *m = u->m;
     drop_location(&u->cur);
-    uint64_t n = m->fr->kept[k].n, b = m->block;
+    uint64_t n = m->fr->kept[k].n, b = m->block, cap = n < 2 * b ? n : 2 * b;   /* the most held */
     struct merged_location c = { .n = n, .k = k };
     const char *why = !m->cached[k] && n ? "not read" : NULL;
     if (!why && n
-        && (!(c.raw = malloc(sizeof *c.raw * 2 * b)) || !(c.merged = malloc(sizeof *c.merged * 2 * b))
-            || !(c.pos = malloc(sizeof *c.pos * 2 * b))))
+        && (!(c.raw = malloc(sizeof *c.raw * cap)) || !(c.merged = malloc(sizeof *c.merged * cap))
+            || !(c.pos = malloc(sizeof *c.pos * cap))))
         why = "out of memory";
     if (why) {
         drop_location(&c);
