@@ -150,6 +150,13 @@ static int read_times(struct fm_timemap *m, const char *merged)
     return rc;
 }
 
+/* The merge's times of location k could not be had: why, into u->err. */
+static void times_failed(struct fm_cursor *u, uint32_t k, const char *why)
+{
+    snprintf(u->err, sizeof u->err, "the merge's times of location %" PRIu64 ", set aside: %s",
+             u->m->fr->defs.locs[k].id, why);
+}
+
 /* Location k's modelled events to be held: its marks; the first blocks
  * come at the first event asked for. 0, or -1 (u->err). */
 static int load_location(struct fm_cursor *u, uint32_t k)
@@ -165,8 +172,7 @@ static int load_location(struct fm_cursor *u, uint32_t k)
         why = "out of memory";
     if (why) {
         drop_location(&c);
-        snprintf(u->err, sizeof u->err, "the merge's times of location %" PRIu64 ", set aside: %s",
-                 m->fr->defs.locs[k].id, why);
+        times_failed(u, k, why);
         return -1;
     }
     if (n && fr_kept_marks(m->fr, k, b, &c.marks, u->err, sizeof u->err) != 0) {
@@ -194,8 +200,7 @@ static int read_block(struct fm_cursor *u, uint64_t from, uint64_t count, uint64
     uint64_t *t = c->merged + to;
     const char *why = st_pread_exact(m->times_fd, t, sizeof *t * count, m->times_at[c->k] + sizeof *t * from);
     if (why) {
-        snprintf(u->err, sizeof u->err, "the merge's times of location %" PRIu64 ", set aside: %s",
-                 m->fr->defs.locs[c->k].id, why);
+        times_failed(u, c->k, why);
         return -1;
     }
     for (uint64_t j = 0; j < count; j++)   /* ns ticks below 2^53: the scaling is exact, no rounding needed */
@@ -473,7 +478,7 @@ static int offset_range(struct fm_timemap *m, const struct fm_share *share, int 
         if (u->failed)
             ok = 0;
     }
-    if (u->failed) {   /* the reference's first event could not be read */
+    if (u->failed) {   /* a block of the reference or of a location could not be read */
         ok = 0;
         snprintf(m->err, sizeof m->err, "%s", u->err);
     }
